@@ -1,0 +1,391 @@
+// psi_bench — `./psi bench native|cuckoo`. Both roles run in one process, one thread each, connected
+// by a bounded in-memory channel; every measured case runs in a forked child so its peak RSS is its
+// own. Results are checked against the known intersection of the generated sets.
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <condition_variable>
+#include <cstdio>
+#include <cstring>
+#include <deque>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "core/prg.h"
+#include "cuckoo/cuckoo.h"
+#include "psi_native.h"
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
+
+// One direction of the in-memory link: at most `cap` chunks in flight (back-pressure).
+class Channel {
+ public:
+  explicit Channel(size_t cap) : cap_(cap) {}
+  void push(std::vector<uint8_t> chunk, bool last) {
+    std::unique_lock<std::mutex> l(m_);
+    cv_.wait(l, [&] { return q_.size() < cap_ || closed_; });
+    if (closed_) return;
+    bytes_ += chunk.size();
+    q_.push_back({std::move(chunk), last});
+    cv_.notify_all();
+  }
+  bool pop(std::vector<uint8_t>* chunk, bool* last) {
+    std::unique_lock<std::mutex> l(m_);
+    cv_.wait(l, [&] { return !q_.empty() || closed_; });
+    if (q_.empty()) return false;
+    *chunk = std::move(q_.front().data);
+    *last = q_.front().last;
+    q_.pop_front();
+    cv_.notify_all();
+    return true;
+  }
+  void close() {
+    std::lock_guard<std::mutex> l(m_);
+    closed_ = true;
+    cv_.notify_all();
+  }
+  uint64_t bytes() const { return bytes_; }
+
+ private:
+  struct Item {
+    std::vector<uint8_t> data;
+    bool last;
+  };
+  size_t cap_;
+  std::mutex m_;
+  std::condition_variable cv_;
+  std::deque<Item> q_;
+  bool closed_ = false;
+  uint64_t bytes_ = 0;
+};
+
+struct PartyRun {
+  psi_session* s = nullptr;
+  std::string error;
+  double setup_seconds = 0;
+};
+
+// Drives every round of one party: feeds what the peer sends, emits what it owes.
+void drive(PartyRun* p, Channel* out, Channel* in, bool run_setup) {
+  std::vector<uint8_t> buf(1 << 20), chunk;
+  auto fail = [&](const std::string& what) {
+    p->error = what + ": " + psi_session_error(p->s);
+    out->close();
+    in->close();
+  };
+  auto t0 = Clock::now();
+  for (int phase : {PSI_PHASE_SETUP, PSI_PHASE_ONLINE}) {
+    if (phase == PSI_PHASE_SETUP && !run_setup) continue;
+    uint32_t rounds = 0;
+    psi_round_count(p->s, phase, &rounds);
+    for (uint32_t r = 0; r < rounds; ++r) {
+      int mine = 0;
+      psi_round_is_mine(p->s, phase, r, &mine);
+      if (!mine) continue;
+      if (r == 0) {
+        if (psi_round_feed(p->s, phase, 0, nullptr, 0, 1) != PSI_OK) return fail("feed");
+      } else {
+        bool last = false;
+        while (!last) {
+          if (!in->pop(&chunk, &last)) {
+            p->error = "peer stopped";
+            out->close();
+            return;
+          }
+          if (psi_round_feed(p->s, phase, r, chunk.data(), chunk.size(), last) != PSI_OK)
+            return fail("feed");
+        }
+      }
+      for (;;) {
+        size_t w = 0;
+        int done = 0;
+        if (psi_round_emit(p->s, phase, r, buf.data(), buf.size(), &w, &done) != PSI_OK)
+          return fail("emit");
+        if (r + 1 < rounds) out->push(std::vector<uint8_t>(buf.begin(), buf.begin() + w), done);
+        if (done) break;
+      }
+    }
+    if (phase == PSI_PHASE_SETUP) p->setup_seconds = since(t0);
+  }
+}
+
+struct Options {
+  std::string protocol = "kkrt";
+  std::vector<int> log2n = {16, 20};
+  int runs = 3;
+  bool json = false;
+  double overlap = 0.5;
+  std::string params;
+  int trials = 20;
+};
+
+struct Measure {
+  double seconds = 0, setup = 0;
+  uint64_t a_to_b = 0, b_to_a = 0, intersection = 0;
+  bool correct = true;
+  std::string error;
+};
+
+// Elements of A are PRG outputs; B shares the first `common` of them, in a shuffled order.
+Measure run_once(const Options& o, uint64_t n, uint64_t seed) {
+  Measure m;
+  const uint64_t common = uint64_t(double(n) * o.overlap);
+  std::vector<uint8_t> a(n * 16), b(n * 16);
+  psi::Prg prg(psi::make_block(seed, 77));
+  prg.fill(a.data(), a.size());
+  prg.fill(b.data(), b.size());
+  std::vector<uint64_t> perm(n);
+  for (uint64_t i = 0; i < n; ++i) perm[i] = i;
+  for (uint64_t i = n; i > 1; --i) std::swap(perm[i - 1], perm[prg.uniform(i)]);
+  std::vector<uint64_t> expect_b;
+  for (uint64_t i = 0; i < common; ++i) {
+    std::memcpy(&b[perm[i] * 16], &a[i * 16], 16);
+    expect_b.push_back(perm[i]);
+  }
+  std::sort(expect_b.begin(), expect_b.end());
+  std::vector<uint64_t>().swap(perm);
+
+  std::string params = "receiver_size=" + std::to_string(n) + ",sender_size=" + std::to_string(n) +
+                       ",output=both" + (o.params.empty() ? "" : "," + o.params);
+  PartyRun pa, pb;
+  uint8_t sa[32], sb[32];
+  prg.fill(sa, 32);
+  prg.fill(sb, 32);
+  char err[512];
+  auto t0 = Clock::now();
+  if (psi_session_create(o.protocol.c_str(), PSI_ROLE_RECEIVER, params.c_str(), sa, 32, &pa.s, err,
+                         sizeof err) != PSI_OK ||
+      psi_session_create(o.protocol.c_str(), PSI_ROLE_SENDER, params.c_str(), sb, 32, &pb.s, err,
+                         sizeof err) != PSI_OK) {
+    m.error = err;
+    return m;
+  }
+  if (psi_set_input(pa.s, a.data(), n, 16) != PSI_OK || psi_set_input(pb.s, b.data(), n, 16) != PSI_OK) {
+    m.error = std::string("set_input: ") + psi_session_error(pa.s) + psi_session_error(pb.s);
+    return m;
+  }
+  std::vector<uint8_t>().swap(a);  // the sessions hold their own copies
+  std::vector<uint8_t>().swap(b);
+  Channel ab(16), ba(16);
+  std::thread ta(drive, &pa, &ab, &ba, true), tb(drive, &pb, &ba, &ab, true);
+  ta.join();
+  tb.join();
+  m.seconds = since(t0);
+  m.setup = std::max(pa.setup_seconds, pb.setup_seconds);
+  m.a_to_b = ab.bytes();
+  m.b_to_a = ba.bytes();
+  if (!pa.error.empty() || !pb.error.empty()) {
+    m.error = "receiver: " + pa.error + " sender: " + pb.error;
+  } else {
+    for (int side = 0; side < 2; ++side) {
+      psi_session* s = side == 0 ? pa.s : pb.s;
+      uint64_t cnt = 0;
+      psi_result_size(s, &cnt);
+      std::vector<uint64_t> got(cnt);
+      size_t w = 0;
+      psi_result_indices(s, got.data(), got.size(), &w);
+      if (side == 0) {
+        m.intersection = cnt;
+        for (uint64_t i = 0; i < cnt && m.correct; ++i) m.correct = got[i] == i;
+        m.correct = m.correct && cnt == common;
+      } else {
+        m.correct = m.correct && got == expect_b;
+      }
+    }
+  }
+  psi_session_free(pa.s);
+  psi_session_free(pb.s);
+  return m;
+}
+
+uint64_t peak_rss_bytes() {
+  struct rusage ru;
+  getrusage(RUSAGE_SELF, &ru);
+  return uint64_t(ru.ru_maxrss) * 1024;
+}
+
+// Runs `body` in a child process and relays its stdout; returns false if the child failed.
+template <typename F>
+bool in_child(F&& body) {
+  std::fflush(stdout);
+  pid_t pid = fork();
+  if (pid == 0) {
+    int rc = body();
+    std::fflush(stdout);
+    _exit(rc);
+  }
+  int status = 0;
+  waitpid(pid, &status, 0);
+  return WIFEXITED(status) && WEXITSTATUS(status) == 0;
+}
+
+int bench_native(const Options& o) {
+  bool all_ok = true;
+  if (!o.json)
+    std::printf("%-9s %6s %4s %10s %10s %12s %12s %9s %12s %s\n", "protocol", "log2n", "runs",
+                "seconds", "setup_s", "bytes_a2b", "bytes_b2a", "B/elem", "peak_rss_MiB", "check");
+  for (int k : o.log2n) {
+    const uint64_t n = uint64_t(1) << k;
+    all_ok &= in_child([&]() {
+      std::vector<double> secs, setups;
+      Measure last;
+      for (int r = 0; r < o.runs; ++r) {
+        last = run_once(o, n, 1000 + r);
+        if (!last.error.empty() || !last.correct) break;
+        secs.push_back(last.seconds);
+        setups.push_back(last.setup);
+      }
+      if (!last.error.empty() || !last.correct) {
+        std::fprintf(stderr, "psi_bench: n=2^%d failed: %s\n", k,
+                     last.error.empty() ? "wrong intersection" : last.error.c_str());
+        return 1;
+      }
+      std::sort(secs.begin(), secs.end());
+      std::sort(setups.begin(), setups.end());
+      const double med = secs[secs.size() / 2], med_setup = setups[setups.size() / 2];
+      const double per = double(last.a_to_b + last.b_to_a) / double(n);
+      if (o.json)
+        std::printf("{\"protocol\":\"%s\",\"n\":%llu,\"log2n\":%d,\"runs\":%d,\"seconds\":%.4f,"
+                    "\"setup_seconds\":%.4f,\"online_seconds\":%.4f,\"bytes_a_to_b\":%llu,"
+                    "\"bytes_b_to_a\":%llu,\"bytes_per_element\":%.2f,\"peak_rss_bytes\":%llu,"
+                    "\"intersection\":%llu,\"correct\":true,\"params\":\"%s\"}\n",
+                    o.protocol.c_str(), (unsigned long long)n, k, o.runs, med, med_setup,
+                    med - med_setup, (unsigned long long)last.a_to_b,
+                    (unsigned long long)last.b_to_a, per, (unsigned long long)peak_rss_bytes(),
+                    (unsigned long long)last.intersection, o.params.c_str());
+      else
+        std::printf("%-9s %6d %4d %10.3f %10.3f %12llu %12llu %9.1f %12.0f %s\n",
+                    o.protocol.c_str(), k, o.runs, med, med_setup, (unsigned long long)last.a_to_b,
+                    (unsigned long long)last.b_to_a, per, double(peak_rss_bytes()) / (1 << 20),
+                    "ok");
+      return 0;
+    });
+  }
+  return all_ok ? 0 : 1;
+}
+
+struct Variant {
+  const char* name;
+  psi::CuckooParams table;  // for the occupancy run (bins set below)
+  const char* psi_params;   // for the PSI run
+  double paper;             // Table III of the cuckoo-variants paper, percent (0: not listed)
+};
+
+int bench_cuckoo(const Options& o) {
+  std::vector<Variant> vs = {
+      {"3-way", {3, 1, false, 0, 0, 512}, "hashes=3", 93.5},
+      {"2-way-2-slots", {2, 2, false, 0, 0, 512}, "hashes=2,slots=2", 88.0},
+      {"3-way-separate", {3, 1, true, 0, 0, 512}, "hashes=3,separate_tables=1", 93.5},
+      {"4-way", {4, 1, false, 0, 0, 512}, "hashes=4", 0},
+      {"2-way", {2, 1, false, 0, 0, 512}, "hashes=2,bin_factor=2.4", 0},
+  };
+  const uint64_t slots_total = uint64_t(1) << 20;
+  if (!o.json)
+    std::printf("%-16s %12s %10s %10s %12s\n", "variant", "max_load_%", "paper_%", "psi_s", "B/elem");
+  bool ok = true;
+  const int k = o.log2n.back();
+  for (const Variant& v : vs) {
+    psi::CuckooParams p = v.table;
+    p.bins = slots_total / p.slots_per_bin;
+    if (p.separate_tables) p.bins = p.bins / p.hashes * p.hashes;
+    const double load = psi::cuckoo_max_load(p, uint32_t(o.trials), 42) * 100;
+    Options po = o;
+    po.params = v.psi_params;
+    std::vector<double> secs;
+    Measure last;
+    for (int r = 0; r < o.runs; ++r) {
+      last = run_once(po, uint64_t(1) << k, 2000 + r);
+      if (!last.error.empty() || !last.correct) break;
+      secs.push_back(last.seconds);
+    }
+    if (!last.error.empty() || !last.correct) {
+      std::fprintf(stderr, "psi_bench: %s failed: %s\n", v.name, last.error.c_str());
+      ok = false;
+      continue;
+    }
+    std::sort(secs.begin(), secs.end());
+    const double per = double(last.a_to_b + last.b_to_a) / double(uint64_t(1) << k);
+    if (o.json)
+      std::printf("{\"variant\":\"%s\",\"table_slots\":%llu,\"trials\":%d,\"max_load\":%.4f,"
+                  "\"paper_load\":%.3f,\"psi_log2n\":%d,\"psi_seconds\":%.4f,\"bytes_per_element\":%.2f,"
+                  "\"params\":\"%s\"}\n",
+                  v.name, (unsigned long long)slots_total, o.trials, load / 100, v.paper / 100, k,
+                  secs[secs.size() / 2], per, v.psi_params);
+    else
+      std::printf("%-16s %12.2f %10s %10.3f %12.1f\n", v.name, load,
+                  v.paper > 0 ? std::to_string(v.paper).substr(0, 4).c_str() : "-",
+                  secs[secs.size() / 2], per);
+  }
+  const double simple = psi::simple_hash_occupancy(slots_total, 42) * 100;
+  if (o.json)
+    std::printf("{\"variant\":\"simple\",\"table_slots\":%llu,\"max_load\":%.4f,\"paper_load\":0.632}\n",
+                (unsigned long long)slots_total, simple / 100);
+  else
+    std::printf("%-16s %12.2f %10s %10s %12s\n", "simple", simple, "63.2", "-", "-");
+  return ok ? 0 : 1;
+}
+
+int usage() {
+  std::fprintf(stderr,
+               "usage: psi_bench native [--protocol P] [--log2n K[,K...]] [--runs R] [--overlap F]\n"
+               "                        [--params k=v,...] [--json]\n"
+               "       psi_bench cuckoo [--log2n K] [--trials T] [--runs R] [--json]\n");
+  return 2;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc < 2) return usage();
+  std::string mode = argv[1];
+  Options o;
+  for (int i = 2; i < argc; ++i) {
+    std::string a = argv[i];
+    auto next = [&]() -> std::string {
+      if (i + 1 >= argc) {
+        std::fprintf(stderr, "psi_bench: %s needs a value\n", a.c_str());
+        std::exit(2);
+      }
+      return argv[++i];
+    };
+    try {
+      if (a == "--protocol") o.protocol = next();
+      else if (a == "--log2n") {
+        o.log2n.clear();
+        std::string v = next();
+        for (size_t p = 0; p < v.size();) {
+          size_t c = v.find(',', p);
+          if (c == std::string::npos) c = v.size();
+          int k = std::stoi(v.substr(p, c - p));
+          if (k < 0 || k > 28) throw std::out_of_range("log2n");
+          o.log2n.push_back(k);
+          p = c + 1;
+        }
+      } else if (a == "--runs") o.runs = std::max(1, std::stoi(next()));
+      else if (a == "--overlap") o.overlap = std::stod(next());
+      else if (a == "--params") o.params = next();
+      else if (a == "--trials") o.trials = std::max(1, std::stoi(next()));
+      else if (a == "--json") o.json = true;
+      else return usage();
+    } catch (const std::exception&) {
+      std::fprintf(stderr, "psi_bench: bad value for %s\n", a.c_str());
+      return 2;
+    }
+  }
+  if (o.overlap < 0 || o.overlap > 1 || o.log2n.empty()) return usage();
+  if (mode == "native") return bench_native(o);
+  if (mode == "cuckoo") {
+    if (o.log2n.size() == 2 && o.log2n[0] == 16 && o.log2n[1] == 20) o.log2n = {16};
+    return bench_cuckoo(o);
+  }
+  return usage();
+}

@@ -1,0 +1,292 @@
+// c_api.cc — the C ABI of include/psi_native.h. This layer owns everything a protocol should not
+// have to repeat: argument checks, the order of rounds (phase, round, feed-then-emit), the failed
+// state, error text, and turning C++ exceptions into status codes so nothing unwinds into the JVM.
+#include <sodium.h>
+
+#include <cstring>
+#include <memory>
+#include <mutex>
+#include <new>
+#include <string>
+
+#include "../core/params.h"
+#include "../core/status.h"
+#include "../protocols/protocol.h"
+#include "cpu.h"
+#include "psi_native.h"
+
+struct psi_session {
+  std::unique_ptr<psi::Protocol> proto;
+  std::string error;
+  bool failed = false;
+  bool input_set = false;
+  psi_phase phase = PSI_PHASE_SETUP;
+  uint32_t round = 0;       // the next round of `phase` this party executes
+  bool emitting = false;    // input of `round` complete, output being pulled
+  bool setup_started = false;
+  bool online_started = false;
+  bool finished = false;    // all online rounds done
+};
+
+namespace {
+
+using psi::Status;
+
+// Moves to the next round this party executes, crossing from setup to online when setup ends.
+void advance(psi_session* s, uint32_t from) {
+  s->emitting = false;
+  for (;;) {
+    uint32_t count = s->proto->round_count(s->phase);
+    uint32_t r = from;
+    while (r < count && !s->proto->is_mine(s->phase, r)) ++r;
+    if (r < count) {
+      s->round = r;
+      return;
+    }
+    if (s->phase == PSI_PHASE_ONLINE) {
+      s->finished = true;
+      return;
+    }
+    s->phase = PSI_PHASE_ONLINE;
+    from = 0;
+  }
+}
+
+psi_status fail(psi_session* s, const Status& st) {
+  s->error = st.message();
+  if (st.code() != PSI_ERR_ARGUMENT) s->failed = true;
+  return st.code();
+}
+
+template <typename F>
+psi_status guarded(psi_session* s, F&& body) {
+  if (s == nullptr) return PSI_ERR_ARGUMENT;
+  if (s->failed)
+    return fail(s, Status(PSI_ERR_STATE, "session failed earlier: " + s->error));
+  s->error.clear();
+  try {
+    Status st = body();
+    return st.is_ok() ? PSI_OK : fail(s, st);
+  } catch (const std::bad_alloc&) {
+    return fail(s, Status(PSI_ERR_NO_MEMORY, "out of memory"));
+  } catch (const std::exception& e) {
+    return fail(s, Status(PSI_ERR_INTERNAL, std::string("internal error: ") + e.what()));
+  } catch (...) {
+    return fail(s, Status(PSI_ERR_INTERNAL, "internal error"));
+  }
+}
+
+Status check_round(const psi_session* s, int phase, uint32_t round, bool emit) {
+  if (phase != PSI_PHASE_SETUP && phase != PSI_PHASE_ONLINE)
+    return psi::argument_error("phase must be 0 (setup) or 1 (online), not " + std::to_string(phase));
+  const char* pname = phase == PSI_PHASE_SETUP ? "setup" : "online";
+  if (s->finished) return psi::state_error("all rounds are done");
+  if (phase == PSI_PHASE_ONLINE && !s->input_set && s->phase == PSI_PHASE_ONLINE)
+    return psi::state_error("online round before psi_set_input");
+  if (phase != s->phase || round != s->round || emit != s->emitting) {
+    const char* next_pname = s->phase == PSI_PHASE_SETUP ? "setup" : "online";
+    return psi::state_error(std::string(emit ? "emit" : "feed") + " of " + pname + " round " +
+                            std::to_string(round) + " out of order: next is " +
+                            (s->emitting ? "emit" : "feed") + " of " + next_pname + " round " +
+                            std::to_string(s->round));
+  }
+  return Status::ok();
+}
+
+void copy_error(char* err, size_t cap, const std::string& msg) {
+  if (err == nullptr || cap == 0) return;
+  size_t n = msg.size() < cap - 1 ? msg.size() : cap - 1;
+  std::memcpy(err, msg.data(), n);
+  err[n] = '\0';
+}
+
+}  // namespace
+
+extern "C" {
+
+const char* psi_version(void) { return "psi-native 0.1.0 (abi 1)"; }
+
+const char* psi_status_name(int status) {
+  switch (status) {
+    case PSI_OK: return "PSI_OK";
+    case PSI_ERR_ARGUMENT: return "PSI_ERR_ARGUMENT";
+    case PSI_ERR_STATE: return "PSI_ERR_STATE";
+    case PSI_ERR_PEER_MESSAGE: return "PSI_ERR_PEER_MESSAGE";
+    case PSI_ERR_INPUT: return "PSI_ERR_INPUT";
+    case PSI_ERR_CAPACITY: return "PSI_ERR_CAPACITY";
+    case PSI_ERR_NO_MEMORY: return "PSI_ERR_NO_MEMORY";
+    case PSI_ERR_INTERNAL: return "PSI_ERR_INTERNAL";
+    default: return "PSI_ERR_UNKNOWN";
+  }
+}
+
+psi_status psi_session_create(const char* protocol, int role, const char* params,
+                              const uint8_t* seed, size_t seed_len, psi_session** out, char* err,
+                              size_t err_cap) {
+  try {
+    if (out == nullptr || protocol == nullptr || seed == nullptr) {
+      copy_error(err, err_cap, "protocol, seed and out must not be NULL");
+      return PSI_ERR_ARGUMENT;
+    }
+    *out = nullptr;
+    if (const char* missing = psi::missing_cpu_feature()) {
+      copy_error(err, err_cap, std::string("this CPU lacks the ") + missing +
+                                   " instructions psi-native is built for");
+      return PSI_ERR_ARGUMENT;
+    }
+    static std::once_flag sodium_once;
+    static int sodium_rc = 0;
+    std::call_once(sodium_once, [] { sodium_rc = sodium_init(); });
+    if (sodium_rc < 0) {
+      copy_error(err, err_cap, "libsodium failed to initialise");
+      return PSI_ERR_INTERNAL;
+    }
+    if (seed_len != 32) {
+      copy_error(err, err_cap, "seed must be 32 bytes, got " + std::to_string(seed_len));
+      return PSI_ERR_ARGUMENT;
+    }
+    if (role != PSI_ROLE_RECEIVER && role != PSI_ROLE_SENDER && role != PSI_ROLE_HELPER) {
+      copy_error(err, err_cap, "unknown role " + std::to_string(role));
+      return PSI_ERR_ARGUMENT;
+    }
+    psi::Params p;
+    Status st = psi::Params::parse(params, &p);
+    std::unique_ptr<psi::Protocol> proto;
+    if (st.is_ok()) proto = psi::make_protocol(protocol, psi_role(role), p, seed, &st);
+    if (!st.is_ok() || !proto) {
+      copy_error(err, err_cap, st.message());
+      return st.is_ok() ? PSI_ERR_INTERNAL : st.code();
+    }
+    auto s = std::make_unique<psi_session>();
+    s->proto = std::move(proto);
+    advance(s.get(), 0);
+    *out = s.release();
+    return PSI_OK;
+  } catch (const std::bad_alloc&) {
+    copy_error(err, err_cap, "out of memory");
+    return PSI_ERR_NO_MEMORY;
+  } catch (...) {
+    copy_error(err, err_cap, "internal error");
+    return PSI_ERR_INTERNAL;
+  }
+}
+
+void psi_session_free(psi_session* s) { delete s; }
+
+const char* psi_session_error(const psi_session* s) { return s ? s->error.c_str() : ""; }
+
+psi_status psi_round_count(const psi_session* s, int phase, uint32_t* count) {
+  if (!s || !count || (phase != PSI_PHASE_SETUP && phase != PSI_PHASE_ONLINE))
+    return PSI_ERR_ARGUMENT;
+  *count = s->proto->round_count(psi_phase(phase));
+  return PSI_OK;
+}
+
+psi_status psi_round_is_mine(const psi_session* s, int phase, uint32_t round, int* mine) {
+  if (!s || !mine || (phase != PSI_PHASE_SETUP && phase != PSI_PHASE_ONLINE) ||
+      round >= s->proto->round_count(psi_phase(phase)))
+    return PSI_ERR_ARGUMENT;
+  *mine = s->proto->is_mine(psi_phase(phase), round) ? 1 : 0;
+  return PSI_OK;
+}
+
+psi_status psi_set_input(psi_session* s, const uint8_t* elements, size_t count,
+                         size_t element_len) {
+  return guarded(s, [&]() -> Status {
+    if (elements == nullptr && count > 0) return psi::argument_error("elements is NULL");
+    if (element_len == 0 || element_len > 4096)
+      return psi::argument_error("element_len must be in [1, 4096]");
+    if (count > SIZE_MAX / element_len) return psi::argument_error("count * element_len overflows");
+    if (s->online_started)
+      return psi::state_error("psi_set_input after the online rounds started");
+    Status st = s->proto->set_input(elements, count, element_len);
+    if (st.is_ok()) s->input_set = true;
+    return st;
+  });
+}
+
+psi_status psi_round_feed(psi_session* s, int phase, uint32_t round, const uint8_t* data,
+                          size_t len, int last) {
+  return guarded(s, [&]() -> Status {
+    if (data == nullptr && len > 0) return psi::argument_error("data is NULL");
+    PSI_RETURN_IF_ERROR(check_round(s, phase, round, false));
+    (phase == PSI_PHASE_SETUP ? s->setup_started : s->online_started) = true;
+    PSI_RETURN_IF_ERROR(
+        s->proto->feed(psi_phase(phase), round, psi::ByteView(data, len), last != 0));
+    if (last) s->emitting = true;
+    return Status::ok();
+  });
+}
+
+psi_status psi_round_emit(psi_session* s, int phase, uint32_t round, uint8_t* out, size_t cap,
+                          size_t* written, int* done) {
+  return guarded(s, [&]() -> Status {
+    if (written == nullptr || done == nullptr || (out == nullptr && cap > 0))
+      return psi::argument_error("out, written and done must not be NULL");
+    *written = 0;
+    *done = 0;
+    PSI_RETURN_IF_ERROR(check_round(s, phase, round, true));
+    bool d = false;
+    PSI_RETURN_IF_ERROR(s->proto->emit(psi_phase(phase), round, out, cap, written, &d));
+    if (d) {
+      *done = 1;
+      advance(s, round + 1);
+    }
+    return Status::ok();
+  });
+}
+
+psi_status psi_setup_export(const psi_session* cs, uint8_t* out, size_t cap, size_t* len) {
+  psi_session* s = const_cast<psi_session*>(cs);
+  return guarded(s, [&]() -> Status {
+    if (len == nullptr) return psi::argument_error("len must not be NULL");
+    std::vector<uint8_t> blob;
+    PSI_RETURN_IF_ERROR(s->proto->export_setup(&blob));
+    *len = blob.size();
+    if (out == nullptr) return Status::ok();
+    if (cap < blob.size())
+      return psi::argument_error("buffer of " + std::to_string(cap) + " bytes, setup needs " +
+                                 std::to_string(blob.size()));
+    std::memcpy(out, blob.data(), blob.size());
+    psi::secure_wipe(blob.data(), blob.size());
+    return Status::ok();
+  });
+}
+
+psi_status psi_setup_import(psi_session* s, const uint8_t* data, size_t len) {
+  return guarded(s, [&]() -> Status {
+    if (data == nullptr && len > 0) return psi::argument_error("data is NULL");
+    if (s->setup_started || s->phase != PSI_PHASE_SETUP)
+      return psi::state_error("psi_setup_import after setup rounds started");
+    PSI_RETURN_IF_ERROR(s->proto->import_setup(psi::ByteView(data, len)));
+    s->phase = PSI_PHASE_ONLINE;
+    advance(s, 0);
+    return Status::ok();
+  });
+}
+
+psi_status psi_result_size(const psi_session* cs, uint64_t* count) {
+  psi_session* s = const_cast<psi_session*>(cs);
+  return guarded(s, [&]() -> Status {
+    if (count == nullptr) return psi::argument_error("count must not be NULL");
+    if (!s->finished) return psi::state_error("result requested before the last online round");
+    *count = s->proto->result_size();
+    return Status::ok();
+  });
+}
+
+psi_status psi_result_indices(const psi_session* cs, uint64_t* out, size_t cap, size_t* written) {
+  psi_session* s = const_cast<psi_session*>(cs);
+  return guarded(s, [&]() -> Status {
+    if (written == nullptr || (out == nullptr && cap > 0))
+      return psi::argument_error("out and written must not be NULL");
+    if (!s->finished) return psi::state_error("result requested before the last online round");
+    const auto& r = s->proto->result();
+    size_t n = r.size() < cap ? r.size() : cap;
+    if (n) std::memcpy(out, r.data(), n * sizeof(uint64_t));
+    *written = n;
+    return Status::ok();
+  });
+}
+
+}  // extern "C"

@@ -1,0 +1,86 @@
+#include "kkrt_config.h"
+
+#include <cmath>
+#include <cstdlib>
+
+namespace psi {
+namespace {
+
+uint32_t ceil_log2(uint64_t x) {
+  uint32_t r = 0;
+  while ((uint64_t(1) << r) < x) ++r;
+  return r;
+}
+
+}  // namespace
+
+uint32_t kkrt_default_stash(uint64_t n, uint32_t sigma) {
+  (void)sigma;
+  // Provisional; replaced by the measured rule.
+  if (n <= (1u << 10)) return 6;
+  if (n <= (1u << 14)) return 4;
+  if (n <= (1u << 18)) return 2;
+  return 1;
+}
+
+Status kkrt_config_from_params(const Params& params, KkrtConfig* c) {
+  uint64_t sigma, hashes, slots, separate, instance;
+  double bin_factor;
+  std::string output, stash;
+  PSI_RETURN_IF_ERROR(params.get_u64("receiver_size", 0, &c->receiver_size));
+  PSI_RETURN_IF_ERROR(params.get_u64("sender_size", 0, &c->sender_size));
+  if (!params.has("receiver_size") || !params.has("sender_size"))
+    return argument_error("kkrt needs receiver_size and sender_size");
+  PSI_RETURN_IF_ERROR(params.get_u64("sigma", 40, &sigma));
+  PSI_RETURN_IF_ERROR(params.get_u64("hashes", 3, &hashes));
+  PSI_RETURN_IF_ERROR(params.get_u64("slots", 1, &slots));
+  PSI_RETURN_IF_ERROR(params.get_u64("separate_tables", 0, &separate));
+  PSI_RETURN_IF_ERROR(params.get_double("bin_factor", 1.27, &bin_factor));
+  PSI_RETURN_IF_ERROR(params.get_string("stash", "auto", &stash));
+  PSI_RETURN_IF_ERROR(params.get_u64("instance", 0, &instance));
+  PSI_RETURN_IF_ERROR(params.get_string("output", "receiver", &output));
+
+  const uint64_t kMaxSize = uint64_t(1) << 28;
+  if (c->receiver_size > kMaxSize || c->sender_size > kMaxSize)
+    return argument_error("kkrt set sizes are limited to 2^28 per side (bin larger inputs)");
+  if (sigma < 16 || sigma > 80) return argument_error("sigma must be in [16, 80]");
+  if (separate > 1) return argument_error("separate_tables must be 0 or 1");
+  if (!(bin_factor >= 0.5 && bin_factor <= 16))
+    return argument_error("bin_factor must be in [0.5, 16]");
+  if (output != "receiver" && output != "both")
+    return argument_error("output must be 'receiver' or 'both', not '" + output + "'");
+  c->sigma = uint32_t(sigma);
+  c->instance = instance;
+  c->output_both = output == "both";
+
+  CuckooParams& p = c->cuckoo;
+  p.hashes = uint32_t(hashes);
+  p.slots_per_bin = uint32_t(slots);
+  p.separate_tables = separate == 1;
+  if (hashes < 2 || hashes > 4) return argument_error("hashes must be 2, 3 or 4");
+  if (slots < 1 || slots > 2) return argument_error("slots must be 1 or 2");
+  uint64_t bins = uint64_t(std::ceil(bin_factor * double(c->receiver_size) / double(slots)));
+  if (bins < 4) bins = 4;
+  if (p.separate_tables) bins = (bins + p.hashes - 1) / p.hashes * p.hashes;
+  p.bins = bins;
+  if (stash == "auto") {
+    p.stash = kkrt_default_stash(c->receiver_size, c->sigma);
+  } else {
+    uint64_t s;
+    if (stash.empty() || stash.size() > 3 || stash.find_first_not_of("0123456789") != std::string::npos)
+      return argument_error("stash must be 'auto' or a number in [0, 64]");
+    s = std::strtoull(stash.c_str(), nullptr, 10);
+    if (s > 64) return argument_error("stash must be 'auto' or a number in [0, 64]");
+    p.stash = uint32_t(s);
+  }
+  PSI_RETURN_IF_ERROR(validate_cuckoo_params(p));
+  if (c->rows() >= (uint64_t(1) << 31)) return argument_error("too many OPRF instances");
+
+  uint32_t bits = c->sigma + ceil_log2(c->receiver_size ? c->receiver_size : 1) +
+                  ceil_log2(c->sender_size ? c->sender_size : 1);
+  c->mask_bytes = (bits + 7) / 8;
+  if (c->mask_bytes > 16) c->mask_bytes = 16;
+  return Status::ok();
+}
+
+}  // namespace psi

@@ -1,0 +1,50 @@
+// protocol.h — what a PSI protocol implements to plug into the C ABI. The ABI layer (src/api) checks
+// call order (phases, rounds, feed-then-emit), catches exceptions and keeps the error text, so a
+// protocol sees only well-ordered calls: for each of its rounds, feed() until last, then emit() until
+// done. A protocol knows nothing of sockets, Flink or Java.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "../core/bytes.h"
+#include "../core/params.h"
+#include "../core/status.h"
+#include "psi_native.h"
+
+namespace psi {
+
+class Protocol {
+ public:
+  virtual ~Protocol() = default;
+  virtual uint32_t round_count(psi_phase phase) const = 0;
+  virtual bool is_mine(psi_phase phase, uint32_t round) const = 0;
+  virtual Status set_input(const uint8_t* elements, size_t count, size_t element_len) = 0;
+  virtual Status feed(psi_phase phase, uint32_t round, ByteView chunk, bool last) = 0;
+  virtual Status emit(psi_phase phase, uint32_t round, uint8_t* out, size_t cap, size_t* written,
+                      bool* done) = 0;
+  virtual Status export_setup(std::vector<uint8_t>* out) const = 0;
+  virtual Status import_setup(ByteView data) = 0;
+  // Valid after the last online round.
+  virtual uint64_t result_size() const { return result().size(); }
+  virtual const std::vector<uint64_t>& result() const = 0;
+};
+
+// Creates the named protocol; on failure returns nullptr and sets *status.
+std::unique_ptr<Protocol> make_protocol(const std::string& name, psi_role role,
+                                        const Params& params, const uint8_t seed[32],
+                                        Status* status);
+
+// Copies the unsent tail of `buf` (from *pos) into out; sets done when all of it has gone.
+inline void emit_from_buffer(const std::vector<uint8_t>& buf, size_t* pos, uint8_t* out,
+                             size_t cap, size_t* written, bool* done) {
+  size_t n = buf.size() - *pos < cap ? buf.size() - *pos : cap;
+  if (n) std::memcpy(out, buf.data() + *pos, n);
+  *pos += n;
+  *written = n;
+  *done = *pos == buf.size();
+}
+
+}  // namespace psi

@@ -1,0 +1,258 @@
+// End-to-end KKRT through the C ABI against a plaintext intersection computed independently.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <map>
+#include <random>
+#include <set>
+#include <string>
+#include <thread>
+
+#include "psi_driver.h"
+
+using psi_test::Outcome;
+using psi_test::Party;
+using psi_test::run_psi;
+
+namespace {
+
+struct Sets {
+  std::vector<uint8_t> a, b;                  // receiver, sender elements
+  std::vector<uint64_t> expect_a, expect_b;   // oracle: indices in the intersection
+};
+
+// Random 16-byte elements, `common` of them shared, shuffled independently on each side.
+Sets make_sets(size_t na, size_t nb, size_t common, uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  auto rand_elem = [&]() {
+    std::vector<uint8_t> e(16);
+    for (auto& x : e) x = uint8_t(rng());
+    return e;
+  };
+  std::vector<std::vector<uint8_t>> va, vb;
+  for (size_t i = 0; i < common; ++i) {
+    auto e = rand_elem();
+    va.push_back(e);
+    vb.push_back(e);
+  }
+  while (va.size() < na) va.push_back(rand_elem());
+  while (vb.size() < nb) vb.push_back(rand_elem());
+  std::shuffle(va.begin(), va.end(), rng);
+  std::shuffle(vb.begin(), vb.end(), rng);
+  Sets s;
+  std::set<std::vector<uint8_t>> sa(va.begin(), va.end()), sb(vb.begin(), vb.end());
+  for (size_t i = 0; i < va.size(); ++i) {
+    s.a.insert(s.a.end(), va[i].begin(), va[i].end());
+    if (sb.count(va[i])) s.expect_a.push_back(i);
+  }
+  for (size_t i = 0; i < vb.size(); ++i) {
+    s.b.insert(s.b.end(), vb[i].begin(), vb[i].end());
+    if (sa.count(vb[i])) s.expect_b.push_back(i);
+  }
+  return s;
+}
+
+std::string sizes(size_t na, size_t nb, const std::string& extra = "") {
+  return "receiver_size=" + std::to_string(na) + ",sender_size=" + std::to_string(nb) +
+         (extra.empty() ? "" : "," + extra);
+}
+
+Party party(int role, const std::vector<uint8_t>& elems, const std::string& params, uint8_t seed) {
+  Party p;
+  p.role = role;
+  p.elements = elems;
+  p.params = params;
+  p.seed.assign(32, seed);
+  return p;
+}
+
+Outcome run(const Sets& s, size_t na, size_t nb, const std::string& extra, size_t chunk = 1 << 16) {
+  return run_psi("kkrt", party(PSI_ROLE_RECEIVER, s.a, sizes(na, nb, extra), 1),
+                 party(PSI_ROLE_SENDER, s.b, sizes(na, nb, extra), 2), chunk);
+}
+
+}  // namespace
+
+struct Case {
+  size_t na, nb, common;
+};
+
+class KkrtSizes : public ::testing::TestWithParam<Case> {};
+
+TEST_P(KkrtSizes, MatchesPlaintextIntersection) {
+  const Case c = GetParam();
+  Sets s = make_sets(c.na, c.nb, c.common, c.na * 31 + c.nb * 7 + c.common);
+  Outcome o = run(s, c.na, c.nb, "output=both");
+  ASSERT_EQ(o.status, PSI_OK) << o.error;
+  EXPECT_EQ(o.receiver, s.expect_a);
+  EXPECT_EQ(o.sender, s.expect_b);
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    SizesAndOverlaps, KkrtSizes,
+    ::testing::Values(Case{0, 0, 0}, Case{0, 5, 0}, Case{5, 0, 0}, Case{1, 1, 1}, Case{1, 1, 0},
+                      Case{2, 3, 1}, Case{17, 17, 17}, Case{100, 100, 0}, Case{100, 100, 50},
+                      Case{1000, 10, 10}, Case{10, 1000, 10}, Case{1000, 1000, 1000},
+                      Case{4096, 3000, 1500}, Case{20000, 20000, 200}, Case{65536, 65536, 32768},
+                      Case{1 << 17, 1000, 999}));
+
+TEST(Kkrt, ReceiverOnlyOutputLeavesSenderEmpty) {
+  Sets s = make_sets(500, 700, 123, 5);
+  Outcome o = run(s, 500, 700, "output=receiver");
+  ASSERT_EQ(o.status, PSI_OK) << o.error;
+  EXPECT_EQ(o.receiver, s.expect_a);
+  EXPECT_TRUE(o.sender.empty());
+}
+
+TEST(Kkrt, CuckooVariantsAllAgreeWithOracle) {
+  Sets s = make_sets(3000, 2500, 1000, 9);
+  for (const char* v : {"hashes=2,bin_factor=2.4", "hashes=4,bin_factor=1.1", "hashes=2,slots=2,bin_factor=1.2",
+                        "separate_tables=1", "hashes=3,stash=0,bin_factor=1.5", "hashes=3,stash=8"}) {
+    Outcome o = run(s, 3000, 2500, std::string("output=both,") + v);
+    ASSERT_EQ(o.status, PSI_OK) << v << ": " << o.error;
+    EXPECT_EQ(o.receiver, s.expect_a) << v;
+    EXPECT_EQ(o.sender, s.expect_b) << v;
+  }
+}
+
+TEST(Kkrt, TinyChunksGiveTheSameAnswer) {
+  Sets s = make_sets(700, 900, 350, 11);
+  for (size_t chunk : {size_t(1), size_t(7), size_t(64), size_t(1000)}) {
+    Outcome o = run(s, 700, 900, "output=both", chunk);
+    ASSERT_EQ(o.status, PSI_OK) << o.error;
+    EXPECT_EQ(o.receiver, s.expect_a) << chunk;
+    EXPECT_EQ(o.sender, s.expect_b) << chunk;
+  }
+}
+
+TEST(Kkrt, SetupExportedOnceServesManyInstances) {
+  Sets first = make_sets(300, 300, 100, 13);
+  Outcome o = run_psi("kkrt", party(PSI_ROLE_RECEIVER, first.a, sizes(300, 300, "instance=1"), 3),
+                      party(PSI_ROLE_SENDER, first.b, sizes(300, 300, "instance=1"), 4), 4096, nullptr,
+                      true);
+  ASSERT_EQ(o.status, PSI_OK) << o.error;
+  ASSERT_FALSE(o.receiver_setup.empty());
+  for (uint64_t inst = 2; inst < 6; ++inst) {
+    Sets s = make_sets(200 + inst, 400, 40 * inst, 100 + inst);
+    Party r = party(PSI_ROLE_RECEIVER, s.a, sizes(200 + inst, 400, "output=both,instance=" + std::to_string(inst)), uint8_t(inst));
+    Party q = party(PSI_ROLE_SENDER, s.b, sizes(200 + inst, 400, "output=both,instance=" + std::to_string(inst)), uint8_t(inst + 50));
+    r.setup = o.receiver_setup;
+    q.setup = o.sender_setup;
+    Outcome oi = run_psi("kkrt", r, q);
+    ASSERT_EQ(oi.status, PSI_OK) << oi.error;
+    EXPECT_EQ(oi.receiver, s.expect_a);
+    EXPECT_EQ(oi.sender, s.expect_b);
+  }
+}
+
+TEST(Kkrt, CommunicationMatchesTheFormula) {
+  // U: 8 + rows*64; masks: (3 hash tables + stash) * n_s * mask_bytes.
+  Sets s = make_sets(1000, 1000, 10, 17);
+  Outcome o = run(s, 1000, 1000, "stash=2");
+  ASSERT_EQ(o.status, PSI_OK) << o.error;
+  const uint64_t rows = 1270 + 2, mask = (40 + 10 + 10 + 7) / 8;
+  EXPECT_EQ(o.bytes_receiver_to_sender, 32 + 8 + rows * 64);
+  EXPECT_EQ(o.bytes_sender_to_receiver, 512 * 32 + 32 + 5 * 1000 * mask);
+}
+
+TEST(Kkrt, DuplicateInputsAreRejectedNotAnswered) {
+  Sets s = make_sets(50, 50, 10, 19);
+  std::copy(s.a.begin() + 16 * 3, s.a.begin() + 16 * 4, s.a.begin() + 16 * 40);
+  Outcome o = run(s, 50, 50, "");
+  EXPECT_EQ(o.status, PSI_ERR_INPUT) << o.error;
+  EXPECT_NE(o.error.find("duplicate"), std::string::npos) << o.error;
+  Sets t = make_sets(50, 50, 10, 19);
+  std::copy(t.b.begin() + 16 * 7, t.b.begin() + 16 * 8, t.b.begin() + 16 * 9);
+  o = run(t, 50, 50, "");
+  EXPECT_EQ(o.status, PSI_ERR_INPUT) << o.error;
+  EXPECT_NE(o.error.find("duplicate"), std::string::npos) << o.error;
+}
+
+TEST(Kkrt, BadParametersAreArgumentErrors) {
+  Sets s = make_sets(10, 10, 1, 23);
+  for (const char* p : {"receiver_size=10", "receiver_size=10,sender_size=10,colour=blue",
+                        "receiver_size=10,sender_size=x", "receiver_size=10,sender_size=10,hashes=7",
+                        "receiver_size=10,sender_size=10,output=all", "receiver_size=10,,sender_size=10,sigma=2",
+                        "receiver_size=10,sender_size=10,stash=-1", "receiver_size"}) {
+    Outcome o = run_psi("kkrt", party(PSI_ROLE_RECEIVER, s.a, p, 1), party(PSI_ROLE_SENDER, s.b, p, 2));
+    EXPECT_EQ(o.status, PSI_ERR_ARGUMENT) << p << " -> " << o.error;
+    EXPECT_FALSE(o.error.empty());
+  }
+  Outcome o = run_psi("nope", party(0, s.a, sizes(10, 10), 1), party(1, s.b, sizes(10, 10), 2));
+  EXPECT_EQ(o.status, PSI_ERR_ARGUMENT);
+  EXPECT_NE(o.error.find("unknown protocol"), std::string::npos);
+}
+
+TEST(Kkrt, WrongInputCountIsAnInputError) {
+  Sets s = make_sets(10, 10, 1, 29);
+  Outcome o = run(s, 11, 10, "");
+  EXPECT_EQ(o.status, PSI_ERR_INPUT) << o.error;
+}
+
+TEST(Kkrt, MismatchedSizesOrInstancesFailCleanly) {
+  Sets s = make_sets(100, 100, 1, 31);
+  Outcome o = run_psi("kkrt", party(0, s.a, sizes(100, 100), 1), party(1, s.b, sizes(100, 100, "bin_factor=2"), 2));
+  EXPECT_EQ(o.status, PSI_ERR_PEER_MESSAGE) << o.error;
+  o = run_psi("kkrt", party(0, s.a, sizes(100, 100, "instance=4"), 1), party(1, s.b, sizes(100, 100, "instance=5"), 2));
+  EXPECT_EQ(o.status, PSI_ERR_PEER_MESSAGE) << o.error;
+  EXPECT_NE(o.error.find("instance"), std::string::npos) << o.error;
+}
+
+TEST(Kkrt, HostileMessagesGiveErrorsNotCrashes) {
+  Sets s = make_sets(300, 300, 30, 37);
+  const std::string p = sizes(300, 300, "output=both");
+  struct Attack {
+    const char* what;
+    psi_test::Tamper t;
+  };
+  std::vector<Attack> attacks = {
+      {"truncate every message", [](int, uint32_t, bool, std::vector<uint8_t>* c) { if (!c->empty()) c->pop_back(); }},
+      {"extend every message", [](int, uint32_t, bool, std::vector<uint8_t>* c) { c->push_back(0x55); }},
+      {"garbage setup", [](int ph, uint32_t, bool, std::vector<uint8_t>* c) { if (ph == PSI_PHASE_SETUP) for (auto& x : *c) x = 0xff; }},
+      {"drop the matrix", [](int ph, uint32_t r, bool, std::vector<uint8_t>* c) { if (ph == PSI_PHASE_ONLINE && r == 0) c->clear(); }},
+      {"drop the masks", [](int ph, uint32_t r, bool, std::vector<uint8_t>* c) { if (ph == PSI_PHASE_ONLINE && r == 1) c->clear(); }},
+      {"positions out of range", [](int ph, uint32_t r, bool, std::vector<uint8_t>* c) { if (ph == PSI_PHASE_ONLINE && r == 2 && c->size() >= 8) { (*c)[4] = 0xff; (*c)[5] = 0xff; (*c)[6] = 0xff; (*c)[7] = 0x7f; } }},
+      {"huge position count", [](int ph, uint32_t r, bool, std::vector<uint8_t>* c) { if (ph == PSI_PHASE_ONLINE && r == 2 && c->size() >= 4) { (*c)[3] = 0x7f; } }},
+  };
+  for (const auto& a : attacks) {
+    Outcome o = run_psi("kkrt", party(0, s.a, p, 1), party(1, s.b, p, 2), 4096, a.t);
+    EXPECT_NE(o.status, PSI_OK) << a.what;
+    EXPECT_TRUE(o.status == PSI_ERR_PEER_MESSAGE) << a.what << ": " << psi_status_name(o.status) << " " << o.error;
+    EXPECT_FALSE(o.error.empty()) << a.what;
+  }
+}
+
+TEST(Kkrt, OutOfOrderCallsAreStateErrors) {
+  uint8_t seed[32] = {0};
+  psi_session* s = nullptr;
+  char err[256];
+  ASSERT_EQ(psi_session_create("kkrt", 0, "receiver_size=4,sender_size=4", seed, 32, &s, err, sizeof err), PSI_OK);
+  size_t w;
+  int done;
+  uint8_t buf[64];
+  EXPECT_EQ(psi_round_emit(s, PSI_PHASE_SETUP, 0, buf, sizeof buf, &w, &done), PSI_ERR_STATE);
+  EXPECT_NE(std::string(psi_session_error(s)).find("out of order"), std::string::npos);
+  psi_session_free(s);
+  ASSERT_EQ(psi_session_create("kkrt", 0, "receiver_size=4,sender_size=4", seed, 32, &s, err, sizeof err), PSI_OK);
+  EXPECT_EQ(psi_round_feed(s, PSI_PHASE_ONLINE, 0, nullptr, 0, 1), PSI_ERR_STATE);
+  uint64_t n;
+  psi_session_free(s);
+  ASSERT_EQ(psi_session_create("kkrt", 0, "receiver_size=4,sender_size=4", seed, 32, &s, err, sizeof err), PSI_OK);
+  EXPECT_EQ(psi_result_size(s, &n), PSI_ERR_STATE);
+  psi_session_free(s);
+  EXPECT_EQ(psi_session_create("kkrt", 0, "receiver_size=4,sender_size=4", seed, 31, &s, err, sizeof err), PSI_ERR_ARGUMENT);
+  EXPECT_EQ(psi_session_create("kkrt", 9, "receiver_size=4,sender_size=4", seed, 32, &s, err, sizeof err), PSI_ERR_ARGUMENT);
+}
+
+TEST(Kkrt, IndependentSessionsRunConcurrently) {
+  std::vector<std::thread> threads;
+  std::vector<int> ok(4, 0);
+  for (int t = 0; t < 4; ++t)
+    threads.emplace_back([t, &ok]() {
+      Sets s = make_sets(5000 + t, 4000, 1000 + t, 1000 + t);
+      Outcome o = run(s, 5000 + t, 4000, "output=both");
+      ok[t] = o.status == PSI_OK && o.receiver == s.expect_a && o.sender == s.expect_b;
+    });
+  for (auto& th : threads) th.join();
+  for (int t = 0; t < 4; ++t) EXPECT_TRUE(ok[t]) << t;
+}

@@ -1,0 +1,101 @@
+#include "psi_driver.h"
+
+#include <array>
+
+namespace psi_test {
+namespace {
+
+struct Sessions {
+  psi_session* s[2] = {nullptr, nullptr};
+  ~Sessions() {
+    psi_session_free(s[0]);
+    psi_session_free(s[1]);
+  }
+};
+
+}  // namespace
+
+Outcome run_psi(const std::string& protocol, const Party& receiver, const Party& sender,
+                size_t chunk, const Tamper& tamper, bool export_setup) {
+  Outcome out;
+  Sessions ss;
+  const Party* parties[2] = {&receiver, &sender};
+  const char* names[2] = {"receiver", "sender"};
+  char err[512];
+  for (int i = 0; i < 2; ++i) {
+    psi_status st = psi_session_create(protocol.c_str(), parties[i]->role, parties[i]->params.c_str(),
+                                       parties[i]->seed.data(), parties[i]->seed.size(), &ss.s[i], err,
+                                       sizeof err);
+    if (st != PSI_OK) {
+      out.status = st;
+      out.error = std::string(names[i]) + ": " + err;
+      return out;
+    }
+  }
+  auto failed = [&](int i, psi_status st) {
+    out.status = st;
+    out.error = std::string(names[i]) + ": " + psi_session_error(ss.s[i]);
+    return out;
+  };
+  for (int i = 0; i < 2; ++i) {
+    if (!parties[i]->setup.empty()) {
+      psi_status st = psi_setup_import(ss.s[i], parties[i]->setup.data(), parties[i]->setup.size());
+      if (st != PSI_OK) return failed(i, st);
+    }
+    psi_status st = psi_set_input(ss.s[i], parties[i]->elements.data(),
+                                  parties[i]->elements.size() / 16, 16);
+    if (st != PSI_OK) return failed(i, st);
+  }
+  std::vector<uint8_t> buf(chunk);
+  for (int phase : {PSI_PHASE_SETUP, PSI_PHASE_ONLINE}) {
+    if (phase == PSI_PHASE_SETUP && (!receiver.setup.empty() || !sender.setup.empty())) continue;
+    uint32_t rounds = 0;
+    psi_round_count(ss.s[0], phase, &rounds);
+    for (uint32_t r = 0; r < rounds; ++r) {
+      int mine = 0;
+      psi_round_is_mine(ss.s[0], phase, r, &mine);
+      const int owner = mine ? 0 : 1, peer = 1 - owner;
+      if (r == 0) {
+        psi_status st = psi_round_feed(ss.s[owner], phase, 0, nullptr, 0, 1);
+        if (st != PSI_OK) return failed(owner, st);
+      }
+      const bool peer_feeds = r + 1 < rounds;
+      for (;;) {
+        size_t written = 0;
+        int done = 0;
+        psi_status st = psi_round_emit(ss.s[owner], phase, r, buf.data(), buf.size(), &written, &done);
+        if (st != PSI_OK) return failed(owner, st);
+        std::vector<uint8_t> piece(buf.begin(), buf.begin() + written);
+        if (tamper) tamper(phase, r, owner == 0, &piece);
+        (owner == 0 ? out.bytes_receiver_to_sender : out.bytes_sender_to_receiver) += piece.size();
+        if (peer_feeds) {
+          st = psi_round_feed(ss.s[peer], phase, r + 1, piece.data(), piece.size(), done);
+          if (st != PSI_OK) return failed(peer, st);
+        }
+        if (done) break;
+      }
+    }
+  }
+  for (int i = 0; i < 2; ++i) {
+    uint64_t n = 0;
+    psi_status st = psi_result_size(ss.s[i], &n);
+    if (st != PSI_OK) return failed(i, st);
+    std::vector<uint64_t>& dst = i == 0 ? out.receiver : out.sender;
+    dst.resize(n);
+    size_t w = 0;
+    st = psi_result_indices(ss.s[i], dst.data(), dst.size(), &w);
+    if (st != PSI_OK) return failed(i, st);
+    dst.resize(w);
+    if (export_setup) {
+      size_t len = 0;
+      psi_setup_export(ss.s[i], nullptr, 0, &len);
+      std::vector<uint8_t>& blob = i == 0 ? out.receiver_setup : out.sender_setup;
+      blob.resize(len);
+      st = psi_setup_export(ss.s[i], blob.data(), blob.size(), &len);
+      if (st != PSI_OK) return failed(i, st);
+    }
+  }
+  return out;
+}
+
+}  // namespace psi_test
