@@ -1,0 +1,113 @@
+// kkrt_fuzz_common.h — brings a pair of KKRT sessions to the state just before the round a fuzz
+// target attacks, so each target feeds arbitrary bytes to exactly one parser. The setup (base OTs)
+// runs once per process; every input then uses fresh sessions that import it.
+#pragma once
+
+#include <cstdint>
+#include <cstdlib>
+#include <cstring>
+#include <vector>
+
+#include "psi_native.h"
+
+namespace kkrt_fuzz {
+
+constexpr size_t kN = 24;
+inline const char* params() { return "receiver_size=24,sender_size=24,output=both,stash=2"; }
+
+inline void check(psi_status st) {
+  // Errors are expected on hostile input; an internal error or a crash is a bug.
+  if (st == PSI_ERR_INTERNAL || st == PSI_ERR_NO_MEMORY) std::abort();
+}
+
+inline psi_session* make(int role, uint8_t seed_byte) {
+  uint8_t seed[32];
+  std::memset(seed, seed_byte, 32);
+  psi_session* s = nullptr;
+  if (psi_session_create("kkrt", role, params(), seed, 32, &s, nullptr, 0) != PSI_OK) std::abort();
+  return s;
+}
+
+inline std::vector<uint8_t> pull(psi_session* s, int phase, uint32_t round) {
+  std::vector<uint8_t> out, buf(4096);
+  for (;;) {
+    size_t w = 0;
+    int done = 0;
+    if (psi_round_emit(s, phase, round, buf.data(), buf.size(), &w, &done) != PSI_OK) std::abort();
+    out.insert(out.end(), buf.begin(), buf.begin() + w);
+    if (done) return out;
+  }
+}
+
+inline void push(psi_session* s, int phase, uint32_t round, const std::vector<uint8_t>& m) {
+  if (psi_round_feed(s, phase, round, m.data(), m.size(), 1) != PSI_OK) std::abort();
+}
+
+struct Setup {
+  std::vector<uint8_t> receiver, sender;
+};
+
+// Runs the real setup once and keeps both exported blobs.
+inline const Setup& setup() {
+  static const Setup blobs = [] {
+    Setup b;
+    psi_session* r = make(PSI_ROLE_RECEIVER, 1);
+    psi_session* s = make(PSI_ROLE_SENDER, 2);
+    if (psi_round_feed(r, PSI_PHASE_SETUP, 0, nullptr, 0, 1) != PSI_OK) std::abort();
+    push(s, PSI_PHASE_SETUP, 1, pull(r, PSI_PHASE_SETUP, 0));
+    push(r, PSI_PHASE_SETUP, 2, pull(s, PSI_PHASE_SETUP, 1));
+    pull(r, PSI_PHASE_SETUP, 2);
+    for (auto* p : {r, s}) {
+      size_t len = 0;
+      psi_setup_export(p, nullptr, 0, &len);
+      std::vector<uint8_t>& dst = p == r ? b.receiver : b.sender;
+      dst.resize(len);
+      if (psi_setup_export(p, dst.data(), len, &len) != PSI_OK) std::abort();
+    }
+    psi_session_free(r);
+    psi_session_free(s);
+    return b;
+  }();
+  return blobs;
+}
+
+// A fresh session of `role` with the shared setup imported and kN elements (half shared).
+inline psi_session* online(int role) {
+  psi_session* s = make(role, uint8_t(3 + role));
+  const std::vector<uint8_t>& blob = role == PSI_ROLE_RECEIVER ? setup().receiver : setup().sender;
+  if (psi_setup_import(s, blob.data(), blob.size()) != PSI_OK) std::abort();
+  // Distinct elements; the first half equal on both sides.
+  std::vector<uint8_t> elems(kN * 16, 0x5a);
+  for (size_t k = 0; k < kN; ++k) {
+    elems[16 * k] = uint8_t(k);
+    elems[16 * k + 1] = k < kN / 2 ? 0 : uint8_t(1 + role);
+  }
+  if (psi_set_input(s, elems.data(), kN, 16) != PSI_OK) std::abort();
+  return s;
+}
+
+// Feeds data to (phase, round) in pieces whose sizes come from the data's first byte.
+inline void feed_fuzz(psi_session* s, int phase, uint32_t round, const uint8_t* data, size_t size) {
+  size_t piece = size ? size_t(data[0]) + 1 : 1;
+  size_t off = 0;
+  psi_status st = PSI_OK;
+  while (off < size && st == PSI_OK) {
+    size_t n = size - off < piece ? size - off : piece;
+    st = psi_round_feed(s, phase, round, data + off, n, off + n == size);
+    off += n;
+  }
+  if (size == 0) st = psi_round_feed(s, phase, round, nullptr, 0, 1);
+  check(st);
+  if (st == PSI_OK) {  // a well-formed message: the session must carry on without crashing
+    std::vector<uint8_t> buf(4096);
+    for (int k = 0; k < 100000; ++k) {
+      size_t w = 0;
+      int done = 0;
+      st = psi_round_emit(s, phase, round, buf.data(), buf.size(), &w, &done);
+      check(st);
+      if (st != PSI_OK || done) break;
+    }
+  }
+}
+
+}  // namespace kkrt_fuzz

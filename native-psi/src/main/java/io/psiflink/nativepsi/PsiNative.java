@@ -1,0 +1,64 @@
+package io.psiflink.nativepsi;
+
+import com.sun.jna.Native;
+import com.sun.jna.Pointer;
+import com.sun.jna.ptr.PointerByReference;
+
+/**
+ * JNA direct mapping of {@code psi_native.h}, one static native method per C function.
+ *
+ * <p>Direct mapping (not interface mapping) because per-bin sessions call feed/emit many times and
+ * direct calls cost about 100 ns. Type mapping on linux-x86-64: {@code size_t} and {@code uint64_t}
+ * are Java {@code long} (int64), {@code uint32_t} round numbers are Java {@code int}, enums are
+ * {@code int}, {@code psi_session*} is a {@link Pointer}, out-parameters are small native buffers.
+ * Primitive arrays are copied in and out by JNA, so they are used only off the hot path.
+ *
+ * <p>The shared library {@code libpsinative.so} is found on the class path under
+ * {@code linux-x86-64/} (packaged in the jar) or through {@code jna.library.path}.
+ */
+final class PsiNative {
+  static final String LIBRARY = "psinative";
+
+  static {
+    Native.register(PsiNative.class, LIBRARY);
+  }
+
+  private PsiNative() {}
+
+  static native String psi_version();
+
+  static native String psi_status_name(int status);
+
+  static native int psi_session_create(String protocol, int role, String params, byte[] seed,
+      long seedLen, PointerByReference out, byte[] err, long errCap);
+
+  static native void psi_session_free(Pointer s);
+
+  static native String psi_session_error(Pointer s);
+
+  /** count: a 4-byte out buffer (uint32). */
+  static native int psi_round_count(Pointer s, int phase, Pointer count);
+
+  /** mine: a 4-byte out buffer (int). */
+  static native int psi_round_is_mine(Pointer s, int phase, int round, Pointer mine);
+
+  static native int psi_set_input(Pointer s, Pointer elements, long count, long elementLen);
+
+  static native int psi_round_feed(Pointer s, int phase, int round, Pointer data, long len,
+      int last);
+
+  /** written: 8-byte out buffer (size_t); done: 4-byte out buffer (int). */
+  static native int psi_round_emit(Pointer s, int phase, int round, Pointer out, long cap,
+      Pointer written, Pointer done);
+
+  /** out may be null to query the length only; len: 8-byte out buffer. */
+  static native int psi_setup_export(Pointer s, byte[] out, long cap, Pointer len);
+
+  static native int psi_setup_import(Pointer s, byte[] data, long len);
+
+  /** count: 8-byte out buffer (uint64). */
+  static native int psi_result_size(Pointer s, Pointer count);
+
+  /** written: 8-byte out buffer (size_t). */
+  static native int psi_result_indices(Pointer s, long[] out, long cap, Pointer written);
+}

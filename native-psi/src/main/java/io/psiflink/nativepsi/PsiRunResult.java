@@ -1,0 +1,71 @@
+package io.psiflink.nativepsi;
+
+import java.util.Objects;
+import java.util.Optional;
+
+/**
+ * Outcome of {@link RoundDriver#run}: both parties' intersection indices and the traffic. Immutable;
+ * the index accessors return copies.
+ */
+public final class PsiRunResult {
+  private final long[] receiverIndices;
+  private final long[] senderIndices; // null when the sender learns nothing
+  private final PhaseTraffic setup;
+  private final PhaseTraffic online;
+
+  /**
+   * @param receiverIndices the receiver's intersecting indices, ascending
+   * @param senderIndices the sender's, or null when the protocol gives the sender no output
+   * @param setup traffic of the setup phase ({@link PhaseTraffic#NONE} if it was imported)
+   * @param online traffic of the online phase
+   */
+  public PsiRunResult(long[] receiverIndices, long[] senderIndices, PhaseTraffic setup,
+      PhaseTraffic online) {
+    this.receiverIndices = Objects.requireNonNull(receiverIndices, "receiverIndices").clone();
+    this.senderIndices = senderIndices == null ? null : senderIndices.clone();
+    this.setup = Objects.requireNonNull(setup, "setup");
+    this.online = Objects.requireNonNull(online, "online");
+  }
+
+  /** Indices into the receiver's input of the intersecting elements, ascending. */
+  public long[] receiverIndices() {
+    return receiverIndices.clone();
+  }
+
+  /** Indices into the sender's input, ascending; empty unless the sender learns them ({@code output=both}). */
+  public Optional<long[]> senderIndices() {
+    return senderIndices == null ? Optional.empty() : Optional.of(senderIndices.clone());
+  }
+
+  /** Bytes the receiver sent, setup and online. */
+  public long bytesReceiverToSender() {
+    return setup.bytesReceiverToSender() + online.bytesReceiverToSender();
+  }
+
+  /** Bytes the sender sent, setup and online. */
+  public long bytesSenderToReceiver() {
+    return setup.bytesSenderToReceiver() + online.bytesSenderToReceiver();
+  }
+
+  /** Wall-clock seconds of the whole run. */
+  public double seconds() {
+    return setup.seconds() + online.seconds();
+  }
+
+  /** Traffic of the setup phase ({@link PhaseTraffic#NONE} when the setup was imported). */
+  public PhaseTraffic setup() {
+    return setup;
+  }
+
+  /** Traffic of the online phase. */
+  public PhaseTraffic online() {
+    return online;
+  }
+
+  @Override
+  public String toString() {
+    return "PsiRunResult[receiver=" + receiverIndices.length + " indices, sender="
+        + (senderIndices == null ? "none" : senderIndices.length + " indices")
+        + ", setup=" + setup + ", online=" + online + "]";
+  }
+}
