@@ -39,7 +39,6 @@ namespace {
 
 using Entry = CuckooTable::Entry;
 constexpr uint32_t kEmpty = CuckooTable::kEmpty;
-constexpr uint32_t kPrefetchDistance = 12;
 
 inline uint64_t mulhi(uint64_t a, uint64_t b) {
   return static_cast<uint64_t>((static_cast<unsigned __int128>(a) * b) >> 64);
@@ -201,15 +200,18 @@ uint64_t cuckoo_candidate_bin(const CuckooParams& p, const ItemHash& h, uint32_t
 }
 
 CuckooTable::CuckooTable(const CuckooParams& p) : p_(p) {
-  valid_ = validate_cuckoo_params(p).is_ok();
-  if (valid_) slots_.assign(instance_count(), Entry());
+  if (validate_cuckoo_params(p).is_ok()) {
+    slots_.assign(instance_count(), Entry());
+    fresh_ = true;
+  }
 }
 
 Status CuckooTable::build(const ItemHash* hashes, size_t n, uint64_t seed) {
   PSI_RETURN_IF_ERROR(validate_cuckoo_params(p_));
   if (n >= kEmpty) return argument_error("cuckoo: at most 2^32 - 2 items");
   if (n > 0 && hashes == nullptr) return argument_error("cuckoo: null hashes");
-  slots_.assign(instance_count(), Entry());
+  if (!fresh_) slots_.assign(instance_count(), Entry());
+  fresh_ = false;
   stash_.clear();
   stash_hashes_.clear();
   if (n > instance_count() + p_.stash) return Status(PSI_ERR_CAPACITY, capacity_message(n, p_));
@@ -230,7 +232,11 @@ Status CuckooTable::build_impl(const ItemHash* hashes, uint32_t n, uint64_t seed
     const ItemHash& h = hashes[item];
     for (uint32_t i = 0; i < g.hashes; ++i) out[i] = g.bin(h, i);
   };
-  auto prefetch_item = [hashes](uint32_t item) { __builtin_prefetch(hashes + item); };
+  // An ItemHash straddles two cache lines unless the caller's array is 32-byte aligned.
+  auto prefetch_item = [hashes, H](uint32_t item) {
+    __builtin_prefetch(hashes[item].h);
+    __builtin_prefetch(hashes[item].h + H - 1);
+  };
   // Software pipeline over the items ahead of x (each stage reads what the previous one fetched):
   //   x + kAhead1: prefetch the candidate bins;
   //   x + kAhead2: if they are all occupied, prefetch the occupants' hashes;
@@ -253,7 +259,7 @@ Status CuckooTable::build_impl(const ItemHash* hashes, uint32_t n, uint64_t seed
       bins_of(x + kAhead2, pb);
       if (all_full(pb, H))
         for (uint32_t i = 0; i < H; ++i)
-          for (uint32_t s = 0; s < S; ++s) __builtin_prefetch(hashes + slots[pb[i] * S + s].item);
+          for (uint32_t s = 0; s < S; ++s) prefetch_item(slots[pb[i] * S + s].item);
     }
     if (x + kAhead3 < n) {
       bins_of(x + kAhead3, pb);

@@ -33,7 +33,7 @@ struct KkrtConfig {
 // instance, output from params.
 Status kkrt_config_from_params(const Params& params, KkrtConfig* out);
 
-// Stash capacity for cuckoo failure <= 2^-sigma at 3 hash functions and bin_factor >= 1.27
+// Stash capacity for cuckoo failure <= 2^-sigma at 3 hash functions and bin_factor 1.27
 // (docs/protocols.md, "Cuckoo parameters").
 uint32_t kkrt_default_stash(uint64_t n, uint32_t sigma);
 
