@@ -44,8 +44,8 @@ Status kkrt_config_from_params(const Params& params, KkrtConfig* c) {
   PSI_RETURN_IF_ERROR(params.get_string("output", "receiver", &output));
 
   const uint64_t kMaxSize = uint64_t(1) << 28;
-  if (c->receiver_size > kMaxSize || c->sender_size > kMaxSize)
-    return argument_error("kkrt set sizes are limited to 2^28 per side (bin larger inputs)");
+  if (c->receiver_size >= kMaxSize || c->sender_size >= kMaxSize)
+    return argument_error("kkrt set sizes must be below 2^28 per side (bin larger inputs)");
   if (sigma < 16 || sigma > 80) return argument_error("sigma must be in [16, 80]");
   if (separate > 1) return argument_error("separate_tables must be 0 or 1");
   if (!(bin_factor >= 0.5 && bin_factor <= 16))

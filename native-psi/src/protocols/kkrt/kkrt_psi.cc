@@ -346,7 +346,7 @@ class KkrtReceiver final : public KkrtBase {
       uint64_t key = mask_key(&item_mask_[i * cfg_.mask_bytes]);
       uint64_t slot = key & lookup_mask_;
       while (lookup_[slot]) slot = (slot + 1) & lookup_mask_;
-      lookup_[slot] = (key >> 32) << 32 | (i + 1);
+      lookup_[slot] = lookup_entry(key, item_tag_[i], i);
     }
     out_.clear();
     out_pos_ = 0;
@@ -360,27 +360,55 @@ class KkrtReceiver final : public KkrtBase {
     return k;
   }
 
-  void check_mask(uint64_t g, const uint8_t* m) {
+  // Lookup entries: 32-bit fingerprint (mask bytes 4..7) | table id (4 bits) | element index + 1
+  // (28 bits), so a probe needs the element's full mask only on a fingerprint match.
+  static uint64_t lookup_entry(uint64_t key, uint32_t tid, uint64_t item) {
+    return (key >> 32) << 32 | uint64_t(tid) << 28 | (item + 1);
+  }
+
+  void add_match(uint64_t item, uint64_t pos) {
+    matched_items_.push_back(item);
+    matched_positions_.push_back(uint32_t(pos));
+  }
+
+  // Checks masks number g0 .. g0+count-1 (contiguous at m) in three overlapped passes: prefetch the
+  // table slots, probe them and prefetch the candidates' masks, verify the candidates.
+  void check_masks(uint64_t g0, const uint8_t* m, size_t count) {
     const uint64_t ns = cfg_.sender_size;
-    const uint64_t tid = g / ns, pos = g % ns;
     const uint32_t L = cfg_.mask_bytes;
-    if (tid < cfg_.hash_tables()) {
-      const uint64_t key = mask_key(m);
-      for (uint64_t slot = key & lookup_mask_; lookup_[slot]; slot = (slot + 1) & lookup_mask_) {
-        uint64_t e = lookup_[slot];
-        if ((e >> 32) != (key >> 32)) continue;
-        uint64_t item = (e & 0xFFFFFFFFu) - 1;
-        if (item_tag_[item] == tid && std::memcmp(&item_mask_[item * L], m, L) == 0) {
-          matched_items_.push_back(item);
-          matched_positions_.push_back(uint32_t(pos));
+    constexpr size_t kStep = 32;
+    uint64_t cand_item[2 * kStep];
+    const uint8_t* cand_mask[2 * kStep];
+    uint64_t cand_pos[2 * kStep];
+    for (size_t k0 = 0; k0 < count; k0 += kStep) {
+      const size_t c = std::min(kStep, count - k0);
+      size_t nc = 0;
+      for (size_t k = 0; k < c; ++k)
+        __builtin_prefetch(&lookup_[mask_key(m + (k0 + k) * L) & lookup_mask_]);
+      for (size_t k = 0; k < c; ++k) {
+        const uint8_t* mk = m + (k0 + k) * L;
+        const uint64_t g = g0 + k0 + k, tid = g / ns, pos = g % ns;
+        if (tid >= cfg_.hash_tables()) {  // stash tables: one candidate each
+          uint32_t item = stash_items_[tid - cfg_.hash_tables()];
+          if (item != CuckooTable::kEmpty && std::memcmp(&item_mask_[size_t(item) * L], mk, L) == 0)
+            add_match(item, pos);
+          continue;
+        }
+        const uint64_t key = mask_key(mk);
+        const uint64_t want = (key >> 32) << 32 | uint64_t(tid) << 28;
+        for (uint64_t slot = key & lookup_mask_; lookup_[slot]; slot = (slot + 1) & lookup_mask_) {
+          const uint64_t e = lookup_[slot];
+          if ((e & ~uint64_t(0x0FFFFFFF)) != want || nc == 2 * kStep) continue;
+          cand_item[nc] = (e & 0x0FFFFFFF) - 1;
+          cand_mask[nc] = mk;
+          cand_pos[nc] = pos;
+          __builtin_prefetch(&item_mask_[cand_item[nc] * L]);
+          ++nc;
         }
       }
-      return;
-    }
-    uint32_t item = stash_items_[tid - cfg_.hash_tables()];
-    if (item != CuckooTable::kEmpty && std::memcmp(&item_mask_[size_t(item) * L], m, L) == 0) {
-      matched_items_.push_back(item);
-      matched_positions_.push_back(uint32_t(pos));
+      for (size_t q = 0; q < nc; ++q)
+        if (std::memcmp(&item_mask_[cand_item[q] * L], cand_mask[q], L) == 0)
+          add_match(cand_item[q], cand_pos[q]);
     }
   }
 
@@ -396,19 +424,14 @@ class KkrtReceiver final : public KkrtBase {
       rd.read(carry_ + carry_len_, n);
       carry_len_ += n;
       if (carry_len_ < L) return last ? masks_done(where) : Status::ok();
-      check_mask(masks_seen_++, carry_);
+      check_masks(masks_seen_++, carry_, 1);
       carry_len_ = 0;
     }
     ByteView body;
     const size_t whole = rd.remaining() / L;
     rd.take(whole * L, &body);
-    for (size_t k = 0; k < whole; ++k) {
-      if ((k & 15) == 0 && k + 16 < whole) {
-        for (size_t q = k + 8; q < k + 16; ++q)
-          __builtin_prefetch(&lookup_[mask_key(body.data + q * L) & lookup_mask_]);
-      }
-      check_mask(masks_seen_++, body.data + k * L);
-    }
+    check_masks(masks_seen_, body.data, whole);
+    masks_seen_ += whole;
     carry_len_ = rd.remaining();
     rd.read(carry_, carry_len_);
     return last ? masks_done(where) : Status::ok();
@@ -496,6 +519,7 @@ class KkrtSender final : public KkrtBase {
       return Status::ok();
     }
     emit_from_buffer(out_, &out_pos_, out, cap, written, done);
+    if (*done && phase == PSI_PHASE_SETUP) return ready_hook();
     return Status::ok();
   }
 
@@ -541,7 +565,7 @@ class KkrtSender final : public KkrtBase {
     put_bytes(&out_, shared_seed_, 32);
     out_pos_ = 0;
     setup_done_ = true;
-    return ready_hook();
+    return Status::ok();  // prepares after the reply has gone (see emit), overlapping the receiver
   }
 
   // Simple hashing: every element into each of its candidate bins, grouped by bin.
@@ -560,26 +584,45 @@ class KkrtSender final : public KkrtBase {
       for (uint64_t i = 0; i < n; i += kStep) {
         size_t m = size_t(std::min<uint64_t>(kStep, n - i));
         code_.item_hashes(&elements_[i], m, ih);
+        uint32_t* fb = &first_bins[i * h];
         for (size_t k = 0; k < m; ++k)
           for (uint32_t f = 0; f < h; ++f) {
-            uint32_t b = uint32_t(cuckoo_candidate_bin(cfg_.cuckoo, ih[k], f));
-            first_bins[(i + k) * h + f] = b;
-            ++bin_start_[b + 1];
+            fb[k * h + f] = uint32_t(cuckoo_candidate_bin(cfg_.cuckoo, ih[k], f));
+            __builtin_prefetch(&bin_start_[fb[k * h + f] + 1], 1);
           }
+        for (size_t k = 0; k < m * h; ++k) ++bin_start_[fb[k] + 1];
       }
     }
     for (uint64_t b = 0; b < bins; ++b) bin_start_[b + 1] += bin_start_[b];
     entries_.resize(n * h);
     {
       std::vector<uint32_t> fill(bin_start_.begin(), bin_start_.end() - 1);
-      for (uint64_t i = 0; i < n; ++i)
-        for (uint32_t f = 0; f < h; ++f)
-          entries_[fill[first_bins[i * h + f]]++] = uint32_t(i) << 2 | f;
+      // Scattered writes, prefetched a step ahead to keep many cache misses in flight.
+      constexpr uint64_t kAhead = 32;
+      const uint64_t total = n * h;
+      for (uint64_t k = 0; k < std::min(kAhead, total); ++k) __builtin_prefetch(&fill[first_bins[k]], 1);
+      for (uint64_t k = 0; k < total; ++k) {
+        if (k + kAhead < total) __builtin_prefetch(&fill[first_bins[k + kAhead]], 1);
+        if (k + kAhead / 2 < total) __builtin_prefetch(&entries_[fill[first_bins[k + kAhead / 2]]], 1);
+        entries_[fill[first_bins[k]]++] = uint32_t(k / h) << 2 | uint32_t(k % h);
+      }
     }
-    // Secret random order of the elements in every mask table (Fisher-Yates).
+    std::vector<uint32_t>().swap(first_bins);
+    // Secret random order of the elements in every mask table: Fisher-Yates, with the random
+    // indices drawn a batch ahead so the swaps' cache misses overlap.
     pos_.resize(n);
     for (uint64_t i = 0; i < n; ++i) pos_[i] = uint32_t(i);
-    for (uint64_t i = n; i > 1; --i) std::swap(pos_[i - 1], pos_[rng_.uniform(i)]);
+    constexpr uint64_t kSwapBatch = 64;
+    uint64_t js[kSwapBatch];
+    for (uint64_t i = n; i > 1;) {
+      const uint64_t m = std::min<uint64_t>(kSwapBatch, i - 1);
+      for (uint64_t k = 0; k < m; ++k) {
+        js[k] = rng_.uniform(i - k);
+        __builtin_prefetch(&pos_[js[k]], 1);
+      }
+      for (uint64_t k = 0; k < m; ++k) std::swap(pos_[i - 1 - k], pos_[js[k]]);
+      i -= m;
+    }
     masks_.assign(size_t(cfg_.mask_tables()) * n * cfg_.mask_bytes, 0);
     rowbuf_.resize(kChunkRows * kKkrtRowBytes);
     qrows_.resize(kChunkRows * kKkrtRowBytes);
