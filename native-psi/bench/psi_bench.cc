@@ -283,10 +283,10 @@ struct Variant {
 int bench_cuckoo(const Options& o) {
   std::vector<Variant> vs = {
       {"3-way", {3, 1, false, 0, 0, 512}, "hashes=3", 93.5},
-      {"2-way-2-slots", {2, 2, false, 0, 0, 512}, "hashes=2,slots=2", 88.0},
+      {"2-way-2-slots", {2, 2, false, 0, 0, 512}, "hashes=2,slots=2,stash=4", 88.0},
       {"3-way-separate", {3, 1, true, 0, 0, 512}, "hashes=3,separate_tables=1", 93.5},
       {"4-way", {4, 1, false, 0, 0, 512}, "hashes=4", 0},
-      {"2-way", {2, 1, false, 0, 0, 512}, "hashes=2,bin_factor=2.4", 0},
+      {"2-way", {2, 1, false, 0, 0, 512}, "hashes=2,bin_factor=2.4,stash=4", 0},
   };
   const uint64_t slots_total = uint64_t(1) << 20;
   if (!o.json)

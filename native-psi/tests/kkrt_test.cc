@@ -106,7 +106,7 @@ TEST(Kkrt, ReceiverOnlyOutputLeavesSenderEmpty) {
 
 TEST(Kkrt, CuckooVariantsAllAgreeWithOracle) {
   Sets s = make_sets(3000, 2500, 1000, 9);
-  for (const char* v : {"hashes=2,bin_factor=2.4", "hashes=4,bin_factor=1.1", "hashes=2,slots=2,bin_factor=1.2",
+  for (const char* v : {"hashes=2,bin_factor=2.4,stash=8", "hashes=4,bin_factor=1.1,stash=4", "hashes=2,slots=2,bin_factor=1.2,stash=6",
                         "separate_tables=1", "hashes=3,stash=0,bin_factor=1.5", "hashes=3,stash=8"}) {
     Outcome o = run(s, 3000, 2500, std::string("output=both,") + v);
     ASSERT_EQ(o.status, PSI_OK) << v << ": " << o.error;
@@ -173,7 +173,8 @@ TEST(Kkrt, BadParametersAreArgumentErrors) {
   for (const char* p : {"receiver_size=10", "receiver_size=10,sender_size=10,colour=blue",
                         "receiver_size=10,sender_size=x", "receiver_size=10,sender_size=10,hashes=7",
                         "receiver_size=10,sender_size=10,output=all", "receiver_size=10,,sender_size=10,sigma=2",
-                        "receiver_size=10,sender_size=10,stash=-1", "receiver_size"}) {
+                        "receiver_size=10,sender_size=10,stash=-1", "receiver_size",
+                        "receiver_size=10,sender_size=10,hashes=2"}) {
     Outcome o = run_psi("kkrt", party(PSI_ROLE_RECEIVER, s.a, p, 1), party(PSI_ROLE_SENDER, s.b, p, 2));
     EXPECT_EQ(o.status, PSI_ERR_ARGUMENT) << p << " -> " << o.error;
     EXPECT_FALSE(o.error.empty());

@@ -67,6 +67,10 @@ Status kkrt_config_from_params(const Params& params, KkrtConfig* c) {
   if (p.separate_tables) bins = (bins + p.hashes - 1) / p.hashes * p.hashes;
   p.bins = bins;
   if (stash == "auto") {
+    if (p.hashes < 3 || p.slots_per_bin != 1 || bin_factor < 1.27)
+      return argument_error(
+          "stash=auto is calibrated for 3 or 4 hash functions, 1 slot and bin_factor >= 1.27; "
+          "give stash=N for other cuckoo variants");
     p.stash = kkrt_default_stash(c->receiver_size, c->sigma);
   } else {
     uint64_t s;
