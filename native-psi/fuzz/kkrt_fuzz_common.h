@@ -110,4 +110,17 @@ inline void feed_fuzz(psi_session* s, int phase, uint32_t round, const uint8_t* 
   }
 }
 
+// Feeds either the raw fuzz bytes or, when the first byte is odd, the honest message with the rest
+// of the bytes xored in (and any excess appended), so parsing also gets past the length checks.
+inline void feed_raw_or_mutated(psi_session* s, int phase, uint32_t round,
+                                std::vector<uint8_t> honest, const uint8_t* data, size_t size) {
+  if (size > 0 && (data[0] & 1)) {
+    for (size_t i = 1; i < size && i - 1 < honest.size(); ++i) honest[i - 1] ^= data[i];
+    if (size > honest.size() + 1) honest.insert(honest.end(), data + honest.size() + 1, data + size);
+    feed_fuzz(s, phase, round, honest.data(), honest.size());
+  } else {
+    feed_fuzz(s, phase, round, data, size);
+  }
+}
+
 }  // namespace kkrt_fuzz

@@ -4,7 +4,7 @@
 //   OT sender   -> OT receiver : A = a*G                                  (32 bytes)
 //   OT receiver -> OT sender   : B_i = b_i*G + c_i*A for i < count         (32*count bytes)
 // Sender outputs k0_i = H(i, A, B_i, a*B_i), k1_i = H(i, A, B_i, a*(B_i - A)); receiver outputs
-// k_{c_i} = H(i, A, B_i, b_i*A). H is BLAKE2b truncated to 16 bytes.
+// k_{c_i} = H(i, A, B_i, b_i*A). H is BLAKE2b with a 16-byte output.
 // In KKRT the PSI receiver is the base-OT sender and the PSI sender the base-OT receiver.
 // Every peer message is validated: exact length, canonical encodings of valid non-identity points.
 #pragma once

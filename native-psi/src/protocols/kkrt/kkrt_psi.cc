@@ -87,6 +87,29 @@ class KkrtBase : public Protocol {
   bool input_set_ = false;
   bool prepared_ = false;
 
+  // Setup blob: magic, role, shared seed, then the role's secrets.
+  Status export_blob(psi_role role, ByteView secrets, std::vector<uint8_t>* out) const {
+    if (!setup_done_) return state_error("kkrt: setup is not complete");
+    out->clear();
+    put_bytes(out, kSetupMagic, 8);
+    out->push_back(uint8_t(role));
+    put_bytes(out, shared_seed_, 32);
+    put_bytes(out, secrets.data, secrets.size);
+    return Status::ok();
+  }
+  // Checks the framing, loads the shared seed and returns a view of the secrets (secrets_len bytes).
+  Status import_blob(ByteView data, psi_role role, size_t secrets_len, ByteView* secrets) {
+    if (data.size != 41 + secrets_len || std::memcmp(data.data, kSetupMagic, 8) != 0 ||
+        data.data[8] != role)
+      return argument_error(std::string("not a kkrt ") +
+                            (role == PSI_ROLE_RECEIVER ? "receiver" : "sender") + " setup blob (" +
+                            std::to_string(data.size) + " bytes)");
+    std::memcpy(shared_seed_, data.data + 9, 32);
+    *secrets = ByteView(data.data + 41, secrets_len);
+    setup_done_ = true;
+    return Status::ok();
+  }
+
   // Expands the column PRGs for rows [first, first + rows_padded) and transposes them into rows of
   // 64 bytes: rows_out[r] bit i = PRG_i(first + r). first and rows_padded are multiples of 128.
   void prg_rows(const std::vector<Aes128>& prgs, uint64_t first, size_t rows_padded,
@@ -161,25 +184,15 @@ class KkrtReceiver final : public KkrtBase {
   }
 
   Status export_setup(std::vector<uint8_t>* out) const override {
-    if (!setup_done_) return state_error("kkrt: setup is not complete");
-    out->clear();
-    put_bytes(out, kSetupMagic, 8);
-    out->push_back(uint8_t(PSI_ROLE_RECEIVER));
-    put_bytes(out, shared_seed_, 32);
-    put_bytes(out, keys_.data(), keys_.size() * sizeof(keys_[0]));
-    return Status::ok();
+    return export_blob(PSI_ROLE_RECEIVER, ByteView(reinterpret_cast<const uint8_t*>(keys_.data()),
+                                                   keys_.size() * sizeof(keys_[0])), out);
   }
 
   Status import_setup(ByteView data) override {
-    const size_t want = 8 + 1 + 32 + size_t(kKkrtCodeBits) * 32;
-    if (data.size != want || std::memcmp(data.data, kSetupMagic, 8) != 0 ||
-        data.data[8] != PSI_ROLE_RECEIVER)
-      return argument_error("not a kkrt receiver setup blob (" + std::to_string(data.size) +
-                            " bytes)");
-    std::memcpy(shared_seed_, data.data + 9, 32);
+    ByteView keys;
+    PSI_RETURN_IF_ERROR(import_blob(data, PSI_ROLE_RECEIVER, size_t(kKkrtCodeBits) * 32, &keys));
     keys_.resize(kKkrtCodeBits);
-    std::memcpy(keys_.data(), data.data + 41, size_t(kKkrtCodeBits) * 32);
-    setup_done_ = true;
+    std::memcpy(keys_.data(), keys.data, keys.size);
     return ready_hook();
   }
 
@@ -524,27 +537,20 @@ class KkrtSender final : public KkrtBase {
   }
 
   Status export_setup(std::vector<uint8_t>* out) const override {
-    if (!setup_done_) return state_error("kkrt: setup is not complete");
-    out->clear();
-    put_bytes(out, kSetupMagic, 8);
-    out->push_back(uint8_t(PSI_ROLE_SENDER));
-    put_bytes(out, shared_seed_, 32);
-    put_bytes(out, s_, sizeof s_);
-    put_bytes(out, keys_.data(), keys_.size() * sizeof(Block));
-    return Status::ok();
+    std::vector<uint8_t> secrets(s_, s_ + sizeof s_);
+    put_bytes(&secrets, keys_.data(), keys_.size() * sizeof(Block));
+    Status st = export_blob(PSI_ROLE_SENDER, ByteView(secrets), out);
+    secure_wipe(secrets.data(), secrets.size());
+    return st;
   }
 
   Status import_setup(ByteView data) override {
-    const size_t want = 8 + 1 + 32 + sizeof s_ + size_t(kKkrtCodeBits) * 16;
-    if (data.size != want || std::memcmp(data.data, kSetupMagic, 8) != 0 ||
-        data.data[8] != PSI_ROLE_SENDER)
-      return argument_error("not a kkrt sender setup blob (" + std::to_string(data.size) +
-                            " bytes)");
-    std::memcpy(shared_seed_, data.data + 9, 32);
-    std::memcpy(s_, data.data + 41, sizeof s_);
+    ByteView secrets;
+    PSI_RETURN_IF_ERROR(
+        import_blob(data, PSI_ROLE_SENDER, sizeof s_ + size_t(kKkrtCodeBits) * 16, &secrets));
+    std::memcpy(s_, secrets.data, sizeof s_);
     keys_.resize(kKkrtCodeBits);
-    std::memcpy(keys_.data(), data.data + 41 + sizeof s_, size_t(kKkrtCodeBits) * 16);
-    setup_done_ = true;
+    std::memcpy(keys_.data(), secrets.data + sizeof s_, size_t(kKkrtCodeBits) * 16);
     return ready_hook();
   }
 
