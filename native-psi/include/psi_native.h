@@ -25,7 +25,9 @@
  *     PSI_ERR_STATE. Free it and start a new attempt.
  *
  * Elements are opaque byte strings of a fixed length per session (the KKRT protocol takes 16-byte
- * tokens). Results are indices into this party's own psi_set_input array, in ascending order.
+ * tokens) and must be distinct: a duplicate is PSI_ERR_INPUT, reported by psi_set_input or by the
+ * online round that finds it. Results are indices into this party's own psi_set_input array, in
+ * ascending order.
  *
  * Parameters are "key=value" pairs separated by ',' (no spaces). Unknown keys are an error.
  * Common keys: receiver_size, sender_size (element counts, public, both parties pass the same),

@@ -32,7 +32,7 @@ class FixedKeyHash {
  public:
   FixedKeyHash();
   Block hash(Block x) const;
-  // out[i] = H(in[i] ^ tweak_i) with tweak_i = (tweak_base + i) in the low 64 bits.
+  // out[i] = H(in[i]) for i < n (callers fold their tweak into the input).
   void hash_blocks(const Block* in, Block* out, size_t n) const;
 
  private:

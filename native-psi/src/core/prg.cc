@@ -3,7 +3,6 @@
 #include <sodium.h>
 
 #include <cstring>
-#include <mutex>
 
 namespace psi {
 
@@ -84,7 +83,5 @@ bool ct_equal(const void* a, const void* b, size_t n) {
   for (size_t i = 0; i < n; ++i) d |= uint8_t(x[i] ^ y[i]);
   return d == 0;
 }
-
-void secure_wipe(void* p, size_t n) { sodium_memzero(p, n); }
 
 }  // namespace psi
