@@ -86,6 +86,12 @@ inline psi_session* online(int role) {
   return s;
 }
 
+// The receiver's online round 0: the OT-extension matrix it sends.
+inline std::vector<uint8_t> matrix_of(psi_session* r) {
+  if (psi_round_feed(r, PSI_PHASE_ONLINE, 0, nullptr, 0, 1) != PSI_OK) std::abort();
+  return pull(r, PSI_PHASE_ONLINE, 0);
+}
+
 // Feeds data to (phase, round) in pieces whose sizes come from the data's first byte.
 inline void feed_fuzz(psi_session* s, int phase, uint32_t round, const uint8_t* data, size_t size) {
   size_t piece = size ? size_t(data[0]) + 1 : 1;

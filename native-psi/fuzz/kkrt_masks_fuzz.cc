@@ -5,8 +5,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   using namespace kkrt_fuzz;
   psi_session* r = online(PSI_ROLE_RECEIVER);
   psi_session* s = online(PSI_ROLE_SENDER);
-  if (psi_round_feed(r, PSI_PHASE_ONLINE, 0, nullptr, 0, 1) != PSI_OK) std::abort();
-  push(s, PSI_PHASE_ONLINE, 1, pull(r, PSI_PHASE_ONLINE, 0));
+  push(s, PSI_PHASE_ONLINE, 1, matrix_of(r));
   std::vector<uint8_t> masks = pull(s, PSI_PHASE_ONLINE, 1);
   psi_session_free(s);
   feed_raw_or_mutated(r, PSI_PHASE_ONLINE, 2, std::move(masks), data, size);

@@ -5,8 +5,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   using namespace kkrt_fuzz;
   psi_session* s = online(PSI_ROLE_SENDER);
   psi_session* r = online(PSI_ROLE_RECEIVER);
-  if (psi_round_feed(r, PSI_PHASE_ONLINE, 0, nullptr, 0, 1) != PSI_OK) std::abort();
-  std::vector<uint8_t> u = pull(r, PSI_PHASE_ONLINE, 0);
+  std::vector<uint8_t> u = matrix_of(r);
   psi_session_free(r);
   feed_raw_or_mutated(s, PSI_PHASE_ONLINE, 1, std::move(u), data, size);
   psi_session_free(s);

@@ -17,6 +17,8 @@ class Prg {
   Prg() : Prg(zero_block()) {}
   explicit Prg(Block seed, uint64_t stream = 0) { reseed(seed, stream); }
   void reseed(Block seed, uint64_t stream = 0);
+  // Each call consumes whole 16-byte blocks (a partly used block's rest is dropped), so the output
+  // is reproducible for the same seed and the same sequence of calls.
   void fill(void* out, size_t n);
   Block next_block();
   uint64_t next_u64();

@@ -31,11 +31,6 @@ void KkrtCode::encode(const Block* xs, const uint8_t* ts, size_t n, Block* out) 
   }
 }
 
-ItemHash KkrtCode::item_hash(Block x) const {
-  Block a = hash_[0].encrypt(x) ^ x, b = hash_[1].encrypt(x) ^ x;
-  return ItemHash{{block_lo(a), block_hi(a), block_lo(b), block_hi(b)}};
-}
-
 void KkrtCode::item_hashes(const Block* xs, size_t n, ItemHash* hashes) const {
   constexpr size_t kStep = 64;
   Block a[kStep], b[kStep];

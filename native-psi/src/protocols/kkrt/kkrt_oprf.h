@@ -25,7 +25,6 @@ class KkrtCode {
   void init(const uint8_t shared_seed[32], uint64_t instance);
   // out[4i .. 4i+3] = C(xs[i], ts[i]) for i < n, ts[i] < kMaxCodeIndex. 16 AES in flight.
   void encode(const Block* xs, const uint8_t* ts, size_t n, Block* out) const;
-  ItemHash item_hash(Block x) const;
   // Batched: hashes[i] for xs[i], i < n.
   void item_hashes(const Block* xs, size_t n, ItemHash* hashes) const;
 

@@ -174,11 +174,7 @@ class KkrtReceiver final : public KkrtBase {
 
   Status emit(psi_phase phase, uint32_t round, uint8_t* out, size_t cap, size_t* written,
               bool* done) override {
-    if (phase == PSI_PHASE_SETUP) {
-      emit_from_buffer(out_, &out_pos_, out, cap, written, done);
-      return Status::ok();
-    }
-    if (round == 0) return emit_matrix(out, cap, written, done);
+    if (phase == PSI_PHASE_ONLINE && round == 0) return emit_matrix(out, cap, written, done);
     emit_from_buffer(out_, &out_pos_, out, cap, written, done);
     return Status::ok();
   }
