@@ -1,0 +1,68 @@
+package io.psiflink.jobs;
+
+import io.psiflink.jobs.psi.BridgeEndpoint;
+import io.psiflink.jobs.table.TableFormat;
+import java.time.Duration;
+import java.util.Objects;
+
+/**
+ * Everything one party's job needs: which side it plays, its table, the query, where the output
+ * goes, and the session parameters. Immutable.
+ *
+ * @param partyB false for party A (table {@code a}, PSI receiver, writes the joined rows), true for B
+ * @param table path of this party's table (.csv or .avro, local or hdfs://)
+ * @param out output directory (party A only; null for B)
+ * @param outFormat format of the output (party A)
+ * @param quarantine directory for rows that could not be read (null: not written, only counted)
+ * @param peer the peer's party name, as in its certificate
+ * @param bins requested bin count m, or 0 to choose automatically
+ * @param sigma statistical security parameter σ of the padding bound
+ * @param protocol native PSI protocol name
+ * @param protocolParams extra protocol parameters ("k=v,..."), may be empty
+ * @param parallelism Flink parallelism of the job (and bins processed at once)
+ * @param maxAttempts attempts per bin before the job fails
+ * @param workDir local directory for Flink's RocksDB and spill files
+ */
+public record PartyConfig(
+    boolean partyB,
+    String sql,
+    String table,
+    String out,
+    TableFormat outFormat,
+    String quarantine,
+    String session,
+    BridgeEndpoint bridge,
+    String peer,
+    int bins,
+    int sigma,
+    String protocol,
+    String protocolParams,
+    int parallelism,
+    int maxAttempts,
+    String workDir) {
+
+  public static final int DEFAULT_SIGMA = 40;
+  public static final int DEFAULT_ATTEMPTS = 3;
+  public static final Duration DEFAULT_PAIR_TIMEOUT = Duration.ofSeconds(60);
+  public static final Duration DEFAULT_IDLE_TIMEOUT = Duration.ofSeconds(60);
+
+  public PartyConfig {
+    Objects.requireNonNull(sql, "sql");
+    Objects.requireNonNull(table, "table");
+    Objects.requireNonNull(session, "session");
+    Objects.requireNonNull(bridge, "bridge");
+    Objects.requireNonNull(peer, "peer");
+    Objects.requireNonNull(workDir, "workDir");
+    if (!partyB && out == null) {
+      throw new IllegalArgumentException("party A needs an output directory");
+    }
+    if (bins < 0 || sigma < 1 || sigma > 128 || parallelism < 1 || maxAttempts < 1) {
+      throw new IllegalArgumentException("bins >= 0, 1 <= sigma <= 128, parallelism >= 1 and "
+          + "attempts >= 1 are required");
+    }
+  }
+
+  public String party() {
+    return partyB ? "B" : "A";
+  }
+}

@@ -1,0 +1,122 @@
+package io.psiflink.jobs;
+
+import io.psiflink.jobs.psi.BridgeEndpoint;
+import io.psiflink.jobs.table.TableFormat;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * Runs one party's private join job: {@code PartyMain --party A|B --table PATH --sql SQL ...}. On a
+ * laptop the job runs on an embedded Flink MiniCluster; inside {@code flink run} on the cluster.
+ * Prints a summary; exits 1 with the cause in plain words when the join fails.
+ */
+public final class PartyMain {
+  private static final Set<String> FLAGS = Set.of("party", "table", "sql", "out", "format",
+      "quarantine", "session", "bridge", "cert", "key", "ca", "peer", "bins", "sigma", "protocol",
+      "protocol-params", "parallelism", "attempts", "work", "pair-timeout", "idle-timeout",
+      "summary");
+
+  private PartyMain() {}
+
+  public static void main(String[] args) {
+    PartyConfig cfg;
+    String summaryFile;
+    try {
+      Map<String, String> a = parse(args);
+      summaryFile = a.get("summary");
+      cfg = config(a);
+    } catch (IllegalArgumentException e) {
+      System.err.println("psi party: " + e.getMessage());
+      System.exit(2);
+      return;
+    }
+    try {
+      JobSummary s = PrivateJoinJob.run(cfg);
+      System.out.println(s.describe());
+      if (summaryFile != null) {
+        Files.writeString(Path.of(summaryFile), s.toJson(), StandardCharsets.UTF_8);
+      }
+      System.exit(0);
+    } catch (Throwable t) {
+      System.err.println("psi party " + cfg.party() + " failed: " + Errors.explain(t));
+      org.slf4j.LoggerFactory.getLogger(PartyMain.class).error("party {} failed", cfg.party(), t);
+      System.exit(1);
+    }
+  }
+
+  static Map<String, String> parse(String[] args) {
+    Map<String, String> m = new HashMap<>();
+    for (int i = 0; i < args.length; i++) {
+      String arg = args[i];
+      if (!arg.startsWith("--")) {
+        throw new IllegalArgumentException("unexpected argument '" + arg + "'");
+      }
+      String k = arg.substring(2);
+      String v;
+      int eq = k.indexOf('=');
+      if (eq >= 0) {
+        v = k.substring(eq + 1);
+        k = k.substring(0, eq);
+      } else {
+        if (i + 1 >= args.length) {
+          throw new IllegalArgumentException("--" + k + " needs a value");
+        }
+        v = args[++i];
+      }
+      if (!FLAGS.contains(k)) {
+        throw new IllegalArgumentException("unknown option --" + k);
+      }
+      m.put(k, v);
+    }
+    return m;
+  }
+
+  static PartyConfig config(Map<String, String> a) {
+    String party = require(a, "party");
+    if (!party.equals("A") && !party.equals("B")) {
+      throw new IllegalArgumentException("--party must be A or B, not '" + party + "'");
+    }
+    String[] hostPort = require(a, "bridge").split(":");
+    if (hostPort.length != 2) {
+      throw new IllegalArgumentException("--bridge must be HOST:PORT");
+    }
+    BridgeEndpoint bridge = new BridgeEndpoint(hostPort[0], integer(hostPort[1], "--bridge port"),
+        require(a, "cert"), require(a, "key"), require(a, "ca"),
+        Duration.ofSeconds(integer(a.getOrDefault("pair-timeout", "60"), "--pair-timeout")),
+        Duration.ofSeconds(integer(a.getOrDefault("idle-timeout", "60"), "--idle-timeout")));
+    String out = a.get("out");
+    TableFormat format = a.containsKey("format")
+        ? TableFormat.valueOf(a.get("format").toUpperCase(java.util.Locale.ROOT))
+        : TableFormat.AVRO;
+    return new PartyConfig(party.equals("B"), require(a, "sql"), require(a, "table"), out, format,
+        a.get("quarantine"), require(a, "session"), bridge, require(a, "peer"),
+        integer(a.getOrDefault("bins", "0"), "--bins"),
+        integer(a.getOrDefault("sigma", Integer.toString(PartyConfig.DEFAULT_SIGMA)), "--sigma"),
+        a.getOrDefault("protocol", "kkrt"), a.getOrDefault("protocol-params", ""),
+        integer(a.getOrDefault("parallelism", "2"), "--parallelism"),
+        integer(a.getOrDefault("attempts", Integer.toString(PartyConfig.DEFAULT_ATTEMPTS)),
+            "--attempts"),
+        a.getOrDefault("work", System.getProperty("java.io.tmpdir") + "/psi-flink-" + party));
+  }
+
+  private static String require(Map<String, String> a, String k) {
+    String v = a.get(k);
+    if (v == null || v.isEmpty()) {
+      throw new IllegalArgumentException("--" + k + " is required");
+    }
+    return v;
+  }
+
+  private static int integer(String s, String what) {
+    try {
+      return Integer.parseInt(s.trim());
+    } catch (NumberFormatException e) {
+      throw new IllegalArgumentException(what + " must be an integer, not '" + s + "'");
+    }
+  }
+}

@@ -1,0 +1,235 @@
+package io.psiflink.jobs;
+
+import io.psiflink.bridge.BridgeClient;
+import io.psiflink.bridge.PartyCredentials;
+import io.psiflink.jobs.psi.BinContext;
+import io.psiflink.jobs.psi.BinPsiOperator;
+import io.psiflink.jobs.psi.RowCount;
+import io.psiflink.jobs.psi.TokenizedRow;
+import io.psiflink.jobs.query.JoinQuery;
+import io.psiflink.jobs.query.OutputColumn;
+import io.psiflink.jobs.query.PartyView;
+import io.psiflink.jobs.query.ResolvedJoin;
+import io.psiflink.jobs.query.Side;
+import io.psiflink.jobs.query.WhereFilter;
+import io.psiflink.jobs.row.RowCodec;
+import io.psiflink.jobs.session.SessionHandshake;
+import io.psiflink.jobs.session.SessionSecrets;
+import io.psiflink.jobs.table.Column;
+import io.psiflink.jobs.table.ColumnType;
+import io.psiflink.jobs.table.QuarantineSink;
+import io.psiflink.jobs.table.SchemaDiscovery;
+import io.psiflink.jobs.table.SourceResult;
+import io.psiflink.jobs.table.TableSchema;
+import io.psiflink.jobs.table.TableSink;
+import io.psiflink.jobs.table.TableSource;
+import io.psiflink.jobs.token.TokenizeFunction;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import org.apache.flink.api.common.JobExecutionResult;
+import org.apache.flink.api.common.RuntimeExecutionMode;
+import org.apache.flink.api.common.typeinfo.Types;
+import org.apache.flink.configuration.Configuration;
+import org.apache.flink.configuration.CoreOptions;
+import org.apache.flink.configuration.ExecutionOptions;
+import org.apache.flink.configuration.StateBackendOptions;
+import org.apache.flink.streaming.api.datastream.DataStream;
+import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+import org.apache.flink.streaming.api.functions.sink.v2.DiscardingSink;
+import org.apache.flink.table.api.EnvironmentSettings;
+import org.apache.flink.table.api.bridge.java.StreamTableEnvironment;
+import org.apache.flink.types.Row;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * One party's private join job (phases 1-6 of DESIGN.md): handshake with the peer's job over the
+ * bridge, then one Flink batch job: read and quarantine, WHERE with Flink SQL, tokenize, shuffle to
+ * bins kept in RocksDB, PSI per bin with the peer, reverse lookup and payload, and (party A) write
+ * the joined rows.
+ */
+public final class PrivateJoinJob {
+  private static final Logger LOG = LoggerFactory.getLogger(PrivateJoinJob.class);
+
+  private PrivateJoinJob() {}
+
+  public static JobSummary run(PartyConfig cfg) throws Exception {
+    long start = System.currentTimeMillis();
+    Side side = cfg.partyB() ? Side.B : Side.A;
+    JoinQuery query = JoinQuery.parse(cfg.sql());
+    TableSchema schema = SchemaDiscovery.discover(cfg.table());
+    PartyView view = query.view(side, schema);
+    List<Column> keys = columns(schema, view.keyColumns());
+    List<Column> kept = columns(schema, view.revealedColumns());
+    LOG.info("party {}: table {} {}; keys {}, keeps {}, WHERE {}", cfg.party(), cfg.table(), schema,
+        view.keyColumns(), view.revealedColumns(),
+        view.wherePredicate().isEmpty() ? "(none)" : view.wherePredicate());
+
+    PartyCredentials me = cfg.bridge().credentials();
+    SessionSecrets secrets;
+    try (BridgeClient client = BridgeClient.connect(cfg.bridge().clientConfig())) {
+      secrets = SessionHandshake.run(client, cfg.session(), me,
+          new SessionHandshake.LocalFacts(cfg.partyB(), cfg.peer(), query.fingerprint(),
+              cfg.protocol(), cfg.protocolParams(), cfg.sigma(), cfg.bins(),
+              SizeEstimate.rows(cfg.table()), cfg.parallelism(), keys, kept));
+    }
+    long handshakeDone = System.currentTimeMillis();
+    LOG.info("party {}: session {} agreed with '{}': {} bins, σ={}, protocol {}", cfg.party(),
+        cfg.session(), secrets.peerParty(), secrets.bins(), cfg.sigma(), cfg.protocol());
+
+    // The output party maps each output column to its own kept columns or the peer's revealed ones.
+    int[] output = new int[0];
+    TableSchema outSchema = null;
+    if (!cfg.partyB()) {
+      List<Column> peerColumns = new ArrayList<>(secrets.peerKeys());
+      for (Column c : secrets.peerRevealed()) {
+        if (peerColumns.stream().noneMatch(k -> k.name().equals(c.name()))) {
+          peerColumns.add(c);
+        }
+      }
+      ResolvedJoin resolved = query.resolve(schema, new TableSchema(peerColumns));
+      List<String> peerRevealed = secrets.peerRevealed().stream().map(Column::name).toList();
+      output = new int[resolved.output().size()];
+      List<Column> outColumns = new ArrayList<>();
+      for (int i = 0; i < output.length; i++) {
+        OutputColumn oc = resolved.output().get(i);
+        ColumnType type;
+        if (oc.side() == Side.A) {
+          output[i] = view.revealedColumns().indexOf(oc.column());
+          type = kept.get(output[i]).type();
+        } else {
+          int j = peerRevealed.indexOf(oc.column());
+          if (j < 0) {
+            throw new IllegalStateException("the peer does not reveal b." + oc.column());
+          }
+          output[i] = -1 - j;
+          type = secrets.peerRevealed().get(j).type();
+        }
+        outColumns.add(new Column(oc.outputName(), type, true));
+      }
+      outSchema = new TableSchema(outColumns);
+    }
+    List<ColumnType> peerTypes = (cfg.partyB() ? List.<Column>of() : secrets.peerRevealed())
+        .stream().map(Column::type).toList();
+    RowCodec keptCodec = new RowCodec(kept.stream().map(Column::type).toList());
+    BinContext ctx = new BinContext(cfg.session(), cfg.partyB(), secrets.bins(), cfg.sigma(),
+        cfg.protocol(), cfg.protocolParams(), secrets.setup(), secrets.payloadKey(), keptCodec,
+        new RowCodec(peerTypes), output, cfg.maxAttempts());
+
+    StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(
+        flinkConfig(cfg));
+    String name = side.table();
+    SourceResult source = TableSource.read(env, cfg.table(), schema, name);
+    if (cfg.quarantine() != null) {
+      QuarantineSink.write(source.quarantined(), cfg.quarantine());
+    }
+    DataStream<Row> rows = source.rows();
+    if (!view.wherePredicate().isEmpty()) {
+      StreamTableEnvironment tEnv = StreamTableEnvironment.create(env,
+          EnvironmentSettings.newInstance().inBatchMode().build());
+      rows = WhereFilter.apply(tEnv, rows, schema, view.wherePredicate());
+    }
+    DataStream<TokenizedRow> tokenized = rows
+        .process(new TokenizeFunction(name, indices(schema, keys), keys.stream()
+            .map(Column::type).toArray(ColumnType[]::new), indices(schema, kept), keptCodec,
+            secrets.tokenKey(), secrets.binSeed(), secrets.bins()))
+        .name("tokenize " + name);
+    DataStream<Long> total = tokenized
+        .transform("count rows", Types.LONG, new RowCount<TokenizedRow>(false))
+        .global()
+        .transform("sum rows", Types.LONG, new RowCount<Long>(true)).setParallelism(1);
+    DataStream<Row> joined = tokenized
+        .keyBy(r -> r.bin, Types.INT)
+        .connect(total.broadcast())
+        .transform("psi bins", cfg.partyB() ? Types.ROW() : outSchema.rowType(),
+            new BinPsiOperator(ctx, cfg.bridge()));
+    if (cfg.partyB()) {
+      joined.sinkTo(new DiscardingSink<>()).name("no output at party B");
+    } else {
+      TableSink.write(joined, outSchema, cfg.out(), cfg.outFormat());
+    }
+
+    long jobStart = System.currentTimeMillis();
+    JobExecutionResult result = env.execute("psi-flink party " + cfg.party() + " session "
+        + cfg.session());
+    long end = System.currentTimeMillis();
+    return summarize(cfg, name, secrets.bins(), result, start, handshakeDone, jobStart, end);
+  }
+
+  static Configuration flinkConfig(PartyConfig cfg) throws java.io.IOException {
+    Path work = Path.of(cfg.workDir());
+    Files.createDirectories(work.resolve("rocksdb"));
+    Files.createDirectories(work.resolve("tmp"));
+    Configuration conf = new Configuration();
+    conf.set(ExecutionOptions.RUNTIME_MODE, RuntimeExecutionMode.BATCH);
+    // Bins are keyed state in RocksDB: BATCH mode would otherwise sort the input and keep one key's
+    // state on the heap.
+    conf.set(StateBackendOptions.STATE_BACKEND, "rocksdb");
+    conf.set(ExecutionOptions.USE_BATCH_STATE_BACKEND, false);
+    conf.set(ExecutionOptions.SORT_INPUTS, false);
+    conf.setString("state.backend.rocksdb.localdir", work.resolve("rocksdb").toString());
+    conf.setString("io.tmp.dirs", work.resolve("tmp").toString());
+    conf.set(CoreOptions.DEFAULT_PARALLELISM, cfg.parallelism());
+    conf.setString("taskmanager.numberOfTaskSlots", Integer.toString(cfg.parallelism()));
+    return conf;
+  }
+
+  private static JobSummary summarize(PartyConfig cfg, String name, int bins,
+      JobExecutionResult r, long start, long handshakeDone, long jobStart, long end) {
+    Map<String, Object> acc = r.getAllAccumulatorResults();
+    long rowsRead = num(acc, name + ".rowsRead");
+    long quarantined = num(acc, name + ".rowsQuarantined");
+    long tokenized = num(acc, name + ".rowsTokenized");
+    long nullKeys = num(acc, name + ".rowsWithNullKey");
+    long tokenizeEnd = Math.max(num(acc, "tokenize.end"), jobStart);
+    long spillEnd = Math.max(num(acc, "spill.end"), tokenizeEnd);
+    long psiEnd = Math.max(num(acc, "psi.end"), spillEnd);
+    double psiMs = num(acc, "psi.ms");
+    double payloadMs = num(acc, "payload.ms");
+    double binStage = (psiEnd - spillEnd) / 1000.0;
+    double psiShare = psiMs + payloadMs > 0 ? psiMs / (psiMs + payloadMs) : 1.0;
+    Map<String, Double> phases = new LinkedHashMap<>();
+    phases.put("handshake", (handshakeDone - start) / 1000.0);
+    phases.put("tokenize", (tokenizeEnd - jobStart) / 1000.0);
+    phases.put("bin_spill", (spillEnd - tokenizeEnd) / 1000.0);
+    phases.put("psi", binStage * psiShare);
+    phases.put("lookup_payload", binStage * (1 - psiShare));
+    phases.put("write", (end - psiEnd) / 1000.0);
+    return new JobSummary(cfg.party(), rowsRead, quarantined,
+        Math.max(0, rowsRead - quarantined - tokenized - nullKeys), nullKeys, tokenized, bins,
+        num(acc, "binsDone"), num(acc, "binRetries"), num(acc, "intersecting"),
+        num(acc, "rowsOut"), num(acc, "bytesSent"), num(acc, "bytesReceived"), phases,
+        (end - start) / 1000.0, peakRss());
+  }
+
+  private static long num(Map<String, Object> acc, String key) {
+    Object v = acc.get(key);
+    return v instanceof Number n ? n.longValue() : 0;
+  }
+
+  /** Peak resident set size of this JVM (VmHWM), or 0 where /proc is not available. */
+  static long peakRss() {
+    try {
+      for (String line : Files.readAllLines(Path.of("/proc/self/status"))) {
+        if (line.startsWith("VmHWM:")) {
+          return Long.parseLong(line.replaceAll("[^0-9]", "")) * 1024;
+        }
+      }
+    } catch (java.io.IOException | NumberFormatException e) {
+      LOG.debug("no VmHWM: {}", e.toString());
+    }
+    return 0;
+  }
+
+  private static List<Column> columns(TableSchema schema, List<String> names) {
+    return names.stream().map(n -> schema.column(schema.indexOf(n).orElseThrow())).toList();
+  }
+
+  private static int[] indices(TableSchema schema, List<Column> columns) {
+    return columns.stream().mapToInt(c -> schema.indexOf(c.name()).orElseThrow()).toArray();
+  }
+}

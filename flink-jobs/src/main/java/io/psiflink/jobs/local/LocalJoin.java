@@ -1,0 +1,218 @@
+package io.psiflink.jobs.local;
+
+import io.psiflink.bridge.BridgeRelay;
+import io.psiflink.bridge.PartyCredentials;
+import io.psiflink.bridge.RelayConfig;
+import io.psiflink.bridge.ThrowawayPki;
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.InputStreamReader;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
+import java.util.UUID;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * {@code ./psi local}: runs both parties of a private join on this machine. Each party is its own JVM
+ * running its own Flink job on an embedded MiniCluster; they talk through a real bridge relay over
+ * mutually authenticated TLS on loopback, with certificates from a throwaway CA made for the run.
+ * Party A (table {@code a}) writes the joined table.
+ */
+public final class LocalJoin {
+  private static final Set<String> FLAGS = Set.of("a", "b", "sql", "out", "format", "bins", "sigma",
+      "protocol", "parallelism", "work", "json", "party-heap", "attempts", "idle-timeout",
+      "pair-timeout", "protocol-params");
+
+  /** The outcome: each party's summary JSON and the whole run's wall time. */
+  public record Result(String summaryA, String summaryB, double seconds) {
+    public String toJson() {
+      return String.format(Locale.ROOT, "{\"total_seconds\":%.3f,\"a\":%s,\"b\":%s}", seconds,
+          summaryA, summaryB);
+    }
+  }
+
+  private LocalJoin() {}
+
+  public static void main(String[] args) {
+    Map<String, String> a;
+    try {
+      a = parse(args);
+      for (String k : List.of("a", "b", "sql", "out")) {
+        if (!a.containsKey(k)) {
+          throw new IllegalArgumentException("--" + k + " is required");
+        }
+      }
+    } catch (IllegalArgumentException e) {
+      System.err.println("psi local: " + e.getMessage());
+      System.err.println("usage: ./psi local --a A_TABLE --b B_TABLE --sql \"SELECT ... FROM a JOIN b "
+          + "ON ...\" --out DIR [--format avro|csv] [--bins M] [--sigma S] [--parallelism P] "
+          + "[--json]");
+      System.exit(2);
+      return;
+    }
+    try {
+      Result r = run(a, System.err);
+      if (a.containsKey("json")) {
+        System.out.println(r.toJson());
+      } else {
+        System.out.printf(Locale.ROOT, "joined table written to %s in %.1f s%n", a.get("out"),
+            r.seconds());
+      }
+      System.exit(0);
+    } catch (Exception e) {
+      System.err.println("psi local: " + e.getMessage());
+      System.exit(1);
+    }
+  }
+
+  /**
+   * Runs both parties; options as on the command line (without dashes). Party logs go to
+   * {@code log}, prefixed with the party.
+   */
+  public static Result run(Map<String, String> opts, PrintStream log) throws Exception {
+    return run(opts, log, Hooks.NONE);
+  }
+
+  /** Lets tests put a network fault between a party and the bridge, or stop a party. */
+  public interface Hooks {
+    Hooks NONE = new Hooks() {};
+
+    /** The port {@code party} should dial to reach the relay listening on {@code relayPort}. */
+    default int bridgePort(String party, int relayPort) throws IOException {
+      return relayPort;
+    }
+
+    /** Called once the party's JVM runs. */
+    default void started(String party, Process process) {}
+  }
+
+  public static Result run(Map<String, String> opts, PrintStream log, Hooks hooks)
+      throws Exception {
+    Path work = opts.containsKey("work") ? Path.of(opts.get("work"))
+        : Files.createTempDirectory("psi-local-");
+    Files.createDirectories(work);
+    ThrowawayPki pki = ThrowawayPki.create(work.resolve("pki"), "party-a", "party-b", "bridge");
+    String session = "local-" + UUID.randomUUID();
+    long start = System.nanoTime();
+    try (BridgeRelay relay = BridgeRelay.start(RelayConfig.defaults(pki.credentials("bridge"),
+        Set.of("party-a", "party-b")))) {
+      Process pa = launch(opts, "A", pki.credentials("party-a"), "party-b", session,
+          hooks.bridgePort("A", relay.port()), work, log);
+      hooks.started("A", pa);
+      Process pb = launch(opts, "B", pki.credentials("party-b"), "party-a", session,
+          hooks.bridgePort("B", relay.port()), work, log);
+      hooks.started("B", pb);
+      int ea = waitFor(pa);
+      int eb = waitFor(pb);
+      double seconds = (System.nanoTime() - start) / 1e9;
+      if (ea != 0 || eb != 0) {
+        throw new IOException("the join failed (party A exit " + ea + ", party B exit " + eb
+            + "); see the party logs above");
+      }
+      return new Result(Files.readString(work.resolve("summary-A.json")),
+          Files.readString(work.resolve("summary-B.json")), seconds);
+    }
+  }
+
+  private static Process launch(Map<String, String> o, String party, PartyCredentials creds,
+      String peer, String session, int port, Path work, PrintStream log) throws IOException {
+    List<String> cmd = new ArrayList<>();
+    cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+    cmd.add("-Xmx" + o.getOrDefault("party-heap", "6g"));
+    cmd.addAll(JvmOptions.FLINK_ON_JAVA_17);
+    cmd.add("-cp");
+    cmd.add(System.getProperty("java.class.path"));
+    cmd.add("io.psiflink.jobs.PartyMain");
+    boolean a = party.equals("A");
+    add(cmd, "party", party);
+    add(cmd, "table", o.get(a ? "a" : "b"));
+    add(cmd, "sql", o.get("sql"));
+    if (a) {
+      add(cmd, "out", o.get("out"));
+      add(cmd, "format", o.getOrDefault("format", "avro"));
+    }
+    add(cmd, "quarantine", Path.of(o.get("out")).resolve("_quarantine").resolve(party.toLowerCase(
+        Locale.ROOT)).toString());
+    add(cmd, "session", session);
+    add(cmd, "bridge", "127.0.0.1:" + port);
+    add(cmd, "cert", creds.certChainPem().toString());
+    add(cmd, "key", creds.privateKeyPem().toString());
+    add(cmd, "ca", creds.trustedCaPem().toString());
+    add(cmd, "peer", peer);
+    for (String k : List.of("bins", "sigma", "protocol", "protocol-params", "parallelism",
+        "attempts", "idle-timeout", "pair-timeout")) {
+      if (o.containsKey(k)) {
+        add(cmd, k, o.get(k));
+      }
+    }
+    add(cmd, "work", work.resolve("party-" + party).toString());
+    add(cmd, "summary", work.resolve("summary-" + party + ".json").toString());
+    ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true);
+    Process p = pb.start();
+    pump(p.getInputStream(), "[" + party + "] ", log);
+    return p;
+  }
+
+  private static void add(List<String> cmd, String k, String v) {
+    cmd.add("--" + k);
+    cmd.add(v);
+  }
+
+  private static void pump(InputStream in, String prefix, PrintStream log) {
+    Thread t = new Thread(() -> {
+      try (BufferedReader r = new BufferedReader(new InputStreamReader(in,
+          StandardCharsets.UTF_8))) {
+        String line;
+        while ((line = r.readLine()) != null) {
+          log.println(prefix + line);
+        }
+      } catch (IOException e) {
+        log.println(prefix + "(log lost: " + e.getMessage() + ")");
+      }
+    }, "log " + prefix.trim());
+    t.setDaemon(true);
+    t.start();
+  }
+
+  private static int waitFor(Process p) throws InterruptedException {
+    try {
+      return p.waitFor();
+    } catch (InterruptedException e) {
+      p.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
+      throw e;
+    }
+  }
+
+  static Map<String, String> parse(String[] args) {
+    Map<String, String> m = new HashMap<>();
+    for (int i = 0; i < args.length; i++) {
+      String arg = args[i];
+      if (!arg.startsWith("--")) {
+        throw new IllegalArgumentException("unexpected argument '" + arg + "'");
+      }
+      String k = arg.substring(2);
+      if (!FLAGS.contains(k)) {
+        throw new IllegalArgumentException("unknown option --" + k);
+      }
+      if (k.equals("json")) {
+        m.put(k, "true");
+        continue;
+      }
+      if (i + 1 >= args.length) {
+        throw new IllegalArgumentException("--" + k + " needs a value");
+      }
+      m.put(k, args[++i]);
+    }
+    return m;
+  }
+}

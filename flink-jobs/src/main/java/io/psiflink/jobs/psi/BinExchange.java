@@ -1,0 +1,377 @@
+package io.psiflink.jobs.psi;
+
+import io.psiflink.bridge.BridgeException;
+import io.psiflink.bridge.BridgeStream;
+import io.psiflink.jobs.bin.BinPlan;
+import io.psiflink.nativepsi.PsiParams;
+import io.psiflink.nativepsi.PsiPhase;
+import io.psiflink.nativepsi.PsiRole;
+import io.psiflink.nativepsi.PsiSession;
+import java.io.ByteArrayOutputStream;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.security.SecureRandom;
+import java.util.Arrays;
+import java.util.function.Consumer;
+import org.apache.flink.types.Row;
+
+/**
+ * One attempt at one bin, on one bridge stream:
+ * <ol>
+ *   <li>HELLO both ways: bin, bin count, σ, this party's n and padded bound, a fresh nonce. The
+ *       protocol instance is derived from both nonces, so it is fresh on every attempt and after
+ *       task restarts (it is the PRG nonce under the shared setup);</li>
+ *   <li>the online rounds of the PSI protocol on the padded sets, both parties learning which of
+ *       their own elements intersect;</li>
+ *   <li>party B sends, sealed, for every intersecting token its row count and its revealed columns;
+ *       party A joins them with its own rows and emits the joined rows;</li>
+ *   <li>A sends DONE once it has everything: only then B counts the bin as done.</li>
+ * </ol>
+ * Anything unexpected from the peer is a {@link PeerProtocolException}; the caller aborts the
+ * stream and may retry the bin with a new attempt.
+ */
+public final class BinExchange {
+  private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(BinExchange.class);
+  private static final byte[] MAGIC = "PSIB".getBytes(StandardCharsets.US_ASCII);
+  private static final int VERSION = 1;
+  private static final int HELLO_BYTES = 4 + 1 + 1 + 4 + 4 + 1 + 8 + 8 + 16;
+  private static final int PAYLOAD_FRAME_BYTES = 256 * 1024;
+
+  private final BinContext ctx;
+  private final SecureRandom random;
+
+  public BinExchange(BinContext ctx, SecureRandom random) {
+    this.ctx = ctx;
+    this.random = random;
+  }
+
+  /** Counters of one completed bin. */
+  public record BinStats(long intersecting, long rowsOut, long bytesSent, long bytesReceived,
+      long psiNanos, long payloadNanos) {}
+
+  /**
+   * Runs the bin to completion on {@code stream}. The output party's joined rows go to {@code out}
+   * only once everything for the bin has arrived and checked out.
+   *
+   * @param ownRows this party's n: rows that reached tokenization, over all bins
+   */
+  public BinStats run(BridgeStream stream, int bin, BinTable table, long ownRows, Consumer<Row> out)
+      throws BridgeException, PeerProtocolException {
+    long started = System.nanoTime();
+    long ownBound = BinPlan.bound(ownRows, ctx.bins(), ctx.sigma());
+    if (table.distinct() > ownBound) {
+      throw new BinOverflowException(bin, table.distinct(), ownBound, ownRows, ctx.bins(),
+          ctx.sigma());
+    }
+    byte[] nonce = new byte[16];
+    random.nextBytes(nonce);
+    stream.send(Frames.of(Frames.HELLO, hello(bin, ownRows, ownBound, nonce)));
+    Hello peer = parseHello(Frames.body(stream.receive(), Frames.HELLO, "waiting for HELLO"), bin);
+    long peerBound = BinPlan.bound(peer.rows, ctx.bins(), ctx.sigma());
+    if (peer.bound != peerBound) {
+      throw new PeerProtocolException("peer's bound " + peer.bound + " for n=" + peer.rows
+          + " disagrees with " + peerBound);
+    }
+    long instance = instance(stream, bin, ctx.partyB() ? peer.nonce : nonce,
+        ctx.partyB() ? nonce : peer.nonce);
+
+    long receiverSize = ctx.partyB() ? peerBound : ownBound;
+    long senderSize = ctx.partyB() ? ownBound : peerBound;
+    PsiParams params = PsiParams.parse(ctx.protocolParams()).toBuilder()
+        .receiverSize(receiverSize).senderSize(senderSize).instance(instance)
+        .output(PsiParams.Output.BOTH).build();
+    long[] mine;
+    try (PsiSession s = PsiSession.create(ctx.protocol(),
+        ctx.partyB() ? PsiRole.SENDER : PsiRole.RECEIVER, params)) {
+      s.importSetup(ctx.setup());
+      s.setInput(table.elements(ownBound, ctx.partyB(), bin), ownBound, 16);
+      StreamRounds.run(s, PsiPhase.ONLINE, stream);
+      mine = s.resultIndices();
+    }
+    for (long i : mine) {
+      if (i >= table.distinct()) {
+        throw new PeerProtocolException("PSI reported padding element " + i
+            + " as intersecting; dummies cannot match");
+      }
+    }
+    long psiDone = System.nanoTime();
+    PayloadCipher cipher = new PayloadCipher(ctx.payloadKey(), bin, instance);
+    long rowsOut = ctx.partyB()
+        ? sendPayload(stream, table, mine, cipher)
+        : receiveAndJoin(stream, table, mine, cipher, out);
+    long sent = stream.bytesSent();
+    long received = stream.bytesReceived();
+    return new BinStats(mine.length, rowsOut, sent, received, psiDone - started,
+        System.nanoTime() - psiDone);
+  }
+
+  private long sendPayload(BridgeStream stream, BinTable table, long[] mine, PayloadCipher cipher)
+      throws BridgeException, PeerProtocolException {
+    ByteArrayOutputStream plain = new ByteArrayOutputStream(PAYLOAD_FRAME_BYTES + 4096);
+    long rows = 0;
+    for (long idx : mine) {
+      int u = (int) idx;
+      byte[] head = new byte[20];
+      io.psiflink.jobs.token.Tokens.put(head, 0, table.hi(u), table.lo(u));
+      int count = table.rowCount(u);
+      ByteBuffer.wrap(head, 16, 4).putInt(count);
+      plain.write(head, 0, 20);
+      rows += count;
+      table.forEachRow(u, (buf, off, len) -> {
+        writeVarint(plain, len);
+        plain.write(buf, off, len);
+      });
+      if (plain.size() >= PAYLOAD_FRAME_BYTES) {
+        sendSealed(stream, cipher, Frames.PAYLOAD, plain);
+      }
+    }
+    if (plain.size() > 0) {
+      sendSealed(stream, cipher, Frames.PAYLOAD, plain);
+    }
+    plain.write(ByteBuffer.allocate(16).putLong(mine.length).putLong(rows).array(), 0, 16);
+    sendSealed(stream, cipher, Frames.PAYLOAD_END, plain);
+    Frames.body(stream.receive(), Frames.DONE, "waiting for the output party's DONE");
+    try {
+      stream.finish();
+    } catch (BridgeException e) {
+      LOG.warn("could not close {} cleanly after the bin was complete: {}", stream.channel(),
+          e.getMessage());
+    }
+    awaitPeerEnd(stream);
+    return rows;
+  }
+
+  private static void sendSealed(BridgeStream stream, PayloadCipher cipher, byte type,
+      ByteArrayOutputStream plain) throws BridgeException {
+    byte[] p = plain.toByteArray();
+    plain.reset();
+    byte[] sealed = cipher.seal(p, 0, p.length);
+    byte[] frame = new byte[1 + sealed.length];
+    frame[0] = type;
+    System.arraycopy(sealed, 0, frame, 1, sealed.length);
+    stream.send(frame);
+  }
+
+  private long receiveAndJoin(BridgeStream stream, BinTable table, long[] mine,
+      PayloadCipher cipher, Consumer<Row> out) throws BridgeException, PeerProtocolException {
+    boolean[] intersecting = new boolean[table.distinct()];
+    for (long i : mine) {
+      intersecting[(int) i] = true;
+    }
+    ByteArrayOutputStream plain = new ByteArrayOutputStream();
+    byte[] summary;
+    while (true) {
+      byte[] f = stream.receive();
+      if (f == null) {
+        throw new PeerProtocolException("peer ended the stream before PAYLOAD_END");
+      }
+      byte t = Frames.type(f);
+      if (t != Frames.PAYLOAD && t != Frames.PAYLOAD_END) {
+        throw new PeerProtocolException("expected PAYLOAD, got frame type " + t);
+      }
+      byte[] p = cipher.open(f, 1, f.length - 1);
+      if (t == Frames.PAYLOAD_END) {
+        summary = p;
+        break;
+      }
+      plain.write(p, 0, p.length);
+    }
+    if (summary.length != 16) {
+      throw new PeerProtocolException("PAYLOAD_END summary has " + summary.length + " bytes");
+    }
+    long tokens = ByteBuffer.wrap(summary).getLong();
+    long peerRows = ByteBuffer.wrap(summary).getLong(8);
+    if (tokens != mine.length) {
+      throw new PeerProtocolException("peer sent columns for " + tokens
+          + " intersecting keys, this party found " + mine.length);
+    }
+    // Decode and check everything before emitting anything: a failed attempt emits no rows.
+    byte[] b = plain.toByteArray();
+    int[] peerStart = new int[table.distinct()];
+    Arrays.fill(peerStart, -1);
+    int p = 0;
+    long seenRows = 0;
+    long seenTokens = 0;
+    try {
+    while (p < b.length) {
+      if (b.length - p < 20) {
+        throw new PeerProtocolException("payload truncated in a key header");
+      }
+      int u = table.indexOf(io.psiflink.jobs.token.Tokens.hiAt(b, p),
+          io.psiflink.jobs.token.Tokens.loAt(b, p));
+      if (u < 0 || !intersecting[u] || peerStart[u] >= 0) {
+        throw new PeerProtocolException("peer sent columns for a key that is not in the "
+            + "intersection, or twice");
+      }
+      peerStart[u] = p;
+      int count = ByteBuffer.wrap(b, p + 16, 4).getInt();
+      if (count <= 0) {
+        throw new PeerProtocolException("peer sent " + count + " rows for an intersecting key");
+      }
+      p += 20;
+      for (int i = 0; i < count; i++) {
+        long[] lenAt = readVarint(b, p);
+        int len = (int) lenAt[0];
+        p = (int) lenAt[1];
+        if (len > b.length - p) {
+          throw new PeerProtocolException("payload truncated in a row");
+        }
+        try {
+          ctx.peerCodec().decode(b, p, len, new Object[ctx.peerCodec().arity()], 0);
+        } catch (IllegalArgumentException e) {
+          throw new PeerProtocolException("peer's revealed row is malformed: " + e.getMessage());
+        }
+        p += len;
+      }
+      seenRows += count;
+      seenTokens++;
+    }
+    } catch (IllegalArgumentException | IndexOutOfBoundsException e) {
+      throw new PeerProtocolException("peer's payload is malformed: " + e.getMessage());
+    }
+    if (seenTokens != tokens || seenRows != peerRows) {
+      throw new PeerProtocolException("payload holds " + seenTokens + " keys and " + seenRows
+          + " rows, its summary says " + tokens + " and " + peerRows);
+    }
+    // Everything checked out: tell the peer, then emit. No failure after DONE may retry the bin,
+    // or its rows would be emitted twice; the peer needs nothing more.
+    stream.send(Frames.of(Frames.DONE, new byte[0]));
+    stream.finish();
+    awaitPeerEnd(stream);
+    return emitJoin(table, mine, b, peerStart, out);
+  }
+
+  /** After DONE the bin is complete for both parties; a missing goodbye is only logged. */
+  private static void awaitPeerEnd(BridgeStream stream) {
+    try {
+      if (stream.receive() != null) {
+        LOG.warn("peer sent frames after the bin was complete on {}", stream.channel());
+      }
+    } catch (BridgeException e) {
+      LOG.warn("peer did not close {} cleanly after the bin was complete: {}", stream.channel(),
+          e.getMessage());
+    }
+  }
+
+  /** The rows of the join for this bin: for every intersecting key, own rows × peer rows. */
+  private long emitJoin(BinTable table, long[] mine, byte[] b, int[] peerStart, Consumer<Row> out) {
+    int ownArity = ctx.ownCodec().arity();
+    int peerArity = ctx.peerCodec().arity();
+    int[] output = ctx.output();
+    long rows = 0;
+    for (long idx : mine) {
+      int u = (int) idx;
+      int p = peerStart[u];
+      int count = ByteBuffer.wrap(b, p + 16, 4).getInt();
+      p += 20;
+      Object[][] peerRows = new Object[count][];
+      for (int i = 0; i < count; i++) {
+        long[] lenAt = readVarint(b, p);
+        int len = (int) lenAt[0];
+        p = (int) lenAt[1];
+        peerRows[i] = new Object[peerArity];
+        ctx.peerCodec().decode(b, p, len, peerRows[i], 0);
+        p += len;
+      }
+      Object[] own = new Object[ownArity];
+      long[] emitted = {0};
+      table.forEachRow(u, (buf, off, len) -> {
+        ctx.ownCodec().decode(buf, off, len, own, 0);
+        for (Object[] peer : peerRows) {
+          Row r = new Row(output.length);
+          for (int c = 0; c < output.length; c++) {
+            int s = output[c];
+            r.setField(c, s >= 0 ? own[s] : peer[-1 - s]);
+          }
+          out.accept(r);
+          emitted[0]++;
+        }
+      });
+      rows += emitted[0];
+    }
+    return rows;
+  }
+
+  private byte[] hello(int bin, long rows, long bound, byte[] nonce) {
+    return ByteBuffer.allocate(HELLO_BYTES).put(MAGIC).put((byte) VERSION)
+        .put((byte) (ctx.partyB() ? 1 : 0)).putInt(bin).putInt(ctx.bins()).put((byte) ctx.sigma())
+        .putLong(rows).putLong(bound).put(nonce).array();
+  }
+
+  private record Hello(long rows, long bound, byte[] nonce) {}
+
+  private Hello parseHello(byte[] body, int bin) throws PeerProtocolException {
+    if (body.length != HELLO_BYTES) {
+      throw new PeerProtocolException("peer's HELLO has " + body.length + " bytes, expected "
+          + HELLO_BYTES);
+    }
+    ByteBuffer bb = ByteBuffer.wrap(body);
+    byte[] magic = new byte[4];
+    bb.get(magic);
+    int version = bb.get();
+    int role = bb.get();
+    int peerBin = bb.getInt();
+    int bins = bb.getInt();
+    int sigma = bb.get() & 0xff;
+    long rows = bb.getLong();
+    long bound = bb.getLong();
+    byte[] nonce = new byte[16];
+    bb.get(nonce);
+    if (!Arrays.equals(magic, MAGIC) || version != VERSION) {
+      throw new PeerProtocolException("peer's HELLO is not a psi-flink v" + VERSION + " bin HELLO");
+    }
+    if (role != (ctx.partyB() ? 0 : 1)) {
+      throw new PeerProtocolException("peer plays the same role (" + ctx.party() + ")");
+    }
+    if (peerBin != bin || bins != ctx.bins() || sigma != ctx.sigma()) {
+      throw new PeerProtocolException("peer is at bin " + peerBin + " of " + bins + " with sigma "
+          + sigma + ", this party at bin " + bin + " of " + ctx.bins() + " with sigma "
+          + ctx.sigma());
+    }
+    if (rows < 0 || bound < 0 || bound > BinPlan.MAX_BIN_ELEMENTS) {
+      throw new PeerProtocolException("peer's HELLO has n=" + rows + ", bound=" + bound);
+    }
+    return new Hello(rows, bound, nonce);
+  }
+
+  private static long instance(BridgeStream stream, int bin, byte[] nonceA, byte[] nonceB) {
+    try {
+      MessageDigest d = MessageDigest.getInstance("SHA-256");
+      d.update("psi-flink instance v1".getBytes(StandardCharsets.US_ASCII));
+      d.update(stream.session().getBytes(StandardCharsets.UTF_8));
+      d.update(ByteBuffer.allocate(8).putInt(bin).putInt(stream.attempt()).array());
+      d.update(nonceA);
+      d.update(nonceB);
+      return ByteBuffer.wrap(d.digest()).getLong() & Long.MAX_VALUE;
+    } catch (NoSuchAlgorithmException e) {
+      throw new IllegalStateException(e);
+    }
+  }
+
+  private static void writeVarint(ByteArrayOutputStream out, int n) {
+    while (n >= 0x80) {
+      out.write((n & 0x7f) | 0x80);
+      n >>>= 7;
+    }
+    out.write(n);
+  }
+
+  /** Returns {value, next position}; throws on a malformed varint. */
+  private static long[] readVarint(byte[] b, int p) {
+    long n = 0;
+    int shift = 0;
+    while (true) {
+      if (p >= b.length || shift > 28) {
+        throw new IllegalArgumentException("malformed length");
+      }
+      int x = b[p++];
+      n |= (long) (x & 0x7f) << shift;
+      if (x >= 0) {
+        return new long[] {n, p};
+      }
+      shift += 7;
+    }
+  }
+}

@@ -1,0 +1,254 @@
+package io.psiflink.jobs.psi;
+
+import io.psiflink.bridge.BridgeClient;
+import io.psiflink.bridge.BridgeException;
+import io.psiflink.bridge.BridgeStream;
+import io.psiflink.nativepsi.PsiException;
+import java.io.ByteArrayOutputStream;
+import java.security.SecureRandom;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import org.apache.flink.api.common.accumulators.LongCounter;
+import org.apache.flink.api.common.accumulators.LongMaximum;
+import org.apache.flink.api.common.state.ListState;
+import org.apache.flink.api.common.state.ListStateDescriptor;
+import org.apache.flink.api.common.typeinfo.PrimitiveArrayTypeInfo;
+import org.apache.flink.metrics.Counter;
+import org.apache.flink.runtime.state.KeyGroupRangeAssignment;
+import org.apache.flink.streaming.api.operators.AbstractStreamOperator;
+import org.apache.flink.streaming.api.operators.BoundedMultiInput;
+import org.apache.flink.streaming.api.operators.TwoInputStreamOperator;
+import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
+import org.apache.flink.types.Row;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Phases 4 to 6 for the bins of one subtask. Input 1: tokenized rows keyed by bin, appended in chunks
+ * to keyed list state (RocksDB in psi-flink's configuration, so a party's set need not fit in
+ * memory). Input 2: the party's total row count n, broadcast, which fixes the public padded bin size.
+ * Once both inputs end, the subtask runs its bins in ascending order, one PSI exchange per bin over the
+ * bridge. Ascending order on both sides cannot deadlock, whatever the two jobs' parallelism: the
+ * smallest unfinished bin is always being worked on by both parties. A bin that fails is retried
+ * alone, as a new attempt on the bridge; other bins are not redone.
+ */
+public final class BinPsiOperator extends AbstractStreamOperator<Row>
+    implements TwoInputStreamOperator<TokenizedRow, Long, Row>, BoundedMultiInput {
+  private static final long serialVersionUID = 1L;
+  private static final Logger LOG = LoggerFactory.getLogger(BinPsiOperator.class);
+  /** Rows are appended to state in chunks of about this many bytes. */
+  private static final int CHUNK_BYTES = 128 * 1024;
+
+  private final BinContext ctx;
+  private final BridgeEndpoint bridge;
+
+  private transient ListState<byte[]> chunks;
+  private transient Map<Integer, ByteArrayOutputStream> buffers;
+  private transient long totalRows;
+  private transient int totalsSeen;
+  private transient boolean input1Done;
+  private transient boolean input2Done;
+  private transient long firstRowAt;
+  private transient Counter binsDone;
+  private transient Counter bytesSent;
+  private transient Counter bytesReceived;
+  private transient Counter retries;
+  private transient Counter rowsOut;
+  private transient PhaseClock clock;
+
+  public BinPsiOperator(BinContext ctx, BridgeEndpoint bridge) {
+    this.ctx = ctx;
+    this.bridge = bridge;
+  }
+
+  @Override
+  public void open() throws Exception {
+    super.open();
+    chunks = getPartitionedState(new ListStateDescriptor<>("bin-chunks",
+        PrimitiveArrayTypeInfo.BYTE_PRIMITIVE_ARRAY_TYPE_INFO));
+    buffers = new HashMap<>();
+    var metrics = getMetricGroup().addGroup("psi");
+    binsDone = metrics.counter("binsDone");
+    bytesSent = metrics.counter("bytesSent");
+    bytesReceived = metrics.counter("bytesReceived");
+    retries = metrics.counter("binRetries");
+    rowsOut = metrics.counter("rowsOut");
+    int owned = ownedBins().size();
+    metrics.gauge("binsTotal", () -> owned);
+    clock = new PhaseClock(getRuntimeContext());
+  }
+
+  @Override
+  public void processElement1(StreamRecord<TokenizedRow> element) throws Exception {
+    TokenizedRow r = element.getValue();
+    if (firstRowAt == 0) {
+      firstRowAt = System.currentTimeMillis();
+    }
+    ByteArrayOutputStream buf = buffers.computeIfAbsent(r.bin,
+        b -> new ByteArrayOutputStream(CHUNK_BYTES + 1024));
+    BinTable.appendRecord(buf, r.hi, r.lo, r.row);
+    if (buf.size() >= CHUNK_BYTES) {
+      chunks.add(buf.toByteArray()); // the current key is this row's bin
+      buf.reset();
+    }
+  }
+
+  @Override
+  public void processElement2(StreamRecord<Long> element) {
+    totalRows += element.getValue();
+    totalsSeen++;
+  }
+
+  @Override
+  public void endInput(int inputId) throws Exception {
+    if (inputId == 1) {
+      input1Done = true;
+    } else {
+      input2Done = true;
+    }
+    if (input1Done && input2Done) {
+      flushBuffers();
+      runBins();
+    }
+  }
+
+  private void flushBuffers() throws Exception {
+    for (Map.Entry<Integer, ByteArrayOutputStream> e : new TreeMap<>(buffers).entrySet()) {
+      if (e.getValue().size() > 0) {
+        setCurrentKey(e.getKey());
+        chunks.add(e.getValue().toByteArray());
+      }
+    }
+    buffers = null;
+    clock.mark("spill.end");
+  }
+
+  /** The bins this subtask owns, ascending: the same assignment Flink uses for the keyed input. */
+  private List<Integer> ownedBins() {
+    var info = getRuntimeContext().getTaskInfo();
+    List<Integer> owned = new ArrayList<>();
+    for (int b = 0; b < ctx.bins(); b++) {
+      if (KeyGroupRangeAssignment.assignKeyToParallelOperator(b,
+          info.getMaxNumberOfParallelSubtasks(), info.getNumberOfParallelSubtasks())
+          == info.getIndexOfThisSubtask()) {
+        owned.add(b);
+      }
+    }
+    return owned;
+  }
+
+  private void runBins() throws Exception {
+    if (totalsSeen != 1) {
+      throw new IllegalStateException("expected the party's row count once, got " + totalsSeen
+          + " values");
+    }
+    List<Integer> owned = ownedBins();
+    SecureRandom random = new SecureRandom();
+    BinExchange exchange = new BinExchange(ctx, random);
+    long psiNanos = 0;
+    long payloadNanos = 0;
+    try (BridgeClient client = BridgeClient.connect(bridge.clientConfig())) {
+      int done = 0;
+      for (int bin : owned) {
+        setCurrentKey(bin);
+        List<byte[]> list = new ArrayList<>();
+        Iterable<byte[]> stored = chunks.get();
+        if (stored != null) {
+          stored.forEach(list::add);
+        }
+        BinTable table = new BinTable(list);
+        long start = System.nanoTime();
+        BinExchange.BinStats stats = runWithRetries(client, exchange, bin, table);
+        psiNanos += stats.psiNanos();
+        payloadNanos += stats.payloadNanos();
+        chunks.clear();
+        binsDone.inc();
+        bytesSent.inc(stats.bytesSent());
+        bytesReceived.inc(stats.bytesReceived());
+        rowsOut.inc(stats.rowsOut());
+        clock.add("bytesSent", stats.bytesSent());
+        clock.add("bytesReceived", stats.bytesReceived());
+        clock.add("intersecting", stats.intersecting());
+        clock.add("binsDone", 1);
+        clock.add("rowsOut", stats.rowsOut());
+        done++;
+        LOG.info("party {} bin {} done ({} of {} on this subtask): {} rows, {} distinct keys, {} "
+            + "intersecting, {} rows out, {} bytes sent, {} received, {} ms", ctx.party(), bin,
+            done, owned.size(), table.rows(), table.distinct(), stats.intersecting(),
+            stats.rowsOut(), stats.bytesSent(), stats.bytesReceived(),
+            (System.nanoTime() - start) / 1_000_000);
+      }
+    }
+    clock.add("psi.ms", psiNanos / 1_000_000);
+    clock.add("payload.ms", payloadNanos / 1_000_000);
+    clock.mark("psi.end");
+  }
+
+  private BinExchange.BinStats runWithRetries(BridgeClient client, BinExchange exchange, int bin,
+      BinTable table) throws Exception {
+    String channel = "bin-" + bin;
+    for (int attempt = 1; ; attempt++) {
+      BridgeStream stream = null;
+      try {
+        stream = client.open(ctx.session(), channel);
+        BinExchange.BinStats s = exchange.run(stream, bin, table, totalRows,
+            row -> output.collect(new StreamRecord<>(row)));
+        stream.close();
+        return s;
+      } catch (BridgeException | PeerProtocolException | PsiException e) {
+        if (stream != null) {
+          stream.abort("bin " + bin + " failed at party " + ctx.party() + ": " + e.getMessage());
+          stream.close();
+        }
+        if (attempt >= ctx.maxAttempts()) {
+          throw new BinFailedException(bin, attempt, e);
+        }
+        retries.inc();
+        clock.add("binRetries", 1);
+        LOG.warn("party {} bin {} attempt {} of {} failed, retrying the bin alone: {}",
+            ctx.party(), bin, attempt, ctx.maxAttempts(), e.getMessage());
+        Thread.sleep(Math.min(5_000, 250L << attempt));
+      }
+    }
+  }
+
+  /** A bin failed on every attempt; the job fails with the last cause. */
+  public static final class BinFailedException extends Exception {
+    private static final long serialVersionUID = 1L;
+
+    BinFailedException(int bin, int attempts, Exception cause) {
+      super("bin " + bin + " failed after " + attempts + " attempt(s): " + cause.getMessage(),
+          cause);
+    }
+  }
+
+  /** Wall-clock marks and totals as job accumulators, for the job summary. */
+  public static final class PhaseClock {
+    private final org.apache.flink.api.common.functions.RuntimeContext rc;
+
+    public PhaseClock(org.apache.flink.api.common.functions.RuntimeContext rc) {
+      this.rc = rc;
+    }
+
+    public void mark(String name) {
+      LongMaximum m = (LongMaximum) rc.<Long, Long>getAccumulator(name);
+      if (m == null) {
+        m = new LongMaximum();
+        rc.addAccumulator(name, m);
+      }
+      m.add(System.currentTimeMillis());
+    }
+
+    public void add(String name, long value) {
+      LongCounter c = (LongCounter) rc.<Long, Long>getAccumulator(name);
+      if (c == null) {
+        c = new LongCounter();
+        rc.addAccumulator(name, c);
+      }
+      c.add(value);
+    }
+  }
+}

@@ -1,0 +1,207 @@
+package io.psiflink.jobs.psi;
+
+import io.psiflink.jobs.token.Tokens;
+import java.util.Arrays;
+import java.util.List;
+
+/**
+ * One bin's rows, as this party collected them: the distinct tokens (the set fed to PSI) and, for
+ * each, the chain of encoded rows that carry it (for the reverse lookup). Built from the chunks the
+ * bin kept in keyed state; each chunk is a run of records {@code hi(8) lo(8) varint len, row bytes}.
+ */
+public final class BinTable {
+  private final List<byte[]> chunks;
+  private final int records;
+  private final int[] chunkOf;
+  private final int[] rowOff;
+  private final int[] rowLen;
+  private final int[] next; // next record with the same token, or -1
+  private final long[] uniqueHi;
+  private final long[] uniqueLo;
+  private final int[] head; // first record of each distinct token
+  private final int unique;
+  private final int[] slots; // open addressing: distinct-token index per slot, or -1
+
+  public BinTable(List<byte[]> chunks) {
+    this.chunks = chunks;
+    int n = 0;
+    for (byte[] c : chunks) {
+      n += countRecords(c);
+    }
+    records = n;
+    chunkOf = new int[n];
+    rowOff = new int[n];
+    rowLen = new int[n];
+    next = new int[n];
+    long[] hi = new long[n];
+    long[] lo = new long[n];
+    int r = 0;
+    for (int c = 0; c < chunks.size(); c++) {
+      byte[] b = chunks.get(c);
+      int p = 0;
+      while (p < b.length) {
+        hi[r] = Tokens.hiAt(b, p);
+        lo[r] = Tokens.loAt(b, p);
+        p += 16;
+        int len = 0;
+        int shift = 0;
+        int x;
+        do {
+          x = b[p++];
+          len |= (x & 0x7f) << shift;
+          shift += 7;
+        } while (x < 0);
+        chunkOf[r] = c;
+        rowOff[r] = p;
+        rowLen[r] = len;
+        p += len;
+        r++;
+      }
+    }
+    // Open addressing over the distinct tokens; chains link the records of one token.
+    int cap = Integer.highestOneBit(Math.max(4, n * 2 - 1)) << 1;
+    slots = new int[cap];
+    Arrays.fill(slots, -1);
+    int[] lastOf = new int[n];
+    long[] uHi = new long[n];
+    long[] uLo = new long[n];
+    int[] heads = new int[n];
+    int u = 0;
+    for (int i = 0; i < n; i++) {
+      next[i] = -1;
+      int s = (int) (mix(hi[i], lo[i]) & (cap - 1));
+      while (true) {
+        int k = slots[s];
+        if (k < 0) {
+          slots[s] = u;
+          uHi[u] = hi[i];
+          uLo[u] = lo[i];
+          heads[u] = i;
+          lastOf[u] = i;
+          u++;
+          break;
+        }
+        if (uHi[k] == hi[i] && uLo[k] == lo[i]) {
+          next[lastOf[k]] = i;
+          lastOf[k] = i;
+          break;
+        }
+        s = (s + 1) & (cap - 1);
+      }
+    }
+    unique = u;
+    uniqueHi = Arrays.copyOf(uHi, u);
+    uniqueLo = Arrays.copyOf(uLo, u);
+    head = Arrays.copyOf(heads, u);
+  }
+
+  /** Appends one record to a chunk being built. */
+  public static void appendRecord(java.io.ByteArrayOutputStream out, long hi, long lo, byte[] row) {
+    byte[] t = new byte[16];
+    Tokens.put(t, 0, hi, lo);
+    out.write(t, 0, 16);
+    int n = row.length;
+    while (n >= 0x80) {
+      out.write((n & 0x7f) | 0x80);
+      n >>>= 7;
+    }
+    out.write(n);
+    out.write(row, 0, row.length);
+  }
+
+  private static int countRecords(byte[] b) {
+    int p = 0;
+    int n = 0;
+    while (p < b.length) {
+      p += 16;
+      int len = 0;
+      int shift = 0;
+      int x;
+      do {
+        x = b[p++];
+        len |= (x & 0x7f) << shift;
+        shift += 7;
+      } while (x < 0);
+      p += len;
+      n++;
+    }
+    return n;
+  }
+
+  private static long mix(long a, long b) {
+    long h = a * 0x9E3779B97F4A7C15L ^ b;
+    h ^= h >>> 32;
+    return h * 0xD6E8FEB86659FD93L;
+  }
+
+  /** The distinct-token index of (hi, lo), or -1 if the bin does not hold it. */
+  public int indexOf(long hi, long lo) {
+    int mask = slots.length - 1;
+    for (int s = (int) (mix(hi, lo) & mask); ; s = (s + 1) & mask) {
+      int k = slots[s];
+      if (k < 0 || (uniqueHi[k] == hi && uniqueLo[k] == lo)) {
+        return k;
+      }
+    }
+  }
+
+  /** Rows in the bin. */
+  public int rows() {
+    return records;
+  }
+
+  /** Distinct tokens in the bin. */
+  public int distinct() {
+    return unique;
+  }
+
+  public long hi(int u) {
+    return uniqueHi[u];
+  }
+
+  public long lo(int u) {
+    return uniqueLo[u];
+  }
+
+  /**
+   * The PSI input: the distinct tokens, 16 bytes each, then dummies up to {@code bound} elements.
+   *
+   * @param partyB whose dummies to make (A's and B's never collide)
+   */
+  public byte[] elements(long bound, boolean partyB, int bin) {
+    if (unique > bound) {
+      throw new IllegalStateException("more distinct tokens than the bound");
+    }
+    byte[] e = new byte[Math.toIntExact(bound * Tokens.BYTES)];
+    for (int u = 0; u < unique; u++) {
+      Tokens.put(e, u * Tokens.BYTES, uniqueHi[u], uniqueLo[u]);
+    }
+    long dummyHi = Tokens.dummyHi(partyB, bin);
+    for (long i = unique; i < bound; i++) {
+      Tokens.put(e, (int) i * Tokens.BYTES, dummyHi, i);
+    }
+    return e;
+  }
+
+  /** Calls {@code visitor} for every row carrying distinct token {@code u}. */
+  public void forEachRow(int u, RowVisitor visitor) {
+    for (int r = head[u]; r >= 0; r = next[r]) {
+      visitor.visit(chunks.get(chunkOf[r]), rowOff[r], rowLen[r]);
+    }
+  }
+
+  /** Number of rows carrying distinct token {@code u}. */
+  public int rowCount(int u) {
+    int c = 0;
+    for (int r = head[u]; r >= 0; r = next[r]) {
+      c++;
+    }
+    return c;
+  }
+
+  /** Receives one encoded row: {@code len} bytes at {@code off} of {@code buf}. */
+  @FunctionalInterface
+  public interface RowVisitor {
+    void visit(byte[] buf, int off, int len);
+  }
+}

@@ -1,0 +1,175 @@
+package io.psiflink.jobs.row;
+
+import io.psiflink.jobs.table.ColumnType;
+import java.io.Serializable;
+import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
+import java.util.List;
+import org.apache.flink.types.Row;
+
+/**
+ * A compact binary encoding of some columns of a row, used for the rows a bin keeps for reverse
+ * lookup and for the columns one party sends the other. Per column: a presence byte (0 = NULL), then
+ * the value: BOOLEAN 1 byte, INT/FLOAT 4, BIGINT/DOUBLE 8 (big-endian), STRING/BYTES a varint length
+ * and the (UTF-8) bytes. Decoding checks every length against the buffer: the bytes may come from the
+ * peer. Immutable.
+ */
+public final class RowCodec implements Serializable {
+  private static final long serialVersionUID = 1L;
+
+  private final ColumnType[] types;
+
+  public RowCodec(List<ColumnType> types) {
+    this.types = types.toArray(new ColumnType[0]);
+  }
+
+  public int arity() {
+    return types.length;
+  }
+
+  /** Encodes {@code row.getField(fields[i])} for every i, typed as {@code types[i]}. */
+  public byte[] encode(Row row, int[] fields) {
+    if (fields.length != types.length) {
+      throw new IllegalArgumentException("expected " + types.length + " fields, got " + fields.length);
+    }
+    Out out = new Out();
+    for (int i = 0; i < fields.length; i++) {
+      Object v = row.getField(fields[i]);
+      if (v == null) {
+        out.put(0);
+        continue;
+      }
+      out.put(1);
+      switch (types[i]) {
+        case BOOLEAN -> out.put(((Boolean) v) ? 1 : 0);
+        case INT -> out.putInt((Integer) v);
+        case BIGINT -> out.putLong((Long) v);
+        case FLOAT -> out.putInt(Float.floatToRawIntBits((Float) v));
+        case DOUBLE -> out.putLong(Double.doubleToRawLongBits((Double) v));
+        case STRING -> out.putBytes(((String) v).getBytes(StandardCharsets.UTF_8));
+        case BYTES -> out.putBytes((byte[]) v);
+      }
+    }
+    return out.toArray();
+  }
+
+  /**
+   * Decodes one encoded row of {@code len} bytes at {@code off} into {@code dst[dstOff..]}.
+   *
+   * @throws IllegalArgumentException if the bytes are not exactly one well-formed encoded row
+   */
+  public void decode(byte[] src, int off, int len, Object[] dst, int dstOff) {
+    int p = off;
+    int end = off + len;
+    for (int i = 0; i < types.length; i++) {
+      if (p >= end) {
+        throw new IllegalArgumentException("encoded row ends before column " + i);
+      }
+      int present = src[p++];
+      if (present == 0) {
+        dst[dstOff + i] = null;
+        continue;
+      }
+      if (present != 1) {
+        throw new IllegalArgumentException("bad presence byte " + present + " in column " + i);
+      }
+      int need = switch (types[i]) {
+        case BOOLEAN -> 1;
+        case INT, FLOAT -> 4;
+        case BIGINT, DOUBLE -> 8;
+        case STRING, BYTES -> -1;
+      };
+      if (need > 0 && p + need > end) {
+        throw new IllegalArgumentException("encoded row truncated in column " + i);
+      }
+      switch (types[i]) {
+        case BOOLEAN -> dst[dstOff + i] = src[p] != 0;
+        case INT -> dst[dstOff + i] = getInt(src, p);
+        case BIGINT -> dst[dstOff + i] = getLong(src, p);
+        case FLOAT -> dst[dstOff + i] = Float.intBitsToFloat(getInt(src, p));
+        case DOUBLE -> dst[dstOff + i] = Double.longBitsToDouble(getLong(src, p));
+        case STRING, BYTES -> {
+          long n = 0;
+          int shift = 0;
+          while (true) {
+            if (p >= end || shift > 28) {
+              throw new IllegalArgumentException("bad length in column " + i);
+            }
+            int b = src[p++];
+            n |= (long) (b & 0x7f) << shift;
+            if (b >= 0) {
+              break;
+            }
+            shift += 7;
+          }
+          if (n > end - p) {
+            throw new IllegalArgumentException("encoded row truncated in column " + i);
+          }
+          byte[] bytes = Arrays.copyOfRange(src, p, p + (int) n);
+          dst[dstOff + i] = types[i] == ColumnType.STRING
+              ? new String(bytes, StandardCharsets.UTF_8) : bytes;
+          p += (int) n;
+          need = 0;
+        }
+      }
+      p += Math.max(need, 0);
+    }
+    if (p != end) {
+      throw new IllegalArgumentException((end - p) + " stray bytes after the encoded row");
+    }
+  }
+
+  static int getInt(byte[] b, int p) {
+    return (b[p] & 0xff) << 24 | (b[p + 1] & 0xff) << 16 | (b[p + 2] & 0xff) << 8 | (b[p + 3] & 0xff);
+  }
+
+  static long getLong(byte[] b, int p) {
+    return ((long) getInt(b, p) << 32) | (getInt(b, p + 4) & 0xffffffffL);
+  }
+
+  /** A growable byte buffer with the encodings used here. */
+  static final class Out {
+    private byte[] buf = new byte[32];
+    private int len;
+
+    void put(int b) {
+      ensure(1);
+      buf[len++] = (byte) b;
+    }
+
+    void putInt(int x) {
+      ensure(4);
+      buf[len++] = (byte) (x >>> 24);
+      buf[len++] = (byte) (x >>> 16);
+      buf[len++] = (byte) (x >>> 8);
+      buf[len++] = (byte) x;
+    }
+
+    void putLong(long x) {
+      putInt((int) (x >>> 32));
+      putInt((int) x);
+    }
+
+    void putBytes(byte[] b) {
+      int n = b.length;
+      while (n >= 0x80) {
+        put((n & 0x7f) | 0x80);
+        n >>>= 7;
+      }
+      put(n);
+      ensure(b.length);
+      System.arraycopy(b, 0, buf, len, b.length);
+      len += b.length;
+    }
+
+    private void ensure(int extra) {
+      if (len + extra > buf.length) {
+        buf = Arrays.copyOf(buf, Math.max(buf.length * 2, len + extra));
+      }
+    }
+
+    byte[] toArray() {
+      return Arrays.copyOf(buf, len);
+    }
+  }
+}

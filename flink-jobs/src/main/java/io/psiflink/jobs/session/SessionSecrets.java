@@ -1,0 +1,20 @@
+package io.psiflink.jobs.session;
+
+import io.psiflink.jobs.table.Column;
+import java.util.List;
+
+/**
+ * What the control handshake establishes for one session: the keys both jobs derived (known to no
+ * one else), this party's protocol setup, and the public facts both agreed on.
+ *
+ * @param tokenKey HMAC key of the token PRF (32 bytes)
+ * @param binSeed SipHash key of the bin hash (16 bytes)
+ * @param payloadKey key sealing revealed columns (32 bytes)
+ * @param setup this party's exported protocol setup (secret)
+ * @param bins the agreed bin count m
+ * @param peerParty the peer's authenticated party name
+ * @param peerKeys the peer's key columns, in ON order
+ * @param peerRevealed the columns the peer reveals, in the order it sends them
+ */
+public record SessionSecrets(byte[] tokenKey, byte[] binSeed, byte[] payloadKey, byte[] setup,
+    int bins, String peerParty, List<Column> peerKeys, List<Column> peerRevealed) {}

@@ -1,0 +1,110 @@
+package io.psiflink.jobs.token;
+
+import io.psiflink.jobs.table.ColumnType;
+import java.nio.charset.StandardCharsets;
+import java.text.Normalizer;
+import java.util.Arrays;
+import org.apache.flink.types.Row;
+
+/**
+ * The canonical, typed, length-prefixed encoding of a row's join-key values that tokens are computed
+ * from. Per key column, in ON order: one tag byte for the key class, then
+ * <ul>
+ *   <li>INTEGER (INT, BIGINT): the value as 8 bytes big-endian two's complement;</li>
+ *   <li>FLOATING (FLOAT, DOUBLE): the IEEE-754 bits of the value widened to double, -0.0 as 0.0;</li>
+ *   <li>STRING: 4-byte length, then the UTF-8 bytes of the Unicode NFC normal form (no trimming, no
+ *       case folding: 'Ab' and 'ab ' are different keys);</li>
+ *   <li>BOOLEAN: one byte 0 or 1; BYTES: 4-byte length, then the bytes.</li>
+ * </ul>
+ * The tag and the length prefixes make the encoding injective: ("ab","c") and ("a","bc") differ. A
+ * NULL or NaN key value has no encoding: such a row never matches (SQL: NULL = x is not true) and is
+ * counted instead. Not thread-safe: reuses one buffer.
+ */
+public final class KeyEncoder {
+  private final int[] fields;
+  private final ColumnType[] types;
+  private byte[] buf = new byte[64];
+  private int len;
+
+  /** @param fields positions of the key columns in the row, in ON order; types their types */
+  public KeyEncoder(int[] fields, ColumnType[] types) {
+    if (fields.length != types.length || fields.length == 0) {
+      throw new IllegalArgumentException("need one type per key field and at least one key field");
+    }
+    this.fields = fields.clone();
+    this.types = types.clone();
+  }
+
+  /** Encodes the key of {@code row}; false (and nothing encoded) when a key value is NULL or NaN. */
+  public boolean encode(Row row) {
+    len = 0;
+    for (int i = 0; i < fields.length; i++) {
+      Object v = row.getField(fields[i]);
+      if (v == null) {
+        return false;
+      }
+      ColumnType.KeyClass kc = types[i].keyClass();
+      put((byte) (kc.ordinal() + 1));
+      switch (kc) {
+        case INTEGER -> putLong(((Number) v).longValue());
+        case FLOATING -> {
+          double d = ((Number) v).doubleValue();
+          if (Double.isNaN(d)) {
+            return false;
+          }
+          putLong(Double.doubleToLongBits(d == 0.0 ? 0.0 : d));
+        }
+        case STRING -> putBytes(nfc((String) v).getBytes(StandardCharsets.UTF_8));
+        case BOOLEAN -> put((byte) (((Boolean) v) ? 1 : 0));
+        case BYTES -> putBytes((byte[]) v);
+      }
+    }
+    return true;
+  }
+
+  public byte[] buffer() {
+    return buf;
+  }
+
+  public int length() {
+    return len;
+  }
+
+  private static String nfc(String s) {
+    for (int i = 0; i < s.length(); i++) {
+      if (s.charAt(i) >= 0x300) { // below U+0300 nothing composes or decomposes
+        return Normalizer.normalize(s, Normalizer.Form.NFC);
+      }
+    }
+    return s;
+  }
+
+  private void ensure(int extra) {
+    if (len + extra > buf.length) {
+      buf = Arrays.copyOf(buf, Math.max(buf.length * 2, len + extra));
+    }
+  }
+
+  private void put(byte b) {
+    ensure(1);
+    buf[len++] = b;
+  }
+
+  private void putLong(long x) {
+    ensure(8);
+    for (int i = 7; i >= 0; i--) {
+      buf[len++] = (byte) (x >>> (8 * i));
+    }
+  }
+
+  private void putBytes(byte[] b) {
+    ensure(4 + b.length);
+    int n = b.length;
+    buf[len++] = (byte) (n >>> 24);
+    buf[len++] = (byte) (n >>> 16);
+    buf[len++] = (byte) (n >>> 8);
+    buf[len++] = (byte) n;
+    System.arraycopy(b, 0, buf, len, n);
+    len += n;
+  }
+}

@@ -1,0 +1,83 @@
+package io.psiflink.jobs.token;
+
+import io.psiflink.jobs.psi.BinPsiOperator.PhaseClock;
+import io.psiflink.jobs.psi.TokenizedRow;
+import io.psiflink.jobs.row.RowCodec;
+import io.psiflink.jobs.table.ColumnType;
+import org.apache.flink.api.common.accumulators.LongCounter;
+import org.apache.flink.api.common.functions.OpenContext;
+import org.apache.flink.metrics.Counter;
+import org.apache.flink.streaming.api.functions.ProcessFunction;
+import org.apache.flink.types.Row;
+import org.apache.flink.util.Collector;
+
+/**
+ * Phase 2 and the first half of phase 3: turns each filtered row into its token, its bin and the
+ * encoded columns the party keeps for the output. Rows with a NULL (or NaN) key are counted, never
+ * tokenized: they cannot match.
+ */
+public final class TokenizeFunction extends ProcessFunction<Row, TokenizedRow> {
+  private static final long serialVersionUID = 1L;
+
+  private final int[] keyFields;
+  private final ColumnType[] keyTypes;
+  private final int[] keptFields;
+  private final RowCodec keptCodec;
+  private final byte[] tokenKey;
+  private final byte[] binSeed;
+  private final int bins;
+  private final String name;
+
+  private transient KeyEncoder encoder;
+  private transient Tokenizer tokenizer;
+  private transient Counter tokenized;
+  private transient Counter nullKeys;
+  private transient LongCounter tokenizedAcc;
+  private transient LongCounter nullKeysAcc;
+
+  /**
+   * @param name the table's name in the query ("a" or "b"), prefix of the accumulators
+   */
+  public TokenizeFunction(String name, int[] keyFields, ColumnType[] keyTypes, int[] keptFields,
+      RowCodec keptCodec, byte[] tokenKey, byte[] binSeed, int bins) {
+    this.name = name;
+    this.keyFields = keyFields.clone();
+    this.keyTypes = keyTypes.clone();
+    this.keptFields = keptFields.clone();
+    this.keptCodec = keptCodec;
+    this.tokenKey = tokenKey.clone();
+    this.binSeed = binSeed.clone();
+    this.bins = bins;
+  }
+
+  @Override
+  public void open(OpenContext openContext) {
+    encoder = new KeyEncoder(keyFields, keyTypes);
+    tokenizer = new Tokenizer(tokenKey, binSeed, bins);
+    tokenized = getRuntimeContext().getMetricGroup().counter("rowsTokenized");
+    nullKeys = getRuntimeContext().getMetricGroup().counter("rowsWithNullKey");
+    tokenizedAcc = new LongCounter();
+    nullKeysAcc = new LongCounter();
+    getRuntimeContext().addAccumulator(name + ".rowsTokenized", tokenizedAcc);
+    getRuntimeContext().addAccumulator(name + ".rowsWithNullKey", nullKeysAcc);
+  }
+
+  @Override
+  public void processElement(Row row, Context ctx, Collector<TokenizedRow> out) {
+    if (!encoder.encode(row)) {
+      nullKeys.inc();
+      nullKeysAcc.add(1);
+      return;
+    }
+    tokenizer.tokenize(encoder.buffer(), encoder.length());
+    out.collect(new TokenizedRow(tokenizer.hi(), tokenizer.lo(), tokenizer.bin(),
+        keptCodec.encode(row, keptFields)));
+    tokenized.inc();
+    tokenizedAcc.add(1);
+  }
+
+  @Override
+  public void close() {
+    new PhaseClock(getRuntimeContext()).mark("tokenize.end");
+  }
+}

@@ -1,0 +1,163 @@
+package io.psiflink.jobs.token;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.psiflink.jobs.table.ColumnType;
+import java.util.Arrays;
+import java.util.HashSet;
+import java.util.Set;
+import javax.crypto.Mac;
+import javax.crypto.spec.SecretKeySpec;
+import org.apache.flink.types.Row;
+import org.junit.jupiter.api.Test;
+
+class TokenizerTest {
+  private static final byte[] KEY = new byte[32];
+  private static final byte[] SEED = new byte[16];
+
+  static {
+    for (int i = 0; i < 32; i++) {
+      KEY[i] = (byte) i;
+    }
+    for (int i = 0; i < 16; i++) {
+      SEED[i] = (byte) i;
+    }
+  }
+
+  @Test
+  void sipHashMatchesReferenceVectors() {
+    // Reference vectors of SipHash-2-4 (key 00..0f, message 00..len-1) from the SipHash paper's code.
+    SipHash h = new SipHash(SEED);
+    assertEquals(0x726fdb47dd0e0e31L, h.hash(msg(0), 0, 0));
+    assertEquals(0x74f839c593dc67fdL, h.hash(msg(1), 0, 1));
+    assertEquals(0x93f5f5799a932462L, h.hash(msg(8), 0, 8));
+    assertEquals(0xa129ca6149be45e5L, h.hash(msg(15), 0, 15));
+  }
+
+  @Test
+  void sipHashFastPathEqualsGeneralPath() {
+    SipHash h = new SipHash(SEED);
+    java.util.SplittableRandom r = new java.util.SplittableRandom(7);
+    for (int i = 0; i < 1000; i++) {
+      long a = r.nextLong();
+      long b = r.nextLong();
+      byte[] m = new byte[16];
+      for (int j = 0; j < 8; j++) {
+        m[j] = (byte) (a >>> (8 * j));
+        m[8 + j] = (byte) (b >>> (8 * j));
+      }
+      assertEquals(h.hash(m, 0, 16), h.hash128(a, b));
+    }
+  }
+
+  @Test
+  void encodingIsInjectiveAcrossColumnBoundaries() {
+    KeyEncoder e = new KeyEncoder(new int[] {0, 1}, new ColumnType[] {ColumnType.STRING,
+        ColumnType.STRING});
+    assertTrue(e.encode(Row.of("ab", "c")));
+    byte[] x = Arrays.copyOf(e.buffer(), e.length());
+    assertTrue(e.encode(Row.of("a", "bc")));
+    byte[] y = Arrays.copyOf(e.buffer(), e.length());
+    assertFalse(Arrays.equals(x, y));
+  }
+
+  @Test
+  void integersOfBothWidthsAndDoubleSignsNormalise() {
+    KeyEncoder ints = new KeyEncoder(new int[] {0}, new ColumnType[] {ColumnType.INT});
+    KeyEncoder longs = new KeyEncoder(new int[] {0}, new ColumnType[] {ColumnType.BIGINT});
+    assertTrue(ints.encode(Row.of(5)));
+    byte[] x = Arrays.copyOf(ints.buffer(), ints.length());
+    assertTrue(longs.encode(Row.of(5L)));
+    assertTrue(Arrays.equals(x, Arrays.copyOf(longs.buffer(), longs.length())));
+
+    KeyEncoder d = new KeyEncoder(new int[] {0}, new ColumnType[] {ColumnType.DOUBLE});
+    assertTrue(d.encode(Row.of(0.0)));
+    byte[] zero = Arrays.copyOf(d.buffer(), d.length());
+    assertTrue(d.encode(Row.of(-0.0)));
+    assertTrue(Arrays.equals(zero, Arrays.copyOf(d.buffer(), d.length())));
+    assertFalse(d.encode(Row.of(Double.NaN)));
+  }
+
+  @Test
+  void stringsAreNfcNormalisedButNotTrimmedOrFolded() {
+    KeyEncoder e = new KeyEncoder(new int[] {0}, new ColumnType[] {ColumnType.STRING});
+    assertTrue(e.encode(Row.of("Cafe\u0301"))); // decomposed é
+    byte[] decomposed = Arrays.copyOf(e.buffer(), e.length());
+    assertTrue(e.encode(Row.of("Caf\u00e9")));
+    assertTrue(Arrays.equals(decomposed, Arrays.copyOf(e.buffer(), e.length())));
+    assertTrue(e.encode(Row.of("caf\u00e9")));
+    assertFalse(Arrays.equals(decomposed, Arrays.copyOf(e.buffer(), e.length())));
+    assertTrue(e.encode(Row.of("Caf\u00e9 ")));
+    assertFalse(Arrays.equals(decomposed, Arrays.copyOf(e.buffer(), e.length())));
+  }
+
+  @Test
+  void nullKeysHaveNoEncoding() {
+    KeyEncoder e = new KeyEncoder(new int[] {0, 1}, new ColumnType[] {ColumnType.STRING,
+        ColumnType.BIGINT});
+    assertFalse(e.encode(Row.of("x", null)));
+    assertFalse(e.encode(Row.of(null, 1L)));
+  }
+
+  @Test
+  void tokenIsTruncatedHmacWithTopBitClearAndBinInRange() throws Exception {
+    Tokenizer t = new Tokenizer(KEY, SEED, 37);
+    byte[] enc = "hello".getBytes();
+    t.tokenize(enc, enc.length);
+    Mac mac = Mac.getInstance("HmacSHA256");
+    mac.init(new SecretKeySpec(KEY, "HmacSHA256"));
+    byte[] h = mac.doFinal(enc);
+    assertEquals(Tokenizer.be64(h, 0) & Long.MAX_VALUE, t.hi());
+    assertEquals(Tokenizer.be64(h, 8), t.lo());
+    assertFalse(Tokens.isDummy(t.hi()));
+    assertEquals(Long.remainderUnsigned(new SipHash(SEED).hash128(t.hi(), t.lo()), 37), t.bin());
+
+    // Bins spread evenly: 37 bins, 37,000 tokens, each bin within 25 % of 1,000.
+    int[] counts = new int[37];
+    for (int i = 0; i < 37_000; i++) {
+      byte[] m = Integer.toString(i).getBytes();
+      t.tokenize(m, m.length);
+      counts[t.bin()]++;
+    }
+    for (int c : counts) {
+      assertTrue(c > 750 && c < 1250, "bin count " + c);
+    }
+  }
+
+  @Test
+  void differentSessionKeysGiveUnrelatedTokens() {
+    byte[] other = KEY.clone();
+    other[0] ^= 1;
+    Tokenizer t1 = new Tokenizer(KEY, SEED, 8);
+    Tokenizer t2 = new Tokenizer(other, SEED, 8);
+    byte[] m = "same key".getBytes();
+    t1.tokenize(m, m.length);
+    t2.tokenize(m, m.length);
+    assertNotEquals(t1.lo(), t2.lo());
+  }
+
+  @Test
+  void dummiesNeverCollideWithRealTokensOrEachOther() {
+    Set<String> seen = new HashSet<>();
+    for (boolean b : new boolean[] {false, true}) {
+      for (int bin = 0; bin < 3; bin++) {
+        long hi = Tokens.dummyHi(b, bin);
+        assertTrue(Tokens.isDummy(hi));
+        for (long i = 0; i < 100; i++) {
+          assertTrue(seen.add(hi + ":" + i));
+        }
+      }
+    }
+  }
+
+  private static byte[] msg(int n) {
+    byte[] m = new byte[n];
+    for (int i = 0; i < n; i++) {
+      m[i] = (byte) i;
+    }
+    return m;
+  }
+}
