@@ -123,7 +123,7 @@ public final class PrivateJoinJob {
     StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(
         flinkConfig(cfg));
     String name = side.table();
-    SourceResult source = TableSource.read(env, cfg.table(), schema, name);
+    SourceResult source = TableSource.read(env, name, cfg.table(), schema);
     if (cfg.quarantine() != null) {
       QuarantineSink.write(source.quarantined(), cfg.quarantine());
     }
@@ -156,6 +156,9 @@ public final class PrivateJoinJob {
     long jobStart = System.currentTimeMillis();
     JobExecutionResult result = env.execute("psi-flink party " + cfg.party() + " session "
         + cfg.session());
+    if (!cfg.partyB()) {
+      TableSink.markComplete(cfg.out());
+    }
     long end = System.currentTimeMillis();
     return summarize(cfg, name, secrets.bins(), result, start, handshakeDone, jobStart, end);
   }
@@ -181,8 +184,8 @@ public final class PrivateJoinJob {
   private static JobSummary summarize(PartyConfig cfg, String name, int bins,
       JobExecutionResult r, long start, long handshakeDone, long jobStart, long end) {
     Map<String, Object> acc = r.getAllAccumulatorResults();
-    long rowsRead = num(acc, name + ".rowsRead");
-    long quarantined = num(acc, name + ".rowsQuarantined");
+    long rowsRead = num(acc, TableSource.rowsReadAccumulator(name));
+    long quarantined = num(acc, TableSource.rowsQuarantinedAccumulator(name));
     long tokenized = num(acc, name + ".rowsTokenized");
     long nullKeys = num(acc, name + ".rowsWithNullKey");
     long tokenizeEnd = Math.max(num(acc, "tokenize.end"), jobStart);

@@ -1,0 +1,138 @@
+package io.psiflink.bridge;
+
+import io.grpc.ManagedChannel;
+import io.grpc.netty.shaded.io.grpc.netty.NettyChannelBuilder;
+import java.time.Duration;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A party's connection to the relay: one TLS connection (HTTP/2) over which any number of
+ * {@link BridgeStream}s are multiplexed. Thread-safe; use one per JVM or per Flink subtask.
+ *
+ * <p>{@link #connect} only sets up TLS and starts connecting; connection and certificate problems
+ * surface as a {@link BridgeException} from {@link #open}.
+ */
+public final class BridgeClient implements AutoCloseable {
+  private static final Logger LOG = LoggerFactory.getLogger(BridgeClient.class);
+
+  private final BridgeClientConfig config;
+  private final ManagedChannel channel;
+  private final ScheduledExecutorService timer;
+  private final Set<ClientStream> streams = ConcurrentHashMap.newKeySet();
+  private final AtomicBoolean closed = new AtomicBoolean();
+
+  private BridgeClient(BridgeClientConfig config, ManagedChannel channel, ScheduledExecutorService timer) {
+    this.config = config;
+    this.channel = channel;
+    this.timer = timer;
+  }
+
+  public static BridgeClient connect(BridgeClientConfig config) throws BridgeException {
+    var tls = TlsContexts.forClient(config.self());
+    ManagedChannel channel;
+    try {
+      channel = NettyChannelBuilder.forAddress(config.host(), config.port())
+          .sslContext(tls)
+          .maxInboundMessageSize(config.maxFrameBytes() + Frames.MAX_OVERHEAD)
+          .keepAliveTime(BridgeProtocol.KEEPALIVE_TIME.toMillis(), TimeUnit.MILLISECONDS)
+          .keepAliveTimeout(BridgeProtocol.KEEPALIVE_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS)
+          .build();
+    } catch (RuntimeException e) {
+      throw new BridgeException("cannot set up a connection to relay " + config.host() + ":" + config.port() + ": "
+          + e.getMessage(), e);
+    }
+    channel.getState(true); // start the TLS handshake now, overlapping with the caller's setup
+    ScheduledExecutorService timer = DaemonTimer.create("psi-bridge-client-timer");
+    LOG.debug("party '{}' connecting to relay {}:{}", config.self().partyName(), config.host(), config.port());
+    return new BridgeClient(config, channel, timer);
+  }
+
+  /**
+   * Opens (session, channel) and blocks until the relay pairs it with the peer's stream.
+   *
+   * @throws BridgeTimeoutException if the peer does not open the same (session, channel) within the pair timeout
+   * @throws IllegalArgumentException if session or channel is not 1 to 200 printable ASCII characters without spaces
+   */
+  public BridgeStream open(String session, String channel) throws BridgeException {
+    BridgeProtocol.checkId(session, "session");
+    BridgeProtocol.checkId(channel, "channel");
+    StreamKey key = new StreamKey(session, channel);
+    if (closed.get()) {
+      throw new BridgeException("client of party '" + partyName() + "' is closed; cannot open " + key.describe());
+    }
+    ClientStream stream = new ClientStream(this, key, this.channel);
+    streams.add(stream);
+    boolean paired = false;
+    try {
+      stream.start();
+      stream.awaitPaired(config.pairTimeout());
+      paired = true;
+      return stream;
+    } finally {
+      if (!paired) {
+        streams.remove(stream);
+      }
+    }
+  }
+
+  /** Aborts the open streams (their peers learn "client of party 'x' closed"), then closes the connection. */
+  @Override
+  public void close() {
+    if (!closed.compareAndSet(false, true)) {
+      return;
+    }
+    for (ClientStream stream : streams) {
+      stream.abort("client of party '" + partyName() + "' closed");
+    }
+    channel.shutdown(); // lets the ABORT frames go out
+    try {
+      if (!channel.awaitTermination(ClientStream.ABORT_GRACE.toMillis(), TimeUnit.MILLISECONDS)) {
+        channel.shutdownNow();
+      }
+    } catch (InterruptedException e) {
+      channel.shutdownNow();
+      Thread.currentThread().interrupt();
+    } finally {
+      timer.shutdownNow();
+    }
+  }
+
+  /** Drops the connection at once without telling anyone, as a crash would (for tests). */
+  void terminateAbruptly() {
+    closed.set(true);
+    channel.shutdownNow();
+    timer.shutdownNow();
+  }
+
+  BridgeClientConfig config() {
+    return config;
+  }
+
+  String partyName() {
+    return config.self().partyName();
+  }
+
+  String relayAddress() {
+    return config.host() + ":" + config.port();
+  }
+
+  void forget(ClientStream stream) {
+    streams.remove(stream);
+  }
+
+  /** Runs {@code task} after {@code delay}, or now if the client is closing. */
+  void later(Duration delay, Runnable task) {
+    try {
+      timer.schedule(task, delay.toMillis(), TimeUnit.MILLISECONDS);
+    } catch (RejectedExecutionException e) {
+      task.run();
+    }
+  }
+}

@@ -1,0 +1,106 @@
+package io.psiflink.bridge;
+
+import java.security.GeneralSecurityException;
+import java.security.InvalidAlgorithmParameterException;
+import java.security.PrivateKey;
+import java.security.PublicKey;
+import java.security.SecureRandom;
+import java.security.Signature;
+import java.security.cert.CertPath;
+import java.security.cert.CertPathValidator;
+import java.security.cert.CertPathValidatorException;
+import java.security.cert.CertificateFactory;
+import java.security.cert.PKIXParameters;
+import java.security.cert.PKIXReason;
+import java.security.cert.TrustAnchor;
+import java.security.cert.X509Certificate;
+import java.util.Date;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import org.bouncycastle.asn1.ASN1Encodable;
+import org.bouncycastle.asn1.ASN1String;
+import org.bouncycastle.asn1.x500.RDN;
+import org.bouncycastle.asn1.x500.X500Name;
+import org.bouncycastle.asn1.x500.style.BCStyle;
+
+/** Certificate helpers shared by credentials loading, peer checks and the relay's authentication. */
+final class Certificates {
+  private Certificates() {}
+
+  /** The subject's common name (CN), or null if it has none. */
+  static String commonName(X509Certificate cert) {
+    X500Name subject = X500Name.getInstance(cert.getSubjectX500Principal().getEncoded());
+    RDN[] cns = subject.getRDNs(BCStyle.CN);
+    if (cns.length == 0) {
+      return null;
+    }
+    ASN1Encodable value = cns[0].getFirst().getValue();
+    return value instanceof ASN1String s ? s.getString() : value.toString();
+  }
+
+  /** Checks, with PKIX and without revocation, that {@code cert} chains to one of {@code trustedCas} and is valid at {@code now}. */
+  static void verifyChain(X509Certificate cert, List<X509Certificate> trustedCas, Date now) throws BridgeException {
+    String who = describe(cert);
+    try {
+      Set<TrustAnchor> anchors = new HashSet<>();
+      for (X509Certificate ca : trustedCas) {
+        anchors.add(new TrustAnchor(ca, null));
+      }
+      CertPath path = CertificateFactory.getInstance("X.509").generateCertPath(List.of(cert));
+      PKIXParameters params = new PKIXParameters(anchors);
+      params.setRevocationEnabled(false);
+      params.setDate(now);
+      CertPathValidator.getInstance("PKIX").validate(path, params);
+    } catch (CertPathValidatorException e) {
+      String why;
+      if (e.getReason() == CertPathValidatorException.BasicReason.EXPIRED) {
+        why = "it expired on " + cert.getNotAfter().toInstant();
+      } else if (e.getReason() == CertPathValidatorException.BasicReason.NOT_YET_VALID) {
+        why = "it is not valid before " + cert.getNotBefore().toInstant();
+      } else if (e.getReason() == PKIXReason.NO_TRUST_ANCHOR
+          || e.getReason() == CertPathValidatorException.BasicReason.INVALID_SIGNATURE) {
+        why = "it is not signed by a trusted CA (" + e.getMessage() + ")";
+      } else {
+        why = e.getMessage();
+      }
+      throw new BridgeException("certificate " + who + " is not acceptable: " + why, e);
+    } catch (InvalidAlgorithmParameterException e) {
+      throw new BridgeException("cannot check certificate " + who + ": no usable trusted CA certificate", e);
+    } catch (GeneralSecurityException e) {
+      throw new BridgeException("cannot check certificate " + who + ": " + e.getMessage(), e);
+    }
+  }
+
+  /** True if {@code key} is the private half of {@code publicKey} (checked by signing a random challenge). */
+  static boolean keysMatch(PrivateKey key, PublicKey publicKey) {
+    String algorithm = switch (key.getAlgorithm()) {
+      case "EC" -> "SHA256withECDSA";
+      case "RSA" -> "SHA256withRSA";
+      case "Ed25519", "EdDSA" -> "Ed25519";
+      default -> null;
+    };
+    if (algorithm == null || !key.getAlgorithm().equals(publicKey.getAlgorithm())) {
+      return false;
+    }
+    try {
+      byte[] challenge = new byte[32];
+      new SecureRandom().nextBytes(challenge);
+      Signature signer = Signature.getInstance(algorithm);
+      signer.initSign(key);
+      signer.update(challenge);
+      byte[] sig = signer.sign();
+      Signature verifier = Signature.getInstance(algorithm);
+      verifier.initVerify(publicKey);
+      verifier.update(challenge);
+      return verifier.verify(sig);
+    } catch (GeneralSecurityException e) {
+      return false;
+    }
+  }
+
+  static String describe(X509Certificate cert) {
+    String cn = commonName(cert);
+    return cn != null ? "'" + cn + "'" : "'" + cert.getSubjectX500Principal().getName() + "'";
+  }
+}

@@ -1,0 +1,53 @@
+package io.psiflink.bridge;
+
+import io.grpc.Context;
+import io.grpc.Metadata;
+import io.grpc.ServerCall;
+import io.grpc.ServerCallHandler;
+import io.grpc.Status;
+
+/** Starts a relay stream for each accepted Exchange call: checks the headers and hands the stream to pairing. */
+final class ExchangeHandler implements ServerCallHandler<byte[], byte[]> {
+  private final PairingRegistry registry;
+  private final Context.Key<String> partyKey;
+  private final Context.Key<CloseReasonTracer> tracerKey;
+
+  ExchangeHandler(PairingRegistry registry, Context.Key<String> partyKey, Context.Key<CloseReasonTracer> tracerKey) {
+    this.registry = registry;
+    this.partyKey = partyKey;
+    this.tracerKey = tracerKey;
+  }
+
+  @Override
+  public ServerCall.Listener<byte[]> startCall(ServerCall<byte[], byte[]> call, Metadata headers) {
+    String party = partyKey.get();
+    if (party == null) { // only reachable if the interceptor was bypassed
+      call.close(Status.UNAUTHENTICATED.withDescription("unauthenticated stream"), new Metadata());
+      return new ServerCall.Listener<>() {};
+    }
+    String session = headers.get(BridgeProtocol.SESSION);
+    String channel = headers.get(BridgeProtocol.CHANNEL);
+    String problem = headerProblem(BridgeProtocol.SESSION, session);
+    if (problem == null) {
+      problem = headerProblem(BridgeProtocol.CHANNEL, channel);
+    }
+    if (problem != null) {
+      call.close(Status.INVALID_ARGUMENT.withDescription(problem), new Metadata());
+      return new ServerCall.Listener<>() {};
+    }
+    RelayStream stream = new RelayStream(call, party, new StreamKey(session, channel), registry, tracerKey.get());
+    call.sendHeaders(new Metadata());
+    registry.register(stream);
+    return stream;
+  }
+
+  private static String headerProblem(Metadata.Key<String> key, String value) {
+    if (value == null) {
+      return "missing header " + key.name();
+    }
+    if (!BridgeProtocol.ID.matcher(value).matches()) {
+      return "header " + key.name() + " must be 1 to 200 printable ASCII characters without spaces";
+    }
+    return null;
+  }
+}

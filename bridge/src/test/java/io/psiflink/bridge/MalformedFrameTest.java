@@ -1,0 +1,154 @@
+package io.psiflink.bridge;
+
+import static io.psiflink.bridge.TimeoutTest.assertMentions;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.grpc.CallOptions;
+import io.grpc.ClientCall;
+import io.grpc.ManagedChannel;
+import io.grpc.Metadata;
+import io.grpc.Status;
+import io.grpc.netty.shaded.io.grpc.netty.NettyChannelBuilder;
+import java.nio.file.Path;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+@Timeout(value = 30, unit = TimeUnit.SECONDS)
+class MalformedFrameTest {
+  private static final int MAX = 1024;
+
+  @TempDir static Path dir;
+  private static ThrowawayPki pki;
+  private final ExecutorService pool = Executors.newCachedThreadPool();
+
+  @BeforeAll
+  static void createPki() {
+    pki = TestBed.pki(dir);
+  }
+
+  @AfterEach
+  void stopPool() {
+    pool.shutdownNow();
+  }
+
+  @Test
+  void unknownFrameTypeFailsTheSenderAndTellsThePeer() throws Exception {
+    assertMalformed(new byte[] {0x7f, 1, 2}, "unknown frame type 0x7f");
+  }
+
+  @Test
+  void oversizedDataFrameIsRejectedByTheRelay() throws Exception {
+    byte[] frame = new byte[1 + MAX + 1];
+    frame[0] = Frames.DATA;
+    assertMalformed(frame, "exceeds the limit of 1024 bytes");
+  }
+
+  @Test
+  void messageBeyondTheTransportLimitFailsBothSides() throws Exception {
+    try (TestBed bed = new TestBed(pki, c -> c.withMaxFrameBytes(MAX))) {
+      Future<BridgeStream> peer = pool.submit(() -> bed.client(TestBed.B).open("s", "c"));
+      TestBed.RawCall raw = bed.rawCall(TestBed.A, "s", "c");
+      assertEquals(Frames.PAIRED, raw.next()[0]);
+      BridgeStream b = peer.get(10, TimeUnit.SECONDS);
+      byte[] huge = new byte[1 + MAX + Frames.MAX_OVERHEAD + 100];
+      huge[0] = Frames.DATA;
+      raw.send(huge);
+      Status status = raw.status();
+      // gRPC itself rejects the message before the relay sees it: the sender's call is reset.
+      assertTrue(status.getCode() == Status.Code.CANCELLED || status.getCode() == Status.Code.RESOURCE_EXHAUSTED,
+          status.toString());
+      BridgePeerException e = assertThrows(BridgePeerException.class, b::receive);
+      assertMentions(e, "peer 'party-a' sent a malformed frame", "larger than maxFrameBytes (1024)");
+      b.close();
+      TestBed.awaitNoActivePairs(bed.relay);
+    }
+  }
+
+  @Test
+  void emptyMessageIsMalformed() throws Exception {
+    assertMalformed(new byte[0], "empty frame");
+  }
+
+  @Test
+  void pairedFrameFromAClientIsMalformed() throws Exception {
+    assertMalformed(Frames.paired(3, "party-b"), "PAIRED frame sent by a client");
+  }
+
+  @Test
+  void dataAfterFinishIsMalformed() throws Exception {
+    try (TestBed bed = new TestBed(pki, c -> c.withMaxFrameBytes(MAX))) {
+      Future<BridgeStream> peer = pool.submit(() -> bed.client(TestBed.B).open("s", "c"));
+      TestBed.RawCall raw = bed.rawCall(TestBed.A, "s", "c");
+      assertEquals(Frames.PAIRED, raw.next()[0]);
+      BridgeStream b = peer.get(10, TimeUnit.SECONDS);
+      raw.send(Frames.finish());
+      assertEquals(null, b.receive());
+      raw.send(Frames.data(new byte[1], 0, 1));
+      Status status = raw.status();
+      assertEquals(Status.Code.INVALID_ARGUMENT, status.getCode());
+      assertTrue(status.getDescription().contains("DATA frame after FINISH"), status.toString());
+      BridgePeerException e = assertThrows(BridgePeerException.class, () -> b.send(new byte[1]));
+      assertMentions(e, "malformed");
+      b.close();
+    }
+  }
+
+  @Test
+  void missingStreamHeadersAreRejected() throws Exception {
+    try (TestBed bed = new TestBed(pki)) {
+      ManagedChannel ch = NettyChannelBuilder.forAddress("127.0.0.1", bed.relay.port())
+          .sslContext(TlsContexts.forClient(pki.credentials(TestBed.A)))
+          .build();
+      try {
+        ClientCall<byte[], byte[]> call = ch.newCall(BridgeProtocol.EXCHANGE, CallOptions.DEFAULT);
+        CompletableFuture<Status> closed = new CompletableFuture<>();
+        call.start(new ClientCall.Listener<>() {
+          @Override
+          public void onClose(Status status, Metadata trailers) {
+            closed.complete(status);
+          }
+        }, new Metadata()); // no psi-session / psi-channel
+        Status status = closed.get(10, TimeUnit.SECONDS);
+        assertEquals(Status.Code.INVALID_ARGUMENT, status.getCode());
+        assertTrue(status.getDescription().contains("missing header psi-session"), status.toString());
+      } finally {
+        ch.shutdownNow();
+      }
+    }
+  }
+
+  /** A raw party-a call pairs with a real party-b stream, then sends {@code frame}. */
+  private void assertMalformed(byte[] frame, String problem) throws Exception {
+    try (TestBed bed = new TestBed(pki, c -> c.withMaxFrameBytes(MAX))) {
+      Future<BridgeStream> peer = pool.submit(() -> bed.client(TestBed.B).open("s", "c"));
+      TestBed.RawCall raw = bed.rawCall(TestBed.A, "s", "c");
+      byte[] paired = raw.next();
+      assertEquals(Frames.PAIRED, paired[0]);
+      assertEquals(0, Frames.pairedAttempt(paired));
+      assertEquals(TestBed.B, Frames.pairedPeer(paired));
+      BridgeStream b = peer.get(10, TimeUnit.SECONDS);
+      assertEquals(TestBed.A, b.peerParty());
+
+      raw.send(frame);
+      Status status = raw.status();
+      assertEquals(Status.Code.INVALID_ARGUMENT, status.getCode(), status.toString());
+      assertTrue(status.getDescription().contains(problem), status.toString());
+
+      BridgePeerException e = assertThrows(BridgePeerException.class, b::receive);
+      System.out.println("peer sees: " + e.getMessage());
+      assertMentions(e, "peer 'party-a' sent a malformed frame", problem, "attempt 0");
+      b.close();
+      TestBed.awaitNoActivePairs(bed.relay);
+    }
+  }
+}

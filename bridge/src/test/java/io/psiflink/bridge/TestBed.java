@@ -1,0 +1,157 @@
+package io.psiflink.bridge;
+
+import io.grpc.CallOptions;
+import io.grpc.ClientCall;
+import io.grpc.ManagedChannel;
+import io.grpc.Metadata;
+import io.grpc.Status;
+import io.grpc.netty.shaded.io.grpc.netty.NettyChannelBuilder;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.ArrayList;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.Set;
+import java.util.SplittableRandom;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+import java.util.function.UnaryOperator;
+
+/** A relay on loopback with mutual TLS from a throwaway PKI, plus the clients a test connects; closes them all. */
+final class TestBed implements AutoCloseable {
+  static final String RELAY = "relay";
+  static final String A = "party-a";
+  static final String B = "party-b";
+  /** Trusted by the CA, but not allowed on the relay. */
+  static final String X = "party-x";
+
+  final ThrowawayPki pki;
+  final BridgeRelay relay;
+  private final List<AutoCloseable> toClose = new ArrayList<>();
+
+  static ThrowawayPki pki(java.nio.file.Path dir) {
+    return ThrowawayPki.create(dir, RELAY, A, B, X);
+  }
+
+  TestBed(ThrowawayPki pki) throws BridgeException {
+    this(pki, c -> c);
+  }
+
+  TestBed(ThrowawayPki pki, UnaryOperator<RelayConfig> tweak) throws BridgeException {
+    this.pki = pki;
+    this.relay = BridgeRelay.start(tweak.apply(RelayConfig.defaults(pki.credentials(RELAY), Set.of(A, B))));
+  }
+
+  BridgeClient client(String party) throws BridgeException {
+    return client(pki.credentials(party), c -> c);
+  }
+
+  BridgeClient client(String party, UnaryOperator<BridgeClientConfig> tweak) throws BridgeException {
+    return client(pki.credentials(party), tweak);
+  }
+
+  BridgeClient client(PartyCredentials self, UnaryOperator<BridgeClientConfig> tweak) throws BridgeException {
+    BridgeClient client = BridgeClient.connect(tweak.apply(BridgeClientConfig.defaults("127.0.0.1", relay.port(), self)));
+    toClose.add(client);
+    return client;
+  }
+
+  /** A raw gRPC call on the Exchange method, bypassing BridgeClient, to send arbitrary frames. */
+  RawCall rawCall(String party, String session, String channel) throws BridgeException {
+    ManagedChannel ch = NettyChannelBuilder.forAddress("127.0.0.1", relay.port())
+        .sslContext(TlsContexts.forClient(pki.credentials(party)))
+        .build();
+    toClose.add(() -> {
+      ch.shutdownNow();
+      ch.awaitTermination(5, TimeUnit.SECONDS);
+    });
+    return new RawCall(ch, session, channel);
+  }
+
+  @Override
+  public void close() throws Exception {
+    for (int i = toClose.size() - 1; i >= 0; i--) {
+      toClose.get(i).close();
+    }
+    relay.close();
+  }
+
+  /** Waits (up to 5 s) until the relay's stats satisfy {@code condition}, instead of sleeping a fixed time. */
+  static void awaitStats(BridgeRelay relay, java.util.function.Predicate<RelayStats> condition, String what)
+      throws InterruptedException {
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+    while (!condition.test(relay.stats()) && System.nanoTime() < deadline) {
+      Thread.sleep(5);
+    }
+    if (!condition.test(relay.stats())) {
+      throw new AssertionError("relay never reached: " + what + "; stats " + relay.stats());
+    }
+  }
+
+  static void awaitNoActivePairs(BridgeRelay relay) throws InterruptedException {
+    awaitStats(relay, s -> s.activePairs() == 0, "no active pairs");
+  }
+
+  static void awaitWaiting(BridgeRelay relay, int streams) throws InterruptedException {
+    awaitStats(relay, s -> s.waitingStreams() == streams, streams + " waiting streams");
+  }
+
+  /** Deterministic content of frame {@code index} of a stream identified by {@code seed}. */
+  static byte[] frame(long seed, int index, int size) {
+    byte[] b = new byte[size];
+    new SplittableRandom(seed * 1_000_003L + index).nextBytes(b);
+    return b;
+  }
+
+  static MessageDigest sha256() {
+    try {
+      return MessageDigest.getInstance("SHA-256");
+    } catch (NoSuchAlgorithmException e) {
+      throw new AssertionError(e);
+    }
+  }
+
+  static String hex(byte[] digest) {
+    return HexFormat.of().formatHex(digest);
+  }
+
+  /** A hand-driven Exchange call: sees raw frames and the final status. */
+  static final class RawCall {
+    final ClientCall<byte[], byte[]> call;
+    final BlockingQueue<byte[]> received = new LinkedBlockingQueue<>();
+    final CompletableFuture<Status> closed = new CompletableFuture<>();
+
+    RawCall(ManagedChannel channel, String session, String channelName) {
+      call = channel.newCall(BridgeProtocol.EXCHANGE, CallOptions.DEFAULT);
+      Metadata headers = new Metadata();
+      headers.put(BridgeProtocol.SESSION, session);
+      headers.put(BridgeProtocol.CHANNEL, channelName);
+      call.start(new ClientCall.Listener<>() {
+        @Override
+        public void onMessage(byte[] message) {
+          received.add(message);
+        }
+
+        @Override
+        public void onClose(Status status, Metadata trailers) {
+          closed.complete(status);
+        }
+      }, headers);
+      call.request(100);
+    }
+
+    byte[] next() throws InterruptedException {
+      return received.poll(10, TimeUnit.SECONDS);
+    }
+
+    synchronized void send(byte[] frame) {
+      call.sendMessage(frame);
+    }
+
+    Status status() throws Exception {
+      return closed.get(10, TimeUnit.SECONDS);
+    }
+  }
+}

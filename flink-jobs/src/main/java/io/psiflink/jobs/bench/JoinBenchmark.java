@@ -1,0 +1,196 @@
+package io.psiflink.jobs.bench;
+
+import io.psiflink.jobs.local.LocalJoin;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Optional;
+import java.util.stream.Stream;
+import org.apache.avro.file.DataFileReader;
+import org.apache.avro.generic.GenericDatumReader;
+import org.apache.avro.generic.GenericRecord;
+import org.apache.avro.util.Utf8;
+import org.apache.flink.types.Row;
+
+/**
+ * {@code ./psi bench join}: generates both parties' tables, runs the private join as
+ * {@code ./psi local} does (two JVMs, two MiniClusters, the bridge over TLS), checks its rows against
+ * the same join done insecurely by a plain Flink SQL batch join of the same files (row count and an
+ * order-independent digest of every row), and times both.
+ */
+public final class JoinBenchmark {
+  private JoinBenchmark() {}
+
+  public static void main(String[] args) throws Exception {
+    Map<String, String> a = new HashMap<>();
+    for (int i = 0; i < args.length; i++) {
+      String k = args[i];
+      switch (k) {
+        case "--json", "--no-insecure" -> a.put(k.substring(2), "true");
+        case "--rows", "--rows-b", "--overlap", "--bins", "--parallelism", "--runs", "--work",
+            "--sigma", "--party-heap", "--seed" -> {
+          if (i + 1 >= args.length) {
+            usage(k + " needs a value");
+          }
+          a.put(k.substring(2), args[++i]);
+        }
+        default -> usage("unknown argument '" + k + "'");
+      }
+    }
+    if (!a.containsKey("rows") || !a.containsKey("overlap")) {
+      usage("--rows and --overlap are required");
+    }
+    long rows = Long.parseLong(a.get("rows").replace("_", ""));
+    long rowsB = Long.parseLong(a.getOrDefault("rows-b", Long.toString(rows)).replace("_", ""));
+    double overlap = Double.parseDouble(a.get("overlap"));
+    int parallelism = Integer.parseInt(a.getOrDefault("parallelism", "2"));
+    int runs = Integer.parseInt(a.getOrDefault("runs", "1"));
+    Path work = Path.of(a.getOrDefault("work", System.getProperty("java.io.tmpdir")
+        + "/psi-bench-join"));
+    GeneratorSpec spec = new GeneratorSpec(rows, rowsB, overlap, 0, 0,
+        Long.parseLong(a.getOrDefault("seed", Long.toString(GeneratorSpec.DEFAULT_SEED))));
+    PrintStream log = System.err;
+
+    Path data = work.resolve(String.format(Locale.ROOT, "data-%d-%d-%s-%d", rows, rowsB,
+        a.get("overlap"), spec.seed()));
+    GeneratedTables tables = generated(spec, data, log);
+
+    List<String> secureRuns = new ArrayList<>();
+    double[] secure = new double[runs];
+    double[] insecure = new double[a.containsKey("no-insecure") ? 0 : runs];
+    boolean correct = true;
+    RowDigest reference = null;
+    String joinOperator = "";
+    for (int r = 0; r < runs; r++) {
+      Path out = work.resolve("out");
+      deleteTree(out);
+      Map<String, String> opts = new HashMap<>();
+      opts.put("a", tables.a().toString());
+      opts.put("b", tables.b().toString());
+      opts.put("sql", TableGenerator.DEFAULT_QUERY);
+      opts.put("out", out.toString());
+      opts.put("parallelism", Integer.toString(parallelism));
+      opts.put("work", work.resolve("run").toString());
+      for (String k : List.of("bins", "sigma", "party-heap")) {
+        if (a.containsKey(k)) {
+          opts.put(k, a.get(k));
+        }
+      }
+      log.printf(Locale.ROOT, "== run %d of %d: private join of %,d x %,d rows%n", r + 1, runs,
+          rows, rowsB);
+      LocalJoin.Result res = LocalJoin.run(opts, log);
+      secure[r] = res.seconds();
+      secureRuns.add(res.toJson());
+      RowDigest got = digestAvro(out);
+      if (insecure.length > 0) {
+        log.printf(Locale.ROOT, "== run %d of %d: insecure Flink SQL join%n", r + 1, runs);
+        InsecureFlinkJoin.Result ins = InsecureFlinkJoin.run(tables.a(), TableGenerator.SCHEMA_A,
+            tables.b(), TableGenerator.SCHEMA_B, TableGenerator.DEFAULT_QUERY, parallelism,
+            Optional.empty());
+        insecure[r] = ins.seconds();
+        reference = ins.digest();
+        joinOperator = ins.joinOperator();
+      }
+      boolean ok = got.count() == tables.expectedJoinRows()
+          && (reference == null || reference.equals(got));
+      if (!ok) {
+        log.printf("MISMATCH: private join gave %s, expected %d rows%s%n", got,
+            tables.expectedJoinRows(), reference == null ? "" : " with digest " + reference);
+      }
+      correct &= ok;
+    }
+    double secureMedian = median(secure);
+    double insecureMedian = insecure.length == 0 ? Double.NaN : median(insecure);
+    if (a.containsKey("json")) {
+      System.out.printf(Locale.ROOT, "{\"rows_a\":%d,\"rows_b\":%d,\"overlap\":%s,"
+          + "\"parallelism\":%d,\"runs\":%d,\"expected_join_rows\":%d,\"correct\":%b,"
+          + "\"secure_seconds_median\":%.3f,\"insecure_seconds_median\":%s,"
+          + "\"insecure_join_operator\":\"%s\",\"ratio\":%s,\"secure_runs\":[%s]}%n",
+          rows, rowsB, a.get("overlap"), parallelism, runs, tables.expectedJoinRows(), correct,
+          secureMedian, fmt(insecureMedian), Json.escape(joinOperator),
+          fmt(secureMedian / insecureMedian), String.join(",", secureRuns));
+    } else {
+      System.out.printf(Locale.ROOT, "private join: %,d x %,d rows, overlap %s: median %.1f s over "
+          + "%d run(s); insecure Flink SQL join (%s): %s s; ratio %s; result %s%n", rows, rowsB,
+          a.get("overlap"), secureMedian, runs, joinOperator, fmt(insecureMedian),
+          fmt(secureMedian / insecureMedian), correct ? "correct" : "WRONG");
+    }
+    System.exit(correct ? 0 : 1);
+  }
+
+  private static GeneratedTables generated(GeneratorSpec spec, Path dir, PrintStream log)
+      throws IOException {
+    Path marker = dir.resolve("expected-join-rows");
+    if (Files.exists(marker)) {
+      long expected = Long.parseLong(Files.readString(marker).trim());
+      log.println("== reusing generated tables in " + dir);
+      return new GeneratedTables(dir.resolve(TableGenerator.FILE_A),
+          dir.resolve(TableGenerator.FILE_B), expected, spec, null, null, 0);
+    }
+    log.printf(Locale.ROOT, "== generating %,d + %,d rows into %s%n", spec.rowsA(), spec.rowsB(),
+        dir);
+    Files.createDirectories(dir);
+    GeneratedTables t = TableGenerator.generate(spec, dir);
+    Files.writeString(marker, Long.toString(t.expectedJoinRows()));
+    return t;
+  }
+
+  /** Digest of every row of the Avro part files in {@code dir}, read with the plain Avro library. */
+  static RowDigest digestAvro(Path dir) throws IOException {
+    RowDigest d = new RowDigest();
+    try (Stream<Path> files = Files.list(dir)) {
+      for (Path p : files.filter(p -> !p.getFileName().toString().startsWith(".")
+          && !p.getFileName().toString().startsWith("_")).toList()) {
+        try (DataFileReader<GenericRecord> r = new DataFileReader<>(p.toFile(),
+            new GenericDatumReader<>())) {
+          int n = r.getSchema().getFields().size();
+          for (GenericRecord rec : r) {
+            Row row = new Row(n);
+            for (int i = 0; i < n; i++) {
+              Object v = rec.get(i);
+              row.setField(i, v instanceof Utf8 u ? u.toString() : v);
+            }
+            d.add(row);
+          }
+        }
+      }
+    }
+    return d;
+  }
+
+  private static void deleteTree(Path p) throws IOException {
+    if (!Files.exists(p)) {
+      return;
+    }
+    try (Stream<Path> s = Files.walk(p)) {
+      for (Path x : s.sorted((x, y) -> y.getNameCount() - x.getNameCount()).toList()) {
+        Files.delete(x);
+      }
+    }
+  }
+
+  private static double median(double[] v) {
+    double[] s = v.clone();
+    Arrays.sort(s);
+    return s.length % 2 == 1 ? s[s.length / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
+  }
+
+  private static String fmt(double d) {
+    return Double.isNaN(d) ? "null" : String.format(Locale.ROOT, "%.3f", d);
+  }
+
+  private static void usage(String problem) {
+    System.err.println("psi bench join: " + problem);
+    System.err.println("usage: ./psi bench join --rows N [--rows-b N] --overlap F [--bins M] "
+        + "[--parallelism P] [--runs R] [--sigma S] [--party-heap 6g] [--work DIR] "
+        + "[--no-insecure] [--json]");
+    System.exit(2);
+  }
+}
