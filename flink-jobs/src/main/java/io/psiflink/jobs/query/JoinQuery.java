@@ -1,0 +1,151 @@
+package io.psiflink.jobs.query;
+
+import io.psiflink.jobs.table.TableSchema;
+import java.io.Serializable;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.HexFormat;
+import java.util.Objects;
+
+/**
+ * A private join query between party A's table {@code a} and party B's table {@code b}, parsed by
+ * Calcite and checked to be inside the supported subset, but not yet checked against schemas.
+ * Immutable and serializable.
+ *
+ * <h2>The subset</h2>
+ *
+ * <pre>
+ * SELECT &lt;items&gt; FROM a [AS x] [INNER] JOIN b [AS y]
+ *   ON &lt;a-col&gt; = &lt;b-col&gt; [AND &lt;a-col&gt; = &lt;b-col&gt; ...]
+ *   [WHERE &lt;conjunct&gt; [AND &lt;conjunct&gt; ...]]
+ * </pre>
+ *
+ * <ul>
+ *   <li>SELECT items are column references ({@code a.spend}, {@code x.spend}, or {@code spend} if
+ *       only one table has it), optionally {@code AS name}, or {@code *}, {@code a.*}, {@code b.*}
+ *       (all columns in table order, a's before b's for {@code *}).
+ *   <li>{@code a} comes first in FROM. With an alias, columns are qualified by the alias (standard
+ *       SQL), and an alias may not be the other table's name.
+ *   <li>ON is one or more equalities between a column of a and a column of b (either order) joined
+ *       by AND; the two columns must have the same {@link
+ *       io.psiflink.jobs.table.ColumnType.KeyClass}.
+ *   <li>WHERE is a conjunction; each AND-ed condition may use the columns of one table only, and
+ *       must use at least one. Inside a condition anything Flink SQL can evaluate on one row is
+ *       allowed (comparisons, BETWEEN, IN lists, LIKE, IS [NOT] NULL, arithmetic, CAST, functions,
+ *       OR and NOT); subqueries, aggregate and window functions and {@code ?} parameters are not.
+ *   <li>Everything else is rejected with a {@link QueryException} naming the clause: set operations,
+ *       WITH, ORDER BY, LIMIT/OFFSET, GROUP BY, HAVING, DISTINCT, WINDOW, QUALIFY, hints, outer,
+ *       cross, comma, NATURAL and USING joins, other tables, subqueries, expressions in SELECT.
+ * </ul>
+ *
+ * <h2>Identifiers and quoting</h2>
+ *
+ * <p>The query is read with Calcite's {@code Lex.JAVA} (the lexical convention of Flink SQL):
+ * identifiers are case-sensitive and keep their case whether quoted or not; an identifier is quoted
+ * with <b>backticks</b> ({@code a.`home city`}; a backtick inside is doubled), which is how to name
+ * a column containing spaces or other characters, or one spelled like a keyword. Double quotes are
+ * <i>not</i> identifier quotes (a syntax error says so). String literals use single quotes ({@code
+ * 'it''s'}). Keywords and function names are case-insensitive. An unquoted niladic SQL function
+ * name ({@code CURRENT_DATE}, {@code USER}, ...) means the function; quote it to mean a column.
+ *
+ * <h2>Output column names</h2>
+ *
+ * <p>Each output column is named by its {@code AS} alias, or else by its column name. When that name
+ * was already taken by an earlier output column, an un-aliased column is renamed {@code
+ * <table>_<name>} with its table's name {@code a} or {@code b} (so {@code SELECT a.email, b.email}
+ * gives {@code email, b_email}); an {@code AS} name is never changed, so repeating one is an error.
+ * If the names are still not unique after this, resolution fails and asks for an {@code AS} name.
+ */
+public final class JoinQuery implements Serializable {
+  private static final long serialVersionUID = 1L;
+
+  private final String sql;
+  private final ParsedQuery parsed;
+  private final String fingerprint;
+
+  private JoinQuery(String sql, ParsedQuery parsed) {
+    this.sql = sql;
+    this.parsed = parsed;
+    this.fingerprint = sha256(parsed.canonical());
+  }
+
+  /** Parses and checks a query; the message of the exception says what is wrong and where. */
+  public static JoinQuery parse(String sql) throws QueryException {
+    Objects.requireNonNull(sql, "sql");
+    return new JoinQuery(sql, QueryParser.parse(sql));
+  }
+
+  /** The query text as given. */
+  public String sql() {
+    return sql;
+  }
+
+  /**
+   * Resolves the query against the two schemas: unknown columns (the message lists the available
+   * ones), ambiguous unqualified names, ON columns of different key classes ({@code "ON: a.k
+   * (BIGINT) = b.k (STRING): types do not compare"}), conditions that turn out to mix both tables;
+   * expands stars and assigns output names.
+   */
+  public ResolvedJoin resolve(TableSchema a, TableSchema b) throws QueryException {
+    Objects.requireNonNull(a, "a");
+    Objects.requireNonNull(b, "b");
+    return Resolver.resolve(this, parsed, a, b);
+  }
+
+  /**
+   * What one party needs, from its own schema only. Checks that side's qualified references against
+   * {@code own}; an unqualified name not in {@code own} is taken to be the other table's (so this
+   * cannot detect a name that is ambiguous between the tables: {@link #resolve} can). When {@link
+   * #resolve} succeeds, its views equal the views computed here.
+   */
+  public PartyView view(Side side, TableSchema own) throws QueryException {
+    Objects.requireNonNull(side, "side");
+    Objects.requireNonNull(own, "own");
+    return Resolver.view(parsed, side, own);
+  }
+
+  /**
+   * SHA-256 (lower-case hex) of a canonical unparse of the parsed query: equal for queries that
+   * differ only in whitespace, comments, keyword and function-name case, {@code JOIN} versus {@code
+   * INNER JOIN}, parenthesisation of the AND-ed conditions, the order of the two columns of an ON
+   * equality whose columns are both qualified, or table aliases; different when a column, an alias of a column, a predicate or a
+   * literal changes.
+   */
+  public String fingerprint() {
+    return fingerprint;
+  }
+
+  /** The canonical text the fingerprint is computed from. */
+  String canonical() {
+    return parsed.canonical();
+  }
+
+  ParsedQuery parsed() {
+    return parsed;
+  }
+
+  private static String sha256(String s) {
+    try {
+      return HexFormat.of().formatHex(
+          MessageDigest.getInstance("SHA-256").digest(s.getBytes(StandardCharsets.UTF_8)));
+    } catch (NoSuchAlgorithmException e) {
+      throw new IllegalStateException(e);
+    }
+  }
+
+  @Override
+  public boolean equals(Object o) {
+    return o instanceof JoinQuery other && sql.equals(other.sql);
+  }
+
+  @Override
+  public int hashCode() {
+    return sql.hashCode();
+  }
+
+  @Override
+  public String toString() {
+    return sql;
+  }
+}

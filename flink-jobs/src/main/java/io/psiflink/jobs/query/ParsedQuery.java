@@ -1,0 +1,66 @@
+package io.psiflink.jobs.query;
+
+import java.io.Serializable;
+import java.util.List;
+
+/**
+ * The parts of a join query as written, before resolution against schemas. Unqualified column
+ * references have a null qualifier: which table they belong to is decided by {@link Resolver}.
+ *
+ * @param qualifierA how table {@code a} is referred to in the query (its alias, or {@code a})
+ * @param qualifierB how table {@code b} is referred to in the query
+ * @param select the SELECT items in order
+ * @param on the ON equalities in order
+ * @param where the WHERE conjuncts in order
+ * @param canonical the canonical text the fingerprint is computed from
+ */
+record ParsedQuery(
+    String qualifierA,
+    String qualifierB,
+    List<Item> select,
+    List<Equality> on,
+    List<Conjunct> where,
+    String canonical)
+    implements Serializable {
+
+  ParsedQuery {
+    select = List.copyOf(select);
+    on = List.copyOf(on);
+    where = List.copyOf(where);
+  }
+
+  String qualifier(Side side) {
+    return side == Side.A ? qualifierA : qualifierB;
+  }
+
+  /** A column reference; {@code qualifier} is null when the column was written without a table. */
+  record Ref(Side qualifier, String column, SourceSpan span) implements Serializable {
+    /** The reference as written, e.g. {@code x.spend} or {@code spend}. */
+    String written() {
+      return span == null ? column : span.text();
+    }
+  }
+
+  /**
+   * A SELECT item: a column ({@code ref} non-null, optional {@code alias}), or a star ({@code ref}
+   * null) of one table ({@code starSide}) or of both ({@code starSide} null).
+   */
+  record Item(Ref ref, Side starSide, String alias, SourceSpan span) implements Serializable {
+    boolean star() {
+      return ref == null;
+    }
+  }
+
+  /** One ON equality {@code left = right}, as written. */
+  record Equality(Ref left, Ref right, SourceSpan span) implements Serializable {}
+
+  /**
+   * One AND-ed condition of WHERE: the columns it uses, and its Flink SQL text with identifiers
+   * unqualified and backtick-quoted.
+   */
+  record Conjunct(List<Ref> refs, String flinkSql, SourceSpan span) implements Serializable {
+    Conjunct {
+      refs = List.copyOf(refs);
+    }
+  }
+}

@@ -1,0 +1,32 @@
+package io.psiflink.jobs.query;
+
+import java.io.Serializable;
+import java.util.List;
+import java.util.Objects;
+
+/**
+ * A join query checked against both parties' schemas.
+ *
+ * @param query the query
+ * @param on the {@code ON} equalities in query order, each with the column of {@code a} first
+ * @param output the result columns, in {@code SELECT} order with stars expanded, with unique output
+ *     names
+ * @param a party A's view; equal to {@code query.view(Side.A, schemaOfA)}
+ * @param b party B's view; equal to {@code query.view(Side.B, schemaOfB)}
+ */
+public record ResolvedJoin(
+    JoinQuery query, List<KeyPair> on, List<OutputColumn> output, PartyView a, PartyView b)
+    implements Serializable {
+  public ResolvedJoin {
+    Objects.requireNonNull(query, "query");
+    on = List.copyOf(on);
+    output = List.copyOf(output);
+    Objects.requireNonNull(a, "a");
+    Objects.requireNonNull(b, "b");
+  }
+
+  /** The view of the given party. */
+  public PartyView view(Side side) {
+    return side == Side.A ? a : b;
+  }
+}
