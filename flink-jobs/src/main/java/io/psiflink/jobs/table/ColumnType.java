@@ -44,6 +44,19 @@ public enum ColumnType {
     return flinkType;
   }
 
+  /** The class of values of this column inside a {@link org.apache.flink.types.Row}. */
+  public Class<?> javaClass() {
+    return switch (this) {
+      case BOOLEAN -> Boolean.class;
+      case INT -> Integer.class;
+      case BIGINT -> Long.class;
+      case FLOAT -> Float.class;
+      case DOUBLE -> Double.class;
+      case STRING -> String.class;
+      case BYTES -> byte[].class;
+    };
+  }
+
   /** The Flink SQL type name. */
   public String sqlName() {
     return sqlName;

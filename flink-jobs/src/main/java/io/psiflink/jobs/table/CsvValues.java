@@ -1,0 +1,184 @@
+package io.psiflink.jobs.table;
+
+import java.util.Base64;
+import java.util.regex.Pattern;
+
+/**
+ * The text form of column values in CSV files, both ways. One place, so that what {@link
+ * CsvBulkWriter} writes is exactly what the CSV source reads back.
+ *
+ * <ul>
+ *   <li>NULL is an unquoted empty field. A quoted empty field is the empty string for STRING, the
+ *       empty array for BYTES and NULL for every other type.
+ *   <li>BOOLEAN: {@code true} / {@code false}, any case on input, lower case on output.
+ *   <li>INT, BIGINT: optional sign and ASCII digits ({@code Long.parseLong} alone would also take
+ *       non-ASCII digits); out of range is an error.
+ *   <li>FLOAT, DOUBLE: decimal notation with optional exponent ({@code 1.5}, {@code -2e-3}, {@code
+ *       .5}), or exactly {@code NaN}, {@code Infinity}, {@code -Infinity}; no surrounding blanks,
+ *       no hex floats, no {@code d}/{@code f} suffixes; a finite literal that overflows is an
+ *       error. Output is Java's shortest round-trip form ({@link Double#toString(double)}, {@link
+ *       Float#toString(float)}), e.g. {@code 1.0E10}.
+ *   <li>STRING: the text as is, never trimmed.
+ *   <li>BYTES: standard Base64 with padding (RFC 4648 section 4), strict on input.
+ * </ul>
+ */
+public final class CsvValues {
+  private static final Pattern INTEGER = Pattern.compile("[+-]?[0-9]+");
+  private static final Pattern DECIMAL =
+      Pattern.compile("[+-]?([0-9]+\\.?[0-9]*|\\.[0-9]+)([eE][+-]?[0-9]+)?");
+
+  private CsvValues() {}
+
+  /**
+   * The value of a field of the given type.
+   *
+   * @param text the field as tokenized: null for an unquoted empty field
+   * @throws IllegalArgumentException if the text is not a value of the type
+   */
+  public static Object parse(String text, ColumnType type) {
+    if (text == null) {
+      return null;
+    }
+    if (text.isEmpty()) {
+      return switch (type) {
+        case STRING -> "";
+        case BYTES -> new byte[0];
+        default -> null;
+      };
+    }
+    return switch (type) {
+      case STRING -> text;
+      case BOOLEAN -> parseBoolean(text);
+      case INT -> Integer.parseInt(checkInteger(text));
+      case BIGINT -> Long.parseLong(checkInteger(text));
+      case DOUBLE -> parseDouble(text);
+      case FLOAT -> parseFloat(text);
+      case BYTES -> Base64.getDecoder().decode(text);
+    };
+  }
+
+  /**
+   * The text of a value, unquoted; null for NULL.
+   *
+   * @throws IllegalArgumentException if the value is not of the type's Java class
+   */
+  public static String format(Object value, ColumnType type) {
+    if (value == null) {
+      return null;
+    }
+    if (!type.javaClass().isInstance(value)) {
+      throw new IllegalArgumentException("a " + value.getClass().getName() + " is not a "
+          + type.sqlName() + " (expected " + type.javaClass().getSimpleName() + ")");
+    }
+    return switch (type) {
+      case BYTES -> Base64.getEncoder().encodeToString((byte[]) value);
+      case DOUBLE -> Double.toString((Double) value);
+      case FLOAT -> Float.toString((Float) value);
+      case BOOLEAN -> ((Boolean) value) ? "true" : "false";
+      case INT, BIGINT, STRING -> value.toString();
+    };
+  }
+
+  /** Whether type inference may call this non-empty text a BIGINT without losing information. */
+  static boolean inferableLong(String text) {
+    if (!INTEGER.matcher(text).matches() || hasLeadingZero(text)) {
+      return false;
+    }
+    try {
+      Long.parseLong(text);
+      return true;
+    } catch (NumberFormatException e) {
+      return false;
+    }
+  }
+
+  /**
+   * Whether type inference may call this non-empty text a DOUBLE: a finite decimal literal. An
+   * integer literal that does not fit a long is not one (as a double it would lose digits, and
+   * such columns are usually identifiers), nor is one with a superfluous leading zero such as a
+   * ZIP code {@code 01234}, which would lose the zero.
+   */
+  static boolean inferableDouble(String text) {
+    if (!DECIMAL.matcher(text).matches() || hasLeadingZero(text)) {
+      return false;
+    }
+    if (INTEGER.matcher(text).matches()) {
+      return inferableLong(text);
+    }
+    return Double.isFinite(Double.parseDouble(text));
+  }
+
+  static boolean inferableBoolean(String text) {
+    return text.equalsIgnoreCase("true") || text.equalsIgnoreCase("false");
+  }
+
+  private static boolean hasLeadingZero(String text) {
+    int i = text.startsWith("+") || text.startsWith("-") ? 1 : 0;
+    return text.length() > i + 1 && text.charAt(i) == '0' && Character.isDigit(text.charAt(i + 1));
+  }
+
+  private static Boolean parseBoolean(String text) {
+    if (text.equalsIgnoreCase("true")) {
+      return Boolean.TRUE;
+    }
+    if (text.equalsIgnoreCase("false")) {
+      return Boolean.FALSE;
+    }
+    throw new IllegalArgumentException("not a boolean");
+  }
+
+  private static String checkInteger(String text) {
+    if (!INTEGER.matcher(text).matches()) {
+      throw new IllegalArgumentException("not an integer");
+    }
+    return text;
+  }
+
+  private static double parseDouble(String text) {
+    switch (text) {
+      case "NaN":
+        return Double.NaN;
+      case "Infinity":
+        return Double.POSITIVE_INFINITY;
+      case "-Infinity":
+        return Double.NEGATIVE_INFINITY;
+      default:
+        break;
+    }
+    if (!DECIMAL.matcher(text).matches()) {
+      throw new IllegalArgumentException("not a number");
+    }
+    double d = Double.parseDouble(text);
+    if (!Double.isFinite(d)) {
+      throw new IllegalArgumentException("out of range");
+    }
+    return d;
+  }
+
+  private static float parseFloat(String text) {
+    switch (text) {
+      case "NaN":
+        return Float.NaN;
+      case "Infinity":
+        return Float.POSITIVE_INFINITY;
+      case "-Infinity":
+        return Float.NEGATIVE_INFINITY;
+      default:
+        break;
+    }
+    if (!DECIMAL.matcher(text).matches()) {
+      throw new IllegalArgumentException("not a number");
+    }
+    float f = Float.parseFloat(text);
+    if (!Float.isFinite(f)) {
+      throw new IllegalArgumentException("out of range");
+    }
+    return f;
+  }
+
+  /** A short, printable rendering of a field for an error message. */
+  static String quoteForMessage(String text) {
+    String t = text.length() > 100 ? text.substring(0, 100) + "..." : text;
+    return "'" + t + "'";
+  }
+}

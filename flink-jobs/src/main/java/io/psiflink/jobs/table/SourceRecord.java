@@ -1,0 +1,51 @@
+package io.psiflink.jobs.table;
+
+import org.apache.flink.api.common.typeinfo.TypeInformation;
+import org.apache.flink.api.common.typeinfo.Types;
+import org.apache.flink.api.java.typeutils.RowTypeInfo;
+import org.apache.flink.types.Row;
+
+/**
+ * The record a table file format hands to {@link RowParser}: a row of (position, error, raw,
+ * payload). The payload is format specific (CSV: the field texts as {@code String[]}; Avro: the
+ * already converted row); error is set, and payload null, when the record is malformed. A plain
+ * {@link Row} with an explicit {@link RowTypeInfo} keeps Flink's serializers typed (no Kryo).
+ */
+final class SourceRecord {
+  static final int POSITION = 0;
+  static final int ERROR = 1;
+  static final int RAW = 2;
+  static final int PAYLOAD = 3;
+
+  private SourceRecord() {}
+
+  static RowTypeInfo type(TypeInformation<?> payload) {
+    return new RowTypeInfo(
+        new TypeInformation<?>[] {Types.LONG, Types.STRING, Types.STRING, payload},
+        new String[] {"position", "error", "raw", "payload"});
+  }
+
+  static Row good(long position, String raw, Object payload) {
+    return Row.of(position, null, raw, payload);
+  }
+
+  static Row bad(long position, String error, String raw) {
+    return Row.of(position, error, raw, null);
+  }
+
+  static long position(Row r) {
+    return (Long) r.getField(POSITION);
+  }
+
+  static String error(Row r) {
+    return (String) r.getField(ERROR);
+  }
+
+  static String raw(Row r) {
+    return (String) r.getField(RAW);
+  }
+
+  static Object payload(Row r) {
+    return r.getField(PAYLOAD);
+  }
+}

@@ -1,0 +1,107 @@
+package io.psiflink.jobs.table;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import org.junit.jupiter.api.Test;
+
+class CsvValuesTest {
+
+  @Test
+  void nullAndEmpty() {
+    for (ColumnType t : ColumnType.values()) {
+      assertNull(CsvValues.parse(null, t), t.name());
+    }
+    assertEquals("", CsvValues.parse("", ColumnType.STRING));
+    assertArrayEquals(new byte[0], (byte[]) CsvValues.parse("", ColumnType.BYTES));
+    assertNull(CsvValues.parse("", ColumnType.BIGINT));
+    assertNull(CsvValues.parse("", ColumnType.BOOLEAN));
+    assertNull(CsvValues.format(null, ColumnType.STRING));
+  }
+
+  @Test
+  void integers() {
+    assertEquals(-42L, CsvValues.parse("-42", ColumnType.BIGINT));
+    assertEquals(42L, CsvValues.parse("+42", ColumnType.BIGINT));
+    assertEquals(Long.MIN_VALUE, CsvValues.parse("-9223372036854775808", ColumnType.BIGINT));
+    assertEquals(7, CsvValues.parse("007", ColumnType.INT));
+    assertThrows(NumberFormatException.class,
+        () -> CsvValues.parse("9223372036854775808", ColumnType.BIGINT));
+    assertThrows(NumberFormatException.class, () -> CsvValues.parse("2147483648", ColumnType.INT));
+    assertThrows(IllegalArgumentException.class, () -> CsvValues.parse(" 1", ColumnType.BIGINT));
+    assertThrows(IllegalArgumentException.class, () -> CsvValues.parse("1.0", ColumnType.BIGINT));
+    // Arabic-Indic digits: Long.parseLong would accept them
+    assertThrows(IllegalArgumentException.class,
+        () -> CsvValues.parse("\u0661\u0662", ColumnType.BIGINT));
+  }
+
+  @Test
+  void floatingPoint() {
+    assertEquals(1.5, CsvValues.parse("1.5", ColumnType.DOUBLE));
+    assertEquals(-0.002, CsvValues.parse("-2e-3", ColumnType.DOUBLE));
+    assertEquals(0.5, CsvValues.parse(".5", ColumnType.DOUBLE));
+    assertEquals(1.0E10, CsvValues.parse("1.0E10", ColumnType.DOUBLE));
+    assertEquals(Double.NaN, CsvValues.parse("NaN", ColumnType.DOUBLE));
+    assertEquals(Double.NEGATIVE_INFINITY, CsvValues.parse("-Infinity", ColumnType.DOUBLE));
+    assertEquals(1.25f, CsvValues.parse("1.25", ColumnType.FLOAT));
+    assertThrows(IllegalArgumentException.class, () -> CsvValues.parse("1e400", ColumnType.DOUBLE));
+    assertThrows(IllegalArgumentException.class, () -> CsvValues.parse("1e39", ColumnType.FLOAT));
+    assertThrows(IllegalArgumentException.class, () -> CsvValues.parse("1.5d", ColumnType.DOUBLE));
+    assertThrows(IllegalArgumentException.class, () -> CsvValues.parse("0x1p3", ColumnType.DOUBLE));
+    assertThrows(IllegalArgumentException.class, () -> CsvValues.parse(" 1.5", ColumnType.DOUBLE));
+    assertThrows(IllegalArgumentException.class, () -> CsvValues.parse("nan", ColumnType.DOUBLE));
+  }
+
+  @Test
+  void doublesRoundTripThroughTheirText() {
+    double[] values = {0.1, -0.0, 1e300, 4.9e-324, 123456789.123, Double.NaN,
+        Double.POSITIVE_INFINITY, 1.0 / 3};
+    for (double d : values) {
+      String text = CsvValues.format(d, ColumnType.DOUBLE);
+      assertEquals(Double.toString(d), text);
+      assertEquals(d, (Double) CsvValues.parse(text, ColumnType.DOUBLE));
+    }
+    assertEquals("1.0E10", CsvValues.format(1e10, ColumnType.DOUBLE));
+    assertEquals("0.1", CsvValues.format(0.1f, ColumnType.FLOAT));
+  }
+
+  @Test
+  void booleansAndBytes() {
+    assertEquals(true, CsvValues.parse("TRUE", ColumnType.BOOLEAN));
+    assertEquals(false, CsvValues.parse("False", ColumnType.BOOLEAN));
+    assertThrows(IllegalArgumentException.class, () -> CsvValues.parse("yes", ColumnType.BOOLEAN));
+    assertEquals("true", CsvValues.format(true, ColumnType.BOOLEAN));
+    byte[] bytes = {0, 1, 2, (byte) 0xFF, (byte) 0xFE};
+    assertEquals("AAEC//4=", CsvValues.format(bytes, ColumnType.BYTES));
+    assertArrayEquals(bytes, (byte[]) CsvValues.parse("AAEC//4=", ColumnType.BYTES));
+    assertThrows(IllegalArgumentException.class, () -> CsvValues.parse("AAE*", ColumnType.BYTES));
+  }
+
+  @Test
+  void formatRejectsWrongJavaClass() {
+    assertThrows(IllegalArgumentException.class, () -> CsvValues.format(1, ColumnType.BIGINT));
+    assertThrows(IllegalArgumentException.class, () -> CsvValues.format("x", ColumnType.BYTES));
+  }
+
+  @Test
+  void inferencePredicates() {
+    assertTrue(CsvValues.inferableLong("-5"));
+    assertTrue(CsvValues.inferableLong("0"));
+    assertTrue(CsvValues.inferableLong("9223372036854775807"));
+    assertFalse(CsvValues.inferableLong("9223372036854775808"));
+    assertFalse(CsvValues.inferableLong("01234"));
+    assertTrue(CsvValues.inferableDouble("-1.5E10"));
+    assertTrue(CsvValues.inferableDouble("0.25"));
+    assertTrue(CsvValues.inferableDouble("-0.0"));
+    assertFalse(CsvValues.inferableDouble("9223372036854775808"));
+    assertFalse(CsvValues.inferableDouble("00.5"));
+    assertFalse(CsvValues.inferableDouble("1e999"));
+    assertFalse(CsvValues.inferableDouble("NaN"));
+    assertTrue(CsvValues.inferableBoolean("tRuE"));
+    assertFalse(CsvValues.inferableBoolean("1"));
+  }
+}
