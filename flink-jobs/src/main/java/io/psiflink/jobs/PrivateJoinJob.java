@@ -146,7 +146,9 @@ public final class PrivateJoinJob {
         .keyBy(r -> r.bin, Types.INT)
         .connect(total.broadcast())
         .transform("psi bins", cfg.partyB() ? Types.ROW() : outSchema.rowType(),
-            new BinPsiOperator(ctx, cfg.bridge()));
+            new BinPsiOperator(ctx, cfg.bridge()))
+        // explicit, so the adaptive batch scheduler cannot shrink the bins processed at once
+        .setParallelism(cfg.parallelism());
     if (cfg.partyB()) {
       joined.sinkTo(new DiscardingSink<>()).name("no output at party B");
     } else {

@@ -210,7 +210,8 @@ public final class BinPsiOperator extends AbstractStreamOperator<Row>
         clock.add("binRetries", 1);
         LOG.warn("party {} bin {} attempt {} of {} failed, retrying the bin alone: {}",
             ctx.party(), bin, attempt, ctx.maxAttempts(), e.getMessage());
-        Thread.sleep(Math.min(5_000, 250L << attempt));
+        // Longer than gRPC's first reconnect backoff (1 s), so a dropped connection is back.
+        Thread.sleep(Math.min(10_000, 1_000L << attempt));
       }
     }
   }
