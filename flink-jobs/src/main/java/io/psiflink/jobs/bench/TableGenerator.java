@@ -294,8 +294,9 @@ public final class TableGenerator {
     long[] rnd = new long[1];
     long privateBase = side == Side.A ? A_BASE : B_BASE;
     long oddOrEven = side == Side.A ? 1 : 2;
+    long rowSalt = Permutations.mix64(seed ^ sideSalt);
     for (long p = 0; p < lay.rows; p++) {
-      rnd[0] = Permutations.mix64(seed ^ sideSalt) ^ Permutations.mix64(p * 0xd1342543de82ef95L + 7);
+      rnd[0] = rowSalt ^ Permutations.mix64(p * 0xd1342543de82ef95L + 7);
       long s = lay.order.apply(p);
       boolean cardNull = false;
       long card = 0;
@@ -304,15 +305,15 @@ public final class TableGenerator {
         counts.nullKeyRows++;
         long r = nextRandom(rnd);
         long v = plan.sharedKeys > 0
-            ? perm.apply(Long.remainderUnsigned(r >>> 2, plan.sharedKeys))
+            ? perm.apply((r >>> 2) % plan.sharedKeys)
             : nextRandom(rnd);
         switch ((int) ((r & 0xff) % 3)) {
           case 0 -> {
             cardNull = true;
-            zip = Long.remainderUnsigned(v, ZIP_MOD);
+            zip = zipPart(v);
           }
           case 1 -> {
-            card = CARD_BASE + Long.divideUnsigned(v, ZIP_MOD);
+            card = CARD_BASE + cardPart(v);
             zip = -1;
           }
           default -> {
@@ -338,18 +339,18 @@ public final class TableGenerator {
             v = perm.apply(privateBase + j);
           }
         }
-        card = CARD_BASE + Long.divideUnsigned(v, ZIP_MOD);
-        zip = Long.remainderUnsigned(v, ZIP_MOD);
+        card = CARD_BASE + cardPart(v);
+        zip = zipPart(v);
       }
       long c3;
       int c4;
       long r1 = nextRandom(rnd);
       long r2 = nextRandom(rnd);
       if (side == Side.A) {
-        c3 = (r1 & 0x3ff) < 5 ? -1 : Long.remainderUnsigned(r1 >>> 10, 100_000L);
+        c3 = (r1 & 0x3ff) < 5 ? -1 : (r1 >>> 10) % 100_000L;
         c4 = pick(r2, NAME_PLAIN, NAMES.length);
       } else {
-        c3 = (r1 & 0x3ff) < 5 ? -1 : Long.remainderUnsigned(r1 >>> 10, COUNTRIES.length);
+        c3 = (r1 & 0x3ff) < 5 ? -1 : (r1 >>> 10) % COUNTRIES.length;
         c4 = pick(r2, DOMAIN_PLAIN, DOMAINS.length);
       }
       sink.row(p + 1, cardNull, card, zip, c3, c4);
@@ -364,9 +365,22 @@ public final class TableGenerator {
     }
     long x = r >>> 10;
     if (t < 17) {
-      return plain + (int) Long.remainderUnsigned(x, all - plain);
+      return plain + (int) (x % (all - plain));
     }
-    return (int) Long.remainderUnsigned(x, plain);
+    return (int) (x % plain);
+  }
+
+  /**
+   * v / 10^5 with v unsigned: exact because 10^5 is even ((2a+b) / 2c = a / c for b in {0, 1}); JDK
+   * 17's Long.divideUnsigned goes through BigInteger for half of all values.
+   */
+  static long cardPart(long v) {
+    return (v >>> 1) / (ZIP_MOD / 2);
+  }
+
+  /** v mod 10^5 with v unsigned. */
+  static long zipPart(long v) {
+    return v - cardPart(v) * ZIP_MOD;
   }
 
   /** The near-miss key value for private key j, or 0 if j is not a near miss. */
@@ -381,8 +395,8 @@ public final class TableGenerator {
       return 0;
     }
     long vi = plan.keyPerm.apply(i);
-    long base = Long.divideUnsigned(vi, ZIP_MOD) * ZIP_MOD;
-    long z = (Long.remainderUnsigned(vi, ZIP_MOD) + off) % ZIP_MOD;
+    long base = cardPart(vi) * ZIP_MOD;
+    long z = (zipPart(vi) + off) % ZIP_MOD;
     long v = base + z;
     if (Long.compareUnsigned(v, base) < 0 || v == 0) {
       return 0; // wrapped past 2^64 (or the marker value): no near miss here

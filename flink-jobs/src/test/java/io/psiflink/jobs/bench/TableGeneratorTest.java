@@ -254,6 +254,30 @@ class TableGeneratorTest {
   }
 
   @Test
+  void unsignedSplitOfKeyValues() {
+    java.util.Random r = new java.util.Random(1);
+    long[] edge = {0, 1, 99_999, 100_000, Long.MAX_VALUE, Long.MIN_VALUE, -1, -100_000, -99_999};
+    for (int i = 0; i < 100_000 + edge.length; i++) {
+      long v = i < edge.length ? edge[i] : r.nextLong();
+      assertEquals(Long.divideUnsigned(v, 100_000), TableGenerator.cardPart(v), Long.toUnsignedString(v));
+      assertEquals(Long.remainderUnsigned(v, 100_000), TableGenerator.zipPart(v), Long.toUnsignedString(v));
+    }
+  }
+
+  @Test
+  void pinnedFirstRows() throws Exception {
+    // the generator's output is part of the benchmark's definition: pin the start of a small table
+    ByteArrayOutputStream bos = new ByteArrayOutputStream();
+    TableGenerator.write(new GeneratorSpec(3, 3, 0.5, 0, 0, 1), Side.A, bos);
+    assertEquals(PINNED_A, bos.toString(StandardCharsets.UTF_8));
+  }
+
+  static final String PINNED_A = "id,card,zip,spend,name\n"
+      + "1,4071923849985307,60011,823.52,Zoë Braun\n"
+      + "2,4097871001012692,15037,737.57,Sofia Richter\n"
+      + "3,4098764100584834,47267,345.74,Greta Becker\n";
+
+  @Test
   void permutationsAreBijections() {
     Permutations.Feistel64 f = new Permutations.Feistel64(3, 4);
     for (long x : new long[] {0, 1, -1, Long.MIN_VALUE, 123456789012345L}) {
