@@ -4,12 +4,15 @@ import io.psiflink.jobs.table.Column;
 import io.psiflink.jobs.table.ColumnType;
 import io.psiflink.jobs.table.TableSchema;
 import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.DirectoryNotEmptyException;
+import java.nio.file.FileVisitResult;
 import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
+import java.nio.file.SimpleFileVisitor;
+import java.nio.file.attribute.BasicFileAttributes;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
@@ -264,17 +267,40 @@ public final class InsecureFlinkJoin {
     return new TableSchema(cols);
   }
 
+  /**
+   * Deletes a directory tree. Flink's IOManager may still be removing its own spill directory inside
+   * it when the job has returned, so vanished entries are fine.
+   */
   private static void deleteTree(Path root) {
-    try (Stream<Path> s = Files.walk(root)) {
-      s.sorted(Comparator.reverseOrder()).forEach(p -> {
-        try {
-          Files.deleteIfExists(p);
-        } catch (IOException e) {
-          throw new UncheckedIOException(e);
-        }
-      });
-    } catch (IOException | UncheckedIOException e) {
-      System.err.println("warning: could not delete " + root + ": " + e.getMessage());
+    for (int attempt = 0; attempt < 3 && Files.exists(root); attempt++) {
+      try {
+        Files.walkFileTree(root, new SimpleFileVisitor<>() {
+          @Override
+          public FileVisitResult visitFile(Path file, BasicFileAttributes attrs) throws IOException {
+            Files.deleteIfExists(file);
+            return FileVisitResult.CONTINUE;
+          }
+
+          @Override
+          public FileVisitResult visitFileFailed(Path file, IOException e) throws IOException {
+            if (e instanceof NoSuchFileException) {
+              return FileVisitResult.CONTINUE;
+            }
+            throw e;
+          }
+
+          @Override
+          public FileVisitResult postVisitDirectory(Path dir, IOException e) throws IOException {
+            Files.deleteIfExists(dir);
+            return FileVisitResult.CONTINUE;
+          }
+        });
+      } catch (NoSuchFileException | DirectoryNotEmptyException e) {
+        // raced with Flink's own cleanup: walk again
+      } catch (IOException e) {
+        System.err.println("warning: could not delete " + root + ": " + e);
+        return;
+      }
     }
   }
 
