@@ -3,6 +3,8 @@ package io.psiflink.jobs.psi;
 import io.psiflink.bridge.BridgeException;
 import io.psiflink.bridge.BridgeStream;
 import io.psiflink.jobs.bin.BinPlan;
+import io.psiflink.jobs.row.Varint;
+import io.psiflink.jobs.token.Tokens;
 import io.psiflink.nativepsi.PsiParams;
 import io.psiflink.nativepsi.PsiPhase;
 import io.psiflink.nativepsi.PsiRole;
@@ -38,6 +40,8 @@ public final class BinExchange {
   private static final int VERSION = 1;
   private static final int HELLO_BYTES = 4 + 1 + 1 + 4 + 4 + 1 + 8 + 8 + 16;
   private static final int PAYLOAD_FRAME_BYTES = 256 * 1024;
+  /** A payload record starts with the token and the peer's row count for it. */
+  private static final int KEY_HEADER_BYTES = Tokens.BYTES + 4;
 
   private final BinContext ctx;
   private final SecureRandom random;
@@ -113,14 +117,14 @@ public final class BinExchange {
     long rows = 0;
     for (long idx : mine) {
       int u = (int) idx;
-      byte[] head = new byte[20];
-      io.psiflink.jobs.token.Tokens.put(head, 0, table.hi(u), table.lo(u));
+      byte[] head = new byte[KEY_HEADER_BYTES];
+      Tokens.put(head, 0, table.hi(u), table.lo(u));
       int count = table.rowCount(u);
-      ByteBuffer.wrap(head, 16, 4).putInt(count);
-      plain.write(head, 0, 20);
+      ByteBuffer.wrap(head, Tokens.BYTES, 4).putInt(count);
+      plain.write(head, 0, head.length);
       rows += count;
       table.forEachRow(u, (buf, off, len) -> {
-        writeVarint(plain, len);
+        Varint.write(plain, len);
         plain.write(buf, off, len);
       });
       if (plain.size() >= PAYLOAD_FRAME_BYTES) {
@@ -156,10 +160,6 @@ public final class BinExchange {
 
   private long receiveAndJoin(BridgeStream stream, BinTable table, long[] mine,
       PayloadCipher cipher, Consumer<Row> out) throws BridgeException, PeerProtocolException {
-    boolean[] intersecting = new boolean[table.distinct()];
-    for (long i : mine) {
-      intersecting[(int) i] = true;
-    }
     ByteArrayOutputStream plain = new ByteArrayOutputStream();
     byte[] summary;
     while (true) {
@@ -182,65 +182,18 @@ public final class BinExchange {
       throw new PeerProtocolException("PAYLOAD_END summary has " + summary.length + " bytes");
     }
     long tokens = ByteBuffer.wrap(summary).getLong();
-    long peerRows = ByteBuffer.wrap(summary).getLong(8);
     if (tokens != mine.length) {
       throw new PeerProtocolException("peer sent columns for " + tokens
           + " intersecting keys, this party found " + mine.length);
     }
     // Decode and check everything before emitting anything: a failed attempt emits no rows.
-    byte[] b = plain.toByteArray();
-    int[] peerStart = new int[table.distinct()];
-    Arrays.fill(peerStart, -1);
-    int p = 0;
-    long seenRows = 0;
-    long seenTokens = 0;
-    try {
-    while (p < b.length) {
-      if (b.length - p < 20) {
-        throw new PeerProtocolException("payload truncated in a key header");
-      }
-      int u = table.indexOf(io.psiflink.jobs.token.Tokens.hiAt(b, p),
-          io.psiflink.jobs.token.Tokens.loAt(b, p));
-      if (u < 0 || !intersecting[u] || peerStart[u] >= 0) {
-        throw new PeerProtocolException("peer sent columns for a key that is not in the "
-            + "intersection, or twice");
-      }
-      peerStart[u] = p;
-      int count = ByteBuffer.wrap(b, p + 16, 4).getInt();
-      if (count <= 0) {
-        throw new PeerProtocolException("peer sent " + count + " rows for an intersecting key");
-      }
-      p += 20;
-      for (int i = 0; i < count; i++) {
-        long[] lenAt = readVarint(b, p);
-        int len = (int) lenAt[0];
-        p = (int) lenAt[1];
-        if (len > b.length - p) {
-          throw new PeerProtocolException("payload truncated in a row");
-        }
-        try {
-          ctx.peerCodec().decode(b, p, len, new Object[ctx.peerCodec().arity()], 0);
-        } catch (IllegalArgumentException e) {
-          throw new PeerProtocolException("peer's revealed row is malformed: " + e.getMessage());
-        }
-        p += len;
-      }
-      seenRows += count;
-      seenTokens++;
-    }
-    } catch (IllegalArgumentException | IndexOutOfBoundsException e) {
-      throw new PeerProtocolException("peer's payload is malformed: " + e.getMessage());
-    }
-    if (seenTokens != tokens || seenRows != peerRows) {
-      throw new PeerProtocolException("payload holds " + seenTokens + " keys and " + seenRows
-          + " rows, its summary says " + tokens + " and " + peerRows);
-    }
+    Object[][][] peerRows = decodePayload(plain.toByteArray(), table, mine, tokens, ByteBuffer.wrap(summary).getLong(8));
     // Everything checked out: tell the peer, then emit. No failure after DONE may retry the bin,
     // or its rows would be emitted twice; the peer needs nothing more.
     stream.send(Frames.of(Frames.DONE, new byte[0]));
     stream.finish();
     awaitPeerEnd(stream);
-    return emitJoin(table, mine, b, peerStart, out);
+    return emitJoin(table, mine, peerRows, out);
   }
 
   /** After DONE the bin is complete for both parties; a missing goodbye is only logged. */
@@ -255,31 +208,69 @@ public final class BinExchange {
     }
   }
 
+  /**
+   * Decodes the peer's payload: for every intersecting key, the peer's revealed rows, indexed by
+   * the key's distinct-token index in {@code table}. Every key must be intersecting, appear once and
+   * carry at least one well-formed row, and the totals must match the peer's summary.
+   */
+  private Object[][][] decodePayload(byte[] b, BinTable table, long[] mine, long tokens,
+      long peerRows) throws PeerProtocolException {
+    boolean[] intersecting = new boolean[table.distinct()];
+    for (long i : mine) {
+      intersecting[(int) i] = true;
+    }
+    Object[][][] rowsOf = new Object[table.distinct()][][];
+    long seenRows = 0;
+    long seenTokens = 0;
+    try {
+      for (int p = 0; p < b.length; seenTokens++) {
+        if (b.length - p < KEY_HEADER_BYTES) {
+          throw new PeerProtocolException("payload truncated in a key header");
+        }
+        int u = table.indexOf(Tokens.hiAt(b, p), Tokens.loAt(b, p));
+        if (u < 0 || !intersecting[u] || rowsOf[u] != null) {
+          throw new PeerProtocolException("peer sent columns for a key that is not in the "
+              + "intersection, or twice");
+        }
+        int count = ByteBuffer.wrap(b, p + Tokens.BYTES, 4).getInt();
+        if (count <= 0) {
+          throw new PeerProtocolException("peer sent " + count + " rows for an intersecting key");
+        }
+        p += KEY_HEADER_BYTES;
+        rowsOf[u] = new Object[count][];
+        for (int i = 0; i < count; i++) {
+          long r = Varint.read(b, p, b.length);
+          int len = Varint.value(r);
+          p = Varint.next(r);
+          if (len > b.length - p) {
+            throw new PeerProtocolException("payload truncated in a row");
+          }
+          rowsOf[u][i] = new Object[ctx.peerCodec().arity()];
+          ctx.peerCodec().decode(b, p, len, rowsOf[u][i], 0);
+          p += len;
+        }
+        seenRows += count;
+      }
+    } catch (IllegalArgumentException | IndexOutOfBoundsException e) {
+      throw new PeerProtocolException("peer's payload is malformed: " + e.getMessage());
+    }
+    if (seenTokens != tokens || seenRows != peerRows) {
+      throw new PeerProtocolException("payload holds " + seenTokens + " keys and " + seenRows
+          + " rows, its summary says " + tokens + " and " + peerRows);
+    }
+    return rowsOf;
+  }
+
   /** The rows of the join for this bin: for every intersecting key, own rows × peer rows. */
-  private long emitJoin(BinTable table, long[] mine, byte[] b, int[] peerStart, Consumer<Row> out) {
-    int ownArity = ctx.ownCodec().arity();
-    int peerArity = ctx.peerCodec().arity();
+  private long emitJoin(BinTable table, long[] mine, Object[][][] peerRows, Consumer<Row> out) {
+    Object[] own = new Object[ctx.ownCodec().arity()];
     int[] output = ctx.output();
-    long rows = 0;
+    long[] emitted = {0};
     for (long idx : mine) {
       int u = (int) idx;
-      int p = peerStart[u];
-      int count = ByteBuffer.wrap(b, p + 16, 4).getInt();
-      p += 20;
-      Object[][] peerRows = new Object[count][];
-      for (int i = 0; i < count; i++) {
-        long[] lenAt = readVarint(b, p);
-        int len = (int) lenAt[0];
-        p = (int) lenAt[1];
-        peerRows[i] = new Object[peerArity];
-        ctx.peerCodec().decode(b, p, len, peerRows[i], 0);
-        p += len;
-      }
-      Object[] own = new Object[ownArity];
-      long[] emitted = {0};
       table.forEachRow(u, (buf, off, len) -> {
         ctx.ownCodec().decode(buf, off, len, own, 0);
-        for (Object[] peer : peerRows) {
+        for (Object[] peer : peerRows[u]) {
           Row r = new Row(output.length);
           for (int c = 0; c < output.length; c++) {
             int s = output[c];
@@ -289,9 +280,8 @@ public final class BinExchange {
           emitted[0]++;
         }
       });
-      rows += emitted[0];
     }
-    return rows;
+    return emitted[0];
   }
 
   private byte[] hello(int bin, long rows, long bound, byte[] nonce) {
@@ -347,31 +337,6 @@ public final class BinExchange {
       return ByteBuffer.wrap(d.digest()).getLong() & Long.MAX_VALUE;
     } catch (NoSuchAlgorithmException e) {
       throw new IllegalStateException(e);
-    }
-  }
-
-  private static void writeVarint(ByteArrayOutputStream out, int n) {
-    while (n >= 0x80) {
-      out.write((n & 0x7f) | 0x80);
-      n >>>= 7;
-    }
-    out.write(n);
-  }
-
-  /** Returns {value, next position}; throws on a malformed varint. */
-  private static long[] readVarint(byte[] b, int p) {
-    long n = 0;
-    int shift = 0;
-    while (true) {
-      if (p >= b.length || shift > 28) {
-        throw new IllegalArgumentException("malformed length");
-      }
-      int x = b[p++];
-      n |= (long) (x & 0x7f) << shift;
-      if (x >= 0) {
-        return new long[] {n, p};
-      }
-      shift += 7;
     }
   }
 }

@@ -51,7 +51,6 @@ public final class BinPsiOperator extends AbstractStreamOperator<Row>
   private transient int totalsSeen;
   private transient boolean input1Done;
   private transient boolean input2Done;
-  private transient long firstRowAt;
   private transient Counter binsDone;
   private transient Counter bytesSent;
   private transient Counter bytesReceived;
@@ -84,9 +83,6 @@ public final class BinPsiOperator extends AbstractStreamOperator<Row>
   @Override
   public void processElement1(StreamRecord<TokenizedRow> element) throws Exception {
     TokenizedRow r = element.getValue();
-    if (firstRowAt == 0) {
-      firstRowAt = System.currentTimeMillis();
-    }
     ByteArrayOutputStream buf = buffers.computeIfAbsent(r.bin,
         b -> new ByteArrayOutputStream(CHUNK_BYTES + 1024));
     BinTable.appendRecord(buf, r.hi, r.lo, r.row);

@@ -1,6 +1,8 @@
 package io.psiflink.jobs.psi;
 
+import io.psiflink.jobs.row.Varint;
 import io.psiflink.jobs.token.Tokens;
+import java.io.ByteArrayOutputStream;
 import java.util.Arrays;
 import java.util.List;
 
@@ -26,7 +28,10 @@ public final class BinTable {
     this.chunks = chunks;
     int n = 0;
     for (byte[] c : chunks) {
-      n += countRecords(c);
+      for (int q = 0; q < c.length; n++) {
+        long row = rowAt(c, q);
+        q = Varint.next(row) + Varint.value(row);
+      }
     }
     records = n;
     chunkOf = new int[n];
@@ -38,24 +43,14 @@ public final class BinTable {
     int r = 0;
     for (int c = 0; c < chunks.size(); c++) {
       byte[] b = chunks.get(c);
-      int p = 0;
-      while (p < b.length) {
-        hi[r] = Tokens.hiAt(b, p);
-        lo[r] = Tokens.loAt(b, p);
-        p += 16;
-        int len = 0;
-        int shift = 0;
-        int x;
-        do {
-          x = b[p++];
-          len |= (x & 0x7f) << shift;
-          shift += 7;
-        } while (x < 0);
+      for (int q = 0; q < b.length; r++) {
+        long row = rowAt(b, q);
+        hi[r] = Tokens.hiAt(b, q);
+        lo[r] = Tokens.loAt(b, q);
         chunkOf[r] = c;
-        rowOff[r] = p;
-        rowLen[r] = len;
-        p += len;
-        r++;
+        rowOff[r] = Varint.next(row);
+        rowLen[r] = Varint.value(row);
+        q = rowOff[r] + rowLen[r];
       }
     }
     // Open addressing over the distinct tokens; chains link the records of one token.
@@ -96,36 +91,17 @@ public final class BinTable {
   }
 
   /** Appends one record to a chunk being built. */
-  public static void appendRecord(java.io.ByteArrayOutputStream out, long hi, long lo, byte[] row) {
-    byte[] t = new byte[16];
+  public static void appendRecord(ByteArrayOutputStream out, long hi, long lo, byte[] row) {
+    byte[] t = new byte[Tokens.BYTES];
     Tokens.put(t, 0, hi, lo);
-    out.write(t, 0, 16);
-    int n = row.length;
-    while (n >= 0x80) {
-      out.write((n & 0x7f) | 0x80);
-      n >>>= 7;
-    }
-    out.write(n);
+    out.write(t, 0, t.length);
+    Varint.write(out, row.length);
     out.write(row, 0, row.length);
   }
 
-  private static int countRecords(byte[] b) {
-    int p = 0;
-    int n = 0;
-    while (p < b.length) {
-      p += 16;
-      int len = 0;
-      int shift = 0;
-      int x;
-      do {
-        x = b[p++];
-        len |= (x & 0x7f) << shift;
-        shift += 7;
-      } while (x < 0);
-      p += len;
-      n++;
-    }
-    return n;
+  /** The row of the record at {@code p}: its length and offset, packed as {@link Varint#read}. */
+  private static long rowAt(byte[] chunk, int p) {
+    return Varint.read(chunk, p + Tokens.BYTES, chunk.length);
   }
 
   private static long mix(long a, long b) {

@@ -1,6 +1,7 @@
 package io.psiflink.jobs.row;
 
 import io.psiflink.jobs.table.ColumnType;
+import java.io.ByteArrayOutputStream;
 import java.io.Serializable;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
@@ -50,7 +51,7 @@ public final class RowCodec implements Serializable {
         case BYTES -> out.putBytes((byte[]) v);
       }
     }
-    return out.toArray();
+    return out.toByteArray();
   }
 
   /**
@@ -89,26 +90,16 @@ public final class RowCodec implements Serializable {
         case FLOAT -> dst[dstOff + i] = Float.intBitsToFloat(getInt(src, p));
         case DOUBLE -> dst[dstOff + i] = Double.longBitsToDouble(getLong(src, p));
         case STRING, BYTES -> {
-          long n = 0;
-          int shift = 0;
-          while (true) {
-            if (p >= end || shift > 28) {
-              throw new IllegalArgumentException("bad length in column " + i);
-            }
-            int b = src[p++];
-            n |= (long) (b & 0x7f) << shift;
-            if (b >= 0) {
-              break;
-            }
-            shift += 7;
-          }
+          long r = Varint.read(src, p, end);
+          int n = Varint.value(r);
+          p = Varint.next(r);
           if (n > end - p) {
             throw new IllegalArgumentException("encoded row truncated in column " + i);
           }
-          byte[] bytes = Arrays.copyOfRange(src, p, p + (int) n);
+          byte[] bytes = Arrays.copyOfRange(src, p, p + n);
           dst[dstOff + i] = types[i] == ColumnType.STRING
               ? new String(bytes, StandardCharsets.UTF_8) : bytes;
-          p += (int) n;
+          p += n;
           need = 0;
         }
       }
@@ -128,21 +119,20 @@ public final class RowCodec implements Serializable {
   }
 
   /** A growable byte buffer with the encodings used here. */
-  static final class Out {
-    private byte[] buf = new byte[32];
-    private int len;
+  static final class Out extends ByteArrayOutputStream {
+    Out() {
+      super(32);
+    }
 
     void put(int b) {
-      ensure(1);
-      buf[len++] = (byte) b;
+      write(b);
     }
 
     void putInt(int x) {
-      ensure(4);
-      buf[len++] = (byte) (x >>> 24);
-      buf[len++] = (byte) (x >>> 16);
-      buf[len++] = (byte) (x >>> 8);
-      buf[len++] = (byte) x;
+      write(x >>> 24);
+      write(x >>> 16);
+      write(x >>> 8);
+      write(x);
     }
 
     void putLong(long x) {
@@ -151,25 +141,8 @@ public final class RowCodec implements Serializable {
     }
 
     void putBytes(byte[] b) {
-      int n = b.length;
-      while (n >= 0x80) {
-        put((n & 0x7f) | 0x80);
-        n >>>= 7;
-      }
-      put(n);
-      ensure(b.length);
-      System.arraycopy(b, 0, buf, len, b.length);
-      len += b.length;
-    }
-
-    private void ensure(int extra) {
-      if (len + extra > buf.length) {
-        buf = Arrays.copyOf(buf, Math.max(buf.length * 2, len + extra));
-      }
-    }
-
-    byte[] toArray() {
-      return Arrays.copyOf(buf, len);
+      Varint.write(this, b.length);
+      write(b, 0, b.length);
     }
   }
 }
