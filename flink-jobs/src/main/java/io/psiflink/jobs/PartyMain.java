@@ -6,7 +6,6 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.HashMap;
 import java.util.Map;
 import java.util.Set;
 
@@ -20,6 +19,12 @@ public final class PartyMain {
       "quarantine", "session", "bridge", "cert", "key", "ca", "peer", "bins", "sigma", "protocol",
       "protocol-params", "parallelism", "attempts", "work", "pair-timeout", "idle-timeout",
       "summary");
+
+  private static final String USAGE = "usage: PartyMain --party A|B --table PATH --sql SQL "
+      + "--session ID --bridge HOST:PORT --cert PEM --key PEM --ca PEM --peer NAME [--out DIR] "
+      + "[--format avro|csv] [--quarantine DIR] [--bins M] [--sigma S] [--protocol P] "
+      + "[--protocol-params K=V,...] [--parallelism P] [--attempts N] [--work DIR] "
+      + "[--pair-timeout S] [--idle-timeout S] [--summary FILE]";
 
   private PartyMain() {}
 
@@ -50,30 +55,10 @@ public final class PartyMain {
   }
 
   static Map<String, String> parse(String[] args) {
-    Map<String, String> m = new HashMap<>();
-    for (int i = 0; i < args.length; i++) {
-      String arg = args[i];
-      if (!arg.startsWith("--")) {
-        throw new IllegalArgumentException("unexpected argument '" + arg + "'");
-      }
-      String k = arg.substring(2);
-      String v;
-      int eq = k.indexOf('=');
-      if (eq >= 0) {
-        v = k.substring(eq + 1);
-        k = k.substring(0, eq);
-      } else {
-        if (i + 1 >= args.length) {
-          throw new IllegalArgumentException("--" + k + " needs a value");
-        }
-        v = args[++i];
-      }
-      if (!FLAGS.contains(k)) {
-        throw new IllegalArgumentException("unknown option --" + k);
-      }
-      m.put(k, v);
-    }
-    return m;
+    Args p = new Args(args, USAGE);
+    Map<String, String> values = p.values(FLAGS);
+    p.finish();
+    return values;
   }
 
   static PartyConfig config(Map<String, String> a) {

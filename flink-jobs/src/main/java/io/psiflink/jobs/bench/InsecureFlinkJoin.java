@@ -1,5 +1,6 @@
 package io.psiflink.jobs.bench;
 
+import io.psiflink.jobs.Args;
 import io.psiflink.jobs.table.Column;
 import io.psiflink.jobs.table.ColumnType;
 import io.psiflink.jobs.table.TableSchema;

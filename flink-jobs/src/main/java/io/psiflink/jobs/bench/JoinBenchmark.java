@@ -1,5 +1,6 @@
 package io.psiflink.jobs.bench;
 
+import io.psiflink.jobs.Args;
 import io.psiflink.jobs.local.LocalJoin;
 import java.io.IOException;
 import java.io.PrintStream;
@@ -12,6 +13,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.stream.Stream;
 import org.apache.avro.file.DataFileReader;
 import org.apache.avro.generic.GenericDatumReader;
@@ -26,36 +28,39 @@ import org.apache.flink.types.Row;
  * order-independent digest of every row), and times both.
  */
 public final class JoinBenchmark {
+  private static final String USAGE = "usage: ./psi bench join --rows N [--rows-b N] --overlap F "
+      + "[--bins M] [--parallelism P] [--runs R] [--sigma S] [--party-heap 6g] [--work DIR] "
+      + "[--seed S] [--no-insecure] [--json]";
+
   private JoinBenchmark() {}
 
   public static void main(String[] args) throws Exception {
-    Map<String, String> a = new HashMap<>();
-    for (int i = 0; i < args.length; i++) {
-      String k = args[i];
-      switch (k) {
-        case "--json", "--no-insecure" -> a.put(k.substring(2), "true");
-        case "--rows", "--rows-b", "--overlap", "--bins", "--parallelism", "--runs", "--work",
-            "--sigma", "--party-heap", "--seed" -> {
-          if (i + 1 >= args.length) {
-            usage(k + " needs a value");
-          }
-          a.put(k.substring(2), args[++i]);
-        }
-        default -> usage("unknown argument '" + k + "'");
-      }
+    Map<String, String> a;
+    long rows;
+    long rowsB;
+    double overlap;
+    int parallelism;
+    int runs;
+    Path work;
+    GeneratorSpec spec;
+    try {
+      Args p = new Args(args, USAGE, Set.of("--json", "--no-insecure"));
+      rows = p.requiredLong("--rows");
+      rowsB = p.optionalLong("--rows-b", rows);
+      overlap = Double.parseDouble(p.required("--overlap"));
+      parallelism = (int) p.optionalLong("--parallelism", 2);
+      runs = (int) p.optionalLong("--runs", 1);
+      work = Path.of(p.optional("--work", System.getProperty("java.io.tmpdir")
+          + "/psi-bench-join"));
+      spec = new GeneratorSpec(rows, rowsB, overlap, 0, 0,
+          p.optionalLong("--seed", GeneratorSpec.DEFAULT_SEED));
+      a = p.values(Set.of("overlap", "bins", "sigma", "party-heap", "json", "no-insecure"));
+      p.finish();
+    } catch (IllegalArgumentException e) {
+      System.err.println("psi bench join: " + e.getMessage());
+      System.exit(2);
+      return;
     }
-    if (!a.containsKey("rows") || !a.containsKey("overlap")) {
-      usage("--rows and --overlap are required");
-    }
-    long rows = Long.parseLong(a.get("rows").replace("_", ""));
-    long rowsB = Long.parseLong(a.getOrDefault("rows-b", Long.toString(rows)).replace("_", ""));
-    double overlap = Double.parseDouble(a.get("overlap"));
-    int parallelism = Integer.parseInt(a.getOrDefault("parallelism", "2"));
-    int runs = Integer.parseInt(a.getOrDefault("runs", "1"));
-    Path work = Path.of(a.getOrDefault("work", System.getProperty("java.io.tmpdir")
-        + "/psi-bench-join"));
-    GeneratorSpec spec = new GeneratorSpec(rows, rowsB, overlap, 0, 0,
-        Long.parseLong(a.getOrDefault("seed", Long.toString(GeneratorSpec.DEFAULT_SEED))));
     PrintStream log = System.err;
 
     Path data = work.resolve(String.format(Locale.ROOT, "data-%d-%d-%s-%d", rows, rowsB,
@@ -184,13 +189,5 @@ public final class JoinBenchmark {
 
   private static String fmt(double d) {
     return Double.isNaN(d) ? "null" : String.format(Locale.ROOT, "%.3f", d);
-  }
-
-  private static void usage(String problem) {
-    System.err.println("psi bench join: " + problem);
-    System.err.println("usage: ./psi bench join --rows N [--rows-b N] --overlap F [--bins M] "
-        + "[--parallelism P] [--runs R] [--sigma S] [--party-heap 6g] [--work DIR] "
-        + "[--no-insecure] [--json]");
-    System.exit(2);
   }
 }

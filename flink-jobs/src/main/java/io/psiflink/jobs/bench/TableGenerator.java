@@ -1,5 +1,6 @@
 package io.psiflink.jobs.bench;
 
+import io.psiflink.jobs.Args;
 import io.psiflink.jobs.bench.GeneratedTables.SideStats;
 import io.psiflink.jobs.bench.Permutations.Feistel64;
 import io.psiflink.jobs.bench.Permutations.SmallDomain;

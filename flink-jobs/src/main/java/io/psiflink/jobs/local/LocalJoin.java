@@ -1,6 +1,7 @@
 package io.psiflink.jobs.local;
 
 import io.psiflink.bridge.BridgeRelay;
+import io.psiflink.jobs.Args;
 import io.psiflink.bridge.PartyCredentials;
 import io.psiflink.bridge.RelayConfig;
 import io.psiflink.bridge.ThrowawayPki;
@@ -14,7 +15,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -33,6 +33,10 @@ public final class LocalJoin {
       "protocol", "parallelism", "work", "json", "party-heap", "attempts", "idle-timeout",
       "pair-timeout", "protocol-params");
 
+  private static final String USAGE = "usage: ./psi local --a A_TABLE --b B_TABLE --sql \"SELECT "
+      + "... FROM a JOIN b ON ...\" --out DIR [--format avro|csv] [--bins M] [--sigma S] "
+      + "[--parallelism P] [--json]";
+
   /** The outcome: each party's summary JSON and the whole run's wall time. */
   public record Result(String summaryA, String summaryB, double seconds) {
     public String toJson() {
@@ -49,14 +53,11 @@ public final class LocalJoin {
       a = parse(args);
       for (String k : List.of("a", "b", "sql", "out")) {
         if (!a.containsKey(k)) {
-          throw new IllegalArgumentException("--" + k + " is required");
+          throw new IllegalArgumentException("--" + k + " is required\n" + USAGE);
         }
       }
     } catch (IllegalArgumentException e) {
       System.err.println("psi local: " + e.getMessage());
-      System.err.println("usage: ./psi local --a A_TABLE --b B_TABLE --sql \"SELECT ... FROM a JOIN b "
-          + "ON ...\" --out DIR [--format avro|csv] [--bins M] [--sigma S] [--parallelism P] "
-          + "[--json]");
       System.exit(2);
       return;
     }
@@ -194,25 +195,9 @@ public final class LocalJoin {
   }
 
   static Map<String, String> parse(String[] args) {
-    Map<String, String> m = new HashMap<>();
-    for (int i = 0; i < args.length; i++) {
-      String arg = args[i];
-      if (!arg.startsWith("--")) {
-        throw new IllegalArgumentException("unexpected argument '" + arg + "'");
-      }
-      String k = arg.substring(2);
-      if (!FLAGS.contains(k)) {
-        throw new IllegalArgumentException("unknown option --" + k);
-      }
-      if (k.equals("json")) {
-        m.put(k, "true");
-        continue;
-      }
-      if (i + 1 >= args.length) {
-        throw new IllegalArgumentException("--" + k + " needs a value");
-      }
-      m.put(k, args[++i]);
-    }
-    return m;
+    Args p = new Args(args, USAGE, Set.of("--json"));
+    Map<String, String> values = p.values(FLAGS);
+    p.finish();
+    return values;
   }
 }

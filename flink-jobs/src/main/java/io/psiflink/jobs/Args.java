@@ -1,21 +1,24 @@
-package io.psiflink.jobs.bench;
+package io.psiflink.jobs;
 
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.Map;
 import java.util.Set;
 
-/** {@code --name value} and {@code --flag} command-line arguments of the benchmark mains. */
-final class Args {
+/**
+ * {@code --name value}, {@code --name=value} and {@code --flag} command-line arguments of psi-flink's
+ * mains. Errors are IllegalArgumentExceptions whose message ends with the usage text.
+ */
+public final class Args {
   private final Map<String, String> values = new HashMap<>();
   private final Set<String> used = new HashSet<>();
   private final String usage;
 
-  Args(String[] args, String usage) {
+  public Args(String[] args, String usage) {
     this(args, usage, Set.of());
   }
 
-  Args(String[] args, String usage, Set<String> flags) {
+  public Args(String[] args, String usage, Set<String> flags) {
     this.usage = usage;
     for (int i = 0; i < args.length; i++) {
       String k = args[i];
@@ -23,7 +26,11 @@ final class Args {
         throw fail("unexpected argument '" + k + "'");
       }
       String v;
-      if (flags.contains(k)) {
+      int eq = k.indexOf('=');
+      if (eq >= 0) {
+        v = k.substring(eq + 1);
+        k = k.substring(0, eq);
+      } else if (flags.contains(k)) {
         v = "true";
       } else {
         if (i + 1 >= args.length) {
@@ -41,7 +48,7 @@ final class Args {
     return new IllegalArgumentException(msg + "\n" + usage);
   }
 
-  String required(String k) {
+  public String required(String k) {
     String v = values.get(k);
     if (v == null) {
       throw fail("missing " + k);
@@ -50,26 +57,26 @@ final class Args {
     return v;
   }
 
-  String optional(String k, String dflt) {
+  public String optional(String k, String dflt) {
     used.add(k);
     return values.getOrDefault(k, dflt);
   }
 
-  boolean flag(String k) {
+  public boolean flag(String k) {
     used.add(k);
     return values.containsKey(k);
   }
 
-  long requiredLong(String k) {
+  public long requiredLong(String k) {
     return parseLong(k, required(k));
   }
 
-  long optionalLong(String k, long dflt) {
+  public long optionalLong(String k, long dflt) {
     String v = optional(k, null);
     return v == null ? dflt : parseLong(k, v);
   }
 
-  double optionalDouble(String k, double dflt) {
+  public double optionalDouble(String k, double dflt) {
     String v = optional(k, null);
     try {
       return v == null ? dflt : Double.parseDouble(v);
@@ -95,8 +102,23 @@ final class Args {
     }
   }
 
+  /**
+   * The values given for {@code names} (without the leading dashes), keyed by name: for mains that
+   * hand their options on as a map.
+   */
+  public Map<String, String> values(Set<String> names) {
+    Map<String, String> m = new HashMap<>();
+    for (String n : names) {
+      String v = optional("--" + n, null);
+      if (v != null) {
+        m.put(n, v);
+      }
+    }
+    return m;
+  }
+
   /** Rejects arguments no one asked for. */
-  void finish() {
+  public void finish() {
     for (String k : values.keySet()) {
       if (!used.contains(k)) {
         throw fail("unknown option " + k);
