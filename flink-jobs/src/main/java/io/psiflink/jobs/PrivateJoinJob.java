@@ -27,9 +27,11 @@ import io.psiflink.jobs.token.TokenizeFunction;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import org.apache.flink.api.common.JobExecutionResult;
 import org.apache.flink.api.common.RuntimeExecutionMode;
 import org.apache.flink.api.common.typeinfo.Types;
@@ -75,23 +77,23 @@ public final class PrivateJoinJob {
       secrets = SessionHandshake.run(client, cfg.session(), me,
           new SessionHandshake.LocalFacts(cfg.partyB(), cfg.peer(), query.fingerprint(),
               cfg.protocol(), cfg.protocolParams(), cfg.sigma(), cfg.bins(),
-              SizeEstimate.rows(cfg.table()), cfg.parallelism(), keys, kept));
+              SizeEstimate.rows(cfg.table()), cfg.parallelism(), keys, kept,
+              namedColumns(schema, view)));
     }
     long handshakeDone = System.currentTimeMillis();
     LOG.info("party {}: session {} agreed with '{}': {} bins, σ={}, protocol {}", cfg.party(),
         cfg.session(), secrets.peerParty(), secrets.bins(), cfg.sigma(), cfg.protocol());
 
+    // Both parties resolve the whole query against their own schema and the columns the peer's half
+    // references: this checks types across the tables and catches an unqualified name both tables
+    // have, which each party alone would take for its own.
+    TableSchema peerSchema = new TableSchema(secrets.peerNamed());
+    ResolvedJoin resolved = cfg.partyB() ? query.resolve(peerSchema, schema)
+        : query.resolve(schema, peerSchema);
     // The output party maps each output column to its own kept columns or the peer's revealed ones.
     int[] output = new int[0];
     TableSchema outSchema = null;
     if (!cfg.partyB()) {
-      List<Column> peerColumns = new ArrayList<>(secrets.peerKeys());
-      for (Column c : secrets.peerRevealed()) {
-        if (peerColumns.stream().noneMatch(k -> k.name().equals(c.name()))) {
-          peerColumns.add(c);
-        }
-      }
-      ResolvedJoin resolved = query.resolve(schema, new TableSchema(peerColumns));
       List<String> peerRevealed = secrets.peerRevealed().stream().map(Column::name).toList();
       output = new int[resolved.output().size()];
       List<Column> outColumns = new ArrayList<>();
@@ -228,6 +230,13 @@ public final class PrivateJoinJob {
       LOG.debug("no VmHWM: {}", e.toString());
     }
     return 0;
+  }
+
+  /** The columns of this party's table the query names, in table order (stars expand in it). */
+  private static List<Column> namedColumns(TableSchema schema, PartyView view) {
+    Set<String> named = new HashSet<>(view.neededColumns());
+    named.addAll(view.filterColumns());
+    return schema.columns().stream().filter(c -> named.contains(c.name())).toList();
   }
 
   private static List<Column> columns(TableSchema schema, List<String> names) {

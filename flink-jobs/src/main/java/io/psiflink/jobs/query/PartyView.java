@@ -18,6 +18,8 @@ import java.util.Objects;
  *     or {@code ""} when there are none; identifiers are unqualified and backtick-quoted, so the text
  *     can be evaluated as {@code SELECT * FROM t WHERE <wherePredicate>} on a table with this side's
  *     columns (see {@link WhereFilter})
+ * @param filterColumns this side's columns that its {@code WHERE} conjuncts reference, deduplicated,
+ *     in order of first appearance
  * @param neededColumns the union of {@code keyColumns} and {@code revealedColumns}, in schema order:
  *     the columns this side must keep after filtering
  */
@@ -26,6 +28,7 @@ public record PartyView(
     List<String> keyColumns,
     List<String> revealedColumns,
     String wherePredicate,
+    List<String> filterColumns,
     List<String> neededColumns)
     implements Serializable {
   public PartyView {
@@ -33,6 +36,7 @@ public record PartyView(
     keyColumns = List.copyOf(keyColumns);
     revealedColumns = List.copyOf(revealedColumns);
     Objects.requireNonNull(wherePredicate, "wherePredicate");
+    filterColumns = List.copyOf(filterColumns);
     neededColumns = List.copyOf(neededColumns);
   }
 }

@@ -30,6 +30,7 @@ final class Resolver {
   private final Map<Side, List<String>> keys = new EnumMap<>(Side.class);
   private final Map<Side, Set<String>> revealed = new EnumMap<>(Side.class);
   private final Map<Side, List<String>> predicates = new EnumMap<>(Side.class);
+  private final Map<Side, Set<String>> filtered = new EnumMap<>(Side.class);
 
   private Resolver(ParsedQuery q, TableSchema schemaA, TableSchema schemaB) {
     this.q = q;
@@ -39,6 +40,7 @@ final class Resolver {
       keys.put(s, new ArrayList<>());
       revealed.put(s, new LinkedHashSet<>());
       predicates.put(s, new ArrayList<>());
+      filtered.put(s, new LinkedHashSet<>());
     }
   }
 
@@ -146,13 +148,17 @@ final class Resolver {
   private void readWhere() throws QueryException {
     for (Conjunct c : q.where()) {
       Set<Side> sides = EnumSet.noneOf(Side.class);
+      Set<String> columns = new LinkedHashSet<>();
       for (Ref r : c.refs()) {
         sides.add(sideOf(r, "WHERE"));
+        columns.add(r.column());
       }
       if (sides.size() > 1) {
         throw QueryParser.mixesTables(c.span());
       }
-      predicates.get(sides.iterator().next()).add(c.flinkSql());
+      Side side = sides.iterator().next();
+      predicates.get(side).add(c.flinkSql());
+      filtered.get(side).addAll(columns);
     }
   }
 
@@ -215,6 +221,6 @@ final class Resolver {
     String where = preds.size() == 1 ? preds.get(0)
         : String.join(" AND ", preds.stream().map(p -> "(" + p + ")").toList());
     return new PartyView(side, keys.get(side), List.copyOf(revealed.get(side)), where,
-        neededInOrder);
+        List.copyOf(filtered.get(side)), neededInOrder);
   }
 }

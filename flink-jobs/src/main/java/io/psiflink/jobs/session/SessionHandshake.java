@@ -39,8 +39,8 @@ import javax.crypto.KeyAgreement;
  * (session, "control"), before either job reads a row:
  * <ol>
  *   <li>both send a signed HELLO: the query fingerprint, protocol, σ, requested bin count, a size
- *       estimate, key column types, the columns they reveal, an ephemeral X25519 public key and their
- *       certificate chain; the signature (by the party's TLS key) covers the session id and the HELLO,
+ *       estimate, key column types, every column of their table the query names (in table order), an
+ *       ephemeral X25519 public key and their certificate chain; the signature (by the party's TLS key) covers the session id and the HELLO,
  *       so the bridge relay can neither read nor alter the key agreement;</li>
  *   <li>both check the peer's certificate (trusted CA, expected party name) and signature, and that
  *       both run the same query with compatible key types;</li>
@@ -55,11 +55,11 @@ public final class SessionHandshake {
   /** This party's side of the facts both must agree on. */
   public record LocalFacts(boolean partyB, String expectedPeer, String fingerprint, String protocol,
       String protocolParams, int sigma, int binsRequested, long sizeEstimate, int parallelism,
-      List<Column> keys, List<Column> revealed) {}
+      List<Column> keys, List<Column> revealed, List<Column> named) {}
 
   private record Hello(boolean partyB, String fingerprint, String protocol, int sigma,
       int binsRequested, long sizeEstimate, int parallelism, List<Column> keys,
-      List<Column> revealed, byte[] dhPublic, List<X509Certificate> chain, byte[] bytes) {}
+      List<Column> revealed, List<Column> named, byte[] dhPublic, List<X509Certificate> chain, byte[] bytes) {}
 
   private SessionHandshake() {}
 
@@ -113,7 +113,7 @@ public final class SessionHandshake {
 
       byte[] setup = runSetup(stream, facts);
       return new SessionSecrets(tokenKey, binSeed, payloadKey, setup, bins, facts.expectedPeer(),
-          peer.keys, peer.revealed);
+          peer.keys, peer.revealed, peer.named);
     } catch (GeneralSecurityException e) {
       throw new HandshakeException("key agreement failed: " + e.getMessage(), e);
     }
@@ -184,6 +184,7 @@ public final class SessionHandshake {
       out.writeInt(f.parallelism());
       writeColumns(out, f.keys());
       writeColumns(out, f.revealed());
+      writeColumns(out, f.named());
       writeBytes(out, dhPublic);
       out.writeInt(chain.size());
       for (X509Certificate c : chain) {
@@ -218,6 +219,7 @@ public final class SessionHandshake {
       int parallelism = h.readInt();
       List<Column> keys = readColumns(h, 64);
       List<Column> revealed = readColumns(h, 4096);
+      List<Column> named = readColumns(h, 4096);
       byte[] dhPublic = readBytes(h, 256);
       CertificateFactory cf = CertificateFactory.getInstance("X.509");
       List<X509Certificate> chain = new ArrayList<>();
@@ -241,7 +243,7 @@ public final class SessionHandshake {
         throw new PeerProtocolException("the peer's HELLO has out-of-range values");
       }
       return new Hello(partyB, fingerprint, protocol, sigma, bins, estimate, parallelism,
-          keys, revealed, dhPublic, chain, hello);
+          keys, revealed, named, dhPublic, chain, hello);
     } catch (IOException | IllegalArgumentException e) {
       throw new PeerProtocolException("the peer's HELLO is malformed: " + e.getMessage());
     } catch (GeneralSecurityException e) {

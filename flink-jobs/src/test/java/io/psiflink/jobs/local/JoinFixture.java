@@ -12,8 +12,13 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.SplittableRandom;
 import java.util.stream.Stream;
+import org.apache.avro.Schema;
+import org.apache.avro.SchemaBuilder;
 import org.apache.avro.file.DataFileReader;
+import org.apache.avro.file.DataFileWriter;
+import org.apache.avro.generic.GenericData;
 import org.apache.avro.generic.GenericDatumReader;
+import org.apache.avro.generic.GenericDatumWriter;
 import org.apache.avro.generic.GenericRecord;
 
 /**
@@ -80,7 +85,8 @@ final class JoinFixture {
     return r.nextBoolean() ? new Object[] {null, k[1]} : new Object[] {k[0], null};
   }
 
-  void write(Path aCsv, Path bCsv) throws IOException {
+  /** Writes a as CSV and b as CSV or, when {@code bFile} ends in .avro, as Avro. */
+  void write(Path aCsv, Path bFile) throws IOException {
     try (Writer w = Files.newBufferedWriter(aCsv, StandardCharsets.UTF_8)) {
       w.write("id,card,zip,spend,name\n");
       for (RowA x : a) {
@@ -88,11 +94,34 @@ final class JoinFixture {
             + quote(x.name) + "\n");
       }
     }
-    try (Writer w = Files.newBufferedWriter(bCsv, StandardCharsets.UTF_8)) {
+    if (bFile.toString().endsWith(".avro")) {
+      writeAvroB(bFile);
+      return;
+    }
+    try (Writer w = Files.newBufferedWriter(bFile, StandardCharsets.UTF_8)) {
       w.write("id,card,zip,country,email\n");
       for (RowB x : b) {
         w.write(x.id + "," + str(x.card) + "," + str(x.zip) + "," + str(x.country) + ","
             + x.email + "\n");
+      }
+    }
+  }
+
+  /** b as Avro: its schema travels in the file, so even an empty b has typed columns. */
+  private void writeAvroB(Path file) throws IOException {
+    Schema schema = SchemaBuilder.record("b").fields()
+        .requiredLong("id").optionalLong("card").optionalString("zip")
+        .optionalString("country").requiredString("email").endRecord();
+    try (DataFileWriter<GenericRecord> w = new DataFileWriter<>(new GenericDatumWriter<>(schema))) {
+      w.create(schema, file.toFile());
+      for (RowB x : b) {
+        GenericRecord rec = new GenericData.Record(schema);
+        rec.put("id", x.id);
+        rec.put("card", x.card);
+        rec.put("zip", x.zip);
+        rec.put("country", x.country);
+        rec.put("email", x.email);
+        w.append(rec);
       }
     }
   }

@@ -43,7 +43,17 @@ class JoinQueryResolveTest {
     assertEquals(q.view(Side.A, A), r.a());
     assertEquals(q.view(Side.B, B), r.b());
     assertEquals(r.a(), r.view(Side.A));
+    // What each party does in a job: resolve against its schema and the columns the peer names.
+    assertEquals(r, q.resolve(A, named(B, r.b())));
+    assertEquals(r, q.resolve(named(A, r.a()), B));
     return r;
+  }
+
+  /** The columns of {@code schema} a view names, in table order: what a party sends its peer. */
+  static TableSchema named(TableSchema schema, PartyView v) {
+    return new TableSchema(schema.columns().stream()
+        .filter(c -> v.neededColumns().contains(c.name()) || v.filterColumns().contains(c.name()))
+        .toList());
   }
 
   @Test
@@ -55,9 +65,9 @@ class JoinQueryResolveTest {
             new OutputColumn(Side.A, "spend", "spend")),
         r.output());
     assertEquals(new PartyView(Side.A, List.of("card", "zip"), List.of("spend"), "`spend` > 23",
-        List.of("card", "zip", "spend")), r.a());
+        List.of("spend"), List.of("card", "zip", "spend")), r.a());
     assertEquals(new PartyView(Side.B, List.of("card", "zip"), List.of("email_domain"),
-        "`country` = 'DE'", List.of("card", "zip", "email_domain")), r.b());
+        "`country` = 'DE'", List.of("country"), List.of("card", "zip", "email_domain")), r.b());
   }
 
   @Test
@@ -168,7 +178,7 @@ class JoinQueryResolveTest {
   }
 
   @Test
-  void ambiguousUnqualifiedNames() {
+  void ambiguousUnqualifiedNames() throws Exception {
     QueryException e = resolveFails("SELECT email FROM a JOIN b ON a.card = b.card");
     assertEquals("SELECT", e.clause());
     assertEquals("email", e.offendingText());
@@ -180,6 +190,18 @@ class JoinQueryResolveTest {
 
     e = resolveFails("SELECT spend FROM a JOIN b ON a.card = b.card WHERE zip > 5");
     assertEquals("WHERE", e.clause());
+
+    // Alone, each party takes the unqualified email for its own; the columns the peer names
+    // (sent in the handshake) are enough for either party to see the ambiguity.
+    JoinQuery q = JoinQuery.parse("SELECT spend FROM a JOIN b ON a.card = b.card WHERE email <> 'x'");
+    assertEquals(List.of("email"), q.view(Side.A, A).filterColumns());
+    assertEquals(List.of("email"), q.view(Side.B, B).filterColumns());
+    TableSchema namedByB = named(B, q.view(Side.B, B));
+    TableSchema namedByA = named(A, q.view(Side.A, A));
+    e = assertThrows(QueryException.class, () -> q.resolve(A, namedByB));
+    assertTrue(e.getMessage().contains("column email is ambiguous"), e.getMessage());
+    e = assertThrows(QueryException.class, () -> q.resolve(namedByA, B));
+    assertTrue(e.getMessage().contains("column email is ambiguous"), e.getMessage());
   }
 
   @Test
@@ -227,10 +249,11 @@ class JoinQueryResolveTest {
         + " WHERE spend > 23 AND x.`home city` <> 'Köln' AND country IN ('DE', 'AT')");
     PartyView a = q.view(Side.A, A);
     assertEquals(new PartyView(Side.A, List.of("card", "zip"), List.of("spend", "email"),
-        "(`spend` > 23) AND (`home city` <> 'Köln')", List.of("card", "zip", "spend", "email")), a);
+        "(`spend` > 23) AND (`home city` <> 'Köln')", List.of("spend", "home city"),
+        List.of("card", "zip", "spend", "email")), a);
     PartyView b = q.view(Side.B, B);
     assertEquals(new PartyView(Side.B, List.of("card", "zip"), List.of("email_domain"),
-        "`country` IN ('DE', 'AT')", List.of("card", "zip", "email_domain")), b);
+        "`country` IN ('DE', 'AT')", List.of("country"), List.of("card", "zip", "email_domain")), b);
 
     // A party only checks references to its own table: B does not know A's columns.
     JoinQuery typo = JoinQuery.parse("SELECT a.nope, b.country FROM a JOIN b ON a.card = b.card");
