@@ -1,10 +1,10 @@
 package io.psiflink.jobs.local;
 
 import io.psiflink.bridge.BridgeRelay;
-import io.psiflink.jobs.Args;
 import io.psiflink.bridge.PartyCredentials;
 import io.psiflink.bridge.RelayConfig;
 import io.psiflink.bridge.ThrowawayPki;
+import io.psiflink.jobs.Args;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStream;
@@ -20,6 +20,7 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -32,6 +33,8 @@ public final class LocalJoin {
   private static final Set<String> FLAGS = Set.of("a", "b", "sql", "out", "format", "bins", "sigma",
       "protocol", "parallelism", "work", "json", "party-heap", "attempts", "idle-timeout",
       "pair-timeout", "protocol-params");
+  /** How long a party may run on after its peer failed (see {@link #waitForBoth}). */
+  private static final Duration SURVIVOR_GRACE = Duration.ofSeconds(15);
 
   private static final String USAGE = "usage: ./psi local --a A_TABLE --b B_TABLE --sql \"SELECT "
       + "... FROM a JOIN b ON ...\" --out DIR [--format avro|csv] [--bins M] [--sigma S] "
@@ -113,8 +116,9 @@ public final class LocalJoin {
       Process pb = launch(opts, "B", pki.credentials("party-b"), "party-a", session,
           hooks.bridgePort("B", relay.port()), work, log);
       hooks.started("B", pb);
-      int ea = waitFor(pa);
-      int eb = waitFor(pb);
+      int[] exits = waitForBoth(pa, pb, log);
+      int ea = exits[0];
+      int eb = exits[1];
       double seconds = (System.nanoTime() - start) / 1e9;
       if (ea != 0 || eb != 0) {
         throw new IOException("the join failed (party A exit " + ea + ", party B exit " + eb
@@ -131,6 +135,8 @@ public final class LocalJoin {
     cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
     cmd.add("-Xmx" + o.getOrDefault("party-heap", "6g"));
     cmd.addAll(JvmOptions.FLINK_ON_JAVA_17);
+    // Our console logging, even where Flink's test jars put a silencing log4j2-test.properties first.
+    cmd.add("-Dlog4j2.configurationFile=log4j2.properties");
     cmd.add("-cp");
     cmd.add(System.getProperty("java.class.path"));
     cmd.add("io.psiflink.jobs.PartyMain");
@@ -185,11 +191,26 @@ public final class LocalJoin {
     t.start();
   }
 
-  private static int waitFor(Process p) throws InterruptedException {
+  /**
+   * Waits for both parties. When one fails, the other gets {@link #SURVIVOR_GRACE} to notice through
+   * the bridge and fail on its own, then is stopped: it would otherwise wait out its timeouts.
+   */
+  private static int[] waitForBoth(Process pa, Process pb, PrintStream log)
+      throws InterruptedException {
     try {
-      return p.waitFor();
+      CompletableFuture.anyOf(pa.onExit(), pb.onExit()).join();
+      Process failed = !pa.isAlive() && pa.exitValue() != 0 ? pa
+          : !pb.isAlive() && pb.exitValue() != 0 ? pb : null;
+      Process other = failed == pa ? pb : pa;
+      if (failed != null && !other.waitFor(SURVIVOR_GRACE.toSeconds(), TimeUnit.SECONDS)) {
+        log.println("psi local: party " + (other == pa ? "A" : "B") + " still runs "
+            + SURVIVOR_GRACE.toSeconds() + " s after its peer failed; stopping it");
+        other.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
+      }
+      return new int[] {pa.waitFor(), pb.waitFor()};
     } catch (InterruptedException e) {
-      p.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
+      pa.destroyForcibly();
+      pb.destroyForcibly();
       throw e;
     }
   }

@@ -71,6 +71,24 @@ class FaultTest {
   }
 
   @Test
+  void aPartyFailingAtStartStopsTheRunLongBeforeThePairTimeout() throws Exception {
+    Map<String, String> opts = options(JoinFixture.generate(100, 100, 0.5, 0.0, 0.0, 13));
+    opts.put("a", dir.resolve("missing.csv").toString());
+    opts.put("pair-timeout", "300");
+    ByteArrayOutputStream log = new ByteArrayOutputStream();
+    long start = System.nanoTime();
+    try (PrintStream ps = new PrintStream(log, true, StandardCharsets.UTF_8)) {
+      Exception e = assertThrows(Exception.class, () -> LocalJoin.run(opts, ps));
+      assertTrue(e.getMessage().contains("party A exit 1"), e.getMessage());
+    }
+    double seconds = (System.nanoTime() - start) / 1e9;
+    String text = log.toString(StandardCharsets.UTF_8);
+    assertTrue(text.contains("missing.csv"), text);
+    assertTrue(text.contains("party B still runs"), text);
+    assertTrue(seconds < 60, "took " + seconds + " s");
+  }
+
+  @Test
   void peerVanishingMidJoinFailsClearlyWithinTheTimeout() throws Exception {
     JoinFixture f = JoinFixture.generate(40_000, 40_000, 0.5, 0.0, 0.0, 12);
     Map<String, String> opts = options(f);
