@@ -2,6 +2,7 @@ package io.psiflink.jobs;
 
 import io.psiflink.bridge.BridgeClient;
 import io.psiflink.bridge.PartyCredentials;
+import io.psiflink.jobs.bin.BinRouting;
 import io.psiflink.jobs.psi.BinContext;
 import io.psiflink.jobs.psi.BinPsiOperator;
 import io.psiflink.jobs.psi.RowCount;
@@ -38,7 +39,9 @@ import org.apache.flink.api.common.typeinfo.Types;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.CoreOptions;
 import org.apache.flink.configuration.ExecutionOptions;
+import org.apache.flink.configuration.PipelineOptions;
 import org.apache.flink.configuration.StateBackendOptions;
+import org.apache.flink.runtime.state.KeyGroupRangeAssignment;
 import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.streaming.api.functions.sink.v2.DiscardingSink;
@@ -144,13 +147,17 @@ public final class PrivateJoinJob {
         .transform("count rows", Types.LONG, new RowCount<TokenizedRow>(false))
         .global()
         .transform("sum rows", Types.LONG, new RowCount<Long>(true)).setParallelism(1);
+    int maxParallelism = KeyGroupRangeAssignment.computeDefaultMaxParallelism(cfg.parallelism());
+    BinRouting routing = new BinRouting(secrets.bins(), maxParallelism, cfg.parallelism());
     DataStream<Row> joined = tokenized
-        .keyBy(r -> r.bin, Types.INT)
+        .keyBy(r -> routing.key(r.bin), Types.INT)
         .connect(total.broadcast())
         .transform("psi bins", cfg.partyB() ? Types.ROW() : outSchema.rowType(),
-            new BinPsiOperator(ctx, cfg.bridge()))
-        // explicit, so the adaptive batch scheduler cannot shrink the bins processed at once
-        .setParallelism(cfg.parallelism());
+            new BinPsiOperator(ctx, cfg.bridge(), routing))
+        // explicit, so the adaptive batch scheduler cannot shrink the bins processed at once, and
+        // the routing's assumptions hold
+        .setParallelism(cfg.parallelism())
+        .setMaxParallelism(maxParallelism);
     if (cfg.partyB()) {
       joined.sinkTo(new DiscardingSink<>()).name("no output at party B");
     } else {
@@ -180,6 +187,10 @@ public final class PrivateJoinJob {
     conf.set(ExecutionOptions.SORT_INPUTS, false);
     conf.setString("state.backend.rocksdb.localdir", work.resolve("rocksdb").toString());
     conf.setString("io.tmp.dirs", work.resolve("tmp").toString());
+    // No operator keeps a record after passing it on, so chained operators need not copy them.
+    conf.set(PipelineOptions.OBJECT_REUSE, true);
+    // Shuffled records are mostly random tokens and ciphertext: compressing them only costs CPU.
+    conf.setString("taskmanager.network.compression.codec", "NONE");
     conf.set(CoreOptions.DEFAULT_PARALLELISM, cfg.parallelism());
     conf.setString("taskmanager.numberOfTaskSlots", Integer.toString(cfg.parallelism()));
     return conf;

@@ -3,6 +3,7 @@ package io.psiflink.jobs.psi;
 import io.psiflink.bridge.BridgeClient;
 import io.psiflink.bridge.BridgeException;
 import io.psiflink.bridge.BridgeStream;
+import io.psiflink.jobs.bin.BinRouting;
 import io.psiflink.nativepsi.PsiException;
 import java.io.ByteArrayOutputStream;
 import java.security.SecureRandom;
@@ -44,6 +45,7 @@ public final class BinPsiOperator extends AbstractStreamOperator<Row>
 
   private final BinContext ctx;
   private final BridgeEndpoint bridge;
+  private final BinRouting routing;
 
   private transient ListState<byte[]> chunks;
   private transient Map<Integer, ByteArrayOutputStream> buffers;
@@ -58,9 +60,11 @@ public final class BinPsiOperator extends AbstractStreamOperator<Row>
   private transient Counter rowsOut;
   private transient PhaseClock clock;
 
-  public BinPsiOperator(BinContext ctx, BridgeEndpoint bridge) {
+  /** @param routing how the input is keyed: records carry {@code routing.key(bin)} as their key */
+  public BinPsiOperator(BinContext ctx, BridgeEndpoint bridge, BinRouting routing) {
     this.ctx = ctx;
     this.bridge = bridge;
+    this.routing = routing;
   }
 
   @Override
@@ -114,7 +118,7 @@ public final class BinPsiOperator extends AbstractStreamOperator<Row>
   private void flushBuffers() throws Exception {
     for (Map.Entry<Integer, ByteArrayOutputStream> e : new TreeMap<>(buffers).entrySet()) {
       if (e.getValue().size() > 0) {
-        setCurrentKey(e.getKey());
+        setCurrentKey(routing.key(e.getKey()));
         chunks.add(e.getValue().toByteArray());
       }
     }
@@ -122,15 +126,17 @@ public final class BinPsiOperator extends AbstractStreamOperator<Row>
     clock.mark("spill.end");
   }
 
-  /** The bins this subtask owns, ascending: the same assignment Flink uses for the keyed input. */
+  /** The bins this subtask owns, ascending; checks that Flink routes their keys here. */
   private List<Integer> ownedBins() {
     var info = getRuntimeContext().getTaskInfo();
-    List<Integer> owned = new ArrayList<>();
-    for (int b = 0; b < ctx.bins(); b++) {
-      if (KeyGroupRangeAssignment.assignKeyToParallelOperator(b,
+    List<Integer> owned = routing.binsOf(info.getIndexOfThisSubtask());
+    for (int b : owned) {
+      if (KeyGroupRangeAssignment.assignKeyToParallelOperator(routing.key(b),
           info.getMaxNumberOfParallelSubtasks(), info.getNumberOfParallelSubtasks())
-          == info.getIndexOfThisSubtask()) {
-        owned.add(b);
+          != info.getIndexOfThisSubtask()) {
+        throw new IllegalStateException("bin " + b + " is not routed to subtask "
+            + info.getIndexOfThisSubtask() + ": the operator's parallelism or max parallelism "
+            + "differs from the routing's");
       }
     }
     return owned;
@@ -149,7 +155,7 @@ public final class BinPsiOperator extends AbstractStreamOperator<Row>
     try (BridgeClient client = BridgeClient.connect(bridge.clientConfig())) {
       int done = 0;
       for (int bin : owned) {
-        setCurrentKey(bin);
+        setCurrentKey(routing.key(bin));
         List<byte[]> list = new ArrayList<>();
         Iterable<byte[]> stored = chunks.get();
         if (stored != null) {

@@ -23,7 +23,6 @@ import java.util.regex.Pattern;
  * </ul>
  */
 public final class CsvValues {
-  private static final Pattern INTEGER = Pattern.compile("[+-]?[0-9]+");
   private static final Pattern DECIMAL =
       Pattern.compile("[+-]?([0-9]+\\.?[0-9]*|\\.[0-9]+)([eE][+-]?[0-9]+)?");
 
@@ -81,7 +80,7 @@ public final class CsvValues {
 
   /** Whether type inference may call this non-empty text a BIGINT without losing information. */
   static boolean inferableLong(String text) {
-    if (!INTEGER.matcher(text).matches() || hasLeadingZero(text)) {
+    if (!isInteger(text) || hasLeadingZero(text)) {
       return false;
     }
     try {
@@ -102,7 +101,7 @@ public final class CsvValues {
     if (!DECIMAL.matcher(text).matches() || hasLeadingZero(text)) {
       return false;
     }
-    if (INTEGER.matcher(text).matches()) {
+    if (isInteger(text)) {
       return inferableLong(text);
     }
     return Double.isFinite(Double.parseDouble(text));
@@ -127,8 +126,27 @@ public final class CsvValues {
     throw new IllegalArgumentException("not a boolean");
   }
 
+  /**
+   * {@code [+-]?[0-9]+}, by hand: it runs for every integer field read. ASCII digits only, where
+   * {@link Long#parseLong} would also take other scripts' digits.
+   */
+  static boolean isInteger(String text) {
+    int n = text.length();
+    int i = n > 0 && (text.charAt(0) == '+' || text.charAt(0) == '-') ? 1 : 0;
+    if (i == n) {
+      return false;
+    }
+    for (; i < n; i++) {
+      char c = text.charAt(i);
+      if (c < '0' || c > '9') {
+        return false;
+      }
+    }
+    return true;
+  }
+
   private static String checkInteger(String text) {
-    if (!INTEGER.matcher(text).matches()) {
+    if (!isInteger(text)) {
       throw new IllegalArgumentException("not an integer");
     }
     return text;

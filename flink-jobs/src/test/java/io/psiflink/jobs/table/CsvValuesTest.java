@@ -34,6 +34,9 @@ class CsvValuesTest {
     assertThrows(NumberFormatException.class, () -> CsvValues.parse("2147483648", ColumnType.INT));
     assertThrows(IllegalArgumentException.class, () -> CsvValues.parse(" 1", ColumnType.BIGINT));
     assertThrows(IllegalArgumentException.class, () -> CsvValues.parse("1.0", ColumnType.BIGINT));
+    assertThrows(IllegalArgumentException.class, () -> CsvValues.parse("-", ColumnType.BIGINT));
+    assertThrows(IllegalArgumentException.class, () -> CsvValues.parse("+", ColumnType.INT));
+    assertThrows(IllegalArgumentException.class, () -> CsvValues.parse("1-", ColumnType.INT));
     // Arabic-Indic digits: Long.parseLong would accept them
     assertThrows(IllegalArgumentException.class,
         () -> CsvValues.parse("\u0661\u0662", ColumnType.BIGINT));
