@@ -10,10 +10,10 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * Copies a CSV file with a header into up to {@code parts} header-less part files of about equal
- * size, cutting only at record boundaries (an LF outside double quotes). Flink's csv format can
- * neither skip a header nor split one file between readers, so the baseline join reads such a
- * directory of parts: every reader subtask gets a share of the rows.
+ * Copies a CSV file with a header into up to {@code parts} part files of about equal size, cutting
+ * only at record boundaries (an LF outside double quotes), so that every reader subtask gets a share
+ * of the rows. Flink's csv format can neither skip a header nor split one file between readers: the
+ * baseline join reads header-less parts; psi-flink reads a directory of parts with a header each.
  */
 final class CsvParts {
   private CsvParts() {}
@@ -22,6 +22,12 @@ final class CsvParts {
   record Split(List<String> header, List<Path> parts, long dataBytes) {}
 
   static Split split(Path csv, Path outDir, String prefix, int parts) throws IOException {
+    return split(csv, outDir, prefix, parts, false);
+  }
+
+  /** As {@link #split(Path, Path, String, int)}; with {@code withHeader} every part starts with it. */
+  static Split split(Path csv, Path outDir, String prefix, int parts, boolean withHeader)
+      throws IOException {
     if (parts < 1) {
       throw new IllegalArgumentException("parts < 1");
     }
@@ -36,6 +42,7 @@ final class CsvParts {
     long dataStart = -1;
     long nextCut = Long.MAX_VALUE;
     OutputStream out = null;
+    byte[] headerLine = null; // written at the start of each part when withHeader
     try (InputStream in = Files.newInputStream(csv)) {
       int n;
       while ((n = in.readNBytes(buf, 0, buf.length)) > 0) {
@@ -49,12 +56,15 @@ final class CsvParts {
             if (inHeader) {
               header.append(buf, segStart, i - segStart);
               inHeader = false;
+              if (withHeader) {
+                headerLine = (header.toString() + "\n").getBytes(StandardCharsets.UTF_8);
+              }
               segStart = i + 1;
               dataStart = pos + 1;
               nextCut = dataStart + (size - dataStart) / parts;
             } else if (pos + 1 >= nextCut && written.size() < parts) {
               if (out == null) {
-                out = open(outDir, prefix, written);
+                out = open(outDir, prefix, written, headerLine);
               }
               out.write(buf, segStart, i + 1 - segStart);
               out.close();
@@ -69,7 +79,7 @@ final class CsvParts {
             header.append(buf, segStart, n - segStart);
           } else {
             if (out == null) {
-              out = open(outDir, prefix, written);
+              out = open(outDir, prefix, written, headerLine);
             }
             out.write(buf, segStart, n - segStart);
           }
@@ -82,7 +92,7 @@ final class CsvParts {
       }
     }
     if (written.isEmpty()) {
-      open(outDir, prefix, written).close(); // no data rows: one empty part
+      open(outDir, prefix, written, headerLine).close(); // no data rows: one empty part
     }
     String h = header.toString();
     if (h.endsWith("\r")) {
@@ -91,10 +101,15 @@ final class CsvParts {
     return new Split(parseHeader(h), written, dataStart < 0 ? 0 : size - dataStart);
   }
 
-  private static OutputStream open(Path dir, String prefix, List<Path> written) throws IOException {
+  private static OutputStream open(Path dir, String prefix, List<Path> written, byte[] headerLine)
+      throws IOException {
     Path p = dir.resolve(String.format("%s-%05d.csv", prefix, written.size()));
     written.add(p);
-    return Files.newOutputStream(p);
+    OutputStream out = Files.newOutputStream(p);
+    if (headerLine != null) {
+      out.write(headerLine);
+    }
+    return out;
   }
 
   /** Column names of a header record (quoted names allowed). */

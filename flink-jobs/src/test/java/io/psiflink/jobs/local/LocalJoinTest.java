@@ -10,6 +10,8 @@ import java.nio.file.Path;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.condition.EnabledIfSystemProperty;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
@@ -33,6 +35,18 @@ class LocalJoinTest {
   void privateJoinEqualsPlaintextJoin(int rowsA, int rowsB, double overlap, double dup,
       double nulls, String bFormat) throws Exception {
     JoinFixture f = JoinFixture.generate(rowsA, rowsB, overlap, dup, nulls, rowsA * 31L + rowsB);
+    joinAndCheck(f, bFormat, "4", "512m");
+  }
+
+  /** The largest case; minutes on a 2-core machine, so only with ./psi test --large. */
+  @Test
+  @EnabledIfSystemProperty(named = "psi.large", matches = "true")
+  void millionRowsPerSide() throws Exception {
+    joinAndCheck(JoinFixture.generate(1_000_000, 1_000_000, 0.5, 0.1, 0.01, 7), "csv", "8", "3g");
+  }
+
+  private void joinAndCheck(JoinFixture f, String bFormat, String bins, String heap)
+      throws Exception {
     Path a = dir.resolve("a.csv");
     Path b = dir.resolve("b." + bFormat);
     f.write(a, b);
@@ -42,9 +56,9 @@ class LocalJoinTest {
     opts.put("b", b.toString());
     opts.put("sql", JoinFixture.SQL);
     opts.put("out", out.toString());
-    opts.put("bins", "4");
+    opts.put("bins", bins);
     opts.put("parallelism", "2");
-    opts.put("party-heap", "512m");
+    opts.put("party-heap", heap);
     opts.put("work", dir.resolve("work").toString());
     ByteArrayOutputStream log = new ByteArrayOutputStream();
     LocalJoin.Result r;
