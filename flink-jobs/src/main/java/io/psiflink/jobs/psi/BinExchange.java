@@ -66,6 +66,8 @@ public final class BinExchange {
     long started = System.nanoTime();
     long ownBound = BinPlan.bound(ownRows, ctx.bins(), ctx.sigma());
     if (table.distinct() > ownBound) {
+      // The peer learns that the bin overflowed (the job stops anyway), never by how much.
+      stream.abort("bin " + bin + " of party " + ctx.party() + " is over the public bound");
       throw new BinOverflowException(bin, table.distinct(), ownBound, ownRows, ctx.bins(),
           ctx.sigma());
     }
