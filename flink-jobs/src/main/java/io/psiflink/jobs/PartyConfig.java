@@ -10,7 +10,8 @@ import java.util.Objects;
  * goes, and the session parameters. Immutable.
  *
  * @param partyB false for party A (table {@code a}, PSI receiver, writes the joined rows), true for B
- * @param table path of this party's table (.csv or .avro, local or hdfs://)
+ * @param table path of this party's table: a .csv or .avro file or a directory of such part files
+ *     ({@link io.psiflink.jobs.table.TableFiles}), local or hdfs://
  * @param out output directory (party A only; null for B)
  * @param outFormat format of the output (party A)
  * @param quarantine directory for rows that could not be read (null: not written, only counted)

@@ -1,34 +1,54 @@
 package io.psiflink.jobs;
 
+import io.psiflink.jobs.table.TableException;
+import io.psiflink.jobs.table.TableFiles;
 import io.psiflink.jobs.table.TableFormat;
 import java.io.IOException;
 import java.io.InputStream;
-import org.apache.flink.core.fs.FileStatus;
-import org.apache.flink.core.fs.FileSystem;
+import java.util.List;
 import org.apache.flink.core.fs.Path;
 
 /**
- * A cheap estimate of a table's row count, from its size and (CSV) the line length of its first
- * megabyte. It only steers the automatic bin count; the padding bound uses the exact count.
+ * A cheap estimate of a table's row count, from its size and (CSV) the line length of the first
+ * megabyte of each file. It only steers the automatic bin count; the padding bound uses the exact
+ * count.
  */
 public final class SizeEstimate {
   private static final int SAMPLE_BYTES = 1 << 20;
+  /** CSV files sampled at most; the rest of a directory is extrapolated by byte length. */
+  private static final int SAMPLE_FILES = 8;
   /** Assumed bytes per Avro row: Avro rows are compact; an estimate is all the bin count needs. */
   private static final int AVRO_ROW_BYTES = 32;
 
   private SizeEstimate() {}
 
-  public static long rows(String table) throws IOException {
-    Path path = new Path(table);
-    FileSystem fs = path.getFileSystem();
-    FileStatus status = fs.getFileStatus(path);
-    long length = status.getLen();
-    if (TableFormat.fromPath(table) == TableFormat.AVRO) {
-      return length / AVRO_ROW_BYTES;
+  /** The estimated row count of the table at {@code table}, a file or a directory of parts. */
+  public static long rows(String table) throws IOException, TableException {
+    TableFiles files = TableFiles.of(table);
+    if (files.format() == TableFormat.AVRO) {
+      return files.bytes() / AVRO_ROW_BYTES;
     }
+    List<String> paths = files.files();
+    int sampled = Math.min(paths.size(), SAMPLE_FILES);
+    long rows = 0;
+    long sampledBytes = 0;
+    for (int i = 0; i < sampled; i++) {
+      rows += csvRows(paths.get(i), files.lengths().get(i));
+      sampledBytes += files.lengths().get(i);
+    }
+    long restBytes = files.bytes() - sampledBytes;
+    if (restBytes > 0 && sampledBytes > 0) {
+      rows += Math.round(rows * (double) restBytes / sampledBytes);
+    }
+    return rows;
+  }
+
+  /** The rows of one CSV file of {@code length} bytes: its lines, estimated, minus the header. */
+  private static long csvRows(String file, long length) throws IOException {
     byte[] sample = new byte[(int) Math.min(SAMPLE_BYTES, length)];
     int read = 0;
-    try (InputStream in = fs.open(path)) {
+    Path path = new Path(file);
+    try (InputStream in = path.getFileSystem().open(path)) {
       while (read < sample.length) {
         int n = in.read(sample, read, sample.length - read);
         if (n < 0) {

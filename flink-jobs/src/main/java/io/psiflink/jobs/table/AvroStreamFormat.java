@@ -13,12 +13,13 @@ import org.apache.flink.core.fs.FSDataInputStream;
 import org.apache.flink.types.Row;
 
 /**
- * Reads an Avro container file as {@link SourceRecord}s whose payload is the row of the table,
- * converted here ({@link AvroColumns#toRowValue}) because a GenericRecord has no cheap typed Flink
- * serializer. Columns are found by name in the writer schema; a record with a value that does not
- * fit its column's type, or a NULL in a NOT NULL column, becomes a malformed record. A corrupt file
- * (bad block, truncated) fails the job: Avro cannot resynchronise a stream inside a block. The
- * position of a record is its 1-based number in the file.
+ * Reads one Avro container file, {@code source}, as {@link SourceRecord}s ({@link PerFileFormat}
+ * makes one per file) whose payload is the row of the table, converted here ({@link
+ * AvroColumns#toRowValue}) because a GenericRecord has no cheap typed Flink serializer. Columns are
+ * found by name in the writer schema; a record with a value that does not fit its column's type, or
+ * a NULL in a NOT NULL column, becomes a malformed record. A corrupt file (bad block, truncated)
+ * fails the job: Avro cannot resynchronise a stream inside a block. The position of a record is its
+ * 1-based number in the file.
  */
 final class AvroStreamFormat implements StreamFormat<Row> {
   private static final long serialVersionUID = 1L;
@@ -113,15 +114,16 @@ final class AvroStreamFormat implements StreamFormat<Row> {
         try {
           value = AvroColumns.toRowValue(reuse.get(positions[i]), c.type());
         } catch (IllegalArgumentException e) {
-          return SourceRecord.bad(number, "column '" + c.name() + "': " + e.getMessage(), raw());
+          return SourceRecord.bad(source, number, "column '" + c.name() + "': " + e.getMessage(),
+              raw());
         }
         if (value == null && !c.nullable()) {
-          return SourceRecord.bad(number, "column '" + c.name() + "': NULL in a NOT NULL column",
-              raw());
+          return SourceRecord.bad(source, number,
+              "column '" + c.name() + "': NULL in a NOT NULL column", raw());
         }
         row.setField(i, value);
       }
-      return SourceRecord.good(number, null, row);
+      return SourceRecord.good(source, number, null, row);
     }
 
     private String raw() {

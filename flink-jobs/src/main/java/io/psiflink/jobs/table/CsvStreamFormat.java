@@ -10,12 +10,12 @@ import org.apache.flink.core.fs.FSDataInputStream;
 import org.apache.flink.types.Row;
 
 /**
- * Reads a CSV file as {@link SourceRecord}s whose payload is the field texts ({@code String[]}).
- * The header row is checked against the expected column names (trimmed, as {@link
- * SchemaDiscovery} trims them) and not emitted. One split per file: a record may span lines, so a
- * file cannot be cut at an arbitrary offset. Restoring from a checkpoint re-reads the file and
- * skips the records already emitted (this reader reports no offset), which is what FileSource
- * does for readers without a checkpointed position.
+ * Reads one CSV file, {@code source}, as {@link SourceRecord}s whose payload is the field texts
+ * ({@code String[]}); {@link PerFileFormat} makes one per file. The header row is checked against
+ * the expected column names (trimmed, as {@link SchemaDiscovery} trims them) and not emitted. One
+ * split per file: a record may span lines, so a file cannot be cut at an arbitrary offset.
+ * Restoring from a checkpoint re-reads the file and skips the records already emitted (this reader
+ * reports no offset), which is what FileSource does for readers without a checkpointed position.
  */
 final class CsvStreamFormat implements StreamFormat<Row> {
   private static final long serialVersionUID = 1L;
@@ -65,7 +65,7 @@ final class CsvStreamFormat implements StreamFormat<Row> {
     return SourceRecord.type(Types.OBJECT_ARRAY(Types.STRING));
   }
 
-  private static final class CsvReader implements Reader<Row> {
+  private final class CsvReader implements Reader<Row> {
     private final CsvRecordReader records;
 
     CsvReader(CsvRecordReader records) {
@@ -79,8 +79,8 @@ final class CsvStreamFormat implements StreamFormat<Row> {
         return null;
       }
       return r.malformed()
-          ? SourceRecord.bad(r.line(), r.error(), r.raw())
-          : SourceRecord.good(r.line(), r.raw(), r.fields());
+          ? SourceRecord.bad(source, r.line(), r.error(), r.raw())
+          : SourceRecord.good(source, r.line(), r.raw(), r.fields());
     }
 
     @Override

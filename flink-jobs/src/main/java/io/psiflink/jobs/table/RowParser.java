@@ -10,16 +10,15 @@ import org.apache.flink.util.OutputTag;
 
 /**
  * Turns {@link SourceRecord}s into typed rows; everything that fails goes to the quarantine side
- * output as a {@link BadRow}, so no record disappears. Counts both as metrics ({@code rowsRead},
- * {@code rowsQuarantined}) and as accumulators ({@code <name>.rowsRead}, {@code
- * <name>.rowsQuarantined}) so that the job can report them from its {@code JobExecutionResult}.
- * {@code rowsRead} counts rows emitted on the main output only.
+ * output as a {@link BadRow} naming the file the record came from, so no record disappears.
+ * Counts both as metrics ({@code rowsRead}, {@code rowsQuarantined}) and as accumulators ({@code
+ * <name>.rowsRead}, {@code <name>.rowsQuarantined}) so that the job can report them from its
+ * {@code JobExecutionResult}. {@code rowsRead} counts rows emitted on the main output only.
  */
 final class RowParser extends ProcessFunction<Row, Row> {
   private static final long serialVersionUID = 1L;
 
   private final String name;
-  private final String source;
   private final FieldDecoder decoder;
   private final OutputTag<BadRow> quarantine;
 
@@ -28,9 +27,8 @@ final class RowParser extends ProcessFunction<Row, Row> {
   private transient LongCounter readAccumulator;
   private transient LongCounter quarantinedAccumulator;
 
-  RowParser(String name, String source, FieldDecoder decoder, OutputTag<BadRow> quarantine) {
+  RowParser(String name, FieldDecoder decoder, OutputTag<BadRow> quarantine) {
     this.name = name;
-    this.source = source;
     this.decoder = decoder;
     this.quarantine = quarantine;
   }
@@ -69,7 +67,7 @@ final class RowParser extends ProcessFunction<Row, Row> {
     }
     rowsQuarantined.inc();
     quarantinedAccumulator.add(1L);
-    ctx.output(quarantine,
-        new BadRow(source, SourceRecord.position(record), error, SourceRecord.raw(record)));
+    ctx.output(quarantine, new BadRow(SourceRecord.file(record), SourceRecord.position(record),
+        error, SourceRecord.raw(record)));
   }
 }

@@ -14,18 +14,23 @@ import org.apache.flink.core.fs.FileSystem;
 import org.apache.flink.core.fs.Path;
 
 /**
- * Finds the schema of a table file (local, {@code file://} or {@code hdfs://}).
+ * Finds the schema of a table (local, {@code file://} or {@code hdfs://}): one file, or a directory
+ * of part files ({@link TableFiles}). A directory's schema is that of its first part file (by
+ * name); every other part must have the same header (CSV) or give the same table schema (Avro),
+ * else discovery fails naming both files.
  *
  * <p>CSV: the header row gives the names. Names are trimmed of surrounding white space ({@link
  * String#strip()}), since headers are typed by people and {@code "id, spend"} means {@code spend};
  * a UTF-8 BOM before the header is dropped. An empty name or a name occurring twice is an error.
- * Types are inferred from up to {@value #CSV_SAMPLE_ROWS} data records: BIGINT if every non-empty
- * value is an integer fitting a long, else DOUBLE if every one is a finite decimal number, else
- * BOOLEAN if every one is {@code true}/{@code false} (any case), else STRING; a column with no
- * non-empty value is STRING. Numbers with a superfluous leading zero ({@code 01234}) and integers
- * beyond the long range make a column STRING, because converting them would lose information that
- * a join key needs (see {@link CsvValues#inferableDouble}). Records that the source would
- * quarantine (malformed, wrong field count) do not take part. All columns are nullable.
+ * Types are inferred from up to {@value #CSV_SAMPLE_ROWS} data records, those of the first file
+ * and, if it has fewer, of the next files in order (a part may hold only its header): BIGINT if
+ * every non-empty value is an integer fitting a long, else DOUBLE if every one is a finite decimal
+ * number, else BOOLEAN if every one is {@code true}/{@code false} (any case), else STRING; a column
+ * with no non-empty value is STRING. Numbers with a superfluous leading zero ({@code 01234}) and
+ * integers beyond the long range make a column STRING, because converting them would lose
+ * information that a join key needs (see {@link CsvValues#inferableDouble}). Records that the
+ * source would quarantine (malformed, wrong field count) do not take part. All columns are
+ * nullable.
  *
  * <p>Avro: from the writer schema in the file header, see {@link AvroColumns}.
  */
@@ -39,51 +44,106 @@ public final class SchemaDiscovery {
     return discover(path, CsvOptions.DEFAULT);
   }
 
-  /** The schema of the file at {@code path}, by its format ({@link TableFormat#fromPath}). */
+  /** The schema of the table at {@code path}, by its format ({@link TableFiles#format}). */
   public static TableSchema discover(String path, CsvOptions csv) throws TableException {
-    TableFormat format = fromPath(path);
-    try (InputStream in = open(path)) {
-      return switch (format) {
-        case CSV -> inferCsv(in, csv, path);
-        case AVRO -> avroSchema(in, path);
-      };
-    } catch (IOException e) {
-      throw new TableException("cannot read the schema of '" + path + "': " + e.getMessage(), e);
-    }
+    TableFiles table = TableFiles.of(path);
+    return switch (table.format()) {
+      case CSV -> {
+        List<String[]> sample = new ArrayList<>();
+        List<String> names = csvHeader(table.files(), csv, sample);
+        yield inferColumns(names, sample);
+      }
+      case AVRO -> avroColumns(avroWriterSchema(table.files()), table.files().get(0));
+    };
   }
 
-  /** The column names in the header of a CSV file, trimmed and checked. */
+  /**
+   * The column names in the header of a CSV table, trimmed and checked; for a directory, those of
+   * its first file after checking that every other file has the same header.
+   */
   public static List<String> csvHeader(String path, CsvOptions csv) throws TableException {
-    try (InputStream in = open(path)) {
-      return header(new CsvRecordReader(in, csv, true), path);
-    } catch (IOException e) {
-      throw new TableException("cannot read the header of '" + path + "': " + e.getMessage(), e);
-    }
+    return csvHeader(TableFiles.of(path).files(), csv, null);
   }
 
-  /** The Avro writer schema of an Avro container file. */
+  /**
+   * The Avro writer schema of an Avro table; for a directory, that of its first file after
+   * checking that every other file gives the same table schema.
+   */
   public static Schema avroWriterSchema(String path) throws TableException {
-    try (InputStream in = open(path);
+    return avroWriterSchema(TableFiles.of(path).files());
+  }
+
+  /** The header of one CSV file, trimmed and checked. */
+  static List<String> fileCsvHeader(String file, CsvOptions csv) throws TableException {
+    return csvHeader(List.of(file), csv, null);
+  }
+
+  /** The writer schema of one Avro container file. */
+  static Schema fileAvroWriterSchema(String file) throws TableException {
+    try (InputStream in = open(file);
         DataFileStream<GenericRecord> stream = new DataFileStream<>(in, new GenericDatumReader<>())) {
       return stream.getSchema();
     } catch (IOException e) {
-      throw new TableException("cannot read the Avro header of '" + path + "': " + e.getMessage(), e);
+      throw new TableException("cannot read the Avro header of '" + file + "': " + e.getMessage(),
+          e);
     }
   }
 
-  /** Infers the schema of the CSV text in {@code in}; {@code source} names it in errors. */
-  public static TableSchema inferCsv(InputStream in, CsvOptions csv, String source)
-      throws IOException, TableException {
-    CsvRecordReader reader = new CsvRecordReader(in, csv, true);
-    List<String> names = header(reader, source);
-    List<String[]> sample = new ArrayList<>();
-    CsvRecord r;
-    while (sample.size() < CSV_SAMPLE_ROWS && (r = reader.next()) != null) {
-      if (!r.malformed() && r.fields().length == names.size()) {
-        sample.add(r.fields());
+  /**
+   * The header of the first of {@code files}, checking that the others have the same. If {@code
+   * sample} is not null, adds to it the data records that may vote on the types, in file order,
+   * until it holds {@value #CSV_SAMPLE_ROWS}.
+   */
+  private static List<String> csvHeader(List<String> files, CsvOptions csv, List<String[]> sample)
+      throws TableException {
+    String first = files.get(0);
+    List<String> names = null;
+    for (String file : files) {
+      try (InputStream in = open(file)) {
+        CsvRecordReader reader = new CsvRecordReader(in, csv, true);
+        List<String> header = header(reader, file);
+        if (names == null) {
+          names = header;
+        } else if (!header.equals(names)) {
+          throw new TableException("the header of '" + file + "' is " + header
+              + ", but the header of '" + first + "' is " + names);
+        }
+        CsvRecord r;
+        while (sample != null && sample.size() < CSV_SAMPLE_ROWS && (r = reader.next()) != null) {
+          if (!r.malformed() && r.fields().length == names.size()) {
+            sample.add(r.fields());
+          }
+        }
+      } catch (IOException e) {
+        throw new TableException("cannot read '" + file + "': " + e.getMessage(), e);
       }
     }
-    return inferColumns(names, sample);
+    return names;
+  }
+
+  /** The writer schema of the first of {@code files}, checking that the others give the same. */
+  private static Schema avroWriterSchema(List<String> files) throws TableException {
+    String first = files.get(0);
+    Schema writer = fileAvroWriterSchema(first);
+    if (files.size() > 1) {
+      TableSchema columns = avroColumns(writer, first);
+      for (String file : files.subList(1, files.size())) {
+        TableSchema other = avroColumns(fileAvroWriterSchema(file), file);
+        if (!other.equals(columns)) {
+          throw new TableException("'" + file + "' has the columns " + other + ", but '" + first
+              + "' has " + columns);
+        }
+      }
+    }
+    return writer;
+  }
+
+  private static TableSchema avroColumns(Schema writer, String file) throws TableException {
+    try {
+      return fromAvro(writer);
+    } catch (TableException e) {
+      throw new TableException("'" + file + "': " + e.getMessage(), e);
+    }
   }
 
   /** Nullable columns named {@code names}, typed by the values in {@code records}. */
@@ -144,26 +204,7 @@ public final class SchemaDiscovery {
     return names;
   }
 
-  private static TableSchema avroSchema(InputStream in, String source)
-      throws IOException, TableException {
-    try (DataFileStream<GenericRecord> stream = new DataFileStream<>(in, new GenericDatumReader<>())) {
-      try {
-        return fromAvro(stream.getSchema());
-      } catch (TableException e) {
-        throw new TableException("'" + source + "': " + e.getMessage(), e);
-      }
-    }
-  }
-
-  private static TableFormat fromPath(String path) throws TableException {
-    try {
-      return TableFormat.fromPath(path);
-    } catch (IllegalArgumentException e) {
-      throw new TableException(e.getMessage(), e);
-    }
-  }
-
-  static InputStream open(String path) throws IOException {
+  private static InputStream open(String path) throws IOException {
     Path p = new Path(path);
     FileSystem fs = p.getFileSystem();
     return fs.open(p);

@@ -65,17 +65,12 @@ public final class TableReader {
     FileStatus[] entries = fs.listStatus(path);
     List<Path> files = new ArrayList<>();
     for (FileStatus e : entries == null ? new FileStatus[0] : entries) {
-      if (!e.isDir() && isVisible(e.getPath().getName())) {
+      if (!e.isDir() && TableFiles.isVisible(e.getPath().getName())) {
         files.add(e.getPath());
       }
     }
     files.sort(Comparator.comparing(Path::getName));
     return files;
-  }
-
-  /** Whether a file name is a data file rather than a hidden, in-progress or marker file. */
-  public static boolean isVisible(String name) {
-    return !name.startsWith(".") && !name.startsWith("_");
   }
 
   private static TableContents readAvro(List<Path> files, TableSchema wanted) throws IOException {

@@ -118,7 +118,7 @@ public final class TableSink {
         }
         FileStatus[] entries = fs.listStatus(path);
         for (FileStatus e : entries == null ? new FileStatus[0] : entries) {
-          if (TableReader.isVisible(e.getPath().getName())) {
+          if (TableFiles.isVisible(e.getPath().getName())) {
             throw new TableException("output directory '" + dir + "' is not empty (it holds "
                 + e.getPath().getName() + "); choose a new directory per run");
           }

@@ -1,6 +1,7 @@
 package io.psiflink.jobs.table;
 
 import static io.psiflink.jobs.table.Tables.assertSameRows;
+import static io.psiflink.jobs.table.Tables.drain;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -21,6 +22,7 @@ import org.apache.flink.api.common.JobExecutionResult;
 import org.apache.flink.core.fs.FileSystem;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.types.Row;
+import org.apache.flink.util.CloseableIterator;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.FileStatus;
 import org.apache.hadoop.hdfs.MiniDFSCluster;
@@ -145,5 +147,33 @@ class HdfsTableTest {
         assertTrue(name.matches("part-[0-9a-f-]{36}-\\d+\\.avro") && f.getLen() > 0, name);
       }
     }
+  }
+
+  @Test
+  void readsADirectoryOfPartsOnHdfs() throws Exception {
+    String dir = root + "/in/parts";
+    for (String[] part : List.of(
+        new String[] {"part-0.csv", "card,spend\n1,10\n2,20\n"},
+        new String[] {"part-1.csv", "card,spend\n3,x\n4,40\n"},
+        new String[] {"_SUCCESS", ""})) {
+      try (OutputStream out = create(dir + "/" + part[0])) {
+        out.write(part[1].getBytes(StandardCharsets.UTF_8));
+      }
+    }
+    // both parts vote: the x of part-1 makes spend STRING
+    assertEquals(List.of(ColumnType.BIGINT, ColumnType.STRING),
+        SchemaDiscovery.discover(dir).columns().stream().map(Column::type).toList());
+    TableSchema schema = new TableSchema(List.of(
+        new Column("card", ColumnType.BIGINT, false),
+        new Column("spend", ColumnType.BIGINT, true)));
+
+    StreamExecutionEnvironment env = FLINK.batchEnv();
+    SourceResult r = TableSource.read(env, "parts", dir, schema);
+    CloseableIterator<Row> rows = r.rows().collectAsync();
+    CloseableIterator<BadRow> bad = r.quarantined().collectAsync();
+    env.execute("hdfs parts");
+    assertSameRows(List.of(Row.of(1L, 10L), Row.of(2L, 20L), Row.of(4L, 40L)), drain(rows));
+    assertEquals(List.of(new BadRow(dir + "/part-1.csv", 2, "column 'spend': 'x' is not a BIGINT",
+        "3,x")), drain(bad));
   }
 }

@@ -98,6 +98,78 @@ class SchemaDiscoveryTest {
   }
 
   @Test
+  void aDirectoryTakesItsSchemaFromItsFirstPartsAndChecksTheOthers() throws Exception {
+    Files.createDirectories(dir.resolve("t"));
+    csv("t/part-0.csv", "id,name\n"); // an empty first part must not make every column STRING
+    csv("t/part-1.csv", "id,name\n1,a\n2,b\n");
+    csv("t/part-2.csv", "id,name\n3.5,c\n");
+    csv("t/_SUCCESS", "");
+    String table = dir.resolve("t").toString();
+    // parts 1 and 2 together hold fewer than CSV_SAMPLE_ROWS records: both vote
+    assertEquals(
+        new TableSchema(List.of(col("id", ColumnType.DOUBLE), col("name", ColumnType.STRING))),
+        SchemaDiscovery.discover(table));
+    assertEquals(List.of("id", "name"), SchemaDiscovery.csvHeader(table, CsvOptions.DEFAULT));
+
+    Files.createDirectories(dir.resolve("u"));
+    csv("u/part-0.csv", "n\n");
+    csv("u/part-1.csv", "n\n1\n2\n");
+    assertEquals(ColumnType.BIGINT,
+        SchemaDiscovery.discover(dir.resolve("u").toString()).column(0).type());
+
+    csv("t/part-3.csv", "id,label\n4,d\n");
+    for (TableException e : List.of(
+        assertThrows(TableException.class, () -> SchemaDiscovery.discover(table)),
+        assertThrows(TableException.class,
+            () -> SchemaDiscovery.csvHeader(table, CsvOptions.DEFAULT)))) {
+      assertTrue(e.getMessage().contains("'" + dir.resolve("t/part-3.csv") + "'")
+          && e.getMessage().contains("'" + dir.resolve("t/part-0.csv") + "'")
+          && e.getMessage().contains("[id, label]"), e.getMessage());
+    }
+  }
+
+  @Test
+  void theSampleLimitSpansParts() throws Exception {
+    Files.createDirectories(dir.resolve("n"));
+    csv("n/a.csv", "n\n1\n2\n");
+    StringBuilder sb = new StringBuilder("n\n");
+    for (int i = 2; i < SchemaDiscovery.CSV_SAMPLE_ROWS; i++) {
+      sb.append(i).append('\n');
+    }
+    sb.append("not a number\n"); // record CSV_SAMPLE_ROWS + 1 of the table
+    csv("n/b.csv", sb.toString());
+    csv("n/c.csv", "n\nalso not\n");
+    assertEquals(ColumnType.BIGINT,
+        SchemaDiscovery.discover(dir.resolve("n").toString()).column(0).type());
+  }
+
+  @Test
+  void avroPartsMustGiveTheSameSchema() throws Exception {
+    Files.createDirectories(dir.resolve("a"));
+    Schema first = SchemaBuilder.record("T").fields().requiredLong("id").optionalString("s")
+        .endRecord();
+    // another record name and namespace, same columns: fine
+    Schema same = SchemaBuilder.record("U").namespace("x").fields().requiredLong("id")
+        .optionalString("s").endRecord();
+    writeAvro("a/part-0.avro", first);
+    writeAvro("a/part-1.avro", same);
+    String table = dir.resolve("a").toString();
+    TableSchema expected = new TableSchema(List.of(
+        new Column("id", ColumnType.BIGINT, false), col("s", ColumnType.STRING)));
+    assertEquals(expected, SchemaDiscovery.discover(table));
+    assertEquals(first, SchemaDiscovery.avroWriterSchema(table));
+
+    writeAvro("a/part-2.avro", SchemaBuilder.record("T").fields().optionalLong("id")
+        .optionalString("s").endRecord());
+    for (TableException e : List.of(
+        assertThrows(TableException.class, () -> SchemaDiscovery.discover(table)),
+        assertThrows(TableException.class, () -> SchemaDiscovery.avroWriterSchema(table)))) {
+      assertTrue(e.getMessage().contains("'" + dir.resolve("a/part-2.avro") + "'")
+          && e.getMessage().contains("'" + dir.resolve("a/part-0.avro") + "'"), e.getMessage());
+    }
+  }
+
+  @Test
   void avroTypesAndNullableUnions() throws Exception {
     Schema uuid = org.apache.avro.LogicalTypes.uuid().addToSchema(Schema.create(Schema.Type.STRING));
     Schema date = org.apache.avro.LogicalTypes.date().addToSchema(Schema.create(Schema.Type.INT));

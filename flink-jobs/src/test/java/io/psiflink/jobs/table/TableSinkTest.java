@@ -196,7 +196,7 @@ class TableSinkTest {
     assertThrows(Exception.class, () -> env.execute("fails"));
 
     List<String> files = names(Path.of(out));
-    assertEquals(List.of(), files.stream().filter(TableReader::isVisible).toList());
+    assertEquals(List.of(), files.stream().filter(TableFiles::isVisible).toList());
     // what Flink leaves: hidden in-progress files only (rolled parts were never committed)
     assertTrue(!files.isEmpty(), "expected hidden in-progress files, found none");
     for (String f : files) {
@@ -234,7 +234,7 @@ class TableSinkTest {
 
     List<String> files = names(Path.of(out));
     assertTrue(!files.isEmpty(), "subtask 0 should have left its hidden file");
-    assertEquals(List.of(), files.stream().filter(TableReader::isVisible).toList());
+    assertEquals(List.of(), files.stream().filter(TableFiles::isVisible).toList());
     assertTrue(!TableSink.isComplete(out));
   }
 

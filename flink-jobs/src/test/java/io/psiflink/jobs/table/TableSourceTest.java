@@ -53,7 +53,7 @@ class TableSourceTest {
     CloseableIterator<BadRow> bad = read.quarantined().collectAsync();
     JobExecutionResult result = env.execute("read " + name);
     List<BadRow> badRows = drain(bad);
-    badRows.sort(Comparator.comparingLong(BadRow::line));
+    badRows.sort(Comparator.comparing(BadRow::source).thenComparingLong(BadRow::line));
     return new Outcome(drain(rows), badRows, result);
   }
 
@@ -224,6 +224,109 @@ class TableSourceTest {
     TableException e = assertThrows(TableException.class, () -> TableSource.read(FLINK.batchEnv(), "a",
         file.getPath(), new TableSchema(List.of(new Column("spend", ColumnType.BIGINT, true)))));
     assertTrue(e.getMessage().contains("no column 'spend'"), e.getMessage());
+  }
+
+  @Test
+  void csvDirectoryPartsAreReadInParallel() throws Exception {
+    Path table = Files.createDirectories(dir.resolve("people"));
+    StringBuilder part0 = new StringBuilder("id,name,spend,score,active\n");
+    List<Row> expected = new java.util.ArrayList<>();
+    for (long id = 1; id <= 300; id++) {
+      part0.append(id).append(",p").append(id).append(',').append(id * 10).append(",0.5,true\n");
+      expected.add(Row.of(id, "p" + id, id * 10, 0.5, true));
+    }
+    Files.writeString(table.resolve("part-00000.csv"), part0);
+    Files.writeString(table.resolve("part-00001.csv"), String.join("\n",
+        "id,name,spend,score,active", // 1
+        "1001,q,1,,false", // 2
+        "x1002,bad id,1,1,true", // 3
+        "1003,\"two\nlines\",3,3,", // 4-5
+        "1004,short", // 6
+        ""));
+    expected.add(Row.of(1001L, "q", 1L, null, false));
+    expected.add(Row.of(1003L, "two\nlines", 3L, 3.0, null));
+    Files.writeString(table.resolve("part-00002.csv"), "id,name,spend,score,active\n");
+    // not part files: skipped although their contents would fail the job
+    Files.writeString(table.resolve("_SUCCESS"), "");
+    Files.writeString(table.resolve(".part-00001.csv.crc"), "garbage");
+
+    Outcome out = run("dir", table.toString(), PEOPLE, CsvOptions.DEFAULT);
+
+    assertSameRows(expected, out.rows());
+    String part1 = table.resolve("part-00001.csv").toString();
+    assertEquals(List.of(
+        new BadRow(part1, 3, "column 'id': 'x1002' is not a BIGINT", "x1002,bad id,1,1,true"),
+        new BadRow(part1, 6, "expected 5 fields, found 2", "1004,short")), out.bad());
+    assertEquals(302L, (Long) out.result().getAccumulatorResult("dir.rowsRead"));
+    assertEquals(2L, (Long) out.result().getAccumulatorResult("dir.rowsQuarantined"));
+  }
+
+  @Test
+  void avroDirectoryPartsAreReadInParallel() throws Exception {
+    Schema avro = SchemaBuilder.record("P").fields()
+        .requiredLong("id")
+        .optionalString("name")
+        .endRecord();
+    Path table = Files.createDirectories(dir.resolve("avro"));
+    List<Row> expected = new java.util.ArrayList<>();
+    for (int part = 0; part < 2; part++) {
+      try (DataFileWriter<GenericRecord> w =
+          new DataFileWriter<GenericRecord>(new GenericDatumWriter<>(avro))) {
+        w.create(avro, table.resolve("part-" + part + ".avro").toFile());
+        for (long id = part * 1000 + 1; id <= part * 1000 + 50; id++) {
+          // record 7 of part-1 has no name, which the schema below requires
+          String name = part == 1 && id == 1007 ? null : "n" + id;
+          GenericData.Record r = new GenericData.Record(avro);
+          r.put("id", id);
+          r.put("name", name);
+          w.append(r);
+          if (name != null) {
+            expected.add(Row.of(name, id));
+          }
+        }
+      }
+    }
+    Files.writeString(table.resolve("_SUCCESS"), "");
+    TableSchema schema = new TableSchema(List.of(
+        new Column("name", ColumnType.STRING, false),
+        new Column("id", ColumnType.BIGINT, false)));
+
+    Outcome out = run("avrodir", table.toString(), schema, CsvOptions.DEFAULT);
+
+    assertSameRows(expected, out.rows());
+    assertEquals(1, out.bad().size(), out.bad().toString());
+    BadRow bad = out.bad().get(0);
+    assertEquals(table.resolve("part-1.avro").toString(), bad.source());
+    assertEquals(7L, bad.line());
+    assertEquals("column 'name': NULL in a NOT NULL column", bad.reason());
+    assertEquals(99L, (Long) out.result().getAccumulatorResult("avrodir.rowsRead"));
+  }
+
+  @Test
+  void everyPartIsCheckedAtSubmission() throws Exception {
+    Path table = Files.createDirectories(dir.resolve("mismatch"));
+    Files.writeString(table.resolve("part-0.csv"), "id,name,spend,score,active\n1,a,1,1,true\n");
+    Files.writeString(table.resolve("part-1.csv"), "id,name,spend,score\n2,b,2,2\n");
+    TableException e = assertThrows(TableException.class,
+        () -> TableSource.read(FLINK.batchEnv(), "a", table.toString(), PEOPLE));
+    assertTrue(e.getMessage().contains("'" + table.resolve("part-1.csv") + "'")
+        && e.getMessage().contains("[id, name, spend, score]"), e.getMessage());
+
+    Schema avro = SchemaBuilder.record("T").fields().requiredLong("id").endRecord();
+    Schema other = SchemaBuilder.record("T").fields().requiredLong("key").endRecord();
+    Path avroTable = Files.createDirectories(dir.resolve("avro-mismatch"));
+    for (int part = 0; part < 2; part++) {
+      Schema s = part == 0 ? avro : other;
+      try (DataFileWriter<GenericRecord> w =
+          new DataFileWriter<GenericRecord>(new GenericDatumWriter<>(s))) {
+        w.create(s, avroTable.resolve("part-" + part + ".avro").toFile());
+      }
+    }
+    TableException a = assertThrows(TableException.class, () -> TableSource.read(FLINK.batchEnv(),
+        "b", avroTable.toString(), new TableSchema(List.of(new Column("id", ColumnType.BIGINT,
+            false)))));
+    assertTrue(a.getMessage().contains("'" + avroTable.resolve("part-1.avro") + "'")
+        && a.getMessage().contains("no column 'id'"), a.getMessage());
   }
 
   private static GenericRecord record(Schema s, long id, String name, String kind, byte[] payload,
