@@ -6,7 +6,7 @@ import io.psiflink.jobs.bin.BinRouting;
 import io.psiflink.jobs.psi.BinContext;
 import io.psiflink.jobs.psi.BinPsiOperator;
 import io.psiflink.jobs.psi.RowCount;
-import io.psiflink.jobs.psi.TokenizedRow;
+import io.psiflink.jobs.psi.TokenRecord;
 import io.psiflink.jobs.query.JoinQuery;
 import io.psiflink.jobs.query.OutputColumn;
 import io.psiflink.jobs.query.PartyView;
@@ -34,6 +34,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import org.apache.flink.api.common.JobExecutionResult;
+import org.apache.flink.api.common.BatchShuffleMode;
 import org.apache.flink.api.common.RuntimeExecutionMode;
 import org.apache.flink.api.common.typeinfo.Types;
 import org.apache.flink.configuration.Configuration;
@@ -138,19 +139,19 @@ public final class PrivateJoinJob {
           EnvironmentSettings.newInstance().inBatchMode().build());
       rows = WhereFilter.apply(tEnv, rows, schema, view.wherePredicate());
     }
-    DataStream<TokenizedRow> tokenized = rows
+    DataStream<byte[]> tokenized = rows
         .process(new TokenizeFunction(name, indices(schema, keys), keys.stream()
             .map(Column::type).toArray(ColumnType[]::new), indices(schema, kept), keptCodec,
             secrets.tokenKey(), secrets.binSeed(), secrets.bins()))
         .name("tokenize " + name);
     DataStream<Long> total = tokenized
-        .transform("count rows", Types.LONG, new RowCount<TokenizedRow>(false))
+        .transform("count rows", Types.LONG, new RowCount<byte[]>(false))
         .global()
         .transform("sum rows", Types.LONG, new RowCount<Long>(true)).setParallelism(1);
     int maxParallelism = KeyGroupRangeAssignment.computeDefaultMaxParallelism(cfg.parallelism());
     BinRouting routing = new BinRouting(secrets.bins(), maxParallelism, cfg.parallelism());
     DataStream<Row> joined = tokenized
-        .keyBy(r -> routing.key(r.bin), Types.INT)
+        .keyBy(r -> routing.key(TokenRecord.bin(r)), Types.INT)
         .connect(total.broadcast())
         .transform("psi bins", cfg.partyB() ? Types.ROW() : outSchema.rowType(),
             new BinPsiOperator(ctx, cfg.bridge(), routing))
@@ -189,6 +190,9 @@ public final class PrivateJoinJob {
     conf.setString("io.tmp.dirs", work.resolve("tmp").toString());
     // No operator keeps a record after passing it on, so chained operators need not copy them.
     conf.set(PipelineOptions.OBJECT_REUSE, true);
+    // Hybrid shuffle: the bins' operator takes rows (into RocksDB) while tokenization still runs,
+    // instead of after it wrote and sorted every row on disk (a blocking exchange).
+    conf.set(ExecutionOptions.BATCH_SHUFFLE_MODE, BatchShuffleMode.ALL_EXCHANGES_HYBRID_FULL);
     // Shuffled records are mostly random tokens and ciphertext: compressing them only costs CPU.
     conf.setString("taskmanager.network.compression.codec", "NONE");
     conf.set(CoreOptions.DEFAULT_PARALLELISM, cfg.parallelism());

@@ -37,7 +37,7 @@ import org.slf4j.LoggerFactory;
  * alone, as a new attempt on the bridge; other bins are not redone.
  */
 public final class BinPsiOperator extends AbstractStreamOperator<Row>
-    implements TwoInputStreamOperator<TokenizedRow, Long, Row>, BoundedMultiInput {
+    implements TwoInputStreamOperator<byte[], Long, Row>, BoundedMultiInput {
   private static final long serialVersionUID = 1L;
   private static final Logger LOG = LoggerFactory.getLogger(BinPsiOperator.class);
   /** Rows are appended to state in chunks of about this many bytes. */
@@ -85,11 +85,11 @@ public final class BinPsiOperator extends AbstractStreamOperator<Row>
   }
 
   @Override
-  public void processElement1(StreamRecord<TokenizedRow> element) throws Exception {
-    TokenizedRow r = element.getValue();
-    ByteArrayOutputStream buf = buffers.computeIfAbsent(r.bin,
+  public void processElement1(StreamRecord<byte[]> element) throws Exception {
+    byte[] r = element.getValue();
+    ByteArrayOutputStream buf = buffers.computeIfAbsent(TokenRecord.bin(r),
         b -> new ByteArrayOutputStream(CHUNK_BYTES + 1024));
-    BinTable.appendRecord(buf, r.hi, r.lo, r.row);
+    TokenRecord.appendTo(buf, r);
     if (buf.size() >= CHUNK_BYTES) {
       chunks.add(buf.toByteArray()); // the current key is this row's bin
       buf.reset();

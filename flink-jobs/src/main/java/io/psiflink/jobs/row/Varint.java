@@ -21,6 +21,29 @@ public final class Varint {
     out.write(n);
   }
 
+  /** How many bytes {@link #write} uses for {@code n}. */
+  public static int size(int n) {
+    int size = 1;
+    while (n >= 0x80 || n < 0) {
+      n >>>= 7;
+      size++;
+    }
+    return size;
+  }
+
+  /** Writes {@code n} at {@code p} of {@code b}; returns the position after it. */
+  public static int put(byte[] b, int p, int n) {
+    if (n < 0) {
+      throw new IllegalArgumentException("negative length " + n);
+    }
+    while (n >= 0x80) {
+      b[p++] = (byte) ((n & 0x7f) | 0x80);
+      n >>>= 7;
+    }
+    b[p++] = (byte) n;
+    return p;
+  }
+
   /**
    * Reads a length at {@code p}, which must end before {@code end}.
    *

@@ -1,7 +1,6 @@
 package io.psiflink.jobs.table;
 
 import java.util.Base64;
-import java.util.regex.Pattern;
 
 /**
  * The text form of column values in CSV files, both ways. One place, so that what {@link
@@ -23,8 +22,6 @@ import java.util.regex.Pattern;
  * </ul>
  */
 public final class CsvValues {
-  private static final Pattern DECIMAL =
-      Pattern.compile("[+-]?([0-9]+\\.?[0-9]*|\\.[0-9]+)([eE][+-]?[0-9]+)?");
 
   private CsvValues() {}
 
@@ -98,7 +95,7 @@ public final class CsvValues {
    * ZIP code {@code 01234}, which would lose the zero.
    */
   static boolean inferableDouble(String text) {
-    if (!DECIMAL.matcher(text).matches() || hasLeadingZero(text)) {
+    if (!isDecimal(text) || hasLeadingZero(text)) {
       return false;
     }
     if (isInteger(text)) {
@@ -153,18 +150,13 @@ public final class CsvValues {
   }
 
   private static double parseDouble(String text) {
-    switch (text) {
-      case "NaN":
-        return Double.NaN;
-      case "Infinity":
-        return Double.POSITIVE_INFINITY;
-      case "-Infinity":
-        return Double.NEGATIVE_INFINITY;
-      default:
-        break;
-    }
-    if (!DECIMAL.matcher(text).matches()) {
-      throw new IllegalArgumentException("not a number");
+    if (!isDecimal(text)) {
+      return switch (text) {
+        case "NaN" -> Double.NaN;
+        case "Infinity" -> Double.POSITIVE_INFINITY;
+        case "-Infinity" -> Double.NEGATIVE_INFINITY;
+        default -> throw new IllegalArgumentException("not a number");
+      };
     }
     double d = Double.parseDouble(text);
     if (!Double.isFinite(d)) {
@@ -174,24 +166,60 @@ public final class CsvValues {
   }
 
   private static float parseFloat(String text) {
-    switch (text) {
-      case "NaN":
-        return Float.NaN;
-      case "Infinity":
-        return Float.POSITIVE_INFINITY;
-      case "-Infinity":
-        return Float.NEGATIVE_INFINITY;
-      default:
-        break;
-    }
-    if (!DECIMAL.matcher(text).matches()) {
-      throw new IllegalArgumentException("not a number");
+    if (!isDecimal(text)) {
+      return switch (text) {
+        case "NaN" -> Float.NaN;
+        case "Infinity" -> Float.POSITIVE_INFINITY;
+        case "-Infinity" -> Float.NEGATIVE_INFINITY;
+        default -> throw new IllegalArgumentException("not a number");
+      };
     }
     float f = Float.parseFloat(text);
     if (!Float.isFinite(f)) {
       throw new IllegalArgumentException("out of range");
     }
     return f;
+  }
+
+  /**
+   * {@code [+-]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?}, by hand: it runs for every
+   * floating-point field read. Rejects what {@link Double#parseDouble} would also take: white space,
+   * hexadecimal, {@code d}/{@code f} suffixes.
+   */
+  static boolean isDecimal(String text) {
+    int n = text.length();
+    int i = n > 0 && (text.charAt(0) == '+' || text.charAt(0) == '-') ? 1 : 0;
+    int intDigits = digits(text, i);
+    i += intDigits;
+    int fracDigits = 0;
+    if (i < n && text.charAt(i) == '.') {
+      fracDigits = digits(text, ++i);
+      i += fracDigits;
+    }
+    if (intDigits == 0 && fracDigits == 0) {
+      return false;
+    }
+    if (i < n && (text.charAt(i) == 'e' || text.charAt(i) == 'E')) {
+      i++;
+      if (i < n && (text.charAt(i) == '+' || text.charAt(i) == '-')) {
+        i++;
+      }
+      int expDigits = digits(text, i);
+      if (expDigits == 0) {
+        return false;
+      }
+      i += expDigits;
+    }
+    return i == n;
+  }
+
+  /** The number of ASCII digits in {@code text} from {@code from} on. */
+  private static int digits(String text, int from) {
+    int i = from;
+    while (i < text.length() && text.charAt(i) >= '0' && text.charAt(i) <= '9') {
+      i++;
+    }
+    return i - from;
   }
 
   /** A short, printable rendering of a field for an error message. */

@@ -1,7 +1,7 @@
 package io.psiflink.jobs.token;
 
 import io.psiflink.jobs.psi.BinPsiOperator.PhaseClock;
-import io.psiflink.jobs.psi.TokenizedRow;
+import io.psiflink.jobs.psi.TokenRecord;
 import io.psiflink.jobs.row.RowCodec;
 import io.psiflink.jobs.table.ColumnType;
 import org.apache.flink.api.common.accumulators.LongCounter;
@@ -16,7 +16,7 @@ import org.apache.flink.util.Collector;
  * encoded columns the party keeps for the output. Rows with a NULL (or NaN) key are counted, never
  * tokenized: they cannot match.
  */
-public final class TokenizeFunction extends ProcessFunction<Row, TokenizedRow> {
+public final class TokenizeFunction extends ProcessFunction<Row, byte[]> {
   private static final long serialVersionUID = 1L;
 
   private final int[] keyFields;
@@ -63,14 +63,14 @@ public final class TokenizeFunction extends ProcessFunction<Row, TokenizedRow> {
   }
 
   @Override
-  public void processElement(Row row, Context ctx, Collector<TokenizedRow> out) {
+  public void processElement(Row row, Context ctx, Collector<byte[]> out) {
     if (!encoder.encode(row)) {
       nullKeys.inc();
       nullKeysAcc.add(1);
       return;
     }
     tokenizer.tokenize(encoder.buffer(), encoder.length());
-    out.collect(new TokenizedRow(tokenizer.hi(), tokenizer.lo(), tokenizer.bin(),
+    out.collect(TokenRecord.of(tokenizer.bin(), tokenizer.hi(), tokenizer.lo(),
         keptCodec.encode(row, keptFields)));
     tokenized.inc();
     tokenizedAcc.add(1);

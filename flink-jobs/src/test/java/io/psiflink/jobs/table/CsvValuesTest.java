@@ -7,6 +7,8 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.util.SplittableRandom;
+import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 
 class CsvValuesTest {
@@ -40,6 +42,23 @@ class CsvValuesTest {
     // Arabic-Indic digits: Long.parseLong would accept them
     assertThrows(IllegalArgumentException.class,
         () -> CsvValues.parse("\u0661\u0662", ColumnType.BIGINT));
+  }
+
+  @Test
+  void handWrittenNumberChecksAgreeWithTheirRegularExpressions() {
+    Pattern integer = Pattern.compile("[+-]?[0-9]+");
+    Pattern decimal = Pattern.compile("[+-]?([0-9]+\\.?[0-9]*|\\.[0-9]+)([eE][+-]?[0-9]+)?");
+    String alphabet = "0123456789.eE+-x \u0661";
+    SplittableRandom r = new SplittableRandom(3);
+    for (int i = 0; i < 200_000; i++) {
+      StringBuilder b = new StringBuilder();
+      for (int len = r.nextInt(7); len > 0; len--) {
+        b.append(alphabet.charAt(r.nextInt(alphabet.length())));
+      }
+      String t = b.toString();
+      assertEquals(integer.matcher(t).matches(), CsvValues.isInteger(t), t);
+      assertEquals(decimal.matcher(t).matches(), CsvValues.isDecimal(t), t);
+    }
   }
 
   @Test

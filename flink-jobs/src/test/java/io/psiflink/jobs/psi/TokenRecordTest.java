@@ -1,0 +1,40 @@
+package io.psiflink.jobs.psi;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import io.psiflink.jobs.row.Varint;
+import java.io.ByteArrayOutputStream;
+import java.util.Arrays;
+import org.junit.jupiter.api.Test;
+
+class TokenRecordTest {
+  @Test
+  void theShuffledRecordCarriesTheBinAndExactlyTheBinsRecord() {
+    for (int len : new int[] {0, 1, 127, 128, 300, 20_000}) {
+      byte[] row = new byte[len];
+      Arrays.fill(row, (byte) 7);
+      for (int bin : new int[] {0, 1, 255, 256, 65_535}) {
+        byte[] r = TokenRecord.of(bin, 0x0123_4567_89ab_cdefL, -2L, row);
+        assertEquals(bin, TokenRecord.bin(r));
+        ByteArrayOutputStream viaRecord = new ByteArrayOutputStream();
+        TokenRecord.appendTo(viaRecord, r);
+        ByteArrayOutputStream direct = new ByteArrayOutputStream();
+        BinTable.appendRecord(direct, 0x0123_4567_89ab_cdefL, -2L, row);
+        assertArrayEquals(direct.toByteArray(), viaRecord.toByteArray());
+      }
+    }
+  }
+
+  @Test
+  void varintPutAndSizeAgreeWithWrite() {
+    for (int n : new int[] {0, 1, 127, 128, 16_383, 16_384, 1 << 21, Integer.MAX_VALUE}) {
+      ByteArrayOutputStream out = new ByteArrayOutputStream();
+      Varint.write(out, n);
+      byte[] b = new byte[Varint.size(n)];
+      assertEquals(b.length, Varint.put(b, 0, n));
+      assertArrayEquals(out.toByteArray(), b);
+      assertEquals(n, Varint.value(Varint.read(b, 0, b.length)));
+    }
+  }
+}
