@@ -7,11 +7,12 @@ import java.nio.charset.StandardCharsets;
 import java.util.List;
 
 /**
- * JVM options Flink needs on Java 17 (the same opens Flink's own scripts pass). They live in the
- * resource {@code flink-jvm-options}, which {@code ./psi} reads too.
+ * JVM options of the JVMs that run Flink jobs: the garbage collector, and what Flink needs on Java
+ * 17 (the same opens Flink's own scripts pass). They live in the resource {@code
+ * flink-jvm-options}, which {@code ./psi} reads too.
  */
 public final class JvmOptions {
-  public static final List<String> FLINK_ON_JAVA_17 = load();
+  public static final List<String> FLINK_JVM = load();
 
   private JvmOptions() {}
 

@@ -134,7 +134,7 @@ public final class LocalJoin {
     List<String> cmd = new ArrayList<>();
     cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
     cmd.add("-Xmx" + o.getOrDefault("party-heap", "6g"));
-    cmd.addAll(JvmOptions.FLINK_ON_JAVA_17);
+    cmd.addAll(JvmOptions.FLINK_JVM);
     // Our console logging, even where Flink's test jars put a silencing log4j2-test.properties first.
     cmd.add("-Dlog4j2.configurationFile=log4j2.properties");
     cmd.add("-cp");
