@@ -76,7 +76,8 @@ public final class TableSink {
             .withPartSuffix(format.extension())
             .build())
         .build();
-    return rows.sinkTo(sink).name("write " + format.name().toLowerCase(Locale.ROOT) + ": " + dir);
+    String what = "write " + format.name().toLowerCase(Locale.ROOT);
+    return rows.sinkTo(sink).name(what).setDescription(what + " to " + dir);
   }
 
   /**

@@ -73,7 +73,8 @@ public final class TableSource {
     OutputTag<BadRow> quarantine =
         new OutputTag<>("quarantine-" + name, TypeInformation.of(BadRow.class));
     SingleOutputStreamOperator<Row> rows = env
-        .fromSource(source, WatermarkStrategy.noWatermarks(), "read " + name + ": " + path)
+        .fromSource(source, WatermarkStrategy.noWatermarks(), "read " + name)
+        .setDescription("read " + name + " from " + path) // names over 80 characters get truncated
         .process(new RowParser(name, decoder, quarantine))
         .returns(schema.rowType())
         .name("parse " + name);
