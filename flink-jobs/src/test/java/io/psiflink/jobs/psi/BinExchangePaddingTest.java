@@ -3,11 +3,7 @@ package io.psiflink.jobs.psi;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import io.psiflink.bridge.BridgeClient;
-import io.psiflink.bridge.BridgeClientConfig;
-import io.psiflink.bridge.BridgeRelay;
 import io.psiflink.bridge.BridgeStream;
-import io.psiflink.bridge.RelayConfig;
-import io.psiflink.bridge.ThrowawayPki;
 import io.psiflink.jobs.row.RowCodec;
 import io.psiflink.nativepsi.PsiParams;
 import io.psiflink.nativepsi.PsiRole;
@@ -18,7 +14,6 @@ import java.nio.file.Path;
 import java.security.SecureRandom;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Set;
 import java.util.SplittableRandom;
 import java.util.concurrent.CompletableFuture;
 import org.junit.jupiter.api.Test;
@@ -54,24 +49,17 @@ class BinExchangePaddingTest {
   }
 
   private long[] run(List<byte[]> aChunks, int seed) throws Exception {
-    ThrowawayPki pki = ThrowawayPki.create(dir.resolve("pki" + seed), "relay", "party-a",
-        "party-b");
     byte[][] setups = setups();
     SplittableRandom r = new SplittableRandom(99);
     ByteArrayOutputStream b = new ByteArrayOutputStream();
     for (int i = 0; i < 2000; i++) { // B's keys: disjoint from A's in both cases
       BinTable.appendRecord(b, r.nextLong() & Long.MAX_VALUE, r.nextLong(), new byte[0]);
     }
-    try (BridgeRelay relay = BridgeRelay.start(RelayConfig.defaults(pki.credentials("relay"),
-            Set.of("party-a", "party-b")));
-        BridgeClient ca = BridgeClient.connect(BridgeClientConfig.defaults("127.0.0.1",
-            relay.port(), pki.credentials("party-a")));
-        BridgeClient cb = BridgeClient.connect(BridgeClientConfig.defaults("127.0.0.1",
-            relay.port(), pki.credentials("party-b")))) {
+    try (TwoParties parties = new TwoParties(dir.resolve("pki" + seed))) {
       CompletableFuture<Long> fa = CompletableFuture.supplyAsync(() ->
-          exchange(ca, false, setups[0], new BinTable(aChunks)));
+          exchange(parties.a, false, setups[0], new BinTable(aChunks)));
       CompletableFuture<Long> fb = CompletableFuture.supplyAsync(() ->
-          exchange(cb, true, setups[1], new BinTable(List.of(b.toByteArray()))));
+          exchange(parties.b, true, setups[1], new BinTable(List.of(b.toByteArray()))));
       return new long[] {fa.get(), fb.get()};
     }
   }

@@ -4,20 +4,14 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.psiflink.bridge.BridgeClient;
-import io.psiflink.bridge.BridgeClientConfig;
 import io.psiflink.bridge.BridgePeerException;
-import io.psiflink.bridge.BridgeRelay;
 import io.psiflink.bridge.BridgeStream;
-import io.psiflink.bridge.RelayConfig;
-import io.psiflink.bridge.ThrowawayPki;
 import io.psiflink.jobs.bin.BinPlan;
 import io.psiflink.jobs.row.RowCodec;
 import java.io.ByteArrayOutputStream;
 import java.nio.file.Path;
 import java.security.SecureRandom;
 import java.util.List;
-import java.util.Set;
 import java.util.SplittableRandom;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
@@ -46,22 +40,16 @@ class BinOverflowTest {
     }
     BinTable table = new BinTable(List.of(chunk.toByteArray()));
 
-    ThrowawayPki pki = ThrowawayPki.create(dir, "relay", "party-a", "party-b");
     RowCodec empty = new RowCodec(List.of());
-    try (BridgeRelay relay = BridgeRelay.start(RelayConfig.defaults(pki.credentials("relay"),
-            Set.of("party-a", "party-b")));
-        BridgeClient ca = BridgeClient.connect(BridgeClientConfig.defaults("127.0.0.1",
-            relay.port(), pki.credentials("party-a")));
-        BridgeClient cb = BridgeClient.connect(BridgeClientConfig.defaults("127.0.0.1",
-            relay.port(), pki.credentials("party-b")))) {
+    try (TwoParties parties = new TwoParties(dir)) {
       CompletableFuture<BridgeStream> peer = CompletableFuture.supplyAsync(() -> {
         try {
-          return cb.open("overflow", "bin-3");
+          return parties.b.open("overflow", "bin-3");
         } catch (Exception e) {
           throw new RuntimeException(e);
         }
       });
-      try (BridgeStream a = ca.open("overflow", "bin-3"); BridgeStream b = peer.get(10,
+      try (BridgeStream a = parties.a.open("overflow", "bin-3"); BridgeStream b = peer.get(10,
           TimeUnit.SECONDS)) {
         BinContext ctx = new BinContext("overflow", false, bins, 1, "kkrt", "", new byte[0],
             new byte[32], empty, empty, new int[0], 3);
