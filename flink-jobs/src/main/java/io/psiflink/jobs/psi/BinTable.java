@@ -2,7 +2,6 @@ package io.psiflink.jobs.psi;
 
 import io.psiflink.jobs.row.Varint;
 import io.psiflink.jobs.token.Tokens;
-import java.io.ByteArrayOutputStream;
 import java.util.Arrays;
 import java.util.List;
 
@@ -88,15 +87,6 @@ public final class BinTable {
     uniqueHi = Arrays.copyOf(uHi, u);
     uniqueLo = Arrays.copyOf(uLo, u);
     head = Arrays.copyOf(heads, u);
-  }
-
-  /** Appends one record to a chunk being built. */
-  public static void appendRecord(ByteArrayOutputStream out, long hi, long lo, byte[] row) {
-    byte[] t = new byte[Tokens.BYTES];
-    Tokens.put(t, 0, hi, lo);
-    out.write(t, 0, t.length);
-    Varint.write(out, row.length);
-    out.write(row, 0, row.length);
   }
 
   /** The row of the record at {@code p}: its length and offset, packed as {@link Varint#read}. */

@@ -43,7 +43,7 @@ class BinExchangePaddingTest {
     for (int i = 0; i < 2000; i++) {
       long hi = skewed ? 0x1234_5678_9abc_def0L : r.nextLong() & Long.MAX_VALUE;
       long lo = skewed ? 0x1111_2222_3333_3300L + (i % 10) : r.nextLong();
-      BinTable.appendRecord(chunk, hi, lo, new byte[0]);
+      BinChunks.append(chunk, hi, lo, new byte[0]);
     }
     return List.of(chunk.toByteArray());
   }
@@ -53,7 +53,7 @@ class BinExchangePaddingTest {
     SplittableRandom r = new SplittableRandom(99);
     ByteArrayOutputStream b = new ByteArrayOutputStream();
     for (int i = 0; i < 2000; i++) { // B's keys: disjoint from A's in both cases
-      BinTable.appendRecord(b, r.nextLong() & Long.MAX_VALUE, r.nextLong(), new byte[0]);
+      BinChunks.append(b, r.nextLong() & Long.MAX_VALUE, r.nextLong(), new byte[0]);
     }
     try (TwoParties parties = new TwoParties(dir.resolve("pki" + seed))) {
       CompletableFuture<Long> fa = CompletableFuture.supplyAsync(() ->

@@ -36,7 +36,7 @@ class BinOverflowTest {
     SplittableRandom r = new SplittableRandom(5);
     ByteArrayOutputStream chunk = new ByteArrayOutputStream();
     for (int i = 0; i < distinct; i++) {
-      BinTable.appendRecord(chunk, r.nextLong() & Long.MAX_VALUE, r.nextLong(), new byte[0]);
+      BinChunks.append(chunk, r.nextLong() & Long.MAX_VALUE, r.nextLong(), new byte[0]);
     }
     BinTable table = new BinTable(List.of(chunk.toByteArray()));
 

@@ -29,7 +29,7 @@ class BinTableTest {
     for (int i = 0; i < 2000; i++) {
       long[] k = keys[r.nextInt(keys.length)];
       String row = "row" + i;
-      BinTable.appendRecord(chunk, k[0], k[1], row.getBytes());
+      BinChunks.append(chunk, k[0], k[1], row.getBytes());
       oracle.computeIfAbsent(k[0] + ":" + k[1], x -> new ArrayList<>()).add(row);
       if (chunk.size() > 1000) {
         chunks.add(chunk.toByteArray());

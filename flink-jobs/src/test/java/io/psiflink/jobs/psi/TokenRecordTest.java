@@ -20,7 +20,7 @@ class TokenRecordTest {
         ByteArrayOutputStream viaRecord = new ByteArrayOutputStream();
         TokenRecord.appendTo(viaRecord, r);
         ByteArrayOutputStream direct = new ByteArrayOutputStream();
-        BinTable.appendRecord(direct, 0x0123_4567_89ab_cdefL, -2L, row);
+        BinChunks.append(direct, 0x0123_4567_89ab_cdefL, -2L, row);
         assertArrayEquals(direct.toByteArray(), viaRecord.toByteArray());
       }
     }
