@@ -84,14 +84,24 @@ public final class BinPsiOperator extends AbstractStreamOperator<Row>
     clock = new PhaseClock(getRuntimeContext());
   }
 
+  /**
+   * Rows reach keyed state in chunks, so the key is set once per chunk ({@link #processElement1}),
+   * not by Flink for every row: serializing the RocksDB key of each row cost a third of the time
+   * this operator spent taking rows in.
+   */
+  @Override
+  public void setKeyContextElement1(StreamRecord record) {}
+
   @Override
   public void processElement1(StreamRecord<byte[]> element) throws Exception {
     byte[] r = element.getValue();
-    ByteArrayOutputStream buf = buffers.computeIfAbsent(TokenRecord.bin(r),
+    int bin = TokenRecord.bin(r);
+    ByteArrayOutputStream buf = buffers.computeIfAbsent(bin,
         b -> new ByteArrayOutputStream(CHUNK_BYTES + 1024));
     TokenRecord.appendTo(buf, r);
     if (buf.size() >= CHUNK_BYTES) {
-      chunks.add(buf.toByteArray()); // the current key is this row's bin
+      setCurrentKey(routing.key(bin));
+      chunks.add(buf.toByteArray());
       buf.reset();
     }
   }
