@@ -2,6 +2,7 @@ package io.psiflink.jobs.bench;
 
 import io.psiflink.jobs.Args;
 import io.psiflink.jobs.local.LocalJoin;
+import io.psiflink.jobs.table.TableFiles;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.file.Files;
@@ -166,8 +167,8 @@ public final class JoinBenchmark {
   static RowDigest digestAvro(Path dir) throws IOException {
     RowDigest d = new RowDigest();
     try (Stream<Path> files = Files.list(dir)) {
-      for (Path p : files.filter(p -> !p.getFileName().toString().startsWith(".")
-          && !p.getFileName().toString().startsWith("_")).toList()) {
+      for (Path p : files.filter(p -> TableFiles.isVisible(p.getFileName().toString()))
+          .toList()) {
         try (DataFileReader<GenericRecord> r = new DataFileReader<>(p.toFile(),
             new GenericDatumReader<>())) {
           int n = r.getSchema().getFields().size();

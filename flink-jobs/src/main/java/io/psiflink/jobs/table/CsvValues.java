@@ -130,16 +130,7 @@ public final class CsvValues {
   static boolean isInteger(String text) {
     int n = text.length();
     int i = n > 0 && (text.charAt(0) == '+' || text.charAt(0) == '-') ? 1 : 0;
-    if (i == n) {
-      return false;
-    }
-    for (; i < n; i++) {
-      char c = text.charAt(i);
-      if (c < '0' || c > '9') {
-        return false;
-      }
-    }
-    return true;
+    return i < n && digits(text, i) == n - i;
   }
 
   private static String checkInteger(String text) {

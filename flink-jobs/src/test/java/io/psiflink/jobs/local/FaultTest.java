@@ -10,7 +10,6 @@ import java.io.OutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicReference;
@@ -22,26 +21,10 @@ class FaultTest {
   @TempDir
   Path dir;
 
-  private Map<String, String> options(JoinFixture f) throws IOException {
-    Path a = dir.resolve("a.csv");
-    Path b = dir.resolve("b.csv");
-    f.write(a, b);
-    Map<String, String> opts = new HashMap<>();
-    opts.put("a", a.toString());
-    opts.put("b", b.toString());
-    opts.put("sql", JoinFixture.SQL);
-    opts.put("out", dir.resolve("out").toString());
-    opts.put("bins", "4");
-    opts.put("parallelism", "2");
-    opts.put("party-heap", "512m");
-    opts.put("work", dir.resolve("work").toString());
-    return opts;
-  }
-
   @Test
   void connectionCutMidBinRetriesTheBinAndTheJoinIsExact() throws Exception {
     JoinFixture f = JoinFixture.generate(40_000, 40_000, 0.5, 0.1, 0.01, 11);
-    Map<String, String> opts = options(f);
+    Map<String, String> opts = f.localJoinOptions(dir, "csv", "4", "512m");
     ByteArrayOutputStream log = new ByteArrayOutputStream();
     AtomicReference<CuttingProxy> proxy = new AtomicReference<>();
     LocalJoin.Result r;
@@ -72,7 +55,7 @@ class FaultTest {
 
   @Test
   void aPartyFailingAtStartStopsTheRunLongBeforeThePairTimeout() throws Exception {
-    Map<String, String> opts = options(JoinFixture.generate(100, 100, 0.5, 0.0, 0.0, 13));
+    Map<String, String> opts = JoinFixture.generate(100, 100, 0.5, 0.0, 0.0, 13).localJoinOptions(dir, "csv", "4", "512m");
     opts.put("a", dir.resolve("missing.csv").toString());
     opts.put("pair-timeout", "300");
     ByteArrayOutputStream log = new ByteArrayOutputStream();
@@ -91,7 +74,7 @@ class FaultTest {
   @Test
   void peerVanishingMidJoinFailsClearlyWithinTheTimeout() throws Exception {
     JoinFixture f = JoinFixture.generate(40_000, 40_000, 0.5, 0.0, 0.0, 12);
-    Map<String, String> opts = options(f);
+    Map<String, String> opts = f.localJoinOptions(dir, "csv", "4", "512m");
     opts.put("pair-timeout", "5");
     opts.put("idle-timeout", "5");
     opts.put("attempts", "2");

@@ -1,5 +1,6 @@
 package io.psiflink.jobs.local;
 
+import io.psiflink.jobs.table.TableFiles;
 import java.io.IOException;
 import java.io.Writer;
 import java.nio.charset.StandardCharsets;
@@ -107,6 +108,27 @@ final class JoinFixture {
     }
   }
 
+  /**
+   * Writes the tables into {@code dir} (a as CSV, b as {@code b.<bFormat>}) and returns the
+   * options of a {@link LocalJoin} of {@link #SQL} on them, writing to {@code dir/out}, parallelism 2.
+   */
+  Map<String, String> localJoinOptions(Path dir, String bFormat, String bins, String heap)
+      throws IOException {
+    Path a = dir.resolve("a.csv");
+    Path b = dir.resolve("b." + bFormat);
+    write(a, b);
+    Map<String, String> opts = new HashMap<>();
+    opts.put("a", a.toString());
+    opts.put("b", b.toString());
+    opts.put("sql", SQL);
+    opts.put("out", dir.resolve("out").toString());
+    opts.put("bins", bins);
+    opts.put("parallelism", "2");
+    opts.put("party-heap", heap);
+    opts.put("work", dir.resolve("work").toString());
+    return opts;
+  }
+
   /** b as Avro: its schema travels in the file, so even an empty b has typed columns. */
   private void writeAvroB(Path file) throws IOException {
     Schema schema = SchemaBuilder.record("b").fields()
@@ -151,8 +173,8 @@ final class JoinFixture {
   static List<String> readAvro(Path dir, List<String> fields) throws IOException {
     List<String> out = new ArrayList<>();
     try (Stream<Path> files = Files.list(dir)) {
-      for (Path p : files.filter(p -> !p.getFileName().toString().startsWith(".")
-          && !p.getFileName().toString().startsWith("_")).toList()) {
+      for (Path p : files.filter(p -> TableFiles.isVisible(p.getFileName().toString()))
+          .toList()) {
         try (DataFileReader<GenericRecord> r = new DataFileReader<>(p.toFile(),
             new GenericDatumReader<>())) {
           for (GenericRecord rec : r) {

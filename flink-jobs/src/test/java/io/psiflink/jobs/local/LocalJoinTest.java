@@ -7,7 +7,6 @@ import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
@@ -47,19 +46,7 @@ class LocalJoinTest {
 
   private void joinAndCheck(JoinFixture f, String bFormat, String bins, String heap)
       throws Exception {
-    Path a = dir.resolve("a.csv");
-    Path b = dir.resolve("b." + bFormat);
-    f.write(a, b);
-    Path out = dir.resolve("out");
-    Map<String, String> opts = new HashMap<>();
-    opts.put("a", a.toString());
-    opts.put("b", b.toString());
-    opts.put("sql", JoinFixture.SQL);
-    opts.put("out", out.toString());
-    opts.put("bins", bins);
-    opts.put("parallelism", "2");
-    opts.put("party-heap", heap);
-    opts.put("work", dir.resolve("work").toString());
+    Map<String, String> opts = f.localJoinOptions(dir, bFormat, bins, heap);
     ByteArrayOutputStream log = new ByteArrayOutputStream();
     LocalJoin.Result r;
     try (PrintStream ps = new PrintStream(log, true, StandardCharsets.UTF_8)) {
@@ -69,7 +56,7 @@ class LocalJoinTest {
       throw e;
     }
     List<String> expected = f.expected();
-    List<String> actual = JoinFixture.readAvro(out, List.of("id", "spend", "email", "bid"));
+    List<String> actual = JoinFixture.readAvro(dir.resolve("out"), List.of("id", "spend", "email", "bid"));
     assertEquals(expected.size(), actual.size(), "joined row count");
     assertEquals(expected, actual);
     assertTrue(r.summaryA().contains("\"rows_out\":" + expected.size()), r.summaryA());
