@@ -114,6 +114,25 @@ PSI_API psi_status psi_result_size(const psi_session* s, uint64_t* count);
 PSI_API psi_status psi_result_indices(const psi_session* s, uint64_t* out, size_t cap,
                                       size_t* written);
 
+
+/* Authenticated encryption of data a caller ships beside a protocol (e.g. the columns one party
+ * reveals to the other), so that a relay in between sees none of it: ChaCha20-Poly1305 (IETF) from
+ * libsodium, a 32-byte key, a 12-byte nonce and a 16-byte tag after the ciphertext. The caller must
+ * never use a (key, nonce) pair twice. Stateless and thread-safe; out must not overlap the input.
+ *   seal: cap >= len + PSI_AEAD_TAG_BYTES, *written = len + PSI_AEAD_TAG_BYTES.
+ *   open: cap >= len - PSI_AEAD_TAG_BYTES; a short, altered or wrongly keyed message is
+ *         PSI_ERR_PEER_MESSAGE and writes nothing usable (*written = 0).
+ * Wrong key or nonce lengths, null pointers or a small cap are PSI_ERR_ARGUMENT. */
+#define PSI_AEAD_KEY_BYTES 32
+#define PSI_AEAD_NONCE_BYTES 12
+#define PSI_AEAD_TAG_BYTES 16
+PSI_API psi_status psi_aead_seal(const uint8_t* key, size_t key_len, const uint8_t* nonce,
+                                 size_t nonce_len, const uint8_t* plain, size_t len, uint8_t* out,
+                                 size_t cap, size_t* written);
+PSI_API psi_status psi_aead_open(const uint8_t* key, size_t key_len, const uint8_t* nonce,
+                                 size_t nonce_len, const uint8_t* sealed, size_t len, uint8_t* out,
+                                 size_t cap, size_t* written);
+
 #ifdef __cplusplus
 }
 #endif

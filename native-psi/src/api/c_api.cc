@@ -32,6 +32,14 @@ namespace {
 
 using psi::Status;
 
+// libsodium picks its fastest implementations in sodium_init; it must run before any other call.
+bool sodium_ready() {
+  static std::once_flag once;
+  static int rc = 0;
+  std::call_once(once, [] { rc = sodium_init(); });
+  return rc >= 0;
+}
+
 // Moves to the next round this party executes, crossing from setup to online when setup ends.
 void advance(psi_session* s, uint32_t from) {
   s->emitting = false;
@@ -134,10 +142,7 @@ psi_status psi_session_create(const char* protocol, int role, const char* params
                                    " instructions psi-native is built for");
       return PSI_ERR_ARGUMENT;
     }
-    static std::once_flag sodium_once;
-    static int sodium_rc = 0;
-    std::call_once(sodium_once, [] { sodium_rc = sodium_init(); });
-    if (sodium_rc < 0) {
+    if (!sodium_ready()) {
       copy_error(err, err_cap, "libsodium failed to initialise");
       return PSI_ERR_INTERNAL;
     }
@@ -290,3 +295,48 @@ psi_status psi_result_indices(const psi_session* cs, uint64_t* out, size_t cap, 
 }
 
 }  // extern "C"
+
+// ---------------------------------------------------------------------------------------------------
+// Payload AEAD: ChaCha20-Poly1305 (IETF). Stateless, so no session and no exception can occur.
+
+namespace {
+
+psi_status aead_args(const uint8_t* key, size_t key_len, const uint8_t* nonce, size_t nonce_len,
+                     const void* in, size_t len, const uint8_t* out, size_t* written) {
+  if (key == nullptr || nonce == nullptr || out == nullptr || written == nullptr ||
+      (in == nullptr && len != 0) || key_len != PSI_AEAD_KEY_BYTES ||
+      nonce_len != PSI_AEAD_NONCE_BYTES)
+    return PSI_ERR_ARGUMENT;
+  return sodium_ready() ? PSI_OK : PSI_ERR_INTERNAL;
+}
+
+}  // namespace
+
+psi_status psi_aead_seal(const uint8_t* key, size_t key_len, const uint8_t* nonce, size_t nonce_len,
+                         const uint8_t* plain, size_t len, uint8_t* out, size_t cap,
+                         size_t* written) {
+  psi_status st = aead_args(key, key_len, nonce, nonce_len, plain, len, out, written);
+  if (st != PSI_OK) return st;
+  if (len > SIZE_MAX - PSI_AEAD_TAG_BYTES || cap < len + PSI_AEAD_TAG_BYTES) return PSI_ERR_ARGUMENT;
+  unsigned long long n = 0;
+  crypto_aead_chacha20poly1305_ietf_encrypt(out, &n, plain, len, nullptr, 0, nullptr, nonce, key);
+  *written = static_cast<size_t>(n);
+  return PSI_OK;
+}
+
+psi_status psi_aead_open(const uint8_t* key, size_t key_len, const uint8_t* nonce, size_t nonce_len,
+                         const uint8_t* sealed, size_t len, uint8_t* out, size_t cap,
+                         size_t* written) {
+  psi_status st = aead_args(key, key_len, nonce, nonce_len, sealed, len, out, written);
+  if (st != PSI_OK) return st;
+  if (len < PSI_AEAD_TAG_BYTES) return PSI_ERR_PEER_MESSAGE;
+  if (cap < len - PSI_AEAD_TAG_BYTES) return PSI_ERR_ARGUMENT;
+  unsigned long long n = 0;
+  if (crypto_aead_chacha20poly1305_ietf_decrypt(out, &n, nullptr, sealed, len, nullptr, 0, nonce,
+                                                key) != 0) {
+    *written = 0;
+    return PSI_ERR_PEER_MESSAGE;
+  }
+  *written = static_cast<size_t>(n);
+  return PSI_OK;
+}

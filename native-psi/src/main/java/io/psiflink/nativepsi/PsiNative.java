@@ -61,4 +61,12 @@ final class PsiNative {
 
   /** written: 8-byte out buffer (size_t). */
   static native int psi_result_indices(Pointer s, long[] out, long cap, Pointer written);
+
+  /** written: 8-byte out buffer (size_t). */
+  static native int psi_aead_seal(byte[] key, long keyLen, byte[] nonce, long nonceLen,
+      Pointer plain, long len, Pointer out, long cap, Pointer written);
+
+  /** written: 8-byte out buffer (size_t). */
+  static native int psi_aead_open(byte[] key, long keyLen, byte[] nonce, long nonceLen,
+      Pointer sealed, long len, Pointer out, long cap, Pointer written);
 }

@@ -3,9 +3,10 @@ package io.psiflink.jobs.bench;
 import io.psiflink.jobs.Args;
 import io.psiflink.jobs.table.Column;
 import io.psiflink.jobs.table.ColumnType;
+import io.psiflink.jobs.table.TableFormat;
 import io.psiflink.jobs.table.TableSchema;
+import io.psiflink.jobs.table.TableSink;
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.DirectoryNotEmptyException;
 import java.nio.file.FileVisitResult;
 import java.nio.file.Files;
@@ -25,20 +26,18 @@ import java.util.regex.Pattern;
 import java.util.stream.Stream;
 import org.apache.flink.api.common.JobExecutionResult;
 import org.apache.flink.api.common.RuntimeExecutionMode;
-import org.apache.flink.api.common.serialization.Encoder;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.ExecutionOptions;
 import org.apache.flink.configuration.MemorySize;
 import org.apache.flink.configuration.TaskManagerOptions;
-import org.apache.flink.connector.file.sink.FileSink;
 import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
-import org.apache.flink.streaming.api.functions.sink.filesystem.OutputFileConfig;
-import org.apache.flink.streaming.api.functions.sink.filesystem.bucketassigners.BasePathBucketAssigner;
 import org.apache.flink.table.api.EnvironmentSettings;
 import org.apache.flink.table.api.ExplainDetail;
 import org.apache.flink.table.api.Table;
 import org.apache.flink.table.api.bridge.java.StreamTableEnvironment;
+import org.apache.flink.table.catalog.ResolvedSchema;
+import org.apache.flink.table.types.logical.LogicalType;
 import org.apache.flink.types.Row;
 
 /**
@@ -50,8 +49,8 @@ import org.apache.flink.types.Row;
  * reader, so before the job each CSV file is copied, without its header, into {@code parallelism}
  * part files cut at record boundaries (phase {@code prepare}, not part of {@link Result#seconds}).
  * The header is checked against the schema. The SQL is executed unchanged; the result is digested
- * ({@link RowDigests}) and, if asked, written as CSV part files (no header; the column names are in
- * {@code _header.csv}, which Flink and Hadoop readers skip as a hidden file).
+ * ({@link RowDigests}) and, if asked, written as Avro part files by the private join's own writer
+ * ({@link TableSink}), so that the benchmark compares two jobs that both write their result.
  */
 public final class InsecureFlinkJoin {
   private InsecureFlinkJoin() {}
@@ -142,19 +141,10 @@ public final class InsecureFlinkJoin {
 
       DataStream<Row> rows = tEnv.toDataStream(result);
       if (outDir.isPresent()) {
-        Path out = outDir.get();
-        Files.createDirectories(out);
-        List<String> names = result.getResolvedSchema().getColumnNames();
-        Files.writeString(out.resolve("_header.csv"), Csv.record(names.toArray()),
-            StandardCharsets.UTF_8);
-        RowDigests.digestAndForward(rows, ACCUMULATOR)
-            .sinkTo(FileSink.forRowFormat(
-                    new org.apache.flink.core.fs.Path(out.toUri()), csvEncoder())
-                .withBucketAssigner(new BasePathBucketAssigner<>())
-                .withOutputFileConfig(
-                    OutputFileConfig.builder().withPartPrefix("part").withPartSuffix(".csv").build())
-                .build())
-            .name("csv out");
+        // the same Avro writer as the private join's output, so both pay the same for writing
+        TableSink.write(RowDigests.digestAndForward(rows, ACCUMULATOR),
+            outputSchema(result.getResolvedSchema()), outDir.get().toUri().toString(),
+            TableFormat.AVRO);
       } else {
         RowDigests.ofStream(rows, ACCUMULATOR);
       }
@@ -173,14 +163,25 @@ public final class InsecureFlinkJoin {
     }
   }
 
-  private static Encoder<Row> csvEncoder() {
-    return (row, stream) -> {
-      Object[] values = new Object[row.getArity()];
-      for (int i = 0; i < values.length; i++) {
-        values[i] = row.getField(i);
-      }
-      stream.write(Csv.record(values).getBytes(StandardCharsets.UTF_8));
-    };
+  /** Our table schema for the columns of Flink's result, e.g. VARCHAR becomes STRING. */
+  static TableSchema outputSchema(ResolvedSchema schema) {
+    List<Column> columns = new ArrayList<>();
+    for (org.apache.flink.table.catalog.Column c : schema.getColumns()) {
+      LogicalType t = c.getDataType().getLogicalType();
+      ColumnType type = switch (t.getTypeRoot()) {
+        case BOOLEAN -> ColumnType.BOOLEAN;
+        case INTEGER -> ColumnType.INT;
+        case BIGINT -> ColumnType.BIGINT;
+        case FLOAT -> ColumnType.FLOAT;
+        case DOUBLE -> ColumnType.DOUBLE;
+        case CHAR, VARCHAR -> ColumnType.STRING;
+        case BINARY, VARBINARY -> ColumnType.BYTES;
+        default -> throw new IllegalArgumentException(
+            "result column " + c.getName() + " has type " + t + ", which psi-flink does not write");
+      };
+      columns.add(new Column(c.getName(), type, t.isNullable()));
+    }
+    return new TableSchema(columns);
   }
 
   private static void checkHeader(String table, Path file, List<String> header, TableSchema schema) {

@@ -100,9 +100,12 @@ public final class JoinBenchmark {
       RowDigest got = digestAvro(out);
       if (insecure.length > 0) {
         log.printf(Locale.ROOT, "== run %d of %d: insecure Flink SQL join%n", r + 1, runs);
+        Path insecureOut = work.resolve("insecure-out");
+        deleteTree(insecureOut);
         InsecureFlinkJoin.Result ins = InsecureFlinkJoin.run(tables.a(), TableGenerator.SCHEMA_A,
             tables.b(), TableGenerator.SCHEMA_B, TableGenerator.DEFAULT_QUERY, parallelism,
-            Optional.empty());
+            Optional.of(insecureOut));
+        deleteTree(insecureOut);
         insecure[r] = ins.seconds();
         reference = ins.digest();
         joinOperator = ins.joinOperator();

@@ -37,7 +37,7 @@ import org.apache.flink.types.Row;
 public final class BinExchange {
   private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(BinExchange.class);
   private static final byte[] MAGIC = "PSIB".getBytes(StandardCharsets.US_ASCII);
-  private static final int VERSION = 1;
+  private static final int VERSION = 2;
   private static final int HELLO_BYTES = 4 + 1 + 1 + 4 + 4 + 1 + 8 + 8 + 16;
   private static final int PAYLOAD_FRAME_BYTES = 256 * 1024;
   /** A payload record starts with the token and the peer's row count for it. */
@@ -103,10 +103,12 @@ public final class BinExchange {
       }
     }
     long psiDone = System.nanoTime();
-    PayloadCipher cipher = new PayloadCipher(ctx.payloadKey(), bin, instance);
-    long rowsOut = ctx.partyB()
-        ? sendPayload(stream, table, mine, cipher)
-        : receiveAndJoin(stream, table, mine, cipher, out);
+    long rowsOut;
+    try (PayloadCipher cipher = new PayloadCipher(ctx.payloadKey(), bin, instance)) {
+      rowsOut = ctx.partyB()
+          ? sendPayload(stream, table, mine, cipher)
+          : receiveAndJoin(stream, table, mine, cipher, out);
+    }
     long sent = stream.bytesSent();
     long received = stream.bytesReceived();
     return new BinStats(mine.length, rowsOut, sent, received, psiDone - started,

@@ -9,7 +9,7 @@ import io.psiflink.nativepsi.PsiPhase;
  *   <li>HELLO: a handshake message (body defined by its user);</li>
  *   <li>PSI: phase u8, round u8, last u8, then a chunk of the native protocol message the sender
  *       emitted in that round;</li>
- *   <li>PAYLOAD: an AES-GCM sealed chunk of revealed columns; PAYLOAD_END: the sealed summary;</li>
+ *   <li>PAYLOAD: a ChaCha20-Poly1305 sealed chunk of revealed columns; PAYLOAD_END: the sealed summary;</li>
  *   <li>DONE: the output party has everything for this bin.</li>
  * </ul>
  */

@@ -15,15 +15,16 @@ public final class TokenRecord {
 
   private TokenRecord() {}
 
-  public static byte[] of(int bin, long hi, long lo, byte[] row) {
-    byte[] r = new byte[BIN_BYTES + Tokens.BYTES + Varint.size(row.length) + row.length];
+  /** The record for the encoded row {@code row[0, len)}. */
+  public static byte[] of(int bin, long hi, long lo, byte[] row, int len) {
+    byte[] r = new byte[BIN_BYTES + Tokens.BYTES + Varint.size(len) + len];
     r[0] = (byte) (bin >>> 24);
     r[1] = (byte) (bin >>> 16);
     r[2] = (byte) (bin >>> 8);
     r[3] = (byte) bin;
     Tokens.put(r, BIN_BYTES, hi, lo);
-    int p = Varint.put(r, BIN_BYTES + Tokens.BYTES, row.length);
-    System.arraycopy(row, 0, r, p, row.length);
+    int p = Varint.put(r, BIN_BYTES + Tokens.BYTES, len);
+    System.arraycopy(row, 0, r, p, len);
     return r;
   }
 

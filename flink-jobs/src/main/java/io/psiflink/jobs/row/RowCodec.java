@@ -30,10 +30,19 @@ public final class RowCodec implements Serializable {
 
   /** Encodes {@code row.getField(fields[i])} for every i, typed as {@code types[i]}. */
   public byte[] encode(Row row, int[] fields) {
+    Out out = new Out();
+    encode(row, fields, out);
+    return out.toByteArray();
+  }
+
+  /**
+   * Appends the encoding of {@code row.getField(fields[i])} for every i to {@code out}: a hot path
+   * reuses one buffer instead of allocating per row.
+   */
+  public void encode(Row row, int[] fields, Out out) {
     if (fields.length != types.length) {
       throw new IllegalArgumentException("expected " + types.length + " fields, got " + fields.length);
     }
-    Out out = new Out();
     for (int i = 0; i < fields.length; i++) {
       Object v = row.getField(fields[i]);
       if (v == null) {
@@ -51,7 +60,6 @@ public final class RowCodec implements Serializable {
         case BYTES -> out.putBytes((byte[]) v);
       }
     }
-    return out.toByteArray();
   }
 
   /**
@@ -119,9 +127,14 @@ public final class RowCodec implements Serializable {
   }
 
   /** A growable byte buffer with the encodings used here. */
-  static final class Out extends ByteArrayOutputStream {
-    Out() {
+  public static final class Out extends ByteArrayOutputStream {
+    public Out() {
       super(32);
+    }
+
+    /** The buffer itself (valid up to {@link #size()}), without the copy of toByteArray. */
+    public byte[] array() {
+      return buf;
     }
 
     void put(int b) {

@@ -14,8 +14,9 @@ import org.apache.flink.core.fs.FSDataOutputStream;
 import org.apache.flink.types.Row;
 
 /**
- * Writes rows as one Avro container part file (deflate-compressed blocks) with the record schema
- * of {@link AvroColumns#recordSchema}.
+ * Writes rows as one Avro container part file with the record schema of {@link
+ * AvroColumns#recordSchema}. Blocks are snappy-compressed, the default of Flink's own avro format
+ * and several times cheaper in CPU than deflate.
  */
 public final class AvroRowBulkWriter implements BulkWriter<Row> {
   private final TableSchema schema;
@@ -27,7 +28,7 @@ public final class AvroRowBulkWriter implements BulkWriter<Row> {
     Schema avro = AvroColumns.recordSchema(schema);
     this.record = new GenericData.Record(avro);
     this.writer = new DataFileWriter<GenericRecord>(new GenericDatumWriter<>(avro))
-        .setCodec(CodecFactory.deflateCodec(CodecFactory.DEFAULT_DEFLATE_LEVEL));
+        .setCodec(CodecFactory.snappyCodec());
     writer.create(avro, new NonClosing(stream));
   }
 

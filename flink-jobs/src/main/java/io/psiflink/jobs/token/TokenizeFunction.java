@@ -30,6 +30,7 @@ public final class TokenizeFunction extends ProcessFunction<Row, byte[]> {
 
   private transient KeyEncoder encoder;
   private transient Tokenizer tokenizer;
+  private transient RowCodec.Out kept;
   private transient Counter tokenized;
   private transient Counter nullKeys;
   private transient LongCounter tokenizedAcc;
@@ -54,6 +55,7 @@ public final class TokenizeFunction extends ProcessFunction<Row, byte[]> {
   public void open(OpenContext openContext) {
     encoder = new KeyEncoder(keyFields, keyTypes);
     tokenizer = new Tokenizer(tokenKey, binSeed, bins);
+    kept = new RowCodec.Out();
     tokenized = getRuntimeContext().getMetricGroup().counter("rowsTokenized");
     nullKeys = getRuntimeContext().getMetricGroup().counter("rowsWithNullKey");
     tokenizedAcc = new LongCounter();
@@ -70,8 +72,10 @@ public final class TokenizeFunction extends ProcessFunction<Row, byte[]> {
       return;
     }
     tokenizer.tokenize(encoder.buffer(), encoder.length());
-    out.collect(TokenRecord.of(tokenizer.bin(), tokenizer.hi(), tokenizer.lo(),
-        keptCodec.encode(row, keptFields)));
+    kept.reset();
+    keptCodec.encode(row, keptFields, kept);
+    out.collect(TokenRecord.of(tokenizer.bin(), tokenizer.hi(), tokenizer.lo(), kept.array(),
+        kept.size()));
     tokenized.inc();
     tokenizedAcc.add(1);
   }

@@ -12,10 +12,12 @@ class TokenRecordTest {
   @Test
   void theShuffledRecordCarriesTheBinAndExactlyTheBinsRecord() {
     for (int len : new int[] {0, 1, 127, 128, 300, 20_000}) {
-      byte[] row = new byte[len];
-      Arrays.fill(row, (byte) 7);
+      byte[] buffer = new byte[len + 3]; // a reused encode buffer: only its first len bytes count
+      Arrays.fill(buffer, (byte) 7);
+      Arrays.fill(buffer, len, len + 3, (byte) 9);
+      byte[] row = Arrays.copyOf(buffer, len);
       for (int bin : new int[] {0, 1, 255, 256, 65_535}) {
-        byte[] r = TokenRecord.of(bin, 0x0123_4567_89ab_cdefL, -2L, row);
+        byte[] r = TokenRecord.of(bin, 0x0123_4567_89ab_cdefL, -2L, buffer, len);
         assertEquals(bin, TokenRecord.bin(r));
         ByteArrayOutputStream viaRecord = new ByteArrayOutputStream();
         TokenRecord.appendTo(viaRecord, r);
