@@ -7,6 +7,7 @@ import io.psiflink.jobs.table.TableFormat;
 import io.psiflink.jobs.table.TableSchema;
 import io.psiflink.jobs.table.TableSink;
 import java.io.IOException;
+import java.lang.management.ManagementFactory;
 import java.nio.file.DirectoryNotEmptyException;
 import java.nio.file.FileVisitResult;
 import java.nio.file.Files;
@@ -67,7 +68,8 @@ public final class InsecureFlinkJoin {
    * @param joinOperator the join node of Flink's optimised physical plan, e.g. {@code HashJoin} or
    *     {@code SortMergeJoin} (with its build side/broadcast attributes when present)
    * @param phases seconds per phase: prepare (header-less copy), plan (DDL, parse, optimise),
-   *     execute (= seconds), netRuntime (the job's own runtime as Flink reports it)
+   *     execute (= seconds), netRuntime (the job's own runtime as Flink reports it),
+   *     sinceJvmStart (the JVM's uptime when the job ended)
    * @param plan Flink's explain output
    */
   public record Result(
@@ -156,6 +158,7 @@ public final class InsecureFlinkJoin {
       double seconds = (t3 - t2) / 1e9;
       phases.put("execute", seconds);
       phases.put("netRuntime", job.getNetRuntime() / 1e3);
+      phases.put("sinceJvmStart", ManagementFactory.getRuntimeMXBean().getUptime() / 1e3);
       RowDigest digest = RowDigests.result(job, ACCUMULATOR);
       return new Result(digest.count(), digest, seconds, joinOperator, phases, plan);
     } finally {

@@ -1,10 +1,14 @@
 package io.psiflink.jobs.bench;
 
 import io.psiflink.jobs.Args;
+import io.psiflink.jobs.local.JvmOptions;
 import io.psiflink.jobs.local.LocalJoin;
 import io.psiflink.jobs.table.TableFiles;
+import java.io.BufferedReader;
 import java.io.IOException;
+import java.io.InputStreamReader;
 import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -13,8 +17,9 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import java.util.Optional;
 import java.util.Set;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import java.util.stream.Stream;
 import org.apache.avro.file.DataFileReader;
 import org.apache.avro.generic.GenericDatumReader;
@@ -102,9 +107,8 @@ public final class JoinBenchmark {
         log.printf(Locale.ROOT, "== run %d of %d: insecure Flink SQL join%n", r + 1, runs);
         Path insecureOut = work.resolve("insecure-out");
         deleteTree(insecureOut);
-        InsecureFlinkJoin.Result ins = InsecureFlinkJoin.run(tables.a(), TableGenerator.SCHEMA_A,
-            tables.b(), TableGenerator.SCHEMA_B, TableGenerator.DEFAULT_QUERY, parallelism,
-            Optional.of(insecureOut));
+        InsecureRun ins = insecureInFreshJvm(tables, parallelism,
+            a.getOrDefault("party-heap", "6g"), insecureOut, log);
         deleteTree(insecureOut);
         insecure[r] = ins.seconds();
         reference = ins.digest();
@@ -187,6 +191,58 @@ public final class JoinBenchmark {
       }
     }
     return d;
+  }
+
+  /**
+   * @param seconds from the JVM's start to the end of the job, without the header-stripping copy
+   *     of the tables (which only the baseline needs)
+   */
+  record InsecureRun(double seconds, RowDigest digest, String joinOperator) {}
+
+  private static final Pattern JSON_STRING = Pattern.compile("\"(\\w+)\":\"((?:[^\"\\\\]|\\\\.)*)\"");
+  private static final Pattern JSON_NUMBER = Pattern.compile("\"(\\w+)\":(-?[0-9.]+)");
+
+  /**
+   * Runs the insecure join in a JVM of its own, with the parties' JVM options and heap, so that it
+   * starts cold as they do (JVM start, class loading and JIT are part of both measurements).
+   */
+  static InsecureRun insecureInFreshJvm(GeneratedTables tables, int parallelism, String heap,
+      Path out, PrintStream log) throws IOException, InterruptedException {
+    List<String> cmd = new ArrayList<>();
+    cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+    cmd.add("-Xmx" + heap);
+    cmd.addAll(JvmOptions.FLINK_JVM);
+    cmd.add("-Dlog4j2.configurationFile=log4j2.properties");
+    cmd.addAll(List.of("-cp", System.getProperty("java.class.path"),
+        InsecureFlinkJoin.class.getName(), "--a", tables.a().toString(), "--b",
+        tables.b().toString(), "--parallelism", Integer.toString(parallelism), "--out",
+        out.toString(), "--json"));
+    Process p = new ProcessBuilder(cmd).redirectError(ProcessBuilder.Redirect.INHERIT).start();
+    String json = null;
+    try (BufferedReader r = new BufferedReader(
+        new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8))) {
+      for (String line; (line = r.readLine()) != null; ) {
+        if (line.startsWith("{\"rows\"")) {
+          json = line;
+        } else {
+          log.println("[insecure] " + line);
+        }
+      }
+    }
+    int exit = p.waitFor();
+    if (exit != 0 || json == null) {
+      throw new IOException("the insecure Flink join failed (exit " + exit + ")");
+    }
+    Map<String, String> f = new HashMap<>();
+    for (Pattern pat : List.of(JSON_STRING, JSON_NUMBER)) {
+      Matcher m = pat.matcher(json);
+      while (m.find()) {
+        f.putIfAbsent(m.group(1), m.group(2));
+      }
+    }
+    double seconds = Double.parseDouble(f.get("sinceJvmStart")) - Double.parseDouble(f.get("prepare"));
+    return new InsecureRun(seconds, RowDigest.parse(f.get("digest")),
+        f.get("joinOperator").replace("\\\"", "\"").replace("\\\\", "\\"));
   }
 
   private static void deleteTree(Path p) throws IOException {
