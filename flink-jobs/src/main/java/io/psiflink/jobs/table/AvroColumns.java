@@ -192,17 +192,4 @@ public final class AvroColumns {
     throw new IllegalArgumentException(
         "an Avro " + datum.getClass().getSimpleName() + " is not a " + type.sqlName());
   }
-
-  /** The Avro datum written for a row value of a column of the given type. */
-  public static Object toAvroValue(Object value, ColumnType type) {
-    if (value == null) {
-      return null;
-    }
-    Class<?> expected = type.javaClass();
-    if (!expected.isInstance(value)) {
-      throw new IllegalArgumentException("a " + value.getClass().getName() + " is not a "
-          + type.sqlName() + " (expected " + expected.getSimpleName() + ")");
-    }
-    return type == ColumnType.BYTES ? ByteBuffer.wrap((byte[]) value) : value;
-  }
 }

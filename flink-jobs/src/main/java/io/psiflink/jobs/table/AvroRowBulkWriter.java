@@ -6,9 +6,8 @@ import java.io.OutputStream;
 import org.apache.avro.Schema;
 import org.apache.avro.file.CodecFactory;
 import org.apache.avro.file.DataFileWriter;
-import org.apache.avro.generic.GenericData;
-import org.apache.avro.generic.GenericDatumWriter;
-import org.apache.avro.generic.GenericRecord;
+import org.apache.avro.io.DatumWriter;
+import org.apache.avro.io.Encoder;
 import org.apache.flink.api.common.serialization.BulkWriter;
 import org.apache.flink.core.fs.FSDataOutputStream;
 import org.apache.flink.types.Row;
@@ -19,15 +18,11 @@ import org.apache.flink.types.Row;
  * and several times cheaper in CPU than deflate.
  */
 public final class AvroRowBulkWriter implements BulkWriter<Row> {
-  private final TableSchema schema;
-  private final DataFileWriter<GenericRecord> writer;
-  private final GenericData.Record record;
+  private final DataFileWriter<Row> writer;
 
   private AvroRowBulkWriter(FSDataOutputStream stream, TableSchema schema) throws IOException {
-    this.schema = schema;
     Schema avro = AvroColumns.recordSchema(schema);
-    this.record = new GenericData.Record(avro);
-    this.writer = new DataFileWriter<GenericRecord>(new GenericDatumWriter<>(avro))
+    this.writer = new DataFileWriter<Row>(new RowDatumWriter(schema))
         .setCodec(CodecFactory.snappyCodec());
     writer.create(avro, new NonClosing(stream));
   }
@@ -38,18 +33,12 @@ public final class AvroRowBulkWriter implements BulkWriter<Row> {
 
   @Override
   public void addElement(Row row) throws IOException {
-    if (row.getArity() != schema.size()) {
-      throw new IOException("a row of arity " + row.getArity() + " for table " + schema);
+    try {
+      writer.append(row);
+    } catch (DataFileWriter.AppendWriteException e) {
+      // the writer dropped the partial record; report the row's own problem
+      throw e.getCause() instanceof IOException io ? io : new IOException(e.getMessage(), e);
     }
-    for (int i = 0; i < schema.size(); i++) {
-      Column c = schema.column(i);
-      try {
-        record.put(i, AvroColumns.toAvroValue(row.getField(i), c.type()));
-      } catch (IllegalArgumentException e) {
-        throw new IOException("column '" + c.name() + "': " + e.getMessage(), e);
-      }
-    }
-    writer.append(record);
   }
 
   @Override
@@ -62,6 +51,54 @@ public final class AvroRowBulkWriter implements BulkWriter<Row> {
     // closing the DataFileWriter writes its last block; NonClosing keeps Flink's stream open,
     // since Flink commits (and closes) the part file itself
     writer.close();
+  }
+
+  /**
+   * Encodes a row straight into Avro binary for the schema of {@link AvroColumns#recordSchema}
+   * (every field a union of null and the column's type), without a GenericRecord in between: the
+   * generic path cost the output party a twentieth of its CPU.
+   */
+  private static final class RowDatumWriter implements DatumWriter<Row> {
+    private final TableSchema schema;
+
+    RowDatumWriter(TableSchema schema) {
+      this.schema = schema;
+    }
+
+    @Override
+    public void setSchema(Schema ignored) {
+      // the schema is always recordSchema(this.schema), which the writer was made for
+    }
+
+    @Override
+    public void write(Row row, Encoder out) throws IOException {
+      if (row.getArity() != schema.size()) {
+        throw new IOException("a row of arity " + row.getArity() + " for table " + schema);
+      }
+      for (int i = 0; i < schema.size(); i++) {
+        Object v = row.getField(i);
+        if (v == null) {
+          out.writeIndex(0);
+          out.writeNull();
+          continue;
+        }
+        Column c = schema.column(i);
+        if (!c.type().javaClass().isInstance(v)) {
+          throw new IOException("column '" + c.name() + "': a " + v.getClass().getName()
+              + " is not a " + c.type().sqlName());
+        }
+        out.writeIndex(1);
+        switch (c.type()) {
+          case BOOLEAN -> out.writeBoolean((Boolean) v);
+          case INT -> out.writeInt((Integer) v);
+          case BIGINT -> out.writeLong((Long) v);
+          case FLOAT -> out.writeFloat((Float) v);
+          case DOUBLE -> out.writeDouble((Double) v);
+          case STRING -> out.writeString((String) v);
+          case BYTES -> out.writeBytes((byte[]) v);
+        }
+      }
+    }
   }
 
   /** Passes everything through but close, which only flushes. */

@@ -3,9 +3,12 @@ package io.psiflink.jobs.table;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
+import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.List;
@@ -44,5 +47,53 @@ class AvroRowBulkWriterTest {
     ByteBuffer b = (ByteBuffer) records.get(0).get("b");
     assertArrayEquals(new byte[] {9}, new byte[] {b.get(b.position())});
     assertNull(records.get(1).get("_1st_name"));
+  }
+
+  @Test
+  void everyTypeRoundTripsThroughTheSourceAndAWrongClassIsRefused() throws Exception {
+    TableSchema schema = new TableSchema(List.of(
+        new Column("bo", ColumnType.BOOLEAN, true), new Column("i", ColumnType.INT, true),
+        new Column("l", ColumnType.BIGINT, true), new Column("f", ColumnType.FLOAT, true),
+        new Column("d", ColumnType.DOUBLE, true), new Column("s", ColumnType.STRING, true),
+        new Column("by", ColumnType.BYTES, true)));
+    List<Row> rows = List.of(
+        Row.of(true, -7, Long.MIN_VALUE, 1.5f, -0.0, "x\u00e9\uD83D\uDE00", new byte[] {0, -1}),
+        Row.of(null, null, null, null, null, null, null),
+        Row.of(false, Integer.MAX_VALUE, 0L, Float.NaN, Double.MAX_VALUE, "", new byte[0]));
+    ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+    BulkWriter<Row> w = AvroRowBulkWriter.factory(schema)
+        .create(new CsvBulkWriterTest.MemoryOutputStream(bytes));
+    for (Row r : rows) {
+      w.addElement(r);
+    }
+    w.finish();
+    List<Row> back = new ArrayList<>();
+    try (DataFileStream<GenericRecord> in = new DataFileStream<>(
+        new ByteArrayInputStream(bytes.toByteArray()), new GenericDatumReader<>())) {
+      for (GenericRecord rec : in) {
+        Row r = new Row(schema.size());
+        for (int i = 0; i < schema.size(); i++) {
+          r.setField(i, AvroColumns.toRowValue(rec.get(i), schema.column(i).type()));
+        }
+        back.add(r);
+      }
+    }
+    assertEquals(rows.size(), back.size());
+    for (int i = 0; i < rows.size(); i++) {
+      for (int c = 0; c < schema.size(); c++) {
+        Object want = rows.get(i).getField(c);
+        Object got = back.get(i).getField(c);
+        if (want instanceof byte[] wb) {
+          assertArrayEquals(wb, (byte[]) got);
+        } else {
+          assertEquals(want, got, "row " + i + " column " + c);
+        }
+      }
+    }
+    BulkWriter<Row> bad = AvroRowBulkWriter.factory(schema)
+        .create(new CsvBulkWriterTest.MemoryOutputStream(new ByteArrayOutputStream()));
+    IOException e = assertThrows(IOException.class,
+        () -> bad.addElement(Row.of(true, 5L, 0L, 1f, 1.0, "s", new byte[0])));
+    assertTrue(e.getMessage().contains("column 'i'"), e.getMessage());
   }
 }

@@ -45,6 +45,58 @@ class CsvValuesTest {
   }
 
   @Test
+  void onePassNumberParsersAgreeWithTheJdk() {
+    SplittableRandom r = new SplittableRandom(5);
+    String alphabet = "0123456789.-+e";
+    for (int i = 0; i < 300_000; i++) {
+      String t;
+      switch (i % 3) {
+        case 0 -> t = Long.toString(r.nextLong() >> r.nextInt(64));
+        case 1 -> t = (r.nextBoolean() ? "-" : "") + r.nextLong(1_000_000_000_000L) + "."
+            + String.format("%0" + (1 + r.nextInt(6)) + "d", r.nextInt(1000));
+        default -> {
+          StringBuilder b = new StringBuilder();
+          for (int len = 1 + r.nextInt(20); len > 0; len--) {
+            b.append(alphabet.charAt(r.nextInt(alphabet.length())));
+          }
+          t = b.toString();
+        }
+      }
+      Long jdkLong = null;
+      if (t.matches("[+-]?[0-9]+")) {
+        try {
+          jdkLong = Long.parseLong(t);
+        } catch (NumberFormatException e) {
+          // out of range: ours must refuse too
+        }
+      }
+      if (jdkLong != null) {
+        assertEquals(jdkLong, CsvValues.parse(t, ColumnType.BIGINT), t);
+      } else {
+        String text = t;
+        assertThrows(IllegalArgumentException.class, () -> CsvValues.parse(text, ColumnType.BIGINT),
+            t);
+      }
+      if (CsvValues.isDecimal(t)) {
+        double jdk = Double.parseDouble(t);
+        if (Double.isFinite(jdk)) {
+          assertEquals(Double.doubleToRawLongBits(jdk),
+              Double.doubleToRawLongBits((Double) CsvValues.parse(t, ColumnType.DOUBLE)), t);
+        }
+      }
+      double fast = CsvValues.fastDouble(t);
+      if (fast == fast) {
+        assertEquals(Double.doubleToRawLongBits(Double.parseDouble(t)),
+            Double.doubleToRawLongBits(fast), t);
+      }
+    }
+    assertEquals(0.1, CsvValues.fastDouble("0.1"));
+    assertEquals(-0.0, CsvValues.fastDouble("-0.0"));
+    assertTrue(Double.isNaN(CsvValues.fastDouble("1234567890.1234567"))); // 17 digits: slow path
+    assertEquals(1234567890.1234567, CsvValues.parse("1234567890.1234567", ColumnType.DOUBLE));
+  }
+
+  @Test
   void handWrittenNumberChecksAgreeWithTheirRegularExpressions() {
     Pattern integer = Pattern.compile("[+-]?[0-9]+");
     Pattern decimal = Pattern.compile("[+-]?([0-9]+\\.?[0-9]*|\\.[0-9]+)([eE][+-]?[0-9]+)?");
