@@ -55,7 +55,6 @@ public final class Coordinator {
   private static final Logger LOG = LoggerFactory.getLogger(Coordinator.class);
   private static final Pattern NAME = Pattern.compile("[A-Za-z0-9][A-Za-z0-9_.-]{0,127}");
   private static final Set<String> FORMATS = Set.of("csv", "avro", "parquet");
-  private static final Set<String> PROTOCOLS = Set.of("kkrt", "ecdh");
 
   private final CoordinatorConfig config;
   private final Db db;
@@ -226,9 +225,8 @@ public final class Coordinator {
     int sigma = intField(body, "sigma", config.defaults().sigma(), 40, 128);
     String protocol = body.hasNonNull("protocol") ? body.get("protocol").asText()
         : config.defaults().protocol();
-    if (!PROTOCOLS.contains(protocol)) {
-      throw ApiException.badRequest("protocol", "must be one of " + PROTOCOLS.stream().sorted()
-          .toList());
+    if (!config.protocols().contains(protocol)) {
+      throw ApiException.badRequest("protocol", "must be one of " + config.protocols());
     }
     boolean hasSql = body.hasNonNull("sql");
     boolean hasJson = body.hasNonNull("query");
@@ -353,8 +351,9 @@ public final class Coordinator {
     int bins = intField(offer, "bins", 0, 0, 1 << 24);
     int sigma = intField(offer, "sigma", 40, 40, 128);
     String protocol = requireText(offer, "protocol");
-    if (!PROTOCOLS.contains(protocol)) {
-      throw ApiException.badRequest("protocol", "unknown protocol " + protocol);
+    if (!config.protocols().contains(protocol)) {
+      throw ApiException.badRequest("protocol", "protocol " + protocol + " is not offered by "
+          + config.party() + "; it offers " + config.protocols());
     }
     String endpoint = requireText(offer, "requesterEndpoint");
     String peerFingerprint = requireText(offer, "requesterFingerprint");

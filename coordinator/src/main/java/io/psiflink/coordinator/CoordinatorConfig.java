@@ -8,6 +8,7 @@ import com.fasterxml.jackson.datatype.jsr310.JavaTimeModule;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.List;
 import java.util.Objects;
 
 /**
@@ -37,6 +38,8 @@ import java.util.Objects;
  * @param approvalTtl how long a submitted query waits for the other party's decision
  * @param sweepInterval how often pending queries are checked for expiry and polled at the peer
  * @param defaults session defaults: σ, protocol, bins (0: chosen by the job)
+ * @param protocols the native PSI protocols this party's jobs offer (default: kkrt); a query
+ *     naming another one is refused
  */
 @JsonIgnoreProperties(ignoreUnknown = false)
 public record CoordinatorConfig(
@@ -49,7 +52,8 @@ public record CoordinatorConfig(
     Bridge bridge,
     Duration approvalTtl,
     Duration sweepInterval,
-    Defaults defaults) {
+    Defaults defaults,
+    List<String> protocols) {
 
   public record Listen(String host, int port) {}
 
@@ -96,6 +100,11 @@ public record CoordinatorConfig(
     Defaults d = defaults == null ? new Defaults(null, null, null) : defaults;
     defaults = new Defaults(d.sigma() == null ? 40 : d.sigma(),
         d.protocol() == null ? "kkrt" : d.protocol(), d.bins() == null ? 0 : d.bins());
+    protocols = protocols == null || protocols.isEmpty() ? List.of("kkrt") : List.copyOf(protocols);
+    if (!protocols.contains(defaults.protocol())) {
+      throw new IllegalArgumentException("config: defaults.protocol " + defaults.protocol()
+          + " is not among protocols " + protocols);
+    }
   }
 
   private static void require(Object value, String name) {
@@ -129,6 +138,6 @@ public record CoordinatorConfig(
         dir.resolve(tokensFile),
         new Peer(peer.name(), peer.url(), dir.resolve(peer.tokenFile())),
         new Bridge(bridge.endpoint(), dir.resolve(bridge.certificate())),
-        approvalTtl, sweepInterval, defaults);
+        approvalTtl, sweepInterval, defaults, protocols);
   }
 }

@@ -526,7 +526,7 @@ abstract class CoordinatorApiContract {
   void rejectionIsRecordedOnBothSides() throws Exception {
     ObjectNode q = sqlQuery("SELECT b.country, a.spend FROM a JOIN b ON a.card = b.card");
     q.put("bins", 64);
-    q.put("protocol", "ecdh");
+    q.put("protocol", "ecdh"); // offered by both in this test's configuration
     String id = submit(alice, q);
     Reply r = bob.post("/v1/queries/" + id + "/reject", Map.of("reason", "too broad"));
     assertEquals(200, r.status(), r.toString());
@@ -575,6 +575,55 @@ abstract class CoordinatorApiContract {
       }
       refused(409, b.post("/v1/queries/" + swept + "/approve", "{}"), "expired");
     }
+  }
+
+  @Test
+  void aLostDecisionIsLearnedByPolling() throws Exception {
+    try (Parties p = startParties("poll" + SEQ.incrementAndGet(), Duration.ofHours(1))) {
+      register(p.aliceApi(), purchases("purchases"));
+      register(p.bobApi(), customers("customers"));
+      String id = submit(p.aliceApi(), sqlQuery(GOOD_SQL));
+      p.stopAlice();
+      // bob approves while alice's coordinator is down: the callback fails, the approval stands
+      Reply r = p.bobApi().post("/v1/queries/" + id + "/approve", "{}");
+      assertEquals(200, r.status(), r.toString());
+      assertTrue(actions(p.bobApi()).contains("peer.notify_failed " + id));
+      p.startAlice();
+      assertEquals("pending", p.aliceApi().get("/v1/queries/" + id).json().path("status")
+          .asText(), "the state survived the restart");
+      p.alice.sweepNow();
+      Reply a = p.aliceApi().get("/v1/queries/" + id);
+      assertEquals("approved", a.json().path("status").asText(), a.toString());
+      assertEquals(r.json().path("session"), a.json().path("session"));
+    }
+  }
+
+  @Test
+  void theSweeperExpiresQueriesByItself() throws Exception {
+    Path home = dir.resolve("sweep" + SEQ.incrementAndGet());
+    try (Parties p = new Parties(home, party -> {
+      try {
+        return databaseUrl(party + "_" + home.getFileName());
+      } catch (Exception e) {
+        throw new IllegalStateException(e);
+      }
+    }, Duration.ofMillis(800), Duration.ofMillis(200))) {
+      register(p.aliceApi(), purchases("purchases"));
+      register(p.bobApi(), customers("customers"));
+      String id = submit(p.aliceApi(), sqlQuery(GOOD_SQL));
+      long deadline = System.currentTimeMillis() + 20_000;
+      while (System.currentTimeMillis() < deadline
+          && !(status(p.aliceApi(), id).equals("expired")
+              && status(p.bobApi(), id).equals("expired"))) {
+        Thread.sleep(100);
+      }
+      assertEquals("expired", status(p.aliceApi(), id));
+      assertEquals("expired", status(p.bobApi(), id));
+    }
+  }
+
+  static String status(Client c, String id) {
+    return c.get("/v1/queries/" + id).json().path("status").asText();
   }
 
   // ------------------------------------------------------------------ audit

@@ -17,7 +17,7 @@ import javax.net.ssl.SSLContext;
 final class Parties implements AutoCloseable {
   final Path dir;
   final ThrowawayPki pki;
-  final CoordinatorServer alice;
+  CoordinatorServer alice;
   final CoordinatorServer bob;
   final CoordinatorConfig aliceConfig;
   final CoordinatorConfig bobConfig;
@@ -33,6 +33,12 @@ final class Parties implements AutoCloseable {
    * @param dbUrl the JDBC URL of a party's database, by party name
    */
   Parties(Path dir, Function<String, String> dbUrl, Duration ttl) throws Exception {
+    this(dir, dbUrl, ttl, Duration.ofHours(1));
+  }
+
+  /** @param sweep how often each coordinator's sweeper runs (tests mostly call sweepNow) */
+  Parties(Path dir, Function<String, String> dbUrl, Duration ttl, Duration sweep)
+      throws Exception {
     this.dir = dir;
     this.pki = ThrowawayPki.create(dir.resolve("pki"), "alice", "bob");
     aliceToken = Tokens.newToken();
@@ -42,9 +48,9 @@ final class Parties implements AutoCloseable {
     int alicePort = freePort();
     int bobPort = freePort();
     aliceConfig = config("alice", alicePort, "bob", bobPort, aliceToken, bobToAlice, aliceToBob,
-        dbUrl.apply("alice"), ttl);
+        dbUrl.apply("alice"), ttl, sweep);
     bobConfig = config("bob", bobPort, "alice", alicePort, bobToken, aliceToBob, bobToAlice,
-        dbUrl.apply("bob"), ttl);
+        dbUrl.apply("bob"), ttl, sweep);
     alice = CoordinatorServer.start(aliceConfig);
     CoordinatorServer b;
     try {
@@ -60,7 +66,7 @@ final class Parties implements AutoCloseable {
 
   private CoordinatorConfig config(String party, int port, String peer, int peerPort,
       String partyToken, String inboundPeerToken, String outboundPeerToken, String dbUrl,
-      Duration ttl) throws Exception {
+      Duration ttl, Duration sweep) throws Exception {
     Path home = dir.resolve(party);
     Files.createDirectories(home);
     Files.write(home.resolve("tokens"), List.of(
@@ -79,7 +85,17 @@ final class Parties implements AutoCloseable {
             home.resolve("peer-token")),
         new CoordinatorConfig.Bridge(party + ".example:" + (7000 + port % 1000),
             pkiDir.resolve(party + ".pem")),
-        ttl, Duration.ofHours(1), null);
+        ttl, sweep, null, List.of("kkrt", "ecdh"));
+  }
+
+  /** Stops alice's coordinator (as if it went down). */
+  void stopAlice() throws Exception {
+    alice.close();
+  }
+
+  /** Starts alice's coordinator again, on the same port and database. */
+  void startAlice() throws Exception {
+    alice = CoordinatorServer.start(aliceConfig);
   }
 
   static int freePort() throws Exception {
