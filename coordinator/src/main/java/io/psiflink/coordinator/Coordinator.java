@@ -96,7 +96,10 @@ public final class Coordinator {
       throw ApiException.badRequest("format", "must be one of csv, avro, parquet");
     }
     JsonNode schemaNode = body.get("schema");
-    if (schemaNode == null || !schemaNode.isArray() || schemaNode.isEmpty()) {
+    if (schemaNode == null || schemaNode.isNull()) {
+      schemaNode = discover(location, format);
+    }
+    if (!schemaNode.isArray() || schemaNode.isEmpty()) {
       throw ApiException.badRequest("schema", "must be a non-empty array of {name, type}");
     }
     List<ColumnSpec> schema = new ArrayList<>();
@@ -136,6 +139,36 @@ public final class Coordinator {
           Store.json(Map.of("location", location, "format", format)));
       return d;
     });
+  }
+
+  /**
+   * The schema of the files at {@code location} (flink-jobs' SchemaDiscovery: a CSV header with
+   * inferred types, or an Avro writer schema), when a dataset is registered without one.
+   */
+  private JsonNode discover(String location, String format) {
+    if (format.equals("parquet")) {
+      throw ApiException.badRequest("schema", "is required for parquet datasets (discovery reads"
+          + " csv and avro files)");
+    }
+    io.psiflink.jobs.table.TableSchema found;
+    try {
+      String actual = io.psiflink.jobs.table.TableFiles.of(location).format().name()
+          .toLowerCase(Locale.ROOT);
+      if (!actual.equals(format)) {
+        throw ApiException.badRequest("format", "is " + format + " but the files at " + location
+            + " are " + actual);
+      }
+      found = io.psiflink.jobs.table.SchemaDiscovery.discover(location);
+    } catch (io.psiflink.jobs.table.TableException | IllegalArgumentException
+        | java.io.UncheckedIOException e) {
+      throw ApiException.badRequest("location", "no schema given, and none can be discovered: "
+          + e.getMessage());
+    }
+    List<ColumnSpec> cols = new ArrayList<>();
+    for (io.psiflink.jobs.table.Column c : found.columns()) {
+      cols.add(new ColumnSpec(c.name(), c.type().name(), c.nullable()));
+    }
+    return json.valueToTree(cols);
   }
 
   private static List<String> columnList(JsonNode body, String field, Set<String> names,

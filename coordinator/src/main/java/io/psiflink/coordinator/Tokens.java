@@ -21,8 +21,8 @@ import java.util.Optional;
  * tokens are high-entropy random values and not human-chosen passwords, a fast hash is enough: an
  * attacker who steals the tokens file would have to search a 2^256 space, which no amount of
  * hashing speed makes feasible, so a slow password hash (bcrypt, Argon2) would only cost CPU on
- * every request without adding security. Comparing hashes also keeps the comparison independent of
- * the token text (the lookup is by hash; {@link MessageDigest#isEqual} is used for the final check).
+ * every request without adding security. Tokens are looked up by their hash, so the time a lookup
+ * takes depends on the hash of the presented value, never on how much of a real token it matches.
  *
  * <p>The tokens file has one token per line: {@code <sha256-hex> <kind> <label>}, where kind is
  * {@code party} (this coordinator's own party: its people and tools) or {@code peer} (the other

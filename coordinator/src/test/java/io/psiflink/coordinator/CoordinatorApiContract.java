@@ -281,6 +281,32 @@ abstract class CoordinatorApiContract {
     refused(404, alice.get("/v1/datasets/x1"), "x1");
   }
 
+  @Test
+  void schemaIsDiscoveredFromCsvFilesWhenNotGiven() throws Exception {
+    Path csv = dir.resolve("discover" + SEQ.incrementAndGet() + ".csv");
+    Files.writeString(csv, "card,zip,spend\nc1,10115,12.5\nc2,80331,3\n");
+    ObjectNode d = purchases("found" + SEQ.incrementAndGet());
+    d.remove("schema");
+    d.put("location", csv.toString());
+    d.put("format", "csv");
+    d.set("revealColumns", Client.JSON.valueToTree(List.of("spend")));
+    d.set("filterColumns", Client.JSON.createArrayNode());
+    Reply r = alice.post("/v1/datasets", d);
+    assertEquals(201, r.status(), r.toString());
+    assertEquals("[{\"name\":\"card\",\"type\":\"STRING\",\"nullable\":true},"
+        + "{\"name\":\"zip\",\"type\":\"BIGINT\",\"nullable\":true},"
+        + "{\"name\":\"spend\",\"type\":\"DOUBLE\",\"nullable\":true}]",
+        r.json().path("schema").toString());
+    d.put("name", "found" + SEQ.incrementAndGet());
+    d.put("format", "avro");
+    refused(400, alice.post("/v1/datasets", d), "format", "csv");
+    d.put("format", "csv");
+    d.put("location", dir.resolve("missing.csv").toString());
+    refused(400, alice.post("/v1/datasets", d), "location", "discovered");
+    d.put("format", "parquet");
+    refused(400, alice.post("/v1/datasets", d), "schema", "parquet");
+  }
+
   // ------------------------------------------------------------------ query validation
 
   @Test

@@ -110,7 +110,9 @@ final class PostgresServer implements AutoCloseable {
   private void pg(List<String> command) throws IOException, InterruptedException {
     List<String> cmd = new ArrayList<>();
     if (asPostgres) {
-      cmd.addAll(List.of("runuser", "-u", "postgres", "--"));
+      String runuser = Stream.of("/usr/sbin/runuser", "/sbin/runuser")
+          .filter(f -> Files.isExecutable(Path.of(f))).findFirst().orElse("runuser");
+      cmd.addAll(List.of(runuser, "-u", "postgres", "--"));
     }
     cmd.addAll(command);
     run(cmd, dir);
