@@ -116,6 +116,52 @@ public final class JoinQuery implements Serializable {
     return fingerprint;
   }
 
+  /**
+   * Where the query names column {@code column} of {@code side}'s table in {@code clause}
+   * ({@code "SELECT"}, {@code "ON"} or {@code "WHERE"}), in query order: qualified references to
+   * that table, unqualified references with that name, and (for SELECT) stars that expand to that
+   * table's columns. For error messages about a column that resolved but is not allowed (e.g. by a
+   * dataset's owner); empty when nothing matches.
+   */
+  public java.util.List<SourceSpan> references(Side side, String column, String clause) {
+    Objects.requireNonNull(side, "side");
+    Objects.requireNonNull(column, "column");
+    java.util.List<SourceSpan> out = new java.util.ArrayList<>();
+    java.util.function.Predicate<ParsedQuery.Ref> matches = r -> r != null
+        && r.column().equals(column) && (r.qualifier() == null || r.qualifier() == side);
+    switch (clause) {
+      case "SELECT" -> {
+        for (ParsedQuery.Item item : parsed.select()) {
+          if (item.star() ? item.starSide() == null || item.starSide() == side
+              : matches.test(item.ref())) {
+            out.add(item.span());
+          }
+        }
+      }
+      case "ON" -> {
+        for (ParsedQuery.Equality e : parsed.on()) {
+          for (ParsedQuery.Ref r : java.util.List.of(e.left(), e.right())) {
+            if (matches.test(r)) {
+              out.add(r.span());
+            }
+          }
+        }
+      }
+      case "WHERE" -> {
+        for (ParsedQuery.Conjunct c : parsed.where()) {
+          for (ParsedQuery.Ref r : c.refs()) {
+            if (matches.test(r)) {
+              out.add(r.span());
+            }
+          }
+        }
+      }
+      default -> throw new IllegalArgumentException("clause must be SELECT, ON or WHERE: " + clause);
+    }
+    out.removeIf(Objects::isNull);
+    return java.util.List.copyOf(out);
+  }
+
   /** The canonical text the fingerprint is computed from. */
   String canonical() {
     return parsed.canonical();

@@ -45,7 +45,8 @@ public class QueryException extends Exception {
     this(clause, problem, line, column, text, null);
   }
 
-  QueryException(String clause, String problem, SourceSpan at) {
+  /** A problem at a place in the query text ({@code at} may be null: no location). */
+  public QueryException(String clause, String problem, SourceSpan at) {
     this(clause, problem, at == null ? 0 : at.line(), at == null ? 0 : at.column(),
         at == null ? null : at.text(), null);
   }

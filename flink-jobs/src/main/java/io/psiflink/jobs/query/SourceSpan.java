@@ -3,4 +3,4 @@ package io.psiflink.jobs.query;
 import java.io.Serializable;
 
 /** A place in the query text: 1-based line and column of its start, and the text itself. */
-record SourceSpan(int line, int column, String text) implements Serializable {}
+public record SourceSpan(int line, int column, String text) implements Serializable {}

@@ -1,0 +1,707 @@
+package io.psiflink.coordinator;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.psiflink.coordinator.Model.Approval;
+import io.psiflink.coordinator.Model.AuditEntry;
+import io.psiflink.coordinator.Model.ColumnSpec;
+import io.psiflink.coordinator.Model.Dataset;
+import io.psiflink.coordinator.Model.PublishedColumn;
+import io.psiflink.coordinator.Model.PublishedDataset;
+import io.psiflink.coordinator.Model.QueryRecord;
+import io.psiflink.coordinator.Model.SessionRecord;
+import io.psiflink.jobs.query.Side;
+import io.psiflink.jobs.table.ColumnType;
+import java.io.IOException;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
+import java.util.UUID;
+import java.util.regex.Pattern;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The coordinator's logic, independent of HTTP: the dataset registry, query submission and
+ * validation, the approval protocol with the peer coordinator, sessions, expiry and the audit log.
+ *
+ * <h2>Approval protocol</h2>
+ *
+ * <ol>
+ *   <li>The requester (party R, at its coordinator) submits a query. R's coordinator fetches the
+ *       peer's published dataset, validates, stores the query {@code pending} ({@code outgoing}),
+ *       and sends it to the approver's coordinator ({@code POST /v1/peer/queries}).
+ *   <li>The approver's coordinator fetches R's published dataset, validates independently against
+ *       its own registry, checks the fingerprint, and stores it {@code pending} ({@code incoming}).
+ *       If it refuses, R records the query {@code refused} with the peer's reason.
+ *   <li>The approver's party approves or rejects. On approval the approver creates the session
+ *       (id, bins, σ, protocol, both bridge endpoints and certificate fingerprints) and tells R
+ *       ({@code POST /v1/peer/queries/{id}/decision}); R stores the same session. If that call is
+ *       lost, R's sweeper polls {@code GET /v1/peer/queries/{id}}.
+ *   <li>A query still pending at its deadline is {@code expired} on both sides (each side's
+ *       sweeper; an approval after the deadline is refused).
+ * </ol>
+ *
+ * Nothing runs before approval; no coordinator ever sees the token PRF key or the bin seed (the two
+ * jobs agree them with an authenticated X25519 exchange, SessionHandshake).
+ */
+public final class Coordinator {
+  private static final Logger LOG = LoggerFactory.getLogger(Coordinator.class);
+  private static final Pattern NAME = Pattern.compile("[A-Za-z0-9][A-Za-z0-9_.-]{0,127}");
+  private static final Set<String> FORMATS = Set.of("csv", "avro", "parquet");
+
+  private final CoordinatorConfig config;
+  private final Db db;
+  private final PeerClient peer;
+  private final ObjectMapper json;
+  private final Clock clock;
+  private final String bridgeFingerprint;
+
+  Coordinator(CoordinatorConfig config, Db db, PeerClient peer, ObjectMapper json, Clock clock) {
+    this.config = config;
+    this.db = db;
+    this.peer = peer;
+    this.json = json;
+    this.clock = clock;
+    this.bridgeFingerprint = Tls.fingerprint(config.bridge().certificate());
+  }
+
+  String party() {
+    return config.party();
+  }
+
+  private long now() {
+    return clock.millis();
+  }
+
+  // ================================================================== datasets
+
+  Dataset registerDataset(JsonNode body) {
+    if (body == null || !body.isObject()) {
+      throw ApiException.badRequest("body", "must be a JSON object");
+    }
+    String name = requireText(body, "name");
+    if (!NAME.matcher(name).matches()) {
+      throw ApiException.badRequest("name", "must match " + NAME.pattern());
+    }
+    String location = requireText(body, "location");
+    String format = requireText(body, "format").toLowerCase(Locale.ROOT);
+    if (!FORMATS.contains(format)) {
+      throw ApiException.badRequest("format", "must be one of csv, avro, parquet");
+    }
+    JsonNode schemaNode = body.get("schema");
+    if (schemaNode == null || schemaNode.isNull()) {
+      schemaNode = discover(location, format);
+    }
+    if (!schemaNode.isArray() || schemaNode.isEmpty()) {
+      throw ApiException.badRequest("schema", "must be a non-empty array of {name, type}");
+    }
+    List<ColumnSpec> schema = new ArrayList<>();
+    Set<String> names = new HashSet<>();
+    for (int i = 0; i < schemaNode.size(); i++) {
+      JsonNode c = schemaNode.get(i);
+      String f = "schema[" + i + "]";
+      String cn = requireText(c, "name", f + ".name");
+      String type = requireText(c, "type", f + ".type").toUpperCase(Locale.ROOT);
+      try {
+        ColumnType.valueOf(type);
+      } catch (IllegalArgumentException e) {
+        throw ApiException.badRequest(f + ".type", "unknown type " + c.get("type").asText()
+            + "; types are " + List.of(ColumnType.values()));
+      }
+      if (!names.add(cn)) {
+        throw ApiException.badRequest(f + ".name", "duplicate column " + cn);
+      }
+      JsonNode nullable = c.get("nullable");
+      if (nullable != null && !nullable.isBoolean()) {
+        throw ApiException.badRequest(f + ".nullable", "must be true or false");
+      }
+      schema.add(new ColumnSpec(cn, type, nullable == null || nullable.asBoolean()));
+    }
+    List<String> keys = columnList(body, "keyColumns", names, true);
+    List<String> reveal = columnList(body, "revealColumns", names, false);
+    List<String> filter = columnList(body, "filterColumns", names, false);
+    Dataset d = new Dataset(name, location, format, schema, keys, reveal, filter, "active", now(),
+        null);
+    return db.tx(c -> {
+      if (Store.dataset(c, name).isPresent()) {
+        throw ApiException.conflict("dataset " + name + " already exists (names are never reused)")
+            .with("field", "name");
+      }
+      Store.insertDataset(c, d);
+      Store.audit(c, d.createdAt(), config.party(), "dataset.registered", "dataset", name,
+          Store.json(Map.of("location", location, "format", format)));
+      return d;
+    });
+  }
+
+  /**
+   * The schema of the files at {@code location} (flink-jobs' SchemaDiscovery: a CSV header with
+   * inferred types, or an Avro writer schema), when a dataset is registered without one.
+   */
+  private JsonNode discover(String location, String format) {
+    if (format.equals("parquet")) {
+      throw ApiException.badRequest("schema", "is required for parquet datasets (discovery reads"
+          + " csv and avro files)");
+    }
+    io.psiflink.jobs.table.TableSchema found;
+    try {
+      String actual = io.psiflink.jobs.table.TableFiles.of(location).format().name()
+          .toLowerCase(Locale.ROOT);
+      if (!actual.equals(format)) {
+        throw ApiException.badRequest("format", "is " + format + " but the files at " + location
+            + " are " + actual);
+      }
+      found = io.psiflink.jobs.table.SchemaDiscovery.discover(location);
+    } catch (io.psiflink.jobs.table.TableException | IllegalArgumentException
+        | java.io.UncheckedIOException e) {
+      throw ApiException.badRequest("location", "no schema given, and none can be discovered: "
+          + e.getMessage());
+    }
+    List<ColumnSpec> cols = new ArrayList<>();
+    for (io.psiflink.jobs.table.Column c : found.columns()) {
+      cols.add(new ColumnSpec(c.name(), c.type().name(), c.nullable()));
+    }
+    return json.valueToTree(cols);
+  }
+
+  private static List<String> columnList(JsonNode body, String field, Set<String> names,
+      boolean required) {
+    JsonNode n = body.get(field);
+    if (n == null || n.isNull()) {
+      if (required) {
+        throw ApiException.badRequest(field, "must list at least one column");
+      }
+      return List.of();
+    }
+    if (!n.isArray() || (required && n.isEmpty())) {
+      throw ApiException.badRequest(field, required ? "must list at least one column"
+          : "must be an array of column names");
+    }
+    List<String> out = new ArrayList<>();
+    for (int i = 0; i < n.size(); i++) {
+      String col = n.get(i).asText();
+      if (!n.get(i).isTextual() || !names.contains(col)) {
+        throw ApiException.badRequest(field + "[" + i + "]", "unknown column " + n.get(i)
+            + "; the schema has " + names.stream().sorted().toList());
+      }
+      if (!out.contains(col)) {
+        out.add(col);
+      }
+    }
+    return List.copyOf(out);
+  }
+
+  List<Dataset> datasets(boolean includeRetired) {
+    return db.tx(c -> Store.datasets(c, includeRetired));
+  }
+
+  Dataset dataset(String name) {
+    return db.tx(c -> Store.dataset(c, name)).orElseThrow(() -> ApiException.notFound(
+        "dataset " + name));
+  }
+
+  Dataset retireDataset(String name) {
+    return db.tx(c -> {
+      Dataset d = Store.dataset(c, name).orElseThrow(() -> ApiException.notFound(
+          "dataset " + name));
+      if (!Store.retireDataset(c, name, now())) {
+        throw ApiException.conflict("dataset " + name + " is already retired");
+      }
+      Store.audit(c, now(), config.party(), "dataset.retired", "dataset", name, null);
+      return Store.dataset(c, name).orElse(d);
+    });
+  }
+
+  /** What the peer may know of an active dataset: name and usable columns with their types. */
+  PublishedDataset published(String name) {
+    Dataset d = db.tx(c -> Store.dataset(c, name)).filter(x -> x.status().equals("active"))
+        .orElseThrow(() -> ApiException.notFound("dataset " + name));
+    return publish(d);
+  }
+
+  List<PublishedDataset> publishedAll() {
+    return datasets(false).stream().map(this::publish).toList();
+  }
+
+  private PublishedDataset publish(Dataset d) {
+    List<PublishedColumn> cols = new ArrayList<>();
+    for (ColumnSpec c : d.schema()) {
+      boolean k = d.keyColumns().contains(c.name());
+      boolean r = d.revealColumns().contains(c.name());
+      boolean f = d.filterColumns().contains(c.name());
+      if (k || r || f) {
+        cols.add(new PublishedColumn(c.name(), c.type(), c.nullable() == null || c.nullable(),
+            k, r, f));
+      }
+    }
+    return new PublishedDataset(config.party(), d.name(), cols);
+  }
+
+  // ================================================================== queries: the requester
+
+  /** A query submitted by this party: validated here, then sent to the peer for approval. */
+  Map<String, Object> submit(JsonNode body) {
+    if (body == null || !body.isObject()) {
+      throw ApiException.badRequest("body", "must be a JSON object");
+    }
+    String localName = requireText(body, "localDataset");
+    String peerName = requireText(body, "peerDataset");
+    Side side = side(body.get("role"));
+    int bins = intField(body, "bins", config.defaults().bins(), 0, 1 << 24);
+    int sigma = intField(body, "sigma", config.defaults().sigma(), 40, 128);
+    String protocol = body.hasNonNull("protocol") ? body.get("protocol").asText()
+        : config.defaults().protocol();
+    if (!config.protocols().contains(protocol)) {
+      throw ApiException.badRequest("protocol", "must be one of " + config.protocols());
+    }
+    boolean hasSql = body.hasNonNull("sql");
+    boolean hasJson = body.hasNonNull("query");
+    if (hasSql == hasJson) {
+      throw ApiException.badRequest("sql", "give the query either as SQL text (sql) or in JSON"
+          + " form (query), not " + (hasSql ? "both" : "neither"));
+    }
+    if (hasSql && (!body.get("sql").isTextual() || body.get("sql").asText().isBlank())) {
+      throw ApiException.badRequest("sql", "must be non-empty SQL text");
+    }
+
+    Dataset local = db.tx(c -> Store.dataset(c, localName))
+        .filter(d -> d.status().equals("active"))
+        .orElseThrow(() -> new ApiException(422, "localDataset: no active dataset " + localName
+            + " is registered here").with("field", "localDataset"));
+    PublishedDataset peerView = fetchPublished(peerName, "peerDataset");
+    QueryValidator.Policy localPolicy = QueryValidator.policy(local);
+    QueryValidator.Policy peerPolicy = QueryValidator.policy(peerView);
+
+    String sql;
+    if (hasSql) {
+      sql = body.get("sql").asText();
+      QueryValidator.validate(sql, "sql", side, localPolicy, peerPolicy);
+    } else {
+      sql = QueryValidator.render(body.get("query"));
+      QueryValidator.validate(sql, "query", side, localPolicy, peerPolicy);
+      QueryValidator.checkWhereSides(body.get("query"), side, localPolicy, peerPolicy);
+    }
+    String fingerprint = fingerprint(sql);
+
+    long now = now();
+    QueryRecord q = new QueryRecord(UUID.randomUUID().toString(), "outgoing", config.party(),
+        config.peer().name(), side.name(), localName, peerName, sql, fingerprint, bins, sigma,
+        protocol, config.bridge().endpoint(), bridgeFingerprint, "pending", null, now,
+        now + config.approvalTtl().toMillis(), null);
+    db.tx(c -> {
+      Store.insertQuery(c, q);
+      Store.audit(c, now, config.party(), "query.submitted", "query", q.id(),
+          Store.json(Map.of("sql", sql, "fingerprint", fingerprint, "localDataset", localName,
+              "peerDataset", peerName, "role", side.name())));
+      return null;
+    });
+
+    Map<String, Object> offer = new LinkedHashMap<>();
+    offer.put("id", q.id());
+    offer.put("requester", config.party());
+    offer.put("requesterSide", side.name());
+    offer.put("requesterDataset", localName);
+    offer.put("approverDataset", peerName);
+    offer.put("sql", sql);
+    offer.put("fingerprint", fingerprint);
+    offer.put("bins", bins);
+    offer.put("sigma", sigma);
+    offer.put("protocol", protocol);
+    offer.put("requesterEndpoint", config.bridge().endpoint());
+    offer.put("requesterFingerprint", bridgeFingerprint);
+    offer.put("expiresAt", q.expiresAt());
+    try {
+      peer.post("/v1/peer/queries", offer);
+    } catch (PeerClient.PeerError e) {
+      String reason = e.getMessage();
+      finish(q.id(), "refused", reason, "query.refused_by_peer");
+      throw new ApiException(e.status == 422 || e.status == 400 ? 422 : 502,
+          "the peer coordinator refused the query: " + peerMessage(e)).with("field", "peer")
+          .with("peer", e.body).with("id", q.id());
+    } catch (IOException e) {
+      finish(q.id(), "failed", "peer unreachable: " + e.getMessage(), "query.undelivered");
+      throw new ApiException(502, "cannot reach the peer coordinator: " + e.getMessage())
+          .with("field", "peer").with("id", q.id());
+    }
+    return queryView(q.id());
+  }
+
+  private static String peerMessage(PeerClient.PeerError e) {
+    return e.body != null && e.body.has("error") ? e.body.get("error").asText()
+        : "status " + e.status;
+  }
+
+  private void finish(String id, String status, String reason, String action) {
+    db.tx(c -> {
+      if (Store.decide(c, id, status, reason, now())) {
+        Store.audit(c, now(), config.party(), action, "query", id, reason);
+      }
+      return null;
+    });
+  }
+
+  private PublishedDataset fetchPublished(String name, String field) {
+    try {
+      JsonNode n = peer.get("/v1/peer/datasets/" + PeerClient.segment(name));
+      return json.treeToValue(n, PublishedDataset.class);
+    } catch (PeerClient.PeerError e) {
+      if (e.status == 404) {
+        throw new ApiException(422, field + ": the peer " + config.peer().name()
+            + " has no published dataset " + name).with("field", field);
+      }
+      throw new ApiException(502, "the peer coordinator answered " + e.status + " for dataset "
+          + name + ": " + peerMessage(e)).with("field", field);
+    } catch (IOException e) {
+      throw new ApiException(502, "cannot reach the peer coordinator: " + e.getMessage())
+          .with("field", field);
+    }
+  }
+
+  // ================================================================== queries: the approver
+
+  /** A query sent by the peer coordinator for this party's approval. */
+  Map<String, Object> receive(JsonNode offer) {
+    if (offer == null || !offer.isObject()) {
+      throw ApiException.badRequest("body", "must be a JSON object");
+    }
+    String id = requireText(offer, "id");
+    String requester = requireText(offer, "requester");
+    if (!requester.equals(config.peer().name())) {
+      throw new ApiException(403, "requester " + requester + " is not this coordinator's peer");
+    }
+    Side requesterSide = side(offer.get("requesterSide"));
+    String requesterDataset = requireText(offer, "requesterDataset");
+    String ownName = requireText(offer, "approverDataset");
+    String sql = requireText(offer, "sql");
+    String fingerprint = requireText(offer, "fingerprint");
+    int bins = intField(offer, "bins", 0, 0, 1 << 24);
+    int sigma = intField(offer, "sigma", 40, 40, 128);
+    String protocol = requireText(offer, "protocol");
+    if (!config.protocols().contains(protocol)) {
+      throw ApiException.badRequest("protocol", "protocol " + protocol + " is not offered by "
+          + config.party() + "; it offers " + config.protocols());
+    }
+    String endpoint = requireText(offer, "requesterEndpoint");
+    String peerFingerprint = requireText(offer, "requesterFingerprint");
+    long expiresAt = offer.path("expiresAt").asLong(0);
+    if (expiresAt <= now()) {
+      throw ApiException.badRequest("expiresAt", "the deadline has passed");
+    }
+    expiresAt = Math.min(expiresAt, now() + config.approvalTtl().toMillis());
+
+    Dataset own = db.tx(c -> Store.dataset(c, ownName)).filter(d -> d.status().equals("active"))
+        .orElseThrow(() -> new ApiException(422, "approverDataset: no active dataset " + ownName
+            + " at " + config.party()).with("field", "approverDataset"));
+    PublishedDataset theirs = fetchPublished(requesterDataset, "requesterDataset");
+    Side ownSide = requesterSide.other();
+    QueryValidator.validate(sql, "sql", ownSide, QueryValidator.policy(own),
+        QueryValidator.policy(theirs));
+    if (!fingerprint(sql).equals(fingerprint)) {
+      throw ApiException.badRequest("fingerprint", "does not match the query");
+    }
+    long now = now();
+    QueryRecord q = new QueryRecord(id, "incoming", requester, config.party(), ownSide.name(),
+        ownName, requesterDataset, sql, fingerprint, bins, sigma, protocol, endpoint,
+        peerFingerprint, "pending", null, now, expiresAt, null);
+    db.tx(c -> {
+      if (Store.query(c, id).isPresent()) {
+        throw ApiException.conflict("query " + id + " already exists");
+      }
+      Store.insertQuery(c, q);
+      Store.audit(c, now, requester, "query.received", "query", id,
+          Store.json(Map.of("sql", sql, "fingerprint", fingerprint, "localDataset", ownName,
+              "peerDataset", requesterDataset)));
+      return null;
+    });
+    return queryView(id);
+  }
+
+  /** This party approves (or rejects) an incoming query. */
+  Map<String, Object> decideIncoming(String id, boolean approve, String reason) {
+    long now = now();
+    SessionRecord session = db.tx(c -> {
+      QueryRecord q = Store.query(c, id).orElseThrow(() -> ApiException.notFound("query " + id));
+      if (!q.direction().equals("incoming")) {
+        throw ApiException.conflict("query " + id + " was submitted by this party; "
+            + config.peer().name() + " decides on it");
+      }
+      if (!q.status().equals("pending")) {
+        throw ApiException.conflict("query " + id + " is " + q.status() + ", not pending");
+      }
+      if (q.expiresAt() <= now) {
+        expire(c, q, now);
+        return null;
+      }
+      String decision = approve ? "approved" : "rejected";
+      Store.decide(c, id, decision, reason, now);
+      Store.insertApproval(c, new Approval(id, decision, config.party(), reason, now));
+      Store.audit(c, now, config.party(), "query." + decision, "query", id, reason);
+      if (!approve) {
+        return null;
+      }
+      SessionRecord s = newSession(q, now);
+      Store.insertSession(c, s);
+      Store.audit(c, now, config.party(), "session.created", "session", s.id(),
+          Store.json(sessionAudit(s)));
+      return s;
+    });
+    QueryRecord q = db.tx(c -> Store.query(c, id)).orElseThrow();
+    if (q.status().equals("expired")) {
+      throw ApiException.conflict("query " + id + " expired before the decision");
+    }
+    Map<String, Object> decision = new LinkedHashMap<>();
+    decision.put("decision", q.status());
+    decision.put("reason", reason);
+    decision.put("decidedAt", now);
+    decision.put("session", session);
+    try {
+      peer.post("/v1/peer/queries/" + PeerClient.segment(id) + "/decision", decision);
+    } catch (IOException | PeerClient.PeerError e) {
+      // the requester's sweeper polls GET /v1/peer/queries/{id}; recorded, not fatal
+      LOG.warn("cannot tell {} about the decision on {}: {}", config.peer().name(), id,
+          e.getMessage());
+      db.tx(c -> {
+        Store.audit(c, now(), config.party(), "peer.notify_failed", "query", id, e.getMessage());
+        return null;
+      });
+    }
+    return queryView(id);
+  }
+
+  private SessionRecord newSession(QueryRecord q, long now) {
+    // the approver is the query's local side here; the requester the other
+    boolean approverIsA = q.localSide().equals("A");
+    String aParty = approverIsA ? config.party() : q.requester();
+    String bParty = approverIsA ? q.requester() : config.party();
+    String aEnd = approverIsA ? config.bridge().endpoint() : q.requesterEndpoint();
+    String aFp = approverIsA ? bridgeFingerprint : q.requesterFingerprint();
+    String bEnd = approverIsA ? q.requesterEndpoint() : config.bridge().endpoint();
+    String bFp = approverIsA ? q.requesterFingerprint() : bridgeFingerprint;
+    return new SessionRecord(UUID.randomUUID().toString(), q.id(), aParty, bParty, q.bins(),
+        q.sigma(), q.protocol(), aEnd, aFp, bEnd, bFp, "created", now);
+  }
+
+  private static Map<String, Object> sessionAudit(SessionRecord s) {
+    Map<String, Object> m = new LinkedHashMap<>();
+    m.put("queryId", s.queryId());
+    m.put("bins", s.bins());
+    m.put("sigma", s.sigma());
+    m.put("protocol", s.protocol());
+    m.put("a", s.partyA() + "@" + s.aEndpoint());
+    m.put("b", s.partyB() + "@" + s.bEndpoint());
+    return m;
+  }
+
+  /** The peer (the approver) tells this coordinator its decision on an outgoing query. */
+  Map<String, Object> peerDecision(String id, JsonNode body) {
+    if (body == null || !body.isObject()) {
+      throw ApiException.badRequest("body", "must be a JSON object");
+    }
+    String decision = requireText(body, "decision");
+    if (!decision.equals("approved") && !decision.equals("rejected")
+        && !decision.equals("expired")) {
+      throw ApiException.badRequest("decision", "must be approved, rejected or expired");
+    }
+    String reason = body.hasNonNull("reason") ? body.get("reason").asText() : null;
+    SessionRecord session = null;
+    if (decision.equals("approved")) {
+      try {
+        session = json.treeToValue(body.get("session"), SessionRecord.class);
+      } catch (IOException | IllegalArgumentException e) {
+        throw ApiException.badRequest("session", "unreadable: " + e.getMessage());
+      }
+      if (session == null || session.id() == null || !id.equals(session.queryId())) {
+        throw ApiException.badRequest("session", "an approval carries the session of the query");
+      }
+    }
+    applyDecision(id, decision, reason, session);
+    return queryView(id);
+  }
+
+  private void applyDecision(String id, String decision, String reason, SessionRecord session) {
+    long now = now();
+    boolean late = db.tx(c -> {
+      QueryRecord q = Store.query(c, id).orElseThrow(() -> ApiException.notFound("query " + id));
+      if (!q.direction().equals("outgoing")) {
+        throw ApiException.notFound("query " + id);
+      }
+      if (q.status().equals(decision)) {
+        return false; // the callback and the poll may both deliver it
+      }
+      if (!q.status().equals("pending")) {
+        throw ApiException.conflict("query " + id + " is already " + q.status());
+      }
+      if (decision.equals("expired")) {
+        expire(c, q, now);
+        return false;
+      }
+      if (q.expiresAt() <= now) {
+        expire(c, q, now); // committed; the caller hears 409
+        return true;
+      }
+      Store.decide(c, id, decision, reason, now);
+      Store.insertApproval(c, new Approval(id, decision, q.approver(), reason, now));
+      Store.audit(c, now, q.approver(), "query." + decision, "query", id, reason);
+      if (session != null) {
+        checkSession(q, session);
+        Store.insertSession(c, session);
+        Store.audit(c, now, q.approver(), "session.created", "session", session.id(),
+            Store.json(sessionAudit(session)));
+      }
+      return false;
+    });
+    if (late) {
+      throw ApiException.conflict("query " + id + " expired here before the decision arrived");
+    }
+  }
+
+  /** The session the approver created must match the query this side submitted. */
+  private void checkSession(QueryRecord q, SessionRecord s) {
+    boolean weAreA = q.localSide().equals("A");
+    String ourParty = weAreA ? s.partyA() : s.partyB();
+    String ourEndpoint = weAreA ? s.aEndpoint() : s.bEndpoint();
+    String ourFp = weAreA ? s.aFingerprint() : s.bFingerprint();
+    if (!config.party().equals(ourParty) || !q.requesterEndpoint().equals(ourEndpoint)
+        || !q.requesterFingerprint().equals(ourFp) || s.bins() != q.bins()
+        || s.sigma() != q.sigma() || !q.protocol().equals(s.protocol())) {
+      throw ApiException.badRequest("session", "does not match the submitted query");
+    }
+  }
+
+  private void expire(java.sql.Connection c, QueryRecord q, long now) throws java.sql.SQLException {
+    if (Store.decide(c, q.id(), "expired", "no decision before the deadline", now)) {
+      Store.insertApproval(c, new Approval(q.id(), "expired", config.party(),
+          "no decision before the deadline", now));
+      Store.audit(c, now, config.party(), "query.expired", "query", q.id(), null);
+    }
+  }
+
+  /**
+   * Expires overdue pending queries, and asks the peer about outgoing queries still pending here
+   * (in case its decision callback was lost).
+   */
+  void sweep() {
+    long now = now();
+    db.tx(c -> {
+      for (QueryRecord q : Store.overdue(c, now)) {
+        expire(c, q, now);
+      }
+      return null;
+    });
+    for (QueryRecord q : db.tx(c -> Store.queries(c, "pending"))) {
+      if (!q.direction().equals("outgoing")) {
+        continue;
+      }
+      try {
+        JsonNode r = peer.get("/v1/peer/queries/" + PeerClient.segment(q.id()));
+        String status = r.path("status").asText();
+        if (status.equals("approved") || status.equals("rejected")) {
+          SessionRecord s = r.hasNonNull("session")
+              ? json.treeToValue(r.get("session"), SessionRecord.class) : null;
+          applyDecision(q.id(), status, r.path("statusReason").asText(null), s);
+        }
+      } catch (IOException | PeerClient.PeerError | ApiException e) {
+        LOG.debug("poll of {} at the peer: {}", q.id(), e.getMessage());
+      }
+    }
+  }
+
+  // ================================================================== reading
+
+  List<Map<String, Object>> queries(String status) {
+    return db.tx(c -> {
+      List<Map<String, Object>> out = new ArrayList<>();
+      for (QueryRecord q : Store.queries(c, status)) {
+        out.add(view(c, q));
+      }
+      return out;
+    });
+  }
+
+  Map<String, Object> queryView(String id) {
+    return db.tx(c -> view(c, Store.query(c, id).orElseThrow(
+        () -> ApiException.notFound("query " + id))));
+  }
+
+  /** What the peer may see of a query: only queries between the two parties, i.e. all of ours. */
+  Map<String, Object> peerQueryView(String id) {
+    return queryView(id);
+  }
+
+  private Map<String, Object> view(java.sql.Connection c, QueryRecord q)
+      throws java.sql.SQLException {
+    Map<String, Object> m = json.convertValue(q, LinkedHashMap.class);
+    m.put("approval", Store.approval(c, q.id()).orElse(null));
+    m.put("session", Store.sessionOfQuery(c, q.id()).orElse(null));
+    return m;
+  }
+
+  List<SessionRecord> sessions() {
+    return db.tx(Store::sessions);
+  }
+
+  SessionRecord session(String id) {
+    return db.tx(c -> Store.session(c, id)).orElseThrow(() -> ApiException.notFound(
+        "session " + id));
+  }
+
+  List<AuditEntry> audit(long after, int limit) {
+    return db.tx(c -> Store.audit(c, after, limit));
+  }
+
+  // ================================================================== helpers
+
+  private static String fingerprint(String sql) {
+    try {
+      return io.psiflink.jobs.query.JoinQuery.parse(sql).fingerprint();
+    } catch (io.psiflink.jobs.query.QueryException e) {
+      throw ApiException.invalidQuery("sql", e);
+    }
+  }
+
+  private static Side side(JsonNode role) {
+    if (role == null || role.isNull()) {
+      return Side.A;
+    }
+    return switch (role.asText()) {
+      case "A", "a" -> Side.A;
+      case "B", "b" -> Side.B;
+      default -> throw ApiException.badRequest("role", "must be A (table a, receives the joined"
+          + " rows) or B (table b)");
+    };
+  }
+
+  private static int intField(JsonNode body, String field, int dflt, int min, int max) {
+    JsonNode n = body.get(field);
+    if (n == null || n.isNull()) {
+      return dflt;
+    }
+    if (!n.isInt() || n.asInt() < min || n.asInt() > max) {
+      throw ApiException.badRequest(field, "must be an integer in [" + min + ", " + max + "]");
+    }
+    return n.asInt();
+  }
+
+  static String requireText(JsonNode body, String name) {
+    return requireText(body, name, name);
+  }
+
+  static String requireText(JsonNode body, String name, String field) {
+    JsonNode v = body == null ? null : body.get(name);
+    if (v == null || !v.isTextual() || v.asText().isBlank()) {
+      throw ApiException.badRequest(field, "is required (a non-empty string)");
+    }
+    return v.asText();
+  }
+
+  Duration ttl() {
+    return config.approvalTtl();
+  }
+}

@@ -1,0 +1,146 @@
+package io.psiflink.coordinator;
+
+import com.fasterxml.jackson.annotation.JsonInclude;
+import com.fasterxml.jackson.databind.DeserializationFeature;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.time.Clock;
+import java.util.List;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import javax.net.ssl.SSLContext;
+import org.eclipse.jetty.server.HttpConfiguration;
+import org.eclipse.jetty.server.HttpConnectionFactory;
+import org.eclipse.jetty.server.SecureRequestCustomizer;
+import org.eclipse.jetty.server.Server;
+import org.eclipse.jetty.server.ServerConnector;
+import org.eclipse.jetty.server.SslConnectionFactory;
+import org.eclipse.jetty.util.ssl.SslContextFactory;
+import org.eclipse.jetty.util.thread.QueuedThreadPool;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/** A running coordinator: the database, the HTTPS server and the expiry sweeper. */
+public final class CoordinatorServer implements AutoCloseable {
+  private static final Logger LOG = LoggerFactory.getLogger(CoordinatorServer.class);
+
+  private final Server server;
+  private final ServerConnector connector;
+  private final ScheduledExecutorService sweeper;
+  private final Coordinator coordinator;
+  private final HttpApi api;
+  private final Db db;
+
+  private CoordinatorServer(Server server, ServerConnector connector,
+      ScheduledExecutorService sweeper, Coordinator coordinator, HttpApi api, Db db) {
+    this.server = server;
+    this.connector = connector;
+    this.sweeper = sweeper;
+    this.coordinator = coordinator;
+    this.api = api;
+    this.db = db;
+  }
+
+  /** The JSON mapper of the API and of peer calls (unknown fields ignored when reading). */
+  static ObjectMapper mapper() {
+    return new ObjectMapper()
+        .disable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES)
+        .setSerializationInclusion(JsonInclude.Include.ALWAYS);
+  }
+
+  /** Migrates the database, starts the HTTPS server and the sweeper. */
+  public static CoordinatorServer start(CoordinatorConfig config) throws Exception {
+    return start(config, Clock.systemUTC());
+  }
+
+  static CoordinatorServer start(CoordinatorConfig config, Clock clock) throws Exception {
+    Db db = new Db(config.database().url(), config.database().user(),
+        config.database().password());
+    db.migrate();
+    Tokens tokens = Tokens.load(config.tokensFile());
+    String peerToken = readToken(config);
+    SSLContext tls = Tls.context(config.tls().certificate(), config.tls().privateKey(),
+        config.tls().trustedCa());
+    ObjectMapper json = mapper();
+    PeerClient peer = new PeerClient(tls, config.peer().url(), peerToken, json);
+    Coordinator coordinator = new Coordinator(config, db, peer, json, clock);
+    HttpApi api = new HttpApi(coordinator, tokens, json);
+
+    QueuedThreadPool threads = new QueuedThreadPool(32, 2);
+    threads.setName("coordinator-" + config.party());
+    Server server = new Server(threads);
+    SslContextFactory.Server ssl = new SslContextFactory.Server();
+    ssl.setSslContext(tls);
+    HttpConfiguration http = new HttpConfiguration();
+    http.setSendServerVersion(false);
+    SecureRequestCustomizer secure = new SecureRequestCustomizer();
+    secure.setSniHostCheck(false); // one certificate; clients may connect by IP address
+    http.addCustomizer(secure);
+    ServerConnector connector = new ServerConnector(server,
+        new SslConnectionFactory(ssl, "http/1.1"), new HttpConnectionFactory(http));
+    connector.setHost(config.listen().host());
+    connector.setPort(config.listen().port());
+    server.addConnector(connector);
+    server.setHandler(api);
+    server.setStopTimeout(2000);
+    server.start();
+
+    ScheduledExecutorService sweeper = Executors.newSingleThreadScheduledExecutor(r -> {
+      Thread t = new Thread(r, "coordinator-sweeper-" + config.party());
+      t.setDaemon(true);
+      return t;
+    });
+    long every = config.sweepInterval().toMillis();
+    sweeper.scheduleWithFixedDelay(() -> {
+      try {
+        coordinator.sweep();
+      } catch (RuntimeException e) {
+        LOG.warn("sweep failed: {}", e.getMessage(), e);
+      }
+    }, every, every, TimeUnit.MILLISECONDS);
+    LOG.info("coordinator of {} listening on https://{}:{}", config.party(),
+        config.listen().host(), connector.getLocalPort());
+    return new CoordinatorServer(server, connector, sweeper, coordinator, api, db);
+  }
+
+  private static String readToken(CoordinatorConfig config) throws IOException {
+    String t = Files.readString(config.peer().tokenFile(), StandardCharsets.UTF_8).strip();
+    if (t.isEmpty()) {
+      throw new IllegalArgumentException("peer.tokenFile " + config.peer().tokenFile()
+          + " is empty");
+    }
+    return t;
+  }
+
+  /** The port the server listens on (useful when configured as 0). */
+  public int port() {
+    return connector.getLocalPort();
+  }
+
+  /** Runs one expiry/poll pass now (tests; the sweeper runs it periodically). */
+  void sweepNow() {
+    coordinator.sweep();
+  }
+
+  List<HttpApi.Route> routes() {
+    return api.routes();
+  }
+
+  Db db() {
+    return db;
+  }
+
+  /** Blocks until the server stops. */
+  public void join() throws InterruptedException {
+    server.join();
+  }
+
+  @Override
+  public void close() throws Exception {
+    sweeper.shutdownNow();
+    server.stop();
+  }
+}

@@ -1,0 +1,267 @@
+package io.psiflink.coordinator;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.psiflink.coordinator.Tokens.Kind;
+import io.psiflink.coordinator.Tokens.Principal;
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.eclipse.jetty.http.HttpHeader;
+import org.eclipse.jetty.io.Content;
+import org.eclipse.jetty.server.Handler;
+import org.eclipse.jetty.server.Request;
+import org.eclipse.jetty.server.Response;
+import org.eclipse.jetty.util.Callback;
+import org.eclipse.jetty.util.Fields;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The HTTP API (a Jetty handler): authentication, routing, JSON in and out. Every route is listed
+ * in {@link #routes()} and described in {@code openapi.yaml} (a test checks both agree).
+ *
+ * <ul>
+ *   <li>{@code GET /openapi.yaml}: the API description, without authentication.
+ *   <li>{@code /v1/...} except {@code /v1/peer/...}: for this coordinator's party.
+ *   <li>{@code /v1/peer/...}: for the peer coordinator only.
+ * </ul>
+ *
+ * A missing or unknown token is 401 (before anything else, so nothing about the API's objects
+ * leaks to an unauthenticated caller); a valid token on the other principal's routes is 403; an
+ * object that does not exist, or that the caller may not see, is 404.
+ */
+final class HttpApi extends Handler.Abstract {
+  private static final Logger LOG = LoggerFactory.getLogger(HttpApi.class);
+  private static final int MAX_BODY = 1 << 20;
+
+  /** A route handler: path parameters, query parameters and the parsed body in, a result out. */
+  @FunctionalInterface
+  interface Action {
+    Object run(List<String> params, Fields query, JsonNode body) throws Exception;
+  }
+
+  /** A route; {@code kind} null means no authentication. {@code status} on success. */
+  record Route(String method, String path, Kind kind, int status, Action action) {
+    Pattern pattern() {
+      return Pattern.compile(path.replaceAll("\\{[^/]+}", "([^/]+)"));
+    }
+  }
+
+  private final Coordinator coordinator;
+  private final Tokens tokens;
+  private final ObjectMapper json;
+  private final byte[] openapi;
+  private final List<Route> routes = new ArrayList<>();
+  private final List<Pattern> patterns = new ArrayList<>();
+
+  HttpApi(Coordinator coordinator, Tokens tokens, ObjectMapper json) throws IOException {
+    this.coordinator = coordinator;
+    this.tokens = tokens;
+    this.json = json;
+    try (InputStream in = HttpApi.class.getResourceAsStream("/openapi.yaml")) {
+      if (in == null) {
+        throw new IOException("openapi.yaml is missing from the classpath");
+      }
+      this.openapi = in.readAllBytes();
+    }
+    Coordinator c = coordinator;
+    add("GET", "/openapi.yaml", null, 200, (p, q, b) -> openapi);
+
+    add("GET", "/v1/datasets", Kind.PARTY, 200,
+        (p, q, b) -> Map.of("datasets", c.datasets(bool(q, "includeRetired"))));
+    add("POST", "/v1/datasets", Kind.PARTY, 201, (p, q, b) -> c.registerDataset(b));
+    add("GET", "/v1/datasets/{name}", Kind.PARTY, 200, (p, q, b) -> c.dataset(p.get(0)));
+    add("DELETE", "/v1/datasets/{name}", Kind.PARTY, 200, (p, q, b) -> c.retireDataset(p.get(0)));
+
+    add("GET", "/v1/queries", Kind.PARTY, 200,
+        (p, q, b) -> Map.of("queries", c.queries(q.getValue("status"))));
+    add("POST", "/v1/queries", Kind.PARTY, 201, (p, q, b) -> c.submit(b));
+    add("GET", "/v1/queries/{id}", Kind.PARTY, 200, (p, q, b) -> c.queryView(p.get(0)));
+    add("POST", "/v1/queries/{id}/approve", Kind.PARTY, 200,
+        (p, q, b) -> c.decideIncoming(p.get(0), true, reason(b)));
+    add("POST", "/v1/queries/{id}/reject", Kind.PARTY, 200,
+        (p, q, b) -> c.decideIncoming(p.get(0), false, reason(b)));
+
+    add("GET", "/v1/sessions", Kind.PARTY, 200, (p, q, b) -> Map.of("sessions", c.sessions()));
+    add("GET", "/v1/sessions/{id}", Kind.PARTY, 200, (p, q, b) -> c.session(p.get(0)));
+
+    add("GET", "/v1/audit", Kind.PARTY, 200, (p, q, b) -> Map.of("entries",
+        c.audit(longParam(q, "after", 0, 0, Long.MAX_VALUE),
+            (int) longParam(q, "limit", 1000, 1, 10000))));
+
+    add("GET", "/v1/peer/datasets", Kind.PEER, 200,
+        (p, q, b) -> Map.of("datasets", c.publishedAll()));
+    add("GET", "/v1/peer/datasets/{name}", Kind.PEER, 200, (p, q, b) -> c.published(p.get(0)));
+    add("POST", "/v1/peer/queries", Kind.PEER, 201, (p, q, b) -> c.receive(b));
+    add("GET", "/v1/peer/queries/{id}", Kind.PEER, 200, (p, q, b) -> c.peerQueryView(p.get(0)));
+    add("POST", "/v1/peer/queries/{id}/decision", Kind.PEER, 200,
+        (p, q, b) -> c.peerDecision(p.get(0), b));
+  }
+
+  private void add(String method, String path, Kind kind, int status, Action action) {
+    Route r = new Route(method, path, kind, status, action);
+    routes.add(r);
+    patterns.add(r.pattern());
+  }
+
+  /** Every route, for the OpenAPI consistency test. */
+  List<Route> routes() {
+    return List.copyOf(routes);
+  }
+
+  @Override
+  public boolean handle(Request request, Response response, Callback callback) {
+    String method = request.getMethod();
+    String path = Request.getPathInContext(request);
+    int status;
+    Object result;
+    try {
+      Match m = match(method, path);
+      if (m.route().kind() != null) {
+        Principal who = authenticate(request);
+        if (who.kind() != m.route().kind()) {
+          throw new ApiException(403, who.kind() == Kind.PEER
+              ? "the peer coordinator may only call /v1/peer/..."
+              : "/v1/peer/... is for the peer coordinator only");
+        }
+      }
+      JsonNode body = readBody(request, method);
+      result = m.route().action().run(m.params(), Request.extractQueryParameters(request), body);
+      status = m.route().status();
+    } catch (ApiException e) {
+      status = e.status();
+      result = e.body();
+      if (status == 401) {
+        response.getHeaders().put(HttpHeader.WWW_AUTHENTICATE, "Bearer realm=\"psi-flink\"");
+      }
+    } catch (Exception e) {
+      LOG.error("{} {} failed", method, path, e);
+      status = 500;
+      result = new ApiException(500, "internal error: " + e.getClass().getSimpleName()).body();
+    }
+    byte[] out;
+    String type;
+    if (result instanceof byte[] raw) {
+      out = raw;
+      type = "application/yaml";
+    } else {
+      try {
+        out = json.writeValueAsBytes(result);
+      } catch (JsonProcessingException e) {
+        status = 500;
+        out = "{\"status\":500,\"error\":\"cannot encode the response\"}"
+            .getBytes(StandardCharsets.UTF_8);
+      }
+      type = "application/json";
+    }
+    response.setStatus(status);
+    response.getHeaders().put(HttpHeader.CONTENT_TYPE, type);
+    response.getHeaders().put(HttpHeader.CACHE_CONTROL, "no-store");
+    response.write(true, ByteBuffer.wrap(out), callback);
+    return true;
+  }
+
+  private record Match(Route route, List<String> params) {}
+
+  private Match match(String method, String path) {
+    boolean pathKnown = false;
+    for (int i = 0; i < routes.size(); i++) {
+      Matcher m = patterns.get(i).matcher(path == null ? "" : path);
+      if (!m.matches()) {
+        continue;
+      }
+      pathKnown = true;
+      if (routes.get(i).method().equals(method)) {
+        List<String> params = new ArrayList<>();
+        for (int g = 1; g <= m.groupCount(); g++) {
+          params.add(m.group(g));
+        }
+        return new Match(routes.get(i), params);
+      }
+    }
+    if (pathKnown) {
+      throw new ApiException(405, "method " + method + " is not allowed on " + path);
+    }
+    throw new ApiException(404, "no such endpoint: " + path + " (see /openapi.yaml)");
+  }
+
+  private Principal authenticate(Request request) {
+    String h = request.getHeaders().get(HttpHeader.AUTHORIZATION);
+    if (h == null) {
+      throw new ApiException(401, "authentication required: Authorization: Bearer <token>");
+    }
+    if (!h.regionMatches(true, 0, "Bearer ", 0, 7)) {
+      throw new ApiException(401, "the Authorization header must be 'Bearer <token>'");
+    }
+    Optional<Principal> p = tokens.authenticate(h.substring(7).strip());
+    return p.orElseThrow(() -> new ApiException(401, "unknown or revoked token"));
+  }
+
+  private JsonNode readBody(Request request, String method) throws IOException {
+    if (!method.equals("POST") && !method.equals("PUT")) {
+      return null;
+    }
+    byte[] bytes;
+    try (InputStream in = Content.Source.asInputStream(request)) {
+      bytes = in.readNBytes(MAX_BODY + 1);
+    }
+    if (bytes.length > MAX_BODY) {
+      throw new ApiException(413, "the request body is larger than " + MAX_BODY + " bytes");
+    }
+    if (bytes.length == 0) {
+      return json.createObjectNode();
+    }
+    try {
+      return json.readTree(bytes);
+    } catch (JsonProcessingException e) {
+      throw ApiException.badRequest("body", "not valid JSON: " + e.getOriginalMessage());
+    }
+  }
+
+  private static boolean bool(Fields q, String name) {
+    String v = q.getValue(name);
+    if (v == null) {
+      return false;
+    }
+    if (!v.equals("true") && !v.equals("false")) {
+      throw ApiException.badRequest(name, "must be true or false");
+    }
+    return Boolean.parseBoolean(v);
+  }
+
+  private static long longParam(Fields q, String name, long dflt, long min, long max) {
+    String v = q.getValue(name);
+    if (v == null) {
+      return dflt;
+    }
+    try {
+      long n = Long.parseLong(v);
+      if (n < min || n > max) {
+        throw new NumberFormatException();
+      }
+      return n;
+    } catch (NumberFormatException e) {
+      throw ApiException.badRequest(name, "must be an integer in [" + min + ", " + max + "]");
+    }
+  }
+
+  private static String reason(JsonNode body) {
+    JsonNode r = body == null ? null : body.get("reason");
+    if (r == null || r.isNull()) {
+      return null;
+    }
+    if (!r.isTextual()) {
+      throw ApiException.badRequest("reason", "must be a string");
+    }
+    return r.asText();
+  }
+}

@@ -1,0 +1,296 @@
+package io.psiflink.coordinator;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.core.type.TypeReference;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.psiflink.coordinator.Model.Approval;
+import io.psiflink.coordinator.Model.AuditEntry;
+import io.psiflink.coordinator.Model.ColumnSpec;
+import io.psiflink.coordinator.Model.Dataset;
+import io.psiflink.coordinator.Model.QueryRecord;
+import io.psiflink.coordinator.Model.SessionRecord;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Types;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * The repository: plain JDBC over {@link Db}. Every method takes the connection of the caller's
+ * transaction, so a state change and its audit entry commit together. The audit log is only ever
+ * inserted into.
+ */
+public final class Store {
+  private static final ObjectMapper JSON = new ObjectMapper();
+
+  // ------------------------------------------------------------------ datasets
+
+  public static void insertDataset(Connection c, Dataset d) throws SQLException {
+    try (PreparedStatement ps = c.prepareStatement("INSERT INTO datasets (name, location, format,"
+        + " schema_json, key_columns, reveal_columns, filter_columns, status, created_at,"
+        + " retired_at) VALUES (?,?,?,?,?,?,?,?,?,?)")) {
+      ps.setString(1, d.name());
+      ps.setString(2, d.location());
+      ps.setString(3, d.format());
+      ps.setString(4, json(d.schema()));
+      ps.setString(5, json(d.keyColumns()));
+      ps.setString(6, json(d.revealColumns()));
+      ps.setString(7, json(d.filterColumns()));
+      ps.setString(8, d.status());
+      ps.setLong(9, d.createdAt());
+      setLong(ps, 10, d.retiredAt());
+      ps.executeUpdate();
+    }
+  }
+
+  public static Optional<Dataset> dataset(Connection c, String name) throws SQLException {
+    List<Dataset> l = datasets(c, "WHERE name = ?", name);
+    return l.isEmpty() ? Optional.empty() : Optional.of(l.get(0));
+  }
+
+  public static List<Dataset> datasets(Connection c, boolean includeRetired) throws SQLException {
+    return includeRetired ? datasets(c, "") : datasets(c, "WHERE status = 'active'");
+  }
+
+  private static List<Dataset> datasets(Connection c, String where, Object... args)
+      throws SQLException {
+    try (PreparedStatement ps = c.prepareStatement("SELECT name, location, format, schema_json,"
+        + " key_columns, reveal_columns, filter_columns, status, created_at, retired_at"
+        + " FROM datasets " + where + " ORDER BY name")) {
+      bind(ps, args);
+      List<Dataset> out = new ArrayList<>();
+      try (ResultSet rs = ps.executeQuery()) {
+        while (rs.next()) {
+          out.add(new Dataset(rs.getString(1), rs.getString(2), rs.getString(3),
+              fromJson(rs.getString(4), new TypeReference<List<ColumnSpec>>() {}),
+              strings(rs.getString(5)), strings(rs.getString(6)), strings(rs.getString(7)),
+              rs.getString(8), rs.getLong(9), getLong(rs, 10)));
+        }
+      }
+      return out;
+    }
+  }
+
+  /** Marks a dataset retired; false if it was not active. */
+  public static boolean retireDataset(Connection c, String name, long at) throws SQLException {
+    try (PreparedStatement ps = c.prepareStatement("UPDATE datasets SET status = 'retired',"
+        + " retired_at = ? WHERE name = ? AND status = 'active'")) {
+      ps.setLong(1, at);
+      ps.setString(2, name);
+      return ps.executeUpdate() == 1;
+    }
+  }
+
+  // ------------------------------------------------------------------ queries
+
+  private static final String QUERY_COLUMNS = "id, direction, requester, approver, local_side,"
+      + " local_dataset, peer_dataset, sql_text, fingerprint, bins, sigma, protocol,"
+      + " requester_endpoint, requester_fingerprint, status, status_reason, created_at,"
+      + " expires_at, decided_at";
+
+  public static void insertQuery(Connection c, QueryRecord q) throws SQLException {
+    try (PreparedStatement ps = c.prepareStatement("INSERT INTO queries (" + QUERY_COLUMNS
+        + ") VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)")) {
+      bind(ps, q.id(), q.direction(), q.requester(), q.approver(), q.localSide(),
+          q.localDataset(), q.peerDataset(), q.sql(), q.fingerprint(), q.bins(), q.sigma(),
+          q.protocol(), q.requesterEndpoint(), q.requesterFingerprint(), q.status(),
+          q.statusReason(), q.createdAt(), q.expiresAt(), q.decidedAt());
+      ps.executeUpdate();
+    }
+  }
+
+  public static Optional<QueryRecord> query(Connection c, String id) throws SQLException {
+    List<QueryRecord> l = queries(c, "WHERE id = ?", id);
+    return l.isEmpty() ? Optional.empty() : Optional.of(l.get(0));
+  }
+
+  public static List<QueryRecord> queries(Connection c, String status) throws SQLException {
+    return status == null ? queries(c, "") : queries(c, "WHERE status = ?", status);
+  }
+
+  /** Pending queries whose deadline has passed. */
+  public static List<QueryRecord> overdue(Connection c, long now) throws SQLException {
+    return queries(c, "WHERE status = 'pending' AND expires_at <= ?", now);
+  }
+
+  private static List<QueryRecord> queries(Connection c, String where, Object... args)
+      throws SQLException {
+    try (PreparedStatement ps = c.prepareStatement("SELECT " + QUERY_COLUMNS + " FROM queries "
+        + where + " ORDER BY created_at, id")) {
+      bind(ps, args);
+      List<QueryRecord> out = new ArrayList<>();
+      try (ResultSet rs = ps.executeQuery()) {
+        while (rs.next()) {
+          out.add(new QueryRecord(rs.getString(1), rs.getString(2), rs.getString(3),
+              rs.getString(4), rs.getString(5), rs.getString(6), rs.getString(7),
+              rs.getString(8), rs.getString(9), rs.getInt(10), rs.getInt(11), rs.getString(12),
+              rs.getString(13), rs.getString(14), rs.getString(15), rs.getString(16),
+              rs.getLong(17), rs.getLong(18), getLong(rs, 19)));
+        }
+      }
+      return out;
+    }
+  }
+
+  /**
+   * Moves a query from {@code pending} to {@code status}; false if it was no longer pending (another
+   * decision or the expiry got there first).
+   */
+  public static boolean decide(Connection c, String id, String status, String reason, long at)
+      throws SQLException {
+    try (PreparedStatement ps = c.prepareStatement("UPDATE queries SET status = ?,"
+        + " status_reason = ?, decided_at = ? WHERE id = ? AND status = 'pending'")) {
+      bind(ps, status, reason, at, id);
+      return ps.executeUpdate() == 1;
+    }
+  }
+
+  // ------------------------------------------------------------------ approvals, sessions
+
+  public static void insertApproval(Connection c, Approval a) throws SQLException {
+    try (PreparedStatement ps = c.prepareStatement("INSERT INTO approvals (query_id, decision,"
+        + " decided_by, reason, decided_at) VALUES (?,?,?,?,?)")) {
+      bind(ps, a.queryId(), a.decision(), a.decidedBy(), a.reason(), a.decidedAt());
+      ps.executeUpdate();
+    }
+  }
+
+  public static Optional<Approval> approval(Connection c, String queryId) throws SQLException {
+    try (PreparedStatement ps = c.prepareStatement("SELECT query_id, decision, decided_by, reason,"
+        + " decided_at FROM approvals WHERE query_id = ?")) {
+      ps.setString(1, queryId);
+      try (ResultSet rs = ps.executeQuery()) {
+        return rs.next() ? Optional.of(new Approval(rs.getString(1), rs.getString(2),
+            rs.getString(3), rs.getString(4), rs.getLong(5))) : Optional.empty();
+      }
+    }
+  }
+
+  private static final String SESSION_COLUMNS = "id, query_id, party_a, party_b, bins, sigma,"
+      + " protocol, a_endpoint, a_fingerprint, b_endpoint, b_fingerprint, status, created_at";
+
+  public static void insertSession(Connection c, SessionRecord s) throws SQLException {
+    try (PreparedStatement ps = c.prepareStatement("INSERT INTO sessions (" + SESSION_COLUMNS
+        + ") VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)")) {
+      bind(ps, s.id(), s.queryId(), s.partyA(), s.partyB(), s.bins(), s.sigma(), s.protocol(),
+          s.aEndpoint(), s.aFingerprint(), s.bEndpoint(), s.bFingerprint(), s.status(),
+          s.createdAt());
+      ps.executeUpdate();
+    }
+  }
+
+  public static Optional<SessionRecord> session(Connection c, String id) throws SQLException {
+    List<SessionRecord> l = sessions(c, "WHERE id = ?", id);
+    return l.isEmpty() ? Optional.empty() : Optional.of(l.get(0));
+  }
+
+  public static Optional<SessionRecord> sessionOfQuery(Connection c, String queryId)
+      throws SQLException {
+    List<SessionRecord> l = sessions(c, "WHERE query_id = ?", queryId);
+    return l.isEmpty() ? Optional.empty() : Optional.of(l.get(0));
+  }
+
+  public static List<SessionRecord> sessions(Connection c) throws SQLException {
+    return sessions(c, "");
+  }
+
+  private static List<SessionRecord> sessions(Connection c, String where, Object... args)
+      throws SQLException {
+    try (PreparedStatement ps = c.prepareStatement("SELECT " + SESSION_COLUMNS
+        + " FROM sessions " + where + " ORDER BY created_at, id")) {
+      bind(ps, args);
+      List<SessionRecord> out = new ArrayList<>();
+      try (ResultSet rs = ps.executeQuery()) {
+        while (rs.next()) {
+          out.add(new SessionRecord(rs.getString(1), rs.getString(2), rs.getString(3),
+              rs.getString(4), rs.getInt(5), rs.getInt(6), rs.getString(7), rs.getString(8),
+              rs.getString(9), rs.getString(10), rs.getString(11), rs.getString(12),
+              rs.getLong(13)));
+        }
+      }
+      return out;
+    }
+  }
+
+  // ------------------------------------------------------------------ audit log (append-only)
+
+  public static void audit(Connection c, long at, String actor, String action, String objectType,
+      String objectId, String detail) throws SQLException {
+    try (PreparedStatement ps = c.prepareStatement("INSERT INTO audit_log (at, actor, action,"
+        + " object_type, object_id, detail) VALUES (?,?,?,?,?,?)")) {
+      bind(ps, at, actor, action, objectType, objectId, detail);
+      ps.executeUpdate();
+    }
+  }
+
+  /** Entries with {@code seq > after}, oldest first, at most {@code limit}. */
+  public static List<AuditEntry> audit(Connection c, long after, int limit) throws SQLException {
+    try (PreparedStatement ps = c.prepareStatement("SELECT seq, at, actor, action, object_type,"
+        + " object_id, detail FROM audit_log WHERE seq > ? ORDER BY seq LIMIT ?")) {
+      bind(ps, after, limit);
+      List<AuditEntry> out = new ArrayList<>();
+      try (ResultSet rs = ps.executeQuery()) {
+        while (rs.next()) {
+          out.add(new AuditEntry(rs.getLong(1), rs.getLong(2), rs.getString(3), rs.getString(4),
+              rs.getString(5), rs.getString(6), rs.getString(7)));
+        }
+      }
+      return out;
+    }
+  }
+
+  // ------------------------------------------------------------------ helpers
+
+  private static void bind(PreparedStatement ps, Object... args) throws SQLException {
+    for (int i = 0; i < args.length; i++) {
+      Object a = args[i];
+      if (a == null) {
+        ps.setNull(i + 1, Types.NULL); // untyped, so PostgreSQL infers the column type
+      } else if (a instanceof String s) {
+        ps.setString(i + 1, s);
+      } else if (a instanceof Integer n) {
+        ps.setInt(i + 1, n);
+      } else if (a instanceof Long n) {
+        ps.setLong(i + 1, n);
+      } else {
+        throw new IllegalArgumentException("cannot bind " + a.getClass());
+      }
+    }
+  }
+
+  private static void setLong(PreparedStatement ps, int i, Long v) throws SQLException {
+    if (v == null) {
+      ps.setNull(i, Types.BIGINT);
+    } else {
+      ps.setLong(i, v);
+    }
+  }
+
+  private static Long getLong(ResultSet rs, int i) throws SQLException {
+    long v = rs.getLong(i);
+    return rs.wasNull() ? null : v;
+  }
+
+  static String json(Object o) {
+    try {
+      return JSON.writeValueAsString(o);
+    } catch (JsonProcessingException e) {
+      throw new IllegalStateException(e);
+    }
+  }
+
+  private static <T> T fromJson(String s, TypeReference<T> type) {
+    try {
+      return JSON.readValue(s, type);
+    } catch (JsonProcessingException e) {
+      throw new IllegalStateException("corrupt JSON in the database: " + e.getMessage(), e);
+    }
+  }
+
+  private static List<String> strings(String s) {
+    return fromJson(s, new TypeReference<List<String>>() {});
+  }
+}

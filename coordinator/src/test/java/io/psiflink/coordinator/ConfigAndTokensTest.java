@@ -1,0 +1,141 @@
+package io.psiflink.coordinator;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.psiflink.bridge.ThrowawayPki;
+import io.psiflink.coordinator.Tokens.Kind;
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class ConfigAndTokensTest {
+  @TempDir Path dir;
+
+  @Test
+  void tokensAreRandomAndStoredOnlyAsHashes() throws Exception {
+    String t1 = Tokens.newToken();
+    String t2 = Tokens.newToken();
+    assertNotEquals(t1, t2);
+    assertTrue(t1.length() >= 43, "256 bits in base64url");
+    String line = Tokens.line(t1, Kind.PARTY, "alice-analyst");
+    assertFalse(line.contains(t1));
+    Path file = dir.resolve("tokens");
+    Files.write(file, List.of("# comment", "", line, Tokens.line(t2, Kind.PEER, "bob")));
+    Tokens tokens = Tokens.load(file);
+    assertEquals(new Tokens.Principal(Kind.PARTY, "alice-analyst"),
+        tokens.authenticate(t1).orElseThrow());
+    assertEquals(Kind.PEER, tokens.authenticate(t2).orElseThrow().kind());
+    assertTrue(tokens.authenticate(t1 + "x").isEmpty());
+    assertTrue(tokens.authenticate("").isEmpty());
+    assertFalse(Files.readString(file).contains(t1));
+    Files.write(file, List.of("abc party x"));
+    assertThrows(IllegalArgumentException.class, () -> Tokens.load(file));
+    Files.write(file, List.of(Tokens.sha256Hex("x") + " admin x"));
+    assertThrows(IllegalArgumentException.class, () -> Tokens.load(file));
+  }
+
+  @Test
+  void mainRunsFromAYamlConfig() throws Exception {
+    ThrowawayPki.create(dir.resolve("pki"), "alice");
+    String token = Tokens.newToken();
+    Files.write(dir.resolve("tokens"), List.of(Tokens.line(token, Kind.PARTY, "me")));
+    Files.writeString(dir.resolve("peer-token"), Tokens.newToken());
+    int port = Parties.freePort();
+    Files.writeString(dir.resolve("coordinator.yaml"), String.join("\n",
+        "party: alice",
+        "listen: {host: 127.0.0.1, port: " + port + "}",
+        "tls: {certificate: pki/alice.pem, privateKey: pki/alice.key, trustedCa: pki/ca.pem}",
+        "database: {url: 'jdbc:sqlite:state/coordinator.db'}",
+        "tokensFile: tokens",
+        "peer: {name: bob, url: 'https://localhost:1', tokenFile: peer-token}",
+        "bridge: {endpoint: 'alice.example:7443', certificate: pki/alice.pem}",
+        "approvalTtl: PT2H",
+        ""));
+    Files.createDirectories(dir.resolve("state"));
+    CoordinatorConfig config = CoordinatorConfig.load(dir.resolve("coordinator.yaml"));
+    assertEquals(Duration.ofHours(2), config.approvalTtl());
+    assertEquals(40, config.defaults().sigma());
+    assertEquals("kkrt", config.defaults().protocol());
+    assertEquals("jdbc:sqlite:" + dir.resolve("state/coordinator.db"), config.database().url());
+    assertEquals(dir.resolve("tokens"), config.tokensFile());
+
+    Thread main = new Thread(() -> {
+      try {
+        CoordinatorMain.main(new String[] {"serve", dir.resolve("coordinator.yaml").toString()});
+      } catch (InterruptedException e) {
+        // stopped
+      } catch (Exception e) {
+        throw new IllegalStateException(e);
+      }
+    });
+    main.setDaemon(true);
+    main.start();
+    Client c = new Client(Tls.context(dir.resolve("pki/alice.pem"), dir.resolve("pki/alice.key"),
+        dir.resolve("pki/ca.pem")), "https://localhost:" + port, "Bearer " + token);
+    Client.Reply r = null;
+    for (int i = 0; i < 100; i++) {
+      try {
+        r = c.get("/v1/datasets");
+        break;
+      } catch (IllegalStateException e) {
+        Thread.sleep(100);
+      }
+    }
+    assertEquals(200, r == null ? -1 : r.status(), String.valueOf(r));
+    assertTrue(Files.exists(dir.resolve("state/coordinator.db")));
+    main.interrupt();
+  }
+
+  @Test
+  void configErrorsNameTheSetting() throws Exception {
+    Files.writeString(dir.resolve("c.yaml"), "party: alice\n");
+    IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+        () -> unwrap(() -> CoordinatorConfig.load(dir.resolve("c.yaml"))));
+    assertTrue(e.getMessage().contains("listen"), e.getMessage());
+  }
+
+  @Test
+  void tokenCommandPrintsATokenAndItsHashLine() throws Exception {
+    PrintStream old = System.out;
+    ByteArrayOutputStream out = new ByteArrayOutputStream();
+    System.setOut(new PrintStream(out, true, StandardCharsets.UTF_8));
+    try {
+      CoordinatorMain.main(new String[] {"token", "peer", "bob-coordinator"});
+    } finally {
+      System.setOut(old);
+    }
+    String[] lines = out.toString(StandardCharsets.UTF_8).split("\n");
+    String token = lines[0].substring("token: ".length()).strip();
+    String fileLine = lines[1].substring("tokens-file line: ".length()).strip();
+    assertEquals(Tokens.line(token, Kind.PEER, "bob-coordinator"), fileLine);
+  }
+
+  interface Call {
+    Object run() throws Exception;
+  }
+
+  static void unwrap(Call c) throws Exception {
+    try {
+      c.run();
+    } catch (Exception e) {
+      Throwable t = e;
+      while (t != null && !(t instanceof IllegalArgumentException)) {
+        t = t.getCause();
+      }
+      if (t != null) {
+        throw (IllegalArgumentException) t;
+      }
+      throw e;
+    }
+  }
+}

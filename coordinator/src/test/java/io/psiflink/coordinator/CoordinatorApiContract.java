@@ -1,0 +1,699 @@
+package io.psiflink.coordinator;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.psiflink.coordinator.Client.Reply;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.security.MessageDigest;
+import java.security.cert.CertificateFactory;
+import java.security.cert.X509Certificate;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+
+/**
+ * The coordinator's API over real HTTPS between two real coordinators (alice and bob) on loopback,
+ * run once per database (SQLite, PostgreSQL) by the subclasses.
+ */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+abstract class CoordinatorApiContract {
+  private static final AtomicInteger SEQ = new AtomicInteger();
+
+  Path dir;
+  Parties parties;
+  Client alice;
+  Client bob;
+
+  /** The JDBC URL of a fresh database called {@code name}. */
+  abstract String databaseUrl(String name) throws Exception;
+
+  /** Run before the parties start (e.g. start a database server). */
+  void setUpDatabase() throws Exception {}
+
+  void tearDownDatabase() throws Exception {}
+
+  @BeforeAll
+  void start() throws Exception {
+    setUpDatabase();
+    dir = Files.createTempDirectory("psi-coord-test-");
+    parties = startParties("main", Duration.ofHours(1));
+    alice = parties.aliceApi();
+    bob = parties.bobApi();
+    register(alice, purchases("purchases"));
+    register(bob, customers("customers"));
+  }
+
+  Parties startParties(String tag, Duration ttl) throws Exception {
+    return new Parties(dir.resolve(tag), party -> {
+      try {
+        return databaseUrl(party + "_" + tag);
+      } catch (Exception e) {
+        throw new IllegalStateException(e);
+      }
+    }, ttl);
+  }
+
+  @AfterAll
+  void stop() throws Exception {
+    try {
+      if (parties != null) {
+        parties.close();
+      }
+    } finally {
+      tearDownDatabase();
+    }
+  }
+
+  // ------------------------------------------------------------------ fixtures
+
+  static Map<String, Object> column(String name, String type) {
+    return Map.of("name", name, "type", type);
+  }
+
+  static ObjectNode purchases(String name) {
+    return dataset(name, "/data/alice/purchases", "avro", List.of(
+        column("card", "STRING"), column("zip", "INT"), column("spend", "DOUBLE"),
+        column("store", "STRING"), column("secret", "STRING")),
+        List.of("card", "zip"), List.of("spend", "store"), List.of("store"));
+  }
+
+  static ObjectNode customers(String name) {
+    return dataset(name, "hdfs://bob/customers", "parquet", List.of(
+        column("card", "STRING"), column("zip", "BIGINT"), column("email", "STRING"),
+        column("country", "STRING"), column("ssn", "STRING"), column("age", "INT")),
+        List.of("card", "zip"), List.of("email", "country"), List.of("age"));
+  }
+
+  static ObjectNode dataset(String name, String location, String format, List<?> schema,
+      List<String> keys, List<String> reveal, List<String> filter) {
+    ObjectNode n = Client.JSON.createObjectNode();
+    n.put("name", name);
+    n.put("location", location);
+    n.put("format", format);
+    n.set("schema", Client.JSON.valueToTree(schema));
+    n.set("keyColumns", Client.JSON.valueToTree(keys));
+    n.set("revealColumns", Client.JSON.valueToTree(reveal));
+    n.set("filterColumns", Client.JSON.valueToTree(filter));
+    return n;
+  }
+
+  static void register(Client c, ObjectNode dataset) {
+    Reply r = c.post("/v1/datasets", dataset);
+    assertEquals(201, r.status(), r.toString());
+  }
+
+  static ObjectNode sqlQuery(String sql) {
+    ObjectNode n = Client.JSON.createObjectNode();
+    n.put("localDataset", "purchases");
+    n.put("peerDataset", "customers");
+    n.put("sql", sql);
+    return n;
+  }
+
+  static final String GOOD_SQL = "SELECT b.email, a.spend FROM a JOIN b"
+      + " ON a.card = b.card AND a.zip = b.zip WHERE a.spend > 23 AND b.country = 'DE'";
+
+  String submit(Client c, ObjectNode q) {
+    Reply r = c.post("/v1/queries", q);
+    assertEquals(201, r.status(), r.toString());
+    assertEquals("pending", r.json().path("status").asText());
+    return r.json().path("id").asText();
+  }
+
+  /** Asserts a 4xx whose message contains every fragment (the offending part of the query). */
+  static Reply refused(int status, Reply r, String... fragments) {
+    assertEquals(status, r.status(), r.toString());
+    for (String f : fragments) {
+      assertTrue(r.error().contains(f), "'" + r.error() + "' should contain '" + f + "'");
+    }
+    return r;
+  }
+
+  static List<String> actions(Client c) {
+    Reply r = c.get("/v1/audit");
+    assertEquals(200, r.status(), r.toString());
+    List<String> out = new ArrayList<>();
+    for (JsonNode e : r.json().path("entries")) {
+      out.add(e.path("action").asText() + " " + e.path("objectId").asText());
+    }
+    return out;
+  }
+
+  // ------------------------------------------------------------------ authentication
+
+  @Test
+  void openapiIsServedWithoutAuthentication() {
+    Reply r = parties.client(parties.alice, null).get("/openapi.yaml");
+    assertEquals(200, r.status());
+    assertTrue(r.raw().startsWith("openapi: 3"), r.raw());
+  }
+
+  @Test
+  void missingOrBadTokensAre401() {
+    for (String auth : new String[] {null, "Basic YWxpY2U6cHc=", "Bearer", "Bearer ",
+        "Bearer not-a-token", "Bearer " + parties.bobToken}) {
+      Client c = parties.client(parties.alice, auth);
+      for (Reply r : List.of(c.get("/v1/datasets"), c.post("/v1/queries", "{}"),
+          c.get("/v1/audit"), c.get("/v1/peer/datasets/purchases"),
+          c.delete("/v1/datasets/purchases"))) {
+        assertEquals(401, r.status(), auth + " -> " + r);
+        assertTrue(r.error().contains("token") || r.error().contains("Bearer")
+            || r.error().contains("authentication"), r.toString());
+      }
+    }
+    // the dataset is still there: nothing was done by the refused DELETE
+    assertEquals("active", alice.get("/v1/datasets/purchases").json().path("status").asText());
+  }
+
+  @Test
+  void peerTokenCannotUsePartyRoutesAndViceVersa() {
+    Client peerAtBob = parties.client(parties.bob, "Bearer " + parties.aliceToBob);
+    refused(403, peerAtBob.get("/v1/datasets"), "peer");
+    refused(403, peerAtBob.get("/v1/datasets/customers"), "peer");
+    refused(403, peerAtBob.get("/v1/audit"), "peer");
+    refused(403, peerAtBob.get("/v1/sessions"), "peer");
+    refused(403, peerAtBob.post("/v1/queries/x/approve", "{}"), "peer");
+    refused(403, bob.get("/v1/peer/datasets"), "peer coordinator only");
+    refused(403, bob.post("/v1/peer/queries", "{}"), "peer coordinator only");
+    // bob's coordinator's token is not alice's party token: unknown at bob
+    refused(401, parties.client(parties.bob, "Bearer " + parties.aliceToken).get("/v1/datasets"),
+        "token");
+  }
+
+  @Test
+  void peerSeesOnlyThePublishedViewOfActiveDatasets() {
+    Client peerAtBob = parties.client(parties.bob, "Bearer " + parties.aliceToBob);
+    Reply r = peerAtBob.get("/v1/peer/datasets/customers");
+    assertEquals(200, r.status(), r.toString());
+    assertFalse(r.raw().contains("hdfs://"), "no location: " + r.raw());
+    assertFalse(r.raw().contains("ssn"), "no unpublished column: " + r.raw());
+    List<String> cols = new ArrayList<>();
+    r.json().path("columns").forEach(c -> cols.add(c.path("name").asText()));
+    assertEquals(List.of("card", "zip", "email", "country", "age"), cols);
+    refused(404, peerAtBob.get("/v1/peer/datasets/nope"), "nope");
+    register(bob, customers("old_customers"));
+    assertEquals(200, bob.delete("/v1/datasets/old_customers").status());
+    refused(404, peerAtBob.get("/v1/peer/datasets/old_customers"), "old_customers");
+    Reply all = peerAtBob.get("/v1/peer/datasets");
+    assertEquals(200, all.status());
+    assertFalse(all.raw().contains("old_customers"), all.raw());
+    refused(404, peerAtBob.get("/v1/peer/queries/00000000-0000-0000-0000-000000000000"),
+        "not found");
+  }
+
+  // ------------------------------------------------------------------ datasets
+
+  @Test
+  void datasetLifecycle() {
+    register(alice, purchases("shop_a"));
+    refused(409, alice.post("/v1/datasets", purchases("shop_a")), "already exists");
+    Reply one = alice.get("/v1/datasets/shop_a");
+    assertEquals(200, one.status());
+    assertEquals("avro", one.json().path("format").asText());
+    assertEquals("[\"card\",\"zip\"]", one.json().path("keyColumns").toString());
+    assertEquals("/data/alice/purchases", one.json().path("location").asText());
+    assertTrue(alice.get("/v1/datasets").raw().contains("\"shop_a\""));
+
+    Reply retired = alice.delete("/v1/datasets/shop_a");
+    assertEquals(200, retired.status(), retired.toString());
+    assertEquals("retired", retired.json().path("status").asText());
+    refused(409, alice.delete("/v1/datasets/shop_a"), "already retired");
+    assertFalse(alice.get("/v1/datasets").raw().contains("\"shop_a\""));
+    assertTrue(alice.get("/v1/datasets?includeRetired=true").raw().contains("\"shop_a\""));
+    assertEquals("retired", alice.get("/v1/datasets/shop_a").json().path("status").asText());
+    refused(404, alice.get("/v1/datasets/nothing_here"), "nothing_here");
+    refused(404, alice.delete("/v1/datasets/nothing_here"), "nothing_here");
+    // a retired dataset cannot be used in new queries
+    ObjectNode q = sqlQuery(GOOD_SQL);
+    q.put("localDataset", "shop_a");
+    refused(422, alice.post("/v1/queries", q), "localDataset", "shop_a");
+    assertTrue(actions(alice).contains("dataset.retired shop_a"));
+  }
+
+  @Test
+  void datasetValidationErrorsNameTheField() {
+    ObjectNode d = purchases("bad name!");
+    refused(400, alice.post("/v1/datasets", d), "name");
+    d = purchases("x1");
+    d.remove("location");
+    refused(400, alice.post("/v1/datasets", d), "location");
+    d = purchases("x1");
+    d.put("format", "orc");
+    refused(400, alice.post("/v1/datasets", d), "format", "csv, avro, parquet");
+    d = purchases("x1");
+    ((ObjectNode) d.withArray("schema").get(1)).put("type", "DECIMAL");
+    refused(400, alice.post("/v1/datasets", d), "schema[1].type", "DECIMAL");
+    d = purchases("x1");
+    ((ObjectNode) d.withArray("schema").get(2)).put("name", "card");
+    refused(400, alice.post("/v1/datasets", d), "schema[2].name", "duplicate");
+    d = purchases("x1");
+    d.set("schema", Client.JSON.createArrayNode());
+    refused(400, alice.post("/v1/datasets", d), "schema");
+    d = purchases("x1");
+    d.set("keyColumns", Client.JSON.valueToTree(List.of("card", "nope")));
+    refused(400, alice.post("/v1/datasets", d), "keyColumns[1]", "nope");
+    d = purchases("x1");
+    d.set("keyColumns", Client.JSON.createArrayNode());
+    refused(400, alice.post("/v1/datasets", d), "keyColumns");
+    d = purchases("x1");
+    d.set("revealColumns", Client.JSON.valueToTree(List.of("ghost")));
+    refused(400, alice.post("/v1/datasets", d), "revealColumns[0]", "ghost");
+    d = purchases("x1");
+    d.set("filterColumns", Client.JSON.valueToTree(List.of("spook")));
+    refused(400, alice.post("/v1/datasets", d), "filterColumns[0]", "spook");
+    refused(400, alice.post("/v1/datasets", "{not json"), "body");
+    refused(404, alice.get("/v1/datasets/x1"), "x1");
+  }
+
+  @Test
+  void schemaIsDiscoveredFromCsvFilesWhenNotGiven() throws Exception {
+    Path csv = dir.resolve("discover" + SEQ.incrementAndGet() + ".csv");
+    Files.writeString(csv, "card,zip,spend\nc1,10115,12.5\nc2,80331,3\n");
+    ObjectNode d = purchases("found" + SEQ.incrementAndGet());
+    d.remove("schema");
+    d.put("location", csv.toString());
+    d.put("format", "csv");
+    d.set("revealColumns", Client.JSON.valueToTree(List.of("spend")));
+    d.set("filterColumns", Client.JSON.createArrayNode());
+    Reply r = alice.post("/v1/datasets", d);
+    assertEquals(201, r.status(), r.toString());
+    assertEquals("[{\"name\":\"card\",\"type\":\"STRING\",\"nullable\":true},"
+        + "{\"name\":\"zip\",\"type\":\"BIGINT\",\"nullable\":true},"
+        + "{\"name\":\"spend\",\"type\":\"DOUBLE\",\"nullable\":true}]",
+        r.json().path("schema").toString());
+    d.put("name", "found" + SEQ.incrementAndGet());
+    d.put("format", "avro");
+    refused(400, alice.post("/v1/datasets", d), "format", "csv");
+    d.put("format", "csv");
+    d.put("location", dir.resolve("missing.csv").toString());
+    refused(400, alice.post("/v1/datasets", d), "location", "discovered");
+    d.put("format", "parquet");
+    refused(400, alice.post("/v1/datasets", d), "schema", "parquet");
+  }
+
+  // ------------------------------------------------------------------ query validation
+
+  @Test
+  void unknownTableIsRefused() {
+    Reply r = refused(422, alice.post("/v1/queries", sqlQuery(
+        "SELECT a.spend FROM a JOIN c ON a.card = c.card")), "FROM", "unknown table c");
+    assertEquals("FROM", r.json().path("clause").asText());
+    assertEquals("c", r.json().path("text").asText());
+  }
+
+  @Test
+  void unknownColumnIsRefused() {
+    Reply r = refused(422, alice.post("/v1/queries", sqlQuery(
+        "SELECT b.nope FROM a JOIN b ON a.card = b.card")), "SELECT", "no column nope", "b.nope");
+    assertEquals(1, r.json().path("line").asInt());
+    assertEquals(8, r.json().path("column").asInt());
+    // a column the peer did not publish is unknown here: its name never leaves bob
+    refused(422, alice.post("/v1/queries", sqlQuery(
+        "SELECT b.ssn FROM a JOIN b ON a.card = b.card")), "no column ssn");
+    refused(422, alice.post("/v1/queries", sqlQuery(
+        "SELECT a.spend FROM a JOIN b ON a.card = b.card WHERE a.colour = 'red'")),
+        "WHERE", "no column colour");
+  }
+
+  @Test
+  void typeMismatchInOnIsRefused() {
+    refused(422, alice.post("/v1/queries", sqlQuery(
+        "SELECT a.spend FROM a JOIN b ON a.card = b.zip")),
+        "ON", "a.card (STRING) = b.zip (BIGINT): types do not compare");
+  }
+
+  @Test
+  void nonEqualityJoinConditionIsRefused() {
+    Reply r = refused(422, alice.post("/v1/queries", sqlQuery(
+        "SELECT a.spend FROM a JOIN b ON a.card < b.card")), "ON", "a.card < b.card");
+    assertEquals("ON", r.json().path("clause").asText());
+    refused(422, alice.post("/v1/queries", sqlQuery(
+        "SELECT a.spend FROM a JOIN b ON a.card = b.card OR a.zip = b.zip")), "ON");
+  }
+
+  @Test
+  void wherePredicateMixingBothPartiesIsRefused() {
+    refused(422, alice.post("/v1/queries", sqlQuery(
+        "SELECT a.spend FROM a JOIN b ON a.card = b.card WHERE a.zip > b.age")),
+        "WHERE", "a.zip > b.age");
+  }
+
+  @Test
+  void orAcrossPartiesIsRefused() {
+    refused(422, alice.post("/v1/queries", sqlQuery("SELECT a.spend FROM a JOIN b"
+        + " ON a.card = b.card WHERE a.spend > 1 OR b.country = 'DE'")),
+        "WHERE", "a.spend > 1 OR b.country = 'DE'");
+  }
+
+  @Test
+  void columnsTheOwnerDidNotAllowAreRefused() {
+    // own dataset: store may be filtered and revealed but is no join key
+    refused(422, alice.post("/v1/queries", sqlQuery(
+        "SELECT a.spend FROM a JOIN b ON a.store = b.card")),
+        "ON", "a.store", "purchases", "may not be a join key");
+    // own dataset: secret is neither revealed nor filterable
+    refused(422, alice.post("/v1/queries", sqlQuery(
+        "SELECT a.secret FROM a JOIN b ON a.card = b.card")),
+        "SELECT", "a.secret", "may not be revealed");
+    refused(422, alice.post("/v1/queries", sqlQuery(
+        "SELECT a.spend FROM a JOIN b ON a.card = b.card WHERE a.secret = 'x'")),
+        "WHERE", "a.secret", "may not be used in WHERE");
+    // peer dataset: card is published as a key, not as a revealed column
+    Reply r = refused(422, alice.post("/v1/queries", sqlQuery(
+        "SELECT b.card FROM a JOIN b ON a.card = b.card")),
+        "SELECT", "b.card", "customers", "may not be revealed");
+    assertEquals("b.card", r.json().path("text").asText());
+    // a star reveals every column, key columns included
+    refused(422, alice.post("/v1/queries", sqlQuery(
+        "SELECT b.* FROM a JOIN b ON a.card = b.card")), "SELECT", "may not be revealed");
+    // peer dataset: email is revealed, not a key
+    refused(422, alice.post("/v1/queries", sqlQuery(
+        "SELECT a.spend FROM a JOIN b ON a.card = b.email")), "ON", "b.email",
+        "may not be a join key");
+  }
+
+  @Test
+  void otherQueryErrorsAreRefused() {
+    refused(422, alice.post("/v1/queries", sqlQuery("SELEC a.spend FROM a")), "SQL",
+        "syntax error");
+    refused(422, alice.post("/v1/queries", sqlQuery(
+        "SELECT a.spend FROM a JOIN b ON a.card = b.card ORDER BY a.spend")), "ORDER BY");
+    ObjectNode q = sqlQuery(GOOD_SQL);
+    q.put("peerDataset", "unknown_ds");
+    refused(422, alice.post("/v1/queries", q), "peerDataset", "unknown_ds");
+    q = sqlQuery(GOOD_SQL);
+    q.put("localDataset", "unknown_ds");
+    refused(422, alice.post("/v1/queries", q), "localDataset", "unknown_ds");
+    q = sqlQuery(GOOD_SQL);
+    q.remove("sql");
+    refused(400, alice.post("/v1/queries", q), "sql", "neither");
+    q = sqlQuery(GOOD_SQL);
+    q.set("query", Client.JSON.createObjectNode());
+    refused(400, alice.post("/v1/queries", q), "both");
+    q = sqlQuery(GOOD_SQL);
+    q.put("role", "C");
+    refused(400, alice.post("/v1/queries", q), "role");
+    q = sqlQuery(GOOD_SQL);
+    q.put("sigma", 10);
+    refused(400, alice.post("/v1/queries", q), "sigma");
+    q = sqlQuery(GOOD_SQL);
+    q.put("protocol", "rot13");
+    refused(400, alice.post("/v1/queries", q), "protocol");
+    q = sqlQuery(GOOD_SQL);
+    q.remove("peerDataset");
+    refused(400, alice.post("/v1/queries", q), "peerDataset");
+    // nothing was recorded for refused queries
+    assertFalse(alice.get("/v1/queries").raw().contains("unknown_ds"));
+  }
+
+  static ObjectNode jsonQuery(String where) throws Exception {
+    ObjectNode n = Client.JSON.createObjectNode();
+    n.put("localDataset", "purchases");
+    n.put("peerDataset", "customers");
+    n.set("query", Client.JSON.readTree("{\"select\": [{\"table\": \"b\", \"column\": \"email\"},"
+        + " {\"table\": \"a\", \"column\": \"spend\", \"as\": \"total\"}],"
+        + " \"on\": [{\"a\": \"card\", \"b\": \"card\"}, {\"a\": \"zip\", \"b\": \"zip\"}],"
+        + " \"where\": " + where + "}"));
+    return n;
+  }
+
+  @Test
+  void jsonFormIsValidatedLikeSql() throws Exception {
+    Reply ok = alice.post("/v1/queries", jsonQuery(
+        "{\"a\": [\"spend > 23\"], \"b\": [\"country = 'DE'\", \"age >= 18\"]}"));
+    assertEquals(201, ok.status(), ok.toString());
+    assertTrue(ok.json().path("sql").asText().contains("b.`email`"), ok.toString());
+    // a condition listed under a that uses b's columns
+    refused(400, alice.post("/v1/queries", jsonQuery("{\"a\": [\"country = 'DE'\"]}")),
+        "query.where.a[0]", "table b");
+    refused(422, alice.post("/v1/queries", jsonQuery("{\"a\": [\"spend > 1 OR age > 2\"]}")),
+        "WHERE");
+    refused(422, alice.post("/v1/queries", jsonQuery("{\"b\": [\"ssn = '1'\"]}")),
+        "no column ssn");
+    ObjectNode q = jsonQuery("{}");
+    ((ObjectNode) q.get("query")).remove("on");
+    refused(400, alice.post("/v1/queries", q), "query.on");
+    q = jsonQuery("{}");
+    ((ObjectNode) q.get("query")).withArray("select").addObject().put("table", "c")
+        .put("column", "x");
+    refused(400, alice.post("/v1/queries", q), "query.select[2].table");
+    q = jsonQuery("{}");
+    ((ObjectNode) q.get("query")).withArray("on").addObject().put("a", "card").put("b", "zip");
+    refused(422, alice.post("/v1/queries", q), "types do not compare");
+  }
+
+  @Test
+  void theApproverValidatesIndependently() throws Exception {
+    Client peerAtBob = parties.client(parties.bob, "Bearer " + parties.aliceToBob);
+    ObjectNode offer = Client.JSON.createObjectNode();
+    offer.put("id", "forged-" + SEQ.incrementAndGet());
+    offer.put("requester", "alice");
+    offer.put("requesterSide", "A");
+    offer.put("requesterDataset", "purchases");
+    offer.put("approverDataset", "customers");
+    String sql = "SELECT b.ssn FROM a JOIN b ON a.card = b.card";
+    offer.put("sql", sql);
+    offer.put("fingerprint", io.psiflink.jobs.query.JoinQuery.parse(sql).fingerprint());
+    offer.put("protocol", "kkrt");
+    offer.put("requesterEndpoint", "alice.example:7443");
+    offer.put("requesterFingerprint", "00");
+    offer.put("expiresAt", System.currentTimeMillis() + 60_000);
+    // bob's own registry: ssn exists but is not revealed
+    refused(422, peerAtBob.post("/v1/peer/queries", offer), "SELECT", "b.ssn",
+        "may not be revealed");
+    String good = "SELECT b.email FROM a JOIN b ON a.card = b.card";
+    offer.put("sql", good);
+    refused(400, peerAtBob.post("/v1/peer/queries", offer), "fingerprint");
+    offer.put("requester", "mallory");
+    refused(403, peerAtBob.post("/v1/peer/queries", offer), "mallory");
+    assertFalse(bob.get("/v1/queries").raw().contains("forged-"));
+  }
+
+  // ------------------------------------------------------------------ approval flow
+
+  @Test
+  void approvalCreatesTheSameSessionOnBothSides() throws Exception {
+    String id = submit(alice, sqlQuery(GOOD_SQL));
+    Reply atAlice = alice.get("/v1/queries/" + id);
+    assertEquals("outgoing", atAlice.json().path("direction").asText());
+    assertEquals("pending", atAlice.json().path("status").asText());
+    Reply atBob = bob.get("/v1/queries/" + id);
+    assertEquals(200, atBob.status(), atBob.toString());
+    assertEquals("incoming", atBob.json().path("direction").asText());
+    assertEquals("B", atBob.json().path("localSide").asText());
+    assertEquals(atAlice.json().path("fingerprint"), atBob.json().path("fingerprint"));
+    assertTrue(bob.get("/v1/queries?status=pending").raw().contains(id));
+    assertTrue(alice.get("/v1/sessions").json().path("sessions").toString().indexOf(id) < 0,
+        "no session before approval");
+
+    refused(409, alice.post("/v1/queries/" + id + "/approve", "{}"), "bob decides");
+
+    Reply approved = bob.post("/v1/queries/" + id + "/approve", Map.of("reason", "ok by legal"));
+    assertEquals(200, approved.status(), approved.toString());
+    assertEquals("approved", approved.json().path("status").asText());
+    JsonNode session = approved.json().path("session");
+    assertEquals(id, session.path("queryId").asText());
+    assertEquals("alice", session.path("partyA").asText());
+    assertEquals("bob", session.path("partyB").asText());
+    assertEquals("kkrt", session.path("protocol").asText());
+    assertEquals(40, session.path("sigma").asInt());
+    assertEquals(parties.aliceConfig.bridge().endpoint(), session.path("aEndpoint").asText());
+    assertEquals(parties.bobConfig.bridge().endpoint(), session.path("bEndpoint").asText());
+    assertEquals(sha256(parties.dir.resolve("pki/alice.pem")), session.path("aFingerprint")
+        .asText());
+    assertEquals(sha256(parties.dir.resolve("pki/bob.pem")), session.path("bFingerprint")
+        .asText());
+    for (String secret : List.of("key", "seed", "prf", "secret")) {
+      session.fieldNames().forEachRemaining(f -> assertFalse(f.toLowerCase().contains(secret), f));
+    }
+
+    Reply a = alice.get("/v1/queries/" + id);
+    assertEquals("approved", a.json().path("status").asText(), a.toString());
+    assertEquals(session, a.json().path("session"));
+    assertEquals("bob", a.json().path("approval").path("decidedBy").asText());
+    assertEquals("ok by legal", a.json().path("approval").path("reason").asText());
+    String sid = session.path("id").asText();
+    assertEquals(session, alice.get("/v1/sessions/" + sid).json());
+    assertEquals(session, bob.get("/v1/sessions/" + sid).json());
+    assertTrue(alice.get("/v1/sessions").raw().contains(sid));
+    refused(404, alice.get("/v1/sessions/nope"), "nope");
+
+    refused(409, bob.post("/v1/queries/" + id + "/approve", "{}"), "approved, not pending");
+    refused(409, bob.post("/v1/queries/" + id + "/reject", "{}"), "approved, not pending");
+    refused(404, bob.post("/v1/queries/no-such-id/approve", "{}"), "no-such-id");
+
+    List<String> aliceLog = actions(alice);
+    assertTrue(aliceLog.contains("query.submitted " + id), aliceLog.toString());
+    assertTrue(aliceLog.contains("query.approved " + id), aliceLog.toString());
+    assertTrue(aliceLog.contains("session.created " + sid), aliceLog.toString());
+    List<String> bobLog = actions(bob);
+    assertTrue(bobLog.contains("query.received " + id), bobLog.toString());
+    assertTrue(bobLog.contains("query.approved " + id), bobLog.toString());
+    assertTrue(bobLog.contains("session.created " + sid), bobLog.toString());
+  }
+
+  @Test
+  void rejectionIsRecordedOnBothSides() throws Exception {
+    ObjectNode q = sqlQuery("SELECT b.country, a.spend FROM a JOIN b ON a.card = b.card");
+    q.put("bins", 64);
+    q.put("protocol", "ecdh"); // offered by both in this test's configuration
+    String id = submit(alice, q);
+    Reply r = bob.post("/v1/queries/" + id + "/reject", Map.of("reason", "too broad"));
+    assertEquals(200, r.status(), r.toString());
+    assertEquals("rejected", r.json().path("status").asText());
+    assertTrue(r.json().path("session").isNull());
+    Reply a = alice.get("/v1/queries/" + id);
+    assertEquals("rejected", a.json().path("status").asText());
+    assertEquals("too broad", a.json().path("statusReason").asText());
+    assertEquals("rejected", a.json().path("approval").path("decision").asText());
+    assertTrue(a.json().path("session").isNull());
+    assertFalse(alice.get("/v1/sessions").raw().contains(id));
+    assertTrue(actions(alice).contains("query.rejected " + id));
+    assertTrue(actions(bob).contains("query.rejected " + id));
+    // the decision callback is idempotent
+    Client peerAtAlice = parties.client(parties.alice, "Bearer " + parties.bobToAlice);
+    assertEquals(200, peerAtAlice.post("/v1/peer/queries/" + id + "/decision",
+        Map.of("decision", "rejected")).status());
+    refused(409, peerAtAlice.post("/v1/peer/queries/" + id + "/decision",
+        Map.of("decision", "expired")), "already rejected");
+    refused(400, peerAtAlice.post("/v1/peer/queries/" + id + "/decision",
+        Map.of("decision", "maybe")), "decision");
+  }
+
+  @Test
+  void pendingQueriesExpire() throws Exception {
+    try (Parties p = startParties("ttl" + SEQ.incrementAndGet(), Duration.ofMillis(1500))) {
+      Client a = p.aliceApi();
+      Client b = p.bobApi();
+      register(a, purchases("purchases"));
+      register(b, customers("customers"));
+      String late = submit(a, sqlQuery(GOOD_SQL));
+      String swept = submit(a, sqlQuery(GOOD_SQL));
+      Thread.sleep(1700);
+      refused(409, b.post("/v1/queries/" + late + "/approve", "{}"), "expired");
+      assertEquals("expired", b.get("/v1/queries/" + late).json().path("status").asText());
+      p.alice.sweepNow();
+      p.bob.sweepNow();
+      for (Client c : List.of(a, b)) {
+        for (String id : List.of(late, swept)) {
+          Reply r = c.get("/v1/queries/" + id);
+          assertEquals("expired", r.json().path("status").asText(), r.toString());
+          assertEquals("expired", r.json().path("approval").path("decision").asText());
+          assertTrue(actions(c).contains("query.expired " + id));
+        }
+        assertEquals(0, c.get("/v1/sessions").json().path("sessions").size());
+      }
+      refused(409, b.post("/v1/queries/" + swept + "/approve", "{}"), "expired");
+    }
+  }
+
+  @Test
+  void aLostDecisionIsLearnedByPolling() throws Exception {
+    try (Parties p = startParties("poll" + SEQ.incrementAndGet(), Duration.ofHours(1))) {
+      register(p.aliceApi(), purchases("purchases"));
+      register(p.bobApi(), customers("customers"));
+      String id = submit(p.aliceApi(), sqlQuery(GOOD_SQL));
+      p.stopAlice();
+      // bob approves while alice's coordinator is down: the callback fails, the approval stands
+      Reply r = p.bobApi().post("/v1/queries/" + id + "/approve", "{}");
+      assertEquals(200, r.status(), r.toString());
+      assertTrue(actions(p.bobApi()).contains("peer.notify_failed " + id));
+      p.startAlice();
+      assertEquals("pending", p.aliceApi().get("/v1/queries/" + id).json().path("status")
+          .asText(), "the state survived the restart");
+      p.alice.sweepNow();
+      Reply a = p.aliceApi().get("/v1/queries/" + id);
+      assertEquals("approved", a.json().path("status").asText(), a.toString());
+      assertEquals(r.json().path("session"), a.json().path("session"));
+    }
+  }
+
+  @Test
+  void theSweeperExpiresQueriesByItself() throws Exception {
+    Path home = dir.resolve("sweep" + SEQ.incrementAndGet());
+    try (Parties p = new Parties(home, party -> {
+      try {
+        return databaseUrl(party + "_" + home.getFileName());
+      } catch (Exception e) {
+        throw new IllegalStateException(e);
+      }
+    }, Duration.ofMillis(800), Duration.ofMillis(200))) {
+      register(p.aliceApi(), purchases("purchases"));
+      register(p.bobApi(), customers("customers"));
+      String id = submit(p.aliceApi(), sqlQuery(GOOD_SQL));
+      long deadline = System.currentTimeMillis() + 20_000;
+      while (System.currentTimeMillis() < deadline
+          && !(status(p.aliceApi(), id).equals("expired")
+              && status(p.bobApi(), id).equals("expired"))) {
+        Thread.sleep(100);
+      }
+      assertEquals("expired", status(p.aliceApi(), id));
+      assertEquals("expired", status(p.bobApi(), id));
+    }
+  }
+
+  static String status(Client c, String id) {
+    return c.get("/v1/queries/" + id).json().path("status").asText();
+  }
+
+  // ------------------------------------------------------------------ audit
+
+  @Test
+  void auditLogIsAppendOnly() throws Exception {
+    register(alice, purchases("audited"));
+    List<String> log = actions(alice);
+    assertTrue(log.contains("dataset.registered audited"), log.toString());
+    Reply page = alice.get("/v1/audit?after=0&limit=1");
+    assertEquals(1, page.json().path("entries").size());
+    long first = page.json().path("entries").get(0).path("seq").asLong();
+    Reply next = alice.get("/v1/audit?after=" + first + "&limit=1");
+    assertTrue(next.json().path("entries").get(0).path("seq").asLong() > first);
+    refused(400, alice.get("/v1/audit?limit=0"), "limit");
+
+    try (Connection c = parties.alice.db().connect(); Statement s = c.createStatement()) {
+      SQLException up = assertThrows(SQLException.class,
+          () -> s.executeUpdate("UPDATE audit_log SET actor = 'mallory'"));
+      assertTrue(up.getMessage().contains("append-only"), up.getMessage());
+      SQLException del = assertThrows(SQLException.class,
+          () -> s.executeUpdate("DELETE FROM audit_log"));
+      assertTrue(del.getMessage().contains("append-only"), del.getMessage());
+      if (!parties.alice.db().isSqlite()) {
+        SQLException trunc = assertThrows(SQLException.class,
+            () -> s.executeUpdate("TRUNCATE audit_log"));
+        assertTrue(trunc.getMessage().contains("append-only"), trunc.getMessage());
+      }
+    }
+    assertEquals(log, actions(alice).subList(0, log.size()), "earlier entries unchanged");
+  }
+
+  @Test
+  void unknownRoutesAndMethods() {
+    refused(404, alice.get("/v1/nothing"), "no such endpoint");
+    refused(405, alice.delete("/v1/queries"), "not allowed");
+  }
+
+  static String sha256(Path pem) throws Exception {
+    try (var in = Files.newInputStream(pem)) {
+      X509Certificate c = (X509Certificate) CertificateFactory.getInstance("X.509")
+          .generateCertificate(in);
+      return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256")
+          .digest(c.getEncoded()));
+    }
+  }
+}

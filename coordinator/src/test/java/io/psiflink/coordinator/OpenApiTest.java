@@ -1,0 +1,91 @@
+package io.psiflink.coordinator;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
+import java.io.InputStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Iterator;
+import java.util.Locale;
+import java.util.Map;
+import java.util.TreeSet;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** openapi.yaml describes exactly the routes the server implements, with their statuses. */
+class OpenApiTest {
+  @TempDir Path dir;
+
+  @Test
+  void everyRouteIsDescribedAndEveryDescribedRouteExists() throws Exception {
+    JsonNode spec;
+    try (InputStream in = OpenApiTest.class.getResourceAsStream("/openapi.yaml")) {
+      spec = new ObjectMapper(new YAMLFactory()).readTree(in);
+    }
+    assertTrue(spec.path("openapi").asText().startsWith("3."), "OpenAPI 3");
+    TreeSet<String> described = new TreeSet<>();
+    for (Iterator<Map.Entry<String, JsonNode>> it = spec.path("paths").fields(); it.hasNext(); ) {
+      Map.Entry<String, JsonNode> path = it.next();
+      for (Iterator<String> m = path.getValue().fieldNames(); m.hasNext(); ) {
+        String method = m.next();
+        if (!method.equals("parameters")) {
+          described.add(method.toUpperCase(Locale.ROOT) + " " + path.getKey());
+        }
+      }
+    }
+    try (Parties p = new Parties(dir, party -> "jdbc:sqlite:" + dir.resolve(party + ".db"),
+        Duration.ofHours(1))) {
+      TreeSet<String> implemented = new TreeSet<>();
+      for (HttpApi.Route r : p.alice.routes()) {
+        implemented.add(r.method() + " " + r.path());
+        JsonNode op = spec.path("paths").path(r.path())
+            .path(r.method().toLowerCase(Locale.ROOT));
+        JsonNode responses = op.path("responses");
+        assertTrue(responses.has(String.valueOf(r.status())),
+            r.method() + " " + r.path() + " should describe its status " + r.status());
+        if (r.kind() != null) {
+          assertTrue(responses.has("401") && responses.has("403"),
+              r.method() + " " + r.path() + " should describe 401 and 403");
+        } else {
+          assertTrue(op.path("security").isArray() && op.path("security").isEmpty(),
+              r.path() + " is public: security: []");
+        }
+        for (Iterator<String> codes = responses.fieldNames(); codes.hasNext(); ) {
+          String code = codes.next();
+          assertTrue(code.matches("[1-5][0-9][0-9]"), code);
+        }
+      }
+      assertEquals(described, implemented);
+      // the served description is the file
+      Client.Reply served = p.client(p.alice, null).get("/openapi.yaml");
+      assertEquals(200, served.status());
+      try (InputStream in = OpenApiTest.class.getResourceAsStream("/openapi.yaml")) {
+        assertEquals(new String(in.readAllBytes(), java.nio.charset.StandardCharsets.UTF_8),
+            served.raw());
+      }
+    }
+  }
+
+  @Test
+  void everySchemaReferenceResolves() throws Exception {
+    String text;
+    try (InputStream in = OpenApiTest.class.getResourceAsStream("/openapi.yaml")) {
+      text = new String(in.readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+    }
+    JsonNode spec = new ObjectMapper(new YAMLFactory()).readTree(text);
+    java.util.regex.Matcher m = java.util.regex.Pattern
+        .compile("\\$ref: \"#/components/(schemas|responses)/([A-Za-z]+)\"").matcher(text);
+    int refs = 0;
+    while (m.find()) {
+      refs++;
+      assertTrue(spec.path("components").path(m.group(1)).has(m.group(2)), m.group());
+    }
+    assertTrue(refs > 20);
+    Files.writeString(dir.resolve("ok"), "checked " + refs);
+  }
+}

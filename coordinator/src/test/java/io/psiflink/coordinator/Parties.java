@@ -1,0 +1,127 @@
+package io.psiflink.coordinator;
+
+import io.psiflink.bridge.ThrowawayPki;
+import io.psiflink.coordinator.Tokens.Kind;
+import java.net.ServerSocket;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.function.Function;
+import javax.net.ssl.SSLContext;
+
+/**
+ * Two real coordinators in this JVM on loopback, alice and bob, each with its own database, TLS
+ * certificate (a throwaway PKI) and tokens; each one's peer is the other.
+ */
+final class Parties implements AutoCloseable {
+  final Path dir;
+  final ThrowawayPki pki;
+  CoordinatorServer alice;
+  final CoordinatorServer bob;
+  final CoordinatorConfig aliceConfig;
+  final CoordinatorConfig bobConfig;
+  /** Party tokens: alice's people at alice's coordinator, bob's at bob's. */
+  final String aliceToken;
+  final String bobToken;
+  /** The tokens the coordinators present to each other (alice's to bob, bob's to alice). */
+  final String aliceToBob;
+  final String bobToAlice;
+  final SSLContext trust;
+
+  /**
+   * @param dbUrl the JDBC URL of a party's database, by party name
+   */
+  Parties(Path dir, Function<String, String> dbUrl, Duration ttl) throws Exception {
+    this(dir, dbUrl, ttl, Duration.ofHours(1));
+  }
+
+  /** @param sweep how often each coordinator's sweeper runs (tests mostly call sweepNow) */
+  Parties(Path dir, Function<String, String> dbUrl, Duration ttl, Duration sweep)
+      throws Exception {
+    this.dir = dir;
+    this.pki = ThrowawayPki.create(dir.resolve("pki"), "alice", "bob");
+    aliceToken = Tokens.newToken();
+    bobToken = Tokens.newToken();
+    aliceToBob = Tokens.newToken();
+    bobToAlice = Tokens.newToken();
+    int alicePort = freePort();
+    int bobPort = freePort();
+    aliceConfig = config("alice", alicePort, "bob", bobPort, aliceToken, bobToAlice, aliceToBob,
+        dbUrl.apply("alice"), ttl, sweep);
+    bobConfig = config("bob", bobPort, "alice", alicePort, bobToken, aliceToBob, bobToAlice,
+        dbUrl.apply("bob"), ttl, sweep);
+    alice = CoordinatorServer.start(aliceConfig);
+    CoordinatorServer b;
+    try {
+      b = CoordinatorServer.start(bobConfig);
+    } catch (Exception e) {
+      alice.close();
+      throw e;
+    }
+    bob = b;
+    trust = Tls.context(dir.resolve("pki/alice.pem"), dir.resolve("pki/alice.key"),
+        pki.caCertificate());
+  }
+
+  private CoordinatorConfig config(String party, int port, String peer, int peerPort,
+      String partyToken, String inboundPeerToken, String outboundPeerToken, String dbUrl,
+      Duration ttl, Duration sweep) throws Exception {
+    Path home = dir.resolve(party);
+    Files.createDirectories(home);
+    Files.write(home.resolve("tokens"), List.of(
+        "# tokens accepted by " + party + "'s coordinator",
+        Tokens.line(partyToken, Kind.PARTY, party + "-analyst"),
+        Tokens.line(inboundPeerToken, Kind.PEER, peer + "-coordinator")));
+    Files.writeString(home.resolve("peer-token"), outboundPeerToken + "\n");
+    Path pkiDir = dir.resolve("pki");
+    return new CoordinatorConfig(party,
+        new CoordinatorConfig.Listen("127.0.0.1", port),
+        new CoordinatorConfig.Tls(pkiDir.resolve(party + ".pem"), pkiDir.resolve(party + ".key"),
+            pki.caCertificate()),
+        new CoordinatorConfig.Database(dbUrl, null, null),
+        home.resolve("tokens"),
+        new CoordinatorConfig.Peer(peer, "https://localhost:" + peerPort,
+            home.resolve("peer-token")),
+        new CoordinatorConfig.Bridge(party + ".example:" + (7000 + port % 1000),
+            pkiDir.resolve(party + ".pem")),
+        ttl, sweep, null, List.of("kkrt", "ecdh"));
+  }
+
+  /** Stops alice's coordinator (as if it went down). */
+  void stopAlice() throws Exception {
+    alice.close();
+  }
+
+  /** Starts alice's coordinator again, on the same port and database. */
+  void startAlice() throws Exception {
+    alice = CoordinatorServer.start(aliceConfig);
+  }
+
+  static int freePort() throws Exception {
+    try (ServerSocket s = new ServerSocket(0)) {
+      return s.getLocalPort();
+    }
+  }
+
+  Client aliceApi() {
+    return client(alice, "Bearer " + aliceToken);
+  }
+
+  Client bobApi() {
+    return client(bob, "Bearer " + bobToken);
+  }
+
+  Client client(CoordinatorServer server, String authorization) {
+    return new Client(trust, "https://localhost:" + server.port(), authorization);
+  }
+
+  @Override
+  public void close() throws Exception {
+    try {
+      alice.close();
+    } finally {
+      bob.close();
+    }
+  }
+}
