@@ -36,6 +36,7 @@ import java.util.Set;
 import org.apache.flink.api.common.BatchShuffleMode;
 import org.apache.flink.api.common.JobExecutionResult;
 import org.apache.flink.api.common.RuntimeExecutionMode;
+import org.apache.flink.api.common.typeinfo.PrimitiveArrayTypeInfo;
 import org.apache.flink.api.common.typeinfo.Types;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.CoreOptions;
@@ -150,10 +151,10 @@ public final class PrivateJoinJob {
         .transform("sum rows", Types.LONG, new RowCount<Long>(true)).setParallelism(1);
     int maxParallelism = KeyGroupRangeAssignment.computeDefaultMaxParallelism(cfg.parallelism());
     BinRouting routing = new BinRouting(secrets.bins(), maxParallelism, cfg.parallelism());
-    DataStream<Row> joined = tokenized
+    DataStream<byte[]> joined = tokenized
         .keyBy(r -> routing.key(TokenRecord.bin(r)), Types.INT)
         .connect(total.broadcast())
-        .transform("psi bins", cfg.partyB() ? Types.ROW() : outSchema.rowType(),
+        .transform("psi bins", PrimitiveArrayTypeInfo.BYTE_PRIMITIVE_ARRAY_TYPE_INFO,
             new BinPsiOperator(ctx, cfg.bridge(), routing))
         // explicit, so the adaptive batch scheduler cannot shrink the bins processed at once, and
         // the routing's assumptions hold
@@ -162,7 +163,7 @@ public final class PrivateJoinJob {
     if (cfg.partyB()) {
       joined.sinkTo(new DiscardingSink<>()).name("no output at party B");
     } else {
-      TableSink.write(joined, outSchema, cfg.out(), cfg.outFormat());
+      TableSink.writeEncoded(joined, outSchema, cfg.out(), cfg.outFormat());
     }
 
     long jobStart = System.currentTimeMillis();

@@ -3,6 +3,7 @@ package io.psiflink.jobs.psi;
 import io.psiflink.bridge.BridgeException;
 import io.psiflink.bridge.BridgeStream;
 import io.psiflink.jobs.bin.BinPlan;
+import io.psiflink.jobs.row.RowCodec;
 import io.psiflink.jobs.row.Varint;
 import io.psiflink.jobs.token.Tokens;
 import io.psiflink.nativepsi.PsiParams;
@@ -17,7 +18,6 @@ import java.security.NoSuchAlgorithmException;
 import java.security.SecureRandom;
 import java.util.Arrays;
 import java.util.function.Consumer;
-import org.apache.flink.types.Row;
 
 /**
  * One attempt at one bin, on one bridge stream:
@@ -61,7 +61,7 @@ public final class BinExchange {
    *
    * @param ownRows this party's n: rows that reached tokenization, over all bins
    */
-  public BinStats run(BridgeStream stream, int bin, BinTable table, long ownRows, Consumer<Row> out)
+  public BinStats run(BridgeStream stream, int bin, BinTable table, long ownRows, Consumer<byte[]> out)
       throws BridgeException, PeerProtocolException {
     long started = System.nanoTime();
     long ownBound = BinPlan.bound(ownRows, ctx.bins(), ctx.sigma());
@@ -163,7 +163,7 @@ public final class BinExchange {
   }
 
   private long receiveAndJoin(BridgeStream stream, BinTable table, long[] mine,
-      PayloadCipher cipher, Consumer<Row> out) throws BridgeException, PeerProtocolException {
+      PayloadCipher cipher, Consumer<byte[]> out) throws BridgeException, PeerProtocolException {
     ByteArrayOutputStream plain = new ByteArrayOutputStream();
     byte[] summary;
     while (true) {
@@ -191,7 +191,8 @@ public final class BinExchange {
           + " intersecting keys, this party found " + mine.length);
     }
     // Decode and check everything before emitting anything: a failed attempt emits no rows.
-    Object[][][] peerRows = decodePayload(plain.toByteArray(), table, mine, tokens, ByteBuffer.wrap(summary).getLong(8));
+    PeerRows peerRows = decodePayload(plain.toByteArray(), table, mine, tokens,
+        ByteBuffer.wrap(summary).getLong(8));
     // Everything checked out: tell the peer, then emit. No failure after DONE may retry the bin,
     // or its rows would be emitted twice; the peer needs nothing more.
     stream.send(Frames.of(Frames.DONE, new byte[0]));
@@ -213,18 +214,32 @@ public final class BinExchange {
   }
 
   /**
-   * Decodes the peer's payload: for every intersecting key, the peer's revealed rows, indexed by
-   * the key's distinct-token index in {@code table}. Every key must be intersecting, appear once and
-   * carry at least one well-formed row, and the totals must match the peer's summary.
+   * The peer's rows of one bin, checked but not decoded: column c of row r is {@code
+   * payload[columns[r·(k+1)+c], columns[r·(k+1)+c+1])} for a peer arity k; the rows of key u are
+   * {@code first[u]} on, {@code count[u]} of them.
    */
-  private Object[][][] decodePayload(byte[] b, BinTable table, long[] mine, long tokens,
+  private record PeerRows(byte[] payload, int arity, int[] columns, int[] first, int[] count) {}
+
+  /**
+   * Checks the peer's payload: every key must be intersecting, appear once and carry at least one
+   * well-formed row (strings valid UTF-8: they go to the output as they are), and the totals must
+   * match the peer's summary.
+   */
+  private PeerRows decodePayload(byte[] b, BinTable table, long[] mine, long tokens,
       long peerRows) throws PeerProtocolException {
     boolean[] intersecting = new boolean[table.distinct()];
     for (long i : mine) {
       intersecting[(int) i] = true;
     }
-    Object[][][] rowsOf = new Object[table.distinct()][][];
-    long seenRows = 0;
+    int arity = ctx.peerCodec().arity();
+    if (peerRows < 0 || peerRows > b.length / (arity + 1)) { // a row takes arity + 1 bytes or more
+      throw new PeerProtocolException("peer's summary claims " + peerRows + " rows in "
+          + b.length + " bytes");
+    }
+    int[] columns = new int[(int) peerRows * (arity + 1)];
+    int[] first = new int[table.distinct()];
+    int[] count = new int[table.distinct()];
+    int rows = 0;
     long seenTokens = 0;
     try {
       for (int p = 0; p < b.length; seenTokens++) {
@@ -232,55 +247,75 @@ public final class BinExchange {
           throw new PeerProtocolException("payload truncated in a key header");
         }
         int u = table.indexOf(Tokens.hiAt(b, p), Tokens.loAt(b, p));
-        if (u < 0 || !intersecting[u] || rowsOf[u] != null) {
+        if (u < 0 || !intersecting[u] || count[u] != 0) {
           throw new PeerProtocolException("peer sent columns for a key that is not in the "
               + "intersection, or twice");
         }
-        int count = ByteBuffer.wrap(b, p + Tokens.BYTES, 4).getInt();
-        if (count <= 0) {
-          throw new PeerProtocolException("peer sent " + count + " rows for an intersecting key");
+        int n = ByteBuffer.wrap(b, p + Tokens.BYTES, 4).getInt();
+        if (n <= 0 || n > peerRows - rows) {
+          throw new PeerProtocolException("peer sent " + n + " rows for an intersecting key");
         }
         p += KEY_HEADER_BYTES;
-        rowsOf[u] = new Object[count][];
-        for (int i = 0; i < count; i++) {
+        first[u] = rows;
+        count[u] = n;
+        for (int i = 0; i < n; i++, rows++) {
           long r = Varint.read(b, p, b.length);
           int len = Varint.value(r);
           p = Varint.next(r);
           if (len > b.length - p) {
             throw new PeerProtocolException("payload truncated in a row");
           }
-          rowsOf[u][i] = new Object[ctx.peerCodec().arity()];
-          ctx.peerCodec().decode(b, p, len, rowsOf[u][i], 0);
+          ctx.peerCodec().columns(b, p, len, columns, rows * (arity + 1), true);
           p += len;
         }
-        seenRows += count;
       }
     } catch (IllegalArgumentException | IndexOutOfBoundsException e) {
       throw new PeerProtocolException("peer's payload is malformed: " + e.getMessage());
     }
-    if (seenTokens != tokens || seenRows != peerRows) {
-      throw new PeerProtocolException("payload holds " + seenTokens + " keys and " + seenRows
+    if (seenTokens != tokens || rows != peerRows) {
+      throw new PeerProtocolException("payload holds " + seenTokens + " keys and " + rows
           + " rows, its summary says " + tokens + " and " + peerRows);
     }
-    return rowsOf;
+    return new PeerRows(b, arity, columns, first, count);
   }
 
-  /** The rows of the join for this bin: for every intersecting key, own rows × peer rows. */
-  private long emitJoin(BinTable table, long[] mine, Object[][][] peerRows, Consumer<Row> out) {
-    Object[] own = new Object[ctx.ownCodec().arity()];
+  /**
+   * The rows of the join for this bin: for every intersecting key, own rows × peer rows, each the
+   * output columns copied as encoded ({@link RowCodec}) from the own and the peer's rows.
+   */
+  private long emitJoin(BinTable table, long[] mine, PeerRows peer, Consumer<byte[]> out) {
     int[] output = ctx.output();
+    int ownArity = ctx.ownCodec().arity();
+    int[] own = new int[ownArity + 1];
+    int stride = peer.arity() + 1;
+    int[] pc = peer.columns();
+    byte[] pb = peer.payload();
     long[] emitted = {0};
     for (long idx : mine) {
       int u = (int) idx;
       table.forEachRow(u, (buf, off, len) -> {
-        ctx.ownCodec().decode(buf, off, len, own, 0);
-        for (Object[] peer : peerRows[u]) {
-          Row r = new Row(output.length);
-          for (int c = 0; c < output.length; c++) {
-            int s = output[c];
-            r.setField(c, s >= 0 ? own[s] : peer[-1 - s]);
+        ctx.ownCodec().columns(buf, off, len, own, 0, false);
+        for (int r = peer.first()[u], end = r + peer.count()[u]; r < end; r++) {
+          int base = r * stride;
+          int size = 0;
+          for (int s : output) {
+            size += s >= 0 ? own[s + 1] - own[s] : pc[base - s] - pc[base - 1 - s];
           }
-          out.accept(r);
+          byte[] row = new byte[size];
+          int p = 0;
+          for (int s : output) {
+            if (s >= 0) {
+              int n = own[s + 1] - own[s];
+              System.arraycopy(buf, own[s], row, p, n);
+              p += n;
+            } else {
+              int from = pc[base - 1 - s];
+              int n = pc[base - s] - from;
+              System.arraycopy(pb, from, row, p, n);
+              p += n;
+            }
+          }
+          out.accept(row);
           emitted[0]++;
         }
       });

@@ -23,7 +23,6 @@ import org.apache.flink.streaming.api.operators.AbstractStreamOperator;
 import org.apache.flink.streaming.api.operators.BoundedMultiInput;
 import org.apache.flink.streaming.api.operators.TwoInputStreamOperator;
 import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
-import org.apache.flink.types.Row;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -34,10 +33,12 @@ import org.slf4j.LoggerFactory;
  * Once both inputs end, the subtask runs its bins in ascending order, one PSI exchange per bin over the
  * bridge. Ascending order on both sides cannot deadlock, whatever the two jobs' parallelism: the
  * smallest unfinished bin is always being worked on by both parties. A bin that fails is retried
- * alone, as a new attempt on the bridge; other bins are not redone.
+ * alone, as a new attempt on the bridge; other bins are not redone. The output party emits the
+ * joined rows in {@link io.psiflink.jobs.row.RowCodec} encoding, for {@link
+ * io.psiflink.jobs.table.TableSink#writeEncoded}; party B emits nothing.
  */
-public final class BinPsiOperator extends AbstractStreamOperator<Row>
-    implements TwoInputStreamOperator<byte[], Long, Row>, BoundedMultiInput {
+public final class BinPsiOperator extends AbstractStreamOperator<byte[]>
+    implements TwoInputStreamOperator<byte[], Long, byte[]>, BoundedMultiInput {
   private static final long serialVersionUID = 1L;
   private static final Logger LOG = LoggerFactory.getLogger(BinPsiOperator.class);
   /** Rows are appended to state in chunks of about this many bytes. */

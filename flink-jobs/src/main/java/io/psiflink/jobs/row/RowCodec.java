@@ -68,15 +68,33 @@ public final class RowCodec implements Serializable {
    * @throws IllegalArgumentException if the bytes are not exactly one well-formed encoded row
    */
   public void decode(byte[] src, int off, int len, Object[] dst, int dstOff) {
+    int[] starts = new int[types.length + 1];
+    columns(src, off, len, starts, 0, false);
+    for (int i = 0; i < types.length; i++) {
+      dst[dstOff + i] = value(src, starts[i], i);
+    }
+  }
+
+  /**
+   * Checks that {@code src[off, off+len)} is exactly one well-formed encoded row and finds its
+   * columns without decoding them: column i is {@code src[starts[at+i], starts[at+i+1])}, presence
+   * byte included, so columns can be copied from one encoding into another as they are.
+   *
+   * @param starts receives arity + 1 offsets from index {@code at} on
+   * @param checkUtf8 whether STRING bytes must be valid UTF-8 (for bytes from the peer, which are
+   *     written to the output without being decoded)
+   * @throws IllegalArgumentException if the bytes are not one well-formed encoded row
+   */
+  public void columns(byte[] src, int off, int len, int[] starts, int at, boolean checkUtf8) {
     int p = off;
     int end = off + len;
     for (int i = 0; i < types.length; i++) {
+      starts[at + i] = p;
       if (p >= end) {
         throw new IllegalArgumentException("encoded row ends before column " + i);
       }
       int present = src[p++];
       if (present == 0) {
-        dst[dstOff + i] = null;
         continue;
       }
       if (present != 1) {
@@ -86,43 +104,56 @@ public final class RowCodec implements Serializable {
         case BOOLEAN -> 1;
         case INT, FLOAT -> 4;
         case BIGINT, DOUBLE -> 8;
-        case STRING, BYTES -> -1;
-      };
-      if (need > 0 && p + need > end) {
-        throw new IllegalArgumentException("encoded row truncated in column " + i);
-      }
-      switch (types[i]) {
-        case BOOLEAN -> dst[dstOff + i] = src[p] != 0;
-        case INT -> dst[dstOff + i] = getInt(src, p);
-        case BIGINT -> dst[dstOff + i] = getLong(src, p);
-        case FLOAT -> dst[dstOff + i] = Float.intBitsToFloat(getInt(src, p));
-        case DOUBLE -> dst[dstOff + i] = Double.longBitsToDouble(getLong(src, p));
         case STRING, BYTES -> {
           long r = Varint.read(src, p, end);
-          int n = Varint.value(r);
           p = Varint.next(r);
-          if (n > end - p) {
-            throw new IllegalArgumentException("encoded row truncated in column " + i);
-          }
-          byte[] bytes = Arrays.copyOfRange(src, p, p + n);
-          dst[dstOff + i] = types[i] == ColumnType.STRING
-              ? new String(bytes, StandardCharsets.UTF_8) : bytes;
-          p += n;
-          need = 0;
+          yield Varint.value(r);
         }
+      };
+      if (need > end - p) {
+        throw new IllegalArgumentException("encoded row truncated in column " + i);
       }
-      p += Math.max(need, 0);
+      if (checkUtf8 && types[i] == ColumnType.STRING && !Utf8.isValid(src, p, need)) {
+        throw new IllegalArgumentException("invalid UTF-8 in column " + i);
+      }
+      p += need;
     }
     if (p != end) {
       throw new IllegalArgumentException((end - p) + " stray bytes after the encoded row");
     }
+    starts[at + types.length] = end;
   }
 
-  static int getInt(byte[] b, int p) {
+  /** The value of column i, which starts at {@code p} of a row {@link #columns} checked. */
+  private Object value(byte[] src, int p, int i) {
+    if (src[p++] == 0) {
+      return null;
+    }
+    return switch (types[i]) {
+      case BOOLEAN -> src[p] != 0;
+      case INT -> getInt(src, p);
+      case BIGINT -> getLong(src, p);
+      case FLOAT -> Float.intBitsToFloat(getInt(src, p));
+      case DOUBLE -> Double.longBitsToDouble(getLong(src, p));
+      case STRING, BYTES -> {
+        long r = Varint.read(src, p, src.length);
+        int from = Varint.next(r);
+        byte[] bytes = Arrays.copyOfRange(src, from, from + Varint.value(r));
+        yield types[i] == ColumnType.STRING ? new String(bytes, StandardCharsets.UTF_8) : bytes;
+      }
+    };
+  }
+
+  /** The type of column i. */
+  public ColumnType type(int i) {
+    return types[i];
+  }
+
+  public static int getInt(byte[] b, int p) {
     return (b[p] & 0xff) << 24 | (b[p + 1] & 0xff) << 16 | (b[p + 2] & 0xff) << 8 | (b[p + 3] & 0xff);
   }
 
-  static long getLong(byte[] b, int p) {
+  public static long getLong(byte[] b, int p) {
     return ((long) getInt(b, p) << 32) | (getInt(b, p + 4) & 0xffffffffL);
   }
 

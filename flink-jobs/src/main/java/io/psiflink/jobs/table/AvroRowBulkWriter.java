@@ -1,8 +1,11 @@
 package io.psiflink.jobs.table;
 
+import io.psiflink.jobs.row.RowCodec;
+import io.psiflink.jobs.row.Varint;
 import java.io.FilterOutputStream;
 import java.io.IOException;
 import java.io.OutputStream;
+import java.io.Serializable;
 import org.apache.avro.Schema;
 import org.apache.avro.file.CodecFactory;
 import org.apache.avro.file.DataFileWriter;
@@ -14,25 +17,32 @@ import org.apache.flink.types.Row;
 
 /**
  * Writes rows as one Avro container part file with the record schema of {@link
- * AvroColumns#recordSchema}. Blocks are snappy-compressed, the default of Flink's own avro format
- * and several times cheaper in CPU than deflate.
+ * AvroColumns#recordSchema}: every field a union of null and the column's type. Blocks are
+ * snappy-compressed, the default of Flink's own avro format and several times cheaper in CPU than
+ * deflate. Rows come as Flink {@link Row}s ({@link #factory}) or already {@link RowCodec}-encoded
+ * ({@link #encodedFactory}, the private join's output, which is transcoded without building Java
+ * objects); either way they are encoded straight into Avro binary, without a GenericRecord.
  */
-public final class AvroRowBulkWriter implements BulkWriter<Row> {
-  private final DataFileWriter<Row> writer;
+public final class AvroRowBulkWriter<T> implements BulkWriter<T> {
+  private final DataFileWriter<T> writer;
 
-  private AvroRowBulkWriter(FSDataOutputStream stream, TableSchema schema) throws IOException {
-    Schema avro = AvroColumns.recordSchema(schema);
-    this.writer = new DataFileWriter<Row>(new RowDatumWriter(schema))
-        .setCodec(CodecFactory.snappyCodec());
-    writer.create(avro, new NonClosing(stream));
+  private AvroRowBulkWriter(FSDataOutputStream stream, TableSchema schema, DatumWriter<T> datum)
+      throws IOException {
+    this.writer = new DataFileWriter<>(datum).setCodec(CodecFactory.snappyCodec());
+    writer.create(AvroColumns.recordSchema(schema), new NonClosing(stream));
   }
 
   public static BulkWriter.Factory<Row> factory(TableSchema schema) {
-    return new Factory(schema);
+    return new Factory<>(schema, RowDatumWriter::new);
+  }
+
+  /** For rows in {@link RowCodec} encoding of the schema's column types. */
+  public static BulkWriter.Factory<byte[]> encodedFactory(TableSchema schema) {
+    return new Factory<>(schema, EncodedDatumWriter::new);
   }
 
   @Override
-  public void addElement(Row row) throws IOException {
+  public void addElement(T row) throws IOException {
     try {
       writer.append(row);
     } catch (DataFileWriter.AppendWriteException e) {
@@ -53,11 +63,7 @@ public final class AvroRowBulkWriter implements BulkWriter<Row> {
     writer.close();
   }
 
-  /**
-   * Encodes a row straight into Avro binary for the schema of {@link AvroColumns#recordSchema}
-   * (every field a union of null and the column's type), without a GenericRecord in between: the
-   * generic path cost the output party a twentieth of its CPU.
-   */
+  /** A Row, field by field. */
   private static final class RowDatumWriter implements DatumWriter<Row> {
     private final TableSchema schema;
 
@@ -67,7 +73,7 @@ public final class AvroRowBulkWriter implements BulkWriter<Row> {
 
     @Override
     public void setSchema(Schema ignored) {
-      // the schema is always recordSchema(this.schema), which the writer was made for
+      // always recordSchema(this.schema), which the writer was made for
     }
 
     @Override
@@ -101,6 +107,56 @@ public final class AvroRowBulkWriter implements BulkWriter<Row> {
     }
   }
 
+  /**
+   * A {@link RowCodec} encoding, column by column: presence byte to union branch, big-endian
+   * numbers to Avro's, string and bytes copied as they are (both formats carry UTF-8 with a length).
+   */
+  private static final class EncodedDatumWriter implements DatumWriter<byte[]> {
+    private final RowCodec codec;
+    private final int[] starts;
+
+    EncodedDatumWriter(TableSchema schema) {
+      this.codec = new RowCodec(schema.columns().stream().map(Column::type).toList());
+      this.starts = new int[codec.arity() + 1];
+    }
+
+    @Override
+    public void setSchema(Schema ignored) {
+      // always recordSchema of the schema this writer was made for
+    }
+
+    @Override
+    public void write(byte[] row, Encoder out) throws IOException {
+      try {
+        codec.columns(row, 0, row.length, starts, 0, false);
+      } catch (IllegalArgumentException e) {
+        throw new IOException("a malformed encoded row: " + e.getMessage(), e);
+      }
+      for (int i = 0; i < codec.arity(); i++) {
+        int p = starts[i];
+        if (row[p++] == 0) {
+          out.writeIndex(0);
+          out.writeNull();
+          continue;
+        }
+        out.writeIndex(1);
+        switch (codec.type(i)) {
+          case BOOLEAN -> out.writeBoolean(row[p] != 0);
+          case INT -> out.writeInt(RowCodec.getInt(row, p));
+          case BIGINT -> out.writeLong(RowCodec.getLong(row, p));
+          case FLOAT -> out.writeFloat(Float.intBitsToFloat(RowCodec.getInt(row, p)));
+          case DOUBLE -> out.writeDouble(Double.longBitsToDouble(RowCodec.getLong(row, p)));
+          case STRING, BYTES -> {
+            long r = Varint.read(row, p, starts[i + 1]);
+            int n = Varint.value(r);
+            out.writeLong(n); // Avro's string and bytes: a long length, then the bytes
+            out.writeFixed(row, Varint.next(r), n);
+          }
+        }
+      }
+    }
+  }
+
   /** Passes everything through but close, which only flushes. */
   private static final class NonClosing extends FilterOutputStream {
     NonClosing(OutputStream out) {
@@ -118,18 +174,25 @@ public final class AvroRowBulkWriter implements BulkWriter<Row> {
     }
   }
 
-  private static final class Factory implements BulkWriter.Factory<Row> {
+  /** Makes the datum writer for a schema on the task manager. */
+  private interface DatumWriterMaker<T> extends Serializable {
+    DatumWriter<T> make(TableSchema schema);
+  }
+
+  private static final class Factory<T> implements BulkWriter.Factory<T> {
     private static final long serialVersionUID = 1L;
 
     private final TableSchema schema;
+    private final DatumWriterMaker<T> datum;
 
-    Factory(TableSchema schema) {
+    Factory(TableSchema schema, DatumWriterMaker<T> datum) {
       this.schema = schema;
+      this.datum = datum;
     }
 
     @Override
-    public BulkWriter<Row> create(FSDataOutputStream out) throws IOException {
-      return new AvroRowBulkWriter(out, schema);
+    public BulkWriter<T> create(FSDataOutputStream out) throws IOException {
+      return new AvroRowBulkWriter<>(out, schema, datum.make(schema));
     }
   }
 }

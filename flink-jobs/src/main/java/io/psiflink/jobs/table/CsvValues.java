@@ -152,7 +152,7 @@ public final class CsvValues {
       if (d < 0 || d > 9) {
         throw new NumberFormatException("not an integer");
       }
-      if (v < (Long.MIN_VALUE + d) / 10) {
+      if (v < Long.MIN_VALUE / 10 || v * 10 < Long.MIN_VALUE + d) {
         throw new NumberFormatException("out of range");
       }
       v = v * 10 - d;

@@ -1,9 +1,11 @@
 package io.psiflink.jobs.table;
 
+import io.psiflink.jobs.row.RowCodec;
 import java.io.IOException;
 import java.util.Locale;
 import org.apache.flink.api.common.serialization.BulkWriter;
 import org.apache.flink.connector.file.sink.FileSink;
+import org.apache.flink.core.fs.FSDataOutputStream;
 import org.apache.flink.core.fs.FileStatus;
 import org.apache.flink.core.fs.FileSystem;
 import org.apache.flink.core.fs.Path;
@@ -63,12 +65,31 @@ public final class TableSink {
   /** Writes as the other {@code write}, starting a new part file at {@code maxPartBytes}. */
   public static DataStreamSink<Row> write(DataStream<Row> rows, TableSchema schema, String dir,
       TableFormat format, long maxPartBytes) throws TableException {
-    prepareDirectory(dir);
     BulkWriter.Factory<Row> writer = switch (format) {
       case CSV -> CsvBulkWriter.factory(schema, CsvOptions.DEFAULT);
       case AVRO -> AvroRowBulkWriter.factory(schema);
     };
-    FileSink<Row> sink = FileSink.forBulkFormat(new Path(dir), writer)
+    return sink(rows, writer, dir, format, maxPartBytes);
+  }
+
+  /**
+   * Writes rows given in {@link RowCodec} encoding of the schema's column types, as {@code write}
+   * does Rows. Avro output is transcoded from the encoding without decoding values.
+   */
+  public static DataStreamSink<byte[]> writeEncoded(DataStream<byte[]> rows, TableSchema schema,
+      String dir, TableFormat format) throws TableException {
+    BulkWriter.Factory<byte[]> writer = switch (format) {
+      case CSV -> new DecodingFactory(CsvBulkWriter.factory(schema, CsvOptions.DEFAULT),
+          new RowCodec(schema.columns().stream().map(Column::type).toList()));
+      case AVRO -> AvroRowBulkWriter.encodedFactory(schema);
+    };
+    return sink(rows, writer, dir, format, DEFAULT_MAX_PART_BYTES);
+  }
+
+  private static <T> DataStreamSink<T> sink(DataStream<T> rows, BulkWriter.Factory<T> writer,
+      String dir, TableFormat format, long maxPartBytes) throws TableException {
+    prepareDirectory(dir);
+    FileSink<T> sink = FileSink.forBulkFormat(new Path(dir), writer)
         .withBucketAssigner(new BasePathBucketAssigner<>())
         .withRollingPolicy(new SizeRollingPolicy<>(maxPartBytes))
         .withOutputFileConfig(OutputFileConfig.builder()
@@ -78,6 +99,46 @@ public final class TableSink {
         .build();
     String what = "write " + format.name().toLowerCase(Locale.ROOT);
     return rows.sinkTo(sink).name(what).setDescription(what + " to " + dir);
+  }
+
+  /** Decodes {@link RowCodec} rows for a writer of Rows. */
+  private static final class DecodingFactory implements BulkWriter.Factory<byte[]> {
+    private static final long serialVersionUID = 1L;
+
+    private final BulkWriter.Factory<Row> rows;
+    private final RowCodec codec;
+
+    DecodingFactory(BulkWriter.Factory<Row> rows, RowCodec codec) {
+      this.rows = rows;
+      this.codec = codec;
+    }
+
+    @Override
+    public BulkWriter<byte[]> create(FSDataOutputStream out) throws IOException {
+      BulkWriter<Row> w = rows.create(out);
+      return new BulkWriter<>() {
+        @Override
+        public void addElement(byte[] encoded) throws IOException {
+          Object[] values = new Object[codec.arity()];
+          try {
+            codec.decode(encoded, 0, encoded.length, values, 0);
+          } catch (IllegalArgumentException e) {
+            throw new IOException("a malformed encoded row: " + e.getMessage(), e);
+          }
+          w.addElement(Row.of(values));
+        }
+
+        @Override
+        public void flush() throws IOException {
+          w.flush();
+        }
+
+        @Override
+        public void finish() throws IOException {
+          w.finish();
+        }
+      };
+    }
   }
 
   /**

@@ -71,4 +71,35 @@ class RowCodecTest {
       }
     }
   }
+
+  @Test
+  void columnsAreSlicesThatReassembleIntoOtherEncodings() {
+    RowCodec c = new RowCodec(ALL);
+    Row row = Row.of(true, 1, null, 1.5f, -0.0, "h\u00e9", new byte[] {9});
+    byte[] enc = c.encode(row, new int[] {0, 1, 2, 3, 4, 5, 6});
+    int[] starts = new int[3 + 8];
+    c.columns(enc, 0, enc.length, starts, 3, true);
+    assertEquals(0, starts[3]);
+    assertEquals(enc.length, starts[3 + 7]);
+    // columns 5 and 2, copied as they are, are the encoding of (STRING, BIGINT) = ("hé", null)
+    RowCodec two = new RowCodec(List.of(ColumnType.STRING, ColumnType.BIGINT));
+    byte[] both = new byte[starts[3 + 6] - starts[3 + 5] + starts[3 + 3] - starts[3 + 2]];
+    System.arraycopy(enc, starts[3 + 5], both, 0, starts[3 + 6] - starts[3 + 5]);
+    System.arraycopy(enc, starts[3 + 2], both, starts[3 + 6] - starts[3 + 5],
+        starts[3 + 3] - starts[3 + 2]);
+    assertArrayEquals(two.encode(Row.of("h\u00e9", null), new int[] {0, 1}), both);
+  }
+
+  @Test
+  void invalidUtf8IsRefusedWhenAsked() {
+    RowCodec c = new RowCodec(List.of(ColumnType.STRING, ColumnType.BYTES));
+    byte[] enc = c.encode(Row.of("ab\u00e9", new byte[] {(byte) 0xC3}), new int[] {0, 1});
+    c.columns(enc, 0, enc.length, new int[3], 0, true); // invalid UTF-8 in BYTES is just bytes
+    byte[] bad = enc.clone();
+    bad[5] = (byte) 0xC3; // "ab" then 0xC3 0xC3: a lead byte without its continuation
+    c.columns(bad, 0, bad.length, new int[3], 0, false);
+    IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+        () -> c.columns(bad, 0, bad.length, new int[3], 0, true));
+    assertEquals("invalid UTF-8 in column 0", e.getMessage());
+  }
 }
