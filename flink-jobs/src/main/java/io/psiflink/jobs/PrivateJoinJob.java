@@ -188,6 +188,9 @@ public final class PrivateJoinJob {
     conf.set(ExecutionOptions.USE_BATCH_STATE_BACKEND, false);
     conf.set(ExecutionOptions.SORT_INPUTS, false);
     conf.setString("state.backend.rocksdb.localdir", work.resolve("rocksdb").toString());
+    // Bin rows are random tokens and encoded columns, written once and read once: compressing
+    // them in every flush and compaction only costs CPU.
+    conf.setString("state.backend.rocksdb.compression.per.level", "NO_COMPRESSION");
     conf.setString("io.tmp.dirs", work.resolve("tmp").toString());
     // No operator keeps a record after passing it on, so chained operators need not copy them.
     conf.set(PipelineOptions.OBJECT_REUSE, true);
