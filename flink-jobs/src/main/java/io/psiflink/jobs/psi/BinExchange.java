@@ -103,11 +103,14 @@ public final class BinExchange {
       }
     }
     long psiDone = System.nanoTime();
+    // Both parties take the intersecting keys in token order, so A pairs B's columns with its own
+    // keys in one pass.
+    int[] keys = table.byToken(mine);
     long rowsOut;
     try (PayloadCipher cipher = new PayloadCipher(ctx.payloadKey(), bin, instance)) {
       rowsOut = ctx.partyB()
-          ? sendPayload(stream, table, mine, cipher)
-          : receiveAndJoin(stream, table, mine, cipher, out);
+          ? sendPayload(stream, table, keys, cipher)
+          : receiveAndJoin(stream, table, keys, cipher, out);
     }
     long sent = stream.bytesSent();
     long received = stream.bytesReceived();
@@ -115,12 +118,11 @@ public final class BinExchange {
         System.nanoTime() - psiDone);
   }
 
-  private long sendPayload(BridgeStream stream, BinTable table, long[] mine, PayloadCipher cipher)
+  private long sendPayload(BridgeStream stream, BinTable table, int[] keys, PayloadCipher cipher)
       throws BridgeException, PeerProtocolException {
     ByteArrayOutputStream plain = new ByteArrayOutputStream(PAYLOAD_FRAME_BYTES + 4096);
     long rows = 0;
-    for (long idx : mine) {
-      int u = (int) idx;
+    for (int u : keys) {
       byte[] head = new byte[KEY_HEADER_BYTES];
       Tokens.put(head, 0, table.hi(u), table.lo(u));
       int count = table.rowCount(u);
@@ -138,7 +140,7 @@ public final class BinExchange {
     if (plain.size() > 0) {
       sendSealed(stream, cipher, Frames.PAYLOAD, plain);
     }
-    plain.write(ByteBuffer.allocate(16).putLong(mine.length).putLong(rows).array(), 0, 16);
+    plain.write(ByteBuffer.allocate(16).putLong(keys.length).putLong(rows).array(), 0, 16);
     sendSealed(stream, cipher, Frames.PAYLOAD_END, plain);
     Frames.body(stream.receive(), Frames.DONE, "waiting for the output party's DONE");
     try {
@@ -162,7 +164,7 @@ public final class BinExchange {
     stream.send(frame);
   }
 
-  private long receiveAndJoin(BridgeStream stream, BinTable table, long[] mine,
+  private long receiveAndJoin(BridgeStream stream, BinTable table, int[] keys,
       PayloadCipher cipher, Consumer<byte[]> out) throws BridgeException, PeerProtocolException {
     ByteArrayOutputStream plain = new ByteArrayOutputStream();
     byte[] summary;
@@ -186,19 +188,19 @@ public final class BinExchange {
       throw new PeerProtocolException("PAYLOAD_END summary has " + summary.length + " bytes");
     }
     long tokens = ByteBuffer.wrap(summary).getLong();
-    if (tokens != mine.length) {
+    if (tokens != keys.length) {
       throw new PeerProtocolException("peer sent columns for " + tokens
-          + " intersecting keys, this party found " + mine.length);
+          + " intersecting keys, this party found " + keys.length);
     }
     // Decode and check everything before emitting anything: a failed attempt emits no rows.
-    PeerRows peerRows = decodePayload(plain.toByteArray(), table, mine, tokens,
+    PeerRows peerRows = decodePayload(plain.toByteArray(), table, keys, tokens,
         ByteBuffer.wrap(summary).getLong(8));
     // Everything checked out: tell the peer, then emit. No failure after DONE may retry the bin,
     // or its rows would be emitted twice; the peer needs nothing more.
     stream.send(Frames.of(Frames.DONE, new byte[0]));
     stream.finish();
     awaitPeerEnd(stream);
-    return emitJoin(table, mine, peerRows, out);
+    return emitJoin(table, keys, peerRows, out);
   }
 
   /** After DONE the bin is complete for both parties; a missing goodbye is only logged. */
@@ -221,16 +223,12 @@ public final class BinExchange {
   private record PeerRows(byte[] payload, int arity, int[] columns, int[] first, int[] count) {}
 
   /**
-   * Checks the peer's payload: every key must be intersecting, appear once and carry at least one
-   * well-formed row (strings valid UTF-8: they go to the output as they are), and the totals must
-   * match the peer's summary.
+   * Checks the peer's payload: it must hold exactly this party's intersecting keys, in token order,
+   * each with at least one well-formed row (strings valid UTF-8: they go to the output as they
+   * are), and the totals must match the peer's summary.
    */
-  private PeerRows decodePayload(byte[] b, BinTable table, long[] mine, long tokens,
+  private PeerRows decodePayload(byte[] b, BinTable table, int[] keys, long tokens,
       long peerRows) throws PeerProtocolException {
-    boolean[] intersecting = new boolean[table.distinct()];
-    for (long i : mine) {
-      intersecting[(int) i] = true;
-    }
     int arity = ctx.peerCodec().arity();
     if (peerRows < 0 || peerRows > b.length / (arity + 1)) { // a row takes arity + 1 bytes or more
       throw new PeerProtocolException("peer's summary claims " + peerRows + " rows in "
@@ -246,10 +244,10 @@ public final class BinExchange {
         if (b.length - p < KEY_HEADER_BYTES) {
           throw new PeerProtocolException("payload truncated in a key header");
         }
-        int u = table.indexOf(Tokens.hiAt(b, p), Tokens.loAt(b, p));
-        if (u < 0 || !intersecting[u] || count[u] != 0) {
-          throw new PeerProtocolException("peer sent columns for a key that is not in the "
-              + "intersection, or twice");
+        int u = seenTokens < keys.length ? keys[(int) seenTokens] : -1;
+        if (u < 0 || Tokens.hiAt(b, p) != table.hi(u) || Tokens.loAt(b, p) != table.lo(u)) {
+          throw new PeerProtocolException("peer sent columns for a key that is not the next "
+              + "intersecting key in token order");
         }
         int n = ByteBuffer.wrap(b, p + Tokens.BYTES, 4).getInt();
         if (n <= 0 || n > peerRows - rows) {
@@ -283,7 +281,7 @@ public final class BinExchange {
    * The rows of the join for this bin: for every intersecting key, own rows × peer rows, each the
    * output columns copied as encoded ({@link RowCodec}) from the own and the peer's rows.
    */
-  private long emitJoin(BinTable table, long[] mine, PeerRows peer, Consumer<byte[]> out) {
+  private long emitJoin(BinTable table, int[] keys, PeerRows peer, Consumer<byte[]> out) {
     int[] output = ctx.output();
     int ownArity = ctx.ownCodec().arity();
     int[] own = new int[ownArity + 1];
@@ -291,8 +289,7 @@ public final class BinExchange {
     int[] pc = peer.columns();
     byte[] pb = peer.payload();
     long[] emitted = {0};
-    for (long idx : mine) {
-      int u = (int) idx;
+    for (int u : keys) {
       table.forEachRow(u, (buf, off, len) -> {
         ctx.ownCodec().columns(buf, off, len, own, 0, false);
         for (int r = peer.first()[u], end = r + peer.count()[u]; r < end; r++) {

@@ -21,7 +21,6 @@ public final class BinTable {
   private final long[] uniqueLo;
   private final int[] head; // first record of each distinct token
   private final int unique;
-  private final int[] slots; // open addressing: distinct-token index per slot, or -1
 
   public BinTable(List<byte[]> chunks) {
     this.chunks = chunks;
@@ -54,7 +53,7 @@ public final class BinTable {
     }
     // Open addressing over the distinct tokens; chains link the records of one token.
     int cap = Integer.highestOneBit(Math.max(4, n * 2 - 1)) << 1;
-    slots = new int[cap];
+    int[] slots = new int[cap]; // distinct-token index per slot, or -1
     Arrays.fill(slots, -1);
     int[] lastOf = new int[n];
     long[] uHi = new long[n];
@@ -100,15 +99,50 @@ public final class BinTable {
     return h * 0xD6E8FEB86659FD93L;
   }
 
-  /** The distinct-token index of (hi, lo), or -1 if the bin does not hold it. */
-  public int indexOf(long hi, long lo) {
-    int mask = slots.length - 1;
-    for (int s = (int) (mix(hi, lo) & mask); ; s = (s + 1) & mask) {
-      int k = slots[s];
-      if (k < 0 || (uniqueHi[k] == hi && uniqueLo[k] == lo)) {
-        return k;
-      }
+  /**
+   * The given distinct-token indices ordered by token, ascending: the order in which B sends the
+   * columns of the intersecting keys, so that A matches them to its own keys by walking both
+   * lists instead of looking each token up in a table far larger than the caches.
+   */
+  public int[] byToken(long[] indices) {
+    int n = indices.length;
+    if (n > 0 && Integer.highestOneBit(unique) >= 1 << INDEX_BITS) {
+      return Arrays.stream(indices).mapToInt(i -> (int) i).boxed()
+          .sorted(this::compareTokens).mapToInt(Integer::intValue).toArray();
     }
+    // Sort (top bits of hi, index) packed in one long with the JDK's primitive sort; real
+    // tokens have hi >= 0. Equal top bits are rare and are put in full token order after.
+    long[] packed = new long[n];
+    for (int k = 0; k < n; k++) {
+      int u = (int) indices[k];
+      packed[k] = (uniqueHi[u] & ~INDEX_MASK) | u;
+    }
+    Arrays.sort(packed);
+    int[] order = new int[n];
+    for (int k = 0; k < n; k++) {
+      order[k] = (int) (packed[k] & INDEX_MASK);
+    }
+    for (int k = 1; k < n; k++) { // insertion sort fixes the runs of equal prefixes
+      int u = order[k];
+      int j = k - 1;
+      while (j >= 0 && (packed[j] & ~INDEX_MASK) == (uniqueHi[u] & ~INDEX_MASK)
+          && compareTokens(order[j], u) > 0) {
+        order[j + 1] = order[j];
+        packed[j + 1] = packed[j];
+        j--;
+      }
+      order[j + 1] = u;
+      packed[j + 1] = (uniqueHi[u] & ~INDEX_MASK) | u;
+    }
+    return order;
+  }
+
+  private static final int INDEX_BITS = 26;
+  private static final long INDEX_MASK = (1L << INDEX_BITS) - 1;
+
+  private int compareTokens(int a, int b) {
+    int c = Long.compareUnsigned(uniqueHi[a], uniqueHi[b]);
+    return c != 0 ? c : Long.compareUnsigned(uniqueLo[a], uniqueLo[b]);
   }
 
   /** Rows in the bin. */

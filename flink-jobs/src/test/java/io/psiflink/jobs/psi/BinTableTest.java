@@ -45,9 +45,7 @@ class BinTableTest {
       t.forEachRow(u, (b, off, len) -> rows.add(new String(b, off, len)));
       assertEquals(oracle.get(t.hi(u) + ":" + t.lo(u)), rows);
       assertEquals(rows.size(), t.rowCount(u));
-      assertEquals(u, t.indexOf(t.hi(u), t.lo(u)));
     }
-    assertEquals(-1, t.indexOf(1, 2));
 
     int bound = t.distinct() + 50;
     byte[] e = t.elements(bound, true, 3);
@@ -89,5 +87,28 @@ class BinTableTest {
     PayloadCipher other = new PayloadCipher(key, 2, 99);
     org.junit.jupiter.api.Assertions.assertThrows(PeerProtocolException.class,
         () -> other.open(c0, 0, c0.length));
+  }
+
+  @Test
+  void byTokenOrdersLikeAComparatorEvenWhenPrefixesCollide() {
+    SplittableRandom r = new SplittableRandom(9);
+    ByteArrayOutputStream chunk = new ByteArrayOutputStream();
+    for (int i = 0; i < 5000; i++) {
+      long hi = r.nextLong() & Long.MAX_VALUE;
+      if (i % 10 < 3) {
+        hi = (0x1234_5678_9000_0000L | r.nextInt(4)) & Long.MAX_VALUE; // shared top bits
+      }
+      BinChunks.append(chunk, hi, i % 7 == 0 ? -r.nextLong(1000) : r.nextLong(), new byte[0]);
+    }
+    BinTable t = new BinTable(List.of(chunk.toByteArray()));
+    long[] some = java.util.stream.LongStream.range(0, t.distinct())
+        .filter(u -> r.nextInt(3) > 0).toArray();
+    int[] expected = java.util.Arrays.stream(some).mapToInt(u -> (int) u).boxed()
+        .sorted((a, b) -> {
+          int c = Long.compareUnsigned(t.hi(a), t.hi(b));
+          return c != 0 ? c : Long.compareUnsigned(t.lo(a), t.lo(b));
+        }).mapToInt(Integer::intValue).toArray();
+    assertArrayEquals(expected, t.byToken(some));
+    assertArrayEquals(new int[0], t.byToken(new long[0]));
   }
 }
