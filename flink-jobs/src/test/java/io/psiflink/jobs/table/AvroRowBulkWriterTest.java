@@ -21,6 +21,11 @@ import org.apache.flink.types.Row;
 import org.junit.jupiter.api.Test;
 
 class AvroRowBulkWriterTest {
+  private static final TableSchema ALL_TYPES = new TableSchema(List.of(
+      new Column("bo", ColumnType.BOOLEAN, true), new Column("i", ColumnType.INT, true),
+      new Column("l", ColumnType.BIGINT, true), new Column("f", ColumnType.FLOAT, true),
+      new Column("d", ColumnType.DOUBLE, true), new Column("s", ColumnType.STRING, true),
+      new Column("by", ColumnType.BYTES, true)));
 
   @Test
   void writesAContainerFileWithoutClosingFlinksStream() throws Exception {
@@ -52,11 +57,7 @@ class AvroRowBulkWriterTest {
 
   @Test
   void everyTypeRoundTripsThroughTheSourceAndAWrongClassIsRefused() throws Exception {
-    TableSchema schema = new TableSchema(List.of(
-        new Column("bo", ColumnType.BOOLEAN, true), new Column("i", ColumnType.INT, true),
-        new Column("l", ColumnType.BIGINT, true), new Column("f", ColumnType.FLOAT, true),
-        new Column("d", ColumnType.DOUBLE, true), new Column("s", ColumnType.STRING, true),
-        new Column("by", ColumnType.BYTES, true)));
+    TableSchema schema = ALL_TYPES;
     List<Row> rows = List.of(
         Row.of(true, -7, Long.MIN_VALUE, 1.5f, -0.0, "x\u00e9\uD83D\uDE00", new byte[] {0, -1}),
         Row.of(null, null, null, null, null, null, null),
@@ -100,11 +101,7 @@ class AvroRowBulkWriterTest {
 
   @Test
   void encodedRowsAreWrittenExactlyAsTheirRows() throws Exception {
-    TableSchema schema = new TableSchema(List.of(
-        new Column("bo", ColumnType.BOOLEAN, true), new Column("i", ColumnType.INT, true),
-        new Column("l", ColumnType.BIGINT, true), new Column("f", ColumnType.FLOAT, true),
-        new Column("d", ColumnType.DOUBLE, true), new Column("s", ColumnType.STRING, true),
-        new Column("by", ColumnType.BYTES, true)));
+    TableSchema schema = ALL_TYPES;
     RowCodec codec = new RowCodec(schema.columns().stream().map(Column::type).toList());
     java.util.SplittableRandom r = new java.util.SplittableRandom(11);
     ByteArrayOutputStream viaRows = new ByteArrayOutputStream();
