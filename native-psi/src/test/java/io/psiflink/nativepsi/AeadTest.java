@@ -56,9 +56,9 @@ class AeadTest {
       assertEquals(PsiStatus.PEER_MESSAGE, assertThrows(PsiException.class,
           () -> aead.open(random(12, 5), sealed, 0, sealed.length)).status());
     }
-    try (Aead other = new Aead(random(32, 6))) {
+    try (Aead other = new Aead(random(32, 6)); Aead sealer = new Aead(random(32, 2))) {
       byte[] nonce = random(12, 3);
-      byte[] sealed = new Aead(random(32, 2)).seal(nonce, new byte[8], 0, 8);
+      byte[] sealed = sealer.seal(nonce, new byte[8], 0, 8);
       assertEquals(PsiStatus.PEER_MESSAGE, assertThrows(PsiException.class,
           () -> other.open(nonce, sealed, 0, sealed.length)).status());
     }
