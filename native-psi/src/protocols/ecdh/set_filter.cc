@@ -1,0 +1,334 @@
+#include "set_filter.h"
+
+#include <sodium.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <string>
+
+namespace psi {
+namespace ecdh {
+namespace {
+
+constexpr char kFilterDomain[] = "psi-flink ecdh filter key v1";
+
+void put_u128(std::vector<uint8_t>* out, u128 x) {
+  put_u64(out, uint64_t(x));
+  put_u64(out, uint64_t(x >> 64));
+}
+
+uint64_t load_u64(const uint8_t* p) {
+  uint64_t x = 0;
+  for (int i = 7; i >= 0; --i) x = x << 8 | p[i];
+  return x;
+}
+
+// LSB-first bit writer.
+class BitWriter {
+ public:
+  explicit BitWriter(std::vector<uint8_t>* out) : out_(out) {}
+  void put(uint64_t bits, unsigned n) {  // n <= 64
+    while (n > 0) {
+      unsigned take = std::min(n, 64 - fill_);
+      uint64_t part = take == 64 ? bits : bits & ((uint64_t(1) << take) - 1);
+      acc_ |= part << fill_;
+      fill_ += take;
+      n -= take;
+      bits = take == 64 ? 0 : bits >> take;
+      if (fill_ == 64) flush_word();
+    }
+  }
+  void put_wide(u128 bits, unsigned n) {  // n <= 128
+    if (n > 64) {
+      put(uint64_t(bits), 64);
+      put(uint64_t(bits >> 64), n - 64);
+    } else {
+      put(uint64_t(bits), n);
+    }
+  }
+  void ones(u128 count) {
+    while (count >= 64) {
+      put(~uint64_t(0), 64);
+      count -= 64;
+    }
+    if (count) put((uint64_t(1) << unsigned(count)) - 1, unsigned(count));
+  }
+  void finish() {
+    for (unsigned i = 0; i < fill_; i += 8) out_->push_back(uint8_t(acc_ >> i));
+    acc_ = 0;
+    fill_ = 0;
+  }
+
+ private:
+  void flush_word() {
+    for (int i = 0; i < 8; ++i) out_->push_back(uint8_t(acc_ >> (8 * i)));
+    acc_ = 0;
+    fill_ = 0;
+  }
+  std::vector<uint8_t>* out_;
+  uint64_t acc_ = 0;
+  unsigned fill_ = 0;
+};
+
+unsigned floor_log2(u128 x) {
+  unsigned r = 0;
+  while (x > 1) {
+    x >>= 1;
+    ++r;
+  }
+  return r;
+}
+
+}  // namespace
+
+FilterKey filter_key(const uint8_t point[32]) {
+  uint8_t d[16];
+  crypto_generichash(d, sizeof d, point, 32, reinterpret_cast<const uint8_t*>(kFilterDomain),
+                     sizeof kFilterDomain - 1);
+  FilterKey k;
+  k.lo = load_u64(d);
+  k.hi = load_u64(d + 8);
+  return k;
+}
+
+u128 gcs_range(uint64_t n, uint64_t q, double fpr) {
+  long double r = std::ceil((long double)std::max<uint64_t>(n, 1) * (long double)std::max<uint64_t>(q, 1) /
+                            (long double)fpr);
+  const long double cap = std::ldexp((long double)1, 120);
+  if (!(r >= 1)) r = 1;
+  if (r > cap) r = cap;
+  uint64_t hi = uint64_t(std::floor(r / std::ldexp((long double)1, 64)));
+  long double rest = r - (long double)hi * std::ldexp((long double)1, 64);
+  return u128(hi) << 64 | u128(uint64_t(rest));
+}
+
+void gcs_encode(const std::vector<FilterKey>& keys, u128 range, std::vector<uint8_t>* out) {
+  std::vector<u128> v(keys.size());
+  for (size_t i = 0; i < keys.size(); ++i) v[i] = keys[i].value() % range;
+  std::sort(v.begin(), v.end());
+  v.erase(std::unique(v.begin(), v.end()), v.end());
+  // Rice parameter: the cheapest of the ones near log2(range / count).
+  unsigned rice = 0;
+  if (!v.empty()) {
+    const unsigned center = floor_log2(range / v.size());
+    u128 best = ~u128(0);
+    for (unsigned b = center > 2 ? center - 2 : 0; b <= std::min(center + 2, 127u); ++b) {
+      u128 bits = 0, prev = 0;
+      for (size_t i = 0; i < v.size(); ++i) {
+        u128 gap = i == 0 ? v[0] : v[i] - prev - 1;
+        prev = v[i];
+        bits += (gap >> b) + 1 + b;
+      }
+      if (bits < best) {
+        best = bits;
+        rice = b;
+      }
+    }
+  }
+  put_u64(out, v.size());
+  put_u128(out, range);
+  out->push_back(uint8_t(rice));
+  BitWriter w(out);
+  u128 prev = 0;
+  for (size_t i = 0; i < v.size(); ++i) {
+    u128 gap = i == 0 ? v[0] : v[i] - prev - 1;
+    prev = v[i];
+    w.ones(gap >> rice);
+    w.put(0, 1);
+    if (rice) w.put_wide(gap & ((u128(1) << rice) - 1), rice);
+  }
+  w.finish();
+}
+
+Status GcsReader::open(ByteView msg, u128 expected_range, uint64_t max_count) {
+  if (msg.size < kGcsHeaderBytes) return st_ = peer_error("gcs: header truncated");
+  h_.count = load_u64(msg.data);
+  h_.range = u128(load_u64(msg.data + 16)) << 64 | load_u64(msg.data + 8);
+  h_.rice = msg.data[24];
+  if (h_.range != expected_range)
+    return st_ = peer_error("gcs: hash range differs from the one the sizes and fpr give");
+  if (h_.count > max_count)
+    return st_ = peer_error("gcs: " + std::to_string(h_.count) + " values, at most " +
+                            std::to_string(max_count) + " expected");
+  if (h_.rice > 127) return st_ = peer_error("gcs: rice parameter out of range");
+  // Every code takes at least rice + 1 bits: a cheap bound before decoding.
+  const size_t body = msg.size - kGcsHeaderBytes;
+  if (h_.count > 0 && u128(h_.count) * (h_.rice + 1) > u128(body) * 8)
+    return st_ = peer_error("gcs: message truncated");
+  body_ = ByteView(msg.data + kGcsHeaderBytes, body);
+  bitpos_ = 0;
+  done_ = 0;
+  prev_ = 0;
+  st_ = Status::ok();
+  return Status::ok();
+}
+
+bool GcsReader::bit(uint32_t* b) {
+  if (bitpos_ >= body_.size * 8) return false;
+  *b = (body_.data[bitpos_ >> 3] >> (bitpos_ & 7)) & 1;
+  ++bitpos_;
+  return true;
+}
+
+bool GcsReader::next(u128* v) {
+  if (!st_.is_ok()) return false;
+  if (done_ == h_.count) {
+    // End: the rest of the body must be the zero padding of the last byte, nothing more.
+    const size_t used_bytes = (bitpos_ + 7) / 8;
+    if (used_bytes != body_.size) {
+      st_ = peer_error("gcs: " + std::to_string(body_.size - used_bytes) + " trailing bytes");
+    } else if (bitpos_ & 7) {
+      if (body_.data[body_.size - 1] >> (bitpos_ & 7)) st_ = peer_error("gcs: non-zero padding bits");
+    }
+    return false;
+  }
+  // Unary quotient, bounded by the range so a run of ones cannot run away.
+  const u128 max_q = h_.range >> h_.rice;
+  u128 q = 0;
+  for (;;) {
+    if (bitpos_ >= body_.size * 8) {
+      st_ = peer_error("gcs: message truncated in value " + std::to_string(done_));
+      return false;
+    }
+    // Fast path: count the ones of the current byte at once.
+    const uint32_t byte = body_.data[bitpos_ >> 3] >> (bitpos_ & 7);
+    const unsigned avail = 8 - unsigned(bitpos_ & 7);
+    const unsigned ones = unsigned(__builtin_ctz(~byte | (1u << avail)));
+    q += std::min(ones, avail);
+    if (q > max_q) {
+      st_ = peer_error("gcs: value out of range");
+      return false;
+    }
+    if (ones < avail) {
+      bitpos_ += ones + 1;  // the ones and the terminating zero
+      break;
+    }
+    bitpos_ += avail;
+  }
+  u128 r = 0;
+  unsigned got = 0;
+  while (got < h_.rice) {
+    if (bitpos_ >= body_.size * 8) {
+      st_ = peer_error("gcs: message truncated in value " + std::to_string(done_));
+      return false;
+    }
+    const unsigned off = unsigned(bitpos_ & 7);
+    const unsigned take = std::min<unsigned>(8 - off, h_.rice - got);
+    const uint32_t piece = (body_.data[bitpos_ >> 3] >> off) & ((1u << take) - 1);
+    r |= u128(piece) << got;
+    got += take;
+    bitpos_ += take;
+  }
+  const u128 gap = q << h_.rice | r;
+  // prev_ < range <= 2^120 and gap < 2^122: no overflow.
+  const u128 value = done_ == 0 ? gap : prev_ + 1 + gap;
+  if (value >= h_.range) {
+    st_ = peer_error("gcs: value out of range");
+    return false;
+  }
+  prev_ = value;
+  ++done_;
+  *v = value;
+  return true;
+}
+
+Status gcs_validate(ByteView msg, u128 expected_range, uint64_t max_count) {
+  GcsReader r;
+  PSI_RETURN_IF_ERROR(r.open(msg, expected_range, max_count));
+  u128 v;
+  while (r.next(&v)) {
+  }
+  return r.status();
+}
+
+Status gcs_lookup(ByteView msg, u128 expected_range, uint64_t max_count,
+                  const std::vector<FilterKey>& queries, std::vector<uint8_t>* hits) {
+  GcsReader r;
+  PSI_RETURN_IF_ERROR(r.open(msg, expected_range, max_count));
+  std::vector<std::pair<u128, uint32_t>> q(queries.size());
+  for (size_t i = 0; i < queries.size(); ++i) q[i] = {queries[i].value() % expected_range, uint32_t(i)};
+  std::sort(q.begin(), q.end());
+  hits->assign(queries.size(), 0);
+  size_t i = 0;
+  u128 v;
+  bool have = r.next(&v);
+  while (i < q.size() && have) {
+    if (q[i].first < v) {
+      ++i;
+    } else if (q[i].first == v) {
+      (*hits)[q[i].second] = 1;
+      ++i;
+    } else {
+      have = r.next(&v);
+    }
+  }
+  while (have) have = r.next(&v);  // validate to the end
+  return r.status();
+}
+
+BloomShape bloom_shape(uint64_t n, uint64_t q, double fpr) {
+  const double p = fpr / double(std::max<uint64_t>(q, 1));
+  const double ln2 = std::log(2.0);
+  BloomShape s;
+  double bits = std::ceil(double(std::max<uint64_t>(n, 1)) * -std::log(p) / (ln2 * ln2));
+  s.bits = std::max<uint64_t>(64, uint64_t(bits));
+  double k = std::round(double(s.bits) / double(std::max<uint64_t>(n, 1)) * ln2);
+  s.hashes = uint8_t(std::min(128.0, std::max(1.0, k)));
+  return s;
+}
+
+namespace {
+inline uint64_t bloom_pos(const FilterKey& k, uint32_t i, uint64_t bits) {
+  const uint64_t h = k.lo + uint64_t(i) * (k.hi | 1);
+  return uint64_t((u128(h) * bits) >> 64);
+}
+}  // namespace
+
+void bloom_encode(const std::vector<FilterKey>& keys, BloomShape shape, std::vector<uint8_t>* out) {
+  put_u64(out, shape.bits);
+  out->push_back(shape.hashes);
+  const size_t base = out->size();
+  out->resize(base + (shape.bits + 7) / 8, 0);
+  uint8_t* f = out->data() + base;
+  for (const FilterKey& k : keys)
+    for (uint32_t i = 0; i < shape.hashes; ++i) {
+      const uint64_t p = bloom_pos(k, i, shape.bits);
+      f[p >> 3] |= uint8_t(1u << (p & 7));
+    }
+}
+
+Status bloom_validate(ByteView msg, BloomShape expected) {
+  if (msg.size < kBloomHeaderBytes) return peer_error("bloom: header truncated");
+  const uint64_t bits = load_u64(msg.data);
+  const uint8_t hashes = msg.data[8];
+  if (bits != expected.bits || hashes != expected.hashes)
+    return peer_error("bloom: shape (" + std::to_string(bits) + " bits, " + std::to_string(hashes) +
+                      " hashes) differs from the one the sizes and fpr give (" +
+                      std::to_string(expected.bits) + ", " + std::to_string(expected.hashes) + ")");
+  const uint64_t body = (bits + 7) / 8;
+  if (msg.size - kBloomHeaderBytes != body)
+    return peer_error("bloom: expected " + std::to_string(body) + " filter bytes, got " +
+                      std::to_string(msg.size - kBloomHeaderBytes));
+  if ((bits & 7) && (msg.data[msg.size - 1] >> (bits & 7)))
+    return peer_error("bloom: non-zero padding bits");
+  return Status::ok();
+}
+
+void bloom_lookup(ByteView msg, const std::vector<FilterKey>& queries, std::vector<uint8_t>* hits) {
+  const uint64_t bits = load_u64(msg.data);
+  const uint8_t hashes = msg.data[8];
+  const uint8_t* f = msg.data + kBloomHeaderBytes;
+  hits->assign(queries.size(), 0);
+  for (size_t q = 0; q < queries.size(); ++q) {
+    uint8_t all = 1;
+    for (uint32_t i = 0; i < hashes && all; ++i) {
+      const uint64_t p = bloom_pos(queries[q], i, bits);
+      all = (f[p >> 3] >> (p & 7)) & 1;
+    }
+    (*hits)[q] = all;
+  }
+}
+
+}  // namespace ecdh
+}  // namespace psi

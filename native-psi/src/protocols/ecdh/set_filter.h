@@ -1,0 +1,102 @@
+// set_filter.h — the compressed encodings of the server's keyed set that make up the ecdh setup
+// message: a Golomb-compressed set (GCS, Golomb-Rice coded gaps of sorted hashes) and a Bloom filter.
+//
+// Both are built from FilterKeys (128-bit digests of the server's points H(y)^k) and queried with
+// the client's. Sizes follow from public values only: n (server elements), q (client queries the
+// false-positive rate is spread over) and fpr, so the client derives the expected header itself and
+// a header that disagrees is a peer error. Parsers take an explicit length, keep O(1) state (the
+// GCS is decoded as a stream while merging with sorted queries), never read past the length, and
+// reject truncation, trailing bytes, non-zero padding bits, non-increasing or out-of-range values.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+#include "../../core/bytes.h"
+#include "../../core/status.h"
+
+namespace psi {
+namespace ecdh {
+
+using u128 = unsigned __int128;
+
+struct FilterKey {
+  uint64_t lo = 0, hi = 0;
+  u128 value() const { return u128(hi) << 64 | lo; }
+  bool operator<(const FilterKey& o) const { return hi != o.hi ? hi < o.hi : lo < o.lo; }
+  bool operator==(const FilterKey& o) const { return hi == o.hi && lo == o.lo; }
+};
+
+// BLAKE2b-128 of a 32-byte encoded point, domain-separated.
+FilterKey filter_key(const uint8_t point[32]);
+
+enum class FilterKind : uint8_t { kGcs = 1, kBloom = 2 };
+
+// ---- GCS ------------------------------------------------------------------------------------
+// Wire: u64 count | u128 range (LE, 16 bytes) | u8 rice | ceil(bits/8) bytes of codes, LSB first.
+// Value v_i = key mod range, sorted, duplicates dropped; code of gap (v_0, v_i - v_{i-1} - 1):
+// (gap >> rice) one-bits, a zero-bit, then the low `rice` bits of gap.
+constexpr size_t kGcsHeaderBytes = 8 + 16 + 1;
+
+// Hash range for n server elements, q queries and a total false-positive rate fpr:
+// ceil(n * q / fpr), at least 1 and at most 2^120. Per query P(false positive) <= n / range.
+u128 gcs_range(uint64_t n, uint64_t q, double fpr);
+
+// Encodes the keys (any order, may repeat) as header + codes, appended to *out.
+void gcs_encode(const std::vector<FilterKey>& keys, u128 range, std::vector<uint8_t>* out);
+
+struct GcsHeader {
+  uint64_t count = 0;
+  u128 range = 0;
+  uint8_t rice = 0;
+};
+
+// Streaming decoder over a whole GCS message (header + codes).
+class GcsReader {
+ public:
+  // Parses the header; `expected_range` must match, count <= max_count, rice < 128.
+  Status open(ByteView msg, u128 expected_range, uint64_t max_count);
+  const GcsHeader& header() const { return h_; }
+  // The next value (strictly increasing), or false at the end. After false, check status().
+  bool next(u128* v);
+  // ok iff every value decoded so far was valid; at the end also that the codes were exactly used up.
+  const Status& status() const { return st_; }
+
+ private:
+  bool bit(uint32_t* b);
+  ByteView body_;
+  GcsHeader h_;
+  size_t bitpos_ = 0;  // next bit of body_
+  uint64_t done_ = 0;
+  u128 prev_ = 0;
+  Status st_;
+};
+
+// Fully validates a GCS message (one decoding pass).
+Status gcs_validate(ByteView msg, u128 expected_range, uint64_t max_count);
+
+// For each query key (in any order), whether its value is in the set: hits[i] = 1/0.
+Status gcs_lookup(ByteView msg, u128 expected_range, uint64_t max_count,
+                  const std::vector<FilterKey>& queries, std::vector<uint8_t>* hits);
+
+// ---- Bloom ----------------------------------------------------------------------------------
+// Wire: u64 bits | u8 hashes | ceil(bits/8) bytes, bit j of the filter = byte j/8 bit j%8; bits past
+// `bits` in the last byte are zero. Position i of a key: ((lo + i*(hi|1)) * bits) >> 64 (mod 2^64).
+constexpr size_t kBloomHeaderBytes = 8 + 1;
+
+struct BloomShape {
+  uint64_t bits = 0;
+  uint8_t hashes = 0;
+};
+// Optimal shape for n elements at per-query false-positive rate fpr / q.
+BloomShape bloom_shape(uint64_t n, uint64_t q, double fpr);
+
+void bloom_encode(const std::vector<FilterKey>& keys, BloomShape shape, std::vector<uint8_t>* out);
+// Checks the header against `expected` and the exact length and padding.
+Status bloom_validate(ByteView msg, BloomShape expected);
+// hits[i] = 1 iff query i passes the filter. The message must have been validated.
+void bloom_lookup(ByteView msg, const std::vector<FilterKey>& queries, std::vector<uint8_t>* hits);
+
+}  // namespace ecdh
+}  // namespace psi
