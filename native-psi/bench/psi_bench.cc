@@ -2,6 +2,7 @@
 // by a bounded in-memory channel; every measured case runs in a forked child so its peak RSS is its
 // own. Results are checked against the known intersection of the generated sets.
 #include <sys/resource.h>
+#include <time.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -281,8 +282,15 @@ int bench_native(const Options& o) {
 
 // ---- phased runs (ecdh): one thread drives both parties round by round, each message whole in
 // memory, so every round's time is that of its owner alone (the shape of the OpenMined comparison).
+double cpu_now() {
+  struct timespec ts;
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+  return double(ts.tv_sec) + double(ts.tv_nsec) * 1e-9;
+}
+
 struct Phased {
   double setup = 0, request = 0, response = 0, intersection = 0, total = 0;
+  double setup_cpu = 0, request_cpu = 0, response_cpu = 0, intersection_cpu = 0;
   uint64_t setup_bytes = 0, request_bytes = 0, response_bytes = 0, other_bytes = 0;
   uint64_t intersection_size = 0;
   bool correct = true;
@@ -345,6 +353,7 @@ Phased run_phased(const Options& o, uint64_t na, uint64_t nb, uint64_t seed) {
       psi_round_is_mine(s[0], phase, r, &mine);
       psi_session* owner = mine ? s[0] : s[1];
       auto t0 = Clock::now();
+      const double c0 = cpu_now();
       if (psi_round_feed(owner, phase, r, msg.data(), msg.size(), 1) != PSI_OK) {
         m.error = std::string("feed: ") + psi_session_error(owner);
         break;
@@ -360,18 +369,22 @@ Phased run_phased(const Options& o, uint64_t na, uint64_t nb, uint64_t seed) {
         next.insert(next.end(), buf.begin(), buf.begin() + w);
         if (done) break;
       }
-      const double secs = since(t0);
+      const double secs = since(t0), cpu = cpu_now() - c0;
       if (phase == PSI_PHASE_SETUP) {
         m.setup += secs;
+        m.setup_cpu += cpu;
         m.setup_bytes += next.size();
       } else if (r == 0) {
         m.request = secs;
+        m.request_cpu = cpu;
         m.request_bytes = next.size();
       } else if (r == 1) {
         m.response = secs;
+        m.response_cpu = cpu;
         m.response_bytes = next.size();
       } else {
         m.intersection += secs;
+        m.intersection_cpu += cpu;
         m.other_bytes += next.size();
       }
       msg.swap(next);
@@ -445,14 +458,18 @@ int bench_phased(const Options& o) {
                     "\"intersection\":%llu,\"correct\":true,\"params\":\"%s\","
                     "\"receiver_n\":%llu,\"sender_n\":%llu,\"request_seconds\":%.4f,"
                     "\"response_seconds\":%.4f,\"intersection_seconds\":%.4f,\"setup_bytes\":%llu,"
-                    "\"request_bytes\":%llu,\"response_bytes\":%llu}\n",
+                    "\"request_bytes\":%llu,\"response_bytes\":%llu,\"setup_cpu_seconds\":%.4f,"
+                    "\"request_cpu_seconds\":%.4f,\"response_cpu_seconds\":%.4f,"
+                    "\"intersection_cpu_seconds\":%.4f}\n",
                     o.protocol.c_str(), (unsigned long long)n, int(std::log2(double(n))), o.runs, total, setup,
                     total - setup, (unsigned long long)a2b, (unsigned long long)b2a,
                     double(a2b + b2a) / double(n), (unsigned long long)peak_rss_bytes(),
                     (unsigned long long)last.intersection_size, o.params.c_str(), (unsigned long long)na,
                     (unsigned long long)nb, med(&Phased::request), med(&Phased::response),
                     med(&Phased::intersection), (unsigned long long)last.setup_bytes,
-                    (unsigned long long)last.request_bytes, (unsigned long long)last.response_bytes);
+                    (unsigned long long)last.request_bytes, (unsigned long long)last.response_bytes,
+                    med(&Phased::setup_cpu), med(&Phased::request_cpu), med(&Phased::response_cpu),
+                    med(&Phased::intersection_cpu));
       else
         std::printf("%-6s %9llu %9llu %4d %9.3f %9.3f %9.3f %9.3f %9.3f %11llu %11llu %11llu %s\n",
                     o.protocol.c_str(), (unsigned long long)na, (unsigned long long)nb, o.runs, total, setup,

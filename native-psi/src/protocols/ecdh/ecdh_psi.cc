@@ -19,11 +19,11 @@ using ecdh::FilterKind;
 
 constexpr size_t kPoint = crypto_core_ristretto255_BYTES;        // 32
 constexpr size_t kScalar = crypto_core_ristretto255_SCALARBYTES;  // 32
-constexpr size_t kSetupId = 16;
-constexpr char kSetupMagic[8] = {'p', 's', 'i', 'e', 'c', 'd', 'h', '1'};
+constexpr size_t kSetupId = 8;
+constexpr char kSetupMagic[4] = {'p', 's', 'e', '1'};
 constexpr char kSenderBlobMagic[8] = {'e', 'c', 'd', 'h', 's', 'n', 'd', '1'};
 constexpr char kReceiverBlobMagic[8] = {'e', 'c', 'd', 'h', 'r', 'c', 'v', '1'};
-constexpr size_t kSetupHeader = 8 + kSetupId + 8 + 8 + 1;
+constexpr size_t kSetupIdOffset = 4;  // setup message: magic | setup id | ...
 constexpr size_t kRequestHeader = 8 + kSetupId + 8;
 constexpr size_t kResponseHeader = kSetupId + 8 + 8;
 constexpr size_t kChunkElements = 1024;  // client points computed per emit batch
@@ -150,26 +150,30 @@ class RecordStream {
 };
 
 // Checks a setup message against this party's configuration; on success *queries gets the number of
-// client queries the filter was sized for.
-Status check_setup_message(ByteView m, const EcdhConfig& c, uint64_t* queries, const std::string& w) {
-  if (m.size < kSetupHeader) return peer_error(w + ": setup message truncated");
-  if (std::memcmp(m.data, kSetupMagic, 8) != 0) return peer_error(w + ": not an ecdh setup message");
-  const uint64_t ns = load_u64(m.data + 8 + kSetupId);
-  const uint64_t q = load_u64(m.data + 16 + kSetupId);
-  const uint8_t kind = m.data[24 + kSetupId];
+// client queries the filter was sized for and *filter_at the offset of the filter.
+Status check_setup_message(ByteView m, const EcdhConfig& c, uint64_t* queries, size_t* filter_at,
+                           const std::string& w) {
+  if (m.size < kSetupIdOffset + kSetupId) return peer_error(w + ": setup message truncated");
+  if (std::memcmp(m.data, kSetupMagic, 4) != 0) return peer_error(w + ": not an ecdh setup message");
+  size_t pos = kSetupIdOffset + kSetupId;
+  ecdh::u128 ns = 0, q = 0;
+  if (!ecdh::read_varint(m, &pos, &ns) || !ecdh::read_varint(m, &pos, &q) || pos >= m.size)
+    return peer_error(w + ": setup header truncated or overlong");
+  const uint8_t kind = m.data[pos++];
   if (ns != c.sender_size)
-    return peer_error(w + ": setup is for " + std::to_string(ns) + " sender elements, sender_size is " +
+    return peer_error(w + ": setup is for another number of sender elements than sender_size=" +
                       std::to_string(c.sender_size));
   if (q < c.receiver_size || q >= kMaxSize)
-    return peer_error(w + ": setup is sized for " + std::to_string(q) + " client queries, receiver_size is " +
+    return peer_error(w + ": setup is sized for fewer client queries than receiver_size=" +
                       std::to_string(c.receiver_size));
   if (kind != uint8_t(c.filter)) return peer_error(w + ": setup uses another filter than filter=");
-  ByteView f(m.data + kSetupHeader, m.size - kSetupHeader);
+  ByteView f(m.data + pos, m.size - pos);
   Status st = c.filter == FilterKind::kGcs
-                  ? ecdh::gcs_validate(f, ecdh::gcs_range(ns, q, c.fpr), ns)
-                  : ecdh::bloom_validate(f, ecdh::bloom_shape(ns, q, c.fpr));
+                  ? ecdh::gcs_validate(f, ecdh::gcs_range(uint64_t(ns), uint64_t(q), c.fpr), uint64_t(ns))
+                  : ecdh::bloom_validate(f, ecdh::bloom_shape(uint64_t(ns), uint64_t(q), c.fpr));
   if (!st.is_ok()) return peer_error(w + ": " + st.message());
-  *queries = q;
+  *queries = uint64_t(q);
+  *filter_at = pos;
   return Status::ok();
 }
 
@@ -295,7 +299,8 @@ class EcdhSender final : public EcdhBase {
       return argument_error("not an ecdh sender setup blob for sender_size=" +
                             std::to_string(cfg_.sender_size) + " (" + std::to_string(data.size) + " bytes)");
     uint64_t q = 0;
-    Status st = check_setup_message(msg, cfg_, &q, w);
+    size_t filter_at = 0;
+    Status st = check_setup_message(msg, cfg_, &q, &filter_at, w);
     if (!st.is_ok() || q != queries) return argument_error(w + ": " + (st.is_ok() ? "queries differ" : st.message()));
     std::vector<Entry> table(entries);
     for (uint64_t i = 0; i < entries; ++i) {
@@ -311,7 +316,7 @@ class EcdhSender final : public EcdhBase {
     sodium_memzero(key, kScalar);
     crypto_generichash(setup_id_, kSetupId, key_, kScalar,
                        reinterpret_cast<const uint8_t*>("psi-flink ecdh setup id"), 23);
-    if (std::memcmp(setup_id_, msg.data + 8, kSetupId) != 0) return argument_error(w + ": key and setup id differ");
+    if (std::memcmp(setup_id_, msg.data + kSetupIdOffset, kSetupId) != 0) return argument_error(w + ": key and setup id differ");
     std::memcpy(digest_, digest, 32);
     have_digest_ = true;
     queries_ = q;
@@ -361,10 +366,10 @@ class EcdhSender final : public EcdhBase {
                            std::to_string(table_[i - 1].index) + " and " + std::to_string(table_[i].index) + ")");
     queries_ = cfg_.receiver_size;
     setup_msg_.clear();
-    put_bytes(&setup_msg_, kSetupMagic, 8);
+    put_bytes(&setup_msg_, kSetupMagic, 4);
     put_bytes(&setup_msg_, setup_id_, kSetupId);
-    put_u64(&setup_msg_, n);
-    put_u64(&setup_msg_, queries_);
+    ecdh::put_varint(&setup_msg_, n);
+    ecdh::put_varint(&setup_msg_, queries_);
     setup_msg_.push_back(uint8_t(cfg_.filter));
     if (cfg_.filter == FilterKind::kGcs)
       ecdh::gcs_encode(keys, ecdh::gcs_range(n, queries_, cfg_.fpr), &setup_msg_);
@@ -510,7 +515,7 @@ class EcdhReceiver final : public EcdhBase {
                                                      (ecdh::bloom_shape(cfg_.sender_size, cfg_.receiver_size, cfg_.fpr).bits + 7) / 8);
       PSI_RETURN_IF_ERROR(append_bounded(&setup_msg_, chunk, size_t(std::max<uint64_t>(cap, 1 << 20)), w));
       if (!last) return Status::ok();
-      PSI_RETURN_IF_ERROR(check_setup_message(ByteView(setup_msg_), cfg_, &queries_, w));
+      PSI_RETURN_IF_ERROR(check_setup_message(ByteView(setup_msg_), cfg_, &queries_, &filter_at_, w));
       setup_done_ = true;
       out_.clear();
       out_pos_ = 0;
@@ -522,7 +527,7 @@ class EcdhReceiver final : public EcdhBase {
       if (!setup_done_) return state_error(w + ": setup not complete");
       out_.clear();
       put_u64(&out_, cfg_.instance);
-      put_bytes(&out_, setup_msg_.data() + 8, kSetupId);
+      put_bytes(&out_, setup_msg_.data() + kSetupIdOffset, kSetupId);
       put_u64(&out_, cfg_.receiver_size);
       out_pos_ = 0;
       next_ = 0;
@@ -563,7 +568,7 @@ class EcdhReceiver final : public EcdhBase {
     if (!r.read(magic, 8) || std::memcmp(magic, kReceiverBlobMagic, 8) != 0 || !r.read_u64(&len) ||
         !r.take(len, &msg) || r.remaining() != 0)
       return argument_error("not an ecdh receiver setup blob (" + std::to_string(data.size) + " bytes)");
-    Status st = check_setup_message(msg, cfg_, &queries_, "ecdh receiver setup import");
+    Status st = check_setup_message(msg, cfg_, &queries_, &filter_at_, "ecdh receiver setup import");
     if (!st.is_ok()) return argument_error(st.message());
     setup_msg_.assign(msg.data, msg.data + msg.size);
     setup_done_ = true;
@@ -605,7 +610,7 @@ class EcdhReceiver final : public EcdhBase {
   }
 
   Status on_response_header(const uint8_t* h, uint64_t* n, const std::string& w) {
-    if (!ct_equal(h, setup_msg_.data() + 8, kSetupId))
+    if (!ct_equal(h, setup_msg_.data() + kSetupIdOffset, kSetupId))
       return peer_error(w + ": response under another server key than the setup's (key rotated?)");
     const uint64_t instance = load_u64(h + kSetupId), count = load_u64(h + kSetupId + 8);
     if (instance != cfg_.instance) return peer_error(w + ": response for another instance");
@@ -636,7 +641,7 @@ class EcdhReceiver final : public EcdhBase {
         if (sorted[i - 1] == sorted[i]) return input_error(w + ": duplicate element in the receiver's input");
     }
     std::vector<uint8_t> hits;
-    ByteView f(setup_msg_.data() + kSetupHeader, setup_msg_.size() - kSetupHeader);
+    ByteView f(setup_msg_.data() + filter_at_, setup_msg_.size() - filter_at_);
     if (cfg_.filter == FilterKind::kGcs) {
       Status st = ecdh::gcs_lookup(f, ecdh::gcs_range(cfg_.sender_size, queries_, cfg_.fpr), cfg_.sender_size,
                                    keys_, &hits);
@@ -686,6 +691,7 @@ class EcdhReceiver final : public EcdhBase {
   std::vector<uint8_t> elements_;
   std::vector<uint8_t> setup_msg_;
   uint64_t queries_ = 0;
+  size_t filter_at_ = 0;
   uint64_t next_ = 0;
   RecordStream response_{kResponseHeader, kPoint};
   std::vector<FilterKey> keys_;

@@ -6,12 +6,14 @@
 //
 // Setup (depends on the sender's set: the sender calls psi_set_input before setup round 0):
 //   round 0, sender:   H(y)^k for its set, encoded as the filter; sends the setup message
-//                      "psiecdh1" | setup id (16) | u64 sender_size | u64 queries | u8 filter | filter
+//                      "pse1" | setup id (8) | varint sender_size | varint queries | u8 filter (1 gcs,
+//                      2 bloom) | filter (set_filter.h); queries = the sender's receiver_size:
+//                      the filter serves any client of at most that many elements
 //   round 1, receiver: checks the setup message (header against its own sizes and fpr, every code);
 //                      sends nothing
 // Online (per client query set; instance must match):
-//   round 0, receiver: u64 instance | setup id (16) | u64 count | count blinded points H(x)^r (32 each)
-//   round 1, sender:   setup id (16) | u64 instance | u64 count | count points H(x)^{rk}, in request
+//   round 0, receiver: u64 instance | setup id (8) | u64 count | count blinded points H(x)^r (32 each)
+//   round 1, sender:   setup id (8) | u64 instance | u64 count | count points H(x)^{rk}, in request
 //                      order, or (output=cardinality) in a secret random order
 //   round 2, receiver: unblinds, tests the filter; output=both: sends u64 m | the m matching H(x)^k in
 //                      ascending client index order, else nothing (last round)

@@ -13,11 +13,6 @@ namespace {
 
 constexpr char kFilterDomain[] = "psi-flink ecdh filter key v1";
 
-void put_u128(std::vector<uint8_t>* out, u128 x) {
-  put_u64(out, uint64_t(x));
-  put_u64(out, uint64_t(x >> 64));
-}
-
 uint64_t load_u64(const uint8_t* p) {
   uint64_t x = 0;
   for (int i = 7; i >= 0; --i) x = x << 8 | p[i];
@@ -71,15 +66,6 @@ class BitWriter {
   unsigned fill_ = 0;
 };
 
-unsigned floor_log2(u128 x) {
-  unsigned r = 0;
-  while (x > 1) {
-    x >>= 1;
-    ++r;
-  }
-  return r;
-}
-
 }  // namespace
 
 FilterKey filter_key(const uint8_t point[32]) {
@@ -103,60 +89,105 @@ u128 gcs_range(uint64_t n, uint64_t q, double fpr) {
   return u128(hi) << 64 | u128(uint64_t(rest));
 }
 
+void put_varint(std::vector<uint8_t>* out, u128 x) {
+  while (x >= 0x80) {
+    out->push_back(uint8_t(x) | 0x80);
+    x >>= 7;
+  }
+  out->push_back(uint8_t(x));
+}
+
+bool read_varint(ByteView v, size_t* pos, u128* x) {
+  u128 r = 0;
+  for (unsigned i = 0; i < 19; ++i) {
+    if (*pos >= v.size) return false;
+    const uint8_t byte = v.data[(*pos)++];
+    const u128 part = u128(byte & 0x7f);
+    if (i == 18 && (byte & 0x7f) > 0x03) return false;  // 7*18 + 2 = 128 bits at most
+    r |= part << (7 * i);
+    if (!(byte & 0x80)) {
+      if (i > 0 && byte == 0) return false;  // overlong: a trailing zero group
+      *x = r;
+      return true;
+    }
+  }
+  return false;
+}
+
+namespace {
+
+unsigned ceil_log2(u128 m) {  // m >= 1
+  unsigned b = 0;
+  while ((u128(1) << b) < m) ++b;
+  return b;
+}
+
+u128 ld_to_u128(long double x) {
+  if (!(x >= 1)) return 1;
+  const long double two64 = std::ldexp((long double)1, 64);
+  const uint64_t hi = uint64_t(std::floor(x / two64));
+  const long double lo = x - (long double)hi * two64;
+  return u128(hi) << 64 | u128(uint64_t(lo));
+}
+
+// The Golomb divisor for `count` values spread over `range`: round(ln 2 * range / count), >= 1.
+u128 golomb_divisor(u128 range, uint64_t count) {
+  const long double r = (long double)uint64_t(range >> 64) * std::ldexp((long double)1, 64) +
+                        (long double)uint64_t(range);
+  return ld_to_u128(std::round(r / (long double)count * std::log((long double)2)));
+}
+
+}  // namespace
+
 void gcs_encode(const std::vector<FilterKey>& keys, u128 range, std::vector<uint8_t>* out) {
   std::vector<u128> v(keys.size());
   for (size_t i = 0; i < keys.size(); ++i) v[i] = keys[i].value() % range;
   std::sort(v.begin(), v.end());
   v.erase(std::unique(v.begin(), v.end()), v.end());
-  // Rice parameter: the cheapest of the ones near log2(range / count).
-  unsigned rice = 0;
-  if (!v.empty()) {
-    const unsigned center = floor_log2(range / v.size());
-    u128 best = ~u128(0);
-    for (unsigned b = center > 2 ? center - 2 : 0; b <= std::min(center + 2, 127u); ++b) {
-      u128 bits = 0, prev = 0;
-      for (size_t i = 0; i < v.size(); ++i) {
-        u128 gap = i == 0 ? v[0] : v[i] - prev - 1;
-        prev = v[i];
-        bits += (gap >> b) + 1 + b;
-      }
-      if (bits < best) {
-        best = bits;
-        rice = b;
-      }
-    }
-  }
-  put_u64(out, v.size());
-  put_u128(out, range);
-  out->push_back(uint8_t(rice));
+  const u128 m = v.empty() ? 1 : golomb_divisor(range, v.size());
+  put_varint(out, v.size());
+  put_varint(out, range);
+  put_varint(out, m);
+  const unsigned b = ceil_log2(m);
+  const u128 u = (u128(1) << b) - m;
   BitWriter w(out);
   u128 prev = 0;
   for (size_t i = 0; i < v.size(); ++i) {
-    u128 gap = i == 0 ? v[0] : v[i] - prev - 1;
+    const u128 gap = i == 0 ? v[0] : v[i] - prev - 1;
     prev = v[i];
-    w.ones(gap >> rice);
+    const u128 q = gap / m, r = gap - q * m;
+    w.ones(q);
     w.put(0, 1);
-    if (rice) w.put_wide(gap & ((u128(1) << rice) - 1), rice);
+    if (b == 0) continue;
+    if (r < u) {
+      w.put_wide(r, b - 1);
+    } else {
+      const u128 x = r + u;
+      w.put_wide(x >> 1, b - 1);
+      w.put(uint64_t(x & 1), 1);
+    }
   }
   w.finish();
 }
 
 Status GcsReader::open(ByteView msg, u128 expected_range, uint64_t max_count) {
-  if (msg.size < kGcsHeaderBytes) return st_ = peer_error("gcs: header truncated");
-  h_.count = load_u64(msg.data);
-  h_.range = u128(load_u64(msg.data + 16)) << 64 | load_u64(msg.data + 8);
-  h_.rice = msg.data[24];
+  size_t pos = 0;
+  u128 count = 0;
+  if (!read_varint(msg, &pos, &count) || !read_varint(msg, &pos, &h_.range) ||
+      !read_varint(msg, &pos, &h_.m))
+    return st_ = peer_error("gcs: header truncated or overlong");
   if (h_.range != expected_range)
     return st_ = peer_error("gcs: hash range differs from the one the sizes and fpr give");
-  if (h_.count > max_count)
-    return st_ = peer_error("gcs: " + std::to_string(h_.count) + " values, at most " +
-                            std::to_string(max_count) + " expected");
-  if (h_.rice > 127) return st_ = peer_error("gcs: rice parameter out of range");
-  // Every code takes at least rice + 1 bits: a cheap bound before decoding.
-  const size_t body = msg.size - kGcsHeaderBytes;
-  if (h_.count > 0 && u128(h_.count) * (h_.rice + 1) > u128(body) * 8)
-    return st_ = peer_error("gcs: message truncated");
-  body_ = ByteView(msg.data + kGcsHeaderBytes, body);
+  if (count > max_count)
+    return st_ = peer_error("gcs: more values than the " + std::to_string(max_count) + " expected");
+  h_.count = uint64_t(count);
+  if (h_.m == 0 || h_.m > h_.range) return st_ = peer_error("gcs: Golomb divisor out of range");
+  b_ = ceil_log2(h_.m);
+  u_ = (u128(1) << b_) - h_.m;
+  // Every code takes at least b bits (b - 1 remainder bits and the unary terminator).
+  const size_t body = msg.size - pos;
+  if (u128(h_.count) * std::max(b_, 1u) > u128(body) * 8) return st_ = peer_error("gcs: message truncated");
+  body_ = ByteView(msg.data + pos, body);
   bitpos_ = 0;
   done_ = 0;
   prev_ = 0;
@@ -164,10 +195,19 @@ Status GcsReader::open(ByteView msg, u128 expected_range, uint64_t max_count) {
   return Status::ok();
 }
 
-bool GcsReader::bit(uint32_t* b) {
-  if (bitpos_ >= body_.size * 8) return false;
-  *b = (body_.data[bitpos_ >> 3] >> (bitpos_ & 7)) & 1;
-  ++bitpos_;
+bool GcsReader::bits(unsigned n, u128* out) {
+  if (n > body_.size * 8 - bitpos_) return false;
+  u128 r = 0;
+  unsigned got = 0;
+  while (got < n) {
+    const unsigned off = unsigned(bitpos_ & 7);
+    const unsigned take = std::min<unsigned>(8 - off, n - got);
+    const uint32_t piece = (body_.data[bitpos_ >> 3] >> off) & ((1u << take) - 1);
+    r |= u128(piece) << got;
+    got += take;
+    bitpos_ += take;
+  }
+  *out = r;
   return true;
 }
 
@@ -184,18 +224,18 @@ bool GcsReader::next(u128* v) {
     return false;
   }
   // Unary quotient, bounded by the range so a run of ones cannot run away.
-  const u128 max_q = h_.range >> h_.rice;
+  const u128 max_q = h_.range / h_.m;
   u128 q = 0;
   for (;;) {
     if (bitpos_ >= body_.size * 8) {
       st_ = peer_error("gcs: message truncated in value " + std::to_string(done_));
       return false;
     }
-    // Fast path: count the ones of the current byte at once.
+    // Count the ones left in the current byte at once.
     const uint32_t byte = body_.data[bitpos_ >> 3] >> (bitpos_ & 7);
     const unsigned avail = 8 - unsigned(bitpos_ & 7);
     const unsigned ones = unsigned(__builtin_ctz(~byte | (1u << avail)));
-    q += std::min(ones, avail);
+    q += ones;
     if (q > max_q) {
       st_ = peer_error("gcs: value out of range");
       return false;
@@ -207,21 +247,24 @@ bool GcsReader::next(u128* v) {
     bitpos_ += avail;
   }
   u128 r = 0;
-  unsigned got = 0;
-  while (got < h_.rice) {
-    if (bitpos_ >= body_.size * 8) {
+  if (b_ > 0) {
+    u128 x = 0, bit = 0;
+    if (!bits(b_ - 1, &x)) {
       st_ = peer_error("gcs: message truncated in value " + std::to_string(done_));
       return false;
     }
-    const unsigned off = unsigned(bitpos_ & 7);
-    const unsigned take = std::min<unsigned>(8 - off, h_.rice - got);
-    const uint32_t piece = (body_.data[bitpos_ >> 3] >> off) & ((1u << take) - 1);
-    r |= u128(piece) << got;
-    got += take;
-    bitpos_ += take;
+    if (x < u_) {
+      r = x;
+    } else {
+      if (!bits(1, &bit)) {
+        st_ = peer_error("gcs: message truncated in value " + std::to_string(done_));
+        return false;
+      }
+      r = (x << 1 | bit) - u_;
+    }
   }
-  const u128 gap = q << h_.rice | r;
-  // prev_ < range <= 2^120 and gap < 2^122: no overflow.
+  // q <= range / m and r < m: gap <= range + m <= 2^121; prev_ < range <= 2^120: no overflow.
+  const u128 gap = q * h_.m + r;
   const u128 value = done_ == 0 ? gap : prev_ + 1 + gap;
   if (value >= h_.range) {
     st_ = peer_error("gcs: value out of range");
@@ -286,7 +329,7 @@ inline uint64_t bloom_pos(const FilterKey& k, uint32_t i, uint64_t bits) {
 }  // namespace
 
 void bloom_encode(const std::vector<FilterKey>& keys, BloomShape shape, std::vector<uint8_t>* out) {
-  put_u64(out, shape.bits);
+  put_varint(out, shape.bits);
   out->push_back(shape.hashes);
   const size_t base = out->size();
   out->resize(base + (shape.bits + 7) / 8, 0);
@@ -299,26 +342,30 @@ void bloom_encode(const std::vector<FilterKey>& keys, BloomShape shape, std::vec
 }
 
 Status bloom_validate(ByteView msg, BloomShape expected) {
-  if (msg.size < kBloomHeaderBytes) return peer_error("bloom: header truncated");
-  const uint64_t bits = load_u64(msg.data);
-  const uint8_t hashes = msg.data[8];
+  size_t pos = 0;
+  u128 bits = 0;
+  if (!read_varint(msg, &pos, &bits) || pos >= msg.size) return peer_error("bloom: header truncated or overlong");
+  const uint8_t hashes = msg.data[pos++];
   if (bits != expected.bits || hashes != expected.hashes)
-    return peer_error("bloom: shape (" + std::to_string(bits) + " bits, " + std::to_string(hashes) +
+    return peer_error("bloom: shape (" + std::to_string(uint64_t(bits)) + " bits, " + std::to_string(hashes) +
                       " hashes) differs from the one the sizes and fpr give (" +
                       std::to_string(expected.bits) + ", " + std::to_string(expected.hashes) + ")");
-  const uint64_t body = (bits + 7) / 8;
-  if (msg.size - kBloomHeaderBytes != body)
+  const uint64_t body = (expected.bits + 7) / 8;
+  if (msg.size - pos != body)
     return peer_error("bloom: expected " + std::to_string(body) + " filter bytes, got " +
-                      std::to_string(msg.size - kBloomHeaderBytes));
-  if ((bits & 7) && (msg.data[msg.size - 1] >> (bits & 7)))
+                      std::to_string(msg.size - pos));
+  if ((expected.bits & 7) && (msg.data[msg.size - 1] >> (expected.bits & 7)))
     return peer_error("bloom: non-zero padding bits");
   return Status::ok();
 }
 
 void bloom_lookup(ByteView msg, const std::vector<FilterKey>& queries, std::vector<uint8_t>* hits) {
-  const uint64_t bits = load_u64(msg.data);
-  const uint8_t hashes = msg.data[8];
-  const uint8_t* f = msg.data + kBloomHeaderBytes;
+  size_t pos = 0;
+  u128 wide = 0;
+  read_varint(msg, &pos, &wide);
+  const uint64_t bits = uint64_t(wide);
+  const uint8_t hashes = msg.data[pos++];
+  const uint8_t* f = msg.data + pos;
   hits->assign(queries.size(), 0);
   for (size_t q = 0; q < queries.size(); ++q) {
     uint8_t all = 1;

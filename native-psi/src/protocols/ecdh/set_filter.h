@@ -34,10 +34,12 @@ FilterKey filter_key(const uint8_t point[32]);
 enum class FilterKind : uint8_t { kGcs = 1, kBloom = 2 };
 
 // ---- GCS ------------------------------------------------------------------------------------
-// Wire: u64 count | u128 range (LE, 16 bytes) | u8 rice | ceil(bits/8) bytes of codes, LSB first.
-// Value v_i = key mod range, sorted, duplicates dropped; code of gap (v_0, v_i - v_{i-1} - 1):
-// (gap >> rice) one-bits, a zero-bit, then the low `rice` bits of gap.
-constexpr size_t kGcsHeaderBytes = 8 + 16 + 1;
+// Wire: varint count | varint range | varint m | codes, LSB first. Varints are LEB128, minimal (an
+// overlong encoding is an error), at most 128 bits. Value v_i = key mod range, sorted, duplicates
+// dropped; the gaps (v_0, v_i - v_{i-1} - 1) are Golomb coded with divisor m (m ~ ln 2 * range /
+// count, optimal for the geometric gaps): gap / m one-bits, a zero-bit, then gap % m in truncated
+// binary (b = ceil(log2 m) bits, u = 2^b - m: r < u as r in b-1 bits, else r + u as its top b-1 bits
+// then its low bit).
 
 // Hash range for n server elements, q queries and a total false-positive rate fpr:
 // ceil(n * q / fpr), at least 1 and at most 2^120. Per query P(false positive) <= n / range.
@@ -46,16 +48,20 @@ u128 gcs_range(uint64_t n, uint64_t q, double fpr);
 // Encodes the keys (any order, may repeat) as header + codes, appended to *out.
 void gcs_encode(const std::vector<FilterKey>& keys, u128 range, std::vector<uint8_t>* out);
 
+void put_varint(std::vector<uint8_t>* out, u128 x);
+// Reads a minimal LEB128 varint of at most 128 bits; false on truncation or overlong encoding.
+bool read_varint(ByteView v, size_t* pos, u128* x);
+
 struct GcsHeader {
   uint64_t count = 0;
   u128 range = 0;
-  uint8_t rice = 0;
+  u128 m = 0;
 };
 
 // Streaming decoder over a whole GCS message (header + codes).
 class GcsReader {
  public:
-  // Parses the header; `expected_range` must match, count <= max_count, rice < 128.
+  // Parses the header; `expected_range` must match, count <= max_count, 1 <= m <= range.
   Status open(ByteView msg, u128 expected_range, uint64_t max_count);
   const GcsHeader& header() const { return h_; }
   // The next value (strictly increasing), or false at the end. After false, check status().
@@ -64,9 +70,11 @@ class GcsReader {
   const Status& status() const { return st_; }
 
  private:
-  bool bit(uint32_t* b);
+  bool bits(unsigned n, u128* out);
   ByteView body_;
   GcsHeader h_;
+  unsigned b_ = 0;     // ceil(log2 m)
+  u128 u_ = 0;         // 2^b - m
   size_t bitpos_ = 0;  // next bit of body_
   uint64_t done_ = 0;
   u128 prev_ = 0;
@@ -81,9 +89,8 @@ Status gcs_lookup(ByteView msg, u128 expected_range, uint64_t max_count,
                   const std::vector<FilterKey>& queries, std::vector<uint8_t>* hits);
 
 // ---- Bloom ----------------------------------------------------------------------------------
-// Wire: u64 bits | u8 hashes | ceil(bits/8) bytes, bit j of the filter = byte j/8 bit j%8; bits past
+// Wire: varint bits | u8 hashes | ceil(bits/8) bytes, bit j of the filter = byte j/8 bit j%8; bits past
 // `bits` in the last byte are zero. Position i of a key: ((lo + i*(hi|1)) * bits) >> 64 (mod 2^64).
-constexpr size_t kBloomHeaderBytes = 8 + 1;
 
 struct BloomShape {
   uint64_t bits = 0;
