@@ -3,13 +3,15 @@
 
 Runs OpenMined's PSI (the PyPI package openmined.psi, installed by ./psi into a throwaway venv under
 /tmp, never a dependency of the project) and our `psi_bench native --protocol ecdh` on the same sizes,
-GCS, the same total false-positive rate, one thread each (both pinned to one CPU with taskset),
-interleaving ours and theirs so background load hits both alike. Prints one row per size and phase
+GCS, the same total false-positive rate, one thread each (--pin: both pinned to CPU 0 with taskset),
+interleaving ours and theirs so background load hits both alike; phases are compared in CPU seconds
+of the process doing them (robust to other work on a shared machine; wall times are in --json). Prints one row per size and phase
 with the medians and the ratio theirs/ours (> 1: ours is faster or smaller).
 
   --theirs-only / --ours-only   run one side (e.g. for a quick look)
   --sizes 1000000x1000,...      server x client sizes (default: 10^6 x 10^3, 10^4, 10^6)
   --runs R                      runs per size (median); --runs-big R for the 10^6 x 10^6 case
+  --pin                         run both sides under `taskset -c 0`
   --json FILE                   also write every measurement as JSON lines
 """
 import argparse
@@ -50,8 +52,11 @@ def theirs_once(ns, nc, fpr, seed):
             "intersection": len(inter), "expected": common, "correct": ok}
 
 
+PIN = []
+
+
 def run_theirs(python, ns, nc, fpr, seed):
-    out = subprocess.run(["taskset", "-c", "0", python, os.path.abspath(__file__), "--child",
+    out = subprocess.run(PIN + [python, os.path.abspath(__file__), "--child",
                           str(ns), str(nc), repr(fpr), str(seed)],
                          check=True, capture_output=True, text=True,
                          env=dict(os.environ, OMP_NUM_THREADS="1"))
@@ -59,7 +64,7 @@ def run_theirs(python, ns, nc, fpr, seed):
 
 
 def run_ours(bench, ns, nc, fpr):
-    out = subprocess.run(["taskset", "-c", "0", bench, "native", "--protocol", "ecdh", "--sender-n", str(ns),
+    out = subprocess.run(PIN + [bench, "native", "--protocol", "ecdh", "--sender-n", str(ns),
                           "--receiver-n", str(nc), "--runs", "1", "--params", "filter=gcs,fpr=%g" % fpr,
                           "--json"], check=True, capture_output=True, text=True)
     j = json.loads(out.stdout.strip().splitlines()[-1])
@@ -85,11 +90,14 @@ def main():
     ap.add_argument("--sizes", default="1000000x1000,1000000x10000,1000000x1000000")
     ap.add_argument("--fpr", type=float, default=1e-9)
     ap.add_argument("--runs", type=int, default=3)
+    ap.add_argument("--pin", action="store_true")
     ap.add_argument("--runs-big", type=int, default=1)
     ap.add_argument("--ours-only", action="store_true")
     ap.add_argument("--theirs-only", action="store_true")
     ap.add_argument("--json", help="write every measurement here as JSON lines")
     a = ap.parse_args()
+    if a.pin:
+        PIN[:] = ["taskset", "-c", "0"]
     jf = open(a.json, "a") if a.json else None
     rows = []
     for spec in a.sizes.split(","):
