@@ -503,6 +503,22 @@ TEST(EcdhGcs, RoundTripsAtRealisticSizes) {
   std::vector<uint8_t> hits;
   ASSERT_TRUE(psi::ecdh::gcs_lookup(ByteView(m), range, 5000, keys, &hits).is_ok());
   EXPECT_EQ(std::count(hits.begin(), hits.end(), 1), 5000);
+  // the checkpoint index answers like the merge, for members and non-members
+  std::vector<psi::ecdh::GcsCheckpoint> index;
+  ASSERT_TRUE(psi::ecdh::gcs_validate(ByteView(m), range, 5000, &index).is_ok());
+  EXPECT_EQ(index.size(), (5000 + 63) / 64);
+  std::vector<FilterKey> q(keys.begin(), keys.begin() + 300);
+  for (int i = 0; i < 300; ++i) {
+    FilterKey k;
+    k.lo = rng();
+    k.hi = rng();
+    q.push_back(k);
+  }
+  std::vector<uint8_t> a, b;
+  ASSERT_TRUE(psi::ecdh::gcs_lookup(ByteView(m), range, 5000, q, &a).is_ok());
+  ASSERT_TRUE(psi::ecdh::gcs_lookup_indexed(ByteView(m), range, 5000, index, q, &b).is_ok());
+  EXPECT_EQ(a, b);
+  EXPECT_EQ(std::count(b.begin(), b.end(), 1), 300);
 }
 
 TEST(EcdhBloom, KnownAnswerAndStrictParsing) {

@@ -152,7 +152,7 @@ class RecordStream {
 // Checks a setup message against this party's configuration; on success *queries gets the number of
 // client queries the filter was sized for and *filter_at the offset of the filter.
 Status check_setup_message(ByteView m, const EcdhConfig& c, uint64_t* queries, size_t* filter_at,
-                           const std::string& w) {
+                           const std::string& w, std::vector<ecdh::GcsCheckpoint>* index = nullptr) {
   if (m.size < kSetupIdOffset + kSetupId) return peer_error(w + ": setup message truncated");
   if (std::memcmp(m.data, kSetupMagic, 4) != 0) return peer_error(w + ": not an ecdh setup message");
   size_t pos = kSetupIdOffset + kSetupId;
@@ -169,7 +169,7 @@ Status check_setup_message(ByteView m, const EcdhConfig& c, uint64_t* queries, s
   if (kind != uint8_t(c.filter)) return peer_error(w + ": setup uses another filter than filter=");
   ByteView f(m.data + pos, m.size - pos);
   Status st = c.filter == FilterKind::kGcs
-                  ? ecdh::gcs_validate(f, ecdh::gcs_range(uint64_t(ns), uint64_t(q), c.fpr), uint64_t(ns))
+                  ? ecdh::gcs_validate(f, ecdh::gcs_range(uint64_t(ns), uint64_t(q), c.fpr), uint64_t(ns), index)
                   : ecdh::bloom_validate(f, ecdh::bloom_shape(uint64_t(ns), uint64_t(q), c.fpr));
   if (!st.is_ok()) return peer_error(w + ": " + st.message());
   *queries = uint64_t(q);
@@ -515,7 +515,7 @@ class EcdhReceiver final : public EcdhBase {
                                                      (ecdh::bloom_shape(cfg_.sender_size, cfg_.receiver_size, cfg_.fpr).bits + 7) / 8);
       PSI_RETURN_IF_ERROR(append_bounded(&setup_msg_, chunk, size_t(std::max<uint64_t>(cap, 1 << 20)), w));
       if (!last) return Status::ok();
-      PSI_RETURN_IF_ERROR(check_setup_message(ByteView(setup_msg_), cfg_, &queries_, &filter_at_, w));
+      PSI_RETURN_IF_ERROR(check_setup_message(ByteView(setup_msg_), cfg_, &queries_, &filter_at_, w, &index_));
       setup_done_ = true;
       out_.clear();
       out_pos_ = 0;
@@ -568,7 +568,7 @@ class EcdhReceiver final : public EcdhBase {
     if (!r.read(magic, 8) || std::memcmp(magic, kReceiverBlobMagic, 8) != 0 || !r.read_u64(&len) ||
         !r.take(len, &msg) || r.remaining() != 0)
       return argument_error("not an ecdh receiver setup blob (" + std::to_string(data.size) + " bytes)");
-    Status st = check_setup_message(msg, cfg_, &queries_, &filter_at_, "ecdh receiver setup import");
+    Status st = check_setup_message(msg, cfg_, &queries_, &filter_at_, "ecdh receiver setup import", &index_);
     if (!st.is_ok()) return argument_error(st.message());
     setup_msg_.assign(msg.data, msg.data + msg.size);
     setup_done_ = true;
@@ -643,8 +643,11 @@ class EcdhReceiver final : public EcdhBase {
     std::vector<uint8_t> hits;
     ByteView f(setup_msg_.data() + filter_at_, setup_msg_.size() - filter_at_);
     if (cfg_.filter == FilterKind::kGcs) {
-      Status st = ecdh::gcs_lookup(f, ecdh::gcs_range(cfg_.sender_size, queries_, cfg_.fpr), cfg_.sender_size,
-                                   keys_, &hits);
+      // Few queries: jump to each one's block; many: one merge pass over the whole set.
+      const ecdh::u128 range = ecdh::gcs_range(cfg_.sender_size, queries_, cfg_.fpr);
+      Status st = keys_.size() * ecdh::kGcsCheckpointEvery < cfg_.sender_size
+                      ? ecdh::gcs_lookup_indexed(f, range, cfg_.sender_size, index_, keys_, &hits)
+                      : ecdh::gcs_lookup(f, range, cfg_.sender_size, keys_, &hits);
       if (!st.is_ok()) return Status(PSI_ERR_INTERNAL, w + ": " + st.message());
     } else {
       ecdh::bloom_lookup(f, keys_, &hits);
@@ -692,6 +695,7 @@ class EcdhReceiver final : public EcdhBase {
   std::vector<uint8_t> setup_msg_;
   uint64_t queries_ = 0;
   size_t filter_at_ = 0;
+  std::vector<ecdh::GcsCheckpoint> index_;  // every 64th value of the checked GCS
   uint64_t next_ = 0;
   RecordStream response_{kResponseHeader, kPoint};
   std::vector<FilterKey> keys_;

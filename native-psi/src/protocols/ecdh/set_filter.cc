@@ -200,9 +200,20 @@ bool GcsReader::bits(unsigned n, u128* out) {
   u128 r = 0;
   unsigned got = 0;
   while (got < n) {
+    const size_t byte = bitpos_ >> 3;
     const unsigned off = unsigned(bitpos_ & 7);
-    const unsigned take = std::min<unsigned>(8 - off, n - got);
-    const uint32_t piece = (body_.data[bitpos_ >> 3] >> off) & ((1u << take) - 1);
+    unsigned take;
+    uint64_t piece;
+    if (byte + 8 <= body_.size) {  // a whole little-endian word is in bounds
+      uint64_t w;
+      std::memcpy(&w, body_.data + byte, 8);
+      take = std::min(n - got, 64 - off);
+      piece = w >> off;
+      if (take < 64) piece &= (uint64_t(1) << take) - 1;
+    } else {
+      take = std::min<unsigned>(8 - off, n - got);
+      piece = (body_.data[byte] >> off) & ((1u << take) - 1);
+    }
     r |= u128(piece) << got;
     got += take;
     bitpos_ += take;
@@ -276,13 +287,45 @@ bool GcsReader::next(u128* v) {
   return true;
 }
 
-Status gcs_validate(ByteView msg, u128 expected_range, uint64_t max_count) {
+Status gcs_validate(ByteView msg, u128 expected_range, uint64_t max_count,
+                    std::vector<GcsCheckpoint>* index) {
   GcsReader r;
   PSI_RETURN_IF_ERROR(r.open(msg, expected_range, max_count));
+  if (index) index->clear();
   u128 v;
-  while (r.next(&v)) {
+  for (uint64_t i = 0;; ++i) {
+    GcsCheckpoint c = r.checkpoint();
+    if (!r.next(&v)) break;
+    if (index && i % kGcsCheckpointEvery == 0) {
+      c.first = v;
+      index->push_back(c);
+    }
   }
   return r.status();
+}
+
+Status gcs_lookup_indexed(ByteView msg, u128 expected_range, uint64_t max_count,
+                          const std::vector<GcsCheckpoint>& index,
+                          const std::vector<FilterKey>& queries, std::vector<uint8_t>* hits) {
+  GcsReader r;
+  PSI_RETURN_IF_ERROR(r.open(msg, expected_range, max_count));
+  hits->assign(queries.size(), 0);
+  for (size_t i = 0; i < queries.size(); ++i) {
+    const u128 x = queries[i].value() % expected_range;
+    // the last block whose first value is <= x
+    auto it = std::upper_bound(index.begin(), index.end(), x,
+                               [](u128 a, const GcsCheckpoint& c) { return a < c.first; });
+    if (it == index.begin()) continue;
+    r.seek(*(it - 1));
+    u128 v;
+    for (uint64_t k = 0; k < kGcsCheckpointEvery && r.next(&v) && v <= x; ++k)
+      if (v == x) {
+        (*hits)[i] = 1;
+        break;
+      }
+    if (!r.status().is_ok()) return r.status();
+  }
+  return Status::ok();
 }
 
 Status gcs_lookup(ByteView msg, u128 expected_range, uint64_t max_count,

@@ -58,6 +58,14 @@ struct GcsHeader {
   u128 m = 0;
 };
 
+// Decoder state before value `done`, whose value is `first`: lets a reader resume mid-stream.
+struct GcsCheckpoint {
+  size_t bitpos = 0;
+  uint64_t done = 0;
+  u128 prev = 0, first = 0;
+};
+constexpr uint64_t kGcsCheckpointEvery = 64;
+
 // Streaming decoder over a whole GCS message (header + codes).
 class GcsReader {
  public:
@@ -68,6 +76,14 @@ class GcsReader {
   bool next(u128* v);
   // ok iff every value decoded so far was valid; at the end also that the codes were exactly used up.
   const Status& status() const { return st_; }
+  // The state before the next value (its `first` is filled in by the caller).
+  GcsCheckpoint checkpoint() const { return {bitpos_, done_, prev_, 0}; }
+  // Resumes at a checkpoint taken on the same (validated) message.
+  void seek(const GcsCheckpoint& c) {
+    bitpos_ = c.bitpos;
+    done_ = c.done;
+    prev_ = c.prev;
+  }
 
  private:
   bool bits(unsigned n, u128* out);
@@ -81,8 +97,16 @@ class GcsReader {
   Status st_;
 };
 
-// Fully validates a GCS message (one decoding pass).
-Status gcs_validate(ByteView msg, u128 expected_range, uint64_t max_count);
+// Fully validates a GCS message (one decoding pass). With `index`, also records a checkpoint before
+// every kGcsCheckpointEvery-th value (n/64 entries), for gcs_lookup_indexed.
+Status gcs_validate(ByteView msg, u128 expected_range, uint64_t max_count,
+                    std::vector<GcsCheckpoint>* index = nullptr);
+
+// Like gcs_lookup on a message gcs_validate accepted with this index: each query decodes at most
+// kGcsCheckpointEvery values from the nearest checkpoint (for few queries against a large set).
+Status gcs_lookup_indexed(ByteView msg, u128 expected_range, uint64_t max_count,
+                          const std::vector<GcsCheckpoint>& index,
+                          const std::vector<FilterKey>& queries, std::vector<uint8_t>* hits);
 
 // For each query key (in any order), whether its value is in the set: hits[i] = 1/0.
 Status gcs_lookup(ByteView msg, u128 expected_range, uint64_t max_count,
