@@ -225,10 +225,9 @@ class EcdhSender final : public EcdhBase {
                          std::to_string(cfg_.sender_size));
     uint8_t digest[32];
     input_digest(elements, count, element_len, digest);
-    if (setup_done_ || have_digest_) {
-      if (!ct_equal(digest, digest_, 32))
-        return input_error("ecdh: the input differs from the set the setup was computed for; run a new setup");
-    }
+    // Before the setup the input may be replaced; after it (run or imported) it must be the same array.
+    if (setup_done_ && !ct_equal(digest, digest_, 32))
+      return input_error("ecdh: the input differs from the set the setup was computed for; run a new setup");
     std::memcpy(digest_, digest, 32);
     have_digest_ = true;
     if (!setup_done_) {
