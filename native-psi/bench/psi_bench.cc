@@ -2,11 +2,13 @@
 // by a bounded in-memory channel; every measured case runs in a forked child so its peak RSS is its
 // own. Results are checked against the known intersection of the generated sets.
 #include <sys/resource.h>
+#include <time.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <condition_variable>
 #include <cstdio>
 #include <cstring>
@@ -18,6 +20,7 @@
 
 #include "core/prg.h"
 #include "cuckoo/cuckoo.h"
+#include "protocols/ecdh/set_filter.h"
 #include "psi_native.h"
 
 namespace {
@@ -126,6 +129,7 @@ struct Options {
   double overlap = 0.5;
   std::string params;
   int trials = 20;
+  uint64_t sender_n = 0, receiver_n = 0;  // unbalanced sizes (phased runs); 0: 2^log2n
 };
 
 struct Measure {
@@ -228,7 +232,10 @@ bool in_child(F&& body) {
   return WIFEXITED(status) && WEXITSTATUS(status) == 0;
 }
 
+int bench_phased(const Options& o);
+
 int bench_native(const Options& o) {
+  if (o.protocol == "ecdh") return bench_phased(o);
   bool all_ok = true;
   if (!o.json)
     std::printf("%-9s %6s %4s %10s %10s %12s %12s %9s %12s %s\n", "protocol", "log2n", "runs",
@@ -267,6 +274,209 @@ int bench_native(const Options& o) {
                     o.protocol.c_str(), k, o.runs, med, med_setup, (unsigned long long)last.a_to_b,
                     (unsigned long long)last.b_to_a, per, double(peak_rss_bytes()) / (1 << 20),
                     "ok");
+      return 0;
+    });
+  }
+  return all_ok ? 0 : 1;
+}
+
+
+// ---- phased runs (ecdh): one thread drives both parties round by round, each message whole in
+// memory, so every round's time is that of its owner alone (the shape of the OpenMined comparison).
+double cpu_now() {
+  struct timespec ts;
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+  return double(ts.tv_sec) + double(ts.tv_nsec) * 1e-9;
+}
+
+struct Phased {
+  double setup = 0, request = 0, response = 0, intersection = 0, total = 0;
+  double setup_cpu = 0, request_cpu = 0, response_cpu = 0, intersection_cpu = 0;
+  uint64_t setup_bytes = 0, request_bytes = 0, response_bytes = 0, other_bytes = 0;
+  uint64_t intersection_size = 0;
+  bool correct = true;
+  std::string error;
+};
+
+bool output_given(const std::string& params) {
+  return params.find("output=") != std::string::npos;
+}
+
+Phased run_phased(const Options& o, uint64_t na, uint64_t nb, uint64_t seed) {
+  Phased m;
+  const uint64_t common = uint64_t(double(std::min(na, nb)) * o.overlap);
+  std::vector<uint8_t> a(na * 16), b(nb * 16);
+  psi::Prg prg(psi::make_block(seed, 78));
+  prg.fill(a.data(), a.size());
+  prg.fill(b.data(), b.size());
+  std::vector<uint64_t> perm(nb);
+  for (uint64_t i = 0; i < nb; ++i) perm[i] = i;
+  for (uint64_t i = nb; i > 1; --i) std::swap(perm[i - 1], perm[prg.uniform(i)]);
+  std::vector<uint64_t> expect_b;
+  for (uint64_t i = 0; i < common; ++i) {
+    std::memcpy(&b[perm[i] * 16], &a[i * 16], 16);
+    expect_b.push_back(perm[i]);
+  }
+  std::sort(expect_b.begin(), expect_b.end());
+  std::string out_mode = "receiver";
+  if (output_given(o.params)) {
+    size_t p = o.params.find("output=") + 7;
+    out_mode = o.params.substr(p, o.params.find(',', p) - p);
+  }
+  std::string params = "receiver_size=" + std::to_string(na) + ",sender_size=" + std::to_string(nb) +
+                       (output_given(o.params) ? "" : ",output=receiver") +
+                       (o.params.empty() ? "" : "," + o.params);
+  psi_session* s[2] = {nullptr, nullptr};
+  uint8_t seeds[2][32];
+  prg.fill(seeds[0], 32);
+  prg.fill(seeds[1], 32);
+  char err[512];
+  for (int i = 0; i < 2; ++i)
+    if (psi_session_create(o.protocol.c_str(), i, params.c_str(), seeds[i], 32, &s[i], err, sizeof err) != PSI_OK) {
+      m.error = err;
+      for (auto* x : s) psi_session_free(x);
+      return m;
+    }
+  auto t_all = Clock::now();
+  if (psi_set_input(s[0], a.data(), na, 16) != PSI_OK || psi_set_input(s[1], b.data(), nb, 16) != PSI_OK) {
+    m.error = std::string("set_input: ") + psi_session_error(s[0]) + psi_session_error(s[1]);
+  }
+  std::vector<uint8_t>().swap(a);
+  std::vector<uint8_t>().swap(b);
+  std::vector<uint8_t> msg, next, buf(1 << 20);
+  for (int phase : {PSI_PHASE_SETUP, PSI_PHASE_ONLINE}) {
+    if (!m.error.empty()) break;
+    uint32_t rounds = 0;
+    psi_round_count(s[0], phase, &rounds);
+    msg.clear();
+    for (uint32_t r = 0; r < rounds && m.error.empty(); ++r) {
+      int mine = 0;
+      psi_round_is_mine(s[0], phase, r, &mine);
+      psi_session* owner = mine ? s[0] : s[1];
+      auto t0 = Clock::now();
+      const double c0 = cpu_now();
+      if (psi_round_feed(owner, phase, r, msg.data(), msg.size(), 1) != PSI_OK) {
+        m.error = std::string("feed: ") + psi_session_error(owner);
+        break;
+      }
+      next.clear();
+      for (;;) {
+        size_t w = 0;
+        int done = 0;
+        if (psi_round_emit(owner, phase, r, buf.data(), buf.size(), &w, &done) != PSI_OK) {
+          m.error = std::string("emit: ") + psi_session_error(owner);
+          break;
+        }
+        next.insert(next.end(), buf.begin(), buf.begin() + w);
+        if (done) break;
+      }
+      const double secs = since(t0), cpu = cpu_now() - c0;
+      if (phase == PSI_PHASE_SETUP) {
+        m.setup += secs;
+        m.setup_cpu += cpu;
+        m.setup_bytes += next.size();
+      } else if (r == 0) {
+        m.request = secs;
+        m.request_cpu = cpu;
+        m.request_bytes = next.size();
+      } else if (r == 1) {
+        m.response = secs;
+        m.response_cpu = cpu;
+        m.response_bytes = next.size();
+      } else {
+        m.intersection += secs;
+        m.intersection_cpu += cpu;
+        m.other_bytes += next.size();
+      }
+      msg.swap(next);
+    }
+  }
+  m.total = since(t_all);
+  if (m.error.empty()) {
+    uint64_t cnt = 0;
+    psi_result_size(s[0], &cnt);
+    m.intersection_size = cnt;
+    m.correct = cnt == common;
+    if (out_mode != "cardinality") {
+      std::vector<uint64_t> got(cnt);
+      size_t w = 0;
+      psi_result_indices(s[0], got.data(), got.size(), &w);
+      for (uint64_t i = 0; i < cnt && m.correct; ++i) m.correct = got[i] == i;
+    }
+    if (out_mode == "both") {
+      uint64_t nbs = 0;
+      psi_result_size(s[1], &nbs);
+      std::vector<uint64_t> got(nbs);
+      size_t w = 0;
+      psi_result_indices(s[1], got.data(), got.size(), &w);
+      m.correct = m.correct && got == expect_b;
+    }
+  }
+  psi_session_free(s[0]);
+  psi_session_free(s[1]);
+  return m;
+}
+
+int bench_phased(const Options& o) {
+  bool all_ok = true;
+  std::vector<std::pair<uint64_t, uint64_t>> sizes;
+  if (o.sender_n || o.receiver_n) {
+    sizes.push_back({o.receiver_n ? o.receiver_n : o.sender_n, o.sender_n ? o.sender_n : o.receiver_n});
+  } else {
+    for (int k : o.log2n) sizes.push_back({uint64_t(1) << k, uint64_t(1) << k});
+  }
+  if (!o.json)
+    std::printf("%-6s %9s %9s %4s %9s %9s %9s %9s %9s %11s %11s %11s %s\n", "proto", "receiver", "sender",
+                "runs", "total_s", "setup_s", "request_s", "response_s", "inters_s", "setup_B",
+                "request_B", "response_B", "check");
+  for (auto [na, nb] : sizes) {
+    all_ok &= in_child([&, na = na, nb = nb]() {
+      std::vector<Phased> runs;
+      for (int r = 0; r < o.runs; ++r) {
+        Phased p = run_phased(o, na, nb, 3000 + r);
+        if (!p.error.empty() || !p.correct) {
+          std::fprintf(stderr, "psi_bench: receiver %llu x sender %llu failed: %s\n", (unsigned long long)na,
+                       (unsigned long long)nb, p.error.empty() ? "wrong intersection" : p.error.c_str());
+          return 1;
+        }
+        runs.push_back(p);
+      }
+      auto med = [&](double Phased::*f) {
+        std::vector<double> v;
+        for (auto& p : runs) v.push_back(p.*f);
+        std::sort(v.begin(), v.end());
+        return v[v.size() / 2];
+      };
+      const Phased& last = runs.back();
+      const double total = med(&Phased::total), setup = med(&Phased::setup);
+      const uint64_t a2b = last.request_bytes + (last.other_bytes ? last.other_bytes : 0);
+      const uint64_t b2a = last.setup_bytes + last.response_bytes;
+      const uint64_t n = std::max(na, nb);
+      if (o.json)
+        std::printf("{\"protocol\":\"%s\",\"n\":%llu,\"log2n\":%d,\"runs\":%d,\"seconds\":%.4f,"
+                    "\"setup_seconds\":%.4f,\"online_seconds\":%.4f,\"bytes_a_to_b\":%llu,"
+                    "\"bytes_b_to_a\":%llu,\"bytes_per_element\":%.2f,\"peak_rss_bytes\":%llu,"
+                    "\"intersection\":%llu,\"correct\":true,\"params\":\"%s\","
+                    "\"receiver_n\":%llu,\"sender_n\":%llu,\"request_seconds\":%.4f,"
+                    "\"response_seconds\":%.4f,\"intersection_seconds\":%.4f,\"setup_bytes\":%llu,"
+                    "\"request_bytes\":%llu,\"response_bytes\":%llu,\"setup_cpu_seconds\":%.4f,"
+                    "\"request_cpu_seconds\":%.4f,\"response_cpu_seconds\":%.4f,"
+                    "\"intersection_cpu_seconds\":%.4f}\n",
+                    o.protocol.c_str(), (unsigned long long)n, int(std::log2(double(n))), o.runs, total, setup,
+                    total - setup, (unsigned long long)a2b, (unsigned long long)b2a,
+                    double(a2b + b2a) / double(n), (unsigned long long)peak_rss_bytes(),
+                    (unsigned long long)last.intersection_size, o.params.c_str(), (unsigned long long)na,
+                    (unsigned long long)nb, med(&Phased::request), med(&Phased::response),
+                    med(&Phased::intersection), (unsigned long long)last.setup_bytes,
+                    (unsigned long long)last.request_bytes, (unsigned long long)last.response_bytes,
+                    med(&Phased::setup_cpu), med(&Phased::request_cpu), med(&Phased::response_cpu),
+                    med(&Phased::intersection_cpu));
+      else
+        std::printf("%-6s %9llu %9llu %4d %9.3f %9.3f %9.3f %9.3f %9.3f %11llu %11llu %11llu %s\n",
+                    o.protocol.c_str(), (unsigned long long)na, (unsigned long long)nb, o.runs, total, setup,
+                    med(&Phased::request), med(&Phased::response), med(&Phased::intersection),
+                    (unsigned long long)last.setup_bytes, (unsigned long long)last.request_bytes,
+                    (unsigned long long)last.response_bytes, "ok");
       return 0;
     });
   }
@@ -334,11 +544,41 @@ int bench_cuckoo(const Options& o) {
   return ok ? 0 : 1;
 }
 
+// Size of the ecdh setup message for n server elements, q queries and fpr, without the group
+// arithmetic: the filter digests of H(y)^k are pseudorandom, so random 128-bit digests give the same
+// distribution of sizes. (Used to compare sizes at another party's effective false-positive rate.)
+int bench_gcs_size(uint64_t n, uint64_t q, double fpr) {
+  psi::Prg prg(psi::make_block(4242, 1));
+  std::vector<psi::ecdh::FilterKey> keys(n);
+  for (auto& k : keys) {
+    k.lo = prg.next_u64();
+    k.hi = prg.next_u64();
+  }
+  std::vector<uint8_t> msg(4 + 8 + 1);  // magic, setup id, filter kind
+  psi::ecdh::put_varint(&msg, n);
+  psi::ecdh::put_varint(&msg, q);
+  const size_t at = msg.size();
+  auto t0 = Clock::now();
+  psi::ecdh::gcs_encode(keys, psi::ecdh::gcs_range(n, q, fpr), &msg);
+  const double enc = since(t0);
+  t0 = Clock::now();
+  psi::Status st = psi::ecdh::gcs_validate(psi::ByteView(msg.data() + at, msg.size() - at),
+                                           psi::ecdh::gcs_range(n, q, fpr), n);
+  const double dec = since(t0);
+  std::printf("{\"n\":%llu,\"queries\":%llu,\"fpr\":%g,\"setup_bytes\":%zu,\"encode_seconds\":%.4f,"
+              "\"decode_seconds\":%.4f,\"valid\":%s}\n",
+              (unsigned long long)n, (unsigned long long)q, fpr, msg.size(), enc, dec, st.is_ok() ? "true" : "false");
+  return 0;
+}
+
 int usage() {
   std::fprintf(stderr,
                "usage: psi_bench native [--protocol P] [--log2n K[,K...]] [--runs R] [--overlap F]\n"
                "                        [--params k=v,...] [--json]\n"
-               "       psi_bench cuckoo [--log2n K] [--trials T] [--runs R] [--json]\n");
+               "                        ecdh only: [--sender-n N] [--receiver-n N] (unbalanced sizes;\n"
+               "                        rounds run one after the other on one thread, per-phase times)\n"
+               "       psi_bench cuckoo [--log2n K] [--trials T] [--runs R] [--json]\n"
+               "       psi_bench gcs-size N QUERIES FPR   (ecdh setup message size, no group arithmetic)\n");
   return 2;
 }
 
@@ -347,6 +587,8 @@ int usage() {
 int main(int argc, char** argv) {
   if (argc < 2) return usage();
   std::string mode = argv[1];
+  if (mode == "gcs-size" && argc == 5)
+    return bench_gcs_size(std::stoull(argv[2]), std::stoull(argv[3]), std::stod(argv[4]));
   Options o;
   for (int i = 2; i < argc; ++i) {
     std::string a = argv[i];
@@ -375,6 +617,8 @@ int main(int argc, char** argv) {
       else if (a == "--params") o.params = next();
       else if (a == "--trials") o.trials = std::max(1, std::stoi(next()));
       else if (a == "--json") o.json = true;
+      else if (a == "--sender-n") o.sender_n = std::stoull(next());
+      else if (a == "--receiver-n") o.receiver_n = std::stoull(next());
       else return usage();
     } catch (const std::exception&) {
       std::fprintf(stderr, "psi_bench: bad value for %s\n", a.c_str());

@@ -13,7 +13,9 @@
  *                                                    but this call),
  *   psi_round_emit(s, phase, r, buf, cap, &written, &done) until done != 0.
  * Chunks may have any size (including 0); no call needs a whole message in one buffer.
- * Online rounds require psi_set_input first, and a completed (or imported) setup.
+ * Online rounds require psi_set_input first, and a completed (or imported) setup. A protocol whose
+ * setup message is computed from a party's set ("ecdh": the sender) also requires psi_set_input
+ * before that party's first setup round (else PSI_ERR_STATE).
  *
  * Contract for every function:
  *   - returns a psi_status; on failure psi_session_error() names the cause (for psi_session_create the
@@ -32,7 +34,8 @@
  * Parameters are "key=value" pairs separated by ',' (no spaces). Unknown keys are an error.
  * Common keys: receiver_size, sender_size (element counts, public, both parties pass the same),
  * instance (u64; MUST be unique per online run under one setup: bin id and attempt), output
- * (receiver|both: whether the sender also learns its intersecting indices). See docs/protocols.md.
+ * (receiver|both: whether the sender also learns its intersecting indices; "ecdh" also takes
+ * cardinality: the receiver learns only the count). See docs/protocols.md.
  */
 #ifndef PSI_NATIVE_H
 #define PSI_NATIVE_H
@@ -78,7 +81,8 @@ PSI_API const char* psi_version(void);
 /* Name of a status code, e.g. "PSI_ERR_PEER_MESSAGE". Static storage. */
 PSI_API const char* psi_status_name(int status);
 
-/* Creates a session. protocol: "kkrt". role: psi_role. params: see above (may be NULL or "").
+/* Creates a session. protocol: "kkrt" or "ecdh" (receiver = client, sender = server).
+ * role: psi_role. params: see above (may be NULL or "").
  * seed: 32 bytes of fresh randomness; all of the session's randomness is derived from it. */
 PSI_API psi_status psi_session_create(const char* protocol, int role, const char* params,
                                       const uint8_t* seed, size_t seed_len, psi_session** out,
@@ -109,7 +113,8 @@ PSI_API psi_status psi_setup_export(const psi_session* s, uint8_t* out, size_t c
 PSI_API psi_status psi_setup_import(psi_session* s, const uint8_t* data, size_t len);
 
 /* After the last online round: the number of this party's elements in the intersection (or the
- * cardinality for cardinality-only protocols), and their indices (ascending). */
+ * cardinality for cardinality-only outputs), and their indices (ascending). With a cardinality-only
+ * output (ecdh output=cardinality) psi_result_indices is PSI_ERR_STATE: there are no indices. */
 PSI_API psi_status psi_result_size(const psi_session* s, uint64_t* count);
 PSI_API psi_status psi_result_indices(const psi_session* s, uint64_t* out, size_t cap,
                                       size_t* written);

@@ -91,6 +91,10 @@ Status check_round(const psi_session* s, int phase, uint32_t round, bool emit) {
   if (s->finished) return psi::state_error("all rounds are done");
   if (phase == PSI_PHASE_ONLINE && !s->input_set && s->phase == PSI_PHASE_ONLINE)
     return psi::state_error("online round before psi_set_input");
+  if (phase == PSI_PHASE_SETUP && s->phase == PSI_PHASE_SETUP && !s->input_set &&
+      s->proto->setup_needs_input())
+    return psi::state_error(std::string(pname) + " round before psi_set_input: this party's setup "
+                            "message is computed from its set");
   if (phase != s->phase || round != s->round || emit != s->emitting) {
     const char* next_pname = s->phase == PSI_PHASE_SETUP ? "setup" : "online";
     return psi::state_error(std::string(emit ? "emit" : "feed") + " of " + pname + " round " +
@@ -286,6 +290,7 @@ psi_status psi_result_indices(const psi_session* cs, uint64_t* out, size_t cap, 
     if (written == nullptr || (out == nullptr && cap > 0))
       return psi::argument_error("out and written must not be NULL");
     if (!s->finished) return psi::state_error("result requested before the last online round");
+    PSI_RETURN_IF_ERROR(s->proto->indices_available());
     const auto& r = s->proto->result();
     size_t n = r.size() < cap ? r.size() : cap;
     if (n) std::memcpy(out, r.data(), n * sizeof(uint64_t));

@@ -30,6 +30,10 @@ class Protocol {
   // Valid after the last online round.
   virtual uint64_t result_size() const { return result().size(); }
   virtual const std::vector<uint64_t>& result() const = 0;
+  // Whether psi_result_indices may be asked (a cardinality-only output has no indices to give).
+  virtual Status indices_available() const { return Status::ok(); }
+  // Whether this party's setup rounds need its input (a server whose setup message encodes its set).
+  virtual bool setup_needs_input() const { return false; }
 };
 
 // Creates the named protocol; on failure returns nullptr and sets *status.

@@ -35,7 +35,12 @@ public final class PsiParams {
     /** Only the receiver. */
     RECEIVER("receiver"),
     /** The receiver and the sender (each learns its own indices). */
-    BOTH("both");
+    BOTH("both"),
+    /**
+     * Only the size of the intersection, to the receiver; no indices to either party
+     * ({@code ecdh} only: {@link PsiRunResult#cardinality()}).
+     */
+    CARDINALITY("cardinality");
 
     private final String value;
 
@@ -43,7 +48,7 @@ public final class PsiParams {
       this.value = value;
     }
 
-    /** The parameter value, {@code receiver} or {@code both}. */
+    /** The parameter value, {@code receiver}, {@code both} or {@code cardinality}. */
     public String value() {
       return value;
     }

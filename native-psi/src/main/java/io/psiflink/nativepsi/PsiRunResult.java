@@ -2,6 +2,7 @@ package io.psiflink.nativepsi;
 
 import java.util.Objects;
 import java.util.Optional;
+import java.util.OptionalLong;
 
 /**
  * Outcome of {@link RoundDriver#run}: both parties' intersection indices and the traffic. Immutable;
@@ -12,6 +13,7 @@ public final class PsiRunResult {
   private final long[] senderIndices; // null when the sender learns nothing
   private final PhaseTraffic setup;
   private final PhaseTraffic online;
+  private final long cardinality; // -1 unless output=cardinality
 
   /**
    * @param receiverIndices the receiver's intersecting indices, ascending
@@ -25,6 +27,29 @@ public final class PsiRunResult {
     this.senderIndices = senderIndices == null ? null : senderIndices.clone();
     this.setup = Objects.requireNonNull(setup, "setup");
     this.online = Objects.requireNonNull(online, "online");
+    this.cardinality = -1;
+  }
+
+  /**
+   * A cardinality-only outcome ({@code output=cardinality}): no indices, the receiver's count.
+   *
+   * @param cardinality the size of the intersection, as the receiver learnt it (>= 0)
+   */
+  public PsiRunResult(long[] receiverIndices, long[] senderIndices, PhaseTraffic setup,
+      PhaseTraffic online, long cardinality) {
+    if (cardinality < 0) {
+      throw new IllegalArgumentException("cardinality must be >= 0: " + cardinality);
+    }
+    this.receiverIndices = Objects.requireNonNull(receiverIndices, "receiverIndices").clone();
+    this.senderIndices = senderIndices == null ? null : senderIndices.clone();
+    this.setup = Objects.requireNonNull(setup, "setup");
+    this.online = Objects.requireNonNull(online, "online");
+    this.cardinality = cardinality;
+  }
+
+  /** The intersection size the receiver learnt with {@code output=cardinality}; empty otherwise. */
+  public OptionalLong cardinality() {
+    return cardinality < 0 ? OptionalLong.empty() : OptionalLong.of(cardinality);
   }
 
   /** Indices into the receiver's input of the intersecting elements, ascending. */
@@ -64,6 +89,10 @@ public final class PsiRunResult {
 
   @Override
   public String toString() {
+    if (cardinality >= 0) {
+      return "PsiRunResult[cardinality=" + cardinality + ", setup=" + setup + ", online=" + online
+          + "]";
+    }
     return "PsiRunResult[receiver=" + receiverIndices.length + " indices, sender="
         + (senderIndices == null ? "none" : senderIndices.length + " indices")
         + ", setup=" + setup + ", online=" + online + "]";

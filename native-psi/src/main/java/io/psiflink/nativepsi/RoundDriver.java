@@ -46,7 +46,8 @@ public final class RoundDriver {
   /**
    * Runs the setup rounds (unless both sessions imported a setup), then the online rounds, and
    * collects the results. Inputs must be set on both sessions. The sender's indices are collected
-   * when its parameters say {@code output=both}.
+   * when its parameters say {@code output=both}; with {@code output=cardinality} only the receiver's
+   * count ({@link PsiRunResult#cardinality()}).
    *
    * @throws IllegalArgumentException if the roles are not RECEIVER and SENDER, or only one session
    *     imported a setup
@@ -75,6 +76,11 @@ public final class RoundDriver {
   public PsiRunResult runOnline(PsiSession receiver, PsiSession sender, PhaseTraffic setup) {
     checkRoles(receiver, sender);
     PhaseTraffic online = runPhase(PsiPhase.ONLINE, receiver, sender);
+    String output = receiver.params().get(PsiParams.OUTPUT).orElse("");
+    if (PsiParams.Output.CARDINALITY.value().equals(output)) {
+      // the receiver learns only the count; neither party has indices
+      return new PsiRunResult(new long[0], null, setup, online, receiver.resultSize());
+    }
     long[] receiverIndices = receiver.resultIndices();
     boolean senderLearns = sender.params().get(PsiParams.OUTPUT)
         .map(PsiParams.Output.BOTH.value()::equals).orElse(false);

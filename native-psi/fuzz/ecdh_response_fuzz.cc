@@ -1,0 +1,14 @@
+// Fuzzes the client's parse of the server's re-keyed points (online round 1 -> 2).
+#include "ecdh_fuzz_common.h"
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  using namespace ecdh_fuzz;
+  psi_session* r = online(PSI_ROLE_RECEIVER);
+  psi_session* s = online(PSI_ROLE_SENDER);
+  push(s, PSI_PHASE_ONLINE, 1, request_of(r));
+  std::vector<uint8_t> response = pull(s, PSI_PHASE_ONLINE, 1);
+  psi_session_free(s);
+  feed_raw_or_mutated(r, PSI_PHASE_ONLINE, 2, std::move(response), data, size);
+  psi_session_free(r);
+  return 0;
+}
