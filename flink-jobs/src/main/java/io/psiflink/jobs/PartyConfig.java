@@ -1,6 +1,7 @@
 package io.psiflink.jobs;
 
 import io.psiflink.jobs.psi.BridgeEndpoint;
+import io.psiflink.jobs.psi.PsiProtocol;
 import io.psiflink.jobs.table.TableFormat;
 import java.time.Duration;
 import java.util.Objects;
@@ -57,6 +58,7 @@ public record PartyConfig(
     if (!partyB && out == null) {
       throw new IllegalArgumentException("party A needs an output directory");
     }
+    PsiProtocol.of(protocol); // an unknown name fails here, naming the known ones
     if (bins < 0 || sigma < 1 || sigma > 128 || parallelism < 1 || maxAttempts < 1) {
       throw new IllegalArgumentException("bins >= 0, 1 <= sigma <= 128, parallelism >= 1 and "
           + "attempts >= 1 are required");

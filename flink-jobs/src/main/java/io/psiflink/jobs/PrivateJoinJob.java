@@ -5,6 +5,7 @@ import io.psiflink.bridge.PartyCredentials;
 import io.psiflink.jobs.bin.BinRouting;
 import io.psiflink.jobs.psi.BinContext;
 import io.psiflink.jobs.psi.BinPsiOperator;
+import io.psiflink.jobs.psi.PsiProtocol;
 import io.psiflink.jobs.psi.RowCount;
 import io.psiflink.jobs.psi.TokenRecord;
 import io.psiflink.jobs.query.JoinQuery;
@@ -70,6 +71,16 @@ public final class PrivateJoinJob {
     JoinQuery query = JoinQuery.parse(cfg.sql());
     TableSchema schema = SchemaDiscovery.discover(cfg.table());
     PartyView view = query.view(side, schema);
+    if (query.countOnly()) {
+      if (!PsiProtocol.of(cfg.protocol()).supportsCardinality()) {
+        throw new IllegalArgumentException("SELECT COUNT(DISTINCT ...) needs --protocol ecdh: "
+            + cfg.protocol() + " reveals the common keys themselves to both parties");
+      }
+      if (cfg.bins() > 1) {
+        throw new IllegalArgumentException("SELECT COUNT(DISTINCT ...) runs in one bin: per-bin "
+            + "counts would tell A more than the total; leave --bins out");
+      }
+    }
     List<Column> keys = columns(schema, view.keyColumns());
     List<Column> kept = columns(schema, view.revealedColumns());
     LOG.info("party {}: table {} {}; keys {}, keeps {}, WHERE {}", cfg.party(), cfg.table(), schema,
@@ -81,7 +92,8 @@ public final class PrivateJoinJob {
     try (BridgeClient client = BridgeClient.connect(cfg.bridge().clientConfig())) {
       secrets = SessionHandshake.run(client, cfg.session(), me,
           new SessionHandshake.LocalFacts(cfg.partyB(), cfg.peer(), query.fingerprint(),
-              cfg.protocol(), cfg.protocolParams(), cfg.sigma(), cfg.bins(),
+              cfg.protocol(), cfg.protocolParams(), cfg.sigma(),
+              query.countOnly() ? 1 : cfg.bins(),
               SizeEstimate.rows(cfg.table()), cfg.parallelism(), keys, kept,
               namedColumns(schema, view)));
     }
@@ -98,7 +110,9 @@ public final class PrivateJoinJob {
     // The output party maps each output column to its own kept columns or the peer's revealed ones.
     int[] output = new int[0];
     TableSchema outSchema = null;
-    if (!cfg.partyB()) {
+    if (!cfg.partyB() && query.countOnly()) {
+      outSchema = new TableSchema(List.of(new Column(resolved.count(), ColumnType.BIGINT, false)));
+    } else if (!cfg.partyB()) {
       List<String> peerRevealed = secrets.peerRevealed().stream().map(Column::name).toList();
       output = new int[resolved.output().size()];
       List<Column> outColumns = new ArrayList<>();
@@ -125,7 +139,7 @@ public final class PrivateJoinJob {
     RowCodec keptCodec = new RowCodec(kept.stream().map(Column::type).toList());
     BinContext ctx = new BinContext(cfg.session(), cfg.partyB(), secrets.bins(), cfg.sigma(),
         cfg.protocol(), cfg.protocolParams(), secrets.setup(), secrets.payloadKey(), keptCodec,
-        new RowCodec(peerTypes), output, cfg.maxAttempts());
+        new RowCodec(peerTypes), output, cfg.maxAttempts(), query.countOnly());
 
     StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(
         flinkConfig(cfg));

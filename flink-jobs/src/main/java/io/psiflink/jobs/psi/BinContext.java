@@ -16,6 +16,8 @@ import java.io.Serializable;
  * @param peerCodec encoding of the columns the peer reveals (used by the output party)
  * @param output for the output party: per output column, {@code i >= 0} for this party's kept column
  *     i, {@code -1 - j} for the peer's revealed column j
+ * @param cardinality the query asks only how many keys both tables hold: the PSI reveals only that
+ *     count, to A, and no columns are exchanged
  */
 public record BinContext(
     String session,
@@ -29,7 +31,8 @@ public record BinContext(
     RowCodec ownCodec,
     RowCodec peerCodec,
     int[] output,
-    int maxAttempts) implements Serializable {
+    int maxAttempts,
+    boolean cardinality) implements Serializable {
 
   public String party() {
     return partyB ? "B" : "A";

@@ -38,6 +38,9 @@ public final class BinExchange {
   private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(BinExchange.class);
   private static final byte[] MAGIC = "PSIB".getBytes(StandardCharsets.US_ASCII);
   private static final int VERSION = 2;
+  /** The output row of a cardinality-only query: the count. */
+  private static final RowCodec COUNT_CODEC =
+      new RowCodec(java.util.List.of(io.psiflink.jobs.table.ColumnType.BIGINT));
   private static final int HELLO_BYTES = 4 + 1 + 1 + 4 + 4 + 1 + 8 + 8 + 16;
   private static final int PAYLOAD_FRAME_BYTES = 256 * 1024;
   /** A payload record starts with the token and the peer's row count for it. */
@@ -87,14 +90,25 @@ public final class BinExchange {
     long senderSize = ctx.partyB() ? ownBound : peerBound;
     PsiParams params = PsiParams.parse(ctx.protocolParams()).toBuilder()
         .receiverSize(receiverSize).senderSize(senderSize).instance(instance)
-        .output(PsiParams.Output.BOTH).build();
+        .output(ctx.cardinality() ? PsiParams.Output.CARDINALITY : PsiParams.Output.BOTH).build();
     long[] mine;
+    long cardinality;
     try (PsiSession s = PsiSession.create(ctx.protocol(),
         ctx.partyB() ? PsiRole.SENDER : PsiRole.RECEIVER, params)) {
-      s.importSetup(ctx.setup());
+      // the input first: a per-bin setup (ECDH) is made of the sender's set
       s.setInput(table.elements(ownBound, ctx.partyB(), bin), ownBound, 16);
+      if (PsiProtocol.of(ctx.protocol()).setupPerBin()) {
+        StreamRounds.run(s, PsiPhase.SETUP, stream);
+      } else {
+        s.importSetup(ctx.setup());
+      }
       StreamRounds.run(s, PsiPhase.ONLINE, stream);
-      mine = s.resultIndices();
+      cardinality = ctx.cardinality() ? s.resultSize() : -1;
+      mine = ctx.cardinality() ? new long[0] : s.resultIndices();
+    }
+    if (cardinality > table.distinct()) {
+      throw new PeerProtocolException("PSI counted " + cardinality + " common keys, but this "
+          + "party holds only " + table.distinct() + " in the bin");
     }
     for (long i : mine) {
       if (i >= table.distinct()) {
@@ -103,6 +117,11 @@ public final class BinExchange {
       }
     }
     long psiDone = System.nanoTime();
+    if (ctx.cardinality()) {
+      long rows = countOnly(stream, cardinality, out);
+      return new BinStats(Math.max(cardinality, 0), rows, stream.bytesSent(),
+          stream.bytesReceived(), psiDone - started, System.nanoTime() - psiDone);
+    }
     // Both parties take the intersecting keys in token order, so A pairs B's columns with its own
     // keys in one pass.
     int[] keys = table.byToken(mine);
@@ -116,6 +135,25 @@ public final class BinExchange {
     long received = stream.bytesReceived();
     return new BinStats(mine.length, rowsOut, sent, received, psiDone - started,
         System.nanoTime() - psiDone);
+  }
+
+  /**
+   * Ends a cardinality-only bin: no columns are exchanged. A emits the count as the bin's one
+   * output row and sends DONE; B, which learned nothing, waits for it.
+   */
+  private long countOnly(BridgeStream stream, long cardinality, Consumer<byte[]> out)
+      throws BridgeException, PeerProtocolException {
+    if (ctx.partyB()) {
+      Frames.body(stream.receive(), Frames.DONE, "waiting for the output party's DONE");
+      stream.finish();
+      awaitPeerEnd(stream);
+      return 0;
+    }
+    stream.send(Frames.of(Frames.DONE, new byte[0]));
+    stream.finish();
+    awaitPeerEnd(stream);
+    out.accept(COUNT_CODEC.encode(org.apache.flink.types.Row.of(cardinality), new int[] {0}));
+    return 1;
   }
 
   private long sendPayload(BridgeStream stream, BinTable table, int[] keys, PayloadCipher cipher)

@@ -112,6 +112,11 @@ public final class JoinQuery implements Serializable {
    * equality whose columns are both qualified, or table aliases; different when a column, an alias of a column, a predicate or a
    * literal changes.
    */
+  /** Whether the query is {@code SELECT COUNT(DISTINCT keys)}: only a count is revealed. */
+  public boolean countOnly() {
+    return parsed.count() != null;
+  }
+
   public String fingerprint() {
     return fingerprint;
   }

@@ -9,7 +9,8 @@ import java.util.List;
  *
  * @param qualifierA how table {@code a} is referred to in the query (its alias, or {@code a})
  * @param qualifierB how table {@code b} is referred to in the query
- * @param select the SELECT items in order
+ * @param select the SELECT items in order (empty for a count)
+ * @param count the query's {@code COUNT(DISTINCT ...)}, or null when it selects columns
  * @param on the ON equalities in order
  * @param where the WHERE conjuncts in order
  * @param canonical the canonical text the fingerprint is computed from
@@ -18,6 +19,7 @@ record ParsedQuery(
     String qualifierA,
     String qualifierB,
     List<Item> select,
+    Count count,
     List<Equality> on,
     List<Conjunct> where,
     String canonical)
@@ -31,6 +33,17 @@ record ParsedQuery(
 
   String qualifier(Side side) {
     return side == Side.A ? qualifierA : qualifierB;
+  }
+
+  /**
+   * {@code COUNT(DISTINCT keys) [AS name]}: how many distinct join keys both tables hold.
+   *
+   * @param name the result column's name ({@code count} unless aliased)
+   */
+  record Count(List<Ref> keys, String name, SourceSpan span) implements Serializable {
+    Count {
+      keys = List.copyOf(keys);
+    }
   }
 
   /** A column reference; {@code qualifier} is null when the column was written without a table. */

@@ -1,6 +1,7 @@
 package io.psiflink.jobs.query;
 
 import io.psiflink.jobs.query.ParsedQuery.Conjunct;
+import io.psiflink.jobs.query.ParsedQuery.Count;
 import io.psiflink.jobs.query.ParsedQuery.Equality;
 import io.psiflink.jobs.query.ParsedQuery.Item;
 import io.psiflink.jobs.query.ParsedQuery.Ref;
@@ -21,6 +22,7 @@ import org.apache.calcite.sql.SqlDynamicParam;
 import org.apache.calcite.sql.SqlIdentifier;
 import org.apache.calcite.sql.SqlJoin;
 import org.apache.calcite.sql.SqlKind;
+import org.apache.calcite.sql.SqlLiteral;
 import org.apache.calcite.sql.SqlNode;
 import org.apache.calcite.sql.SqlNodeList;
 import org.apache.calcite.sql.SqlOperator;
@@ -98,10 +100,12 @@ final class QueryParser {
     SqlSelect select = singleSelect(node);
     checkClauses(select);
     SqlJoin join = readFrom(select);
-    List<Item> items = readSelect(select.getSelectList());
+    Count count = readCount(select.getSelectList());
+    List<Item> items = count != null ? List.of() : readSelect(select.getSelectList());
     List<Equality> on = readOn(join);
     List<Conjunct> where = select.getWhere() == null ? List.of() : readWhere(select.getWhere());
-    return new ParsedQuery(qualifierA, qualifierB, items, on, where, canonical(items, on, where));
+    return new ParsedQuery(qualifierA, qualifierB, items, count, on, where,
+        canonical(items, count, on, where));
   }
 
   // ---------------------------------------------------------------- statement shape
@@ -449,6 +453,59 @@ final class QueryParser {
 
   // ---------------------------------------------------------------- SELECT
 
+  /**
+   * A SELECT list that is one {@code COUNT(DISTINCT col, ...) [AS name]}, or null if the list has
+   * no COUNT. COUNT(*) and COUNT of a non-distinct list count joined rows, which would need each
+   * key's row counts from both parties; only the distinct keys both tables hold can be counted
+   * without revealing more.
+   */
+  private Count readCount(SqlNodeList list) throws QueryException {
+    SqlNode count = null;
+    String alias = null;
+    for (SqlNode node : list) {
+      SqlNode expr = node.getKind() == SqlKind.AS ? ((SqlCall) node).operand(0) : node;
+      if (isCount(expr)) {
+        count = expr;
+        if (node.getKind() == SqlKind.AS) {
+          SqlNode a = ((SqlCall) node).operand(1);
+          alias = a instanceof SqlIdentifier id ? id.getSimple() : a.toString();
+        }
+      }
+    }
+    if (count == null) {
+      return null;
+    }
+    if (list.size() != 1) {
+      throw new QueryException("SELECT", "COUNT(DISTINCT ...) must be the only SELECT item: a "
+          + "private join reveals either joined rows or their count", src.span(list));
+    }
+    SqlBasicCall call = (SqlBasicCall) count;
+    SqlLiteral quantifier = call.getFunctionQuantifier();
+    boolean distinct = quantifier != null
+        && quantifier.getValue() == org.apache.calcite.sql.SqlSelectKeyword.DISTINCT;
+    List<Ref> keys = new ArrayList<>();
+    for (SqlNode operand : call.getOperandList()) {
+      if (!isColumn(operand)) {
+        distinct = false;
+        break;
+      }
+      keys.add(ref((SqlIdentifier) operand, "SELECT"));
+    }
+    if (!distinct || keys.isEmpty()) {
+      throw new QueryException("SELECT", "only COUNT(DISTINCT <the join key columns of a or b>) "
+          + "can be computed privately (the number of keys both tables hold); COUNT(*) would need "
+          + "every key's row count from both parties", src.span(count));
+    }
+    return new Count(keys, alias == null ? "count" : alias, src.span(list));
+  }
+
+  /** COUNT(...): the parser leaves functions unresolved, so it is recognised by name. */
+  private static boolean isCount(SqlNode expr) {
+    return expr instanceof SqlCall call && (call.getKind() == SqlKind.COUNT
+        || call.getOperator() instanceof SqlUnresolvedFunction fn
+        && fn.getName().equalsIgnoreCase("COUNT"));
+  }
+
   private List<Item> readSelect(SqlNodeList list) throws QueryException {
     List<Item> items = new ArrayList<>();
     for (SqlNode node : list) {
@@ -673,8 +730,15 @@ final class QueryParser {
    * identifier quoted, keywords and unquoted function names upper-case. It does not depend on
    * whitespace, comments or keyword case.
    */
-  private String canonical(List<Item> items, List<Equality> on, List<Conjunct> where) {
+  private String canonical(List<Item> items, Count count, List<Equality> on,
+      List<Conjunct> where) {
     StringBuilder sb = new StringBuilder(CANONICAL_VERSION).append("\nSELECT ");
+    if (count != null) {
+      sb.append("COUNT(DISTINCT ")
+          .append(count.keys().stream().map(QueryParser::canonical)
+              .collect(Collectors.joining(", ")))
+          .append(") AS ").append(FlinkDialect.quote(count.name()));
+    }
     sb.append(items.stream().map(QueryParser::canonical).collect(Collectors.joining(", ")));
     sb.append("\nFROM a INNER JOIN b\nON ");
     List<String> eqs = new ArrayList<>();

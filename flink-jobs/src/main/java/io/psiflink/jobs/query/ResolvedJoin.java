@@ -10,12 +10,15 @@ import java.util.Objects;
  * @param query the query
  * @param on the {@code ON} equalities in query order, each with the column of {@code a} first
  * @param output the result columns, in {@code SELECT} order with stars expanded, with unique output
- *     names
+ *     names; empty for a count
+ * @param count for {@code SELECT COUNT(DISTINCT keys)}, the name of the one result column (a
+ *     BIGINT: how many distinct keys both tables hold); null when the query selects columns
  * @param a party A's view; equal to {@code query.view(Side.A, schemaOfA)}
  * @param b party B's view; equal to {@code query.view(Side.B, schemaOfB)}
  */
 public record ResolvedJoin(
-    JoinQuery query, List<KeyPair> on, List<OutputColumn> output, PartyView a, PartyView b)
+    JoinQuery query, List<KeyPair> on, List<OutputColumn> output, String count, PartyView a,
+    PartyView b)
     implements Serializable {
   public ResolvedJoin {
     Objects.requireNonNull(query, "query");

@@ -48,7 +48,8 @@ final class Resolver {
       throws QueryException {
     Resolver r = new Resolver(q, a, b);
     r.run();
-    return new ResolvedJoin(query, r.on, r.output, r.view(Side.A), r.view(Side.B));
+    return new ResolvedJoin(query, r.on, r.output, q.count() == null ? null : q.count().name(),
+        r.view(Side.A), r.view(Side.B));
   }
 
   static PartyView view(ParsedQuery q, Side side, TableSchema own) throws QueryException {
@@ -164,7 +165,28 @@ final class Resolver {
 
   private record Out(Side side, String column, String alias, SourceSpan span) {}
 
+  /** COUNT(DISTINCT ...) must name exactly the join key columns of one table. */
+  private void readCount() throws QueryException {
+    Set<Side> sides = EnumSet.noneOf(Side.class);
+    Set<String> columns = new HashSet<>();
+    for (Ref r : q.count().keys()) {
+      sides.add(sideOf(r, "SELECT"));
+      columns.add(r.column());
+    }
+    Side side = sides.iterator().next();
+    if (sides.size() > 1 || (schema(side) != null
+        && !columns.equals(new HashSet<>(keys.get(side))))) {
+      throw new QueryException("SELECT", "COUNT(DISTINCT ...) must list the join key columns of "
+          + "one table, here " + keys.get(Side.A) + " of a or " + keys.get(Side.B) + " of b: "
+          + "the count is of the keys both tables hold", q.count().span());
+    }
+  }
+
   private void readSelect() throws QueryException {
+    if (q.count() != null) {
+      readCount();
+      return;
+    }
     List<Out> outs = new ArrayList<>();
     for (Item item : q.select()) {
       if (item.star()) {

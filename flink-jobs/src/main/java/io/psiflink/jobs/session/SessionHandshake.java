@@ -7,6 +7,7 @@ import io.psiflink.bridge.PartyCredentials;
 import io.psiflink.jobs.bin.BinPlan;
 import io.psiflink.jobs.psi.Frames;
 import io.psiflink.jobs.psi.PeerProtocolException;
+import io.psiflink.jobs.psi.PsiProtocol;
 import io.psiflink.jobs.psi.StreamRounds;
 import io.psiflink.jobs.table.Column;
 import io.psiflink.jobs.table.ColumnType;
@@ -46,7 +47,8 @@ import javax.crypto.KeyAgreement;
  *       both run the same query with compatible key types;</li>
  *   <li>both derive the token key, bin seed and payload key with HKDF from the X25519 secret, salted
  *       with the hash of both HELLOs: no coordinator or relay ever holds them;</li>
- *   <li>both run the protocol's setup rounds once; every bin imports the result.</li>
+ *   <li>both run the protocol's setup rounds once; every bin imports the result (unless the
+ *       protocol's setup depends on a bin's set, as ECDH's does: then every bin runs it).</li>
  * </ol>
  */
 public final class SessionHandshake {
@@ -111,7 +113,9 @@ public final class SessionHandshake {
       byte[] payloadKey = Hkdf.expand(prk, "payload key", 32);
       java.util.Arrays.fill(prk, (byte) 0);
 
-      byte[] setup = runSetup(stream, facts);
+      // A protocol whose setup depends on a bin's set runs it in every bin instead.
+      byte[] setup = PsiProtocol.of(facts.protocol()).setupPerBin() ? null
+          : runSetup(stream, facts);
       return new SessionSecrets(tokenKey, binSeed, payloadKey, setup, bins, facts.expectedPeer(),
           peer.keys, peer.revealed, peer.named);
     } catch (GeneralSecurityException e) {

@@ -169,6 +169,27 @@ final class JoinFixture {
     return out;
   }
 
+  /**
+   * The number of distinct (card, zip) keys both filtered tables hold: the answer of
+   * {@code SELECT COUNT(DISTINCT a.card, a.zip)} with {@link #SQL}'s ON and WHERE.
+   */
+  long expectedKeyCount() {
+    java.util.Set<String> inB = new java.util.HashSet<>();
+    for (RowB x : b) {
+      if (x.card != null && x.zip != null && x.country != null && !x.country.equals("FR")) {
+        inB.add(x.card + "|" + x.zip);
+      }
+    }
+    java.util.Set<String> both = new java.util.HashSet<>();
+    for (RowA x : a) {
+      if (x.card != null && x.zip != null && x.spend != null && x.spend > 20
+          && inB.contains(x.card + "|" + x.zip)) {
+        both.add(x.card + "|" + x.zip);
+      }
+    }
+    return both.size();
+  }
+
   /** Reads every visible Avro part file of {@code dir} with the plain Avro library. */
   static List<String> readAvro(Path dir, List<String> fields) throws IOException {
     List<String> out = new ArrayList<>();

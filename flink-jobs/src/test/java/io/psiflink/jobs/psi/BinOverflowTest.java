@@ -52,7 +52,7 @@ class BinOverflowTest {
       try (BridgeStream a = parties.a.open("overflow", "bin-3"); BridgeStream b = peer.get(10,
           TimeUnit.SECONDS)) {
         BinContext ctx = new BinContext("overflow", false, bins, 1, "kkrt", "", new byte[0],
-            new byte[32], empty, empty, new int[0], 3);
+            new byte[32], empty, empty, new int[0], 3, false);
         BinOverflowException e = assertThrows(BinOverflowException.class,
             () -> new BinExchange(ctx, new SecureRandom()).run(a, 3, table, n, row -> { }));
         assertTrue(e.getMessage().contains("bin 3 holds 1,000 distinct keys, above the public bound"),

@@ -232,7 +232,8 @@ class JoinQueryParseTest {
   void messagesSayWhatIsWrong() {
     assertMessage("SELECT a.\"k\" FROM a JOIN b ON a.k = b.k", "backticks");
     assertMessage("SELECT a.k FROM a LEFT JOIN b ON a.k = b.k", "LEFT JOIN is not allowed");
-    assertMessage("SELECT COUNT(*) FROM a JOIN b ON a.k = b.k", "aggregate");
+    assertMessage("SELECT COUNT(*) FROM a JOIN b ON a.k = b.k", "COUNT(DISTINCT");
+    assertMessage("SELECT SUM(a.x) FROM a JOIN b ON a.k = b.k", "aggregate");
     assertMessage("SELECT a.k FROM a AS x JOIN b ON x.k = b.k", "table a is called x");
     assertMessage(OK + " WHERE a.x = 1 OR b.y = 2", "both a and b");
     assertMessage(OK + " WHERE 1 = 1", "uses no column");

@@ -284,4 +284,32 @@ class JoinQueryResolveTest {
     assertTrue(e.getMessage().contains("neither side of this equality is a column of a"),
         e.getMessage());
   }
+
+  @Test
+  void countOfDistinctKeys() throws Exception {
+    String on = " FROM a JOIN b ON a.card = b.card AND a.zip = b.zip WHERE b.country = 'DE'";
+    ResolvedJoin r = resolveAndCompareViews("SELECT COUNT(DISTINCT a.zip, a.card) AS n" + on);
+    assertTrue(r.query().countOnly());
+    assertEquals("n", r.count());
+    assertEquals(List.of(), r.output());
+    assertEquals(List.of(), r.a().revealedColumns()); // nothing but the count leaves either party
+    assertEquals(List.of(), r.b().revealedColumns());
+    assertEquals("count", resolve("select count(distinct b.card, b.zip)" + on).count());
+    assertEquals(null, resolve("SELECT a.card" + on).count());
+    // a count and a row query differ, so the parties' fingerprints catch a mismatch
+    assertTrue(!JoinQuery.parse("SELECT COUNT(DISTINCT a.card, a.zip)" + on).fingerprint()
+        .equals(JoinQuery.parse("SELECT a.card, a.zip" + on).fingerprint()));
+
+    for (String bad : List.of("SELECT COUNT(*)", "SELECT COUNT(a.card)",
+        "SELECT COUNT(DISTINCT a.card, a.zip), a.spend", "SELECT COUNT(DISTINCT a.card + 1)")) {
+      QueryException e = assertThrows(QueryException.class, () -> JoinQuery.parse(bad + on),
+          bad);
+      assertEquals("SELECT", e.clause(), bad);
+    }
+    for (String bad : List.of("SELECT COUNT(DISTINCT a.card)",
+        "SELECT COUNT(DISTINCT a.card, b.zip)", "SELECT COUNT(DISTINCT a.card, a.spend)")) {
+      QueryException e = resolveFails(bad + on);
+      assertTrue(e.getMessage().contains("join key columns of one table"), e.getMessage());
+    }
+  }
 }
