@@ -1,13 +1,14 @@
 // ecdh_fuzz_common.h — brings a pair of ecdh sessions (12 client x 24 server elements, output=both)
 // to the state just before the round a fuzz target attacks, so each target feeds arbitrary bytes to
 // one parser. The setup runs once per process; every input then uses fresh sessions that import it.
-// The generic helpers (pull, push, feed_fuzz, feed_raw_or_mutated) come from kkrt_fuzz_common.h.
+// The generic helpers (pull, push, exported, feed_fuzz, feed_raw_or_mutated) come from kkrt_fuzz_common.h.
 #pragma once
 
 #include "kkrt_fuzz_common.h"
 
 namespace ecdh_fuzz {
 
+using kkrt_fuzz::exported;
 using kkrt_fuzz::feed_fuzz;
 using kkrt_fuzz::feed_raw_or_mutated;
 using kkrt_fuzz::pull;
@@ -49,13 +50,8 @@ inline const Setup& setup() {
     b.message = pull(s, PSI_PHASE_SETUP, 0);
     push(r, PSI_PHASE_SETUP, 1, b.message);
     pull(r, PSI_PHASE_SETUP, 1);
-    for (auto* p : {r, s}) {
-      size_t len = 0;
-      psi_setup_export(p, nullptr, 0, &len);
-      std::vector<uint8_t>& dst = p == r ? b.receiver : b.sender;
-      dst.resize(len);
-      if (psi_setup_export(p, dst.data(), len, &len) != PSI_OK) std::abort();
-    }
+    b.receiver = exported(r);
+    b.sender = exported(s);
     psi_session_free(r);
     psi_session_free(s);
     return b;

@@ -43,6 +43,15 @@ inline void push(psi_session* s, int phase, uint32_t round, const std::vector<ui
   if (psi_round_feed(s, phase, round, m.data(), m.size(), 1) != PSI_OK) std::abort();
 }
 
+// The session's completed setup, exported.
+inline std::vector<uint8_t> exported(psi_session* s) {
+  size_t len = 0;
+  psi_setup_export(s, nullptr, 0, &len);
+  std::vector<uint8_t> blob(len);
+  if (psi_setup_export(s, blob.data(), len, &len) != PSI_OK) std::abort();
+  return blob;
+}
+
 struct Setup {
   std::vector<uint8_t> receiver, sender;
 };
@@ -57,13 +66,8 @@ inline const Setup& setup() {
     push(s, PSI_PHASE_SETUP, 1, pull(r, PSI_PHASE_SETUP, 0));
     push(r, PSI_PHASE_SETUP, 2, pull(s, PSI_PHASE_SETUP, 1));
     pull(r, PSI_PHASE_SETUP, 2);
-    for (auto* p : {r, s}) {
-      size_t len = 0;
-      psi_setup_export(p, nullptr, 0, &len);
-      std::vector<uint8_t>& dst = p == r ? b.receiver : b.sender;
-      dst.resize(len);
-      if (psi_setup_export(p, dst.data(), len, &len) != PSI_OK) std::abort();
-    }
+    b.receiver = exported(r);
+    b.sender = exported(s);
     psi_session_free(r);
     psi_session_free(s);
     return b;

@@ -13,58 +13,12 @@
 using psi_test::Outcome;
 using psi_test::Party;
 using psi_test::run_psi;
+using psi_test::Sets;
+using psi_test::make_sets;
+using psi_test::party;
+using psi_test::sizes;
 
 namespace {
-
-struct Sets {
-  std::vector<uint8_t> a, b;                  // receiver, sender elements
-  std::vector<uint64_t> expect_a, expect_b;   // oracle: indices in the intersection
-};
-
-// Random 16-byte elements, `common` of them shared, shuffled independently on each side.
-Sets make_sets(size_t na, size_t nb, size_t common, uint64_t seed) {
-  std::mt19937_64 rng(seed);
-  auto rand_elem = [&]() {
-    std::vector<uint8_t> e(16);
-    for (auto& x : e) x = uint8_t(rng());
-    return e;
-  };
-  std::vector<std::vector<uint8_t>> va, vb;
-  for (size_t i = 0; i < common; ++i) {
-    auto e = rand_elem();
-    va.push_back(e);
-    vb.push_back(e);
-  }
-  while (va.size() < na) va.push_back(rand_elem());
-  while (vb.size() < nb) vb.push_back(rand_elem());
-  std::shuffle(va.begin(), va.end(), rng);
-  std::shuffle(vb.begin(), vb.end(), rng);
-  Sets s;
-  std::set<std::vector<uint8_t>> sa(va.begin(), va.end()), sb(vb.begin(), vb.end());
-  for (size_t i = 0; i < va.size(); ++i) {
-    s.a.insert(s.a.end(), va[i].begin(), va[i].end());
-    if (sb.count(va[i])) s.expect_a.push_back(i);
-  }
-  for (size_t i = 0; i < vb.size(); ++i) {
-    s.b.insert(s.b.end(), vb[i].begin(), vb[i].end());
-    if (sa.count(vb[i])) s.expect_b.push_back(i);
-  }
-  return s;
-}
-
-std::string sizes(size_t na, size_t nb, const std::string& extra = "") {
-  return "receiver_size=" + std::to_string(na) + ",sender_size=" + std::to_string(nb) +
-         (extra.empty() ? "" : "," + extra);
-}
-
-Party party(int role, const std::vector<uint8_t>& elems, const std::string& params, uint8_t seed) {
-  Party p;
-  p.role = role;
-  p.elements = elems;
-  p.params = params;
-  p.seed.assign(32, seed);
-  return p;
-}
 
 Outcome run(const Sets& s, size_t na, size_t nb, const std::string& extra, size_t chunk = 1 << 16) {
   return run_psi("kkrt", party(PSI_ROLE_RECEIVER, s.a, sizes(na, nb, extra), 1),

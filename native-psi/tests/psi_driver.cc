@@ -1,6 +1,9 @@
 #include "psi_driver.h"
 
+#include <algorithm>
 #include <array>
+#include <random>
+#include <set>
 
 namespace psi_test {
 namespace {
@@ -14,6 +17,50 @@ struct Sessions {
 };
 
 }  // namespace
+
+Sets make_sets(size_t na, size_t nb, size_t common, uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  auto rand_elem = [&]() {
+    std::vector<uint8_t> e(16);
+    for (auto& x : e) x = uint8_t(rng());
+    return e;
+  };
+  std::vector<std::vector<uint8_t>> va, vb;
+  for (size_t i = 0; i < common; ++i) {
+    auto e = rand_elem();
+    va.push_back(e);
+    vb.push_back(e);
+  }
+  while (va.size() < na) va.push_back(rand_elem());
+  while (vb.size() < nb) vb.push_back(rand_elem());
+  std::shuffle(va.begin(), va.end(), rng);
+  std::shuffle(vb.begin(), vb.end(), rng);
+  Sets s;
+  std::set<std::vector<uint8_t>> sa(va.begin(), va.end()), sb(vb.begin(), vb.end());
+  for (size_t i = 0; i < va.size(); ++i) {
+    s.a.insert(s.a.end(), va[i].begin(), va[i].end());
+    if (sb.count(va[i])) s.expect_a.push_back(i);
+  }
+  for (size_t i = 0; i < vb.size(); ++i) {
+    s.b.insert(s.b.end(), vb[i].begin(), vb[i].end());
+    if (sa.count(vb[i])) s.expect_b.push_back(i);
+  }
+  return s;
+}
+
+std::string sizes(size_t na, size_t nb, const std::string& extra) {
+  return "receiver_size=" + std::to_string(na) + ",sender_size=" + std::to_string(nb) +
+         (extra.empty() ? "" : "," + extra);
+}
+
+Party party(int role, const std::vector<uint8_t>& elems, const std::string& params, uint8_t seed) {
+  Party p;
+  p.role = role;
+  p.elements = elems;
+  p.params = params;
+  p.seed.assign(32, seed);
+  return p;
+}
 
 Outcome run_psi(const std::string& protocol, const Party& receiver, const Party& sender,
                 size_t chunk, const Tamper& tamper, bool export_setup) {

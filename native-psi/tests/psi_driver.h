@@ -30,6 +30,19 @@ struct Outcome {
 // Called on every chunk in flight: (phase, round, from_receiver, chunk) -> may modify the chunk.
 using Tamper = std::function<void(int, uint32_t, bool, std::vector<uint8_t>*)>;
 
+// Two sets of random 16-byte elements, `common` of them shared, shuffled independently on each side,
+// with the intersection computed here as the oracle.
+struct Sets {
+  std::vector<uint8_t> a, b;                  // receiver (client), sender (server) elements
+  std::vector<uint64_t> expect_a, expect_b;   // oracle: indices in the intersection
+};
+Sets make_sets(size_t na, size_t nb, size_t common, uint64_t seed);
+
+// "receiver_size=na,sender_size=nb[,extra]"
+std::string sizes(size_t na, size_t nb, const std::string& extra = "");
+
+Party party(int role, const std::vector<uint8_t>& elems, const std::string& params, uint8_t seed);
+
 Outcome run_psi(const std::string& protocol, const Party& receiver, const Party& sender,
                 size_t chunk = 1 << 16, const Tamper& tamper = nullptr, bool export_setup = false);
 

@@ -25,10 +25,12 @@ import java.util.function.Consumer;
  *   <li>HELLO both ways: bin, bin count, σ, this party's n and padded bound, a fresh nonce. The
  *       protocol instance is derived from both nonces, so it is fresh on every attempt and after
  *       task restarts (it is the PRG nonce under the shared setup);</li>
- *   <li>the online rounds of the PSI protocol on the padded sets, both parties learning which of
- *       their own elements intersect;</li>
- *   <li>party B sends, sealed, for every intersecting token its row count and its revealed columns;
- *       party A joins them with its own rows and emits the joined rows;</li>
+ *   <li>the PSI protocol on the padded sets (its setup rounds too, for a protocol whose setup is
+ *       the sender's set), both parties learning which of their own elements intersect, or, for a
+ *       count-only query, A learning only how many;</li>
+ *   <li>party B sends, sealed, for every intersecting token in token order its row count and its
+ *       revealed columns; party A joins them with its own rows and emits the joined rows (a
+ *       count-only query skips this step: A emits the count);</li>
  *   <li>A sends DONE once it has everything: only then B counts the bin as done.</li>
  * </ol>
  * Anything unexpected from the peer is a {@link PeerProtocolException}; the caller aborts the
