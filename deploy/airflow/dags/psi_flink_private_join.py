@@ -1,0 +1,51 @@
+"""A private join through this party's psi-flink coordinator, triggered with its parameters:
+
+    airflow dags trigger psi_flink_private_join --conf '{"local_dataset": "purchases",
+        "peer_dataset": "customers", "sql": "SELECT b.email, a.spend FROM a JOIN b ON a.card = b.card"}'
+
+The connection ``psi_coordinator`` names the coordinator (see docs/airflow.md). ``submit`` sends the
+query for the other party's approval; ``wait_for_join`` waits for the decision and the job, and
+fails with the coordinator's error when the query is refused or the job fails.
+"""
+
+from __future__ import annotations
+
+import os
+from datetime import timedelta
+
+from airflow.sdk import DAG, Param
+
+from psi_flink_airflow.operators import PsiJoinSensor, PsiSubmitJoinOperator
+
+# How often the sensor asks the coordinator; approvals take minutes to hours, jobs minutes.
+POKE_SECONDS = float(os.environ.get("PSI_FLINK_POKE_SECONDS", "30"))
+
+with DAG(
+    dag_id="psi_flink_private_join",
+    schedule=None,
+    catchup=False,
+    tags=["psi-flink"],
+    params={
+        "local_dataset": Param(type="string", description="this party's registered dataset"),
+        "peer_dataset": Param(type="string", description="the other party's dataset"),
+        "sql": Param(type="string", description="SELECT ... FROM a JOIN b ON ... [WHERE ...]"),
+        "output_location": Param(None, type=["null", "string"],
+                                 description="where party A writes the joined table"),
+    },
+    default_args={"retries": 3, "retry_delay": timedelta(minutes=1)},
+) as dag:
+    submit = PsiSubmitJoinOperator(
+        task_id="submit",
+        local_dataset="{{ params.local_dataset }}",
+        peer_dataset="{{ params.peer_dataset }}",
+        sql="{{ params.sql }}",
+        output_location="{{ params.output_location or '' }}",
+    )
+    wait = PsiJoinSensor(
+        task_id="wait_for_join",
+        query_id="{{ ti.xcom_pull(task_ids='submit') }}",
+        poke_interval=POKE_SECONDS,
+        timeout=timedelta(days=2).total_seconds(),
+        mode="reschedule",
+    )
+    submit >> wait

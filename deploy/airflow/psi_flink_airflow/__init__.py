@@ -1,0 +1,1 @@
+"""psi-flink's Airflow integration: a coordinator client, a submit operator and a wait sensor."""

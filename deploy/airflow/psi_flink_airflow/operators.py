@@ -1,0 +1,156 @@
+"""Airflow operators for psi-flink private joins (Airflow 3, the ``airflow.sdk`` task API).
+
+Two tasks make a join, so that waiting (which may last for hours of approval and a long job) never
+submits a query twice:
+
+* ``PsiSubmitJoinOperator`` submits the SQL at this party's coordinator and returns the query id;
+* ``PsiJoinSensor`` waits for the other party's approval and for the session's job, logs its
+  progress, and returns the result's location (party A) or the session (party B).
+
+A coordinator error that retrying cannot fix (an invalid query, a rejection, a failed job) fails
+the task at once with the coordinator's words (``AirflowFailException``: no retries); an
+unreachable coordinator is retried.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from airflow.sdk import BaseHook, BaseOperator, BaseSensorOperator, PokeReturnValue
+from airflow.sdk.exceptions import AirflowException, AirflowFailException
+
+from psi_flink_airflow.client import CoordinatorClient, CoordinatorError
+
+# Query states that end a query without a session (docs/coordinator.md).
+_QUERY_ENDED = {"rejected", "expired", "refused", "failed"}
+
+
+class PsiCoordinatorHook(BaseHook):
+    """A coordinator from an Airflow connection: host (with or without https://) and port, the
+    party API token as password, and ``{"ca": "/path/ca.pem"}`` in extra (omit for system CAs)."""
+
+    conn_name_attr = "psi_conn_id"
+    default_conn_name = "psi_coordinator"
+    conn_type = "http"
+    hook_name = "psi-flink coordinator"
+
+    def __init__(self, psi_conn_id: str = default_conn_name, timeout: float = 30.0):
+        super().__init__()
+        self.psi_conn_id = psi_conn_id
+        self.timeout = timeout
+
+    def get_conn(self) -> CoordinatorClient:
+        conn = self.get_connection(self.psi_conn_id)
+        if not conn.host:
+            raise AirflowFailException(f"connection {self.psi_conn_id} has no host")
+        if not conn.password:
+            raise AirflowFailException(
+                f"connection {self.psi_conn_id} has no password: it must hold a party API token")
+        host = conn.host if "://" in conn.host else f"https://{conn.host}"
+        if host.startswith("http://"):
+            raise AirflowFailException("the coordinator only speaks HTTPS; fix the connection host")
+        url = f"{host}:{conn.port}" if conn.port else host
+        return CoordinatorClient(url, conn.password, conn.extra_dejson.get("ca"), self.timeout)
+
+
+def _fail_or_retry(e: CoordinatorError) -> AirflowException:
+    return AirflowException(str(e)) if e.transient else AirflowFailException(str(e))
+
+
+class PsiSubmitJoinOperator(BaseOperator):
+    """Submits ``sql`` (the subset of docs/private-join.md, tables ``a`` and ``b``) joining this
+    party's ``local_dataset`` with the peer's ``peer_dataset``. Returns the query id (XCom)."""
+
+    template_fields = ("sql", "local_dataset", "peer_dataset", "output_location")
+    template_fields_renderers = {"sql": "sql"}
+
+    def __init__(self, *, sql: str, local_dataset: str, peer_dataset: str,
+                 output_location: str | None = None, output_format: str | None = None,
+                 protocol: str | None = None, psi_conn_id: str = "psi_coordinator", **kwargs):
+        super().__init__(**kwargs)
+        self.sql = sql
+        self.local_dataset = local_dataset
+        self.peer_dataset = peer_dataset
+        self.output_location = output_location
+        self.output_format = output_format
+        self.protocol = protocol
+        self.psi_conn_id = psi_conn_id
+
+    def execute(self, context: Any) -> str:
+        client = PsiCoordinatorHook(self.psi_conn_id).get_conn()
+        output = None
+        if self.output_location:
+            output = {"location": self.output_location}
+            if self.output_format:
+                output["format"] = self.output_format
+        try:
+            q = client.submit(self.local_dataset, self.peer_dataset, self.sql, output,
+                              protocol=self.protocol)
+        except CoordinatorError as e:
+            raise _fail_or_retry(e) from e
+        self.log.info("query %s submitted; waiting for %s to approve it", q["id"], q.get("approver"))
+        return q["id"]
+
+
+class PsiJoinSensor(BaseSensorOperator):
+    """Waits for query ``query_id``: the peer's decision, then its session's job. Logs the job's
+    phase and bins done. Returns the result (location, format, rowsOut) at party A, the session
+    at party B. Up to ``max_unreachable`` consecutive pokes may fail to reach the coordinator
+    before the task fails (and is retried by Airflow)."""
+
+    template_fields = ("query_id",)
+
+    def __init__(self, *, query_id: str, psi_conn_id: str = "psi_coordinator",
+                 max_unreachable: int = 10, **kwargs):
+        super().__init__(**kwargs)
+        self.query_id = query_id
+        self.psi_conn_id = psi_conn_id
+        self.max_unreachable = max_unreachable
+        self._unreachable = 0
+
+    def poke(self, context: Any) -> bool | PokeReturnValue:
+        client = PsiCoordinatorHook(self.psi_conn_id).get_conn()
+        try:
+            done = self._check(client)
+        except CoordinatorError as e:
+            if not e.transient:
+                raise AirflowFailException(str(e)) from e
+            self._unreachable += 1
+            if self._unreachable >= self.max_unreachable:
+                raise AirflowException(f"{e} ({self._unreachable} attempts in a row)") from e
+            self.log.warning("%s; trying again", e)
+            return False
+        self._unreachable = 0
+        return done
+
+    def _check(self, client: CoordinatorClient) -> bool | PokeReturnValue:
+        q = client.query(self.query_id)
+        status = q.get("status")
+        if status == "pending":
+            self.log.info("query %s: waiting for %s's decision", self.query_id, q.get("approver"))
+            return False
+        if status in _QUERY_ENDED:
+            reason = q.get("statusReason") or "no reason given"
+            raise AirflowFailException(f"query {self.query_id} was {status}: {reason}")
+        session = q.get("session")
+        if status != "approved" or not session:
+            self.log.info("query %s: %s, no session yet", self.query_id, status)
+            return False
+        s = client.session(session["id"])
+        job = s.get("status")
+        if job in ("created", "running"):
+            p = s.get("progress") or {}
+            self.log.info("session %s: %s, phase %s, bins %s of %s", s["id"], job,
+                          p.get("phase", "-"), p.get("binsDone", 0), p.get("binsTotal", "?"))
+            return False
+        if job == "succeeded":
+            if q.get("localSide") == "A":
+                result = client.result(s["id"])
+                self.log.info("session %s succeeded: %s rows at %s", s["id"],
+                              result.get("rowsOut"), result.get("location"))
+                return PokeReturnValue(is_done=True, xcom_value=result)
+            return PokeReturnValue(is_done=True, xcom_value=s)
+        if job in ("failed", "cancelled"):
+            raise AirflowFailException(
+                f"session {s['id']} {job}: {s.get('error') or 'no error recorded'}")
+        raise AirflowFailException(f"session {s['id']} has an unknown status '{job}'")
