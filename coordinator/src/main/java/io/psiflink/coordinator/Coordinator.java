@@ -55,6 +55,8 @@ public final class Coordinator {
   private static final Logger LOG = LoggerFactory.getLogger(Coordinator.class);
   private static final Pattern NAME = Pattern.compile("[A-Za-z0-9][A-Za-z0-9_.-]{0,127}");
   private static final Set<String> FORMATS = Set.of("csv", "avro", "parquet");
+  /** Twice the peer call timeout: an offer older than this and unknown to the peer was lost. */
+  static final Duration UNDELIVERED_AFTER = Duration.ofSeconds(60);
 
   private final CoordinatorConfig config;
   private final Db db;
@@ -332,9 +334,30 @@ public final class Coordinator {
           "the peer coordinator refused the query: " + peerMessage(e)).with("field", "peer")
           .with("peer", e.body).with("id", q.id());
     } catch (IOException e) {
-      finish(q.id(), "failed", "peer unreachable: " + e.getMessage(), "query.undelivered");
-      throw new ApiException(502, "cannot reach the peer coordinator: " + e.getMessage())
-          .with("field", "peer").with("id", q.id());
+      // The offer may have arrived even though its answer did not (a timeout): ask the peer
+      // before calling the query failed, or the peer would hold it pending while it is failed here.
+      try {
+        peer.get("/v1/peer/queries/" + PeerClient.segment(q.id()));
+        db.tx(c -> {
+          Store.audit(c, now(), config.party(), "query.delivered_late", "query", q.id(),
+              e.getMessage());
+          return null;
+        });
+        return queryView(q.id());
+      } catch (PeerClient.PeerError e2) {
+        finish(q.id(), "failed", "peer unreachable: " + e.getMessage(), "query.undelivered");
+        throw new ApiException(502, "cannot reach the peer coordinator: " + e.getMessage())
+            .with("field", "peer").with("id", q.id());
+      } catch (IOException e2) {
+        db.tx(c -> {
+          Store.audit(c, now(), config.party(), "query.delivery_uncertain", "query", q.id(),
+              e.getMessage());
+          return null;
+        });
+        throw new ApiException(502, "cannot reach the peer coordinator: " + e.getMessage()
+            + "; the query stays pending until the peer confirms it (or has no record of it:"
+            + " then it fails)").with("field", "peer").with("id", q.id());
+      }
     }
     return queryView(q.id());
   }
@@ -619,7 +642,15 @@ public final class Coordinator {
               ? json.treeToValue(r.get("session"), SessionRecord.class) : null;
           applyDecision(q.id(), status, r.path("statusReason").asText(null), s);
         }
-      } catch (IOException | PeerClient.PeerError | ApiException e) {
+      } catch (PeerClient.PeerError e) {
+        // Not at the peer long after it was sent (beyond the offer's own timeout): the offer
+        // never arrived.
+        if (e.status == 404 && q.createdAt() < now - UNDELIVERED_AFTER.toMillis()) {
+          finish(q.id(), "failed", "the peer has no record of the query: it was never"
+              + " delivered", "query.undelivered");
+        }
+        LOG.debug("poll of {} at the peer: {}", q.id(), e.getMessage());
+      } catch (IOException | ApiException e) {
         LOG.debug("poll of {} at the peer: {}", q.id(), e.getMessage());
       }
     }

@@ -641,6 +641,34 @@ abstract class CoordinatorApiContract {
   }
 
   @Test
+  void anOfferThePeerNeverReceivedFailsWhenThePollFindsNothing() throws Exception {
+    // as if the offer's call timed out without reaching bob: pending here, unknown there
+    long now = System.currentTimeMillis();
+    Model.QueryRecord lost = offer("lost-" + SEQ.incrementAndGet(),
+        now - Coordinator.UNDELIVERED_AFTER.toMillis() - 1000);
+    Model.QueryRecord inFlight = offer("in-flight-" + SEQ.incrementAndGet(), now);
+    parties.alice.sweepNow();
+    JsonNode q = alice.get("/v1/queries/" + lost.id()).json();
+    assertEquals("failed", q.path("status").asText(), q.toString());
+    assertTrue(q.path("statusReason").asText().contains("never delivered"), q.toString());
+    assertTrue(actions(alice).contains("query.undelivered " + lost.id()));
+    // a recent offer may still be on its way: it stays pending
+    assertEquals("pending", alice.get("/v1/queries/" + inFlight.id()).json().path("status")
+        .asText());
+  }
+
+  private Model.QueryRecord offer(String id, long createdAt) {
+    Model.QueryRecord q = new Model.QueryRecord(id, "outgoing", "alice", "bob", "A", "purchases",
+        "customers", GOOD_SQL, "f", 0, 40, "kkrt", "alice.example:7443", "fp", "pending", null,
+        createdAt, createdAt + 3_600_000, null, null);
+    parties.alice.db().tx(c -> {
+      Store.insertQuery(c, q);
+      return null;
+    });
+    return q;
+  }
+
+  @Test
   void rejectionIsRecordedOnBothSides() throws Exception {
     ObjectNode q = sqlQuery("SELECT b.country, a.spend FROM a JOIN b ON a.card = b.card");
     q.put("bins", 64);
