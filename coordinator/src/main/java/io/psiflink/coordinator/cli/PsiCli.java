@@ -91,7 +91,7 @@ public final class PsiCli {
   private final PrintStream err;
   private final Map<String, String> env;
 
-  PsiCli(PrintStream out, PrintStream err, Map<String, String> env) {
+  public PsiCli(PrintStream out, PrintStream err, Map<String, String> env) {
     this.out = out;
     this.err = err;
     this.env = env;
@@ -110,7 +110,7 @@ public final class PsiCli {
   }
 
   /** Runs one command; returns the exit code (0 ok, 1 failed, 2 usage). */
-  int run(String[] argv) {
+  public int run(String[] argv) {
     if (argv.length == 0 || argv[0].equals("help") || argv[0].equals("--help")) {
       out.println(USAGE);
       return argv.length == 0 ? 2 : 0;
