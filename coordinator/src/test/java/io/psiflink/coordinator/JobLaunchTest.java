@@ -35,7 +35,7 @@ import org.junit.jupiter.api.TestInstance;
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class JobLaunchTest {
-  private static final Duration JOB_TIMEOUT = Duration.ofSeconds(150);
+  private static final Duration JOB_TIMEOUT = Duration.ofSeconds(240);
   private static final String SQL = "SELECT a.card, a.spend, b.email FROM a JOIN b"
       + " ON a.card = b.card AND a.zip = b.zip WHERE a.spend > 23 AND b.country = 'DE'";
 
@@ -50,10 +50,12 @@ class JobLaunchTest {
   @BeforeAll
   void start() throws Exception {
     dir = Files.createTempDirectory("psi-launch-test-");
-    // the template's key paths are replaced per party by Parties
+    // the template's key paths are replaced per party by Parties; generous timeouts, as the two
+    // jobs may start far apart on a loaded machine (cancel and failure do not wait for them: the
+    // coordinators tell each other)
     CoordinatorConfig.Job job = new CoordinatorConfig.Job("embedded", "768m", 1, null, null,
-        dir.resolve("unused.key"), dir.resolve("unused.pem"), null, null, null, null, 1,
-        Duration.ofSeconds(15), Duration.ofSeconds(15));
+        dir.resolve("unused.key"), dir.resolve("unused.pem"), null, null, null, null, 2,
+        Duration.ofSeconds(90), Duration.ofSeconds(90));
     parties = new Parties(dir.resolve("parties"),
         party -> "jdbc:sqlite:" + dir.resolve(party + ".db"), Duration.ofHours(1),
         Duration.ofHours(1), job);
