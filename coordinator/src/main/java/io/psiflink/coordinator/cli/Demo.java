@@ -126,6 +126,16 @@ public final class Demo {
     try (CoordinatorServer aliceServer = CoordinatorServer.start(CoordinatorConfig.load(
             aliceYaml));
         CoordinatorServer bobServer = CoordinatorServer.start(CoordinatorConfig.load(bobYaml))) {
+      // Ctrl-C: stop the coordinators, and with them the jobs' JVMs they launched
+      Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+        for (CoordinatorServer s : List.of(aliceServer, bobServer)) {
+          try {
+            s.close();
+          } catch (Exception e) {
+            // exiting anyway
+          }
+        }
+      }, "psi-demo-stop"));
       out.printf(Locale.ROOT, "  coordinators: alice https://localhost:%d (bridge relay on"
           + " 127.0.0.1:%d), bob https://localhost:%d; configs %s, %s%n", aliceServer.port(),
           aliceServer.relayPort(), bobServer.port(), aliceYaml, bobYaml);
