@@ -55,6 +55,8 @@ public final class Coordinator {
   private static final Logger LOG = LoggerFactory.getLogger(Coordinator.class);
   private static final Pattern NAME = Pattern.compile("[A-Za-z0-9][A-Za-z0-9_.-]{0,127}");
   private static final Set<String> FORMATS = Set.of("csv", "avro", "parquet");
+  /** Twice the peer call timeout: an offer older than this and unknown to the peer was lost. */
+  static final Duration UNDELIVERED_AFTER = Duration.ofSeconds(60);
 
   private final CoordinatorConfig config;
   private final Db db;
@@ -62,6 +64,8 @@ public final class Coordinator {
   private final ObjectMapper json;
   private final Clock clock;
   private final String bridgeFingerprint;
+  /** Null when the config has no job section: sessions are recorded, nothing is launched. */
+  private final JobLauncher launcher;
 
   Coordinator(CoordinatorConfig config, Db db, PeerClient peer, ObjectMapper json, Clock clock) {
     this.config = config;
@@ -70,6 +74,9 @@ public final class Coordinator {
     this.json = json;
     this.clock = clock;
     this.bridgeFingerprint = Tls.fingerprint(config.bridge().certificate());
+    this.launcher = config.job() == null ? null
+        : new JobLauncher(config, db, json, clock, this::abortAtPeer);
+    recover();
   }
 
   String party() {
@@ -270,6 +277,7 @@ public final class Coordinator {
     if (hasSql && (!body.get("sql").isTextual() || body.get("sql").asText().isBlank())) {
       throw ApiException.badRequest("sql", "must be non-empty SQL text");
     }
+    Model.Output output = output(body.get("output"));
 
     Dataset local = db.tx(c -> Store.dataset(c, localName))
         .filter(d -> d.status().equals("active"))
@@ -294,7 +302,7 @@ public final class Coordinator {
     QueryRecord q = new QueryRecord(UUID.randomUUID().toString(), "outgoing", config.party(),
         config.peer().name(), side.name(), localName, peerName, sql, fingerprint, bins, sigma,
         protocol, config.bridge().endpoint(), bridgeFingerprint, "pending", null, now,
-        now + config.approvalTtl().toMillis(), null);
+        now + config.approvalTtl().toMillis(), null, output);
     db.tx(c -> {
       Store.insertQuery(c, q);
       Store.audit(c, now, config.party(), "query.submitted", "query", q.id(),
@@ -326,9 +334,30 @@ public final class Coordinator {
           "the peer coordinator refused the query: " + peerMessage(e)).with("field", "peer")
           .with("peer", e.body).with("id", q.id());
     } catch (IOException e) {
-      finish(q.id(), "failed", "peer unreachable: " + e.getMessage(), "query.undelivered");
-      throw new ApiException(502, "cannot reach the peer coordinator: " + e.getMessage())
-          .with("field", "peer").with("id", q.id());
+      // The offer may have arrived even though its answer did not (a timeout): ask the peer
+      // before calling the query failed, or the peer would hold it pending while it is failed here.
+      try {
+        peer.get("/v1/peer/queries/" + PeerClient.segment(q.id()));
+        db.tx(c -> {
+          Store.audit(c, now(), config.party(), "query.delivered_late", "query", q.id(),
+              e.getMessage());
+          return null;
+        });
+        return queryView(q.id());
+      } catch (PeerClient.PeerError e2) {
+        finish(q.id(), "failed", "peer unreachable: " + e.getMessage(), "query.undelivered");
+        throw new ApiException(502, "cannot reach the peer coordinator: " + e.getMessage())
+            .with("field", "peer").with("id", q.id());
+      } catch (IOException e2) {
+        db.tx(c -> {
+          Store.audit(c, now(), config.party(), "query.delivery_uncertain", "query", q.id(),
+              e.getMessage());
+          return null;
+        });
+        throw new ApiException(502, "cannot reach the peer coordinator: " + e.getMessage()
+            + "; the query stays pending until the peer confirms it (or has no record of it:"
+            + " then it fails)").with("field", "peer").with("id", q.id());
+      }
     }
     return queryView(q.id());
   }
@@ -409,7 +438,7 @@ public final class Coordinator {
     long now = now();
     QueryRecord q = new QueryRecord(id, "incoming", requester, config.party(), ownSide.name(),
         ownName, requesterDataset, sql, fingerprint, bins, sigma, protocol, endpoint,
-        peerFingerprint, "pending", null, now, expiresAt, null);
+        peerFingerprint, "pending", null, now, expiresAt, null, null);
     db.tx(c -> {
       if (Store.query(c, id).isPresent()) {
         throw ApiException.conflict("query " + id + " already exists");
@@ -472,6 +501,9 @@ public final class Coordinator {
         return null;
       });
     }
+    if (session != null) {
+      launch(session.id());
+    }
     return queryView(id);
   }
 
@@ -485,7 +517,7 @@ public final class Coordinator {
     String bEnd = approverIsA ? q.requesterEndpoint() : config.bridge().endpoint();
     String bFp = approverIsA ? q.requesterFingerprint() : bridgeFingerprint;
     return new SessionRecord(UUID.randomUUID().toString(), q.id(), aParty, bParty, q.bins(),
-        q.sigma(), q.protocol(), aEnd, aFp, bEnd, bFp, "created", now);
+        q.sigma(), q.protocol(), aEnd, aFp, bEnd, bFp, now);
   }
 
   private static Map<String, Object> sessionAudit(SessionRecord s) {
@@ -551,7 +583,7 @@ public final class Coordinator {
       Store.audit(c, now, q.approver(), "query." + decision, "query", id, reason);
       if (session != null) {
         checkSession(q, session);
-        Store.insertSession(c, session);
+        Store.insertSession(c, session.fresh());
         Store.audit(c, now, q.approver(), "session.created", "session", session.id(),
             Store.json(sessionAudit(session)));
       }
@@ -559,6 +591,9 @@ public final class Coordinator {
     });
     if (late) {
       throw ApiException.conflict("query " + id + " expired here before the decision arrived");
+    }
+    if (session != null) {
+      launch(session.id());
     }
   }
 
@@ -607,10 +642,176 @@ public final class Coordinator {
               ? json.treeToValue(r.get("session"), SessionRecord.class) : null;
           applyDecision(q.id(), status, r.path("statusReason").asText(null), s);
         }
-      } catch (IOException | PeerClient.PeerError | ApiException e) {
+      } catch (PeerClient.PeerError e) {
+        // Not at the peer long after it was sent (beyond the offer's own timeout): the offer
+        // never arrived.
+        if (e.status == 404 && q.createdAt() < now - UNDELIVERED_AFTER.toMillis()) {
+          finish(q.id(), "failed", "the peer has no record of the query: it was never"
+              + " delivered", "query.undelivered");
+        }
+        LOG.debug("poll of {} at the peer: {}", q.id(), e.getMessage());
+      } catch (IOException | ApiException e) {
         LOG.debug("poll of {} at the peer: {}", q.id(), e.getMessage());
       }
     }
+    if (launcher != null) {
+      for (SessionRecord s : db.tx(c -> Store.sessionsWithStatus(c, "created"))) {
+        launch(s.id());
+      }
+    }
+  }
+
+  // ================================================================== jobs
+
+  /**
+   * Sessions whose job ran when this coordinator stopped have lost their job (a child JVM, or the
+   * flink client it followed): they are failed, and the peer's job fails through the bridge.
+   */
+  private void recover() {
+    long now = now();
+    db.tx(c -> {
+      for (SessionRecord s : Store.sessionsWithStatus(c, "running")) {
+        String error = "the coordinator of " + config.party() + " restarted while the job ran";
+        if (Store.endSession(c, s.id(), "failed", error, null, null, null, now)) {
+          Store.audit(c, now, config.party(), "job.failed", "session", s.id(), error);
+        }
+      }
+      return null;
+    });
+  }
+
+  /** Launches this party's job of a session (no-op without a job config, or if launched). */
+  private void launch(String sessionId) {
+    if (launcher == null) {
+      return;
+    }
+    try {
+      SessionRecord s = session(sessionId);
+      if (!s.status().equals("created")) {
+        return;
+      }
+      QueryRecord q = db.tx(c -> Store.query(c, s.queryId())).orElseThrow();
+      Dataset local = db.tx(c -> Store.dataset(c, q.localDataset())).orElse(null);
+      if (local == null || !local.status().equals("active")) {
+        endSession(sessionId, "failed", "dataset " + q.localDataset() + " is no longer active at "
+            + config.party(), "job.failed");
+        abortAtPeer(sessionId, "dataset " + q.localDataset() + " of " + config.party()
+            + " is no longer active");
+        return;
+      }
+      launcher.launch(s, q, local);
+    } catch (RuntimeException e) {
+      LOG.error("cannot launch the job of session {}", sessionId, e);
+    }
+  }
+
+  private boolean endSession(String id, String status, String error, String action) {
+    long now = now();
+    return db.tx(c -> {
+      if (!Store.endSession(c, id, status, error, null, null, null, now)) {
+        return false;
+      }
+      Store.audit(c, now, config.party(), action, "session", id, error);
+      return true;
+    });
+  }
+
+  /** This party cancels a session: its job stops, the peer is told (its job stops too). */
+  SessionRecord cancel(String id) {
+    SessionRecord s = session(id);
+    if (!endSession(id, "cancelled", null, "job.cancelled")) {
+      throw ApiException.conflict("session " + id + " has already ended: "
+          + session(id).status());
+    }
+    if (launcher != null) {
+      launcher.stop(id);
+    }
+    abortAtPeer(s.id(), config.party() + " cancelled the session");
+    return session(id);
+  }
+
+  /** The peer tells this coordinator that its side of a session ended early. */
+  SessionRecord peerAbort(String id, JsonNode body) {
+    session(id); // 404 if unknown
+    String reason = body != null && body.hasNonNull("reason") ? body.get("reason").asText()
+        : config.peer().name() + " stopped the session";
+    String error = "the peer " + config.peer().name() + " ended the session: " + reason;
+    if (endSession(id, "failed", error, "session.aborted_by_peer") && launcher != null) {
+      launcher.stop(id);
+    }
+    return session(id);
+  }
+
+  private void abortAtPeer(String id, String reason) {
+    try {
+      peer.post("/v1/peer/sessions/" + PeerClient.segment(id) + "/abort",
+          Map.of("reason", reason));
+    } catch (IOException | PeerClient.PeerError e) {
+      // the peer's job still fails through the bridge, within its timeouts
+      LOG.warn("cannot tell {} that session {} ended: {}", config.peer().name(), id,
+          e.getMessage());
+      db.tx(c -> {
+        Store.audit(c, now(), config.party(), "peer.notify_failed", "session", id,
+            e.getMessage());
+        return null;
+      });
+    }
+  }
+
+  /** Where party A's joined table is, with the job's summary; 409 before success, 404 at B. */
+  Map<String, Object> result(String id) {
+    SessionRecord s = session(id);
+    QueryRecord q = db.tx(c -> Store.query(c, s.queryId())).orElseThrow();
+    if (!q.localSide().equals("A")) {
+      throw ApiException.notFound("result of session " + id + ": party B receives no rows (the"
+          + " joined table is written at party A, " + s.partyA() + ")");
+    }
+    if (!s.status().equals("succeeded")) {
+      String why = switch (s.status()) {
+        case "failed" -> "failed: " + s.error();
+        case "cancelled" -> "was cancelled";
+        default -> "is " + s.status() + "; the result exists once it succeeded";
+      };
+      throw ApiException.conflict("session " + id + " " + why).with("sessionStatus", s.status());
+    }
+    String summary = db.tx(c -> Store.sessionSummary(c, id));
+    Map<String, Object> m = new LinkedHashMap<>();
+    m.put("location", s.result().location());
+    m.put("format", s.result().format());
+    m.put("rowsOut", s.result().rowsOut());
+    try {
+      m.put("summary", summary == null ? null : json.readTree(summary));
+    } catch (IOException e) {
+      m.put("summary", null);
+    }
+    return m;
+  }
+
+  /** Stops the jobs this coordinator runs (on shutdown). */
+  void close() {
+    if (launcher != null) {
+      launcher.close();
+    }
+  }
+
+  private static Model.Output output(JsonNode n) {
+    if (n == null || n.isNull()) {
+      return null;
+    }
+    if (!n.isObject()) {
+      throw ApiException.badRequest("output", "must be an object {location, format}");
+    }
+    JsonNode loc = n.get("location");
+    JsonNode fmt = n.get("format");
+    if (loc != null && !loc.isNull() && (!loc.isTextual() || loc.asText().isBlank())) {
+      throw ApiException.badRequest("output.location", "must be a non-empty path");
+    }
+    if (fmt != null && !fmt.isNull() && !fmt.asText().equals("avro")
+        && !fmt.asText().equals("csv")) {
+      throw ApiException.badRequest("output.format", "must be avro or csv");
+    }
+    return new Model.Output(loc == null || loc.isNull() ? null : loc.asText(),
+        fmt == null || fmt.isNull() ? null : fmt.asText());
   }
 
   // ================================================================== reading

@@ -40,6 +40,9 @@ import java.util.Objects;
  * @param defaults session defaults: σ, protocol, bins (0: chosen by the job)
  * @param protocols the native PSI protocols this party's jobs offer (default: kkrt); a query
  *     naming another one is refused
+ * @param job how this party's job is launched once a session is approved (null: sessions are
+ *     recorded but no job is launched)
+ * @param output where party A's joined tables go by default: {@code <directory>/<session id>}
  */
 @JsonIgnoreProperties(ignoreUnknown = false)
 public record CoordinatorConfig(
@@ -53,7 +56,9 @@ public record CoordinatorConfig(
     Duration approvalTtl,
     Duration sweepInterval,
     Defaults defaults,
-    List<String> protocols) {
+    List<String> protocols,
+    Job job,
+    Output output) {
 
   public record Listen(String host, int port) {}
 
@@ -63,12 +68,120 @@ public record CoordinatorConfig(
 
   public record Peer(String name, String url, Path tokenFile) {}
 
-  public record Bridge(String endpoint, Path certificate) {}
+  /**
+   * @param endpoint host:port of this party's bridge endpoint; when this party is A (the output
+   *     party) of a session, both parties' jobs dial it
+   * @param certificate the certificate this party's job presents (its SHA-256 goes in sessions)
+   * @param relay the bridge relay this coordinator runs at {@code endpoint} (null: none here)
+   */
+  public record Bridge(String endpoint, Path certificate, Relay relay) {
+    public Bridge(String endpoint, Path certificate) {
+      this(endpoint, certificate, null);
+    }
+  }
+
+  /**
+   * The edge relay: it passes the two jobs' TLS-wrapped PSI frames between them and sees no key,
+   * token or row (the payload is sealed under keys only the jobs derive).
+   *
+   * @param listen host:port to listen on (e.g. 0.0.0.0:7443)
+   * @param certificate the relay's certificate chain (PEM), trusted by both jobs' CAs
+   * @param privateKey its key (PKCS#8 PEM)
+   * @param trustedCa the CA(s) the jobs' client certificates must chain to
+   * @param pairTimeout how long a stream waits for the peer job's (default 60 s)
+   */
+  public record Relay(String listen, Path certificate, Path privateKey, Path trustedCa,
+      Duration pairTimeout) {}
+
+  /**
+   * How this party's job runs.
+   *
+   * @param mode {@code embedded} (default: a child JVM running PartyMain on an embedded Flink
+   *     MiniCluster) or {@code flink-run} ({@code $flinkHome/bin/flink run jobJar} against a real
+   *     cluster)
+   * @param javaHeap heap of the embedded child JVM (default 2g)
+   * @param parallelism Flink parallelism of the job (default 2)
+   * @param workDir per-session work directories (RocksDB, logs, summaries; default {@code work})
+   * @param certificate the certificate the job presents on the bridge (default:
+   *     bridge.certificate); its CN must be this party's name
+   * @param privateKey the job's key (read by the job only)
+   * @param trustedCa the CA(s) of the relay's and the peer job's certificates
+   * @param flinkHome flink-run: the Flink distribution ({@code bin/flink})
+   * @param jobJar flink-run: the job jar (flink-jobs/target/psi-flink-job.jar)
+   * @param flinkRestUrl flink-run: the cluster's REST URL, for progress and cancel (optional)
+   * @param flinkConfDir flink-run: FLINK_CONF_DIR for {@code flink run} (optional)
+   * @param attempts attempts per bin (default 3)
+   * @param pairTimeout how long the job waits for the peer to open a stream (default 60 s)
+   * @param idleTimeout how long the job waits for the peer to send (default 60 s)
+   */
+  public record Job(String mode, String javaHeap, Integer parallelism, Path workDir,
+      Path certificate, Path privateKey, Path trustedCa, Path flinkHome, Path jobJar,
+      String flinkRestUrl, Path flinkConfDir, Integer attempts, Duration pairTimeout,
+      Duration idleTimeout) {
+    public static final String EMBEDDED = "embedded";
+    public static final String FLINK_RUN = "flink-run";
+
+    public Job {
+      mode = mode == null ? EMBEDDED : mode;
+      if (!mode.equals(EMBEDDED) && !mode.equals(FLINK_RUN)) {
+        throw new IllegalArgumentException("config: job.mode must be embedded or flink-run, not "
+            + mode);
+      }
+      javaHeap = javaHeap == null ? "2g" : javaHeap;
+      parallelism = parallelism == null ? 2 : parallelism;
+      workDir = workDir == null ? Path.of("work") : workDir;
+      attempts = attempts == null ? 3 : attempts;
+      pairTimeout = pairTimeout == null ? Duration.ofSeconds(60) : pairTimeout;
+      idleTimeout = idleTimeout == null ? Duration.ofSeconds(60) : idleTimeout;
+      require(privateKey, "job.privateKey");
+      require(trustedCa, "job.trustedCa");
+      if (mode.equals(FLINK_RUN)) {
+        require(flinkHome, "job.flinkHome (mode flink-run)");
+        require(jobJar, "job.jobJar (mode flink-run)");
+      }
+      if (parallelism < 1 || attempts < 1) {
+        throw new IllegalArgumentException("config: job.parallelism and job.attempts must be >= 1");
+      }
+    }
+
+    Job relativeTo(Path dir, Path bridgeCertificate) {
+      return new Job(mode, javaHeap, parallelism, dir.resolve(workDir),
+          certificate == null ? bridgeCertificate : dir.resolve(certificate),
+          dir.resolve(privateKey), dir.resolve(trustedCa),
+          flinkHome == null ? null : dir.resolve(flinkHome),
+          jobJar == null ? null : dir.resolve(jobJar), flinkRestUrl,
+          flinkConfDir == null ? null : dir.resolve(flinkConfDir), attempts, pairTimeout,
+          idleTimeout);
+    }
+  }
+
+  /**
+   * @param directory party A's joined tables go to {@code <directory>/<session id>} unless the
+   *     query names an output location (default {@code results})
+   * @param format avro (default) or csv
+   */
+  public record Output(Path directory, String format) {
+    public Output {
+      directory = directory == null ? Path.of("results") : directory;
+      format = format == null ? "avro" : format;
+      if (!format.equals("avro") && !format.equals("csv")) {
+        throw new IllegalArgumentException("config: output.format must be avro or csv");
+      }
+    }
+  }
 
   public record Defaults(Integer sigma, String protocol, Integer bins) {}
 
   public static final Duration DEFAULT_TTL = Duration.ofHours(24);
   public static final Duration DEFAULT_SWEEP = Duration.ofSeconds(5);
+
+  /** Without job launching (the service core's shape). */
+  public CoordinatorConfig(String party, Listen listen, Tls tls, Database database,
+      Path tokensFile, Peer peer, Bridge bridge, Duration approvalTtl, Duration sweepInterval,
+      Defaults defaults, List<String> protocols) {
+    this(party, listen, tls, database, tokensFile, peer, bridge, approvalTtl, sweepInterval,
+        defaults, protocols, null, null);
+  }
 
   public CoordinatorConfig {
     require(party, "party");
@@ -105,6 +218,13 @@ public record CoordinatorConfig(
       throw new IllegalArgumentException("config: defaults.protocol " + defaults.protocol()
           + " is not among protocols " + protocols);
     }
+    output = output == null ? new Output(null, null) : output;
+    if (job != null && job.certificate() == null) {
+      job = new Job(job.mode(), job.javaHeap(), job.parallelism(), job.workDir(),
+          bridge.certificate(), job.privateKey(), job.trustedCa(), job.flinkHome(), job.jobJar(),
+          job.flinkRestUrl(), job.flinkConfDir(), job.attempts(), job.pairTimeout(),
+          job.idleTimeout());
+    }
   }
 
   private static void require(Object value, String name) {
@@ -137,7 +257,13 @@ public record CoordinatorConfig(
         new Database(url, database.user(), database.password()),
         dir.resolve(tokensFile),
         new Peer(peer.name(), peer.url(), dir.resolve(peer.tokenFile())),
-        new Bridge(bridge.endpoint(), dir.resolve(bridge.certificate())),
-        approvalTtl, sweepInterval, defaults, protocols);
+        new Bridge(bridge.endpoint(), dir.resolve(bridge.certificate()),
+            bridge.relay() == null ? null : new Relay(bridge.relay().listen(),
+                dir.resolve(bridge.relay().certificate()),
+                dir.resolve(bridge.relay().privateKey()),
+                dir.resolve(bridge.relay().trustedCa()), bridge.relay().pairTimeout())),
+        approvalTtl, sweepInterval, defaults, protocols,
+        job == null ? null : job.relativeTo(dir, dir.resolve(bridge.certificate())),
+        new Output(dir.resolve(output.directory()), output.format()));
   }
 }

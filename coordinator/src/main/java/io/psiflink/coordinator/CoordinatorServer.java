@@ -7,7 +7,11 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.time.Clock;
+import io.psiflink.bridge.BridgeRelay;
+import io.psiflink.bridge.PartyCredentials;
+import io.psiflink.bridge.RelayConfig;
 import java.util.List;
+import java.util.Set;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
@@ -33,9 +37,12 @@ public final class CoordinatorServer implements AutoCloseable {
   private final Coordinator coordinator;
   private final HttpApi api;
   private final Db db;
+  private final BridgeRelay relay;
 
   private CoordinatorServer(Server server, ServerConnector connector,
-      ScheduledExecutorService sweeper, Coordinator coordinator, HttpApi api, Db db) {
+      ScheduledExecutorService sweeper, Coordinator coordinator, HttpApi api, Db db,
+      BridgeRelay relay) {
+    this.relay = relay;
     this.server = server;
     this.connector = connector;
     this.sweeper = sweeper;
@@ -66,6 +73,7 @@ public final class CoordinatorServer implements AutoCloseable {
         config.tls().trustedCa());
     ObjectMapper json = mapper();
     PeerClient peer = new PeerClient(tls, config.peer().url(), peerToken, json);
+    BridgeRelay relay = startRelay(config);
     Coordinator coordinator = new Coordinator(config, db, peer, json, clock);
     HttpApi api = new HttpApi(coordinator, tokens, json);
 
@@ -103,7 +111,32 @@ public final class CoordinatorServer implements AutoCloseable {
     }, every, every, TimeUnit.MILLISECONDS);
     LOG.info("coordinator of {} listening on https://{}:{}", config.party(),
         config.listen().host(), connector.getLocalPort());
-    return new CoordinatorServer(server, connector, sweeper, coordinator, api, db);
+    return new CoordinatorServer(server, connector, sweeper, coordinator, api, db, relay);
+  }
+
+  /**
+   * The bridge relay at this party's endpoint, if configured: both jobs of a session in which this
+   * party is A dial it. It admits the jobs of this party and of the peer (their certificates' CN
+   * are the party names) and passes their frames on; the payload inside is sealed under keys only
+   * the two jobs derive, so the relay sees no key, token or row.
+   */
+  private static BridgeRelay startRelay(CoordinatorConfig config) throws Exception {
+    CoordinatorConfig.Relay r = config.bridge().relay();
+    if (r == null) {
+      return null;
+    }
+    int colon = r.listen().lastIndexOf(':');
+    if (colon < 0) {
+      throw new IllegalArgumentException("config: bridge.relay.listen must be HOST:PORT");
+    }
+    RelayConfig rc = RelayConfig.defaults(PartyCredentials.load(r.certificate(), r.privateKey(),
+        r.trustedCa()), Set.of(config.party(), config.peer().name()))
+        .withBindHost(r.listen().substring(0, colon))
+        .withPort(Integer.parseInt(r.listen().substring(colon + 1)));
+    if (r.pairTimeout() != null) {
+      rc = rc.withPairTimeout(r.pairTimeout());
+    }
+    return BridgeRelay.start(rc);
   }
 
   private static String readToken(CoordinatorConfig config) throws IOException {
@@ -138,9 +171,21 @@ public final class CoordinatorServer implements AutoCloseable {
     server.join();
   }
 
+  /** The bridge relay's port (null when this coordinator runs none). */
+  public Integer relayPort() {
+    return relay == null ? null : relay.port();
+  }
+
   @Override
   public void close() throws Exception {
     sweeper.shutdownNow();
-    server.stop();
+    try {
+      server.stop();
+    } finally {
+      coordinator.close();
+      if (relay != null) {
+        relay.close();
+      }
+    }
   }
 }

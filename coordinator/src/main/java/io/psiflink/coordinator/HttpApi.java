@@ -93,6 +93,8 @@ final class HttpApi extends Handler.Abstract {
 
     add("GET", "/v1/sessions", Kind.PARTY, 200, (p, q, b) -> Map.of("sessions", c.sessions()));
     add("GET", "/v1/sessions/{id}", Kind.PARTY, 200, (p, q, b) -> c.session(p.get(0)));
+    add("POST", "/v1/sessions/{id}/cancel", Kind.PARTY, 200, (p, q, b) -> c.cancel(p.get(0)));
+    add("GET", "/v1/sessions/{id}/result", Kind.PARTY, 200, (p, q, b) -> c.result(p.get(0)));
 
     add("GET", "/v1/audit", Kind.PARTY, 200, (p, q, b) -> Map.of("entries",
         c.audit(longParam(q, "after", 0, 0, Long.MAX_VALUE),
@@ -105,6 +107,8 @@ final class HttpApi extends Handler.Abstract {
     add("GET", "/v1/peer/queries/{id}", Kind.PEER, 200, (p, q, b) -> c.peerQueryView(p.get(0)));
     add("POST", "/v1/peer/queries/{id}/decision", Kind.PEER, 200,
         (p, q, b) -> c.peerDecision(p.get(0), b));
+    add("POST", "/v1/peer/sessions/{id}/abort", Kind.PEER, 200,
+        (p, q, b) -> c.peerAbort(p.get(0), b));
   }
 
   private void add(String method, String path, Kind kind, int status, Action action) {

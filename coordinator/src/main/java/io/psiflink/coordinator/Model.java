@@ -63,15 +63,31 @@ public final class Model {
       String statusReason,
       long createdAt,
       long expiresAt,
-      Long decidedAt) {}
+      Long decidedAt,
+      Output output) {}
+
+  /**
+   * Where party A writes the joined table of a query (null fields: the coordinator's defaults,
+   * {@code output.directory/<session id>} and {@code output.format}).
+   */
+  public record Output(String location, String format) {}
 
   /** A decision on a query: approved, rejected or expired. */
   public record Approval(String queryId, String decision, String decidedBy, String reason,
       long decidedAt) {}
 
   /**
-   * A session: the public parameters both parties' jobs run with. The token PRF key and the bin
-   * seed are not here: the two jobs agree them between themselves (SessionHandshake).
+   * A session: the public parameters both parties' jobs run with, and this party's job. The token
+   * PRF key and the bin seed are not here: the two jobs agree them between themselves
+   * (SessionHandshake).
+   *
+   * @param status this party's job: {@code created} (approved, not launched), {@code running},
+   *     {@code succeeded}, {@code failed}, {@code cancelled}
+   * @param progress the job's phase and bins done of total, from Flink (null before it ran)
+   * @param error why the job failed (null unless failed)
+   * @param result at party A after success: where the joined table is (null otherwise)
+   * @param startedAt when the job was launched (epoch ms, null before)
+   * @param endedAt when it ended (epoch ms, null before)
    */
   public record SessionRecord(
       String id,
@@ -86,7 +102,41 @@ public final class Model {
       String bEndpoint,
       String bFingerprint,
       String status,
-      long createdAt) {}
+      long createdAt,
+      Progress progress,
+      String error,
+      Result result,
+      Long startedAt,
+      Long endedAt) {
+
+    /** A new session: approved, no job launched yet. */
+    public SessionRecord(String id, String queryId, String partyA, String partyB, int bins,
+        int sigma, String protocol, String aEndpoint, String aFingerprint, String bEndpoint,
+        String bFingerprint, long createdAt) {
+      this(id, queryId, partyA, partyB, bins, sigma, protocol, aEndpoint, aFingerprint, bEndpoint,
+          bFingerprint, "created", createdAt, null, null, null, null, null);
+    }
+
+    /** The public parameters of this session as a new one here (the peer's job state dropped). */
+    public SessionRecord fresh() {
+      return new SessionRecord(id, queryId, partyA, partyB, bins, sigma, protocol, aEndpoint,
+          aFingerprint, bEndpoint, bFingerprint, createdAt);
+    }
+
+    public boolean ended() {
+      return status.equals("succeeded") || status.equals("failed")
+          || status.equals("cancelled");
+    }
+  }
+
+  /**
+   * How far a job is: {@code phase} one of handshake, tokenize, bin_spill, psi, lookup_payload,
+   * write, done; bins done of total (total null until the job has chosen m).
+   */
+  public record Progress(String phase, long binsDone, Long binsTotal) {}
+
+  /** The joined table party A wrote: location, format and rows. */
+  public record Result(String location, String format, Long rowsOut) {}
 
   /** One entry of the append-only audit log. */
   public record AuditEntry(long seq, long at, String actor, String action, String objectType,

@@ -89,15 +89,17 @@ public final class Store {
   private static final String QUERY_COLUMNS = "id, direction, requester, approver, local_side,"
       + " local_dataset, peer_dataset, sql_text, fingerprint, bins, sigma, protocol,"
       + " requester_endpoint, requester_fingerprint, status, status_reason, created_at,"
-      + " expires_at, decided_at";
+      + " expires_at, decided_at, output_location, output_format";
 
   public static void insertQuery(Connection c, QueryRecord q) throws SQLException {
     try (PreparedStatement ps = c.prepareStatement("INSERT INTO queries (" + QUERY_COLUMNS
-        + ") VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)")) {
+        + ") VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)")) {
       bind(ps, q.id(), q.direction(), q.requester(), q.approver(), q.localSide(),
           q.localDataset(), q.peerDataset(), q.sql(), q.fingerprint(), q.bins(), q.sigma(),
           q.protocol(), q.requesterEndpoint(), q.requesterFingerprint(), q.status(),
-          q.statusReason(), q.createdAt(), q.expiresAt(), q.decidedAt());
+          q.statusReason(), q.createdAt(), q.expiresAt(), q.decidedAt(),
+          q.output() == null ? null : q.output().location(),
+          q.output() == null ? null : q.output().format());
       ps.executeUpdate();
     }
   }
@@ -128,7 +130,9 @@ public final class Store {
               rs.getString(4), rs.getString(5), rs.getString(6), rs.getString(7),
               rs.getString(8), rs.getString(9), rs.getInt(10), rs.getInt(11), rs.getString(12),
               rs.getString(13), rs.getString(14), rs.getString(15), rs.getString(16),
-              rs.getLong(17), rs.getLong(18), getLong(rs, 19)));
+              rs.getLong(17), rs.getLong(18), getLong(rs, 19),
+              rs.getString(20) == null && rs.getString(21) == null ? null
+                  : new Model.Output(rs.getString(20), rs.getString(21))));
         }
       }
       return out;
@@ -170,16 +174,79 @@ public final class Store {
   }
 
   private static final String SESSION_COLUMNS = "id, query_id, party_a, party_b, bins, sigma,"
-      + " protocol, a_endpoint, a_fingerprint, b_endpoint, b_fingerprint, status, created_at";
+      + " protocol, a_endpoint, a_fingerprint, b_endpoint, b_fingerprint, status, created_at,"
+      + " phase, bins_done, bins_total, error, result_location, result_format, rows_out,"
+      + " started_at, ended_at";
 
   public static void insertSession(Connection c, SessionRecord s) throws SQLException {
     try (PreparedStatement ps = c.prepareStatement("INSERT INTO sessions (" + SESSION_COLUMNS
-        + ") VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)")) {
+        + ") VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)")) {
       bind(ps, s.id(), s.queryId(), s.partyA(), s.partyB(), s.bins(), s.sigma(), s.protocol(),
           s.aEndpoint(), s.aFingerprint(), s.bEndpoint(), s.bFingerprint(), s.status(),
-          s.createdAt());
+          s.createdAt(), s.progress() == null ? null : s.progress().phase(),
+          s.progress() == null ? null : s.progress().binsDone(),
+          s.progress() == null ? null : s.progress().binsTotal(), s.error(),
+          s.result() == null ? null : s.result().location(),
+          s.result() == null ? null : s.result().format(),
+          s.result() == null ? null : s.result().rowsOut(), s.startedAt(), s.endedAt());
       ps.executeUpdate();
     }
+  }
+
+  /** created → running (the job is launched); false if the session was not {@code created}. */
+  public static boolean startSession(Connection c, String id, long at) throws SQLException {
+    try (PreparedStatement ps = c.prepareStatement("UPDATE sessions SET status = 'running',"
+        + " phase = 'handshake', bins_done = 0, started_at = ? WHERE id = ?"
+        + " AND status = 'created'")) {
+      bind(ps, at, id);
+      return ps.executeUpdate() == 1;
+    }
+  }
+
+  /** Records a running job's progress; false if it is no longer running. */
+  public static boolean progress(Connection c, String id, Model.Progress p) throws SQLException {
+    try (PreparedStatement ps = c.prepareStatement("UPDATE sessions SET phase = ?, bins_done = ?,"
+        + " bins_total = ? WHERE id = ? AND status = 'running'")) {
+      bind(ps, p.phase(), p.binsDone(), p.binsTotal(), id);
+      return ps.executeUpdate() == 1;
+    }
+  }
+
+  /**
+   * Ends a session that has not ended yet (created or running): its final status, error, result
+   * and the job's summary JSON; false if it had already ended.
+   */
+  public static boolean endSession(Connection c, String id, String status, String error,
+      Model.Progress progress, Model.Result result, String summaryJson, long at)
+      throws SQLException {
+    try (PreparedStatement ps = c.prepareStatement("UPDATE sessions SET status = ?, error = ?,"
+        + " phase = COALESCE(?, phase), bins_done = COALESCE(?, bins_done),"
+        + " bins_total = COALESCE(?, bins_total), result_location = ?, result_format = ?,"
+        + " rows_out = ?, summary_json = ?, ended_at = ?"
+        + " WHERE id = ? AND status IN ('created', 'running')")) {
+      bind(ps, status, error, progress == null ? null : progress.phase(),
+          progress == null ? null : progress.binsDone(),
+          progress == null ? null : progress.binsTotal(),
+          result == null ? null : result.location(), result == null ? null : result.format(),
+          result == null ? null : result.rowsOut(), summaryJson, at, id);
+      return ps.executeUpdate() == 1;
+    }
+  }
+
+  /** The job summary JSON a session ended with (null if none). */
+  public static String sessionSummary(Connection c, String id) throws SQLException {
+    try (PreparedStatement ps = c.prepareStatement(
+        "SELECT summary_json FROM sessions WHERE id = ?")) {
+      ps.setString(1, id);
+      try (ResultSet rs = ps.executeQuery()) {
+        return rs.next() ? rs.getString(1) : null;
+      }
+    }
+  }
+
+  public static List<SessionRecord> sessionsWithStatus(Connection c, String status)
+      throws SQLException {
+    return sessions(c, "WHERE status = ?", status);
   }
 
   public static Optional<SessionRecord> session(Connection c, String id) throws SQLException {
@@ -205,10 +272,19 @@ public final class Store {
       List<SessionRecord> out = new ArrayList<>();
       try (ResultSet rs = ps.executeQuery()) {
         while (rs.next()) {
+          String phase = rs.getString(14);
+          Long done = getLong(rs, 15);
+          Long total = getLong(rs, 16);
+          String location = rs.getString(18);
           out.add(new SessionRecord(rs.getString(1), rs.getString(2), rs.getString(3),
               rs.getString(4), rs.getInt(5), rs.getInt(6), rs.getString(7), rs.getString(8),
               rs.getString(9), rs.getString(10), rs.getString(11), rs.getString(12),
-              rs.getLong(13)));
+              rs.getLong(13),
+              phase == null ? null : new Model.Progress(phase, done == null ? 0 : done, total),
+              rs.getString(17),
+              location == null ? null : new Model.Result(location, rs.getString(19),
+                  getLong(rs, 20)),
+              getLong(rs, 21), getLong(rs, 22)));
         }
       }
       return out;

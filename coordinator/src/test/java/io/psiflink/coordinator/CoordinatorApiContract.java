@@ -548,6 +548,126 @@ abstract class CoordinatorApiContract {
     assertTrue(bobLog.contains("session.created " + sid), bobLog.toString());
   }
 
+  /** Submits the good query at alice, approves it at bob; returns the session id. */
+  String approvedSession() {
+    String id = submit(alice, sqlQuery(GOOD_SQL));
+    Reply approved = bob.post("/v1/queries/" + id + "/approve", "{}");
+    assertEquals(200, approved.status(), approved.toString());
+    return approved.json().path("session").path("id").asText();
+  }
+
+  @Test
+  void cancellingASessionEndsItAtBothParties() throws Exception {
+    // no job section in this configuration: sessions stay created (JobLaunchTest runs jobs)
+    String sid = approvedSession();
+    JsonNode s = alice.get("/v1/sessions/" + sid).json();
+    assertEquals("created", s.path("status").asText(), s.toString());
+    for (String f : List.of("progress", "error", "result", "startedAt", "endedAt")) {
+      assertTrue(s.has(f) && s.path(f).isNull(), f + " in " + s);
+    }
+    refused(409, alice.get("/v1/sessions/" + sid + "/result"), "is created");
+    refused(404, bob.get("/v1/sessions/" + sid + "/result"), "party B receives no rows");
+
+    Reply c = alice.post("/v1/sessions/" + sid + "/cancel", "{}");
+    assertEquals(200, c.status(), c.toString());
+    assertEquals("cancelled", c.json().path("status").asText());
+    assertTrue(c.json().path("endedAt").asLong() > 0, c.toString());
+    assertTrue(c.json().path("error").isNull(), c.toString());
+    JsonNode b = bob.get("/v1/sessions/" + sid).json();
+    assertEquals("failed", b.path("status").asText(), b.toString());
+    assertTrue(b.path("error").asText().contains("alice cancelled the session"), b.toString());
+
+    refused(409, alice.post("/v1/sessions/" + sid + "/cancel", "{}"), "already ended: cancelled");
+    refused(409, bob.post("/v1/sessions/" + sid + "/cancel", "{}"), "already ended: failed");
+    refused(409, alice.get("/v1/sessions/" + sid + "/result"), "was cancelled");
+    refused(404, alice.post("/v1/sessions/nope/cancel", "{}"), "nope");
+    refused(403, parties.client(parties.bob, "Bearer " + parties.aliceToBob)
+        .post("/v1/sessions/" + sid + "/cancel", "{}"), "peer");
+    refused(403, bob.post("/v1/peer/sessions/" + sid + "/abort", "{}"), "peer coordinator");
+    assertTrue(actions(alice).contains("job.cancelled " + sid), actions(alice).toString());
+    assertTrue(actions(bob).contains("session.aborted_by_peer " + sid), actions(bob).toString());
+  }
+
+  @Test
+  void aJobsProgressAndResultAreStoredAndServed() throws Exception {
+    // the launcher's writes, straight through the store (the launch itself: JobLaunchTest)
+    String sid = approvedSession();
+    Db db = parties.alice.db();
+    assertTrue((boolean) db.tx(c -> Store.startSession(c, sid, 1000L)));
+    assertFalse((boolean) db.tx(c -> Store.startSession(c, sid, 1001L)), "started once");
+    assertTrue((boolean) db.tx(c -> Store.progress(c, sid, new Model.Progress("psi", 3, 8L))));
+    JsonNode s = alice.get("/v1/sessions/" + sid).json();
+    assertEquals("running", s.path("status").asText());
+    assertEquals(Client.JSON.readTree("{\"phase\":\"psi\",\"binsDone\":3,\"binsTotal\":8}"),
+        s.path("progress"));
+    assertEquals(1000L, s.path("startedAt").asLong());
+    refused(409, alice.get("/v1/sessions/" + sid + "/result"), "is running");
+
+    assertTrue((boolean) db.tx(c -> Store.endSession(c, sid, "succeeded", null,
+        new Model.Progress("done", 8, 8L), new Model.Result("/out/joined", "avro", 42L),
+        "{\"rows_out\":42}", 2000L)));
+    assertFalse((boolean) db.tx(c -> Store.progress(c, sid, new Model.Progress("psi", 4, 8L))),
+        "no progress after the end");
+    assertFalse((boolean) db.tx(c -> Store.endSession(c, sid, "failed", "late", null, null, null, 3000L)),
+        "ended once");
+    s = alice.get("/v1/sessions/" + sid).json();
+    assertEquals("succeeded", s.path("status").asText());
+    assertEquals("done", s.path("progress").path("phase").asText());
+    assertEquals(8, s.path("progress").path("binsDone").asLong());
+    assertEquals(Client.JSON.readTree("{\"location\":\"/out/joined\",\"format\":\"avro\","
+        + "\"rowsOut\":42}"), s.path("result"));
+    assertEquals(2000L, s.path("endedAt").asLong());
+    assertTrue(s.path("error").isNull());
+    Reply r = alice.get("/v1/sessions/" + sid + "/result");
+    assertEquals(200, r.status(), r.toString());
+    assertEquals("/out/joined", r.json().path("location").asText());
+    assertEquals(42, r.json().path("rowsOut").asLong());
+    assertEquals(42, r.json().path("summary").path("rows_out").asLong());
+    // GET /v1/queries/{id} embeds the same session
+    assertEquals(s, alice.get("/v1/queries/" + s.path("queryId").asText()).json()
+        .path("session"));
+  }
+
+  @Test
+  void outputOfAQueryIsCheckedAndKept() {
+    ObjectNode q = sqlQuery(GOOD_SQL);
+    q.putObject("output").put("format", "parquet");
+    refused(400, alice.post("/v1/queries", q), "output.format");
+    q.putObject("output").put("location", "/data/out/x").put("format", "csv");
+    String id = submit(alice, q);
+    JsonNode out = alice.get("/v1/queries/" + id).json().path("output");
+    assertEquals("/data/out/x", out.path("location").asText());
+    assertEquals("csv", out.path("format").asText());
+  }
+
+  @Test
+  void anOfferThePeerNeverReceivedFailsWhenThePollFindsNothing() throws Exception {
+    // as if the offer's call timed out without reaching bob: pending here, unknown there
+    long now = System.currentTimeMillis();
+    Model.QueryRecord lost = offer("lost-" + SEQ.incrementAndGet(),
+        now - Coordinator.UNDELIVERED_AFTER.toMillis() - 1000);
+    Model.QueryRecord inFlight = offer("in-flight-" + SEQ.incrementAndGet(), now);
+    parties.alice.sweepNow();
+    JsonNode q = alice.get("/v1/queries/" + lost.id()).json();
+    assertEquals("failed", q.path("status").asText(), q.toString());
+    assertTrue(q.path("statusReason").asText().contains("never delivered"), q.toString());
+    assertTrue(actions(alice).contains("query.undelivered " + lost.id()));
+    // a recent offer may still be on its way: it stays pending
+    assertEquals("pending", alice.get("/v1/queries/" + inFlight.id()).json().path("status")
+        .asText());
+  }
+
+  private Model.QueryRecord offer(String id, long createdAt) {
+    Model.QueryRecord q = new Model.QueryRecord(id, "outgoing", "alice", "bob", "A", "purchases",
+        "customers", GOOD_SQL, "f", 0, 40, "kkrt", "alice.example:7443", "fp", "pending", null,
+        createdAt, createdAt + 3_600_000, null, null);
+    parties.alice.db().tx(c -> {
+      Store.insertQuery(c, q);
+      return null;
+    });
+    return q;
+  }
+
   @Test
   void rejectionIsRecordedOnBothSides() throws Exception {
     ObjectNode q = sqlQuery("SELECT b.country, a.spend FROM a JOIN b ON a.card = b.card");

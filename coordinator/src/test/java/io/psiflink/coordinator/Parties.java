@@ -28,6 +28,7 @@ final class Parties implements AutoCloseable {
   final String aliceToBob;
   final String bobToAlice;
   final SSLContext trust;
+  private final CoordinatorConfig.Job job;
 
   /**
    * @param dbUrl the JDBC URL of a party's database, by party name
@@ -39,8 +40,20 @@ final class Parties implements AutoCloseable {
   /** @param sweep how often each coordinator's sweeper runs (tests mostly call sweepNow) */
   Parties(Path dir, Function<String, String> dbUrl, Duration ttl, Duration sweep)
       throws Exception {
+    this(dir, dbUrl, ttl, sweep, null);
+  }
+
+  /**
+   * @param job when not null, each coordinator launches its party's jobs with this job section
+   *     (certificate paths filled in per party) and runs a bridge relay on a free loopback port,
+   *     which is its bridge endpoint
+   */
+  Parties(Path dir, Function<String, String> dbUrl, Duration ttl, Duration sweep,
+      CoordinatorConfig.Job job) throws Exception {
     this.dir = dir;
-    this.pki = ThrowawayPki.create(dir.resolve("pki"), "alice", "bob");
+    this.job = job;
+    this.pki = ThrowawayPki.create(dir.resolve("pki"), "alice", "bob", "relay-alice",
+        "relay-bob");
     aliceToken = Tokens.newToken();
     bobToken = Tokens.newToken();
     aliceToBob = Tokens.newToken();
@@ -75,6 +88,28 @@ final class Parties implements AutoCloseable {
         Tokens.line(inboundPeerToken, Kind.PEER, peer + "-coordinator")));
     Files.writeString(home.resolve("peer-token"), outboundPeerToken + "\n");
     Path pkiDir = dir.resolve("pki");
+    if (job != null) {
+      int relayPort = freePort();
+      String endpoint = "127.0.0.1:" + relayPort;
+      return new CoordinatorConfig(party,
+          new CoordinatorConfig.Listen("127.0.0.1", port),
+          new CoordinatorConfig.Tls(pkiDir.resolve(party + ".pem"),
+              pkiDir.resolve(party + ".key"), pki.caCertificate()),
+          new CoordinatorConfig.Database(dbUrl, null, null),
+          home.resolve("tokens"),
+          new CoordinatorConfig.Peer(peer, "https://localhost:" + peerPort,
+              home.resolve("peer-token")),
+          new CoordinatorConfig.Bridge(endpoint, pkiDir.resolve(party + ".pem"),
+              new CoordinatorConfig.Relay(endpoint, pkiDir.resolve("relay-" + party + ".pem"),
+                  pkiDir.resolve("relay-" + party + ".key"), pki.caCertificate(),
+                  job.pairTimeout())),
+          ttl, sweep, null, List.of("kkrt", "ecdh"),
+          new CoordinatorConfig.Job(job.mode(), job.javaHeap(), job.parallelism(),
+              home.resolve("work"), pkiDir.resolve(party + ".pem"),
+              pkiDir.resolve(party + ".key"), pki.caCertificate(), null, null, null, null,
+              job.attempts(), job.pairTimeout(), job.idleTimeout()),
+          new CoordinatorConfig.Output(home.resolve("results"), "avro"));
+    }
     return new CoordinatorConfig(party,
         new CoordinatorConfig.Listen("127.0.0.1", port),
         new CoordinatorConfig.Tls(pkiDir.resolve(party + ".pem"), pkiDir.resolve(party + ".key"),

@@ -215,8 +215,19 @@ public final class PrivateJoinJob {
     conf.setString("taskmanager.network.compression.codec", "NONE");
     conf.set(CoreOptions.DEFAULT_PARALLELISM, cfg.parallelism());
     conf.setString("taskmanager.numberOfTaskSlots", Integer.toString(cfg.parallelism()));
+    // Whoever launches this JVM may set further options of the embedded MiniCluster as system
+    // properties psi.flink.<key>: the coordinator pins its REST endpoint to a loopback port it
+    // chose, to read the job's status and metrics from Flink.
+    for (String name : System.getProperties().stringPropertyNames()) {
+      if (name.startsWith(FLINK_PROPERTY_PREFIX)) {
+        conf.setString(name.substring(FLINK_PROPERTY_PREFIX.length()), System.getProperty(name));
+      }
+    }
     return conf;
   }
+
+  /** System properties with this prefix are Flink options of the embedded MiniCluster. */
+  public static final String FLINK_PROPERTY_PREFIX = "psi.flink.";
 
   private static JobSummary summarize(PartyConfig cfg, String name, int bins,
       JobExecutionResult r, long start, long handshakeDone, long jobStart, long end) {

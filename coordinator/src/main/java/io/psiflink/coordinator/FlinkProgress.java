@@ -1,0 +1,160 @@
+package io.psiflink.coordinator;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.psiflink.coordinator.Model.Progress;
+import java.io.IOException;
+import java.net.URI;
+import java.net.URLEncoder;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * A party job's status and progress, read from Flink's REST API: the embedded MiniCluster's (the
+ * child JVM pins it to a loopback port) or the real cluster's ({@code job.flinkRestUrl}).
+ *
+ * <p>The job is found by its name, {@code psi-flink party <A|B> session <id>}. Before Flink knows
+ * it, the party is in its handshake with the peer (which runs before the Flink job is submitted).
+ * Then: {@code tokenize} while the tokenize vertex runs; {@code bin_spill} once it finished and no
+ * bin is done; {@code psi} while bins run (each bin runs its PSI and then its reverse lookup and
+ * payload, so the two alternate and are reported together as {@code psi}; the summary splits their
+ * time); {@code write} once every bin is done and the job has not finished. Bins done and total
+ * are the sums of the PSI operator's {@code psi.binsDone} counter and {@code psi.binsTotal} gauge
+ * over its subtasks.
+ */
+final class FlinkProgress {
+  private final HttpClient http;
+  private final String base;
+  private final String session;
+  private final ObjectMapper json;
+  private String jobId;
+
+  FlinkProgress(String baseUrl, String session, ObjectMapper json) {
+    this.http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2))
+        .version(HttpClient.Version.HTTP_1_1).build();
+    this.base = baseUrl.endsWith("/") ? baseUrl.substring(0, baseUrl.length() - 1) : baseUrl;
+    this.session = session;
+    this.json = json;
+  }
+
+  /** The Flink job id once the job is known to Flink. */
+  Optional<String> jobId() {
+    return Optional.ofNullable(jobId);
+  }
+
+  /** The current progress; handshake while Flink has no job of this session (or no REST yet). */
+  Progress poll() {
+    try {
+      if (jobId == null) {
+        findJob();
+      }
+      if (jobId == null) {
+        return new Progress("handshake", 0, null);
+      }
+      JsonNode job = get("/jobs/" + jobId);
+      String state = job.path("state").asText();
+      JsonNode tokenize = null;
+      JsonNode psi = null;
+      for (JsonNode v : job.path("vertices")) {
+        String name = v.path("name").asText();
+        if (name.contains("psi bins")) {
+          psi = v;
+        } else if (name.contains("tokenize")) {
+          tokenize = v;
+        }
+      }
+      long done = 0;
+      Long total = null;
+      if (psi != null) {
+        long[] bins = bins(psi.path("id").asText());
+        done = bins[0];
+        total = bins[1] > 0 ? bins[1] : null;
+      }
+      String phase;
+      if (state.equals("FINISHED") || (total != null && done >= total)) {
+        phase = "write";
+      } else if (done > 0) {
+        phase = "psi";
+      } else if (tokenize != null && tokenize.path("status").asText().equals("FINISHED")) {
+        phase = "bin_spill";
+      } else {
+        phase = "tokenize";
+      }
+      return new Progress(phase, done, total);
+    } catch (IOException e) {
+      return null; // not reachable (yet, or any more): the caller keeps what it had
+    }
+  }
+
+  private void findJob() throws IOException {
+    JsonNode overview = get("/jobs/overview");
+    long newest = -1;
+    for (JsonNode j : overview.path("jobs")) {
+      String name = j.path("name").asText();
+      if (name.endsWith("session " + session) && j.path("start-time").asLong() > newest) {
+        newest = j.path("start-time").asLong();
+        jobId = j.path("jid").asText();
+      }
+    }
+  }
+
+  /** {binsDone, binsTotal} summed over the PSI operator's subtasks (0 while not reported). */
+  private long[] bins(String vertex) throws IOException {
+    String path = "/jobs/" + jobId + "/vertices/" + vertex + "/subtasks/metrics";
+    List<String> ids = new ArrayList<>();
+    for (JsonNode m : get(path)) {
+      String id = m.path("id").asText();
+      if (id.endsWith("psi.binsDone") || id.endsWith("psi.binsTotal")) {
+        ids.add(id);
+      }
+    }
+    long[] out = new long[2];
+    if (ids.isEmpty()) {
+      return out;
+    }
+    JsonNode values = get(path + "?agg=sum&get="
+        + URLEncoder.encode(String.join(",", ids), StandardCharsets.UTF_8));
+    for (JsonNode m : values) {
+      long v = (long) m.path("sum").asDouble();
+      out[m.path("id").asText().endsWith("psi.binsDone") ? 0 : 1] += v;
+    }
+    return out;
+  }
+
+  /** Asks Flink to cancel the job (real cluster: the client process alone would not stop it). */
+  void cancel() {
+    if (jobId == null) {
+      return;
+    }
+    try {
+      http.send(HttpRequest.newBuilder(URI.create(base + "/jobs/" + jobId + "?mode=cancel"))
+          .method("PATCH", HttpRequest.BodyPublishers.noBody()).timeout(Duration.ofSeconds(10))
+          .build(), HttpResponse.BodyHandlers.discarding());
+    } catch (IOException e) {
+      // the job fails on its own once its peer or client is gone
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+  }
+
+  private JsonNode get(String path) throws IOException {
+    HttpResponse<byte[]> r;
+    try {
+      r = http.send(HttpRequest.newBuilder(URI.create(base + path)).GET()
+          .timeout(Duration.ofSeconds(5)).build(), HttpResponse.BodyHandlers.ofByteArray());
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IOException("interrupted", e);
+    }
+    if (r.statusCode() != 200) {
+      throw new IOException("Flink REST " + path + ": " + r.statusCode());
+    }
+    return json.readTree(r.body());
+  }
+}

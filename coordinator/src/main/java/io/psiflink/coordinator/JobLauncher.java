@@ -1,0 +1,365 @@
+package io.psiflink.coordinator;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.psiflink.coordinator.CoordinatorConfig.Job;
+import io.psiflink.coordinator.Model.Dataset;
+import io.psiflink.coordinator.Model.Progress;
+import io.psiflink.coordinator.Model.QueryRecord;
+import io.psiflink.coordinator.Model.Result;
+import io.psiflink.coordinator.Model.SessionRecord;
+import io.psiflink.jobs.PrivateJoinJob;
+import io.psiflink.jobs.local.JvmOptions;
+import java.io.IOException;
+import java.net.ServerSocket;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Runs this party's job of a session and follows it to its end.
+ *
+ * <ul>
+ *   <li>{@code embedded} (default): a child JVM running {@code io.psiflink.jobs.PartyMain} on an
+ *       embedded Flink MiniCluster, whose REST endpoint is pinned to a free loopback port. A child
+ *       JVM keeps a native crash or {@code System.exit} of the job away from the coordinator.
+ *   <li>{@code flink-run}: {@code $FLINK_HOME/bin/flink run -c io.psiflink.jobs.PartyMain JAR ...}
+ *       against a real cluster (the client runs the handshake, submits the job and waits for it);
+ *       progress and cancel through {@code job.flinkRestUrl} when configured.
+ * </ul>
+ *
+ * Both jobs of a session dial party A's bridge endpoint (the relay A's coordinator runs). The
+ * session's state lives in the database: created → running → succeeded | failed | cancelled, with
+ * the phase and bins from Flink ({@link FlinkProgress}); each step is in the audit log
+ * ({@code job.started}, {@code job.succeeded|failed|cancelled}, {@code result.written}).
+ */
+final class JobLauncher implements AutoCloseable {
+  private static final Logger LOG = LoggerFactory.getLogger(JobLauncher.class);
+  private static final String PARTY_MAIN = "io.psiflink.jobs.PartyMain";
+
+  /** Tells the peer coordinator that this side's job ended early (failure or cancel). */
+  interface PeerAbort {
+    void abort(String sessionId, String reason);
+  }
+
+  /** One running job. */
+  private static final class Run {
+    final String session;
+    final Process process;
+    final FlinkProgress progress;
+    final Path out;
+    final boolean outExisted;
+    volatile boolean stopped;
+
+    Run(String session, Process process, FlinkProgress progress, Path out, boolean outExisted) {
+      this.session = session;
+      this.process = process;
+      this.progress = progress;
+      this.out = out;
+      this.outExisted = outExisted;
+    }
+  }
+
+  private final CoordinatorConfig config;
+  private final Job job;
+  private final Db db;
+  private final ObjectMapper json;
+  private final Clock clock;
+  private final PeerAbort peerAbort;
+  private final Map<String, Run> runs = new ConcurrentHashMap<>();
+
+  JobLauncher(CoordinatorConfig config, Db db, ObjectMapper json, Clock clock,
+      PeerAbort peerAbort) {
+    this.config = config;
+    this.job = config.job();
+    this.db = db;
+    this.json = json;
+    this.clock = clock;
+    this.peerAbort = peerAbort;
+  }
+
+  /**
+   * Starts this party's job of session {@code s}, unless it was started before (only a
+   * {@code created} session moves to {@code running}, in one transaction with its audit entry).
+   */
+  void launch(SessionRecord s, QueryRecord q, Dataset local) {
+    boolean partyA = q.localSide().equals("A");
+    Path out = !partyA ? null : q.output() != null && q.output().location() != null
+        ? Path.of(q.output().location()) : config.output().directory().resolve(s.id());
+    String format = !partyA ? null : q.output() != null && q.output().format() != null
+        ? q.output().format() : config.output().format();
+    Path work = job.workDir().resolve(s.id());
+    Map<String, Object> detail = new LinkedHashMap<>();
+    detail.put("mode", job.mode());
+    detail.put("party", q.localSide());
+    detail.put("dataset", local.name());
+    detail.put("bridge", s.aEndpoint());
+    detail.put("workDir", work.toString());
+    if (out != null) {
+      detail.put("output", out.toString());
+    }
+    long now = clock.millis();
+    boolean started = db.tx(c -> {
+      if (!Store.startSession(c, s.id(), now)) {
+        return false;
+      }
+      Store.audit(c, now, config.party(), "job.started", "session", s.id(), Store.json(detail));
+      return true;
+    });
+    if (!started) {
+      return;
+    }
+    try {
+      Files.createDirectories(work);
+      boolean outExisted = out != null && Files.exists(out);
+      int restPort = freePort();
+      List<String> cmd = command(s, q, local, work, out, format, restPort);
+      ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true)
+          .redirectOutput(work.resolve("job.log").toFile());
+      if (job.mode().equals(Job.FLINK_RUN) && job.flinkConfDir() != null) {
+        pb.environment().put("FLINK_CONF_DIR", job.flinkConfDir().toString());
+      }
+      Process p = pb.start();
+      String rest = job.mode().equals(Job.EMBEDDED) ? "http://127.0.0.1:" + restPort
+          : job.flinkRestUrl();
+      Run run = new Run(s.id(), p, rest == null ? null : new FlinkProgress(rest, s.id(), json),
+          out, outExisted);
+      runs.put(s.id(), run);
+      Thread t = new Thread(() -> follow(run, partyA, format, work), "job-" + s.id());
+      t.setDaemon(true);
+      t.start();
+      LOG.info("{}: launched the job of session {} (party {}, {}), log {}", config.party(),
+          s.id(), q.localSide(), job.mode(), work.resolve("job.log"));
+    } catch (IOException | RuntimeException e) {
+      fail(s.id(), "cannot launch the job: " + e.getMessage(), null);
+    }
+  }
+
+  /** The job's command line. */
+  List<String> command(SessionRecord s, QueryRecord q, Dataset local, Path work, Path out,
+      String format, int restPort) {
+    List<String> cmd = new ArrayList<>();
+    if (job.mode().equals(Job.EMBEDDED)) {
+      cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+      cmd.add("-Xmx" + job.javaHeap());
+      cmd.addAll(JvmOptions.FLINK_JVM);
+      // the job's console logging, even where a test jar puts a silencing log4j2-test first
+      cmd.add("-Dlog4j2.configurationFile=log4j2.properties");
+      String f = "-D" + PrivateJoinJob.FLINK_PROPERTY_PREFIX;
+      cmd.add(f + "rest.address=127.0.0.1");
+      cmd.add(f + "rest.bind-address=127.0.0.1");
+      cmd.add(f + "rest.bind-port=" + restPort);
+      // the REST API serves metrics it fetched at most this long ago (Flink's default: 10 s)
+      cmd.add(f + "metrics.fetcher.update-interval=1000");
+      cmd.add("-cp");
+      cmd.add(System.getProperty("java.class.path"));
+      cmd.add(PARTY_MAIN);
+    } else {
+      cmd.add(job.flinkHome().resolve("bin").resolve("flink").toString());
+      cmd.add("run");
+      cmd.add("-c");
+      cmd.add(PARTY_MAIN);
+      cmd.add(job.jobJar().toString());
+    }
+    boolean partyA = q.localSide().equals("A");
+    add(cmd, "party", q.localSide());
+    add(cmd, "table", local.location());
+    add(cmd, "sql", q.sql());
+    if (partyA) {
+      add(cmd, "out", out.toString());
+      add(cmd, "format", format);
+    }
+    add(cmd, "quarantine", work.resolve("quarantine").toString());
+    add(cmd, "session", s.id());
+    add(cmd, "bridge", s.aEndpoint());
+    add(cmd, "cert", job.certificate().toString());
+    add(cmd, "key", job.privateKey().toString());
+    add(cmd, "ca", job.trustedCa().toString());
+    add(cmd, "peer", config.peer().name());
+    add(cmd, "bins", Integer.toString(s.bins()));
+    add(cmd, "sigma", Integer.toString(s.sigma()));
+    add(cmd, "protocol", s.protocol());
+    add(cmd, "parallelism", Integer.toString(job.parallelism()));
+    add(cmd, "attempts", Integer.toString(job.attempts()));
+    add(cmd, "pair-timeout", Long.toString(Math.max(1, job.pairTimeout().toSeconds())));
+    add(cmd, "idle-timeout", Long.toString(Math.max(1, job.idleTimeout().toSeconds())));
+    add(cmd, "work", work.resolve("flink").toString());
+    add(cmd, "summary", work.resolve("summary.json").toString());
+    return cmd;
+  }
+
+  private static void add(List<String> cmd, String k, String v) {
+    cmd.add("--" + k);
+    cmd.add(v);
+  }
+
+  /** Polls the job's progress until its process ends, then records how it ended. */
+  private void follow(Run run, boolean partyA, String format, Path work) {
+    Progress last = new Progress("handshake", 0, null);
+    try {
+      while (!run.process.waitFor(1, TimeUnit.SECONDS)) {
+        Progress p = run.progress == null ? null : run.progress.poll();
+        if (p != null && !p.equals(last) && !run.stopped) {
+          last = p;
+          db.tx(c -> Store.progress(c, run.session, p));
+        }
+      }
+      int code = run.process.exitValue();
+      if (run.stopped) {
+        removeOutput(run);
+      } else if (code == 0) {
+        succeed(run, partyA, format, work);
+      } else {
+        fail(run.session, errorOf(work.resolve("job.log"), code), run);
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    } catch (RuntimeException e) {
+      LOG.error("following the job of session {} failed", run.session, e);
+      fail(run.session, "the coordinator lost track of the job: " + e.getMessage(), run);
+    } finally {
+      runs.remove(run.session);
+    }
+  }
+
+  private void succeed(Run run, boolean partyA, String format, Path work) {
+    String summary;
+    JsonNode s;
+    try {
+      summary = Files.readString(work.resolve("summary.json"), StandardCharsets.UTF_8);
+      s = json.readTree(summary);
+    } catch (IOException e) {
+      fail(run.session, "the job ended without its summary (" + work.resolve("summary.json")
+          + "): " + e.getMessage(), run);
+      return;
+    }
+    long rowsOut = s.path("rows_out").asLong();
+    Result result = partyA ? new Result(run.out.toString(), format, rowsOut) : null;
+    Progress done = new Progress("done", s.path("bins_done").asLong(),
+        s.path("bins").asLong());
+    long now = clock.millis();
+    db.tx(c -> {
+      if (Store.endSession(c, run.session, "succeeded", null, done, result, summary, now)) {
+        Map<String, Object> d = new LinkedHashMap<>();
+        d.put("rowsRead", s.path("rows_read").asLong());
+        d.put("intersectingKeys", s.path("intersecting_keys").asLong());
+        d.put("rowsOut", rowsOut);
+        d.put("bytesSent", s.path("bytes_sent").asLong());
+        d.put("bytesReceived", s.path("bytes_received").asLong());
+        d.put("seconds", s.path("total_seconds").asDouble());
+        Store.audit(c, now, config.party(), "job.succeeded", "session", run.session,
+            Store.json(d));
+        if (result != null) {
+          Store.audit(c, now, config.party(), "result.written", "session", run.session,
+              Store.json(Map.of("location", result.location(), "format", result.format(),
+                  "rowsOut", rowsOut)));
+        }
+      }
+      return null;
+    });
+  }
+
+  /** Records the failure, removes partial output and tells the peer (its job would wait). */
+  private void fail(String session, String error, Run run) {
+    long now = clock.millis();
+    boolean ended = db.tx(c -> {
+      if (!Store.endSession(c, session, "failed", error, null, null, null, now)) {
+        return false;
+      }
+      Store.audit(c, now, config.party(), "job.failed", "session", session, error);
+      return true;
+    });
+    if (run != null) {
+      removeOutput(run);
+    }
+    if (ended) {
+      peerAbort.abort(session, "the job of " + config.party() + " failed: " + error);
+    }
+  }
+
+  /**
+   * Stops this party's job of a session, if it runs (the caller has ended the session in the
+   * database). Waits until the process is gone.
+   */
+  void stop(String session) {
+    Run run = runs.get(session);
+    if (run == null) {
+      return;
+    }
+    run.stopped = true;
+    if (run.progress != null && job.mode().equals(Job.FLINK_RUN)) {
+      run.progress.cancel();
+    }
+    destroy(run.process);
+    removeOutput(run);
+  }
+
+  private static void destroy(Process p) {
+    // flink run's client may have children; the embedded JVM needs no graceful stop: its work
+    // directory is per session and the output is removed
+    p.descendants().forEach(ProcessHandle::destroyForcibly);
+    p.destroyForcibly();
+    try {
+      p.waitFor(15, TimeUnit.SECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+  }
+
+  /** A failed or cancelled job leaves no visible output (unless the directory existed before). */
+  private static void removeOutput(Run run) {
+    if (run.out == null || run.outExisted || !Files.exists(run.out)) {
+      return;
+    }
+    try (Stream<Path> files = Files.walk(run.out)) {
+      for (Path p : files.sorted(Comparator.reverseOrder()).toList()) {
+        Files.deleteIfExists(p);
+      }
+    } catch (IOException e) {
+      LOG.warn("cannot remove the partial output {}: {}", run.out, e.getMessage());
+    }
+  }
+
+  /** The job's own explanation ("psi party A failed: ..."), or its exit code and log. */
+  static String errorOf(Path log, int code) {
+    String found = null;
+    try {
+      for (String line : Files.readAllLines(log, StandardCharsets.UTF_8)) {
+        int i = line.indexOf(" failed: ");
+        if (line.startsWith("psi party ") && i > 0) {
+          found = line.substring(i + " failed: ".length());
+        } else if (line.startsWith("psi party: ")) {
+          found = line.substring("psi party: ".length());
+        }
+      }
+    } catch (IOException | java.io.UncheckedIOException e) {
+      // fall through to the exit code
+    }
+    return found != null ? found : "the job exited with code " + code + " (log: " + log + ")";
+  }
+
+  private static int freePort() throws IOException {
+    try (ServerSocket s = new ServerSocket(0)) {
+      return s.getLocalPort();
+    }
+  }
+
+  @Override
+  public void close() {
+    for (Run r : runs.values()) {
+      r.stopped = true;
+      destroy(r.process);
+    }
+  }
+}

@@ -1,0 +1,304 @@
+package io.psiflink.coordinator;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.psiflink.coordinator.Client.Reply;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Random;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+
+/**
+ * End to end: two real coordinators (SQLite) on loopback over HTTPS, alice's running the bridge
+ * relay; a query submitted at alice (party A) and approved at bob runs both parties' jobs (each a
+ * child JVM with its own Flink MiniCluster) over the real bridge with TLS. The joined rows must
+ * equal the plaintext join of the same data, computed here in plain Java. Then a cancel, and a job
+ * that fails.
+ */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+class JobLaunchTest {
+  private static final Duration JOB_TIMEOUT = Duration.ofSeconds(240);
+  private static final String SQL = "SELECT a.card, a.spend, b.email FROM a JOIN b"
+      + " ON a.card = b.card AND a.zip = b.zip WHERE a.spend > 23 AND b.country = 'DE'";
+
+  Path dir;
+  Parties parties;
+  Client alice;
+  Client bob;
+  /** The tables, as the rows written to the CSV files (null: empty field, NULL). */
+  List<String[]> rowsA = new ArrayList<>();
+  List<String[]> rowsB = new ArrayList<>();
+
+  @BeforeAll
+  void start() throws Exception {
+    dir = Files.createTempDirectory("psi-launch-test-");
+    // the template's key paths are replaced per party by Parties; generous timeouts, as the two
+    // jobs may start far apart on a loaded machine (cancel and failure do not wait for them: the
+    // coordinators tell each other)
+    CoordinatorConfig.Job job = new CoordinatorConfig.Job("embedded", "768m", 1, null, null,
+        dir.resolve("unused.key"), dir.resolve("unused.pem"), null, null, null, null, 2,
+        Duration.ofSeconds(90), Duration.ofSeconds(90));
+    parties = new Parties(dir.resolve("parties"),
+        party -> "jdbc:sqlite:" + dir.resolve(party + ".db"), Duration.ofHours(1),
+        Duration.ofHours(1), job);
+    alice = parties.aliceApi();
+    bob = parties.bobApi();
+    writeTables();
+    register(alice, "purchases", dir.resolve("a.csv"), List.of("spend", "card"),
+        List.of("spend"));
+    register(bob, "customers", dir.resolve("b.csv"), List.of("email"), List.of("country"));
+  }
+
+  @AfterAll
+  void stop() throws Exception {
+    if (parties != null) {
+      parties.close();
+    }
+  }
+
+  /**
+   * a(card, zip, spend), b(card, zip, email, country): keys drawn from a shared domain so about a
+   * third match, with repeated keys on both sides (r×s rows) and some NULL keys.
+   */
+  private void writeTables() throws IOException {
+    Random r = new Random(42);
+    List<String> a = new ArrayList<>(List.of("card,zip,spend"));
+    for (int i = 0; i < 1500; i++) {
+      String[] row = {r.nextInt(50) == 0 ? null : "c" + r.nextInt(1200),
+          Integer.toString(10000 + r.nextInt(3)), Integer.toString(r.nextInt(100))};
+      rowsA.add(row);
+      a.add(csv(row));
+    }
+    List<String> b = new ArrayList<>(List.of("card,zip,email,country"));
+    String[] countries = {"DE", "FR", "DE", "NL"};
+    for (int i = 0; i < 1200; i++) {
+      String[] row = {"c" + r.nextInt(1200), r.nextInt(60) == 0 ? null
+          : Integer.toString(10000 + r.nextInt(3)), "user" + i + "@example.org",
+          countries[r.nextInt(countries.length)]};
+      rowsB.add(row);
+      b.add(csv(row));
+    }
+    Files.write(dir.resolve("a.csv"), a, StandardCharsets.UTF_8);
+    Files.write(dir.resolve("b.csv"), b, StandardCharsets.UTF_8);
+  }
+
+  private static String csv(String[] row) {
+    StringBuilder sb = new StringBuilder();
+    for (int i = 0; i < row.length; i++) {
+      sb.append(i == 0 ? "" : ",").append(row[i] == null ? "" : row[i]);
+    }
+    return sb.toString();
+  }
+
+  /** The oracle: the plaintext inner join with both WHERE conjuncts, as "card,spend,email". */
+  private List<String> plaintextJoin() {
+    Map<String, List<String[]>> byKey = new HashMap<>();
+    for (String[] rb : rowsB) {
+      if (rb[0] != null && rb[1] != null && rb[3].equals("DE")) {
+        byKey.computeIfAbsent(rb[0] + "|" + rb[1], k -> new ArrayList<>()).add(rb);
+      }
+    }
+    List<String> out = new ArrayList<>();
+    for (String[] ra : rowsA) {
+      if (ra[0] == null || ra[1] == null || Long.parseLong(ra[2]) <= 23) {
+        continue;
+      }
+      for (String[] rb : byKey.getOrDefault(ra[0] + "|" + ra[1], List.of())) {
+        out.add(ra[0] + "," + ra[2] + "," + rb[2]);
+      }
+    }
+    Collections.sort(out);
+    return out;
+  }
+
+  private static void register(Client c, String name, Path csv, List<String> reveal,
+      List<String> filter) {
+    ObjectNode n = Client.JSON.createObjectNode();
+    n.put("name", name);
+    n.put("location", csv.toString());
+    n.put("format", "csv");
+    n.set("keyColumns", Client.JSON.valueToTree(List.of("card", "zip")));
+    n.set("revealColumns", Client.JSON.valueToTree(reveal));
+    n.set("filterColumns", Client.JSON.valueToTree(filter));
+    Reply r = c.post("/v1/datasets", n);
+    assertEquals(201, r.status(), r.toString());
+  }
+
+  /** Submits at alice and approves at bob; returns the session id. */
+  private String submitAndApprove(String dataset, Path out) {
+    ObjectNode q = Client.JSON.createObjectNode();
+    q.put("localDataset", dataset);
+    q.put("peerDataset", "customers");
+    q.put("sql", SQL);
+    ObjectNode o = q.putObject("output");
+    o.put("location", out.toString());
+    o.put("format", "csv");
+    Reply submitted = alice.post("/v1/queries", q);
+    assertEquals(201, submitted.status(), submitted.toString());
+    String id = submitted.json().path("id").asText();
+    Reply approved = bob.post("/v1/queries/" + id + "/approve", "{}");
+    assertEquals(200, approved.status(), approved.toString());
+    return approved.json().path("session").path("id").asText();
+  }
+
+  /** Polls a session until it has ended; returns it, with every status/phase seen on the way. */
+  private static JsonNode awaitEnd(Client c, String session, List<String> seen)
+      throws InterruptedException {
+    long deadline = System.nanoTime() + JOB_TIMEOUT.toNanos();
+    while (System.nanoTime() < deadline) {
+      Reply r = c.get("/v1/sessions/" + session);
+      assertEquals(200, r.status(), r.toString());
+      JsonNode s = r.json();
+      String st = s.path("status").asText() + "/" + s.path("progress").path("phase").asText();
+      if (seen.isEmpty() || !seen.get(seen.size() - 1).equals(st)) {
+        seen.add(st);
+      }
+      if (List.of("succeeded", "failed", "cancelled").contains(s.path("status").asText())) {
+        return s;
+      }
+      Thread.sleep(250);
+    }
+    throw new AssertionError("session " + session + " did not end within " + JOB_TIMEOUT
+        + "; seen " + seen);
+  }
+
+  private static List<String> actions(Client c, String objectId) {
+    List<String> out = new ArrayList<>();
+    for (JsonNode e : c.get("/v1/audit").json().path("entries")) {
+      if (e.path("objectId").asText().equals(objectId)) {
+        out.add(e.path("action").asText());
+      }
+    }
+    return out;
+  }
+
+  /** The rows of A's CSV output (part files; header rows dropped), as "card,spend,email". */
+  private static List<String> readOutput(Path out) throws IOException {
+    List<String> rows = new ArrayList<>();
+    try (Stream<Path> files = Files.list(out)) {
+      for (Path f : files.filter(p -> Files.isRegularFile(p)
+          && !p.getFileName().toString().startsWith("_")
+          && !p.getFileName().toString().startsWith(".")).sorted().toList()) {
+        List<String> lines = Files.readAllLines(f, StandardCharsets.UTF_8);
+        for (int i = 1; i < lines.size(); i++) {
+          rows.add(lines.get(i).replace("\"", ""));
+        }
+      }
+    }
+    Collections.sort(rows);
+    return rows;
+  }
+
+  @Test
+  void submittedAtAApprovedAtBRunsAndEqualsThePlaintextJoin() throws Exception {
+    Path out = dir.resolve("joined");
+    String session = submitAndApprove("purchases", out);
+    List<String> seenA = new ArrayList<>();
+    JsonNode a = awaitEnd(alice, session, seenA);
+    JsonNode b = awaitEnd(bob, session, new ArrayList<>());
+    assertEquals("succeeded", a.path("status").asText(), a + " seen " + seenA);
+    assertEquals("succeeded", b.path("status").asText(), b.toString());
+    assertTrue(a.path("error").isNull());
+    assertEquals("done", a.path("progress").path("phase").asText());
+    assertTrue(a.path("progress").path("binsTotal").asLong() > 0, a.toString());
+    assertEquals(a.path("progress").path("binsTotal").asLong(),
+        a.path("progress").path("binsDone").asLong());
+    assertTrue(a.path("startedAt").asLong() > 0 && a.path("endedAt").asLong()
+        >= a.path("startedAt").asLong(), a.toString());
+    // progress comes from Flink: at least one phase of the Flink job was seen while it ran
+    assertTrue(seenA.stream().anyMatch(s -> List.of("running/tokenize", "running/bin_spill",
+        "running/psi", "running/write").contains(s)), seenA.toString());
+
+    List<String> expected = plaintextJoin();
+    assertTrue(expected.size() > 50, "the data should join: " + expected.size());
+    assertEquals(expected, readOutput(out));
+    assertTrue(Files.exists(out.resolve("_SUCCESS")));
+
+    Reply result = alice.get("/v1/sessions/" + session + "/result");
+    assertEquals(200, result.status(), result.toString());
+    assertEquals(out.toString(), result.json().path("location").asText());
+    assertEquals("csv", result.json().path("format").asText());
+    assertEquals(expected.size(), result.json().path("rowsOut").asLong());
+    assertEquals(expected.size(), result.json().path("summary").path("rows_out").asLong());
+    assertEquals(rowsA.size(), result.json().path("summary").path("rows_read").asLong());
+    assertEquals(a.path("result"), Client.JSON.valueToTree(Map.of("location", out.toString(),
+        "format", "csv", "rowsOut", expected.size())));
+    assertTrue(b.path("result").isNull());
+    Reply atB = bob.get("/v1/sessions/" + session + "/result");
+    assertEquals(404, atB.status(), atB.toString());
+    assertTrue(atB.error().contains("party B receives no rows"), atB.error());
+
+    // the query view embeds the same session
+    String queryId = a.path("queryId").asText();
+    assertEquals(a, alice.get("/v1/queries/" + queryId).json().path("session"));
+    assertEquals(List.of("session.created", "job.started", "job.succeeded", "result.written"),
+        actions(alice, session));
+    assertEquals(List.of("session.created", "job.started", "job.succeeded"),
+        actions(bob, session));
+    Reply again = alice.post("/v1/sessions/" + session + "/cancel", "{}");
+    assertEquals(409, again.status(), again.toString());
+    assertTrue(again.error().contains("already ended: succeeded"), again.error());
+  }
+
+  @Test
+  void cancelAtAStopsBothJobsAndLeavesNoOutput() throws Exception {
+    Path out = dir.resolve("cancelled");
+    String session = submitAndApprove("purchases", out);
+    assertEquals("running", alice.get("/v1/sessions/" + session).json().path("status").asText());
+    Reply c = alice.post("/v1/sessions/" + session + "/cancel", "{}");
+    assertEquals(200, c.status(), c.toString());
+    assertEquals("cancelled", c.json().path("status").asText());
+    assertTrue(c.json().path("endedAt").asLong() > 0);
+    JsonNode b = awaitEnd(bob, session, new ArrayList<>());
+    assertEquals("failed", b.path("status").asText(), b.toString());
+    assertTrue(b.path("error").asText().contains("alice cancelled the session"), b.toString());
+    assertFalse(Files.exists(out), "no output after a cancel");
+    Reply result = alice.get("/v1/sessions/" + session + "/result");
+    assertEquals(409, result.status(), result.toString());
+    assertTrue(result.error().contains("cancelled"), result.error());
+    assertEquals(409, alice.post("/v1/sessions/" + session + "/cancel", "{}").status());
+    assertTrue(actions(alice, session).contains("job.cancelled"), actions(alice, session)
+        .toString());
+    assertTrue(actions(bob, session).contains("session.aborted_by_peer"));
+  }
+
+  @Test
+  void aJobThatCannotReadItsTableFailsWithTheCauseAtBothParties() throws Exception {
+    Path gone = dir.resolve("gone.csv");
+    Files.copy(dir.resolve("a.csv"), gone);
+    register(alice, "vanishing", gone, List.of("spend", "card"), List.of("spend"));
+    Files.delete(gone);
+    String session = submitAndApprove("vanishing", dir.resolve("never"));
+    JsonNode a = awaitEnd(alice, session, new ArrayList<>());
+    assertEquals("failed", a.path("status").asText(), a.toString());
+    String error = a.path("error").asText();
+    assertTrue(error.contains("gone.csv"), error);
+    assertTrue(a.path("result").isNull());
+    JsonNode b = awaitEnd(bob, session, new ArrayList<>());
+    assertEquals("failed", b.path("status").asText(), b.toString());
+    assertTrue(b.path("error").asText().contains("the job of alice failed"), b.toString());
+    Reply result = alice.get("/v1/sessions/" + session + "/result");
+    assertEquals(409, result.status());
+    assertTrue(result.error().toLowerCase(Locale.ROOT).contains("failed"), result.error());
+    assertNotNull(actions(alice, session));
+    assertTrue(actions(alice, session).contains("job.failed"));
+  }
+}

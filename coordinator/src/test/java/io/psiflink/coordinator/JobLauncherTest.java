@@ -1,0 +1,73 @@
+package io.psiflink.coordinator;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.psiflink.coordinator.Model.Dataset;
+import io.psiflink.coordinator.Model.QueryRecord;
+import io.psiflink.coordinator.Model.SessionRecord;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The job's command line in flink-run mode (a real cluster is not available to the tests: the
+ * embedded mode runs end to end in JobLaunchTest), and how a failed job's cause is found.
+ */
+class JobLauncherTest {
+  @TempDir Path dir;
+
+  @Test
+  void flinkRunModeRunsPartyMainFromTheJobJarWithTheSessionsParameters() {
+    CoordinatorConfig.Job job = new CoordinatorConfig.Job("flink-run", null, 4, dir.resolve("w"),
+        dir.resolve("job.pem"), dir.resolve("job.key"), dir.resolve("ca.pem"),
+        Path.of("/opt/flink"), Path.of("/opt/psi/psi-flink-job.jar"), "http://jm:8081", null,
+        2, Duration.ofSeconds(30), Duration.ofSeconds(45));
+    CoordinatorConfig config = new CoordinatorConfig("alice",
+        new CoordinatorConfig.Listen("127.0.0.1", 0),
+        new CoordinatorConfig.Tls(dir.resolve("a.pem"), dir.resolve("a.key"), dir.resolve("c")),
+        null, dir.resolve("tokens"), new CoordinatorConfig.Peer("bob", "https://bob", dir),
+        new CoordinatorConfig.Bridge("alice.example:7443", dir.resolve("bridge.pem")), null,
+        null, null, null, job, null);
+    JobLauncher launcher = new JobLauncher(config, null, CoordinatorServer.mapper(),
+        Clock.systemUTC(), (s, r) -> {});
+    SessionRecord s = new SessionRecord("s1", "q1", "alice", "bob", 16, 40, "kkrt",
+        "alice.example:7443", "fa", "bob.example:7443", "fb", 0L);
+    QueryRecord q = new QueryRecord("q1", "outgoing", "alice", "bob", "A", "purchases",
+        "customers", "SELECT a.x FROM a JOIN b ON a.k = b.k", "fp", 16, 40, "kkrt",
+        "alice.example:7443", "fa", "approved", null, 0, 1, 0L, null);
+    Dataset d = new Dataset("purchases", "hdfs://nn/purchases", "avro", List.of(),
+        List.of("k"), List.of("x"), List.of(), "active", 0, null);
+    List<String> cmd = launcher.command(s, q, d, dir.resolve("w/s1"), Path.of("/out/s1"),
+        "avro", 0);
+    assertEquals(List.of("/opt/flink/bin/flink", "run", "-c", "io.psiflink.jobs.PartyMain",
+        "/opt/psi/psi-flink-job.jar"), cmd.subList(0, 5));
+    String args = String.join(" ", cmd.subList(5, cmd.size()));
+    for (String expected : List.of("--party A", "--table hdfs://nn/purchases",
+        "--out /out/s1", "--format avro", "--session s1", "--bridge alice.example:7443",
+        "--cert " + dir.resolve("job.pem"), "--key " + dir.resolve("job.key"),
+        "--ca " + dir.resolve("ca.pem"), "--peer bob", "--bins 16", "--sigma 40",
+        "--protocol kkrt", "--parallelism 4", "--attempts 2", "--pair-timeout 30",
+        "--idle-timeout 45", "--summary " + dir.resolve("w/s1/summary.json"))) {
+      assertTrue(args.contains(expected), expected + " in " + args);
+    }
+    assertEquals("SELECT a.x FROM a JOIN b ON a.k = b.k", cmd.get(cmd.indexOf("--sql") + 1));
+  }
+
+  @Test
+  void theFailureCauseIsThePartysOwnExplanation() throws Exception {
+    Path log = dir.resolve("job.log");
+    Files.write(log, List.of("08:00:00 INFO starting",
+        "psi party B failed: bin 3 failed after 3 attempt(s): peer did not open stream",
+        "\tat some.Trace(Trace.java:1)"));
+    assertEquals("bin 3 failed after 3 attempt(s): peer did not open stream",
+        JobLauncher.errorOf(log, 1));
+    Files.write(log, List.of("Killed"));
+    assertTrue(JobLauncher.errorOf(log, 137).contains("exited with code 137"));
+    assertTrue(JobLauncher.errorOf(dir.resolve("missing.log"), 1).contains("code 1"));
+  }
+}

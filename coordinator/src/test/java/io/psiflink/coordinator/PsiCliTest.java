@@ -1,0 +1,132 @@
+package io.psiflink.coordinator;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.psiflink.coordinator.cli.PsiCli;
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Map;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+
+/**
+ * The client commands of {@code ./psi} against two real coordinators over HTTPS (no job section:
+ * sessions stay created; the jobs themselves run in JobLaunchTest).
+ */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+class PsiCliTest {
+  Path dir;
+  Parties parties;
+  Map<String, String> aliceEnv;
+  Map<String, String> bobEnv;
+
+  /** One command's exit code and output. */
+  record Run(int code, String out, String err) {}
+
+  @BeforeAll
+  void start() throws Exception {
+    dir = Files.createTempDirectory("psi-cli-test-");
+    parties = new Parties(dir, party -> "jdbc:sqlite:" + dir.resolve(party + ".db"),
+        Duration.ofHours(1));
+    String ca = parties.pki.caCertificate().toString();
+    aliceEnv = Map.of("PSI_COORDINATOR", "https://localhost:" + parties.alice.port(),
+        "PSI_TOKEN", parties.aliceToken, "PSI_CA", ca);
+    bobEnv = Map.of("PSI_COORDINATOR", "https://localhost:" + parties.bob.port(),
+        "PSI_TOKEN", parties.bobToken, "PSI_CA", ca);
+    CoordinatorApiContract.register(parties.aliceApi(),
+        CoordinatorApiContract.purchases("purchases"));
+    CoordinatorApiContract.register(parties.bobApi(),
+        CoordinatorApiContract.customers("customers"));
+  }
+
+  @AfterAll
+  void stop() throws Exception {
+    parties.close();
+  }
+
+  private static Run run(Map<String, String> env, String... args) {
+    ByteArrayOutputStream out = new ByteArrayOutputStream();
+    ByteArrayOutputStream err = new ByteArrayOutputStream();
+    int code = new PsiCli(new PrintStream(out, true, StandardCharsets.UTF_8),
+        new PrintStream(err, true, StandardCharsets.UTF_8), env).run(args);
+    return new Run(code, out.toString(StandardCharsets.UTF_8),
+        err.toString(StandardCharsets.UTF_8));
+  }
+
+  @Test
+  void submitApproveStatusCancelResult() {
+    Run s = run(aliceEnv, "submit", "--dataset", "purchases", "--peer-dataset", "customers",
+        "--sql", CoordinatorApiContract.GOOD_SQL, "--output", dir.resolve("out").toString());
+    assertEquals(0, s.code(), s.toString());
+    Matcher m = Pattern.compile("query (\\S+) submitted: pending").matcher(s.out());
+    assertTrue(m.find(), s.out());
+    String query = m.group(1);
+
+    Run st = run(aliceEnv, "status", query);
+    assertEquals(0, st.code(), st.toString());
+    assertTrue(st.out().contains("query " + query + ": pending"), st.out());
+    assertTrue(st.out().contains("no session yet"), st.out());
+
+    Run a = run(bobEnv, "approve", query);
+    assertEquals(0, a.code(), a.toString());
+    Matcher sm = Pattern.compile("session (\\S+) ").matcher(a.out());
+    assertTrue(sm.find(), a.out());
+    String session = sm.group(1);
+
+    Run ss = run(aliceEnv, "status", session);
+    assertEquals(0, ss.code(), ss.toString());
+    assertTrue(ss.out().contains("session " + session + ": created"), ss.out());
+    Run json = run(aliceEnv, "status", session, "--json");
+    assertTrue(json.out().contains("\"status\" : \"created\""), json.out());
+
+    Run r = run(aliceEnv, "result", session);
+    assertEquals(1, r.code());
+    assertTrue(r.err().contains("409 (conflict)") && r.err().contains("is created"), r.err());
+
+    Run c = run(aliceEnv, "cancel", session);
+    assertEquals(0, c.code(), c.toString());
+    assertTrue(c.out().contains(": cancelled"), c.out());
+    Run atBob = run(bobEnv, "status", session);
+    assertTrue(atBob.out().contains(": failed") && atBob.out().contains(
+        "alice cancelled the session"), atBob.out());
+    Run again = run(aliceEnv, "cancel", session);
+    assertEquals(1, again.code());
+    assertTrue(again.err().contains("already ended: cancelled"), again.err());
+  }
+
+  @Test
+  void errorsRepeatTheCoordinatorsErrorInWords() {
+    Run bad = run(aliceEnv, "submit", "--dataset", "purchases", "--peer-dataset", "customers",
+        "--sql", "SELECT b.ssn FROM a JOIN b ON a.card = b.card");
+    assertEquals(1, bad.code());
+    assertTrue(bad.err().contains("422 (the query does not validate)"), bad.err());
+    assertTrue(bad.err().contains("ssn") && bad.err().contains("clause SELECT"), bad.err());
+
+    Run unknown = run(aliceEnv, "status", "no-such-thing");
+    assertEquals(1, unknown.code());
+    assertTrue(unknown.err().contains("no query or session no-such-thing"), unknown.err());
+
+    Run noToken = run(Map.of("PSI_COORDINATOR", aliceEnv.get("PSI_COORDINATOR"), "PSI_CA",
+        aliceEnv.get("PSI_CA")), "status", "x");
+    assertEquals(2, noToken.code());
+    assertTrue(noToken.err().contains("no token"), noToken.err());
+
+    Run badToken = run(Map.of("PSI_COORDINATOR", aliceEnv.get("PSI_COORDINATOR"), "PSI_CA",
+        aliceEnv.get("PSI_CA"), "PSI_TOKEN", "wrong"), "status", "x");
+    assertEquals(1, badToken.code());
+    assertTrue(badToken.err().contains("401 (not authenticated"), badToken.err());
+
+    Run usage = run(aliceEnv, "approve");
+    assertEquals(2, usage.code());
+    assertTrue(usage.err().contains("usage:"), usage.err());
+  }
+}
