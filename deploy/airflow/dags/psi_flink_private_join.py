@@ -31,6 +31,8 @@ with DAG(
         "sql": Param(type="string", description="SELECT ... FROM a JOIN b ON ... [WHERE ...]"),
         "output_location": Param(None, type=["null", "string"],
                                  description="where party A writes the joined table"),
+        "output_format": Param(None, type=["null", "string"], enum=[None, "avro", "csv", "parquet"],
+                               description="its format (default: the coordinator's)"),
     },
     default_args={"retries": 3, "retry_delay": timedelta(minutes=1)},
 ) as dag:
@@ -40,6 +42,7 @@ with DAG(
         peer_dataset="{{ params.peer_dataset }}",
         sql="{{ params.sql }}",
         output_location="{{ params.output_location or '' }}",
+        output_format="{{ params.output_format or '' }}",
     )
     wait = PsiJoinSensor(
         task_id="wait_for_join",

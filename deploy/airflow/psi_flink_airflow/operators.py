@@ -61,7 +61,8 @@ class PsiSubmitJoinOperator(BaseOperator):
     """Submits ``sql`` (the subset of docs/private-join.md, tables ``a`` and ``b``) joining this
     party's ``local_dataset`` with the peer's ``peer_dataset``. Returns the query id (XCom)."""
 
-    template_fields = ("sql", "local_dataset", "peer_dataset", "output_location")
+    template_fields = ("sql", "local_dataset", "peer_dataset", "output_location",
+                       "output_format")
     template_fields_renderers = {"sql": "sql"}
 
     def __init__(self, *, sql: str, local_dataset: str, peer_dataset: str,

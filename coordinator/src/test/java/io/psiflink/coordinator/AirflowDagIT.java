@@ -1,8 +1,5 @@
 package io.psiflink.coordinator;
 
-import static io.psiflink.coordinator.CoordinatorApiContract.customers;
-import static io.psiflink.coordinator.CoordinatorApiContract.purchases;
-import static io.psiflink.coordinator.CoordinatorApiContract.register;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -12,6 +9,8 @@ import io.psiflink.coordinator.Client.Reply;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import org.junit.jupiter.api.AfterAll;
@@ -21,8 +20,8 @@ import org.junit.jupiter.api.TestInstance;
 
 /**
  * deploy/airflow's DAG, run by Apache Airflow from PyPI ({@code airflow dags test}) against two
- * running coordinators: the DAG submits at alice, bob decides, the DAG waits and ends as the
- * coordinators say.
+ * running coordinators that launch the parties' jobs: the DAG submits at alice, bob decides, the
+ * DAG waits and ends as the coordinators say.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class AirflowDagIT {
@@ -31,14 +30,18 @@ class AirflowDagIT {
   private Path dir;
   private Parties parties;
   private Airflow airflow;
+  private JoinTables tables;
 
   @BeforeAll
   void start() throws Exception {
     dir = Files.createTempDirectory("psi-airflow-it-");
+    CoordinatorConfig.Job job = new CoordinatorConfig.Job("embedded", "768m", 1, null, null,
+        dir.resolve("unused.key"), dir.resolve("unused.pem"), null, null, null, null, 2,
+        Duration.ofSeconds(90), Duration.ofSeconds(90));
     parties = new Parties(dir.resolve("parties"), p -> "jdbc:sqlite:" + dir.resolve(p + ".db"),
-        Duration.ofHours(1), Duration.ofSeconds(1));
-    register(parties.aliceApi(), purchases("purchases"));
-    register(parties.bobApi(), customers("customers"));
+        Duration.ofHours(1), Duration.ofSeconds(1), job);
+    tables = new JoinTables(dir);
+    tables.register(parties.aliceApi(), parties.bobApi());
     airflow = Airflow.install(dir.resolve("airflow-home"));
   }
 
@@ -49,9 +52,14 @@ class AirflowDagIT {
     }
   }
 
-  private Airflow.Run runDag(String sql) throws Exception {
-    String conf = Client.JSON.writeValueAsString(Map.of("local_dataset", "purchases",
+  private Airflow.Run runDag(String sql, Path out) throws Exception {
+    Map<String, Object> params = new HashMap<>(Map.of("local_dataset", "purchases",
         "peer_dataset", "customers", "sql", sql));
+    if (out != null) {
+      params.put("output_location", out.toString());
+      params.put("output_format", "csv");
+    }
+    String conf = Client.JSON.writeValueAsString(params);
     return airflow.dagsTest(DAG, conf, "https://localhost:" + parties.alice.port(),
         parties.aliceToken, parties.pki.caCertificate(), Map.of("PSI_FLINK_POKE_SECONDS", "1"));
   }
@@ -70,15 +78,36 @@ class AirflowDagIT {
     throw new AssertionError("no query reached bob");
   }
 
-  @Test
-  void rejectionFailsTheDagWithTheApproversReason() throws Exception {
-    CompletableFuture<Airflow.Run> dag = CompletableFuture.supplyAsync(() -> {
+  private CompletableFuture<Airflow.Run> startDag(String sql, Path out) {
+    return CompletableFuture.supplyAsync(() -> {
       try {
-        return runDag("SELECT b.email, a.spend FROM a JOIN b ON a.card = b.card AND a.zip = b.zip");
+        return runDag(sql, out);
       } catch (Exception e) {
         throw new IllegalStateException(e);
       }
     });
+  }
+
+  @Test
+  void anApprovedJoinRunsToTheEndAndItsRowsEqualThePlaintextJoin() throws Exception {
+    Path out = dir.resolve("joined");
+    CompletableFuture<Airflow.Run> dag = startDag(JoinTables.SQL, out);
+    String id = pendingAtBob();
+    Reply r = parties.bobApi().post("/v1/queries/" + id + "/approve", "{}");
+    assertEquals(200, r.status(), r.toString());
+    Airflow.Run run = dag.get();
+    assertEquals(0, run.exit(), Airflow.tail(run.log()));
+    List<String> expected = tables.plaintextJoin();
+    assertTrue(expected.size() > 50, "the data should join: " + expected.size());
+    assertEquals(expected, JoinTables.readCsvOutput(out));
+    // the sensor logged the coordinator's result
+    assertTrue(run.log().contains("succeeded: " + expected.size() + " rows at " + out),
+        Airflow.tail(run.log()));
+  }
+
+  @Test
+  void rejectionFailsTheDagWithTheApproversReason() throws Exception {
+    CompletableFuture<Airflow.Run> dag = startDag(JoinTables.SQL, null);
     String id = pendingAtBob();
     Reply r = parties.bobApi().post("/v1/queries/" + id + "/reject",
         Map.of("reason", "not before the audit"));
@@ -93,9 +122,11 @@ class AirflowDagIT {
 
   @Test
   void invalidQueryFailsAtSubmitWithTheCoordinatorsError() throws Exception {
-    Airflow.Run run = runDag("SELECT a.secret FROM a JOIN b ON a.card = b.card");
+    // bob lets alice filter on country, not see it
+    Airflow.Run run = runDag("SELECT a.spend, b.country FROM a JOIN b ON a.card = b.card"
+        + " AND a.zip = b.zip", null);
     assertNotEquals(0, run.exit(), Airflow.tail(run.log()));
-    assertTrue(run.log().contains("coordinator answered 422") && run.log().contains("secret"),
+    assertTrue(run.log().contains("coordinator answered 422") && run.log().contains("country"),
         Airflow.tail(run.log()));
     assertTrue(!run.log().contains("up_for_retry"), Airflow.tail(run.log()));
   }

@@ -36,16 +36,12 @@ import org.junit.jupiter.api.TestInstance;
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class JobLaunchTest {
   private static final Duration JOB_TIMEOUT = Duration.ofSeconds(240);
-  private static final String SQL = "SELECT a.card, a.spend, b.email FROM a JOIN b"
-      + " ON a.card = b.card AND a.zip = b.zip WHERE a.spend > 23 AND b.country = 'DE'";
 
   Path dir;
   Parties parties;
   Client alice;
   Client bob;
-  /** The tables, as the rows written to the CSV files (null: empty field, NULL). */
-  List<String[]> rowsA = new ArrayList<>();
-  List<String[]> rowsB = new ArrayList<>();
+  JoinTables tables;
 
   @BeforeAll
   void start() throws Exception {
@@ -61,10 +57,8 @@ class JobLaunchTest {
         Duration.ofHours(1), job);
     alice = parties.aliceApi();
     bob = parties.bobApi();
-    writeTables();
-    register(alice, "purchases", dir.resolve("a.csv"), List.of("spend", "card"),
-        List.of("spend"));
-    register(bob, "customers", dir.resolve("b.csv"), List.of("email"), List.of("country"));
+    tables = new JoinTables(dir);
+    tables.register(alice, bob);
   }
 
   @AfterAll
@@ -74,80 +68,12 @@ class JobLaunchTest {
     }
   }
 
-  /**
-   * a(card, zip, spend), b(card, zip, email, country): keys drawn from a shared domain so about a
-   * third match, with repeated keys on both sides (r×s rows) and some NULL keys.
-   */
-  private void writeTables() throws IOException {
-    Random r = new Random(42);
-    List<String> a = new ArrayList<>(List.of("card,zip,spend"));
-    for (int i = 0; i < 1500; i++) {
-      String[] row = {r.nextInt(50) == 0 ? null : "c" + r.nextInt(1200),
-          Integer.toString(10000 + r.nextInt(3)), Integer.toString(r.nextInt(100))};
-      rowsA.add(row);
-      a.add(csv(row));
-    }
-    List<String> b = new ArrayList<>(List.of("card,zip,email,country"));
-    String[] countries = {"DE", "FR", "DE", "NL"};
-    for (int i = 0; i < 1200; i++) {
-      String[] row = {"c" + r.nextInt(1200), r.nextInt(60) == 0 ? null
-          : Integer.toString(10000 + r.nextInt(3)), "user" + i + "@example.org",
-          countries[r.nextInt(countries.length)]};
-      rowsB.add(row);
-      b.add(csv(row));
-    }
-    Files.write(dir.resolve("a.csv"), a, StandardCharsets.UTF_8);
-    Files.write(dir.resolve("b.csv"), b, StandardCharsets.UTF_8);
-  }
-
-  private static String csv(String[] row) {
-    StringBuilder sb = new StringBuilder();
-    for (int i = 0; i < row.length; i++) {
-      sb.append(i == 0 ? "" : ",").append(row[i] == null ? "" : row[i]);
-    }
-    return sb.toString();
-  }
-
-  /** The oracle: the plaintext inner join with both WHERE conjuncts, as "card,spend,email". */
-  private List<String> plaintextJoin() {
-    Map<String, List<String[]>> byKey = new HashMap<>();
-    for (String[] rb : rowsB) {
-      if (rb[0] != null && rb[1] != null && rb[3].equals("DE")) {
-        byKey.computeIfAbsent(rb[0] + "|" + rb[1], k -> new ArrayList<>()).add(rb);
-      }
-    }
-    List<String> out = new ArrayList<>();
-    for (String[] ra : rowsA) {
-      if (ra[0] == null || ra[1] == null || Long.parseLong(ra[2]) <= 23) {
-        continue;
-      }
-      for (String[] rb : byKey.getOrDefault(ra[0] + "|" + ra[1], List.of())) {
-        out.add(ra[0] + "," + ra[2] + "," + rb[2]);
-      }
-    }
-    Collections.sort(out);
-    return out;
-  }
-
-  private static void register(Client c, String name, Path csv, List<String> reveal,
-      List<String> filter) {
-    ObjectNode n = Client.JSON.createObjectNode();
-    n.put("name", name);
-    n.put("location", csv.toString());
-    n.put("format", "csv");
-    n.set("keyColumns", Client.JSON.valueToTree(List.of("card", "zip")));
-    n.set("revealColumns", Client.JSON.valueToTree(reveal));
-    n.set("filterColumns", Client.JSON.valueToTree(filter));
-    Reply r = c.post("/v1/datasets", n);
-    assertEquals(201, r.status(), r.toString());
-  }
-
   /** Submits at alice and approves at bob; returns the session id. */
   private String submitAndApprove(String dataset, Path out) {
     ObjectNode q = Client.JSON.createObjectNode();
     q.put("localDataset", dataset);
     q.put("peerDataset", "customers");
-    q.put("sql", SQL);
+    q.put("sql", JoinTables.SQL);
     ObjectNode o = q.putObject("output");
     o.put("location", out.toString());
     o.put("format", "csv");
@@ -190,23 +116,6 @@ class JobLaunchTest {
     return out;
   }
 
-  /** The rows of A's CSV output (part files; header rows dropped), as "card,spend,email". */
-  private static List<String> readOutput(Path out) throws IOException {
-    List<String> rows = new ArrayList<>();
-    try (Stream<Path> files = Files.list(out)) {
-      for (Path f : files.filter(p -> Files.isRegularFile(p)
-          && !p.getFileName().toString().startsWith("_")
-          && !p.getFileName().toString().startsWith(".")).sorted().toList()) {
-        List<String> lines = Files.readAllLines(f, StandardCharsets.UTF_8);
-        for (int i = 1; i < lines.size(); i++) {
-          rows.add(lines.get(i).replace("\"", ""));
-        }
-      }
-    }
-    Collections.sort(rows);
-    return rows;
-  }
-
   @Test
   void submittedAtAApprovedAtBRunsAndEqualsThePlaintextJoin() throws Exception {
     Path out = dir.resolve("joined");
@@ -227,9 +136,9 @@ class JobLaunchTest {
     assertTrue(seenA.stream().anyMatch(s -> List.of("running/tokenize", "running/bin_spill",
         "running/psi", "running/write").contains(s)), seenA.toString());
 
-    List<String> expected = plaintextJoin();
+    List<String> expected = tables.plaintextJoin();
     assertTrue(expected.size() > 50, "the data should join: " + expected.size());
-    assertEquals(expected, readOutput(out));
+    assertEquals(expected, JoinTables.readCsvOutput(out));
     assertTrue(Files.exists(out.resolve("_SUCCESS")));
 
     Reply result = alice.get("/v1/sessions/" + session + "/result");
@@ -238,7 +147,7 @@ class JobLaunchTest {
     assertEquals("csv", result.json().path("format").asText());
     assertEquals(expected.size(), result.json().path("rowsOut").asLong());
     assertEquals(expected.size(), result.json().path("summary").path("rows_out").asLong());
-    assertEquals(rowsA.size(), result.json().path("summary").path("rows_read").asLong());
+    assertEquals(tables.rowsA.size(), result.json().path("summary").path("rows_read").asLong());
     assertEquals(a.path("result"), Client.JSON.valueToTree(Map.of("location", out.toString(),
         "format", "csv", "rowsOut", expected.size())));
     assertTrue(b.path("result").isNull());
@@ -283,8 +192,8 @@ class JobLaunchTest {
   @Test
   void aJobThatCannotReadItsTableFailsWithTheCauseAtBothParties() throws Exception {
     Path gone = dir.resolve("gone.csv");
-    Files.copy(dir.resolve("a.csv"), gone);
-    register(alice, "vanishing", gone, List.of("spend", "card"), List.of("spend"));
+    Files.copy(tables.a, gone);
+    JoinTables.register(alice, "vanishing", gone, List.of("spend", "card"), List.of("spend"));
     Files.delete(gone);
     String session = submitAndApprove("vanishing", dir.resolve("never"));
     JsonNode a = awaitEnd(alice, session, new ArrayList<>());

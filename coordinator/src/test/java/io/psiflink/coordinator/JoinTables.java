@@ -1,0 +1,124 @@
+package io.psiflink.coordinator;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.psiflink.coordinator.Client.Reply;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.stream.Stream;
+
+/**
+ * Two small CSV tables for end-to-end joins through the coordinators, a(card, zip, spend) at alice
+ * and b(card, zip, email, country) at bob, and the plaintext join of {@link #SQL} over them (the
+ * oracle). Keys come from a shared domain so about a third match, with repeated keys on both sides
+ * (r×s rows) and some NULL keys.
+ */
+final class JoinTables {
+  static final String SQL = "SELECT a.card, a.spend, b.email FROM a JOIN b"
+      + " ON a.card = b.card AND a.zip = b.zip WHERE a.spend > 23 AND b.country = 'DE'";
+
+  final Path a;
+  final Path b;
+  /** The tables, as the rows written to the CSV files (null: empty field, NULL). */
+  final List<String[]> rowsA = new ArrayList<>();
+  final List<String[]> rowsB = new ArrayList<>();
+
+  JoinTables(Path dir) throws IOException {
+    a = dir.resolve("a.csv");
+    b = dir.resolve("b.csv");
+    Random r = new Random(42);
+    List<String> linesA = new ArrayList<>(List.of("card,zip,spend"));
+    for (int i = 0; i < 1500; i++) {
+      String[] row = {r.nextInt(50) == 0 ? null : "c" + r.nextInt(1200),
+          Integer.toString(10000 + r.nextInt(3)), Integer.toString(r.nextInt(100))};
+      rowsA.add(row);
+      linesA.add(csv(row));
+    }
+    List<String> linesB = new ArrayList<>(List.of("card,zip,email,country"));
+    String[] countries = {"DE", "FR", "DE", "NL"};
+    for (int i = 0; i < 1200; i++) {
+      String[] row = {"c" + r.nextInt(1200), r.nextInt(60) == 0 ? null
+          : Integer.toString(10000 + r.nextInt(3)), "user" + i + "@example.org",
+          countries[r.nextInt(countries.length)]};
+      rowsB.add(row);
+      linesB.add(csv(row));
+    }
+    Files.write(a, linesA, StandardCharsets.UTF_8);
+    Files.write(b, linesB, StandardCharsets.UTF_8);
+  }
+
+  private static String csv(String[] row) {
+    StringBuilder sb = new StringBuilder();
+    for (int i = 0; i < row.length; i++) {
+      sb.append(i == 0 ? "" : ",").append(row[i] == null ? "" : row[i]);
+    }
+    return sb.toString();
+  }
+
+  /** The oracle: the plaintext inner join of {@link #SQL}, as sorted "card,spend,email". */
+  List<String> plaintextJoin() {
+    Map<String, List<String[]>> byKey = new HashMap<>();
+    for (String[] rb : rowsB) {
+      if (rb[0] != null && rb[1] != null && rb[3].equals("DE")) {
+        byKey.computeIfAbsent(rb[0] + "|" + rb[1], k -> new ArrayList<>()).add(rb);
+      }
+    }
+    List<String> out = new ArrayList<>();
+    for (String[] ra : rowsA) {
+      if (ra[0] == null || ra[1] == null || Long.parseLong(ra[2]) <= 23) {
+        continue;
+      }
+      for (String[] rb : byKey.getOrDefault(ra[0] + "|" + ra[1], List.of())) {
+        out.add(ra[0] + "," + ra[2] + "," + rb[2]);
+      }
+    }
+    Collections.sort(out);
+    return out;
+  }
+
+  /** Registers a CSV dataset keyed by (card, zip). */
+  static void register(Client c, String name, Path csv, List<String> reveal,
+      List<String> filter) {
+    ObjectNode n = Client.JSON.createObjectNode();
+    n.put("name", name);
+    n.put("location", csv.toString());
+    n.put("format", "csv");
+    n.set("keyColumns", Client.JSON.valueToTree(List.of("card", "zip")));
+    n.set("revealColumns", Client.JSON.valueToTree(reveal));
+    n.set("filterColumns", Client.JSON.valueToTree(filter));
+    Reply r = c.post("/v1/datasets", n);
+    assertEquals(201, r.status(), r.toString());
+  }
+
+  /** Registers a as alice's "purchases" and b as bob's "customers". */
+  void register(Client alice, Client bob) {
+    register(alice, "purchases", a, List.of("spend", "card"), List.of("spend"));
+    register(bob, "customers", b, List.of("email"), List.of("country"));
+  }
+
+  /** The rows of a CSV output (part files; header rows dropped), sorted, as "card,spend,email". */
+  static List<String> readCsvOutput(Path out) throws IOException {
+    List<String> rows = new ArrayList<>();
+    try (Stream<Path> files = Files.list(out)) {
+      for (Path f : files.filter(p -> Files.isRegularFile(p)
+          && !p.getFileName().toString().startsWith("_")
+          && !p.getFileName().toString().startsWith(".")).sorted().toList()) {
+        List<String> lines = Files.readAllLines(f, StandardCharsets.UTF_8);
+        for (int i = 1; i < lines.size(); i++) {
+          rows.add(lines.get(i).replace("\"", ""));
+        }
+      }
+    }
+    Collections.sort(rows);
+    return rows;
+  }
+}
