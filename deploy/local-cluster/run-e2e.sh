@@ -73,9 +73,12 @@ cleanup() {
   local rc=$?
   trap - EXIT INT TERM
   local c p
+  local stops=()
   for c in "${clusters[@]}"; do
-    FLINK_CONF_DIR="$c" "$FLINK_HOME/bin/stop-cluster.sh" >/dev/null 2>&1 || true
+    FLINK_CONF_DIR="$c" "$FLINK_HOME/bin/stop-cluster.sh" >/dev/null 2>&1 &
+    stops+=($!)
   done
+  for p in "${stops[@]}"; do wait "$p" || true; done
   for p in "${pids[@]}"; do
     kill "$p" 2>/dev/null || true
   done
@@ -207,16 +210,24 @@ EOF
   printf 'localhost\n' >"$conf/workers"
 }
 
-declare -A rest
+declare -A rest starts
+used_ports=" "
 for party in a b; do
-  rpc_port="$(free_port)"; rest_port="$(free_port)"
-  while [[ "$rest_port" == "$rpc_port" ]]; do rest_port="$(free_port)"; done
+  rpc_port="$(free_port)"
+  while [[ "$used_ports" == *" $rpc_port "* ]]; do rpc_port="$(free_port)"; done
+  used_ports+="$rpc_port "
+  rest_port="$(free_port)"
+  while [[ "$used_ports" == *" $rest_port "* ]]; do rest_port="$(free_port)"; done
+  used_ports+="$rest_port "
   make_conf "$work/flink-$party" "$rpc_port" "$rest_port"
   rest[$party]="$rest_port"
   say "starting Flink cluster of party $party (JobManager RPC $rpc_port, Web UI http://localhost:$rest_port)"
   clusters+=("$work/flink-$party/conf")
-  FLINK_CONF_DIR="$work/flink-$party/conf" "$FLINK_HOME/bin/start-cluster.sh" >"$work/flink-$party/start.log" 2>&1 \
-    || { cat "$work/flink-$party/start.log" >&2; die "start-cluster.sh failed for party $party"; }
+  FLINK_CONF_DIR="$work/flink-$party/conf" "$FLINK_HOME/bin/start-cluster.sh" >"$work/flink-$party/start.log" 2>&1 &
+  starts[$party]=$!
+done
+for party in a b; do
+  wait "${starts[$party]}" || { cat "$work/flink-$party/start.log" >&2; die "start-cluster.sh failed for party $party"; }
 done
 
 wait_cluster() { # wait_cluster PARTY: until the JobManager's REST API reports a registered TaskManager
