@@ -14,8 +14,14 @@
 # Usually run as `./psi cluster-e2e [--rows N]`, which builds the jars and passes them here.
 # Direct use:
 #   deploy/local-cluster/run-e2e.sh --jar deploy/target/psi-flink-job.jar \
-#       --hadoop-lib deploy/target/hadoop-lib --classpath "$(cat deploy/target/test-classpath.txt)" \
-#       [--rows N] [--parallelism P] [--work DIR] [--report FILE] [--keep]
+#       --hadoop-lib deploy/target/hadoop-lib \
+#       --classpath "deploy/target/test-classes:$(cat deploy/target/test-classpath.txt)" \
+#       [--rows N] [--parallelism P] [--tm-memory SIZE] [--work DIR] [--report FILE] [--keep]
+#
+# --rows: rows per table (default 20000); --parallelism: slots per TaskManager and the jobs'
+# parallelism (default 2); --tm-memory: taskmanager.memory.process.size of each cluster (default
+# 1600m; give 10^6 rows 3g); --keep: keep HDFS data, tables and RocksDB directories after success
+# (logs are always kept in the work directory).
 #
 # Environment: PSI_FLINK_CACHE (default /tmp/psi-flink-2.3.0): venv and assembled distribution;
 # PSI_FLINK_HOME: use this Flink 2.3 distribution instead of the PyPI one.
@@ -27,6 +33,7 @@ ROOT="$(cd "$HERE/../.." && pwd)"
 
 rows=20000
 parallelism=2
+tm_memory=1600m
 jar=""
 hadoop_lib=""
 helper_cp=""
@@ -41,13 +48,14 @@ while (($#)); do
   case "$1" in
     --rows) rows="$2"; shift 2 ;;
     --parallelism) parallelism="$2"; shift 2 ;;
+    --tm-memory) tm_memory="$2"; shift 2 ;;
     --jar) jar="$2"; shift 2 ;;
     --hadoop-lib) hadoop_lib="$2"; shift 2 ;;
     --classpath) helper_cp="$2"; shift 2 ;;
     --work) work="$2"; shift 2 ;;
     --report) report="$2"; shift 2 ;;
     --keep) keep=1; shift ;;
-    -h|--help) sed -n '2,22p' "${BASH_SOURCE[0]}"; exit 0 ;;
+    -h|--help) sed -n '2,28p' "${BASH_SOURCE[0]}"; exit 0 ;;
     *) die "unknown argument '$1' (see --help)" ;;
   esac
 done
@@ -193,7 +201,7 @@ rest.bind-address: localhost
 blob.server.port: 0
 taskmanager.rpc.port: 0
 jobmanager.memory.process.size: 1024m
-taskmanager.memory.process.size: ${PSI_E2E_TM_MEMORY:-1600m}
+taskmanager.memory.process.size: $tm_memory
 taskmanager.memory.managed.fraction: 0.3
 taskmanager.numberOfTaskSlots: $parallelism
 parallelism.default: $parallelism
