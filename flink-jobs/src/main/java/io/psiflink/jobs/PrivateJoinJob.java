@@ -191,9 +191,17 @@ public final class PrivateJoinJob {
   }
 
   static Configuration flinkConfig(PartyConfig cfg) throws java.io.IOException {
-    Path work = Path.of(cfg.workDir());
-    Files.createDirectories(work.resolve("rocksdb"));
-    Files.createDirectories(work.resolve("tmp"));
+    return flinkConfig(cfg, !StreamExecutionEnvironment.areExplicitEnvironmentsAllowed());
+  }
+
+  /**
+   * The job's Flink configuration. {@code onCluster}: the job runs inside {@code flink run} (a
+   * context environment submits it to a running cluster); then only job-level options are set, and
+   * the cluster-level ones (RocksDB and spill directories, slots, network compression) come from
+   * the cluster's config.yaml (deploy/flink/config.yaml): paths of the client's machine mean
+   * nothing on the task managers, and a job cannot change a running task manager anyway.
+   */
+  static Configuration flinkConfig(PartyConfig cfg, boolean onCluster) throws java.io.IOException {
     Configuration conf = new Configuration();
     conf.set(ExecutionOptions.RUNTIME_MODE, RuntimeExecutionMode.BATCH);
     // Bins are keyed state in RocksDB: BATCH mode would otherwise sort the input and keep one key's
@@ -201,19 +209,25 @@ public final class PrivateJoinJob {
     conf.set(StateBackendOptions.STATE_BACKEND, "rocksdb");
     conf.set(ExecutionOptions.USE_BATCH_STATE_BACKEND, false);
     conf.set(ExecutionOptions.SORT_INPUTS, false);
-    conf.setString("state.backend.rocksdb.localdir", work.resolve("rocksdb").toString());
     // Bin rows are random tokens and encoded columns, written once and read once: compressing
     // them in every flush and compaction only costs CPU.
     conf.setString("state.backend.rocksdb.compression.per.level", "NO_COMPRESSION");
-    conf.setString("io.tmp.dirs", work.resolve("tmp").toString());
     // No operator keeps a record after passing it on, so chained operators need not copy them.
     conf.set(PipelineOptions.OBJECT_REUSE, true);
     // Hybrid shuffle: the bins' operator takes rows (into RocksDB) while tokenization still runs,
     // instead of after it wrote and sorted every row on disk (a blocking exchange).
     conf.set(ExecutionOptions.BATCH_SHUFFLE_MODE, BatchShuffleMode.ALL_EXCHANGES_HYBRID_FULL);
+    conf.set(CoreOptions.DEFAULT_PARALLELISM, cfg.parallelism());
+    if (onCluster) {
+      return conf;
+    }
+    Path work = Path.of(cfg.workDir());
+    Files.createDirectories(work.resolve("rocksdb"));
+    Files.createDirectories(work.resolve("tmp"));
+    conf.setString("state.backend.rocksdb.localdir", work.resolve("rocksdb").toString());
+    conf.setString("io.tmp.dirs", work.resolve("tmp").toString());
     // Shuffled records are mostly random tokens and ciphertext: compressing them only costs CPU.
     conf.setString("taskmanager.network.compression.codec", "NONE");
-    conf.set(CoreOptions.DEFAULT_PARALLELISM, cfg.parallelism());
     conf.setString("taskmanager.numberOfTaskSlots", Integer.toString(cfg.parallelism()));
     // Whoever launches this JVM may set further options of the embedded MiniCluster as system
     // properties psi.flink.<key>: the coordinator pins its REST endpoint to a loopback port it

@@ -1,0 +1,320 @@
+#!/usr/bin/env bash
+# A private join between two real Flink 2.3 clusters on this machine, end to end:
+#
+#   1. Flink 2.3 from PyPI (apache-flink + apache-flink-libraries, cached under /tmp) as a distribution;
+#   2. one HDFS (MiniDFSCluster in its own process) holding both parties' trees, /party-a and /party-b;
+#   3. two generated tables put on HDFS; a bridge relay with certificates from a throwaway CA;
+#   4. TWO standalone Flink clusters (bin/start-cluster.sh), one per party, each with its own conf dir
+#      made from deploy/flink/config.yaml (own ports, directories, smaller memory);
+#   5. `flink run` of the job jar for party A and party B at the same time: each reads its table from
+#      hdfs://, A writes the joined table to hdfs:// as Avro;
+#   6. the output read back and compared with a plaintext join computed without the job;
+#   7. everything stopped (also on failure or Ctrl-C), and a summary printed.
+#
+# Usually run as `./psi cluster-e2e [--rows N]`, which builds the jars and passes them here.
+# Direct use:
+#   deploy/local-cluster/run-e2e.sh --jar deploy/target/psi-flink-job.jar \
+#       --hadoop-lib deploy/target/hadoop-lib \
+#       --classpath "deploy/target/test-classes:$(cat deploy/target/test-classpath.txt)" \
+#       [--rows N] [--parallelism P] [--tm-memory SIZE] [--work DIR] [--report FILE] [--keep]
+#
+# --rows: rows per table (default 20000); --parallelism: slots per TaskManager and the jobs'
+# parallelism (default 2); --tm-memory: taskmanager.memory.process.size of each cluster (default
+# 1600m; give 10^6 rows 3g); --keep: keep HDFS data, tables and RocksDB directories after success
+# (logs are always kept in the work directory).
+#
+# Environment: PSI_FLINK_CACHE (default /tmp/psi-flink-2.3.0): venv and assembled distribution;
+# PSI_FLINK_HOME: use this Flink 2.3 distribution instead of the PyPI one.
+set -euo pipefail
+
+FLINK_VERSION=2.3.0
+HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+ROOT="$(cd "$HERE/../.." && pwd)"
+
+rows=20000
+parallelism=2
+tm_memory=1600m
+jar=""
+hadoop_lib=""
+helper_cp=""
+work=""
+report=""
+keep=0
+
+say() { printf '[e2e %s] %s\n' "$(date -u +%H:%M:%S)" "$*" >&2; }
+die() { printf 'run-e2e: %s\n' "$*" >&2; exit 1; }
+
+while (($#)); do
+  case "$1" in
+    --rows) rows="$2"; shift 2 ;;
+    --parallelism) parallelism="$2"; shift 2 ;;
+    --tm-memory) tm_memory="$2"; shift 2 ;;
+    --jar) jar="$2"; shift 2 ;;
+    --hadoop-lib) hadoop_lib="$2"; shift 2 ;;
+    --classpath) helper_cp="$2"; shift 2 ;;
+    --work) work="$2"; shift 2 ;;
+    --report) report="$2"; shift 2 ;;
+    --keep) keep=1; shift ;;
+    -h|--help) sed -n '2,28p' "${BASH_SOURCE[0]}"; exit 0 ;;
+    *) die "unknown argument '$1' (see --help)" ;;
+  esac
+done
+[[ "$rows" =~ ^[0-9]+$ && "$rows" -gt 0 ]] || die "--rows must be a positive integer"
+[[ "$parallelism" =~ ^[0-9]+$ && "$parallelism" -gt 0 ]] || die "--parallelism must be a positive integer"
+[[ -f "$jar" ]] || die "--jar: job jar '$jar' not found (build: mvn -DskipTests install; it is deploy/target/psi-flink-job.jar)"
+[[ -d "$hadoop_lib" ]] || die "--hadoop-lib: directory '$hadoop_lib' not found (deploy/target/hadoop-lib)"
+[[ -n "$helper_cp" ]] || die "--classpath: the helpers' class path is required (deploy/target/test-classes:\$(cat deploy/target/test-classpath.txt))"
+command -v java >/dev/null || die "java not found on PATH"
+jar="$(cd "$(dirname "$jar")" && pwd)/$(basename "$jar")"
+hadoop_lib="$(cd "$hadoop_lib" && pwd)"
+
+work="${work:-$(mktemp -d /tmp/psi-cluster-e2e-XXXXXX)}"
+mkdir -p "$work"
+work="$(cd "$work" && pwd)"
+report="${report:-$work/report.json}"
+t_start=$SECONDS
+
+# --- cleanup: everything this script started, by pid, also on failure --------------------------
+pids=()            # helper JVMs and flink run clients started here
+clusters=()        # conf dirs of the Flink clusters started here
+cleanup() {
+  local rc=$?
+  trap - EXIT INT TERM
+  local c p
+  local stops=()
+  for c in "${clusters[@]}"; do
+    FLINK_CONF_DIR="$c" "$FLINK_HOME/bin/stop-cluster.sh" >/dev/null 2>&1 &
+    stops+=($!)
+  done
+  for p in "${stops[@]}"; do wait "$p" || true; done
+  for p in "${pids[@]}"; do
+    kill "$p" 2>/dev/null || true
+  done
+  # Flink daemons whose stop failed: the pid files of our own pid dirs only
+  for c in "${clusters[@]}"; do
+    for p in $(cat "$c"/../pid/*.pid 2>/dev/null); do kill -9 "$p" 2>/dev/null || true; done
+  done
+  for p in "${pids[@]}"; do
+    for _ in 1 2 3 4 5 6 7 8 9 10; do kill -0 "$p" 2>/dev/null || break; sleep 0.5; done
+    kill -9 "$p" 2>/dev/null || true
+  done
+  if ((rc != 0)); then
+    say "FAILED (exit $rc) after $((SECONDS - t_start)) s; logs in $work (flink-{a,b}/log, *.log)"
+  elif ((keep == 0)); then
+    rm -rf "$work/hdfs" "$work/tables" "$work"/flink-*/tmp "$work"/flink-*/rocksdb
+  fi
+  exit "$rc"
+}
+trap cleanup EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
+
+free_port() {
+  python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1]); s.close()'
+}
+
+wait_file() { # wait_file FILE SECONDS PID WHAT
+  local i
+  for ((i = 0; i < $2 * 2; i++)); do
+    [[ -s "$1" ]] && return 0
+    kill -0 "$3" 2>/dev/null || die "$4 exited; see its log"
+    sleep 0.5
+  done
+  die "$4 did not start within $2 s"
+}
+
+# --- 1. Flink distribution from PyPI ------------------------------------------------------------
+cache="${PSI_FLINK_CACHE:-/tmp/psi-flink-$FLINK_VERSION}"
+if [[ -n "${PSI_FLINK_HOME:-}" ]]; then
+  FLINK_HOME="$PSI_FLINK_HOME"
+else
+  FLINK_HOME="$cache/flink-$FLINK_VERSION"
+  if [[ ! -f "$FLINK_HOME/.complete" ]]; then
+    t0=$SECONDS
+    say "installing apache-flink==$FLINK_VERSION and apache-flink-libraries==$FLINK_VERSION from PyPI into $cache/venv"
+    python3 -m venv --help >/dev/null 2>&1 || die "python3 -m venv is missing (Debian: apt-get install python3-venv)"
+    rm -rf "$cache/venv" "$FLINK_HOME"
+    mkdir -p "$cache"
+    python3 -m venv "$cache/venv"
+    # --no-deps: only the Java distribution inside the wheels is used, not PyFlink's Python side
+    "$cache/venv/bin/pip" install -q --disable-pip-version-check --no-deps \
+      "apache-flink==$FLINK_VERSION" "apache-flink-libraries==$FLINK_VERSION"
+    pyflink="$("$cache/venv/bin/python" -c 'import os, pyflink; print(os.path.dirname(pyflink.__file__))')"
+    # The two wheels fill one pyflink/ directory: bin/ and conf/ (apache-flink), lib/, opt/ and
+    # plugins/ (apache-flink-libraries). A distribution is those five directories.
+    mkdir -p "$FLINK_HOME/log"
+    for d in bin conf lib opt plugins; do
+      [[ -d "$pyflink/$d" ]] || die "the PyPI packages have no pyflink/$d"
+      cp -a "$pyflink/$d" "$FLINK_HOME/"
+    done
+    ls "$FLINK_HOME"/lib/flink-dist-*.jar >/dev/null 2>&1 || die "no flink-dist jar in $FLINK_HOME/lib"
+    touch "$FLINK_HOME/.complete"
+    say "Flink $FLINK_VERSION distribution assembled in $FLINK_HOME ($((SECONDS - t0)) s)"
+  fi
+fi
+[[ -x "$FLINK_HOME/bin/flink" ]] || die "no Flink distribution at $FLINK_HOME"
+# Hadoop for hdfs:// on the JobManagers, TaskManagers and clients, the way Flink takes it from a
+# Hadoop installation (export HADOOP_CLASSPATH=$(hadoop classpath))
+HADOOP_CLASSPATH="$(printf '%s:' "$hadoop_lib"/*.jar)"
+export HADOOP_CLASSPATH="${HADOOP_CLASSPATH%:}"
+export FLINK_HOME
+
+helper() { # helper NAME SUBCOMMAND ARGS... : a helper JVM in the background, log in $work/NAME.log
+  local name="$1"; shift
+  java -Xmx"${PSI_E2E_HELPER_HEAP:-768m}" -cp "$helper_cp" io.psiflink.deploy.E2eTool "$@" \
+    >"$work/$name.log" 2>&1 &
+  pids+=($!)
+}
+
+# --- 2. HDFS ------------------------------------------------------------------------------------
+say "starting HDFS (MiniDFSCluster) in $work/hdfs"
+helper hdfs hdfs --dir "$work/hdfs" --uri-file "$work/hdfs.uri"
+wait_file "$work/hdfs.uri" 120 "${pids[-1]}" "HDFS"
+hdfs_uri="$(cat "$work/hdfs.uri")"
+say "HDFS at $hdfs_uri"
+
+# --- 3. tables and the bridge relay ---------------------------------------------------------------
+say "bridge relay with a throwaway CA in $work/pki"
+helper relay relay --pki "$work/pki" --port-file "$work/relay.port"
+relay_pid="${pids[-1]}"
+say "generating 2 x $rows rows and putting them on HDFS"
+java -Xmx1g -cp "$helper_cp" io.psiflink.deploy.E2eTool tables --rows "$rows" --hdfs "$hdfs_uri" \
+  --local "$work/tables" >"$work/tables.log" 2>&1 || { cat "$work/tables.log" >&2; die "table generation failed"; }
+wait_file "$work/relay.port" 60 "$relay_pid" "the bridge relay"
+relay_port="$(cat "$work/relay.port")"
+
+# --- 4. two Flink clusters ------------------------------------------------------------------------
+# deploy/flink/config.yaml with the lines of the keys in the overlay replaced (flat keys, one per line)
+make_conf() { # make_conf PARTY_DIR RPC_PORT REST_PORT
+  local dir="$1" conf="$1/conf"
+  mkdir -p "$conf" "$dir/log" "$dir/pid" "$dir/tmp" "$dir/rocksdb"
+  cp "$FLINK_HOME"/conf/log4j*.properties "$conf/"
+  cat >"$dir/overlay.yaml" <<EOF
+jobmanager.rpc.address: localhost
+jobmanager.rpc.port: $2
+jobmanager.bind-host: localhost
+taskmanager.bind-host: localhost
+taskmanager.host: localhost
+rest.address: localhost
+rest.port: $3
+rest.bind-address: localhost
+blob.server.port: 0
+taskmanager.rpc.port: 0
+jobmanager.memory.process.size: 1024m
+taskmanager.memory.process.size: $tm_memory
+taskmanager.memory.managed.fraction: 0.3
+taskmanager.numberOfTaskSlots: $parallelism
+parallelism.default: $parallelism
+state.backend.rocksdb.localdir: $dir/rocksdb
+io.tmp.dirs: $dir/tmp
+env.pid.dir: $dir/pid
+env.log.dir: $dir/log
+metrics.reporter.prom.port: 9249-9299
+EOF
+  awk -F: 'NR == FNR { if ($0 !~ /^[[:space:]]*(#|$)/) over[$1] = 1; next }
+           !($1 in over) { print }' "$dir/overlay.yaml" "$ROOT/deploy/flink/config.yaml" >"$conf/config.yaml"
+  cat "$dir/overlay.yaml" >>"$conf/config.yaml"
+  printf 'localhost:%s\n' "$3" >"$conf/masters"
+  printf 'localhost\n' >"$conf/workers"
+}
+
+declare -A rest starts
+used_ports=" "
+for party in a b; do
+  rpc_port="$(free_port)"
+  while [[ "$used_ports" == *" $rpc_port "* ]]; do rpc_port="$(free_port)"; done
+  used_ports+="$rpc_port "
+  rest_port="$(free_port)"
+  while [[ "$used_ports" == *" $rest_port "* ]]; do rest_port="$(free_port)"; done
+  used_ports+="$rest_port "
+  make_conf "$work/flink-$party" "$rpc_port" "$rest_port"
+  rest[$party]="$rest_port"
+  say "starting Flink cluster of party $party (JobManager RPC $rpc_port, Web UI http://localhost:$rest_port)"
+  clusters+=("$work/flink-$party/conf")
+  FLINK_CONF_DIR="$work/flink-$party/conf" "$FLINK_HOME/bin/start-cluster.sh" >"$work/flink-$party/start.log" 2>&1 &
+  starts[$party]=$!
+done
+for party in a b; do
+  wait "${starts[$party]}" || { cat "$work/flink-$party/start.log" >&2; die "start-cluster.sh failed for party $party"; }
+done
+
+wait_cluster() { # wait_cluster PARTY: until the JobManager's REST API reports a registered TaskManager
+  local party="$1" i
+  for ((i = 0; i < 240; i++)); do
+    if python3 - "${rest[$party]}" <<'EOF' 2>/dev/null
+import json, sys, urllib.request
+o = json.load(urllib.request.urlopen("http://localhost:%s/overview" % sys.argv[1], timeout=2))
+sys.exit(0 if o.get("taskmanagers", 0) >= 1 and o.get("slots-total", 0) >= 1 else 1)
+EOF
+    then return 0; fi
+    sleep 0.5
+  done
+  tail -n 40 "$work/flink-$party"/log/*.log >&2 || true
+  die "the Flink cluster of party $party did not come up within 120 s"
+}
+wait_cluster a
+wait_cluster b
+say "both clusters up ($((SECONDS - t_start)) s so far)"
+
+# --- 5. flink run, both parties at once ---------------------------------------------------------
+session="e2e-$(date -u +%Y%m%d%H%M%S)-$RANDOM"
+out="$hdfs_uri/party-a/out/joined-$session"
+run_party() { # run_party A|B
+  local P="$1" p; p="$(tr 'A-Z' 'a-z' <<<"$1")"
+  local peer="party-b" table="$hdfs_uri/party-a/tables/a.csv" extra=(--out "$out" --format avro)
+  if [[ "$P" == B ]]; then peer="party-a"; table="$hdfs_uri/party-b/tables/b.csv"; extra=(); fi
+  FLINK_CONF_DIR="$work/flink-$p/conf" "$FLINK_HOME/bin/flink" run -c io.psiflink.jobs.PartyMain "$jar" \
+    --party "$P" --table "$table" --sql "$(cat "$work/tables/query.sql")" \
+    "${extra[@]}" --quarantine "$hdfs_uri/party-$p/out/quarantine-$session" \
+    --session "$session" --bridge "127.0.0.1:$relay_port" \
+    --cert "$work/pki/party-$p.pem" --key "$work/pki/party-$p.key" --ca "$work/pki/ca.pem" \
+    --peer "$peer" --parallelism "$parallelism" --work "$work/client-$p" \
+    --summary "$work/summary-$P.json" >"$work/run-$P.log" 2>&1
+}
+say "flink run: party A and party B (session $session)"
+t_run=$SECONDS
+run_party A & pid_a=$!; pids+=("$pid_a")
+run_party B & pid_b=$!; pids+=("$pid_b")
+# When one party fails, the other notices through the bridge; give it a grace period, then stop it.
+rc_a="" rc_b=""
+while [[ -z "$rc_a" || -z "$rc_b" ]]; do
+  if [[ -z "$rc_a" ]] && ! kill -0 "$pid_a" 2>/dev/null; then wait "$pid_a" && rc_a=0 || rc_a=$?; fi
+  if [[ -z "$rc_b" ]] && ! kill -0 "$pid_b" 2>/dev/null; then wait "$pid_b" && rc_b=0 || rc_b=$?; fi
+  if [[ "${rc_a:-0}" != 0 || "${rc_b:-0}" != 0 ]]; then
+    for _ in $(seq 1 60); do
+      [[ -n "$rc_a" && -n "$rc_b" ]] && break
+      if [[ -z "$rc_a" ]] && ! kill -0 "$pid_a" 2>/dev/null; then wait "$pid_a" && rc_a=0 || rc_a=$?; fi
+      if [[ -z "$rc_b" ]] && ! kill -0 "$pid_b" 2>/dev/null; then wait "$pid_b" && rc_b=0 || rc_b=$?; fi
+      sleep 0.5
+    done
+    [[ -z "$rc_a" ]] && { kill "$pid_a" 2>/dev/null || true; rc_a=killed; }
+    [[ -z "$rc_b" ]] && { kill "$pid_b" 2>/dev/null || true; rc_b=killed; }
+    break
+  fi
+  sleep 0.5
+done
+t_join=$((SECONDS - t_run))
+for P in A B; do
+  say "party $P: $(grep -E '^(party|psi party)' "$work/run-$P.log" | head -n 3 | tr '\n' ' ')"
+done
+if [[ "$rc_a" != 0 || "$rc_b" != 0 ]]; then
+  for P in A B; do echo "----- flink run, party $P (last lines of $work/run-$P.log)" >&2; tail -n 30 "$work/run-$P.log" >&2; done
+  die "the join failed (party A: $rc_a, party B: $rc_b)"
+fi
+
+# --- 6. compare with the plaintext join -----------------------------------------------------------
+say "reading $out back and comparing it with the plaintext join"
+java -Xmx2g -cp "$helper_cp" io.psiflink.deploy.E2eTool check --rows "$rows" --out "$out" \
+  --report "$report" >"$work/check.log" 2>&1 || { cat "$work/check.log" >&2; die "the output differs from the plaintext join (report: $report)"; }
+
+# --- 7. summary -----------------------------------------------------------------------------------
+python3 - "$report" "$work/summary-A.json" "$work/summary-B.json" "$t_join" "$((SECONDS - t_start))" <<'EOF'
+import json, sys
+rep = json.load(open(sys.argv[1]))
+a, b = json.load(open(sys.argv[2])), json.load(open(sys.argv[3]))
+print("cluster e2e: OK - %d rows per side, %d joined rows equal the plaintext join; "
+      "flink run of both parties %s s, whole run %s s" % (rep["rows_per_side"], rep["output_rows"],
+      sys.argv[4], sys.argv[5]))
+for name, s in (("A", a), ("B", b)):
+    print("  party %s: %s" % (name, json.dumps(s, sort_keys=True)[:400]))
+EOF
