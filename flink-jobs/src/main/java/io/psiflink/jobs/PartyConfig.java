@@ -2,7 +2,7 @@ package io.psiflink.jobs;
 
 import io.psiflink.jobs.psi.BridgeEndpoint;
 import io.psiflink.jobs.psi.PsiProtocol;
-import io.psiflink.jobs.table.TableFormat;
+import io.psiflink.connectors.TableFormat;
 import java.time.Duration;
 import java.util.Objects;
 
@@ -12,7 +12,7 @@ import java.util.Objects;
  *
  * @param partyB false for party A (table {@code a}, PSI receiver, writes the joined rows), true for B
  * @param table path of this party's table: a .csv or .avro file or a directory of such part files
- *     ({@link io.psiflink.jobs.table.TableFiles}), local or hdfs://
+ *     ({@link io.psiflink.connectors.TableFiles}), local or hdfs://
  * @param out output directory (party A only; null for B)
  * @param outFormat format of the output (party A)
  * @param quarantine directory for rows that could not be read (null: not written, only counted)

@@ -1,7 +1,7 @@
 package io.psiflink.jobs;
 
 import io.psiflink.jobs.psi.BridgeEndpoint;
-import io.psiflink.jobs.table.TableFormat;
+import io.psiflink.connectors.TableFormat;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;

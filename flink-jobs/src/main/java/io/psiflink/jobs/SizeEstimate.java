@@ -1,8 +1,8 @@
 package io.psiflink.jobs;
 
-import io.psiflink.jobs.table.TableException;
-import io.psiflink.jobs.table.TableFiles;
-import io.psiflink.jobs.table.TableFormat;
+import io.psiflink.connectors.TableException;
+import io.psiflink.connectors.TableFiles;
+import io.psiflink.connectors.TableFormat;
 import java.io.IOException;
 import java.io.InputStream;
 import java.util.List;

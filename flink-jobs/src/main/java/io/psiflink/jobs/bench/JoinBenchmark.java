@@ -3,7 +3,7 @@ package io.psiflink.jobs.bench;
 import io.psiflink.jobs.Args;
 import io.psiflink.jobs.local.JvmOptions;
 import io.psiflink.jobs.local.LocalJoin;
-import io.psiflink.jobs.table.TableFiles;
+import io.psiflink.connectors.TableFiles;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;

@@ -1,6 +1,6 @@
 package io.psiflink.jobs.local;
 
-import io.psiflink.jobs.table.TableFiles;
+import io.psiflink.connectors.TableFiles;
 import java.io.IOException;
 import java.io.Writer;
 import java.nio.charset.StandardCharsets;

@@ -1,0 +1,94 @@
+package io.psiflink.connectors;
+
+import java.util.List;
+import org.apache.flink.api.common.eventtime.WatermarkStrategy;
+import org.apache.flink.api.common.typeinfo.TypeInformation;
+import org.apache.flink.connector.file.src.FileSource;
+import org.apache.flink.core.fs.Path;
+import org.apache.flink.streaming.api.datastream.DataStream;
+import org.apache.flink.streaming.api.datastream.SingleOutputStreamOperator;
+import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+import org.apache.flink.types.Row;
+import org.apache.flink.util.OutputTag;
+
+/**
+ * Reads a table (CSV or Avro, by extension; local, {@code file://} or {@code hdfs://}), one file or
+ * a directory of part files ({@link TableFiles}), into a Flink job with a {@link FileSource}.
+ *
+ * <p>The graph is: FileSource (one split per file, so the part files of a directory are read in
+ * parallel, producing {@link SourceRecord}s) then {@link RowParser} (typing, counting,
+ * quarantining). Every file is opened once while the graph is built to check it against the
+ * schema, so that a wrong header or a missing column is a {@link TableException} naming the file at
+ * submission rather than a failed job.
+ */
+public final class TableSource {
+  private TableSource() {}
+
+  /** Reads with the default {@link CsvOptions}. */
+  public static SourceResult read(StreamExecutionEnvironment env, String name, String path,
+      TableSchema schema) throws TableException {
+    return read(env, name, path, schema, CsvOptions.DEFAULT);
+  }
+
+  /**
+   * @param name names the operators, the quarantine tag and the accumulators {@code
+   *     <name>.rowsRead} / {@code <name>.rowsQuarantined}; must be unique within the job
+   * @param path one file, or a directory of part files; the extension gives the format
+   * @param schema the columns to read, in file order for CSV (the header of every file must list
+   *     exactly these names); for Avro a subset of each file's columns, found by name, in any order
+   */
+  public static SourceResult read(StreamExecutionEnvironment env, String name, String path,
+      TableSchema schema, CsvOptions csv) throws TableException {
+    TableFiles table = TableFiles.of(path);
+    List<String> files = table.files();
+    PerFileFormat format;
+    FieldDecoder decoder;
+    switch (table.format()) {
+      case CSV -> {
+        for (String file : files) {
+          List<String> header = SchemaDiscovery.fileCsvHeader(file, csv);
+          if (!header.equals(schema.names())) {
+            throw new TableException("the header of '" + file + "' is " + header
+                + ", but the schema names " + schema.names());
+          }
+        }
+        List<String> names = schema.names();
+        format = new PerFileFormat(files, file -> new CsvStreamFormat(file, names, csv));
+        decoder = new CsvFieldDecoder(schema);
+      }
+      case AVRO -> {
+        for (String file : files) {
+          AvroStreamFormat.fieldPositions(SchemaDiscovery.fileAvroWriterSchema(file), schema, file);
+        }
+        format = new PerFileFormat(files, file -> new AvroStreamFormat(file, schema));
+        decoder = FieldDecoder.PASS_THROUGH;
+      }
+      default -> throw new IllegalStateException("format " + table.format());
+    }
+
+    FileSource<Row> source = FileSource
+        .forBulkFileFormat(format, files.stream().map(Path::new).toArray(Path[]::new))
+        .setFileEnumerator(ListedFileEnumerator::new)
+        .build();
+    OutputTag<BadRow> quarantine =
+        new OutputTag<>("quarantine-" + name, TypeInformation.of(BadRow.class));
+    SingleOutputStreamOperator<Row> rows = env
+        .fromSource(source, WatermarkStrategy.noWatermarks(), "read " + name)
+        .setDescription("read " + name + " from " + path) // names over 80 characters get truncated
+        .process(new RowParser(name, decoder, quarantine))
+        .returns(schema.rowType())
+        .name("parse " + name);
+    DataStream<BadRow> bad = rows.getSideOutput(quarantine);
+    return new SourceResult(rows, bad);
+  }
+
+  /** Name of the accumulator counting the rows {@code read(env, name, ...)} emitted. */
+  public static String rowsReadAccumulator(String name) {
+    return RowParser.rowsReadAccumulator(name);
+  }
+
+  /** Name of the accumulator counting the records {@code read(env, name, ...)} quarantined. */
+  public static String rowsQuarantinedAccumulator(String name) {
+    return RowParser.rowsQuarantinedAccumulator(name);
+  }
+}
