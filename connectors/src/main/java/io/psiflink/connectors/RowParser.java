@@ -14,6 +14,11 @@ import org.apache.flink.util.OutputTag;
  * Counts both as metrics ({@code rowsRead}, {@code rowsQuarantined}) and as accumulators ({@code
  * <name>.rowsRead}, {@code <name>.rowsQuarantined}) so that the job can report them from its
  * {@code JobExecutionResult}. {@code rowsRead} counts rows emitted on the main output only.
+ *
+ * <p>Rows with a NULL (or, in a floating point column, NaN) in one of the key columns are
+ * quarantined too, naming the column: they can never match, and a join that silently lost them
+ * would look complete. They count as quarantined and, separately, as {@code
+ * <name>.rowsWithNullKeyQuarantined}.
  */
 final class RowParser extends ProcessFunction<Row, Row> {
   private static final long serialVersionUID = 1L;
@@ -21,16 +26,30 @@ final class RowParser extends ProcessFunction<Row, Row> {
   private final String name;
   private final FieldDecoder decoder;
   private final OutputTag<BadRow> quarantine;
+  private final int[] keyFields;
+  private final String[] keyNames;
 
   private transient Counter rowsRead;
   private transient Counter rowsQuarantined;
   private transient LongCounter readAccumulator;
   private transient LongCounter quarantinedAccumulator;
+  private transient LongCounter nullKeyAccumulator;
 
-  RowParser(String name, FieldDecoder decoder, OutputTag<BadRow> quarantine) {
+  /**
+   * @param keyFields positions of the key columns (a NULL there quarantines the row)
+   * @param keyNames their names, for the reason
+   */
+  RowParser(String name, FieldDecoder decoder, OutputTag<BadRow> quarantine, int[] keyFields,
+      String[] keyNames) {
     this.name = name;
     this.decoder = decoder;
     this.quarantine = quarantine;
+    this.keyFields = keyFields.clone();
+    this.keyNames = keyNames.clone();
+  }
+
+  static String rowsWithNullKeyAccumulator(String name) {
+    return name + ".rowsWithNullKeyQuarantined";
   }
 
   static String rowsReadAccumulator(String name) {
@@ -49,6 +68,8 @@ final class RowParser extends ProcessFunction<Row, Row> {
     quarantinedAccumulator = new LongCounter();
     getRuntimeContext().addAccumulator(rowsReadAccumulator(name), readAccumulator);
     getRuntimeContext().addAccumulator(rowsQuarantinedAccumulator(name), quarantinedAccumulator);
+    nullKeyAccumulator = new LongCounter();
+    getRuntimeContext().addAccumulator(rowsWithNullKeyAccumulator(name), nullKeyAccumulator);
   }
 
   @Override
@@ -57,6 +78,12 @@ final class RowParser extends ProcessFunction<Row, Row> {
     if (error == null) {
       try {
         Row row = decoder.decode(SourceRecord.payload(record));
+        error = nullKey(row);
+        if (error != null) {
+          nullKeyAccumulator.add(1L);
+          quarantine(record, error, ctx);
+          return;
+        }
         rowsRead.inc();
         readAccumulator.add(1L);
         out.collect(row);
@@ -65,9 +92,27 @@ final class RowParser extends ProcessFunction<Row, Row> {
         error = e.getMessage();
       }
     }
+    quarantine(record, error, ctx);
+  }
+
+  private void quarantine(Row record, String error, Context ctx) {
     rowsQuarantined.inc();
     quarantinedAccumulator.add(1L);
     ctx.output(quarantine, new BadRow(SourceRecord.file(record), SourceRecord.position(record),
         error, SourceRecord.raw(record)));
+  }
+
+  /** Why the row's key cannot match, or null if it can. */
+  private String nullKey(Row row) {
+    for (int i = 0; i < keyFields.length; i++) {
+      Object v = row.getField(keyFields[i]);
+      if (v == null) {
+        return "column '" + keyNames[i] + "': NULL in a join key column (it can never match)";
+      }
+      if ((v instanceof Double d && d.isNaN()) || (v instanceof Float f && f.isNaN())) {
+        return "column '" + keyNames[i] + "': NaN in a join key column (it can never match)";
+      }
+    }
+    return null;
   }
 }

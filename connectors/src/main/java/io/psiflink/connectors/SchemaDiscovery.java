@@ -32,7 +32,8 @@ import org.apache.flink.core.fs.Path;
  * source would quarantine (malformed, wrong field count) do not take part. All columns are
  * nullable.
  *
- * <p>Avro: from the writer schema in the file header, see {@link AvroColumns}.
+ * <p>Avro: from the writer schema in the file header, see {@link AvroColumns}. Parquet: from the
+ * footer, see {@link ParquetColumns}.
  */
 public final class SchemaDiscovery {
   /** How many CSV data records type inference looks at. */
@@ -44,8 +45,14 @@ public final class SchemaDiscovery {
     return discover(path, CsvOptions.DEFAULT);
   }
 
-  /** The schema of the table at {@code path}, by its format ({@link TableFiles#format}). */
+  /**
+   * The schema of the table at {@code path}, by its format ({@link TableFiles#format}), or of the
+   * PostgreSQL table a JDBC URL names ({@link JdbcTable}).
+   */
   public static TableSchema discover(String path, CsvOptions csv) throws TableException {
+    if (JdbcTable.isJdbc(path)) {
+      return JdbcTable.parse(path).discover();
+    }
     TableFiles table = TableFiles.of(path);
     return switch (table.format()) {
       case CSV -> {
@@ -54,6 +61,7 @@ public final class SchemaDiscovery {
         yield inferColumns(names, sample);
       }
       case AVRO -> avroColumns(avroWriterSchema(table.files()), table.files().get(0));
+      case PARQUET -> parquetColumns(table.files());
     };
   }
 
@@ -136,6 +144,20 @@ public final class SchemaDiscovery {
       }
     }
     return writer;
+  }
+
+  /** The columns of the first Parquet file, checking that the others have the same. */
+  private static TableSchema parquetColumns(List<String> files) throws TableException {
+    String first = files.get(0);
+    TableSchema columns = ParquetColumns.fromFooter(ParquetColumns.footer(first), first);
+    for (String file : files.subList(1, files.size())) {
+      TableSchema other = ParquetColumns.fromFooter(ParquetColumns.footer(file), file);
+      if (!other.equals(columns)) {
+        throw new TableException("'" + file + "' has the columns " + other + ", but '" + first
+            + "' has " + columns);
+      }
+    }
+    return columns;
   }
 
   private static TableSchema avroColumns(Schema writer, String file) throws TableException {

@@ -77,7 +77,7 @@ public record TableFiles(TableFormat format, List<String> files, List<Long> leng
         f = TableFormat.fromPath(name);
       } catch (IllegalArgumentException x) {
         throw new TableException("table directory '" + path + "' holds '" + name
-            + "', which is neither .csv nor .avro (any case)", x);
+            + "', which is not .csv, .avro or .parquet (any case)", x);
       }
       if (format == null) {
         format = f;

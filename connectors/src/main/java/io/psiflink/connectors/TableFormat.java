@@ -5,7 +5,8 @@ import java.util.Locale;
 /** The file formats a table may be read from or written to, told apart by file extension. */
 public enum TableFormat {
   CSV(".csv"),
-  AVRO(".avro");
+  AVRO(".avro"),
+  PARQUET(".parquet");
 
   private final String extension;
 
@@ -13,7 +14,7 @@ public enum TableFormat {
     this.extension = extension;
   }
 
-  /** The file name suffix of this format, with the dot, lower case: {@code .csv}, {@code .avro}. */
+  /** The file name suffix of this format, with the dot, lower case: {@code .csv}, {@code .avro}, {@code .parquet}. */
   public String extension() {
     return extension;
   }
@@ -26,7 +27,7 @@ public enum TableFormat {
    */
   public static TableFormat fromPath(String path) {
     if (path == null) {
-      throw new IllegalArgumentException("no path given; supported extensions are .csv, .avro");
+      throw new IllegalArgumentException("no path given; supported extensions are .csv, .avro, .parquet");
     }
     String lower = path.toLowerCase(Locale.ROOT);
     for (TableFormat f : values()) {
@@ -35,6 +36,6 @@ public enum TableFormat {
       }
     }
     throw new IllegalArgumentException("cannot tell the table format of '" + path
-        + "': supported extensions are .csv, .avro (any case)");
+        + "': supported extensions are .csv, .avro, .parquet (any case)");
   }
 }

@@ -51,6 +51,7 @@ public final class TableReader {
     return switch (format) {
       case AVRO -> readAvro(files, schema);
       case CSV -> readCsv(files, schema);
+      case PARQUET -> readParquet(files, schema);
     };
   }
 
@@ -100,6 +101,44 @@ public final class TableReader {
           Row row = new Row(pos.length);
           for (int i = 0; i < pos.length; i++) {
             row.setField(i, avroValue(r.get(pos[i]), schema.column(i), file));
+          }
+          rows.add(row);
+        }
+      }
+    }
+    return new TableContents(schema, rows);
+  }
+
+  /** Through parquet-avro's own reader, not {@link ParquetStreamFormat}'s record assembly. */
+  private static TableContents readParquet(List<Path> files, TableSchema wanted)
+      throws IOException {
+    TableSchema schema = wanted;
+    List<Row> rows = new ArrayList<>();
+    for (Path file : files) {
+      try (org.apache.parquet.hadoop.ParquetReader<GenericRecord> records =
+          org.apache.parquet.avro.AvroParquetReader.<GenericRecord>builder(
+                  new ParquetColumns.FlinkInputFile(file))
+              .withDataModel(org.apache.avro.generic.GenericData.get())
+              .build()) {
+        GenericRecord r = records.read();
+        TableSchema fileSchema = null;
+        if (r != null) {
+          try {
+            fileSchema = SchemaDiscovery.fromAvro(r.getSchema());
+          } catch (TableException e) {
+            throw new IOException(file + ": " + e.getMessage(), e);
+          }
+        }
+        if (schema == null) {
+          schema = fileSchema;
+        }
+        for (; r != null; r = records.read()) {
+          Row row = new Row(schema.size());
+          for (int i = 0; i < schema.size(); i++) {
+            String name = schema.column(i).name();
+            int p = fileSchema.indexOf(name)
+                .orElseThrow(() -> new IOException(file + " has no column '" + name + "'"));
+            row.setField(i, avroValue(r.get(p), schema.column(i), file));
           }
           rows.add(row);
         }

@@ -19,7 +19,7 @@ import org.apache.flink.types.Row;
  * Writes a table as part files into a directory (local, {@code file://} or {@code hdfs://}) with
  * Flink's {@link FileSink} in bulk format.
  *
- * <p>Files: {@code <dir>/part-<uuid>-<n><ext>} ({@code .avro} or {@code .csv}), directly in
+ * <p>Files: {@code <dir>/part-<uuid>-<n><ext>} ({@code .avro}, {@code .parquet} or {@code .csv}), directly in
  * {@code dir} (no date buckets); each sink subtask that receives rows writes one file per {@link
  * #DEFAULT_MAX_PART_BYTES} (or the size given). A subtask without rows writes no file, so an empty
  * result is an empty directory (this class creates it while the graph is built).
@@ -68,6 +68,7 @@ public final class TableSink {
     BulkWriter.Factory<Row> writer = switch (format) {
       case CSV -> CsvBulkWriter.factory(schema, CsvOptions.DEFAULT);
       case AVRO -> AvroRowBulkWriter.factory(schema);
+      case PARQUET -> ParquetRowBulkWriter.factory(schema);
     };
     return sink(rows, writer, dir, format, maxPartBytes);
   }
@@ -82,6 +83,8 @@ public final class TableSink {
       case CSV -> new DecodingFactory(CsvBulkWriter.factory(schema, CsvOptions.DEFAULT),
           new RowCodec(schema.columns().stream().map(Column::type).toList()));
       case AVRO -> AvroRowBulkWriter.encodedFactory(schema);
+      case PARQUET -> new DecodingFactory(ParquetRowBulkWriter.factory(schema),
+          new RowCodec(schema.columns().stream().map(Column::type).toList()));
     };
     return sink(rows, writer, dir, format, DEFAULT_MAX_PART_BYTES);
   }

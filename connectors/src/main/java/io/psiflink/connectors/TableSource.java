@@ -6,14 +6,16 @@ import org.apache.flink.api.common.typeinfo.TypeInformation;
 import org.apache.flink.connector.file.src.FileSource;
 import org.apache.flink.core.fs.Path;
 import org.apache.flink.streaming.api.datastream.DataStream;
+import org.apache.flink.streaming.api.datastream.DataStreamSource;
 import org.apache.flink.streaming.api.datastream.SingleOutputStreamOperator;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.types.Row;
 import org.apache.flink.util.OutputTag;
 
 /**
- * Reads a table (CSV or Avro, by extension; local, {@code file://} or {@code hdfs://}), one file or
- * a directory of part files ({@link TableFiles}), into a Flink job with a {@link FileSource}.
+ * Reads a table (CSV, Avro or Parquet, by extension; local, {@code file://} or {@code hdfs://}),
+ * one file or a directory of part files ({@link TableFiles}), into a Flink job with a {@link
+ * FileSource}; or a PostgreSQL table with a {@link JdbcSource}.
  *
  * <p>The graph is: FileSource (one split per file, so the part files of a directory are read in
  * parallel, producing {@link SourceRecord}s) then {@link RowParser} (typing, counting,
@@ -39,6 +41,29 @@ public final class TableSource {
    */
   public static SourceResult read(StreamExecutionEnvironment env, String name, String path,
       TableSchema schema, CsvOptions csv) throws TableException {
+    return read(env, name, path, schema, csv, List.of());
+  }
+
+  /**
+   * Reads as the other {@code read}; {@code path} may also be a JDBC URL ({@link JdbcTable}), and
+   * rows with a NULL (or NaN) in one of {@code keyColumns} are quarantined ({@link RowParser}).
+   */
+  public static SourceResult read(StreamExecutionEnvironment env, String name, String path,
+      TableSchema schema, CsvOptions csv, List<String> keyColumns) throws TableException {
+    int[] keyFields = new int[keyColumns.size()];
+    for (int i = 0; i < keyFields.length; i++) {
+      String k = keyColumns.get(i);
+      keyFields[i] = schema.indexOf(k).orElseThrow(() -> new TableException("key column '" + k
+          + "' is not a column of " + schema));
+    }
+    String[] keyNames = keyColumns.toArray(String[]::new);
+    if (JdbcTable.isJdbc(path)) {
+      JdbcTable table = JdbcTable.parse(path);
+      return parsed(env, name, table.toString(), schema, env.fromSource(
+          JdbcSource.create(table, schema, env.getParallelism()),
+          WatermarkStrategy.noWatermarks(), "read " + name), FieldDecoder.PASS_THROUGH,
+          keyFields, keyNames);
+    }
     TableFiles table = TableFiles.of(path);
     List<String> files = table.files();
     PerFileFormat format;
@@ -63,6 +88,13 @@ public final class TableSource {
         format = new PerFileFormat(files, file -> new AvroStreamFormat(file, schema));
         decoder = FieldDecoder.PASS_THROUGH;
       }
+      case PARQUET -> {
+        for (String file : files) {
+          ParquetStreamFormat.fieldPositions(ParquetColumns.footer(file), schema, file);
+        }
+        format = new PerFileFormat(files, file -> new ParquetStreamFormat(file, schema));
+        decoder = FieldDecoder.PASS_THROUGH;
+      }
       default -> throw new IllegalStateException("format " + table.format());
     }
 
@@ -70,12 +102,19 @@ public final class TableSource {
         .forBulkFileFormat(format, files.stream().map(Path::new).toArray(Path[]::new))
         .setFileEnumerator(ListedFileEnumerator::new)
         .build();
+    return parsed(env, name, path, schema,
+        env.fromSource(source, WatermarkStrategy.noWatermarks(), "read " + name), decoder,
+        keyFields, keyNames);
+  }
+
+  private static SourceResult parsed(StreamExecutionEnvironment env, String name, String path,
+      TableSchema schema, DataStreamSource<Row> records, FieldDecoder decoder, int[] keyFields,
+      String[] keyNames) {
     OutputTag<BadRow> quarantine =
         new OutputTag<>("quarantine-" + name, TypeInformation.of(BadRow.class));
-    SingleOutputStreamOperator<Row> rows = env
-        .fromSource(source, WatermarkStrategy.noWatermarks(), "read " + name)
+    SingleOutputStreamOperator<Row> rows = records
         .setDescription("read " + name + " from " + path) // names over 80 characters get truncated
-        .process(new RowParser(name, decoder, quarantine))
+        .process(new RowParser(name, decoder, quarantine, keyFields, keyNames))
         .returns(schema.rowType())
         .name("parse " + name);
     DataStream<BadRow> bad = rows.getSideOutput(quarantine);
@@ -85,6 +124,14 @@ public final class TableSource {
   /** Name of the accumulator counting the rows {@code read(env, name, ...)} emitted. */
   public static String rowsReadAccumulator(String name) {
     return RowParser.rowsReadAccumulator(name);
+  }
+
+  /**
+   * Name of the accumulator counting the rows {@code read(env, name, ...)} quarantined because a
+   * key column was NULL (included in {@link #rowsQuarantinedAccumulator}).
+   */
+  public static String rowsWithNullKeyAccumulator(String name) {
+    return RowParser.rowsWithNullKeyAccumulator(name);
   }
 
   /** Name of the accumulator counting the records {@code read(env, name, ...)} quarantined. */

@@ -6,9 +6,9 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.psiflink.connectors.row.RowCodec;
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
-import io.psiflink.connectors.row.RowCodec;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;

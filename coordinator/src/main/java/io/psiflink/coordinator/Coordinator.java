@@ -2,6 +2,7 @@ package io.psiflink.coordinator;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.psiflink.connectors.ColumnType;
 import io.psiflink.coordinator.Model.Approval;
 import io.psiflink.coordinator.Model.AuditEntry;
 import io.psiflink.coordinator.Model.ColumnSpec;
@@ -11,7 +12,6 @@ import io.psiflink.coordinator.Model.PublishedDataset;
 import io.psiflink.coordinator.Model.QueryRecord;
 import io.psiflink.coordinator.Model.SessionRecord;
 import io.psiflink.jobs.query.Side;
-import io.psiflink.connectors.ColumnType;
 import java.io.IOException;
 import java.time.Clock;
 import java.time.Duration;

@@ -2,6 +2,17 @@ package io.psiflink.jobs;
 
 import io.psiflink.bridge.BridgeClient;
 import io.psiflink.bridge.PartyCredentials;
+import io.psiflink.connectors.Column;
+import io.psiflink.connectors.ColumnType;
+import io.psiflink.connectors.CsvOptions;
+import io.psiflink.connectors.QuarantineSink;
+import io.psiflink.connectors.SchemaDiscovery;
+import io.psiflink.connectors.SourceResult;
+import io.psiflink.connectors.StagedOutput;
+import io.psiflink.connectors.TableSchema;
+import io.psiflink.connectors.TableSink;
+import io.psiflink.connectors.TableSource;
+import io.psiflink.connectors.row.RowCodec;
 import io.psiflink.jobs.bin.BinRouting;
 import io.psiflink.jobs.psi.BinContext;
 import io.psiflink.jobs.psi.BinPsiOperator;
@@ -14,17 +25,8 @@ import io.psiflink.jobs.query.PartyView;
 import io.psiflink.jobs.query.ResolvedJoin;
 import io.psiflink.jobs.query.Side;
 import io.psiflink.jobs.query.WhereFilter;
-import io.psiflink.connectors.row.RowCodec;
 import io.psiflink.jobs.session.SessionHandshake;
 import io.psiflink.jobs.session.SessionSecrets;
-import io.psiflink.connectors.Column;
-import io.psiflink.connectors.ColumnType;
-import io.psiflink.connectors.QuarantineSink;
-import io.psiflink.connectors.SchemaDiscovery;
-import io.psiflink.connectors.SourceResult;
-import io.psiflink.connectors.TableSchema;
-import io.psiflink.connectors.TableSink;
-import io.psiflink.connectors.TableSource;
 import io.psiflink.jobs.token.TokenizeFunction;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -32,6 +34,7 @@ import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import org.apache.flink.api.common.BatchShuffleMode;
@@ -71,6 +74,10 @@ public final class PrivateJoinJob {
     JoinQuery query = JoinQuery.parse(cfg.sql());
     TableSchema schema = SchemaDiscovery.discover(cfg.table());
     PartyView view = query.view(side, schema);
+    // checked before the handshake, so that an existing output fails fast, not after the join
+    StagedOutput staged = cfg.partyB() ? null : StagedOutput.prepare(cfg.out());
+    StagedOutput quarantine = cfg.quarantine() == null ? null
+        : StagedOutput.prepare(cfg.quarantine(), true);
     if (query.countOnly()) {
       if (!PsiProtocol.of(cfg.protocol()).supportsCardinality()) {
         throw new IllegalArgumentException("SELECT COUNT(DISTINCT ...) needs --protocol ecdh: "
@@ -144,9 +151,11 @@ public final class PrivateJoinJob {
     StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(
         flinkConfig(cfg));
     String name = side.table();
-    SourceResult source = TableSource.read(env, name, cfg.table(), schema);
-    if (cfg.quarantine() != null) {
-      QuarantineSink.write(source.quarantined(), cfg.quarantine());
+    // rows with a NULL key are quarantined while reading, where their file and line are known
+    SourceResult source = TableSource.read(env, name, cfg.table(), schema, CsvOptions.DEFAULT,
+        view.keyColumns());
+    if (quarantine != null) {
+      QuarantineSink.write(source.quarantined(), quarantine.stagingDir());
     }
     DataStream<Row> rows = source.rows();
     if (!view.wherePredicate().isEmpty()) {
@@ -177,17 +186,58 @@ public final class PrivateJoinJob {
     if (cfg.partyB()) {
       joined.sinkTo(new DiscardingSink<>()).name("no output at party B");
     } else {
-      TableSink.writeEncoded(joined, outSchema, cfg.out(), cfg.outFormat());
+      TableSink.writeEncoded(joined, outSchema, staged.stagingDir(), cfg.outFormat());
     }
 
     long jobStart = System.currentTimeMillis();
-    JobExecutionResult result = env.execute("psi-flink party " + cfg.party() + " session "
-        + cfg.session());
-    if (!cfg.partyB()) {
-      TableSink.markComplete(cfg.out());
+    JobExecutionResult result;
+    try {
+      result = env.execute("psi-flink party " + cfg.party() + " session " + cfg.session());
+    } catch (Exception e) {
+      abort(staged, quarantine);
+      throw e;
+    }
+    // the quarantine is kept even when there are too many bad rows: it says what is wrong
+    if (quarantine != null) {
+      quarantine.commit();
+    }
+    Map<String, Object> acc = result.getAllAccumulatorResults();
+    long good = num(acc, TableSource.rowsReadAccumulator(name));
+    long bad = num(acc, TableSource.rowsQuarantinedAccumulator(name));
+    if (cfg.maxBadRows().exceeded(bad, good + bad)) {
+      abort(staged, null);
+      throw new TooManyBadRowsException(String.format(Locale.ROOT, "party %s: %,d of %,d records "
+          + "of table %s (%.2f%%) were quarantined (%,d of them for a NULL key), more than "
+          + "--max-bad-rows %s allows; %s%s", cfg.party(), bad, good + bad, name,
+          100.0 * bad / Math.max(1, good + bad),
+          num(acc, TableSource.rowsWithNullKeyAccumulator(name)), cfg.maxBadRows(),
+          cfg.quarantine() == null ? "no quarantine directory was given (--quarantine)"
+              : "each is in " + cfg.quarantine() + " with its reason",
+          cfg.partyB() ? "" : "; the output was not written"));
+    }
+    if (staged != null) {
+      staged.commit();
     }
     long end = System.currentTimeMillis();
     return summarize(cfg, name, secrets.bins(), result, start, handshakeDone, jobStart, end);
+  }
+
+  /** The job failed because more rows were quarantined than {@code --max-bad-rows} allows. */
+  public static final class TooManyBadRowsException extends Exception {
+    private static final long serialVersionUID = 1L;
+
+    TooManyBadRowsException(String message) {
+      super(message);
+    }
+  }
+
+  private static void abort(StagedOutput... outputs) {
+    for (StagedOutput o : outputs) {
+      java.io.IOException e = o == null ? null : o.abort();
+      if (e != null) {
+        LOG.warn("cannot remove the staged output {}: {}", o, e.toString());
+      }
+    }
   }
 
   static Configuration flinkConfig(PartyConfig cfg) throws java.io.IOException {
@@ -224,7 +274,9 @@ public final class PrivateJoinJob {
     long rowsRead = num(acc, TableSource.rowsReadAccumulator(name));
     long quarantined = num(acc, TableSource.rowsQuarantinedAccumulator(name));
     long tokenized = num(acc, name + ".rowsTokenized");
-    long nullKeys = num(acc, name + ".rowsWithNullKey");
+    // NULL keys are quarantined while reading; the tokenizer's own check is a second line
+    long tokenizerNullKeys = num(acc, name + ".rowsWithNullKey");
+    long nullKeys = num(acc, TableSource.rowsWithNullKeyAccumulator(name)) + tokenizerNullKeys;
     long tokenizeEnd = Math.max(num(acc, "tokenize.end"), jobStart);
     long spillEnd = Math.max(num(acc, "spill.end"), tokenizeEnd);
     long psiEnd = Math.max(num(acc, "psi.end"), spillEnd);
@@ -240,7 +292,7 @@ public final class PrivateJoinJob {
     phases.put("lookup_payload", binStage * (1 - psiShare));
     phases.put("write", (end - psiEnd) / 1000.0);
     return new JobSummary(cfg.party(), rowsRead, quarantined,
-        Math.max(0, rowsRead - quarantined - tokenized - nullKeys), nullKeys, tokenized, bins,
+        Math.max(0, rowsRead - tokenized - tokenizerNullKeys), nullKeys, tokenized, bins,
         num(acc, "binsDone"), num(acc, "binRetries"), num(acc, "intersecting"),
         num(acc, "rowsOut"), num(acc, "bytesSent"), num(acc, "bytesReceived"), phases,
         (end - start) / 1000.0, peakRss());

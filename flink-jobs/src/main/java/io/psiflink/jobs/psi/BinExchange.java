@@ -2,9 +2,9 @@ package io.psiflink.jobs.psi;
 
 import io.psiflink.bridge.BridgeException;
 import io.psiflink.bridge.BridgeStream;
-import io.psiflink.jobs.bin.BinPlan;
 import io.psiflink.connectors.row.RowCodec;
 import io.psiflink.connectors.row.Varint;
+import io.psiflink.jobs.bin.BinPlan;
 import io.psiflink.jobs.token.Tokens;
 import io.psiflink.nativepsi.PsiParams;
 import io.psiflink.nativepsi.PsiPhase;
