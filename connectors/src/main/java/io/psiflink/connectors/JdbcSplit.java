@@ -10,7 +10,7 @@ import org.apache.flink.core.memory.DataOutputSerializer;
  * One part of a JDBC table, read by one query: the rows matching {@code where} ({@link
  * JdbcTable#plan}). Immutable.
  */
-record JdbcSplit(String id, String where) implements SourceSplit {
+record JdbcSplit(String id, String where) implements SourceSplit, java.io.Serializable {
   @Override
   public String splitId() {
     return id;

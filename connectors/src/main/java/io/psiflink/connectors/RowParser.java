@@ -81,7 +81,8 @@ final class RowParser extends ProcessFunction<Row, Row> {
         error = nullKey(row);
         if (error != null) {
           nullKeyAccumulator.add(1L);
-          quarantine(record, error, ctx);
+          quarantine(record, error, ctx, SourceRecord.raw(record) != null
+              ? SourceRecord.raw(record) : text(row));
           return;
         }
         rowsRead.inc();
@@ -92,14 +93,28 @@ final class RowParser extends ProcessFunction<Row, Row> {
         error = e.getMessage();
       }
     }
-    quarantine(record, error, ctx);
+    quarantine(record, error, ctx, SourceRecord.raw(record));
   }
 
-  private void quarantine(Row record, String error, Context ctx) {
+  private void quarantine(Row record, String error, Context ctx, String raw) {
     rowsQuarantined.inc();
     quarantinedAccumulator.add(1L);
     ctx.output(quarantine, new BadRow(SourceRecord.file(record), SourceRecord.position(record),
-        error, SourceRecord.raw(record)));
+        error, raw));
+  }
+
+  /**
+   * A decoded row as text, for formats whose good records carry no raw text (Avro, Parquet,
+   * JDBC): values comma-separated, NULL empty, bytes in Base64.
+   */
+  private static String text(Row row) {
+    StringBuilder sb = new StringBuilder();
+    for (int i = 0; i < row.getArity(); i++) {
+      Object v = row.getField(i);
+      sb.append(i == 0 ? "" : ",").append(v == null ? ""
+          : v instanceof byte[] b ? java.util.Base64.getEncoder().encodeToString(b) : v);
+    }
+    return Text.truncateUtf8(sb.toString(), BadRow.RAW_LIMIT);
   }
 
   /** Why the row's key cannot match, or null if it can. */

@@ -176,4 +176,47 @@ class HdfsTableTest {
     assertEquals(List.of(new BadRow(dir + "/part-1.csv", 2, "column 'spend': 'x' is not a BIGINT",
         "3,x")), drain(bad));
   }
+
+  @Test
+  void parquetOnHdfsWrittenIndependentlyAndByTheStagedSink() throws Exception {
+    // written with parquet-avro through Hadoop's own HDFS client, not Flink's
+    org.apache.avro.Schema avro = SchemaBuilder.record("p").fields()
+        .requiredLong("card").optionalString("country").optionalDouble("spend").endRecord();
+    String in = root + "/in/p/part-0.parquet";
+    List<Row> expected = new ArrayList<>();
+    try (org.apache.parquet.hadoop.ParquetWriter<GenericRecord> w =
+        org.apache.parquet.avro.AvroParquetWriter.<GenericRecord>builder(
+            org.apache.parquet.hadoop.util.HadoopOutputFile.fromPath(
+                new org.apache.hadoop.fs.Path(in), hdfs.getConfiguration(0)))
+            .withSchema(avro).build()) {
+      for (long i = 0; i < 1000; i++) {
+        GenericData.Record r = new GenericData.Record(avro);
+        String country = i % 7 == 0 ? null : "c" + (i % 5);
+        Double spend = i % 11 == 0 ? null : i * 0.5;
+        r.put("card", i);
+        r.put("country", country);
+        r.put("spend", spend);
+        w.write(r);
+        expected.add(Row.of(i, country, spend));
+      }
+    }
+    TableSchema schema = SchemaDiscovery.discover(root + "/in/p");
+    assertEquals(new TableSchema(List.of(
+        new Column("card", ColumnType.BIGINT, false),
+        new Column("country", ColumnType.STRING, true),
+        new Column("spend", ColumnType.DOUBLE, true))), schema);
+
+    String out = root + "/out/p.parquet";
+    StagedOutput staged = StagedOutput.prepare(out);
+    StreamExecutionEnvironment env = FLINK.batchEnv();
+    SourceResult r = TableSource.read(env, "p", root + "/in/p", schema);
+    TableSink.write(r.rows(), schema, staged.stagingDir(), TableFormat.PARQUET);
+    env.execute("hdfs parquet");
+    assertTrue(!hdfs.getFileSystem().exists(new org.apache.hadoop.fs.Path("/out/p.parquet")),
+        "not visible before the commit");
+    staged.commit();
+    assertTrue(TableSink.isComplete(out));
+    assertSameRows(expected, TableReader.readAll(out, TableFormat.PARQUET).rows());
+    assertEquals(schema.names(), SchemaDiscovery.discover(out).names());
+  }
 }

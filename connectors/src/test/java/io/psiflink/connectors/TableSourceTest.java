@@ -343,4 +343,36 @@ class TableSourceTest {
         new byte[] {(byte) id, (byte) id}));
     return r;
   }
+
+  @Test
+  void rowsWithANullOrNanKeyAreQuarantinedNamingTheColumn() throws Exception {
+    Path file = dir.resolve("keys.csv");
+    Files.writeString(file, "id,name,spend,score,active\n"
+        + "1,a,10,1.0,true\n"
+        + "2,,20,2.0,true\n" // NULL name: a key here
+        + "3,c,,NaN,true\n" // NULL spend is no key; NaN score is
+        + "4,d,40,4.0,\n", StandardCharsets.UTF_8);
+    StreamExecutionEnvironment env = FLINK.batchEnv();
+    SourceResult read = TableSource.read(env, "k", file.toString(), PEOPLE, CsvOptions.DEFAULT,
+        List.of("name", "score"));
+    CloseableIterator<Row> rows = read.rows().collectAsync();
+    CloseableIterator<BadRow> bad = read.quarantined().collectAsync();
+    JobExecutionResult result = env.execute("keys");
+    assertSameRows(List.of(Row.of(1L, "a", 10L, 1.0, true), Row.of(4L, "d", 40L, 4.0, null)),
+        drain(rows));
+    List<BadRow> badRows = new java.util.ArrayList<>(drain(bad));
+    badRows.sort(Comparator.comparingLong(BadRow::line));
+    String src = file.toString();
+    assertEquals(List.of(
+        new BadRow(src, 3, "column 'name': NULL in a join key column (it can never match)",
+            "2,,20,2.0,true"),
+        new BadRow(src, 4, "column 'score': NaN in a join key column (it can never match)",
+            "3,c,,NaN,true")), badRows);
+    assertEquals(2L, (Long) result.getAccumulatorResult("k.rowsRead"));
+    assertEquals(2L, (Long) result.getAccumulatorResult("k.rowsQuarantined"));
+    assertEquals(2L, (Long) result.getAccumulatorResult(TableSource.rowsWithNullKeyAccumulator("k")));
+    TableException e = assertThrows(TableException.class, () -> TableSource.read(
+        FLINK.batchEnv(), "k", file.toString(), PEOPLE, CsvOptions.DEFAULT, List.of("nope")));
+    assertTrue(e.getMessage().contains("'nope'"), e.getMessage());
+  }
 }
