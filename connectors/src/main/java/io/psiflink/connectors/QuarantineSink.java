@@ -2,6 +2,7 @@ package io.psiflink.connectors;
 
 import java.util.List;
 import org.apache.flink.api.common.functions.MapFunction;
+import org.apache.flink.api.common.typeinfo.Types;
 import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.datastream.DataStreamSink;
 import org.apache.flink.types.Row;
@@ -19,6 +20,17 @@ public final class QuarantineSink {
       new Column("raw", ColumnType.STRING, true)));
 
   private QuarantineSink() {}
+
+  /**
+   * Writes with a {@link QuarantineWriter}, whose files are complete when it emits its count (one
+   * per parallel instance), even if the job fails later, e.g. in a {@link BadRowGate}.
+   */
+  public static DataStream<Long> writeFiles(DataStream<BadRow> bad, String dir)
+      throws TableException {
+    TableSink.prepareDirectory(dir);
+    return bad.transform("quarantine", Types.LONG, new QuarantineWriter(dir))
+        .setDescription("write quarantined records to " + dir);
+  }
 
   public static DataStreamSink<Row> write(DataStream<BadRow> bad, String dir) throws TableException {
     DataStream<Row> rows = bad

@@ -48,6 +48,12 @@ final class RowParser extends ProcessFunction<Row, Row> {
     this.keyNames = keyNames.clone();
   }
 
+  /** What this parallel instance has counted so far. */
+  ReadCounts counts() {
+    return new ReadCounts(readAccumulator.getLocalValue(), quarantinedAccumulator.getLocalValue(),
+        nullKeyAccumulator.getLocalValue());
+  }
+
   static String rowsWithNullKeyAccumulator(String name) {
     return name + ".rowsWithNullKeyQuarantined";
   }

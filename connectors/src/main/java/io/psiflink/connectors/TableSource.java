@@ -112,13 +112,14 @@ public final class TableSource {
       String[] keyNames) {
     OutputTag<BadRow> quarantine =
         new OutputTag<>("quarantine-" + name, TypeInformation.of(BadRow.class));
+    OutputTag<ReadCounts> counts =
+        new OutputTag<>("counts-" + name, TypeInformation.of(ReadCounts.class));
     SingleOutputStreamOperator<Row> rows = records
         .setDescription("read " + name + " from " + path) // names over 80 characters get truncated
-        .process(new RowParser(name, decoder, quarantine, keyFields, keyNames))
-        .returns(schema.rowType())
-        .name("parse " + name);
+        .transform("parse " + name, schema.rowType(), new ParseOperator(
+            new RowParser(name, decoder, quarantine, keyFields, keyNames), counts));
     DataStream<BadRow> bad = rows.getSideOutput(quarantine);
-    return new SourceResult(rows, bad);
+    return new SourceResult(rows, bad, rows.getSideOutput(counts));
   }
 
   /** Name of the accumulator counting the rows {@code read(env, name, ...)} emitted. */

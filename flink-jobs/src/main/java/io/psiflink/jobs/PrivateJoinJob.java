@@ -2,6 +2,7 @@ package io.psiflink.jobs;
 
 import io.psiflink.bridge.BridgeClient;
 import io.psiflink.bridge.PartyCredentials;
+import io.psiflink.connectors.BadRowGate;
 import io.psiflink.connectors.Column;
 import io.psiflink.connectors.ColumnType;
 import io.psiflink.connectors.CsvOptions;
@@ -34,7 +35,6 @@ import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import org.apache.flink.api.common.BatchShuffleMode;
@@ -154,9 +154,13 @@ public final class PrivateJoinJob {
     // rows with a NULL key are quarantined while reading, where their file and line are known
     SourceResult source = TableSource.read(env, name, cfg.table(), schema, CsvOptions.DEFAULT,
         view.keyColumns());
-    if (quarantine != null) {
-      QuarantineSink.write(source.quarantined(), quarantine.stagingDir());
-    }
+    DataStream<Long> written = quarantine == null ? null
+        : QuarantineSink.writeFiles(source.quarantined(), quarantine.stagingDir());
+    // The table's bad rows are judged before the PSI starts (the bins wait for the row total, which
+    // waits for the gate), so a party with a bad table never reveals anything of it to the peer.
+    DataStream<Long> gate = BadRowGate.check(source.counts(), written, cfg.maxBadRows(),
+        "party " + cfg.party() + ": table " + name, cfg.quarantine(),
+        cfg.partyB() ? "" : "; the output was not written");
     DataStream<Row> rows = source.rows();
     if (!view.wherePredicate().isEmpty()) {
       StreamTableEnvironment tEnv = StreamTableEnvironment.create(env,
@@ -170,6 +174,7 @@ public final class PrivateJoinJob {
         .name("tokenize " + name);
     DataStream<Long> total = tokenized
         .transform("count rows", Types.LONG, new RowCount<byte[]>(false))
+        .union(gate)
         .global()
         .transform("sum rows", Types.LONG, new RowCount<Long>(true)).setParallelism(1);
     int maxParallelism = KeyGroupRangeAssignment.computeDefaultMaxParallelism(cfg.parallelism());
@@ -194,26 +199,21 @@ public final class PrivateJoinJob {
     try {
       result = env.execute("psi-flink party " + cfg.party() + " session " + cfg.session());
     } catch (Exception e) {
-      abort(staged, quarantine);
+      java.util.Optional<String> tooMany = BadRowGate.failure(e);
+      if (tooMany.isPresent() && quarantine != null) {
+        // the gate failed only after every quarantine file was complete: it says what is wrong
+        quarantine.commit();
+        abort(staged, null);
+      } else {
+        abort(staged, quarantine);
+      }
+      if (tooMany.isPresent()) {
+        throw new TooManyBadRowsException(tooMany.get());
+      }
       throw e;
     }
-    // the quarantine is kept even when there are too many bad rows: it says what is wrong
     if (quarantine != null) {
       quarantine.commit();
-    }
-    Map<String, Object> acc = result.getAllAccumulatorResults();
-    long good = num(acc, TableSource.rowsReadAccumulator(name));
-    long bad = num(acc, TableSource.rowsQuarantinedAccumulator(name));
-    if (cfg.maxBadRows().exceeded(bad, good + bad)) {
-      abort(staged, null);
-      throw new TooManyBadRowsException(String.format(Locale.ROOT, "party %s: %,d of %,d records "
-          + "of table %s (%.2f%%) were quarantined (%,d of them for a NULL key), more than "
-          + "--max-bad-rows %s allows; %s%s", cfg.party(), bad, good + bad, name,
-          100.0 * bad / Math.max(1, good + bad),
-          num(acc, TableSource.rowsWithNullKeyAccumulator(name)), cfg.maxBadRows(),
-          cfg.quarantine() == null ? "no quarantine directory was given (--quarantine)"
-              : "each is in " + cfg.quarantine() + " with its reason",
-          cfg.partyB() ? "" : "; the output was not written"));
     }
     if (staged != null) {
       staged.commit();

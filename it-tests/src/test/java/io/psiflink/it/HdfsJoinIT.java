@@ -218,9 +218,15 @@ class HdfsJoinIT {
   @Test
   void tooManyBadRowsFailTheJoinAndLeaveNoOutput() throws Exception {
     String out = rootA + "/results/strict";
+    ByteArrayOutputStream log = new ByteArrayOutputStream();
     Exception e = assertThrows(Exception.class, () -> LocalJoin.run(options(out, "10"),
-        new PrintStream(OutputStream.nullOutputStream())));
+        new PrintStream(log, true, StandardCharsets.UTF_8)));
     assertTrue(e.getMessage().contains("the join failed"), e.getMessage());
+    String text = log.toString(StandardCharsets.UTF_8);
+    assertTrue(text.contains("too many bad rows: party A: table a: " + nullKeys(A) + " of 3,000"
+        + " records"), text);
+    assertTrue(text.contains("more than --max-bad-rows 10 allows; each is in " + out
+        + ".quarantine/a with its reason; the output was not written"), text);
     assertFalse(hdfsA.getFileSystem().exists(new org.apache.hadoop.fs.Path("/results/strict")),
         "no output at the target");
     // the quarantine says why
