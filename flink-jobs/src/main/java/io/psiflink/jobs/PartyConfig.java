@@ -1,6 +1,7 @@
 package io.psiflink.jobs;
 
 import io.psiflink.connectors.BadRowLimit;
+import io.psiflink.connectors.CsvOptions;
 import io.psiflink.connectors.TableFormat;
 import io.psiflink.jobs.psi.BridgeEndpoint;
 import io.psiflink.jobs.psi.PsiProtocol;
@@ -20,6 +21,7 @@ import java.util.Objects;
  * @param quarantine directory for rows that could not be read or have a NULL key (null: not
  *     written, only counted); replaced by each run whose Flink job finishes
  * @param maxBadRows how many quarantined rows fail the job
+ * @param csv delimiter and quote of a CSV table
  * @param peer the peer's party name, as in its certificate
  * @param bins requested bin count m, or 0 to choose automatically
  * @param sigma statistical security parameter σ of the padding bound
@@ -37,6 +39,7 @@ public record PartyConfig(
     TableFormat outFormat,
     String quarantine,
     BadRowLimit maxBadRows,
+    CsvOptions csv,
     String session,
     BridgeEndpoint bridge,
     String peer,
@@ -61,6 +64,7 @@ public record PartyConfig(
     Objects.requireNonNull(peer, "peer");
     Objects.requireNonNull(workDir, "workDir");
     Objects.requireNonNull(maxBadRows, "maxBadRows");
+    Objects.requireNonNull(csv, "csv");
     if (!partyB && out == null) {
       throw new IllegalArgumentException("party A needs an output directory");
     }

@@ -1,6 +1,7 @@
 package io.psiflink.jobs;
 
 import io.psiflink.connectors.BadRowLimit;
+import io.psiflink.connectors.CsvOptions;
 import io.psiflink.connectors.JdbcTable;
 import io.psiflink.connectors.TableFormat;
 import io.psiflink.jobs.psi.BridgeEndpoint;
@@ -20,12 +21,13 @@ public final class PartyMain {
   private static final Set<String> FLAGS = Set.of("party", "table", "sql", "out", "format",
       "quarantine", "session", "bridge", "cert", "key", "ca", "peer", "bins", "sigma", "protocol",
       "protocol-params", "parallelism", "attempts", "work", "pair-timeout", "idle-timeout",
-      "summary", "table-name", "max-bad-rows");
+      "summary", "table-name", "max-bad-rows", "csv-delimiter", "csv-quote");
 
   private static final String USAGE = "usage: PartyMain --party A|B --table PATH|JDBC_URL "
       + "[--table-name T] --sql SQL "
       + "--session ID --bridge HOST:PORT --cert PEM --key PEM --ca PEM --peer NAME [--out DIR] "
-      + "[--format avro|parquet|csv] [--quarantine DIR] [--max-bad-rows N|P%] [--bins M] "
+      + "[--format avro|parquet|csv] [--quarantine DIR] [--max-bad-rows N|P%] "
+      + "[--csv-delimiter C] [--csv-quote C] [--bins M] "
       + "[--sigma S] [--protocol P] "
       + "[--protocol-params K=V,...] [--parallelism P] [--attempts N] [--work DIR] "
       + "[--pair-timeout S] [--idle-timeout S] [--summary FILE]";
@@ -91,7 +93,10 @@ public final class PartyMain {
     BadRowLimit maxBadRows = BadRowLimit.parse(a.getOrDefault("max-bad-rows",
         BadRowLimit.DEFAULT_TEXT));
     return new PartyConfig(party.equals("B"), require(a, "sql"), table, out, format,
-        a.get("quarantine"), maxBadRows, require(a, "session"), bridge, require(a, "peer"),
+        a.get("quarantine"), maxBadRows,
+        CsvOptions.of(csvChar(a.get("csv-delimiter"), ',', "--csv-delimiter"),
+            csvChar(a.get("csv-quote"), '"', "--csv-quote")),
+        require(a, "session"), bridge, require(a, "peer"),
         integer(a.getOrDefault("bins", "0"), "--bins"),
         integer(a.getOrDefault("sigma", Integer.toString(PartyConfig.DEFAULT_SIGMA)), "--sigma"),
         a.getOrDefault("protocol", "kkrt"), a.getOrDefault("protocol-params", ""),
@@ -123,6 +128,21 @@ public final class PartyMain {
       }
     }
     return TableFormat.AVRO;
+  }
+
+  /** One character, or {@code tab} / {@code \t} for a tab (hard to pass on a command line). */
+  static char csvChar(String value, char dflt, String what) {
+    if (value == null) {
+      return dflt;
+    }
+    if (value.equals("tab") || value.equals("\\t")) {
+      return '\t';
+    }
+    if (value.length() != 1) {
+      throw new IllegalArgumentException(what + " must be one character (or 'tab'), not '"
+          + value + "'");
+    }
+    return value.charAt(0);
   }
 
   private static String require(Map<String, String> a, String k) {

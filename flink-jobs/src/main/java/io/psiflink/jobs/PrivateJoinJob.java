@@ -5,7 +5,6 @@ import io.psiflink.bridge.PartyCredentials;
 import io.psiflink.connectors.BadRowGate;
 import io.psiflink.connectors.Column;
 import io.psiflink.connectors.ColumnType;
-import io.psiflink.connectors.CsvOptions;
 import io.psiflink.connectors.QuarantineSink;
 import io.psiflink.connectors.SchemaDiscovery;
 import io.psiflink.connectors.SourceResult;
@@ -72,7 +71,7 @@ public final class PrivateJoinJob {
     long start = System.currentTimeMillis();
     Side side = cfg.partyB() ? Side.B : Side.A;
     JoinQuery query = JoinQuery.parse(cfg.sql());
-    TableSchema schema = SchemaDiscovery.discover(cfg.table());
+    TableSchema schema = SchemaDiscovery.discover(cfg.table(), cfg.csv());
     PartyView view = query.view(side, schema);
     // checked before the handshake, so that an existing output fails fast, not after the join
     StagedOutput staged = cfg.partyB() ? null : StagedOutput.prepare(cfg.out());
@@ -152,7 +151,7 @@ public final class PrivateJoinJob {
         flinkConfig(cfg));
     String name = side.table();
     // rows with a NULL key are quarantined while reading, where their file and line are known
-    SourceResult source = TableSource.read(env, name, cfg.table(), schema, CsvOptions.DEFAULT,
+    SourceResult source = TableSource.read(env, name, cfg.table(), schema, cfg.csv(),
         view.keyColumns());
     DataStream<Long> written = quarantine == null ? null
         : QuarantineSink.writeFiles(source.quarantined(), quarantine.stagingDir());

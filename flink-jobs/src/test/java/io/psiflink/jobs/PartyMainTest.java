@@ -61,4 +61,21 @@ class PartyMainTest {
     a.put("max-bad-rows", "lots");
     assertThrows(IllegalArgumentException.class, () -> PartyMain.config(a));
   }
+
+  @Test
+  void csvDelimiterAndQuote() {
+    assertEquals(io.psiflink.connectors.CsvOptions.DEFAULT, PartyMain.config(base()).csv());
+    Map<String, String> a = base();
+    a.put("csv-delimiter", ";");
+    a.put("csv-quote", "'");
+    assertEquals(io.psiflink.connectors.CsvOptions.of(';', '\''), PartyMain.config(a).csv());
+    a.put("csv-delimiter", "tab");
+    assertEquals('\t', PartyMain.config(a).csv().delimiter());
+    a.put("csv-delimiter", ";;");
+    IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+        () -> PartyMain.config(a));
+    assertTrue(e.getMessage().contains("--csv-delimiter must be one character"), e.getMessage());
+    a.put("csv-delimiter", "\u00e9");
+    assertThrows(IllegalArgumentException.class, () -> PartyMain.config(a));
+  }
 }

@@ -32,13 +32,15 @@ import java.util.concurrent.TimeUnit;
 public final class LocalJoin {
   private static final Set<String> FLAGS = Set.of("a", "b", "sql", "out", "format", "bins", "sigma",
       "protocol", "parallelism", "work", "json", "party-heap", "attempts", "idle-timeout",
-      "pair-timeout", "protocol-params", "a-table", "b-table", "max-bad-rows", "quarantine");
+      "pair-timeout", "protocol-params", "a-table", "b-table", "max-bad-rows", "quarantine",
+      "a-delimiter", "b-delimiter");
   /** How long a party may run on after its peer failed (see {@link #waitForBoth}). */
   private static final Duration SURVIVOR_GRACE = Duration.ofSeconds(15);
 
   private static final String USAGE = "usage: ./psi local --a A_TABLE --b B_TABLE --sql \"SELECT "
       + "... FROM a JOIN b ON ...\" --out DIR [--format avro|parquet|csv] [--a-table T] "
-      + "[--b-table T] [--max-bad-rows N|P%] [--quarantine DIR] [--bins M] [--sigma S] "
+      + "[--b-table T] [--a-delimiter C] [--b-delimiter C] [--max-bad-rows N|P%] "
+      + "[--quarantine DIR] [--bins M] [--sigma S] "
       + "[--parallelism P] [--json]\n"
       + "  tables: local or hdfs:// .csv/.avro/.parquet files or directories of part files, or "
       + "jdbc:postgresql://host:port/db?table=T URLs";
@@ -148,6 +150,9 @@ public final class LocalJoin {
     add(cmd, "table", o.get(a ? "a" : "b"));
     if (o.containsKey(a ? "a-table" : "b-table")) {
       add(cmd, "table-name", o.get(a ? "a-table" : "b-table"));
+    }
+    if (o.containsKey(a ? "a-delimiter" : "b-delimiter")) {
+      add(cmd, "csv-delimiter", o.get(a ? "a-delimiter" : "b-delimiter"));
     }
     add(cmd, "sql", o.get("sql"));
     if (a) {
