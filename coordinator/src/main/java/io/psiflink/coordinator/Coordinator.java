@@ -2,6 +2,7 @@ package io.psiflink.coordinator;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.psiflink.connectors.ColumnType;
 import io.psiflink.coordinator.Model.Approval;
 import io.psiflink.coordinator.Model.AuditEntry;
 import io.psiflink.coordinator.Model.ColumnSpec;
@@ -11,7 +12,6 @@ import io.psiflink.coordinator.Model.PublishedDataset;
 import io.psiflink.coordinator.Model.QueryRecord;
 import io.psiflink.coordinator.Model.SessionRecord;
 import io.psiflink.jobs.query.Side;
-import io.psiflink.jobs.table.ColumnType;
 import java.io.IOException;
 import java.time.Clock;
 import java.time.Duration;
@@ -157,22 +157,22 @@ public final class Coordinator {
       throw ApiException.badRequest("schema", "is required for parquet datasets (discovery reads"
           + " csv and avro files)");
     }
-    io.psiflink.jobs.table.TableSchema found;
+    io.psiflink.connectors.TableSchema found;
     try {
-      String actual = io.psiflink.jobs.table.TableFiles.of(location).format().name()
+      String actual = io.psiflink.connectors.TableFiles.of(location).format().name()
           .toLowerCase(Locale.ROOT);
       if (!actual.equals(format)) {
         throw ApiException.badRequest("format", "is " + format + " but the files at " + location
             + " are " + actual);
       }
-      found = io.psiflink.jobs.table.SchemaDiscovery.discover(location);
-    } catch (io.psiflink.jobs.table.TableException | IllegalArgumentException
+      found = io.psiflink.connectors.SchemaDiscovery.discover(location);
+    } catch (io.psiflink.connectors.TableException | IllegalArgumentException
         | java.io.UncheckedIOException e) {
       throw ApiException.badRequest("location", "no schema given, and none can be discovered: "
           + e.getMessage());
     }
     List<ColumnSpec> cols = new ArrayList<>();
-    for (io.psiflink.jobs.table.Column c : found.columns()) {
+    for (io.psiflink.connectors.Column c : found.columns()) {
       cols.add(new ColumnSpec(c.name(), c.type().name(), c.nullable()));
     }
     return json.valueToTree(cols);

@@ -1,6 +1,9 @@
 package io.psiflink.coordinator;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.psiflink.connectors.Column;
+import io.psiflink.connectors.ColumnType;
+import io.psiflink.connectors.TableSchema;
 import io.psiflink.coordinator.Model.ColumnSpec;
 import io.psiflink.coordinator.Model.Dataset;
 import io.psiflink.coordinator.Model.PublishedColumn;
@@ -11,9 +14,6 @@ import io.psiflink.jobs.query.QueryException;
 import io.psiflink.jobs.query.ResolvedJoin;
 import io.psiflink.jobs.query.Side;
 import io.psiflink.jobs.query.SourceSpan;
-import io.psiflink.jobs.table.Column;
-import io.psiflink.jobs.table.ColumnType;
-import io.psiflink.jobs.table.TableSchema;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;

@@ -1,5 +1,7 @@
 package io.psiflink.coordinator;
 
+import io.psiflink.connectors.PostgresServer;
+
 /**
  * The API contract with each coordinator on its own database of a throwaway PostgreSQL server
  * ({@link PostgresServer}: Debian's postgresql, started for this class and stopped after it).

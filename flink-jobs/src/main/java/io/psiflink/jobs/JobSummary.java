@@ -5,7 +5,9 @@ import java.util.Locale;
 import java.util.Map;
 
 /**
- * What one party's job did: row counts per stage, PSI totals, bytes on the bridge, and wall-clock
+ * What one party's job did: row counts per stage (rowsRead: rows that were read well, without
+ * the quarantined ones; rowsWithNullKey: rows quarantined for a NULL key, a part of
+ * rowsQuarantined), PSI totals, bytes on the bridge, and wall-clock
  * seconds per phase. Phases: handshake (key agreement and protocol setup), tokenize (read, filter,
  * tokenize), binSpill (shuffle to bins, append to RocksDB), psi and lookupPayload (the bins' PSI
  * rounds, and their reverse lookup, payload exchange and join; the wall time of the bin stage is
@@ -78,9 +80,9 @@ public record JobSummary(
   /** A few human-readable lines. */
   public String describe() {
     StringBuilder sb = new StringBuilder();
-    sb.append(String.format(Locale.ROOT, "party %s: %,d rows read, %,d quarantined, %,d filtered out "
-        + "by WHERE, %,d with a NULL key, %,d tokenized%n", party, rowsRead, rowsQuarantined,
-        rowsFilteredOut, rowsWithNullKey, rowsTokenized));
+    sb.append(String.format(Locale.ROOT, "party %s: %,d rows read, %,d quarantined (%,d of them with "
+        + "a NULL key), %,d filtered out by WHERE, %,d tokenized%n", party, rowsRead,
+        rowsQuarantined, rowsWithNullKey, rowsFilteredOut, rowsTokenized));
     sb.append(String.format(Locale.ROOT, "party %s: %d bins (%d retried), %,d intersecting keys, "
         + "%,d rows out, %,d bytes sent, %,d received%n", party, bins, binRetries,
         intersectingKeys, rowsOut, bytesSent, bytesReceived));

@@ -1,8 +1,10 @@
 package io.psiflink.jobs;
 
+import io.psiflink.connectors.BadRowLimit;
+import io.psiflink.connectors.CsvOptions;
+import io.psiflink.connectors.TableFormat;
 import io.psiflink.jobs.psi.BridgeEndpoint;
 import io.psiflink.jobs.psi.PsiProtocol;
-import io.psiflink.jobs.table.TableFormat;
 import java.time.Duration;
 import java.util.Objects;
 
@@ -11,11 +13,15 @@ import java.util.Objects;
  * goes, and the session parameters. Immutable.
  *
  * @param partyB false for party A (table {@code a}, PSI receiver, writes the joined rows), true for B
- * @param table path of this party's table: a .csv or .avro file or a directory of such part files
- *     ({@link io.psiflink.jobs.table.TableFiles}), local or hdfs://
- * @param out output directory (party A only; null for B)
+ * @param table this party's table: a .csv, .avro or .parquet file or a directory of such part files
+ *     ({@link io.psiflink.connectors.TableFiles}), local or hdfs://; or a PostgreSQL JDBC URL
+ *     naming a table ({@link io.psiflink.connectors.JdbcTable})
+ * @param out output directory (party A only; null for B); it appears only when the job succeeded
  * @param outFormat format of the output (party A)
- * @param quarantine directory for rows that could not be read (null: not written, only counted)
+ * @param quarantine directory for rows that could not be read or have a NULL key (null: not
+ *     written, only counted); replaced by each run whose Flink job finishes
+ * @param maxBadRows how many quarantined rows fail the job
+ * @param csv delimiter and quote of a CSV table
  * @param peer the peer's party name, as in its certificate
  * @param bins requested bin count m, or 0 to choose automatically
  * @param sigma statistical security parameter σ of the padding bound
@@ -32,6 +38,8 @@ public record PartyConfig(
     String out,
     TableFormat outFormat,
     String quarantine,
+    BadRowLimit maxBadRows,
+    CsvOptions csv,
     String session,
     BridgeEndpoint bridge,
     String peer,
@@ -55,6 +63,8 @@ public record PartyConfig(
     Objects.requireNonNull(bridge, "bridge");
     Objects.requireNonNull(peer, "peer");
     Objects.requireNonNull(workDir, "workDir");
+    Objects.requireNonNull(maxBadRows, "maxBadRows");
+    Objects.requireNonNull(csv, "csv");
     if (!partyB && out == null) {
       throw new IllegalArgumentException("party A needs an output directory");
     }

@@ -1,7 +1,10 @@
 package io.psiflink.jobs;
 
+import io.psiflink.connectors.BadRowLimit;
+import io.psiflink.connectors.CsvOptions;
+import io.psiflink.connectors.JdbcTable;
+import io.psiflink.connectors.TableFormat;
 import io.psiflink.jobs.psi.BridgeEndpoint;
-import io.psiflink.jobs.table.TableFormat;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -18,11 +21,14 @@ public final class PartyMain {
   private static final Set<String> FLAGS = Set.of("party", "table", "sql", "out", "format",
       "quarantine", "session", "bridge", "cert", "key", "ca", "peer", "bins", "sigma", "protocol",
       "protocol-params", "parallelism", "attempts", "work", "pair-timeout", "idle-timeout",
-      "summary");
+      "summary", "table-name", "max-bad-rows", "csv-delimiter", "csv-quote");
 
-  private static final String USAGE = "usage: PartyMain --party A|B --table PATH --sql SQL "
+  private static final String USAGE = "usage: PartyMain --party A|B --table PATH|JDBC_URL "
+      + "[--table-name T] --sql SQL "
       + "--session ID --bridge HOST:PORT --cert PEM --key PEM --ca PEM --peer NAME [--out DIR] "
-      + "[--format avro|csv] [--quarantine DIR] [--bins M] [--sigma S] [--protocol P] "
+      + "[--format avro|parquet|csv] [--quarantine DIR] [--max-bad-rows N|P%] "
+      + "[--csv-delimiter C] [--csv-quote C] [--bins M] "
+      + "[--sigma S] [--protocol P] "
       + "[--protocol-params K=V,...] [--parallelism P] [--attempts N] [--work DIR] "
       + "[--pair-timeout S] [--idle-timeout S] [--summary FILE]";
 
@@ -75,11 +81,22 @@ public final class PartyMain {
         Duration.ofSeconds(integer(a.getOrDefault("pair-timeout", "60"), "--pair-timeout")),
         Duration.ofSeconds(integer(a.getOrDefault("idle-timeout", "60"), "--idle-timeout")));
     String out = a.get("out");
-    TableFormat format = a.containsKey("format")
-        ? TableFormat.valueOf(a.get("format").toUpperCase(java.util.Locale.ROOT))
-        : TableFormat.AVRO;
-    return new PartyConfig(party.equals("B"), require(a, "sql"), require(a, "table"), out, format,
-        a.get("quarantine"), require(a, "session"), bridge, require(a, "peer"),
+    TableFormat format = outputFormat(a.get("format"), out);
+    String table = require(a, "table");
+    if (a.containsKey("table-name")) {
+      if (!JdbcTable.isJdbc(table)) {
+        throw new IllegalArgumentException("--table-name is for a JDBC URL, not for '" + table
+            + "'");
+      }
+      table = JdbcTable.withTable(table, a.get("table-name"));
+    }
+    BadRowLimit maxBadRows = BadRowLimit.parse(a.getOrDefault("max-bad-rows",
+        BadRowLimit.DEFAULT_TEXT));
+    return new PartyConfig(party.equals("B"), require(a, "sql"), table, out, format,
+        a.get("quarantine"), maxBadRows,
+        CsvOptions.of(csvChar(a.get("csv-delimiter"), ',', "--csv-delimiter"),
+            csvChar(a.get("csv-quote"), '"', "--csv-quote")),
+        require(a, "session"), bridge, require(a, "peer"),
         integer(a.getOrDefault("bins", "0"), "--bins"),
         integer(a.getOrDefault("sigma", Integer.toString(PartyConfig.DEFAULT_SIGMA)), "--sigma"),
         a.getOrDefault("protocol", "kkrt"), a.getOrDefault("protocol-params", ""),
@@ -87,6 +104,45 @@ public final class PartyMain {
         integer(a.getOrDefault("attempts", Integer.toString(PartyConfig.DEFAULT_ATTEMPTS)),
             "--attempts"),
         a.getOrDefault("work", System.getProperty("java.io.tmpdir") + "/psi-flink-" + party));
+  }
+
+  /**
+   * The output format: {@code --format} if given, else the extension of {@code out} ({@code
+   * /x/joined.parquet} is a directory of Parquet part files), else Avro.
+   */
+  public static TableFormat outputFormat(String format, String out) {
+    if (format != null) {
+      try {
+        return TableFormat.valueOf(format.toUpperCase(java.util.Locale.ROOT));
+      } catch (IllegalArgumentException e) {
+        throw new IllegalArgumentException("--format must be avro, parquet or csv, not '" + format
+            + "'");
+      }
+    }
+    if (out != null) {
+      String o = out.endsWith("/") ? out.substring(0, out.length() - 1) : out;
+      try {
+        return TableFormat.fromPath(o);
+      } catch (IllegalArgumentException e) {
+        return TableFormat.AVRO;
+      }
+    }
+    return TableFormat.AVRO;
+  }
+
+  /** One character, or {@code tab} / {@code \t} for a tab (hard to pass on a command line). */
+  static char csvChar(String value, char dflt, String what) {
+    if (value == null) {
+      return dflt;
+    }
+    if (value.equals("tab") || value.equals("\\t")) {
+      return '\t';
+    }
+    if (value.length() != 1) {
+      throw new IllegalArgumentException(what + " must be one character (or 'tab'), not '"
+          + value + "'");
+    }
+    return value.charAt(0);
   }
 
   private static String require(Map<String, String> a, String k) {

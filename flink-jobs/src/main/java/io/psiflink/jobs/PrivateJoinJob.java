@@ -2,6 +2,17 @@ package io.psiflink.jobs;
 
 import io.psiflink.bridge.BridgeClient;
 import io.psiflink.bridge.PartyCredentials;
+import io.psiflink.connectors.BadRowGate;
+import io.psiflink.connectors.Column;
+import io.psiflink.connectors.ColumnType;
+import io.psiflink.connectors.QuarantineSink;
+import io.psiflink.connectors.SchemaDiscovery;
+import io.psiflink.connectors.SourceResult;
+import io.psiflink.connectors.StagedOutput;
+import io.psiflink.connectors.TableSchema;
+import io.psiflink.connectors.TableSink;
+import io.psiflink.connectors.TableSource;
+import io.psiflink.connectors.row.RowCodec;
 import io.psiflink.jobs.bin.BinRouting;
 import io.psiflink.jobs.psi.BinContext;
 import io.psiflink.jobs.psi.BinPsiOperator;
@@ -14,17 +25,8 @@ import io.psiflink.jobs.query.PartyView;
 import io.psiflink.jobs.query.ResolvedJoin;
 import io.psiflink.jobs.query.Side;
 import io.psiflink.jobs.query.WhereFilter;
-import io.psiflink.jobs.row.RowCodec;
 import io.psiflink.jobs.session.SessionHandshake;
 import io.psiflink.jobs.session.SessionSecrets;
-import io.psiflink.jobs.table.Column;
-import io.psiflink.jobs.table.ColumnType;
-import io.psiflink.jobs.table.QuarantineSink;
-import io.psiflink.jobs.table.SchemaDiscovery;
-import io.psiflink.jobs.table.SourceResult;
-import io.psiflink.jobs.table.TableSchema;
-import io.psiflink.jobs.table.TableSink;
-import io.psiflink.jobs.table.TableSource;
 import io.psiflink.jobs.token.TokenizeFunction;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -69,8 +71,12 @@ public final class PrivateJoinJob {
     long start = System.currentTimeMillis();
     Side side = cfg.partyB() ? Side.B : Side.A;
     JoinQuery query = JoinQuery.parse(cfg.sql());
-    TableSchema schema = SchemaDiscovery.discover(cfg.table());
+    TableSchema schema = SchemaDiscovery.discover(cfg.table(), cfg.csv());
     PartyView view = query.view(side, schema);
+    // checked before the handshake, so that an existing output fails fast, not after the join
+    StagedOutput staged = cfg.partyB() ? null : StagedOutput.prepare(cfg.out());
+    StagedOutput quarantine = cfg.quarantine() == null ? null
+        : StagedOutput.prepare(cfg.quarantine(), true);
     if (query.countOnly()) {
       if (!PsiProtocol.of(cfg.protocol()).supportsCardinality()) {
         throw new IllegalArgumentException("SELECT COUNT(DISTINCT ...) needs --protocol ecdh: "
@@ -144,10 +150,16 @@ public final class PrivateJoinJob {
     StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(
         flinkConfig(cfg));
     String name = side.table();
-    SourceResult source = TableSource.read(env, name, cfg.table(), schema);
-    if (cfg.quarantine() != null) {
-      QuarantineSink.write(source.quarantined(), cfg.quarantine());
-    }
+    // rows with a NULL key are quarantined while reading, where their file and line are known
+    SourceResult source = TableSource.read(env, name, cfg.table(), schema, cfg.csv(),
+        view.keyColumns());
+    DataStream<Long> written = quarantine == null ? null
+        : QuarantineSink.writeFiles(source.quarantined(), quarantine.stagingDir());
+    // The table's bad rows are judged before the PSI starts (the bins wait for the row total, which
+    // waits for the gate), so a party with a bad table never reveals anything of it to the peer.
+    DataStream<Long> gate = BadRowGate.check(source.counts(), written, cfg.maxBadRows(),
+        "party " + cfg.party() + ": table " + name, cfg.quarantine(),
+        cfg.partyB() ? "" : "; the output was not written");
     DataStream<Row> rows = source.rows();
     if (!view.wherePredicate().isEmpty()) {
       StreamTableEnvironment tEnv = StreamTableEnvironment.create(env,
@@ -161,6 +173,7 @@ public final class PrivateJoinJob {
         .name("tokenize " + name);
     DataStream<Long> total = tokenized
         .transform("count rows", Types.LONG, new RowCount<byte[]>(false))
+        .union(gate)
         .global()
         .transform("sum rows", Types.LONG, new RowCount<Long>(true)).setParallelism(1);
     int maxParallelism = KeyGroupRangeAssignment.computeDefaultMaxParallelism(cfg.parallelism());
@@ -177,17 +190,53 @@ public final class PrivateJoinJob {
     if (cfg.partyB()) {
       joined.sinkTo(new DiscardingSink<>()).name("no output at party B");
     } else {
-      TableSink.writeEncoded(joined, outSchema, cfg.out(), cfg.outFormat());
+      TableSink.writeEncoded(joined, outSchema, staged.stagingDir(), cfg.outFormat());
     }
 
     long jobStart = System.currentTimeMillis();
-    JobExecutionResult result = env.execute("psi-flink party " + cfg.party() + " session "
-        + cfg.session());
-    if (!cfg.partyB()) {
-      TableSink.markComplete(cfg.out());
+    JobExecutionResult result;
+    try {
+      result = env.execute("psi-flink party " + cfg.party() + " session " + cfg.session());
+    } catch (Exception e) {
+      java.util.Optional<String> tooMany = BadRowGate.failure(e);
+      if (tooMany.isPresent() && quarantine != null) {
+        // the gate failed only after every quarantine file was complete: it says what is wrong
+        quarantine.commit();
+        abort(staged, null);
+      } else {
+        abort(staged, quarantine);
+      }
+      if (tooMany.isPresent()) {
+        throw new TooManyBadRowsException(tooMany.get());
+      }
+      throw e;
+    }
+    if (quarantine != null) {
+      quarantine.commit();
+    }
+    if (staged != null) {
+      staged.commit();
     }
     long end = System.currentTimeMillis();
     return summarize(cfg, name, secrets.bins(), result, start, handshakeDone, jobStart, end);
+  }
+
+  /** The job failed because more rows were quarantined than {@code --max-bad-rows} allows. */
+  public static final class TooManyBadRowsException extends Exception {
+    private static final long serialVersionUID = 1L;
+
+    TooManyBadRowsException(String message) {
+      super(message);
+    }
+  }
+
+  private static void abort(StagedOutput... outputs) {
+    for (StagedOutput o : outputs) {
+      java.io.IOException e = o == null ? null : o.abort();
+      if (e != null) {
+        LOG.warn("cannot remove the staged output {}: {}", o, e.toString());
+      }
+    }
   }
 
   static Configuration flinkConfig(PartyConfig cfg) throws java.io.IOException {
@@ -249,7 +298,9 @@ public final class PrivateJoinJob {
     long rowsRead = num(acc, TableSource.rowsReadAccumulator(name));
     long quarantined = num(acc, TableSource.rowsQuarantinedAccumulator(name));
     long tokenized = num(acc, name + ".rowsTokenized");
-    long nullKeys = num(acc, name + ".rowsWithNullKey");
+    // NULL keys are quarantined while reading; the tokenizer's own check is a second line
+    long tokenizerNullKeys = num(acc, name + ".rowsWithNullKey");
+    long nullKeys = num(acc, TableSource.rowsWithNullKeyAccumulator(name)) + tokenizerNullKeys;
     long tokenizeEnd = Math.max(num(acc, "tokenize.end"), jobStart);
     long spillEnd = Math.max(num(acc, "spill.end"), tokenizeEnd);
     long psiEnd = Math.max(num(acc, "psi.end"), spillEnd);
@@ -265,7 +316,7 @@ public final class PrivateJoinJob {
     phases.put("lookup_payload", binStage * (1 - psiShare));
     phases.put("write", (end - psiEnd) / 1000.0);
     return new JobSummary(cfg.party(), rowsRead, quarantined,
-        Math.max(0, rowsRead - quarantined - tokenized - nullKeys), nullKeys, tokenized, bins,
+        Math.max(0, rowsRead - tokenized - tokenizerNullKeys), nullKeys, tokenized, bins,
         num(acc, "binsDone"), num(acc, "binRetries"), num(acc, "intersecting"),
         num(acc, "rowsOut"), num(acc, "bytesSent"), num(acc, "bytesReceived"), phases,
         (end - start) / 1000.0, peakRss());

@@ -1,8 +1,10 @@
 package io.psiflink.jobs;
 
-import io.psiflink.jobs.table.TableException;
-import io.psiflink.jobs.table.TableFiles;
-import io.psiflink.jobs.table.TableFormat;
+import io.psiflink.connectors.JdbcTable;
+import io.psiflink.connectors.ParquetColumns;
+import io.psiflink.connectors.TableException;
+import io.psiflink.connectors.TableFiles;
+import io.psiflink.connectors.TableFormat;
 import java.io.IOException;
 import java.io.InputStream;
 import java.util.List;
@@ -10,7 +12,8 @@ import org.apache.flink.core.fs.Path;
 
 /**
  * A cheap estimate of a table's row count, from its size and (CSV) the line length of the first
- * megabyte of each file. It only steers the automatic bin count; the padding bound uses the exact
+ * megabyte of each file; Parquet from the row counts in the footers, PostgreSQL from the planner's
+ * statistics. It only steers the automatic bin count; the padding bound uses the exact
  * count.
  */
 public final class SizeEstimate {
@@ -24,9 +27,19 @@ public final class SizeEstimate {
 
   /** The estimated row count of the table at {@code table}, a file or a directory of parts. */
   public static long rows(String table) throws IOException, TableException {
+    if (JdbcTable.isJdbc(table)) {
+      return JdbcTable.parse(table).estimateRows();
+    }
     TableFiles files = TableFiles.of(table);
     if (files.format() == TableFormat.AVRO) {
       return files.bytes() / AVRO_ROW_BYTES;
+    }
+    if (files.format() == TableFormat.PARQUET) {
+      long rows = 0;
+      for (String f : files.files()) {
+        rows += ParquetColumns.rowCount(f); // exact, from the footers
+      }
+      return rows;
     }
     List<String> paths = files.files();
     int sampled = Math.min(paths.size(), SAMPLE_FILES);

@@ -1,11 +1,11 @@
 package io.psiflink.jobs.bench;
 
+import io.psiflink.connectors.Column;
+import io.psiflink.connectors.ColumnType;
+import io.psiflink.connectors.TableFormat;
+import io.psiflink.connectors.TableSchema;
+import io.psiflink.connectors.TableSink;
 import io.psiflink.jobs.Args;
-import io.psiflink.jobs.table.Column;
-import io.psiflink.jobs.table.ColumnType;
-import io.psiflink.jobs.table.TableFormat;
-import io.psiflink.jobs.table.TableSchema;
-import io.psiflink.jobs.table.TableSink;
 import java.io.IOException;
 import java.lang.management.ManagementFactory;
 import java.nio.file.DirectoryNotEmptyException;

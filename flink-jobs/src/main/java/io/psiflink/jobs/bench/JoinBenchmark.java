@@ -1,9 +1,9 @@
 package io.psiflink.jobs.bench;
 
+import io.psiflink.connectors.TableFiles;
 import io.psiflink.jobs.Args;
 import io.psiflink.jobs.local.JvmOptions;
 import io.psiflink.jobs.local.LocalJoin;
-import io.psiflink.jobs.table.TableFiles;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;

@@ -1,12 +1,12 @@
 package io.psiflink.jobs.bench;
 
+import io.psiflink.connectors.Column;
+import io.psiflink.connectors.ColumnType;
+import io.psiflink.connectors.TableSchema;
 import io.psiflink.jobs.Args;
 import io.psiflink.jobs.bench.GeneratedTables.SideStats;
 import io.psiflink.jobs.bench.Permutations.Feistel64;
 import io.psiflink.jobs.bench.Permutations.SmallDomain;
-import io.psiflink.jobs.table.Column;
-import io.psiflink.jobs.table.ColumnType;
-import io.psiflink.jobs.table.TableSchema;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.io.UncheckedIOException;

@@ -32,13 +32,18 @@ import java.util.concurrent.TimeUnit;
 public final class LocalJoin {
   private static final Set<String> FLAGS = Set.of("a", "b", "sql", "out", "format", "bins", "sigma",
       "protocol", "parallelism", "work", "json", "party-heap", "attempts", "idle-timeout",
-      "pair-timeout", "protocol-params");
+      "pair-timeout", "protocol-params", "a-table", "b-table", "max-bad-rows", "quarantine",
+      "a-delimiter", "b-delimiter");
   /** How long a party may run on after its peer failed (see {@link #waitForBoth}). */
   private static final Duration SURVIVOR_GRACE = Duration.ofSeconds(15);
 
   private static final String USAGE = "usage: ./psi local --a A_TABLE --b B_TABLE --sql \"SELECT "
-      + "... FROM a JOIN b ON ...\" --out DIR [--format avro|csv] [--bins M] [--sigma S] "
-      + "[--parallelism P] [--json]";
+      + "... FROM a JOIN b ON ...\" --out DIR [--format avro|parquet|csv] [--a-table T] "
+      + "[--b-table T] [--a-delimiter C] [--b-delimiter C] [--max-bad-rows N|P%] "
+      + "[--quarantine DIR] [--bins M] [--sigma S] "
+      + "[--parallelism P] [--json]\n"
+      + "  tables: local or hdfs:// .csv/.avro/.parquet files or directories of part files, or "
+      + "jdbc:postgresql://host:port/db?table=T URLs";
 
   /** The outcome: each party's summary JSON and the whole run's wall time. */
   public record Result(String summaryA, String summaryB, double seconds) {
@@ -143,13 +148,23 @@ public final class LocalJoin {
     boolean a = party.equals("A");
     add(cmd, "party", party);
     add(cmd, "table", o.get(a ? "a" : "b"));
+    if (o.containsKey(a ? "a-table" : "b-table")) {
+      add(cmd, "table-name", o.get(a ? "a-table" : "b-table"));
+    }
+    if (o.containsKey(a ? "a-delimiter" : "b-delimiter")) {
+      add(cmd, "csv-delimiter", o.get(a ? "a-delimiter" : "b-delimiter"));
+    }
     add(cmd, "sql", o.get("sql"));
     if (a) {
       add(cmd, "out", o.get("out"));
-      add(cmd, "format", o.getOrDefault("format", "avro"));
+      if (o.containsKey("format")) {
+        add(cmd, "format", o.get("format"));
+      }
     }
-    add(cmd, "quarantine", Path.of(o.get("out")).resolve("_quarantine").resolve(party.toLowerCase(
-        Locale.ROOT)).toString());
+    add(cmd, "quarantine", quarantineDir(o) + "/" + party.toLowerCase(Locale.ROOT));
+    if (o.containsKey("max-bad-rows")) {
+      add(cmd, "max-bad-rows", o.get("max-bad-rows"));
+    }
     add(cmd, "session", session);
     add(cmd, "bridge", "127.0.0.1:" + port);
     add(cmd, "cert", creds.certChainPem().toString());
@@ -168,6 +183,19 @@ public final class LocalJoin {
     Process p = pb.start();
     pump(p.getInputStream(), "[" + party + "] ", log);
     return p;
+  }
+
+  /**
+   * Where the parties' quarantines go ({@code <dir>/a}, {@code <dir>/b}): {@code --quarantine}, or
+   * next to the output, {@code <out>.quarantine}, since the output directory itself appears only
+   * when the join succeeded and the quarantine matters most when it did not.
+   */
+  static String quarantineDir(Map<String, String> o) {
+    if (o.containsKey("quarantine")) {
+      return o.get("quarantine");
+    }
+    String out = o.get("out");
+    return (out.endsWith("/") ? out.substring(0, out.length() - 1) : out) + ".quarantine";
   }
 
   private static void add(List<String> cmd, String k, String v) {

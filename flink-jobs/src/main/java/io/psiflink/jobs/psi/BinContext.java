@@ -1,6 +1,6 @@
 package io.psiflink.jobs.psi;
 
-import io.psiflink.jobs.row.RowCodec;
+import io.psiflink.connectors.row.RowCodec;
 import java.io.Serializable;
 
 /**

@@ -2,9 +2,9 @@ package io.psiflink.jobs.psi;
 
 import io.psiflink.bridge.BridgeException;
 import io.psiflink.bridge.BridgeStream;
+import io.psiflink.connectors.row.RowCodec;
+import io.psiflink.connectors.row.Varint;
 import io.psiflink.jobs.bin.BinPlan;
-import io.psiflink.jobs.row.RowCodec;
-import io.psiflink.jobs.row.Varint;
 import io.psiflink.jobs.token.Tokens;
 import io.psiflink.nativepsi.PsiParams;
 import io.psiflink.nativepsi.PsiPhase;
@@ -42,7 +42,7 @@ public final class BinExchange {
   private static final int VERSION = 2;
   /** The output row of a cardinality-only query: the count. */
   private static final RowCodec COUNT_CODEC =
-      new RowCodec(java.util.List.of(io.psiflink.jobs.table.ColumnType.BIGINT));
+      new RowCodec(java.util.List.of(io.psiflink.connectors.ColumnType.BIGINT));
   private static final int HELLO_BYTES = 4 + 1 + 1 + 4 + 4 + 1 + 8 + 8 + 16;
   private static final int PAYLOAD_FRAME_BYTES = 256 * 1024;
   /** A payload record starts with the token and the peer's row count for it. */

@@ -34,8 +34,8 @@ import org.slf4j.LoggerFactory;
  * bridge. Ascending order on both sides cannot deadlock, whatever the two jobs' parallelism: the
  * smallest unfinished bin is always being worked on by both parties. A bin that fails is retried
  * alone, as a new attempt on the bridge; other bins are not redone. The output party emits the
- * joined rows in {@link io.psiflink.jobs.row.RowCodec} encoding, for {@link
- * io.psiflink.jobs.table.TableSink#writeEncoded}; party B emits nothing.
+ * joined rows in {@link io.psiflink.connectors.row.RowCodec} encoding, for {@link
+ * io.psiflink.connectors.TableSink#writeEncoded}; party B emits nothing.
  */
 public final class BinPsiOperator extends AbstractStreamOperator<byte[]>
     implements TwoInputStreamOperator<byte[], Long, byte[]>, BoundedMultiInput {

@@ -1,6 +1,6 @@
 package io.psiflink.jobs.psi;
 
-import io.psiflink.jobs.row.Varint;
+import io.psiflink.connectors.row.Varint;
 import io.psiflink.jobs.token.Tokens;
 import java.util.Arrays;
 import java.util.List;

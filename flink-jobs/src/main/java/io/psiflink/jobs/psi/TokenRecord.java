@@ -1,13 +1,13 @@
 package io.psiflink.jobs.psi;
 
-import io.psiflink.jobs.row.Varint;
+import io.psiflink.connectors.row.Varint;
 import io.psiflink.jobs.token.Tokens;
 import java.io.ByteArrayOutputStream;
 
 /**
  * One tokenized row as it is shuffled to its bin: the bin (4 bytes, big-endian), then exactly the
  * record a bin stores ({@link BinTable}): the 16-byte token, the varint length of the row, and the
- * row's kept columns as {@link io.psiflink.jobs.row.RowCodec} encoded them. A plain byte[] because
+ * row's kept columns as {@link io.psiflink.connectors.row.RowCodec} encoded them. A plain byte[] because
  * Flink ships byte arrays with its cheapest serializer; a POJO cost a fifth of the tokenize stage.
  */
 public final class TokenRecord {

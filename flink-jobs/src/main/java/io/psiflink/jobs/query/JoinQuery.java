@@ -1,6 +1,6 @@
 package io.psiflink.jobs.query;
 
-import io.psiflink.jobs.table.TableSchema;
+import io.psiflink.connectors.TableSchema;
 import java.io.Serializable;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
@@ -29,7 +29,7 @@ import java.util.Objects;
  *       SQL), and an alias may not be the other table's name.
  *   <li>ON is one or more equalities between a column of a and a column of b (either order) joined
  *       by AND; the two columns must have the same {@link
- *       io.psiflink.jobs.table.ColumnType.KeyClass}.
+ *       io.psiflink.connectors.ColumnType.KeyClass}.
  *   <li>WHERE is a conjunction; each AND-ed condition may use the columns of one table only, and
  *       must use at least one. Inside a condition anything Flink SQL can evaluate on one row is
  *       allowed (comparisons, BETWEEN, IN lists, LIKE, IS [NOT] NULL, arithmetic, CAST, functions,

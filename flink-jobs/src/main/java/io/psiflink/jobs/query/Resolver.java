@@ -1,11 +1,11 @@
 package io.psiflink.jobs.query;
 
+import io.psiflink.connectors.Column;
+import io.psiflink.connectors.TableSchema;
 import io.psiflink.jobs.query.ParsedQuery.Conjunct;
 import io.psiflink.jobs.query.ParsedQuery.Equality;
 import io.psiflink.jobs.query.ParsedQuery.Item;
 import io.psiflink.jobs.query.ParsedQuery.Ref;
-import io.psiflink.jobs.table.Column;
-import io.psiflink.jobs.table.TableSchema;
 import java.util.ArrayList;
 import java.util.EnumMap;
 import java.util.EnumSet;

@@ -1,6 +1,6 @@
 package io.psiflink.jobs.query;
 
-import io.psiflink.jobs.table.TableSchema;
+import io.psiflink.connectors.TableSchema;
 import java.util.Objects;
 import java.util.Set;
 import java.util.UUID;
@@ -25,7 +25,7 @@ public final class WhereFilter {
    *
    * @param tEnv the table environment of the job's {@code StreamExecutionEnvironment}
    * @param rows rows of {@code schema}, positional, values of the types {@link
-   *     io.psiflink.jobs.table.ColumnType#flinkType()} names
+   *     io.psiflink.connectors.ColumnType#flinkType()} names
    * @param schema the columns of {@code rows}; the predicate refers to them by name
    * @param predicate Flink SQL boolean expression over the columns, or empty for no filter
    * @return {@code rows} itself when the predicate is empty or blank; otherwise the rows for which it

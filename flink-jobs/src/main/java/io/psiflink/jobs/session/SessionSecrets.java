@@ -1,6 +1,6 @@
 package io.psiflink.jobs.session;
 
-import io.psiflink.jobs.table.Column;
+import io.psiflink.connectors.Column;
 import java.util.List;
 
 /**

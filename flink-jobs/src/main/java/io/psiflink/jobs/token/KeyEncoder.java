@@ -1,6 +1,6 @@
 package io.psiflink.jobs.token;
 
-import io.psiflink.jobs.table.ColumnType;
+import io.psiflink.connectors.ColumnType;
 import java.nio.charset.StandardCharsets;
 import java.text.Normalizer;
 import java.util.Arrays;

@@ -1,9 +1,9 @@
 package io.psiflink.jobs.token;
 
+import io.psiflink.connectors.ColumnType;
+import io.psiflink.connectors.row.RowCodec;
 import io.psiflink.jobs.psi.BinPsiOperator.PhaseClock;
 import io.psiflink.jobs.psi.TokenRecord;
-import io.psiflink.jobs.row.RowCodec;
-import io.psiflink.jobs.table.ColumnType;
 import org.apache.flink.api.common.accumulators.LongCounter;
 import org.apache.flink.api.common.functions.OpenContext;
 import org.apache.flink.metrics.Counter;

@@ -4,11 +4,11 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.psiflink.connectors.Column;
+import io.psiflink.connectors.SchemaDiscovery;
+import io.psiflink.connectors.TableSchema;
 import io.psiflink.jobs.bench.InsecureFlinkJoin.Options;
 import io.psiflink.jobs.bench.InsecureFlinkJoin.Result;
-import io.psiflink.jobs.table.Column;
-import io.psiflink.jobs.table.SchemaDiscovery;
-import io.psiflink.jobs.table.TableSchema;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;

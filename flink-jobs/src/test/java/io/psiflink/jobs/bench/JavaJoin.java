@@ -1,6 +1,6 @@
 package io.psiflink.jobs.bench;
 
-import io.psiflink.jobs.table.TableSchema;
+import io.psiflink.connectors.TableSchema;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.ArrayList;

@@ -44,6 +44,37 @@ class LocalJoinTest {
     joinAndCheck(JoinFixture.generate(1_000_000, 1_000_000, 0.5, 0.1, 0.01, 7), "csv", "8", "3g");
   }
 
+  /** Other CSV dialects reach both parties: ';' at A, tab at B, Parquet out by extension. */
+  @Test
+  void delimitersPerTableAndParquetOut() throws Exception {
+    java.nio.file.Files.writeString(dir.resolve("a.csv"),
+        "id;k;note\n1;10;\"x;y\"\n2;20;z\n3;30;w\n4;;nokey\n", StandardCharsets.UTF_8);
+    java.nio.file.Files.writeString(dir.resolve("b.csv"),
+        "k\tv\n10\tten\n30\tthirty\n30\tdreissig\n40\tforty\n", StandardCharsets.UTF_8);
+    Map<String, String> opts = new java.util.HashMap<>(Map.of(
+        "a", dir.resolve("a.csv").toString(), "b", dir.resolve("b.csv").toString(),
+        "a-delimiter", ";", "b-delimiter", "tab",
+        "sql", "SELECT a.id, a.note, b.v FROM a JOIN b ON a.k = b.k",
+        "out", dir.resolve("joined.parquet").toString(), "bins", "2", "parallelism", "2",
+        "party-heap", "512m", "work", dir.resolve("work").toString()));
+    opts.put("max-bad-rows", "1"); // the one NULL key of a
+    ByteArrayOutputStream log = new ByteArrayOutputStream();
+    try (PrintStream ps = new PrintStream(log, true, StandardCharsets.UTF_8)) {
+      LocalJoin.run(opts, ps);
+    } catch (Exception e) {
+      System.err.println(log.toString(StandardCharsets.UTF_8));
+      throw e;
+    }
+    List<String> rows = new java.util.ArrayList<>();
+    for (org.apache.flink.types.Row r : io.psiflink.connectors.TableReader.readAll(
+        dir.resolve("joined.parquet").toString(), io.psiflink.connectors.TableFormat.PARQUET)
+        .rows()) {
+      rows.add(r.getField(0) + "|" + r.getField(1) + "|" + r.getField(2));
+    }
+    rows.sort(null);
+    assertEquals(List.of("1|x;y|ten", "3|w|dreissig", "3|w|thirty"), rows);
+  }
+
   private void joinAndCheck(JoinFixture f, String bFormat, String bins, String heap)
       throws Exception {
     Map<String, String> opts = f.localJoinOptions(dir, bFormat, bins, heap);

@@ -4,7 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import io.psiflink.bridge.BridgeClient;
 import io.psiflink.bridge.BridgeStream;
-import io.psiflink.jobs.row.RowCodec;
+import io.psiflink.connectors.row.RowCodec;
 import io.psiflink.nativepsi.PsiParams;
 import io.psiflink.nativepsi.PsiRole;
 import io.psiflink.nativepsi.PsiSession;

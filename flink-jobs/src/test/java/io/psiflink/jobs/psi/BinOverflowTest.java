@@ -6,8 +6,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.psiflink.bridge.BridgePeerException;
 import io.psiflink.bridge.BridgeStream;
+import io.psiflink.connectors.row.RowCodec;
 import io.psiflink.jobs.bin.BinPlan;
-import io.psiflink.jobs.row.RowCodec;
 import java.io.ByteArrayOutputStream;
 import java.nio.file.Path;
 import java.security.SecureRandom;

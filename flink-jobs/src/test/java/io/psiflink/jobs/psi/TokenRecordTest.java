@@ -3,7 +3,7 @@ package io.psiflink.jobs.psi;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
-import io.psiflink.jobs.row.Varint;
+import io.psiflink.connectors.row.Varint;
 import java.io.ByteArrayOutputStream;
 import java.util.Arrays;
 import org.junit.jupiter.api.Test;

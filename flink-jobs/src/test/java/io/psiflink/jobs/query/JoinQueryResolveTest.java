@@ -4,9 +4,9 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.psiflink.jobs.table.Column;
-import io.psiflink.jobs.table.ColumnType;
-import io.psiflink.jobs.table.TableSchema;
+import io.psiflink.connectors.Column;
+import io.psiflink.connectors.ColumnType;
+import io.psiflink.connectors.TableSchema;
 import java.util.Arrays;
 import java.util.List;
 import org.junit.jupiter.api.Test;

@@ -5,7 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.psiflink.jobs.table.ColumnType;
+import io.psiflink.connectors.ColumnType;
 import java.util.Arrays;
 import java.util.HashSet;
 import java.util.Set;

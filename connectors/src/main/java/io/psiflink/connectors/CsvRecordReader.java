@@ -1,0 +1,331 @@
+package io.psiflink.connectors;
+
+import java.io.Closeable;
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.ByteBuffer;
+import java.nio.charset.CharacterCodingException;
+import java.nio.charset.CharsetDecoder;
+import java.nio.charset.CodingErrorAction;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.Arrays;
+
+/**
+ * Splits a UTF-8 byte stream into RFC 4180 records. Used by the Flink source, by schema discovery
+ * and by {@link TableReader}.
+ *
+ * <p>Rules:
+ *
+ * <ul>
+ *   <li>A record ends at LF or CRLF outside quotes, or at the end of the stream; a terminator right
+ *       before the end of the stream does not start another record. An empty line is a record with
+ *       one NULL field.
+ *   <li>A field starting with the quote character is quoted: it ends at a quote followed by the
+ *       delimiter, a terminator or the end of the stream; a doubled quote inside stands for one
+ *       quote; delimiters, CR and LF inside are data.
+ *   <li>An unquoted empty field is {@code null} (SQL NULL); a quoted empty field ({@code ""}) is the
+ *       empty string.
+ *   <li>Malformed records are returned, not thrown, with {@link CsvRecord#error()} set: a quote
+ *       inside an unquoted field, a character after a closing quote, a CR not followed by LF
+ *       outside quotes (these three skip to the end of the physical line), an unterminated quote
+ *       (the record runs to the end of the stream), invalid UTF-8, a record longer than {@link
+ *       CsvOptions#maxRecordBytes()}.
+ *   <li>A UTF-8 byte order mark at the very start of the stream is skipped when asked (the header
+ *       line of a file written by a spreadsheet often carries one).
+ * </ul>
+ *
+ * <p>Line numbers count LF bytes, so a record's line is the physical line it starts on, even when
+ * earlier records hold newlines inside quotes.
+ */
+public final class CsvRecordReader implements Closeable {
+  /** How many bytes of a record's raw text are kept for error reports. */
+  public static final int RAW_LIMIT = 1024;
+
+  private static final int FIELD_START = 0;
+  private static final int UNQUOTED = 1;
+  private static final int QUOTED = 2;
+  private static final int QUOTE_IN_QUOTED = 3;
+
+  private final InputStream in;
+  private final int delimiter;
+  private final int quote;
+  private final int maxRecordBytes;
+  private final CharsetDecoder utf8 = StandardCharsets.UTF_8.newDecoder()
+      .onMalformedInput(CodingErrorAction.REPORT)
+      .onUnmappableCharacter(CodingErrorAction.REPORT);
+
+  private final byte[] buf = new byte[64 * 1024];
+  private int pos;
+  private int limit;
+  private boolean eof;
+  private boolean bomChecked;
+  private long line = 1;
+
+  // state of the record being read
+  private final ArrayList<String> fields = new ArrayList<>();
+  private byte[] field = new byte[256];
+  private int fieldLen;
+  private boolean fieldQuoted;
+  // one byte beyond the limit, to see whether the cut falls inside a character
+  private final byte[] raw = new byte[RAW_LIMIT + 1];
+  private int rawLen;
+  private long recordBytes;
+  private String error;
+
+  /**
+   * @param in the bytes; not buffered by the caller necessarily, this reader buffers itself
+   * @param skipBom whether a UTF-8 BOM at the start of {@code in} is dropped
+   */
+  public CsvRecordReader(InputStream in, CsvOptions options, boolean skipBom) {
+    this.in = in;
+    this.delimiter = options.delimiter();
+    this.quote = options.quote();
+    this.maxRecordBytes = options.maxRecordBytes();
+    this.bomChecked = !skipBom;
+  }
+
+  /** The next record, or null at the end of the stream. */
+  public CsvRecord next() throws IOException {
+    if (!bomChecked) {
+      skipBom();
+    }
+    if (peek() < 0) {
+      return null;
+    }
+    long startLine = line;
+    fields.clear();
+    fieldLen = 0;
+    fieldQuoted = false;
+    rawLen = 0;
+    recordBytes = 0;
+    error = null;
+
+    int state = FIELD_START;
+    while (true) {
+      int b = consume();
+      switch (state) {
+        case FIELD_START, UNQUOTED -> {
+          if (b == delimiter) {
+            endField();
+            state = FIELD_START;
+          } else if (b == '\n' || b < 0) {
+            endField();
+            return finish(startLine, b < 0 ? 0 : 1);
+          } else if (b == '\r') {
+            if (peek() != '\n') {
+              return skipLine(startLine, "a CR outside quotes must be followed by LF");
+            }
+            consume();
+            endField();
+            return finish(startLine, 2);
+          } else if (b == quote) {
+            if (state == UNQUOTED) {
+              return skipLine(startLine, "quote inside unquoted field " + (fields.size() + 1));
+            }
+            fieldQuoted = true;
+            state = QUOTED;
+          } else {
+            append(b);
+            appendPlainRun();
+            state = UNQUOTED;
+          }
+        }
+        case QUOTED -> {
+          if (b == quote) {
+            state = QUOTE_IN_QUOTED;
+          } else if (b < 0) {
+            fail("unterminated quoted field " + (fields.size() + 1));
+            return finish(startLine, 0);
+          } else {
+            append(b);
+          }
+        }
+        case QUOTE_IN_QUOTED -> {
+          if (b == quote) {
+            append(b);
+            state = QUOTED;
+          } else if (b == delimiter) {
+            endField();
+            state = FIELD_START;
+          } else if (b == '\n' || b < 0) {
+            endField();
+            return finish(startLine, b < 0 ? 0 : 1);
+          } else if (b == '\r' && peek() == '\n') {
+            consume();
+            endField();
+            return finish(startLine, 2);
+          } else {
+            return skipLine(startLine,
+                "unexpected character after the closing quote of field " + (fields.size() + 1));
+          }
+        }
+        default -> throw new IllegalStateException("state " + state);
+      }
+    }
+  }
+
+  @Override
+  public void close() throws IOException {
+    in.close();
+  }
+
+  private void fail(String reason) {
+    if (error == null) {
+      error = reason;
+    }
+  }
+
+  /** Marks the record malformed and consumes the rest of its physical line. */
+  private CsvRecord skipLine(long startLine, String reason) throws IOException {
+    fail(reason);
+    int prev = -1;
+    int b;
+    while ((b = consume()) >= 0 && b != '\n') {
+      prev = b;
+    }
+    return finish(startLine, b < 0 ? 0 : prev == '\r' ? 2 : 1);
+  }
+
+  private void append(int b) {
+    if (recordBytes > maxRecordBytes) {
+      fail("record longer than " + maxRecordBytes + " bytes");
+      return;
+    }
+    if (fieldLen == field.length) {
+      field = Arrays.copyOf(field, Math.min(Math.max(16, field.length * 2), maxRecordBytes + 1));
+    }
+    field[fieldLen++] = (byte) b;
+  }
+
+  /**
+   * Takes the run of plain bytes (no delimiter, quote, CR or LF) at the read position in one go,
+   * exactly as consume-and-append byte by byte would: the common unquoted field costs a scan and
+   * two array copies instead of a state machine step per byte. Leaves a run that would cross the
+   * record limit to the byte-wise path, which reports it.
+   */
+  private void appendPlainRun() {
+    int i = pos;
+    while (i < limit) {
+      int b = buf[i] & 0xFF;
+      if (b == delimiter || b == quote || b == '\n' || b == '\r') {
+        break;
+      }
+      i++;
+    }
+    int n = i - pos;
+    if (n == 0 || recordBytes + n > maxRecordBytes) {
+      return;
+    }
+    int r = Math.min(n, raw.length - rawLen);
+    System.arraycopy(buf, pos, raw, rawLen, r);
+    rawLen += r;
+    recordBytes += n;
+    if (fieldLen + n > field.length) {
+      field = Arrays.copyOf(field, Math.min(Math.max(fieldLen + n, field.length * 2),
+          maxRecordBytes + 1));
+    }
+    System.arraycopy(buf, pos, field, fieldLen, n);
+    fieldLen += n;
+    pos = i;
+  }
+
+  private void endField() {
+    if (error == null) {
+      fields.add(decodeField());
+    }
+    fieldLen = 0;
+    fieldQuoted = false;
+  }
+
+  private String decodeField() {
+    if (fieldLen == 0) {
+      return fieldQuoted ? "" : null;
+    }
+    boolean ascii = true;
+    for (int i = 0; i < fieldLen && ascii; i++) {
+      ascii = field[i] >= 0;
+    }
+    if (ascii) {
+      return new String(field, 0, fieldLen, StandardCharsets.ISO_8859_1);
+    }
+    try {
+      utf8.reset();
+      return utf8.decode(ByteBuffer.wrap(field, 0, fieldLen)).toString();
+    } catch (CharacterCodingException e) {
+      fail("invalid UTF-8 in field " + (fields.size() + 1));
+      return null;
+    }
+  }
+
+  private CsvRecord finish(long startLine, int terminatorBytes) {
+    long textBytes = recordBytes - terminatorBytes;
+    int n = (int) Math.min(Math.min(rawLen, textBytes), RAW_LIMIT);
+    if (n < textBytes) {
+      // cut on a character boundary: back off over UTF-8 continuation bytes
+      while (n > 0 && (raw[n] & 0xC0) == 0x80) {
+        n--;
+      }
+    }
+    String rawText = new String(raw, 0, n, StandardCharsets.UTF_8);
+    String[] values = error == null ? fields.toArray(new String[0]) : null;
+    return new CsvRecord(startLine, values, error, rawText);
+  }
+
+  private int consume() throws IOException {
+    if (pos == limit && !refill()) {
+      return -1;
+    }
+    int b = buf[pos++] & 0xFF;
+    if (rawLen < raw.length) {
+      raw[rawLen++] = (byte) b;
+    }
+    recordBytes++;
+    if (b == '\n') {
+      line++;
+    }
+    return b;
+  }
+
+  private int peek() throws IOException {
+    if (pos == limit && !refill()) {
+      return -1;
+    }
+    return buf[pos] & 0xFF;
+  }
+
+  private boolean refill() throws IOException {
+    if (eof) {
+      return false;
+    }
+    int n = in.read(buf, 0, buf.length);
+    while (n == 0) {
+      n = in.read(buf, 0, buf.length);
+    }
+    if (n < 0) {
+      eof = true;
+      pos = limit = 0;
+      return false;
+    }
+    pos = 0;
+    limit = n;
+    return true;
+  }
+
+  private void skipBom() throws IOException {
+    bomChecked = true;
+    // read until three bytes are buffered or the stream ends
+    pos = limit = 0;
+    while (limit < 3 && !eof) {
+      int n = in.read(buf, limit, buf.length - limit);
+      if (n < 0) {
+        eof = true;
+      } else {
+        limit += n;
+      }
+    }
+    if (limit >= 3 && (buf[0] & 0xFF) == 0xEF && (buf[1] & 0xFF) == 0xBB && (buf[2] & 0xFF) == 0xBF) {
+      pos = 3;
+    }
+  }
+}

@@ -1,0 +1,295 @@
+package io.psiflink.connectors;
+
+import java.util.Base64;
+
+/**
+ * The text form of column values in CSV files, both ways. One place, so that what {@link
+ * CsvBulkWriter} writes is exactly what the CSV source reads back.
+ *
+ * <ul>
+ *   <li>NULL is an unquoted empty field. A quoted empty field is the empty string for STRING, the
+ *       empty array for BYTES and NULL for every other type.
+ *   <li>BOOLEAN: {@code true} / {@code false}, any case on input, lower case on output.
+ *   <li>INT, BIGINT: optional sign and ASCII digits ({@code Long.parseLong} alone would also take
+ *       non-ASCII digits); out of range is an error.
+ *   <li>FLOAT, DOUBLE: decimal notation with optional exponent ({@code 1.5}, {@code -2e-3}, {@code
+ *       .5}), or exactly {@code NaN}, {@code Infinity}, {@code -Infinity}; no surrounding blanks,
+ *       no hex floats, no {@code d}/{@code f} suffixes; a finite literal that overflows is an
+ *       error. Output is Java's shortest round-trip form ({@link Double#toString(double)}, {@link
+ *       Float#toString(float)}), e.g. {@code 1.0E10}.
+ *   <li>STRING: the text as is, never trimmed.
+ *   <li>BYTES: standard Base64 with padding (RFC 4648 section 4), strict on input.
+ * </ul>
+ */
+public final class CsvValues {
+
+  private CsvValues() {}
+
+  /**
+   * The value of a field of the given type.
+   *
+   * @param text the field as tokenized: null for an unquoted empty field
+   * @throws IllegalArgumentException if the text is not a value of the type
+   */
+  public static Object parse(String text, ColumnType type) {
+    if (text == null) {
+      return null;
+    }
+    if (text.isEmpty()) {
+      return switch (type) {
+        case STRING -> "";
+        case BYTES -> new byte[0];
+        default -> null;
+      };
+    }
+    return switch (type) {
+      case STRING -> text;
+      case BOOLEAN -> parseBoolean(text);
+      case INT -> toInt(parseInteger(text));
+      case BIGINT -> parseInteger(text);
+      case DOUBLE -> parseDouble(text);
+      case FLOAT -> parseFloat(text);
+      case BYTES -> Base64.getDecoder().decode(text);
+    };
+  }
+
+  /**
+   * The text of a value, unquoted; null for NULL.
+   *
+   * @throws IllegalArgumentException if the value is not of the type's Java class
+   */
+  public static String format(Object value, ColumnType type) {
+    if (value == null) {
+      return null;
+    }
+    if (!type.javaClass().isInstance(value)) {
+      throw new IllegalArgumentException("a " + value.getClass().getName() + " is not a "
+          + type.sqlName() + " (expected " + type.javaClass().getSimpleName() + ")");
+    }
+    return switch (type) {
+      case BYTES -> Base64.getEncoder().encodeToString((byte[]) value);
+      case DOUBLE -> Double.toString((Double) value);
+      case FLOAT -> Float.toString((Float) value);
+      case BOOLEAN -> ((Boolean) value) ? "true" : "false";
+      case INT, BIGINT, STRING -> value.toString();
+    };
+  }
+
+  /** Whether type inference may call this non-empty text a BIGINT without losing information. */
+  static boolean inferableLong(String text) {
+    if (!isInteger(text) || hasLeadingZero(text)) {
+      return false;
+    }
+    try {
+      Long.parseLong(text);
+      return true;
+    } catch (NumberFormatException e) {
+      return false;
+    }
+  }
+
+  /**
+   * Whether type inference may call this non-empty text a DOUBLE: a finite decimal literal. An
+   * integer literal that does not fit a long is not one (as a double it would lose digits, and
+   * such columns are usually identifiers), nor is one with a superfluous leading zero such as a
+   * ZIP code {@code 01234}, which would lose the zero.
+   */
+  static boolean inferableDouble(String text) {
+    if (!isDecimal(text) || hasLeadingZero(text)) {
+      return false;
+    }
+    if (isInteger(text)) {
+      return inferableLong(text);
+    }
+    return Double.isFinite(Double.parseDouble(text));
+  }
+
+  static boolean inferableBoolean(String text) {
+    return text.equalsIgnoreCase("true") || text.equalsIgnoreCase("false");
+  }
+
+  private static boolean hasLeadingZero(String text) {
+    int i = text.startsWith("+") || text.startsWith("-") ? 1 : 0;
+    return text.length() > i + 1 && text.charAt(i) == '0' && Character.isDigit(text.charAt(i + 1));
+  }
+
+  private static Boolean parseBoolean(String text) {
+    if (text.equalsIgnoreCase("true")) {
+      return Boolean.TRUE;
+    }
+    if (text.equalsIgnoreCase("false")) {
+      return Boolean.FALSE;
+    }
+    throw new IllegalArgumentException("not a boolean");
+  }
+
+  /**
+   * {@code [+-]?[0-9]+}, by hand: it runs for every integer field read. ASCII digits only, where
+   * {@link Long#parseLong} would also take other scripts' digits.
+   */
+  static boolean isInteger(String text) {
+    int n = text.length();
+    int i = n > 0 && (text.charAt(0) == '+' || text.charAt(0) == '-') ? 1 : 0;
+    return i < n && digits(text, i) == n - i;
+  }
+
+  /**
+   * {@code [+-]?[0-9]+} as a long in one pass (it runs for every integer field read).
+   *
+   * @throws IllegalArgumentException if not of that form or out of range
+   */
+  static long parseInteger(String text) {
+    int n = text.length();
+    boolean negative = n > 0 && text.charAt(0) == '-';
+    int i = n > 0 && (negative || text.charAt(0) == '+') ? 1 : 0;
+    if (i == n) {
+      throw new NumberFormatException("not an integer");
+    }
+    // accumulate negatively: Long.MIN_VALUE has no positive counterpart
+    long v = 0;
+    for (; i < n; i++) {
+      int d = text.charAt(i) - '0';
+      if (d < 0 || d > 9) {
+        throw new NumberFormatException("not an integer");
+      }
+      if (v < Long.MIN_VALUE / 10 || v * 10 < Long.MIN_VALUE + d) {
+        throw new NumberFormatException("out of range");
+      }
+      v = v * 10 - d;
+    }
+    if (!negative && v == Long.MIN_VALUE) {
+      throw new NumberFormatException("out of range");
+    }
+    return negative ? v : -v;
+  }
+
+  private static int toInt(long v) {
+    if (v != (int) v) {
+      throw new NumberFormatException("out of range");
+    }
+    return (int) v;
+  }
+
+  /** Exact powers of ten as doubles: 10^22 is the largest. */
+  private static final double[] POW10 = {1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10,
+      1e11, 1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
+
+  /**
+   * {@code [+-]?[0-9]*\.?[0-9]*} with at most 15 digits in all, as a double; NaN when the text is
+   * not of that form. Both the digits (below 2^53) and the power of ten are exact doubles, so their
+   * quotient is the correctly rounded value, exactly what {@link Double#parseDouble} returns
+   * (Clinger's fast path); it spares the general conversion for the common field.
+   */
+  static double fastDouble(String text) {
+    int n = text.length();
+    boolean negative = n > 0 && text.charAt(0) == '-';
+    int i = n > 0 && (negative || text.charAt(0) == '+') ? 1 : 0;
+    long m = 0;
+    int digits = 0;
+    int fraction = -1; // digits after the point; -1 before the point
+    for (; i < n; i++) {
+      char c = text.charAt(i);
+      if (c >= '0' && c <= '9') {
+        if (++digits > 15) {
+          return Double.NaN;
+        }
+        m = m * 10 + (c - '0');
+        if (fraction >= 0) {
+          fraction++;
+        }
+      } else if (c == '.' && fraction < 0) {
+        fraction = 0;
+      } else {
+        return Double.NaN;
+      }
+    }
+    if (digits == 0) {
+      return Double.NaN;
+    }
+    double d = fraction > 0 ? m / POW10[fraction] : m;
+    return negative ? -d : d;
+  }
+
+  private static double parseDouble(String text) {
+    double fast = fastDouble(text);
+    if (fast == fast) {
+      return fast;
+    }
+    if (!isDecimal(text)) {
+      return switch (text) {
+        case "NaN" -> Double.NaN;
+        case "Infinity" -> Double.POSITIVE_INFINITY;
+        case "-Infinity" -> Double.NEGATIVE_INFINITY;
+        default -> throw new IllegalArgumentException("not a number");
+      };
+    }
+    double d = Double.parseDouble(text);
+    if (!Double.isFinite(d)) {
+      throw new NumberFormatException("out of range");
+    }
+    return d;
+  }
+
+  private static float parseFloat(String text) {
+    if (!isDecimal(text)) {
+      return switch (text) {
+        case "NaN" -> Float.NaN;
+        case "Infinity" -> Float.POSITIVE_INFINITY;
+        case "-Infinity" -> Float.NEGATIVE_INFINITY;
+        default -> throw new IllegalArgumentException("not a number");
+      };
+    }
+    float f = Float.parseFloat(text);
+    if (!Float.isFinite(f)) {
+      throw new NumberFormatException("out of range");
+    }
+    return f;
+  }
+
+  /**
+   * {@code [+-]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?}, by hand: it runs for every
+   * floating-point field read. Rejects what {@link Double#parseDouble} would also take: white space,
+   * hexadecimal, {@code d}/{@code f} suffixes.
+   */
+  static boolean isDecimal(String text) {
+    int n = text.length();
+    int i = n > 0 && (text.charAt(0) == '+' || text.charAt(0) == '-') ? 1 : 0;
+    int intDigits = digits(text, i);
+    i += intDigits;
+    int fracDigits = 0;
+    if (i < n && text.charAt(i) == '.') {
+      fracDigits = digits(text, ++i);
+      i += fracDigits;
+    }
+    if (intDigits == 0 && fracDigits == 0) {
+      return false;
+    }
+    if (i < n && (text.charAt(i) == 'e' || text.charAt(i) == 'E')) {
+      i++;
+      if (i < n && (text.charAt(i) == '+' || text.charAt(i) == '-')) {
+        i++;
+      }
+      int expDigits = digits(text, i);
+      if (expDigits == 0) {
+        return false;
+      }
+      i += expDigits;
+    }
+    return i == n;
+  }
+
+  /** The number of ASCII digits in {@code text} from {@code from} on. */
+  private static int digits(String text, int from) {
+    int i = from;
+    while (i < text.length() && text.charAt(i) >= '0' && text.charAt(i) <= '9') {
+      i++;
+    }
+    return i - from;
+  }
+
+  /** A short, printable rendering of a field for an error message. */
+  static String quoteForMessage(String text) {
+    String t = text.length() > 100 ? text.substring(0, 100) + "..." : text;
+    return "'" + t + "'";
+  }
+}

@@ -1,0 +1,15 @@
+package io.psiflink.connectors;
+
+import java.io.Serializable;
+import org.apache.flink.types.Row;
+
+/** Turns the payload of a well-formed {@link SourceRecord} into a typed row of the table. */
+interface FieldDecoder extends Serializable {
+  /**
+   * @throws RejectedRecord if the payload is not a row of the table; its message is the reason
+   */
+  Row decode(Object payload) throws RejectedRecord;
+
+  /** The payload already is the typed row (the Avro reader converts while it decodes). */
+  FieldDecoder PASS_THROUGH = payload -> (Row) payload;
+}

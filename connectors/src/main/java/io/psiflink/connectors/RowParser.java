@@ -1,0 +1,139 @@
+package io.psiflink.connectors;
+
+import org.apache.flink.api.common.accumulators.LongCounter;
+import org.apache.flink.api.common.functions.OpenContext;
+import org.apache.flink.metrics.Counter;
+import org.apache.flink.streaming.api.functions.ProcessFunction;
+import org.apache.flink.types.Row;
+import org.apache.flink.util.Collector;
+import org.apache.flink.util.OutputTag;
+
+/**
+ * Turns {@link SourceRecord}s into typed rows; everything that fails goes to the quarantine side
+ * output as a {@link BadRow} naming the file the record came from, so no record disappears.
+ * Counts both as metrics ({@code rowsRead}, {@code rowsQuarantined}) and as accumulators ({@code
+ * <name>.rowsRead}, {@code <name>.rowsQuarantined}) so that the job can report them from its
+ * {@code JobExecutionResult}. {@code rowsRead} counts rows emitted on the main output only.
+ *
+ * <p>Rows with a NULL (or, in a floating point column, NaN) in one of the key columns are
+ * quarantined too, naming the column: they can never match, and a join that silently lost them
+ * would look complete. They count as quarantined and, separately, as {@code
+ * <name>.rowsWithNullKeyQuarantined}.
+ */
+final class RowParser extends ProcessFunction<Row, Row> {
+  private static final long serialVersionUID = 1L;
+
+  private final String name;
+  private final FieldDecoder decoder;
+  private final OutputTag<BadRow> quarantine;
+  private final int[] keyFields;
+  private final String[] keyNames;
+
+  private transient Counter rowsRead;
+  private transient Counter rowsQuarantined;
+  private transient LongCounter readAccumulator;
+  private transient LongCounter quarantinedAccumulator;
+  private transient LongCounter nullKeyAccumulator;
+
+  /**
+   * @param keyFields positions of the key columns (a NULL there quarantines the row)
+   * @param keyNames their names, for the reason
+   */
+  RowParser(String name, FieldDecoder decoder, OutputTag<BadRow> quarantine, int[] keyFields,
+      String[] keyNames) {
+    this.name = name;
+    this.decoder = decoder;
+    this.quarantine = quarantine;
+    this.keyFields = keyFields.clone();
+    this.keyNames = keyNames.clone();
+  }
+
+  /** What this parallel instance has counted so far. */
+  ReadCounts counts() {
+    return new ReadCounts(readAccumulator.getLocalValue(), quarantinedAccumulator.getLocalValue(),
+        nullKeyAccumulator.getLocalValue());
+  }
+
+  static String rowsWithNullKeyAccumulator(String name) {
+    return name + ".rowsWithNullKeyQuarantined";
+  }
+
+  static String rowsReadAccumulator(String name) {
+    return name + ".rowsRead";
+  }
+
+  static String rowsQuarantinedAccumulator(String name) {
+    return name + ".rowsQuarantined";
+  }
+
+  @Override
+  public void open(OpenContext openContext) {
+    rowsRead = getRuntimeContext().getMetricGroup().counter("rowsRead");
+    rowsQuarantined = getRuntimeContext().getMetricGroup().counter("rowsQuarantined");
+    readAccumulator = new LongCounter();
+    quarantinedAccumulator = new LongCounter();
+    getRuntimeContext().addAccumulator(rowsReadAccumulator(name), readAccumulator);
+    getRuntimeContext().addAccumulator(rowsQuarantinedAccumulator(name), quarantinedAccumulator);
+    nullKeyAccumulator = new LongCounter();
+    getRuntimeContext().addAccumulator(rowsWithNullKeyAccumulator(name), nullKeyAccumulator);
+  }
+
+  @Override
+  public void processElement(Row record, Context ctx, Collector<Row> out) {
+    String error = SourceRecord.error(record);
+    if (error == null) {
+      try {
+        Row row = decoder.decode(SourceRecord.payload(record));
+        error = nullKey(row);
+        if (error != null) {
+          nullKeyAccumulator.add(1L);
+          quarantine(record, error, ctx, SourceRecord.raw(record) != null
+              ? SourceRecord.raw(record) : text(row));
+          return;
+        }
+        rowsRead.inc();
+        readAccumulator.add(1L);
+        out.collect(row);
+        return;
+      } catch (RejectedRecord e) {
+        error = e.getMessage();
+      }
+    }
+    quarantine(record, error, ctx, SourceRecord.raw(record));
+  }
+
+  private void quarantine(Row record, String error, Context ctx, String raw) {
+    rowsQuarantined.inc();
+    quarantinedAccumulator.add(1L);
+    ctx.output(quarantine, new BadRow(SourceRecord.file(record), SourceRecord.position(record),
+        error, raw));
+  }
+
+  /**
+   * A decoded row as text, for formats whose good records carry no raw text (Avro, Parquet,
+   * JDBC): values comma-separated, NULL empty, bytes in Base64.
+   */
+  private static String text(Row row) {
+    StringBuilder sb = new StringBuilder();
+    for (int i = 0; i < row.getArity(); i++) {
+      Object v = row.getField(i);
+      sb.append(i == 0 ? "" : ",").append(v == null ? ""
+          : v instanceof byte[] b ? java.util.Base64.getEncoder().encodeToString(b) : v);
+    }
+    return Text.truncateUtf8(sb.toString(), BadRow.RAW_LIMIT);
+  }
+
+  /** Why the row's key cannot match, or null if it can. */
+  private String nullKey(Row row) {
+    for (int i = 0; i < keyFields.length; i++) {
+      Object v = row.getField(keyFields[i]);
+      if (v == null) {
+        return "column '" + keyNames[i] + "': NULL in a join key column (it can never match)";
+      }
+      if ((v instanceof Double d && d.isNaN()) || (v instanceof Float f && f.isNaN())) {
+        return "column '" + keyNames[i] + "': NaN in a join key column (it can never match)";
+      }
+    }
+    return null;
+  }
+}

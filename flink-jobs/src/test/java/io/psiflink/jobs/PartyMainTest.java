@@ -1,0 +1,81 @@
+package io.psiflink.jobs;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.psiflink.connectors.BadRowLimit;
+import io.psiflink.connectors.TableFormat;
+import java.util.HashMap;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+/** The command line of one party: tables, output format, bad-row limit. */
+class PartyMainTest {
+  private static Map<String, String> base() {
+    Map<String, String> a = new HashMap<>();
+    a.put("party", "A");
+    a.put("table", "/data/a.csv");
+    a.put("sql", "SELECT a.x FROM a JOIN b ON a.k = b.k");
+    a.put("out", "/tmp/out");
+    a.put("session", "s");
+    a.put("bridge", "127.0.0.1:1");
+    a.put("cert", "c");
+    a.put("key", "k");
+    a.put("ca", "ca");
+    a.put("peer", "party-b");
+    return a;
+  }
+
+  @Test
+  void outputFormatFromFormatThenExtensionThenAvro() {
+    assertEquals(TableFormat.AVRO, PartyMain.config(base()).outFormat());
+    Map<String, String> a = base();
+    a.put("out", "hdfs://nn:8020/r/joined.PARQUET/");
+    assertEquals(TableFormat.PARQUET, PartyMain.config(a).outFormat());
+    a.put("format", "csv");
+    assertEquals(TableFormat.CSV, PartyMain.config(a).outFormat());
+    a.put("format", "orc");
+    IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+        () -> PartyMain.config(a));
+    assertTrue(e.getMessage().contains("avro, parquet or csv, not 'orc'"), e.getMessage());
+  }
+
+  @Test
+  void aJdbcTableNameJoinsTheUrl() {
+    Map<String, String> a = base();
+    a.put("table", "jdbc:postgresql://db:5432/crm?user=psi");
+    a.put("table-name", "customers");
+    assertEquals("jdbc:postgresql://db:5432/crm?user=psi&table=customers",
+        PartyMain.config(a).table());
+    a.put("table", "/data/a.csv");
+    assertThrows(IllegalArgumentException.class, () -> PartyMain.config(a));
+  }
+
+  @Test
+  void badRowLimitDefaultsToOnePercent() {
+    assertEquals(BadRowLimit.parse("1%"), PartyMain.config(base()).maxBadRows());
+    Map<String, String> a = base();
+    a.put("max-bad-rows", "250");
+    assertEquals(BadRowLimit.parse("250"), PartyMain.config(a).maxBadRows());
+    a.put("max-bad-rows", "lots");
+    assertThrows(IllegalArgumentException.class, () -> PartyMain.config(a));
+  }
+
+  @Test
+  void csvDelimiterAndQuote() {
+    assertEquals(io.psiflink.connectors.CsvOptions.DEFAULT, PartyMain.config(base()).csv());
+    Map<String, String> a = base();
+    a.put("csv-delimiter", ";");
+    a.put("csv-quote", "'");
+    assertEquals(io.psiflink.connectors.CsvOptions.of(';', '\''), PartyMain.config(a).csv());
+    a.put("csv-delimiter", "tab");
+    assertEquals('\t', PartyMain.config(a).csv().delimiter());
+    a.put("csv-delimiter", ";;");
+    IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+        () -> PartyMain.config(a));
+    assertTrue(e.getMessage().contains("--csv-delimiter must be one character"), e.getMessage());
+    a.put("csv-delimiter", "\u00e9");
+    assertThrows(IllegalArgumentException.class, () -> PartyMain.config(a));
+  }
+}
