@@ -16,6 +16,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.LinkedHashMap;
@@ -133,8 +134,8 @@ final class JobLauncher implements AutoCloseable {
       Process p = pb.start();
       String rest = job.mode().equals(Job.EMBEDDED) ? "http://127.0.0.1:" + restPort
           : job.flinkRestUrl();
-      Run run = new Run(s.id(), p, rest == null ? null : new FlinkProgress(rest, s.id(), json),
-          out, outExisted);
+      Run run = new Run(s.id(), p, rest == null ? null
+          : new FlinkProgress(rest, q.localSide(), s.id(), json), out, outExisted);
       runs.put(s.id(), run);
       Thread t = new Thread(() -> follow(run, partyA, format, work), "job-" + s.id());
       t.setDaemon(true);
@@ -221,6 +222,11 @@ final class JobLauncher implements AutoCloseable {
       } else if (code == 0) {
         succeed(run, partyA, format, work);
       } else {
+        if (run.progress != null && job.mode().equals(Job.FLINK_RUN)) {
+          // the client is gone; its job may still run on the cluster
+          LOG.info("{}: the client of session {} exited with {}; cancelling: {}", config.party(),
+              run.session, code, run.progress.cancel(Duration.ofSeconds(30)));
+        }
         fail(run.session, errorOf(work.resolve("job.log"), code), run);
       }
     } catch (InterruptedException e) {
@@ -290,7 +296,8 @@ final class JobLauncher implements AutoCloseable {
 
   /**
    * Stops this party's job of a session, if it runs (the caller has ended the session in the
-   * database). Waits until the process is gone.
+   * database). Waits until the process is gone and, in flink-run mode, until the cluster has
+   * cancelled the job (first the client, so that it submits nothing after the cancel).
    */
   void stop(String session) {
     Run run = runs.get(session);
@@ -298,10 +305,11 @@ final class JobLauncher implements AutoCloseable {
       return;
     }
     run.stopped = true;
-    if (run.progress != null && job.mode().equals(Job.FLINK_RUN)) {
-      run.progress.cancel();
-    }
     destroy(run.process);
+    if (run.progress != null && job.mode().equals(Job.FLINK_RUN)) {
+      LOG.info("{}: cancelling the job of session {}: {}", config.party(), session,
+          run.progress.cancel(Duration.ofSeconds(30)));
+    }
     removeOutput(run);
   }
 
