@@ -120,7 +120,7 @@ final class Parties implements AutoCloseable {
               pkiDir.resolve(party + ".key"), pki.caCertificate(), job.flinkHome(),
               job.jobJar(), job.flinkRestUrl(), job.flinkConfDir(), job.attempts(),
               job.pairTimeout(), job.idleTimeout()),
-          new CoordinatorConfig.Output(home.resolve("results"), "avro"));
+          new CoordinatorConfig.Output(home.resolve("results").toString(), "avro"));
     }
     return new CoordinatorConfig(party,
         new CoordinatorConfig.Listen("127.0.0.1", port),
