@@ -20,8 +20,8 @@ import java.util.Optional;
  * child JVM pins it to a loopback port) or the real cluster's ({@code job.flinkRestUrl}).
  *
  * <p>The job is found by its name, {@code psi-flink party <A|B> session <id>} (the newest such job;
- * both parties' jobs may run on one cluster). Before Flink knows
- * it, the party is in its handshake with the peer (which runs before the Flink job is submitted).
+ * both parties' jobs may run on one cluster). Before Flink knows it, the party is in its handshake
+ * with the peer (which runs before the Flink job is submitted).
  * Then: {@code tokenize} while the tokenize vertex runs; {@code bin_spill} once it finished and no
  * bin is done; {@code psi} while bins run (each bin runs its PSI and then its reverse lookup and
  * payload, so the two alternate and are reported together as {@code psi}; the summary splits their
@@ -30,6 +30,8 @@ import java.util.Optional;
  * over its subtasks.
  */
 final class FlinkProgress {
+  private static final List<String> TERMINAL = List.of("CANCELED", "FAILED", "FINISHED");
+
   private final HttpClient http;
   private final String base;
   private final String jobName;
@@ -169,8 +171,6 @@ final class FlinkProgress {
       return "interrupted";
     }
   }
-
-  private static final List<String> TERMINAL = List.of("CANCELED", "FAILED", "FINISHED");
 
   private JsonNode get(String path) throws IOException {
     HttpResponse<byte[]> r;

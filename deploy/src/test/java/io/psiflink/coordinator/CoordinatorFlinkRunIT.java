@@ -23,6 +23,9 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
+import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.fs.FileSystem;
+import org.apache.hadoop.hdfs.MiniDFSCluster;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -35,8 +38,10 @@ import org.junit.jupiter.api.TestInstance;
  * {@code job.mode: flink-run}, the cluster's {@code flinkConfDir} and {@code flinkRestUrl}, and
  * the job jar. A query submitted at alice and approved at bob runs {@code flink run} of each
  * party; A's rows must equal the plaintext join ({@link JoinTables#plaintextJoin}), and each
- * cluster's REST API must show its party's job, FINISHED. Then a cancel, which must cancel the
- * Flink jobs on the clusters and leave no output.
+ * cluster's REST API must show its party's job, FINISHED: with local tables and output, and with
+ * both on HDFS (a MiniDFSCluster in this JVM; the clients find Hadoop through HADOOP_CLASSPATH,
+ * which failsafe sets as an operator would for the coordinator). Then a cancel, which must cancel
+ * the Flink jobs on the clusters and leave no output.
  *
  * <p>Logs stay in deploy/target/coordinator-flink-run/ (the clusters' in flink-*&#47;log, the
  * clients' in {alice,bob}/work/SESSION/job.log).
@@ -55,6 +60,9 @@ class CoordinatorFlinkRunIT {
   Client bob;
   JoinTables tables;
   final Map<String, String> restUrl = new java.util.HashMap<>();
+  MiniDFSCluster hdfs;
+  String hdfsUri;
+  FileSystem hdfsFs;
 
   @BeforeAll
   void start() throws Exception {
@@ -107,6 +115,22 @@ class CoordinatorFlinkRunIT {
     bob = parties.bobApi();
     tables = new JoinTables(dir);
     tables.register(alice, bob);
+
+    // the same tables on HDFS, registered as second datasets
+    Configuration conf = new Configuration();
+    conf.set(MiniDFSCluster.HDFS_MINIDFS_BASEDIR, dir.resolve("hdfs").toString());
+    hdfs = new MiniDFSCluster.Builder(conf).numDataNodes(1).build();
+    hdfs.waitActive();
+    hdfsUri = "hdfs://localhost:" + hdfs.getNameNodePort();
+    hdfsFs = hdfs.getFileSystem();
+    hdfsFs.copyFromLocalFile(new org.apache.hadoop.fs.Path(tables.a.toString()),
+        new org.apache.hadoop.fs.Path(hdfsUri + "/alice/tables/a.csv"));
+    hdfsFs.copyFromLocalFile(new org.apache.hadoop.fs.Path(tables.b.toString()),
+        new org.apache.hadoop.fs.Path(hdfsUri + "/bob/tables/b.csv"));
+    JoinTables.register(alice, "purchases_hdfs", hdfsUri + "/alice/tables/a.csv",
+        List.of("spend", "card"), List.of("spend"));
+    JoinTables.register(bob, "customers_hdfs", hdfsUri + "/bob/tables/b.csv",
+        List.of("email"), List.of("country"));
   }
 
   @AfterAll
@@ -116,7 +140,13 @@ class CoordinatorFlinkRunIT {
         parties.close();
       }
     } finally {
-      stopClusters();
+      try {
+        stopClusters();
+      } finally {
+        if (hdfs != null) {
+          hdfs.shutdown();
+        }
+      }
     }
   }
 
@@ -130,13 +160,13 @@ class CoordinatorFlinkRunIT {
   }
 
   /** Submits at alice and approves at bob; returns the session id. */
-  private String submitAndApprove(Path out) {
+  private String submitAndApprove(String localDataset, String peerDataset, String out) {
     ObjectNode q = Client.JSON.createObjectNode();
-    q.put("localDataset", "purchases");
-    q.put("peerDataset", "customers");
+    q.put("localDataset", localDataset);
+    q.put("peerDataset", peerDataset);
     q.put("sql", JoinTables.SQL);
     ObjectNode o = q.putObject("output");
-    o.put("location", out.toString());
+    o.put("location", out);
     o.put("format", "csv");
     Reply submitted = alice.post("/v1/queries", q);
     assertEquals(201, submitted.status(), submitted.toString());
@@ -201,7 +231,7 @@ class CoordinatorFlinkRunIT {
   @Test
   void submittedAtAApprovedAtBRunsOnBothClustersAndEqualsThePlaintextJoin() throws Exception {
     Path out = dir.resolve("joined");
-    String session = submitAndApprove(out);
+    String session = submitAndApprove("purchases", "customers", out.toString());
     List<String> seenA = new ArrayList<>();
     JsonNode a = awaitEnd(alice, session, seenA);
     JsonNode b = awaitEnd(bob, session, new ArrayList<>());
@@ -233,7 +263,7 @@ class CoordinatorFlinkRunIT {
   @Test
   void cancelAtACancelsBothFlinkJobsAndLeavesNoOutput() throws Exception {
     Path out = dir.resolve("cancelled");
-    String session = submitAndApprove(out);
+    String session = submitAndApprove("purchases", "customers", out.toString());
     // cancel once A's job runs on its cluster (the handshake is over, the Flink job submitted)
     long deadline = System.nanoTime() + JOB_TIMEOUT.toNanos();
     String state = null;
@@ -257,6 +287,24 @@ class CoordinatorFlinkRunIT {
     assertFalse(Files.exists(out), "no output after a cancel");
     Reply result = alice.get("/v1/sessions/" + session + "/result");
     assertEquals(409, result.status(), result.toString());
+  }
+
+  @Test
+  void tablesAndOutputOnHdfs() throws Exception {
+    String out = hdfsUri + "/alice/out/joined";
+    String session = submitAndApprove("purchases_hdfs", "customers_hdfs", out);
+    JsonNode a = awaitEnd(alice, session, new ArrayList<>());
+    JsonNode b = awaitEnd(bob, session, new ArrayList<>());
+    assertEquals("succeeded", a.path("status").asText(), a + "\n" + clientLogs(session));
+    assertEquals("succeeded", b.path("status").asText(), b + "\n" + clientLogs(session));
+    assertEquals("FINISHED", flinkState("alice", "A", session));
+    assertEquals("FINISHED", flinkState("bob", "B", session));
+    assertEquals(out, a.path("result").path("location").asText(), a.toString());
+    assertTrue(hdfsFs.exists(new org.apache.hadoop.fs.Path(out + "/_SUCCESS")));
+    Path local = dir.resolve("joined-from-hdfs");
+    hdfsFs.copyToLocalFile(new org.apache.hadoop.fs.Path(out),
+        new org.apache.hadoop.fs.Path(local.toString()));
+    assertEquals(tables.plaintextJoin(), JoinTables.readCsvOutput(local));
   }
 
   private static void deleteTree(Path dir) throws IOException {
