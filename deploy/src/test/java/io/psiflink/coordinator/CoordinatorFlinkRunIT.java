@@ -74,9 +74,12 @@ class CoordinatorFlinkRunIT {
         target.resolve("hadoop-lib").toString()));
     assertTrue(Files.isRegularFile(jar), "no job jar " + jar + " (mvn -pl deploy -am package)");
     dir = target.resolve("coordinator-flink-run");
+    clustersScript = root.resolve("deploy/local-cluster/flink-clusters.sh");
+    if (Files.isDirectory(dir.resolve("flink-alice"))) {
+      stopClusters(); // of a run that was killed: their pid files are about to go
+    }
     deleteTree(dir);
     Files.createDirectories(dir);
-    clustersScript = root.resolve("deploy/local-cluster/flink-clusters.sh");
 
     List<String> cmd = new ArrayList<>(List.of("bash", clustersScript.toString(), "start",
         "--work", dir.toString(), "--hadoop-lib", hadoopLib.toString(), "--parallelism", "2",
