@@ -27,7 +27,6 @@
 # PSI_FLINK_HOME: use this Flink 2.3 distribution instead of the PyPI one.
 set -euo pipefail
 
-FLINK_VERSION=2.3.0
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 ROOT="$(cd "$HERE/../.." && pwd)"
 
@@ -43,6 +42,8 @@ keep=0
 
 say() { printf '[e2e %s] %s\n' "$(date -u +%H:%M:%S)" "$*" >&2; }
 die() { printf 'run-e2e: %s\n' "$*" >&2; exit 1; }
+# the Flink distribution and the clusters: flink_distribution, start_clusters, stop_clusters
+. "$HERE/flink-clusters.sh"
 
 while (($#)); do
   case "$1" in
@@ -76,23 +77,13 @@ t_start=$SECONDS
 
 # --- cleanup: everything this script started, by pid, also on failure --------------------------
 pids=()            # helper JVMs and flink run clients started here
-clusters=()        # conf dirs of the Flink clusters started here
 cleanup() {
   local rc=$?
   trap - EXIT INT TERM
-  local c p
-  local stops=()
-  for c in "${clusters[@]}"; do
-    FLINK_CONF_DIR="$c" "$FLINK_HOME/bin/stop-cluster.sh" >/dev/null 2>&1 &
-    stops+=($!)
-  done
-  for p in "${stops[@]}"; do wait "$p" || true; done
+  local p
+  ((${#clusters[@]} == 0)) || stop_clusters "${clusters[@]}"
   for p in "${pids[@]}"; do
     kill "$p" 2>/dev/null || true
-  done
-  # Flink daemons whose stop failed: the pid files of our own pid dirs only
-  for c in "${clusters[@]}"; do
-    for p in $(cat "$c"/../pid/*.pid 2>/dev/null); do kill -9 "$p" 2>/dev/null || true; done
   done
   for p in "${pids[@]}"; do
     for _ in 1 2 3 4 5 6 7 8 9 10; do kill -0 "$p" 2>/dev/null || break; sleep 0.5; done
@@ -109,10 +100,6 @@ trap cleanup EXIT
 trap 'exit 130' INT
 trap 'exit 143' TERM
 
-free_port() {
-  python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1]); s.close()'
-}
-
 wait_file() { # wait_file FILE SECONDS PID WHAT
   local i
   for ((i = 0; i < $2 * 2; i++)); do
@@ -124,40 +111,8 @@ wait_file() { # wait_file FILE SECONDS PID WHAT
 }
 
 # --- 1. Flink distribution from PyPI ------------------------------------------------------------
-cache="${PSI_FLINK_CACHE:-/tmp/psi-flink-$FLINK_VERSION}"
-if [[ -n "${PSI_FLINK_HOME:-}" ]]; then
-  FLINK_HOME="$PSI_FLINK_HOME"
-else
-  FLINK_HOME="$cache/flink-$FLINK_VERSION"
-  if [[ ! -f "$FLINK_HOME/.complete" ]]; then
-    t0=$SECONDS
-    say "installing apache-flink==$FLINK_VERSION and apache-flink-libraries==$FLINK_VERSION from PyPI into $cache/venv"
-    python3 -m venv --help >/dev/null 2>&1 || die "python3 -m venv is missing (Debian: apt-get install python3-venv)"
-    rm -rf "$cache/venv" "$FLINK_HOME"
-    mkdir -p "$cache"
-    python3 -m venv "$cache/venv"
-    # --no-deps: only the Java distribution inside the wheels is used, not PyFlink's Python side
-    "$cache/venv/bin/pip" install -q --disable-pip-version-check --no-deps \
-      "apache-flink==$FLINK_VERSION" "apache-flink-libraries==$FLINK_VERSION"
-    pyflink="$("$cache/venv/bin/python" -c 'import os, pyflink; print(os.path.dirname(pyflink.__file__))')"
-    # The two wheels fill one pyflink/ directory: bin/ and conf/ (apache-flink), lib/, opt/ and
-    # plugins/ (apache-flink-libraries). A distribution is those five directories.
-    mkdir -p "$FLINK_HOME/log"
-    for d in bin conf lib opt plugins; do
-      [[ -d "$pyflink/$d" ]] || die "the PyPI packages have no pyflink/$d"
-      cp -a "$pyflink/$d" "$FLINK_HOME/"
-    done
-    ls "$FLINK_HOME"/lib/flink-dist-*.jar >/dev/null 2>&1 || die "no flink-dist jar in $FLINK_HOME/lib"
-    touch "$FLINK_HOME/.complete"
-    say "Flink $FLINK_VERSION distribution assembled in $FLINK_HOME ($((SECONDS - t0)) s)"
-  fi
-fi
-[[ -x "$FLINK_HOME/bin/flink" ]] || die "no Flink distribution at $FLINK_HOME"
-# Hadoop for hdfs:// on the JobManagers, TaskManagers and clients, the way Flink takes it from a
-# Hadoop installation (export HADOOP_CLASSPATH=$(hadoop classpath))
-HADOOP_CLASSPATH="$(printf '%s:' "$hadoop_lib"/*.jar)"
-export HADOOP_CLASSPATH="${HADOOP_CLASSPATH%:}"
-export FLINK_HOME
+flink_distribution
+hadoop_classpath "$hadoop_lib"
 
 helper() { # helper NAME SUBCOMMAND ARGS... : a helper JVM in the background, log in $work/NAME.log
   local name="$1"; shift
@@ -184,76 +139,9 @@ wait_file "$work/relay.port" 60 "$relay_pid" "the bridge relay"
 relay_port="$(cat "$work/relay.port")"
 
 # --- 4. two Flink clusters ------------------------------------------------------------------------
-# deploy/flink/config.yaml with the lines of the keys in the overlay replaced (flat keys, one per line)
-make_conf() { # make_conf PARTY_DIR RPC_PORT REST_PORT
-  local dir="$1" conf="$1/conf"
-  mkdir -p "$conf" "$dir/log" "$dir/pid" "$dir/tmp" "$dir/rocksdb"
-  cp "$FLINK_HOME"/conf/log4j*.properties "$conf/"
-  cat >"$dir/overlay.yaml" <<EOF
-jobmanager.rpc.address: localhost
-jobmanager.rpc.port: $2
-jobmanager.bind-host: localhost
-taskmanager.bind-host: localhost
-taskmanager.host: localhost
-rest.address: localhost
-rest.port: $3
-rest.bind-address: localhost
-blob.server.port: 0
-taskmanager.rpc.port: 0
-jobmanager.memory.process.size: 1024m
-taskmanager.memory.process.size: $tm_memory
-taskmanager.memory.managed.fraction: 0.3
-taskmanager.numberOfTaskSlots: $parallelism
-parallelism.default: $parallelism
-state.backend.rocksdb.localdir: $dir/rocksdb
-io.tmp.dirs: $dir/tmp
-env.pid.dir: $dir/pid
-env.log.dir: $dir/log
-metrics.reporter.prom.port: 9249-9299
-EOF
-  awk -F: 'NR == FNR { if ($0 !~ /^[[:space:]]*(#|$)/) over[$1] = 1; next }
-           !($1 in over) { print }' "$dir/overlay.yaml" "$ROOT/deploy/flink/config.yaml" >"$conf/config.yaml"
-  cat "$dir/overlay.yaml" >>"$conf/config.yaml"
-  printf 'localhost:%s\n' "$3" >"$conf/masters"
-  printf 'localhost\n' >"$conf/workers"
-}
-
-declare -A rest starts
-used_ports=" "
-for party in a b; do
-  rpc_port="$(free_port)"
-  while [[ "$used_ports" == *" $rpc_port "* ]]; do rpc_port="$(free_port)"; done
-  used_ports+="$rpc_port "
-  rest_port="$(free_port)"
-  while [[ "$used_ports" == *" $rest_port "* ]]; do rest_port="$(free_port)"; done
-  used_ports+="$rest_port "
-  make_conf "$work/flink-$party" "$rpc_port" "$rest_port"
-  rest[$party]="$rest_port"
-  say "starting Flink cluster of party $party (JobManager RPC $rpc_port, Web UI http://localhost:$rest_port)"
-  clusters+=("$work/flink-$party/conf")
-  FLINK_CONF_DIR="$work/flink-$party/conf" "$FLINK_HOME/bin/start-cluster.sh" >"$work/flink-$party/start.log" 2>&1 &
-  starts[$party]=$!
-done
-for party in a b; do
-  wait "${starts[$party]}" || { cat "$work/flink-$party/start.log" >&2; die "start-cluster.sh failed for party $party"; }
-done
-
-wait_cluster() { # wait_cluster PARTY: until the JobManager's REST API reports a registered TaskManager
-  local party="$1" i
-  for ((i = 0; i < 240; i++)); do
-    if python3 - "${rest[$party]}" <<'EOF' 2>/dev/null
-import json, sys, urllib.request
-o = json.load(urllib.request.urlopen("http://localhost:%s/overview" % sys.argv[1], timeout=2))
-sys.exit(0 if o.get("taskmanagers", 0) >= 1 and o.get("slots-total", 0) >= 1 else 1)
-EOF
-    then return 0; fi
-    sleep 0.5
-  done
-  tail -n 40 "$work/flink-$party"/log/*.log >&2 || true
-  die "the Flink cluster of party $party did not come up within 120 s"
-}
-wait_cluster a
-wait_cluster b
+cluster_parallelism="$parallelism"
+cluster_tm_memory="$tm_memory"
+start_clusters "$work" a b
 say "both clusters up ($((SECONDS - t_start)) s so far)"
 
 # --- 5. flink run, both parties at once ---------------------------------------------------------

@@ -157,12 +157,13 @@ public record CoordinatorConfig(
 
   /**
    * @param directory party A's joined tables go to {@code <directory>/<session id>} unless the
-   *     query names an output location (default {@code results})
+   *     query names an output location (default {@code results}); a local path or a URI the
+   *     job's file systems know ({@code hdfs://namenode:8020/psi/results})
    * @param format avro (default) or csv
    */
-  public record Output(Path directory, String format) {
+  public record Output(String directory, String format) {
     public Output {
-      directory = directory == null ? Path.of("results") : directory;
+      directory = directory == null ? "results" : directory;
       format = format == null ? "avro" : format;
       if (!format.equals("avro") && !format.equals("csv")) {
         throw new IllegalArgumentException("config: output.format must be avro or csv");
@@ -264,6 +265,7 @@ public record CoordinatorConfig(
                 dir.resolve(bridge.relay().trustedCa()), bridge.relay().pairTimeout())),
         approvalTtl, sweepInterval, defaults, protocols,
         job == null ? null : job.relativeTo(dir, dir.resolve(bridge.certificate())),
-        new Output(dir.resolve(output.directory()), output.format()));
+        new Output(output.directory().matches("[A-Za-z][A-Za-z0-9+.-]*:.*")
+            ? output.directory() : dir.resolve(output.directory()).toString(), output.format()));
   }
 }

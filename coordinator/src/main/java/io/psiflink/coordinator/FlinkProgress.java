@@ -19,8 +19,9 @@ import java.util.Optional;
  * A party job's status and progress, read from Flink's REST API: the embedded MiniCluster's (the
  * child JVM pins it to a loopback port) or the real cluster's ({@code job.flinkRestUrl}).
  *
- * <p>The job is found by its name, {@code psi-flink party <A|B> session <id>}. Before Flink knows
- * it, the party is in its handshake with the peer (which runs before the Flink job is submitted).
+ * <p>The job is found by its name, {@code psi-flink party <A|B> session <id>} (the newest such job;
+ * both parties' jobs may run on one cluster). Before Flink knows it, the party is in its handshake
+ * with the peer (which runs before the Flink job is submitted).
  * Then: {@code tokenize} while the tokenize vertex runs; {@code bin_spill} once it finished and no
  * bin is done; {@code psi} while bins run (each bin runs its PSI and then its reverse lookup and
  * payload, so the two alternate and are reported together as {@code psi}; the summary splits their
@@ -29,17 +30,19 @@ import java.util.Optional;
  * over its subtasks.
  */
 final class FlinkProgress {
+  private static final List<String> TERMINAL = List.of("CANCELED", "FAILED", "FINISHED");
+
   private final HttpClient http;
   private final String base;
-  private final String session;
+  private final String jobName;
   private final ObjectMapper json;
-  private String jobId;
+  private volatile String jobId;
 
-  FlinkProgress(String baseUrl, String session, ObjectMapper json) {
+  FlinkProgress(String baseUrl, String party, String session, ObjectMapper json) {
     this.http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2))
         .version(HttpClient.Version.HTTP_1_1).build();
     this.base = baseUrl.endsWith("/") ? baseUrl.substring(0, baseUrl.length() - 1) : baseUrl;
-    this.session = session;
+    this.jobName = "psi-flink party " + party + " session " + session;
     this.json = json;
   }
 
@@ -97,7 +100,7 @@ final class FlinkProgress {
     long newest = -1;
     for (JsonNode j : overview.path("jobs")) {
       String name = j.path("name").asText();
-      if (name.endsWith("session " + session) && j.path("start-time").asLong() > newest) {
+      if (name.equals(jobName) && j.path("start-time").asLong() > newest) {
         newest = j.path("start-time").asLong();
         jobId = j.path("jid").asText();
       }
@@ -127,19 +130,45 @@ final class FlinkProgress {
     return out;
   }
 
-  /** Asks Flink to cancel the job (real cluster: the client process alone would not stop it). */
-  void cancel() {
-    if (jobId == null) {
-      return;
-    }
+  /**
+   * Asks Flink to cancel the job (a real cluster: stopping the client alone would not stop it) and
+   * waits up to {@code wait} for it to reach a terminal state. Call it once the client is gone, so
+   * that no job is submitted after it.
+   *
+   * @return how it went, for the log
+   */
+  String cancel(Duration wait) {
     try {
-      http.send(HttpRequest.newBuilder(URI.create(base + "/jobs/" + jobId + "?mode=cancel"))
+      if (jobId == null) {
+        findJob();
+      }
+      if (jobId == null) {
+        return "no Flink job of this session at " + base;
+      }
+      HttpResponse<byte[]> r = http.send(HttpRequest.newBuilder(
+              URI.create(base + "/jobs/" + jobId + "?mode=cancel"))
           .method("PATCH", HttpRequest.BodyPublishers.noBody()).timeout(Duration.ofSeconds(10))
-          .build(), HttpResponse.BodyHandlers.discarding());
+          .build(), HttpResponse.BodyHandlers.ofByteArray());
+      if (r.statusCode() != 202 && r.statusCode() != 200) {
+        return "Flink refused to cancel job " + jobId + ": " + r.statusCode() + " "
+            + new String(r.body(), StandardCharsets.UTF_8);
+      }
+      long deadline = System.nanoTime() + wait.toNanos();
+      String state = "";
+      while (System.nanoTime() < deadline) {
+        state = get("/jobs/" + jobId).path("state").asText();
+        if (TERMINAL.contains(state)) {
+          return "Flink job " + jobId + " " + state;
+        }
+        Thread.sleep(250);
+      }
+      return "Flink job " + jobId + " still " + state + " after " + wait.toSeconds() + " s";
     } catch (IOException e) {
       // the job fails on its own once its peer or client is gone
+      return "cannot reach Flink at " + base + ": " + e.getMessage();
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
+      return "interrupted";
     }
   }
 

@@ -16,14 +16,14 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
+import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
-import java.util.stream.Stream;
+import org.apache.flink.core.fs.FileSystem;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -58,11 +58,12 @@ final class JobLauncher implements AutoCloseable {
     final String session;
     final Process process;
     final FlinkProgress progress;
-    final Path out;
+    final String out;
     final boolean outExisted;
     volatile boolean stopped;
 
-    Run(String session, Process process, FlinkProgress progress, Path out, boolean outExisted) {
+    Run(String session, Process process, FlinkProgress progress, String out,
+        boolean outExisted) {
       this.session = session;
       this.process = process;
       this.progress = progress;
@@ -95,8 +96,10 @@ final class JobLauncher implements AutoCloseable {
    */
   void launch(SessionRecord s, QueryRecord q, Dataset local) {
     boolean partyA = q.localSide().equals("A");
-    Path out = !partyA ? null : q.output() != null && q.output().location() != null
-        ? Path.of(q.output().location()) : config.output().directory().resolve(s.id());
+    // a path or a URI (hdfs://...): as a string, which java.nio would not keep
+    String out = !partyA ? null : q.output() != null && q.output().location() != null
+        ? q.output().location()
+        : config.output().directory().replaceAll("/+$", "") + "/" + s.id();
     String format = !partyA ? null : q.output() != null && q.output().format() != null
         ? q.output().format() : config.output().format();
     Path work = job.workDir().resolve(s.id());
@@ -107,7 +110,7 @@ final class JobLauncher implements AutoCloseable {
     detail.put("bridge", s.aEndpoint());
     detail.put("workDir", work.toString());
     if (out != null) {
-      detail.put("output", out.toString());
+      detail.put("output", out);
     }
     long now = clock.millis();
     boolean started = db.tx(c -> {
@@ -122,7 +125,7 @@ final class JobLauncher implements AutoCloseable {
     }
     try {
       Files.createDirectories(work);
-      boolean outExisted = out != null && Files.exists(out);
+      boolean outExisted = out != null && exists(out);
       int restPort = freePort();
       List<String> cmd = command(s, q, local, work, out, format, restPort);
       ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true)
@@ -133,8 +136,8 @@ final class JobLauncher implements AutoCloseable {
       Process p = pb.start();
       String rest = job.mode().equals(Job.EMBEDDED) ? "http://127.0.0.1:" + restPort
           : job.flinkRestUrl();
-      Run run = new Run(s.id(), p, rest == null ? null : new FlinkProgress(rest, s.id(), json),
-          out, outExisted);
+      Run run = new Run(s.id(), p, rest == null ? null
+          : new FlinkProgress(rest, q.localSide(), s.id(), json), out, outExisted);
       runs.put(s.id(), run);
       Thread t = new Thread(() -> follow(run, partyA, format, work), "job-" + s.id());
       t.setDaemon(true);
@@ -147,7 +150,7 @@ final class JobLauncher implements AutoCloseable {
   }
 
   /** The job's command line. */
-  List<String> command(SessionRecord s, QueryRecord q, Dataset local, Path work, Path out,
+  List<String> command(SessionRecord s, QueryRecord q, Dataset local, Path work, String out,
       String format, int restPort) {
     List<String> cmd = new ArrayList<>();
     if (job.mode().equals(Job.EMBEDDED)) {
@@ -177,7 +180,7 @@ final class JobLauncher implements AutoCloseable {
     add(cmd, "table", local.location());
     add(cmd, "sql", q.sql());
     if (partyA) {
-      add(cmd, "out", out.toString());
+      add(cmd, "out", out);
       add(cmd, "format", format);
     }
     add(cmd, "quarantine", work.resolve("quarantine").toString());
@@ -221,6 +224,11 @@ final class JobLauncher implements AutoCloseable {
       } else if (code == 0) {
         succeed(run, partyA, format, work);
       } else {
+        if (run.progress != null && job.mode().equals(Job.FLINK_RUN)) {
+          // the client is gone; its job may still run on the cluster
+          LOG.info("{}: the client of session {} exited with {}; cancelling: {}", config.party(),
+              run.session, code, run.progress.cancel(Duration.ofSeconds(30)));
+        }
         fail(run.session, errorOf(work.resolve("job.log"), code), run);
       }
     } catch (InterruptedException e) {
@@ -245,7 +253,7 @@ final class JobLauncher implements AutoCloseable {
       return;
     }
     long rowsOut = s.path("rows_out").asLong();
-    Result result = partyA ? new Result(run.out.toString(), format, rowsOut) : null;
+    Result result = partyA ? new Result(run.out, format, rowsOut) : null;
     Progress done = new Progress("done", s.path("bins_done").asLong(),
         s.path("bins").asLong());
     long now = clock.millis();
@@ -290,7 +298,8 @@ final class JobLauncher implements AutoCloseable {
 
   /**
    * Stops this party's job of a session, if it runs (the caller has ended the session in the
-   * database). Waits until the process is gone.
+   * database). Waits until the process is gone and, in flink-run mode, until the cluster has
+   * cancelled the job (first the client, so that it submits nothing after the cancel).
    */
   void stop(String session) {
     Run run = runs.get(session);
@@ -298,10 +307,11 @@ final class JobLauncher implements AutoCloseable {
       return;
     }
     run.stopped = true;
-    if (run.progress != null && job.mode().equals(Job.FLINK_RUN)) {
-      run.progress.cancel();
-    }
     destroy(run.process);
+    if (run.progress != null && job.mode().equals(Job.FLINK_RUN)) {
+      LOG.info("{}: cancelling the job of session {}: {}", config.party(), session,
+          run.progress.cancel(Duration.ofSeconds(30)));
+    }
     removeOutput(run);
   }
 
@@ -317,18 +327,28 @@ final class JobLauncher implements AutoCloseable {
     }
   }
 
-  /** A failed or cancelled job leaves no visible output (unless the directory existed before). */
+  /**
+   * A failed or cancelled job leaves no visible output (unless the directory existed before). The
+   * output may be on any file system the job reaches (Flink's, with Hadoop's for hdfs://).
+   */
   private static void removeOutput(Run run) {
-    if (run.out == null || run.outExisted || !Files.exists(run.out)) {
+    if (run.out == null || run.outExisted) {
       return;
     }
-    try (Stream<Path> files = Files.walk(run.out)) {
-      for (Path p : files.sorted(Comparator.reverseOrder()).toList()) {
-        Files.deleteIfExists(p);
+    try {
+      org.apache.flink.core.fs.Path p = new org.apache.flink.core.fs.Path(run.out);
+      FileSystem fs = p.getFileSystem();
+      if (fs.exists(p)) {
+        fs.delete(p, true);
       }
-    } catch (IOException e) {
+    } catch (IOException | RuntimeException e) {
       LOG.warn("cannot remove the partial output {}: {}", run.out, e.getMessage());
     }
+  }
+
+  private static boolean exists(String location) throws IOException {
+    org.apache.flink.core.fs.Path p = new org.apache.flink.core.fs.Path(location);
+    return p.getFileSystem().exists(p);
   }
 
   /** The job's own explanation ("psi party A failed: ..."), or its exit code and log. */

@@ -68,6 +68,12 @@ class ConfigAndTokensTest {
     assertEquals("kkrt", config.defaults().protocol());
     assertEquals("jdbc:sqlite:" + dir.resolve("state/coordinator.db"), config.database().url());
     assertEquals(dir.resolve("tokens"), config.tokensFile());
+    assertEquals(dir.resolve("results").toString(), config.output().directory());
+    // a URI stays as it is (java.nio would make hdfs://nn/x hdfs:/nn/x)
+    Files.writeString(dir.resolve("hdfs.yaml"), Files.readString(dir.resolve("coordinator.yaml"))
+        + "output: {directory: 'hdfs://nn:8020/psi/results'}\n");
+    assertEquals("hdfs://nn:8020/psi/results",
+        CoordinatorConfig.load(dir.resolve("hdfs.yaml")).output().directory());
 
     Thread main = new Thread(() -> {
       try {

@@ -15,8 +15,9 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * The job's command line in flink-run mode (a real cluster is not available to the tests: the
- * embedded mode runs end to end in JobLaunchTest), and how a failed job's cause is found.
+ * The job's command line in flink-run mode (which runs end to end against real clusters in the
+ * deploy module's CoordinatorFlinkRunIT; the embedded mode in JobLaunchTest), and how a failed
+ * job's cause is found.
  */
 class JobLauncherTest {
   @TempDir Path dir;
@@ -42,13 +43,13 @@ class JobLauncherTest {
         "alice.example:7443", "fa", "approved", null, 0, 1, 0L, null);
     Dataset d = new Dataset("purchases", "hdfs://nn/purchases", "avro", List.of(),
         List.of("k"), List.of("x"), List.of(), "active", 0, null);
-    List<String> cmd = launcher.command(s, q, d, dir.resolve("w/s1"), Path.of("/out/s1"),
-        "avro", 0);
+    List<String> cmd = launcher.command(s, q, d, dir.resolve("w/s1"),
+        "hdfs://nn:8020/out/s1", "avro", 0);
     assertEquals(List.of("/opt/flink/bin/flink", "run", "-c", "io.psiflink.jobs.PartyMain",
         "/opt/psi/psi-flink-job.jar"), cmd.subList(0, 5));
     String args = String.join(" ", cmd.subList(5, cmd.size()));
     for (String expected : List.of("--party A", "--table hdfs://nn/purchases",
-        "--out /out/s1", "--format avro", "--session s1", "--bridge alice.example:7443",
+        "--out hdfs://nn:8020/out/s1", "--format avro", "--session s1", "--bridge alice.example:7443",
         "--cert " + dir.resolve("job.pem"), "--key " + dir.resolve("job.key"),
         "--ca " + dir.resolve("ca.pem"), "--peer bob", "--bins 16", "--sigma 40",
         "--protocol kkrt", "--parallelism 4", "--attempts 2", "--pair-timeout 30",

@@ -88,9 +88,15 @@ final class JoinTables {
   /** Registers a CSV dataset keyed by (card, zip). */
   static void register(Client c, String name, Path csv, List<String> reveal,
       List<String> filter) {
+    register(c, name, csv.toString(), reveal, filter);
+  }
+
+  /** Registers a CSV dataset keyed by (card, zip) at a location (a path or a URI: hdfs://...). */
+  static void register(Client c, String name, String location, List<String> reveal,
+      List<String> filter) {
     ObjectNode n = Client.JSON.createObjectNode();
     n.put("name", name);
-    n.put("location", csv.toString());
+    n.put("location", location);
     n.put("format", "csv");
     n.set("keyColumns", Client.JSON.valueToTree(List.of("card", "zip")));
     n.set("revealColumns", Client.JSON.valueToTree(reveal));

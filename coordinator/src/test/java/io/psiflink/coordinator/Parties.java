@@ -28,7 +28,7 @@ final class Parties implements AutoCloseable {
   final String aliceToBob;
   final String bobToAlice;
   final SSLContext trust;
-  private final CoordinatorConfig.Job job;
+  private final Function<String, CoordinatorConfig.Job> jobs;
 
   /**
    * @param dbUrl the JDBC URL of a party's database, by party name
@@ -40,7 +40,7 @@ final class Parties implements AutoCloseable {
   /** @param sweep how often each coordinator's sweeper runs (tests mostly call sweepNow) */
   Parties(Path dir, Function<String, String> dbUrl, Duration ttl, Duration sweep)
       throws Exception {
-    this(dir, dbUrl, ttl, sweep, null);
+    this(dir, dbUrl, ttl, sweep, (Function<String, CoordinatorConfig.Job>) null);
   }
 
   /**
@@ -50,8 +50,18 @@ final class Parties implements AutoCloseable {
    */
   Parties(Path dir, Function<String, String> dbUrl, Duration ttl, Duration sweep,
       CoordinatorConfig.Job job) throws Exception {
+    this(dir, dbUrl, ttl, sweep, job == null ? null : party -> job);
+  }
+
+  /**
+   * @param jobs when not null, the job section of each party by name ("alice", "bob"): as above,
+   *     with the certificate paths and work directory filled in per party; the mode and the Flink
+   *     settings (flinkHome, jobJar, flinkRestUrl, flinkConfDir) are kept
+   */
+  Parties(Path dir, Function<String, String> dbUrl, Duration ttl, Duration sweep,
+      Function<String, CoordinatorConfig.Job> jobs) throws Exception {
     this.dir = dir;
-    this.job = job;
+    this.jobs = jobs;
     this.pki = ThrowawayPki.create(dir.resolve("pki"), "alice", "bob", "relay-alice",
         "relay-bob");
     aliceToken = Tokens.newToken();
@@ -88,6 +98,7 @@ final class Parties implements AutoCloseable {
         Tokens.line(inboundPeerToken, Kind.PEER, peer + "-coordinator")));
     Files.writeString(home.resolve("peer-token"), outboundPeerToken + "\n");
     Path pkiDir = dir.resolve("pki");
+    CoordinatorConfig.Job job = jobs == null ? null : jobs.apply(party);
     if (job != null) {
       int relayPort = freePort();
       String endpoint = "127.0.0.1:" + relayPort;
@@ -106,9 +117,10 @@ final class Parties implements AutoCloseable {
           ttl, sweep, null, List.of("kkrt", "ecdh"),
           new CoordinatorConfig.Job(job.mode(), job.javaHeap(), job.parallelism(),
               home.resolve("work"), pkiDir.resolve(party + ".pem"),
-              pkiDir.resolve(party + ".key"), pki.caCertificate(), null, null, null, null,
-              job.attempts(), job.pairTimeout(), job.idleTimeout()),
-          new CoordinatorConfig.Output(home.resolve("results"), "avro"));
+              pkiDir.resolve(party + ".key"), pki.caCertificate(), job.flinkHome(),
+              job.jobJar(), job.flinkRestUrl(), job.flinkConfDir(), job.attempts(),
+              job.pairTimeout(), job.idleTimeout()),
+          new CoordinatorConfig.Output(home.resolve("results").toString(), "avro"));
     }
     return new CoordinatorConfig(party,
         new CoordinatorConfig.Listen("127.0.0.1", port),

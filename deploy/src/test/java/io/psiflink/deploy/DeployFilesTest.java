@@ -437,8 +437,8 @@ class DeployFilesTest {
 
   @Test
   void scriptsParse() throws Exception {
-    for (String s : List.of("local-cluster/run-e2e.sh", "certs/make-certs.sh",
-        "docker/entrypoint.sh")) {
+    for (String s : List.of("local-cluster/run-e2e.sh", "local-cluster/flink-clusters.sh",
+        "certs/make-certs.sh", "docker/entrypoint.sh")) {
       Path p = DEPLOY.resolve(s);
       assertTrue(Files.isExecutable(p), s + " must be executable");
       run(DEPLOY, "bash", "-n", p.toString());
