@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
 import com.fasterxml.jackson.datatype.jsr310.JavaTimeModule;
+import io.psiflink.connectors.BadRowLimit;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -107,17 +108,19 @@ public record CoordinatorConfig(
    * @param privateKey the job's key (read by the job only)
    * @param trustedCa the CA(s) of the relay's and the peer job's certificates
    * @param flinkHome flink-run: the Flink distribution ({@code bin/flink})
-   * @param jobJar flink-run: the job jar (flink-jobs/target/psi-flink-job.jar)
+   * @param jobJar flink-run: the job jar (deploy/target/psi-flink-job.jar)
    * @param flinkRestUrl flink-run: the cluster's REST URL, for progress and cancel (optional)
    * @param flinkConfDir flink-run: FLINK_CONF_DIR for {@code flink run} (optional)
    * @param attempts attempts per bin (default 3)
    * @param pairTimeout how long the job waits for the peer to open a stream (default 60 s)
    * @param idleTimeout how long the job waits for the peer to send (default 60 s)
+   * @param maxBadRows how many of a table's rows may be quarantined (unreadable, NULL join key)
+   *     before the job fails: a count or a percentage (default: the job's, 1%)
    */
   public record Job(String mode, String javaHeap, Integer parallelism, Path workDir,
       Path certificate, Path privateKey, Path trustedCa, Path flinkHome, Path jobJar,
       String flinkRestUrl, Path flinkConfDir, Integer attempts, Duration pairTimeout,
-      Duration idleTimeout) {
+      Duration idleTimeout, String maxBadRows) {
     public static final String EMBEDDED = "embedded";
     public static final String FLINK_RUN = "flink-run";
 
@@ -142,6 +145,21 @@ public record CoordinatorConfig(
       if (parallelism < 1 || attempts < 1) {
         throw new IllegalArgumentException("config: job.parallelism and job.attempts must be >= 1");
       }
+      if (maxBadRows != null) {
+        try {
+          BadRowLimit.parse(maxBadRows);
+        } catch (IllegalArgumentException e) {
+          throw new IllegalArgumentException("config: job.maxBadRows: " + e.getMessage(), e);
+        }
+      }
+    }
+
+    /** A job section with the job's own bad-row limit. */
+    public Job(String mode, String javaHeap, Integer parallelism, Path workDir, Path certificate,
+        Path privateKey, Path trustedCa, Path flinkHome, Path jobJar, String flinkRestUrl,
+        Path flinkConfDir, Integer attempts, Duration pairTimeout, Duration idleTimeout) {
+      this(mode, javaHeap, parallelism, workDir, certificate, privateKey, trustedCa, flinkHome,
+          jobJar, flinkRestUrl, flinkConfDir, attempts, pairTimeout, idleTimeout, null);
     }
 
     Job relativeTo(Path dir, Path bridgeCertificate) {
@@ -151,7 +169,7 @@ public record CoordinatorConfig(
           flinkHome == null ? null : dir.resolve(flinkHome),
           jobJar == null ? null : dir.resolve(jobJar), flinkRestUrl,
           flinkConfDir == null ? null : dir.resolve(flinkConfDir), attempts, pairTimeout,
-          idleTimeout);
+          idleTimeout, maxBadRows);
     }
   }
 

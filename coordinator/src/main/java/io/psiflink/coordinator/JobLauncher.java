@@ -197,6 +197,9 @@ final class JobLauncher implements AutoCloseable {
     add(cmd, "attempts", Integer.toString(job.attempts()));
     add(cmd, "pair-timeout", Long.toString(Math.max(1, job.pairTimeout().toSeconds())));
     add(cmd, "idle-timeout", Long.toString(Math.max(1, job.idleTimeout().toSeconds())));
+    if (job.maxBadRows() != null) {
+      add(cmd, "max-bad-rows", job.maxBadRows());
+    }
     add(cmd, "work", work.resolve("flink").toString());
     add(cmd, "summary", work.resolve("summary.json").toString());
     return cmd;

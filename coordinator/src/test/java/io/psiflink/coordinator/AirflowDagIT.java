@@ -37,7 +37,7 @@ class AirflowDagIT {
     dir = Files.createTempDirectory("psi-airflow-it-");
     CoordinatorConfig.Job job = new CoordinatorConfig.Job("embedded", "768m", 1, null, null,
         dir.resolve("unused.key"), dir.resolve("unused.pem"), null, null, null, null, 2,
-        Duration.ofSeconds(90), Duration.ofSeconds(90));
+        Duration.ofSeconds(90), Duration.ofSeconds(90), JoinTables.MAX_BAD_ROWS);
     parties = new Parties(dir.resolve("parties"), p -> "jdbc:sqlite:" + dir.resolve(p + ".db"),
         Duration.ofHours(1), Duration.ofSeconds(1), job);
     tables = new JoinTables(dir);

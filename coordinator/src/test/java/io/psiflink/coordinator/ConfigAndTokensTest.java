@@ -111,6 +111,17 @@ class ConfigAndTokensTest {
   }
 
   @Test
+  void aBadRowLimitThatDoesNotParseIsRefusedAtLoad() {
+    IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+        () -> new CoordinatorConfig.Job(null, null, null, null, null, dir.resolve("k"),
+            dir.resolve("ca"), null, null, null, null, null, null, null, "lots"));
+    assertTrue(e.getMessage().startsWith("config: job.maxBadRows"), e.getMessage());
+    assertEquals("2.5%", new CoordinatorConfig.Job(null, null, null, null, null,
+        dir.resolve("k"), dir.resolve("ca"), null, null, null, null, null, null, null, "2.5%")
+        .maxBadRows());
+  }
+
+  @Test
   void tokenCommandPrintsATokenAndItsHashLine() throws Exception {
     PrintStream old = System.out;
     ByteArrayOutputStream out = new ByteArrayOutputStream();

@@ -51,7 +51,7 @@ class JobLaunchTest {
     // coordinators tell each other)
     CoordinatorConfig.Job job = new CoordinatorConfig.Job("embedded", "768m", 1, null, null,
         dir.resolve("unused.key"), dir.resolve("unused.pem"), null, null, null, null, 2,
-        Duration.ofSeconds(90), Duration.ofSeconds(90));
+        Duration.ofSeconds(90), Duration.ofSeconds(90), JoinTables.MAX_BAD_ROWS);
     parties = new Parties(dir.resolve("parties"),
         party -> "jdbc:sqlite:" + dir.resolve(party + ".db"), Duration.ofHours(1),
         Duration.ofHours(1), job);

@@ -27,7 +27,7 @@ class JobLauncherTest {
     CoordinatorConfig.Job job = new CoordinatorConfig.Job("flink-run", null, 4, dir.resolve("w"),
         dir.resolve("job.pem"), dir.resolve("job.key"), dir.resolve("ca.pem"),
         Path.of("/opt/flink"), Path.of("/opt/psi/psi-flink-job.jar"), "http://jm:8081", null,
-        2, Duration.ofSeconds(30), Duration.ofSeconds(45));
+        2, Duration.ofSeconds(30), Duration.ofSeconds(45), "0.5%");
     CoordinatorConfig config = new CoordinatorConfig("alice",
         new CoordinatorConfig.Listen("127.0.0.1", 0),
         new CoordinatorConfig.Tls(dir.resolve("a.pem"), dir.resolve("a.key"), dir.resolve("c")),
@@ -53,7 +53,7 @@ class JobLauncherTest {
         "--cert " + dir.resolve("job.pem"), "--key " + dir.resolve("job.key"),
         "--ca " + dir.resolve("ca.pem"), "--peer bob", "--bins 16", "--sigma 40",
         "--protocol kkrt", "--parallelism 4", "--attempts 2", "--pair-timeout 30",
-        "--idle-timeout 45", "--summary " + dir.resolve("w/s1/summary.json"))) {
+        "--idle-timeout 45", "--max-bad-rows 0.5%", "--summary " + dir.resolve("w/s1/summary.json"))) {
       assertTrue(args.contains(expected), expected + " in " + args);
     }
     assertEquals("SELECT a.x FROM a JOIN b ON a.k = b.k", cmd.get(cmd.indexOf("--sql") + 1));

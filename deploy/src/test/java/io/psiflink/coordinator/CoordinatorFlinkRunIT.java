@@ -113,7 +113,7 @@ class CoordinatorFlinkRunIT {
         Duration.ofHours(1), party -> new CoordinatorConfig.Job("flink-run", null, 2, null, null,
             dir.resolve("unused.key"), dir.resolve("unused.pem"), flinkHome, jar,
             restUrl.get(party), dir.resolve("flink-" + party + "/conf"), 2,
-            Duration.ofSeconds(90), Duration.ofSeconds(90)));
+            Duration.ofSeconds(90), Duration.ofSeconds(90), JoinTables.MAX_BAD_ROWS));
     alice = parties.aliceApi();
     bob = parties.bobApi();
     tables = new JoinTables(dir);
