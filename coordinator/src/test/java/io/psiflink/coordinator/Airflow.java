@@ -30,7 +30,7 @@ final class Airflow {
     this.deploy = deploy;
   }
 
-  /** Installs Airflow if the venv lacks it, and migrates a fresh metadata database in {@code home}. */
+  /** Installs Airflow if the venv lacks it; migrates a fresh metadata database in {@code home}. */
   static Airflow install(Path home) throws Exception {
     Path venv = Path.of(System.getenv().getOrDefault("PSI_AIRFLOW_VENV", "/tmp/psi-airflow-venv"));
     Path airflow = venv.resolve("bin/airflow");

@@ -6,21 +6,14 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.psiflink.coordinator.Client.Reply;
-import java.io.IOException;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Collections;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import java.util.Random;
-import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -68,44 +61,6 @@ class JobLaunchTest {
     }
   }
 
-  /** Submits at alice and approves at bob; returns the session id. */
-  private String submitAndApprove(String dataset, Path out) {
-    ObjectNode q = Client.JSON.createObjectNode();
-    q.put("localDataset", dataset);
-    q.put("peerDataset", "customers");
-    q.put("sql", JoinTables.SQL);
-    ObjectNode o = q.putObject("output");
-    o.put("location", out.toString());
-    o.put("format", "csv");
-    Reply submitted = alice.post("/v1/queries", q);
-    assertEquals(201, submitted.status(), submitted.toString());
-    String id = submitted.json().path("id").asText();
-    Reply approved = bob.post("/v1/queries/" + id + "/approve", "{}");
-    assertEquals(200, approved.status(), approved.toString());
-    return approved.json().path("session").path("id").asText();
-  }
-
-  /** Polls a session until it has ended; returns it, with every status/phase seen on the way. */
-  private static JsonNode awaitEnd(Client c, String session, List<String> seen)
-      throws InterruptedException {
-    long deadline = System.nanoTime() + JOB_TIMEOUT.toNanos();
-    while (System.nanoTime() < deadline) {
-      Reply r = c.get("/v1/sessions/" + session);
-      assertEquals(200, r.status(), r.toString());
-      JsonNode s = r.json();
-      String st = s.path("status").asText() + "/" + s.path("progress").path("phase").asText();
-      if (seen.isEmpty() || !seen.get(seen.size() - 1).equals(st)) {
-        seen.add(st);
-      }
-      if (List.of("succeeded", "failed", "cancelled").contains(s.path("status").asText())) {
-        return s;
-      }
-      Thread.sleep(250);
-    }
-    throw new AssertionError("session " + session + " did not end within " + JOB_TIMEOUT
-        + "; seen " + seen);
-  }
-
   private static List<String> actions(Client c, String objectId) {
     List<String> out = new ArrayList<>();
     for (JsonNode e : c.get("/v1/audit").json().path("entries")) {
@@ -119,10 +74,11 @@ class JobLaunchTest {
   @Test
   void submittedAtAApprovedAtBRunsAndEqualsThePlaintextJoin() throws Exception {
     Path out = dir.resolve("joined");
-    String session = submitAndApprove("purchases", out);
+    String session = JoinTables.submitAndApprove(alice, bob, "purchases", "customers",
+        out.toString());
     List<String> seenA = new ArrayList<>();
-    JsonNode a = awaitEnd(alice, session, seenA);
-    JsonNode b = awaitEnd(bob, session, new ArrayList<>());
+    JsonNode a = JoinTables.awaitEnd(alice, session, seenA, JOB_TIMEOUT, () -> "");
+    JsonNode b = JoinTables.awaitEnd(bob, session, new ArrayList<>(), JOB_TIMEOUT, () -> "");
     assertEquals("succeeded", a.path("status").asText(), a + " seen " + seenA);
     assertEquals("succeeded", b.path("status").asText(), b.toString());
     assertTrue(a.path("error").isNull());
@@ -170,13 +126,14 @@ class JobLaunchTest {
   @Test
   void cancelAtAStopsBothJobsAndLeavesNoOutput() throws Exception {
     Path out = dir.resolve("cancelled");
-    String session = submitAndApprove("purchases", out);
+    String session = JoinTables.submitAndApprove(alice, bob, "purchases", "customers",
+        out.toString());
     assertEquals("running", alice.get("/v1/sessions/" + session).json().path("status").asText());
     Reply c = alice.post("/v1/sessions/" + session + "/cancel", "{}");
     assertEquals(200, c.status(), c.toString());
     assertEquals("cancelled", c.json().path("status").asText());
     assertTrue(c.json().path("endedAt").asLong() > 0);
-    JsonNode b = awaitEnd(bob, session, new ArrayList<>());
+    JsonNode b = JoinTables.awaitEnd(bob, session, new ArrayList<>(), JOB_TIMEOUT, () -> "");
     assertEquals("failed", b.path("status").asText(), b.toString());
     assertTrue(b.path("error").asText().contains("alice cancelled the session"), b.toString());
     assertFalse(Files.exists(out), "no output after a cancel");
@@ -195,13 +152,14 @@ class JobLaunchTest {
     Files.copy(tables.a, gone);
     JoinTables.register(alice, "vanishing", gone, List.of("spend", "card"), List.of("spend"));
     Files.delete(gone);
-    String session = submitAndApprove("vanishing", dir.resolve("never"));
-    JsonNode a = awaitEnd(alice, session, new ArrayList<>());
+    String session = JoinTables.submitAndApprove(alice, bob, "vanishing", "customers",
+        dir.resolve("never").toString());
+    JsonNode a = JoinTables.awaitEnd(alice, session, new ArrayList<>(), JOB_TIMEOUT, () -> "");
     assertEquals("failed", a.path("status").asText(), a.toString());
     String error = a.path("error").asText();
     assertTrue(error.contains("gone.csv"), error);
     assertTrue(a.path("result").isNull());
-    JsonNode b = awaitEnd(bob, session, new ArrayList<>());
+    JsonNode b = JoinTables.awaitEnd(bob, session, new ArrayList<>(), JOB_TIMEOUT, () -> "");
     assertEquals("failed", b.path("status").asText(), b.toString());
     assertTrue(b.path("error").asText().contains("the job of alice failed"), b.toString());
     Reply result = alice.get("/v1/sessions/" + session + "/result");

@@ -53,7 +53,8 @@ class JobLauncherTest {
         "--cert " + dir.resolve("job.pem"), "--key " + dir.resolve("job.key"),
         "--ca " + dir.resolve("ca.pem"), "--peer bob", "--bins 16", "--sigma 40",
         "--protocol kkrt", "--parallelism 4", "--attempts 2", "--pair-timeout 30",
-        "--idle-timeout 45", "--max-bad-rows 0.5%", "--summary " + dir.resolve("w/s1/summary.json"))) {
+        "--idle-timeout 45", "--max-bad-rows 0.5%",
+        "--summary " + dir.resolve("w/s1/summary.json"))) {
       assertTrue(args.contains(expected), expected + " in " + args);
     }
     assertEquals("SELECT a.x FROM a JOIN b ON a.k = b.k", cmd.get(cmd.indexOf("--sql") + 1));

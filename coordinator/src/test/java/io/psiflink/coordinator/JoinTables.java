@@ -2,18 +2,21 @@ package io.psiflink.coordinator;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.psiflink.coordinator.Client.Reply;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
+import java.util.function.Supplier;
 import java.util.stream.Stream;
 
 /**
@@ -112,6 +115,50 @@ final class JoinTables {
   void register(Client alice, Client bob) {
     register(alice, "purchases", a, List.of("spend", "card"), List.of("spend"));
     register(bob, "customers", b, List.of("email"), List.of("country"));
+  }
+
+  /**
+   * Submits {@link #SQL} at alice (table a: {@code local}) with a CSV output at {@code out}, and
+   * approves it at bob; returns the session id.
+   */
+  static String submitAndApprove(Client alice, Client bob, String local, String peer, String out) {
+    ObjectNode q = Client.JSON.createObjectNode();
+    q.put("localDataset", local);
+    q.put("peerDataset", peer);
+    q.put("sql", SQL);
+    ObjectNode o = q.putObject("output");
+    o.put("location", out);
+    o.put("format", "csv");
+    Reply submitted = alice.post("/v1/queries", q);
+    assertEquals(201, submitted.status(), submitted.toString());
+    String id = submitted.json().path("id").asText();
+    Reply approved = bob.post("/v1/queries/" + id + "/approve", "{}");
+    assertEquals(200, approved.status(), approved.toString());
+    return approved.json().path("session").path("id").asText();
+  }
+
+  /**
+   * Polls a session until it has ended; returns it, with every status/phase seen on the way added
+   * to {@code seen}. On a timeout, the assertion message ends with {@code diagnostics}.
+   */
+  static JsonNode awaitEnd(Client c, String session, List<String> seen, Duration timeout,
+      Supplier<String> diagnostics) throws InterruptedException {
+    long deadline = System.nanoTime() + timeout.toNanos();
+    while (System.nanoTime() < deadline) {
+      Reply r = c.get("/v1/sessions/" + session);
+      assertEquals(200, r.status(), r.toString());
+      JsonNode s = r.json();
+      String st = s.path("status").asText() + "/" + s.path("progress").path("phase").asText();
+      if (seen.isEmpty() || !seen.get(seen.size() - 1).equals(st)) {
+        seen.add(st);
+      }
+      if (List.of("succeeded", "failed", "cancelled").contains(s.path("status").asText())) {
+        return s;
+      }
+      Thread.sleep(250);
+    }
+    throw new AssertionError("session " + session + " did not end within " + timeout
+        + "; seen " + seen + "\n" + diagnostics.get());
   }
 
   /** The rows of a CSV output (part files; header rows dropped), sorted, as "card,spend,email". */

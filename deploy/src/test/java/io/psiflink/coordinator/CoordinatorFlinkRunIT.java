@@ -6,7 +6,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.psiflink.coordinator.Client.Reply;
 import java.io.IOException;
 import java.net.URI;
@@ -162,43 +161,6 @@ class CoordinatorFlinkRunIT {
     p.waitFor(2, TimeUnit.MINUTES);
   }
 
-  /** Submits at alice and approves at bob; returns the session id. */
-  private String submitAndApprove(String localDataset, String peerDataset, String out) {
-    ObjectNode q = Client.JSON.createObjectNode();
-    q.put("localDataset", localDataset);
-    q.put("peerDataset", peerDataset);
-    q.put("sql", JoinTables.SQL);
-    ObjectNode o = q.putObject("output");
-    o.put("location", out);
-    o.put("format", "csv");
-    Reply submitted = alice.post("/v1/queries", q);
-    assertEquals(201, submitted.status(), submitted.toString());
-    String id = submitted.json().path("id").asText();
-    Reply approved = bob.post("/v1/queries/" + id + "/approve", "{}");
-    assertEquals(200, approved.status(), approved.toString());
-    return approved.json().path("session").path("id").asText();
-  }
-
-  /** Polls a session until it has ended; returns it, with every status/phase seen on the way. */
-  private JsonNode awaitEnd(Client c, String session, List<String> seen) throws Exception {
-    long deadline = System.nanoTime() + JOB_TIMEOUT.toNanos();
-    while (System.nanoTime() < deadline) {
-      Reply r = c.get("/v1/sessions/" + session);
-      assertEquals(200, r.status(), r.toString());
-      JsonNode s = r.json();
-      String st = s.path("status").asText() + "/" + s.path("progress").path("phase").asText();
-      if (seen.isEmpty() || !seen.get(seen.size() - 1).equals(st)) {
-        seen.add(st);
-      }
-      if (List.of("succeeded", "failed", "cancelled").contains(s.path("status").asText())) {
-        return s;
-      }
-      Thread.sleep(250);
-    }
-    throw new AssertionError("session " + session + " did not end within " + JOB_TIMEOUT
-        + "; seen " + seen + "\n" + clientLogs(session));
-  }
-
   /** The state of a party's Flink job of a session, as its cluster's REST API reports it. */
   private String flinkState(String party, String partyLetter, String session) throws Exception {
     HttpResponse<String> r = http.send(HttpRequest.newBuilder(
@@ -234,10 +196,13 @@ class CoordinatorFlinkRunIT {
   @Test
   void submittedAtAApprovedAtBRunsOnBothClustersAndEqualsThePlaintextJoin() throws Exception {
     Path out = dir.resolve("joined");
-    String session = submitAndApprove("purchases", "customers", out.toString());
+    String session = JoinTables.submitAndApprove(alice, bob, "purchases", "customers",
+        out.toString());
     List<String> seenA = new ArrayList<>();
-    JsonNode a = awaitEnd(alice, session, seenA);
-    JsonNode b = awaitEnd(bob, session, new ArrayList<>());
+    JsonNode a = JoinTables.awaitEnd(alice, session, seenA, JOB_TIMEOUT,
+        () -> clientLogs(session));
+    JsonNode b = JoinTables.awaitEnd(bob, session, new ArrayList<>(), JOB_TIMEOUT,
+        () -> clientLogs(session));
     assertEquals("succeeded", a.path("status").asText(), a + " seen " + seenA + "\n"
         + clientLogs(session));
     assertEquals("succeeded", b.path("status").asText(), b + "\n" + clientLogs(session));
@@ -266,7 +231,8 @@ class CoordinatorFlinkRunIT {
   @Test
   void cancelAtACancelsBothFlinkJobsAndLeavesNoOutput() throws Exception {
     Path out = dir.resolve("cancelled");
-    String session = submitAndApprove("purchases", "customers", out.toString());
+    String session = JoinTables.submitAndApprove(alice, bob, "purchases", "customers",
+        out.toString());
     // cancel once A's job runs on its cluster (the handshake is over, the Flink job submitted)
     long deadline = System.nanoTime() + JOB_TIMEOUT.toNanos();
     String state = null;
@@ -281,7 +247,8 @@ class CoordinatorFlinkRunIT {
     assertEquals("cancelled", c.json().path("status").asText());
     // the cancel returns once alice's cluster has cancelled the job
     assertEquals("CANCELED", flinkState("alice", "A", session));
-    JsonNode b = awaitEnd(bob, session, new ArrayList<>());
+    JsonNode b = JoinTables.awaitEnd(bob, session, new ArrayList<>(), JOB_TIMEOUT,
+        () -> clientLogs(session));
     assertEquals("failed", b.path("status").asText(), b.toString());
     assertTrue(b.path("error").asText().contains("alice cancelled the session"), b.toString());
     String stateB = flinkState("bob", "B", session);
@@ -295,9 +262,12 @@ class CoordinatorFlinkRunIT {
   @Test
   void tablesAndOutputOnHdfs() throws Exception {
     String out = hdfsUri + "/alice/out/joined";
-    String session = submitAndApprove("purchases_hdfs", "customers_hdfs", out);
-    JsonNode a = awaitEnd(alice, session, new ArrayList<>());
-    JsonNode b = awaitEnd(bob, session, new ArrayList<>());
+    String session = JoinTables.submitAndApprove(alice, bob, "purchases_hdfs", "customers_hdfs",
+        out);
+    JsonNode a = JoinTables.awaitEnd(alice, session, new ArrayList<>(), JOB_TIMEOUT,
+        () -> clientLogs(session));
+    JsonNode b = JoinTables.awaitEnd(bob, session, new ArrayList<>(), JOB_TIMEOUT,
+        () -> clientLogs(session));
     assertEquals("succeeded", a.path("status").asText(), a + "\n" + clientLogs(session));
     assertEquals("succeeded", b.path("status").asText(), b + "\n" + clientLogs(session));
     assertEquals("FINISHED", flinkState("alice", "A", session));
