@@ -73,7 +73,9 @@ public final class Coordinator {
     this.peer = peer;
     this.json = json;
     this.clock = clock;
-    this.bridgeFingerprint = Tls.fingerprint(config.bridge().certificate());
+    // the certificate this party's jobs present (job.certificate defaults to bridge.certificate)
+    this.bridgeFingerprint = Tls.fingerprint(config.job() != null
+        ? config.job().certificate() : config.bridge().certificate());
     this.launcher = config.job() == null ? null
         : new JobLauncher(config, db, json, clock, this::abortAtPeer);
     recover();

@@ -242,7 +242,7 @@ public record CoordinatorConfig(
       job = new Job(job.mode(), job.javaHeap(), job.parallelism(), job.workDir(),
           bridge.certificate(), job.privateKey(), job.trustedCa(), job.flinkHome(), job.jobJar(),
           job.flinkRestUrl(), job.flinkConfDir(), job.attempts(), job.pairTimeout(),
-          job.idleTimeout());
+          job.idleTimeout(), job.maxBadRows());
     }
   }
 

@@ -190,6 +190,8 @@ final class JobLauncher implements AutoCloseable {
     add(cmd, "key", job.privateKey().toString());
     add(cmd, "ca", job.trustedCa().toString());
     add(cmd, "peer", config.peer().name());
+    // the peer job must present the very certificate the peer's coordinator put in the session
+    add(cmd, "peer-cert-sha256", partyA ? s.bFingerprint() : s.aFingerprint());
     add(cmd, "bins", Integer.toString(s.bins()));
     add(cmd, "sigma", Integer.toString(s.sigma()));
     add(cmd, "protocol", s.protocol());

@@ -74,6 +74,12 @@ class ConfigAndTokensTest {
         + "output: {directory: 'hdfs://nn:8020/psi/results'}\n");
     assertEquals("hdfs://nn:8020/psi/results",
         CoordinatorConfig.load(dir.resolve("hdfs.yaml")).output().directory());
+    // a job section without a certificate presents the bridge's, and keeps its other settings
+    Files.writeString(dir.resolve("job.yaml"), Files.readString(dir.resolve("coordinator.yaml"))
+        + "job: {privateKey: pki/alice.key, trustedCa: pki/ca.pem, maxBadRows: 3%}\n");
+    CoordinatorConfig.Job job = CoordinatorConfig.load(dir.resolve("job.yaml")).job();
+    assertEquals(dir.resolve("pki/alice.pem"), job.certificate());
+    assertEquals("3%", job.maxBadRows());
 
     Thread main = new Thread(() -> {
       try {

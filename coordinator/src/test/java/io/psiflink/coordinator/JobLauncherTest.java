@@ -51,7 +51,8 @@ class JobLauncherTest {
     for (String expected : List.of("--party A", "--table hdfs://nn/purchases",
         "--out hdfs://nn:8020/out/s1", "--format avro", "--session s1", "--bridge alice.example:7443",
         "--cert " + dir.resolve("job.pem"), "--key " + dir.resolve("job.key"),
-        "--ca " + dir.resolve("ca.pem"), "--peer bob", "--bins 16", "--sigma 40",
+        "--ca " + dir.resolve("ca.pem"), "--peer bob", "--peer-cert-sha256 fb", "--bins 16",
+        "--sigma 40",
         "--protocol kkrt", "--parallelism 4", "--attempts 2", "--pair-timeout 30",
         "--idle-timeout 45", "--max-bad-rows 0.5%",
         "--summary " + dir.resolve("w/s1/summary.json"))) {

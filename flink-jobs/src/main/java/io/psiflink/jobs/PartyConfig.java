@@ -23,6 +23,8 @@ import java.util.Objects;
  * @param maxBadRows how many quarantined rows fail the job
  * @param csv delimiter and quote of a CSV table
  * @param peer the peer's party name, as in its certificate
+ * @param peerCertificateSha256 the SHA-256 of the peer's certificate as the session names it (the
+ *     handshake refuses any other), or null to accept any certificate of {@code peer}
  * @param bins requested bin count m, or 0 to choose automatically
  * @param sigma statistical security parameter σ of the padding bound
  * @param protocol native PSI protocol name
@@ -43,6 +45,7 @@ public record PartyConfig(
     String session,
     BridgeEndpoint bridge,
     String peer,
+    byte[] peerCertificateSha256,
     int bins,
     int sigma,
     String protocol,
@@ -65,6 +68,9 @@ public record PartyConfig(
     Objects.requireNonNull(workDir, "workDir");
     Objects.requireNonNull(maxBadRows, "maxBadRows");
     Objects.requireNonNull(csv, "csv");
+    if (peerCertificateSha256 != null && peerCertificateSha256.length != 32) {
+      throw new IllegalArgumentException("the peer certificate's SHA-256 has 32 bytes");
+    }
     if (!partyB && out == null) {
       throw new IllegalArgumentException("party A needs an output directory");
     }

@@ -21,11 +21,13 @@ public final class PartyMain {
   private static final Set<String> FLAGS = Set.of("party", "table", "sql", "out", "format",
       "quarantine", "session", "bridge", "cert", "key", "ca", "peer", "bins", "sigma", "protocol",
       "protocol-params", "parallelism", "attempts", "work", "pair-timeout", "idle-timeout",
-      "summary", "table-name", "max-bad-rows", "csv-delimiter", "csv-quote");
+      "summary", "table-name", "max-bad-rows", "csv-delimiter", "csv-quote",
+      "peer-cert-sha256");
 
   private static final String USAGE = "usage: PartyMain --party A|B --table PATH|JDBC_URL "
       + "[--table-name T] --sql SQL "
-      + "--session ID --bridge HOST:PORT --cert PEM --key PEM --ca PEM --peer NAME [--out DIR] "
+      + "--session ID --bridge HOST:PORT --cert PEM --key PEM --ca PEM --peer NAME "
+      + "[--peer-cert-sha256 HEX] [--out DIR] "
       + "[--format avro|parquet|csv] [--quarantine DIR] [--max-bad-rows N|P%] "
       + "[--csv-delimiter C] [--csv-quote C] [--bins M] "
       + "[--sigma S] [--protocol P] "
@@ -96,7 +98,7 @@ public final class PartyMain {
         a.get("quarantine"), maxBadRows,
         CsvOptions.of(csvChar(a.get("csv-delimiter"), ',', "--csv-delimiter"),
             csvChar(a.get("csv-quote"), '"', "--csv-quote")),
-        require(a, "session"), bridge, require(a, "peer"),
+        require(a, "session"), bridge, require(a, "peer"), sha256(a.get("peer-cert-sha256")),
         integer(a.getOrDefault("bins", "0"), "--bins"),
         integer(a.getOrDefault("sigma", Integer.toString(PartyConfig.DEFAULT_SIGMA)), "--sigma"),
         a.getOrDefault("protocol", "kkrt"), a.getOrDefault("protocol-params", ""),
@@ -104,6 +106,18 @@ public final class PartyMain {
         integer(a.getOrDefault("attempts", Integer.toString(PartyConfig.DEFAULT_ATTEMPTS)),
             "--attempts"),
         a.getOrDefault("work", System.getProperty("java.io.tmpdir") + "/psi-flink-" + party));
+  }
+
+  /** A SHA-256 in hex (64 digits, as the coordinator's session records carry it), or null. */
+  private static byte[] sha256(String hex) {
+    if (hex == null) {
+      return null;
+    }
+    if (!hex.matches("[0-9a-fA-F]{64}")) {
+      throw new IllegalArgumentException("--peer-cert-sha256 must be 64 hex digits (a SHA-256), "
+          + "not '" + hex + "'");
+    }
+    return java.util.HexFormat.of().parseHex(hex);
   }
 
   /**

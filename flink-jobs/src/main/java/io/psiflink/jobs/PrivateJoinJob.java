@@ -101,7 +101,7 @@ public final class PrivateJoinJob {
               cfg.protocol(), cfg.protocolParams(), cfg.sigma(),
               query.countOnly() ? 1 : cfg.bins(),
               SizeEstimate.rows(cfg.table()), cfg.parallelism(), keys, kept,
-              namedColumns(schema, view)));
+              namedColumns(schema, view), cfg.peerCertificateSha256()));
     }
     long handshakeDone = System.currentTimeMillis();
     LOG.info("party {}: session {} agreed with '{}': {} bins, σ={}, protocol {}", cfg.party(),

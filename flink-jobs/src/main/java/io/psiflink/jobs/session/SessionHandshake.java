@@ -32,6 +32,7 @@ import java.security.cert.CertificateFactory;
 import java.security.cert.X509Certificate;
 import java.security.spec.X509EncodedKeySpec;
 import java.util.ArrayList;
+import java.util.HexFormat;
 import java.util.List;
 import javax.crypto.KeyAgreement;
 
@@ -43,8 +44,9 @@ import javax.crypto.KeyAgreement;
  *       estimate, key column types, every column of their table the query names (in table order), an
  *       ephemeral X25519 public key and their certificate chain; the signature (by the party's TLS key) covers the session id and the HELLO,
  *       so the bridge relay can neither read nor alter the key agreement;</li>
- *   <li>both check the peer's certificate (trusted CA, expected party name) and signature, and that
- *       both run the same query with compatible key types;</li>
+ *   <li>both check the peer's certificate (trusted CA, expected party name and, when the session
+ *       names it, its SHA-256 fingerprint) and signature, and that both run the same query with
+ *       compatible key types;</li>
  *   <li>both derive the token key, bin seed and payload key with HKDF from the X25519 secret, salted
  *       with the hash of both HELLOs: no coordinator or relay ever holds them;</li>
  *   <li>both run the protocol's setup rounds once; every bin imports the result (unless the
@@ -54,10 +56,15 @@ import javax.crypto.KeyAgreement;
 public final class SessionHandshake {
   private static final String MAGIC = "psi-flink control v1";
 
-  /** This party's side of the facts both must agree on. */
+  /**
+   * This party's side of the facts both must agree on. {@code peerCertificateSha256}: the SHA-256
+   * of the peer's certificate (DER) as the session names it, or null to accept any certificate of
+   * {@code expectedPeer} from a trusted CA.
+   */
   public record LocalFacts(boolean partyB, String expectedPeer, String fingerprint, String protocol,
       String protocolParams, int sigma, int binsRequested, long sizeEstimate, int parallelism,
-      List<Column> keys, List<Column> revealed, List<Column> named) {}
+      List<Column> keys, List<Column> revealed, List<Column> named,
+      byte[] peerCertificateSha256) {}
 
   private record Hello(boolean partyB, String fingerprint, String protocol, int sigma,
       int binsRequested, long sizeEstimate, int parallelism, List<Column> keys,
@@ -93,7 +100,7 @@ public final class SessionHandshake {
       stream.send(Frames.of(Frames.HELLO, withSignature(hello, signature)));
 
       byte[] body = Frames.body(stream.receive(), Frames.HELLO, "waiting for the peer's HELLO");
-      Hello peer = verify(body, session, me, facts.expectedPeer());
+      Hello peer = verify(body, session, me, facts);
       int bins = agree(facts, peer);
 
       byte[] helloA = facts.partyB() ? peer.bytes : hello;
@@ -201,8 +208,9 @@ public final class SessionHandshake {
     }
   }
 
-  private static Hello verify(byte[] body, String session, PartyCredentials me, String expectedPeer)
+  private static Hello verify(byte[] body, String session, PartyCredentials me, LocalFacts facts)
       throws PeerProtocolException, HandshakeException, BridgeException {
+    String expectedPeer = facts.expectedPeer();
     try {
       DataInputStream in = new DataInputStream(new ByteArrayInputStream(body));
       byte[] hello = readBytes(in, 1 << 20);
@@ -235,6 +243,15 @@ public final class SessionHandshake {
         throw new PeerProtocolException("the peer's HELLO carries no certificate");
       }
       me.verifyPeer(chain.get(0), expectedPeer);
+      if (facts.peerCertificateSha256() != null) {
+        // Pinning: another certificate the CA issued to the same name is not this session's peer.
+        byte[] actual = MessageDigest.getInstance("SHA-256").digest(chain.get(0).getEncoded());
+        if (!MessageDigest.isEqual(actual, facts.peerCertificateSha256())) {
+          throw new HandshakeException("the certificate of '" + expectedPeer + "' (SHA-256 "
+              + HexFormat.of().formatHex(actual) + ") is not the one the session names ("
+              + HexFormat.of().formatHex(facts.peerCertificateSha256()) + ")");
+        }
+      }
       Signature v = Signature.getInstance(signatureAlgorithm(chain.get(0).getPublicKey()));
       v.initVerify(chain.get(0).getPublicKey());
       v.update(signedBytes(session, hello));

@@ -1,0 +1,98 @@
+package io.psiflink.jobs.session;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.psiflink.bridge.BridgeClient;
+import io.psiflink.bridge.BridgeClientConfig;
+import io.psiflink.bridge.BridgeRelay;
+import io.psiflink.bridge.PartyCredentials;
+import io.psiflink.bridge.RelayConfig;
+import io.psiflink.bridge.ThrowawayPki;
+import io.psiflink.connectors.Column;
+import io.psiflink.connectors.ColumnType;
+import java.nio.file.Files;
+import java.security.MessageDigest;
+import java.util.List;
+import java.util.Set;
+import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+
+/**
+ * The handshake between two parties' jobs over a real relay (TLS on loopback): with the session's
+ * certificate fingerprints pinned, a peer certificate the CA issued but the session does not name
+ * is refused.
+ */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+class SessionHandshakeTest {
+  private ThrowawayPki pki;
+  private BridgeRelay relay;
+
+  @BeforeAll
+  void start() throws Exception {
+    pki = ThrowawayPki.create(Files.createTempDirectory("psi-handshake-"), "party-a", "party-b", "party-c", "bridge");
+    relay = BridgeRelay.start(RelayConfig.defaults(pki.credentials("bridge"),
+        Set.of("party-a", "party-b")));
+  }
+
+  @AfterAll
+  void stop() throws Exception {
+    relay.close();
+  }
+
+  private static byte[] sha256(PartyCredentials c) throws Exception {
+    return MessageDigest.getInstance("SHA-256").digest(c.certificate().getEncoded());
+  }
+
+  private static SessionHandshake.LocalFacts facts(boolean partyB, String peer, byte[] pin) {
+    List<Column> keys = List.of(new Column("k", ColumnType.STRING, true));
+    return new SessionHandshake.LocalFacts(partyB, peer, "query-fingerprint", "kkrt", "", 40, 4,
+        1000, 1, keys, List.of(), keys, pin);
+  }
+
+  private CompletableFuture<SessionSecrets> party(String session, String name, boolean partyB,
+      String peer, byte[] pin) {
+    PartyCredentials me = pki.credentials(name);
+    return CompletableFuture.supplyAsync(() -> {
+      try (BridgeClient client = BridgeClient.connect(
+          BridgeClientConfig.defaults("127.0.0.1", relay.port(), me))) {
+        return SessionHandshake.run(client, session, me, facts(partyB, peer, pin));
+      } catch (Exception e) {
+        throw new IllegalStateException(e.getMessage(), e);
+      }
+    });
+  }
+
+  @Test
+  void pinnedCertificatesAgreeOnTheSameKeys() throws Exception {
+    String session = UUID.randomUUID().toString();
+    var a = party(session, "party-a", false, "party-b", sha256(pki.credentials("party-b")));
+    var b = party(session, "party-b", true, "party-a", sha256(pki.credentials("party-a")));
+    SessionSecrets sa = a.get(60, TimeUnit.SECONDS);
+    SessionSecrets sb = b.get(60, TimeUnit.SECONDS);
+    assertArrayEquals(sa.tokenKey(), sb.tokenKey());
+    assertArrayEquals(sa.binSeed(), sb.binSeed());
+    assertArrayEquals(sa.payloadKey(), sb.payloadKey());
+  }
+
+  @Test
+  void aPeerCertificateTheSessionDoesNotNameIsRefused() throws Exception {
+    String session = UUID.randomUUID().toString();
+    // party-b's certificate is valid (same CA, right name) but A's session names another one
+    var a = party(session, "party-a", false, "party-b", sha256(pki.credentials("party-c")));
+    var b = party(session, "party-b", true, "party-a", null);
+    ExecutionException ea = assertThrows(ExecutionException.class,
+        () -> a.get(60, TimeUnit.SECONDS));
+    assertTrue(ea.getCause().getMessage().contains("is not the one the session names"),
+        ea.getCause().getMessage());
+    // B learns no keys either: A aborts the control stream
+    assertThrows(ExecutionException.class, () -> b.get(60, TimeUnit.SECONDS));
+  }
+}
