@@ -1,6 +1,7 @@
 package io.psiflink.coordinator;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
@@ -115,6 +116,14 @@ final class JoinTables {
   void register(Client alice, Client bob) {
     register(alice, "purchases", a, List.of("spend", "card"), List.of("spend"));
     register(bob, "customers", b, List.of("email"), List.of("country"));
+  }
+
+  /** Checks A's job summary: rows with a NULL key quarantined, the others read. */
+  void assertCountsOfA(JsonNode summary) {
+    long nullKeys = rowsA.stream().filter(r -> r[0] == null || r[1] == null).count();
+    assertTrue(nullKeys > 0, "the fixture has NULL keys");
+    assertEquals(nullKeys, summary.path("rows_quarantined").asLong(), summary.toString());
+    assertEquals(rowsA.size() - nullKeys, summary.path("rows_read").asLong(), summary.toString());
   }
 
   /**
