@@ -65,6 +65,9 @@ import org.slf4j.LoggerFactory;
 public final class PrivateJoinJob {
   private static final Logger LOG = LoggerFactory.getLogger(PrivateJoinJob.class);
 
+  /** System properties with this prefix are Flink options of the embedded MiniCluster. */
+  public static final String FLINK_PROPERTY_PREFIX = "psi.flink.";
+
   private PrivateJoinJob() {}
 
   public static JobSummary run(PartyConfig cfg) throws Exception {
@@ -288,9 +291,6 @@ public final class PrivateJoinJob {
     }
     return conf;
   }
-
-  /** System properties with this prefix are Flink options of the embedded MiniCluster. */
-  public static final String FLINK_PROPERTY_PREFIX = "psi.flink.";
 
   private static JobSummary summarize(PartyConfig cfg, String name, int bins,
       JobExecutionResult r, long start, long handshakeDone, long jobStart, long end) {
