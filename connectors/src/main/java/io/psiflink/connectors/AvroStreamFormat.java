@@ -8,7 +8,6 @@ import org.apache.avro.generic.GenericDatumReader;
 import org.apache.avro.generic.GenericRecord;
 import org.apache.flink.api.java.typeutils.RowTypeInfo;
 import org.apache.flink.configuration.Configuration;
-import org.apache.flink.connector.file.src.reader.StreamFormat;
 import org.apache.flink.core.fs.FSDataInputStream;
 import org.apache.flink.types.Row;
 
@@ -21,13 +20,14 @@ import org.apache.flink.types.Row;
  * fails the job: Avro cannot resynchronise a stream inside a block. The position of a record is its
  * 1-based number in the file.
  */
-final class AvroStreamFormat implements StreamFormat<Row> {
+final class AvroStreamFormat extends WholeFileFormat {
   private static final long serialVersionUID = 1L;
 
   private final String source;
   private final TableSchema schema;
 
   AvroStreamFormat(String source, TableSchema schema) {
+    super("Avro");
     this.source = source;
     this.schema = schema;
   }
@@ -66,17 +66,6 @@ final class AvroStreamFormat implements StreamFormat<Row> {
       records.close();
       throw new IOException(e.getMessage(), e);
     }
-  }
-
-  @Override
-  public Reader<Row> restoreReader(Configuration config, FSDataInputStream stream,
-      long restoredOffset, long fileLen, long splitEnd) {
-    throw new UnsupportedOperationException("Avro records cannot be resumed at a byte offset");
-  }
-
-  @Override
-  public boolean isSplittable() {
-    return false;
   }
 
   @Override

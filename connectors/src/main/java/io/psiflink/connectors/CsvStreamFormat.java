@@ -5,7 +5,6 @@ import java.util.List;
 import org.apache.flink.api.common.typeinfo.Types;
 import org.apache.flink.api.java.typeutils.RowTypeInfo;
 import org.apache.flink.configuration.Configuration;
-import org.apache.flink.connector.file.src.reader.StreamFormat;
 import org.apache.flink.core.fs.FSDataInputStream;
 import org.apache.flink.types.Row;
 
@@ -14,10 +13,8 @@ import org.apache.flink.types.Row;
  * ({@code String[]}); {@link PerFileFormat} makes one per file. The header row is checked against
  * the expected column names (trimmed, as {@link SchemaDiscovery} trims them) and not emitted. One
  * split per file: a record may span lines, so a file cannot be cut at an arbitrary offset.
- * Restoring from a checkpoint re-reads the file and skips the records already emitted (this reader
- * reports no offset), which is what FileSource does for readers without a checkpointed position.
  */
-final class CsvStreamFormat implements StreamFormat<Row> {
+final class CsvStreamFormat extends WholeFileFormat {
   private static final long serialVersionUID = 1L;
 
   private final String source;
@@ -25,6 +22,7 @@ final class CsvStreamFormat implements StreamFormat<Row> {
   private final CsvOptions options;
 
   CsvStreamFormat(String source, List<String> expectedHeader, CsvOptions options) {
+    super("CSV");
     this.source = source;
     this.expectedHeader = List.copyOf(expectedHeader);
     this.options = options;
@@ -47,17 +45,6 @@ final class CsvStreamFormat implements StreamFormat<Row> {
           + expectedHeader);
     }
     return new CsvReader(records);
-  }
-
-  @Override
-  public Reader<Row> restoreReader(Configuration config, FSDataInputStream stream,
-      long restoredOffset, long fileLen, long splitEnd) {
-    throw new UnsupportedOperationException("CSV records cannot be resumed at a byte offset");
-  }
-
-  @Override
-  public boolean isSplittable() {
-    return false;
   }
 
   @Override

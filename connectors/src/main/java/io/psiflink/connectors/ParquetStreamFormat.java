@@ -6,7 +6,6 @@ import java.util.ArrayList;
 import java.util.List;
 import org.apache.flink.api.java.typeutils.RowTypeInfo;
 import org.apache.flink.configuration.Configuration;
-import org.apache.flink.connector.file.src.reader.StreamFormat;
 import org.apache.flink.core.fs.FSDataInputStream;
 import org.apache.flink.types.Row;
 import org.apache.parquet.ParquetReadOptions;
@@ -31,13 +30,14 @@ import org.apache.parquet.schema.Type;
  * malformed; a corrupt file fails the job. The position of a record is its 1-based number in the
  * file.
  */
-final class ParquetStreamFormat implements StreamFormat<Row> {
+final class ParquetStreamFormat extends WholeFileFormat {
   private static final long serialVersionUID = 1L;
 
   private final String source;
   private final TableSchema schema;
 
   ParquetStreamFormat(String source, TableSchema schema) {
+    super("Parquet");
     this.source = source;
     this.schema = schema;
   }
@@ -83,17 +83,6 @@ final class ParquetStreamFormat implements StreamFormat<Row> {
       reader.close();
       throw new IOException(e.getMessage(), e);
     }
-  }
-
-  @Override
-  public Reader<Row> restoreReader(Configuration config, FSDataInputStream stream,
-      long restoredOffset, long fileLen, long splitEnd) {
-    throw new UnsupportedOperationException("Parquet records cannot be resumed at a byte offset");
-  }
-
-  @Override
-  public boolean isSplittable() {
-    return false;
   }
 
   @Override
