@@ -118,6 +118,28 @@ final class JoinTables {
     register(bob, "customers", b, List.of("email"), List.of("country"));
   }
 
+  /**
+   * Checks a succeeded session's progress: phase done, every bin done, and some phase of the
+   * running Flink job among those {@code seen} while it ran (progress comes from Flink).
+   */
+  static void assertProgressFromFlink(JsonNode session, List<String> seen) {
+    JsonNode p = session.path("progress");
+    assertEquals("done", p.path("phase").asText(), session.toString());
+    assertTrue(p.path("binsTotal").asLong() > 0, session.toString());
+    assertEquals(p.path("binsTotal").asLong(), p.path("binsDone").asLong(), session.toString());
+    assertTrue(seen.stream().anyMatch(s -> List.of("running/tokenize", "running/bin_spill",
+        "running/psi", "running/write").contains(s)), seen.toString());
+  }
+
+  /** Checks that the complete CSV output at {@code out} is the plaintext join; returns its rows. */
+  List<String> assertOutputIsThePlaintextJoin(Path out) throws IOException {
+    List<String> expected = plaintextJoin();
+    assertTrue(expected.size() > 50, "the data should join: " + expected.size());
+    assertEquals(expected, readCsvOutput(out));
+    assertTrue(Files.exists(out.resolve("_SUCCESS")), "no _SUCCESS in " + out);
+    return expected;
+  }
+
   /** Checks A's job summary: rows with a NULL key quarantined, the others read. */
   void assertCountsOfA(JsonNode summary) {
     long nullKeys = rowsA.stream().filter(r -> r[0] == null || r[1] == null).count();

@@ -206,22 +206,14 @@ class CoordinatorFlinkRunIT {
     assertEquals("succeeded", a.path("status").asText(), a + " seen " + seenA + "\n"
         + clientLogs(session));
     assertEquals("succeeded", b.path("status").asText(), b + "\n" + clientLogs(session));
-    assertEquals("done", a.path("progress").path("phase").asText());
-    assertTrue(a.path("progress").path("binsTotal").asLong() > 0, a.toString());
-    assertEquals(a.path("progress").path("binsTotal").asLong(),
-        a.path("progress").path("binsDone").asLong());
-    // progress came from the cluster's REST API: a phase of the Flink job was seen while it ran
-    assertTrue(seenA.stream().anyMatch(s -> List.of("running/tokenize", "running/bin_spill",
-        "running/psi", "running/write").contains(s)), seenA.toString());
+    // here progress comes from the cluster's REST API
+    JoinTables.assertProgressFromFlink(a, seenA);
     // each party's job ran on its own cluster
     assertEquals("FINISHED", flinkState("alice", "A", session));
     assertEquals("FINISHED", flinkState("bob", "B", session));
     assertEquals(null, flinkState("alice", "B", session));
 
-    List<String> expected = tables.plaintextJoin();
-    assertTrue(expected.size() > 50, "the data should join: " + expected.size());
-    assertEquals(expected, JoinTables.readCsvOutput(out));
-    assertTrue(Files.exists(out.resolve("_SUCCESS")));
+    List<String> expected = tables.assertOutputIsThePlaintextJoin(out);
     Reply result = alice.get("/v1/sessions/" + session + "/result");
     assertEquals(200, result.status(), result.toString());
     assertEquals(expected.size(), result.json().path("rowsOut").asLong());
