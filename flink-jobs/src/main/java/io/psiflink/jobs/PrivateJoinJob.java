@@ -16,6 +16,7 @@ import io.psiflink.connectors.row.RowCodec;
 import io.psiflink.jobs.bin.BinRouting;
 import io.psiflink.jobs.psi.BinContext;
 import io.psiflink.jobs.psi.BinPsiOperator;
+import io.psiflink.jobs.psi.JobSecrets;
 import io.psiflink.jobs.psi.PsiProtocol;
 import io.psiflink.jobs.psi.RowCount;
 import io.psiflink.jobs.psi.TokenRecord;
@@ -110,6 +111,77 @@ public final class PrivateJoinJob {
     LOG.info("party {}: session {} agreed with '{}': {} bins, σ={}, protocol {}", cfg.party(),
         cfg.session(), secrets.peerParty(), secrets.bins(), cfg.sigma(), cfg.protocol());
 
+    // The keys reach the task managers in a file of the distributed cache, never in the job graph
+    // (which the JobManager keeps, its HA store too); the file is deleted when the job ends.
+    Path secretFile = new JobSecrets(secrets.tokenKey(), secrets.binSeed(), secrets.frameKey(),
+        secrets.setup()).writeTo(secretDir(cfg));
+    try {
+      return runJob(cfg, query, schema, view, secrets, secretFile, staged, quarantine, start,
+          handshakeDone);
+    } finally {
+      try {
+        Files.deleteIfExists(secretFile);
+      } catch (java.io.IOException e) {
+        LOG.warn("cannot delete the session's secret file {}: {}", secretFile, e.toString());
+      }
+    }
+  }
+
+  /** Where the job writes its session secret file: a directory only its user may enter. */
+  static Path secretDir(PartyConfig cfg) throws java.io.IOException {
+    Path dir = Path.of(cfg.workDir()).resolve("secrets");
+    if (!Files.isDirectory(dir)) {
+      Files.createDirectories(dir, java.nio.file.attribute.PosixFilePermissions.asFileAttribute(
+          java.nio.file.attribute.PosixFilePermissions.fromString("rwx------")));
+    }
+    return dir;
+  }
+
+  private static JobSummary runJob(PartyConfig cfg, JoinQuery query, TableSchema schema,
+      PartyView view, SessionSecrets secrets, Path secretFile, StagedOutput staged,
+      StagedOutput quarantine, long start, long handshakeDone) throws Exception {
+    StreamExecutionEnvironment env = pipeline(cfg, query, schema, view, secrets,
+        secretFile.toUri().toString(), staged, quarantine);
+    String name = (cfg.partyB() ? Side.B : Side.A).table();
+    long jobStart = System.currentTimeMillis();
+    JobExecutionResult result;
+    try {
+      result = env.execute("psi-flink party " + cfg.party() + " session " + cfg.session());
+    } catch (Exception e) {
+      java.util.Optional<String> tooMany = BadRowGate.failure(e);
+      if (tooMany.isPresent() && quarantine != null) {
+        // the gate failed only after every quarantine file was complete: it says what is wrong
+        quarantine.commit();
+        abort(staged, null);
+      } else {
+        abort(staged, quarantine);
+      }
+      if (tooMany.isPresent()) {
+        throw new TooManyBadRowsException(tooMany.get());
+      }
+      throw e;
+    }
+    if (quarantine != null) {
+      quarantine.commit();
+    }
+    if (staged != null) {
+      staged.commit();
+    }
+    long end = System.currentTimeMillis();
+    return summarize(cfg, name, secrets.bins(), result, start, handshakeDone, jobStart, end);
+  }
+
+  /**
+   * Builds this party's Flink job after the handshake. The job graph holds no secret: the
+   * functions read the session's keys from the distributed-cache file {@code secretFileUri}
+   * (registered here as {@link JobSecrets#CACHE_NAME}) when they open.
+   */
+  static StreamExecutionEnvironment pipeline(PartyConfig cfg, JoinQuery query, TableSchema schema,
+      PartyView view, SessionSecrets secrets, String secretFileUri, StagedOutput staged,
+      StagedOutput quarantine) throws Exception {
+    Side side = cfg.partyB() ? Side.B : Side.A;
+    List<Column> keys = columns(schema, view.keyColumns());
+    List<Column> kept = columns(schema, view.revealedColumns());
     // Both parties resolve the whole query against their own schema and the columns the peer's half
     // references: this checks types across the tables and catches an unqualified name both tables
     // have, which each party alone would take for its own.
@@ -147,11 +219,12 @@ public final class PrivateJoinJob {
         .stream().map(Column::type).toList();
     RowCodec keptCodec = new RowCodec(kept.stream().map(Column::type).toList());
     BinContext ctx = new BinContext(cfg.session(), cfg.partyB(), secrets.bins(), cfg.sigma(),
-        cfg.protocol(), cfg.protocolParams(), secrets.setup(), secrets.payloadKey(), keptCodec,
-        new RowCodec(peerTypes), output, cfg.maxAttempts(), query.countOnly());
+        cfg.protocol(), cfg.protocolParams(), keptCodec, new RowCodec(peerTypes), output,
+        cfg.maxAttempts(), query.countOnly());
 
     StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(
         flinkConfig(cfg));
+    env.registerCachedFile(secretFileUri, JobSecrets.CACHE_NAME);
     String name = side.table();
     // rows with a NULL key are quarantined while reading, where their file and line are known
     SourceResult source = TableSource.read(env, name, cfg.table(), schema, cfg.csv(),
@@ -172,7 +245,7 @@ public final class PrivateJoinJob {
     DataStream<byte[]> tokenized = rows
         .process(new TokenizeFunction(name, indices(schema, keys), keys.stream()
             .map(Column::type).toArray(ColumnType[]::new), indices(schema, kept), keptCodec,
-            secrets.tokenKey(), secrets.binSeed(), secrets.bins()))
+            JobSecrets.CACHE_NAME, secrets.bins()))
         .name("tokenize " + name);
     DataStream<Long> total = tokenized
         .transform("count rows", Types.LONG, new RowCount<byte[]>(false))
@@ -185,7 +258,7 @@ public final class PrivateJoinJob {
         .keyBy(r -> routing.key(TokenRecord.bin(r)), Types.INT)
         .connect(total.broadcast())
         .transform("psi bins", PrimitiveArrayTypeInfo.BYTE_PRIMITIVE_ARRAY_TYPE_INFO,
-            new BinPsiOperator(ctx, cfg.bridge(), routing))
+            new BinPsiOperator(ctx, JobSecrets.CACHE_NAME, cfg.bridge(), routing))
         // explicit, so the adaptive batch scheduler cannot shrink the bins processed at once, and
         // the routing's assumptions hold
         .setParallelism(cfg.parallelism())
@@ -195,33 +268,7 @@ public final class PrivateJoinJob {
     } else {
       TableSink.writeEncoded(joined, outSchema, staged.stagingDir(), cfg.outFormat());
     }
-
-    long jobStart = System.currentTimeMillis();
-    JobExecutionResult result;
-    try {
-      result = env.execute("psi-flink party " + cfg.party() + " session " + cfg.session());
-    } catch (Exception e) {
-      java.util.Optional<String> tooMany = BadRowGate.failure(e);
-      if (tooMany.isPresent() && quarantine != null) {
-        // the gate failed only after every quarantine file was complete: it says what is wrong
-        quarantine.commit();
-        abort(staged, null);
-      } else {
-        abort(staged, quarantine);
-      }
-      if (tooMany.isPresent()) {
-        throw new TooManyBadRowsException(tooMany.get());
-      }
-      throw e;
-    }
-    if (quarantine != null) {
-      quarantine.commit();
-    }
-    if (staged != null) {
-      staged.commit();
-    }
-    long end = System.currentTimeMillis();
-    return summarize(cfg, name, secrets.bins(), result, start, handshakeDone, jobStart, end);
+    return env;
   }
 
   /** The job failed because more rows were quarantined than {@code --max-bad-rows} allows. */

@@ -4,14 +4,12 @@ import io.psiflink.connectors.row.RowCodec;
 import java.io.Serializable;
 
 /**
- * What every bin of one party's job shares: the session, the agreed parameters, this party's secrets
- * for the session, and how rows are encoded. Secrets stay inside the party's own Flink cluster (they
- * travel in the job graph to its task managers, never to the peer or the bridge).
+ * What every bin of one party's job shares: the session, the agreed parameters and how rows are
+ * encoded. Public within the party's cluster: it travels in the job graph. The session's secrets do
+ * not ({@link BinKeys}).
  *
  * @param partyB false for party A (PSI receiver, output party), true for party B (PSI sender, which
  *     reveals its selected columns for intersecting keys)
- * @param setup this party's exported protocol setup (secret key material)
- * @param payloadKey 32-byte key sealing the revealed columns
  * @param ownCodec encoding of the columns this party keeps per row
  * @param peerCodec encoding of the columns the peer reveals (used by the output party)
  * @param output for the output party: per output column, {@code i >= 0} for this party's kept column
@@ -26,8 +24,6 @@ public record BinContext(
     int sigma,
     String protocol,
     String protocolParams,
-    byte[] setup,
-    byte[] payloadKey,
     RowCodec ownCodec,
     RowCodec peerCodec,
     int[] output,

@@ -20,15 +20,19 @@ import java.util.Arrays;
 import java.util.function.Consumer;
 
 /**
- * One attempt at one bin, on one bridge stream:
+ * One attempt at one bin, on one bridge stream, every frame sealed end to end ({@link
+ * SealedBinStream}):
  * <ol>
- *   <li>HELLO both ways: bin, bin count, σ, this party's n and padded bound, a fresh nonce. The
- *       protocol instance is derived from both nonces, so it is fresh on every attempt and after
- *       task restarts (it is the PRG nonce under the shared setup);</li>
+ *   <li>HELLO both ways: bin, bin count, σ, this party's n and padded bound, and a commitment to a
+ *       fresh 32-byte nonce; once both HELLOs arrived, REVEAL both ways: the nonce, checked against
+ *       its commitment. The protocol instance is the SHA-256 of both nonces and the stream's
+ *       context, so it is fresh on every attempt and after task restarts (it is the PRG nonce
+ *       under the shared setup), and neither party can choose it after seeing the other's nonce;
+ *       the frames after REVEAL are sealed under keys bound to the instance;</li>
  *   <li>the PSI protocol on the padded sets (its setup rounds too, for a protocol whose setup is
  *       the sender's set), both parties learning which of their own elements intersect, or, for a
  *       count-only query, A learning only how many;</li>
- *   <li>party B sends, sealed, for every intersecting token in token order its row count and its
+ *   <li>party B sends, for every intersecting token in token order its row count and its
  *       revealed columns; party A joins them with its own rows and emits the joined rows (a
  *       count-only query skips this step: A emits the count);</li>
  *   <li>A sends DONE once it has everything: only then B counts the bin as done.</li>
@@ -39,20 +43,25 @@ import java.util.function.Consumer;
 public final class BinExchange {
   private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(BinExchange.class);
   private static final byte[] MAGIC = "PSIB".getBytes(StandardCharsets.US_ASCII);
-  private static final int VERSION = 2;
+  private static final int VERSION = 3;
+  private static final String COMMIT_LABEL = "psi-flink bin nonce commitment v1";
+  private static final String INSTANCE_LABEL = "psi-flink instance v2";
+  private static final int NONCE_BYTES = 32;
   /** The output row of a cardinality-only query: the count. */
   private static final RowCodec COUNT_CODEC =
       new RowCodec(java.util.List.of(io.psiflink.connectors.ColumnType.BIGINT));
-  private static final int HELLO_BYTES = 4 + 1 + 1 + 4 + 4 + 1 + 8 + 8 + 16;
+  private static final int HELLO_BYTES = 4 + 1 + 1 + 4 + 4 + 1 + 8 + 8 + 32;
   private static final int PAYLOAD_FRAME_BYTES = 256 * 1024;
   /** A payload record starts with the token and the peer's row count for it. */
   private static final int KEY_HEADER_BYTES = Tokens.BYTES + 4;
 
   private final BinContext ctx;
+  private final BinKeys binKeys;
   private final SecureRandom random;
 
-  public BinExchange(BinContext ctx, SecureRandom random) {
+  public BinExchange(BinContext ctx, BinKeys keys, SecureRandom random) {
     this.ctx = ctx;
+    this.binKeys = keys;
     this.random = random;
   }
 
@@ -66,32 +75,53 @@ public final class BinExchange {
    *
    * @param ownRows this party's n: rows that reached tokenization, over all bins
    */
-  public BinStats run(BridgeStream stream, int bin, BinTable table, long ownRows, Consumer<byte[]> out)
+  public BinStats run(BridgeStream raw, int bin, BinTable table, long ownRows, Consumer<byte[]> out)
       throws BridgeException, PeerProtocolException {
+    try (SealedBinStream stream = new SealedBinStream(raw, binKeys.frameKey(), bin, ctx.partyB())) {
+      return run(stream, bin, table, ownRows, out);
+    }
+  }
+
+  private BinStats run(SealedBinStream stream, int bin, BinTable table, long ownRows,
+      Consumer<byte[]> out) throws BridgeException, PeerProtocolException {
     long started = System.nanoTime();
+    BridgeStream raw = stream.raw();
     long ownBound = BinPlan.bound(ownRows, ctx.bins(), ctx.sigma());
     if (table.distinct() > ownBound) {
       // The peer learns that the bin overflowed (the job stops anyway), never by how much.
-      stream.abort("bin " + bin + " of party " + ctx.party() + " is over the public bound");
+      raw.abort("bin " + bin + " of party " + ctx.party() + " is over the public bound");
       throw new BinOverflowException(bin, table.distinct(), ownBound, ownRows, ctx.bins(),
           ctx.sigma());
     }
-    byte[] nonce = new byte[16];
+    byte[] nonce = new byte[NONCE_BYTES];
     random.nextBytes(nonce);
-    stream.send(Frames.of(Frames.HELLO, hello(bin, ownRows, ownBound, nonce)));
-    Hello peer = parseHello(Frames.body(stream.receive(), Frames.HELLO, "waiting for HELLO"), bin);
+    byte[] ownHello = hello(bin, ownRows, ownBound, commitment(raw, bin, ctx.partyB(), nonce));
+    stream.send(Frames.HELLO, ownHello);
+    byte[] peerHello = Frames.body(stream.receive(), Frames.HELLO, "waiting for HELLO");
+    Hello peer = parseHello(peerHello, bin);
     long peerBound = BinPlan.bound(peer.rows, ctx.bins(), ctx.sigma());
     if (peer.bound != peerBound) {
       throw new PeerProtocolException("peer's bound " + peer.bound + " for n=" + peer.rows
           + " disagrees with " + peerBound);
     }
-    long instance = instance(stream, bin, ctx.partyB() ? peer.nonce : nonce,
-        ctx.partyB() ? nonce : peer.nonce);
+    // Only now, with the peer committed, this party reveals its nonce.
+    stream.send(Frames.REVEAL, nonce);
+    byte[] peerNonce = Frames.body(stream.receive(), Frames.REVEAL,
+        "waiting for the peer's nonce");
+    if (peerNonce.length != NONCE_BYTES || !MessageDigest.isEqual(peer.commitment,
+        commitment(raw, bin, !ctx.partyB(), peerNonce))) {
+      throw new PeerProtocolException("peer's revealed nonce does not match the commitment in "
+          + "its HELLO");
+    }
+    byte[] instance = instance(raw, bin, ctx.partyB() ? peerNonce : nonce,
+        ctx.partyB() ? nonce : peerNonce);
+    stream.rekey(instance, sha256(ctx.partyB() ? peerHello : ownHello,
+        ctx.partyB() ? ownHello : peerHello));
 
     long receiverSize = ctx.partyB() ? peerBound : ownBound;
     long senderSize = ctx.partyB() ? ownBound : peerBound;
     PsiParams params = PsiParams.parse(ctx.protocolParams()).toBuilder()
-        .receiverSize(receiverSize).senderSize(senderSize).instance(instance)
+        .receiverSize(receiverSize).senderSize(senderSize).instance(nativeInstance(instance))
         .output(ctx.cardinality() ? PsiParams.Output.CARDINALITY : PsiParams.Output.BOTH).build();
     long[] mine;
     long cardinality;
@@ -102,7 +132,7 @@ public final class BinExchange {
       if (PsiProtocol.of(ctx.protocol()).setupPerBin()) {
         StreamRounds.run(s, PsiPhase.SETUP, stream);
       } else {
-        s.importSetup(ctx.setup());
+        s.importSetup(binKeys.setup());
       }
       StreamRounds.run(s, PsiPhase.ONLINE, stream);
       cardinality = ctx.cardinality() ? s.resultSize() : -1;
@@ -121,20 +151,18 @@ public final class BinExchange {
     long psiDone = System.nanoTime();
     if (ctx.cardinality()) {
       long rows = countOnly(stream, cardinality, out);
-      return new BinStats(Math.max(cardinality, 0), rows, stream.bytesSent(),
-          stream.bytesReceived(), psiDone - started, System.nanoTime() - psiDone);
+      return new BinStats(Math.max(cardinality, 0), rows, raw.bytesSent(),
+          raw.bytesReceived(), psiDone - started, System.nanoTime() - psiDone);
     }
     // Both parties take the intersecting keys in token order, so A pairs B's columns with its own
     // keys in one pass.
     int[] keys = table.byToken(mine);
-    long rowsOut;
-    try (PayloadCipher cipher = new PayloadCipher(ctx.payloadKey(), bin, instance)) {
-      rowsOut = ctx.partyB()
-          ? sendPayload(stream, table, keys, cipher)
-          : receiveAndJoin(stream, table, keys, cipher, out);
-    }
-    long sent = stream.bytesSent();
-    long received = stream.bytesReceived();
+    // The columns are sealed once, by the stream, like every other frame.
+    long rowsOut = ctx.partyB()
+        ? sendPayload(stream, table, keys)
+        : receiveAndJoin(stream, table, keys, out);
+    long sent = raw.bytesSent();
+    long received = raw.bytesReceived();
     return new BinStats(mine.length, rowsOut, sent, received, psiDone - started,
         System.nanoTime() - psiDone);
   }
@@ -143,7 +171,7 @@ public final class BinExchange {
    * Ends a cardinality-only bin: no columns are exchanged. A emits the count as the bin's one
    * output row and sends DONE; B, which learned nothing, waits for it.
    */
-  private long countOnly(BridgeStream stream, long cardinality, Consumer<byte[]> out)
+  private long countOnly(SealedBinStream stream, long cardinality, Consumer<byte[]> out)
       throws BridgeException, PeerProtocolException {
     if (ctx.partyB()) {
       Frames.body(stream.receive(), Frames.DONE, "waiting for the output party's DONE");
@@ -151,14 +179,14 @@ public final class BinExchange {
       awaitPeerEnd(stream);
       return 0;
     }
-    stream.send(Frames.of(Frames.DONE, new byte[0]));
+    stream.send(Frames.DONE, new byte[0]);
     stream.finish();
     awaitPeerEnd(stream);
     out.accept(COUNT_CODEC.encode(org.apache.flink.types.Row.of(cardinality), new int[] {0}));
     return 1;
   }
 
-  private long sendPayload(BridgeStream stream, BinTable table, int[] keys, PayloadCipher cipher)
+  private long sendPayload(SealedBinStream stream, BinTable table, int[] keys)
       throws BridgeException, PeerProtocolException {
     ByteArrayOutputStream plain = new ByteArrayOutputStream(PAYLOAD_FRAME_BYTES + 4096);
     long rows = 0;
@@ -174,38 +202,34 @@ public final class BinExchange {
         plain.write(buf, off, len);
       });
       if (plain.size() >= PAYLOAD_FRAME_BYTES) {
-        sendSealed(stream, cipher, Frames.PAYLOAD, plain);
+        sendFrame(stream, Frames.PAYLOAD, plain);
       }
     }
     if (plain.size() > 0) {
-      sendSealed(stream, cipher, Frames.PAYLOAD, plain);
+      sendFrame(stream, Frames.PAYLOAD, plain);
     }
     plain.write(ByteBuffer.allocate(16).putLong(keys.length).putLong(rows).array(), 0, 16);
-    sendSealed(stream, cipher, Frames.PAYLOAD_END, plain);
+    sendFrame(stream, Frames.PAYLOAD_END, plain);
     Frames.body(stream.receive(), Frames.DONE, "waiting for the output party's DONE");
     try {
       stream.finish();
     } catch (BridgeException e) {
-      LOG.warn("could not close {} cleanly after the bin was complete: {}", stream.channel(),
+      LOG.warn("could not close {} cleanly after the bin was complete: {}", stream.raw().channel(),
           e.getMessage());
     }
     awaitPeerEnd(stream);
     return rows;
   }
 
-  private static void sendSealed(BridgeStream stream, PayloadCipher cipher, byte type,
-      ByteArrayOutputStream plain) throws BridgeException {
+  private static void sendFrame(SealedBinStream stream, byte type, ByteArrayOutputStream plain)
+      throws BridgeException {
     byte[] p = plain.toByteArray();
     plain.reset();
-    byte[] sealed = cipher.seal(p, 0, p.length);
-    byte[] frame = new byte[1 + sealed.length];
-    frame[0] = type;
-    System.arraycopy(sealed, 0, frame, 1, sealed.length);
-    stream.send(frame);
+    stream.send(type, p);
   }
 
-  private long receiveAndJoin(BridgeStream stream, BinTable table, int[] keys,
-      PayloadCipher cipher, Consumer<byte[]> out) throws BridgeException, PeerProtocolException {
+  private long receiveAndJoin(SealedBinStream stream, BinTable table, int[] keys,
+      Consumer<byte[]> out) throws BridgeException, PeerProtocolException {
     ByteArrayOutputStream plain = new ByteArrayOutputStream();
     byte[] summary;
     while (true) {
@@ -217,12 +241,11 @@ public final class BinExchange {
       if (t != Frames.PAYLOAD && t != Frames.PAYLOAD_END) {
         throw new PeerProtocolException("expected PAYLOAD, got frame type " + t);
       }
-      byte[] p = cipher.open(f, 1, f.length - 1);
       if (t == Frames.PAYLOAD_END) {
-        summary = p;
+        summary = Arrays.copyOfRange(f, 1, f.length);
         break;
       }
-      plain.write(p, 0, p.length);
+      plain.write(f, 1, f.length - 1);
     }
     if (summary.length != 16) {
       throw new PeerProtocolException("PAYLOAD_END summary has " + summary.length + " bytes");
@@ -237,21 +260,21 @@ public final class BinExchange {
         ByteBuffer.wrap(summary).getLong(8));
     // Everything checked out: tell the peer, then emit. No failure after DONE may retry the bin,
     // or its rows would be emitted twice; the peer needs nothing more.
-    stream.send(Frames.of(Frames.DONE, new byte[0]));
+    stream.send(Frames.DONE, new byte[0]);
     stream.finish();
     awaitPeerEnd(stream);
     return emitJoin(table, keys, peerRows, out);
   }
 
   /** After DONE the bin is complete for both parties; a missing goodbye is only logged. */
-  private static void awaitPeerEnd(BridgeStream stream) {
+  private static void awaitPeerEnd(SealedBinStream stream) {
     try {
-      if (stream.receive() != null) {
-        LOG.warn("peer sent frames after the bin was complete on {}", stream.channel());
+      if (stream.raw().receive() != null) {
+        LOG.warn("peer sent frames after the bin was complete on {}", stream.raw().channel());
       }
     } catch (BridgeException e) {
-      LOG.warn("peer did not close {} cleanly after the bin was complete: {}", stream.channel(),
-          e.getMessage());
+      LOG.warn("peer did not close {} cleanly after the bin was complete: {}",
+          stream.raw().channel(), e.getMessage());
     }
   }
 
@@ -360,13 +383,13 @@ public final class BinExchange {
     return emitted[0];
   }
 
-  private byte[] hello(int bin, long rows, long bound, byte[] nonce) {
+  private byte[] hello(int bin, long rows, long bound, byte[] commitment) {
     return ByteBuffer.allocate(HELLO_BYTES).put(MAGIC).put((byte) VERSION)
         .put((byte) (ctx.partyB() ? 1 : 0)).putInt(bin).putInt(ctx.bins()).put((byte) ctx.sigma())
-        .putLong(rows).putLong(bound).put(nonce).array();
+        .putLong(rows).putLong(bound).put(commitment).array();
   }
 
-  private record Hello(long rows, long bound, byte[] nonce) {}
+  private record Hello(long rows, long bound, byte[] commitment) {}
 
   private Hello parseHello(byte[] body, int bin) throws PeerProtocolException {
     if (body.length != HELLO_BYTES) {
@@ -383,8 +406,8 @@ public final class BinExchange {
     int sigma = bb.get() & 0xff;
     long rows = bb.getLong();
     long bound = bb.getLong();
-    byte[] nonce = new byte[16];
-    bb.get(nonce);
+    byte[] commitment = new byte[32];
+    bb.get(commitment);
     if (!Arrays.equals(magic, MAGIC) || version != VERSION) {
       throw new PeerProtocolException("peer's HELLO is not a psi-flink v" + VERSION + " bin HELLO");
     }
@@ -399,18 +422,53 @@ public final class BinExchange {
     if (rows < 0 || bound < 0 || bound > BinPlan.MAX_BIN_ELEMENTS) {
       throw new PeerProtocolException("peer's HELLO has n=" + rows + ", bound=" + bound);
     }
-    return new Hello(rows, bound, nonce);
+    return new Hello(rows, bound, commitment);
   }
 
-  private static long instance(BridgeStream stream, int bin, byte[] nonceA, byte[] nonceB) {
+  /**
+   * SHA-256(label ‖ u16 len ‖ session ‖ i32 bin ‖ i32 attempt ‖ u8 role ‖ nonce): binds the nonce
+   * to this stream and to the party that chose it, so a commitment cannot be echoed back.
+   */
+  static byte[] commitment(BridgeStream stream, int bin, boolean partyB, byte[] nonce) {
+    MessageDigest d = sha256();
+    d.update(COMMIT_LABEL.getBytes(StandardCharsets.US_ASCII));
+    d.update(context(stream, bin));
+    d.update((byte) (partyB ? 1 : 0));
+    d.update(nonce);
+    return d.digest();
+  }
+
+  /** The 32-byte protocol instance: SHA-256(label ‖ context ‖ nonce A ‖ nonce B). */
+  static byte[] instance(BridgeStream stream, int bin, byte[] nonceA, byte[] nonceB) {
+    MessageDigest d = sha256();
+    d.update(INSTANCE_LABEL.getBytes(StandardCharsets.US_ASCII));
+    d.update(context(stream, bin));
+    d.update(nonceA);
+    d.update(nonceB);
+    return d.digest();
+  }
+
+  /** The instance as the native protocol takes it. */
+  private static long nativeInstance(byte[] instance) {
+    return ByteBuffer.wrap(instance).getLong() & Long.MAX_VALUE;
+  }
+
+  private static byte[] context(BridgeStream stream, int bin) {
+    byte[] session = stream.session().getBytes(StandardCharsets.UTF_8);
+    return ByteBuffer.allocate(2 + session.length + 8).putShort((short) session.length)
+        .put(session).putInt(bin).putInt(stream.attempt()).array();
+  }
+
+  private static byte[] sha256(byte[] a, byte[] b) {
+    MessageDigest d = sha256();
+    d.update(a);
+    d.update(b);
+    return d.digest();
+  }
+
+  private static MessageDigest sha256() {
     try {
-      MessageDigest d = MessageDigest.getInstance("SHA-256");
-      d.update("psi-flink instance v1".getBytes(StandardCharsets.US_ASCII));
-      d.update(stream.session().getBytes(StandardCharsets.UTF_8));
-      d.update(ByteBuffer.allocate(8).putInt(bin).putInt(stream.attempt()).array());
-      d.update(nonceA);
-      d.update(nonceB);
-      return ByteBuffer.wrap(d.digest()).getLong() & Long.MAX_VALUE;
+      return MessageDigest.getInstance("SHA-256");
     } catch (NoSuchAlgorithmException e) {
       throw new IllegalStateException(e);
     }

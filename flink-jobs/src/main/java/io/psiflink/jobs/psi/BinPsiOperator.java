@@ -45,8 +45,11 @@ public final class BinPsiOperator extends AbstractStreamOperator<byte[]>
   private static final int CHUNK_BYTES = 128 * 1024;
 
   private final BinContext ctx;
+  private final String secretsName;
   private final BridgeEndpoint bridge;
   private final BinRouting routing;
+
+  private transient BinKeys keys;
 
   private transient ListState<byte[]> chunks;
   private transient Map<Integer, ByteArrayOutputStream> buffers;
@@ -61,9 +64,15 @@ public final class BinPsiOperator extends AbstractStreamOperator<byte[]>
   private transient Counter rowsOut;
   private transient PhaseClock clock;
 
-  /** @param routing how the input is keyed: records carry {@code routing.key(bin)} as their key */
-  public BinPsiOperator(BinContext ctx, BridgeEndpoint bridge, BinRouting routing) {
+  /**
+   * @param secretsName the distributed-cache name of the session's {@link JobSecrets}, read in
+   *     {@link #open}: the keys are never fields of the operator, so never in the job graph
+   * @param routing how the input is keyed: records carry {@code routing.key(bin)} as their key
+   */
+  public BinPsiOperator(BinContext ctx, String secretsName, BridgeEndpoint bridge,
+      BinRouting routing) {
     this.ctx = ctx;
+    this.secretsName = secretsName;
     this.bridge = bridge;
     this.routing = routing;
   }
@@ -71,6 +80,7 @@ public final class BinPsiOperator extends AbstractStreamOperator<byte[]>
   @Override
   public void open() throws Exception {
     super.open();
+    keys = JobSecrets.fromCache(getRuntimeContext(), secretsName).binKeys();
     chunks = getPartitionedState(new ListStateDescriptor<>("bin-chunks",
         PrimitiveArrayTypeInfo.BYTE_PRIMITIVE_ARRAY_TYPE_INFO));
     buffers = new HashMap<>();
@@ -160,7 +170,7 @@ public final class BinPsiOperator extends AbstractStreamOperator<byte[]>
     }
     List<Integer> owned = ownedBins();
     SecureRandom random = new SecureRandom();
-    BinExchange exchange = new BinExchange(ctx, random);
+    BinExchange exchange = new BinExchange(ctx, keys, random);
     long psiNanos = 0;
     long payloadNanos = 0;
     try (BridgeClient client = BridgeClient.connect(bridge.clientConfig())) {

@@ -4,12 +4,14 @@ import io.psiflink.nativepsi.PsiPhase;
 
 /**
  * The frames psi-flink's jobs exchange on a bridge stream. The bridge moves opaque frames; this is
- * their content: one type byte, then the body.
+ * their content: one type byte, then the body. On bin streams (and the setup rounds of the control
+ * stream) every frame travels sealed as a whole, type byte included ({@link SealedBinStream}).
  * <ul>
  *   <li>HELLO: a handshake message (body defined by its user);</li>
+ *   <li>REVEAL: the 32-byte nonce a bin HELLO committed to;</li>
  *   <li>PSI: phase u8, round u8, last u8, then a chunk of the native protocol message the sender
  *       emitted in that round;</li>
- *   <li>PAYLOAD: a ChaCha20-Poly1305 sealed chunk of revealed columns; PAYLOAD_END: the sealed summary;</li>
+ *   <li>PAYLOAD: a chunk of revealed columns; PAYLOAD_END: the summary (keys, rows);</li>
  *   <li>DONE: the output party has everything for this bin.</li>
  * </ul>
  */
@@ -19,6 +21,8 @@ public final class Frames {
   public static final byte PAYLOAD = 3;
   public static final byte PAYLOAD_END = 4;
   public static final byte DONE = 5;
+  /** The nonce a HELLO committed to, sent once both HELLOs arrived. */
+  public static final byte REVEAL = 6;
   /** Header length of a PSI frame. */
   public static final int PSI_HEADER = 4;
 

@@ -1,7 +1,6 @@
 package io.psiflink.jobs.psi;
 
 import io.psiflink.bridge.BridgeException;
-import io.psiflink.bridge.BridgeStream;
 import io.psiflink.nativepsi.EmitResult;
 import io.psiflink.nativepsi.PsiPhase;
 import io.psiflink.nativepsi.PsiSession;
@@ -9,7 +8,9 @@ import io.psiflink.nativepsi.PsiSession;
 /**
  * Drives one party's side of a protocol phase over a bridge stream: in every round this party owns it
  * feeds the peer's message of the previous round as its frames arrive, then streams its own message
- * out chunk by chunk. Messages are never materialised whole.
+ * out chunk by chunk. Messages are never materialised whole. Every chunk travels sealed with its
+ * phase, round and last flag ({@link SealedBinStream}), so the relay can neither alter nor cut a
+ * round.
  */
 public final class StreamRounds {
   /** Chunk size of protocol messages on the wire. */
@@ -18,7 +19,7 @@ public final class StreamRounds {
 
   private StreamRounds() {}
 
-  public static void run(PsiSession session, PsiPhase phase, BridgeStream stream)
+  public static void run(PsiSession session, PsiPhase phase, SealedBinStream stream)
       throws BridgeException, PeerProtocolException {
     int rounds = session.roundCount(phase);
     byte[] frame = new byte[Frames.PSI_HEADER + CHUNK_BYTES];
@@ -54,7 +55,7 @@ public final class StreamRounds {
   }
 
   /** Feeds the peer's message of round {@code r - 1} into round {@code r}. */
-  private static void receiveMessage(PsiSession session, PsiPhase phase, int r, BridgeStream stream)
+  private static void receiveMessage(PsiSession session, PsiPhase phase, int r, SealedBinStream stream)
       throws BridgeException, PeerProtocolException {
     while (true) {
       byte[] f = stream.receive();

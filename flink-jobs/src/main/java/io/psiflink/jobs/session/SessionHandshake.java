@@ -10,6 +10,7 @@ import io.psiflink.jobs.bin.BinPlan;
 import io.psiflink.jobs.psi.Frames;
 import io.psiflink.jobs.psi.PeerProtocolException;
 import io.psiflink.jobs.psi.PsiProtocol;
+import io.psiflink.jobs.psi.SealedBinStream;
 import io.psiflink.jobs.psi.StreamRounds;
 import io.psiflink.nativepsi.PsiParams;
 import io.psiflink.nativepsi.PsiPhase;
@@ -47,9 +48,9 @@ import javax.crypto.KeyAgreement;
  *   <li>both check the peer's certificate (trusted CA, expected party name and, when the session
  *       names it, its SHA-256 fingerprint) and signature, and that both run the same query with
  *       compatible key types;</li>
- *   <li>both derive the token key, bin seed and payload key with HKDF from the X25519 secret, salted
- *       with the hash of both HELLOs: no coordinator or relay ever holds them;</li>
- *   <li>both run the protocol's setup rounds once; every bin imports the result (unless the
+ *   <li>both derive the token key, bin seed and bin frame key with HKDF from the X25519 secret,
+ *       salted with the hash of both HELLOs: no coordinator or relay ever holds them;</li>
+ *   <li>both run the protocol's setup rounds once, sealed under the frame key; every bin imports the result (unless the
  *       protocol's setup depends on a bin's set, as ECDH's does: then every bin runs it).</li>
  * </ol>
  */
@@ -117,26 +118,30 @@ public final class SessionHandshake {
       byte[] prk = Hkdf.extract(sha.digest(), ka.generateSecret());
       byte[] tokenKey = Hkdf.expand(prk, "token key", 32);
       byte[] binSeed = Hkdf.expand(prk, "bin seed", 16);
-      byte[] payloadKey = Hkdf.expand(prk, "payload key", 32);
+      // Seals every bin frame (and the setup rounds below) end to end: see SealedBinStream.
+      byte[] frameKey = Hkdf.expand(prk, "bin frame key", 32);
       java.util.Arrays.fill(prk, (byte) 0);
 
       // A protocol whose setup depends on a bin's set runs it in every bin instead.
       byte[] setup = PsiProtocol.of(facts.protocol()).setupPerBin() ? null
-          : runSetup(stream, facts);
-      return new SessionSecrets(tokenKey, binSeed, payloadKey, setup, bins, facts.expectedPeer(),
+          : runSetup(stream, facts, frameKey);
+      return new SessionSecrets(tokenKey, binSeed, frameKey, setup, bins, facts.expectedPeer(),
           peer.keys, peer.revealed, peer.named);
     } catch (GeneralSecurityException e) {
       throw new HandshakeException("key agreement failed: " + e.getMessage(), e);
     }
   }
 
-  private static byte[] runSetup(BridgeStream stream, LocalFacts facts)
+  private static byte[] runSetup(BridgeStream stream, LocalFacts facts, byte[] frameKey)
       throws BridgeException, PeerProtocolException {
     PsiParams params = PsiParams.parse(facts.protocolParams()).toBuilder()
         .receiverSize(1).senderSize(1).build();
     try (PsiSession s = PsiSession.create(facts.protocol(),
-        facts.partyB() ? PsiRole.SENDER : PsiRole.RECEIVER, params)) {
-      StreamRounds.run(s, PsiPhase.SETUP, stream);
+        facts.partyB() ? PsiRole.SENDER : PsiRole.RECEIVER, params);
+        SealedBinStream sealed = new SealedBinStream(stream, frameKey, SealedBinStream.CONTROL,
+            facts.partyB())) {
+      // the setup rounds come after the signed HELLOs: sealed, so the relay cannot alter them
+      StreamRounds.run(s, PsiPhase.SETUP, sealed);
       return s.exportSetup();
     }
   }

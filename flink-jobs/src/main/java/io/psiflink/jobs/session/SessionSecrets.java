@@ -9,7 +9,7 @@ import java.util.List;
  *
  * @param tokenKey HMAC key of the token PRF (32 bytes)
  * @param binSeed SipHash key of the bin hash (16 bytes)
- * @param payloadKey key sealing revealed columns (32 bytes)
+ * @param frameKey key sealing every bin frame end to end (32 bytes, see SealedBinStream)
  * @param setup this party's exported protocol setup (secret)
  * @param bins the agreed bin count m
  * @param peerParty the peer's authenticated party name
@@ -18,6 +18,6 @@ import java.util.List;
  * @param peerNamed every column of the peer's table that the query names (keys, revealed, filtered),
  *     in the peer's table order: all the peer tells of its schema
  */
-public record SessionSecrets(byte[] tokenKey, byte[] binSeed, byte[] payloadKey, byte[] setup,
+public record SessionSecrets(byte[] tokenKey, byte[] binSeed, byte[] frameKey, byte[] setup,
     int bins, String peerParty, List<Column> peerKeys, List<Column> peerRevealed,
     List<Column> peerNamed) {}

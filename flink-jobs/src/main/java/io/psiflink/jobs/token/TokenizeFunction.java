@@ -3,6 +3,7 @@ package io.psiflink.jobs.token;
 import io.psiflink.connectors.ColumnType;
 import io.psiflink.connectors.row.RowCodec;
 import io.psiflink.jobs.psi.BinPsiOperator.PhaseClock;
+import io.psiflink.jobs.psi.JobSecrets;
 import io.psiflink.jobs.psi.TokenRecord;
 import org.apache.flink.api.common.accumulators.LongCounter;
 import org.apache.flink.api.common.functions.OpenContext;
@@ -23,8 +24,8 @@ public final class TokenizeFunction extends ProcessFunction<Row, byte[]> {
   private final ColumnType[] keyTypes;
   private final int[] keptFields;
   private final RowCodec keptCodec;
-  private final byte[] tokenKey;
-  private final byte[] binSeed;
+  /** The distributed-cache name of the session's secrets: the keys are read in open(). */
+  private final String secretsName;
   private final int bins;
   private final String name;
 
@@ -38,23 +39,25 @@ public final class TokenizeFunction extends ProcessFunction<Row, byte[]> {
 
   /**
    * @param name the table's name in the query ("a" or "b"), prefix of the accumulators
+   * @param secretsName the distributed-cache name of the session's {@link JobSecrets} (token key
+   *     and bin seed), so that the keys never enter the job graph
    */
   public TokenizeFunction(String name, int[] keyFields, ColumnType[] keyTypes, int[] keptFields,
-      RowCodec keptCodec, byte[] tokenKey, byte[] binSeed, int bins) {
+      RowCodec keptCodec, String secretsName, int bins) {
     this.name = name;
     this.keyFields = keyFields.clone();
     this.keyTypes = keyTypes.clone();
     this.keptFields = keptFields.clone();
     this.keptCodec = keptCodec;
-    this.tokenKey = tokenKey.clone();
-    this.binSeed = binSeed.clone();
+    this.secretsName = secretsName;
     this.bins = bins;
   }
 
   @Override
-  public void open(OpenContext openContext) {
+  public void open(OpenContext openContext) throws java.io.IOException {
     encoder = new KeyEncoder(keyFields, keyTypes);
-    tokenizer = new Tokenizer(tokenKey, binSeed, bins);
+    JobSecrets secrets = JobSecrets.fromCache(getRuntimeContext(), secretsName);
+    tokenizer = new Tokenizer(secrets.tokenKey(), secrets.binSeed(), bins);
     kept = new RowCodec.Out();
     tokenized = getRuntimeContext().getMetricGroup().counter("rowsTokenized");
     nullKeys = getRuntimeContext().getMetricGroup().counter("rowsWithNullKey");

@@ -1,0 +1,102 @@
+package io.psiflink.jobs.psi;
+
+import java.io.ByteArrayOutputStream;
+import java.io.DataInputStream;
+import java.io.DataOutputStream;
+import java.io.File;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.util.Arrays;
+import org.apache.flink.api.common.functions.RuntimeContext;
+
+/**
+ * The session's secrets as one party's Flink job needs them: the token key, the bin seed, the bin
+ * frame key and this party's protocol setup. They never enter the job graph (which the JobManager
+ * keeps, in its HA store too): the job writes them to a file readable only by its user, ships that
+ * through Flink's distributed cache under {@link #CACHE_NAME}, and the functions read it when they
+ * open; the job graph carries only the name. The job deletes its file when it ends.
+ *
+ * @param tokenKey HMAC key of the token PRF (32 bytes)
+ * @param binSeed SipHash key of the bin hash (16 bytes)
+ * @param frameKey key sealing every bin frame (32 bytes)
+ * @param setup this party's exported protocol setup, or null when every bin runs its own
+ */
+public record JobSecrets(byte[] tokenKey, byte[] binSeed, byte[] frameKey, byte[] setup) {
+  /** The distributed-cache name of the secret file. */
+  public static final String CACHE_NAME = "psi-flink-session-secrets";
+  private static final int MAGIC = 0x50534b31; // "PSK1"
+  private static final int MAX_FIELD = 64 << 20;
+
+  public BinKeys binKeys() {
+    return new BinKeys(frameKey, setup);
+  }
+
+  /**
+   * Writes the secrets to a new file in {@code dir}, created with mode 0600 (never readable by
+   * others, not even for a moment). The caller deletes it.
+   */
+  public Path writeTo(Path dir) throws IOException {
+    Files.createDirectories(dir);
+    Path file = Files.createTempFile(dir, "session-secrets-", ".bin",
+        PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")));
+    byte[] bytes = encode();
+    try {
+      Files.write(file, bytes);
+    } catch (IOException e) {
+      Files.deleteIfExists(file);
+      throw e;
+    } finally {
+      Arrays.fill(bytes, (byte) 0);
+    }
+    return file;
+  }
+
+  /** Reads the secrets from the distributed cache of a running function or operator. */
+  public static JobSecrets fromCache(RuntimeContext rc, String name) throws IOException {
+    File f = rc.getDistributedCache().getFile(name);
+    byte[] bytes = Files.readAllBytes(f.toPath());
+    try {
+      return decode(bytes);
+    } finally {
+      Arrays.fill(bytes, (byte) 0);
+    }
+  }
+
+  byte[] encode() {
+    ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+    try (DataOutputStream out = new DataOutputStream(bytes)) {
+      out.writeInt(MAGIC);
+      for (byte[] b : new byte[][] {tokenKey, binSeed, frameKey, setup}) {
+        out.writeInt(b == null ? -1 : b.length);
+        if (b != null) {
+          out.write(b);
+        }
+      }
+    } catch (IOException e) {
+      throw new IllegalStateException(e);
+    }
+    return bytes.toByteArray();
+  }
+
+  static JobSecrets decode(byte[] bytes) throws IOException {
+    try (DataInputStream in = new DataInputStream(new java.io.ByteArrayInputStream(bytes))) {
+      if (in.readInt() != MAGIC) {
+        throw new IOException("not a psi-flink session secret file");
+      }
+      byte[][] f = new byte[4][];
+      for (int i = 0; i < 4; i++) {
+        int n = in.readInt();
+        if (n < -1 || n > MAX_FIELD) {
+          throw new IOException("session secret file is corrupt (field length " + n + ")");
+        }
+        if (n >= 0) {
+          f[i] = new byte[n];
+          in.readFully(f[i]);
+        }
+      }
+      return new JobSecrets(f[0], f[1], f[2], f[3]);
+    }
+  }
+}
