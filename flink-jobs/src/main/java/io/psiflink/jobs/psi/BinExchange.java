@@ -128,7 +128,7 @@ public final class BinExchange {
     try (PsiSession s = PsiSession.create(ctx.protocol(),
         ctx.partyB() ? PsiRole.SENDER : PsiRole.RECEIVER, params)) {
       // the input first: a per-bin setup (ECDH) is made of the sender's set
-      s.setInput(table.elements(ownBound, ctx.partyB(), bin), ownBound, 16);
+      s.setInput(table.elements(ownBound, ctx.partyB(), random), ownBound, 16);
       if (PsiProtocol.of(ctx.protocol()).setupPerBin()) {
         StreamRounds.run(s, PsiPhase.SETUP, stream);
       } else {

@@ -164,11 +164,13 @@ public final class BinTable {
   }
 
   /**
-   * The PSI input: the distinct tokens, 16 bytes each, then dummies up to {@code bound} elements.
+   * The PSI input: the distinct tokens, 16 bytes each, then dummies up to {@code bound} elements,
+   * drawn at random in this party's half of the dummy domain ({@link Tokens}). Call once per bin
+   * attempt: every call draws new dummies.
    *
    * @param partyB whose dummies to make (A's and B's never collide)
    */
-  public byte[] elements(long bound, boolean partyB, int bin) {
+  public byte[] elements(long bound, boolean partyB, java.security.SecureRandom random) {
     if (unique > bound) {
       throw new IllegalStateException("more distinct tokens than the bound");
     }
@@ -176,9 +178,12 @@ public final class BinTable {
     for (int u = 0; u < unique; u++) {
       Tokens.put(e, u * Tokens.BYTES, uniqueHi[u], uniqueLo[u]);
     }
-    long dummyHi = Tokens.dummyHi(partyB, bin);
-    for (long i = unique; i < bound; i++) {
-      Tokens.put(e, (int) i * Tokens.BYTES, dummyHi, i);
+    int first = unique * Tokens.BYTES;
+    byte[] r = new byte[e.length - first];
+    random.nextBytes(r);
+    System.arraycopy(r, 0, e, first, r.length);
+    for (int p = first; p < e.length; p += Tokens.BYTES) {
+      Tokens.put(e, p, Tokens.dummyHi(partyB, Tokens.hiAt(e, p)), Tokens.loAt(e, p));
     }
     return e;
   }

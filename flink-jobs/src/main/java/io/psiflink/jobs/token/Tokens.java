@@ -3,8 +3,10 @@ package io.psiflink.jobs.token;
 /**
  * The 128-bit element space fed to PSI, as (hi, lo) longs; the wire form is 16 bytes big-endian.
  * Real tokens have the top bit clear. Dummies have it set, the next bit names the party that made
- * them (so A's and B's dummies never collide), then the bin, then a counter: dummies are distinct from
- * every real token, from each other and from the peer's dummies by construction.
+ * them (so A's and B's dummies never collide), and the other 126 bits are drawn at random for every
+ * bin attempt: a dummy is distinct from every real token and from the peer's dummies by
+ * construction, from this party's other dummies except with probability about bound²/2¹²⁷, and
+ * tells nothing (not the bin, not its position in the padding) to anyone who sees it.
  */
 public final class Tokens {
   public static final int BYTES = 16;
@@ -17,9 +19,14 @@ public final class Tokens {
     return hi < 0;
   }
 
-  /** The {@code i}-th dummy of {@code bin} made by party A ({@code partyB=false}) or B. */
-  public static long dummyHi(boolean partyB, int bin) {
-    return DUMMY | (partyB ? PARTY_B : 0) | (bin & 0x7fffffffL);
+  /** The high half of a dummy of party A ({@code partyB=false}) or B with 62 random bits. */
+  public static long dummyHi(boolean partyB, long random) {
+    return DUMMY | (partyB ? PARTY_B : 0) | (random & (PARTY_B - 1));
+  }
+
+  /** Whether {@code hi} is the high half of a dummy made by party B. */
+  public static boolean isDummyOfB(long hi) {
+    return isDummy(hi) && (hi & PARTY_B) != 0;
   }
 
   public static void put(byte[] dst, int off, long hi, long lo) {

@@ -66,11 +66,11 @@ class BinExchangePaddingTest {
 
   private static long exchange(BridgeClient client, boolean partyB, byte[] setup, BinTable t) {
     RowCodec empty = new RowCodec(List.of());
-    BinContext ctx = new BinContext("padding-test", partyB, 4, 40, "kkrt", "", setup,
-        new byte[32], empty, empty, new int[0], 1, false);
+    BinContext ctx = new BinContext("padding-test", partyB, 4, 40, "kkrt", "", empty, empty,
+        new int[0], 1, false);
     try (BridgeStream s = client.open("padding-test", "bin-0")) {
       List<Object> out = new ArrayList<>();
-      BinExchange.BinStats st = new BinExchange(ctx, new SecureRandom()).run(s, 0, t, 8000,
+      BinExchange.BinStats st = new BinExchange(ctx, new BinKeys(new byte[32], setup), new SecureRandom()).run(s, 0, t, 8000,
           out::add);
       assertEquals(0, st.intersecting());
       return st.bytesSent();

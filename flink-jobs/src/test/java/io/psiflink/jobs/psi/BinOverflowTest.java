@@ -51,10 +51,10 @@ class BinOverflowTest {
       });
       try (BridgeStream a = parties.a.open("overflow", "bin-3"); BridgeStream b = peer.get(10,
           TimeUnit.SECONDS)) {
-        BinContext ctx = new BinContext("overflow", false, bins, 1, "kkrt", "", new byte[0],
-            new byte[32], empty, empty, new int[0], 3, false);
+        BinContext ctx = new BinContext("overflow", false, bins, 1, "kkrt", "", empty, empty,
+            new int[0], 3, false);
         BinOverflowException e = assertThrows(BinOverflowException.class,
-            () -> new BinExchange(ctx, new SecureRandom()).run(a, 3, table, n, row -> { }));
+            () -> new BinExchange(ctx, new BinKeys(new byte[32], new byte[0]), new SecureRandom()).run(a, 3, table, n, row -> { }));
         assertTrue(e.getMessage().contains("bin 3 holds 1,000 distinct keys, above the public bound"),
             e.getMessage());
         assertTrue(e.getMessage().contains("raise σ"), e.getMessage());

@@ -48,7 +48,7 @@ class BinTableTest {
     }
 
     int bound = t.distinct() + 50;
-    byte[] e = t.elements(bound, true, 3);
+    byte[] e = t.elements(bound, true, new java.security.SecureRandom());
     Set<String> distinct = new HashSet<>();
     for (int i = 0; i < bound; i++) {
       long hi = Tokens.hiAt(e, i * 16);
@@ -58,35 +58,52 @@ class BinTableTest {
   }
 
   @Test
-  void emptyBinIsAllDummies() {
-    BinTable t = new BinTable(List.of());
-    assertEquals(0, t.distinct());
-    byte[] e = t.elements(4, false, 0);
-    assertEquals(64, e.length);
-    assertTrue(Tokens.isDummy(Tokens.hiAt(e, 0)));
+  void dummiesAreRandomInTheirPartysDomainAndFreshPerAttempt() {
+    SplittableRandom r = new SplittableRandom(3);
+    ByteArrayOutputStream chunk = new ByteArrayOutputStream();
+    Set<String> real = new HashSet<>();
+    for (int i = 0; i < 500; i++) {
+      long hi = r.nextLong() & Long.MAX_VALUE;
+      long lo = r.nextLong();
+      real.add(hi + ":" + lo);
+      BinChunks.append(chunk, hi, lo, new byte[0]);
+    }
+    BinTable t = new BinTable(List.of(chunk.toByteArray()));
+    int bound = 4000;
+    java.security.SecureRandom random = new java.security.SecureRandom();
+    Set<String> seen = new HashSet<>();
+    long[] orHi = new long[2];
+    for (boolean partyB : new boolean[] {false, true}) {
+      for (int attempt = 0; attempt < 2; attempt++) {
+        byte[] e = t.elements(bound, partyB, random);
+        for (int i = 0; i < t.distinct(); i++) { // the real tokens first, unchanged
+          assertTrue(real.contains(Tokens.hiAt(e, i * 16) + ":" + Tokens.loAt(e, i * 16)));
+        }
+        for (int i = t.distinct(); i < bound; i++) {
+          long hi = Tokens.hiAt(e, i * 16);
+          long lo = Tokens.loAt(e, i * 16);
+          assertTrue(hi < 0, "top bit set: outside the real tokens' domain");
+          assertEquals(partyB, (hi & (1L << 62)) != 0, "the party's bit");
+          assertTrue(Tokens.isDummy(hi));
+          assertEquals(partyB, Tokens.isDummyOfB(hi));
+          // distinct from real tokens, from each other, across attempts and across parties
+          assertTrue(seen.add(hi + ":" + lo), "a dummy repeats");
+          orHi[partyB ? 1 : 0] |= hi & ((1L << 62) - 1);
+        }
+      }
+    }
+    // the 62 free bits of hi are random: over thousands of dummies, every one of them is set
+    assertEquals((1L << 62) - 1, orHi[0]);
+    assertEquals((1L << 62) - 1, orHi[1]);
   }
 
   @Test
-  void payloadCipherDetectsTamperingReplayAndReordering() throws Exception {
-    byte[] key = new byte[32];
-    PayloadCipher send = new PayloadCipher(key, 1, 99);
-    byte[] c0 = send.seal("first".getBytes(), 0, 5);
-    byte[] c1 = send.seal("second".getBytes(), 0, 6);
-    PayloadCipher recv = new PayloadCipher(key, 1, 99);
-    assertArrayEquals("first".getBytes(), recv.open(c0, 0, c0.length));
-    // replaying c0 in place of c1 fails
-    PayloadCipher replay = new PayloadCipher(key, 1, 99);
-    replay.open(c0, 0, c0.length);
-    org.junit.jupiter.api.Assertions.assertThrows(PeerProtocolException.class,
-        () -> replay.open(c0, 0, c0.length));
-    byte[] bad = c1.clone();
-    bad[2] ^= 1;
-    org.junit.jupiter.api.Assertions.assertThrows(PeerProtocolException.class,
-        () -> recv.open(bad, 0, bad.length));
-    // a different bin's key does not open it
-    PayloadCipher other = new PayloadCipher(key, 2, 99);
-    org.junit.jupiter.api.Assertions.assertThrows(PeerProtocolException.class,
-        () -> other.open(c0, 0, c0.length));
+  void emptyBinIsAllDummies() {
+    BinTable t = new BinTable(List.of());
+    assertEquals(0, t.distinct());
+    byte[] e = t.elements(4, false, new java.security.SecureRandom());
+    assertEquals(64, e.length);
+    assertTrue(Tokens.isDummy(Tokens.hiAt(e, 0)));
   }
 
   @Test

@@ -79,7 +79,7 @@ class SessionHandshakeTest {
     SessionSecrets sb = b.get(60, TimeUnit.SECONDS);
     assertArrayEquals(sa.tokenKey(), sb.tokenKey());
     assertArrayEquals(sa.binSeed(), sb.binSeed());
-    assertArrayEquals(sa.payloadKey(), sb.payloadKey());
+    assertArrayEquals(sa.frameKey(), sb.frameKey());
   }
 
   @Test

@@ -1,0 +1,125 @@
+package io.psiflink.jobs;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.psiflink.connectors.BadRowLimit;
+import io.psiflink.connectors.Column;
+import io.psiflink.connectors.ColumnType;
+import io.psiflink.connectors.CsvOptions;
+import io.psiflink.connectors.SchemaDiscovery;
+import io.psiflink.connectors.StagedOutput;
+import io.psiflink.connectors.TableFormat;
+import io.psiflink.connectors.TableSchema;
+import io.psiflink.jobs.psi.BridgeEndpoint;
+import io.psiflink.jobs.psi.JobSecrets;
+import io.psiflink.jobs.query.JoinQuery;
+import io.psiflink.jobs.query.Side;
+import io.psiflink.jobs.session.SessionSecrets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermission;
+import java.security.SecureRandom;
+import java.time.Duration;
+import java.util.List;
+import java.util.Set;
+import org.apache.flink.runtime.jobgraph.JobGraph;
+import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+import org.apache.flink.streaming.api.graph.StreamGraph;
+import org.apache.flink.util.InstantiationUtil;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+/**
+ * The session's secrets never enter the Flink job (the JobManager keeps the job graph, in its HA
+ * store too): the job graph that PrivateJoinJob builds, serialised as Flink ships it, holds none of
+ * the token key, bin seed, frame key or protocol setup, only the name of the distributed-cache file
+ * that carries them; that file is readable by its owner alone and holds exactly the secrets.
+ */
+class JobGraphSecretsTest {
+  @TempDir
+  Path dir;
+
+  @ParameterizedTest(name = "party B = {0}")
+  @ValueSource(booleans = {false, true})
+  void theJobGraphHoldsNoSecret(boolean partyB) throws Exception {
+    Path table = dir.resolve("t.csv");
+    Files.writeString(table, "k,v\n1,x\n2,y\n");
+    PartyConfig cfg = new PartyConfig(partyB, "SELECT a.v, b.w FROM a JOIN b ON a.k = b.k",
+        table.toString(), partyB ? null : dir.resolve("out").toString(), TableFormat.CSV, null,
+        BadRowLimit.DEFAULT, CsvOptions.DEFAULT, "graph-test",
+        new BridgeEndpoint("127.0.0.1", 1, "cert.pem", "key.pem", "ca.pem", Duration.ofSeconds(5),
+            Duration.ofSeconds(5)),
+        partyB ? "party-a" : "party-b", null, 4, 40, "kkrt", "", 2, 1,
+        dir.resolve("work").toString());
+    SecureRandom r = new SecureRandom();
+    byte[] tokenKey = bytes(r, 32);
+    byte[] binSeed = bytes(r, 16);
+    byte[] frameKey = bytes(r, 32);
+    byte[] setup = bytes(r, 4096);
+    Column k = new Column("k", ColumnType.BIGINT, true);
+    List<Column> peerRevealed = partyB ? List.of(new Column("v", ColumnType.STRING, true))
+        : List.of(new Column("w", ColumnType.STRING, true));
+    List<Column> peerNamed = partyB ? List.of(k, peerRevealed.get(0))
+        : List.of(k, peerRevealed.get(0));
+    SessionSecrets secrets = new SessionSecrets(tokenKey, binSeed, frameKey, setup, 4,
+        partyB ? "party-a" : "party-b", List.of(k), peerRevealed, peerNamed);
+    // B's table has w, A's has v
+    if (partyB) {
+      Files.writeString(table, "k,w\n1,x\n2,y\n");
+    }
+    JoinQuery query = JoinQuery.parse(cfg.sql());
+    TableSchema schema = SchemaDiscovery.discover(cfg.table(), cfg.csv());
+    Path file = new JobSecrets(tokenKey, binSeed, frameKey, setup)
+        .writeTo(PrivateJoinJob.secretDir(cfg));
+    assertEquals(Set.of(PosixFilePermission.OWNER_READ, PosixFilePermission.OWNER_WRITE),
+        Files.getPosixFilePermissions(file));
+    assertEquals(Set.of(PosixFilePermission.OWNER_READ, PosixFilePermission.OWNER_WRITE,
+        PosixFilePermission.OWNER_EXECUTE), Files.getPosixFilePermissions(file.getParent()));
+    StagedOutput staged = partyB ? null : StagedOutput.prepare(cfg.out());
+
+    StreamExecutionEnvironment env = PrivateJoinJob.pipeline(cfg, query, schema,
+        query.view(partyB ? Side.B : Side.A, schema), secrets, file.toUri().toString(), staged,
+        null);
+    StreamGraph streamGraph = env.getStreamGraph();
+    JobGraph jobGraph = streamGraph.getJobGraph();
+    assertTrue(jobGraph.getUserArtifacts().containsKey(JobSecrets.CACHE_NAME),
+        "the secrets travel in the distributed cache");
+    byte[] shipped = InstantiationUtil.serializeObject(jobGraph);
+    // Flink 2 may submit a batch job's stream graph itself (adaptive graph): check it too
+    streamGraph.serializeUserDefinedInstances();
+    byte[] shippedStreamGraph = InstantiationUtil.serializeObject(streamGraph);
+    for (byte[] graph : List.of(shipped, shippedStreamGraph)) {
+      assertTrue(graph.length > 10_000, "the serialised graph holds the operators");
+      assertFalse(contains(graph, tokenKey), "the token key is in the job graph");
+      assertFalse(contains(graph, binSeed), "the bin seed is in the job graph");
+      assertFalse(contains(graph, frameKey), "the frame key is in the job graph");
+      assertFalse(contains(graph, java.util.Arrays.copyOf(setup, 32)),
+          "the protocol setup is in the job graph");
+    }
+    // the oracle finds what it looks for: the file itself holds the keys
+    byte[] inFile = Files.readAllBytes(file);
+    assertTrue(contains(inFile, tokenKey) && contains(inFile, frameKey));
+  }
+
+  private static byte[] bytes(SecureRandom r, int n) {
+    byte[] b = new byte[n];
+    r.nextBytes(b);
+    return b;
+  }
+
+  private static boolean contains(byte[] hay, byte[] needle) {
+    outer:
+    for (int i = 0; i + needle.length <= hay.length; i++) {
+      for (int j = 0; j < needle.length; j++) {
+        if (hay[i + j] != needle[j]) {
+          continue outer;
+        }
+      }
+      return true;
+    }
+    return false;
+  }
+}
