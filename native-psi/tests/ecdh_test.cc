@@ -176,7 +176,7 @@ TEST(Ecdh, SetupExportedOnceServesManyClientQueries) {
     ASSERT_EQ(oi.status, PSI_OK) << oi.error;
     EXPECT_EQ(oi.receiver, expect_a);
     EXPECT_EQ(oi.sender, expect_b);
-    EXPECT_EQ(oi.bytes_sender_to_receiver, 8 + 8 + 8 + na * 32 + 8 + (expect_a.size() + 7) / 8);
+    EXPECT_EQ(oi.bytes_sender_to_receiver, 8 + 32 + 8 + na * 32 + 8 + (expect_a.size() + 7) / 8);
   }
   // A client larger than the setup was sized for is refused; so is a changed server set.
   Sets big = make_sets(301, 2000, 1, 99);
@@ -219,7 +219,7 @@ TEST(Ecdh, KeyRotationInvalidatesTheOldSetup) {
                               fresh.sender_setup.begin() + 8 + 32 + 32 + 8 + 8 + 4 + 8);
   std::vector<uint8_t> old_id(old.receiver_setup.begin() + 16 + 4, old.receiver_setup.begin() + 16 + 12);
   Outcome forged = run_psi("ecdh", r3, new_q, 1 << 16, [&](int ph, uint32_t rd, bool, std::vector<uint8_t>* c) {
-    if (ph == PSI_PHASE_ONLINE && rd == 0 && c->size() >= 16) std::copy(new_id.begin(), new_id.end(), c->begin() + 8);
+    if (ph == PSI_PHASE_ONLINE && rd == 0 && c->size() >= 40) std::copy(new_id.begin(), new_id.end(), c->begin() + 32);
     if (ph == PSI_PHASE_ONLINE && rd == 1 && c->size() >= 8) std::copy(old_id.begin(), old_id.end(), c->begin());
   });
   ASSERT_EQ(forged.status, PSI_OK) << forged.error;
@@ -358,13 +358,13 @@ TEST(Ecdh, HostileMessagesGiveErrorsNotCrashes) {
   attacks.push_back({"drop setup", at(PSI_PHASE_SETUP, 0, drop)});
   attacks.push_back({"drop request", at(PSI_PHASE_ONLINE, 0, drop)});
   attacks.push_back({"drop response", at(PSI_PHASE_ONLINE, 1, drop)});
-  attacks.push_back({"identity in request", at(PSI_PHASE_ONLINE, 0, zero_point(24 + 32 * 5))});
-  attacks.push_back({"non-canonical in request", at(PSI_PHASE_ONLINE, 0, noncanonical(24 + 32 * 5))});
-  attacks.push_back({"identity in response", at(PSI_PHASE_ONLINE, 1, zero_point(24 + 32 * 7))});
-  attacks.push_back({"non-canonical in response", at(PSI_PHASE_ONLINE, 1, noncanonical(24))});
+  attacks.push_back({"identity in request", at(PSI_PHASE_ONLINE, 0, zero_point(48 + 32 * 5))});
+  attacks.push_back({"non-canonical in request", at(PSI_PHASE_ONLINE, 0, noncanonical(48 + 32 * 5))});
+  attacks.push_back({"identity in response", at(PSI_PHASE_ONLINE, 1, zero_point(48 + 32 * 7))});
+  attacks.push_back({"non-canonical in response", at(PSI_PHASE_ONLINE, 1, noncanonical(48))});
   attacks.push_back({"non-canonical matched value", at(PSI_PHASE_ONLINE, 2, noncanonical(8))});
   attacks.push_back({"wrong instance", at(PSI_PHASE_ONLINE, 0, [](std::vector<uint8_t>* c) { (*c)[0] ^= 1; })});
-  attacks.push_back({"huge count", at(PSI_PHASE_ONLINE, 0, [](std::vector<uint8_t>* c) { (*c)[23] = 0x7f; })});
+  attacks.push_back({"huge count", at(PSI_PHASE_ONLINE, 0, [](std::vector<uint8_t>* c) { (*c)[47] = 0x7f; })});
   attacks.push_back({"setup count", at(PSI_PHASE_SETUP, 0, [](std::vector<uint8_t>* c) { (*c)[12] ^= 1; })});
   attacks.push_back({"setup codes", at(PSI_PHASE_SETUP, 0, [](std::vector<uint8_t>* c) { c->back() ^= 0x80; })});
   attacks.push_back({"bitmask padding", at(PSI_PHASE_ONLINE, 3, [](std::vector<uint8_t>* c) { c->back() |= 0x80; })});

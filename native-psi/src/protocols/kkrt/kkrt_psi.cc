@@ -20,6 +20,7 @@ namespace {
 constexpr size_t kChunkRows = 1024;  // rows of the OT-extension matrix processed at a time
 constexpr size_t kSetupSenderBytes = size_t(kKkrtCodeBits) * 32 + 32;
 constexpr char kSetupMagic[8] = {'k', 'k', 'r', 't', 's', 'e', 't', '1'};
+constexpr size_t kInstanceBytes = 32;  // the online matrix message starts with the 256-bit instance
 
 // Collects one peer message of a known maximum size, refusing anything longer.
 class MessageBuffer {
@@ -54,7 +55,10 @@ class KkrtBase : public Protocol {
   KkrtBase(const KkrtConfig& cfg, const uint8_t seed[32]) : cfg_(cfg) {
     rng_.reseed(derive_block(seed, 32, "psi-flink kkrt rng"));
   }
-  ~KkrtBase() override { secure_wipe(shared_seed_, sizeof shared_seed_); }
+  ~KkrtBase() override {
+    secure_wipe(shared_seed_, sizeof shared_seed_);
+    secure_wipe(inst_key_, sizeof inst_key_);
+  }
 
   uint32_t round_count(psi_phase phase) const override {
     return phase == PSI_PHASE_SETUP ? 3 : (cfg_.output_both ? 4 : 3);
@@ -117,14 +121,23 @@ class KkrtBase : public Protocol {
     const size_t col_bytes = rows_padded / 8;
     cols_.resize(size_t(kKkrtCodeBits) * (kChunkRows / 8));
     for (uint32_t i = 0; i < kKkrtCodeBits; ++i)
-      prgs[i].ctr_blocks(cfg_.instance, first / 128,
+      prgs[i].ctr_blocks(0, first / 128,  // the key is per instance (kkrt_column_key)
                          reinterpret_cast<Block*>(cols_.data() + i * col_bytes), rows_padded / 128);
     transpose_bits(cols_.data(), kKkrtCodeBits, col_bytes, rows_out);
+  }
+
+  // This run's keys from the shared seed and the 256-bit instance (kkrt_oprf.h).
+  void derive_instance() {
+    kkrt_instance_key(shared_seed_, cfg_.instance.data(), inst_key_);
+    code_.init(inst_key_);
+    out_tweak_ = kkrt_output_tweak(inst_key_);
   }
 
   KkrtConfig cfg_;
   Prg rng_;
   uint8_t shared_seed_[32] = {0};
+  uint8_t inst_key_[32] = {0};
+  Block out_tweak_ = zero_block();
   bool setup_done_ = false;
   std::vector<Block> elements_;
   KkrtCode code_;
@@ -164,7 +177,7 @@ class KkrtReceiver final : public KkrtBase {
       PSI_RETURN_IF_ERROR(ready_hook());
       if (!prepared_) return state_error(where + ": setup not complete");
       out_.clear();
-      put_u64(&out_, cfg_.instance);
+      put_bytes(&out_, cfg_.instance.data(), cfg_.instance.size());
       out_pos_ = 0;
       return Status::ok();
     }
@@ -212,12 +225,12 @@ class KkrtReceiver final : public KkrtBase {
 
   Status prepare_online() override {
     const std::string where = role_round("receiver", PSI_PHASE_ONLINE, 0);
-    code_.init(shared_seed_, cfg_.instance);
+    derive_instance();
     g0_.resize(kKkrtCodeBits);
     g1_.resize(kKkrtCodeBits);
     for (uint32_t i = 0; i < kKkrtCodeBits; ++i) {
-      g0_[i].set_key(keys_[i][0]);
-      g1_[i].set_key(keys_[i][1]);
+      g0_[i].set_key(kkrt_column_key(keys_[i][0], cfg_.instance.data()));
+      g1_[i].set_key(kkrt_column_key(keys_[i][1], cfg_.instance.data()));
     }
     const uint64_t n = cfg_.receiver_size;
     {
@@ -304,7 +317,7 @@ class KkrtReceiver final : public KkrtBase {
       c_j_[k] = first + r;
       __builtin_prefetch(&item_mask_[size_t(c_item_[k]) * cfg_.mask_bytes], 1);
     }
-    kkrt_output_hash(fixed_hash_, c_j_.data(), c_code_.data(), used, c_x_.data());
+    kkrt_output_hash(fixed_hash_, out_tweak_, c_j_.data(), c_code_.data(), used, c_x_.data());
     for (size_t k = 0; k < used; ++k)
       std::memcpy(&item_mask_[size_t(c_item_[k]) * cfg_.mask_bytes], &c_x_[k], cfg_.mask_bytes);
     next_row_ += rows;
@@ -572,9 +585,10 @@ class KkrtSender final : public KkrtBase {
 
   // Simple hashing: every element into each of its candidate bins, grouped by bin.
   Status prepare_online() override {
-    code_.init(shared_seed_, cfg_.instance);
+    derive_instance();
     gs_.resize(kKkrtCodeBits);
-    for (uint32_t i = 0; i < kKkrtCodeBits; ++i) gs_[i].set_key(keys_[i]);
+    for (uint32_t i = 0; i < kKkrtCodeBits; ++i)
+      gs_[i].set_key(kkrt_column_key(keys_[i], cfg_.instance.data()));
     for (int l = 0; l < 4; ++l) s_block_[l] = load_block(s_ + 16 * l);
     const uint64_t n = cfg_.sender_size, bins = cfg_.cuckoo.bins;
     const uint32_t h = cfg_.cuckoo.hashes;
@@ -640,7 +654,7 @@ class KkrtSender final : public KkrtBase {
   // the hashes are computed).
   void flush_batch(size_t nb) {
     for (size_t k = 0; k < nb; ++k) __builtin_prefetch(mask_slot(b_table_[k], b_item_[k]), 1);
-    kkrt_output_hash(fixed_hash_, b_j_.data(), b_v_.data(), nb, b_out_.data());
+    kkrt_output_hash(fixed_hash_, out_tweak_, b_j_.data(), b_v_.data(), nb, b_out_.data());
     for (size_t k = 0; k < nb; ++k)
       std::memcpy(mask_slot(b_table_[k], b_item_[k]), &b_out_[k], cfg_.mask_bytes);
   }
@@ -734,20 +748,17 @@ class KkrtSender final : public KkrtBase {
   Status absorb_matrix(ByteView chunk, bool last, const std::string& where) {
     PSI_RETURN_IF_ERROR(ready_hook());
     if (!prepared_) return state_error(where + ": setup not complete");
-    const uint64_t total = 8 + cfg_.rows() * kKkrtRowBytes;
+    const uint64_t total = kInstanceBytes + cfg_.rows() * kKkrtRowBytes;
     if (chunk.size > total - received_)
       return peer_error(where + ": message longer than the expected " + std::to_string(total) +
                         " bytes");
     ByteReader rd(chunk);
-    while (received_ < 8 && rd.remaining()) {
+    while (received_ < kInstanceBytes && rd.remaining()) {
       rd.read(&header_[received_], 1);
-      if (++received_ == 8) {
-        uint64_t inst = 0;
-        for (int k = 7; k >= 0; --k) inst = inst << 8 | header_[k];
-        if (inst != cfg_.instance)
-          return peer_error(where + ": peer runs instance " + std::to_string(inst) +
-                            ", this session instance " + std::to_string(cfg_.instance));
-      }
+      if (++received_ == kInstanceBytes &&
+          std::memcmp(header_, cfg_.instance.data(), kInstanceBytes) != 0)
+        return peer_error(where + ": peer runs instance " + instance_hex(header_) +
+                          ", this session instance " + instance_hex(cfg_.instance.data()));
     }
     while (rd.remaining()) {
       const size_t rows = size_t(std::min<uint64_t>(kChunkRows, cfg_.rows() - rows_done_));
@@ -821,7 +832,7 @@ class KkrtSender final : public KkrtBase {
   size_t rowbuf_fill_ = 0;
   uint64_t rows_done_ = 0;
   uint64_t received_ = 0;
-  uint8_t header_[8];
+  uint8_t header_[kInstanceBytes];
   std::vector<Block> stash_q_;
   // Scratch: the chunk's bin entries (element, hash function, codeword) and a batch of masks.
   std::vector<Block> e_x_, e_code_;

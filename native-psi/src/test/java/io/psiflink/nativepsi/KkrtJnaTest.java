@@ -184,6 +184,42 @@ class KkrtJnaTest {
     }
   }
 
+  /**
+   * 256-bit instances through the binding: equal 32-byte instances agree with the oracle; two that
+   * differ only in their first (highest) byte are refused by the peer as another instance, which a
+   * 63-bit instance could not even express.
+   */
+  @Test
+  void fullWidthInstancesRunAndDifferingHighBitsAreRefused() {
+    ElementSets sets = ElementSets.random(15, 800, 900, 300);
+    byte[] inst = new byte[PsiParams.INSTANCE_BYTES];
+    new Random(15).nextBytes(inst);
+    byte[] other = inst.clone();
+    other[0] ^= (byte) 0x80;
+    PsiParams base = sets.params(0);
+    PsiParams pa = base.toBuilder().instance(inst).build();
+    PsiParams pb = base.toBuilder().instance(other).build();
+    Random rnd = new Random(16);
+    try (PsiSession r = PsiSession.create(KKRT, PsiRole.RECEIVER, pa, ElementSets.seed(rnd));
+        PsiSession s = PsiSession.create(KKRT, PsiRole.SENDER, pa, ElementSets.seed(rnd))) {
+      r.setInput(sets.receiver, sets.receiverCount, ElementSets.LEN);
+      s.setInput(sets.sender, sets.senderCount, ElementSets.LEN);
+      assertMatchesOracle(sets, DRIVER.run(r, s));
+    }
+    try (PsiSession r = PsiSession.create(KKRT, PsiRole.RECEIVER, pa, ElementSets.seed(rnd));
+        PsiSession s = PsiSession.create(KKRT, PsiRole.SENDER, pb, ElementSets.seed(rnd))) {
+      r.setInput(sets.receiver, sets.receiverCount, ElementSets.LEN);
+      s.setInput(sets.sender, sets.senderCount, ElementSets.LEN);
+      PsiException e = assertThrows(PsiException.class, () -> DRIVER.run(r, s));
+      assertEquals(PsiStatus.PEER_MESSAGE, e.status(), e.getMessage());
+      assertTrue(e.getMessage().contains("instance"), e.getMessage());
+    }
+    PsiException bad = assertThrows(PsiException.class, () -> PsiSession.create(KKRT,
+        PsiRole.RECEIVER, base.toBuilder().with(PsiParams.INSTANCE, "ab".repeat(31) + "zz").build())
+        .close());
+    assertEquals(PsiStatus.ARGUMENT, bad.status(), bad.getMessage());
+  }
+
   @Test
   void truncatedSetupImportIsAnErrorNotACrash() {
     ElementSets sets = ElementSets.random(14, 50, 50, 10);
