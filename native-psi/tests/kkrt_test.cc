@@ -308,3 +308,167 @@ TEST(Kkrt, IndependentSessionsRunConcurrently) {
   for (auto& th : threads) th.join();
   for (int t = 0; t < 4; ++t) EXPECT_TRUE(ok[t]) << t;
 }
+
+// --- output=both: the receiver's claims are verified by the sender ------------------------------
+namespace {
+
+struct Claim {
+  uint32_t pos;
+  uint64_t proof;
+};
+
+uint64_t le(const uint8_t* p, int n) {
+  uint64_t x = 0;
+  for (int i = n - 1; i >= 0; --i) x = x << 8 | p[i];
+  return x;
+}
+
+// Parses the whole claims message (u32 count | count x (u32 position | u64 proof)).
+std::vector<Claim> parse_claims(const std::vector<uint8_t>& m) {
+  std::vector<Claim> out;
+  const uint64_t count = le(m.data(), 4);
+  EXPECT_EQ(m.size(), 4 + 12 * count);
+  for (uint64_t k = 0; k < count; ++k) out.push_back({uint32_t(le(&m[4 + 12 * k], 4)), le(&m[8 + 12 * k], 8)});
+  return out;
+}
+
+std::vector<uint8_t> write_claims(const std::vector<Claim>& cs) {
+  std::vector<uint8_t> m;
+  auto put = [&](uint64_t x, int n) { for (int i = 0; i < n; ++i) m.push_back(uint8_t(x >> (8 * i))); };
+  put(cs.size(), 4);
+  for (const Claim& c : cs) {
+    put(c.pos, 4);
+    put(c.proof, 8);
+  }
+  return m;
+}
+
+// A tamper that rewrites the receiver's claims (online round 2) with f.
+psi_test::Tamper claims_tamper(std::function<void(std::vector<Claim>*)> f) {
+  return [f](int ph, uint32_t r, bool from_receiver, std::vector<uint8_t>* c) {
+    if (ph != PSI_PHASE_ONLINE || r != 2 || !from_receiver || c->empty()) return;
+    std::vector<Claim> cs = parse_claims(*c);
+    f(&cs);
+    *c = write_claims(cs);
+  };
+}
+
+}  // namespace
+
+TEST(KkrtClaims, HonestClaimsPassThroughTheParserUnchanged) {
+  Sets s = make_sets(300, 400, 60, 59);
+  size_t seen = 0;
+  Outcome o = run_psi("kkrt", party(0, s.a, sizes(300, 400, "output=both"), 1),
+                      party(1, s.b, sizes(300, 400, "output=both"), 2), 1 << 16,
+                      claims_tamper([&](std::vector<Claim>* cs) { seen = cs->size(); }));
+  ASSERT_EQ(o.status, PSI_OK) << o.error;
+  EXPECT_EQ(seen, 60u);
+  EXPECT_EQ(o.receiver, s.expect_a);
+  EXPECT_EQ(o.sender, s.expect_b);
+}
+
+TEST(KkrtClaims, SenderRefusesClaimsItCannotVerify) {
+  Sets s = make_sets(300, 300, 30, 61);
+  const std::string p = sizes(300, 300, "output=both");
+  // the first position no genuine claim names
+  auto unclaimed = [](const std::vector<Claim>& cs) {
+    uint32_t q = 0;
+    for (;; ++q) {
+      bool used = false;
+      for (const Claim& c : cs) used |= c.pos == q;
+      if (!used) return q;
+    }
+  };
+  auto insert_sorted = [](std::vector<Claim>* cs, Claim c) {
+    cs->insert(std::lower_bound(cs->begin(), cs->end(), c, [](const Claim& a, const Claim& b) { return a.pos < b.pos; }), c);
+  };
+  struct Attack {
+    const char* what;
+    std::function<void(std::vector<Claim>*)> f;
+  };
+  const std::vector<Attack> attacks = {
+      {"extra position, random proof", [&](std::vector<Claim>* cs) { insert_sorted(cs, {unclaimed(*cs), 0x0123456789abcdefull}); }},
+      {"extra position, a genuine claim's proof", [&](std::vector<Claim>* cs) { insert_sorted(cs, {unclaimed(*cs), (*cs)[0].proof}); }},
+      {"every unclaimed position", [&](std::vector<Claim>* cs) {
+         for (uint32_t q = 0; q < 300; ++q) {
+           bool used = false;
+           for (const Claim& c : *cs) used |= c.pos == q;
+           if (!used) insert_sorted(cs, {q, 0});
+         }
+       }},
+      {"one proof byte flipped", [](std::vector<Claim>* cs) { (*cs)[cs->size() / 2].proof ^= uint64_t(1) << 40; }},
+      {"proofs swapped between two claims", [](std::vector<Claim>* cs) { std::swap((*cs)[0].proof, (*cs)[1].proof); }},
+      {"a position repeated", [](std::vector<Claim>* cs) { cs->insert(cs->begin() + 1, (*cs)[0]); }},
+      {"positions out of order", [](std::vector<Claim>* cs) { std::swap((*cs)[0], (*cs)[1]); }},
+      {"position out of range", [](std::vector<Claim>* cs) { cs->back().pos = 300; }},
+  };
+  for (const Attack& a : attacks) {
+    Outcome o = run_psi("kkrt", party(0, s.a, p, 1), party(1, s.b, p, 2), 1 << 16, claims_tamper(a.f));
+    EXPECT_EQ(o.status, PSI_ERR_PEER_MESSAGE) << a.what << ": " << psi_status_name(o.status) << " " << o.error;
+    EXPECT_EQ(o.error.rfind("sender:", 0), 0u) << a.what << ": " << o.error;
+    EXPECT_TRUE(o.sender.empty()) << a.what;
+  }
+}
+
+// --- the receiver never drops a candidate (issue 18, item 11) -----------------------------------
+// With mask_bytes <= 4 every lookup fingerprint is 0, so a sender can point many crafted masks of
+// one 32-mask step at a long probe chain of the receiver's table: more than 64 candidates. The old
+// receiver silently dropped candidates beyond 64 per step, so a genuine match after them was missed
+// (a false negative the sender chose). Every start slot of the 512-slot table is tried.
+TEST(KkrtCandidates, CraftedMasksCanNotHideAGenuineMatch) {
+  const size_t n = 256;
+  Sets s = make_sets(n, n, 4, 67);
+  const std::string p = sizes(n, n, "output=both,sigma=16,stash=0");  // mask_bytes = (16+8+8)/8 = 4
+  Outcome setup = run_psi("kkrt", party(0, s.a, p, 3), party(1, s.b, p, 4), 1 << 16, nullptr, true);
+  ASSERT_EQ(setup.status, PSI_OK) << setup.error;
+  auto with_setup = [&](int role) {
+    Party q = party(role, role == 0 ? s.a : s.b, p, uint8_t(5 + role));
+    q.setup = role == 0 ? setup.receiver_setup : setup.sender_setup;
+    return q;
+  };
+  // honest run: the genuine positions (claims) and the masks
+  std::vector<Claim> genuine;
+  std::vector<uint8_t> masks;
+  Outcome honest = run_psi("kkrt", with_setup(0), with_setup(1), 1 << 16,
+                           [&](int ph, uint32_t r, bool, std::vector<uint8_t>* c) {
+                             if (ph != PSI_PHASE_ONLINE || c->empty()) return;
+                             if (r == 1) masks.insert(masks.end(), c->begin(), c->end());
+                             if (r == 2) genuine = parse_claims(*c);
+                           });
+  ASSERT_EQ(honest.status, PSI_OK) << honest.error;
+  ASSERT_EQ(honest.receiver, s.expect_a);
+  ASSERT_EQ(genuine.size(), 4u);
+  ASSERT_EQ(masks.size(), 3 * n * 4);
+  // a genuine position alone in its 32-position window, as late in the window as possible
+  int best = -1;
+  for (const Claim& c : genuine) {
+    bool alone = true;
+    for (const Claim& d : genuine) alone &= d.pos == c.pos || d.pos / 32 != c.pos / 32;
+    if (alone && (best < 0 || c.pos % 32 > uint32_t(best) % 32)) best = int(c.pos);
+  }
+  ASSERT_GE(best, 0);
+  ASSERT_GE(best % 32, 8) << "seed gives no late lone match; pick another";
+  size_t missed = 0;
+  for (uint32_t slot = 0; slot < 512; ++slot) {
+    // every table: the window's masks before the genuine one all start probing at `slot`
+    std::vector<uint8_t> crafted = masks;
+    for (uint32_t t = 0; t < 3; ++t)
+      for (uint32_t q = uint32_t(best) / 32 * 32; q < uint32_t(best); ++q) {
+        uint8_t* m = &crafted[(t * n + q) * 4];
+        m[0] = uint8_t(slot);
+        m[1] = uint8_t(slot >> 8);
+        m[2] = 0;
+        m[3] = 0;
+      }
+    Outcome o = run_psi("kkrt", with_setup(0), with_setup(1), 1 << 16,
+                        [&](int ph, uint32_t r, bool, std::vector<uint8_t>* c) {
+                          if (ph == PSI_PHASE_ONLINE && r == 1 && !c->empty()) *c = crafted;
+                        });
+    // the crafted masks hide nothing: every genuine match is still found (the positions the
+    // crafted masks overwrote held no genuine match)
+    ASSERT_TRUE(o.status == PSI_OK || o.status == PSI_ERR_PEER_MESSAGE) << o.error;
+    if (o.receiver != s.expect_a && !std::includes(o.receiver.begin(), o.receiver.end(), s.expect_a.begin(), s.expect_a.end()))
+      ++missed;
+  }
+  EXPECT_EQ(missed, 0u) << "crafted masks hid a genuine match at " << missed << " of 512 start slots";
+}

@@ -72,8 +72,10 @@ void KkrtCode::item_hashes(const Block* xs, size_t n, ItemHash* hashes) const {
 }
 
 void kkrt_output_hash(const FixedKeyHash& h, Block tweak, const uint64_t* js, const Block* v,
-                      size_t n, Block* out) {
+                      size_t n, Block* out, uint64_t* proofs) {
   constexpr size_t kStep = 32;
+  // "kkrtproof" tweak of the second hash; the chain's own tweaks hold the instance j in the low half
+  const Block kProofTweak = make_block(0x6b6b727470726f6full, 0x6f66000000000000ull);
   Block acc[kStep], tmp[kStep];
   for (size_t i = 0; i < n; i += kStep) {
     size_t m = n - i < kStep ? n - i : kStep;
@@ -83,6 +85,11 @@ void kkrt_output_hash(const FixedKeyHash& h, Block tweak, const uint64_t* js, co
       for (size_t k = 0; k < m; ++k) acc[k] = tmp[k] ^ v[4 * (i + k) + l];
     }
     h.hash_blocks(acc, out + i, m);
+    if (proofs) {
+      for (size_t k = 0; k < m; ++k) acc[k] = acc[k] ^ kProofTweak;
+      h.hash_blocks(acc, tmp, m);
+      for (size_t k = 0; k < m; ++k) proofs[i + k] = block_lo(tmp[k]);
+    }
   }
 }
 

@@ -45,8 +45,13 @@ class KkrtCode {
   Aes128 hash_[2];
 };
 
-// out[i] = H(tweak, js[i], v[4*i .. 4*i+3]) for i < n.
+// out[i] = H(tweak, js[i], v[4*i .. 4*i+3]) for i < n: the match tag (the masks compare its first
+// mask_bytes). With proofs != nullptr also proofs[i], a second, independent hash of the same OPRF
+// value: the chain state a before the last step gives tag = H(a) and proof = H(a ^ kProofTweak)
+// (two tweaks of the tweakable correlation-robust hash), so the tag (which the receiver sees for
+// every sender element) says nothing about the proof of an element the receiver does not hold.
+// proofs[i] is the proof's first 8 bytes (little-endian), the claim proof of output=both.
 void kkrt_output_hash(const FixedKeyHash& h, Block tweak, const uint64_t* js, const Block* v,
-                      size_t n, Block* out);
+                      size_t n, Block* out, uint64_t* proofs = nullptr);
 
 }  // namespace psi
