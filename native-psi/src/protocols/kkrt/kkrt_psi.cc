@@ -20,11 +20,11 @@ namespace {
 constexpr size_t kChunkRows = 1024;  // rows of the OT-extension matrix processed at a time
 constexpr size_t kSetupSenderBytes = size_t(kKkrtCodeBits) * 32 + 32;
 constexpr char kSetupMagic[8] = {'k', 'k', 'r', 't', 's', 'e', 't', '1'};
-constexpr size_t kInstanceBytes = 32;
+constexpr size_t kInstanceBytes = 32;  // the online matrix message starts with the 256-bit instance
 // output=both claim: u32 position | u64 proof. 64 bits: a receiver without the OPRF value guesses a
 // proof with probability 2^-64, and the first wrong guess fails the run (the caller must start a new
 // attempt with a fresh instance, which the peer sees), so forging even one row is out of reach.
-constexpr size_t kClaimBytes = 12;  // the online matrix message starts with the 256-bit instance
+constexpr size_t kClaimBytes = 12;
 
 // Collects one peer message of a known maximum size, refusing anything longer.
 class MessageBuffer {
@@ -406,7 +406,7 @@ class KkrtReceiver final : public KkrtBase {
   // Checks masks number g0 .. g0+count-1 (contiguous at m) in three overlapped passes: prefetch the
   // table slots, probe them and prefetch the candidates' masks, verify the candidates. A full
   // candidate buffer is verified and emptied on the spot, never truncated: masks crafted to make
-  // many fingerprints collide cost the sender's peer time, but can not hide a genuine match.
+  // many fingerprints collide cost the receiver time, but can not hide a genuine match.
   void check_masks(uint64_t g0, const uint8_t* m, size_t count) {
     const uint64_t ns = cfg_.sender_size;
     const uint32_t L = cfg_.mask_bytes;
