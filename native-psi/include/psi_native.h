@@ -33,9 +33,14 @@
  *
  * Parameters are "key=value" pairs separated by ',' (no spaces). Unknown keys are an error.
  * Common keys: receiver_size, sender_size (element counts, public, both parties pass the same),
- * instance (u64; MUST be unique per online run under one setup: bin id and attempt), output
+ * instance (256 bits as 64 hex digits, or a decimal u64 zero-extended to 256 bits for tests; MUST be
+ * unique per online run under one setup: bin, attempt and both parties' nonce material; every
+ * per-run key is derived from it; a malformed value is PSI_ERR_ARGUMENT), output
  * (receiver|both: whether the sender also learns its intersecting indices; "ecdh" also takes
- * cardinality: the receiver learns only the count). See docs/protocols.md.
+ * cardinality: the receiver learns only the count). With output=both the sender learns only
+ * positions it can verify: KKRT claims carry a 64-bit proof per position, ECDH claims the matching
+ * H(x)^k; a claim the sender cannot verify (wrong proof, repeated, out of range) is
+ * PSI_ERR_PEER_MESSAGE and the sender gets no result. See docs/protocols.md.
  */
 #ifndef PSI_NATIVE_H
 #define PSI_NATIVE_H

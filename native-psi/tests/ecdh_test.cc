@@ -176,7 +176,7 @@ TEST(Ecdh, SetupExportedOnceServesManyClientQueries) {
     ASSERT_EQ(oi.status, PSI_OK) << oi.error;
     EXPECT_EQ(oi.receiver, expect_a);
     EXPECT_EQ(oi.sender, expect_b);
-    EXPECT_EQ(oi.bytes_sender_to_receiver, 8 + 8 + 8 + na * 32 + 8 + (expect_a.size() + 7) / 8);
+    EXPECT_EQ(oi.bytes_sender_to_receiver, 8 + 32 + 8 + na * 32 + 8 + (expect_a.size() + 7) / 8);
   }
   // A client larger than the setup was sized for is refused; so is a changed server set.
   Sets big = make_sets(301, 2000, 1, 99);
@@ -219,7 +219,7 @@ TEST(Ecdh, KeyRotationInvalidatesTheOldSetup) {
                               fresh.sender_setup.begin() + 8 + 32 + 32 + 8 + 8 + 4 + 8);
   std::vector<uint8_t> old_id(old.receiver_setup.begin() + 16 + 4, old.receiver_setup.begin() + 16 + 12);
   Outcome forged = run_psi("ecdh", r3, new_q, 1 << 16, [&](int ph, uint32_t rd, bool, std::vector<uint8_t>* c) {
-    if (ph == PSI_PHASE_ONLINE && rd == 0 && c->size() >= 16) std::copy(new_id.begin(), new_id.end(), c->begin() + 8);
+    if (ph == PSI_PHASE_ONLINE && rd == 0 && c->size() >= 40) std::copy(new_id.begin(), new_id.end(), c->begin() + 32);
     if (ph == PSI_PHASE_ONLINE && rd == 1 && c->size() >= 8) std::copy(old_id.begin(), old_id.end(), c->begin());
   });
   ASSERT_EQ(forged.status, PSI_OK) << forged.error;
@@ -358,13 +358,13 @@ TEST(Ecdh, HostileMessagesGiveErrorsNotCrashes) {
   attacks.push_back({"drop setup", at(PSI_PHASE_SETUP, 0, drop)});
   attacks.push_back({"drop request", at(PSI_PHASE_ONLINE, 0, drop)});
   attacks.push_back({"drop response", at(PSI_PHASE_ONLINE, 1, drop)});
-  attacks.push_back({"identity in request", at(PSI_PHASE_ONLINE, 0, zero_point(24 + 32 * 5))});
-  attacks.push_back({"non-canonical in request", at(PSI_PHASE_ONLINE, 0, noncanonical(24 + 32 * 5))});
-  attacks.push_back({"identity in response", at(PSI_PHASE_ONLINE, 1, zero_point(24 + 32 * 7))});
-  attacks.push_back({"non-canonical in response", at(PSI_PHASE_ONLINE, 1, noncanonical(24))});
+  attacks.push_back({"identity in request", at(PSI_PHASE_ONLINE, 0, zero_point(48 + 32 * 5))});
+  attacks.push_back({"non-canonical in request", at(PSI_PHASE_ONLINE, 0, noncanonical(48 + 32 * 5))});
+  attacks.push_back({"identity in response", at(PSI_PHASE_ONLINE, 1, zero_point(48 + 32 * 7))});
+  attacks.push_back({"non-canonical in response", at(PSI_PHASE_ONLINE, 1, noncanonical(48))});
   attacks.push_back({"non-canonical matched value", at(PSI_PHASE_ONLINE, 2, noncanonical(8))});
   attacks.push_back({"wrong instance", at(PSI_PHASE_ONLINE, 0, [](std::vector<uint8_t>* c) { (*c)[0] ^= 1; })});
-  attacks.push_back({"huge count", at(PSI_PHASE_ONLINE, 0, [](std::vector<uint8_t>* c) { (*c)[23] = 0x7f; })});
+  attacks.push_back({"huge count", at(PSI_PHASE_ONLINE, 0, [](std::vector<uint8_t>* c) { (*c)[47] = 0x7f; })});
   attacks.push_back({"setup count", at(PSI_PHASE_SETUP, 0, [](std::vector<uint8_t>* c) { (*c)[12] ^= 1; })});
   attacks.push_back({"setup codes", at(PSI_PHASE_SETUP, 0, [](std::vector<uint8_t>* c) { c->back() ^= 0x80; })});
   attacks.push_back({"bitmask padding", at(PSI_PHASE_ONLINE, 3, [](std::vector<uint8_t>* c) { c->back() |= 0x80; })});
@@ -505,4 +505,78 @@ TEST(EcdhBloom, KnownAnswerAndStrictParsing) {
   psi::ecdh::BloomShape s = psi::ecdh::bloom_shape(1000, 1000, 1e-9);
   EXPECT_NEAR(double(s.bits) / 1000, 1.4427 * std::log2(1e12), 0.1);
   EXPECT_EQ(s.hashes, 40);
+}
+
+namespace {
+std::vector<uint8_t> from_base64(const std::string& s) {
+  static const std::string kAlphabet =
+      "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+  std::vector<uint8_t> out;
+  uint32_t acc = 0;
+  int bits = 0;
+  for (char c : s) {
+    if (c == '=') break;
+    acc = acc << 6 | uint32_t(kAlphabet.find(c));
+    bits += 6;
+    if (bits >= 8) {
+      bits -= 8;
+      out.push_back(uint8_t(acc >> bits));
+    }
+  }
+  return out;
+}
+}  // namespace
+
+// Issue 18 item 12: ./psi fuzz stopped in fuzz_ecdh_gcs on this input (a header whose hash range and
+// Golomb divisor are >= 2^127: "shift exponent 128 is too large for 128-bit type" in ceil_log2).
+// Driven exactly as the fuzz target does (expected range read from the input's own header); a range
+// above 2^120 is now refused before any arithmetic. Under ./psi sanitize the old code aborted here.
+TEST(EcdhGcs, FuzzCrashHugeRangeIsAPeerError) {
+  const std::vector<uint8_t> crash = from_base64("AN21tbW1tbW1tbX//////////wLdtbW1tbW1tbW1//////////8CCw==");
+  ASSERT_EQ(crash.size(), 40u);
+  psi::ByteView v(crash.data(), crash.size());
+  size_t pos = 0;
+  psi::ecdh::u128 count = 0, range = 0;
+  ASSERT_TRUE(psi::ecdh::read_varint(v, &pos, &count));
+  ASSERT_TRUE(psi::ecdh::read_varint(v, &pos, &range));
+  ASSERT_GE(range, psi::ecdh::u128(1) << 127);
+  std::vector<psi::ecdh::GcsCheckpoint> index;
+  psi::Status st = psi::ecdh::gcs_validate(v, range, 1 << 16, &index);
+  EXPECT_EQ(st.code(), PSI_ERR_PEER_MESSAGE) << st.message();
+  EXPECT_NE(st.message().find("2^120"), std::string::npos) << st.message();
+  std::vector<psi::ecdh::FilterKey> q(3);
+  std::vector<uint8_t> hits;
+  EXPECT_EQ(psi::ecdh::gcs_lookup(v, range, 1 << 16, q, &hits).code(), PSI_ERR_PEER_MESSAGE);
+  EXPECT_EQ(psi::ecdh::gcs_lookup_indexed(v, range, 1 << 16, index, q, &hits).code(), PSI_ERR_PEER_MESSAGE);
+}
+
+// The edges of the bound: range and divisor at 2^120 are still read (and a valid empty or one-value
+// set decodes); one above, or a divisor above 2^127, is a peer error; so is range 0.
+TEST(EcdhGcs, RangeAndDivisorBounds) {
+  using psi::ecdh::u128;
+  auto header = [](u128 count, u128 range, u128 m) {
+    std::vector<uint8_t> h;
+    psi::ecdh::put_varint(&h, count);
+    psi::ecdh::put_varint(&h, range);
+    psi::ecdh::put_varint(&h, m);
+    return h;
+  };
+  const u128 max = psi::ecdh::kGcsMaxRange;
+  std::vector<uint8_t> ok = header(0, max, max);
+  EXPECT_TRUE(psi::ecdh::gcs_validate(psi::ByteView(ok), max, 10).is_ok());
+  std::vector<psi::ecdh::FilterKey> keys(1);
+  keys[0].lo = 12345;
+  std::vector<uint8_t> one;
+  psi::ecdh::gcs_encode(keys, max, &one);
+  EXPECT_TRUE(psi::ecdh::gcs_validate(psi::ByteView(one), max, 10).is_ok());
+  std::vector<uint8_t> hits;
+  ASSERT_TRUE(psi::ecdh::gcs_lookup(psi::ByteView(one), max, 10, keys, &hits).is_ok());
+  EXPECT_EQ(hits, std::vector<uint8_t>{1});
+  const u128 all = ~u128(0);
+  for (const auto& [range, m] : std::vector<std::pair<u128, u128>>{
+           {max + 1, 1}, {max + 1, max + 1}, {all, all}, {all, (u128(1) << 127) + 1}, {0, 1}}) {
+    std::vector<uint8_t> bad = header(0, range, m);
+    psi::Status st = psi::ecdh::gcs_validate(psi::ByteView(bad), range, 10);
+    EXPECT_EQ(st.code(), PSI_ERR_PEER_MESSAGE) << uint64_t(range >> 64) << ":" << uint64_t(m >> 64);
+  }
 }

@@ -62,6 +62,52 @@ Status Params::get_double(const std::string& key, double def, double* out) const
   return Status::ok();
 }
 
+Status Params::get_instance(const std::string& key, uint8_t out[32]) const {
+  for (int i = 0; i < 32; ++i) out[i] = 0;
+  auto it = kv_.find(key);
+  if (it == kv_.end()) {
+    used_.insert(key);
+    return Status::ok();
+  }
+  const std::string& v = it->second;
+  if (v.size() == 64) {
+    used_.insert(key);
+    auto nibble = [](char c) -> int {
+      if (c >= '0' && c <= '9') return c - '0';
+      if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+      if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+      return -1;
+    };
+    for (size_t i = 0; i < 32; ++i) {
+      const int hi = nibble(v[2 * i]), lo = nibble(v[2 * i + 1]);
+      if (hi < 0 || lo < 0) {
+        for (int k = 0; k < 32; ++k) out[k] = 0;
+        return argument_error("parameter " + key + " is not 64 hex digits (bad digit at " +
+                              std::to_string(hi < 0 ? 2 * i : 2 * i + 1) + ")");
+      }
+      out[i] = uint8_t(hi << 4 | lo);
+    }
+    return Status::ok();
+  }
+  uint64_t x = 0;
+  Status st = get_u64(key, 0, &x);
+  if (!st.is_ok())
+    return argument_error("parameter " + key + "=" + v +
+                          " is neither 64 hex digits (256 bits) nor an unsigned decimal u64");
+  for (int i = 0; i < 8; ++i) out[31 - i] = uint8_t(x >> (8 * i));
+  return Status::ok();
+}
+
+std::string instance_hex(const uint8_t instance[32]) {
+  static const char kDigits[] = "0123456789abcdef";
+  std::string s(64, '0');
+  for (int i = 0; i < 32; ++i) {
+    s[2 * i] = kDigits[instance[i] >> 4];
+    s[2 * i + 1] = kDigits[instance[i] & 15];
+  }
+  return s;
+}
+
 Status Params::get_string(const std::string& key, const std::string& def, std::string* out) const {
   auto it = kv_.find(key);
   used_.insert(key);

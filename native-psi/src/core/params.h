@@ -18,6 +18,10 @@ class Params {
   Status get_u64(const std::string& key, uint64_t def, uint64_t* out) const;
   Status get_double(const std::string& key, double def, double* out) const;
   Status get_string(const std::string& key, const std::string& def, std::string* out) const;
+  // A 256-bit run instance: exactly 64 hex digits (byte i = digits 2i, 2i+1; either case), or an
+  // unsigned decimal u64 (at most 20 digits, for tests and benches) zero-extended to 256 bits, i.e.
+  // big-endian in the last 8 bytes. Absent: all zero. Anything else is PSI_ERR_ARGUMENT.
+  Status get_instance(const std::string& key, uint8_t out[32]) const;
   // Error naming the first key no getter asked for.
   Status check_all_used() const;
 
@@ -25,5 +29,8 @@ class Params {
   std::map<std::string, std::string> kv_;
   mutable std::set<std::string> used_;
 };
+
+// The 64 lowercase hex digits of a 256-bit instance (for error messages and labels).
+std::string instance_hex(const uint8_t instance[32]);
 
 }  // namespace psi

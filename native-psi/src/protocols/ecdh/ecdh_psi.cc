@@ -3,6 +3,7 @@
 #include <sodium.h>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstring>
 #include <functional>
@@ -24,8 +25,9 @@ constexpr char kSetupMagic[4] = {'p', 's', 'e', '1'};
 constexpr char kSenderBlobMagic[8] = {'e', 'c', 'd', 'h', 's', 'n', 'd', '1'};
 constexpr char kReceiverBlobMagic[8] = {'e', 'c', 'd', 'h', 'r', 'c', 'v', '1'};
 constexpr size_t kSetupIdOffset = 4;  // setup message: magic | setup id | ...
-constexpr size_t kRequestHeader = 8 + kSetupId + 8;
-constexpr size_t kResponseHeader = kSetupId + 8 + 8;
+constexpr size_t kInstance = 32;  // the 256-bit run instance (Params::get_instance)
+constexpr size_t kRequestHeader = kInstance + kSetupId + 8;
+constexpr size_t kResponseHeader = kSetupId + kInstance + 8;
 constexpr size_t kChunkElements = 1024;  // client points computed per emit batch
 constexpr char kHashDomain[] = "psi-flink ecdh hash-to-group v1";
 constexpr uint64_t kMaxSize = uint64_t(1) << 32;
@@ -33,7 +35,8 @@ constexpr uint64_t kMaxSize = uint64_t(1) << 32;
 enum class Output { kReceiver, kBoth, kCardinality };
 
 struct EcdhConfig {
-  uint64_t receiver_size = 0, sender_size = 0, instance = 0;
+  uint64_t receiver_size = 0, sender_size = 0;
+  std::array<uint8_t, kInstance> instance{};
   double fpr = 1e-9;
   FilterKind filter = FilterKind::kGcs;
   Output output = Output::kReceiver;
@@ -45,7 +48,7 @@ Status config_from_params(const Params& p, EcdhConfig* c) {
   std::string filter, output;
   PSI_RETURN_IF_ERROR(p.get_u64("receiver_size", 0, &c->receiver_size));
   PSI_RETURN_IF_ERROR(p.get_u64("sender_size", 0, &c->sender_size));
-  PSI_RETURN_IF_ERROR(p.get_u64("instance", 0, &c->instance));
+  PSI_RETURN_IF_ERROR(p.get_instance("instance", c->instance.data()));
   PSI_RETURN_IF_ERROR(p.get_double("fpr", 1e-9, &c->fpr));
   PSI_RETURN_IF_ERROR(p.get_string("filter", "gcs", &filter));
   PSI_RETURN_IF_ERROR(p.get_string("output", "receiver", &output));
@@ -384,11 +387,11 @@ class EcdhSender final : public EcdhBase {
 
   Status on_request_header(const uint8_t* h, uint64_t* n, const std::string& w) {
     if (!setup_done_) return state_error(w + ": setup not complete");
-    const uint64_t instance = load_u64(h), count = load_u64(h + 8 + kSetupId);
-    if (instance != cfg_.instance)
-      return peer_error(w + ": request for instance " + std::to_string(instance) + ", this session is instance " +
-                        std::to_string(cfg_.instance));
-    if (!ct_equal(h + 8, setup_id_, kSetupId))
+    const uint64_t count = load_u64(h + kInstance + kSetupId);
+    if (std::memcmp(h, cfg_.instance.data(), kInstance) != 0)
+      return peer_error(w + ": request for instance " + instance_hex(h) + ", this session is instance " +
+                        instance_hex(cfg_.instance.data()));
+    if (!ct_equal(h + kInstance, setup_id_, kSetupId))
       return peer_error(w + ": the client holds another setup (the server key was rotated?): run the setup again");
     if (count != cfg_.receiver_size)
       return peer_error(w + ": request of " + std::to_string(count) + " points, receiver_size is " +
@@ -397,8 +400,8 @@ class EcdhSender final : public EcdhBase {
       return peer_error(w + ": " + std::to_string(count) + " queries, the setup allows " + std::to_string(queries_));
     out_.assign(kResponseHeader + count * kPoint, 0);
     std::memcpy(out_.data(), setup_id_, kSetupId);
-    for (int i = 0; i < 8; ++i) out_[kSetupId + i] = uint8_t(cfg_.instance >> (8 * i));
-    for (int i = 0; i < 8; ++i) out_[kSetupId + 8 + i] = uint8_t(count >> (8 * i));
+    std::memcpy(out_.data() + kSetupId, cfg_.instance.data(), kInstance);
+    for (int i = 0; i < 8; ++i) out_[kSetupId + kInstance + i] = uint8_t(count >> (8 * i));
     *n = count;
     return Status::ok();
   }
@@ -412,7 +415,7 @@ class EcdhSender final : public EcdhBase {
 
   void shuffle_response() {
     uint8_t k[16];
-    derive_key(seed_, 32, "psi-flink ecdh shuffle " + std::to_string(cfg_.instance), k, 16);
+    derive_key(seed_, 32, "psi-flink ecdh shuffle " + instance_hex(cfg_.instance.data()), k, 16);
     Prg prg(load_block(k));
     sodium_memzero(k, sizeof k);
     const uint64_t n = cfg_.receiver_size;
@@ -474,7 +477,7 @@ class EcdhSender final : public EcdhBase {
 class EcdhReceiver final : public EcdhBase {
  public:
   EcdhReceiver(const EcdhConfig& c, const uint8_t seed[32]) : EcdhBase(c, seed) {
-    derive_scalar(seed_, "psi-flink ecdh client blind " + std::to_string(cfg_.instance), r_);
+    derive_scalar(seed_, "psi-flink ecdh client blind " + instance_hex(cfg_.instance.data()), r_);
     crypto_core_ristretto255_scalar_invert(r_inv_, r_);
   }
   ~EcdhReceiver() override {
@@ -525,7 +528,7 @@ class EcdhReceiver final : public EcdhBase {
       if (!last) return Status::ok();
       if (!setup_done_) return state_error(w + ": setup not complete");
       out_.clear();
-      put_u64(&out_, cfg_.instance);
+      put_bytes(&out_, cfg_.instance.data(), kInstance);
       put_bytes(&out_, setup_msg_.data() + kSetupIdOffset, kSetupId);
       put_u64(&out_, cfg_.receiver_size);
       out_pos_ = 0;
@@ -611,8 +614,9 @@ class EcdhReceiver final : public EcdhBase {
   Status on_response_header(const uint8_t* h, uint64_t* n, const std::string& w) {
     if (!ct_equal(h, setup_msg_.data() + kSetupIdOffset, kSetupId))
       return peer_error(w + ": response under another server key than the setup's (key rotated?)");
-    const uint64_t instance = load_u64(h + kSetupId), count = load_u64(h + kSetupId + 8);
-    if (instance != cfg_.instance) return peer_error(w + ": response for another instance");
+    const uint64_t count = load_u64(h + kSetupId + kInstance);
+    if (std::memcmp(h + kSetupId, cfg_.instance.data(), kInstance) != 0)
+      return peer_error(w + ": response for another instance");
     if (count != cfg_.receiver_size)
       return peer_error(w + ": response of " + std::to_string(count) + " points, expected " +
                         std::to_string(cfg_.receiver_size));

@@ -11,9 +11,10 @@
 //                      the filter serves any client of at most that many elements
 //   round 1, receiver: checks the setup message (header against its own sizes and fpr, every code);
 //                      sends nothing
-// Online (per client query set; instance must match):
-//   round 0, receiver: u64 instance | setup id (8) | u64 count | count blinded points H(x)^r (32 each)
-//   round 1, sender:   setup id (8) | u64 instance | u64 count | count points H(x)^{rk}, in request
+// Online (per client query set; the 256-bit instance must match, see psi_native.h; the client's
+// blinding scalar and the cardinality shuffle are derived from the seed and the instance):
+//   round 0, receiver: instance (32) | setup id (8) | u64 count | count blinded points H(x)^r (32 each)
+//   round 1, sender:   setup id (8) | instance (32) | u64 count | count points H(x)^{rk}, in request
 //                      order, or (output=cardinality) in a secret random order
 //   round 2, receiver: unblinds, tests the filter; output=both: sends u64 m | the m matching H(x)^k in
 //                      ascending client index order, else nothing (last round)

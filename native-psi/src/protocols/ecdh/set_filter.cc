@@ -116,9 +116,9 @@ bool read_varint(ByteView v, size_t* pos, u128* x) {
 
 namespace {
 
-unsigned ceil_log2(u128 m) {  // m >= 1
+unsigned ceil_log2(u128 m) {  // m >= 1; 128 for m > 2^127 (no shift by 128)
   unsigned b = 0;
-  while ((u128(1) << b) < m) ++b;
+  while (b < 128 && (u128(1) << b) < m) ++b;
   return b;
 }
 
@@ -176,6 +176,10 @@ Status GcsReader::open(ByteView msg, u128 expected_range, uint64_t max_count) {
   if (!read_varint(msg, &pos, &count) || !read_varint(msg, &pos, &h_.range) ||
       !read_varint(msg, &pos, &h_.m))
     return st_ = peer_error("gcs: header truncated or overlong");
+  // Bounds before any arithmetic on peer values: every later step (2^b, gap = q*m + r, prev + 1 +
+  // gap) relies on range <= 2^120 (what gcs_range produces), hence m <= 2^120 and b <= 120.
+  if (h_.range == 0 || h_.range > kGcsMaxRange || expected_range == 0 || expected_range > kGcsMaxRange)
+    return st_ = peer_error("gcs: hash range 0 or above 2^120");
   if (h_.range != expected_range)
     return st_ = peer_error("gcs: hash range differs from the one the sizes and fpr give");
   if (count > max_count)

@@ -41,6 +41,9 @@ enum class FilterKind : uint8_t { kGcs = 1, kBloom = 2 };
 // binary (b = ceil(log2 m) bits, u = 2^b - m: r < u as r in b-1 bits, else r + u as its top b-1 bits
 // then its low bit).
 
+// The largest hash range (gcs_range caps there); a reader refuses a larger one before any arithmetic.
+constexpr u128 kGcsMaxRange = u128(1) << 120;
+
 // Hash range for n server elements, q queries and a total false-positive rate fpr:
 // ceil(n * q / fpr), at least 1 and at most 2^120. Per query P(false positive) <= n / range.
 u128 gcs_range(uint64_t n, uint64_t q, double fpr);

@@ -27,7 +27,7 @@ uint32_t kkrt_default_stash(uint64_t n, uint32_t sigma) {
 }
 
 Status kkrt_config_from_params(const Params& params, KkrtConfig* c) {
-  uint64_t sigma, hashes, slots, separate, instance;
+  uint64_t sigma, hashes, slots, separate;
   double bin_factor;
   std::string output, stash;
   PSI_RETURN_IF_ERROR(params.get_u64("receiver_size", 0, &c->receiver_size));
@@ -40,7 +40,7 @@ Status kkrt_config_from_params(const Params& params, KkrtConfig* c) {
   PSI_RETURN_IF_ERROR(params.get_u64("separate_tables", 0, &separate));
   PSI_RETURN_IF_ERROR(params.get_double("bin_factor", 1.27, &bin_factor));
   PSI_RETURN_IF_ERROR(params.get_string("stash", "auto", &stash));
-  PSI_RETURN_IF_ERROR(params.get_u64("instance", 0, &instance));
+  PSI_RETURN_IF_ERROR(params.get_instance("instance", c->instance.data()));
   PSI_RETURN_IF_ERROR(params.get_string("output", "receiver", &output));
 
   const uint64_t kMaxSize = uint64_t(1) << 28;
@@ -53,7 +53,6 @@ Status kkrt_config_from_params(const Params& params, KkrtConfig* c) {
   if (output != "receiver" && output != "both")
     return argument_error("output must be 'receiver' or 'both', not '" + output + "'");
   c->sigma = uint32_t(sigma);
-  c->instance = instance;
   c->output_both = output == "both";
 
   CuckooParams& p = c->cuckoo;

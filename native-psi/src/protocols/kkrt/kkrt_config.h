@@ -2,6 +2,7 @@
 // parties compute identical sizes. Choices and their sources are in docs/protocols.md.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <string>
 
@@ -20,7 +21,9 @@ struct KkrtConfig {
   uint32_t sigma = 40;        // statistical security parameter
   CuckooParams cuckoo;        // receiver's table; the sender hashes into the same bins
   uint32_t mask_bytes = 0;    // OPRF outputs compared, truncated to sigma + log2(n_r) + log2(n_s) bits
-  uint64_t instance = 0;      // unique per online run under one setup (PRG nonce)
+  // 256-bit run instance, unique per online run under one setup (bin, attempt, both parties' nonce
+  // material); every per-run key is derived from it (kkrt_oprf.h).
+  std::array<uint8_t, 32> instance{};
   bool output_both = false;   // the sender also learns its intersecting indices
 
   uint64_t cuckoo_rows() const { return cuckoo.bins * cuckoo.slots_per_bin; }

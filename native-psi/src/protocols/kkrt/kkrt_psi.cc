@@ -20,6 +20,11 @@ namespace {
 constexpr size_t kChunkRows = 1024;  // rows of the OT-extension matrix processed at a time
 constexpr size_t kSetupSenderBytes = size_t(kKkrtCodeBits) * 32 + 32;
 constexpr char kSetupMagic[8] = {'k', 'k', 'r', 't', 's', 'e', 't', '1'};
+constexpr size_t kInstanceBytes = 32;  // the online matrix message starts with the 256-bit instance
+// output=both claim: u32 position | u64 proof. 64 bits: a receiver without the OPRF value guesses a
+// proof with probability 2^-64, and the first wrong guess fails the run (the caller must start a new
+// attempt with a fresh instance, which the peer sees), so forging even one row is out of reach.
+constexpr size_t kClaimBytes = 12;
 
 // Collects one peer message of a known maximum size, refusing anything longer.
 class MessageBuffer {
@@ -54,7 +59,10 @@ class KkrtBase : public Protocol {
   KkrtBase(const KkrtConfig& cfg, const uint8_t seed[32]) : cfg_(cfg) {
     rng_.reseed(derive_block(seed, 32, "psi-flink kkrt rng"));
   }
-  ~KkrtBase() override { secure_wipe(shared_seed_, sizeof shared_seed_); }
+  ~KkrtBase() override {
+    secure_wipe(shared_seed_, sizeof shared_seed_);
+    secure_wipe(inst_key_, sizeof inst_key_);
+  }
 
   uint32_t round_count(psi_phase phase) const override {
     return phase == PSI_PHASE_SETUP ? 3 : (cfg_.output_both ? 4 : 3);
@@ -117,14 +125,23 @@ class KkrtBase : public Protocol {
     const size_t col_bytes = rows_padded / 8;
     cols_.resize(size_t(kKkrtCodeBits) * (kChunkRows / 8));
     for (uint32_t i = 0; i < kKkrtCodeBits; ++i)
-      prgs[i].ctr_blocks(cfg_.instance, first / 128,
+      prgs[i].ctr_blocks(0, first / 128,  // the key is per instance (kkrt_column_key)
                          reinterpret_cast<Block*>(cols_.data() + i * col_bytes), rows_padded / 128);
     transpose_bits(cols_.data(), kKkrtCodeBits, col_bytes, rows_out);
+  }
+
+  // This run's keys from the shared seed and the 256-bit instance (kkrt_oprf.h).
+  void derive_instance() {
+    kkrt_instance_key(shared_seed_, cfg_.instance.data(), inst_key_);
+    code_.init(inst_key_);
+    out_tweak_ = kkrt_output_tweak(inst_key_);
   }
 
   KkrtConfig cfg_;
   Prg rng_;
   uint8_t shared_seed_[32] = {0};
+  uint8_t inst_key_[32] = {0};
+  Block out_tweak_ = zero_block();
   bool setup_done_ = false;
   std::vector<Block> elements_;
   KkrtCode code_;
@@ -139,6 +156,7 @@ class KkrtReceiver final : public KkrtBase {
   using KkrtBase::KkrtBase;
   ~KkrtReceiver() override {
     secure_wipe(keys_.data(), keys_.size() * sizeof(keys_[0]));
+    secure_wipe(item_proof_.data(), item_proof_.size() * sizeof(uint64_t));
   }
 
   bool is_mine(psi_phase, uint32_t round) const override { return round % 2 == 0; }
@@ -164,7 +182,7 @@ class KkrtReceiver final : public KkrtBase {
       PSI_RETURN_IF_ERROR(ready_hook());
       if (!prepared_) return state_error(where + ": setup not complete");
       out_.clear();
-      put_u64(&out_, cfg_.instance);
+      put_bytes(&out_, cfg_.instance.data(), cfg_.instance.size());
       out_pos_ = 0;
       return Status::ok();
     }
@@ -212,12 +230,12 @@ class KkrtReceiver final : public KkrtBase {
 
   Status prepare_online() override {
     const std::string where = role_round("receiver", PSI_PHASE_ONLINE, 0);
-    code_.init(shared_seed_, cfg_.instance);
+    derive_instance();
     g0_.resize(kKkrtCodeBits);
     g1_.resize(kKkrtCodeBits);
     for (uint32_t i = 0; i < kKkrtCodeBits; ++i) {
-      g0_[i].set_key(keys_[i][0]);
-      g1_[i].set_key(keys_[i][1]);
+      g0_[i].set_key(kkrt_column_key(keys_[i][0], cfg_.instance.data()));
+      g1_[i].set_key(kkrt_column_key(keys_[i][1], cfg_.instance.data()));
     }
     const uint64_t n = cfg_.receiver_size;
     {
@@ -228,6 +246,7 @@ class KkrtReceiver final : public KkrtBase {
       if (!s.is_ok()) return Status(s.code(), where + ": " + s.message());
     }
     item_mask_.assign(n * cfg_.mask_bytes, 0);
+    if (cfg_.output_both) item_proof_.assign(n, 0);
     item_tag_.assign(n, 0xFF);
     stash_items_.assign(cfg_.cuckoo.stash, CuckooTable::kEmpty);
     const auto& st = table_->stash();
@@ -243,6 +262,7 @@ class KkrtReceiver final : public KkrtBase {
     c_j_.resize(kChunkRows);
     c_x_.resize(kChunkRows);
     c_code_.resize(4 * kChunkRows);
+    if (cfg_.output_both) c_proof_.resize(kChunkRows);
     return Status::ok();
   }
 
@@ -304,9 +324,12 @@ class KkrtReceiver final : public KkrtBase {
       c_j_[k] = first + r;
       __builtin_prefetch(&item_mask_[size_t(c_item_[k]) * cfg_.mask_bytes], 1);
     }
-    kkrt_output_hash(fixed_hash_, c_j_.data(), c_code_.data(), used, c_x_.data());
+    kkrt_output_hash(fixed_hash_, out_tweak_, c_j_.data(), c_code_.data(), used, c_x_.data(),
+                     cfg_.output_both ? c_proof_.data() : nullptr);
     for (size_t k = 0; k < used; ++k)
       std::memcpy(&item_mask_[size_t(c_item_[k]) * cfg_.mask_bytes], &c_x_[k], cfg_.mask_bytes);
+    if (cfg_.output_both)
+      for (size_t k = 0; k < used; ++k) item_proof_[c_item_[k]] = c_proof_[k];
     next_row_ += rows;
   }
 
@@ -381,7 +404,9 @@ class KkrtReceiver final : public KkrtBase {
   }
 
   // Checks masks number g0 .. g0+count-1 (contiguous at m) in three overlapped passes: prefetch the
-  // table slots, probe them and prefetch the candidates' masks, verify the candidates.
+  // table slots, probe them and prefetch the candidates' masks, verify the candidates. A full
+  // candidate buffer is verified and emptied on the spot, never truncated: masks crafted to make
+  // many fingerprints collide cost the receiver time, but can not hide a genuine match.
   void check_masks(uint64_t g0, const uint8_t* m, size_t count) {
     const uint64_t ns = cfg_.sender_size;
     const uint32_t L = cfg_.mask_bytes;
@@ -389,9 +414,15 @@ class KkrtReceiver final : public KkrtBase {
     uint64_t cand_item[2 * kStep];
     const uint8_t* cand_mask[2 * kStep];
     uint64_t cand_pos[2 * kStep];
+    size_t nc = 0;
+    auto verify = [&]() {
+      for (size_t q = 0; q < nc; ++q)
+        if (std::memcmp(&item_mask_[cand_item[q] * L], cand_mask[q], L) == 0)
+          add_match(cand_item[q], cand_pos[q]);
+      nc = 0;
+    };
     for (size_t k0 = 0; k0 < count; k0 += kStep) {
       const size_t c = std::min(kStep, count - k0);
-      size_t nc = 0;
       for (size_t k = 0; k < c; ++k)
         __builtin_prefetch(&lookup_[mask_key(m + (k0 + k) * L) & lookup_mask_]);
       for (size_t k = 0; k < c; ++k) {
@@ -407,7 +438,8 @@ class KkrtReceiver final : public KkrtBase {
         const uint64_t want = (key >> 32) << 32 | uint64_t(tid) << 28;
         for (uint64_t slot = key & lookup_mask_; lookup_[slot]; slot = (slot + 1) & lookup_mask_) {
           const uint64_t e = lookup_[slot];
-          if ((e & ~uint64_t(0x0FFFFFFF)) != want || nc == 2 * kStep) continue;
+          if ((e & ~uint64_t(0x0FFFFFFF)) != want) continue;
+          if (nc == 2 * kStep) verify();
           cand_item[nc] = (e & 0x0FFFFFFF) - 1;
           cand_mask[nc] = mk;
           cand_pos[nc] = pos;
@@ -415,9 +447,7 @@ class KkrtReceiver final : public KkrtBase {
           ++nc;
         }
       }
-      for (size_t q = 0; q < nc; ++q)
-        if (std::memcmp(&item_mask_[cand_item[q] * L], cand_mask[q], L) == 0)
-          add_match(cand_item[q], cand_pos[q]);
+      verify();
     }
   }
 
@@ -461,11 +491,22 @@ class KkrtReceiver final : public KkrtBase {
     out_.clear();
     out_pos_ = 0;
     if (cfg_.output_both) {
-      std::sort(matched_positions_.begin(), matched_positions_.end());
-      matched_positions_.erase(std::unique(matched_positions_.begin(), matched_positions_.end()),
-                               matched_positions_.end());
-      put_u32(&out_, uint32_t(matched_positions_.size()));
-      for (uint32_t p : matched_positions_) put_u32(&out_, p);
+      // Claims: u32 count | count x (u32 position | u64 proof), ascending positions, each once.
+      std::vector<std::pair<uint32_t, uint64_t>> claims(matched_positions_.size());
+      for (size_t k = 0; k < claims.size(); ++k)
+        claims[k] = {matched_positions_[k], item_proof_[matched_items_[k]]};
+      std::sort(claims.begin(), claims.end(),
+                [](const auto& a, const auto& b) { return a.first < b.first; });
+      claims.erase(std::unique(claims.begin(), claims.end(),
+                               [](const auto& a, const auto& b) { return a.first == b.first; }),
+                   claims.end());
+      put_u32(&out_, uint32_t(claims.size()));
+      for (const auto& c : claims) {
+        put_u32(&out_, c.first);
+        put_u64(&out_, c.second);
+      }
+      secure_wipe(item_proof_.data(), item_proof_.size() * sizeof(uint64_t));
+      std::vector<uint64_t>().swap(item_proof_);
     }
     return Status::ok();
   }
@@ -487,6 +528,7 @@ class KkrtReceiver final : public KkrtBase {
   uint64_t next_row_ = 0;
   bool finished_matrix_ = false;
   std::vector<uint8_t> item_mask_;
+  std::vector<uint64_t> item_proof_, c_proof_;  // output=both: claim proof of each element's OPRF value
   std::vector<uint8_t> item_tag_;
   std::vector<uint32_t> stash_items_;
   std::vector<uint64_t> lookup_;
@@ -505,6 +547,7 @@ class KkrtSender final : public KkrtBase {
   ~KkrtSender() override {
     secure_wipe(keys_.data(), keys_.size() * sizeof(Block));
     secure_wipe(s_, sizeof s_);
+    secure_wipe(proofs_.data(), proofs_.size() * sizeof(uint64_t));
   }
 
   bool is_mine(psi_phase, uint32_t round) const override { return round % 2 == 1; }
@@ -572,9 +615,10 @@ class KkrtSender final : public KkrtBase {
 
   // Simple hashing: every element into each of its candidate bins, grouped by bin.
   Status prepare_online() override {
-    code_.init(shared_seed_, cfg_.instance);
+    derive_instance();
     gs_.resize(kKkrtCodeBits);
-    for (uint32_t i = 0; i < kKkrtCodeBits; ++i) gs_[i].set_key(keys_[i]);
+    for (uint32_t i = 0; i < kKkrtCodeBits; ++i)
+      gs_[i].set_key(kkrt_column_key(keys_[i], cfg_.instance.data()));
     for (int l = 0; l < 4; ++l) s_block_[l] = load_block(s_ + 16 * l);
     const uint64_t n = cfg_.sender_size, bins = cfg_.cuckoo.bins;
     const uint32_t h = cfg_.cuckoo.hashes;
@@ -626,6 +670,7 @@ class KkrtSender final : public KkrtBase {
       i -= m;
     }
     masks_.assign(size_t(cfg_.mask_tables()) * n * cfg_.mask_bytes, 0);
+    if (cfg_.output_both) proofs_.assign(size_t(cfg_.mask_tables()) * n, 0);
     rowbuf_.resize(kChunkRows * kKkrtRowBytes);
     qrows_.resize(kChunkRows * kKkrtRowBytes);
     stash_q_.resize(size_t(cfg_.cuckoo.stash) * 4);
@@ -635,14 +680,20 @@ class KkrtSender final : public KkrtBase {
   uint8_t* mask_slot(uint32_t table, uint32_t item) {
     return &masks_[(size_t(table) * cfg_.sender_size + pos_[item]) * cfg_.mask_bytes];
   }
+  uint64_t& proof_slot(uint32_t table, uint32_t item) {
+    return proofs_[size_t(table) * cfg_.sender_size + pos_[item]];
+  }
 
   // Output hash of the batch and the scattered writes of its masks (destinations prefetched while
   // the hashes are computed).
   void flush_batch(size_t nb) {
     for (size_t k = 0; k < nb; ++k) __builtin_prefetch(mask_slot(b_table_[k], b_item_[k]), 1);
-    kkrt_output_hash(fixed_hash_, b_j_.data(), b_v_.data(), nb, b_out_.data());
+    kkrt_output_hash(fixed_hash_, out_tweak_, b_j_.data(), b_v_.data(), nb, b_out_.data(),
+                     cfg_.output_both ? b_proof_.data() : nullptr);
     for (size_t k = 0; k < nb; ++k)
       std::memcpy(mask_slot(b_table_[k], b_item_[k]), &b_out_[k], cfg_.mask_bytes);
+    if (cfg_.output_both)
+      for (size_t k = 0; k < nb; ++k) proof_slot(b_table_[k], b_item_[k]) = b_proof_[k];
   }
 
   // Q rows for [first, first+rows): q_j = G(k_{s_i}) ^ (u_j & s), then the masks of all elements
@@ -734,20 +785,17 @@ class KkrtSender final : public KkrtBase {
   Status absorb_matrix(ByteView chunk, bool last, const std::string& where) {
     PSI_RETURN_IF_ERROR(ready_hook());
     if (!prepared_) return state_error(where + ": setup not complete");
-    const uint64_t total = 8 + cfg_.rows() * kKkrtRowBytes;
+    const uint64_t total = kInstanceBytes + cfg_.rows() * kKkrtRowBytes;
     if (chunk.size > total - received_)
       return peer_error(where + ": message longer than the expected " + std::to_string(total) +
                         " bytes");
     ByteReader rd(chunk);
-    while (received_ < 8 && rd.remaining()) {
+    while (received_ < kInstanceBytes && rd.remaining()) {
       rd.read(&header_[received_], 1);
-      if (++received_ == 8) {
-        uint64_t inst = 0;
-        for (int k = 7; k >= 0; --k) inst = inst << 8 | header_[k];
-        if (inst != cfg_.instance)
-          return peer_error(where + ": peer runs instance " + std::to_string(inst) +
-                            ", this session instance " + std::to_string(cfg_.instance));
-      }
+      if (++received_ == kInstanceBytes &&
+          std::memcmp(header_, cfg_.instance.data(), kInstanceBytes) != 0)
+        return peer_error(where + ": peer runs instance " + instance_hex(header_) +
+                          ", this session instance " + instance_hex(cfg_.instance.data()));
     }
     while (rd.remaining()) {
       const size_t rows = size_t(std::min<uint64_t>(kChunkRows, cfg_.rows() - rows_done_));
@@ -780,27 +828,51 @@ class KkrtSender final : public KkrtBase {
     return Status::ok();
   }
 
+  // The receiver's claims: u32 count | count x (u32 position | u64 proof), positions strictly
+  // ascending. A position is accepted only if its proof equals the proof of one of the sender's
+  // masks at that position (any table: which table matched would tell about the receiver's
+  // cuckoo layout, so it is not sent); every table is compared, in constant time. One bad claim
+  // fails the run: nothing is output, so a forged claim buys no rows.
   Status finish_positions(const std::string& where) {
     const auto& d = positions_in_.data();
     ByteReader rd(ByteView(d.data(), d.size()));
     uint32_t count;
     if (!rd.read_u32(&count)) return peer_error(where + ": message shorter than 4 bytes");
-    if (count > cfg_.sender_size || rd.remaining() != size_t(count) * 4)
+    if (count > cfg_.sender_size || rd.remaining() != size_t(count) * kClaimBytes)
       return peer_error(where + ": claims " + std::to_string(count) + " positions in " +
                         std::to_string(d.size()) + " bytes for a set of " +
                         std::to_string(cfg_.sender_size));
-    std::vector<uint32_t> item_at(cfg_.sender_size);
-    for (uint64_t i = 0; i < cfg_.sender_size; ++i) item_at[pos_[i]] = uint32_t(i);
-    result_.clear();
-    uint64_t prev = 0;
+    const uint64_t ns = cfg_.sender_size;
+    const uint32_t tables = cfg_.mask_tables();
+    std::vector<uint32_t> found;
+    found.reserve(count);
+    uint64_t prev = 0, bad = 0;
     for (uint32_t k = 0; k < count; ++k) {
       uint32_t p = 0;
+      uint64_t proof = 0;
       rd.read_u32(&p);  // length checked above
-      if (p >= cfg_.sender_size || (k > 0 && p <= prev))
-        return peer_error(where + ": position " + std::to_string(p) + " out of range or order");
+      rd.read_u64(&proof);
+      if (p >= ns || (k > 0 && p <= prev))
+        return peer_error(where + ": claimed position " + std::to_string(p) +
+                          (p >= ns ? " out of range" : " repeated or out of ascending order"));
       prev = p;
-      result_.push_back(item_at[p]);
+      uint64_t hit = 0;
+      for (uint32_t t = 0; t < tables; ++t) {
+        const uint64_t x = proofs_[size_t(t) * ns + p] ^ proof;
+        hit |= ((x | (0 - x)) >> 63) ^ 1;  // 1 iff x == 0, without a branch
+      }
+      bad += hit ^ 1;
+      found.push_back(p);
     }
+    secure_wipe(proofs_.data(), proofs_.size() * sizeof(uint64_t));
+    std::vector<uint64_t>().swap(proofs_);
+    if (bad)
+      return peer_error(where + ": " + std::to_string(bad) + " of " + std::to_string(count) +
+                        " claimed positions carry no valid proof of a match");
+    std::vector<uint32_t> item_at(ns);
+    for (uint64_t i = 0; i < ns; ++i) item_at[pos_[i]] = uint32_t(i);
+    result_.clear();
+    for (uint32_t p : found) result_.push_back(item_at[p]);
     std::sort(result_.begin(), result_.end());
     out_.clear();
     out_pos_ = 0;
@@ -808,7 +880,7 @@ class KkrtSender final : public KkrtBase {
   }
 
   MessageBuffer setup_in_{32};
-  MessageBuffer positions_in_{4 + 4 * size_t(cfg_.sender_size)};
+  MessageBuffer positions_in_{4 + kClaimBytes * size_t(cfg_.sender_size)};
   uint8_t s_[kKkrtCodeBits / 8] = {0};
   Block s_block_[4];
   std::vector<Block> keys_;
@@ -817,11 +889,13 @@ class KkrtSender final : public KkrtBase {
   std::vector<Aes128> gs_;
   std::vector<uint32_t> bin_start_, entries_, pos_;
   std::vector<uint8_t> masks_;
+  // output=both: the claim proof of every (table, position) mask, same layout as masks_ (8 bytes each)
+  std::vector<uint64_t> proofs_;
   std::vector<uint8_t> rowbuf_, qrows_;
   size_t rowbuf_fill_ = 0;
   uint64_t rows_done_ = 0;
   uint64_t received_ = 0;
-  uint8_t header_[8];
+  uint8_t header_[kInstanceBytes];
   std::vector<Block> stash_q_;
   // Scratch: the chunk's bin entries (element, hash function, codeword) and a batch of masks.
   std::vector<Block> e_x_, e_code_;
@@ -831,6 +905,7 @@ class KkrtSender final : public KkrtBase {
   std::array<uint32_t, kBatch> b_item_, b_table_;
   std::array<Block, 4 * kBatch> b_v_;
   std::array<Block, kBatch> b_out_;
+  std::array<uint64_t, kBatch> b_proof_;
 };
 
 }  // namespace

@@ -1,6 +1,7 @@
 package io.psiflink.nativepsi;
 
 import java.util.Collections;
+import java.util.HexFormat;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Objects;
@@ -25,8 +26,14 @@ public final class PsiParams {
   public static final String RECEIVER_SIZE = "receiver_size";
   /** Parameter key: the sender's element count (public; both parties pass the same). */
   public static final String SENDER_SIZE = "sender_size";
-  /** Parameter key: u64 that must be unique per online run under one setup (bin id and attempt). */
+  /**
+   * Parameter key: the 256-bit run instance, unique per online run under one setup (bin, attempt and
+   * both parties' nonce material), as 64 hex digits; a plain decimal u64 is accepted too and means
+   * that number zero-extended to 256 bits (tests, benchmarks). Every per-run key is derived from it.
+   */
   public static final String INSTANCE = "instance";
+  /** Length of a full instance in bytes, see {@link Builder#instance(byte[])}. */
+  public static final int INSTANCE_BYTES = 32;
   /** Parameter key: who learns the intersection, see {@link Output}. */
   public static final String OUTPUT = "output";
 
@@ -148,9 +155,28 @@ public final class PsiParams {
       return with(SENDER_SIZE, nonNegative(count, SENDER_SIZE));
     }
 
-    /** Sets {@value PsiParams#INSTANCE}; the value is a u64, negative longs are their unsigned twin. */
+    /**
+     * Sets {@value PsiParams#INSTANCE} to a u64 (decimal; the native side zero-extends it to 256
+     * bits); negative longs are their unsigned twin. For tests and benchmarks: a production run
+     * passes 32 bytes of instance material with {@link #instance(byte[])}.
+     */
     public Builder instance(long instance) {
       return with(INSTANCE, Long.toUnsignedString(instance));
+    }
+
+    /**
+     * Sets {@value PsiParams#INSTANCE} to 256 bits, rendered as 64 lowercase hex digits (byte 0
+     * first). The array is copied.
+     *
+     * @throws IllegalArgumentException unless {@code instance32} is exactly 32 bytes
+     */
+    public Builder instance(byte[] instance32) {
+      Objects.requireNonNull(instance32, "instance32");
+      if (instance32.length != INSTANCE_BYTES) {
+        throw new IllegalArgumentException("instance must be exactly " + INSTANCE_BYTES
+            + " bytes (256 bits), got " + instance32.length);
+      }
+      return with(INSTANCE, HexFormat.of().formatHex(instance32));
     }
 
     /** Sets {@value PsiParams#OUTPUT}. */

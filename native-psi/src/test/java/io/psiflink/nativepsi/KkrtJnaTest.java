@@ -184,6 +184,102 @@ class KkrtJnaTest {
     }
   }
 
+  /**
+   * 256-bit instances through the binding: equal 32-byte instances agree with the oracle; two that
+   * differ only in their first (highest) byte are refused by the peer as another instance, which a
+   * 63-bit instance could not even express.
+   */
+  @Test
+  void fullWidthInstancesRunAndDifferingHighBitsAreRefused() {
+    ElementSets sets = ElementSets.random(15, 800, 900, 300);
+    byte[] inst = new byte[PsiParams.INSTANCE_BYTES];
+    new Random(15).nextBytes(inst);
+    byte[] other = inst.clone();
+    other[0] ^= (byte) 0x80;
+    PsiParams base = sets.params(0);
+    PsiParams pa = base.toBuilder().instance(inst).build();
+    PsiParams pb = base.toBuilder().instance(other).build();
+    Random rnd = new Random(16);
+    try (PsiSession r = PsiSession.create(KKRT, PsiRole.RECEIVER, pa, ElementSets.seed(rnd));
+        PsiSession s = PsiSession.create(KKRT, PsiRole.SENDER, pa, ElementSets.seed(rnd))) {
+      r.setInput(sets.receiver, sets.receiverCount, ElementSets.LEN);
+      s.setInput(sets.sender, sets.senderCount, ElementSets.LEN);
+      assertMatchesOracle(sets, DRIVER.run(r, s));
+    }
+    try (PsiSession r = PsiSession.create(KKRT, PsiRole.RECEIVER, pa, ElementSets.seed(rnd));
+        PsiSession s = PsiSession.create(KKRT, PsiRole.SENDER, pb, ElementSets.seed(rnd))) {
+      r.setInput(sets.receiver, sets.receiverCount, ElementSets.LEN);
+      s.setInput(sets.sender, sets.senderCount, ElementSets.LEN);
+      PsiException e = assertThrows(PsiException.class, () -> DRIVER.run(r, s));
+      assertEquals(PsiStatus.PEER_MESSAGE, e.status(), e.getMessage());
+      assertTrue(e.getMessage().contains("instance"), e.getMessage());
+    }
+    PsiException bad = assertThrows(PsiException.class, () -> PsiSession.create(KKRT,
+        PsiRole.RECEIVER, base.toBuilder().with(PsiParams.INSTANCE, "ab".repeat(31) + "zz").build())
+        .close());
+    assertEquals(PsiStatus.ARGUMENT, bad.status(), bad.getMessage());
+  }
+
+  /**
+   * output=both: a modified receiver that claims a position it did not match (with any proof), or
+   * alters a genuine claim's proof, is refused by the sender, which then outputs nothing. The claims
+   * message is u32 count | count x (u32 position | u64 proof), little-endian, positions ascending.
+   */
+  @Test
+  void senderRefusesUnverifiableIntersectionClaims() {
+    ElementSets sets = ElementSets.random(17, 400, 500, 40);
+    List<UnaryOperator<byte[]>> tampers = List.of(
+        m -> {  // one extra claim: the first unclaimed position, the proof of the first genuine claim
+          ByteBuffer in = ByteBuffer.wrap(m).order(java.nio.ByteOrder.LITTLE_ENDIAN);
+          int count = in.getInt();
+          List<long[]> claims = new ArrayList<>();
+          Set<Integer> used = new java.util.HashSet<>();
+          for (int k = 0; k < count; k++) {
+            int pos = in.getInt();
+            claims.add(new long[] {pos, in.getLong()});
+            used.add(pos);
+          }
+          int extra = 0;
+          while (used.contains(extra)) {
+            extra++;
+          }
+          claims.add(new long[] {extra, claims.get(0)[1]});
+          claims.sort((x, y) -> Long.compare(x[0], y[0]));
+          ByteBuffer out = ByteBuffer.allocate(4 + 12 * claims.size())
+              .order(java.nio.ByteOrder.LITTLE_ENDIAN);
+          out.putInt(claims.size());
+          for (long[] c : claims) {
+            out.putInt((int) c[0]).putLong(c[1]);
+          }
+          return out.array();
+        },
+        m -> {  // a genuine claim with one proof bit flipped
+          byte[] t = m.clone();
+          t[4 + 4 + 3] ^= 0x10;
+          return t;
+        });
+    for (int t = 0; t < tampers.size(); t++) {
+      try (Pair p = pairWithInputs(sets, 3, 17 + t)) {
+        DRIVER.runSetup(p.receiver, p.sender);
+        PsiPhase on = PsiPhase.ONLINE;
+        p.receiver.feed(on, 0, new byte[0], true);
+        p.sender.feed(on, 1, emitAll(p.receiver, on, 0), true);
+        p.receiver.feed(on, 2, emitAll(p.sender, on, 1), true);
+        byte[] claims = emitAll(p.receiver, on, 2);
+        assertEquals(4 + 12 * sets.overlap, claims.length, "honest claims: 12 bytes each");
+        assertArrayEquals(sets.expectedReceiver(), p.receiver.resultIndices());
+        byte[] forged = tampers.get(t).apply(claims);
+        PsiException e = assertThrows(PsiException.class, () -> {
+          p.sender.feed(on, 3, forged, true);
+          emitAll(p.sender, on, 3);
+        }, "tamper " + t);
+        assertEquals(PsiStatus.PEER_MESSAGE, e.status(), e.getMessage());
+        assertTrue(e.getMessage().contains("proof"), e.getMessage());
+        assertThrows(PsiException.class, p.sender::resultIndices, "the sender outputs nothing");
+      }
+    }
+  }
+
   @Test
   void truncatedSetupImportIsAnErrorNotACrash() {
     ElementSets sets = ElementSets.random(14, 50, 50, 10);

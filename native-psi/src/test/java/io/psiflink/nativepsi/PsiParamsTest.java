@@ -33,6 +33,35 @@ class PsiParamsTest {
   }
 
   @Test
+  void instanceOf32BytesIs64LowercaseHexDigits() {
+    byte[] inst = new byte[32];
+    for (int i = 0; i < 32; i++) {
+      inst[i] = (byte) (0xA0 + i);  // high bit set: no sign trouble
+    }
+    String hex = PsiParams.builder().instance(inst).build().get(PsiParams.INSTANCE).orElseThrow();
+    // independent oracle: two hex digits per byte, byte 0 first
+    StringBuilder want = new StringBuilder();
+    for (byte b : inst) {
+      want.append(String.format("%02x", b & 0xff));
+    }
+    assertEquals(want.toString(), hex);
+    assertEquals(64, hex.length());
+    inst[0] = 0;  // the builder copied the array
+    assertEquals(want.toString(),
+        PsiParams.parse("instance=" + hex).get(PsiParams.INSTANCE).orElseThrow());
+  }
+
+  @Test
+  void instanceOfAnyOtherLengthIsRefused() {
+    for (int len : new int[] {0, 8, 16, 31, 33, 64}) {
+      IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+          () -> PsiParams.builder().instance(new byte[len]));
+      assertTrue(e.getMessage().contains("32 bytes"), e.getMessage());
+    }
+    assertThrows(NullPointerException.class, () -> PsiParams.builder().instance((byte[]) null));
+  }
+
+  @Test
   void emptyRendersEmpty() {
     assertEquals("", PsiParams.empty().toString());
     assertEquals(PsiParams.empty(), PsiParams.builder().build());
