@@ -121,7 +121,7 @@ public final class BinExchange {
     long receiverSize = ctx.partyB() ? peerBound : ownBound;
     long senderSize = ctx.partyB() ? ownBound : peerBound;
     PsiParams params = PsiParams.parse(ctx.protocolParams()).toBuilder()
-        .receiverSize(receiverSize).senderSize(senderSize).instance(nativeInstance(instance))
+        .receiverSize(receiverSize).senderSize(senderSize).instance(instance)
         .output(ctx.cardinality() ? PsiParams.Output.CARDINALITY : PsiParams.Output.BOTH).build();
     long[] mine;
     long cardinality;
@@ -446,11 +446,6 @@ public final class BinExchange {
     d.update(nonceA);
     d.update(nonceB);
     return d.digest();
-  }
-
-  /** The instance as the native protocol takes it. */
-  private static long nativeInstance(byte[] instance) {
-    return ByteBuffer.wrap(instance).getLong() & Long.MAX_VALUE;
   }
 
   private static byte[] context(BridgeStream stream, int bin) {
