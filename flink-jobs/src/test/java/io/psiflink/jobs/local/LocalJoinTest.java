@@ -91,5 +91,14 @@ class LocalJoinTest {
     assertEquals(expected.size(), actual.size(), "joined row count");
     assertEquals(expected, actual);
     assertTrue(r.summaryA().contains("\"rows_out\":" + expected.size()), r.summaryA());
+    // each party's session secret file is gone once its job ended
+    for (String party : List.of("A", "B")) {
+      java.nio.file.Path secrets = java.nio.file.Path.of(opts.get("work"), "party-" + party,
+          "secrets");
+      assertTrue(java.nio.file.Files.isDirectory(secrets), "the job wrote its secrets there");
+      try (var files = java.nio.file.Files.list(secrets)) {
+        assertEquals(List.of(), files.toList(), "secret files left behind");
+      }
+    }
   }
 }
