@@ -285,7 +285,7 @@ public final class Coordinator {
         .filter(d -> d.status().equals("active"))
         .orElseThrow(() -> new ApiException(422, "localDataset: no active dataset " + localName
             + " is registered here").with("field", "localDataset"));
-    PublishedDataset peerView = fetchPublished(peerName, "peerDataset");
+    PublishedDataset peerView = fetchPublished(peerName, "peerDataset", false);
     QueryValidator.Policy localPolicy = QueryValidator.policy(local);
     QueryValidator.Policy peerPolicy = QueryValidator.policy(peerView);
 
@@ -378,7 +378,12 @@ public final class Coordinator {
     });
   }
 
-  private PublishedDataset fetchPublished(String name, String field) {
+  /**
+   * The peer's published dataset. {@code forPeer}: the caller is the peer (an offer it sent),
+   * which hears that the fetch failed but not how (our view of its hosts and errors stays here,
+   * in the log).
+   */
+  private PublishedDataset fetchPublished(String name, String field, boolean forPeer) {
     try {
       JsonNode n = peer.get("/v1/peer/datasets/" + PeerClient.segment(name));
       return json.treeToValue(n, PublishedDataset.class);
@@ -387,9 +392,19 @@ public final class Coordinator {
         throw new ApiException(422, field + ": the peer " + config.peer().name()
             + " has no published dataset " + name).with("field", field);
       }
+      if (forPeer) {
+        LOG.warn("fetching the peer's dataset {}: {}", name, e.getMessage());
+        throw new ApiException(502, "cannot fetch the requester's dataset " + name)
+            .with("field", field);
+      }
       throw new ApiException(502, "the peer coordinator answered " + e.status + " for dataset "
           + name + ": " + peerMessage(e)).with("field", field);
     } catch (IOException e) {
+      if (forPeer) {
+        LOG.warn("fetching the peer's dataset {}: {}", name, e.getMessage());
+        throw new ApiException(502, "cannot fetch the requester's dataset " + name)
+            .with("field", field);
+      }
       throw new ApiException(502, "cannot reach the peer coordinator: " + e.getMessage())
           .with("field", field);
     }
@@ -402,7 +417,7 @@ public final class Coordinator {
     if (offer == null || !offer.isObject()) {
       throw ApiException.badRequest("body", "must be a JSON object");
     }
-    String id = requireText(offer, "id");
+    String id = peerId("id", requireText(offer, "id"), "query");
     String requester = requireText(offer, "requester");
     if (!requester.equals(config.peer().name())) {
       throw new ApiException(403, "requester " + requester + " is not this coordinator's peer");
@@ -421,6 +436,13 @@ public final class Coordinator {
     }
     String endpoint = requireText(offer, "requesterEndpoint");
     String peerFingerprint = requireText(offer, "requesterFingerprint");
+    if (!Confined.isEndpoint(endpoint)) {
+      throw peerRefused("requesterEndpoint", endpoint, "query", id, "must be HOST:PORT");
+    }
+    if (!Confined.isFingerprint(peerFingerprint)) {
+      throw peerRefused("requesterFingerprint", peerFingerprint, "query", id,
+          "must be a SHA-256 in hex (64 lower-case digits)");
+    }
     long expiresAt = offer.path("expiresAt").asLong(0);
     if (expiresAt <= now()) {
       throw ApiException.badRequest("expiresAt", "the deadline has passed");
@@ -430,7 +452,7 @@ public final class Coordinator {
     Dataset own = db.tx(c -> Store.dataset(c, ownName)).filter(d -> d.status().equals("active"))
         .orElseThrow(() -> new ApiException(422, "approverDataset: no active dataset " + ownName
             + " at " + config.party()).with("field", "approverDataset"));
-    PublishedDataset theirs = fetchPublished(requesterDataset, "requesterDataset");
+    PublishedDataset theirs = fetchPublished(requesterDataset, "requesterDataset", true);
     Side ownSide = requesterSide.other();
     QueryValidator.validate(sql, "sql", ownSide, QueryValidator.policy(own),
         QueryValidator.policy(theirs));
@@ -451,7 +473,7 @@ public final class Coordinator {
               "peerDataset", requesterDataset)));
       return null;
     });
-    return queryView(id);
+    return peerQueryView(id);
   }
 
   /** This party approves (or rejects) an incoming query. */
@@ -535,6 +557,7 @@ public final class Coordinator {
 
   /** The peer (the approver) tells this coordinator its decision on an outgoing query. */
   Map<String, Object> peerDecision(String id, JsonNode body) {
+    peerId("id", id, "query");
     if (body == null || !body.isObject()) {
       throw ApiException.badRequest("body", "must be a JSON object");
     }
@@ -556,10 +579,13 @@ public final class Coordinator {
       }
     }
     applyDecision(id, decision, reason, session);
-    return queryView(id);
+    return peerQueryView(id);
   }
 
   private void applyDecision(String id, String decision, String reason, SessionRecord session) {
+    if (session != null) {
+      checkPeerSession(id, session);
+    }
     long now = now();
     boolean late = db.tx(c -> {
       QueryRecord q = Store.query(c, id).orElseThrow(() -> ApiException.notFound("query " + id));
@@ -597,6 +623,56 @@ public final class Coordinator {
     if (session != null) {
       launch(session.id());
     }
+  }
+
+  /**
+   * The ids and public parameters of a session the peer created are well-formed before anything
+   * stores or uses them (the session id names our work directory and default output).
+   */
+  private void checkPeerSession(String queryId, SessionRecord s) {
+    peerId("session.id", s.id(), "session");
+    peerId("session.queryId", s.queryId(), "session");
+    for (String[] f : new String[][] {{"session.aEndpoint", s.aEndpoint()},
+        {"session.bEndpoint", s.bEndpoint()}}) {
+      if (!Confined.isEndpoint(f[1])) {
+        throw peerRefused(f[0], f[1], "query", queryId, "must be HOST:PORT");
+      }
+    }
+    for (String[] f : new String[][] {{"session.aFingerprint", s.aFingerprint()},
+        {"session.bFingerprint", s.bFingerprint()}}) {
+      if (!Confined.isFingerprint(f[1])) {
+        throw peerRefused(f[0], f[1], "query", queryId,
+            "must be a SHA-256 in hex (64 lower-case digits)");
+      }
+    }
+  }
+
+  /**
+   * An id the peer supplied, checked as a canonical UUID: it names rows here and, for sessions,
+   * directories. A refusal is logged and audited, and answered with 400 naming the field.
+   */
+  private String peerId(String field, String value, String objectType) {
+    if (!Confined.isUuid(value)) {
+      throw peerRefused(field, value, objectType, null, "must be a UUID in canonical form");
+    }
+    return value;
+  }
+
+  private ApiException peerRefused(String field, String value, String objectType, String objectId,
+      String why) {
+    String shown = value == null ? "null" : value.length() > 80 ? value.substring(0, 80) + "..."
+        : value;
+    LOG.warn("refused from the peer {}: {} {} ({})", config.peer().name(), field, why, shown);
+    Map<String, Object> d = new LinkedHashMap<>();
+    d.put("field", field);
+    d.put("value", shown);
+    d.put("why", why);
+    db.tx(c -> {
+      Store.audit(c, now(), config.peer().name(), "peer.refused", objectType, objectId,
+          Store.json(d));
+      return null;
+    });
+    return ApiException.badRequest(field, why);
   }
 
   /** The session the approver created must match the query this side submitted. */
@@ -697,8 +773,7 @@ public final class Coordinator {
       if (local == null || !local.status().equals("active")) {
         endSession(sessionId, "failed", "dataset " + q.localDataset() + " is no longer active at "
             + config.party(), "job.failed");
-        abortAtPeer(sessionId, "dataset " + q.localDataset() + " of " + config.party()
-            + " is no longer active");
+        abortAtPeer(sessionId, AbortCategory.DATASET_UNAVAILABLE);
         return;
       }
       launcher.launch(s, q, local);
@@ -728,26 +803,42 @@ public final class Coordinator {
     if (launcher != null) {
       launcher.stop(id);
     }
-    abortAtPeer(s.id(), config.party() + " cancelled the session");
+    abortAtPeer(s.id(), AbortCategory.CANCELLED);
     return session(id);
   }
 
   /** The peer tells this coordinator that its side of a session ended early. */
   SessionRecord peerAbort(String id, JsonNode body) {
+    peerId("id", id, "session");
     session(id); // 404 if unknown
-    String reason = body != null && body.hasNonNull("reason") ? body.get("reason").asText()
-        : config.peer().name() + " stopped the session";
-    String error = "the peer " + config.peer().name() + " ended the session: " + reason;
+    // only a category from the fixed set crosses between the organisations (no free text)
+    JsonNode cat = body == null ? null : body.get("category");
+    AbortCategory category = cat != null && cat.isTextual() ? AbortCategory.parse(cat.asText())
+        : null;
+    if (category == null) {
+      throw peerRefused("category", cat == null ? null : cat.toString(), "session", id,
+          "must be one of " + java.util.Arrays.stream(AbortCategory.values())
+              .map(AbortCategory::wire).toList());
+    }
+    java.util.Iterator<String> fields = body.fieldNames();
+    while (fields.hasNext()) {
+      String f = fields.next();
+      if (!f.equals("category")) {
+        throw peerRefused(f, null, "session", id, "an abort carries only its category");
+      }
+    }
+    String error = "the peer " + config.peer().name() + " ended the session: "
+        + category.wire();
     if (endSession(id, "failed", error, "session.aborted_by_peer") && launcher != null) {
       launcher.stop(id);
     }
     return session(id);
   }
 
-  private void abortAtPeer(String id, String reason) {
+  private void abortAtPeer(String id, AbortCategory category) {
     try {
       peer.post("/v1/peer/sessions/" + PeerClient.segment(id) + "/abort",
-          Map.of("reason", reason));
+          Map.of("category", category.wire()));
     } catch (IOException | PeerClient.PeerError e) {
       // the peer's job still fails through the bridge, within its timeouts
       LOG.warn("cannot tell {} that session {} ended: {}", config.peer().name(), id,
@@ -833,9 +924,24 @@ public final class Coordinator {
         () -> ApiException.notFound("query " + id))));
   }
 
-  /** What the peer may see of a query: only queries between the two parties, i.e. all of ours. */
+  /**
+   * What the peer may see of a query (only queries between the two parties exist here): the
+   * query, the decision and the session's public parameters; not this party's output location,
+   * nor its job's state, error or result.
+   */
   Map<String, Object> peerQueryView(String id) {
-    return queryView(id);
+    peerId("id", id, "query");
+    return db.tx(c -> {
+      QueryRecord q = Store.query(c, id).orElseThrow(() -> ApiException.notFound("query " + id));
+      Map<String, Object> m = json.convertValue(q, LinkedHashMap.class);
+      m.put("output", null);
+      if (q.status().equals("failed")) {
+        m.put("statusReason", null); // a local explanation
+      }
+      m.put("approval", Store.approval(c, q.id()).orElse(null));
+      m.put("session", Store.sessionOfQuery(c, q.id()).map(SessionRecord::fresh).orElse(null));
+      return m;
+    });
   }
 
   private Map<String, Object> view(java.sql.Connection c, QueryRecord q)

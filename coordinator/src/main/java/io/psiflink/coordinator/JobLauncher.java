@@ -50,7 +50,7 @@ final class JobLauncher implements AutoCloseable {
 
   /** Tells the peer coordinator that this side's job ended early (failure or cancel). */
   interface PeerAbort {
-    void abort(String sessionId, String reason);
+    void abort(String sessionId, AbortCategory category);
   }
 
   /** One running job. */
@@ -96,13 +96,22 @@ final class JobLauncher implements AutoCloseable {
    */
   void launch(SessionRecord s, QueryRecord q, Dataset local) {
     boolean partyA = q.localSide().equals("A");
-    // a path or a URI (hdfs://...): as a string, which java.nio would not keep
-    String out = !partyA ? null : q.output() != null && q.output().location() != null
-        ? q.output().location()
-        : config.output().directory().replaceAll("/+$", "") + "/" + s.id();
+    // Our directories are named by the session id, which the peer's coordinator may have chosen:
+    // each is checked to be a direct child of its base (Confined), whatever the id holds.
+    String out;
+    Path work;
+    try {
+      // a path or a URI (hdfs://...): as a string, which java.nio would not keep
+      out = !partyA ? null : q.output() != null && q.output().location() != null
+          ? q.output().location() : Confined.under(config.output().directory(), s.id());
+      work = Confined.under(job.workDir(), s.id());
+    } catch (IllegalArgumentException e) {
+      LOG.error("{}: refusing to launch session {}: {}", config.party(), s.id(), e.getMessage());
+      fail(s.id(), "refusing to launch: " + e.getMessage(), null);
+      return;
+    }
     String format = !partyA ? null : q.output() != null && q.output().format() != null
         ? q.output().format() : config.output().format();
-    Path work = job.workDir().resolve(s.id());
     Map<String, Object> detail = new LinkedHashMap<>();
     detail.put("mode", job.mode());
     detail.put("party", q.localSide());
@@ -297,7 +306,8 @@ final class JobLauncher implements AutoCloseable {
       removeOutput(run);
     }
     if (ended) {
-      peerAbort.abort(session, "the job of " + config.party() + " failed: " + error);
+      // the peer learns the category only; the error text stays here
+      peerAbort.abort(session, AbortCategory.ofJobError(error));
     }
   }
 

@@ -462,7 +462,8 @@ abstract class CoordinatorApiContract {
   void theApproverValidatesIndependently() throws Exception {
     Client peerAtBob = parties.client(parties.bob, "Bearer " + parties.aliceToBob);
     ObjectNode offer = Client.JSON.createObjectNode();
-    offer.put("id", "forged-" + SEQ.incrementAndGet());
+    String forged = java.util.UUID.randomUUID().toString();
+    offer.put("id", forged);
     offer.put("requester", "alice");
     offer.put("requesterSide", "A");
     offer.put("requesterDataset", "purchases");
@@ -472,7 +473,7 @@ abstract class CoordinatorApiContract {
     offer.put("fingerprint", io.psiflink.jobs.query.JoinQuery.parse(sql).fingerprint());
     offer.put("protocol", "kkrt");
     offer.put("requesterEndpoint", "alice.example:7443");
-    offer.put("requesterFingerprint", "00");
+    offer.put("requesterFingerprint", "00".repeat(32));
     offer.put("expiresAt", System.currentTimeMillis() + 60_000);
     // bob's own registry: ssn exists but is not revealed
     refused(422, peerAtBob.post("/v1/peer/queries", offer), "SELECT", "b.ssn",
@@ -482,7 +483,7 @@ abstract class CoordinatorApiContract {
     refused(400, peerAtBob.post("/v1/peer/queries", offer), "fingerprint");
     offer.put("requester", "mallory");
     refused(403, peerAtBob.post("/v1/peer/queries", offer), "mallory");
-    assertFalse(bob.get("/v1/queries").raw().contains("forged-"));
+    assertFalse(bob.get("/v1/queries").raw().contains(forged));
   }
 
   // ------------------------------------------------------------------ approval flow
@@ -575,7 +576,8 @@ abstract class CoordinatorApiContract {
     assertTrue(c.json().path("error").isNull(), c.toString());
     JsonNode b = bob.get("/v1/sessions/" + sid).json();
     assertEquals("failed", b.path("status").asText(), b.toString());
-    assertTrue(b.path("error").asText().contains("alice cancelled the session"), b.toString());
+    assertTrue(b.path("error").asText().contains("alice ended the session: cancelled"),
+        b.toString());
 
     refused(409, alice.post("/v1/sessions/" + sid + "/cancel", "{}"), "already ended: cancelled");
     refused(409, bob.post("/v1/sessions/" + sid + "/cancel", "{}"), "already ended: failed");
