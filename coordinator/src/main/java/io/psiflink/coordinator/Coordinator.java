@@ -660,16 +660,18 @@ public final class Coordinator {
 
   private ApiException peerRefused(String field, String value, String objectType, String objectId,
       String why) {
-    String shown = value == null ? "null" : value.length() > 80 ? value.substring(0, 80) + "..."
-        : value;
+    // shortened, control characters escaped: the value is the peer's, it goes into our log
+    String shown = value == null ? "null" : (value.length() > 80 ? value.substring(0, 80) + "..."
+        : value).replaceAll("\\p{Cntrl}", "?");
     LOG.warn("refused from the peer {}: {} {} ({})", config.peer().name(), field, why, shown);
     Map<String, Object> d = new LinkedHashMap<>();
     d.put("field", field);
     d.put("value", shown);
     d.put("why", why);
     db.tx(c -> {
-      Store.audit(c, now(), config.peer().name(), "peer.refused", objectType, objectId,
-          Store.json(d));
+      // the object is the refused id itself when the id is what was refused
+      Store.audit(c, now(), config.peer().name(), "peer.refused", objectType,
+          objectId != null ? objectId : shown, Store.json(d));
       return null;
     });
     return ApiException.badRequest(field, why);
