@@ -476,8 +476,14 @@ public final class Coordinator {
     return peerQueryView(id);
   }
 
-  /** This party approves (or rejects) an incoming query. */
-  Map<String, Object> decideIncoming(String id, boolean approve, String reason) {
+  /**
+   * This party approves (or rejects) an incoming query.
+   *
+   * @param principal the label of the token that decided (audited here; the peer hears only the
+   *     party's decision)
+   */
+  Map<String, Object> decideIncoming(String id, boolean approve, String reason,
+      String principal) {
     long now = now();
     SessionRecord session = db.tx(c -> {
       QueryRecord q = Store.query(c, id).orElseThrow(() -> ApiException.notFound("query " + id));
@@ -495,7 +501,8 @@ public final class Coordinator {
       String decision = approve ? "approved" : "rejected";
       Store.decide(c, id, decision, reason, now);
       Store.insertApproval(c, new Approval(id, decision, config.party(), reason, now));
-      Store.audit(c, now, config.party(), "query." + decision, "query", id, reason);
+      Store.audit(c, now, config.party(), "query." + decision, "query", id,
+          principalDetail(principal, reason));
       if (!approve) {
         return null;
       }
@@ -795,10 +802,23 @@ public final class Coordinator {
     });
   }
 
-  /** This party cancels a session: its job stops, the peer is told (its job stops too). */
-  SessionRecord cancel(String id) {
+  /**
+   * This party cancels a session: its job stops, the peer is told (its job stops too).
+   *
+   * @param principal the label of the token that cancelled (audited)
+   */
+  SessionRecord cancel(String id, String principal) {
     SessionRecord s = session(id);
-    if (!endSession(id, "cancelled", null, "job.cancelled")) {
+    boolean ended = db.tx(c -> {
+      long now = now();
+      if (!Store.endSession(c, id, "cancelled", null, null, null, null, now)) {
+        return false;
+      }
+      Store.audit(c, now, config.party(), "job.cancelled", "session", id,
+          principalDetail(principal, null));
+      return true;
+    });
+    if (!ended) {
       throw ApiException.conflict("session " + id + " has already ended: "
           + session(id).status());
     }
@@ -835,6 +855,22 @@ public final class Coordinator {
       launcher.stop(id);
     }
     return session(id);
+  }
+
+  /**
+   * The audit detail of a party's decision: the principal (its token's label) and the reason; a
+   * plain reason (or null) when no principal is known (a call from inside this process).
+   */
+  private static String principalDetail(String principal, String reason) {
+    if (principal == null) {
+      return reason;
+    }
+    Map<String, Object> d = new LinkedHashMap<>();
+    d.put("principal", principal);
+    if (reason != null) {
+      d.put("reason", reason);
+    }
+    return Store.json(d);
   }
 
   private void abortAtPeer(String id, AbortCategory category) {

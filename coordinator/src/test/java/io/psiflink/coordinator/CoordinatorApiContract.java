@@ -549,6 +549,43 @@ abstract class CoordinatorApiContract {
     assertTrue(bobLog.contains("session.created " + sid), bobLog.toString());
   }
 
+  /** The audit detail of {@code action} on {@code objectId} (the last such entry). */
+  static String auditDetail(Client c, String action, String objectId) {
+    String found = null;
+    for (JsonNode e : c.get("/v1/audit").json().path("entries")) {
+      if (e.path("action").asText().equals(action)
+          && e.path("objectId").asText().equals(objectId)) {
+        found = e.path("detail").asText();
+      }
+    }
+    assertTrue(found != null, action + " " + objectId + " is not in the audit log");
+    return found;
+  }
+
+  @Test
+  void theAuditNamesThePrincipalWhoApprovedRejectedOrCancelled() throws Exception {
+    String approvedId = submit(alice, sqlQuery(GOOD_SQL));
+    Reply r = bob.post("/v1/queries/" + approvedId + "/approve", Map.of("reason", "ok"));
+    assertEquals(200, r.status(), r.toString());
+    JsonNode d = Client.JSON.readTree(auditDetail(bob, "query.approved", approvedId));
+    assertEquals("bob-analyst", d.path("principal").asText(), d.toString());
+    assertEquals("ok", d.path("reason").asText(), d.toString());
+    // the principal is bob's business: alice records bob's decision as the party's
+    assertFalse(alice.get("/v1/audit").raw().contains("bob-analyst"));
+    assertEquals("bob", alice.get("/v1/queries/" + approvedId).json().path("approval")
+        .path("decidedBy").asText());
+
+    String rejectedId = submit(alice, sqlQuery(GOOD_SQL));
+    assertEquals(200, bob.post("/v1/queries/" + rejectedId + "/reject", "{}").status());
+    d = Client.JSON.readTree(auditDetail(bob, "query.rejected", rejectedId));
+    assertEquals("bob-analyst", d.path("principal").asText(), d.toString());
+
+    String sid = r.json().path("session").path("id").asText();
+    assertEquals(200, alice.post("/v1/sessions/" + sid + "/cancel", "{}").status());
+    d = Client.JSON.readTree(auditDetail(alice, "job.cancelled", sid));
+    assertEquals("alice-analyst", d.path("principal").asText(), d.toString());
+  }
+
   /** Submits the good query at alice, approves it at bob; returns the session id. */
   String approvedSession() {
     String id = submit(alice, sqlQuery(GOOD_SQL));
@@ -646,9 +683,9 @@ abstract class CoordinatorApiContract {
   void anOfferThePeerNeverReceivedFailsWhenThePollFindsNothing() throws Exception {
     // as if the offer's call timed out without reaching bob: pending here, unknown there
     long now = System.currentTimeMillis();
-    Model.QueryRecord lost = offer("lost-" + SEQ.incrementAndGet(),
+    Model.QueryRecord lost = offer(java.util.UUID.randomUUID().toString(),
         now - Coordinator.UNDELIVERED_AFTER.toMillis() - 1000);
-    Model.QueryRecord inFlight = offer("in-flight-" + SEQ.incrementAndGet(), now);
+    Model.QueryRecord inFlight = offer(java.util.UUID.randomUUID().toString(), now);
     parties.alice.sweepNow();
     JsonNode q = alice.get("/v1/queries/" + lost.id()).json();
     assertEquals("failed", q.path("status").asText(), q.toString());
