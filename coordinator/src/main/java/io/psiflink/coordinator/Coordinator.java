@@ -3,6 +3,7 @@ package io.psiflink.coordinator;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.psiflink.connectors.ColumnType;
+import io.psiflink.connectors.JdbcTable;
 import io.psiflink.coordinator.Model.Approval;
 import io.psiflink.coordinator.Model.AuditEntry;
 import io.psiflink.coordinator.Model.ColumnSpec;
@@ -145,9 +146,19 @@ public final class Coordinator {
       }
       Store.insertDataset(c, d);
       Store.audit(c, d.createdAt(), config.party(), "dataset.registered", "dataset", name,
-          Store.json(Map.of("location", location, "format", format)));
-      return d;
+          Store.json(Map.of("location", JdbcTable.redact(location), "format", format)));
+      return shown(d);
     });
+  }
+
+  /**
+   * A dataset as the API returns it: its location with any password hidden (the stored one keeps
+   * it, for the job).
+   */
+  private static Dataset shown(Dataset d) {
+    return new Dataset(d.name(), JdbcTable.redact(d.location()), d.format(), d.schema(),
+        d.keyColumns(), d.revealColumns(), d.filterColumns(), d.status(), d.createdAt(),
+        d.retiredAt());
   }
 
   /**
@@ -164,14 +175,14 @@ public final class Coordinator {
       String actual = io.psiflink.connectors.TableFiles.of(location).format().name()
           .toLowerCase(Locale.ROOT);
       if (!actual.equals(format)) {
-        throw ApiException.badRequest("format", "is " + format + " but the files at " + location
-            + " are " + actual);
+        throw ApiException.badRequest("format", "is " + format + " but the files at "
+            + JdbcTable.redact(location) + " are " + actual);
       }
       found = io.psiflink.connectors.SchemaDiscovery.discover(location);
     } catch (io.psiflink.connectors.TableException | IllegalArgumentException
         | java.io.UncheckedIOException e) {
       throw ApiException.badRequest("location", "no schema given, and none can be discovered: "
-          + e.getMessage());
+          + JdbcTable.redact(e.getMessage()));
     }
     List<ColumnSpec> cols = new ArrayList<>();
     for (io.psiflink.connectors.Column c : found.columns()) {
@@ -208,12 +219,13 @@ public final class Coordinator {
   }
 
   List<Dataset> datasets(boolean includeRetired) {
-    return db.tx(c -> Store.datasets(c, includeRetired));
+    return db.tx(c -> Store.datasets(c, includeRetired)).stream().map(Coordinator::shown)
+        .toList();
   }
 
   Dataset dataset(String name) {
-    return db.tx(c -> Store.dataset(c, name)).orElseThrow(() -> ApiException.notFound(
-        "dataset " + name));
+    return db.tx(c -> Store.dataset(c, name)).map(Coordinator::shown)
+        .orElseThrow(() -> ApiException.notFound("dataset " + name));
   }
 
   Dataset retireDataset(String name) {
@@ -224,7 +236,7 @@ public final class Coordinator {
         throw ApiException.conflict("dataset " + name + " is already retired");
       }
       Store.audit(c, now(), config.party(), "dataset.retired", "dataset", name, null);
-      return Store.dataset(c, name).orElse(d);
+      return shown(Store.dataset(c, name).orElse(d));
     });
   }
 

@@ -8,6 +8,7 @@ import io.psiflink.coordinator.Model.Progress;
 import io.psiflink.coordinator.Model.QueryRecord;
 import io.psiflink.coordinator.Model.Result;
 import io.psiflink.coordinator.Model.SessionRecord;
+import io.psiflink.connectors.JdbcTable;
 import io.psiflink.jobs.PrivateJoinJob;
 import io.psiflink.jobs.local.JvmOptions;
 import java.io.IOException;
@@ -119,7 +120,7 @@ final class JobLauncher implements AutoCloseable {
     detail.put("bridge", s.aEndpoint());
     detail.put("workDir", work.toString());
     if (out != null) {
-      detail.put("output", out);
+      detail.put("output", JdbcTable.redact(out));
     }
     long now = clock.millis();
     boolean started = db.tx(c -> {
@@ -139,9 +140,7 @@ final class JobLauncher implements AutoCloseable {
       List<String> cmd = command(s, q, local, work, out, format, restPort);
       ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true)
           .redirectOutput(work.resolve("job.log").toFile());
-      if (job.mode().equals(Job.FLINK_RUN) && job.flinkConfDir() != null) {
-        pb.environment().put("FLINK_CONF_DIR", job.flinkConfDir().toString());
-      }
+      pb.environment().putAll(environment(local));
       Process p = pb.start();
       String rest = job.mode().equals(Job.EMBEDDED) ? "http://127.0.0.1:" + restPort
           : job.flinkRestUrl();
@@ -186,7 +185,9 @@ final class JobLauncher implements AutoCloseable {
     }
     boolean partyA = q.localSide().equals("A");
     add(cmd, "party", q.localSide());
-    add(cmd, "table", local.location());
+    // a password in a JDBC location goes to the child's environment (environment()), never on
+    // the command line where ps shows it
+    add(cmd, "table", JdbcTable.withoutPassword(local.location()));
     add(cmd, "sql", q.sql());
     if (partyA) {
       add(cmd, "out", out);
@@ -214,6 +215,23 @@ final class JobLauncher implements AutoCloseable {
     add(cmd, "work", work.resolve("flink").toString());
     add(cmd, "summary", work.resolve("summary.json").toString());
     return cmd;
+  }
+
+  /**
+   * What the job's process gets in its environment beyond the coordinator's: FLINK_CONF_DIR
+   * (flink-run), and the password of a JDBC location ({@value JdbcTable#PASSWORD_ENV}), which the
+   * job's JdbcTable reads, so that no password is on a command line.
+   */
+  Map<String, String> environment(Dataset local) {
+    Map<String, String> env = new LinkedHashMap<>();
+    if (job.mode().equals(Job.FLINK_RUN) && job.flinkConfDir() != null) {
+      env.put("FLINK_CONF_DIR", job.flinkConfDir().toString());
+    }
+    String password = JdbcTable.password(local.location());
+    if (password != null) {
+      env.put(JdbcTable.PASSWORD_ENV, password);
+    }
+    return env;
   }
 
   private static void add(List<String> cmd, String k, String v) {
@@ -284,7 +302,8 @@ final class JobLauncher implements AutoCloseable {
             Store.json(d));
         if (result != null) {
           Store.audit(c, now, config.party(), "result.written", "session", run.session,
-              Store.json(Map.of("location", result.location(), "format", result.format(),
+              Store.json(Map.of("location", JdbcTable.redact(result.location()),
+                  "format", result.format(),
                   "rowsOut", rowsOut)));
         }
       }
@@ -381,7 +400,8 @@ final class JobLauncher implements AutoCloseable {
     } catch (IOException | java.io.UncheckedIOException e) {
       // fall through to the exit code
     }
-    return found != null ? found : "the job exited with code " + code + " (log: " + log + ")";
+    return found != null ? JdbcTable.redact(found)
+        : "the job exited with code " + code + " (log: " + log + ")";
   }
 
   private static int freePort() throws IOException {

@@ -549,6 +549,26 @@ abstract class CoordinatorApiContract {
     assertTrue(bobLog.contains("session.created " + sid), bobLog.toString());
   }
 
+  @Test
+  void aJdbcPasswordIsNeverShownByTheApiOrTheAuditLog() {
+    String name = "crm" + SEQ.incrementAndGet();
+    ObjectNode d = dataset(name, "jdbc:postgresql://db.internal:5432/crm?table=people&user=psi"
+        + "&password=s3cret-pw&sslpassword=k3y-pw", "csv", List.of(column("card", "STRING"),
+        column("email", "STRING")), List.of("card"), List.of("email"), List.of());
+    d.put("format", "csv");
+    Reply r = alice.post("/v1/datasets", d);
+    assertEquals(201, r.status(), r.toString());
+    List<Reply> shown = List.of(r, alice.get("/v1/datasets"), alice.get("/v1/datasets/" + name),
+        alice.delete("/v1/datasets/" + name), alice.get("/v1/datasets?includeRetired=true"),
+        alice.get("/v1/audit"), bob.get("/v1/peer/datasets/" + name),
+        parties.client(parties.bob, "Bearer " + parties.aliceToBob).get("/v1/peer/datasets"));
+    for (Reply x : shown) {
+      assertFalse(x.raw().contains("s3cret-pw") || x.raw().contains("k3y-pw"), x.toString());
+    }
+    assertEquals("jdbc:postgresql://db.internal:5432/crm?table=people&user=psi&password=***"
+        + "&sslpassword=***", r.json().path("location").asText());
+  }
+
   /** The audit detail of {@code action} on {@code objectId} (the last such entry). */
   static String auditDetail(Client c, String action, String objectId) {
     String found = null;
