@@ -49,7 +49,8 @@ public final class BridgeRelay implements AutoCloseable {
         .build();
     Server server = NettyServerBuilder.forAddress(new InetSocketAddress(config.bindHost(), config.port()))
         .sslContext(tls)
-        .addService(ServerInterceptors.intercept(service, new PartyAuthInterceptor(config.allowedParties(), partyKey)))
+        .addService(ServerInterceptors.intercept(service, new PartyAuthInterceptor(config.allowedParties(),
+            config.partyTrust(), partyKey)))
         .addStreamTracerFactory(new CloseReasonTracer.Factory(tracerKey))
         .maxInboundMessageSize(config.maxFrameBytes() + Frames.MAX_OVERHEAD)
         .keepAliveTime(BridgeProtocol.KEEPALIVE_TIME.toMillis(), TimeUnit.MILLISECONDS)
