@@ -6,11 +6,14 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Clock;
 import io.psiflink.bridge.BridgeRelay;
 import io.psiflink.bridge.PartyCredentials;
+import io.psiflink.bridge.PartyTrust;
 import io.psiflink.bridge.RelayConfig;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
@@ -132,11 +135,30 @@ public final class CoordinatorServer implements AutoCloseable {
     RelayConfig rc = RelayConfig.defaults(PartyCredentials.load(r.certificate(), r.privateKey(),
         r.trustedCa()), Set.of(config.party(), config.peer().name()))
         .withBindHost(r.listen().substring(0, colon))
-        .withPort(Integer.parseInt(r.listen().substring(colon + 1)));
+        .withPort(Integer.parseInt(r.listen().substring(colon + 1)))
+        .withPartyTrust(relayTrust(config));
     if (r.pairTimeout() != null) {
       rc = rc.withPairTimeout(r.pairTimeout());
     }
     return BridgeRelay.start(rc);
+  }
+
+  /**
+   * Which certificates the relay admits for each party (both organisations' CAs are in trustedCa,
+   * so the CN alone would let either CA issue the other's name): this party's own job
+   * certificate (pinned) or its partyCa; the peer's peerCa, else trustedCa (with a warning).
+   */
+  static Map<String, PartyTrust> relayTrust(CoordinatorConfig config) {
+    CoordinatorConfig.Relay r = config.bridge().relay();
+    Path ownJob = config.job() != null ? config.job().certificate() : config.bridge().certificate();
+    PartyTrust own = PartyTrust.load(r.partyCa(), List.of(Tls.fingerprint(ownJob)));
+    if (r.peerCa() == null) {
+      LOG.warn("bridge.relay.peerCa is not set: the relay admits a certificate with CN {} from any"
+          + " CA in {}; set it to {}'s CA", config.peer().name(), r.trustedCa(),
+          config.peer().name());
+    }
+    PartyTrust peer = PartyTrust.load(r.peerCa() != null ? r.peerCa() : r.trustedCa(), List.of());
+    return Map.of(config.party(), own, config.peer().name(), peer);
   }
 
   private static String readToken(CoordinatorConfig config) throws IOException {
