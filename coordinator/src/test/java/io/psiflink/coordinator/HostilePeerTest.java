@@ -119,6 +119,9 @@ class HostilePeerTest {
               "reveal", false, "filter", false),
           Map.of("name", "email", "type", "STRING", "nullable", true, "key", false,
               "reveal", true, "filter", false)));
+    } else if (path.equals("/v1/peer/datasets/broken")) {
+      status = 500;
+      answer = Map.of("error", "internal");
     } else if (path.equals("/v1/peer/queries")) {
       offers.add(body);
       status = 201;
@@ -288,6 +291,27 @@ class HostilePeerTest {
     assertFalse(view.raw().contains("no-flink"), view.raw());
     assertFalse(view.raw().contains(dir.toString()), view.raw());
     assertNotNull(offers.get(0));
+  }
+
+  @Test
+  void anOfferWhoseDatasetCannotBeFetchedIsRefusedWithoutOurDetails() throws Exception {
+    ObjectNode offer = Client.JSON.createObjectNode();
+    offer.put("id", UUID.randomUUID().toString());
+    offer.put("requester", "bob");
+    offer.put("requesterSide", "B");
+    offer.put("requesterDataset", "broken");
+    offer.put("approverDataset", "purchases");
+    String sql = "SELECT b.email, a.spend FROM a JOIN b ON a.card = b.card";
+    offer.put("sql", sql);
+    offer.put("fingerprint", io.psiflink.jobs.query.JoinQuery.parse(sql).fingerprint());
+    offer.put("protocol", "kkrt");
+    offer.put("requesterEndpoint", "bob.example:7443");
+    offer.put("requesterFingerprint", "ab".repeat(32));
+    offer.put("expiresAt", System.currentTimeMillis() + 60_000);
+    Reply r = peerAtAlice.post("/v1/peer/queries", offer);
+    assertEquals(502, r.status(), r.toString());
+    assertEquals("cannot fetch the requester's dataset broken", r.error());
+    assertFalse(r.raw().contains(Integer.toString(hostile.getAddress().getPort())), r.raw());
   }
 
   @Test
