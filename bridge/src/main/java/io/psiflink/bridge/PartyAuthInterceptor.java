@@ -30,12 +30,14 @@ final class PartyAuthInterceptor implements ServerInterceptor {
   private final Set<String> allowedParties;
   private final Map<String, PartyTrust> partyTrust;
   private final Context.Key<String> partyKey;
+  private final Context.Key<byte[]> certKey;
 
   PartyAuthInterceptor(Set<String> allowedParties, Map<String, PartyTrust> partyTrust,
-      Context.Key<String> partyKey) {
+      Context.Key<String> partyKey, Context.Key<byte[]> certKey) {
     this.allowedParties = allowedParties;
     this.partyTrust = partyTrust;
     this.partyKey = partyKey;
+    this.certKey = certKey;
   }
 
   @Override
@@ -70,7 +72,15 @@ final class PartyAuthInterceptor implements ServerInterceptor {
           new Metadata());
       return new ServerCall.Listener<>() {};
     }
-    return Contexts.interceptCall(Context.current().withValue(partyKey, party), call, headers, next);
+    byte[] sha256;
+    try {
+      sha256 = PartyTrust.sha256(leaf);
+    } catch (BridgeException e) {
+      call.close(Status.UNAUTHENTICATED.withDescription("unreadable client certificate"), new Metadata());
+      return new ServerCall.Listener<>() {};
+    }
+    return Contexts.interceptCall(Context.current().withValue(partyKey, party).withValue(certKey, sha256), call,
+        headers, next);
   }
 
   private static X509Certificate leaf(SSLSession session) {

@@ -106,6 +106,28 @@ class PartyTrustTest {
   }
 
   @Test
+  void aSessionThatNamesBsCertificateAdmitsOnlyThatOne() throws Exception {
+    String pinB = HexFormat.of().formatHex(PartyTrust.sha256(genuineB().certificate()));
+    String pinA = HexFormat.of().formatHex(PartyTrust.sha256(PartyCredentials.load(
+        dirA.resolve(TestBed.A + ".pem"), dirA.resolve(TestBed.A + ".key"), bothCas).certificate()));
+    SessionPins pins = (session, party) -> !session.equals("pinned") ? null
+        : party.equals(TestBed.B) ? "00".repeat(32) : pinA;
+    try (TestBed bed = new TestBed(pkiA, d -> relay(d, true), pins)) {
+      // the session names another certificate for B: B's genuine one is refused for it
+      BridgeClient b = bed.client(genuineB(), c -> c.withPairTimeout(java.time.Duration.ofSeconds(5)));
+      BridgeException e = assertThrows(BridgeException.class, () -> b.open("pinned", "c"));
+      assertTrue(e.getMessage().contains("not the one session")
+          || e.getMessage().contains("PERMISSION_DENIED"), e.getMessage());
+      // a session this relay does not know: the CA tie alone
+      exchange(bed, genuineB(), "unknown-here");
+    }
+    SessionPins right = (session, party) -> party.equals(TestBed.B) ? pinB : pinA;
+    try (TestBed bed = new TestBed(pkiA, d -> relay(d, true), right)) {
+      exchange(bed, genuineB(), "pinned");
+    }
+  }
+
+  @Test
   void aPinnedCertificateIsAdmittedAndNoOtherOfThatCa() throws Exception {
     String pin = HexFormat.of().formatHex(PartyTrust.sha256(genuineB().certificate()));
     PartyTrust pinned = PartyTrust.pinned(List.of(pin));

@@ -12,6 +12,7 @@ import io.psiflink.bridge.BridgeRelay;
 import io.psiflink.bridge.PartyCredentials;
 import io.psiflink.bridge.PartyTrust;
 import io.psiflink.bridge.RelayConfig;
+import io.psiflink.bridge.SessionPins;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -76,7 +77,7 @@ public final class CoordinatorServer implements AutoCloseable {
         config.tls().trustedCa());
     ObjectMapper json = mapper();
     PeerClient peer = new PeerClient(tls, config.peer().url(), peerToken, json);
-    BridgeRelay relay = startRelay(config);
+    BridgeRelay relay = startRelay(config, db);
     Coordinator coordinator = new Coordinator(config, db, peer, json, clock);
     HttpApi api = new HttpApi(coordinator, tokens, json);
 
@@ -123,7 +124,7 @@ public final class CoordinatorServer implements AutoCloseable {
    * are the party names) and passes their frames on; the payload inside is sealed under keys only
    * the two jobs derive, so the relay sees no key, token or row.
    */
-  private static BridgeRelay startRelay(CoordinatorConfig config) throws Exception {
+  private static BridgeRelay startRelay(CoordinatorConfig config, Db db) throws Exception {
     CoordinatorConfig.Relay r = config.bridge().relay();
     if (r == null) {
       return null;
@@ -140,7 +141,22 @@ public final class CoordinatorServer implements AutoCloseable {
     if (r.pairTimeout() != null) {
       rc = rc.withPairTimeout(r.pairTimeout());
     }
-    return BridgeRelay.start(rc);
+    return BridgeRelay.start(rc, sessionPins(db));
+  }
+
+  /**
+   * The relay's session pins: a stream of a session recorded here is admitted only with the
+   * certificate the session names for its party (aFingerprint, bFingerprint); a session not (yet)
+   * recorded here, e.g. while a lost decision callback waits for the sweeper, gets the CA tie alone.
+   */
+  static SessionPins sessionPins(Db db) {
+    return (session, party) -> {
+      if (!Confined.isUuid(session)) {
+        return null;
+      }
+      return db.tx(c -> Store.session(c, session)).map(s -> party.equals(s.partyA())
+          ? s.aFingerprint() : party.equals(s.partyB()) ? s.bFingerprint() : null).orElse(null);
+    };
   }
 
   /**

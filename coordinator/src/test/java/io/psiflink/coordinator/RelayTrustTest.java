@@ -42,6 +42,28 @@ class RelayTrustTest {
   }
 
   @Test
+  void theRelaysPinsAreTheCertificatesTheSessionNames() throws Exception {
+    Db db = new Db("jdbc:sqlite:" + dir.resolve("pins.db"), null, null);
+    db.migrate();
+    String sid = java.util.UUID.randomUUID().toString();
+    String qid = java.util.UUID.randomUUID().toString();
+    db.tx(c -> {
+      Store.insertQuery(c, new Model.QueryRecord(qid, "incoming", "bob", "alice", "A", "p", "c",
+          "SELECT a.x FROM a JOIN b ON a.k = b.k", "fp", 0, 40, "kkrt", "bob.example:7443",
+          "bb".repeat(32), "approved", null, 0, 1, 0L, null));
+      Store.insertSession(c, new Model.SessionRecord(sid, qid, "alice", "bob", 0, 40, "kkrt",
+          "alice.example:7443", "aa".repeat(32), "bob.example:7443", "bb".repeat(32), 0L));
+      return null;
+    });
+    var pins = CoordinatorServer.sessionPins(db);
+    org.junit.jupiter.api.Assertions.assertEquals("aa".repeat(32), pins.pin(sid, "alice"));
+    org.junit.jupiter.api.Assertions.assertEquals("bb".repeat(32), pins.pin(sid, "bob"));
+    org.junit.jupiter.api.Assertions.assertNull(pins.pin(java.util.UUID.randomUUID().toString(),
+        "bob"));
+    org.junit.jupiter.api.Assertions.assertNull(pins.pin("../x", "bob"));
+  }
+
+  @Test
   void eachPartyIsTiedToItsOwnCaOrPin() throws Exception {
     Path a = dir.resolve("a");
     Path b = dir.resolve("b");
