@@ -16,6 +16,8 @@
 #   bridge (PartyMain --ca):           our ca.pem + the peer's ca.pem (the peer's jobs, and the relay
 #                                      at our edge, which our CA signs)
 #   coordinator (tls.trustedCa):       the peer's ca.pem (it signed the peer coordinator's certificate)
+#   relay (bridge.relay.trustedCa):    our ca.pem + the peer's ca.pem; bridge.relay.peerCa: the
+#                                      peer's ca.pem alone (only it may issue the peer's CN there)
 # Keep ca.key offline once the certificates are issued.
 set -euo pipefail
 
@@ -28,7 +30,7 @@ while (($#)); do
     --bridge-host) bridge_host="$2"; shift 2 ;;
     --coordinator-host) coord_host="$2"; shift 2 ;;
     --days) days="$2"; shift 2 ;;
-    -h|--help) sed -n '2,21p' "${BASH_SOURCE[0]}"; exit 0 ;;
+    -h|--help) sed -n '2,23p' "${BASH_SOURCE[0]}"; exit 0 ;;
     *) die "unknown argument '$1' (see --help)" ;;
   esac
 done

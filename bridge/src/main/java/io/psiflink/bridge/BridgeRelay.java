@@ -38,18 +38,28 @@ public final class BridgeRelay implements AutoCloseable {
 
   /** Starts listening; returns once the port is bound. */
   public static BridgeRelay start(RelayConfig config) throws BridgeException {
+    return start(config, null);
+  }
+
+  /**
+   * Starts listening; a stream of a session that {@code pins} knows is admitted only with the
+   * certificate the session names for the stream's party.
+   */
+  public static BridgeRelay start(RelayConfig config, SessionPins pins) throws BridgeException {
     var tls = TlsContexts.forRelay(config.server());
     RelayCounters counters = new RelayCounters();
     ScheduledExecutorService timer = DaemonTimer.create("psi-bridge-relay-timer");
     PairingRegistry registry = new PairingRegistry(config.pairTimeout(), config.maxFrameBytes(), timer, counters);
     Context.Key<String> partyKey = Context.key("psi-party");
+    Context.Key<byte[]> certKey = Context.key("psi-party-certificate-sha256");
     Context.Key<CloseReasonTracer> tracerKey = Context.key("psi-close-reason");
     ServerServiceDefinition service = ServerServiceDefinition.builder(BridgeProtocol.SERVICE)
-        .addMethod(BridgeProtocol.EXCHANGE, new ExchangeHandler(registry, partyKey, tracerKey))
+        .addMethod(BridgeProtocol.EXCHANGE, new ExchangeHandler(registry, partyKey, certKey, pins, tracerKey))
         .build();
     Server server = NettyServerBuilder.forAddress(new InetSocketAddress(config.bindHost(), config.port()))
         .sslContext(tls)
-        .addService(ServerInterceptors.intercept(service, new PartyAuthInterceptor(config.allowedParties(), partyKey)))
+        .addService(ServerInterceptors.intercept(service, new PartyAuthInterceptor(config.allowedParties(),
+            config.partyTrust(), partyKey, certKey)))
         .addStreamTracerFactory(new CloseReasonTracer.Factory(tracerKey))
         .maxInboundMessageSize(config.maxFrameBytes() + Frames.MAX_OVERHEAD)
         .keepAliveTime(BridgeProtocol.KEEPALIVE_TIME.toMillis(), TimeUnit.MILLISECONDS)

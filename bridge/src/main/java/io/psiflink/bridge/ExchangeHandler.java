@@ -10,11 +10,17 @@ import io.grpc.Status;
 final class ExchangeHandler implements ServerCallHandler<byte[], byte[]> {
   private final PairingRegistry registry;
   private final Context.Key<String> partyKey;
+  private final Context.Key<byte[]> certKey;
+  /** Null: no session pins (the CA tie alone). */
+  private final SessionPins pins;
   private final Context.Key<CloseReasonTracer> tracerKey;
 
-  ExchangeHandler(PairingRegistry registry, Context.Key<String> partyKey, Context.Key<CloseReasonTracer> tracerKey) {
+  ExchangeHandler(PairingRegistry registry, Context.Key<String> partyKey, Context.Key<byte[]> certKey,
+      SessionPins pins, Context.Key<CloseReasonTracer> tracerKey) {
     this.registry = registry;
     this.partyKey = partyKey;
+    this.certKey = certKey;
+    this.pins = pins;
     this.tracerKey = tracerKey;
   }
 
@@ -35,10 +41,34 @@ final class ExchangeHandler implements ServerCallHandler<byte[], byte[]> {
       call.close(Status.INVALID_ARGUMENT.withDescription(problem), new Metadata());
       return new ServerCall.Listener<>() {};
     }
+    if (pins != null && !pinned(session, party, certKey.get())) {
+      // the session names the certificate of each party: another one of the same CA and CN is refused
+      call.close(Status.PERMISSION_DENIED.withDescription("the certificate of '" + party
+          + "' is not the one session " + session + " names"), new Metadata());
+      return new ServerCall.Listener<>() {};
+    }
     RelayStream stream = new RelayStream(call, party, new StreamKey(session, channel), registry, tracerKey.get());
     call.sendHeaders(new Metadata());
     registry.register(stream);
     return stream;
+  }
+
+  /** Whether the certificate is the one the session names for the party (or the session is unknown here). */
+  private boolean pinned(String session, String party, byte[] actual) {
+    String pin;
+    try {
+      pin = pins.pin(session, party);
+    } catch (RuntimeException e) {
+      return false; // cannot tell: refuse rather than admit
+    }
+    if (pin == null) {
+      return true;
+    }
+    try {
+      return actual != null && java.security.MessageDigest.isEqual(actual, java.util.HexFormat.of().parseHex(pin));
+    } catch (IllegalArgumentException e) {
+      return false;
+    }
   }
 
   private static String headerProblem(Metadata.Key<String> key, String value) {

@@ -99,6 +99,17 @@ public final class PartyCredentials implements Serializable {
     return trustedCaPem;
   }
 
+  /**
+   * As {@link #verifyPeer(X509Certificate, String)}, and the certificate must also be the peer's
+   * own: it chains to the peer's CA(s) or matches its pin ({@code peerTrust}), so that a CA of
+   * another organisation that this party also trusts cannot issue the peer's name.
+   */
+  public void verifyPeer(X509Certificate cert, String expectedPartyName, PartyTrust peerTrust)
+      throws BridgeException {
+    verifyPeer(cert, expectedPartyName);
+    Objects.requireNonNull(peerTrust, "peerTrust").check(cert);
+  }
+
   /** Checks that {@code cert} chains to a trusted CA, is valid now and has CN {@code expectedPartyName}. */
   public void verifyPeer(X509Certificate cert, String expectedPartyName) throws BridgeException {
     Objects.requireNonNull(cert, "cert");

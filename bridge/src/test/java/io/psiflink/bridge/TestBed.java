@@ -40,8 +40,14 @@ final class TestBed implements AutoCloseable {
   }
 
   TestBed(ThrowawayPki pki, UnaryOperator<RelayConfig> tweak) throws BridgeException {
+    this(pki, tweak, null);
+  }
+
+  /** With the sessions' certificate pins the relay checks (null: none). */
+  TestBed(ThrowawayPki pki, UnaryOperator<RelayConfig> tweak, SessionPins pins) throws BridgeException {
     this.pki = pki;
-    this.relay = BridgeRelay.start(tweak.apply(RelayConfig.defaults(pki.credentials(RELAY), Set.of(A, B))));
+    this.relay = BridgeRelay.start(tweak.apply(RelayConfig.defaults(pki.credentials(RELAY), Set.of(A, B))),
+        pins);
   }
 
   BridgeClient client(String party) throws BridgeException {

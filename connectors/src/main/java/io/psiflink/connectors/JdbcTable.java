@@ -136,9 +136,59 @@ public record JdbcTable(String url, String table, String partitionColumn, int pa
     return null;
   }
 
-  /** The URL with a password parameter's value hidden, for messages. */
-  static String redact(String url) {
-    return url.replaceAll("(?i)([?&]password=)[^&]*", "$1***");
+  /** A parameter whose name ends in "password" (password, sslpassword, ...), with its value. */
+  private static final java.util.regex.Pattern PASSWORD_PARAM = java.util.regex.Pattern.compile(
+      "(?i)([?&;][A-Za-z0-9_.-]*password=)([^&;]*)");
+  /** The password of a URI's user info ({@code scheme://user:secret@host}). */
+  private static final java.util.regex.Pattern USERINFO_SECRET = java.util.regex.Pattern.compile(
+      "(//[^/?#@:]*:)([^/?#@]*)(@)");
+
+  /**
+   * A table location (a JDBC URL, a path or any URI) with every secret in it hidden: the values of
+   * parameters named {@code password} or {@code ...password} ({@code sslpassword}), and the
+   * password of a URI's user info. The one function used wherever a location is printed, logged,
+   * audited or returned by an API.
+   */
+  public static String redact(String location) {
+    if (location == null) {
+      return null;
+    }
+    String r = PASSWORD_PARAM.matcher(location).replaceAll("$1***");
+    return USERINFO_SECRET.matcher(r).replaceAll("$1***$3");
+  }
+
+  /**
+   * The value of a JDBC URL's {@code password} parameter (URL-decoded, as the driver reads it), or
+   * null if it has none.
+   */
+  public static String password(String location) {
+    if (!isJdbc(location)) {
+      return null;
+    }
+    String v = param(location, "password");
+    return v == null ? null : java.net.URLDecoder.decode(v, java.nio.charset.StandardCharsets.UTF_8);
+  }
+
+  /**
+   * A JDBC URL without its {@code password} parameter: what goes on a command line, while the
+   * password goes to the reading process's {@value #PASSWORD_ENV} (see {@link #connect}).
+   * Locations that are not JDBC URLs are returned as they are.
+   */
+  public static String withoutPassword(String location) {
+    if (!isJdbc(location)) {
+      return location;
+    }
+    int q = location.indexOf('?');
+    if (q < 0) {
+      return location;
+    }
+    StringJoiner kept = new StringJoiner("&");
+    for (String kv : location.substring(q + 1).split("&")) {
+      if (!kv.isEmpty() && !kv.startsWith("password=")) {
+        kept.add(kv);
+      }
+    }
+    return location.substring(0, q) + (kept.length() == 0 ? "" : "?" + kept);
   }
 
   /** The table, quoted for SQL: each dot-separated part in double quotes. */

@@ -25,11 +25,15 @@ import org.junit.jupiter.api.Assumptions;
  */
 public final class PostgresServer implements AutoCloseable {
   public static final String USER = "psi";
+  /** The password of {@link #USER} on a server from {@link #startWithPassword()}. */
+  public static final String PASSWORD = "psi-test-pw";
 
   private final Path bin;
   private final Path dir;
   private final int port;
   private final boolean asPostgres;
+  /** Null: trust authentication. */
+  private String password;
 
   private PostgresServer(Path bin, Path dir, int port, boolean asPostgres) {
     this.bin = bin;
@@ -65,6 +69,18 @@ public final class PostgresServer implements AutoCloseable {
 
   /** Starts a server, or aborts the calling test (skipped) when PostgreSQL is not installed. */
   public static PostgresServer start() throws Exception {
+    return start(false);
+  }
+
+  /**
+   * As {@link #start()}, but TCP connections must give {@link #PASSWORD} (SCRAM-SHA-256), so
+   * that a test can tell whether a password reached the driver.
+   */
+  public static PostgresServer startWithPassword() throws Exception {
+    return start(true);
+  }
+
+  private static PostgresServer start(boolean withPassword) throws Exception {
     Path bin = findBin();
     Assumptions.assumeTrue(bin != null, "PostgreSQL is not installed (no /usr/lib/postgresql/*/bin/"
         + "initdb): run ./psi deps (it installs the Debian package postgresql); skipping the"
@@ -76,12 +92,21 @@ public final class PostgresServer implements AutoCloseable {
       port = s.getLocalPort();
     }
     PostgresServer pg = new PostgresServer(bin, dir, port, root);
+    pg.password = withPassword ? PASSWORD : null;
+    List<String> auth = List.of("--auth=trust");
+    if (withPassword) {
+      Files.writeString(dir.resolve("pwfile"), PASSWORD + "\n");
+      auth = List.of("--auth-local=trust", "--auth-host=scram-sha-256",
+          "--pwfile=" + dir.resolve("pwfile"));
+    }
     if (root) {
       run(List.of("chown", "-R", "postgres:postgres", dir.toString()), dir);
     }
     try {
-      pg.pg(List.of(bin.resolve("initdb").toString(), "-D", dir.resolve("data").toString(),
-          "-U", USER, "--auth=trust", "--encoding=UTF8", "--no-sync"));
+      List<String> initdb = new ArrayList<>(List.of(bin.resolve("initdb").toString(), "-D",
+          dir.resolve("data").toString(), "-U", USER, "--encoding=UTF8", "--no-sync"));
+      initdb.addAll(auth);
+      pg.pg(initdb);
       pg.pg(List.of(bin.resolve("pg_ctl").toString(), "-D", dir.resolve("data").toString(),
           "-l", dir.resolve("log").toString(), "-w", "-t", "60", "-o",
           "-p " + port + " -k " + dir + " -c listen_addresses=127.0.0.1 -c fsync=off"
@@ -96,7 +121,7 @@ public final class PostgresServer implements AutoCloseable {
 
   /** Creates a database and returns its JDBC URL. */
   public String createDatabase(String name) throws SQLException {
-    try (Connection c = DriverManager.getConnection(url("postgres"), USER, null);
+    try (Connection c = DriverManager.getConnection(url("postgres"), USER, password);
         Statement s = c.createStatement()) {
       s.execute("CREATE DATABASE " + name);
     }

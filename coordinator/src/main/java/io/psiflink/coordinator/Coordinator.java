@@ -3,6 +3,7 @@ package io.psiflink.coordinator;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.psiflink.connectors.ColumnType;
+import io.psiflink.connectors.JdbcTable;
 import io.psiflink.coordinator.Model.Approval;
 import io.psiflink.coordinator.Model.AuditEntry;
 import io.psiflink.coordinator.Model.ColumnSpec;
@@ -145,9 +146,19 @@ public final class Coordinator {
       }
       Store.insertDataset(c, d);
       Store.audit(c, d.createdAt(), config.party(), "dataset.registered", "dataset", name,
-          Store.json(Map.of("location", location, "format", format)));
-      return d;
+          Store.json(Map.of("location", JdbcTable.redact(location), "format", format)));
+      return shown(d);
     });
+  }
+
+  /**
+   * A dataset as the API returns it: its location with any password hidden (the stored one keeps
+   * it, for the job).
+   */
+  private static Dataset shown(Dataset d) {
+    return new Dataset(d.name(), JdbcTable.redact(d.location()), d.format(), d.schema(),
+        d.keyColumns(), d.revealColumns(), d.filterColumns(), d.status(), d.createdAt(),
+        d.retiredAt());
   }
 
   /**
@@ -164,14 +175,14 @@ public final class Coordinator {
       String actual = io.psiflink.connectors.TableFiles.of(location).format().name()
           .toLowerCase(Locale.ROOT);
       if (!actual.equals(format)) {
-        throw ApiException.badRequest("format", "is " + format + " but the files at " + location
-            + " are " + actual);
+        throw ApiException.badRequest("format", "is " + format + " but the files at "
+            + JdbcTable.redact(location) + " are " + actual);
       }
       found = io.psiflink.connectors.SchemaDiscovery.discover(location);
     } catch (io.psiflink.connectors.TableException | IllegalArgumentException
         | java.io.UncheckedIOException e) {
       throw ApiException.badRequest("location", "no schema given, and none can be discovered: "
-          + e.getMessage());
+          + JdbcTable.redact(e.getMessage()));
     }
     List<ColumnSpec> cols = new ArrayList<>();
     for (io.psiflink.connectors.Column c : found.columns()) {
@@ -208,12 +219,13 @@ public final class Coordinator {
   }
 
   List<Dataset> datasets(boolean includeRetired) {
-    return db.tx(c -> Store.datasets(c, includeRetired));
+    return db.tx(c -> Store.datasets(c, includeRetired)).stream().map(Coordinator::shown)
+        .toList();
   }
 
   Dataset dataset(String name) {
-    return db.tx(c -> Store.dataset(c, name)).orElseThrow(() -> ApiException.notFound(
-        "dataset " + name));
+    return db.tx(c -> Store.dataset(c, name)).map(Coordinator::shown)
+        .orElseThrow(() -> ApiException.notFound("dataset " + name));
   }
 
   Dataset retireDataset(String name) {
@@ -224,7 +236,7 @@ public final class Coordinator {
         throw ApiException.conflict("dataset " + name + " is already retired");
       }
       Store.audit(c, now(), config.party(), "dataset.retired", "dataset", name, null);
-      return Store.dataset(c, name).orElse(d);
+      return shown(Store.dataset(c, name).orElse(d));
     });
   }
 
@@ -285,7 +297,7 @@ public final class Coordinator {
         .filter(d -> d.status().equals("active"))
         .orElseThrow(() -> new ApiException(422, "localDataset: no active dataset " + localName
             + " is registered here").with("field", "localDataset"));
-    PublishedDataset peerView = fetchPublished(peerName, "peerDataset");
+    PublishedDataset peerView = fetchPublished(peerName, "peerDataset", false);
     QueryValidator.Policy localPolicy = QueryValidator.policy(local);
     QueryValidator.Policy peerPolicy = QueryValidator.policy(peerView);
 
@@ -378,7 +390,12 @@ public final class Coordinator {
     });
   }
 
-  private PublishedDataset fetchPublished(String name, String field) {
+  /**
+   * The peer's published dataset. {@code forPeer}: the caller is the peer (an offer it sent),
+   * which hears that the fetch failed but not how (our view of its hosts and errors stays here,
+   * in the log).
+   */
+  private PublishedDataset fetchPublished(String name, String field, boolean forPeer) {
     try {
       JsonNode n = peer.get("/v1/peer/datasets/" + PeerClient.segment(name));
       return json.treeToValue(n, PublishedDataset.class);
@@ -387,9 +404,19 @@ public final class Coordinator {
         throw new ApiException(422, field + ": the peer " + config.peer().name()
             + " has no published dataset " + name).with("field", field);
       }
+      if (forPeer) {
+        LOG.warn("fetching the peer's dataset {}: {}", name, e.getMessage());
+        throw new ApiException(502, "cannot fetch the requester's dataset " + name)
+            .with("field", field);
+      }
       throw new ApiException(502, "the peer coordinator answered " + e.status + " for dataset "
           + name + ": " + peerMessage(e)).with("field", field);
     } catch (IOException e) {
+      if (forPeer) {
+        LOG.warn("fetching the peer's dataset {}: {}", name, e.getMessage());
+        throw new ApiException(502, "cannot fetch the requester's dataset " + name)
+            .with("field", field);
+      }
       throw new ApiException(502, "cannot reach the peer coordinator: " + e.getMessage())
           .with("field", field);
     }
@@ -402,7 +429,7 @@ public final class Coordinator {
     if (offer == null || !offer.isObject()) {
       throw ApiException.badRequest("body", "must be a JSON object");
     }
-    String id = requireText(offer, "id");
+    String id = peerId("id", requireText(offer, "id"), "query");
     String requester = requireText(offer, "requester");
     if (!requester.equals(config.peer().name())) {
       throw new ApiException(403, "requester " + requester + " is not this coordinator's peer");
@@ -421,6 +448,13 @@ public final class Coordinator {
     }
     String endpoint = requireText(offer, "requesterEndpoint");
     String peerFingerprint = requireText(offer, "requesterFingerprint");
+    if (!Confined.isEndpoint(endpoint)) {
+      throw peerRefused("requesterEndpoint", endpoint, "query", id, "must be HOST:PORT");
+    }
+    if (!Confined.isFingerprint(peerFingerprint)) {
+      throw peerRefused("requesterFingerprint", peerFingerprint, "query", id,
+          "must be a SHA-256 in hex (64 lower-case digits)");
+    }
     long expiresAt = offer.path("expiresAt").asLong(0);
     if (expiresAt <= now()) {
       throw ApiException.badRequest("expiresAt", "the deadline has passed");
@@ -430,7 +464,7 @@ public final class Coordinator {
     Dataset own = db.tx(c -> Store.dataset(c, ownName)).filter(d -> d.status().equals("active"))
         .orElseThrow(() -> new ApiException(422, "approverDataset: no active dataset " + ownName
             + " at " + config.party()).with("field", "approverDataset"));
-    PublishedDataset theirs = fetchPublished(requesterDataset, "requesterDataset");
+    PublishedDataset theirs = fetchPublished(requesterDataset, "requesterDataset", true);
     Side ownSide = requesterSide.other();
     QueryValidator.validate(sql, "sql", ownSide, QueryValidator.policy(own),
         QueryValidator.policy(theirs));
@@ -451,11 +485,17 @@ public final class Coordinator {
               "peerDataset", requesterDataset)));
       return null;
     });
-    return queryView(id);
+    return peerQueryView(id);
   }
 
-  /** This party approves (or rejects) an incoming query. */
-  Map<String, Object> decideIncoming(String id, boolean approve, String reason) {
+  /**
+   * This party approves (or rejects) an incoming query.
+   *
+   * @param principal the label of the token that decided (audited here; the peer hears only the
+   *     party's decision)
+   */
+  Map<String, Object> decideIncoming(String id, boolean approve, String reason,
+      String principal) {
     long now = now();
     SessionRecord session = db.tx(c -> {
       QueryRecord q = Store.query(c, id).orElseThrow(() -> ApiException.notFound("query " + id));
@@ -473,7 +513,8 @@ public final class Coordinator {
       String decision = approve ? "approved" : "rejected";
       Store.decide(c, id, decision, reason, now);
       Store.insertApproval(c, new Approval(id, decision, config.party(), reason, now));
-      Store.audit(c, now, config.party(), "query." + decision, "query", id, reason);
+      Store.audit(c, now, config.party(), "query." + decision, "query", id,
+          principalDetail(principal, reason));
       if (!approve) {
         return null;
       }
@@ -535,6 +576,7 @@ public final class Coordinator {
 
   /** The peer (the approver) tells this coordinator its decision on an outgoing query. */
   Map<String, Object> peerDecision(String id, JsonNode body) {
+    peerId("id", id, "query");
     if (body == null || !body.isObject()) {
       throw ApiException.badRequest("body", "must be a JSON object");
     }
@@ -556,10 +598,13 @@ public final class Coordinator {
       }
     }
     applyDecision(id, decision, reason, session);
-    return queryView(id);
+    return peerQueryView(id);
   }
 
   private void applyDecision(String id, String decision, String reason, SessionRecord session) {
+    if (session != null) {
+      checkPeerSession(id, session);
+    }
     long now = now();
     boolean late = db.tx(c -> {
       QueryRecord q = Store.query(c, id).orElseThrow(() -> ApiException.notFound("query " + id));
@@ -597,6 +642,58 @@ public final class Coordinator {
     if (session != null) {
       launch(session.id());
     }
+  }
+
+  /**
+   * The ids and public parameters of a session the peer created are well-formed before anything
+   * stores or uses them (the session id names our work directory and default output).
+   */
+  private void checkPeerSession(String queryId, SessionRecord s) {
+    peerId("session.id", s.id(), "session");
+    peerId("session.queryId", s.queryId(), "session");
+    for (String[] f : new String[][] {{"session.aEndpoint", s.aEndpoint()},
+        {"session.bEndpoint", s.bEndpoint()}}) {
+      if (!Confined.isEndpoint(f[1])) {
+        throw peerRefused(f[0], f[1], "query", queryId, "must be HOST:PORT");
+      }
+    }
+    for (String[] f : new String[][] {{"session.aFingerprint", s.aFingerprint()},
+        {"session.bFingerprint", s.bFingerprint()}}) {
+      if (!Confined.isFingerprint(f[1])) {
+        throw peerRefused(f[0], f[1], "query", queryId,
+            "must be a SHA-256 in hex (64 lower-case digits)");
+      }
+    }
+  }
+
+  /**
+   * An id the peer supplied, checked as a canonical UUID: it names rows here and, for sessions,
+   * directories. A refusal is logged and audited, and answered with 400 naming the field.
+   */
+  private String peerId(String field, String value, String objectType) {
+    if (!Confined.isUuid(value)) {
+      throw peerRefused(field, value, objectType, null, "must be a UUID in canonical form");
+    }
+    return value;
+  }
+
+  private ApiException peerRefused(String field, String value, String objectType, String objectId,
+      String why) {
+    // shortened, control characters escaped: the value is the peer's, it goes into our log
+    String shown = value == null ? "null" : (value.length() > 80 ? value.substring(0, 80) + "..."
+        : value).replaceAll("\\p{Cntrl}", "?");
+    LOG.warn("refused from the peer {}: {} {} ({})", config.peer().name(), field, why, shown);
+    Map<String, Object> d = new LinkedHashMap<>();
+    d.put("field", field);
+    d.put("value", shown);
+    d.put("why", why);
+    db.tx(c -> {
+      // the object is the refused id itself when the id is what was refused
+      Store.audit(c, now(), config.peer().name(), "peer.refused", objectType,
+          objectId != null ? objectId : shown, Store.json(d));
+      return null;
+    });
+    return ApiException.badRequest(field, why);
   }
 
   /** The session the approver created must match the query this side submitted. */
@@ -697,8 +794,7 @@ public final class Coordinator {
       if (local == null || !local.status().equals("active")) {
         endSession(sessionId, "failed", "dataset " + q.localDataset() + " is no longer active at "
             + config.party(), "job.failed");
-        abortAtPeer(sessionId, "dataset " + q.localDataset() + " of " + config.party()
-            + " is no longer active");
+        abortAtPeer(sessionId, AbortCategory.DATASET_UNAVAILABLE);
         return;
       }
       launcher.launch(s, q, local);
@@ -718,36 +814,81 @@ public final class Coordinator {
     });
   }
 
-  /** This party cancels a session: its job stops, the peer is told (its job stops too). */
-  SessionRecord cancel(String id) {
+  /**
+   * This party cancels a session: its job stops, the peer is told (its job stops too).
+   *
+   * @param principal the label of the token that cancelled (audited)
+   */
+  SessionRecord cancel(String id, String principal) {
     SessionRecord s = session(id);
-    if (!endSession(id, "cancelled", null, "job.cancelled")) {
+    boolean ended = db.tx(c -> {
+      long now = now();
+      if (!Store.endSession(c, id, "cancelled", null, null, null, null, now)) {
+        return false;
+      }
+      Store.audit(c, now, config.party(), "job.cancelled", "session", id,
+          principalDetail(principal, null));
+      return true;
+    });
+    if (!ended) {
       throw ApiException.conflict("session " + id + " has already ended: "
           + session(id).status());
     }
     if (launcher != null) {
       launcher.stop(id);
     }
-    abortAtPeer(s.id(), config.party() + " cancelled the session");
+    abortAtPeer(s.id(), AbortCategory.CANCELLED);
     return session(id);
   }
 
   /** The peer tells this coordinator that its side of a session ended early. */
   SessionRecord peerAbort(String id, JsonNode body) {
+    peerId("id", id, "session");
     session(id); // 404 if unknown
-    String reason = body != null && body.hasNonNull("reason") ? body.get("reason").asText()
-        : config.peer().name() + " stopped the session";
-    String error = "the peer " + config.peer().name() + " ended the session: " + reason;
+    // only a category from the fixed set crosses between the organisations (no free text)
+    JsonNode cat = body == null ? null : body.get("category");
+    AbortCategory category = cat != null && cat.isTextual() ? AbortCategory.parse(cat.asText())
+        : null;
+    if (category == null) {
+      throw peerRefused("category", cat == null ? null : cat.toString(), "session", id,
+          "must be one of " + java.util.Arrays.stream(AbortCategory.values())
+              .map(AbortCategory::wire).toList());
+    }
+    java.util.Iterator<String> fields = body.fieldNames();
+    while (fields.hasNext()) {
+      String f = fields.next();
+      if (!f.equals("category")) {
+        throw peerRefused(f, null, "session", id, "an abort carries only its category");
+      }
+    }
+    String error = "the peer " + config.peer().name() + " ended the session: "
+        + category.wire();
     if (endSession(id, "failed", error, "session.aborted_by_peer") && launcher != null) {
       launcher.stop(id);
     }
     return session(id);
   }
 
-  private void abortAtPeer(String id, String reason) {
+  /**
+   * The audit detail of a party's decision: the principal (its token's label) and the reason; a
+   * plain reason (or null) when no principal is known (a call from inside this process).
+   */
+  private static String principalDetail(String principal, String reason) {
+    if (principal == null) {
+      return reason;
+    }
+    Map<String, Object> d = new LinkedHashMap<>();
+    d.put("principal", principal);
+    if (reason != null) {
+      d.put("reason", reason);
+    }
+    return Store.json(d);
+  }
+
+  private void abortAtPeer(String id, AbortCategory category) {
     try {
       peer.post("/v1/peer/sessions/" + PeerClient.segment(id) + "/abort",
-          Map.of("reason", reason));
+          Map.of("category", category.wire()));
     } catch (IOException | PeerClient.PeerError e) {
       // the peer's job still fails through the bridge, within its timeouts
       LOG.warn("cannot tell {} that session {} ended: {}", config.peer().name(), id,
@@ -833,9 +974,24 @@ public final class Coordinator {
         () -> ApiException.notFound("query " + id))));
   }
 
-  /** What the peer may see of a query: only queries between the two parties, i.e. all of ours. */
+  /**
+   * What the peer may see of a query (only queries between the two parties exist here): the
+   * query, the decision and the session's public parameters; not this party's output location,
+   * nor its job's state, error or result.
+   */
   Map<String, Object> peerQueryView(String id) {
-    return queryView(id);
+    peerId("id", id, "query");
+    return db.tx(c -> {
+      QueryRecord q = Store.query(c, id).orElseThrow(() -> ApiException.notFound("query " + id));
+      Map<String, Object> m = json.convertValue(q, LinkedHashMap.class);
+      m.put("output", null);
+      if (q.status().equals("failed")) {
+        m.put("statusReason", null); // a local explanation
+      }
+      m.put("approval", Store.approval(c, q.id()).orElse(null));
+      m.put("session", Store.sessionOfQuery(c, q.id()).map(SessionRecord::fresh).orElse(null));
+      return m;
+    });
   }
 
   private Map<String, Object> view(java.sql.Connection c, QueryRecord q)

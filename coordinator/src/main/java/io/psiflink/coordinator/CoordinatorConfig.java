@@ -88,11 +88,23 @@ public record CoordinatorConfig(
    * @param listen host:port to listen on (e.g. 0.0.0.0:7443)
    * @param certificate the relay's certificate chain (PEM), trusted by both jobs' CAs
    * @param privateKey its key (PKCS#8 PEM)
-   * @param trustedCa the CA(s) the jobs' client certificates must chain to
+   * @param trustedCa the CA(s) the jobs' client certificates must chain to (TLS)
    * @param pairTimeout how long a stream waits for the peer job's (default 60 s)
+   * @param partyCa the CA(s) of this party's job certificates (optional): a stream with this
+   *     party's CN is admitted only with the job certificate of this coordinator (job.certificate,
+   *     pinned by its SHA-256) or one chaining to these CAs
+   * @param peerCa the CA(s) of the peer's job certificates: a stream with the peer's CN is
+   *     admitted only with a certificate chaining to these. Without it, any CA of trustedCa may
+   *     issue the peer's CN (a warning is logged)
    */
   public record Relay(String listen, Path certificate, Path privateKey, Path trustedCa,
-      Duration pairTimeout) {}
+      Duration pairTimeout, Path partyCa, Path peerCa) {
+    /** Without per-party CAs (this party is still pinned to its job certificate). */
+    public Relay(String listen, Path certificate, Path privateKey, Path trustedCa,
+        Duration pairTimeout) {
+      this(listen, certificate, privateKey, trustedCa, pairTimeout, null, null);
+    }
+  }
 
   /**
    * How this party's job runs.
@@ -280,7 +292,9 @@ public record CoordinatorConfig(
             bridge.relay() == null ? null : new Relay(bridge.relay().listen(),
                 dir.resolve(bridge.relay().certificate()),
                 dir.resolve(bridge.relay().privateKey()),
-                dir.resolve(bridge.relay().trustedCa()), bridge.relay().pairTimeout())),
+                dir.resolve(bridge.relay().trustedCa()), bridge.relay().pairTimeout(),
+                bridge.relay().partyCa() == null ? null : dir.resolve(bridge.relay().partyCa()),
+                bridge.relay().peerCa() == null ? null : dir.resolve(bridge.relay().peerCa()))),
         approvalTtl, sweepInterval, defaults, protocols,
         job == null ? null : job.relativeTo(dir, dir.resolve(bridge.certificate())),
         new Output(output.directory().matches("[A-Za-z][A-Za-z0-9+.-]*:.*")

@@ -6,11 +6,15 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Clock;
 import io.psiflink.bridge.BridgeRelay;
 import io.psiflink.bridge.PartyCredentials;
+import io.psiflink.bridge.PartyTrust;
 import io.psiflink.bridge.RelayConfig;
+import io.psiflink.bridge.SessionPins;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
@@ -73,7 +77,7 @@ public final class CoordinatorServer implements AutoCloseable {
         config.tls().trustedCa());
     ObjectMapper json = mapper();
     PeerClient peer = new PeerClient(tls, config.peer().url(), peerToken, json);
-    BridgeRelay relay = startRelay(config);
+    BridgeRelay relay = startRelay(config, db);
     Coordinator coordinator = new Coordinator(config, db, peer, json, clock);
     HttpApi api = new HttpApi(coordinator, tokens, json);
 
@@ -120,7 +124,7 @@ public final class CoordinatorServer implements AutoCloseable {
    * are the party names) and passes their frames on; the payload inside is sealed under keys only
    * the two jobs derive, so the relay sees no key, token or row.
    */
-  private static BridgeRelay startRelay(CoordinatorConfig config) throws Exception {
+  private static BridgeRelay startRelay(CoordinatorConfig config, Db db) throws Exception {
     CoordinatorConfig.Relay r = config.bridge().relay();
     if (r == null) {
       return null;
@@ -132,11 +136,45 @@ public final class CoordinatorServer implements AutoCloseable {
     RelayConfig rc = RelayConfig.defaults(PartyCredentials.load(r.certificate(), r.privateKey(),
         r.trustedCa()), Set.of(config.party(), config.peer().name()))
         .withBindHost(r.listen().substring(0, colon))
-        .withPort(Integer.parseInt(r.listen().substring(colon + 1)));
+        .withPort(Integer.parseInt(r.listen().substring(colon + 1)))
+        .withPartyTrust(relayTrust(config));
     if (r.pairTimeout() != null) {
       rc = rc.withPairTimeout(r.pairTimeout());
     }
-    return BridgeRelay.start(rc);
+    return BridgeRelay.start(rc, sessionPins(db));
+  }
+
+  /**
+   * The relay's session pins: a stream of a session recorded here is admitted only with the
+   * certificate the session names for its party (aFingerprint, bFingerprint); a session not (yet)
+   * recorded here, e.g. while a lost decision callback waits for the sweeper, gets the CA tie alone.
+   */
+  static SessionPins sessionPins(Db db) {
+    return (session, party) -> {
+      if (!Confined.isUuid(session)) {
+        return null;
+      }
+      return db.tx(c -> Store.session(c, session)).map(s -> party.equals(s.partyA())
+          ? s.aFingerprint() : party.equals(s.partyB()) ? s.bFingerprint() : null).orElse(null);
+    };
+  }
+
+  /**
+   * Which certificates the relay admits for each party (both organisations' CAs are in trustedCa,
+   * so the CN alone would let either CA issue the other's name): this party's own job
+   * certificate (pinned) or its partyCa; the peer's peerCa, else trustedCa (with a warning).
+   */
+  static Map<String, PartyTrust> relayTrust(CoordinatorConfig config) {
+    CoordinatorConfig.Relay r = config.bridge().relay();
+    Path ownJob = config.job() != null ? config.job().certificate() : config.bridge().certificate();
+    PartyTrust own = PartyTrust.load(r.partyCa(), List.of(Tls.fingerprint(ownJob)));
+    if (r.peerCa() == null) {
+      LOG.warn("bridge.relay.peerCa is not set: the relay admits a certificate with CN {} from any"
+          + " CA in {}; set it to {}'s CA", config.peer().name(), r.trustedCa(),
+          config.peer().name());
+    }
+    PartyTrust peer = PartyTrust.load(r.peerCa() != null ? r.peerCa() : r.trustedCa(), List.of());
+    return Map.of(config.party(), own, config.peer().name(), peer);
   }
 
   private static String readToken(CoordinatorConfig config) throws IOException {

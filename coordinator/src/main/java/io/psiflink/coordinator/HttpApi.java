@@ -49,8 +49,14 @@ final class HttpApi extends Handler.Abstract {
     Object run(List<String> params, Fields query, JsonNode body) throws Exception;
   }
 
+  /** A route handler that also needs who calls (null on unauthenticated routes). */
+  @FunctionalInterface
+  interface CallerAction {
+    Object run(Principal who, List<String> params, Fields query, JsonNode body) throws Exception;
+  }
+
   /** A route; {@code kind} null means no authentication. {@code status} on success. */
-  record Route(String method, String path, Kind kind, int status, Action action) {
+  record Route(String method, String path, Kind kind, int status, CallerAction action) {
     Pattern pattern() {
       return Pattern.compile(path.replaceAll("\\{[^/]+}", "([^/]+)"));
     }
@@ -86,14 +92,16 @@ final class HttpApi extends Handler.Abstract {
         (p, q, b) -> Map.of("queries", c.queries(q.getValue("status"))));
     add("POST", "/v1/queries", Kind.PARTY, 201, (p, q, b) -> c.submit(b));
     add("GET", "/v1/queries/{id}", Kind.PARTY, 200, (p, q, b) -> c.queryView(p.get(0)));
-    add("POST", "/v1/queries/{id}/approve", Kind.PARTY, 200,
-        (p, q, b) -> c.decideIncoming(p.get(0), true, reason(b)));
-    add("POST", "/v1/queries/{id}/reject", Kind.PARTY, 200,
-        (p, q, b) -> c.decideIncoming(p.get(0), false, reason(b)));
+    // who decides and who cancels is audited by their token's label
+    addCaller("POST", "/v1/queries/{id}/approve", Kind.PARTY, 200,
+        (w, p, q, b) -> c.decideIncoming(p.get(0), true, reason(b), w.label()));
+    addCaller("POST", "/v1/queries/{id}/reject", Kind.PARTY, 200,
+        (w, p, q, b) -> c.decideIncoming(p.get(0), false, reason(b), w.label()));
 
     add("GET", "/v1/sessions", Kind.PARTY, 200, (p, q, b) -> Map.of("sessions", c.sessions()));
     add("GET", "/v1/sessions/{id}", Kind.PARTY, 200, (p, q, b) -> c.session(p.get(0)));
-    add("POST", "/v1/sessions/{id}/cancel", Kind.PARTY, 200, (p, q, b) -> c.cancel(p.get(0)));
+    addCaller("POST", "/v1/sessions/{id}/cancel", Kind.PARTY, 200,
+        (w, p, q, b) -> c.cancel(p.get(0), w.label()));
     add("GET", "/v1/sessions/{id}/result", Kind.PARTY, 200, (p, q, b) -> c.result(p.get(0)));
 
     add("GET", "/v1/audit", Kind.PARTY, 200, (p, q, b) -> Map.of("entries",
@@ -112,6 +120,11 @@ final class HttpApi extends Handler.Abstract {
   }
 
   private void add(String method, String path, Kind kind, int status, Action action) {
+    addCaller(method, path, kind, status, (w, p, q, b) -> action.run(p, q, b));
+  }
+
+  private void addCaller(String method, String path, Kind kind, int status,
+      CallerAction action) {
     Route r = new Route(method, path, kind, status, action);
     routes.add(r);
     patterns.add(r.pattern());
@@ -130,8 +143,9 @@ final class HttpApi extends Handler.Abstract {
     Object result;
     try {
       Match m = match(method, path);
+      Principal who = null;
       if (m.route().kind() != null) {
-        Principal who = authenticate(request);
+        who = authenticate(request);
         if (who.kind() != m.route().kind()) {
           throw new ApiException(403, who.kind() == Kind.PEER
               ? "the peer coordinator may only call /v1/peer/..."
@@ -139,7 +153,8 @@ final class HttpApi extends Handler.Abstract {
         }
       }
       JsonNode body = readBody(request, method);
-      result = m.route().action().run(m.params(), Request.extractQueryParameters(request), body);
+      result = m.route().action().run(who, m.params(), Request.extractQueryParameters(request),
+          body);
       status = m.route().status();
     } catch (ApiException e) {
       status = e.status();

@@ -8,6 +8,7 @@ import io.psiflink.coordinator.Model.Progress;
 import io.psiflink.coordinator.Model.QueryRecord;
 import io.psiflink.coordinator.Model.Result;
 import io.psiflink.coordinator.Model.SessionRecord;
+import io.psiflink.connectors.JdbcTable;
 import io.psiflink.jobs.PrivateJoinJob;
 import io.psiflink.jobs.local.JvmOptions;
 import java.io.IOException;
@@ -50,7 +51,7 @@ final class JobLauncher implements AutoCloseable {
 
   /** Tells the peer coordinator that this side's job ended early (failure or cancel). */
   interface PeerAbort {
-    void abort(String sessionId, String reason);
+    void abort(String sessionId, AbortCategory category);
   }
 
   /** One running job. */
@@ -96,13 +97,22 @@ final class JobLauncher implements AutoCloseable {
    */
   void launch(SessionRecord s, QueryRecord q, Dataset local) {
     boolean partyA = q.localSide().equals("A");
-    // a path or a URI (hdfs://...): as a string, which java.nio would not keep
-    String out = !partyA ? null : q.output() != null && q.output().location() != null
-        ? q.output().location()
-        : config.output().directory().replaceAll("/+$", "") + "/" + s.id();
+    // Our directories are named by the session id, which the peer's coordinator may have chosen:
+    // each is checked to be a direct child of its base (Confined), whatever the id holds.
+    String out;
+    Path work;
+    try {
+      // a path or a URI (hdfs://...): as a string, which java.nio would not keep
+      out = !partyA ? null : q.output() != null && q.output().location() != null
+          ? q.output().location() : Confined.under(config.output().directory(), s.id());
+      work = Confined.under(job.workDir(), s.id());
+    } catch (IllegalArgumentException e) {
+      LOG.error("{}: refusing to launch session {}: {}", config.party(), s.id(), e.getMessage());
+      fail(s.id(), "refusing to launch: " + e.getMessage(), null);
+      return;
+    }
     String format = !partyA ? null : q.output() != null && q.output().format() != null
         ? q.output().format() : config.output().format();
-    Path work = job.workDir().resolve(s.id());
     Map<String, Object> detail = new LinkedHashMap<>();
     detail.put("mode", job.mode());
     detail.put("party", q.localSide());
@@ -110,7 +120,7 @@ final class JobLauncher implements AutoCloseable {
     detail.put("bridge", s.aEndpoint());
     detail.put("workDir", work.toString());
     if (out != null) {
-      detail.put("output", out);
+      detail.put("output", JdbcTable.redact(out));
     }
     long now = clock.millis();
     boolean started = db.tx(c -> {
@@ -130,9 +140,7 @@ final class JobLauncher implements AutoCloseable {
       List<String> cmd = command(s, q, local, work, out, format, restPort);
       ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true)
           .redirectOutput(work.resolve("job.log").toFile());
-      if (job.mode().equals(Job.FLINK_RUN) && job.flinkConfDir() != null) {
-        pb.environment().put("FLINK_CONF_DIR", job.flinkConfDir().toString());
-      }
+      pb.environment().putAll(environment(local));
       Process p = pb.start();
       String rest = job.mode().equals(Job.EMBEDDED) ? "http://127.0.0.1:" + restPort
           : job.flinkRestUrl();
@@ -177,7 +185,9 @@ final class JobLauncher implements AutoCloseable {
     }
     boolean partyA = q.localSide().equals("A");
     add(cmd, "party", q.localSide());
-    add(cmd, "table", local.location());
+    // a password in a JDBC location goes to the child's environment (environment()), never on
+    // the command line where ps shows it
+    add(cmd, "table", JdbcTable.withoutPassword(local.location()));
     add(cmd, "sql", q.sql());
     if (partyA) {
       add(cmd, "out", out);
@@ -205,6 +215,23 @@ final class JobLauncher implements AutoCloseable {
     add(cmd, "work", work.resolve("flink").toString());
     add(cmd, "summary", work.resolve("summary.json").toString());
     return cmd;
+  }
+
+  /**
+   * What the job's process gets in its environment beyond the coordinator's: FLINK_CONF_DIR
+   * (flink-run), and the password of a JDBC location ({@value JdbcTable#PASSWORD_ENV}), which the
+   * job's JdbcTable reads, so that no password is on a command line.
+   */
+  Map<String, String> environment(Dataset local) {
+    Map<String, String> env = new LinkedHashMap<>();
+    if (job.mode().equals(Job.FLINK_RUN) && job.flinkConfDir() != null) {
+      env.put("FLINK_CONF_DIR", job.flinkConfDir().toString());
+    }
+    String password = JdbcTable.password(local.location());
+    if (password != null) {
+      env.put(JdbcTable.PASSWORD_ENV, password);
+    }
+    return env;
   }
 
   private static void add(List<String> cmd, String k, String v) {
@@ -275,7 +302,8 @@ final class JobLauncher implements AutoCloseable {
             Store.json(d));
         if (result != null) {
           Store.audit(c, now, config.party(), "result.written", "session", run.session,
-              Store.json(Map.of("location", result.location(), "format", result.format(),
+              Store.json(Map.of("location", JdbcTable.redact(result.location()),
+                  "format", result.format(),
                   "rowsOut", rowsOut)));
         }
       }
@@ -297,7 +325,8 @@ final class JobLauncher implements AutoCloseable {
       removeOutput(run);
     }
     if (ended) {
-      peerAbort.abort(session, "the job of " + config.party() + " failed: " + error);
+      // the peer learns the category only; the error text stays here
+      peerAbort.abort(session, AbortCategory.ofJobError(error));
     }
   }
 
@@ -371,7 +400,8 @@ final class JobLauncher implements AutoCloseable {
     } catch (IOException | java.io.UncheckedIOException e) {
       // fall through to the exit code
     }
-    return found != null ? found : "the job exited with code " + code + " (log: " + log + ")";
+    return found != null ? JdbcTable.redact(found)
+        : "the job exited with code " + code + " (log: " + log + ")";
   }
 
   private static int freePort() throws IOException {

@@ -462,7 +462,8 @@ abstract class CoordinatorApiContract {
   void theApproverValidatesIndependently() throws Exception {
     Client peerAtBob = parties.client(parties.bob, "Bearer " + parties.aliceToBob);
     ObjectNode offer = Client.JSON.createObjectNode();
-    offer.put("id", "forged-" + SEQ.incrementAndGet());
+    String forged = java.util.UUID.randomUUID().toString();
+    offer.put("id", forged);
     offer.put("requester", "alice");
     offer.put("requesterSide", "A");
     offer.put("requesterDataset", "purchases");
@@ -472,7 +473,7 @@ abstract class CoordinatorApiContract {
     offer.put("fingerprint", io.psiflink.jobs.query.JoinQuery.parse(sql).fingerprint());
     offer.put("protocol", "kkrt");
     offer.put("requesterEndpoint", "alice.example:7443");
-    offer.put("requesterFingerprint", "00");
+    offer.put("requesterFingerprint", "00".repeat(32));
     offer.put("expiresAt", System.currentTimeMillis() + 60_000);
     // bob's own registry: ssn exists but is not revealed
     refused(422, peerAtBob.post("/v1/peer/queries", offer), "SELECT", "b.ssn",
@@ -482,7 +483,7 @@ abstract class CoordinatorApiContract {
     refused(400, peerAtBob.post("/v1/peer/queries", offer), "fingerprint");
     offer.put("requester", "mallory");
     refused(403, peerAtBob.post("/v1/peer/queries", offer), "mallory");
-    assertFalse(bob.get("/v1/queries").raw().contains("forged-"));
+    assertFalse(bob.get("/v1/queries").raw().contains(forged));
   }
 
   // ------------------------------------------------------------------ approval flow
@@ -548,6 +549,63 @@ abstract class CoordinatorApiContract {
     assertTrue(bobLog.contains("session.created " + sid), bobLog.toString());
   }
 
+  @Test
+  void aJdbcPasswordIsNeverShownByTheApiOrTheAuditLog() {
+    String name = "crm" + SEQ.incrementAndGet();
+    ObjectNode d = dataset(name, "jdbc:postgresql://db.internal:5432/crm?table=people&user=psi"
+        + "&password=s3cret-pw&sslpassword=k3y-pw", "csv", List.of(column("card", "STRING"),
+        column("email", "STRING")), List.of("card"), List.of("email"), List.of());
+    d.put("format", "csv");
+    Reply r = alice.post("/v1/datasets", d);
+    assertEquals(201, r.status(), r.toString());
+    List<Reply> shown = List.of(r, alice.get("/v1/datasets"), alice.get("/v1/datasets/" + name),
+        alice.delete("/v1/datasets/" + name), alice.get("/v1/datasets?includeRetired=true"),
+        alice.get("/v1/audit"), bob.get("/v1/peer/datasets/" + name),
+        parties.client(parties.bob, "Bearer " + parties.aliceToBob).get("/v1/peer/datasets"));
+    for (Reply x : shown) {
+      assertFalse(x.raw().contains("s3cret-pw") || x.raw().contains("k3y-pw"), x.toString());
+    }
+    assertEquals("jdbc:postgresql://db.internal:5432/crm?table=people&user=psi&password=***"
+        + "&sslpassword=***", r.json().path("location").asText());
+  }
+
+  /** The audit detail of {@code action} on {@code objectId} (the last such entry). */
+  static String auditDetail(Client c, String action, String objectId) {
+    String found = null;
+    for (JsonNode e : c.get("/v1/audit").json().path("entries")) {
+      if (e.path("action").asText().equals(action)
+          && e.path("objectId").asText().equals(objectId)) {
+        found = e.path("detail").asText();
+      }
+    }
+    assertTrue(found != null, action + " " + objectId + " is not in the audit log");
+    return found;
+  }
+
+  @Test
+  void theAuditNamesThePrincipalWhoApprovedRejectedOrCancelled() throws Exception {
+    String approvedId = submit(alice, sqlQuery(GOOD_SQL));
+    Reply r = bob.post("/v1/queries/" + approvedId + "/approve", Map.of("reason", "ok"));
+    assertEquals(200, r.status(), r.toString());
+    JsonNode d = Client.JSON.readTree(auditDetail(bob, "query.approved", approvedId));
+    assertEquals("bob-analyst", d.path("principal").asText(), d.toString());
+    assertEquals("ok", d.path("reason").asText(), d.toString());
+    // the principal is bob's business: alice records bob's decision as the party's
+    assertFalse(alice.get("/v1/audit").raw().contains("bob-analyst"));
+    assertEquals("bob", alice.get("/v1/queries/" + approvedId).json().path("approval")
+        .path("decidedBy").asText());
+
+    String rejectedId = submit(alice, sqlQuery(GOOD_SQL));
+    assertEquals(200, bob.post("/v1/queries/" + rejectedId + "/reject", "{}").status());
+    d = Client.JSON.readTree(auditDetail(bob, "query.rejected", rejectedId));
+    assertEquals("bob-analyst", d.path("principal").asText(), d.toString());
+
+    String sid = r.json().path("session").path("id").asText();
+    assertEquals(200, alice.post("/v1/sessions/" + sid + "/cancel", "{}").status());
+    d = Client.JSON.readTree(auditDetail(alice, "job.cancelled", sid));
+    assertEquals("alice-analyst", d.path("principal").asText(), d.toString());
+  }
+
   /** Submits the good query at alice, approves it at bob; returns the session id. */
   String approvedSession() {
     String id = submit(alice, sqlQuery(GOOD_SQL));
@@ -575,7 +633,8 @@ abstract class CoordinatorApiContract {
     assertTrue(c.json().path("error").isNull(), c.toString());
     JsonNode b = bob.get("/v1/sessions/" + sid).json();
     assertEquals("failed", b.path("status").asText(), b.toString());
-    assertTrue(b.path("error").asText().contains("alice cancelled the session"), b.toString());
+    assertTrue(b.path("error").asText().contains("alice ended the session: cancelled"),
+        b.toString());
 
     refused(409, alice.post("/v1/sessions/" + sid + "/cancel", "{}"), "already ended: cancelled");
     refused(409, bob.post("/v1/sessions/" + sid + "/cancel", "{}"), "already ended: failed");
@@ -644,9 +703,9 @@ abstract class CoordinatorApiContract {
   void anOfferThePeerNeverReceivedFailsWhenThePollFindsNothing() throws Exception {
     // as if the offer's call timed out without reaching bob: pending here, unknown there
     long now = System.currentTimeMillis();
-    Model.QueryRecord lost = offer("lost-" + SEQ.incrementAndGet(),
+    Model.QueryRecord lost = offer(java.util.UUID.randomUUID().toString(),
         now - Coordinator.UNDELIVERED_AFTER.toMillis() - 1000);
-    Model.QueryRecord inFlight = offer("in-flight-" + SEQ.incrementAndGet(), now);
+    Model.QueryRecord inFlight = offer(java.util.UUID.randomUUID().toString(), now);
     parties.alice.sweepNow();
     JsonNode q = alice.get("/v1/queries/" + lost.id()).json();
     assertEquals("failed", q.path("status").asText(), q.toString());

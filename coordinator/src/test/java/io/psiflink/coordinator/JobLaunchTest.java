@@ -126,7 +126,8 @@ class JobLaunchTest {
     assertTrue(c.json().path("endedAt").asLong() > 0);
     JsonNode b = JoinTables.awaitEnd(bob, session, new ArrayList<>(), JOB_TIMEOUT, () -> "");
     assertEquals("failed", b.path("status").asText(), b.toString());
-    assertTrue(b.path("error").asText().contains("alice cancelled the session"), b.toString());
+    assertTrue(b.path("error").asText().contains("alice ended the session: cancelled"),
+        b.toString());
     assertFalse(Files.exists(out), "no output after a cancel");
     Reply result = alice.get("/v1/sessions/" + session + "/result");
     assertEquals(409, result.status(), result.toString());
@@ -152,7 +153,9 @@ class JobLaunchTest {
     assertTrue(a.path("result").isNull());
     JsonNode b = JoinTables.awaitEnd(bob, session, new ArrayList<>(), JOB_TIMEOUT, () -> "");
     assertEquals("failed", b.path("status").asText(), b.toString());
-    assertTrue(b.path("error").asText().contains("the job of alice failed"), b.toString());
+    // bob learns a category, not alice's explanation (which names her file)
+    assertTrue(b.path("error").asText().contains("alice ended the session: "), b.toString());
+    assertFalse(b.path("error").asText().contains("gone.csv"), b.toString());
     Reply result = alice.get("/v1/sessions/" + session + "/result");
     assertEquals(409, result.status());
     assertTrue(result.error().toLowerCase(Locale.ROOT).contains("failed"), result.error());

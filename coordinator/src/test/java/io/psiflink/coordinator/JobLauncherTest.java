@@ -62,6 +62,38 @@ class JobLauncherTest {
   }
 
   @Test
+  void aJdbcPasswordGoesToTheJobsEnvironmentNotItsCommandLine() {
+    for (String mode : List.of("embedded", "flink-run")) {
+      CoordinatorConfig.Job job = new CoordinatorConfig.Job(mode, null, 1, dir.resolve("w"),
+          dir.resolve("job.pem"), dir.resolve("job.key"), dir.resolve("ca.pem"),
+          Path.of("/opt/flink"), Path.of("/opt/psi/psi-flink-job.jar"), null, null, 1,
+          Duration.ofSeconds(30), Duration.ofSeconds(45));
+      CoordinatorConfig config = new CoordinatorConfig("alice",
+          new CoordinatorConfig.Listen("127.0.0.1", 0),
+          new CoordinatorConfig.Tls(dir.resolve("a.pem"), dir.resolve("a.key"), dir.resolve("c")),
+          null, dir.resolve("tokens"), new CoordinatorConfig.Peer("bob", "https://bob", dir),
+          new CoordinatorConfig.Bridge("alice.example:7443", dir.resolve("bridge.pem")), null,
+          null, null, null, job, null);
+      JobLauncher launcher = new JobLauncher(config, null, CoordinatorServer.mapper(),
+          Clock.systemUTC(), (s, r) -> {});
+      SessionRecord s = new SessionRecord("s1", "q1", "alice", "bob", 16, 40, "kkrt",
+          "alice.example:7443", "fa", "bob.example:7443", "fb", 0L);
+      QueryRecord q = new QueryRecord("q1", "outgoing", "alice", "bob", "B", "crm",
+          "purchases", "SELECT a.x FROM a JOIN b ON a.k = b.k", "fp", 16, 40, "kkrt",
+          "alice.example:7443", "fa", "approved", null, 0, 1, 0L, null);
+      Dataset d = new Dataset("crm", "jdbc:postgresql://db:5432/crm?user=psi&password=p%26ss"
+          + "&table=people", "csv", List.of(), List.of("k"), List.of("x"), List.of(), "active",
+          0, null);
+      List<String> cmd = launcher.command(s, q, d, dir.resolve("w/s1"), null, null, 0);
+      assertTrue(cmd.stream().noneMatch(a -> a.contains("p%26ss") || a.contains("p&ss")),
+          cmd.toString());
+      assertEquals("jdbc:postgresql://db:5432/crm?user=psi&table=people",
+          cmd.get(cmd.indexOf("--table") + 1));
+      assertEquals("p&ss", launcher.environment(d).get("PSI_JDBC_PASSWORD"));
+    }
+  }
+
+  @Test
   void theFailureCauseIsThePartysOwnExplanation() throws Exception {
     Path log = dir.resolve("job.log");
     Files.write(log, List.of("08:00:00 INFO starting",

@@ -97,7 +97,7 @@ class PsiCliTest {
     assertTrue(c.out().contains(": cancelled"), c.out());
     Run atBob = run(bobEnv, "status", session);
     assertTrue(atBob.out().contains(": failed") && atBob.out().contains(
-        "alice cancelled the session"), atBob.out());
+        "alice ended the session: cancelled"), atBob.out());
     Run again = run(aliceEnv, "cancel", session);
     assertEquals(1, again.code());
     assertTrue(again.err().contains("already ended: cancelled"), again.err());

@@ -242,7 +242,8 @@ class CoordinatorFlinkRunIT {
     JsonNode b = JoinTables.awaitEnd(bob, session, new ArrayList<>(), JOB_TIMEOUT,
         () -> clientLogs(session));
     assertEquals("failed", b.path("status").asText(), b.toString());
-    assertTrue(b.path("error").asText().contains("alice cancelled the session"), b.toString());
+    assertTrue(b.path("error").asText().contains("alice ended the session: cancelled"),
+        b.toString());
     String stateB = flinkState("bob", "B", session);
     assertTrue(stateB == null || List.of("CANCELED", "FAILED").contains(stateB),
         "B's Flink job, if it was submitted, must have ended: " + stateB);
