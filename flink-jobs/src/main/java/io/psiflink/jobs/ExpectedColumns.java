@@ -77,7 +77,7 @@ public final class ExpectedColumns {
       }
     });
     if (!problems.isEmpty()) {
-      throw new IllegalArgumentException("the table " + table + " does not have has the registered "
+      throw new IllegalArgumentException("the table " + table + " does not have the registered "
           + "columns: " + String.join("; ", problems) + "; the join was refused before the "
           + "handshake (register the dataset anew to use the new columns)");
     }
