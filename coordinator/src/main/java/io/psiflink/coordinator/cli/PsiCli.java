@@ -205,6 +205,7 @@ public final class PsiCli {
     String id = r.path("id").asText();
     out.println("query " + id + " submitted: " + r.path("status").asText() + " (waiting for "
         + r.path("approver").asText() + " to approve)");
+    printDisclosure(r);
     if (!a.has("--wait")) {
       return 0;
     }
