@@ -66,6 +66,7 @@ done
 [[ -d "$hadoop_lib" ]] || die "--hadoop-lib: directory '$hadoop_lib' not found (deploy/target/hadoop-lib)"
 [[ -n "$helper_cp" ]] || die "--classpath: the helpers' class path is required (deploy/target/test-classes:\$(cat deploy/target/test-classpath.txt))"
 command -v java >/dev/null || die "java not found on PATH"
+command -v openssl >/dev/null || die "openssl not found on PATH (it hashes the parties' certificates to pin them)"
 jar="$(cd "$(dirname "$jar")" && pwd)/$(basename "$jar")"
 hadoop_lib="$(cd "$hadoop_lib" && pwd)"
 
@@ -147,10 +148,16 @@ say "both clusters up ($((SECONDS - t_start)) s so far)"
 # --- 5. flink run, both parties at once ---------------------------------------------------------
 session="e2e-$(date -u +%Y%m%d%H%M%S)-$RANDOM"
 out="$hdfs_uri/party-a/out/joined-$session"
+cert_sha256() { # the SHA-256 (hex) of the first certificate in a PEM file, as --peer-cert-sha256 takes it
+  openssl x509 -in "$1" -outform DER | sha256sum | cut -d' ' -f1
+}
 run_party() { # run_party A|B
   local P="$1" p; p="$(tr 'A-Z' 'a-z' <<<"$1")"
   local peer="party-b" table="$hdfs_uri/party-a/tables/a.csv" extra=(--out "$out" --format avro)
   if [[ "$P" == B ]]; then peer="party-a"; table="$hdfs_uri/party-b/tables/b.csv"; extra=(); fi
+  # this script made both certificates, so each job pins its peer's, as a coordinator's session does
+  local pin; pin="$(cert_sha256 "$work/pki/$peer.pem")" || die "cannot hash $work/pki/$peer.pem"
+  extra+=(--peer-cert-sha256 "$pin")
   FLINK_CONF_DIR="$work/flink-$p/conf" "$FLINK_HOME/bin/flink" run -c io.psiflink.jobs.PartyMain "$jar" \
     --party "$P" --table "$table" --sql "$(cat "$work/tables/query.sql")" \
     "${extra[@]}" --quarantine "$hdfs_uri/party-$p/out/quarantine-$session" \

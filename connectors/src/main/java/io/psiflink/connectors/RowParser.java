@@ -18,7 +18,8 @@ import org.apache.flink.util.OutputTag;
  * <p>Rows with a NULL (or, in a floating point column, NaN) in one of the key columns are
  * quarantined too, naming the column: they can never match, and a join that silently lost them
  * would look complete. They count as quarantined and, separately, as {@code
- * <name>.rowsWithNullKeyQuarantined}.
+ * <name>.rowsWithNullKeyQuarantined}. So are rows whose string key has an unpaired surrogate (no
+ * exact UTF-8 encoding, so no token of its own).
  */
 final class RowParser extends ProcessFunction<Row, Row> {
   private static final long serialVersionUID = 1L;
@@ -91,6 +92,12 @@ final class RowParser extends ProcessFunction<Row, Row> {
               ? SourceRecord.raw(record) : text(row));
           return;
         }
+        error = unencodableKey(row);
+        if (error != null) {
+          quarantine(record, error, ctx, SourceRecord.raw(record) != null
+              ? SourceRecord.raw(record) : text(row));
+          return;
+        }
         rowsRead.inc();
         readAccumulator.add(1L);
         out.collect(row);
@@ -133,7 +140,40 @@ final class RowParser extends ProcessFunction<Row, Row> {
       if ((v instanceof Double d && d.isNaN()) || (v instanceof Float f && f.isNaN())) {
         return "column '" + keyNames[i] + "': NaN in a join key column (it can never match)";
       }
+
     }
     return null;
+  }
+
+  /**
+   * Why the row's key has no exact encoding (a string with an unpaired UTF-16 surrogate: UTF-8
+   * cannot encode it, and a lenient encoder would make it '?', so that two different keys shared
+   * one token), or null if it has one.
+   */
+  private String unencodableKey(Row row) {
+    for (int i = 0; i < keyFields.length; i++) {
+      if (row.getField(keyFields[i]) instanceof String str) {
+        int at = unpairedSurrogate(str);
+        if (at >= 0) {
+          return "column '" + keyNames[i] + "': unpaired UTF-16 surrogate at character " + at
+              + " in a join key column (it has no exact encoding)";
+        }
+      }
+    }
+    return null;
+  }
+
+  /** The index of the first unpaired surrogate in {@code s}, or -1. */
+  static int unpairedSurrogate(String s) {
+    for (int i = 0; i < s.length(); i++) {
+      char c = s.charAt(i);
+      if (Character.isHighSurrogate(c) && i + 1 < s.length()
+          && Character.isLowSurrogate(s.charAt(i + 1))) {
+        i++;
+      } else if (Character.isSurrogate(c)) {
+        return i;
+      }
+    }
+    return -1;
   }
 }

@@ -12,6 +12,7 @@ import io.psiflink.coordinator.Model.PublishedColumn;
 import io.psiflink.coordinator.Model.PublishedDataset;
 import io.psiflink.coordinator.Model.QueryRecord;
 import io.psiflink.coordinator.Model.SessionRecord;
+import io.psiflink.jobs.query.ResolvedJoin;
 import io.psiflink.jobs.query.Side;
 import java.io.IOException;
 import java.time.Clock;
@@ -137,8 +138,15 @@ public final class Coordinator {
     List<String> keys = columnList(body, "keyColumns", names, true);
     List<String> reveal = columnList(body, "revealColumns", names, false);
     List<String> filter = columnList(body, "filterColumns", names, false);
+    String publicSize;
+    try {
+      publicSize = io.psiflink.jobs.PublicSize.parse(body.hasNonNull("publicSize")
+          ? body.get("publicSize").asText() : io.psiflink.jobs.PublicSize.DEFAULT.text()).text();
+    } catch (IllegalArgumentException e) {
+      throw ApiException.badRequest("publicSize", e.getMessage());
+    }
     Dataset d = new Dataset(name, location, format, schema, keys, reveal, filter, "active", now(),
-        null);
+        null, publicSize);
     return db.tx(c -> {
       if (Store.dataset(c, name).isPresent()) {
         throw ApiException.conflict("dataset " + name + " already exists (names are never reused)")
@@ -146,7 +154,8 @@ public final class Coordinator {
       }
       Store.insertDataset(c, d);
       Store.audit(c, d.createdAt(), config.party(), "dataset.registered", "dataset", name,
-          Store.json(Map.of("location", JdbcTable.redact(location), "format", format)));
+          Store.json(Map.of("location", JdbcTable.redact(location), "format", format,
+              "publicSize", publicSize)));
       return shown(d);
     });
   }
@@ -262,7 +271,7 @@ public final class Coordinator {
             k, r, f));
       }
     }
-    return new PublishedDataset(config.party(), d.name(), cols);
+    return new PublishedDataset(config.party(), d.name(), cols, d.publicSize());
   }
 
   // ================================================================== queries: the requester
@@ -301,15 +310,23 @@ public final class Coordinator {
     QueryValidator.Policy localPolicy = QueryValidator.policy(local);
     QueryValidator.Policy peerPolicy = QueryValidator.policy(peerView);
 
-    String sql;
+    String given;
+    String field = hasSql ? "sql" : "query";
     if (hasSql) {
-      sql = body.get("sql").asText();
-      QueryValidator.validate(sql, "sql", side, localPolicy, peerPolicy);
+      given = body.get("sql").asText();
+      QueryValidator.validate(given, "sql", side, localPolicy, peerPolicy);
     } else {
-      sql = QueryValidator.render(body.get("query"));
-      QueryValidator.validate(sql, "query", side, localPolicy, peerPolicy);
+      given = QueryValidator.render(body.get("query"));
+      QueryValidator.validate(given, "query", side, localPolicy, peerPolicy);
       QueryValidator.checkWhereSides(body.get("query"), side, localPolicy, peerPolicy);
     }
+    // Stars become the registered (ours) and published (the peer's) columns here: the jobs get
+    // explicit columns and never expand a star against what the files have by then. Both
+    // coordinators and both jobs fingerprint this text.
+    String sql = QueryValidator.expandStars(given, field, side, localPolicy, peerPolicy);
+    ResolvedJoin resolved = QueryValidator.validate(sql, field, side, localPolicy, peerPolicy);
+    String disclosure = Store.json(Disclosure.of(side, resolved, localName, local.publicSize(),
+        peerName, peerView.publicSize()));
     String fingerprint = fingerprint(sql);
 
     long now = now();
@@ -319,6 +336,7 @@ public final class Coordinator {
         now + config.approvalTtl().toMillis(), null, output);
     db.tx(c -> {
       Store.insertQuery(c, q);
+      Store.setDisclosure(c, q.id(), disclosure);
       Store.audit(c, now, config.party(), "query.submitted", "query", q.id(),
           Store.json(Map.of("sql", sql, "fingerprint", fingerprint, "localDataset", localName,
               "peerDataset", peerName, "role", side.name())));
@@ -466,8 +484,17 @@ public final class Coordinator {
             + " at " + config.party()).with("field", "approverDataset"));
     PublishedDataset theirs = fetchPublished(requesterDataset, "requesterDataset", true);
     Side ownSide = requesterSide.other();
-    QueryValidator.validate(sql, "sql", ownSide, QueryValidator.policy(own),
-        QueryValidator.policy(theirs));
+    QueryValidator.Policy ownPolicy = QueryValidator.policy(own);
+    QueryValidator.Policy theirPolicy = QueryValidator.policy(theirs);
+    ResolvedJoin resolved = QueryValidator.validate(sql, "sql", ownSide, ownPolicy, theirPolicy);
+    // The requester's coordinator expands stars; one left here would be expanded by our job
+    // against whatever columns our files have when it runs, not against the approved schema.
+    if (!QueryValidator.expandStars(sql, "sql", ownSide, ownPolicy, theirPolicy).equals(sql)) {
+      throw new ApiException(422, "sql: the query selects * or t.*; the requester's coordinator "
+          + "must send it with explicit columns").with("field", "sql");
+    }
+    String disclosure = Store.json(Disclosure.of(ownSide, resolved, ownName, own.publicSize(),
+        requesterDataset, theirs.publicSize()));
     if (!fingerprint(sql).equals(fingerprint)) {
       throw ApiException.badRequest("fingerprint", "does not match the query");
     }
@@ -480,6 +507,7 @@ public final class Coordinator {
         throw ApiException.conflict("query " + id + " already exists");
       }
       Store.insertQuery(c, q);
+      Store.setDisclosure(c, id, disclosure);
       Store.audit(c, now, requester, "query.received", "query", id,
           Store.json(Map.of("sql", sql, "fingerprint", fingerprint, "localDataset", ownName,
               "peerDataset", requesterDataset)));
@@ -997,6 +1025,13 @@ public final class Coordinator {
   private Map<String, Object> view(java.sql.Connection c, QueryRecord q)
       throws java.sql.SQLException {
     Map<String, Object> m = json.convertValue(q, LinkedHashMap.class);
+    // what each party learns: the approval shows it before anyone decides
+    String disclosure = Store.disclosure(c, q.id()).orElse(null);
+    try {
+      m.put("disclosure", disclosure == null ? null : json.readTree(disclosure));
+    } catch (java.io.IOException e) {
+      throw new java.sql.SQLException("query " + q.id() + " has an unreadable disclosure", e);
+    }
     m.put("approval", Store.approval(c, q.id()).orElse(null));
     m.put("session", Store.sessionOfQuery(c, q.id()).orElse(null));
     return m;

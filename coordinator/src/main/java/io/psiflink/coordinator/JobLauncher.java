@@ -1,5 +1,9 @@
 package io.psiflink.coordinator;
 
+import io.psiflink.connectors.Column;
+import io.psiflink.connectors.ColumnType;
+import io.psiflink.jobs.ExpectedColumns;
+import io.psiflink.jobs.PublicSize;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.psiflink.coordinator.CoordinatorConfig.Job;
@@ -204,6 +208,14 @@ final class JobLauncher implements AutoCloseable {
     add(cmd, "peer-cert-sha256", partyA ? s.bFingerprint() : s.aFingerprint());
     add(cmd, "bins", Integer.toString(s.bins()));
     add(cmd, "sigma", Integer.toString(s.sigma()));
+    // what the peer learns of our size, as registered with the dataset (and published)
+    add(cmd, "public-size", local.publicSize() == null ? PublicSize.DEFAULT.text()
+        : local.publicSize());
+    // the job refuses files whose columns differ from the registered ones
+    if (!local.schema().isEmpty()) {
+      add(cmd, "expected-columns", ExpectedColumns.format(local.schema().stream()
+          .map(c -> new Column(c.name(), ColumnType.valueOf(c.type()), true)).toList()));
+    }
     add(cmd, "protocol", s.protocol());
     add(cmd, "parallelism", Integer.toString(job.parallelism()));
     add(cmd, "attempts", Integer.toString(job.attempts()));

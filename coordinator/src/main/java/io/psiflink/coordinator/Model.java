@@ -16,6 +16,8 @@ public final class Model {
    * @param revealColumns columns that may appear in SELECT (be revealed to the result's receiver)
    * @param filterColumns further columns that may appear in WHERE (key and reveal columns may too)
    * @param status {@code active} or {@code retired}
+   * @param publicSize what the peer learns of the dataset's size in every join: {@code rounded}
+   *     (default), {@code exact} or {@code declared:N} (flink-jobs PublicSize)
    */
   public record Dataset(
       String name,
@@ -27,14 +29,19 @@ public final class Model {
       List<String> filterColumns,
       String status,
       long createdAt,
-      Long retiredAt) {}
+      Long retiredAt,
+      String publicSize) {}
 
   /** A published column: what the peer coordinator may know about a dataset column. */
   public record PublishedColumn(String name, String type, boolean nullable, boolean key,
       boolean reveal, boolean filter) {}
 
-  /** What the peer may see of a dataset: its name and its usable columns, nothing else. */
-  public record PublishedDataset(String party, String name, List<PublishedColumn> columns) {}
+  /**
+   * What the peer may see of a dataset: its name, its usable columns and what the owner discloses
+   * of its size ({@code publicSize}), nothing else.
+   */
+  public record PublishedDataset(String party, String name, List<PublishedColumn> columns,
+      String publicSize) {}
 
   /**
    * A query, as seen by this coordinator.

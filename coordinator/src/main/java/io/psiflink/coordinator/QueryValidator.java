@@ -86,6 +86,20 @@ public final class QueryValidator {
     }
   }
 
+  /**
+   * The query with its stars replaced by the columns of the registered (local) and published (peer)
+   * schemas ({@link JoinQuery#expandStars}); unchanged without a star.
+   */
+  static String expandStars(String sql, String field, Side localSide, Policy local, Policy peer) {
+    Policy pa = localSide == Side.A ? local : peer;
+    Policy pb = localSide == Side.A ? peer : local;
+    try {
+      return JoinQuery.parse(sql).expandStars(pa.schema(), pb.schema());
+    } catch (QueryException e) {
+      throw ApiException.invalidQuery(field, e).with("sql", sql);
+    }
+  }
+
   private static void check(JoinQuery q, Side side, PartyView v, Policy p) throws QueryException {
     for (String col : v.keyColumns()) {
       if (!p.key().contains(col)) {

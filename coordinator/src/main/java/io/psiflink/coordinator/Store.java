@@ -31,7 +31,7 @@ public final class Store {
   public static void insertDataset(Connection c, Dataset d) throws SQLException {
     try (PreparedStatement ps = c.prepareStatement("INSERT INTO datasets (name, location, format,"
         + " schema_json, key_columns, reveal_columns, filter_columns, status, created_at,"
-        + " retired_at) VALUES (?,?,?,?,?,?,?,?,?,?)")) {
+        + " retired_at, public_size) VALUES (?,?,?,?,?,?,?,?,?,?,?)")) {
       ps.setString(1, d.name());
       ps.setString(2, d.location());
       ps.setString(3, d.format());
@@ -42,6 +42,7 @@ public final class Store {
       ps.setString(8, d.status());
       ps.setLong(9, d.createdAt());
       setLong(ps, 10, d.retiredAt());
+      ps.setString(11, d.publicSize());
       ps.executeUpdate();
     }
   }
@@ -58,8 +59,8 @@ public final class Store {
   private static List<Dataset> datasets(Connection c, String where, Object... args)
       throws SQLException {
     try (PreparedStatement ps = c.prepareStatement("SELECT name, location, format, schema_json,"
-        + " key_columns, reveal_columns, filter_columns, status, created_at, retired_at"
-        + " FROM datasets " + where + " ORDER BY name")) {
+        + " key_columns, reveal_columns, filter_columns, status, created_at, retired_at,"
+        + " public_size FROM datasets " + where + " ORDER BY name")) {
       bind(ps, args);
       List<Dataset> out = new ArrayList<>();
       try (ResultSet rs = ps.executeQuery()) {
@@ -67,10 +68,31 @@ public final class Store {
           out.add(new Dataset(rs.getString(1), rs.getString(2), rs.getString(3),
               fromJson(rs.getString(4), new TypeReference<List<ColumnSpec>>() {}),
               strings(rs.getString(5)), strings(rs.getString(6)), strings(rs.getString(7)),
-              rs.getString(8), rs.getLong(9), getLong(rs, 10)));
+              rs.getString(8), rs.getLong(9), getLong(rs, 10), rs.getString(11)));
         }
       }
       return out;
+    }
+  }
+
+  /** Stores what each party learns from a query (JSON), computed when it was validated. */
+  public static void setDisclosure(Connection c, String queryId, String json) throws SQLException {
+    try (PreparedStatement ps = c.prepareStatement("UPDATE queries SET disclosure_json = ?"
+        + " WHERE id = ?")) {
+      ps.setString(1, json);
+      ps.setString(2, queryId);
+      ps.executeUpdate();
+    }
+  }
+
+  /** The disclosure JSON of a query, if stored. */
+  public static Optional<String> disclosure(Connection c, String queryId) throws SQLException {
+    try (PreparedStatement ps = c.prepareStatement("SELECT disclosure_json FROM queries"
+        + " WHERE id = ?")) {
+      ps.setString(1, queryId);
+      try (ResultSet rs = ps.executeQuery()) {
+        return rs.next() ? Optional.ofNullable(rs.getString(1)) : Optional.empty();
+      }
     }
   }
 

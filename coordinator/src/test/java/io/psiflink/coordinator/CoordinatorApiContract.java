@@ -486,6 +486,85 @@ abstract class CoordinatorApiContract {
     assertFalse(bob.get("/v1/queries").raw().contains(forged));
   }
 
+  // ------------------------------------------------------------------ issue 18: * and sizes
+
+  @Test
+  void starIsExpandedToTheRegisteredColumnsAndTheApproverRefusesAStar() throws Exception {
+    // bob's contacts: every published column revealable; 'notes' is in the registry only
+    register(bob, dataset("contacts", "hdfs://bob/contacts", "parquet", List.of(
+        column("card", "STRING"), column("zip", "BIGINT"), column("email", "STRING"),
+        column("notes", "STRING")), List.of("card", "zip"), List.of("card", "zip", "email"),
+        List.of()));
+    ObjectNode q = sqlQuery("SELECT a.spend, b.* FROM a JOIN b ON a.card = b.card "
+        + "AND a.zip = b.zip");
+    q.put("peerDataset", "contacts");
+    String id = submit(alice, q);
+    String expanded = "SELECT a.spend, `b`.`card`, `b`.`zip`, `b`.`email` FROM a JOIN b ON "
+        + "a.card = b.card AND a.zip = b.zip";
+    JsonNode atAlice = alice.get("/v1/queries/" + id).json();
+    JsonNode atBob = bob.get("/v1/queries/" + id).json();
+    assertEquals(expanded, atAlice.path("sql").asText());
+    assertEquals(expanded, atBob.path("sql").asText());
+    assertEquals(io.psiflink.jobs.query.JoinQuery.parse(expanded).fingerprint(),
+        atBob.path("fingerprint").asText());
+    assertEquals(atAlice.path("fingerprint"), atBob.path("fingerprint"));
+
+    // a requester that sends a star anyway: bob's job would expand it against its files, so it is
+    // refused even where every registered column may be revealed
+    register(bob, dataset("contacts_all", "hdfs://bob/contacts", "parquet", List.of(
+        column("card", "STRING"), column("zip", "BIGINT"), column("email", "STRING")),
+        List.of("card", "zip"), List.of("card", "zip", "email"), List.of()));
+    Client peerAtBob = parties.client(parties.bob, "Bearer " + parties.aliceToBob);
+    ObjectNode offer = Client.JSON.createObjectNode();
+    offer.put("id", java.util.UUID.randomUUID().toString());
+    offer.put("requester", "alice");
+    offer.put("requesterSide", "A");
+    offer.put("requesterDataset", "purchases");
+    offer.put("approverDataset", "contacts_all");
+    String star = "SELECT b.* FROM a JOIN b ON a.card = b.card AND a.zip = b.zip";
+    offer.put("sql", star);
+    offer.put("fingerprint", io.psiflink.jobs.query.JoinQuery.parse(star).fingerprint());
+    offer.put("protocol", "kkrt");
+    offer.put("requesterEndpoint", "alice.example:7443");
+    offer.put("requesterFingerprint", "00");
+    offer.put("expiresAt", System.currentTimeMillis() + 60_000);
+    refused(422, peerAtBob.post("/v1/peer/queries", offer), "explicit columns");
+  }
+
+  @Test
+  void theQueryViewShowsWhatEachPartyLearns() {
+    ObjectNode ds = customers("sized_customers");
+    ds.put("publicSize", "declared:5000000");
+    register(bob, ds);
+    ObjectNode bad = customers("badly_sized");
+    bad.put("publicSize", "huge");
+    refused(400, bob.post("/v1/datasets", bad), "publicSize", "rounded, exact or declared:N");
+    Client peerAtBob = parties.client(parties.bob, "Bearer " + parties.aliceToBob);
+    assertEquals("declared:5000000", peerAtBob.get("/v1/peer/datasets/sized_customers").json()
+        .path("publicSize").asText());
+    assertEquals("rounded", peerAtBob.get("/v1/peer/datasets/customers").json()
+        .path("publicSize").asText());
+
+    ObjectNode q = sqlQuery(GOOD_SQL);
+    q.put("peerDataset", "sized_customers");
+    String id = submit(alice, q);
+    // at bob, the approver: the peer (alice, A) gets bob's email and country of matching rows
+    JsonNode d = bob.get("/v1/queries/" + id).json().path("disclosure");
+    JsonNode mine = d.path("peerLearnsAboutMine");
+    assertEquals("declared:5000000", mine.path("size").path("policy").asText(), d.toString());
+    assertEquals("[\"email\"]", mine.path("columns").toString()); // country is only in WHERE
+    assertEquals("keys", mine.path("intersection").asText());
+    JsonNode theirs = d.path("iLearnAboutPeer");
+    assertEquals("rounded", theirs.path("size").path("policy").asText());
+    assertEquals("[]", theirs.path("columns").toString());
+    assertTrue(d.path("summary").asText().contains("the columns [email]"),
+        d.toString());
+    // at alice the same from the other side
+    JsonNode da = alice.get("/v1/queries/" + id).json().path("disclosure");
+    assertEquals(mine, da.path("iLearnAboutPeer"));
+    assertEquals(theirs, da.path("peerLearnsAboutMine"));
+  }
+
   // ------------------------------------------------------------------ approval flow
 
   @Test

@@ -41,8 +41,9 @@ class JobLauncherTest {
     QueryRecord q = new QueryRecord("q1", "outgoing", "alice", "bob", "A", "purchases",
         "customers", "SELECT a.x FROM a JOIN b ON a.k = b.k", "fp", 16, 40, "kkrt",
         "alice.example:7443", "fa", "approved", null, 0, 1, 0L, null);
-    Dataset d = new Dataset("purchases", "hdfs://nn/purchases", "avro", List.of(),
-        List.of("k"), List.of("x"), List.of(), "active", 0, null);
+    Dataset d = new Dataset("purchases", "hdfs://nn/purchases", "avro",
+        List.of(new Model.ColumnSpec("k", "BIGINT", false), new Model.ColumnSpec("x y", "STRING",
+            true)), List.of("k"), List.of("x y"), List.of(), "active", 0, null, "declared:5000");
     List<String> cmd = launcher.command(s, q, d, dir.resolve("w/s1"),
         "hdfs://nn:8020/out/s1", "avro", 0);
     assertEquals(List.of("/opt/flink/bin/flink", "run", "-c", "io.psiflink.jobs.PartyMain",
@@ -54,7 +55,8 @@ class JobLauncherTest {
         "--ca " + dir.resolve("ca.pem"), "--peer bob", "--peer-cert-sha256 fb", "--bins 16",
         "--sigma 40",
         "--protocol kkrt", "--parallelism 4", "--attempts 2", "--pair-timeout 30",
-        "--idle-timeout 45", "--max-bad-rows 0.5%",
+        "--idle-timeout 45", "--max-bad-rows 0.5%", "--public-size declared:5000",
+        "--expected-columns k:BIGINT,x+y:STRING",
         "--summary " + dir.resolve("w/s1/summary.json"))) {
       assertTrue(args.contains(expected), expected + " in " + args);
     }

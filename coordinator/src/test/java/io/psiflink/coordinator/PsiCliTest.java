@@ -75,12 +75,17 @@ class PsiCliTest {
     assertEquals(0, st.code(), st.toString());
     assertTrue(st.out().contains("query " + query + ": pending"), st.out());
     assertTrue(st.out().contains("no session yet"), st.out());
+    // the approval shows each party what the other learns
+    assertTrue(st.out().contains("this party learns about table b (customers): its size as its "
+        + "table's total row count rounded up"), st.out());
+    assertTrue(st.out().contains("the columns [email] of the matching rows"), st.out());
 
     Run a = run(bobEnv, "approve", query);
     assertEquals(0, a.code(), a.toString());
     Matcher sm = Pattern.compile("session (\\S+) ").matcher(a.out());
     assertTrue(sm.find(), a.out());
     String session = sm.group(1);
+    assertTrue(a.out().contains("the peer learns about table b (customers)"), a.out());
 
     Run ss = run(aliceEnv, "status", session);
     assertEquals(0, ss.code(), ss.toString());

@@ -12,10 +12,13 @@ import java.util.Map;
  * tokenize), binSpill (shuffle to bins, append to RocksDB), psi and lookupPayload (the bins' PSI
  * rounds, and their reverse lookup, payload exchange and join; the wall time of the bin stage is
  * split between the two in proportion to the time the bins spent in each), write (until the job
- * finished).
+ * finished). publicSize: the party's {@link PublicSize} policy; rowsDisclosed: the n its bins
+ * announced to the peer and padded to (all the peer learns of its size).
  */
 public record JobSummary(
     String party,
+    String publicSize,
+    long rowsDisclosed,
     long rowsRead,
     long rowsQuarantined,
     long rowsFilteredOut,
@@ -36,6 +39,8 @@ public record JobSummary(
     StringBuilder sb = new StringBuilder();
     Map<String, Object> f = new LinkedHashMap<>();
     f.put("party", party);
+    f.put("public_size", publicSize);
+    f.put("rows_disclosed", rowsDisclosed);
     f.put("rows_read", rowsRead);
     f.put("rows_quarantined", rowsQuarantined);
     f.put("rows_filtered_out", rowsFilteredOut);
@@ -83,6 +88,8 @@ public record JobSummary(
     sb.append(String.format(Locale.ROOT, "party %s: %,d rows read, %,d quarantined (%,d of them with "
         + "a NULL key), %,d filtered out by WHERE, %,d tokenized%n", party, rowsRead,
         rowsQuarantined, rowsWithNullKey, rowsFilteredOut, rowsTokenized));
+    sb.append(String.format(Locale.ROOT, "party %s: disclosed n = %,d to the peer (public size "
+        + "%s)%n", party, rowsDisclosed, publicSize));
     sb.append(String.format(Locale.ROOT, "party %s: %d bins (%d retried), %,d intersecting keys, "
         + "%,d rows out, %,d bytes sent, %,d received%n", party, bins, binRetries,
         intersectingKeys, rowsOut, bytesSent, bytesReceived));

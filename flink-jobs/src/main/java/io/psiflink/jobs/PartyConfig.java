@@ -32,6 +32,12 @@ import java.util.Objects;
  * @param parallelism Flink parallelism of the job (and bins processed at once)
  * @param maxAttempts attempts per bin before the job fails
  * @param workDir local directory for Flink's RocksDB and spill files
+ * @param publicSize what the peer learns of this party's size ({@link PublicSize})
+ * @param expectedColumns the registered columns of this party's dataset (names and types, in
+ *     order), or null when there is no registry (e.g. {@code ./psi local}): the job refuses to
+ *     start, before the handshake, when the table's columns differ from them
+ * @param insecureTestOnly accept σ below {@link #MIN_SIGMA} and a session without a pin of the
+ *     peer's certificate: for tests only ({@value #INSECURE_FLAG})
  */
 public record PartyConfig(
     boolean partyB,
@@ -52,9 +58,16 @@ public record PartyConfig(
     String protocolParams,
     int parallelism,
     int maxAttempts,
-    String workDir) {
+    String workDir,
+    PublicSize publicSize,
+    java.util.List<io.psiflink.connectors.Column> expectedColumns,
+    boolean insecureTestOnly) {
 
   public static final int DEFAULT_SIGMA = 40;
+  /** The least σ a real session accepts (DESIGN.md: σ >= 40). */
+  public static final int MIN_SIGMA = 40;
+  /** The command-line flag that lifts the σ and pin checks, named so nobody mistakes it. */
+  public static final String INSECURE_FLAG = "--insecure-test-only";
   public static final int DEFAULT_ATTEMPTS = 3;
   public static final Duration DEFAULT_PAIR_TIMEOUT = Duration.ofSeconds(60);
   public static final Duration DEFAULT_IDLE_TIMEOUT = Duration.ofSeconds(60);
@@ -68,6 +81,8 @@ public record PartyConfig(
     Objects.requireNonNull(workDir, "workDir");
     Objects.requireNonNull(maxBadRows, "maxBadRows");
     Objects.requireNonNull(csv, "csv");
+    Objects.requireNonNull(publicSize, "publicSize");
+    expectedColumns = expectedColumns == null ? null : java.util.List.copyOf(expectedColumns);
     if (peerCertificateSha256 != null && peerCertificateSha256.length != 32) {
       throw new IllegalArgumentException("the peer certificate's SHA-256 has 32 bytes");
     }
@@ -78,6 +93,16 @@ public record PartyConfig(
     if (bins < 0 || sigma < 1 || sigma > 128 || parallelism < 1 || maxAttempts < 1) {
       throw new IllegalArgumentException("bins >= 0, 1 <= sigma <= 128, parallelism >= 1 and "
           + "attempts >= 1 are required");
+    }
+    if (!insecureTestOnly && sigma < MIN_SIGMA) {
+      throw new IllegalArgumentException("sigma " + sigma + " is below " + MIN_SIGMA + ": the "
+          + "padding bound would overflow (and the job fail or leak) with probability above "
+          + "2^-" + MIN_SIGMA + "; refused unless " + INSECURE_FLAG + " is given (tests only)");
+    }
+    if (!insecureTestOnly && peerCertificateSha256 == null) {
+      throw new IllegalArgumentException("no pin of the peer's certificate (--peer-cert-sha256): "
+          + "any certificate the trusted CAs issued for '" + peer + "' would be accepted; refused "
+          + "unless " + INSECURE_FLAG + " is given (tests only)");
     }
   }
 

@@ -22,7 +22,7 @@ public final class PartyMain {
       "quarantine", "session", "bridge", "cert", "key", "ca", "peer", "bins", "sigma", "protocol",
       "protocol-params", "parallelism", "attempts", "work", "pair-timeout", "idle-timeout",
       "summary", "table-name", "max-bad-rows", "csv-delimiter", "csv-quote",
-      "peer-cert-sha256");
+      "peer-cert-sha256", "public-size", "expected-columns", "insecure-test-only");
 
   private static final String USAGE = "usage: PartyMain --party A|B --table PATH|JDBC_URL "
       + "[--table-name T] --sql SQL "
@@ -32,7 +32,11 @@ public final class PartyMain {
       + "[--csv-delimiter C] [--csv-quote C] [--bins M] "
       + "[--sigma S] [--protocol P] "
       + "[--protocol-params K=V,...] [--parallelism P] [--attempts N] [--work DIR] "
-      + "[--pair-timeout S] [--idle-timeout S] [--summary FILE]";
+      + "[--pair-timeout S] [--idle-timeout S] [--summary FILE] "
+      + "[--public-size rounded|exact|declared:N] [--expected-columns NAME:TYPE,...] "
+      + "[" + PartyConfig.INSECURE_FLAG + "]\n"
+      + "  --peer-cert-sha256 is required and --sigma must be >= " + PartyConfig.MIN_SIGMA
+      + " unless " + PartyConfig.INSECURE_FLAG + " (for tests only) is given";
 
   private PartyMain() {}
 
@@ -63,7 +67,7 @@ public final class PartyMain {
   }
 
   static Map<String, String> parse(String[] args) {
-    Args p = new Args(args, USAGE);
+    Args p = new Args(args, USAGE, Set.of(PartyConfig.INSECURE_FLAG));
     Map<String, String> values = p.values(FLAGS);
     p.finish();
     return values;
@@ -105,7 +109,30 @@ public final class PartyMain {
         integer(a.getOrDefault("parallelism", "2"), "--parallelism"),
         integer(a.getOrDefault("attempts", Integer.toString(PartyConfig.DEFAULT_ATTEMPTS)),
             "--attempts"),
-        a.getOrDefault("work", System.getProperty("java.io.tmpdir") + "/psi-flink-" + party));
+        a.getOrDefault("work", System.getProperty("java.io.tmpdir") + "/psi-flink-" + party),
+        publicSize(a.get("public-size")), ExpectedColumns.parse(a.get("expected-columns")),
+        insecure(a.get("insecure-test-only")));
+  }
+
+  private static PublicSize publicSize(String text) {
+    if (text == null) {
+      return PublicSize.DEFAULT;
+    }
+    try {
+      return PublicSize.parse(text);
+    } catch (IllegalArgumentException e) {
+      throw new IllegalArgumentException("--" + e.getMessage());
+    }
+  }
+
+  private static boolean insecure(String value) {
+    if (value == null) {
+      return false;
+    }
+    if (!value.equals("true")) {
+      throw new IllegalArgumentException(PartyConfig.INSECURE_FLAG + " takes no value");
+    }
+    return true;
   }
 
   /** A SHA-256 in hex (64 digits, as the coordinator's session records carry it), or null. */

@@ -18,6 +18,7 @@ import io.psiflink.jobs.psi.BinContext;
 import io.psiflink.jobs.psi.BinPsiOperator;
 import io.psiflink.jobs.psi.JobSecrets;
 import io.psiflink.jobs.psi.PsiProtocol;
+import io.psiflink.jobs.psi.PublicRowCount;
 import io.psiflink.jobs.psi.RowCount;
 import io.psiflink.jobs.psi.TokenRecord;
 import io.psiflink.jobs.query.JoinQuery;
@@ -76,6 +77,10 @@ public final class PrivateJoinJob {
     Side side = cfg.partyB() ? Side.B : Side.A;
     JoinQuery query = JoinQuery.parse(cfg.sql());
     TableSchema schema = SchemaDiscovery.discover(cfg.table(), cfg.csv());
+    if (cfg.expectedColumns() != null) {
+      // the files must still have exactly the registered columns: the approval was about those
+      ExpectedColumns.check(cfg.expectedColumns(), schema, "of party " + cfg.party());
+    }
     PartyView view = query.view(side, schema);
     // checked before the handshake, so that an existing output fails fast, not after the join
     StagedOutput staged = cfg.partyB() ? null : StagedOutput.prepare(cfg.out());
@@ -104,7 +109,8 @@ public final class PrivateJoinJob {
           new SessionHandshake.LocalFacts(cfg.partyB(), cfg.peer(), query.fingerprint(),
               cfg.protocol(), cfg.protocolParams(), cfg.sigma(),
               query.countOnly() ? 1 : cfg.bins(),
-              SizeEstimate.rows(cfg.table()), cfg.parallelism(), keys, kept,
+              cfg.publicSize().estimate(SizeEstimate.rows(cfg.table())), cfg.parallelism(),
+              keys, kept,
               namedColumns(schema, view), cfg.peerCertificateSha256()));
     }
     long handshakeDone = System.currentTimeMillis();
@@ -247,11 +253,17 @@ public final class PrivateJoinJob {
             .map(Column::type).toArray(ColumnType[]::new), indices(schema, kept), keptCodec,
             JobSecrets.CACHE_NAME, secrets.bins()))
         .name("tokenize " + name);
+    // n, the size the peer learns: by the party's public size policy, from the rows to intersect
+    // and every record read (the bins wait for it, and so for the bad-row gate)
     DataStream<Long> total = tokenized
         .transform("count rows", Types.LONG, new RowCount<byte[]>(false))
         .union(gate)
         .global()
-        .transform("sum rows", Types.LONG, new RowCount<Long>(true)).setParallelism(1);
+        .connect(source.counts().global())
+        .transform("public size " + cfg.publicSize(), Types.LONG,
+            new PublicRowCount(cfg.publicSize()))
+        .setParallelism(1)
+        .setMaxParallelism(1);
     int maxParallelism = KeyGroupRangeAssignment.computeDefaultMaxParallelism(cfg.parallelism());
     BinRouting routing = new BinRouting(secrets.bins(), maxParallelism, cfg.parallelism());
     DataStream<byte[]> joined = tokenized
@@ -362,7 +374,8 @@ public final class PrivateJoinJob {
     phases.put("psi", binStage * psiShare);
     phases.put("lookup_payload", binStage * (1 - psiShare));
     phases.put("write", (end - psiEnd) / 1000.0);
-    return new JobSummary(cfg.party(), rowsRead, quarantined,
+    return new JobSummary(cfg.party(), cfg.publicSize().text(), num(acc, "rowsAnnounced"),
+        rowsRead, quarantined,
         Math.max(0, rowsRead - tokenized - tokenizerNullKeys), nullKeys, tokenized, bins,
         num(acc, "binsDone"), num(acc, "binRetries"), num(acc, "intersecting"),
         num(acc, "rowsOut"), num(acc, "bytesSent"), num(acc, "bytesReceived"), phases,

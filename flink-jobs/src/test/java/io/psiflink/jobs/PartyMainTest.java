@@ -24,7 +24,70 @@ class PartyMainTest {
     a.put("key", "k");
     a.put("ca", "ca");
     a.put("peer", "party-b");
+    a.put("peer-cert-sha256", "ab".repeat(32));
     return a;
+  }
+
+  @Test
+  void sigmaBelow40IsRefusedUnlessTheTestFlagIsGiven() {
+    Map<String, String> a = base();
+    a.put("sigma", "39");
+    IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+        () -> PartyMain.config(a));
+    assertTrue(e.getMessage().contains("sigma 39 is below 40"), e.getMessage());
+    assertTrue(e.getMessage().contains("--insecure-test-only"), e.getMessage());
+    a.put("insecure-test-only", "true");
+    assertEquals(39, PartyMain.config(a).sigma());
+    a.put("sigma", "40");
+    a.remove("insecure-test-only");
+    assertEquals(40, PartyMain.config(a).sigma());
+  }
+
+  @Test
+  void aSessionWithoutAPeerPinIsRefusedUnlessTheTestFlagIsGiven() {
+    Map<String, String> a = base();
+    a.remove("peer-cert-sha256");
+    IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+        () -> PartyMain.config(a));
+    assertTrue(e.getMessage().contains("--peer-cert-sha256"), e.getMessage());
+    assertTrue(e.getMessage().contains("--insecure-test-only"), e.getMessage());
+    a.put("insecure-test-only", "true");
+    assertEquals(null, PartyMain.config(a).peerCertificateSha256());
+  }
+
+  @Test
+  void theTestFlagIsAFlagOnTheCommandLine() {
+    Map<String, String> a = PartyMain.parse(new String[] {"--party", "A", "--sigma", "20",
+        "--insecure-test-only", "--peer", "p"});
+    assertEquals("true", a.get("insecure-test-only"));
+    assertEquals("20", a.get("sigma"));
+  }
+
+  @Test
+  void publicSizeDefaultsToRoundedAndParsesTheThreePolicies() {
+    assertEquals(PublicSize.ROUNDED, PartyMain.config(base()).publicSize());
+    Map<String, String> a = base();
+    a.put("public-size", "exact");
+    assertEquals(PublicSize.EXACT, PartyMain.config(a).publicSize());
+    a.put("public-size", "declared:1e6");
+    assertEquals(PublicSize.declared(1_000_000), PartyMain.config(a).publicSize());
+    a.put("public-size", "declared:-1");
+    IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+        () -> PartyMain.config(a));
+    assertTrue(e.getMessage().contains("--public size must be rounded, exact or declared:N"),
+        e.getMessage());
+  }
+
+  @Test
+  void expectedColumnsRoundTripAnyName() {
+    java.util.List<io.psiflink.connectors.Column> cols = java.util.List.of(
+        new io.psiflink.connectors.Column("a,b:c d%", io.psiflink.connectors.ColumnType.STRING,
+            true),
+        new io.psiflink.connectors.Column("n", io.psiflink.connectors.ColumnType.BIGINT, true));
+    Map<String, String> a = base();
+    a.put("expected-columns", ExpectedColumns.format(cols));
+    assertEquals(cols, PartyMain.config(a).expectedColumns());
+    assertEquals(null, PartyMain.config(base()).expectedColumns());
   }
 
   @Test

@@ -158,6 +158,12 @@ public final class Demo {
           Map.of("reason", "demo"));
       String session = approved.path("session").path("id").asText();
       out.println("  bob approves it: session " + session + "; both jobs start");
+      JsonNode disclosure = approved.path("disclosure");
+      if (disclosure.isObject()) {
+        out.println("    alice learns " + disclosure.path("peerLearnsAboutMine").path("text")
+            .asText());
+        out.println("    bob learns " + disclosure.path("iLearnAboutPeer").path("text").asText());
+      }
 
       JsonNode[] ended = follow(alice, bob, session);
       JsonNode sa = ended[0];
@@ -216,6 +222,9 @@ public final class Demo {
     out.printf(Locale.ROOT, "  rows in           A %,d   B %,d   (after WHERE and NULL keys:"
         + " A %,d, B %,d)%n", a.path("rows_read").asLong(), b.path("rows_read").asLong(),
         a.path("rows_tokenized").asLong(), b.path("rows_tokenized").asLong());
+    out.printf(Locale.ROOT, "  sizes disclosed   A n=%,d (%s)   B n=%,d (%s)%n",
+        a.path("rows_disclosed").asLong(), a.path("public_size").asText(),
+        b.path("rows_disclosed").asLong(), b.path("public_size").asText());
     out.printf(Locale.ROOT, "  intersection      %,d keys in %d bins%n",
         a.path("intersecting_keys").asLong(), a.path("bins").asLong());
     out.printf(Locale.ROOT, "  rows out          %,d, written to %s (Avro)%n",

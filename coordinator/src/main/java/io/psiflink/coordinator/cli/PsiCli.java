@@ -205,6 +205,7 @@ public final class PsiCli {
     String id = r.path("id").asText();
     out.println("query " + id + " submitted: " + r.path("status").asText() + " (waiting for "
         + r.path("approver").asText() + " to approve)");
+    printDisclosure(r);
     if (!a.has("--wait")) {
       return 0;
     }
@@ -233,6 +234,7 @@ public final class PsiCli {
     String session = r.path("session").path("id").asText(null);
     out.println("query " + id + " " + r.path("status").asText()
         + (session != null ? "; session " + session + " (its jobs start now)" : ""));
+    printDisclosure(r);
     return a.has("--wait") && session != null ? follow(c, session) : 0;
   }
 
@@ -284,6 +286,7 @@ public final class PsiCli {
           query.path("id").asText(), query.path("status").asText(), reason(query),
           query.path("direction").asText(), query.path("localSide").asText(),
           query.path("localDataset").asText(), query.path("peerDataset").asText());
+      printDisclosure(query);
     }
     if (session != null) {
       printSession(session);
@@ -291,6 +294,15 @@ public final class PsiCli {
       out.println("no session yet (a session is created when the query is approved)");
     }
     return 0;
+  }
+
+  /** What each party learns from the query, as its coordinator worked it out when validating. */
+  private void printDisclosure(JsonNode query) {
+    JsonNode d = query.path("disclosure");
+    if (d.isObject()) {
+      out.println("the peer learns " + d.path("peerLearnsAboutMine").path("text").asText());
+      out.println("this party learns " + d.path("iLearnAboutPeer").path("text").asText());
+    }
   }
 
   private void printSession(JsonNode s) {

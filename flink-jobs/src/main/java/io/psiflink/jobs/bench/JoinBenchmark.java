@@ -36,7 +36,11 @@ import org.apache.flink.types.Row;
 public final class JoinBenchmark {
   private static final String USAGE = "usage: ./psi bench join --rows N [--rows-b N] --overlap F "
       + "[--bins M] [--parallelism P] [--runs R] [--sigma S] [--party-heap 6g] [--work DIR] "
-      + "[--seed S] [--no-insecure] [--json]";
+      + "[--seed S] [--no-insecure] [--json] [--where-selectivity F] "
+      + "[--public-size rounded|exact|declared:N[,...]]\n"
+      + "  --where-selectivity F: both parties keep the first F of their rows (WHERE a.id <= F*rows "
+      + "AND b.id <= F*rows_b)\n"
+      + "  --public-size P1,P2: each run joins once per policy, to compare them (default rounded)";
 
   private JoinBenchmark() {}
 
@@ -49,6 +53,8 @@ public final class JoinBenchmark {
     int runs;
     Path work;
     GeneratorSpec spec;
+    List<String> policies = new ArrayList<>();
+    double selectivity;
     try {
       Args p = new Args(args, USAGE, Set.of("--json", "--no-insecure"));
       rows = p.requiredLong("--rows");
@@ -60,7 +66,15 @@ public final class JoinBenchmark {
           + "/psi-bench-join"));
       spec = new GeneratorSpec(rows, rowsB, overlap, 0, 0,
           p.optionalLong("--seed", GeneratorSpec.DEFAULT_SEED));
-      a = p.values(Set.of("overlap", "bins", "sigma", "party-heap", "json", "no-insecure"));
+      a = p.values(Set.of("overlap", "bins", "sigma", "party-heap", "json", "no-insecure",
+          "where-selectivity", "public-size"));
+      for (String ps : a.getOrDefault("public-size", "rounded").split(",")) {
+        policies.add(io.psiflink.jobs.PublicSize.parse(ps).text());
+      }
+      selectivity = Double.parseDouble(a.getOrDefault("where-selectivity", "1"));
+      if (!(selectivity > 0 && selectivity <= 1)) {
+        throw new IllegalArgumentException("--where-selectivity must be in (0, 1]");
+      }
       p.finish();
     } catch (IllegalArgumentException e) {
       System.err.println("psi bench join: " + e.getMessage());
@@ -76,45 +90,60 @@ public final class JoinBenchmark {
     Path partsA = parts(tables.a(), data.resolve("a-parts-" + parallelism), parallelism, log);
     Path partsB = parts(tables.b(), data.resolve("b-parts-" + parallelism), parallelism, log);
 
+    String sql = query(selectivity, rows, rowsB);
     List<String> secureRuns = new ArrayList<>();
-    double[] secure = new double[runs];
+    // per public size policy, the runs' wall times
+    Map<String, double[]> secureByPolicy = new java.util.LinkedHashMap<>();
+    policies.forEach(ps -> secureByPolicy.put(ps, new double[runs]));
+    double[] secure = secureByPolicy.get(policies.get(0));
     double[] insecure = new double[a.containsKey("no-insecure") ? 0 : runs];
     boolean correct = true;
     RowDigest reference = null;
     String joinOperator = "";
     for (int r = 0; r < runs; r++) {
       Path out = work.resolve("out");
-      deleteTree(out);
-      Map<String, String> opts = new HashMap<>();
-      opts.put("a", partsA.toString());
-      opts.put("b", partsB.toString());
-      opts.put("sql", TableGenerator.DEFAULT_QUERY);
-      opts.put("out", out.toString());
-      opts.put("parallelism", Integer.toString(parallelism));
-      opts.put("work", work.resolve("run").toString());
-      for (String k : List.of("bins", "sigma", "party-heap")) {
-        if (a.containsKey(k)) {
-          opts.put(k, a.get(k));
+      RowDigest got = null;
+      for (String policy : policies) {
+        deleteTree(out);
+        Map<String, String> opts = new HashMap<>();
+        opts.put("a", partsA.toString());
+        opts.put("b", partsB.toString());
+        opts.put("sql", sql);
+        opts.put("out", out.toString());
+        opts.put("parallelism", Integer.toString(parallelism));
+        opts.put("work", work.resolve("run").toString());
+        opts.put("public-size", policy);
+        for (String k : List.of("bins", "sigma", "party-heap")) {
+          if (a.containsKey(k)) {
+            opts.put(k, a.get(k));
+          }
         }
+        log.printf(Locale.ROOT, "== run %d of %d: private join of %,d x %,d rows, public size "
+            + "%s%n", r + 1, runs, rows, rowsB, policy);
+        LocalJoin.Result res = LocalJoin.run(opts, log);
+        secureByPolicy.get(policy)[r] = res.seconds();
+        secureRuns.add(res.toJson());
+        RowDigest d = digestAvro(out);
+        if (got != null && !got.equals(d)) {
+          log.printf("MISMATCH: public size %s gave %s, %s gave %s%n", policies.get(0), got,
+              policy, d);
+          correct = false;
+        }
+        got = got == null ? d : got;
       }
-      log.printf(Locale.ROOT, "== run %d of %d: private join of %,d x %,d rows%n", r + 1, runs,
-          rows, rowsB);
-      LocalJoin.Result res = LocalJoin.run(opts, log);
-      secure[r] = res.seconds();
-      secureRuns.add(res.toJson());
-      RowDigest got = digestAvro(out);
       if (insecure.length > 0) {
         log.printf(Locale.ROOT, "== run %d of %d: insecure Flink SQL join%n", r + 1, runs);
         Path insecureOut = work.resolve("insecure-out");
         deleteTree(insecureOut);
-        InsecureRun ins = insecureInFreshJvm(tables, parallelism,
+        InsecureRun ins = insecureInFreshJvm(tables, sql, parallelism,
             a.getOrDefault("party-heap", "6g"), insecureOut, log);
         deleteTree(insecureOut);
         insecure[r] = ins.seconds();
         reference = ins.digest();
         joinOperator = ins.joinOperator();
       }
-      boolean ok = got.count() == tables.expectedJoinRows()
+      // with a WHERE, only the insecure join knows the expected rows
+      boolean ok = (selectivity < 1 || got.count() == tables.expectedJoinRows())
           && (reference == null || reference.equals(got));
       if (!ok) {
         log.printf("MISMATCH: private join gave %s, expected %d rows%s%n", got,
@@ -123,22 +152,39 @@ public final class JoinBenchmark {
       correct &= ok;
     }
     double secureMedian = median(secure);
+    StringBuilder byPolicy = new StringBuilder();
+    secureByPolicy.forEach((ps, t) -> byPolicy.append(byPolicy.length() == 0 ? "" : ",")
+        .append(String.format(Locale.ROOT, "\"%s\":%.3f", ps, median(t))));
     double insecureMedian = insecure.length == 0 ? Double.NaN : median(insecure);
     if (a.containsKey("json")) {
       System.out.printf(Locale.ROOT, "{\"rows_a\":%d,\"rows_b\":%d,\"overlap\":%s,"
           + "\"parallelism\":%d,\"runs\":%d,\"expected_join_rows\":%d,\"correct\":%b,"
           + "\"secure_seconds_median\":%.3f,\"insecure_seconds_median\":%s,"
-          + "\"insecure_join_operator\":\"%s\",\"ratio\":%s,\"secure_runs\":[%s]}%n",
+          + "\"insecure_join_operator\":\"%s\",\"ratio\":%s,\"where_selectivity\":%s,"
+          + "\"secure_seconds_median_by_public_size\":{%s},\"secure_runs\":[%s]}%n",
           rows, rowsB, a.get("overlap"), parallelism, runs, tables.expectedJoinRows(), correct,
           secureMedian, fmt(insecureMedian), Json.escape(joinOperator),
-          fmt(secureMedian / insecureMedian), String.join(",", secureRuns));
+          fmt(secureMedian / insecureMedian), fmt(selectivity), byPolicy,
+          String.join(",", secureRuns));
     } else {
       System.out.printf(Locale.ROOT, "private join: %,d x %,d rows, overlap %s: median %.1f s over "
           + "%d run(s); insecure Flink SQL join (%s): %s s; ratio %s; result %s%n", rows, rowsB,
           a.get("overlap"), secureMedian, runs, joinOperator, fmt(insecureMedian),
           fmt(secureMedian / insecureMedian), correct ? "correct" : "WRONG");
+      secureByPolicy.forEach((ps, t) -> System.out.printf(Locale.ROOT, "  public size %s: median "
+          + "%.1f s (WHERE selectivity %s)%n", ps, median(t), fmt(selectivity)));
     }
     System.exit(correct ? 0 : 1);
+  }
+
+  /** The bench query, with a WHERE keeping the first {@code selectivity} of each table's rows. */
+  static String query(double selectivity, long rows, long rowsB) {
+    if (selectivity >= 1) {
+      return TableGenerator.DEFAULT_QUERY;
+    }
+    return TableGenerator.DEFAULT_QUERY + String.format(Locale.ROOT,
+        " WHERE a.id <= %d AND b.id <= %d", Math.round(selectivity * rows),
+        Math.round(selectivity * rowsB));
   }
 
   private static GeneratedTables generated(GeneratorSpec spec, Path dir, PrintStream log)
@@ -206,8 +252,8 @@ public final class JoinBenchmark {
    * Runs the insecure join in a JVM of its own, with the parties' JVM options and heap, so that it
    * starts cold as they do (JVM start, class loading and JIT are part of both measurements).
    */
-  static InsecureRun insecureInFreshJvm(GeneratedTables tables, int parallelism, String heap,
-      Path out, PrintStream log) throws IOException, InterruptedException {
+  static InsecureRun insecureInFreshJvm(GeneratedTables tables, String sql, int parallelism,
+      String heap, Path out, PrintStream log) throws IOException, InterruptedException {
     List<String> cmd = new ArrayList<>();
     cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
     cmd.add("-Xmx" + heap);
@@ -215,7 +261,8 @@ public final class JoinBenchmark {
     cmd.add("-Dlog4j2.configurationFile=log4j2.properties");
     cmd.addAll(List.of("-cp", System.getProperty("java.class.path"),
         InsecureFlinkJoin.class.getName(), "--a", tables.a().toString(), "--b",
-        tables.b().toString(), "--parallelism", Integer.toString(parallelism), "--out",
+        tables.b().toString(), "--sql", sql, "--parallelism", Integer.toString(parallelism),
+        "--out",
         out.toString(), "--json"));
     Process p = new ProcessBuilder(cmd).redirectError(ProcessBuilder.Redirect.INHERIT).start();
     String json = null;

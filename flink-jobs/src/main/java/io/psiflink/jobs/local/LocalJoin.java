@@ -33,7 +33,7 @@ public final class LocalJoin {
   private static final Set<String> FLAGS = Set.of("a", "b", "sql", "out", "format", "bins", "sigma",
       "protocol", "parallelism", "work", "json", "party-heap", "attempts", "idle-timeout",
       "pair-timeout", "protocol-params", "a-table", "b-table", "max-bad-rows", "quarantine",
-      "a-delimiter", "b-delimiter");
+      "a-delimiter", "b-delimiter", "public-size", "a-public-size", "b-public-size", "insecure-test-only");
   /** How long a party may run on after its peer failed (see {@link #waitForBoth}). */
   private static final Duration SURVIVOR_GRACE = Duration.ofSeconds(15);
 
@@ -41,7 +41,8 @@ public final class LocalJoin {
       + "... FROM a JOIN b ON ...\" --out DIR [--format avro|parquet|csv] [--a-table T] "
       + "[--b-table T] [--a-delimiter C] [--b-delimiter C] [--max-bad-rows N|P%] "
       + "[--quarantine DIR] [--bins M] [--sigma S] "
-      + "[--parallelism P] [--json]\n"
+      + "[--parallelism P] [--public-size rounded|exact|declared:N] [--a-public-size P] "
+      + "[--b-public-size P] [--json]\n"
       + "  tables: local or hdfs:// .csv/.avro/.parquet files or directories of part files, or "
       + "jdbc:postgresql://host:port/db?table=T URLs";
 
@@ -115,10 +116,14 @@ public final class LocalJoin {
     long start = System.nanoTime();
     try (BridgeRelay relay = BridgeRelay.start(RelayConfig.defaults(pki.credentials("bridge"),
         Set.of("party-a", "party-b")))) {
-      Process pa = launch(opts, "A", pki.credentials("party-a"), "party-b", session,
+      // This tool made both certificates, so each party gets the other's pinned, as the
+      // coordinators' session records do for a real join.
+      PartyCredentials ca = pki.credentials("party-a");
+      PartyCredentials cb = pki.credentials("party-b");
+      Process pa = launch(opts, "A", ca, "party-b", sha256(cb), session,
           hooks.bridgePort("A", relay.port()), work, log);
       hooks.started("A", pa);
-      Process pb = launch(opts, "B", pki.credentials("party-b"), "party-a", session,
+      Process pb = launch(opts, "B", cb, "party-a", sha256(ca), session,
           hooks.bridgePort("B", relay.port()), work, log);
       hooks.started("B", pb);
       int[] exits = waitForBoth(pa, pb, log);
@@ -134,8 +139,19 @@ public final class LocalJoin {
     }
   }
 
+  /** The SHA-256 of a party's certificate in hex, as {@code --peer-cert-sha256} takes it. */
+  public static String sha256(PartyCredentials c) {
+    try {
+      return java.util.HexFormat.of().formatHex(java.security.MessageDigest.getInstance("SHA-256")
+          .digest(c.certificate().getEncoded()));
+    } catch (java.security.GeneralSecurityException e) {
+      throw new IllegalStateException("cannot hash the certificate of " + c.partyName(), e);
+    }
+  }
+
   private static Process launch(Map<String, String> o, String party, PartyCredentials creds,
-      String peer, String session, int port, Path work, PrintStream log) throws IOException {
+      String peer, String peerSha256, String session, int port, Path work, PrintStream log)
+      throws IOException {
     List<String> cmd = new ArrayList<>();
     cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
     cmd.add("-Xmx" + o.getOrDefault("party-heap", "6g"));
@@ -171,11 +187,20 @@ public final class LocalJoin {
     add(cmd, "key", creds.privateKeyPem().toString());
     add(cmd, "ca", creds.trustedCaPem().toString());
     add(cmd, "peer", peer);
+    add(cmd, "peer-cert-sha256", peerSha256);
     for (String k : List.of("bins", "sigma", "protocol", "protocol-params", "parallelism",
         "attempts", "idle-timeout", "pair-timeout")) {
       if (o.containsKey(k)) {
         add(cmd, k, o.get(k));
       }
+    }
+    // what this party discloses of its size: its own option, else the common one, else the default
+    String publicSize = o.getOrDefault(a ? "a-public-size" : "b-public-size", o.get("public-size"));
+    if (publicSize != null) {
+      add(cmd, "public-size", publicSize);
+    }
+    if (o.containsKey("insecure-test-only")) {
+      cmd.add(io.psiflink.jobs.PartyConfig.INSECURE_FLAG); // lets tests use σ < 40
     }
     add(cmd, "work", work.resolve("party-" + party).toString());
     add(cmd, "summary", work.resolve("summary-" + party + ".json").toString());
@@ -244,7 +269,7 @@ public final class LocalJoin {
   }
 
   static Map<String, String> parse(String[] args) {
-    Args p = new Args(args, USAGE, Set.of("--json"));
+    Args p = new Args(args, USAGE, Set.of("--json", io.psiflink.jobs.PartyConfig.INSECURE_FLAG));
     Map<String, String> values = p.values(FLAGS);
     p.finish();
     return values;

@@ -168,6 +168,8 @@ public final class BinPsiOperator extends AbstractStreamOperator<byte[]>
       throw new IllegalStateException("expected the party's row count once, got " + totalsSeen
           + " values");
     }
+    // what the bins announce in HELLO and pad to, for the summary (the same on every subtask)
+    clock.maximum("rowsAnnounced", totalRows);
     List<Integer> owned = ownedBins();
     SecureRandom random = new SecureRandom();
     BinExchange exchange = new BinExchange(ctx, keys, random);
@@ -264,6 +266,15 @@ public final class BinPsiOperator extends AbstractStreamOperator<byte[]>
         rc.addAccumulator(name, m);
       }
       m.add(System.currentTimeMillis());
+    }
+
+    public void maximum(String name, long value) {
+      LongMaximum m = (LongMaximum) rc.<Long, Long>getAccumulator(name);
+      if (m == null) {
+        m = new LongMaximum();
+        rc.addAccumulator(name, m);
+      }
+      m.add(value);
     }
 
     public void add(String name, long value) {

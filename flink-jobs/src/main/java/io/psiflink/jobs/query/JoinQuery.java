@@ -6,6 +6,7 @@ import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.util.HexFormat;
+import java.util.List;
 import java.util.Objects;
 
 /**
@@ -91,6 +92,49 @@ public final class JoinQuery implements Serializable {
     Objects.requireNonNull(a, "a");
     Objects.requireNonNull(b, "b");
     return Resolver.resolve(this, parsed, a, b);
+  }
+
+  /**
+   * This query with every {@code *} and {@code t.*} of SELECT replaced, where it stands in the text,
+   * by the columns it expands to against {@code a} and {@code b} (qualified as the query qualifies
+   * the table, with {@code AS} where the output name differs from the column); the text is
+   * otherwise as given, so it resolves to the same output columns and names. A query without a star
+   * is returned unchanged. Coordinators expand against the registered schemas, so that the jobs
+   * never expand a star against whatever columns the files have by then.
+   */
+  public String expandStars(TableSchema a, TableSchema b) throws QueryException {
+    if (parsed.select().stream().noneMatch(ParsedQuery.Item::star)) {
+      return sql;
+    }
+    List<OutputColumn> out = resolve(a, b).output();
+    SourceText text = new SourceText(sql);
+    StringBuilder sb = new StringBuilder();
+    int copied = 0;
+    int next = 0; // the output column the current SELECT item starts at
+    for (ParsedQuery.Item item : parsed.select()) {
+      if (!item.star()) {
+        next++;
+        continue;
+      }
+      List<String> cols = new java.util.ArrayList<>();
+      for (Side s : item.starSide() == null ? List.of(Side.A, Side.B)
+          : List.of(item.starSide())) {
+        for (int i = 0; i < (s == Side.A ? a : b).names().size(); i++) {
+          OutputColumn oc = out.get(next++);
+          cols.add(FlinkDialect.quote(parsed.qualifier(s)) + "." + FlinkDialect.quote(oc.column())
+              + (oc.outputName().equals(oc.column()) ? ""
+                  : " AS " + FlinkDialect.quote(oc.outputName())));
+        }
+      }
+      int at = text.offsetOf(item.span());
+      if (at < copied) {
+        throw new QueryException("SELECT", "cannot place the columns of " + item.span().text()
+            + " in the query text", item.span());
+      }
+      sb.append(sql, copied, at).append(String.join(", ", cols));
+      copied = at + item.span().text().length();
+    }
+    return sb.append(sql.substring(copied)).toString();
   }
 
   /**

@@ -29,6 +29,12 @@ final class SourceText {
     lineStarts = starts.stream().mapToInt(Integer::intValue).toArray();
   }
 
+  /** Offset of the start of {@code span} in the text, or -1 when the text is not there. */
+  int offsetOf(SourceSpan span) {
+    int at = offset(span.line(), span.column());
+    return at >= 0 && sql.startsWith(span.text(), at) ? at : -1;
+  }
+
   /** Offset of a 1-based line and column (Calcite counts a tab as one column). */
   private int offset(int line, int column) {
     if (line < 1 || column < 1) {

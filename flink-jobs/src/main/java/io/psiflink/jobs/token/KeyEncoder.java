@@ -18,7 +18,9 @@ import org.apache.flink.types.Row;
  * </ul>
  * The tag and the length prefixes make the encoding injective: ("ab","c") and ("a","bc") differ. A
  * NULL or NaN key value has no encoding: such a row never matches (SQL: NULL = x is not true) and is
- * counted instead. Not thread-safe: reuses one buffer.
+ * counted instead. Neither has a string with an unpaired UTF-16 surrogate: UTF-8 cannot encode it,
+ * and a lenient encoder would replace it with '?', so that two different keys shared one token
+ * (the reader quarantines such rows; this is the second line). Not thread-safe: reuses one buffer.
  */
 public final class KeyEncoder {
   private final int[] fields;
@@ -35,7 +37,10 @@ public final class KeyEncoder {
     this.types = types.clone();
   }
 
-  /** Encodes the key of {@code row}; false (and nothing encoded) when a key value is NULL or NaN. */
+  /**
+   * Encodes the key of {@code row}; false (and nothing encoded) when a key value is NULL or NaN or a
+   * string with an unpaired surrogate.
+   */
   public boolean encode(Row row) {
     len = 0;
     for (int i = 0; i < fields.length; i++) {
@@ -54,7 +59,13 @@ public final class KeyEncoder {
           }
           putLong(Double.doubleToLongBits(d == 0.0 ? 0.0 : d));
         }
-        case STRING -> putBytes(nfc((String) v).getBytes(StandardCharsets.UTF_8));
+        case STRING -> {
+          String str = (String) v;
+          if (unpairedSurrogate(str) >= 0) {
+            return false;
+          }
+          putBytes(nfc(str).getBytes(StandardCharsets.UTF_8));
+        }
         case BOOLEAN -> put((byte) (((Boolean) v) ? 1 : 0));
         case BYTES -> putBytes((byte[]) v);
       }
@@ -68,6 +79,27 @@ public final class KeyEncoder {
 
   public int length() {
     return len;
+  }
+
+  /**
+   * The index of the first unpaired surrogate in {@code s}, or -1 when every surrogate is half of
+   * a pair (then the string has an exact UTF-8 encoding).
+   */
+  public static int unpairedSurrogate(String s) {
+    for (int i = 0; i < s.length(); i++) {
+      char c = s.charAt(i);
+      if (Character.isHighSurrogate(c)) {
+        if (i + 1 < s.length() && Character.isLowSurrogate(s.charAt(i + 1))) {
+          i++;
+          continue;
+        }
+        return i;
+      }
+      if (Character.isLowSurrogate(c)) {
+        return i;
+      }
+    }
+    return -1;
   }
 
   private static String nfc(String s) {

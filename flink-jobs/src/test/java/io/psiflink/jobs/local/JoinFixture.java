@@ -152,15 +152,22 @@ final class JoinFixture {
 
   /** The plaintext join of {@link #SQL}, each row rendered as "id|spend|email|bid", sorted. */
   List<String> expected() {
+    return expected(x -> x.spend != null && x.spend > 20,
+        y -> y.country != null && !y.country.equals("FR"));
+  }
+
+  /** The same join under another WHERE: {@code whereA} and {@code whereB} as in SQL. */
+  List<String> expected(java.util.function.Predicate<RowA> whereA,
+      java.util.function.Predicate<RowB> whereB) {
     Map<String, List<RowB>> byKey = new HashMap<>();
     for (RowB x : b) {
-      if (x.card != null && x.zip != null && x.country != null && !x.country.equals("FR")) {
+      if (x.card != null && x.zip != null && whereB.test(x)) {
         byKey.computeIfAbsent(x.card + "|" + x.zip, k -> new ArrayList<>()).add(x);
       }
     }
     List<String> out = new ArrayList<>();
     for (RowA x : a) {
-      if (x.card == null || x.zip == null || x.spend == null || !(x.spend > 20)) {
+      if (x.card == null || x.zip == null || !whereA.test(x)) {
         continue;
       }
       for (RowB y : byKey.getOrDefault(x.card + "|" + x.zip, List.of())) {

@@ -93,6 +93,21 @@ class TokenizerTest {
   }
 
   @Test
+  void keysWithALoneSurrogateHaveNoEncodingInsteadOfSharingOne() {
+    KeyEncoder e = new KeyEncoder(new int[] {0}, new ColumnType[] {ColumnType.STRING});
+    // Two different keys that differ only in a lone surrogate: a lenient UTF-8 encoder makes both
+    // "a?" (one token for two keys); a strict one refuses both.
+    assertFalse(e.encode(Row.of("a\uD800")));
+    assertFalse(e.encode(Row.of("a\uDC00")));
+    assertFalse(e.encode(Row.of("\uDE00\uD83Da"))); // a pair in the wrong order is two lone halves
+    assertTrue(e.encode(Row.of("a?")));
+    assertTrue(e.encode(Row.of("a\uD83D\uDE00"))); // a proper pair encodes
+    assertEquals(1 + 4 + 5, e.length());
+    assertEquals(1, KeyEncoder.unpairedSurrogate("a\uD800b"));
+    assertEquals(-1, KeyEncoder.unpairedSurrogate("a\uD83D\uDE00b"));
+  }
+
+  @Test
   void nullKeysHaveNoEncoding() {
     KeyEncoder e = new KeyEncoder(new int[] {0, 1}, new ColumnType[] {ColumnType.STRING,
         ColumnType.BIGINT});
