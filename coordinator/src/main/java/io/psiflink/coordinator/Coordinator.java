@@ -167,7 +167,7 @@ public final class Coordinator {
   private static Dataset shown(Dataset d) {
     return new Dataset(d.name(), JdbcTable.redact(d.location()), d.format(), d.schema(),
         d.keyColumns(), d.revealColumns(), d.filterColumns(), d.status(), d.createdAt(),
-        d.retiredAt());
+        d.retiredAt(), d.publicSize());
   }
 
   /**

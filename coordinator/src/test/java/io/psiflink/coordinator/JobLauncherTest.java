@@ -85,7 +85,7 @@ class JobLauncherTest {
           "alice.example:7443", "fa", "approved", null, 0, 1, 0L, null);
       Dataset d = new Dataset("crm", "jdbc:postgresql://db:5432/crm?user=psi&password=p%26ss"
           + "&table=people", "csv", List.of(), List.of("k"), List.of("x"), List.of(), "active",
-          0, null);
+          0, null, "rounded");
       List<String> cmd = launcher.command(s, q, d, dir.resolve("w/s1"), null, null, 0);
       assertTrue(cmd.stream().noneMatch(a -> a.contains("p%26ss") || a.contains("p&ss")),
           cmd.toString());

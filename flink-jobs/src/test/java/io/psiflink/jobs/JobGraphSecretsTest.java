@@ -53,7 +53,7 @@ class JobGraphSecretsTest {
         new BridgeEndpoint("127.0.0.1", 1, "cert.pem", "key.pem", "ca.pem", Duration.ofSeconds(5),
             Duration.ofSeconds(5)),
         partyB ? "party-a" : "party-b", null, 4, 40, "kkrt", "", 2, 1,
-        dir.resolve("work").toString());
+        dir.resolve("work").toString(), PublicSize.DEFAULT, null, false);
     SecureRandom r = new SecureRandom();
     byte[] tokenKey = bytes(r, 32);
     byte[] binSeed = bytes(r, 16);
