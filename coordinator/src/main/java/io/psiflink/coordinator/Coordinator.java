@@ -484,7 +484,9 @@ public final class Coordinator {
             + " at " + config.party()).with("field", "approverDataset"));
     PublishedDataset theirs = fetchPublished(requesterDataset, "requesterDataset", true);
     Side ownSide = requesterSide.other();
-    QueryValidator.Policy ownPolicy = QueryValidator.policy(own);
+    // Validated against what we publish, not our full schema: the peer reads the errors, and
+    // "may not be revealed" for a column it was never shown would confirm that the column exists.
+    QueryValidator.Policy ownPolicy = QueryValidator.policy(publish(own));
     QueryValidator.Policy theirPolicy = QueryValidator.policy(theirs);
     ResolvedJoin resolved = QueryValidator.validate(sql, "sql", ownSide, ownPolicy, theirPolicy);
     // The requester's coordinator expands stars; one left here would be expanded by our job

@@ -475,8 +475,21 @@ abstract class CoordinatorApiContract {
     offer.put("requesterEndpoint", "alice.example:7443");
     offer.put("requesterFingerprint", "00".repeat(32));
     offer.put("expiresAt", System.currentTimeMillis() + 60_000);
-    // bob's own registry: ssn exists but is not revealed
-    refused(422, peerAtBob.post("/v1/peer/queries", offer), "SELECT", "b.ssn",
+    // bob validates against what he publishes: his unpublished ssn is as unknown to the peer as
+    // a column that does not exist (the error must not confirm that it exists)
+    Reply hidden = refused(422, peerAtBob.post("/v1/peer/queries", offer), "SELECT",
+        "has no column ssn");
+    String absent = "SELECT b.nosuch FROM a JOIN b ON a.card = b.card";
+    offer.put("sql", absent);
+    offer.put("fingerprint", io.psiflink.jobs.query.JoinQuery.parse(absent).fingerprint());
+    Reply missing = refused(422, peerAtBob.post("/v1/peer/queries", offer), "SELECT",
+        "has no column nosuch");
+    assertEquals(missing.error().replace("nosuch", "ssn"), hidden.error());
+    // a published column the owner does not reveal is refused as such
+    String unrevealed = "SELECT b.age FROM a JOIN b ON a.card = b.card";
+    offer.put("sql", unrevealed);
+    offer.put("fingerprint", io.psiflink.jobs.query.JoinQuery.parse(unrevealed).fingerprint());
+    refused(422, peerAtBob.post("/v1/peer/queries", offer), "SELECT", "b.age",
         "may not be revealed");
     String good = "SELECT b.email FROM a JOIN b ON a.card = b.card";
     offer.put("sql", good);
@@ -526,7 +539,7 @@ abstract class CoordinatorApiContract {
     offer.put("fingerprint", io.psiflink.jobs.query.JoinQuery.parse(star).fingerprint());
     offer.put("protocol", "kkrt");
     offer.put("requesterEndpoint", "alice.example:7443");
-    offer.put("requesterFingerprint", "00");
+    offer.put("requesterFingerprint", "00".repeat(32));
     offer.put("expiresAt", System.currentTimeMillis() + 60_000);
     refused(422, peerAtBob.post("/v1/peer/queries", offer), "explicit columns");
   }
