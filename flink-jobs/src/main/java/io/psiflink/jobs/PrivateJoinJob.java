@@ -5,6 +5,7 @@ import io.psiflink.bridge.PartyCredentials;
 import io.psiflink.connectors.BadRowGate;
 import io.psiflink.connectors.Column;
 import io.psiflink.connectors.ColumnType;
+import io.psiflink.connectors.JdbcTable;
 import io.psiflink.connectors.QuarantineSink;
 import io.psiflink.connectors.SchemaDiscovery;
 import io.psiflink.connectors.SourceResult;
@@ -98,8 +99,8 @@ public final class PrivateJoinJob {
     }
     List<Column> keys = columns(schema, view.keyColumns());
     List<Column> kept = columns(schema, view.revealedColumns());
-    LOG.info("party {}: table {} {}; keys {}, keeps {}, WHERE {}", cfg.party(), cfg.table(), schema,
-        view.keyColumns(), view.revealedColumns(),
+    LOG.info("party {}: table {} {}; keys {}, keeps {}, WHERE {}", cfg.party(),
+        JdbcTable.redact(cfg.table()), schema, view.keyColumns(), view.revealedColumns(),
         view.wherePredicate().isEmpty() ? "(none)" : view.wherePredicate());
 
     PartyCredentials me = cfg.bridge().credentials();

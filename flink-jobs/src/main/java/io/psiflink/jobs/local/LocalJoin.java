@@ -4,6 +4,7 @@ import io.psiflink.bridge.BridgeRelay;
 import io.psiflink.bridge.PartyCredentials;
 import io.psiflink.bridge.RelayConfig;
 import io.psiflink.bridge.ThrowawayPki;
+import io.psiflink.connectors.JdbcTable;
 import io.psiflink.jobs.Args;
 import java.io.BufferedReader;
 import java.io.IOException;
@@ -163,7 +164,10 @@ public final class LocalJoin {
     cmd.add("io.psiflink.jobs.PartyMain");
     boolean a = party.equals("A");
     add(cmd, "party", party);
-    add(cmd, "table", o.get(a ? "a" : "b"));
+    // a JDBC password goes to the party's environment, not its command line (ps shows that)
+    String table = o.get(a ? "a" : "b");
+    String password = JdbcTable.isJdbc(table) ? JdbcTable.password(table) : null;
+    add(cmd, "table", password == null ? table : JdbcTable.withoutPassword(table));
     if (o.containsKey(a ? "a-table" : "b-table")) {
       add(cmd, "table-name", o.get(a ? "a-table" : "b-table"));
     }
@@ -205,6 +209,9 @@ public final class LocalJoin {
     add(cmd, "work", work.resolve("party-" + party).toString());
     add(cmd, "summary", work.resolve("summary-" + party + ".json").toString());
     ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true);
+    if (password != null) {
+      pb.environment().put(JdbcTable.PASSWORD_ENV, password);
+    }
     Process p = pb.start();
     pump(p.getInputStream(), "[" + party + "] ", log);
     return p;
