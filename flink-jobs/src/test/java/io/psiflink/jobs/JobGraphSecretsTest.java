@@ -52,7 +52,7 @@ class JobGraphSecretsTest {
         BadRowLimit.DEFAULT, CsvOptions.DEFAULT, "graph-test",
         new BridgeEndpoint("127.0.0.1", 1, "cert.pem", "key.pem", "ca.pem", Duration.ofSeconds(5),
             Duration.ofSeconds(5)),
-        partyB ? "party-a" : "party-b", null, 4, 40, "kkrt", "", 2, 1,
+        partyB ? "party-a" : "party-b", new byte[32], 4, 40, "kkrt", "", 2, 1,
         dir.resolve("work").toString(), PublicSize.DEFAULT, null, false);
     SecureRandom r = new SecureRandom();
     byte[] tokenKey = bytes(r, 32);
