@@ -113,6 +113,27 @@ abstract class CoordinatorApiContract {
     return n;
   }
 
+  /**
+   * A query offer as a requester's coordinator sends it to {@code POST /v1/peer/queries}, with a
+   * fresh id, the SQL's fingerprint and well-formed endpoint and certificate fingerprint.
+   */
+  static ObjectNode offer(String requester, String requesterSide, String requesterDataset,
+      String approverDataset, String sql) {
+    ObjectNode offer = Client.JSON.createObjectNode();
+    offer.put("id", java.util.UUID.randomUUID().toString());
+    offer.put("requester", requester);
+    offer.put("requesterSide", requesterSide);
+    offer.put("requesterDataset", requesterDataset);
+    offer.put("approverDataset", approverDataset);
+    offer.put("sql", sql);
+    offer.put("fingerprint", io.psiflink.jobs.query.JoinQuery.parse(sql).fingerprint());
+    offer.put("protocol", "kkrt");
+    offer.put("requesterEndpoint", requester + ".example:7443");
+    offer.put("requesterFingerprint", "ab".repeat(32));
+    offer.put("expiresAt", System.currentTimeMillis() + 60_000);
+    return offer;
+  }
+
   static void register(Client c, ObjectNode dataset) {
     Reply r = c.post("/v1/datasets", dataset);
     assertEquals(201, r.status(), r.toString());
@@ -461,20 +482,9 @@ abstract class CoordinatorApiContract {
   @Test
   void theApproverValidatesIndependently() throws Exception {
     Client peerAtBob = parties.client(parties.bob, "Bearer " + parties.aliceToBob);
-    ObjectNode offer = Client.JSON.createObjectNode();
-    String forged = java.util.UUID.randomUUID().toString();
-    offer.put("id", forged);
-    offer.put("requester", "alice");
-    offer.put("requesterSide", "A");
-    offer.put("requesterDataset", "purchases");
-    offer.put("approverDataset", "customers");
-    String sql = "SELECT b.ssn FROM a JOIN b ON a.card = b.card";
-    offer.put("sql", sql);
-    offer.put("fingerprint", io.psiflink.jobs.query.JoinQuery.parse(sql).fingerprint());
-    offer.put("protocol", "kkrt");
-    offer.put("requesterEndpoint", "alice.example:7443");
-    offer.put("requesterFingerprint", "00".repeat(32));
-    offer.put("expiresAt", System.currentTimeMillis() + 60_000);
+    ObjectNode offer = offer("alice", "A", "purchases", "customers",
+        "SELECT b.ssn FROM a JOIN b ON a.card = b.card");
+    String forged = offer.get("id").asText();
     // bob validates against what he publishes: his unpublished ssn is as unknown to the peer as
     // a column that does not exist (the error must not confirm that it exists)
     Reply hidden = refused(422, peerAtBob.post("/v1/peer/queries", offer), "SELECT",
@@ -528,19 +538,8 @@ abstract class CoordinatorApiContract {
         column("card", "STRING"), column("zip", "BIGINT"), column("email", "STRING")),
         List.of("card", "zip"), List.of("card", "zip", "email"), List.of()));
     Client peerAtBob = parties.client(parties.bob, "Bearer " + parties.aliceToBob);
-    ObjectNode offer = Client.JSON.createObjectNode();
-    offer.put("id", java.util.UUID.randomUUID().toString());
-    offer.put("requester", "alice");
-    offer.put("requesterSide", "A");
-    offer.put("requesterDataset", "purchases");
-    offer.put("approverDataset", "contacts_all");
-    String star = "SELECT b.* FROM a JOIN b ON a.card = b.card AND a.zip = b.zip";
-    offer.put("sql", star);
-    offer.put("fingerprint", io.psiflink.jobs.query.JoinQuery.parse(star).fingerprint());
-    offer.put("protocol", "kkrt");
-    offer.put("requesterEndpoint", "alice.example:7443");
-    offer.put("requesterFingerprint", "00".repeat(32));
-    offer.put("expiresAt", System.currentTimeMillis() + 60_000);
+    ObjectNode offer = offer("alice", "A", "purchases", "contacts_all",
+        "SELECT b.* FROM a JOIN b ON a.card = b.card AND a.zip = b.zip");
     refused(422, peerAtBob.post("/v1/peer/queries", offer), "explicit columns");
   }
 

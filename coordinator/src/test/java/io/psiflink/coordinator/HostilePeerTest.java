@@ -295,19 +295,8 @@ class HostilePeerTest {
 
   @Test
   void anOfferWhoseDatasetCannotBeFetchedIsRefusedWithoutOurDetails() throws Exception {
-    ObjectNode offer = Client.JSON.createObjectNode();
-    offer.put("id", UUID.randomUUID().toString());
-    offer.put("requester", "bob");
-    offer.put("requesterSide", "B");
-    offer.put("requesterDataset", "broken");
-    offer.put("approverDataset", "purchases");
-    String sql = "SELECT b.email, a.spend FROM a JOIN b ON a.card = b.card";
-    offer.put("sql", sql);
-    offer.put("fingerprint", io.psiflink.jobs.query.JoinQuery.parse(sql).fingerprint());
-    offer.put("protocol", "kkrt");
-    offer.put("requesterEndpoint", "bob.example:7443");
-    offer.put("requesterFingerprint", "ab".repeat(32));
-    offer.put("expiresAt", System.currentTimeMillis() + 60_000);
+    ObjectNode offer = CoordinatorApiContract.offer("bob", "B", "broken", "purchases",
+        "SELECT b.email, a.spend FROM a JOIN b ON a.card = b.card");
     Reply r = peerAtAlice.post("/v1/peer/queries", offer);
     assertEquals(502, r.status(), r.toString());
     assertEquals("cannot fetch the requester's dataset broken", r.error());

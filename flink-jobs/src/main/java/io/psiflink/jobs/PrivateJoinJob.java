@@ -257,7 +257,7 @@ public final class PrivateJoinJob {
     // n, the size the peer learns: by the party's public size policy, from the rows to intersect
     // and every record read (the bins wait for it, and so for the bad-row gate)
     DataStream<Long> total = tokenized
-        .transform("count rows", Types.LONG, new RowCount<byte[]>(false))
+        .transform("count rows", Types.LONG, new RowCount<byte[]>())
         .union(gate)
         .global()
         .connect(source.counts().global())
