@@ -118,7 +118,7 @@ abstract class CoordinatorApiContract {
    * fresh id, the SQL's fingerprint and well-formed endpoint and certificate fingerprint.
    */
   static ObjectNode offer(String requester, String requesterSide, String requesterDataset,
-      String approverDataset, String sql) {
+      String approverDataset, String sql) throws io.psiflink.jobs.query.QueryException {
     ObjectNode offer = Client.JSON.createObjectNode();
     offer.put("id", java.util.UUID.randomUUID().toString());
     offer.put("requester", requester);
