@@ -72,7 +72,8 @@ public record PartyTrust(List<X509Certificate> cas, Set<String> sha256Pins) impl
     Certificates.verifyChain(leaf, cas, new Date());
   }
 
-  static byte[] sha256(X509Certificate cert) throws BridgeException {
+  /** The SHA-256 of a certificate's DER encoding: what pins and sessions name it by. */
+  public static byte[] sha256(X509Certificate cert) throws BridgeException {
     try {
       return MessageDigest.getInstance("SHA-256").digest(cert.getEncoded());
     } catch (NoSuchAlgorithmException | CertificateEncodingException e) {

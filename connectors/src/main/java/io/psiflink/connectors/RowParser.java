@@ -1,5 +1,6 @@
 package io.psiflink.connectors;
 
+import io.psiflink.connectors.row.Utf8;
 import org.apache.flink.api.common.accumulators.LongCounter;
 import org.apache.flink.api.common.functions.OpenContext;
 import org.apache.flink.metrics.Counter;
@@ -88,11 +89,9 @@ final class RowParser extends ProcessFunction<Row, Row> {
         error = nullKey(row);
         if (error != null) {
           nullKeyAccumulator.add(1L);
-          quarantine(record, error, ctx, SourceRecord.raw(record) != null
-              ? SourceRecord.raw(record) : text(row));
-          return;
+        } else {
+          error = unencodableKey(row);
         }
-        error = unencodableKey(row);
         if (error != null) {
           quarantine(record, error, ctx, SourceRecord.raw(record) != null
               ? SourceRecord.raw(record) : text(row));
@@ -140,7 +139,6 @@ final class RowParser extends ProcessFunction<Row, Row> {
       if ((v instanceof Double d && d.isNaN()) || (v instanceof Float f && f.isNaN())) {
         return "column '" + keyNames[i] + "': NaN in a join key column (it can never match)";
       }
-
     }
     return null;
   }
@@ -153,7 +151,7 @@ final class RowParser extends ProcessFunction<Row, Row> {
   private String unencodableKey(Row row) {
     for (int i = 0; i < keyFields.length; i++) {
       if (row.getField(keyFields[i]) instanceof String str) {
-        int at = unpairedSurrogate(str);
+        int at = Utf8.unpairedSurrogate(str);
         if (at >= 0) {
           return "column '" + keyNames[i] + "': unpaired UTF-16 surrogate at character " + at
               + " in a join key column (it has no exact encoding)";
@@ -161,19 +159,5 @@ final class RowParser extends ProcessFunction<Row, Row> {
       }
     }
     return null;
-  }
-
-  /** The index of the first unpaired surrogate in {@code s}, or -1. */
-  static int unpairedSurrogate(String s) {
-    for (int i = 0; i < s.length(); i++) {
-      char c = s.charAt(i);
-      if (Character.isHighSurrogate(c) && i + 1 < s.length()
-          && Character.isLowSurrogate(s.charAt(i + 1))) {
-        i++;
-      } else if (Character.isSurrogate(c)) {
-        return i;
-      }
-    }
-    return -1;
   }
 }

@@ -423,21 +423,24 @@ public final class Coordinator {
             + " has no published dataset " + name).with("field", field);
       }
       if (forPeer) {
-        LOG.warn("fetching the peer's dataset {}: {}", name, e.getMessage());
-        throw new ApiException(502, "cannot fetch the requester's dataset " + name)
-            .with("field", field);
+        throw cannotFetchForPeer(name, field, e);
       }
       throw new ApiException(502, "the peer coordinator answered " + e.status + " for dataset "
           + name + ": " + peerMessage(e)).with("field", field);
     } catch (IOException e) {
       if (forPeer) {
-        LOG.warn("fetching the peer's dataset {}: {}", name, e.getMessage());
-        throw new ApiException(502, "cannot fetch the requester's dataset " + name)
-            .with("field", field);
+        throw cannotFetchForPeer(name, field, e);
       }
       throw new ApiException(502, "cannot reach the peer coordinator: " + e.getMessage())
           .with("field", field);
     }
+  }
+
+  /** The answer to the peer whose dataset we could not fetch: no hosts, statuses or errors. */
+  private static ApiException cannotFetchForPeer(String name, String field, Exception e) {
+    LOG.warn("fetching the peer's dataset {}: {}", name, e.getMessage());
+    return new ApiException(502, "cannot fetch the requester's dataset " + name)
+        .with("field", field);
   }
 
   // ================================================================== queries: the approver
@@ -834,12 +837,18 @@ public final class Coordinator {
   }
 
   private boolean endSession(String id, String status, String error, String action) {
+    return endSession(id, status, error, action, error);
+  }
+
+  /** As above, with {@code detail} as the audit entry's details instead of the error. */
+  private boolean endSession(String id, String status, String error, String action,
+      String detail) {
     long now = now();
     return db.tx(c -> {
       if (!Store.endSession(c, id, status, error, null, null, null, now)) {
         return false;
       }
-      Store.audit(c, now, config.party(), action, "session", id, error);
+      Store.audit(c, now, config.party(), action, "session", id, detail);
       return true;
     });
   }
@@ -851,16 +860,7 @@ public final class Coordinator {
    */
   SessionRecord cancel(String id, String principal) {
     SessionRecord s = session(id);
-    boolean ended = db.tx(c -> {
-      long now = now();
-      if (!Store.endSession(c, id, "cancelled", null, null, null, null, now)) {
-        return false;
-      }
-      Store.audit(c, now, config.party(), "job.cancelled", "session", id,
-          principalDetail(principal, null));
-      return true;
-    });
-    if (!ended) {
+    if (!endSession(id, "cancelled", null, "job.cancelled", principalDetail(principal, null))) {
       throw ApiException.conflict("session " + id + " has already ended: "
           + session(id).status());
     }

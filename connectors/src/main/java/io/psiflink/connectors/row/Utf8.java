@@ -5,8 +5,25 @@ package io.psiflink.connectors.row;
  * U+10FFFF) without decoding them: per call the JDK's decoder would allocate a decoder and a
  * buffer for a check that runs for every string the peer sends.
  */
-final class Utf8 {
+public final class Utf8 {
   private Utf8() {}
+
+  /**
+   * The index of the first unpaired UTF-16 surrogate in {@code s}, or -1 when every surrogate is
+   * half of a pair: then, and only then, the string has an exact UTF-8 encoding.
+   */
+  public static int unpairedSurrogate(String s) {
+    for (int i = 0; i < s.length(); i++) {
+      char c = s.charAt(i);
+      if (Character.isHighSurrogate(c) && i + 1 < s.length()
+          && Character.isLowSurrogate(s.charAt(i + 1))) {
+        i++;
+      } else if (Character.isSurrogate(c)) {
+        return i;
+      }
+    }
+    return -1;
+  }
 
   static boolean isValid(byte[] b, int off, int len) {
     int i = off;

@@ -2,6 +2,7 @@ package io.psiflink.jobs.local;
 
 import io.psiflink.bridge.BridgeRelay;
 import io.psiflink.bridge.PartyCredentials;
+import io.psiflink.bridge.PartyTrust;
 import io.psiflink.bridge.RelayConfig;
 import io.psiflink.bridge.ThrowawayPki;
 import io.psiflink.connectors.JdbcTable;
@@ -143,9 +144,8 @@ public final class LocalJoin {
   /** The SHA-256 of a party's certificate in hex, as {@code --peer-cert-sha256} takes it. */
   public static String sha256(PartyCredentials c) {
     try {
-      return java.util.HexFormat.of().formatHex(java.security.MessageDigest.getInstance("SHA-256")
-          .digest(c.certificate().getEncoded()));
-    } catch (java.security.GeneralSecurityException e) {
+      return java.util.HexFormat.of().formatHex(PartyTrust.sha256(c.certificate()));
+    } catch (io.psiflink.bridge.BridgeException e) {
       throw new IllegalStateException("cannot hash the certificate of " + c.partyName(), e);
     }
   }

@@ -432,7 +432,7 @@ public final class BinExchange {
   static byte[] commitment(BridgeStream stream, int bin, boolean partyB, byte[] nonce) {
     MessageDigest d = sha256();
     d.update(COMMIT_LABEL.getBytes(StandardCharsets.US_ASCII));
-    d.update(context(stream, bin));
+    d.update(SealedBinStream.context(stream, bin));
     d.update((byte) (partyB ? 1 : 0));
     d.update(nonce);
     return d.digest();
@@ -442,16 +442,10 @@ public final class BinExchange {
   static byte[] instance(BridgeStream stream, int bin, byte[] nonceA, byte[] nonceB) {
     MessageDigest d = sha256();
     d.update(INSTANCE_LABEL.getBytes(StandardCharsets.US_ASCII));
-    d.update(context(stream, bin));
+    d.update(SealedBinStream.context(stream, bin));
     d.update(nonceA);
     d.update(nonceB);
     return d.digest();
-  }
-
-  private static byte[] context(BridgeStream stream, int bin) {
-    byte[] session = stream.session().getBytes(StandardCharsets.UTF_8);
-    return ByteBuffer.allocate(2 + session.length + 8).putShort((short) session.length)
-        .put(session).putInt(bin).putInt(stream.attempt()).array();
   }
 
   private static byte[] sha256(byte[] a, byte[] b) {

@@ -61,12 +61,7 @@ public final class SealedBinStream implements AutoCloseable {
     this.frameKey = frameKey.clone();
     this.bin = bin;
     this.partyB = partyB;
-    byte[] session = raw.session().getBytes(StandardCharsets.UTF_8);
-    if (session.length > 0xffff) {
-      throw new IllegalArgumentException("session id too long");
-    }
-    this.context = ByteBuffer.allocate(2 + session.length + 8).putShort((short) session.length)
-        .put(session).putInt(bin).putInt(raw.attempt()).array();
+    this.context = context(raw, bin);
     this.out = aead(KEY_LABEL, new byte[0], direction(partyB));
     this.in = aead(KEY_LABEL, new byte[0], direction(!partyB));
   }
@@ -137,16 +132,24 @@ public final class SealedBinStream implements AutoCloseable {
     return raw;
   }
 
-  /** Frames sealed and sent so far. */
-  public long framesSent() {
-    return sent;
-  }
-
   @Override
   public void close() {
     out.close();
     in.close();
     Arrays.fill(frameKey, (byte) 0);
+  }
+
+  /**
+   * The stream's context, {@code u16 len ‖ session (UTF-8) ‖ i32 bin ‖ i32 attempt}: bound into the
+   * frame keys here, and into the bin's nonce commitments and protocol instance.
+   */
+  static byte[] context(BridgeStream stream, int bin) {
+    byte[] session = stream.session().getBytes(StandardCharsets.UTF_8);
+    if (session.length > 0xffff) {
+      throw new IllegalArgumentException("session id too long");
+    }
+    return ByteBuffer.allocate(2 + session.length + 8).putShort((short) session.length)
+        .put(session).putInt(bin).putInt(stream.attempt()).array();
   }
 
   private String where() {

@@ -4,6 +4,7 @@ import io.psiflink.bridge.BridgeClient;
 import io.psiflink.bridge.BridgeException;
 import io.psiflink.bridge.BridgeStream;
 import io.psiflink.bridge.PartyCredentials;
+import io.psiflink.bridge.PartyTrust;
 import io.psiflink.connectors.Column;
 import io.psiflink.connectors.ColumnType;
 import io.psiflink.jobs.bin.BinPlan;
@@ -250,7 +251,7 @@ public final class SessionHandshake {
       me.verifyPeer(chain.get(0), expectedPeer);
       if (facts.peerCertificateSha256() != null) {
         // Pinning: another certificate the CA issued to the same name is not this session's peer.
-        byte[] actual = MessageDigest.getInstance("SHA-256").digest(chain.get(0).getEncoded());
+        byte[] actual = PartyTrust.sha256(chain.get(0));
         if (!MessageDigest.isEqual(actual, facts.peerCertificateSha256())) {
           throw new HandshakeException("the certificate of '" + expectedPeer + "' (SHA-256 "
               + HexFormat.of().formatHex(actual) + ") is not the one the session names ("

@@ -1,6 +1,7 @@
 package io.psiflink.jobs.token;
 
 import io.psiflink.connectors.ColumnType;
+import io.psiflink.connectors.row.Utf8;
 import java.nio.charset.StandardCharsets;
 import java.text.Normalizer;
 import java.util.Arrays;
@@ -61,7 +62,7 @@ public final class KeyEncoder {
         }
         case STRING -> {
           String str = (String) v;
-          if (unpairedSurrogate(str) >= 0) {
+          if (Utf8.unpairedSurrogate(str) >= 0) {
             return false;
           }
           putBytes(nfc(str).getBytes(StandardCharsets.UTF_8));
@@ -79,27 +80,6 @@ public final class KeyEncoder {
 
   public int length() {
     return len;
-  }
-
-  /**
-   * The index of the first unpaired surrogate in {@code s}, or -1 when every surrogate is half of
-   * a pair (then the string has an exact UTF-8 encoding).
-   */
-  public static int unpairedSurrogate(String s) {
-    for (int i = 0; i < s.length(); i++) {
-      char c = s.charAt(i);
-      if (Character.isHighSurrogate(c)) {
-        if (i + 1 < s.length() && Character.isLowSurrogate(s.charAt(i + 1))) {
-          i++;
-          continue;
-        }
-        return i;
-      }
-      if (Character.isLowSurrogate(c)) {
-        return i;
-      }
-    }
-    return -1;
   }
 
   private static String nfc(String s) {

@@ -103,8 +103,8 @@ class TokenizerTest {
     assertTrue(e.encode(Row.of("a?")));
     assertTrue(e.encode(Row.of("a\uD83D\uDE00"))); // a proper pair encodes
     assertEquals(1 + 4 + 5, e.length());
-    assertEquals(1, KeyEncoder.unpairedSurrogate("a\uD800b"));
-    assertEquals(-1, KeyEncoder.unpairedSurrogate("a\uD83D\uDE00b"));
+    assertEquals(1, io.psiflink.connectors.row.Utf8.unpairedSurrogate("a\uD800b"));
+    assertEquals(-1, io.psiflink.connectors.row.Utf8.unpairedSurrogate("a\uD83D\uDE00b"));
   }
 
   @Test
