@@ -1,0 +1,41 @@
+package io.psiflink.api;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+
+import org.junit.jupiter.api.Test;
+
+class RoleTest {
+
+  @Test
+  void labelsRoundTrip() {
+    for (Role r : new Role[] {Role.A, Role.B, Role.HELPER, Role.PROVIDER}) {
+      assertEquals(r, Role.parse(r.label()));
+    }
+    for (int i = 0; i < 5; i++) {
+      Role p = Role.party(i, 5);
+      assertEquals("P" + (i + 1), p.label());
+      assertEquals(p, Role.parse(p.label(), 5));
+    }
+  }
+
+  @Test
+  void twoPartyPeersAndTables() {
+    assertEquals(Role.B, Role.A.peer());
+    assertEquals(Role.A, Role.B.peer());
+    assertEquals("a", Role.A.table());
+    assertEquals("b", Role.B.table());
+    assertEquals(Role.A, Role.parse(" a "));
+  }
+
+  @Test
+  void refusesWhatIsNotARole() {
+    assertThrows(IllegalArgumentException.class, () -> Role.parse("C"));
+    assertThrows(IllegalArgumentException.class, () -> Role.parse("P3"));
+    assertThrows(IllegalArgumentException.class, () -> Role.parse("P0", 3));
+    assertThrows(IllegalArgumentException.class, () -> Role.parse("P4", 3));
+    assertThrows(IllegalArgumentException.class, () -> Role.party(2, 2));
+    assertThrows(IllegalStateException.class, () -> Role.HELPER.peer());
+    assertThrows(IllegalStateException.class, () -> Role.party(0, 3).peer());
+  }
+}
