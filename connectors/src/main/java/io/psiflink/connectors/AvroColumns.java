@@ -1,5 +1,8 @@
 package io.psiflink.connectors;
 
+import io.psiflink.api.ColumnType;
+import io.psiflink.api.Column;
+import io.psiflink.api.TableSchema;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.HashSet;

@@ -1,5 +1,7 @@
 package io.psiflink.connectors;
 
+import io.psiflink.api.Column;
+import io.psiflink.api.TableSchema;
 import io.psiflink.connectors.row.RowCodec;
 import io.psiflink.connectors.row.Varint;
 import java.io.FilterOutputStream;

@@ -1,5 +1,7 @@
 package io.psiflink.connectors;
 
+import io.psiflink.api.Column;
+import io.psiflink.api.TableSchema;
 import java.io.IOException;
 import org.apache.avro.AvroRuntimeException;
 import org.apache.avro.Schema;
@@ -70,7 +72,7 @@ final class AvroStreamFormat extends WholeFileFormat {
 
   @Override
   public RowTypeInfo getProducedType() {
-    return SourceRecord.type(schema.rowType());
+    return SourceRecord.type(FlinkTypes.rowType(schema));
   }
 
   private final class AvroReader implements Reader<Row> {

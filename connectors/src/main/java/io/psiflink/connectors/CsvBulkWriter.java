@@ -1,5 +1,7 @@
 package io.psiflink.connectors;
 
+import io.psiflink.api.Column;
+import io.psiflink.api.TableSchema;
 import java.io.BufferedOutputStream;
 import java.io.IOException;
 import java.io.OutputStream;

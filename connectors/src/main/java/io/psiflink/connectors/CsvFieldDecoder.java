@@ -1,5 +1,7 @@
 package io.psiflink.connectors;
 
+import io.psiflink.api.Column;
+import io.psiflink.api.TableSchema;
 import org.apache.flink.types.Row;
 
 /** Types the field texts of a CSV record by the table schema ({@link CsvValues} rules). */

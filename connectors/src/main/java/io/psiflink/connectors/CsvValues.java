@@ -1,5 +1,6 @@
 package io.psiflink.connectors;
 
+import io.psiflink.api.ColumnType;
 import java.util.Base64;
 
 /**

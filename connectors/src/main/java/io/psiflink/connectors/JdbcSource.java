@@ -1,5 +1,8 @@
 package io.psiflink.connectors;
 
+import io.psiflink.api.ColumnType;
+import io.psiflink.api.Column;
+import io.psiflink.api.TableSchema;
 import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.SQLException;
@@ -107,7 +110,7 @@ public final class JdbcSource
 
   @Override
   public TypeInformation<Row> getProducedType() {
-    return SourceRecord.type(schema.rowType());
+    return SourceRecord.type(FlinkTypes.rowType(schema));
   }
 
   /** Hands out the splits on request, one at a time. */

@@ -1,5 +1,8 @@
 package io.psiflink.connectors;
 
+import io.psiflink.api.ColumnType;
+import io.psiflink.api.Column;
+import io.psiflink.api.TableSchema;
 import java.io.Serializable;
 import java.math.BigInteger;
 import java.sql.Connection;

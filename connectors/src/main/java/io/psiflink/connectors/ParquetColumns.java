@@ -1,5 +1,8 @@
 package io.psiflink.connectors;
 
+import io.psiflink.api.ColumnType;
+import io.psiflink.api.Column;
+import io.psiflink.api.TableSchema;
 import java.io.EOFException;
 import java.io.IOException;
 import java.nio.ByteBuffer;

@@ -1,5 +1,7 @@
 package io.psiflink.connectors;
 
+import io.psiflink.api.Column;
+import io.psiflink.api.TableSchema;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import org.apache.avro.Schema;

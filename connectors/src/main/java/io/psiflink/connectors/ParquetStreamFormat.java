@@ -1,5 +1,8 @@
 package io.psiflink.connectors;
 
+import io.psiflink.api.ColumnType;
+import io.psiflink.api.Column;
+import io.psiflink.api.TableSchema;
 import java.io.IOException;
 import java.nio.charset.CharacterCodingException;
 import java.util.ArrayList;
@@ -87,7 +90,7 @@ final class ParquetStreamFormat extends WholeFileFormat {
 
   @Override
   public RowTypeInfo getProducedType() {
-    return SourceRecord.type(schema.rowType());
+    return SourceRecord.type(FlinkTypes.rowType(schema));
   }
 
   private final class ParquetReader implements Reader<Row> {

@@ -1,5 +1,8 @@
 package io.psiflink.connectors;
 
+import io.psiflink.api.ColumnType;
+import io.psiflink.api.Column;
+import io.psiflink.api.TableSchema;
 import java.util.List;
 import org.apache.flink.api.common.functions.MapFunction;
 import org.apache.flink.api.common.typeinfo.Types;
@@ -35,7 +38,7 @@ public final class QuarantineSink {
   public static DataStreamSink<Row> write(DataStream<BadRow> bad, String dir) throws TableException {
     DataStream<Row> rows = bad
         .map((MapFunction<BadRow, Row>) b -> Row.of(b.source(), b.line(), b.reason(), b.raw()))
-        .returns(SCHEMA.rowType())
+        .returns(FlinkTypes.rowType(SCHEMA))
         .name("quarantine rows");
     return TableSink.write(rows, SCHEMA, dir, TableFormat.CSV);
   }

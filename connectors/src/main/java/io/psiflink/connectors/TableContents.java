@@ -1,5 +1,6 @@
 package io.psiflink.connectors;
 
+import io.psiflink.api.TableSchema;
 import java.util.List;
 import org.apache.flink.types.Row;
 

@@ -1,5 +1,7 @@
 package io.psiflink.connectors;
 
+import io.psiflink.api.Column;
+import io.psiflink.api.TableSchema;
 import io.psiflink.connectors.row.RowCodec;
 import java.io.IOException;
 import java.util.Locale;

@@ -1,5 +1,6 @@
 package io.psiflink.connectors;
 
+import io.psiflink.api.TableSchema;
 import java.util.List;
 import org.apache.flink.api.common.eventtime.WatermarkStrategy;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
@@ -116,7 +117,7 @@ public final class TableSource {
         new OutputTag<>("counts-" + name, TypeInformation.of(ReadCounts.class));
     SingleOutputStreamOperator<Row> rows = records
         .setDescription("read " + name + " from " + path) // names over 80 characters get truncated
-        .transform("parse " + name, schema.rowType(), new ParseOperator(
+        .transform("parse " + name, FlinkTypes.rowType(schema), new ParseOperator(
             new RowParser(name, decoder, quarantine, keyFields, keyNames), counts));
     DataStream<BadRow> bad = rows.getSideOutput(quarantine);
     return new SourceResult(rows, bad, rows.getSideOutput(counts));

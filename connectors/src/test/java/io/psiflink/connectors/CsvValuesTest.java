@@ -1,5 +1,6 @@
 package io.psiflink.connectors;
 
+import io.psiflink.api.ColumnType;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;

@@ -1,5 +1,8 @@
 package io.psiflink.connectors;
 
+import io.psiflink.api.ColumnType;
+import io.psiflink.api.Column;
+import io.psiflink.api.TableSchema;
 import static io.psiflink.connectors.Tables.assertSameRows;
 import static io.psiflink.connectors.Tables.drain;
 import static org.junit.jupiter.api.Assertions.assertEquals;

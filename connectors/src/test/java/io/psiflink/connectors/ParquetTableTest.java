@@ -1,5 +1,8 @@
 package io.psiflink.connectors;
 
+import io.psiflink.api.ColumnType;
+import io.psiflink.api.Column;
+import io.psiflink.api.TableSchema;
 import static io.psiflink.connectors.Tables.assertSameRows;
 import static io.psiflink.connectors.Tables.drain;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -187,7 +190,7 @@ class ParquetTableTest {
     String out = dir.resolve("out.parquet").toString();
     StagedOutput staged = StagedOutput.prepare(out);
     StreamExecutionEnvironment env = FLINK.batchEnv();
-    TableSink.write(env.fromData(rows, schema.rowType()), schema, staged.stagingDir(),
+    TableSink.write(env.fromData(rows, FlinkTypes.rowType(schema)), schema, staged.stagingDir(),
         TableFormat.PARQUET);
     env.execute("write parquet");
     staged.commit();

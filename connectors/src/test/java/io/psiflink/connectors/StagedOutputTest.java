@@ -1,5 +1,8 @@
 package io.psiflink.connectors;
 
+import io.psiflink.api.ColumnType;
+import io.psiflink.api.Column;
+import io.psiflink.api.TableSchema;
 import static io.psiflink.connectors.Tables.assertSameRows;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -53,8 +56,8 @@ class StagedOutputTest {
     StreamExecutionEnvironment env = FLINK.batchEnv();
     // small parts, so that some are finished (and renamed, were it not for the staging) before
     // the failure
-    TableSink.write(env.fromData(rows(), SCHEMA.rowType()).rebalance()
-            .map(new FailAt(failAt)).returns(SCHEMA.rowType()),
+    TableSink.write(env.fromData(rows(), FlinkTypes.rowType(SCHEMA)).rebalance()
+            .map(new FailAt(failAt)).returns(FlinkTypes.rowType(SCHEMA)),
         SCHEMA, out.stagingDir(), format, 4096);
     env.execute("write");
   }

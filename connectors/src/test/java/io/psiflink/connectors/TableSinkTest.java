@@ -1,5 +1,8 @@
 package io.psiflink.connectors;
 
+import io.psiflink.api.ColumnType;
+import io.psiflink.api.Column;
+import io.psiflink.api.TableSchema;
 import static io.psiflink.connectors.Tables.assertSameRows;
 import static io.psiflink.connectors.Tables.drain;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -80,7 +83,7 @@ class TableSinkTest {
     List<Row> rows = wideRows();
 
     StreamExecutionEnvironment env = FLINK.batchEnv();
-    DataStream<Row> stream = env.fromData(rows, WIDE.rowType()).rebalance();
+    DataStream<Row> stream = env.fromData(rows, FlinkTypes.rowType(WIDE)).rebalance();
     TableSink.write(stream, WIDE, avroDir, TableFormat.AVRO);
     TableSink.write(stream, WIDE, csvDir, TableFormat.CSV);
     env.execute("write");
@@ -183,7 +186,7 @@ class TableSinkTest {
     }
     String out = dir.resolve("rolled").toString();
     StreamExecutionEnvironment env = FLINK.batchEnv();
-    TableSink.write(env.fromData(rows, WIDE.rowType()).rebalance(), WIDE, out, TableFormat.CSV,
+    TableSink.write(env.fromData(rows, FlinkTypes.rowType(WIDE)).rebalance(), WIDE, out, TableFormat.CSV,
         8 * 1024);
     env.execute("rolled");
     List<String> files = names(Path.of(out));
@@ -204,14 +207,14 @@ class TableSinkTest {
     String out = dir.resolve("failed").toString();
     StreamExecutionEnvironment env = FLINK.batchEnv();
     env.setParallelism(1); // source, map and sink writer chained: the writer sees rows first
-    DataStream<Row> failing = env.fromData(rows, WIDE.rowType())
+    DataStream<Row> failing = env.fromData(rows, FlinkTypes.rowType(WIDE))
         .map((MapFunction<Row, Row>) r -> {
           if ((Long) r.getField(0) == 1500L) {
             throw new IllegalStateException("boom");
           }
           return r;
         })
-        .returns(WIDE.rowType());
+        .returns(FlinkTypes.rowType(WIDE));
     TableSink.write(failing, WIDE, out, TableFormat.AVRO, 4 * 1024);
     assertThrows(Exception.class, () -> env.execute("fails"));
 
@@ -237,7 +240,7 @@ class TableSinkTest {
     StreamExecutionEnvironment env = FLINK.batchEnv();
     // row 0 goes to sink subtask 0, the others to subtask 1, which fails after subtask 0 has
     // written (and, half a second later, surely finished) its part file
-    DataStream<Row> routed = env.fromData(rows, WIDE.rowType())
+    DataStream<Row> routed = env.fromData(rows, FlinkTypes.rowType(WIDE))
         .partitionCustom((Long key, int n) -> key == 0 ? 0 : 1, r -> (Long) r.getField(0))
         .map((MapFunction<Row, Row>) r -> {
           if ((Long) r.getField(0) == 1L) {
@@ -247,7 +250,7 @@ class TableSinkTest {
           }
           return r;
         })
-        .returns(WIDE.rowType())
+        .returns(FlinkTypes.rowType(WIDE))
         .setParallelism(2);
     TableSink.write(routed, WIDE, out, TableFormat.CSV).setParallelism(2);
     assertThrows(Exception.class, () -> env.execute("partial"));
@@ -263,7 +266,7 @@ class TableSinkTest {
     // what the two failure tests rely on: FileSink's committer is its own job vertex behind a
     // BLOCKING exchange, so in BATCH mode nothing is renamed before every writer has finished
     StreamExecutionEnvironment env = FLINK.batchEnv();
-    TableSink.write(env.fromData(wideRows(), WIDE.rowType()).rebalance(), WIDE,
+    TableSink.write(env.fromData(wideRows(), FlinkTypes.rowType(WIDE)).rebalance(), WIDE,
         dir.resolve("graph").toString(), TableFormat.CSV).setParallelism(2);
     org.apache.flink.runtime.jobgraph.JobGraph graph = env.getStreamGraph().getJobGraph();
     org.apache.flink.runtime.jobgraph.JobVertex committer = null;
@@ -297,9 +300,9 @@ class TableSinkTest {
     String out = dir.resolve("empty").toString();
     StreamExecutionEnvironment env = FLINK.batchEnv();
     // (fromData of an empty collection fails in Flink 2.3, so filter everything out instead)
-    DataStream<Row> none = env.fromData(wideRows(), WIDE.rowType())
+    DataStream<Row> none = env.fromData(wideRows(), FlinkTypes.rowType(WIDE))
         .filter(r -> false)
-        .returns(WIDE.rowType());
+        .returns(FlinkTypes.rowType(WIDE));
     TableSink.write(none, WIDE, out, TableFormat.CSV);
     env.execute("empty");
     assertEquals(List.of(), names(Path.of(out)));
@@ -316,7 +319,7 @@ class TableSinkTest {
     Files.writeString(out.resolve(".hidden"), "x");
     Files.writeString(out.resolve("_logs"), "");
     StreamExecutionEnvironment env = FLINK.batchEnv();
-    DataStream<Row> rows = env.fromData(wideRows(), WIDE.rowType());
+    DataStream<Row> rows = env.fromData(wideRows(), FlinkTypes.rowType(WIDE));
     TableSink.write(rows, WIDE, out.toString(), TableFormat.CSV); // only hidden files: fine
     Files.writeString(out.resolve("part-old.csv"), "id\n");
     TableException e = assertThrows(TableException.class,

@@ -1,5 +1,8 @@
 package io.psiflink.connectors;
 
+import io.psiflink.api.ColumnType;
+import io.psiflink.api.Column;
+import io.psiflink.api.TableSchema;
 import static io.psiflink.connectors.Tables.assertSameRows;
 import static io.psiflink.connectors.Tables.drain;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -48,7 +51,7 @@ class TableSourceTest {
       throws Exception {
     StreamExecutionEnvironment env = FLINK.batchEnv();
     SourceResult read = TableSource.read(env, name, path, schema, csv);
-    assertEquals(schema.rowType(), read.rows().getType());
+    assertEquals(FlinkTypes.rowType(schema), read.rows().getType());
     CloseableIterator<Row> rows = read.rows().collectAsync();
     CloseableIterator<BadRow> bad = read.quarantined().collectAsync();
     JobExecutionResult result = env.execute("read " + name);

@@ -1,6 +1,6 @@
 package io.psiflink.coordinator;
 
-import io.psiflink.jobs.query.QueryException;
+import io.psiflink.query.QueryException;
 import java.util.LinkedHashMap;
 import java.util.Map;
 

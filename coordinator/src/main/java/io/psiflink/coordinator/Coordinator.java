@@ -2,7 +2,7 @@ package io.psiflink.coordinator;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import io.psiflink.connectors.ColumnType;
+import io.psiflink.api.ColumnType;
 import io.psiflink.connectors.JdbcTable;
 import io.psiflink.coordinator.Model.Approval;
 import io.psiflink.coordinator.Model.AuditEntry;
@@ -12,8 +12,8 @@ import io.psiflink.coordinator.Model.PublishedColumn;
 import io.psiflink.coordinator.Model.PublishedDataset;
 import io.psiflink.coordinator.Model.QueryRecord;
 import io.psiflink.coordinator.Model.SessionRecord;
-import io.psiflink.jobs.query.ResolvedJoin;
-import io.psiflink.jobs.query.Side;
+import io.psiflink.query.ResolvedJoin;
+import io.psiflink.api.Role;
 import java.io.IOException;
 import java.time.Clock;
 import java.time.Duration;
@@ -140,8 +140,8 @@ public final class Coordinator {
     List<String> filter = columnList(body, "filterColumns", names, false);
     String publicSize;
     try {
-      publicSize = io.psiflink.jobs.PublicSize.parse(body.hasNonNull("publicSize")
-          ? body.get("publicSize").asText() : io.psiflink.jobs.PublicSize.DEFAULT.text()).text();
+      publicSize = io.psiflink.query.PublicSize.parse(body.hasNonNull("publicSize")
+          ? body.get("publicSize").asText() : io.psiflink.query.PublicSize.DEFAULT.text()).text();
     } catch (IllegalArgumentException e) {
       throw ApiException.badRequest("publicSize", e.getMessage());
     }
@@ -179,7 +179,7 @@ public final class Coordinator {
       throw ApiException.badRequest("schema", "is required for parquet datasets (discovery reads"
           + " csv and avro files)");
     }
-    io.psiflink.connectors.TableSchema found;
+    io.psiflink.api.TableSchema found;
     try {
       String actual = io.psiflink.connectors.TableFiles.of(location).format().name()
           .toLowerCase(Locale.ROOT);
@@ -194,7 +194,7 @@ public final class Coordinator {
           + JdbcTable.redact(e.getMessage()));
     }
     List<ColumnSpec> cols = new ArrayList<>();
-    for (io.psiflink.connectors.Column c : found.columns()) {
+    for (io.psiflink.api.Column c : found.columns()) {
       cols.add(new ColumnSpec(c.name(), c.type().name(), c.nullable()));
     }
     return json.valueToTree(cols);
@@ -283,7 +283,7 @@ public final class Coordinator {
     }
     String localName = requireText(body, "localDataset");
     String peerName = requireText(body, "peerDataset");
-    Side side = side(body.get("role"));
+    Role side = side(body.get("role"));
     int bins = intField(body, "bins", config.defaults().bins(), 0, 1 << 24);
     int sigma = intField(body, "sigma", config.defaults().sigma(), 40, 128);
     String protocol = body.hasNonNull("protocol") ? body.get("protocol").asText()
@@ -331,7 +331,7 @@ public final class Coordinator {
 
     long now = now();
     QueryRecord q = new QueryRecord(UUID.randomUUID().toString(), "outgoing", config.party(),
-        config.peer().name(), side.name(), localName, peerName, sql, fingerprint, bins, sigma,
+        config.peer().name(), side.label(), localName, peerName, sql, fingerprint, bins, sigma,
         protocol, config.bridge().endpoint(), bridgeFingerprint, "pending", null, now,
         now + config.approvalTtl().toMillis(), null, output);
     db.tx(c -> {
@@ -339,14 +339,14 @@ public final class Coordinator {
       Store.setDisclosure(c, q.id(), disclosure);
       Store.audit(c, now, config.party(), "query.submitted", "query", q.id(),
           Store.json(Map.of("sql", sql, "fingerprint", fingerprint, "localDataset", localName,
-              "peerDataset", peerName, "role", side.name())));
+              "peerDataset", peerName, "role", side.label())));
       return null;
     });
 
     Map<String, Object> offer = new LinkedHashMap<>();
     offer.put("id", q.id());
     offer.put("requester", config.party());
-    offer.put("requesterSide", side.name());
+    offer.put("requesterSide", side.label());
     offer.put("requesterDataset", localName);
     offer.put("approverDataset", peerName);
     offer.put("sql", sql);
@@ -455,7 +455,7 @@ public final class Coordinator {
     if (!requester.equals(config.peer().name())) {
       throw new ApiException(403, "requester " + requester + " is not this coordinator's peer");
     }
-    Side requesterSide = side(offer.get("requesterSide"));
+    Role requesterSide = side(offer.get("requesterSide"));
     String requesterDataset = requireText(offer, "requesterDataset");
     String ownName = requireText(offer, "approverDataset");
     String sql = requireText(offer, "sql");
@@ -486,7 +486,7 @@ public final class Coordinator {
         .orElseThrow(() -> new ApiException(422, "approverDataset: no active dataset " + ownName
             + " at " + config.party()).with("field", "approverDataset"));
     PublishedDataset theirs = fetchPublished(requesterDataset, "requesterDataset", true);
-    Side ownSide = requesterSide.other();
+    Role ownSide = requesterSide.peer();
     // Validated against what we publish, not our full schema: the peer reads the errors, and
     // "may not be revealed" for a column it was never shown would confirm that the column exists.
     QueryValidator.Policy ownPolicy = QueryValidator.policy(publish(own));
@@ -504,7 +504,7 @@ public final class Coordinator {
       throw ApiException.badRequest("fingerprint", "does not match the query");
     }
     long now = now();
-    QueryRecord q = new QueryRecord(id, "incoming", requester, config.party(), ownSide.name(),
+    QueryRecord q = new QueryRecord(id, "incoming", requester, config.party(), ownSide.label(),
         ownName, requesterDataset, sql, fingerprint, bins, sigma, protocol, endpoint,
         peerFingerprint, "pending", null, now, expiresAt, null, null);
     db.tx(c -> {
@@ -1056,19 +1056,19 @@ public final class Coordinator {
 
   private static String fingerprint(String sql) {
     try {
-      return io.psiflink.jobs.query.JoinQuery.parse(sql).fingerprint();
-    } catch (io.psiflink.jobs.query.QueryException e) {
+      return io.psiflink.query.JoinQuery.parse(sql).fingerprint();
+    } catch (io.psiflink.query.QueryException e) {
       throw ApiException.invalidQuery("sql", e);
     }
   }
 
-  private static Side side(JsonNode role) {
+  private static Role side(JsonNode role) {
     if (role == null || role.isNull()) {
-      return Side.A;
+      return Role.A;
     }
     return switch (role.asText()) {
-      case "A", "a" -> Side.A;
-      case "B", "b" -> Side.B;
+      case "A", "a" -> Role.A;
+      case "B", "b" -> Role.B;
       default -> throw ApiException.badRequest("role", "must be A (table a, receives the joined"
           + " rows) or B (table b)");
     };

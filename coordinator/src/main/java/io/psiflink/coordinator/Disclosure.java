@@ -1,9 +1,9 @@
 package io.psiflink.coordinator;
 
-import io.psiflink.jobs.PublicSize;
-import io.psiflink.jobs.query.OutputColumn;
-import io.psiflink.jobs.query.ResolvedJoin;
-import io.psiflink.jobs.query.Side;
+import io.psiflink.query.PublicSize;
+import io.psiflink.query.OutputColumn;
+import io.psiflink.query.ResolvedJoin;
+import io.psiflink.api.Role;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -23,12 +23,12 @@ final class Disclosure {
    * @param mySide this party's table in the query
    * @param r the query resolved against this party's registered schema and the peer's published one
    */
-  static Map<String, Object> of(Side mySide, ResolvedJoin r, String myDataset, String myPolicy,
+  static Map<String, Object> of(Role mySide, ResolvedJoin r, String myDataset, String myPolicy,
       String peerDataset, String peerPolicy) {
     boolean countOnly = r.count() != null;
     Map<String, Object> m = new LinkedHashMap<>();
     Map<String, Object> mine = party(mySide, r, myDataset, myPolicy, countOnly);
-    Map<String, Object> theirs = party(mySide.other(), r, peerDataset, peerPolicy, countOnly);
+    Map<String, Object> theirs = party(mySide.peer(), r, peerDataset, peerPolicy, countOnly);
     m.put("summary", "The peer learns " + mine.get("text") + " I learn " + theirs.get("text"));
     m.put("peerLearnsAboutMine", mine);
     m.put("iLearnAboutPeer", theirs);
@@ -36,7 +36,7 @@ final class Disclosure {
   }
 
   /** What the other party learns about the table of {@code owner}. */
-  private static Map<String, Object> party(Side owner, ResolvedJoin r, String dataset,
+  private static Map<String, Object> party(Role owner, ResolvedJoin r, String dataset,
       String policy, boolean countOnly) {
     Map<String, Object> m = new LinkedHashMap<>();
     m.put("table", owner.table());
@@ -51,16 +51,16 @@ final class Disclosure {
       sizeText = p.describe();
     }
     // only B's columns travel, to A
-    List<String> columns = owner == Side.B && !countOnly
-        ? r.output().stream().filter(o -> o.side() == Side.B).map(OutputColumn::column)
+    List<String> columns = Role.B.equals(owner) && !countOnly
+        ? r.output().stream().filter(o -> Role.B.equals(o.side())).map(OutputColumn::column)
             .distinct().toList()
         : List.of();
     m.put("columns", columns);
     String intersection;
     String intersectionText;
     if (countOnly) {
-      intersection = owner == Side.B ? "count" : "none";
-      intersectionText = owner == Side.B ? "only the number of join keys both tables hold"
+      intersection = Role.B.equals(owner) ? "count" : "none";
+      intersectionText = Role.B.equals(owner) ? "only the number of join keys both tables hold"
           : "nothing of which keys are common";
     } else {
       intersection = "keys";

@@ -1,9 +1,9 @@
 package io.psiflink.coordinator;
 
-import io.psiflink.connectors.Column;
-import io.psiflink.connectors.ColumnType;
-import io.psiflink.jobs.ExpectedColumns;
-import io.psiflink.jobs.PublicSize;
+import io.psiflink.api.Column;
+import io.psiflink.api.ColumnType;
+import io.psiflink.query.ExpectedColumns;
+import io.psiflink.query.PublicSize;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.psiflink.coordinator.CoordinatorConfig.Job;

@@ -1,19 +1,19 @@
 package io.psiflink.coordinator;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import io.psiflink.connectors.Column;
-import io.psiflink.connectors.ColumnType;
-import io.psiflink.connectors.TableSchema;
+import io.psiflink.api.Column;
+import io.psiflink.api.ColumnType;
+import io.psiflink.api.TableSchema;
 import io.psiflink.coordinator.Model.ColumnSpec;
 import io.psiflink.coordinator.Model.Dataset;
 import io.psiflink.coordinator.Model.PublishedColumn;
 import io.psiflink.coordinator.Model.PublishedDataset;
-import io.psiflink.jobs.query.JoinQuery;
-import io.psiflink.jobs.query.PartyView;
-import io.psiflink.jobs.query.QueryException;
-import io.psiflink.jobs.query.ResolvedJoin;
-import io.psiflink.jobs.query.Side;
-import io.psiflink.jobs.query.SourceSpan;
+import io.psiflink.query.JoinQuery;
+import io.psiflink.query.PartyView;
+import io.psiflink.query.QueryException;
+import io.psiflink.query.ResolvedJoin;
+import io.psiflink.api.Role;
+import io.psiflink.query.SourceSpan;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
@@ -72,14 +72,14 @@ public final class QueryValidator {
    * @param field the request field the SQL came from, for error messages ({@code sql} or {@code query})
    * @throws ApiException 422 naming the clause and the offending text
    */
-  static ResolvedJoin validate(String sql, String field, Side localSide, Policy local, Policy peer) {
-    Policy pa = localSide == Side.A ? local : peer;
-    Policy pb = localSide == Side.A ? peer : local;
+  static ResolvedJoin validate(String sql, String field, Role localSide, Policy local, Policy peer) {
+    Policy pa = Role.A.equals(localSide) ? local : peer;
+    Policy pb = Role.A.equals(localSide) ? peer : local;
     try {
       JoinQuery q = JoinQuery.parse(sql);
       ResolvedJoin r = q.resolve(pa.schema(), pb.schema());
-      check(q, Side.A, r.a(), pa);
-      check(q, Side.B, r.b(), pb);
+      check(q, Role.A, r.a(), pa);
+      check(q, Role.B, r.b(), pb);
       return r;
     } catch (QueryException e) {
       throw ApiException.invalidQuery(field, e).with("sql", sql);
@@ -90,9 +90,9 @@ public final class QueryValidator {
    * The query with its stars replaced by the columns of the registered (local) and published (peer)
    * schemas ({@link JoinQuery#expandStars}); unchanged without a star.
    */
-  static String expandStars(String sql, String field, Side localSide, Policy local, Policy peer) {
-    Policy pa = localSide == Side.A ? local : peer;
-    Policy pb = localSide == Side.A ? peer : local;
+  static String expandStars(String sql, String field, Role localSide, Policy local, Policy peer) {
+    Policy pa = Role.A.equals(localSide) ? local : peer;
+    Policy pb = Role.A.equals(localSide) ? peer : local;
     try {
       return JoinQuery.parse(sql).expandStars(pa.schema(), pb.schema());
     } catch (QueryException e) {
@@ -100,7 +100,7 @@ public final class QueryValidator {
     }
   }
 
-  private static void check(JoinQuery q, Side side, PartyView v, Policy p) throws QueryException {
+  private static void check(JoinQuery q, Role side, PartyView v, Policy p) throws QueryException {
     for (String col : v.keyColumns()) {
       if (!p.key().contains(col)) {
         throw refused(q, side, col, "ON", "a join key", p, sorted(p.key()));
@@ -121,7 +121,7 @@ public final class QueryValidator {
     }
   }
 
-  private static QueryException refused(JoinQuery q, Side side, String col, String clause,
+  private static QueryException refused(JoinQuery q, Role side, String col, String clause,
       String use, Policy p, List<String> allowed) {
     List<SourceSpan> at = q.references(side, col, clause);
     return new QueryException(clause, "column " + side.table() + "." + col + " of dataset "
@@ -218,23 +218,23 @@ public final class QueryValidator {
    * Checks that each WHERE entry of the JSON form uses only its own table's columns (a condition
    * listed under {@code a} that names only b's columns would otherwise be silently moved to b).
    */
-  static void checkWhereSides(JsonNode q, Side localSide, Policy local, Policy peer) {
+  static void checkWhereSides(JsonNode q, Role localSide, Policy local, Policy peer) {
     JsonNode where = q.path("where");
-    Policy pa = localSide == Side.A ? local : peer;
-    Policy pb = localSide == Side.A ? peer : local;
+    Policy pa = Role.A.equals(localSide) ? local : peer;
+    Policy pb = Role.A.equals(localSide) ? peer : local;
     JsonNode first = q.path("on").get(0);
     String on = "a." + quote(first.path("a").asText()) + " = b." + quote(first.path("b").asText());
-    for (Side s : Side.values()) {
+    for (Role s : JoinQuery.PARTIES) {
       JsonNode list = where.path(s.table());
       for (int i = 0; list.isArray() && i < list.size(); i++) {
         String probe = "SELECT * FROM a JOIN b ON " + on + " WHERE (" + list.get(i).asText() + ")";
         String field = "query.where." + s.table() + "[" + i + "]";
         try {
           ResolvedJoin r = JoinQuery.parse(probe).resolve(pa.schema(), pb.schema());
-          if (!r.view(s.other()).filterColumns().isEmpty()) {
+          if (!r.view(s.peer()).filterColumns().isEmpty()) {
             throw ApiException.badRequest(field, "the condition '" + list.get(i).asText()
-                + "' uses columns of table " + s.other().table() + " "
-                + r.view(s.other()).filterColumns() + "; list it under where." + s.other().table());
+                + "' uses columns of table " + s.peer().table() + " "
+                + r.view(s.peer()).filterColumns() + "; list it under where." + s.peer().table());
           }
         } catch (QueryException e) {
           throw ApiException.invalidQuery(field, e).with("sql", probe);

@@ -118,7 +118,7 @@ abstract class CoordinatorApiContract {
    * fresh id, the SQL's fingerprint and well-formed endpoint and certificate fingerprint.
    */
   static ObjectNode offer(String requester, String requesterSide, String requesterDataset,
-      String approverDataset, String sql) throws io.psiflink.jobs.query.QueryException {
+      String approverDataset, String sql) throws io.psiflink.query.QueryException {
     ObjectNode offer = Client.JSON.createObjectNode();
     offer.put("id", java.util.UUID.randomUUID().toString());
     offer.put("requester", requester);
@@ -126,7 +126,7 @@ abstract class CoordinatorApiContract {
     offer.put("requesterDataset", requesterDataset);
     offer.put("approverDataset", approverDataset);
     offer.put("sql", sql);
-    offer.put("fingerprint", io.psiflink.jobs.query.JoinQuery.parse(sql).fingerprint());
+    offer.put("fingerprint", io.psiflink.query.JoinQuery.parse(sql).fingerprint());
     offer.put("protocol", "kkrt");
     offer.put("requesterEndpoint", requester + ".example:7443");
     offer.put("requesterFingerprint", "ab".repeat(32));
@@ -491,14 +491,14 @@ abstract class CoordinatorApiContract {
         "has no column ssn");
     String absent = "SELECT b.nosuch FROM a JOIN b ON a.card = b.card";
     offer.put("sql", absent);
-    offer.put("fingerprint", io.psiflink.jobs.query.JoinQuery.parse(absent).fingerprint());
+    offer.put("fingerprint", io.psiflink.query.JoinQuery.parse(absent).fingerprint());
     Reply missing = refused(422, peerAtBob.post("/v1/peer/queries", offer), "SELECT",
         "has no column nosuch");
     assertEquals(missing.error().replace("nosuch", "ssn"), hidden.error());
     // a published column the owner does not reveal is refused as such
     String unrevealed = "SELECT b.age FROM a JOIN b ON a.card = b.card";
     offer.put("sql", unrevealed);
-    offer.put("fingerprint", io.psiflink.jobs.query.JoinQuery.parse(unrevealed).fingerprint());
+    offer.put("fingerprint", io.psiflink.query.JoinQuery.parse(unrevealed).fingerprint());
     refused(422, peerAtBob.post("/v1/peer/queries", offer), "SELECT", "b.age",
         "may not be revealed");
     String good = "SELECT b.email FROM a JOIN b ON a.card = b.card";
@@ -528,7 +528,7 @@ abstract class CoordinatorApiContract {
     JsonNode atBob = bob.get("/v1/queries/" + id).json();
     assertEquals(expanded, atAlice.path("sql").asText());
     assertEquals(expanded, atBob.path("sql").asText());
-    assertEquals(io.psiflink.jobs.query.JoinQuery.parse(expanded).fingerprint(),
+    assertEquals(io.psiflink.query.JoinQuery.parse(expanded).fingerprint(),
         atBob.path("fingerprint").asText());
     assertEquals(atAlice.path("fingerprint"), atBob.path("fingerprint"));
 

@@ -1,5 +1,6 @@
 package io.psiflink.jobs;
 
+import io.psiflink.query.PublicSize;
 import java.util.LinkedHashMap;
 import java.util.Locale;
 import java.util.Map;

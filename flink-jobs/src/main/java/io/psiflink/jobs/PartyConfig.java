@@ -1,5 +1,6 @@
 package io.psiflink.jobs;
 
+import io.psiflink.query.PublicSize;
 import io.psiflink.connectors.BadRowLimit;
 import io.psiflink.connectors.CsvOptions;
 import io.psiflink.connectors.TableFormat;
@@ -60,7 +61,7 @@ public record PartyConfig(
     int maxAttempts,
     String workDir,
     PublicSize publicSize,
-    java.util.List<io.psiflink.connectors.Column> expectedColumns,
+    java.util.List<io.psiflink.api.Column> expectedColumns,
     boolean insecureTestOnly) {
 
   public static final int DEFAULT_SIGMA = 40;

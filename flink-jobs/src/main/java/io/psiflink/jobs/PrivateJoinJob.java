@@ -1,16 +1,17 @@
 package io.psiflink.jobs;
 
+import io.psiflink.query.ExpectedColumns;
 import io.psiflink.bridge.BridgeClient;
 import io.psiflink.bridge.PartyCredentials;
 import io.psiflink.connectors.BadRowGate;
-import io.psiflink.connectors.Column;
-import io.psiflink.connectors.ColumnType;
+import io.psiflink.api.Column;
+import io.psiflink.api.ColumnType;
 import io.psiflink.connectors.JdbcTable;
 import io.psiflink.connectors.QuarantineSink;
 import io.psiflink.connectors.SchemaDiscovery;
 import io.psiflink.connectors.SourceResult;
 import io.psiflink.connectors.StagedOutput;
-import io.psiflink.connectors.TableSchema;
+import io.psiflink.api.TableSchema;
 import io.psiflink.connectors.TableSink;
 import io.psiflink.connectors.TableSource;
 import io.psiflink.connectors.row.RowCodec;
@@ -22,12 +23,12 @@ import io.psiflink.jobs.psi.PsiProtocol;
 import io.psiflink.jobs.psi.PublicRowCount;
 import io.psiflink.jobs.psi.RowCount;
 import io.psiflink.jobs.psi.TokenRecord;
-import io.psiflink.jobs.query.JoinQuery;
-import io.psiflink.jobs.query.OutputColumn;
-import io.psiflink.jobs.query.PartyView;
-import io.psiflink.jobs.query.ResolvedJoin;
-import io.psiflink.jobs.query.Side;
-import io.psiflink.jobs.query.WhereFilter;
+import io.psiflink.query.JoinQuery;
+import io.psiflink.query.OutputColumn;
+import io.psiflink.query.PartyView;
+import io.psiflink.query.ResolvedJoin;
+import io.psiflink.api.Role;
+import io.psiflink.jobs.filter.WhereFilter;
 import io.psiflink.jobs.session.SessionHandshake;
 import io.psiflink.jobs.session.SessionSecrets;
 import io.psiflink.jobs.token.TokenizeFunction;
@@ -75,7 +76,7 @@ public final class PrivateJoinJob {
 
   public static JobSummary run(PartyConfig cfg) throws Exception {
     long start = System.currentTimeMillis();
-    Side side = cfg.partyB() ? Side.B : Side.A;
+    Role side = cfg.partyB() ? Role.B : Role.A;
     JoinQuery query = JoinQuery.parse(cfg.sql());
     TableSchema schema = SchemaDiscovery.discover(cfg.table(), cfg.csv());
     if (cfg.expectedColumns() != null) {
@@ -149,7 +150,7 @@ public final class PrivateJoinJob {
       StagedOutput quarantine, long start, long handshakeDone) throws Exception {
     StreamExecutionEnvironment env = pipeline(cfg, query, schema, view, secrets,
         secretFile.toUri().toString(), staged, quarantine);
-    String name = (cfg.partyB() ? Side.B : Side.A).table();
+    String name = (cfg.partyB() ? Role.B : Role.A).table();
     long jobStart = System.currentTimeMillis();
     JobExecutionResult result;
     try {
@@ -186,7 +187,7 @@ public final class PrivateJoinJob {
   static StreamExecutionEnvironment pipeline(PartyConfig cfg, JoinQuery query, TableSchema schema,
       PartyView view, SessionSecrets secrets, String secretFileUri, StagedOutput staged,
       StagedOutput quarantine) throws Exception {
-    Side side = cfg.partyB() ? Side.B : Side.A;
+    Role side = cfg.partyB() ? Role.B : Role.A;
     List<Column> keys = columns(schema, view.keyColumns());
     List<Column> kept = columns(schema, view.revealedColumns());
     // Both parties resolve the whole query against their own schema and the columns the peer's half
@@ -207,7 +208,7 @@ public final class PrivateJoinJob {
       for (int i = 0; i < output.length; i++) {
         OutputColumn oc = resolved.output().get(i);
         ColumnType type;
-        if (oc.side() == Side.A) {
+        if (Role.A.equals(oc.side())) {
           output[i] = view.revealedColumns().indexOf(oc.column());
           type = kept.get(output[i]).type();
         } else {

@@ -1,5 +1,6 @@
 package io.psiflink.jobs;
 
+import io.psiflink.query.PublicSize;
 import io.psiflink.connectors.JdbcTable;
 import io.psiflink.connectors.ParquetColumns;
 import io.psiflink.connectors.TableException;

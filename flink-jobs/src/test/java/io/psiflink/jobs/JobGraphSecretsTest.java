@@ -1,21 +1,22 @@
 package io.psiflink.jobs;
 
+import io.psiflink.query.PublicSize;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.psiflink.connectors.BadRowLimit;
-import io.psiflink.connectors.Column;
-import io.psiflink.connectors.ColumnType;
+import io.psiflink.api.Column;
+import io.psiflink.api.ColumnType;
 import io.psiflink.connectors.CsvOptions;
 import io.psiflink.connectors.SchemaDiscovery;
 import io.psiflink.connectors.StagedOutput;
 import io.psiflink.connectors.TableFormat;
-import io.psiflink.connectors.TableSchema;
+import io.psiflink.api.TableSchema;
 import io.psiflink.jobs.psi.BridgeEndpoint;
 import io.psiflink.jobs.psi.JobSecrets;
-import io.psiflink.jobs.query.JoinQuery;
-import io.psiflink.jobs.query.Side;
+import io.psiflink.query.JoinQuery;
+import io.psiflink.api.Role;
 import io.psiflink.jobs.session.SessionSecrets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -81,7 +82,7 @@ class JobGraphSecretsTest {
     StagedOutput staged = partyB ? null : StagedOutput.prepare(cfg.out());
 
     StreamExecutionEnvironment env = PrivateJoinJob.pipeline(cfg, query, schema,
-        query.view(partyB ? Side.B : Side.A, schema), secrets, file.toUri().toString(), staged,
+        query.view(partyB ? Role.B : Role.A, schema), secrets, file.toUri().toString(), staged,
         null);
     StreamGraph streamGraph = env.getStreamGraph();
     JobGraph jobGraph = streamGraph.getJobGraph();

@@ -1,5 +1,7 @@
 package io.psiflink.jobs;
 
+import io.psiflink.query.ExpectedColumns;
+import io.psiflink.query.PublicSize;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -80,10 +82,10 @@ class PartyMainTest {
 
   @Test
   void expectedColumnsRoundTripAnyName() {
-    java.util.List<io.psiflink.connectors.Column> cols = java.util.List.of(
-        new io.psiflink.connectors.Column("a,b:c d%", io.psiflink.connectors.ColumnType.STRING,
+    java.util.List<io.psiflink.api.Column> cols = java.util.List.of(
+        new io.psiflink.api.Column("a,b:c d%", io.psiflink.api.ColumnType.STRING,
             true),
-        new io.psiflink.connectors.Column("n", io.psiflink.connectors.ColumnType.BIGINT, true));
+        new io.psiflink.api.Column("n", io.psiflink.api.ColumnType.BIGINT, true));
     Map<String, String> a = base();
     a.put("expected-columns", ExpectedColumns.format(cols));
     assertEquals(cols, PartyMain.config(a).expectedColumns());

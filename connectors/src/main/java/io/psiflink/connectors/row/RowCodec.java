@@ -1,6 +1,6 @@
 package io.psiflink.connectors.row;
 
-import io.psiflink.connectors.ColumnType;
+import io.psiflink.api.ColumnType;
 import java.io.ByteArrayOutputStream;
 import java.io.Serializable;
 import java.nio.charset.StandardCharsets;

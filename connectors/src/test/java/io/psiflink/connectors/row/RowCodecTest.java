@@ -4,7 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
-import io.psiflink.connectors.ColumnType;
+import io.psiflink.api.ColumnType;
 import java.util.Arrays;
 import java.util.List;
 import java.util.SplittableRandom;

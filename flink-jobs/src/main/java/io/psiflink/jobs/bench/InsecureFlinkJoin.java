@@ -1,9 +1,9 @@
 package io.psiflink.jobs.bench;
 
-import io.psiflink.connectors.Column;
-import io.psiflink.connectors.ColumnType;
+import io.psiflink.api.Column;
+import io.psiflink.api.ColumnType;
 import io.psiflink.connectors.TableFormat;
-import io.psiflink.connectors.TableSchema;
+import io.psiflink.api.TableSchema;
 import io.psiflink.connectors.TableSink;
 import io.psiflink.jobs.Args;
 import java.io.IOException;

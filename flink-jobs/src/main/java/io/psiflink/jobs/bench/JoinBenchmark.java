@@ -69,7 +69,7 @@ public final class JoinBenchmark {
       a = p.values(Set.of("overlap", "bins", "sigma", "party-heap", "json", "no-insecure",
           "where-selectivity", "public-size"));
       for (String ps : a.getOrDefault("public-size", "rounded").split(",")) {
-        policies.add(io.psiflink.jobs.PublicSize.parse(ps).text());
+        policies.add(io.psiflink.query.PublicSize.parse(ps).text());
       }
       selectivity = Double.parseDouble(a.getOrDefault("where-selectivity", "1"));
       if (!(selectivity > 0 && selectivity <= 1)) {

@@ -1,8 +1,8 @@
 package io.psiflink.jobs.bench;
 
-import io.psiflink.connectors.Column;
-import io.psiflink.connectors.ColumnType;
-import io.psiflink.connectors.TableSchema;
+import io.psiflink.api.Column;
+import io.psiflink.api.ColumnType;
+import io.psiflink.api.TableSchema;
 import io.psiflink.jobs.Args;
 import io.psiflink.jobs.bench.GeneratedTables.SideStats;
 import io.psiflink.jobs.bench.Permutations.Feistel64;

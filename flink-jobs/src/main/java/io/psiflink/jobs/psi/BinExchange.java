@@ -49,7 +49,7 @@ public final class BinExchange {
   private static final int NONCE_BYTES = 32;
   /** The output row of a cardinality-only query: the count. */
   private static final RowCodec COUNT_CODEC =
-      new RowCodec(java.util.List.of(io.psiflink.connectors.ColumnType.BIGINT));
+      new RowCodec(java.util.List.of(io.psiflink.api.ColumnType.BIGINT));
   private static final int HELLO_BYTES = 4 + 1 + 1 + 4 + 4 + 1 + 8 + 8 + 32;
   private static final int PAYLOAD_FRAME_BYTES = 256 * 1024;
   /** A payload record starts with the token and the peer's row count for it. */

@@ -1,7 +1,7 @@
 package io.psiflink.jobs.psi;
 
 import io.psiflink.connectors.ReadCounts;
-import io.psiflink.jobs.PublicSize;
+import io.psiflink.query.PublicSize;
 import org.apache.flink.streaming.api.operators.AbstractStreamOperator;
 import org.apache.flink.streaming.api.operators.BoundedMultiInput;
 import org.apache.flink.streaming.api.operators.TwoInputStreamOperator;

@@ -1,6 +1,6 @@
 package io.psiflink.jobs.session;
 
-import io.psiflink.connectors.Column;
+import io.psiflink.api.Column;
 import java.util.List;
 
 /**

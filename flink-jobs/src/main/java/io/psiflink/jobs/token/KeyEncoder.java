@@ -1,6 +1,6 @@
 package io.psiflink.jobs.token;
 
-import io.psiflink.connectors.ColumnType;
+import io.psiflink.api.ColumnType;
 import io.psiflink.connectors.row.Utf8;
 import java.nio.charset.StandardCharsets;
 import java.text.Normalizer;

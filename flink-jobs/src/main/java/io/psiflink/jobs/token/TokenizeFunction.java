@@ -1,6 +1,6 @@
 package io.psiflink.jobs.token;
 
-import io.psiflink.connectors.ColumnType;
+import io.psiflink.api.ColumnType;
 import io.psiflink.connectors.row.RowCodec;
 import io.psiflink.jobs.psi.BinPsiOperator.PhaseClock;
 import io.psiflink.jobs.psi.JobSecrets;

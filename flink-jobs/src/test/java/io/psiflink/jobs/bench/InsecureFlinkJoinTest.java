@@ -4,9 +4,9 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.psiflink.connectors.Column;
+import io.psiflink.api.Column;
 import io.psiflink.connectors.SchemaDiscovery;
-import io.psiflink.connectors.TableSchema;
+import io.psiflink.api.TableSchema;
 import io.psiflink.jobs.bench.InsecureFlinkJoin.Options;
 import io.psiflink.jobs.bench.InsecureFlinkJoin.Result;
 import java.nio.charset.StandardCharsets;

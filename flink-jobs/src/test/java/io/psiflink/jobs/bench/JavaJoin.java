@@ -1,6 +1,6 @@
 package io.psiflink.jobs.bench;
 
-import io.psiflink.connectors.TableSchema;
+import io.psiflink.api.TableSchema;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.ArrayList;

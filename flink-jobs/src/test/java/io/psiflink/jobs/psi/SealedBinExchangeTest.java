@@ -10,7 +10,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.psiflink.bridge.BridgeClient;
 import io.psiflink.bridge.BridgeException;
 import io.psiflink.bridge.BridgeStream;
-import io.psiflink.connectors.ColumnType;
+import io.psiflink.api.ColumnType;
 import io.psiflink.connectors.row.RowCodec;
 import io.psiflink.jobs.bin.BinPlan;
 import io.psiflink.nativepsi.PsiParams;

@@ -1,6 +1,0 @@
-package io.psiflink.jobs.query;
-
-import java.io.Serializable;
-
-/** A place in the query text: 1-based line and column of its start, and the text itself. */
-public record SourceSpan(int line, int column, String text) implements Serializable {}

@@ -1,0 +1,28 @@
+package io.psiflink.query;
+
+import io.psiflink.api.Role;
+import java.io.Serializable;
+import java.util.Objects;
+
+/**
+ * One column of the joined result: which party supplies it, its name in that party's table, and its
+ * name in the result (see {@link JoinQuery} for how output names are chosen).
+ */
+public record OutputColumn(Role side, String column, String outputName) implements Serializable {
+  public OutputColumn {
+    Objects.requireNonNull(side, "side");
+    Objects.requireNonNull(column, "column");
+    Objects.requireNonNull(outputName, "outputName");
+  }
+
+  // Role is not Serializable: an output column travels with its party's label
+  private Object writeReplace() {
+    return new Form(side.label(), column, outputName);
+  }
+
+  private record Form(String side, String column, String outputName) implements Serializable {
+    private Object readResolve() {
+      return new OutputColumn(Role.parse(side), column, outputName);
+    }
+  }
+}
