@@ -117,7 +117,7 @@ hadoop_classpath "$hadoop_lib"
 
 helper() { # helper NAME SUBCOMMAND ARGS... : a helper JVM in the background, log in $work/NAME.log
   local name="$1"; shift
-  java -Xmx"${PSI_E2E_HELPER_HEAP:-768m}" -cp "$helper_cp" io.psiflink.deploy.E2eTool "$@" \
+  java -Xmx"${PSI_E2E_HELPER_HEAP:-768m}" -cp "$helper_cp" io.psiflink.it.cluster.E2eTool "$@" \
     >"$work/$name.log" 2>&1 &
   pids+=($!)
 }
@@ -134,7 +134,7 @@ say "bridge relay with a throwaway CA in $work/pki"
 helper relay relay --pki "$work/pki" --port-file "$work/relay.port"
 relay_pid="${pids[-1]}"
 say "generating 2 x $rows rows and putting them on HDFS"
-java -Xmx1g -cp "$helper_cp" io.psiflink.deploy.E2eTool tables --rows "$rows" --hdfs "$hdfs_uri" \
+java -Xmx1g -cp "$helper_cp" io.psiflink.it.cluster.E2eTool tables --rows "$rows" --hdfs "$hdfs_uri" \
   --local "$work/tables" >"$work/tables.log" 2>&1 || { cat "$work/tables.log" >&2; die "table generation failed"; }
 wait_file "$work/relay.port" 60 "$relay_pid" "the bridge relay"
 relay_port="$(cat "$work/relay.port")"
@@ -199,7 +199,7 @@ fi
 
 # --- 6. compare with the plaintext join -----------------------------------------------------------
 say "reading $out back and comparing it with the plaintext join"
-java -Xmx2g -cp "$helper_cp" io.psiflink.deploy.E2eTool check --rows "$rows" --out "$out" \
+java -Xmx2g -cp "$helper_cp" io.psiflink.it.cluster.E2eTool check --rows "$rows" --out "$out" \
   --report "$report" >"$work/check.log" 2>&1 || { cat "$work/check.log" >&2; die "the output differs from the plaintext join (report: $report)"; }
 
 # --- 7. summary -----------------------------------------------------------------------------------

@@ -128,11 +128,14 @@ public record CoordinatorConfig(
    * @param idleTimeout how long the job waits for the peer to send (default 60 s)
    * @param maxBadRows how many of a table's rows may be quarantined (unreadable, NULL join key)
    *     before the job fails: a count or a percentage (default: the job's, 1%)
+   * @param classpath embedded: the jars (and class directories) the party JVM runs, flink-jobs
+   *     with its dependencies; the coordinator's own class path holds no Flink runtime (default:
+   *     the system property {@value JvmOptions#JOB_CLASSPATH_PROPERTY}, which ./psi serve sets)
    */
   public record Job(String mode, String javaHeap, Integer parallelism, Path workDir,
       Path certificate, Path privateKey, Path trustedCa, Path flinkHome, Path jobJar,
       String flinkRestUrl, Path flinkConfDir, Integer attempts, Duration pairTimeout,
-      Duration idleTimeout, String maxBadRows) {
+      Duration idleTimeout, String maxBadRows, List<Path> classpath) {
     public static final String EMBEDDED = "embedded";
     public static final String FLINK_RUN = "flink-run";
 
@@ -157,6 +160,7 @@ public record CoordinatorConfig(
       if (parallelism < 1 || attempts < 1) {
         throw new IllegalArgumentException("config: job.parallelism and job.attempts must be >= 1");
       }
+      classpath = classpath == null ? List.of() : List.copyOf(classpath);
       if (maxBadRows != null) {
         try {
           BadRowLimit.parse(maxBadRows);
@@ -164,6 +168,16 @@ public record CoordinatorConfig(
           throw new IllegalArgumentException("config: job.maxBadRows: " + e.getMessage(), e);
         }
       }
+    }
+
+    /** A job section whose embedded party JVM runs the default class path. */
+    public Job(String mode, String javaHeap, Integer parallelism, Path workDir, Path certificate,
+        Path privateKey, Path trustedCa, Path flinkHome, Path jobJar, String flinkRestUrl,
+        Path flinkConfDir, Integer attempts, Duration pairTimeout, Duration idleTimeout,
+        String maxBadRows) {
+      this(mode, javaHeap, parallelism, workDir, certificate, privateKey, trustedCa, flinkHome,
+          jobJar, flinkRestUrl, flinkConfDir, attempts, pairTimeout, idleTimeout, maxBadRows,
+          null);
     }
 
     /** A job section with the job's own bad-row limit. */
@@ -181,7 +195,7 @@ public record CoordinatorConfig(
           flinkHome == null ? null : dir.resolve(flinkHome),
           jobJar == null ? null : dir.resolve(jobJar), flinkRestUrl,
           flinkConfDir == null ? null : dir.resolve(flinkConfDir), attempts, pairTimeout,
-          idleTimeout, maxBadRows);
+          idleTimeout, maxBadRows, classpath.stream().map(dir::resolve).toList());
     }
   }
 
@@ -254,7 +268,7 @@ public record CoordinatorConfig(
       job = new Job(job.mode(), job.javaHeap(), job.parallelism(), job.workDir(),
           bridge.certificate(), job.privateKey(), job.trustedCa(), job.flinkHome(), job.jobJar(),
           job.flinkRestUrl(), job.flinkConfDir(), job.attempts(), job.pairTimeout(),
-          job.idleTimeout(), job.maxBadRows());
+          job.idleTimeout(), job.maxBadRows(), job.classpath());
     }
   }
 

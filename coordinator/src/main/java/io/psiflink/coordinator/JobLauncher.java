@@ -13,8 +13,6 @@ import io.psiflink.coordinator.Model.QueryRecord;
 import io.psiflink.coordinator.Model.Result;
 import io.psiflink.coordinator.Model.SessionRecord;
 import io.psiflink.connectors.JdbcTable;
-import io.psiflink.jobs.PrivateJoinJob;
-import io.psiflink.jobs.local.JvmOptions;
 import java.io.IOException;
 import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
@@ -171,14 +169,14 @@ final class JobLauncher implements AutoCloseable {
       cmd.addAll(JvmOptions.FLINK_JVM);
       // the job's console logging, even where a test jar puts a silencing log4j2-test first
       cmd.add("-Dlog4j2.configurationFile=log4j2.properties");
-      String f = "-D" + PrivateJoinJob.FLINK_PROPERTY_PREFIX;
+      String f = "-D" + JvmOptions.FLINK_PROPERTY_PREFIX;
       cmd.add(f + "rest.address=127.0.0.1");
       cmd.add(f + "rest.bind-address=127.0.0.1");
       cmd.add(f + "rest.bind-port=" + restPort);
       // the REST API serves metrics it fetched at most this long ago (Flink's default: 10 s)
       cmd.add(f + "metrics.fetcher.update-interval=1000");
       cmd.add("-cp");
-      cmd.add(System.getProperty("java.class.path"));
+      cmd.add(jobClasspath());
       cmd.add(PARTY_MAIN);
     } else {
       cmd.add(job.flinkHome().resolve("bin").resolve("flink").toString());
@@ -244,6 +242,25 @@ final class JobLauncher implements AutoCloseable {
       env.put(JdbcTable.PASSWORD_ENV, password);
     }
     return env;
+  }
+
+  /**
+   * The class path of the embedded party JVM: the job's jars ({@code job.classpath}, else the
+   * system property {@value JvmOptions#JOB_CLASSPATH_PROPERTY}), never the coordinator's own, which
+   * holds no Flink runtime.
+   */
+  String jobClasspath() {
+    if (job.classpath() != null && !job.classpath().isEmpty()) {
+      return String.join(java.io.File.pathSeparator,
+          job.classpath().stream().map(Path::toString).toList());
+    }
+    String property = System.getProperty(JvmOptions.JOB_CLASSPATH_PROPERTY);
+    if (property != null && !property.isBlank()) {
+      return property;
+    }
+    throw new IllegalStateException("config: job.classpath (the jars of the party's job, e.g. "
+        + "flink-jobs and its dependencies) is required for job.mode embedded; ./psi serve sets "
+        + "it through -D" + JvmOptions.JOB_CLASSPATH_PROPERTY);
   }
 
   private static void add(List<String> cmd, String k, String v) {

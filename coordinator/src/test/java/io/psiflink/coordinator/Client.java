@@ -12,12 +12,12 @@ import java.time.Duration;
 import javax.net.ssl.SSLContext;
 
 /** A test HTTPS client of one coordinator, with a given bearer token (or none). */
-final class Client {
-  static final ObjectMapper JSON = new ObjectMapper();
+public final class Client {
+  public static final ObjectMapper JSON = new ObjectMapper();
 
   /** A response: status, parsed JSON body (or null), raw body. */
-  record Reply(int status, JsonNode json, String raw) {
-    String error() {
+  public record Reply(int status, JsonNode json, String raw) {
+    public String error() {
       return json == null ? raw : json.path("error").asText();
     }
 
@@ -31,7 +31,7 @@ final class Client {
   private final String base;
   private final String authorization;
 
-  Client(SSLContext trust, String base, String authorization) {
+  public Client(SSLContext trust, String base, String authorization) {
     this.http = HttpClient.newBuilder().sslContext(trust).version(HttpClient.Version.HTTP_1_1)
         .connectTimeout(Duration.ofSeconds(10)).build();
     this.base = base;
@@ -39,7 +39,7 @@ final class Client {
   }
 
   /** The same coordinator with another Authorization header value (null: none). */
-  Client withAuthorization(String authorization) {
+  public Client withAuthorization(String authorization) {
     return new Client(http, base, authorization);
   }
 
@@ -49,15 +49,15 @@ final class Client {
     this.authorization = authorization;
   }
 
-  Reply get(String path) {
+  public Reply get(String path) {
     return send(HttpRequest.newBuilder(URI.create(base + path)).GET());
   }
 
-  Reply delete(String path) {
+  public Reply delete(String path) {
     return send(HttpRequest.newBuilder(URI.create(base + path)).DELETE());
   }
 
-  Reply post(String path, Object body) {
+  public Reply post(String path, Object body) {
     try {
       byte[] bytes = body instanceof String s ? s.getBytes(StandardCharsets.UTF_8)
           : JSON.writeValueAsBytes(body);

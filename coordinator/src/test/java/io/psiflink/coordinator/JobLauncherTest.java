@@ -1,6 +1,8 @@
 package io.psiflink.coordinator;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.psiflink.coordinator.Model.Dataset;
@@ -69,7 +71,8 @@ class JobLauncherTest {
       CoordinatorConfig.Job job = new CoordinatorConfig.Job(mode, null, 1, dir.resolve("w"),
           dir.resolve("job.pem"), dir.resolve("job.key"), dir.resolve("ca.pem"),
           Path.of("/opt/flink"), Path.of("/opt/psi/psi-flink-job.jar"), null, null, 1,
-          Duration.ofSeconds(30), Duration.ofSeconds(45));
+          Duration.ofSeconds(30), Duration.ofSeconds(45), null,
+          List.of(Path.of("/opt/psi/job-lib/psi-flink-jobs.jar")));
       CoordinatorConfig config = new CoordinatorConfig("alice",
           new CoordinatorConfig.Listen("127.0.0.1", 0),
           new CoordinatorConfig.Tls(dir.resolve("a.pem"), dir.resolve("a.key"), dir.resolve("c")),
@@ -92,6 +95,34 @@ class JobLauncherTest {
       assertEquals("jdbc:postgresql://db:5432/crm?user=psi&table=people",
           cmd.get(cmd.indexOf("--table") + 1));
       assertEquals("p&ss", launcher.environment(d).get("PSI_JDBC_PASSWORD"));
+    }
+  }
+
+  @Test
+  void anEmbeddedJobRunsTheJobsClassPathNotTheCoordinators() {
+    List<Path> jobJars = List.of(Path.of("/opt/psi/job-lib/psi-flink-jobs.jar"),
+        Path.of("/opt/psi/job-lib/flink-runtime.jar"));
+    for (List<Path> classpath : List.of(jobJars, List.<Path>of())) {
+      CoordinatorConfig.Job job = new CoordinatorConfig.Job("embedded", null, 1, dir.resolve("w"),
+          dir.resolve("job.pem"), dir.resolve("job.key"), dir.resolve("ca.pem"), null, null, null,
+          null, 1, Duration.ofSeconds(30), Duration.ofSeconds(45), null, classpath);
+      CoordinatorConfig config = new CoordinatorConfig("alice",
+          new CoordinatorConfig.Listen("127.0.0.1", 0),
+          new CoordinatorConfig.Tls(dir.resolve("a.pem"), dir.resolve("a.key"), dir.resolve("c")),
+          null, dir.resolve("tokens"), new CoordinatorConfig.Peer("bob", "https://bob", dir),
+          new CoordinatorConfig.Bridge("alice.example:7443", dir.resolve("bridge.pem")), null,
+          null, null, null, job, null);
+      JobLauncher launcher = new JobLauncher(config, null, CoordinatorServer.mapper(),
+          Clock.systemUTC(), (s, r) -> {});
+      if (classpath.isEmpty() && System.getProperty(JvmOptions.JOB_CLASSPATH_PROPERTY) == null) {
+        IllegalStateException e = assertThrows(IllegalStateException.class,
+            launcher::jobClasspath);
+        assertTrue(e.getMessage().contains("job.classpath"), e.getMessage());
+      } else if (!classpath.isEmpty()) {
+        assertEquals("/opt/psi/job-lib/psi-flink-jobs.jar" + java.io.File.pathSeparator
+            + "/opt/psi/job-lib/flink-runtime.jar", launcher.jobClasspath());
+        assertNotEquals(System.getProperty("java.class.path"), launcher.jobClasspath());
+      }
     }
   }
 

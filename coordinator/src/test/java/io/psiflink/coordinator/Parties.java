@@ -14,31 +14,31 @@ import javax.net.ssl.SSLContext;
  * Two real coordinators in this JVM on loopback, alice and bob, each with its own database, TLS
  * certificate (a throwaway PKI) and tokens; each one's peer is the other.
  */
-final class Parties implements AutoCloseable {
-  final Path dir;
-  final ThrowawayPki pki;
-  CoordinatorServer alice;
-  final CoordinatorServer bob;
-  final CoordinatorConfig aliceConfig;
-  final CoordinatorConfig bobConfig;
+public final class Parties implements AutoCloseable {
+  public final Path dir;
+  public final ThrowawayPki pki;
+  public CoordinatorServer alice;
+  public final CoordinatorServer bob;
+  public final CoordinatorConfig aliceConfig;
+  public final CoordinatorConfig bobConfig;
   /** Party tokens: alice's people at alice's coordinator, bob's at bob's. */
-  final String aliceToken;
-  final String bobToken;
+  public final String aliceToken;
+  public final String bobToken;
   /** The tokens the coordinators present to each other (alice's to bob, bob's to alice). */
-  final String aliceToBob;
-  final String bobToAlice;
-  final SSLContext trust;
+  public final String aliceToBob;
+  public final String bobToAlice;
+  public final SSLContext trust;
   private final Function<String, CoordinatorConfig.Job> jobs;
 
   /**
    * @param dbUrl the JDBC URL of a party's database, by party name
    */
-  Parties(Path dir, Function<String, String> dbUrl, Duration ttl) throws Exception {
+  public Parties(Path dir, Function<String, String> dbUrl, Duration ttl) throws Exception {
     this(dir, dbUrl, ttl, Duration.ofHours(1));
   }
 
   /** @param sweep how often each coordinator's sweeper runs (tests mostly call sweepNow) */
-  Parties(Path dir, Function<String, String> dbUrl, Duration ttl, Duration sweep)
+  public Parties(Path dir, Function<String, String> dbUrl, Duration ttl, Duration sweep)
       throws Exception {
     this(dir, dbUrl, ttl, sweep, (Function<String, CoordinatorConfig.Job>) null);
   }
@@ -48,7 +48,7 @@ final class Parties implements AutoCloseable {
    *     (certificate paths filled in per party) and runs a bridge relay on a free loopback port,
    *     which is its bridge endpoint
    */
-  Parties(Path dir, Function<String, String> dbUrl, Duration ttl, Duration sweep,
+  public Parties(Path dir, Function<String, String> dbUrl, Duration ttl, Duration sweep,
       CoordinatorConfig.Job job) throws Exception {
     this(dir, dbUrl, ttl, sweep, job == null ? null : party -> job);
   }
@@ -58,7 +58,7 @@ final class Parties implements AutoCloseable {
    *     with the certificate paths and work directory filled in per party; the mode and the Flink
    *     settings (flinkHome, jobJar, flinkRestUrl, flinkConfDir) are kept
    */
-  Parties(Path dir, Function<String, String> dbUrl, Duration ttl, Duration sweep,
+  public Parties(Path dir, Function<String, String> dbUrl, Duration ttl, Duration sweep,
       Function<String, CoordinatorConfig.Job> jobs) throws Exception {
     this.dir = dir;
     this.jobs = jobs;
@@ -136,30 +136,30 @@ final class Parties implements AutoCloseable {
   }
 
   /** Stops alice's coordinator (as if it went down). */
-  void stopAlice() throws Exception {
+  public void stopAlice() throws Exception {
     alice.close();
   }
 
   /** Starts alice's coordinator again, on the same port and database. */
-  void startAlice() throws Exception {
+  public void startAlice() throws Exception {
     alice = CoordinatorServer.start(aliceConfig);
   }
 
-  static int freePort() throws Exception {
+  public static int freePort() throws Exception {
     try (ServerSocket s = new ServerSocket(0)) {
       return s.getLocalPort();
     }
   }
 
-  Client aliceApi() {
+  public Client aliceApi() {
     return client(alice, "Bearer " + aliceToken);
   }
 
-  Client bobApi() {
+  public Client bobApi() {
     return client(bob, "Bearer " + bobToken);
   }
 
-  Client client(CoordinatorServer server, String authorization) {
+  public Client client(CoordinatorServer server, String authorization) {
     return new Client(trust, "https://localhost:" + server.port(), authorization);
   }
 

@@ -9,7 +9,7 @@ import java.util.Locale;
  * redrawn in place and each finished phase keeps its line; otherwise a plain line is printed
  * whenever the phase or the bins done change (logs, CI).
  */
-final class ProgressView {
+public final class ProgressView {
   private static final int WIDTH = 24;
 
   private final PrintStream out;
@@ -19,14 +19,14 @@ final class ProgressView {
   private long phaseStart;
   private String lastLine;
 
-  ProgressView(PrintStream out, boolean tty, String label) {
+  public ProgressView(PrintStream out, boolean tty, String label) {
     this.out = out;
     this.tty = tty;
     this.label = label;
   }
 
   /** Shows {@code session} (a Session JSON); {@code extra} is appended (e.g. the peer's state). */
-  void update(JsonNode session, String extra) {
+  public void update(JsonNode session, String extra) {
     JsonNode p = session.path("progress");
     String status = session.path("status").asText();
     String ph = p.isObject() ? p.path("phase").asText() : status;
@@ -48,7 +48,7 @@ final class ProgressView {
   }
 
   /** Ends the in-place line (before other output). */
-  void finish() {
+  public void finish() {
     if (tty && lastLine != null) {
       out.println();
       lastLine = null;

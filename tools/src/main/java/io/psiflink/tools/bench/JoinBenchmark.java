@@ -1,0 +1,317 @@
+package io.psiflink.tools.bench;
+
+import io.psiflink.connectors.TableFiles;
+import io.psiflink.jobs.Args;
+import io.psiflink.coordinator.JvmOptions;
+import io.psiflink.tools.local.LocalJoin;
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import java.util.stream.Stream;
+import org.apache.avro.file.DataFileReader;
+import org.apache.avro.generic.GenericDatumReader;
+import org.apache.avro.generic.GenericRecord;
+import org.apache.avro.util.Utf8;
+import org.apache.flink.types.Row;
+
+/**
+ * {@code ./psi bench join}: generates both parties' tables, runs the private join as
+ * {@code ./psi local} does (two JVMs, two MiniClusters, the bridge over TLS), checks its rows against
+ * the same join done insecurely by a plain Flink SQL batch join of the same files (row count and an
+ * order-independent digest of every row), and times both.
+ */
+public final class JoinBenchmark {
+  private static final String USAGE = "usage: ./psi bench join --rows N [--rows-b N] --overlap F "
+      + "[--bins M] [--parallelism P] [--runs R] [--sigma S] [--party-heap 6g] [--work DIR] "
+      + "[--seed S] [--no-insecure] [--json] [--where-selectivity F] "
+      + "[--public-size rounded|exact|declared:N[,...]]\n"
+      + "  --where-selectivity F: both parties keep the first F of their rows (WHERE a.id <= F*rows "
+      + "AND b.id <= F*rows_b)\n"
+      + "  --public-size P1,P2: each run joins once per policy, to compare them (default rounded)";
+
+  private JoinBenchmark() {}
+
+  public static void main(String[] args) throws Exception {
+    Map<String, String> a;
+    long rows;
+    long rowsB;
+    double overlap;
+    int parallelism;
+    int runs;
+    Path work;
+    GeneratorSpec spec;
+    List<String> policies = new ArrayList<>();
+    double selectivity;
+    try {
+      Args p = new Args(args, USAGE, Set.of("--json", "--no-insecure"));
+      rows = p.requiredLong("--rows");
+      rowsB = p.optionalLong("--rows-b", rows);
+      overlap = Double.parseDouble(p.required("--overlap"));
+      parallelism = (int) p.optionalLong("--parallelism", 2);
+      runs = (int) p.optionalLong("--runs", 1);
+      work = Path.of(p.optional("--work", System.getProperty("java.io.tmpdir")
+          + "/psi-bench-join"));
+      spec = new GeneratorSpec(rows, rowsB, overlap, 0, 0,
+          p.optionalLong("--seed", GeneratorSpec.DEFAULT_SEED));
+      a = p.values(Set.of("overlap", "bins", "sigma", "party-heap", "json", "no-insecure",
+          "where-selectivity", "public-size"));
+      for (String ps : a.getOrDefault("public-size", "rounded").split(",")) {
+        policies.add(io.psiflink.query.PublicSize.parse(ps).text());
+      }
+      selectivity = Double.parseDouble(a.getOrDefault("where-selectivity", "1"));
+      if (!(selectivity > 0 && selectivity <= 1)) {
+        throw new IllegalArgumentException("--where-selectivity must be in (0, 1]");
+      }
+      p.finish();
+    } catch (IllegalArgumentException e) {
+      System.err.println("psi bench join: " + e.getMessage());
+      System.exit(2);
+      return;
+    }
+    PrintStream log = System.err;
+
+    Path data = work.resolve(String.format(Locale.ROOT, "data-%d-%d-%s-%d", rows, rowsB,
+        a.get("overlap"), spec.seed()));
+    GeneratedTables tables = generated(spec, data, log);
+    // Both joins read P parts per table, so every reading subtask has work (splitting is not timed).
+    Path partsA = parts(tables.a(), data.resolve("a-parts-" + parallelism), parallelism, log);
+    Path partsB = parts(tables.b(), data.resolve("b-parts-" + parallelism), parallelism, log);
+
+    String sql = query(selectivity, rows, rowsB);
+    List<String> secureRuns = new ArrayList<>();
+    // per public size policy, the runs' wall times
+    Map<String, double[]> secureByPolicy = new java.util.LinkedHashMap<>();
+    policies.forEach(ps -> secureByPolicy.put(ps, new double[runs]));
+    double[] secure = secureByPolicy.get(policies.get(0));
+    double[] insecure = new double[a.containsKey("no-insecure") ? 0 : runs];
+    boolean correct = true;
+    RowDigest reference = null;
+    String joinOperator = "";
+    for (int r = 0; r < runs; r++) {
+      Path out = work.resolve("out");
+      RowDigest got = null;
+      for (String policy : policies) {
+        deleteTree(out);
+        Map<String, String> opts = new HashMap<>();
+        opts.put("a", partsA.toString());
+        opts.put("b", partsB.toString());
+        opts.put("sql", sql);
+        opts.put("out", out.toString());
+        opts.put("parallelism", Integer.toString(parallelism));
+        opts.put("work", work.resolve("run").toString());
+        opts.put("public-size", policy);
+        for (String k : List.of("bins", "sigma", "party-heap")) {
+          if (a.containsKey(k)) {
+            opts.put(k, a.get(k));
+          }
+        }
+        log.printf(Locale.ROOT, "== run %d of %d: private join of %,d x %,d rows, public size "
+            + "%s%n", r + 1, runs, rows, rowsB, policy);
+        LocalJoin.Result res = LocalJoin.run(opts, log);
+        secureByPolicy.get(policy)[r] = res.seconds();
+        secureRuns.add(res.toJson());
+        RowDigest d = digestAvro(out);
+        if (got != null && !got.equals(d)) {
+          log.printf("MISMATCH: public size %s gave %s, %s gave %s%n", policies.get(0), got,
+              policy, d);
+          correct = false;
+        }
+        got = got == null ? d : got;
+      }
+      if (insecure.length > 0) {
+        log.printf(Locale.ROOT, "== run %d of %d: insecure Flink SQL join%n", r + 1, runs);
+        Path insecureOut = work.resolve("insecure-out");
+        deleteTree(insecureOut);
+        InsecureRun ins = insecureInFreshJvm(tables, sql, parallelism,
+            a.getOrDefault("party-heap", "6g"), insecureOut, log);
+        deleteTree(insecureOut);
+        insecure[r] = ins.seconds();
+        reference = ins.digest();
+        joinOperator = ins.joinOperator();
+      }
+      // with a WHERE, only the insecure join knows the expected rows
+      boolean ok = (selectivity < 1 || got.count() == tables.expectedJoinRows())
+          && (reference == null || reference.equals(got));
+      if (!ok) {
+        log.printf("MISMATCH: private join gave %s, expected %d rows%s%n", got,
+            tables.expectedJoinRows(), reference == null ? "" : " with digest " + reference);
+      }
+      correct &= ok;
+    }
+    double secureMedian = median(secure);
+    StringBuilder byPolicy = new StringBuilder();
+    secureByPolicy.forEach((ps, t) -> byPolicy.append(byPolicy.length() == 0 ? "" : ",")
+        .append(String.format(Locale.ROOT, "\"%s\":%.3f", ps, median(t))));
+    double insecureMedian = insecure.length == 0 ? Double.NaN : median(insecure);
+    if (a.containsKey("json")) {
+      System.out.printf(Locale.ROOT, "{\"rows_a\":%d,\"rows_b\":%d,\"overlap\":%s,"
+          + "\"parallelism\":%d,\"runs\":%d,\"expected_join_rows\":%s,\"correct\":%b,"
+          + "\"secure_seconds_median\":%.3f,\"insecure_seconds_median\":%s,"
+          + "\"insecure_join_operator\":\"%s\",\"ratio\":%s,\"where_selectivity\":%s,"
+          + "\"secure_seconds_median_by_public_size\":{%s},\"secure_runs\":[%s]}%n",
+          rows, rowsB, a.get("overlap"), parallelism, runs,
+          // the generator's closed formula holds for the query without WHERE only
+          selectivity < 1 ? "null" : Long.toString(tables.expectedJoinRows()), correct,
+          secureMedian, fmt(insecureMedian), Json.escape(joinOperator),
+          fmt(secureMedian / insecureMedian), fmt(selectivity), byPolicy,
+          String.join(",", secureRuns));
+    } else {
+      System.out.printf(Locale.ROOT, "private join: %,d x %,d rows, overlap %s: median %.1f s over "
+          + "%d run(s); insecure Flink SQL join (%s): %s s; ratio %s; result %s%n", rows, rowsB,
+          a.get("overlap"), secureMedian, runs, joinOperator, fmt(insecureMedian),
+          fmt(secureMedian / insecureMedian), correct ? "correct" : "WRONG");
+      secureByPolicy.forEach((ps, t) -> System.out.printf(Locale.ROOT, "  public size %s: median "
+          + "%.1f s (WHERE selectivity %s)%n", ps, median(t), fmt(selectivity)));
+    }
+    System.exit(correct ? 0 : 1);
+  }
+
+  /** The bench query, with a WHERE keeping the first {@code selectivity} of each table's rows. */
+  static String query(double selectivity, long rows, long rowsB) {
+    if (selectivity >= 1) {
+      return TableGenerator.DEFAULT_QUERY;
+    }
+    return TableGenerator.DEFAULT_QUERY + String.format(Locale.ROOT,
+        " WHERE a.id <= %d AND b.id <= %d", Math.round(selectivity * rows),
+        Math.round(selectivity * rowsB));
+  }
+
+  private static GeneratedTables generated(GeneratorSpec spec, Path dir, PrintStream log)
+      throws IOException {
+    Path marker = dir.resolve("expected-join-rows");
+    if (Files.exists(marker)) {
+      long expected = Long.parseLong(Files.readString(marker).trim());
+      log.println("== reusing generated tables in " + dir);
+      return new GeneratedTables(dir.resolve(TableGenerator.FILE_A),
+          dir.resolve(TableGenerator.FILE_B), expected, spec, null, null, 0);
+    }
+    log.printf(Locale.ROOT, "== generating %,d + %,d rows into %s%n", spec.rowsA(), spec.rowsB(),
+        dir);
+    Files.createDirectories(dir);
+    GeneratedTables t = TableGenerator.generate(spec, dir);
+    Files.writeString(marker, Long.toString(t.expectedJoinRows()));
+    return t;
+  }
+
+  /** {@code csv} cut into {@code parts} CSV files with a header each, in {@code dir} (reused). */
+  private static Path parts(Path csv, Path dir, int parts, PrintStream log) throws IOException {
+    Path done = dir.resolve("_SUCCESS");
+    if (!Files.exists(done)) {
+      log.println("== cutting " + csv + " into " + parts + " parts");
+      deleteTree(dir);
+      CsvParts.split(csv, dir, "part", parts, true);
+      Files.createFile(done);
+    }
+    return dir;
+  }
+
+  /** Digest of every row of the Avro part files in {@code dir}, read with the plain Avro library. */
+  static RowDigest digestAvro(Path dir) throws IOException {
+    RowDigest d = new RowDigest();
+    try (Stream<Path> files = Files.list(dir)) {
+      for (Path p : files.filter(p -> TableFiles.isVisible(p.getFileName().toString()))
+          .toList()) {
+        try (DataFileReader<GenericRecord> r = new DataFileReader<>(p.toFile(),
+            new GenericDatumReader<>())) {
+          int n = r.getSchema().getFields().size();
+          for (GenericRecord rec : r) {
+            Row row = new Row(n);
+            for (int i = 0; i < n; i++) {
+              Object v = rec.get(i);
+              row.setField(i, v instanceof Utf8 u ? u.toString() : v);
+            }
+            d.add(row);
+          }
+        }
+      }
+    }
+    return d;
+  }
+
+  /**
+   * @param seconds from the JVM's start to the end of the job, without the header-stripping copy
+   *     of the tables (which only the baseline needs)
+   */
+  record InsecureRun(double seconds, RowDigest digest, String joinOperator) {}
+
+  private static final Pattern JSON_STRING = Pattern.compile("\"(\\w+)\":\"((?:[^\"\\\\]|\\\\.)*)\"");
+  private static final Pattern JSON_NUMBER = Pattern.compile("\"(\\w+)\":(-?[0-9.]+)");
+
+  /**
+   * Runs the insecure join in a JVM of its own, with the parties' JVM options and heap, so that it
+   * starts cold as they do (JVM start, class loading and JIT are part of both measurements).
+   */
+  static InsecureRun insecureInFreshJvm(GeneratedTables tables, String sql, int parallelism,
+      String heap, Path out, PrintStream log) throws IOException, InterruptedException {
+    List<String> cmd = new ArrayList<>();
+    cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+    cmd.add("-Xmx" + heap);
+    cmd.addAll(JvmOptions.FLINK_JVM);
+    cmd.add("-Dlog4j2.configurationFile=log4j2.properties");
+    cmd.addAll(List.of("-cp", System.getProperty("java.class.path"),
+        InsecureFlinkJoin.class.getName(), "--a", tables.a().toString(), "--b",
+        tables.b().toString(), "--sql", sql, "--parallelism", Integer.toString(parallelism),
+        "--out",
+        out.toString(), "--json"));
+    Process p = new ProcessBuilder(cmd).redirectError(ProcessBuilder.Redirect.INHERIT).start();
+    String json = null;
+    try (BufferedReader r = new BufferedReader(
+        new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8))) {
+      for (String line; (line = r.readLine()) != null; ) {
+        if (line.startsWith("{\"rows\"")) {
+          json = line;
+        } else {
+          log.println("[insecure] " + line);
+        }
+      }
+    }
+    int exit = p.waitFor();
+    if (exit != 0 || json == null) {
+      throw new IOException("the insecure Flink join failed (exit " + exit + ")");
+    }
+    Map<String, String> f = new HashMap<>();
+    for (Pattern pat : List.of(JSON_STRING, JSON_NUMBER)) {
+      Matcher m = pat.matcher(json);
+      while (m.find()) {
+        f.putIfAbsent(m.group(1), m.group(2));
+      }
+    }
+    double seconds = Double.parseDouble(f.get("sinceJvmStart")) - Double.parseDouble(f.get("prepare"));
+    return new InsecureRun(seconds, RowDigest.parse(f.get("digest")),
+        f.get("joinOperator").replace("\\\"", "\"").replace("\\\\", "\\"));
+  }
+
+  private static void deleteTree(Path p) throws IOException {
+    if (!Files.exists(p)) {
+      return;
+    }
+    try (Stream<Path> s = Files.walk(p)) {
+      for (Path x : s.sorted((x, y) -> y.getNameCount() - x.getNameCount()).toList()) {
+        Files.delete(x);
+      }
+    }
+  }
+
+  private static double median(double[] v) {
+    double[] s = v.clone();
+    Arrays.sort(s);
+    return s.length % 2 == 1 ? s[s.length / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
+  }
+
+  private static String fmt(double d) {
+    return Double.isNaN(d) ? "null" : String.format(Locale.ROOT, "%.3f", d);
+  }
+}

@@ -1,0 +1,119 @@
+package io.psiflink.tools.local;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicReference;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** Faults on the path between the parties: the join is exactly right or fails clearly, never hangs. */
+class FaultTest {
+  @TempDir
+  Path dir;
+
+  @Test
+  void connectionCutMidBinRetriesTheBinAndTheJoinIsExact() throws Exception {
+    JoinFixture f = JoinFixture.generate(40_000, 40_000, 0.5, 0.1, 0.01, 11);
+    Map<String, String> opts = f.localJoinOptions(dir, "csv", "4", "512m");
+    ByteArrayOutputStream log = new ByteArrayOutputStream();
+    AtomicReference<CuttingProxy> proxy = new AtomicReference<>();
+    LocalJoin.Result r;
+    // Past the handshake (a few hundred KB) and into the bins' matrices (~0.7 MB per bin here).
+    try (PrintStream ps = new PrintStream(log, true, StandardCharsets.UTF_8)) {
+      r = LocalJoin.run(opts, ps, new LocalJoin.Hooks() {
+        @Override
+        public int bridgePort(String party, int relayPort) throws IOException {
+          if (!party.equals("A")) {
+            return relayPort;
+          }
+          proxy.set(new CuttingProxy(relayPort, 1_500_000));
+          return proxy.get().port();
+        }
+      });
+    } finally {
+      if (proxy.get() != null) {
+        proxy.get().close();
+      }
+    }
+    String text = log.toString(StandardCharsets.UTF_8);
+    assertTrue(proxy.get().hasCut(), "the proxy never cut the connection");
+    assertTrue(text.contains("retrying the bin alone"), text);
+    assertTrue(!r.summaryA().contains("\"bin_retries\":0"), r.summaryA());
+    assertEquals(f.expected(), JoinFixture.readAvro(dir.resolve("out"),
+        List.of("id", "spend", "email", "bid")));
+  }
+
+  @Test
+  void aPartyFailingAtStartStopsTheRunLongBeforeThePairTimeout() throws Exception {
+    Map<String, String> opts = JoinFixture.generate(100, 100, 0.5, 0.0, 0.0, 13).localJoinOptions(dir, "csv", "4", "512m");
+    opts.put("a", dir.resolve("missing.csv").toString());
+    opts.put("pair-timeout", "300");
+    ByteArrayOutputStream log = new ByteArrayOutputStream();
+    long start = System.nanoTime();
+    try (PrintStream ps = new PrintStream(log, true, StandardCharsets.UTF_8)) {
+      Exception e = assertThrows(Exception.class, () -> LocalJoin.run(opts, ps));
+      assertTrue(e.getMessage().contains("party A exit 1"), e.getMessage());
+    }
+    double seconds = (System.nanoTime() - start) / 1e9;
+    String text = log.toString(StandardCharsets.UTF_8);
+    assertTrue(text.contains("missing.csv"), text);
+    assertTrue(text.contains("party B still runs"), text);
+    assertTrue(seconds < 60, "took " + seconds + " s");
+  }
+
+  @Test
+  void peerVanishingMidJoinFailsClearlyWithinTheTimeout() throws Exception {
+    JoinFixture f = JoinFixture.generate(40_000, 40_000, 0.5, 0.0, 0.0, 12);
+    Map<String, String> opts = f.localJoinOptions(dir, "csv", "4", "512m");
+    opts.put("pair-timeout", "5");
+    opts.put("idle-timeout", "5");
+    opts.put("attempts", "2");
+    AtomicReference<Process> partyB = new AtomicReference<>();
+    ByteArrayOutputStream log = new ByteArrayOutputStream();
+    // Kill B as soon as it reports its first finished bin: the other bins are mid-flight.
+    OutputStream watcher = new OutputStream() {
+      private final StringBuilder line = new StringBuilder();
+
+      @Override
+      public synchronized void write(int c) {
+        log.write(c);
+        if (c != '\n') {
+          line.append((char) c);
+          return;
+        }
+        if (line.toString().startsWith("[B]") && line.toString().contains(" done (")
+            && partyB.get() != null) {
+          partyB.get().destroyForcibly();
+        }
+        line.setLength(0);
+      }
+    };
+    long start = System.nanoTime();
+    try (PrintStream ps = new PrintStream(watcher, true, StandardCharsets.UTF_8)) {
+      Exception e = assertThrows(Exception.class, () -> LocalJoin.run(opts, ps,
+          new LocalJoin.Hooks() {
+            @Override
+            public void started(String party, Process p) {
+              if (party.equals("B")) {
+                partyB.set(p);
+              }
+            }
+          }));
+      assertTrue(e.getMessage().contains("party A exit 1"), e.getMessage());
+    }
+    double seconds = (System.nanoTime() - start) / 1e9;
+    String text = log.toString(StandardCharsets.UTF_8);
+    assertTrue(seconds < 90, "took " + seconds + " s");
+    assertTrue(text.contains("psi party A failed: ") && text.contains("bin "), text);
+  }
+}
