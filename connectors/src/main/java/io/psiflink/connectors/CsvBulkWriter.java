@@ -13,10 +13,8 @@ import org.apache.flink.types.Row;
 /**
  * Writes rows as one CSV part file: a header line with the column names, then one line per row,
  * lines ended by LF, UTF-8 without BOM. Values are formatted by {@link CsvValues} (NULL is an empty
- * field, BYTES are Base64, doubles in Java's shortest form). A field is quoted (RFC 4180, quotes
- * doubled) when it would otherwise read back differently: when it is empty (an empty string, not
- * NULL), contains the delimiter, the quote, CR or LF, starts or ends with a space or tab (readers
- * that trim would change it), or starts with U+FEFF (would pass for a BOM on the first line).
+ * field, BYTES are Base64, doubles in Java's shortest form); fields are quoted by {@link
+ * CsvQuoting}, the rule of every CSV psi-flink writes.
  */
 public final class CsvBulkWriter implements BulkWriter<Row> {
   private final OutputStream out;
@@ -74,34 +72,8 @@ public final class CsvBulkWriter implements BulkWriter<Row> {
     if (text == null) {
       return;
     }
-    if (!needsQuotes(text)) {
-      out.write(text.getBytes(StandardCharsets.UTF_8));
-      return;
-    }
-    char q = options.quote();
-    String doubled = String.valueOf(q) + q;
-    out.write(q);
-    out.write(text.replace(String.valueOf(q), doubled).getBytes(StandardCharsets.UTF_8));
-    out.write(q);
-  }
-
-  /** Whether a field must be quoted to read back as exactly {@code text}. */
-  boolean needsQuotes(String text) {
-    if (text.isEmpty()) {
-      return true;
-    }
-    char first = text.charAt(0);
-    char last = text.charAt(text.length() - 1);
-    if (first == ' ' || first == '\t' || last == ' ' || last == '\t' || first == '\uFEFF') {
-      return true;
-    }
-    for (int i = 0; i < text.length(); i++) {
-      char c = text.charAt(i);
-      if (c == options.delimiter() || c == options.quote() || c == '\r' || c == '\n') {
-        return true;
-      }
-    }
-    return false;
+    out.write(CsvQuoting.field(text, options.delimiter(), options.quote())
+        .getBytes(StandardCharsets.UTF_8));
   }
 
   private static final class Factory implements BulkWriter.Factory<Row> {

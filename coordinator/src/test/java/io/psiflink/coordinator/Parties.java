@@ -119,7 +119,7 @@ public final class Parties implements AutoCloseable {
               home.resolve("work"), pkiDir.resolve(party + ".pem"),
               pkiDir.resolve(party + ".key"), pki.caCertificate(), job.flinkHome(),
               job.jobJar(), job.flinkRestUrl(), job.flinkConfDir(), job.attempts(),
-              job.pairTimeout(), job.idleTimeout(), job.maxBadRows()),
+              job.pairTimeout(), job.idleTimeout(), job.maxBadRows(), job.classpath()),
           new CoordinatorConfig.Output(home.resolve("results").toString(), "avro"));
     }
     return new CoordinatorConfig(party,

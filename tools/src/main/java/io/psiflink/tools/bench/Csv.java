@@ -1,13 +1,14 @@
 package io.psiflink.tools.bench;
 
+import io.psiflink.connectors.CsvQuoting;
 import java.nio.charset.StandardCharsets;
 import java.util.Base64;
 
 /**
  * The CSV dialect of the benchmark tables (RFC 4180 with LF line ends): fields separated by
- * {@code ,}; a field containing {@code ,}, {@code "}, CR or LF is enclosed in double quotes with
- * inner quotes doubled; SQL NULL is the empty, unquoted field; the empty string is written as
- * {@code ""} (Flink's csv format reads both as NULL, so the generator never produces empty strings);
+ * {@code ,}, quoted with {@code "} by {@link CsvQuoting} (the rule of the joined outputs too); SQL
+ * NULL is the empty, unquoted field; the empty string is written as {@code ""} (Flink's csv format
+ * reads both as NULL, so the generator never produces empty strings);
  * the first record is the header of column names. Values: integers in decimal, doubles as
  * {@link Double#toString}, booleans {@code true}/{@code false}, bytes in base64 (as Flink's csv
  * format writes them).
@@ -18,26 +19,9 @@ public final class Csv {
   public static final char DELIMITER = ',';
   public static final char QUOTE = '"';
 
-  /** Whether a field needs enclosing quotes. */
-  public static boolean needsQuoting(CharSequence s) {
-    for (int i = 0; i < s.length(); i++) {
-      char c = s.charAt(i);
-      if (c == DELIMITER || c == QUOTE || c == '\r' || c == '\n') {
-        return true;
-      }
-    }
-    return false;
-  }
-
   /** The field as written: quoted if needed, and {@code ""} for the empty string. */
   public static String field(String s) {
-    if (s.isEmpty()) {
-      return "\"\"";
-    }
-    if (!needsQuoting(s)) {
-      return s;
-    }
-    return QUOTE + s.replace("\"", "\"\"") + QUOTE;
+    return CsvQuoting.field(s, DELIMITER, QUOTE);
   }
 
   /** Appends one value (null → empty field) in the dialect above. */

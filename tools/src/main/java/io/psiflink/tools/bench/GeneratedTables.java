@@ -1,5 +1,6 @@
 package io.psiflink.tools.bench;
 
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.nio.file.Path;
 import java.util.Locale;
 
@@ -30,23 +31,36 @@ public record GeneratedTables(
       long rows, long nullKeyRows, long matchingRows, long sharedKeys, long distinctKeys,
       long duplicateRows, long nearMissRows, long bytes) {
 
-    String toJson() {
-      return String.format(Locale.ROOT,
-          "{\"rows\":%d,\"nullKeyRows\":%d,\"matchingRows\":%d,\"sharedKeys\":%d,"
-              + "\"distinctKeys\":%d,\"duplicateRows\":%d,\"nearMissRows\":%d,\"bytes\":%d}",
-          rows, nullKeyRows, matchingRows, sharedKeys, distinctKeys, duplicateRows, nearMissRows,
-          bytes);
+    ObjectNode toJsonNode() {
+      ObjectNode n = Json.object();
+      n.put("rows", rows);
+      n.put("nullKeyRows", nullKeyRows);
+      n.put("matchingRows", matchingRows);
+      n.put("sharedKeys", sharedKeys);
+      n.put("distinctKeys", distinctKeys);
+      n.put("duplicateRows", duplicateRows);
+      n.put("nearMissRows", nearMissRows);
+      n.put("bytes", bytes);
+      return n;
     }
   }
 
   /** A one-line JSON summary (what the generator's main prints). */
   public String toJson() {
-    return String.format(Locale.ROOT,
-        "{\"a\":\"%s\",\"b\":\"%s\",\"expectedJoinRows\":%d,\"spec\":{\"rowsA\":%d,\"rowsB\":%d,"
-            + "\"overlap\":%s,\"duplicateFraction\":%s,\"nullKeyFraction\":%s,\"seed\":%d},"
-            + "\"statsA\":%s,\"statsB\":%s,\"seconds\":%.3f}",
-        Json.escape(a.toString()), Json.escape(b.toString()), expectedJoinRows, spec.rowsA(),
-        spec.rowsB(), spec.overlap(), spec.duplicateFraction(), spec.nullKeyFraction(), spec.seed(),
-        statsA.toJson(), statsB.toJson(), seconds);
+    ObjectNode n = Json.object();
+    n.put("a", a.toString());
+    n.put("b", b.toString());
+    n.put("expectedJoinRows", expectedJoinRows);
+    ObjectNode s = n.putObject("spec");
+    s.put("rowsA", spec.rowsA());
+    s.put("rowsB", spec.rowsB());
+    s.put("overlap", spec.overlap());
+    s.put("duplicateFraction", spec.duplicateFraction());
+    s.put("nullKeyFraction", spec.nullKeyFraction());
+    s.put("seed", spec.seed());
+    n.set("statsA", statsA.toJsonNode());
+    n.set("statsB", statsB.toJsonNode());
+    n.put("seconds", Json.three(seconds));
+    return Json.write(n);
   }
 }

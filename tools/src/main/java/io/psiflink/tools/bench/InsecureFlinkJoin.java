@@ -1,5 +1,6 @@
 package io.psiflink.tools.bench;
 
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.psiflink.api.Column;
 import io.psiflink.api.ColumnType;
 import io.psiflink.connectors.TableFormat;
@@ -77,14 +78,14 @@ public final class InsecureFlinkJoin {
       String plan) {
 
     public String toJson() {
-      StringBuilder ph = new StringBuilder("{");
-      phases.forEach((k, v) -> ph.append(ph.length() > 1 ? "," : "")
-          .append('"').append(Json.escape(k)).append("\":")
-          .append(String.format(Locale.ROOT, "%.3f", v)));
-      ph.append('}');
-      return String.format(Locale.ROOT,
-          "{\"rows\":%d,\"digest\":\"%s\",\"seconds\":%.3f,\"joinOperator\":\"%s\",\"phases\":%s}",
-          rows, digest, seconds, Json.escape(joinOperator), ph);
+      ObjectNode n = Json.object();
+      n.put("rows", rows);
+      n.put("digest", digest.toString());
+      n.put("seconds", Json.three(seconds));
+      n.put("joinOperator", joinOperator);
+      ObjectNode ph = n.putObject("phases");
+      phases.forEach((k, v) -> ph.put(k, Json.three(v)));
+      return Json.write(n);
     }
   }
 

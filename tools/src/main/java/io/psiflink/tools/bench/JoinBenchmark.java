@@ -1,10 +1,15 @@
 package io.psiflink.tools.bench;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import com.fasterxml.jackson.databind.util.RawValue;
 import io.psiflink.connectors.TableFiles;
 import io.psiflink.jobs.Args;
 import io.psiflink.coordinator.JvmOptions;
 import io.psiflink.tools.local.LocalJoin;
 import java.io.BufferedReader;
+import java.math.BigDecimal;
 import java.io.IOException;
 import java.io.InputStreamReader;
 import java.io.PrintStream;
@@ -18,8 +23,6 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 import java.util.stream.Stream;
 import org.apache.avro.file.DataFileReader;
 import org.apache.avro.generic.GenericDatumReader;
@@ -152,22 +155,32 @@ public final class JoinBenchmark {
       correct &= ok;
     }
     double secureMedian = median(secure);
-    StringBuilder byPolicy = new StringBuilder();
-    secureByPolicy.forEach((ps, t) -> byPolicy.append(byPolicy.length() == 0 ? "" : ",")
-        .append(String.format(Locale.ROOT, "\"%s\":%.3f", ps, median(t))));
     double insecureMedian = insecure.length == 0 ? Double.NaN : median(insecure);
     if (a.containsKey("json")) {
-      System.out.printf(Locale.ROOT, "{\"rows_a\":%d,\"rows_b\":%d,\"overlap\":%s,"
-          + "\"parallelism\":%d,\"runs\":%d,\"expected_join_rows\":%s,\"correct\":%b,"
-          + "\"secure_seconds_median\":%.3f,\"insecure_seconds_median\":%s,"
-          + "\"insecure_join_operator\":\"%s\",\"ratio\":%s,\"where_selectivity\":%s,"
-          + "\"secure_seconds_median_by_public_size\":{%s},\"secure_runs\":[%s]}%n",
-          rows, rowsB, a.get("overlap"), parallelism, runs,
-          // the generator's closed formula holds for the query without WHERE only
-          selectivity < 1 ? "null" : Long.toString(tables.expectedJoinRows()), correct,
-          secureMedian, fmt(insecureMedian), Json.escape(joinOperator),
-          fmt(secureMedian / insecureMedian), fmt(selectivity), byPolicy,
-          String.join(",", secureRuns));
+      ObjectNode n = Json.object();
+      n.put("rows_a", rows);
+      n.put("rows_b", rowsB);
+      n.put("overlap", new BigDecimal(a.get("overlap")));
+      n.put("parallelism", parallelism);
+      n.put("runs", runs);
+      // the generator's closed formula holds for the query without WHERE only
+      if (selectivity < 1) {
+        n.putNull("expected_join_rows");
+      } else {
+        n.put("expected_join_rows", tables.expectedJoinRows());
+      }
+      n.put("correct", correct);
+      n.put("secure_seconds_median", Json.three(secureMedian));
+      n.put("insecure_seconds_median", Json.threeOrNull(insecureMedian));
+      n.put("insecure_join_operator", joinOperator);
+      n.put("ratio", Json.threeOrNull(secureMedian / insecureMedian));
+      n.put("where_selectivity", Json.threeOrNull(selectivity));
+      ObjectNode byPolicy = n.putObject("secure_seconds_median_by_public_size");
+      secureByPolicy.forEach((ps, t) -> byPolicy.put(ps, Json.three(median(t))));
+      ArrayNode runsJson = n.putArray("secure_runs");
+      // each run as ./psi local --json prints it
+      secureRuns.forEach(r -> runsJson.addRawValue(new RawValue(r)));
+      System.out.println(Json.write(n));
     } else {
       System.out.printf(Locale.ROOT, "private join: %,d x %,d rows, overlap %s: median %.1f s over "
           + "%d run(s); insecure Flink SQL join (%s): %s s; ratio %s; result %s%n", rows, rowsB,
@@ -247,8 +260,6 @@ public final class JoinBenchmark {
    */
   record InsecureRun(double seconds, RowDigest digest, String joinOperator) {}
 
-  private static final Pattern JSON_STRING = Pattern.compile("\"(\\w+)\":\"((?:[^\"\\\\]|\\\\.)*)\"");
-  private static final Pattern JSON_NUMBER = Pattern.compile("\"(\\w+)\":(-?[0-9.]+)");
 
   /**
    * Runs the insecure join in a JVM of its own, with the parties' JVM options and heap, so that it
@@ -282,16 +293,11 @@ public final class JoinBenchmark {
     if (exit != 0 || json == null) {
       throw new IOException("the insecure Flink join failed (exit " + exit + ")");
     }
-    Map<String, String> f = new HashMap<>();
-    for (Pattern pat : List.of(JSON_STRING, JSON_NUMBER)) {
-      Matcher m = pat.matcher(json);
-      while (m.find()) {
-        f.putIfAbsent(m.group(1), m.group(2));
-      }
-    }
-    double seconds = Double.parseDouble(f.get("sinceJvmStart")) - Double.parseDouble(f.get("prepare"));
-    return new InsecureRun(seconds, RowDigest.parse(f.get("digest")),
-        f.get("joinOperator").replace("\\\"", "\"").replace("\\\\", "\\"));
+    JsonNode r = Json.parse(json);
+    JsonNode phases = r.path("phases");
+    double seconds = phases.path("sinceJvmStart").asDouble() - phases.path("prepare").asDouble();
+    return new InsecureRun(seconds, RowDigest.parse(r.path("digest").asText()),
+        r.path("joinOperator").asText());
   }
 
   private static void deleteTree(Path p) throws IOException {

@@ -1,5 +1,8 @@
 package io.psiflink.tools.local;
 
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import com.fasterxml.jackson.databind.util.RawValue;
+import io.psiflink.tools.bench.Json;
 import io.psiflink.coordinator.JvmOptions;
 import io.psiflink.bridge.BridgeRelay;
 import io.psiflink.bridge.PartyCredentials;
@@ -52,8 +55,12 @@ public final class LocalJoin {
   /** The outcome: each party's summary JSON and the whole run's wall time. */
   public record Result(String summaryA, String summaryB, double seconds) {
     public String toJson() {
-      return String.format(Locale.ROOT, "{\"total_seconds\":%.3f,\"a\":%s,\"b\":%s}", seconds,
-          summaryA, summaryB);
+      ObjectNode n = Json.object();
+      n.put("total_seconds", Json.three(seconds));
+      // the parties' summaries as the jobs wrote them
+      n.putRawValue("a", new RawValue(summaryA));
+      n.putRawValue("b", new RawValue(summaryB));
+      return Json.write(n);
     }
   }
 
