@@ -15,7 +15,7 @@
 # Direct use:
 #   deploy/local-cluster/run-e2e.sh --jar deploy/target/psi-flink-job.jar \
 #       --hadoop-lib deploy/target/hadoop-lib \
-#       --classpath "deploy/target/test-classes:$(cat deploy/target/test-classpath.txt)" \
+#       --classpath "it-tests/target/test-classes:$(cat it-tests/target/test-classpath.txt)" \
 #       [--rows N] [--parallelism P] [--tm-memory SIZE] [--work DIR] [--report FILE] [--keep]
 #
 # --rows: rows per table (default 20000); --parallelism: slots per TaskManager and the jobs'
@@ -64,7 +64,7 @@ done
 [[ "$parallelism" =~ ^[0-9]+$ && "$parallelism" -gt 0 ]] || die "--parallelism must be a positive integer"
 [[ -f "$jar" ]] || die "--jar: job jar '$jar' not found (build: mvn -DskipTests install; it is deploy/target/psi-flink-job.jar)"
 [[ -d "$hadoop_lib" ]] || die "--hadoop-lib: directory '$hadoop_lib' not found (deploy/target/hadoop-lib)"
-[[ -n "$helper_cp" ]] || die "--classpath: the helpers' class path is required (deploy/target/test-classes:\$(cat deploy/target/test-classpath.txt))"
+[[ -n "$helper_cp" ]] || die "--classpath: the helpers' class path is required (it-tests/target/test-classes:\$(cat it-tests/target/test-classpath.txt))"
 command -v java >/dev/null || die "java not found on PATH"
 command -v openssl >/dev/null || die "openssl not found on PATH (it hashes the parties' certificates to pin them)"
 jar="$(cd "$(dirname "$jar")" && pwd)/$(basename "$jar")"

@@ -1,5 +1,6 @@
 package io.psiflink.it.cluster;
 
+import io.psiflink.api.Role;
 import io.psiflink.tools.bench.GeneratorSpec;
 import io.psiflink.tools.bench.TableGenerator;
 import java.util.ArrayList;
@@ -28,7 +29,7 @@ public final class JoinOracle {
   public static Map<String, Integer> expected(GeneratorSpec spec) {
     // b side: (card, zip) -> rows passing b.country <> 'DE' (SQL: a NULL country is not <> 'DE')
     Map<List<Object>, List<Row>> index = new HashMap<>();
-    TableGenerator.forEachRow(spec, TableGenerator.Side.B, r -> {
+    TableGenerator.forEachRow(spec, Role.B, r -> {
       List<Object> k = key(r);
       Object country = r.getField(3);
       if (k != null && country != null && !country.equals("DE")) {
@@ -36,7 +37,7 @@ public final class JoinOracle {
       }
     });
     Map<String, Integer> out = new HashMap<>();
-    TableGenerator.forEachRow(spec, TableGenerator.Side.A, r -> {
+    TableGenerator.forEachRow(spec, Role.A, r -> {
       List<Object> k = key(r);
       Object spend = r.getField(3);
       if (k == null || spend == null || !((Double) spend > 50)) {

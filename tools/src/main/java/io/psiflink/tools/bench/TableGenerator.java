@@ -1,5 +1,6 @@
 package io.psiflink.tools.bench;
 
+import io.psiflink.api.Role;
 import io.psiflink.api.Column;
 import io.psiflink.api.ColumnType;
 import io.psiflink.api.TableSchema;
@@ -77,11 +78,6 @@ public final class TableGenerator {
   public static final String FILE_B = "b.csv";
 
   /** The two tables. */
-  public enum Side {
-    A,
-    B
-  }
-
   private static final long A_BASE = 1L << 61;
   private static final long B_BASE = 1L << 62;
   private static final long CARD_BASE = 4_000_000_000_000_000L;
@@ -180,13 +176,13 @@ public final class TableGenerator {
       this.sharedRows = Math.round(spec.overlap() * Math.min(nonNullA, nonNullB));
       this.sharedKeys = keysFor(sharedRows, spec.duplicateFraction());
       this.keyPerm = new Feistel64(spec.seed(), 0x6b657973L /* "keys" */);
-      this.a = new Layout(Side.A, spec.rowsA(), nullA, sharedRows, sharedKeys, spec, 0);
+      this.a = new Layout(Role.A, spec.rowsA(), nullA, sharedRows, sharedKeys, spec, 0);
       long r = sharedKeys == 0 ? 0 : sharedRows % sharedKeys;
-      this.b = new Layout(Side.B, spec.rowsB(), nullB, sharedRows, sharedKeys, spec, r / 2);
+      this.b = new Layout(Role.B, spec.rowsB(), nullB, sharedRows, sharedKeys, spec, r / 2);
     }
 
-    Layout layout(Side side) {
-      return side == Side.A ? a : b;
+    Layout layout(Role side) {
+      return Role.A.equals(side) ? a : b;
     }
 
     /** Σ over shared keys of multiplicity in a × multiplicity in b. */
@@ -222,7 +218,7 @@ public final class TableGenerator {
 
   /** Row slots of one table: [0, nullRows) NULL key, then shared rows, then private rows. */
   static final class Layout {
-    final Side side;
+    final Role side;
     final long rows;
     final long nullRows;
     final long sharedRows;
@@ -232,7 +228,7 @@ public final class TableGenerator {
     final long sharedRotation;
     final SmallDomain order;
 
-    Layout(Side side, long rows, long nullRows, long sharedRows, long sharedKeys, GeneratorSpec spec,
+    Layout(Role side, long rows, long nullRows, long sharedRows, long sharedKeys, GeneratorSpec spec,
         long sharedRotation) {
       this.side = side;
       this.rows = rows;
@@ -242,7 +238,7 @@ public final class TableGenerator {
       this.privateRows = rows - nullRows - sharedRows;
       this.privateKeys = keysFor(privateRows, spec.duplicateFraction());
       this.sharedRotation = sharedRotation;
-      this.order = new SmallDomain(rows, spec.seed(), side == Side.A ? 0x6f72645fL : 0x6f72645eL);
+      this.order = new SmallDomain(rows, spec.seed(), Role.A.equals(side) ? 0x6f72645fL : 0x6f72645eL);
     }
 
     long distinctKeys() {
@@ -286,15 +282,15 @@ public final class TableGenerator {
     return Permutations.mix64(state[0]);
   }
 
-  private static void generate(Plan plan, Side side, RowSink sink, Counts counts)
+  private static void generate(Plan plan, Role side, RowSink sink, Counts counts)
       throws IOException {
     Layout lay = plan.layout(side);
     Feistel64 perm = plan.keyPerm;
     long seed = plan.spec.seed();
-    long sideSalt = side == Side.A ? 0x5a5a5a5a11111111L : 0x5a5a5a5a22222222L;
+    long sideSalt = Role.A.equals(side) ? 0x5a5a5a5a11111111L : 0x5a5a5a5a22222222L;
     long[] rnd = new long[1];
-    long privateBase = side == Side.A ? A_BASE : B_BASE;
-    long oddOrEven = side == Side.A ? 1 : 2;
+    long privateBase = Role.A.equals(side) ? A_BASE : B_BASE;
+    long oddOrEven = Role.A.equals(side) ? 1 : 2;
     long rowSalt = Permutations.mix64(seed ^ sideSalt);
     for (long p = 0; p < lay.rows; p++) {
       rnd[0] = rowSalt ^ Permutations.mix64(p * 0xd1342543de82ef95L + 7);
@@ -347,7 +343,7 @@ public final class TableGenerator {
       int c4;
       long r1 = nextRandom(rnd);
       long r2 = nextRandom(rnd);
-      if (side == Side.A) {
+      if (Role.A.equals(side)) {
         c3 = (r1 & 0x3ff) < 5 ? -1 : (r1 >>> 10) % 100_000L;
         c4 = pick(r2, NAME_PLAIN, NAMES.length);
       } else {
@@ -417,21 +413,21 @@ public final class TableGenerator {
   }
 
   /** Writes one table as CSV (header first) to {@code out}, which is closed. */
-  public static SideStats write(GeneratorSpec spec, Side side, OutputStream out) throws IOException {
+  public static SideStats write(GeneratorSpec spec, Role side, OutputStream out) throws IOException {
     return write(new Plan(spec), side, out);
   }
 
-  private static SideStats write(Plan plan, Side side, OutputStream out) throws IOException {
+  private static SideStats write(Plan plan, Role side, OutputStream out) throws IOException {
     Counts counts = new Counts();
-    TableSchema schema = side == Side.A ? SCHEMA_A : SCHEMA_B;
-    byte[][] c4csv = side == Side.A ? NAMES_CSV : DOMAINS_CSV;
+    TableSchema schema = Role.A.equals(side) ? SCHEMA_A : SCHEMA_B;
+    byte[][] c4csv = Role.A.equals(side) ? NAMES_CSV : DOMAINS_CSV;
     long bytes;
     try (CsvByteWriter w = new CsvByteWriter(out, BUFFER)) {
       for (String name : schema.names()) {
         w.raw(Csv.fieldBytes(name));
       }
       w.endRecord();
-      boolean isA = side == Side.A;
+      boolean isA = Role.A.equals(side);
       generate(plan, side, (id, cardNull, card, zip, c3, c4) -> {
         w.longField(id);
         if (cardNull) {
@@ -464,7 +460,7 @@ public final class TableGenerator {
     return stats(plan, side, counts, bytes);
   }
 
-  private static SideStats stats(Plan plan, Side side, Counts counts, long bytes) {
+  private static SideStats stats(Plan plan, Role side, Counts counts, long bytes) {
     Layout lay = plan.layout(side);
     if (counts.nullKeyRows != lay.nullRows || counts.matchingRows != lay.sharedRows) {
       throw new AssertionError("layout and rows disagree");
@@ -479,9 +475,9 @@ public final class TableGenerator {
    * #SCHEMA_B} (Long, String, Double; NULL as null), in file order — the same values the CSV holds.
    * The Row instance is fresh for every call.
    */
-  public static void forEachRow(GeneratorSpec spec, Side side, Consumer<Row> consumer) {
+  public static void forEachRow(GeneratorSpec spec, Role side, Consumer<Row> consumer) {
     Plan plan = new Plan(spec);
-    boolean isA = side == Side.A;
+    boolean isA = Role.A.equals(side);
     try {
       generate(plan, side, (id, cardNull, card, zip, c3, c4) -> {
         Object v3;
@@ -513,12 +509,12 @@ public final class TableGenerator {
     long t0 = System.nanoTime();
     CompletableFuture<SideStats> fb = CompletableFuture.supplyAsync(() -> {
       try {
-        return write(plan, Side.B, Files.newOutputStream(b));
+        return write(plan, Role.B, Files.newOutputStream(b));
       } catch (IOException e) {
         throw new UncheckedIOException(e);
       }
     });
-    SideStats sa = write(plan, Side.A, Files.newOutputStream(a));
+    SideStats sa = write(plan, Role.A, Files.newOutputStream(a));
     SideStats sb;
     try {
       sb = fb.join();

@@ -1,5 +1,6 @@
 package io.psiflink.tools.demo;
 
+import io.psiflink.api.Role;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.psiflink.coordinator.cli.ApiClient;
@@ -259,7 +260,7 @@ public final class Demo {
   /** The oracle: the SQL's inner join with both WHERE conjuncts over the generated rows. */
   static RowDigest plaintextJoin(GeneratorSpec spec) {
     Map<List<Object>, List<Row>> b = new HashMap<>();
-    TableGenerator.forEachRow(spec, TableGenerator.Side.B, r -> {
+    TableGenerator.forEachRow(spec, Role.B, r -> {
       Object country = r.getField(3);
       if (r.getField(1) != null && r.getField(2) != null && country != null
           && COUNTRIES.contains((String) country)) {
@@ -267,7 +268,7 @@ public final class Demo {
       }
     });
     RowDigest d = new RowDigest();
-    TableGenerator.forEachRow(spec, TableGenerator.Side.A, r -> {
+    TableGenerator.forEachRow(spec, Role.A, r -> {
       Object spend = r.getField(3);
       if (r.getField(1) == null || r.getField(2) == null || spend == null
           || (Double) spend <= 100) {

@@ -9,7 +9,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.psiflink.tools.bench.GeneratedTables.SideStats;
-import io.psiflink.tools.bench.TableGenerator.Side;
+import io.psiflink.api.Role;
 import java.io.ByteArrayOutputStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -176,7 +176,7 @@ class TableGeneratorTest {
     assertEquals(g1.expectedJoinRows(), g3.expectedJoinRows()); // sizes depend only on the layout
     // write() to a stream gives the same bytes as generate()
     ByteArrayOutputStream bos = new ByteArrayOutputStream();
-    TableGenerator.write(spec, Side.B, bos);
+    TableGenerator.write(spec, Role.B, bos);
     assertArrayEquals(Files.readAllBytes(g1.b()), bos.toByteArray());
   }
 
@@ -184,9 +184,9 @@ class TableGeneratorTest {
   void csvIsWellFormedAndRoundTripsTheTypedRows() throws Exception {
     GeneratorSpec spec = new GeneratorSpec(4000, 4000, 0.5, 0.1, 0.05, 77);
     GeneratedTables g = TableGenerator.generate(spec, tmp);
-    for (Side side : Side.values()) {
-      Path file = side == Side.A ? g.a() : g.b();
-      var schema = side == Side.A ? TableGenerator.SCHEMA_A : TableGenerator.SCHEMA_B;
+    for (Role side : List.of(Role.A, Role.B)) {
+      Path file = Role.A.equals(side) ? g.a() : g.b();
+      var schema = Role.A.equals(side) ? TableGenerator.SCHEMA_A : TableGenerator.SCHEMA_B;
       List<Row> parsed = JavaJoin.readTyped(file, schema); // throws on malformed CSV
       List<Row> generated = new ArrayList<>();
       TableGenerator.forEachRow(spec, side, generated::add);
@@ -268,7 +268,7 @@ class TableGeneratorTest {
   void pinnedFirstRows() throws Exception {
     // the generator's output is part of the benchmark's definition: pin the start of a small table
     ByteArrayOutputStream bos = new ByteArrayOutputStream();
-    TableGenerator.write(new GeneratorSpec(3, 3, 0.5, 0, 0, 1), Side.A, bos);
+    TableGenerator.write(new GeneratorSpec(3, 3, 0.5, 0, 0, 1), Role.A, bos);
     assertEquals(PINNED_A, bos.toString(StandardCharsets.UTF_8));
   }
 
