@@ -80,6 +80,14 @@ class ConfigAndTokensTest {
     CoordinatorConfig.Job job = CoordinatorConfig.load(dir.resolve("job.yaml")).job();
     assertEquals(dir.resolve("pki/alice.pem"), job.certificate());
     assertEquals("3%", job.maxBadRows());
+    assertEquals(List.of(), job.classpath());
+    // the embedded party JVM's jars, relative to the file like the other paths
+    Files.writeString(dir.resolve("jobcp.yaml"), Files.readString(dir.resolve("coordinator.yaml"))
+        + "job: {privateKey: pki/alice.key, trustedCa: pki/ca.pem,"
+        + " classpath: [lib/psi-flink-jobs.jar, /opt/flink/lib/flink-dist.jar]}\n");
+    assertEquals(List.of(dir.resolve("lib/psi-flink-jobs.jar"),
+        Path.of("/opt/flink/lib/flink-dist.jar")),
+        CoordinatorConfig.load(dir.resolve("jobcp.yaml")).job().classpath());
 
     Thread main = new Thread(() -> {
       try {
