@@ -149,7 +149,7 @@ final class JobLauncher implements AutoCloseable {
       String rest = job.mode().equals(Job.EMBEDDED) ? "http://127.0.0.1:" + restPort
           : job.flinkRestUrl();
       Run run = new Run(s.id(), p, rest == null ? null
-          : new FlinkProgress(rest, q.localSide(), s.id(), json), out, outExisted);
+          : new FlinkProgress(rest, io.psiflink.api.Role.parse(q.localSide()), s.id(), json), out, outExisted);
       runs.put(s.id(), run);
       Thread t = new Thread(() -> follow(run, partyA, format, work), "job-" + s.id());
       t.setDaemon(true);

@@ -1,5 +1,7 @@
 package io.psiflink.jobs;
 
+import io.psiflink.api.JobMetricNames;
+import io.psiflink.api.Role;
 import io.psiflink.bridge.BridgeClient;
 import io.psiflink.bridge.PartyCredentials;
 import io.psiflink.connectors.BadRowGate;
@@ -153,7 +155,7 @@ public final class PrivateJoinJob {
     long jobStart = System.currentTimeMillis();
     JobExecutionResult result;
     try {
-      result = env.execute("psi-flink party " + cfg.party() + " session " + cfg.session());
+      result = env.execute(JobMetricNames.jobName(Role.parse(cfg.party()), cfg.session()));
     } catch (Exception e) {
       java.util.Optional<String> tooMany = BadRowGate.failure(e);
       if (tooMany.isPresent() && quarantine != null) {
@@ -253,7 +255,7 @@ public final class PrivateJoinJob {
         .process(new TokenizeFunction(name, indices(schema, keys), keys.stream()
             .map(Column::type).toArray(ColumnType[]::new), indices(schema, kept), keptCodec,
             JobSecrets.CACHE_NAME, secrets.bins()))
-        .name("tokenize " + name);
+        .name(JobMetricNames.tokenizeOperator(name));
     // n, the size the peer learns: by the party's public size policy, from the rows to intersect
     // and every record read (the bins wait for it, and so for the bad-row gate)
     DataStream<Long> total = tokenized
@@ -270,7 +272,7 @@ public final class PrivateJoinJob {
     DataStream<byte[]> joined = tokenized
         .keyBy(r -> routing.key(TokenRecord.bin(r)), Types.INT)
         .connect(total.broadcast())
-        .transform("psi bins", PrimitiveArrayTypeInfo.BYTE_PRIMITIVE_ARRAY_TYPE_INFO,
+        .transform(JobMetricNames.PSI_OPERATOR, PrimitiveArrayTypeInfo.BYTE_PRIMITIVE_ARRAY_TYPE_INFO,
             new BinPsiOperator(ctx, JobSecrets.CACHE_NAME, cfg.bridge(), routing))
         // explicit, so the adaptive batch scheduler cannot shrink the bins processed at once, and
         // the routing's assumptions hold

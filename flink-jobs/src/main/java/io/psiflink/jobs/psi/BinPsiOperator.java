@@ -1,5 +1,6 @@
 package io.psiflink.jobs.psi;
 
+import io.psiflink.api.JobMetricNames;
 import io.psiflink.bridge.BridgeClient;
 import io.psiflink.bridge.BridgeException;
 import io.psiflink.bridge.BridgeStream;
@@ -84,14 +85,15 @@ public final class BinPsiOperator extends AbstractStreamOperator<byte[]>
     chunks = getPartitionedState(new ListStateDescriptor<>("bin-chunks",
         PrimitiveArrayTypeInfo.BYTE_PRIMITIVE_ARRAY_TYPE_INFO));
     buffers = new HashMap<>();
-    var metrics = getMetricGroup().addGroup("psi");
-    binsDone = metrics.counter("binsDone");
-    bytesSent = metrics.counter("bytesSent");
-    bytesReceived = metrics.counter("bytesReceived");
-    retries = metrics.counter("binRetries");
-    rowsOut = metrics.counter("rowsOut");
+    // the coordinator's progress reader (FlinkProgress) finds these by the same names
+    var metrics = getMetricGroup().addGroup(JobMetricNames.PSI_GROUP);
+    binsDone = metrics.counter(JobMetricNames.BINS_DONE);
+    bytesSent = metrics.counter(JobMetricNames.BYTES_SENT);
+    bytesReceived = metrics.counter(JobMetricNames.BYTES_RECEIVED);
+    retries = metrics.counter(JobMetricNames.BIN_RETRIES);
+    rowsOut = metrics.counter(JobMetricNames.ROWS_OUT);
     int owned = ownedBins().size();
-    metrics.gauge("binsTotal", () -> owned);
+    metrics.gauge(JobMetricNames.BINS_TOTAL, () -> owned);
     clock = new PhaseClock(getRuntimeContext());
   }
 
