@@ -8,7 +8,6 @@ import io.psiflink.coordinator.Tokens.Principal;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.ByteBuffer;
-import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -177,8 +176,8 @@ final class HttpApi extends Handler.Abstract {
         out = json.writeValueAsBytes(result);
       } catch (JsonProcessingException e) {
         status = 500;
-        out = "{\"status\":500,\"error\":\"cannot encode the response\"}"
-            .getBytes(StandardCharsets.UTF_8);
+        LOG.error("{} {}: cannot encode the response", method, path, e);
+        out = encodeError(new ApiException(500, "cannot encode the response").body());
       }
       type = "application/json";
     }
@@ -187,6 +186,15 @@ final class HttpApi extends Handler.Abstract {
     response.getHeaders().put(HttpHeader.CACHE_CONTROL, "no-store");
     response.write(true, ByteBuffer.wrap(out), callback);
     return true;
+  }
+
+  /** An error body of plain strings and numbers, which always encodes. */
+  private byte[] encodeError(Object body) {
+    try {
+      return json.writeValueAsBytes(body);
+    } catch (JsonProcessingException e) {
+      throw new IllegalStateException(e);
+    }
   }
 
   private record Match(Route route, List<String> params) {}
