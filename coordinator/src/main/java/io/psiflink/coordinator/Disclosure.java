@@ -1,5 +1,6 @@
 package io.psiflink.coordinator;
 
+import io.psiflink.api.Role;
 import io.psiflink.jobs.PublicSize;
 import io.psiflink.jobs.query.OutputColumn;
 import io.psiflink.jobs.query.ResolvedJoin;
@@ -23,12 +24,13 @@ final class Disclosure {
    * @param mySide this party's table in the query
    * @param r the query resolved against this party's registered schema and the peer's published one
    */
-  static Map<String, Object> of(Side mySide, ResolvedJoin r, String myDataset, String myPolicy,
+  static Map<String, Object> of(Role mySide, ResolvedJoin r, String myDataset, String myPolicy,
       String peerDataset, String peerPolicy) {
     boolean countOnly = r.count() != null;
     Map<String, Object> m = new LinkedHashMap<>();
-    Map<String, Object> mine = party(mySide, r, myDataset, myPolicy, countOnly);
-    Map<String, Object> theirs = party(mySide.other(), r, peerDataset, peerPolicy, countOnly);
+    Map<String, Object> mine = party(Roles.side(mySide), r, myDataset, myPolicy, countOnly);
+    Map<String, Object> theirs = party(Roles.side(mySide.peer()), r, peerDataset, peerPolicy,
+        countOnly);
     m.put("summary", "The peer learns " + mine.get("text") + " I learn " + theirs.get("text"));
     m.put("peerLearnsAboutMine", mine);
     m.put("iLearnAboutPeer", theirs);

@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.psiflink.api.JobMetricNames;
 import io.psiflink.api.Role;
+import io.psiflink.coordinator.Model.Phase;
 import io.psiflink.coordinator.Model.Progress;
 import java.io.IOException;
 import java.net.URI;
@@ -63,7 +64,7 @@ final class FlinkProgress {
         findJob();
       }
       if (jobId == null) {
-        return new Progress("handshake", 0, null);
+        return new Progress(Phase.HANDSHAKE, 0, null);
       }
       JsonNode job = get("/jobs/" + jobId);
       String state = job.path("state").asText();
@@ -84,15 +85,15 @@ final class FlinkProgress {
         done = bins[0];
         total = bins[1] > 0 ? bins[1] : null;
       }
-      String phase;
+      Phase phase;
       if (state.equals("FINISHED") || (total != null && done >= total)) {
-        phase = "write";
+        phase = Phase.WRITE;
       } else if (done > 0) {
-        phase = "psi";
+        phase = Phase.PSI;
       } else if (tokenize != null && tokenize.path("status").asText().equals("FINISHED")) {
-        phase = "bin_spill";
+        phase = Phase.BIN_SPILL;
       } else {
-        phase = "tokenize";
+        phase = Phase.TOKENIZE;
       }
       return new Progress(phase, done, total);
     } catch (IOException e) {

@@ -66,7 +66,7 @@ class FlinkProgressTest {
   void beforeFlinkKnowsTheJobThePartyIsInItsHandshake() {
     answers.put("/jobs/overview", "{\"jobs\":[]}");
     Progress p = reader(Role.A).poll();
-    assertEquals("handshake", p.phase());
+    assertEquals(Model.Phase.HANDSHAKE, p.phase());
   }
 
   @Test
@@ -79,7 +79,7 @@ class FlinkProgressTest {
         "[{\"id\":\"psi_bins.psi.binsDone\",\"sum\":3.0},"
             + "{\"id\":\"psi_bins.psi.binsTotal\",\"sum\":8.0}]");
     FlinkProgress a = reader(Role.A);
-    assertEquals(new Progress("psi", 3, 8L), a.poll());
+    assertEquals(new Progress(Model.Phase.PSI, 3, 8L), a.poll());
     assertEquals("j1", a.jobId().orElseThrow()); // the newest job of party A, not B's
   }
 
@@ -87,9 +87,9 @@ class FlinkProgressTest {
   void tokenizeThenBinSpillByTheTokenizeVertex() {
     job("RUNNING");
     answers.put("/jobs/j1/vertices/v3/subtasks/metrics", "[]");
-    assertEquals(new Progress("tokenize", 0, null), reader(Role.A).poll());
+    assertEquals(new Progress(Model.Phase.TOKENIZE, 0, null), reader(Role.A).poll());
     job("FINISHED");
-    assertEquals(new Progress("bin_spill", 0, null), reader(Role.A).poll());
+    assertEquals(new Progress(Model.Phase.BIN_SPILL, 0, null), reader(Role.A).poll());
   }
 
   @Test
@@ -97,7 +97,7 @@ class FlinkProgressTest {
     answers.put("/jobs/overview", "{\"jobs\":[{\"jid\":\"j1\",\"name\":\"psi-flink party A session"
         + " 0f0e0d0c-0000-4000-8000-000000000001\",\"start-time\":7}]}");
     FlinkProgress b = reader(Role.B);
-    assertEquals("handshake", b.poll().phase());
+    assertEquals(Model.Phase.HANDSHAKE, b.poll().phase());
     assertNull(b.jobId().orElse(null));
   }
 }
