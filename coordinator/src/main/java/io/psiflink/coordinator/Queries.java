@@ -103,7 +103,7 @@ final class Queries {
     ctx.db().tx(c -> {
       long now = ctx.now();
       if (Store.decide(c, id, status, reason, now)) {
-        Store.audit(c, ctx.now(), ctx.party(), action, "query", id, reason);
+        Store.audit(c, now, ctx.party(), action, "query", id, reason);
       }
       return null;
     });
