@@ -36,6 +36,44 @@ public final class JobMetricNames {
   /** Counter: joined rows this subtask emitted. */
   public static final String ROWS_OUT = "rowsOut";
 
+  /**
+   * The job's accumulators: job totals, which the job reads back for its summary (PrivateJoinJob)
+   * and Flink serves at {@code /jobs/<id>/accumulators}.
+   */
+  public static final class Accumulators {
+    private Accumulators() {}
+
+    public static final String BINS_DONE = "binsDone";
+    public static final String BIN_RETRIES = "binRetries";
+    /** Keys of this party found in the intersection. */
+    public static final String INTERSECTING = "intersecting";
+    public static final String ROWS_OUT = "rowsOut";
+    public static final String BYTES_SENT = "bytesSent";
+    public static final String BYTES_RECEIVED = "bytesReceived";
+    /** The n the bins announced to the peer (the party's public size). */
+    public static final String ROWS_ANNOUNCED = "rowsAnnounced";
+    /** Milliseconds the bins spent in their PSI rounds, summed. */
+    public static final String PSI_MS = "psi.ms";
+    /** Milliseconds the bins spent in reverse lookup, payload and join, summed. */
+    public static final String PAYLOAD_MS = "payload.ms";
+    /** Wall clock (epoch ms) when the last tokenize subtask ended. */
+    public static final String TOKENIZE_END = "tokenize.end";
+    /** Wall clock (epoch ms) when the last bin spill ended. */
+    public static final String SPILL_END = "spill.end";
+    /** Wall clock (epoch ms) when the last bin ended. */
+    public static final String PSI_END = "psi.end";
+
+    /** Rows the tokenizer of table {@code table} tokenized. */
+    public static String rowsTokenized(String table) {
+      return table + ".rowsTokenized";
+    }
+
+    /** Rows the tokenizer of table {@code table} found with a NULL key. */
+    public static String rowsWithNullKey(String table) {
+      return table + ".rowsWithNullKey";
+    }
+  }
+
   /** The Flink job's name for one party's job of a session. */
   public static String jobName(Role party, String session) {
     return "psi-flink party " + party.label() + " session " + session;

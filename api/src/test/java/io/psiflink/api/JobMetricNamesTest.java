@@ -15,4 +15,14 @@ class JobMetricNamesTest {
     assertEquals("psi.binsDone", JobMetricNames.psiMetric(JobMetricNames.BINS_DONE));
     assertEquals("psi.binsTotal", JobMetricNames.psiMetric(JobMetricNames.BINS_TOTAL));
   }
+
+  /** The job totals docs/operations.md tells operators to read at /jobs/<id>/accumulators. */
+  @Test
+  void accumulatorsKeepTheirNames() {
+    assertEquals("binsDone", JobMetricNames.Accumulators.BINS_DONE);
+    assertEquals("binRetries", JobMetricNames.Accumulators.BIN_RETRIES);
+    assertEquals("rowsOut", JobMetricNames.Accumulators.ROWS_OUT);
+    assertEquals("bytesSent", JobMetricNames.Accumulators.BYTES_SENT);
+    assertEquals("a.rowsTokenized", JobMetricNames.Accumulators.rowsTokenized("a"));
+  }
 }
