@@ -80,7 +80,11 @@ public record JobSummary(
 
     @Override
     public void serialize(Double v, JsonGenerator gen, SerializerProvider p) throws IOException {
-      gen.writeNumber(BigDecimal.valueOf(v).setScale(3, RoundingMode.HALF_UP));
+      if (Double.isFinite(v)) {
+        gen.writeNumber(BigDecimal.valueOf(v).setScale(3, RoundingMode.HALF_UP));
+      } else {
+        gen.writeNumber(v); // not a time; Jackson's rendering rather than an exception
+      }
     }
   }
 
