@@ -1,5 +1,6 @@
 package io.psiflink.coordinator;
 
+import com.fasterxml.jackson.annotation.JsonValue;
 import java.util.Locale;
 
 /**
@@ -24,6 +25,7 @@ enum AbortCategory {
   INTERNAL;
 
   /** The category in the wire form (lower case). */
+  @JsonValue
   String wire() {
     return name().toLowerCase(Locale.ROOT);
   }

@@ -58,6 +58,7 @@ public final class CoordinatorServer implements AutoCloseable {
   /** The JSON mapper of the API and of peer calls (unknown fields ignored when reading). */
   static ObjectMapper mapper() {
     return new ObjectMapper()
+        .registerModule(Roles.jsonModule())
         .disable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES)
         .setSerializationInclusion(JsonInclude.Include.ALWAYS);
   }

@@ -50,12 +50,19 @@ public final class Db {
 
   /** Applies pending migrations. */
   public void migrate() {
-    Flyway.configure()
+    migrate(null);
+  }
+
+  /** Applies pending migrations up to {@code version} (all when null; tests of a migration). */
+  void migrate(String version) {
+    var flyway = Flyway.configure()
         .dataSource(url, props.getProperty("user"), props.getProperty("password"))
         .locations("classpath:db/migration/common",
-            "classpath:db/migration/" + (sqlite ? "sqlite" : "postgresql"))
-        .load()
-        .migrate();
+            "classpath:db/migration/" + (sqlite ? "sqlite" : "postgresql"));
+    if (version != null) {
+      flyway = flyway.target(version);
+    }
+    flyway.load().migrate();
   }
 
   public Connection connect() throws SQLException {

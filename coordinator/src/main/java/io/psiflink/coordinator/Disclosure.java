@@ -6,7 +6,6 @@ import io.psiflink.query.ResolvedJoin;
 import io.psiflink.api.Role;
 import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
 
 /**
  * What each party learns from a query, as the approval shows it: for this party, what the peer
@@ -15,39 +14,52 @@ import java.util.Map;
  * both learn the intersection (which of their own keys match), except for a count-only query, where
  * A learns only the number of common keys and B nothing of the intersection. Each learns the other's
  * size n as the other's public size policy fixes it (flink-jobs PublicSize), and the bin count.
+ *
+ * <p>Stored as JSON with the query ({@code queries.disclosure_json}) and shown by the API.
  */
-final class Disclosure {
-  private Disclosure() {}
+record Disclosure(String summary, Table peerLearnsAboutMine, Table iLearnAboutPeer) {
+
+  /** What the other party learns of the intersection through one table. */
+  enum Intersection implements Model.Wire {
+    /** Which of its own join keys also occur in the table. */
+    KEYS,
+    /** Only the number of join keys both tables hold. */
+    COUNT,
+    /** Nothing of which keys are common. */
+    NONE
+  }
+
+  /** A table's size as its owner discloses it ({@code policy} unknown: not published). */
+  record Size(String policy, String description) {}
+
+  /** What the other party learns about one table, with {@code text} in plain words. */
+  record Table(String table, String dataset, Size size, List<String> columns,
+      Intersection intersection, String text) {}
 
   /**
    * @param mySide this party's table in the query
    * @param r the query resolved against this party's registered schema and the peer's published one
    */
-  static Map<String, Object> of(Role mySide, ResolvedJoin r, String myDataset, String myPolicy,
+  static Disclosure of(Role mySide, ResolvedJoin r, String myDataset, String myPolicy,
       String peerDataset, String peerPolicy) {
     boolean countOnly = r.count() != null;
-    Map<String, Object> m = new LinkedHashMap<>();
-    Map<String, Object> mine = party(mySide, r, myDataset, myPolicy, countOnly);
-    Map<String, Object> theirs = party(mySide.peer(), r, peerDataset, peerPolicy, countOnly);
-    m.put("summary", "The peer learns " + mine.get("text") + " I learn " + theirs.get("text"));
-    m.put("peerLearnsAboutMine", mine);
-    m.put("iLearnAboutPeer", theirs);
-    return m;
+    Table mine = table(mySide, r, myDataset, myPolicy, countOnly);
+    Table theirs = table(mySide.peer(), r, peerDataset, peerPolicy, countOnly);
+    return new Disclosure("The peer learns " + mine.text() + " I learn " + theirs.text(), mine,
+        theirs);
   }
 
   /** What the other party learns about the table of {@code owner}. */
-  private static Map<String, Object> party(Role owner, ResolvedJoin r, String dataset,
-      String policy, boolean countOnly) {
-    Map<String, Object> m = new LinkedHashMap<>();
-    m.put("table", owner.table());
-    m.put("dataset", dataset);
+  private static Table table(Role owner, ResolvedJoin r, String dataset, String policy,
+      boolean countOnly) {
+    Size size;
     String sizeText;
     if (policy == null) {
-      m.put("size", Map.of("policy", "unknown", "description", "not published by its owner"));
+      size = new Size("unknown", "not published by its owner");
       sizeText = "a size its owner did not publish";
     } else {
       PublicSize p = PublicSize.parse(policy);
-      m.put("size", Map.of("policy", p.text(), "description", p.describe()));
+      size = new Size(p.text(), p.describe());
       sizeText = p.describe();
     }
     // only B's columns travel, to A
@@ -55,22 +67,20 @@ final class Disclosure {
         ? r.output().stream().filter(o -> Role.B.equals(o.side())).map(OutputColumn::column)
             .distinct().toList()
         : List.of();
-    m.put("columns", columns);
-    String intersection;
+    Intersection intersection;
     String intersectionText;
     if (countOnly) {
-      intersection = Role.B.equals(owner) ? "count" : "none";
+      intersection = Role.B.equals(owner) ? Intersection.COUNT : Intersection.NONE;
       intersectionText = Role.B.equals(owner) ? "only the number of join keys both tables hold"
           : "nothing of which keys are common";
     } else {
-      intersection = "keys";
+      intersection = Intersection.KEYS;
       intersectionText = "which of its own join keys also occur in table " + owner.table();
     }
-    m.put("intersection", intersection);
     String table = "table " + owner.table() + " (" + dataset + ")";
-    m.put("text", "about " + table + ": its size as " + sizeText + "; "
+    return new Table(owner.table(), dataset, size, columns, intersection, "about " + table
+        + ": its size as " + sizeText + "; "
         + (columns.isEmpty() ? "no columns" : "the columns " + columns + " of the matching rows")
         + "; " + intersectionText + ".");
-    return m;
   }
 }

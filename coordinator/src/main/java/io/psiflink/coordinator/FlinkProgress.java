@@ -2,6 +2,9 @@ package io.psiflink.coordinator;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.psiflink.api.JobMetricNames;
+import io.psiflink.api.Role;
+import io.psiflink.coordinator.Model.Phase;
 import io.psiflink.coordinator.Model.Progress;
 import java.io.IOException;
 import java.net.URI;
@@ -27,10 +30,13 @@ import java.util.Optional;
  * payload, so the two alternate and are reported together as {@code psi}; the summary splits their
  * time); {@code write} once every bin is done and the job has not finished. Bins done and total
  * are the sums of the PSI operator's {@code psi.binsDone} counter and {@code psi.binsTotal} gauge
- * over its subtasks.
+ * over its subtasks. Every name comes from {@link JobMetricNames}, which the job uses to name and
+ * register them.
  */
 final class FlinkProgress {
   private static final List<String> TERMINAL = List.of("CANCELED", "FAILED", "FINISHED");
+  private static final String BINS_DONE = JobMetricNames.psiMetric(JobMetricNames.BINS_DONE);
+  private static final String BINS_TOTAL = JobMetricNames.psiMetric(JobMetricNames.BINS_TOTAL);
 
   private final HttpClient http;
   private final String base;
@@ -38,11 +44,11 @@ final class FlinkProgress {
   private final ObjectMapper json;
   private volatile String jobId;
 
-  FlinkProgress(String baseUrl, String party, String session, ObjectMapper json) {
+  FlinkProgress(String baseUrl, Role party, String session, ObjectMapper json) {
     this.http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2))
         .version(HttpClient.Version.HTTP_1_1).build();
     this.base = baseUrl.endsWith("/") ? baseUrl.substring(0, baseUrl.length() - 1) : baseUrl;
-    this.jobName = "psi-flink party " + party + " session " + session;
+    this.jobName = JobMetricNames.jobName(party, session);
     this.json = json;
   }
 
@@ -58,7 +64,7 @@ final class FlinkProgress {
         findJob();
       }
       if (jobId == null) {
-        return new Progress("handshake", 0, null);
+        return new Progress(Phase.HANDSHAKE, 0, null);
       }
       JsonNode job = get("/jobs/" + jobId);
       String state = job.path("state").asText();
@@ -66,9 +72,9 @@ final class FlinkProgress {
       JsonNode psi = null;
       for (JsonNode v : job.path("vertices")) {
         String name = v.path("name").asText();
-        if (name.contains("psi bins")) {
+        if (name.contains(JobMetricNames.PSI_OPERATOR)) {
           psi = v;
-        } else if (name.contains("tokenize")) {
+        } else if (name.contains(JobMetricNames.TOKENIZE_OPERATOR)) {
           tokenize = v;
         }
       }
@@ -79,15 +85,15 @@ final class FlinkProgress {
         done = bins[0];
         total = bins[1] > 0 ? bins[1] : null;
       }
-      String phase;
+      Phase phase;
       if (state.equals("FINISHED") || (total != null && done >= total)) {
-        phase = "write";
+        phase = Phase.WRITE;
       } else if (done > 0) {
-        phase = "psi";
+        phase = Phase.PSI;
       } else if (tokenize != null && tokenize.path("status").asText().equals("FINISHED")) {
-        phase = "bin_spill";
+        phase = Phase.BIN_SPILL;
       } else {
-        phase = "tokenize";
+        phase = Phase.TOKENIZE;
       }
       return new Progress(phase, done, total);
     } catch (IOException e) {
@@ -113,7 +119,7 @@ final class FlinkProgress {
     List<String> ids = new ArrayList<>();
     for (JsonNode m : get(path)) {
       String id = m.path("id").asText();
-      if (id.endsWith("psi.binsDone") || id.endsWith("psi.binsTotal")) {
+      if (id.endsWith(BINS_DONE) || id.endsWith(BINS_TOTAL)) {
         ids.add(id);
       }
     }
@@ -125,7 +131,7 @@ final class FlinkProgress {
         + URLEncoder.encode(String.join(",", ids), StandardCharsets.UTF_8));
     for (JsonNode m : values) {
       long v = (long) m.path("sum").asDouble();
-      out[m.path("id").asText().endsWith("psi.binsDone") ? 0 : 1] += v;
+      out[m.path("id").asText().endsWith(BINS_DONE) ? 0 : 1] += v;
     }
     return out;
   }

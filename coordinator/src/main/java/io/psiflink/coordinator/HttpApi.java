@@ -3,13 +3,15 @@ package io.psiflink.coordinator;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.psiflink.coordinator.Model.Decision;
+import io.psiflink.coordinator.Model.QueryStatus;
 import io.psiflink.coordinator.Tokens.Kind;
 import io.psiflink.coordinator.Tokens.Principal;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.ByteBuffer;
-import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -79,44 +81,60 @@ final class HttpApi extends Handler.Abstract {
       }
       this.openapi = in.readAllBytes();
     }
-    Coordinator c = coordinator;
+    DatasetRegistry datasets = coordinator.registry();
+    Queries queries = coordinator.queries();
+    Offers offers = coordinator.offers();
+    Approvals approvals = coordinator.approvals();
+    Sessions sessions = coordinator.sessions();
+    PeerInput peerInput = coordinator.peerInput();
     add("GET", "/openapi.yaml", null, 200, (p, q, b) -> openapi);
 
     add("GET", "/v1/datasets", Kind.PARTY, 200,
-        (p, q, b) -> Map.of("datasets", c.datasets(bool(q, "includeRetired"))));
-    add("POST", "/v1/datasets", Kind.PARTY, 201, (p, q, b) -> c.registerDataset(b));
-    add("GET", "/v1/datasets/{name}", Kind.PARTY, 200, (p, q, b) -> c.dataset(p.get(0)));
-    add("DELETE", "/v1/datasets/{name}", Kind.PARTY, 200, (p, q, b) -> c.retireDataset(p.get(0)));
+        (p, q, b) -> Map.of("datasets", datasets.list(bool(q, "includeRetired"))));
+    add("POST", "/v1/datasets", Kind.PARTY, 201,
+        (p, q, b) -> datasets.register(Requests.NewDataset.parse(b)));
+    add("GET", "/v1/datasets/{name}", Kind.PARTY, 200, (p, q, b) -> datasets.get(p.get(0)));
+    add("DELETE", "/v1/datasets/{name}", Kind.PARTY, 200, (p, q, b) -> datasets.retire(p.get(0)));
 
     add("GET", "/v1/queries", Kind.PARTY, 200,
-        (p, q, b) -> Map.of("queries", c.queries(q.getValue("status"))));
-    add("POST", "/v1/queries", Kind.PARTY, 201, (p, q, b) -> c.submit(b));
-    add("GET", "/v1/queries/{id}", Kind.PARTY, 200, (p, q, b) -> c.queryView(p.get(0)));
+        (p, q, b) -> Map.of("queries", queries.list(queryStatus(q.getValue("status")))));
+    add("POST", "/v1/queries", Kind.PARTY, 201,
+        (p, q, b) -> offers.submit(Requests.Submission.parse(b)));
+    add("GET", "/v1/queries/{id}", Kind.PARTY, 200, (p, q, b) -> queries.view(p.get(0)));
     // who decides and who cancels is audited by their token's label
-    addCaller("POST", "/v1/queries/{id}/approve", Kind.PARTY, 200,
-        (w, p, q, b) -> c.decideIncoming(p.get(0), true, reason(b), w.label()));
-    addCaller("POST", "/v1/queries/{id}/reject", Kind.PARTY, 200,
-        (w, p, q, b) -> c.decideIncoming(p.get(0), false, reason(b), w.label()));
+    addCaller("POST", "/v1/queries/{id}/approve", Kind.PARTY, 200, (w, p, q, b) ->
+        approvals.decide(p.get(0), Decision.APPROVED, Requests.reason(b), w.label()));
+    addCaller("POST", "/v1/queries/{id}/reject", Kind.PARTY, 200, (w, p, q, b) ->
+        approvals.decide(p.get(0), Decision.REJECTED, Requests.reason(b), w.label()));
 
-    add("GET", "/v1/sessions", Kind.PARTY, 200, (p, q, b) -> Map.of("sessions", c.sessions()));
-    add("GET", "/v1/sessions/{id}", Kind.PARTY, 200, (p, q, b) -> c.session(p.get(0)));
+    add("GET", "/v1/sessions", Kind.PARTY, 200, (p, q, b) -> Map.of("sessions", sessions.list()));
+    add("GET", "/v1/sessions/{id}", Kind.PARTY, 200, (p, q, b) -> sessions.get(p.get(0)));
     addCaller("POST", "/v1/sessions/{id}/cancel", Kind.PARTY, 200,
-        (w, p, q, b) -> c.cancel(p.get(0), w.label()));
-    add("GET", "/v1/sessions/{id}/result", Kind.PARTY, 200, (p, q, b) -> c.result(p.get(0)));
+        (w, p, q, b) -> sessions.cancel(p.get(0), w.label()));
+    add("GET", "/v1/sessions/{id}/result", Kind.PARTY, 200, (p, q, b) -> sessions.result(p.get(0)));
 
     add("GET", "/v1/audit", Kind.PARTY, 200, (p, q, b) -> Map.of("entries",
-        c.audit(longParam(q, "after", 0, 0, Long.MAX_VALUE),
+        sessions.audit(longParam(q, "after", 0, 0, Long.MAX_VALUE),
             (int) longParam(q, "limit", 1000, 1, 10000))));
 
     add("GET", "/v1/peer/datasets", Kind.PEER, 200,
-        (p, q, b) -> Map.of("datasets", c.publishedAll()));
-    add("GET", "/v1/peer/datasets/{name}", Kind.PEER, 200, (p, q, b) -> c.published(p.get(0)));
-    add("POST", "/v1/peer/queries", Kind.PEER, 201, (p, q, b) -> c.receive(b));
-    add("GET", "/v1/peer/queries/{id}", Kind.PEER, 200, (p, q, b) -> c.peerQueryView(p.get(0)));
-    add("POST", "/v1/peer/queries/{id}/decision", Kind.PEER, 200,
-        (p, q, b) -> c.peerDecision(p.get(0), b));
-    add("POST", "/v1/peer/sessions/{id}/abort", Kind.PEER, 200,
-        (p, q, b) -> c.peerAbort(p.get(0), b));
+        (p, q, b) -> Map.of("datasets", datasets.publishedAll()));
+    add("GET", "/v1/peer/datasets/{name}", Kind.PEER, 200,
+        (p, q, b) -> datasets.published(p.get(0)));
+    add("POST", "/v1/peer/queries", Kind.PEER, 201,
+        (p, q, b) -> approvals.receive(Requests.Offer.parse(b,
+            (field, value, why) -> peerInput.refused(field, value, "query", null, why))));
+    add("GET", "/v1/peer/queries/{id}", Kind.PEER, 200, (p, q, b) -> queries.peerView(p.get(0)));
+    // the peer's ids are checked (and a refusal audited) before its body is read
+    add("POST", "/v1/peer/queries/{id}/decision", Kind.PEER, 200, (p, q, b) -> {
+      String id = peerInput.id("id", p.get(0), "query");
+      return offers.peerDecision(id, Requests.PeerDecision.parse(b, json));
+    });
+    add("POST", "/v1/peer/sessions/{id}/abort", Kind.PEER, 200, (p, q, b) -> {
+      String id = sessions.peerSessionId(peerInput, p.get(0));
+      return sessions.peerAbort(id, Requests.PeerAbort.parse(b,
+          (field, value, why) -> peerInput.refused(field, value, "session", id, why)));
+    });
   }
 
   private void add(String method, String path, Kind kind, int status, Action action) {
@@ -177,8 +195,8 @@ final class HttpApi extends Handler.Abstract {
         out = json.writeValueAsBytes(result);
       } catch (JsonProcessingException e) {
         status = 500;
-        out = "{\"status\":500,\"error\":\"cannot encode the response\"}"
-            .getBytes(StandardCharsets.UTF_8);
+        LOG.error("{} {}: cannot encode the response", method, path, e);
+        out = encodeError(new ApiException(500, "cannot encode the response").body());
       }
       type = "application/json";
     }
@@ -187,6 +205,15 @@ final class HttpApi extends Handler.Abstract {
     response.getHeaders().put(HttpHeader.CACHE_CONTROL, "no-store");
     response.write(true, ByteBuffer.wrap(out), callback);
     return true;
+  }
+
+  /** An error body of plain strings and numbers, which always encodes. */
+  private byte[] encodeError(Object body) {
+    try {
+      return json.writeValueAsBytes(body);
+    } catch (JsonProcessingException e) {
+      throw new IllegalStateException(e);
+    }
   }
 
   private record Match(Route route, List<String> params) {}
@@ -273,14 +300,16 @@ final class HttpApi extends Handler.Abstract {
     }
   }
 
-  private static String reason(JsonNode body) {
-    JsonNode r = body == null ? null : body.get("reason");
-    if (r == null || r.isNull()) {
+  /** A {@code status} filter: the API's lower-case form, all when absent. */
+  private static QueryStatus queryStatus(String v) {
+    if (v == null) {
       return null;
     }
-    if (!r.isTextual()) {
-      throw ApiException.badRequest("reason", "must be a string");
+    QueryStatus s = Model.fromWire(QueryStatus.class, v);
+    if (s == null) {
+      throw ApiException.badRequest("status", "must be one of " + Arrays.stream(
+          QueryStatus.values()).map(QueryStatus::wire).toList());
     }
-    return r.asText();
+    return s;
   }
 }

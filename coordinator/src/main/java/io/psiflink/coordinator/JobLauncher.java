@@ -8,10 +8,13 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.psiflink.coordinator.CoordinatorConfig.Job;
 import io.psiflink.coordinator.Model.Dataset;
+import io.psiflink.api.Role;
+import io.psiflink.coordinator.Model.Phase;
 import io.psiflink.coordinator.Model.Progress;
 import io.psiflink.coordinator.Model.QueryRecord;
 import io.psiflink.coordinator.Model.Result;
 import io.psiflink.coordinator.Model.SessionRecord;
+import io.psiflink.coordinator.Model.SessionStatus;
 import io.psiflink.connectors.JdbcTable;
 import java.io.IOException;
 import java.net.ServerSocket;
@@ -98,7 +101,7 @@ final class JobLauncher implements AutoCloseable {
    * {@code created} session moves to {@code running}, in one transaction with its audit entry).
    */
   void launch(SessionRecord s, QueryRecord q, Dataset local) {
-    boolean partyA = q.localSide().equals("A");
+    boolean partyA = q.localSide().equals(Role.A);
     // Our directories are named by the session id, which the peer's coordinator may have chosen:
     // each is checked to be a direct child of its base (Confined), whatever the id holds.
     String out;
@@ -117,7 +120,7 @@ final class JobLauncher implements AutoCloseable {
         ? q.output().format() : config.output().format();
     Map<String, Object> detail = new LinkedHashMap<>();
     detail.put("mode", job.mode());
-    detail.put("party", q.localSide());
+    detail.put("party", q.localSide().label());
     detail.put("dataset", local.name());
     detail.put("bridge", s.aEndpoint());
     detail.put("workDir", work.toString());
@@ -153,7 +156,7 @@ final class JobLauncher implements AutoCloseable {
       t.setDaemon(true);
       t.start();
       LOG.info("{}: launched the job of session {} (party {}, {}), log {}", config.party(),
-          s.id(), q.localSide(), job.mode(), work.resolve("job.log"));
+          s.id(), q.localSide().label(), job.mode(), work.resolve("job.log"));
     } catch (IOException | RuntimeException e) {
       fail(s.id(), "cannot launch the job: " + e.getMessage(), null);
     }
@@ -185,8 +188,8 @@ final class JobLauncher implements AutoCloseable {
       cmd.add(PARTY_MAIN);
       cmd.add(job.jobJar().toString());
     }
-    boolean partyA = q.localSide().equals("A");
-    add(cmd, "party", q.localSide());
+    boolean partyA = q.localSide().equals(Role.A);
+    add(cmd, "party", q.localSide().label());
     // a password in a JDBC location goes to the child's environment (environment()), never on
     // the command line where ps shows it
     add(cmd, "table", JdbcTable.withoutPassword(local.location()));
@@ -270,7 +273,7 @@ final class JobLauncher implements AutoCloseable {
 
   /** Polls the job's progress until its process ends, then records how it ended. */
   private void follow(Run run, boolean partyA, String format, Path work) {
-    Progress last = new Progress("handshake", 0, null);
+    Progress last = new Progress(Phase.HANDSHAKE, 0, null);
     try {
       while (!run.process.waitFor(1, TimeUnit.SECONDS)) {
         Progress p = run.progress == null ? null : run.progress.poll();
@@ -315,11 +318,11 @@ final class JobLauncher implements AutoCloseable {
     }
     long rowsOut = s.path("rows_out").asLong();
     Result result = partyA ? new Result(run.out, format, rowsOut) : null;
-    Progress done = new Progress("done", s.path("bins_done").asLong(),
+    Progress done = new Progress(Phase.DONE, s.path("bins_done").asLong(),
         s.path("bins").asLong());
     long now = clock.millis();
     db.tx(c -> {
-      if (Store.endSession(c, run.session, "succeeded", null, done, result, summary, now)) {
+      if (Store.endSession(c, run.session, SessionStatus.SUCCEEDED, null, done, result, summary, now)) {
         Map<String, Object> d = new LinkedHashMap<>();
         d.put("rowsRead", s.path("rows_read").asLong());
         d.put("intersectingKeys", s.path("intersecting_keys").asLong());
@@ -344,7 +347,7 @@ final class JobLauncher implements AutoCloseable {
   private void fail(String session, String error, Run run) {
     long now = clock.millis();
     boolean ended = db.tx(c -> {
-      if (!Store.endSession(c, session, "failed", error, null, null, null, now)) {
+      if (!Store.endSession(c, session, SessionStatus.FAILED, error, null, null, null, now)) {
         return false;
       }
       Store.audit(c, now, config.party(), "job.failed", "session", session, error);

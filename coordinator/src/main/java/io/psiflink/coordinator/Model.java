@@ -1,10 +1,130 @@
 package io.psiflink.coordinator;
 
+import com.fasterxml.jackson.annotation.JsonCreator;
+import com.fasterxml.jackson.annotation.JsonValue;
+import io.psiflink.api.Role;
 import java.util.List;
+import java.util.Locale;
 
-/** The records the coordinator stores and serves (as JSON, field names as here). */
+/**
+ * The records the coordinator stores and serves (as JSON, field names as here). Statuses,
+ * directions and decisions are enums: the database stores their names ({@code PENDING}), the API
+ * shows them in lower case ({@code pending}, {@link Wire}); roles are {@link Role}s (label A or B).
+ */
 public final class Model {
   private Model() {}
+
+  /** An enum whose API (JSON) form is its name in lower case. */
+  interface Wire {
+    String name();
+
+    /** The form the API and the audit log show. */
+    @JsonValue
+    default String wire() {
+      return name().toLowerCase(Locale.ROOT);
+    }
+  }
+
+  /** The constant of {@code type} whose {@link Wire#wire()} form is {@code text}, or null. */
+  static <E extends Enum<E> & Wire> E fromWire(Class<E> type, String text) {
+    for (E e : type.getEnumConstants()) {
+      if (e.wire().equals(text)) {
+        return e;
+      }
+    }
+    return null;
+  }
+
+  /** Whether a dataset may be used in new queries. */
+  public enum DatasetStatus implements Wire {
+    ACTIVE,
+    RETIRED;
+
+    @JsonCreator
+    static DatasetStatus of(String wire) {
+      return fromWire(DatasetStatus.class, wire);
+    }
+  }
+
+  /** Who submitted a query: this party ({@code outgoing}) or the peer ({@code incoming}). */
+  public enum Direction implements Wire {
+    OUTGOING,
+    INCOMING;
+
+    @JsonCreator
+    static Direction of(String wire) {
+      return fromWire(Direction.class, wire);
+    }
+  }
+
+  /** Where a query is in the approval protocol (Coordinator's class comment). */
+  public enum QueryStatus implements Wire {
+    PENDING,
+    APPROVED,
+    REJECTED,
+    EXPIRED,
+    /** The peer's validation refused it. */
+    REFUSED,
+    /** The peer could not be reached, or never received it. */
+    FAILED;
+
+    @JsonCreator
+    static QueryStatus of(String wire) {
+      return fromWire(QueryStatus.class, wire);
+    }
+  }
+
+  /** A decision on a pending query. */
+  public enum Decision implements Wire {
+    APPROVED,
+    REJECTED,
+    EXPIRED;
+
+    /** The query's status after this decision. */
+    QueryStatus status() {
+      return QueryStatus.valueOf(name());
+    }
+
+    @JsonCreator
+    static Decision of(String wire) {
+      return fromWire(Decision.class, wire);
+    }
+  }
+
+  /** This party's job of a session. */
+  public enum SessionStatus implements Wire {
+    /** Approved, not launched. */
+    CREATED,
+    RUNNING,
+    SUCCEEDED,
+    FAILED,
+    CANCELLED;
+
+    public boolean ended() {
+      return this == SUCCEEDED || this == FAILED || this == CANCELLED;
+    }
+
+    @JsonCreator
+    static SessionStatus of(String wire) {
+      return fromWire(SessionStatus.class, wire);
+    }
+  }
+
+  /** How far a job is (FlinkProgress). */
+  public enum Phase implements Wire {
+    HANDSHAKE,
+    TOKENIZE,
+    BIN_SPILL,
+    PSI,
+    LOOKUP_PAYLOAD,
+    WRITE,
+    DONE;
+
+    @JsonCreator
+    static Phase of(String wire) {
+      return fromWire(Phase.class, wire);
+    }
+  }
 
   /** One column of a dataset's schema; {@code type} is a flink-jobs ColumnType name. */
   public record ColumnSpec(String name, String type, Boolean nullable) {}
@@ -27,7 +147,7 @@ public final class Model {
       List<String> keyColumns,
       List<String> revealColumns,
       List<String> filterColumns,
-      String status,
+      DatasetStatus status,
       long createdAt,
       Long retiredAt,
       String publicSize) {}
@@ -53,10 +173,10 @@ public final class Model {
    */
   public record QueryRecord(
       String id,
-      String direction,
+      Direction direction,
       String requester,
       String approver,
-      String localSide,
+      Role localSide,
       String localDataset,
       String peerDataset,
       String sql,
@@ -66,7 +186,7 @@ public final class Model {
       String protocol,
       String requesterEndpoint,
       String requesterFingerprint,
-      String status,
+      QueryStatus status,
       String statusReason,
       long createdAt,
       long expiresAt,
@@ -80,7 +200,7 @@ public final class Model {
   public record Output(String location, String format) {}
 
   /** A decision on a query: approved, rejected or expired. */
-  public record Approval(String queryId, String decision, String decidedBy, String reason,
+  public record Approval(String queryId, Decision decision, String decidedBy, String reason,
       long decidedAt) {}
 
   /**
@@ -108,7 +228,7 @@ public final class Model {
       String aFingerprint,
       String bEndpoint,
       String bFingerprint,
-      String status,
+      SessionStatus status,
       long createdAt,
       Progress progress,
       String error,
@@ -121,7 +241,7 @@ public final class Model {
         int sigma, String protocol, String aEndpoint, String aFingerprint, String bEndpoint,
         String bFingerprint, long createdAt) {
       this(id, queryId, partyA, partyB, bins, sigma, protocol, aEndpoint, aFingerprint, bEndpoint,
-          bFingerprint, "created", createdAt, null, null, null, null, null);
+          bFingerprint, SessionStatus.CREATED, createdAt, null, null, null, null, null);
     }
 
     /** The public parameters of this session as a new one here (the peer's job state dropped). */
@@ -131,8 +251,7 @@ public final class Model {
     }
 
     public boolean ended() {
-      return status.equals("succeeded") || status.equals("failed")
-          || status.equals("cancelled");
+      return status.ended();
     }
   }
 
@@ -140,7 +259,7 @@ public final class Model {
    * How far a job is: {@code phase} one of handshake, tokenize, bin_spill, psi, lookup_payload,
    * write, done; bins done of total (total null until the job has chosen m).
    */
-  public record Progress(String phase, long binsDone, Long binsTotal) {}
+  public record Progress(Phase phase, long binsDone, Long binsTotal) {}
 
   /** The joined table party A wrote: location, format and rows. */
   public record Result(String location, String format, Long rowsOut) {}

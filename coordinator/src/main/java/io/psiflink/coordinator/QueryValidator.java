@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import io.psiflink.api.Column;
 import io.psiflink.api.ColumnType;
 import io.psiflink.api.TableSchema;
+import io.psiflink.api.Role;
 import io.psiflink.coordinator.Model.ColumnSpec;
 import io.psiflink.coordinator.Model.Dataset;
 import io.psiflink.coordinator.Model.PublishedColumn;
@@ -72,9 +73,10 @@ public final class QueryValidator {
    * @param field the request field the SQL came from, for error messages ({@code sql} or {@code query})
    * @throws ApiException 422 naming the clause and the offending text
    */
-  static ResolvedJoin validate(String sql, String field, Role localSide, Policy local, Policy peer) {
-    Policy pa = Role.A.equals(localSide) ? local : peer;
-    Policy pb = Role.A.equals(localSide) ? peer : local;
+  static ResolvedJoin validate(String sql, String field, Role localSide, Policy local,
+      Policy peer) {
+    Policy pa = localSide.equals(Role.A) ? local : peer;
+    Policy pb = localSide.equals(Role.A) ? peer : local;
     try {
       JoinQuery q = JoinQuery.parse(sql);
       ResolvedJoin r = q.resolve(pa.schema(), pb.schema());
@@ -90,9 +92,10 @@ public final class QueryValidator {
    * The query with its stars replaced by the columns of the registered (local) and published (peer)
    * schemas ({@link JoinQuery#expandStars}); unchanged without a star.
    */
-  static String expandStars(String sql, String field, Role localSide, Policy local, Policy peer) {
-    Policy pa = Role.A.equals(localSide) ? local : peer;
-    Policy pb = Role.A.equals(localSide) ? peer : local;
+  static String expandStars(String sql, String field, Role localSide, Policy local,
+      Policy peer) {
+    Policy pa = localSide.equals(Role.A) ? local : peer;
+    Policy pb = localSide.equals(Role.A) ? peer : local;
     try {
       return JoinQuery.parse(sql).expandStars(pa.schema(), pb.schema());
     } catch (QueryException e) {
@@ -136,76 +139,30 @@ public final class QueryValidator {
   // ------------------------------------------------------------------ the JSON form
 
   /**
-   * Renders the JSON form of a query as SQL of the subset:
-   *
-   * <pre>
-   * {"select": [{"table": "a", "column": "spend", "as": "total"}, ...],
-   *  "on":     [{"a": "card", "b": "card"}, ...],
-   *  "where":  {"a": ["spend > 23"], "b": ["country = 'DE'"]}}
-   * </pre>
-   *
-   * Each WHERE entry is a condition on its own table's columns (written unqualified or qualified);
-   * after rendering, the SQL goes through the same parser and checks as SQL text, and each entry is
-   * checked to use only its table's columns.
+   * Renders the JSON form of a query ({@link Requests.QueryForm}) as SQL of the subset. Each WHERE
+   * entry is a condition on its own table's columns (written unqualified or qualified); after
+   * rendering, the SQL goes through the same parser and checks as SQL text, and each entry is
+   * checked to use only its table's columns ({@link #checkWhereSides}).
    */
-  static String render(JsonNode q) {
-    if (q == null || !q.isObject()) {
-      throw ApiException.badRequest("query", "must be an object with select, on and where");
-    }
+  static String render(Requests.QueryForm q) {
     StringBuilder sql = new StringBuilder("SELECT ");
-    JsonNode select = q.path("select");
-    if (!select.isArray() || select.isEmpty()) {
-      throw ApiException.badRequest("query.select", "must be a non-empty array");
-    }
-    for (int i = 0; i < select.size(); i++) {
-      JsonNode item = select.get(i);
-      String f = "query.select[" + i + "]";
-      String table = text(item, "table", f);
-      if (!table.equals("a") && !table.equals("b")) {
-        throw ApiException.badRequest(f + ".table", "must be a or b, not " + table);
-      }
-      sql.append(i == 0 ? "" : ", ").append(table).append('.')
-          .append(quote(text(item, "column", f)));
-      if (item.hasNonNull("as")) {
-        sql.append(" AS ").append(quote(text(item, "as", f)));
+    for (int i = 0; i < q.select().size(); i++) {
+      Requests.QueryForm.Selected item = q.select().get(i);
+      sql.append(i == 0 ? "" : ", ").append(item.table().table()).append('.')
+          .append(quote(item.column()));
+      if (item.as() != null) {
+        sql.append(" AS ").append(quote(item.as()));
       }
     }
     sql.append(" FROM a JOIN b ON ");
-    JsonNode on = q.path("on");
-    if (!on.isArray() || on.isEmpty()) {
-      throw ApiException.badRequest("query.on", "must be a non-empty array of {a, b} pairs");
-    }
-    for (int i = 0; i < on.size(); i++) {
-      String f = "query.on[" + i + "]";
-      sql.append(i == 0 ? "" : " AND ").append("a.").append(quote(text(on.get(i), "a", f)))
-          .append(" = b.").append(quote(text(on.get(i), "b", f)));
+    for (int i = 0; i < q.on().size(); i++) {
+      sql.append(i == 0 ? "" : " AND ").append("a.").append(quote(q.on().get(i).a()))
+          .append(" = b.").append(quote(q.on().get(i).b()));
     }
     List<String> conds = new ArrayList<>();
-    JsonNode where = q.path("where");
-    if (!where.isMissingNode() && !where.isNull()) {
-      if (!where.isObject()) {
-        throw ApiException.badRequest("query.where", "must be an object {a: [...], b: [...]}");
-      }
-      where.fieldNames().forEachRemaining(name -> {
-        if (!name.equals("a") && !name.equals("b")) {
-          throw ApiException.badRequest("query.where." + name, "tables are a and b");
-        }
-      });
-      for (String t : List.of("a", "b")) {
-        JsonNode list = where.path(t);
-        if (list.isMissingNode()) {
-          continue;
-        }
-        if (!list.isArray()) {
-          throw ApiException.badRequest("query.where." + t, "must be an array of conditions");
-        }
-        for (int i = 0; i < list.size(); i++) {
-          if (!list.get(i).isTextual() || list.get(i).asText().isBlank()) {
-            throw ApiException.badRequest("query.where." + t + "[" + i + "]",
-                "must be a non-empty SQL condition");
-          }
-          conds.add("(" + list.get(i).asText() + ")");
-        }
+    for (Role r : List.of(Role.A, Role.B)) {
+      for (String c : q.where(r)) {
+        conds.add("(" + c + ")");
       }
     }
     if (!conds.isEmpty()) {
@@ -218,23 +175,23 @@ public final class QueryValidator {
    * Checks that each WHERE entry of the JSON form uses only its own table's columns (a condition
    * listed under {@code a} that names only b's columns would otherwise be silently moved to b).
    */
-  static void checkWhereSides(JsonNode q, Role localSide, Policy local, Policy peer) {
-    JsonNode where = q.path("where");
-    Policy pa = Role.A.equals(localSide) ? local : peer;
-    Policy pb = Role.A.equals(localSide) ? peer : local;
-    JsonNode first = q.path("on").get(0);
-    String on = "a." + quote(first.path("a").asText()) + " = b." + quote(first.path("b").asText());
-    for (Role s : JoinQuery.PARTIES) {
-      JsonNode list = where.path(s.table());
-      for (int i = 0; list.isArray() && i < list.size(); i++) {
-        String probe = "SELECT * FROM a JOIN b ON " + on + " WHERE (" + list.get(i).asText() + ")";
+  static void checkWhereSides(Requests.QueryForm q, Role localSide, Policy local, Policy peer) {
+    Policy pa = localSide.equals(Role.A) ? local : peer;
+    Policy pb = localSide.equals(Role.A) ? peer : local;
+    Requests.QueryForm.KeyPair first = q.on().get(0);
+    String on = "a." + quote(first.a()) + " = b." + quote(first.b());
+    for (Role s : List.of(Role.A, Role.B)) {
+      List<String> list = q.where(s);
+      Role other = s.peer();
+      for (int i = 0; i < list.size(); i++) {
+        String probe = "SELECT * FROM a JOIN b ON " + on + " WHERE (" + list.get(i) + ")";
         String field = "query.where." + s.table() + "[" + i + "]";
         try {
           ResolvedJoin r = JoinQuery.parse(probe).resolve(pa.schema(), pb.schema());
-          if (!r.view(s.peer()).filterColumns().isEmpty()) {
-            throw ApiException.badRequest(field, "the condition '" + list.get(i).asText()
-                + "' uses columns of table " + s.peer().table() + " "
-                + r.view(s.peer()).filterColumns() + "; list it under where." + s.peer().table());
+          if (!r.view(other).filterColumns().isEmpty()) {
+            throw ApiException.badRequest(field, "the condition '" + list.get(i)
+                + "' uses columns of table " + other.table() + " "
+                + r.view(other).filterColumns() + "; list it under where." + other.table());
           }
         } catch (QueryException e) {
           throw ApiException.invalidQuery(field, e).with("sql", probe);
@@ -243,12 +200,13 @@ public final class QueryValidator {
     }
   }
 
-  private static String text(JsonNode node, String name, String field) {
-    JsonNode v = node == null ? null : node.get(name);
-    if (v == null || !v.isTextual() || v.asText().isEmpty()) {
-      throw ApiException.badRequest(field + "." + name, "must be a non-empty string");
+  /** The fingerprint both coordinators and both jobs compute of a query's text. */
+  static String fingerprint(String sql) {
+    try {
+      return JoinQuery.parse(sql).fingerprint();
+    } catch (QueryException e) {
+      throw ApiException.invalidQuery("sql", e);
     }
-    return v.asText();
   }
 
   /** A backtick-quoted identifier (Flink SQL / Lex.JAVA), backticks inside doubled. */

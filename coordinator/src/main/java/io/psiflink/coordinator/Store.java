@@ -3,12 +3,19 @@ package io.psiflink.coordinator;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.core.type.TypeReference;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.psiflink.api.Role;
 import io.psiflink.coordinator.Model.Approval;
 import io.psiflink.coordinator.Model.AuditEntry;
 import io.psiflink.coordinator.Model.ColumnSpec;
 import io.psiflink.coordinator.Model.Dataset;
+import io.psiflink.coordinator.Model.DatasetStatus;
+import io.psiflink.coordinator.Model.Decision;
+import io.psiflink.coordinator.Model.Direction;
+import io.psiflink.coordinator.Model.Phase;
+import io.psiflink.coordinator.Model.QueryStatus;
 import io.psiflink.coordinator.Model.QueryRecord;
 import io.psiflink.coordinator.Model.SessionRecord;
+import io.psiflink.coordinator.Model.SessionStatus;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -21,7 +28,7 @@ import java.util.Optional;
 /**
  * The repository: plain JDBC over {@link Db}. Every method takes the connection of the caller's
  * transaction, so a state change and its audit entry commit together. The audit log is only ever
- * inserted into.
+ * inserted into. Enums are stored by their names ({@code PENDING}, V4_2), roles by their labels.
  */
 public final class Store {
   private static final ObjectMapper JSON = new ObjectMapper();
@@ -39,7 +46,7 @@ public final class Store {
       ps.setString(5, json(d.keyColumns()));
       ps.setString(6, json(d.revealColumns()));
       ps.setString(7, json(d.filterColumns()));
-      ps.setString(8, d.status());
+      ps.setString(8, d.status().name());
       ps.setLong(9, d.createdAt());
       setLong(ps, 10, d.retiredAt());
       ps.setString(11, d.publicSize());
@@ -53,7 +60,8 @@ public final class Store {
   }
 
   public static List<Dataset> datasets(Connection c, boolean includeRetired) throws SQLException {
-    return includeRetired ? datasets(c, "") : datasets(c, "WHERE status = 'active'");
+    return includeRetired ? datasets(c, "")
+        : datasets(c, "WHERE status = ?", DatasetStatus.ACTIVE.name());
   }
 
   private static List<Dataset> datasets(Connection c, String where, Object... args)
@@ -68,7 +76,8 @@ public final class Store {
           out.add(new Dataset(rs.getString(1), rs.getString(2), rs.getString(3),
               fromJson(rs.getString(4), new TypeReference<List<ColumnSpec>>() {}),
               strings(rs.getString(5)), strings(rs.getString(6)), strings(rs.getString(7)),
-              rs.getString(8), rs.getLong(9), getLong(rs, 10), rs.getString(11)));
+              DatasetStatus.valueOf(rs.getString(8)), rs.getLong(9), getLong(rs, 10),
+              rs.getString(11)));
         }
       }
       return out;
@@ -98,10 +107,9 @@ public final class Store {
 
   /** Marks a dataset retired; false if it was not active. */
   public static boolean retireDataset(Connection c, String name, long at) throws SQLException {
-    try (PreparedStatement ps = c.prepareStatement("UPDATE datasets SET status = 'retired',"
-        + " retired_at = ? WHERE name = ? AND status = 'active'")) {
-      ps.setLong(1, at);
-      ps.setString(2, name);
+    try (PreparedStatement ps = c.prepareStatement("UPDATE datasets SET status = ?,"
+        + " retired_at = ? WHERE name = ? AND status = ?")) {
+      bind(ps, DatasetStatus.RETIRED.name(), at, name, DatasetStatus.ACTIVE.name());
       return ps.executeUpdate() == 1;
     }
   }
@@ -116,9 +124,9 @@ public final class Store {
   public static void insertQuery(Connection c, QueryRecord q) throws SQLException {
     try (PreparedStatement ps = c.prepareStatement("INSERT INTO queries (" + QUERY_COLUMNS
         + ") VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)")) {
-      bind(ps, q.id(), q.direction(), q.requester(), q.approver(), q.localSide(),
+      bind(ps, q.id(), q.direction().name(), q.requester(), q.approver(), q.localSide().label(),
           q.localDataset(), q.peerDataset(), q.sql(), q.fingerprint(), q.bins(), q.sigma(),
-          q.protocol(), q.requesterEndpoint(), q.requesterFingerprint(), q.status(),
+          q.protocol(), q.requesterEndpoint(), q.requesterFingerprint(), q.status().name(),
           q.statusReason(), q.createdAt(), q.expiresAt(), q.decidedAt(),
           q.output() == null ? null : q.output().location(),
           q.output() == null ? null : q.output().format());
@@ -131,13 +139,13 @@ public final class Store {
     return l.isEmpty() ? Optional.empty() : Optional.of(l.get(0));
   }
 
-  public static List<QueryRecord> queries(Connection c, String status) throws SQLException {
-    return status == null ? queries(c, "") : queries(c, "WHERE status = ?", status);
+  public static List<QueryRecord> queries(Connection c, QueryStatus status) throws SQLException {
+    return status == null ? queries(c, "") : queries(c, "WHERE status = ?", status.name());
   }
 
   /** Pending queries whose deadline has passed. */
   public static List<QueryRecord> overdue(Connection c, long now) throws SQLException {
-    return queries(c, "WHERE status = 'pending' AND expires_at <= ?", now);
+    return queries(c, "WHERE status = ? AND expires_at <= ?", QueryStatus.PENDING.name(), now);
   }
 
   private static List<QueryRecord> queries(Connection c, String where, Object... args)
@@ -148,10 +156,11 @@ public final class Store {
       List<QueryRecord> out = new ArrayList<>();
       try (ResultSet rs = ps.executeQuery()) {
         while (rs.next()) {
-          out.add(new QueryRecord(rs.getString(1), rs.getString(2), rs.getString(3),
-              rs.getString(4), rs.getString(5), rs.getString(6), rs.getString(7),
-              rs.getString(8), rs.getString(9), rs.getInt(10), rs.getInt(11), rs.getString(12),
-              rs.getString(13), rs.getString(14), rs.getString(15), rs.getString(16),
+          out.add(new QueryRecord(rs.getString(1), Direction.valueOf(rs.getString(2)),
+              rs.getString(3), rs.getString(4), Role.parse(rs.getString(5)), rs.getString(6),
+              rs.getString(7), rs.getString(8), rs.getString(9), rs.getInt(10), rs.getInt(11),
+              rs.getString(12), rs.getString(13), rs.getString(14),
+              QueryStatus.valueOf(rs.getString(15)), rs.getString(16),
               rs.getLong(17), rs.getLong(18), getLong(rs, 19),
               rs.getString(20) == null && rs.getString(21) == null ? null
                   : new Model.Output(rs.getString(20), rs.getString(21))));
@@ -165,11 +174,11 @@ public final class Store {
    * Moves a query from {@code pending} to {@code status}; false if it was no longer pending (another
    * decision or the expiry got there first).
    */
-  public static boolean decide(Connection c, String id, String status, String reason, long at)
-      throws SQLException {
+  public static boolean decide(Connection c, String id, QueryStatus status, String reason,
+      long at) throws SQLException {
     try (PreparedStatement ps = c.prepareStatement("UPDATE queries SET status = ?,"
-        + " status_reason = ?, decided_at = ? WHERE id = ? AND status = 'pending'")) {
-      bind(ps, status, reason, at, id);
+        + " status_reason = ?, decided_at = ? WHERE id = ? AND status = ?")) {
+      bind(ps, status.name(), reason, at, id, QueryStatus.PENDING.name());
       return ps.executeUpdate() == 1;
     }
   }
@@ -179,7 +188,7 @@ public final class Store {
   public static void insertApproval(Connection c, Approval a) throws SQLException {
     try (PreparedStatement ps = c.prepareStatement("INSERT INTO approvals (query_id, decision,"
         + " decided_by, reason, decided_at) VALUES (?,?,?,?,?)")) {
-      bind(ps, a.queryId(), a.decision(), a.decidedBy(), a.reason(), a.decidedAt());
+      bind(ps, a.queryId(), a.decision().name(), a.decidedBy(), a.reason(), a.decidedAt());
       ps.executeUpdate();
     }
   }
@@ -189,7 +198,8 @@ public final class Store {
         + " decided_at FROM approvals WHERE query_id = ?")) {
       ps.setString(1, queryId);
       try (ResultSet rs = ps.executeQuery()) {
-        return rs.next() ? Optional.of(new Approval(rs.getString(1), rs.getString(2),
+        return rs.next() ? Optional.of(new Approval(rs.getString(1),
+            Decision.valueOf(rs.getString(2)),
             rs.getString(3), rs.getString(4), rs.getLong(5))) : Optional.empty();
       }
     }
@@ -204,8 +214,8 @@ public final class Store {
     try (PreparedStatement ps = c.prepareStatement("INSERT INTO sessions (" + SESSION_COLUMNS
         + ") VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)")) {
       bind(ps, s.id(), s.queryId(), s.partyA(), s.partyB(), s.bins(), s.sigma(), s.protocol(),
-          s.aEndpoint(), s.aFingerprint(), s.bEndpoint(), s.bFingerprint(), s.status(),
-          s.createdAt(), s.progress() == null ? null : s.progress().phase(),
+          s.aEndpoint(), s.aFingerprint(), s.bEndpoint(), s.bFingerprint(), s.status().name(),
+          s.createdAt(), s.progress() == null ? null : s.progress().phase().name(),
           s.progress() == null ? null : s.progress().binsDone(),
           s.progress() == null ? null : s.progress().binsTotal(), s.error(),
           s.result() == null ? null : s.result().location(),
@@ -217,10 +227,10 @@ public final class Store {
 
   /** created → running (the job is launched); false if the session was not {@code created}. */
   public static boolean startSession(Connection c, String id, long at) throws SQLException {
-    try (PreparedStatement ps = c.prepareStatement("UPDATE sessions SET status = 'running',"
-        + " phase = 'handshake', bins_done = 0, started_at = ? WHERE id = ?"
-        + " AND status = 'created'")) {
-      bind(ps, at, id);
+    try (PreparedStatement ps = c.prepareStatement("UPDATE sessions SET status = ?,"
+        + " phase = ?, bins_done = 0, started_at = ? WHERE id = ? AND status = ?")) {
+      bind(ps, SessionStatus.RUNNING.name(), Phase.HANDSHAKE.name(), at, id,
+          SessionStatus.CREATED.name());
       return ps.executeUpdate() == 1;
     }
   }
@@ -228,8 +238,8 @@ public final class Store {
   /** Records a running job's progress; false if it is no longer running. */
   public static boolean progress(Connection c, String id, Model.Progress p) throws SQLException {
     try (PreparedStatement ps = c.prepareStatement("UPDATE sessions SET phase = ?, bins_done = ?,"
-        + " bins_total = ? WHERE id = ? AND status = 'running'")) {
-      bind(ps, p.phase(), p.binsDone(), p.binsTotal(), id);
+        + " bins_total = ? WHERE id = ? AND status = ?")) {
+      bind(ps, p.phase().name(), p.binsDone(), p.binsTotal(), id, SessionStatus.RUNNING.name());
       return ps.executeUpdate() == 1;
     }
   }
@@ -238,19 +248,20 @@ public final class Store {
    * Ends a session that has not ended yet (created or running): its final status, error, result
    * and the job's summary JSON; false if it had already ended.
    */
-  public static boolean endSession(Connection c, String id, String status, String error,
+  public static boolean endSession(Connection c, String id, SessionStatus status, String error,
       Model.Progress progress, Model.Result result, String summaryJson, long at)
       throws SQLException {
     try (PreparedStatement ps = c.prepareStatement("UPDATE sessions SET status = ?, error = ?,"
         + " phase = COALESCE(?, phase), bins_done = COALESCE(?, bins_done),"
         + " bins_total = COALESCE(?, bins_total), result_location = ?, result_format = ?,"
         + " rows_out = ?, summary_json = ?, ended_at = ?"
-        + " WHERE id = ? AND status IN ('created', 'running')")) {
-      bind(ps, status, error, progress == null ? null : progress.phase(),
+        + " WHERE id = ? AND status IN (?, ?)")) {
+      bind(ps, status.name(), error, progress == null ? null : progress.phase().name(),
           progress == null ? null : progress.binsDone(),
           progress == null ? null : progress.binsTotal(),
           result == null ? null : result.location(), result == null ? null : result.format(),
-          result == null ? null : result.rowsOut(), summaryJson, at, id);
+          result == null ? null : result.rowsOut(), summaryJson, at, id,
+          SessionStatus.CREATED.name(), SessionStatus.RUNNING.name());
       return ps.executeUpdate() == 1;
     }
   }
@@ -266,9 +277,9 @@ public final class Store {
     }
   }
 
-  public static List<SessionRecord> sessionsWithStatus(Connection c, String status)
+  public static List<SessionRecord> sessionsWithStatus(Connection c, SessionStatus status)
       throws SQLException {
-    return sessions(c, "WHERE status = ?", status);
+    return sessions(c, "WHERE status = ?", status.name());
   }
 
   public static Optional<SessionRecord> session(Connection c, String id) throws SQLException {
@@ -300,9 +311,10 @@ public final class Store {
           String location = rs.getString(18);
           out.add(new SessionRecord(rs.getString(1), rs.getString(2), rs.getString(3),
               rs.getString(4), rs.getInt(5), rs.getInt(6), rs.getString(7), rs.getString(8),
-              rs.getString(9), rs.getString(10), rs.getString(11), rs.getString(12),
-              rs.getLong(13),
-              phase == null ? null : new Model.Progress(phase, done == null ? 0 : done, total),
+              rs.getString(9), rs.getString(10), rs.getString(11),
+              SessionStatus.valueOf(rs.getString(12)), rs.getLong(13),
+              phase == null ? null : new Model.Progress(Phase.valueOf(phase),
+                  done == null ? 0 : done, total),
               rs.getString(17),
               location == null ? null : new Model.Result(location, rs.getString(19),
                   getLong(rs, 20)),

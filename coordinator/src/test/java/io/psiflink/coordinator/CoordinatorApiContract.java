@@ -745,7 +745,7 @@ abstract class CoordinatorApiContract {
     Db db = parties.alice.db();
     assertTrue((boolean) db.tx(c -> Store.startSession(c, sid, 1000L)));
     assertFalse((boolean) db.tx(c -> Store.startSession(c, sid, 1001L)), "started once");
-    assertTrue((boolean) db.tx(c -> Store.progress(c, sid, new Model.Progress("psi", 3, 8L))));
+    assertTrue((boolean) db.tx(c -> Store.progress(c, sid, new Model.Progress(Model.Phase.PSI, 3, 8L))));
     JsonNode s = alice.get("/v1/sessions/" + sid).json();
     assertEquals("running", s.path("status").asText());
     assertEquals(Client.JSON.readTree("{\"phase\":\"psi\",\"binsDone\":3,\"binsTotal\":8}"),
@@ -753,12 +753,12 @@ abstract class CoordinatorApiContract {
     assertEquals(1000L, s.path("startedAt").asLong());
     refused(409, alice.get("/v1/sessions/" + sid + "/result"), "is running");
 
-    assertTrue((boolean) db.tx(c -> Store.endSession(c, sid, "succeeded", null,
-        new Model.Progress("done", 8, 8L), new Model.Result("/out/joined", "avro", 42L),
+    assertTrue((boolean) db.tx(c -> Store.endSession(c, sid, Model.SessionStatus.SUCCEEDED,
+        null, new Model.Progress(Model.Phase.DONE, 8, 8L), new Model.Result("/out/joined", "avro", 42L),
         "{\"rows_out\":42}", 2000L)));
-    assertFalse((boolean) db.tx(c -> Store.progress(c, sid, new Model.Progress("psi", 4, 8L))),
+    assertFalse((boolean) db.tx(c -> Store.progress(c, sid, new Model.Progress(Model.Phase.PSI, 4, 8L))),
         "no progress after the end");
-    assertFalse((boolean) db.tx(c -> Store.endSession(c, sid, "failed", "late", null, null, null, 3000L)),
+    assertFalse((boolean) db.tx(c -> Store.endSession(c, sid, Model.SessionStatus.FAILED, "late", null, null, null, 3000L)),
         "ended once");
     s = alice.get("/v1/sessions/" + sid).json();
     assertEquals("succeeded", s.path("status").asText());
@@ -795,7 +795,7 @@ abstract class CoordinatorApiContract {
     // as if the offer's call timed out without reaching bob: pending here, unknown there
     long now = System.currentTimeMillis();
     Model.QueryRecord lost = offer(java.util.UUID.randomUUID().toString(),
-        now - Coordinator.UNDELIVERED_AFTER.toMillis() - 1000);
+        now - Offers.UNDELIVERED_AFTER.toMillis() - 1000);
     Model.QueryRecord inFlight = offer(java.util.UUID.randomUUID().toString(), now);
     parties.alice.sweepNow();
     JsonNode q = alice.get("/v1/queries/" + lost.id()).json();
@@ -808,8 +808,9 @@ abstract class CoordinatorApiContract {
   }
 
   private Model.QueryRecord offer(String id, long createdAt) {
-    Model.QueryRecord q = new Model.QueryRecord(id, "outgoing", "alice", "bob", "A", "purchases",
-        "customers", GOOD_SQL, "f", 0, 40, "kkrt", "alice.example:7443", "fp", "pending", null,
+    Model.QueryRecord q = new Model.QueryRecord(id, Model.Direction.OUTGOING, "alice", "bob",
+        io.psiflink.api.Role.A, "purchases", "customers", GOOD_SQL, "f", 0, 40, "kkrt",
+        "alice.example:7443", "fp", Model.QueryStatus.PENDING, null,
         createdAt, createdAt + 3_600_000, null, null);
     parties.alice.db().tx(c -> {
       Store.insertQuery(c, q);

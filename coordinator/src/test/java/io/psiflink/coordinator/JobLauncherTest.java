@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.psiflink.api.Role;
 import io.psiflink.coordinator.Model.Dataset;
 import io.psiflink.coordinator.Model.QueryRecord;
 import io.psiflink.coordinator.Model.SessionRecord;
@@ -40,12 +41,13 @@ class JobLauncherTest {
         Clock.systemUTC(), (s, r) -> {});
     SessionRecord s = new SessionRecord("s1", "q1", "alice", "bob", 16, 40, "kkrt",
         "alice.example:7443", "fa", "bob.example:7443", "fb", 0L);
-    QueryRecord q = new QueryRecord("q1", "outgoing", "alice", "bob", "A", "purchases",
+    QueryRecord q = new QueryRecord("q1", Model.Direction.OUTGOING, "alice", "bob", Role.A, "purchases",
         "customers", "SELECT a.x FROM a JOIN b ON a.k = b.k", "fp", 16, 40, "kkrt",
-        "alice.example:7443", "fa", "approved", null, 0, 1, 0L, null);
+        "alice.example:7443", "fa", Model.QueryStatus.APPROVED, null, 0, 1, 0L, null);
     Dataset d = new Dataset("purchases", "hdfs://nn/purchases", "avro",
         List.of(new Model.ColumnSpec("k", "BIGINT", false), new Model.ColumnSpec("x y", "STRING",
-            true)), List.of("k"), List.of("x y"), List.of(), "active", 0, null, "declared:5000");
+            true)), List.of("k"), List.of("x y"), List.of(), Model.DatasetStatus.ACTIVE, 0, null,
+        "declared:5000");
     List<String> cmd = launcher.command(s, q, d, dir.resolve("w/s1"),
         "hdfs://nn:8020/out/s1", "avro", 0);
     assertEquals(List.of("/opt/flink/bin/flink", "run", "-c", "io.psiflink.jobs.PartyMain",
@@ -83,11 +85,12 @@ class JobLauncherTest {
           Clock.systemUTC(), (s, r) -> {});
       SessionRecord s = new SessionRecord("s1", "q1", "alice", "bob", 16, 40, "kkrt",
           "alice.example:7443", "fa", "bob.example:7443", "fb", 0L);
-      QueryRecord q = new QueryRecord("q1", "outgoing", "alice", "bob", "B", "crm",
+      QueryRecord q = new QueryRecord("q1", Model.Direction.OUTGOING, "alice", "bob", Role.B, "crm",
           "purchases", "SELECT a.x FROM a JOIN b ON a.k = b.k", "fp", 16, 40, "kkrt",
-          "alice.example:7443", "fa", "approved", null, 0, 1, 0L, null);
+          "alice.example:7443", "fa", Model.QueryStatus.APPROVED, null, 0, 1, 0L, null);
       Dataset d = new Dataset("crm", "jdbc:postgresql://db:5432/crm?user=psi&password=p%26ss"
-          + "&table=people", "csv", List.of(), List.of("k"), List.of("x"), List.of(), "active",
+          + "&table=people", "csv", List.of(), List.of("k"), List.of("x"), List.of(),
+          Model.DatasetStatus.ACTIVE,
           0, null, "rounded");
       List<String> cmd = launcher.command(s, q, d, dir.resolve("w/s1"), null, null, 0);
       assertTrue(cmd.stream().noneMatch(a -> a.contains("p%26ss") || a.contains("p&ss")),

@@ -48,9 +48,10 @@ class RelayTrustTest {
     String sid = java.util.UUID.randomUUID().toString();
     String qid = java.util.UUID.randomUUID().toString();
     db.tx(c -> {
-      Store.insertQuery(c, new Model.QueryRecord(qid, "incoming", "bob", "alice", "A", "p", "c",
+      Store.insertQuery(c, new Model.QueryRecord(qid, Model.Direction.INCOMING, "bob", "alice",
+          io.psiflink.api.Role.A, "p", "c",
           "SELECT a.x FROM a JOIN b ON a.k = b.k", "fp", 0, 40, "kkrt", "bob.example:7443",
-          "bb".repeat(32), "approved", null, 0, 1, 0L, null));
+          "bb".repeat(32), Model.QueryStatus.APPROVED, null, 0, 1, 0L, null));
       Store.insertSession(c, new Model.SessionRecord(sid, qid, "alice", "bob", 0, 40, "kkrt",
           "alice.example:7443", "aa".repeat(32), "bob.example:7443", "bb".repeat(32), 0L));
       return null;

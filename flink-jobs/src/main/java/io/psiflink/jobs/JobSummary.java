@@ -2,6 +2,18 @@ package io.psiflink.jobs;
 
 import io.psiflink.query.PublicSize;
 import java.util.LinkedHashMap;
+import com.fasterxml.jackson.annotation.JsonPropertyOrder;
+import com.fasterxml.jackson.core.JsonGenerator;
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.PropertyNamingStrategies;
+import com.fasterxml.jackson.databind.SerializerProvider;
+import com.fasterxml.jackson.databind.annotation.JsonNaming;
+import com.fasterxml.jackson.databind.annotation.JsonSerialize;
+import com.fasterxml.jackson.databind.ser.std.StdSerializer;
+import java.io.IOException;
+import java.math.BigDecimal;
+import java.math.RoundingMode;
 import java.util.Locale;
 import java.util.Map;
 
@@ -16,6 +28,11 @@ import java.util.Map;
  * finished). publicSize: the party's {@link PublicSize} policy; rowsDisclosed: the n its bins
  * announced to the peer and padded to (all the peer learns of its size).
  */
+@JsonNaming(PropertyNamingStrategies.SnakeCaseStrategy.class)
+@JsonPropertyOrder({"party", "public_size", "rows_disclosed", "rows_read", "rows_quarantined",
+    "rows_filtered_out", "rows_with_null_key", "rows_tokenized", "bins", "bins_done",
+    "bin_retries", "intersecting_keys", "rows_out", "bytes_sent", "bytes_received",
+    "phase_seconds", "total_seconds", "peak_rss_bytes"})
 public record JobSummary(
     String party,
     String publicSize,
@@ -32,55 +49,45 @@ public record JobSummary(
     long rowsOut,
     long bytesSent,
     long bytesReceived,
-    Map<String, Double> phaseSeconds,
-    double totalSeconds,
+    @JsonSerialize(contentUsing = JobSummary.Seconds.class) Map<String, Double> phaseSeconds,
+    @JsonSerialize(using = JobSummary.Seconds.class) double totalSeconds,
     long peakRssBytes) {
 
+  private static final ObjectMapper JSON = new ObjectMapper();
+
+  /**
+   * The summary as one JSON object (PartyMain's {@code --summary} file, read by the coordinator):
+   * the fields in snake case, in the order above, seconds to the millisecond.
+   */
   public String toJson() {
-    StringBuilder sb = new StringBuilder();
-    Map<String, Object> f = new LinkedHashMap<>();
-    f.put("party", party);
-    f.put("public_size", publicSize);
-    f.put("rows_disclosed", rowsDisclosed);
-    f.put("rows_read", rowsRead);
-    f.put("rows_quarantined", rowsQuarantined);
-    f.put("rows_filtered_out", rowsFilteredOut);
-    f.put("rows_with_null_key", rowsWithNullKey);
-    f.put("rows_tokenized", rowsTokenized);
-    f.put("bins", bins);
-    f.put("bins_done", binsDone);
-    f.put("bin_retries", binRetries);
-    f.put("intersecting_keys", intersectingKeys);
-    f.put("rows_out", rowsOut);
-    f.put("bytes_sent", bytesSent);
-    f.put("bytes_received", bytesReceived);
-    f.put("phase_seconds", phaseSeconds);
-    f.put("total_seconds", totalSeconds);
-    f.put("peak_rss_bytes", peakRssBytes);
-    appendObject(sb, f);
-    return sb.toString();
+    try {
+      return JSON.writeValueAsString(this);
+    } catch (JsonProcessingException e) {
+      throw new IllegalStateException("cannot write the job summary as JSON", e);
+    }
   }
 
-  private static void appendObject(StringBuilder sb, Map<String, ?> m) {
-    sb.append('{');
-    boolean first = true;
-    for (Map.Entry<String, ?> e : m.entrySet()) {
-      sb.append(first ? "" : ",").append('"').append(e.getKey()).append("\":");
-      first = false;
-      Object v = e.getValue();
-      if (v instanceof String s) {
-        sb.append('"').append(s.replace("\\", "\\\\").replace("\"", "\\\"")).append('"');
-      } else if (v instanceof Double d) {
-        sb.append(String.format(Locale.ROOT, "%.3f", d));
-      } else if (v instanceof Map<?, ?> inner) {
-        @SuppressWarnings("unchecked")
-        Map<String, ?> im = (Map<String, ?>) inner;
-        appendObject(sb, im);
+  /** Reads {@link #toJson()}. */
+  public static JobSummary fromJson(String json) throws JsonProcessingException {
+    return JSON.readValue(json, JobSummary.class);
+  }
+
+  /** Seconds as the summary has always shown them: three decimals (milliseconds). */
+  static final class Seconds extends StdSerializer<Double> {
+    private static final long serialVersionUID = 1L;
+
+    Seconds() {
+      super(Double.class);
+    }
+
+    @Override
+    public void serialize(Double v, JsonGenerator gen, SerializerProvider p) throws IOException {
+      if (Double.isFinite(v)) {
+        gen.writeNumber(BigDecimal.valueOf(v).setScale(3, RoundingMode.HALF_UP));
       } else {
-        sb.append(v);
+        gen.writeNumber(v); // not a time; Jackson's rendering rather than an exception
       }
     }
-    sb.append('}');
   }
 
   /** A few human-readable lines. */

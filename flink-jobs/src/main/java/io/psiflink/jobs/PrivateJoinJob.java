@@ -1,6 +1,9 @@
 package io.psiflink.jobs;
 
 import io.psiflink.query.ExpectedColumns;
+import io.psiflink.api.JobMetricNames;
+import io.psiflink.api.JobMetricNames.Accumulators;
+import io.psiflink.api.Role;
 import io.psiflink.bridge.BridgeClient;
 import io.psiflink.bridge.PartyCredentials;
 import io.psiflink.connectors.BadRowGate;
@@ -154,7 +157,7 @@ public final class PrivateJoinJob {
     long jobStart = System.currentTimeMillis();
     JobExecutionResult result;
     try {
-      result = env.execute("psi-flink party " + cfg.party() + " session " + cfg.session());
+      result = env.execute(JobMetricNames.jobName(Role.parse(cfg.party()), cfg.session()));
     } catch (Exception e) {
       java.util.Optional<String> tooMany = BadRowGate.failure(e);
       if (tooMany.isPresent() && quarantine != null) {
@@ -254,7 +257,7 @@ public final class PrivateJoinJob {
         .process(new TokenizeFunction(name, indices(schema, keys), keys.stream()
             .map(Column::type).toArray(ColumnType[]::new), indices(schema, kept), keptCodec,
             JobSecrets.CACHE_NAME, secrets.bins()))
-        .name("tokenize " + name);
+        .name(JobMetricNames.tokenizeOperator(name));
     // n, the size the peer learns: by the party's public size policy, from the rows to intersect
     // and every record read (the bins wait for it, and so for the bad-row gate)
     DataStream<Long> total = tokenized
@@ -271,7 +274,7 @@ public final class PrivateJoinJob {
     DataStream<byte[]> joined = tokenized
         .keyBy(r -> routing.key(TokenRecord.bin(r)), Types.INT)
         .connect(total.broadcast())
-        .transform("psi bins", PrimitiveArrayTypeInfo.BYTE_PRIMITIVE_ARRAY_TYPE_INFO,
+        .transform(JobMetricNames.PSI_OPERATOR, PrimitiveArrayTypeInfo.BYTE_PRIMITIVE_ARRAY_TYPE_INFO,
             new BinPsiOperator(ctx, JobSecrets.CACHE_NAME, cfg.bridge(), routing))
         // explicit, so the adaptive batch scheduler cannot shrink the bins processed at once, and
         // the routing's assumptions hold
@@ -358,15 +361,15 @@ public final class PrivateJoinJob {
     Map<String, Object> acc = r.getAllAccumulatorResults();
     long rowsRead = num(acc, TableSource.rowsReadAccumulator(name));
     long quarantined = num(acc, TableSource.rowsQuarantinedAccumulator(name));
-    long tokenized = num(acc, name + ".rowsTokenized");
+    long tokenized = num(acc, Accumulators.rowsTokenized(name));
     // NULL keys are quarantined while reading; the tokenizer's own check is a second line
-    long tokenizerNullKeys = num(acc, name + ".rowsWithNullKey");
+    long tokenizerNullKeys = num(acc, Accumulators.rowsWithNullKey(name));
     long nullKeys = num(acc, TableSource.rowsWithNullKeyAccumulator(name)) + tokenizerNullKeys;
-    long tokenizeEnd = Math.max(num(acc, "tokenize.end"), jobStart);
-    long spillEnd = Math.max(num(acc, "spill.end"), tokenizeEnd);
-    long psiEnd = Math.max(num(acc, "psi.end"), spillEnd);
-    double psiMs = num(acc, "psi.ms");
-    double payloadMs = num(acc, "payload.ms");
+    long tokenizeEnd = Math.max(num(acc, Accumulators.TOKENIZE_END), jobStart);
+    long spillEnd = Math.max(num(acc, Accumulators.SPILL_END), tokenizeEnd);
+    long psiEnd = Math.max(num(acc, Accumulators.PSI_END), spillEnd);
+    double psiMs = num(acc, Accumulators.PSI_MS);
+    double payloadMs = num(acc, Accumulators.PAYLOAD_MS);
     double binStage = (psiEnd - spillEnd) / 1000.0;
     double psiShare = psiMs + payloadMs > 0 ? psiMs / (psiMs + payloadMs) : 1.0;
     Map<String, Double> phases = new LinkedHashMap<>();
@@ -376,11 +379,12 @@ public final class PrivateJoinJob {
     phases.put("psi", binStage * psiShare);
     phases.put("lookup_payload", binStage * (1 - psiShare));
     phases.put("write", (end - psiEnd) / 1000.0);
-    return new JobSummary(cfg.party(), cfg.publicSize().text(), num(acc, "rowsAnnounced"),
+    return new JobSummary(cfg.party(), cfg.publicSize().text(), num(acc, Accumulators.ROWS_ANNOUNCED),
         rowsRead, quarantined,
         Math.max(0, rowsRead - tokenized - tokenizerNullKeys), nullKeys, tokenized, bins,
-        num(acc, "binsDone"), num(acc, "binRetries"), num(acc, "intersecting"),
-        num(acc, "rowsOut"), num(acc, "bytesSent"), num(acc, "bytesReceived"), phases,
+        num(acc, Accumulators.BINS_DONE), num(acc, Accumulators.BIN_RETRIES),
+        num(acc, Accumulators.INTERSECTING), num(acc, Accumulators.ROWS_OUT),
+        num(acc, Accumulators.BYTES_SENT), num(acc, Accumulators.BYTES_RECEIVED), phases,
         (end - start) / 1000.0, peakRss());
   }
 

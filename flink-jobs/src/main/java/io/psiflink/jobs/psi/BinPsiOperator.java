@@ -1,5 +1,7 @@
 package io.psiflink.jobs.psi;
 
+import io.psiflink.api.JobMetricNames;
+import io.psiflink.api.JobMetricNames.Accumulators;
 import io.psiflink.bridge.BridgeClient;
 import io.psiflink.bridge.BridgeException;
 import io.psiflink.bridge.BridgeStream;
@@ -84,14 +86,15 @@ public final class BinPsiOperator extends AbstractStreamOperator<byte[]>
     chunks = getPartitionedState(new ListStateDescriptor<>("bin-chunks",
         PrimitiveArrayTypeInfo.BYTE_PRIMITIVE_ARRAY_TYPE_INFO));
     buffers = new HashMap<>();
-    var metrics = getMetricGroup().addGroup("psi");
-    binsDone = metrics.counter("binsDone");
-    bytesSent = metrics.counter("bytesSent");
-    bytesReceived = metrics.counter("bytesReceived");
-    retries = metrics.counter("binRetries");
-    rowsOut = metrics.counter("rowsOut");
+    // the coordinator's progress reader (FlinkProgress) finds these by the same names
+    var metrics = getMetricGroup().addGroup(JobMetricNames.PSI_GROUP);
+    binsDone = metrics.counter(JobMetricNames.BINS_DONE);
+    bytesSent = metrics.counter(JobMetricNames.BYTES_SENT);
+    bytesReceived = metrics.counter(JobMetricNames.BYTES_RECEIVED);
+    retries = metrics.counter(JobMetricNames.BIN_RETRIES);
+    rowsOut = metrics.counter(JobMetricNames.ROWS_OUT);
     int owned = ownedBins().size();
-    metrics.gauge("binsTotal", () -> owned);
+    metrics.gauge(JobMetricNames.BINS_TOTAL, () -> owned);
     clock = new PhaseClock(getRuntimeContext());
   }
 
@@ -144,7 +147,7 @@ public final class BinPsiOperator extends AbstractStreamOperator<byte[]>
       }
     }
     buffers = null;
-    clock.mark("spill.end");
+    clock.mark(Accumulators.SPILL_END);
   }
 
   /** The bins this subtask owns, ascending; checks that Flink routes their keys here. */
@@ -169,7 +172,7 @@ public final class BinPsiOperator extends AbstractStreamOperator<byte[]>
           + " values");
     }
     // what the bins announce in HELLO and pad to, for the summary (the same on every subtask)
-    clock.maximum("rowsAnnounced", totalRows);
+    clock.maximum(Accumulators.ROWS_ANNOUNCED, totalRows);
     List<Integer> owned = ownedBins();
     SecureRandom random = new SecureRandom();
     BinExchange exchange = new BinExchange(ctx, keys, random);
@@ -194,11 +197,11 @@ public final class BinPsiOperator extends AbstractStreamOperator<byte[]>
         bytesSent.inc(stats.bytesSent());
         bytesReceived.inc(stats.bytesReceived());
         rowsOut.inc(stats.rowsOut());
-        clock.add("bytesSent", stats.bytesSent());
-        clock.add("bytesReceived", stats.bytesReceived());
-        clock.add("intersecting", stats.intersecting());
-        clock.add("binsDone", 1);
-        clock.add("rowsOut", stats.rowsOut());
+        clock.add(Accumulators.BYTES_SENT, stats.bytesSent());
+        clock.add(Accumulators.BYTES_RECEIVED, stats.bytesReceived());
+        clock.add(Accumulators.INTERSECTING, stats.intersecting());
+        clock.add(Accumulators.BINS_DONE, 1);
+        clock.add(Accumulators.ROWS_OUT, stats.rowsOut());
         done++;
         LOG.info("party {} bin {} done ({} of {} on this subtask): {} rows, {} distinct keys, {} "
             + "intersecting, {} rows out, {} bytes sent, {} received, {} ms", ctx.party(), bin,
@@ -207,9 +210,9 @@ public final class BinPsiOperator extends AbstractStreamOperator<byte[]>
             (System.nanoTime() - start) / 1_000_000);
       }
     }
-    clock.add("psi.ms", psiNanos / 1_000_000);
-    clock.add("payload.ms", payloadNanos / 1_000_000);
-    clock.mark("psi.end");
+    clock.add(Accumulators.PSI_MS, psiNanos / 1_000_000);
+    clock.add(Accumulators.PAYLOAD_MS, payloadNanos / 1_000_000);
+    clock.mark(Accumulators.PSI_END);
   }
 
   private BinExchange.BinStats runWithRetries(BridgeClient client, BinExchange exchange, int bin,
@@ -232,7 +235,7 @@ public final class BinPsiOperator extends AbstractStreamOperator<byte[]>
           throw new BinFailedException(bin, attempt, e);
         }
         retries.inc();
-        clock.add("binRetries", 1);
+        clock.add(Accumulators.BIN_RETRIES, 1);
         LOG.warn("party {} bin {} attempt {} of {} failed, retrying the bin alone: {}",
             ctx.party(), bin, attempt, ctx.maxAttempts(), e.getMessage());
         // Longer than gRPC's first reconnect backoff (1 s), so a dropped connection is back.

@@ -1,6 +1,7 @@
 package io.psiflink.jobs.token;
 
 import io.psiflink.api.ColumnType;
+import io.psiflink.api.JobMetricNames.Accumulators;
 import io.psiflink.connectors.row.RowCodec;
 import io.psiflink.jobs.psi.BinPsiOperator.PhaseClock;
 import io.psiflink.jobs.psi.JobSecrets;
@@ -63,8 +64,8 @@ public final class TokenizeFunction extends ProcessFunction<Row, byte[]> {
     nullKeys = getRuntimeContext().getMetricGroup().counter("rowsWithNullKey");
     tokenizedAcc = new LongCounter();
     nullKeysAcc = new LongCounter();
-    getRuntimeContext().addAccumulator(name + ".rowsTokenized", tokenizedAcc);
-    getRuntimeContext().addAccumulator(name + ".rowsWithNullKey", nullKeysAcc);
+    getRuntimeContext().addAccumulator(Accumulators.rowsTokenized(name), tokenizedAcc);
+    getRuntimeContext().addAccumulator(Accumulators.rowsWithNullKey(name), nullKeysAcc);
   }
 
   @Override
@@ -85,6 +86,6 @@ public final class TokenizeFunction extends ProcessFunction<Row, byte[]> {
 
   @Override
   public void close() {
-    new PhaseClock(getRuntimeContext()).mark("tokenize.end");
+    new PhaseClock(getRuntimeContext()).mark(Accumulators.TOKENIZE_END);
   }
 }

@@ -1,0 +1,407 @@
+package io.psiflink.coordinator;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.psiflink.api.Role;
+import io.psiflink.api.ColumnType;
+import io.psiflink.coordinator.Model.ColumnSpec;
+import io.psiflink.coordinator.Model.Decision;
+import io.psiflink.coordinator.Model.Output;
+import io.psiflink.coordinator.Model.SessionRecord;
+import io.psiflink.query.PublicSize;
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
+import java.util.regex.Pattern;
+
+/**
+ * The API's request bodies as typed records, each parsed once from JSON at the HTTP edge
+ * ({@link HttpApi}): a malformed body is refused there with 400 naming the field; what needs this
+ * party's state (its datasets, the peer, the clock) is checked by the part that handles it.
+ * Records sent to the peer ({@link Offer}, {@link PeerDecision}, {@link PeerAbort}) are also what
+ * this coordinator writes when it calls the peer.
+ */
+final class Requests {
+  private Requests() {}
+
+  static final Pattern DATASET_NAME = Pattern.compile("[A-Za-z0-9][A-Za-z0-9_.-]{0,127}");
+  static final Set<String> FORMATS = Set.of("csv", "avro", "parquet");
+
+  /**
+   * {@code POST /v1/datasets}.
+   *
+   * @param schema null: discover it from the files
+   * @param keyColumns null when not given (the registry requires it once the schema is known)
+   */
+  record NewDataset(String name, String location, String format, List<ColumnSpec> schema,
+      List<String> keyColumns, List<String> revealColumns, List<String> filterColumns,
+      String publicSize) {
+
+    static NewDataset parse(JsonNode body) {
+      object(body);
+      String name = requireText(body, "name");
+      if (!DATASET_NAME.matcher(name).matches()) {
+        throw ApiException.badRequest("name", "must match " + DATASET_NAME.pattern());
+      }
+      String location = requireText(body, "location");
+      String format = requireText(body, "format").toLowerCase(Locale.ROOT);
+      if (!FORMATS.contains(format)) {
+        throw ApiException.badRequest("format", "must be one of csv, avro, parquet");
+      }
+      JsonNode schemaNode = body.get("schema");
+      List<ColumnSpec> schema = schemaNode == null || schemaNode.isNull() ? null
+          : schema(schemaNode);
+      String publicSize;
+      try {
+        publicSize = PublicSize.parse(body.hasNonNull("publicSize")
+            ? body.get("publicSize").asText() : PublicSize.DEFAULT.text()).text();
+      } catch (IllegalArgumentException e) {
+        throw ApiException.badRequest("publicSize", e.getMessage());
+      }
+      return new NewDataset(name, location, format, schema,
+          names(body, "keyColumns", true), names(body, "revealColumns", false),
+          names(body, "filterColumns", false), publicSize);
+    }
+
+    /** A schema as given or discovered: non-empty, known types, no duplicate column. */
+    static List<ColumnSpec> schema(JsonNode schemaNode) {
+      if (!schemaNode.isArray() || schemaNode.isEmpty()) {
+        throw ApiException.badRequest("schema", "must be a non-empty array of {name, type}");
+      }
+      List<ColumnSpec> schema = new ArrayList<>();
+      Set<String> names = new HashSet<>();
+      for (int i = 0; i < schemaNode.size(); i++) {
+        JsonNode c = schemaNode.get(i);
+        String f = "schema[" + i + "]";
+        String cn = requireText(c, "name", f + ".name");
+        String type = requireText(c, "type", f + ".type").toUpperCase(Locale.ROOT);
+        try {
+          ColumnType.valueOf(type);
+        } catch (IllegalArgumentException e) {
+          throw ApiException.badRequest(f + ".type", "unknown type " + c.get("type").asText()
+              + "; types are " + List.of(ColumnType.values()));
+        }
+        if (!names.add(cn)) {
+          throw ApiException.badRequest(f + ".name", "duplicate column " + cn);
+        }
+        JsonNode nullable = c.get("nullable");
+        if (nullable != null && !nullable.isBoolean()) {
+          throw ApiException.badRequest(f + ".nullable", "must be true or false");
+        }
+        schema.add(new ColumnSpec(cn, type, nullable == null || nullable.asBoolean()));
+      }
+      return List.copyOf(schema);
+    }
+
+    /** A list of column names, or null when absent; names are checked against the schema later. */
+    private static List<String> names(JsonNode body, String field, boolean required) {
+      JsonNode n = body.get(field);
+      if (n == null || n.isNull()) {
+        return null;
+      }
+      if (!n.isArray() || (required && n.isEmpty())) {
+        throw ApiException.badRequest(field, required ? "must list at least one column"
+            : "must be an array of column names");
+      }
+      List<String> out = new ArrayList<>();
+      for (int i = 0; i < n.size(); i++) {
+        if (!n.get(i).isTextual()) {
+          throw ApiException.badRequest(field + "[" + i + "]", "unknown column " + n.get(i)
+              + "; column names are strings");
+        }
+        out.add(n.get(i).asText());
+      }
+      return List.copyOf(out);
+    }
+  }
+
+  /**
+   * {@code POST /v1/queries}: exactly one of {@code sql} and {@code query} (the JSON form).
+   *
+   * @param bins null: the configured default (likewise sigma, protocol)
+   */
+  record Submission(String localDataset, String peerDataset, Role role, Integer bins,
+      Integer sigma, String protocol, String sql, QueryForm query, Output output) {
+
+    static Submission parse(JsonNode body) {
+      object(body);
+      String localName = requireText(body, "localDataset");
+      String peerName = requireText(body, "peerDataset");
+      Role role = Roles.twoParty(body.hasNonNull("role") ? body.get("role").asText() : null,
+          "role");
+      Integer bins = intField(body, "bins", 0, 1 << 24);
+      Integer sigma = intField(body, "sigma", 40, 128);
+      String protocol = body.hasNonNull("protocol") ? body.get("protocol").asText() : null;
+      boolean hasSql = body.hasNonNull("sql");
+      boolean hasJson = body.hasNonNull("query");
+      if (hasSql == hasJson) {
+        throw ApiException.badRequest("sql", "give the query either as SQL text (sql) or in JSON"
+            + " form (query), not " + (hasSql ? "both" : "neither"));
+      }
+      if (hasSql && (!body.get("sql").isTextual() || body.get("sql").asText().isBlank())) {
+        throw ApiException.badRequest("sql", "must be non-empty SQL text");
+      }
+      return new Submission(localName, peerName, role, bins, sigma, protocol,
+          hasSql ? body.get("sql").asText() : null,
+          hasJson ? QueryForm.parse(body.get("query")) : null, output(body.get("output")));
+    }
+
+    private static Output output(JsonNode n) {
+      if (n == null || n.isNull()) {
+        return null;
+      }
+      if (!n.isObject()) {
+        throw ApiException.badRequest("output", "must be an object {location, format}");
+      }
+      JsonNode loc = n.get("location");
+      JsonNode fmt = n.get("format");
+      if (loc != null && !loc.isNull() && (!loc.isTextual() || loc.asText().isBlank())) {
+        throw ApiException.badRequest("output.location", "must be a non-empty path");
+      }
+      if (fmt != null && !fmt.isNull() && !fmt.asText().equals("avro")
+          && !fmt.asText().equals("csv")) {
+        throw ApiException.badRequest("output.format", "must be avro or csv");
+      }
+      return new Output(loc == null || loc.isNull() ? null : loc.asText(),
+          fmt == null || fmt.isNull() ? null : fmt.asText());
+    }
+  }
+
+  /**
+   * The JSON form of a query (QueryValidator renders it as SQL):
+   *
+   * <pre>
+   * {"select": [{"table": "a", "column": "spend", "as": "total"}, ...],
+   *  "on":     [{"a": "card", "b": "card"}, ...],
+   *  "where":  {"a": ["spend > 23"], "b": ["country = 'DE'"]}}
+   * </pre>
+   *
+   * @param where each party's conditions on its own table, A's first
+   */
+  record QueryForm(List<Selected> select, List<KeyPair> on, Map<Role, List<String>> where) {
+    /** A selected column of table {@code a} or {@code b}, with its output name (or null). */
+    record Selected(Role table, String column, String as) {}
+
+    /** One equality of the join: a's column = b's column. */
+    record KeyPair(String a, String b) {}
+
+    static QueryForm parse(JsonNode q) {
+      if (q == null || !q.isObject()) {
+        throw ApiException.badRequest("query", "must be an object with select, on and where");
+      }
+      JsonNode select = q.path("select");
+      if (!select.isArray() || select.isEmpty()) {
+        throw ApiException.badRequest("query.select", "must be a non-empty array");
+      }
+      List<Selected> selected = new ArrayList<>();
+      for (int i = 0; i < select.size(); i++) {
+        JsonNode item = select.get(i);
+        String f = "query.select[" + i + "]";
+        String table = text(item, "table", f);
+        if (!table.equals("a") && !table.equals("b")) {
+          throw ApiException.badRequest(f + ".table", "must be a or b, not " + table);
+        }
+        String column = text(item, "column", f);
+        selected.add(new Selected(table.equals("a") ? Role.A : Role.B, column,
+            item.hasNonNull("as") ? text(item, "as", f) : null));
+      }
+      JsonNode on = q.path("on");
+      if (!on.isArray() || on.isEmpty()) {
+        throw ApiException.badRequest("query.on", "must be a non-empty array of {a, b} pairs");
+      }
+      List<KeyPair> pairs = new ArrayList<>();
+      for (int i = 0; i < on.size(); i++) {
+        String f = "query.on[" + i + "]";
+        String a = text(on.get(i), "a", f);
+        pairs.add(new KeyPair(a, text(on.get(i), "b", f)));
+      }
+      Map<Role, List<String>> conditions = new LinkedHashMap<>();
+      JsonNode where = q.path("where");
+      if (!where.isMissingNode() && !where.isNull()) {
+        if (!where.isObject()) {
+          throw ApiException.badRequest("query.where", "must be an object {a: [...], b: [...]}");
+        }
+        where.fieldNames().forEachRemaining(name -> {
+          if (!name.equals("a") && !name.equals("b")) {
+            throw ApiException.badRequest("query.where." + name, "tables are a and b");
+          }
+        });
+        for (Role r : List.of(Role.A, Role.B)) {
+          String t = r.table();
+          JsonNode list = where.path(t);
+          if (list.isMissingNode()) {
+            continue;
+          }
+          if (!list.isArray()) {
+            throw ApiException.badRequest("query.where." + t, "must be an array of conditions");
+          }
+          List<String> conds = new ArrayList<>();
+          for (int i = 0; i < list.size(); i++) {
+            if (!list.get(i).isTextual() || list.get(i).asText().isBlank()) {
+              throw ApiException.badRequest("query.where." + t + "[" + i + "]",
+                  "must be a non-empty SQL condition");
+            }
+            conds.add(list.get(i).asText());
+          }
+          conditions.put(r, List.copyOf(conds));
+        }
+      }
+      return new QueryForm(List.copyOf(selected), List.copyOf(pairs), conditions);
+    }
+
+    /** The conditions on {@code r}'s table (empty if none). */
+    List<String> where(Role r) {
+      return where.getOrDefault(r, List.of());
+    }
+  }
+
+  /**
+   * {@code POST /v1/peer/queries}: a query the peer's party submitted, for this party's approval
+   * (the requester's coordinator writes it, the approver's parses it).
+   */
+  record Offer(String id, String requester, Role requesterSide, String requesterDataset,
+      String approverDataset, String sql, String fingerprint, int bins, int sigma,
+      String protocol, String requesterEndpoint, String requesterFingerprint, long expiresAt) {
+
+    /** {@code refuse}: the id names rows here, so a bad one is refused first, and audited. */
+    static Offer parse(JsonNode offer, Refusal refuse) {
+      object(offer);
+      String id = requireText(offer, "id");
+      if (!Confined.isUuid(id)) {
+        throw refuse.refused("id", id, "must be a UUID in canonical form");
+      }
+      String requester = requireText(offer, "requester");
+      Role requesterSide = Roles.twoParty(offer.hasNonNull("requesterSide")
+          ? offer.get("requesterSide").asText() : null, "role");
+      String requesterDataset = requireText(offer, "requesterDataset");
+      String ownName = requireText(offer, "approverDataset");
+      String sql = requireText(offer, "sql");
+      String fingerprint = requireText(offer, "fingerprint");
+      Integer bins = intField(offer, "bins", 0, 1 << 24);
+      Integer sigma = intField(offer, "sigma", 40, 128);
+      String protocol = requireText(offer, "protocol");
+      String endpoint = requireText(offer, "requesterEndpoint");
+      String peerFingerprint = requireText(offer, "requesterFingerprint");
+      return new Offer(id, requester, requesterSide, requesterDataset, ownName, sql, fingerprint,
+          bins == null ? 0 : bins, sigma == null ? 40 : sigma, protocol, endpoint,
+          peerFingerprint, offer.path("expiresAt").asLong(0));
+    }
+  }
+
+  /**
+   * {@code POST /v1/peer/queries/{id}/decision}: the approver's decision, with the session it
+   * created when it approved.
+   */
+  record PeerDecision(Decision decision, String reason, Long decidedAt, SessionRecord session) {
+
+    static PeerDecision parse(JsonNode body, ObjectMapper json) {
+      object(body);
+      String text = requireText(body, "decision");
+      Decision decision = Model.fromWire(Decision.class, text);
+      if (decision == null) {
+        throw ApiException.badRequest("decision", "must be approved, rejected or expired");
+      }
+      String reason = body.hasNonNull("reason") ? body.get("reason").asText() : null;
+      SessionRecord session = null;
+      if (decision == Decision.APPROVED) {
+        try {
+          session = json.treeToValue(body.get("session"), SessionRecord.class);
+        } catch (IOException | IllegalArgumentException e) {
+          throw ApiException.badRequest("session", "unreadable: " + e.getMessage());
+        }
+        if (session == null || session.id() == null) {
+          throw ApiException.badRequest("session", "an approval carries the session of the query");
+        }
+      }
+      return new PeerDecision(decision, reason,
+          body.hasNonNull("decidedAt") ? body.get("decidedAt").asLong() : null, session);
+    }
+  }
+
+  /** {@code POST /v1/peer/sessions/{id}/abort}: only the category crosses, no free text. */
+  record PeerAbort(AbortCategory category) {
+
+    /** Refuses anything but {@code {"category": "<one of the set>"}} through {@code refuse}. */
+    static PeerAbort parse(JsonNode body, Refusal refuse) {
+      JsonNode cat = body == null ? null : body.get("category");
+      AbortCategory category = cat != null && cat.isTextual() ? AbortCategory.parse(cat.asText())
+          : null;
+      if (category == null) {
+        throw refuse.refused("category", cat == null ? null : cat.toString(),
+            "must be one of " + java.util.Arrays.stream(AbortCategory.values())
+                .map(AbortCategory::wire).toList());
+      }
+      java.util.Iterator<String> fields = body.fieldNames();
+      while (fields.hasNext()) {
+        String f = fields.next();
+        if (!f.equals("category")) {
+          throw refuse.refused(f, null, "an abort carries only its category");
+        }
+      }
+      return new PeerAbort(category);
+    }
+  }
+
+  /** How a request from the peer is refused: logged and audited ({@link PeerInput#refused}). */
+  @FunctionalInterface
+  interface Refusal {
+    ApiException refused(String field, String value, String why);
+  }
+
+  /** {@code POST /v1/queries/{id}/approve} and {@code .../reject}: an optional reason. */
+  static String reason(JsonNode body) {
+    JsonNode r = body == null ? null : body.get("reason");
+    if (r == null || r.isNull()) {
+      return null;
+    }
+    if (!r.isTextual()) {
+      throw ApiException.badRequest("reason", "must be a string");
+    }
+    return r.asText();
+  }
+
+  // ------------------------------------------------------------------ helpers
+
+  private static void object(JsonNode body) {
+    if (body == null || !body.isObject()) {
+      throw ApiException.badRequest("body", "must be a JSON object");
+    }
+  }
+
+  /** An optional integer in [min, max]; null when absent. */
+  private static Integer intField(JsonNode body, String field, int min, int max) {
+    JsonNode n = body.get(field);
+    if (n == null || n.isNull()) {
+      return null;
+    }
+    if (!n.isInt() || n.asInt() < min || n.asInt() > max) {
+      throw ApiException.badRequest(field, "must be an integer in [" + min + ", " + max + "]");
+    }
+    return n.asInt();
+  }
+
+  static String requireText(JsonNode body, String name) {
+    return requireText(body, name, name);
+  }
+
+  static String requireText(JsonNode body, String name, String field) {
+    JsonNode v = body == null ? null : body.get(name);
+    if (v == null || !v.isTextual() || v.asText().isBlank()) {
+      throw ApiException.badRequest(field, "is required (a non-empty string)");
+    }
+    return v.asText();
+  }
+
+  private static String text(JsonNode node, String name, String field) {
+    JsonNode v = node == null ? null : node.get(name);
+    if (v == null || !v.isTextual() || v.asText().isEmpty()) {
+      throw ApiException.badRequest(field + "." + name, "must be a non-empty string");
+    }
+    return v.asText();
+  }
+}

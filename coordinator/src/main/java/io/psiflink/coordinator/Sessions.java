@@ -1,0 +1,219 @@
+package io.psiflink.coordinator;
+
+import io.psiflink.api.Role;
+import io.psiflink.coordinator.Model.AuditEntry;
+import io.psiflink.coordinator.Model.Dataset;
+import io.psiflink.coordinator.Model.QueryRecord;
+import io.psiflink.coordinator.Model.SessionRecord;
+import io.psiflink.coordinator.Model.SessionStatus;
+import java.io.IOException;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Sessions and this party's job of each: launch (through {@link JobLauncher}, when the config has
+ * a job section), recovery after a restart, cancellation, the peer's abort, and the result.
+ */
+final class Sessions {
+  private static final Logger LOG = LoggerFactory.getLogger(Sessions.class);
+
+  private final Context ctx;
+  private final DatasetRegistry registry;
+  /** Null when the config has no job section: sessions are recorded, nothing is launched. */
+  private final JobLauncher launcher;
+
+  Sessions(Context ctx, DatasetRegistry registry) {
+    this.ctx = ctx;
+    this.registry = registry;
+    this.launcher = ctx.config().job() == null ? null
+        : new JobLauncher(ctx.config(), ctx.db(), ctx.json(), ctx.clock(), this::abortAtPeer);
+  }
+
+  /**
+   * Sessions whose job ran when this coordinator stopped have lost their job (a child JVM, or the
+   * flink client it followed): they are failed, and the peer's job fails through the bridge.
+   */
+  void recover() {
+    long now = ctx.now();
+    ctx.db().tx(c -> {
+      for (SessionRecord s : Store.sessionsWithStatus(c, SessionStatus.RUNNING)) {
+        String error = "the coordinator of " + ctx.party() + " restarted while the job ran";
+        if (Store.endSession(c, s.id(), SessionStatus.FAILED, error, null, null, null, now)) {
+          Store.audit(c, now, ctx.party(), "job.failed", "session", s.id(), error);
+        }
+      }
+      return null;
+    });
+  }
+
+  /** Launches the jobs of sessions approved but not launched (the sweeper; none without a job). */
+  void launchCreated() {
+    if (launcher != null) {
+      for (SessionRecord s : ctx.db().tx(c -> Store.sessionsWithStatus(c,
+          SessionStatus.CREATED))) {
+        launch(s.id());
+      }
+    }
+  }
+
+  /** Launches this party's job of a session (no-op without a job config, or if launched). */
+  void launch(String sessionId) {
+    if (launcher == null) {
+      return;
+    }
+    try {
+      SessionRecord s = get(sessionId);
+      if (s.status() != SessionStatus.CREATED) {
+        return;
+      }
+      QueryRecord q = ctx.db().tx(c -> Store.query(c, s.queryId())).orElseThrow();
+      Dataset local = registry.active(q.localDataset()).orElse(null);
+      if (local == null) {
+        end(sessionId, SessionStatus.FAILED, "dataset " + q.localDataset()
+            + " is no longer active at " + ctx.party(), "job.failed");
+        abortAtPeer(sessionId, AbortCategory.DATASET_UNAVAILABLE);
+        return;
+      }
+      launcher.launch(s, q, local);
+    } catch (RuntimeException e) {
+      LOG.error("cannot launch the job of session {}", sessionId, e);
+    }
+  }
+
+  private boolean end(String id, SessionStatus status, String error, String action) {
+    return end(id, status, error, action, error);
+  }
+
+  /** As above, with {@code detail} as the audit entry's details instead of the error. */
+  private boolean end(String id, SessionStatus status, String error, String action,
+      String detail) {
+    long now = ctx.now();
+    return ctx.db().tx(c -> {
+      if (!Store.endSession(c, id, status, error, null, null, null, now)) {
+        return false;
+      }
+      Store.audit(c, now, ctx.party(), action, "session", id, detail);
+      return true;
+    });
+  }
+
+  /**
+   * This party cancels a session: its job stops, the peer is told (its job stops too).
+   *
+   * @param principal the label of the token that cancelled (audited)
+   */
+  SessionRecord cancel(String id, String principal) {
+    SessionRecord s = get(id);
+    if (!end(id, SessionStatus.CANCELLED, null, "job.cancelled",
+        principalDetail(principal, null))) {
+      throw ApiException.conflict("session " + id + " has already ended: "
+          + get(id).status().wire());
+    }
+    if (launcher != null) {
+      launcher.stop(id);
+    }
+    abortAtPeer(s.id(), AbortCategory.CANCELLED);
+    return get(id);
+  }
+
+  /** A session id the peer sends: a canonical UUID (else refused, audited) of a known session. */
+  String peerSessionId(PeerInput peerInput, String id) {
+    peerInput.id("id", id, "session");
+    get(id); // 404 if unknown
+    return id;
+  }
+
+  /**
+   * The peer tells this coordinator that its side of a session ended early ({@code id} checked
+   * and known: {@link #peerSessionId}).
+   */
+  SessionRecord peerAbort(String id, Requests.PeerAbort abort) {
+    String error = "the peer " + ctx.peerName() + " ended the session: "
+        + abort.category().wire();
+    if (end(id, SessionStatus.FAILED, error, "session.aborted_by_peer") && launcher != null) {
+      launcher.stop(id);
+    }
+    return get(id);
+  }
+
+  /**
+   * The audit detail of a party's decision: the principal (its token's label) and the reason; a
+   * plain reason (or null) when no principal is known (a call from inside this process).
+   */
+  static String principalDetail(String principal, String reason) {
+    if (principal == null) {
+      return reason;
+    }
+    Map<String, Object> d = new LinkedHashMap<>();
+    d.put("principal", principal);
+    if (reason != null) {
+      d.put("reason", reason);
+    }
+    return Store.json(d);
+  }
+
+  private void abortAtPeer(String id, AbortCategory category) {
+    try {
+      ctx.peer().post("/v1/peer/sessions/" + PeerClient.segment(id) + "/abort",
+          new Requests.PeerAbort(category));
+    } catch (IOException | PeerClient.PeerError e) {
+      // the peer's job still fails through the bridge, within its timeouts
+      LOG.warn("cannot tell {} that session {} ended: {}", ctx.peerName(), id,
+          e.getMessage());
+      ctx.audit(ctx.now(), ctx.party(), "peer.notify_failed", "session", id, e.getMessage());
+    }
+  }
+
+  /** Where party A's joined table is, with the job's summary; 409 before success, 404 at B. */
+  Map<String, Object> result(String id) {
+    SessionRecord s = get(id);
+    QueryRecord q = ctx.db().tx(c -> Store.query(c, s.queryId())).orElseThrow();
+    if (!q.localSide().equals(Role.A)) {
+      throw ApiException.notFound("result of session " + id + ": party B receives no rows (the"
+          + " joined table is written at party A, " + s.partyA() + ")");
+    }
+    if (s.status() != SessionStatus.SUCCEEDED) {
+      String why = switch (s.status()) {
+        case FAILED -> "failed: " + s.error();
+        case CANCELLED -> "was cancelled";
+        default -> "is " + s.status().wire() + "; the result exists once it succeeded";
+      };
+      throw ApiException.conflict("session " + id + " " + why)
+          .with("sessionStatus", s.status().wire());
+    }
+    String summary = ctx.db().tx(c -> Store.sessionSummary(c, id));
+    Map<String, Object> m = new LinkedHashMap<>();
+    m.put("location", s.result().location());
+    m.put("format", s.result().format());
+    m.put("rowsOut", s.result().rowsOut());
+    try {
+      m.put("summary", summary == null ? null : ctx.json().readTree(summary));
+    } catch (IOException e) {
+      m.put("summary", null);
+    }
+    return m;
+  }
+
+  List<SessionRecord> list() {
+    return ctx.db().tx(Store::sessions);
+  }
+
+  SessionRecord get(String id) {
+    return ctx.db().tx(c -> Store.session(c, id)).orElseThrow(() -> ApiException.notFound(
+        "session " + id));
+  }
+
+  List<AuditEntry> audit(long after, int limit) {
+    return ctx.db().tx(c -> Store.audit(c, after, limit));
+  }
+
+  /** Stops the jobs this coordinator runs (on shutdown). */
+  void close() {
+    if (launcher != null) {
+      launcher.close();
+    }
+  }
+}
