@@ -67,7 +67,7 @@ final class DatasetRegistry {
       throw ApiException.badRequest("schema", "is required for parquet datasets (discovery reads"
           + " csv and avro files)");
     }
-    io.psiflink.connectors.TableSchema found;
+    io.psiflink.api.TableSchema found;
     try {
       String actual = io.psiflink.connectors.TableFiles.of(location).format().name()
           .toLowerCase(Locale.ROOT);
@@ -82,7 +82,7 @@ final class DatasetRegistry {
           + JdbcTable.redact(e.getMessage()));
     }
     List<ColumnSpec> cols = new ArrayList<>();
-    for (io.psiflink.connectors.Column c : found.columns()) {
+    for (io.psiflink.api.Column c : found.columns()) {
       cols.add(new ColumnSpec(c.name(), c.type().name(), c.nullable()));
     }
     // through the same checks as a given schema
