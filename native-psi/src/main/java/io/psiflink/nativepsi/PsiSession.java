@@ -77,7 +77,7 @@ public final class PsiSession implements AutoCloseable {
   /**
    * Creates a session.
    *
-   * @param protocol protocol name, e.g. {@code "kkrt"}
+   * @param protocol a protocol name of {@link ProtocolInfo#all()}, e.g. {@code "kkrt"}
    * @param role this party's role
    * @param params protocol parameters
    * @param seed {@value #SEED_BYTES} bytes of fresh randomness; all of the session's randomness is
@@ -371,7 +371,7 @@ public final class PsiSession implements AutoCloseable {
     }
   }
 
-  private static PsiStatus statusOf(int rc) {
+  static PsiStatus statusOf(int rc) {
     try {
       return PsiStatus.fromCode(rc);
     } catch (IllegalArgumentException e) {
