@@ -63,6 +63,11 @@ public record ProtocolInfo(String name, String summary, int parties, List<PsiRol
     return Registry.ALL;
   }
 
+  /** The default protocol: the library's first ({@code kkrt}). */
+  public static ProtocolInfo defaultProtocol() {
+    return all().get(0);
+  }
+
   /** The protocol of that name, if the library has one. */
   public static Optional<ProtocolInfo> find(String name) {
     Objects.requireNonNull(name, "name");

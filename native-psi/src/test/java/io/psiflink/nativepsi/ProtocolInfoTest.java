@@ -29,6 +29,7 @@ class ProtocolInfoTest {
     assertEquals(List.of("kkrt", "ecdh"), all.stream().map(ProtocolInfo::name).toList());
     assertEquals(PsiNative.psi_protocol_count(), all.size());
     assertEquals("kkrt, ecdh", ProtocolInfo.knownNames());
+    assertEquals("kkrt", ProtocolInfo.defaultProtocol().name());
     assertThrows(UnsupportedOperationException.class, () -> all.add(all.get(0)));
   }
 
