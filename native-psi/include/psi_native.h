@@ -86,7 +86,65 @@ PSI_API const char* psi_version(void);
 /* Name of a status code, e.g. "PSI_ERR_PEER_MESSAGE". Static storage. */
 PSI_API const char* psi_status_name(int status);
 
-/* Creates a session. protocol: "kkrt" or "ecdh" (receiver = client, sender = server).
+/* ---------------------------------------------------------------------------------------------
+ * Protocols describe themselves, so that a caller (the JVM binding, a CLI) selects and validates a
+ * protocol by what the library says, not by a list of its own.
+ *
+ * The registered protocols are numbered 0 .. psi_protocol_count()-1 in a fixed order. The
+ * description of each is a static, immutable entry of the library: its strings have static
+ * storage, nothing is allocated, nothing needs freeing, and every function below is thread-safe and
+ * needs no session, no libsodium initialisation and no particular CPU.
+ *
+ *   psi_protocol_info(index, out, out_size)          copies entry `index` into *out;
+ *   psi_protocol_info_by_name(name, out, out_size)   the same for the entry named `name`
+ *                                                     (exact, case-sensitive: "kkrt", "ecdh").
+ * out_size must be sizeof(psi_protocol_description) (explicit length, so that a caller built
+ * against another layout is refused rather than misread). Status: PSI_OK; PSI_ERR_ARGUMENT for a
+ * NULL out or name, a wrong out_size, an index >= psi_protocol_count() or an unknown name (then *out is
+ * zeroed when out and out_size are valid).
+ *
+ * Role conventions of every two-party protocol: roles[0] is PSI_ROLE_RECEIVER (learns the
+ * intersection), roles[1] PSI_ROLE_SENDER. A protocol with a helper lists PSI_ROLE_HELPER too.
+ */
+#define PSI_PROTOCOL_MAX_ROLES 4
+
+/* Output modes (values of the "output" parameter) as bits of psi_protocol_description.outputs. */
+typedef enum {
+  PSI_OUTPUT_RECEIVER = 1u << 0,   /* output=receiver: only the receiver learns its indices */
+  PSI_OUTPUT_BOTH = 1u << 1,       /* output=both: each party learns its own intersecting indices */
+  PSI_OUTPUT_CARDINALITY = 1u << 2 /* output=cardinality: the receiver learns only the count */
+} psi_output;
+
+typedef struct {
+  const char* name;        /* the name psi_session_create takes, e.g. "kkrt" */
+  const char* summary;     /* one line for help texts and error messages */
+  uint32_t parties;        /* parties taking part in one run (2 for kkrt and ecdh) */
+  uint32_t role_count;     /* entries used in roles[] (<= PSI_PROTOCOL_MAX_ROLES) */
+  int32_t roles[PSI_PROTOCOL_MAX_ROLES]; /* psi_role values, see the conventions above */
+  uint32_t outputs;        /* PSI_OUTPUT_* bits the "output" parameter accepts */
+  uint32_t default_output; /* the one PSI_OUTPUT_* bit used when "output" is not given */
+  /* 1: the sender's setup message is computed from its set ("ecdh"): each run does its own setup
+   * after psi_set_input, and an exported setup is good for that same set only. 0: the setup is
+   * independent of the sets ("kkrt": base OTs) and may be run once and imported by many runs. */
+  int32_t setup_needs_sender_set;
+  int32_t labels;          /* 1: elements may carry labels (labelled PSI); 0 for every protocol today */
+  uint32_t element_len_min; /* psi_set_input's element_len must lie in [min, max] */
+  uint32_t element_len_max;
+  uint64_t max_set_size;   /* receiver_size and sender_size must each be below this */
+  const char* params;      /* parameter keys the protocol accepts, comma-separated, no spaces */
+} psi_protocol_description;
+
+/* Number of registered protocols. */
+PSI_API size_t psi_protocol_count(void);
+PSI_API psi_status psi_protocol_info(size_t index, psi_protocol_description* out,
+                                     size_t out_size);
+PSI_API psi_status psi_protocol_info_by_name(const char* name, psi_protocol_description* out,
+                                             size_t out_size);
+/* Name of a psi_role value: "receiver", "sender", "helper"; "unknown" for anything else. Static. */
+PSI_API const char* psi_role_name(int role);
+
+/* Creates a session. protocol: a registered name (psi_protocol_info), e.g. "kkrt" or "ecdh"
+ * (receiver = client, sender = server).
  * role: psi_role. params: see above (may be NULL or "").
  * seed: 32 bytes of fresh randomness; all of the session's randomness is derived from it. */
 PSI_API psi_status psi_session_create(const char* protocol, int role, const char* params,

@@ -132,6 +132,39 @@ const char* psi_status_name(int status) {
   }
 }
 
+size_t psi_protocol_count(void) { return psi::protocol_count(); }
+
+namespace {
+psi_status copy_info(const psi_protocol_description* found, psi_protocol_description* out,
+                     size_t out_size) {
+  if (out == nullptr || out_size != sizeof(psi_protocol_description)) return PSI_ERR_ARGUMENT;
+  if (found == nullptr) {
+    std::memset(out, 0, sizeof *out);
+    return PSI_ERR_ARGUMENT;
+  }
+  *out = *found;
+  return PSI_OK;
+}
+}  // namespace
+
+psi_status psi_protocol_info(size_t index, psi_protocol_description* out, size_t out_size) {
+  return copy_info(psi::protocol_info_at(index), out, out_size);
+}
+
+psi_status psi_protocol_info_by_name(const char* name, psi_protocol_description* out,
+                                     size_t out_size) {
+  return copy_info(psi::find_protocol_info(name), out, out_size);
+}
+
+const char* psi_role_name(int role) {
+  switch (role) {
+    case PSI_ROLE_RECEIVER: return "receiver";
+    case PSI_ROLE_SENDER: return "sender";
+    case PSI_ROLE_HELPER: return "helper";
+    default: return "unknown";
+  }
+}
+
 psi_status psi_session_create(const char* protocol, int role, const char* params,
                               const uint8_t* seed, size_t seed_len, psi_session** out, char* err,
                               size_t err_cap) {

@@ -36,6 +36,13 @@ class Protocol {
   virtual bool setup_needs_input() const { return false; }
 };
 
+// The registry's self-descriptions (see psi_protocol_info in psi_native.h): static, immutable.
+size_t protocol_count();
+// nullptr when index >= protocol_count().
+const psi_protocol_description* protocol_info_at(size_t index);
+// nullptr for an unknown or NULL name.
+const psi_protocol_description* find_protocol_info(const char* name);
+
 // Creates the named protocol; on failure returns nullptr and sets *status.
 std::unique_ptr<Protocol> make_protocol(const std::string& name, psi_role role,
                                         const Params& params, const uint8_t seed[32],

@@ -6,6 +6,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
 import com.fasterxml.jackson.datatype.jsr310.JavaTimeModule;
 import io.psiflink.connectors.BadRowLimit;
+import io.psiflink.nativepsi.ProtocolInfo;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -39,8 +40,9 @@ import java.util.Objects;
  * @param approvalTtl how long a submitted query waits for the other party's decision
  * @param sweepInterval how often pending queries are checked for expiry and polled at the peer
  * @param defaults session defaults: σ, protocol, bins (0: chosen by the job)
- * @param protocols the native PSI protocols this party's jobs offer (default: kkrt); a query
- *     naming another one is refused
+ * @param protocols the native PSI protocols this party's jobs offer (default: the library's
+ *     default, kkrt), each a name the native library lists ({@link ProtocolInfo}); a query naming
+ *     another one is refused
  * @param job how this party's job is launched once a session is approved (null: sessions are
  *     recorded but no job is launched)
  * @param output where party A's joined tables go by default: {@code <directory>/<session id>}
@@ -257,8 +259,16 @@ public record CoordinatorConfig(
     }
     Defaults d = defaults == null ? new Defaults(null, null, null) : defaults;
     defaults = new Defaults(d.sigma() == null ? 40 : d.sigma(),
-        d.protocol() == null ? "kkrt" : d.protocol(), d.bins() == null ? 0 : d.bins());
-    protocols = protocols == null || protocols.isEmpty() ? List.of("kkrt") : List.copyOf(protocols);
+        d.protocol() == null ? ProtocolInfo.defaultProtocol().name() : d.protocol(),
+        d.bins() == null ? 0 : d.bins());
+    protocols = protocols == null || protocols.isEmpty()
+        ? List.of(ProtocolInfo.defaultProtocol().name()) : List.copyOf(protocols);
+    for (String p : protocols) {
+      if (ProtocolInfo.find(p).isEmpty()) {
+        throw new IllegalArgumentException("config: protocols: unknown protocol '" + p
+            + "' (known: " + ProtocolInfo.knownNames() + ")");
+      }
+    }
     if (!protocols.contains(defaults.protocol())) {
       throw new IllegalArgumentException("config: defaults.protocol " + defaults.protocol()
           + " is not among protocols " + protocols);

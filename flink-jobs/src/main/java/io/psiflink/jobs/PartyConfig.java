@@ -5,7 +5,7 @@ import io.psiflink.connectors.BadRowLimit;
 import io.psiflink.connectors.CsvOptions;
 import io.psiflink.connectors.TableFormat;
 import io.psiflink.jobs.psi.BridgeEndpoint;
-import io.psiflink.jobs.psi.PsiProtocol;
+import io.psiflink.nativepsi.ProtocolInfo;
 import java.time.Duration;
 import java.util.Objects;
 
@@ -28,7 +28,7 @@ import java.util.Objects;
  *     handshake refuses any other), or null to accept any certificate of {@code peer}
  * @param bins requested bin count m, or 0 to choose automatically
  * @param sigma statistical security parameter σ of the padding bound
- * @param protocol native PSI protocol name
+ * @param protocol native PSI protocol name, one of {@link ProtocolInfo#all()}
  * @param protocolParams extra protocol parameters ("k=v,..."), may be empty
  * @param parallelism Flink parallelism of the job (and bins processed at once)
  * @param maxAttempts attempts per bin before the job fails
@@ -90,7 +90,7 @@ public record PartyConfig(
     if (!partyB && out == null) {
       throw new IllegalArgumentException("party A needs an output directory");
     }
-    PsiProtocol.of(protocol); // an unknown name fails here, naming the known ones
+    ProtocolInfo.byName(protocol); // an unknown name fails here, naming the known ones
     if (bins < 0 || sigma < 1 || sigma > 128 || parallelism < 1 || maxAttempts < 1) {
       throw new IllegalArgumentException("bins >= 0, 1 <= sigma <= 128, parallelism >= 1 and "
           + "attempts >= 1 are required");

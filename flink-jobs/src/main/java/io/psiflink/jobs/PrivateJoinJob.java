@@ -22,7 +22,7 @@ import io.psiflink.jobs.bin.BinRouting;
 import io.psiflink.jobs.psi.BinContext;
 import io.psiflink.jobs.psi.BinPsiOperator;
 import io.psiflink.jobs.psi.JobSecrets;
-import io.psiflink.jobs.psi.PsiProtocol;
+import io.psiflink.jobs.psi.ProtocolChoice;
 import io.psiflink.jobs.psi.PublicRowCount;
 import io.psiflink.jobs.psi.RowCount;
 import io.psiflink.jobs.psi.TokenRecord;
@@ -91,11 +91,8 @@ public final class PrivateJoinJob {
     StagedOutput staged = cfg.partyB() ? null : StagedOutput.prepare(cfg.out());
     StagedOutput quarantine = cfg.quarantine() == null ? null
         : StagedOutput.prepare(cfg.quarantine(), true);
+    ProtocolChoice.check(cfg.protocol(), query.countOnly());
     if (query.countOnly()) {
-      if (!PsiProtocol.of(cfg.protocol()).supportsCardinality()) {
-        throw new IllegalArgumentException("SELECT COUNT(DISTINCT ...) needs --protocol ecdh: "
-            + cfg.protocol() + " reveals the common keys themselves to both parties");
-      }
       if (cfg.bins() > 1) {
         throw new IllegalArgumentException("SELECT COUNT(DISTINCT ...) runs in one bin: per-bin "
             + "counts would tell A more than the total; leave --bins out");

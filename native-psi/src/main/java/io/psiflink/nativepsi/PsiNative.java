@@ -2,6 +2,7 @@ package io.psiflink.nativepsi;
 
 import com.sun.jna.Native;
 import com.sun.jna.Pointer;
+import com.sun.jna.Structure;
 import com.sun.jna.ptr.PointerByReference;
 
 /**
@@ -28,6 +29,43 @@ final class PsiNative {
   static native String psi_version();
 
   static native String psi_status_name(int status);
+
+  /** {@code psi_protocol_description}: field for field, same order and widths (80 bytes). */
+  @Structure.FieldOrder({"name", "summary", "parties", "roleCount", "roles", "outputs",
+      "defaultOutput", "setupNeedsSenderSet", "labels", "elementLenMin", "elementLenMax",
+      "maxSetSize", "params"})
+  public static final class Description extends Structure {
+    public String name;
+    public String summary;
+    public int parties;
+    public int roleCount;
+    public int[] roles = new int[MAX_ROLES];
+    public int outputs;
+    public int defaultOutput;
+    public int setupNeedsSenderSet;
+    public int labels;
+    public int elementLenMin;
+    public int elementLenMax;
+    public long maxSetSize;
+    public String params;
+  }
+
+  /** {@code PSI_PROTOCOL_MAX_ROLES}. */
+  static final int MAX_ROLES = 4;
+  /** {@code PSI_OUTPUT_*} bits. */
+  static final int OUTPUT_RECEIVER = 1;
+  static final int OUTPUT_BOTH = 2;
+  static final int OUTPUT_CARDINALITY = 4;
+
+  /** size_t psi_protocol_count(void). */
+  static native long psi_protocol_count();
+
+  /** out: a Description; outSize: its size(). */
+  static native int psi_protocol_info(long index, Description out, long outSize);
+
+  static native int psi_protocol_info_by_name(String name, Description out, long outSize);
+
+  static native String psi_role_name(int role);
 
   static native int psi_session_create(String protocol, int role, String params, byte[] seed,
       long seedLen, PointerByReference out, byte[] err, long errCap);

@@ -45,7 +45,7 @@ public final class PsiParams {
     BOTH("both"),
     /**
      * Only the size of the intersection, to the receiver; no indices to either party
-     * ({@code ecdh} only: {@link PsiRunResult#cardinality()}).
+     * ({@code ecdh} only: the cardinality).
      */
     CARDINALITY("cardinality");
 

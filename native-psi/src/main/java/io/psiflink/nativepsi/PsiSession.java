@@ -19,7 +19,7 @@ import java.util.Objects;
  * {@code r-1} — any number of {@code feed(..., last=false)} calls followed by exactly one
  * {@code feed(..., last=true)}; for {@code r == 0} only that last call, with length 0 — and then emits
  * the message for round {@code r+1} with {@link #emit} until {@link EmitResult#done()}. The last
- * round emits an empty message. {@link RoundDriver} does this for two sessions in one JVM.
+ * round emits an empty message. The test kit {@code RoundDriver} does this for two sessions in one JVM.
  *
  * <pre>{@code
  * try (PsiSession s = PsiSession.create("kkrt", PsiRole.RECEIVER, params)) {
@@ -77,7 +77,7 @@ public final class PsiSession implements AutoCloseable {
   /**
    * Creates a session.
    *
-   * @param protocol protocol name, e.g. {@code "kkrt"}
+   * @param protocol a protocol name of {@link ProtocolInfo#all()}, e.g. {@code "kkrt"}
    * @param role this party's role
    * @param params protocol parameters
    * @param seed {@value #SEED_BYTES} bytes of fresh randomness; all of the session's randomness is
@@ -371,7 +371,7 @@ public final class PsiSession implements AutoCloseable {
     }
   }
 
-  private static PsiStatus statusOf(int rc) {
+  static PsiStatus statusOf(int rc) {
     try {
       return PsiStatus.fromCode(rc);
     } catch (IllegalArgumentException e) {

@@ -1,14 +1,15 @@
 package io.psiflink.jobs.psi;
 
+import io.psiflink.api.Role;
 import io.psiflink.bridge.BridgeException;
 import io.psiflink.bridge.BridgeStream;
 import io.psiflink.connectors.row.RowCodec;
 import io.psiflink.connectors.row.Varint;
 import io.psiflink.jobs.bin.BinPlan;
 import io.psiflink.jobs.token.Tokens;
+import io.psiflink.nativepsi.ProtocolInfo;
 import io.psiflink.nativepsi.PsiParams;
 import io.psiflink.nativepsi.PsiPhase;
-import io.psiflink.nativepsi.PsiRole;
 import io.psiflink.nativepsi.PsiSession;
 import java.io.ByteArrayOutputStream;
 import java.nio.ByteBuffer;
@@ -122,14 +123,15 @@ public final class BinExchange {
     long senderSize = ctx.partyB() ? ownBound : peerBound;
     PsiParams params = PsiParams.parse(ctx.protocolParams()).toBuilder()
         .receiverSize(receiverSize).senderSize(senderSize).instance(instance)
-        .output(ctx.cardinality() ? PsiParams.Output.CARDINALITY : PsiParams.Output.BOTH).build();
+        .output(ProtocolChoice.output(ctx.cardinality())).build();
     long[] mine;
     long cardinality;
+    ProtocolInfo protocol = ProtocolInfo.byName(ctx.protocol());
     try (PsiSession s = PsiSession.create(ctx.protocol(),
-        ctx.partyB() ? PsiRole.SENDER : PsiRole.RECEIVER, params)) {
+        ProtocolRoles.of(ctx.partyB() ? Role.B : Role.A, protocol), params)) {
       // the input first: a per-bin setup (ECDH) is made of the sender's set
       s.setInput(table.elements(ownBound, ctx.partyB(), random), ownBound, 16);
-      if (PsiProtocol.of(ctx.protocol()).setupPerBin()) {
+      if (protocol.setupNeedsSenderSet()) {
         StreamRounds.run(s, PsiPhase.SETUP, stream);
       } else {
         s.importSetup(binKeys.setup());

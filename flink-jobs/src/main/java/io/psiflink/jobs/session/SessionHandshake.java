@@ -1,5 +1,6 @@
 package io.psiflink.jobs.session;
 
+import io.psiflink.api.Role;
 import io.psiflink.bridge.BridgeClient;
 import io.psiflink.bridge.BridgeException;
 import io.psiflink.bridge.BridgeStream;
@@ -10,12 +11,12 @@ import io.psiflink.api.ColumnType;
 import io.psiflink.jobs.bin.BinPlan;
 import io.psiflink.jobs.psi.Frames;
 import io.psiflink.jobs.psi.PeerProtocolException;
-import io.psiflink.jobs.psi.PsiProtocol;
+import io.psiflink.jobs.psi.ProtocolRoles;
 import io.psiflink.jobs.psi.SealedBinStream;
 import io.psiflink.jobs.psi.StreamRounds;
+import io.psiflink.nativepsi.ProtocolInfo;
 import io.psiflink.nativepsi.PsiParams;
 import io.psiflink.nativepsi.PsiPhase;
-import io.psiflink.nativepsi.PsiRole;
 import io.psiflink.nativepsi.PsiSession;
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
@@ -124,7 +125,7 @@ public final class SessionHandshake {
       java.util.Arrays.fill(prk, (byte) 0);
 
       // A protocol whose setup depends on a bin's set runs it in every bin instead.
-      byte[] setup = PsiProtocol.of(facts.protocol()).setupPerBin() ? null
+      byte[] setup = ProtocolInfo.byName(facts.protocol()).setupNeedsSenderSet() ? null
           : runSetup(stream, facts, frameKey);
       return new SessionSecrets(tokenKey, binSeed, frameKey, setup, bins, facts.expectedPeer(),
           peer.keys, peer.revealed, peer.named);
@@ -137,8 +138,8 @@ public final class SessionHandshake {
       throws BridgeException, PeerProtocolException {
     PsiParams params = PsiParams.parse(facts.protocolParams()).toBuilder()
         .receiverSize(1).senderSize(1).build();
-    try (PsiSession s = PsiSession.create(facts.protocol(),
-        facts.partyB() ? PsiRole.SENDER : PsiRole.RECEIVER, params);
+    try (PsiSession s = PsiSession.create(facts.protocol(), ProtocolRoles.of(
+        facts.partyB() ? Role.B : Role.A, ProtocolInfo.byName(facts.protocol())), params);
         SealedBinStream sealed = new SealedBinStream(stream, frameKey, SealedBinStream.CONTROL,
             facts.partyB())) {
       // the setup rounds come after the signed HELLOs: sealed, so the relay cannot alter them
