@@ -96,7 +96,7 @@ public final class CommandLineSyntax {
     for (TypedOption<?> o : options) {
       OptionSpec.Builder b = OptionSpec.builder(o.flagName()).required(o.required());
       String text = o.description();
-      if (o.defaultValue() != null && !o.isFlag()) {
+      if (o.defaultValue() != null && !o.isFlag() && !o.print(o.defaultValue()).isEmpty()) {
         text += " (default: " + o.print(o.defaultValue()) + ")";
       }
       b.description(text.replace("%", "%%"));
@@ -111,6 +111,9 @@ public final class CommandLineSyntax {
     // a table or SQL text starting with @ is a value, not a file of arguments
     cl.setExpandAtFiles(false);
     cl.setUnmatchedOptionsArePositionalParams(false);
+    // every option takes exactly one value, so the text after it is that value even when it looks
+    // like an option (a SQL text or a delimiter may start with a dash)
+    cl.setAllowOptionsAsOptionParameters(true);
     return cl;
   }
 }

@@ -49,13 +49,19 @@ public final class OptionValues {
     return values.containsKey(option.name());
   }
 
-  /** A copy with {@code option} set to {@code value} (null: removed). */
+  /**
+   * A copy with {@code option} set to {@code value} (null, or false for a flag: removed). The value
+   * goes through the option's printer and parser, so it is checked and in the canonical form that a
+   * command line would give.
+   *
+   * @throws UsageException naming the option when the value is not one it accepts
+   */
   public <T> OptionValues with(TypedOption<T> option, T value) {
     Map<String, Object> m = new LinkedHashMap<>(values);
     if (value == null || (option.isFlag() && !(Boolean) value)) {
       m.remove(option.name());
     } else {
-      m.put(option.name(), value);
+      m.put(option.name(), option.isFlag() ? Boolean.TRUE : option.parse(option.print(value)));
     }
     return new OptionValues(options, m);
   }
@@ -67,7 +73,8 @@ public final class OptionValues {
 
   /**
    * The command line that {@link CommandLineSyntax#parse} reads back as these values: {@code --name
-   * value} pairs (a flag alone) in declaration order, only for the options given.
+   * value} pairs (a flag alone) in declaration order, only for the options given; a value that
+   * starts with a dash is printed {@code --name=value}, so no parser takes it for an option.
    */
   public List<String> toArgs() {
     List<String> args = new ArrayList<>();
@@ -76,9 +83,16 @@ public final class OptionValues {
       if (v == null) {
         continue;
       }
-      args.add(o.flagName());
-      if (!o.isFlag()) {
-        args.add(o.print(v));
+      if (o.isFlag()) {
+        args.add(o.flagName());
+        continue;
+      }
+      String text = o.print(v);
+      if (text.startsWith("-")) {
+        args.add(o.flagName() + "=" + text);
+      } else {
+        args.add(o.flagName());
+        args.add(text);
       }
     }
     return args;
