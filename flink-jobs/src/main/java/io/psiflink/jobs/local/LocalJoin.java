@@ -270,6 +270,9 @@ public final class LocalJoin {
    * @throws InvalidJoinException one line naming the clause and position, or the table
    */
   static void validate(OptionValues o) throws InvalidJoinException {
+    // the cheap checks first: a missing local file needs neither the SQL parser nor a file system
+    readable(o, Role.A);
+    readable(o, Role.B);
     JoinQuery query;
     try {
       query = JoinQuery.parse(o.get(PartyOptions.SQL));
@@ -285,18 +288,28 @@ public final class LocalJoin {
     }
   }
 
+  /** A local file table exists and can be read (a URL is checked by reading its schema). */
+  private static void readable(OptionValues o, Role role) throws InvalidJoinException {
+    String table = table(o, role);
+    if (JdbcTable.isJdbc(table) || table.contains("://")) {
+      return;
+    }
+    Path p = Path.of(table);
+    if (!Files.exists(p)) {
+      throw new InvalidJoinException(shown(table, role) + ": no such file or directory", null);
+    }
+    if (!Files.isReadable(p)) {
+      throw new InvalidJoinException(shown(table, role) + ": not readable", null);
+    }
+  }
+
+  private static String shown(String table, Role role) {
+    return "table " + role.table() + " (" + JdbcTable.redact(table) + ")";
+  }
+
   private static TableSchema schema(OptionValues o, Role role) throws InvalidJoinException {
     String table = table(o, role);
-    String shown = "table " + role.table() + " (" + JdbcTable.redact(table) + ")";
-    if (!JdbcTable.isJdbc(table) && !table.contains("://")) {
-      Path p = Path.of(table);
-      if (!Files.exists(p)) {
-        throw new InvalidJoinException(shown + ": no such file or directory", null);
-      }
-      if (!Files.isReadable(p)) {
-        throw new InvalidJoinException(shown + ": not readable", null);
-      }
-    }
+    String shown = shown(table, role);
     try {
       return SchemaDiscovery.discover(table, CsvOptions.of(
           o.get(role.equals(Role.A) ? A_DELIMITER : B_DELIMITER),
