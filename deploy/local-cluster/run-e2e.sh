@@ -44,6 +44,8 @@ say() { printf '[e2e %s] %s\n' "$(date -u +%H:%M:%S)" "$*" >&2; }
 die() { printf 'run-e2e: %s\n' "$*" >&2; exit 1; }
 # the Flink distribution and the clusters: flink_distribution, start_clusters, stop_clusters
 . "$HERE/flink-clusters.sh"
+# each party's job command line: party_job_args
+. "$HERE/party-args.sh"
 
 while (($#)); do
   case "$1" in
@@ -152,19 +154,13 @@ cert_sha256() { # the SHA-256 (hex) of the first certificate in a PEM file, as -
   openssl x509 -in "$1" -outform DER | sha256sum | cut -d' ' -f1
 }
 run_party() { # run_party A|B
-  local P="$1" p; p="$(tr 'A-Z' 'a-z' <<<"$1")"
-  local peer="party-b" table="$hdfs_uri/party-a/tables/a.csv" extra=(--out "$out" --format avro)
-  if [[ "$P" == B ]]; then peer="party-a"; table="$hdfs_uri/party-b/tables/b.csv"; extra=(); fi
-  # this script made both certificates, so each job pins its peer's, as a coordinator's session does
-  local pin; pin="$(cert_sha256 "$work/pki/$peer.pem")" || die "cannot hash $work/pki/$peer.pem"
-  extra+=(--peer-cert-sha256 "$pin")
+  local P="$1" p peer pin; p="$(tr 'A-Z' 'a-z' <<<"$1")"
+  if [[ "$P" == A ]]; then peer="party-b"; else peer="party-a"; fi
+  pin="$(cert_sha256 "$work/pki/$peer.pem")" || die "cannot hash $work/pki/$peer.pem"
+  local party_args
+  party_job_args "$P" "$pin"
   FLINK_CONF_DIR="$work/flink-$p/conf" "$FLINK_HOME/bin/flink" run -c io.psiflink.jobs.PartyMain "$jar" \
-    --party "$P" --table "$table" --sql "$(cat "$work/tables/query.sql")" \
-    "${extra[@]}" --quarantine "$hdfs_uri/party-$p/out/quarantine-$session" \
-    --session "$session" --bridge "127.0.0.1:$relay_port" \
-    --cert "$work/pki/party-$p.pem" --key "$work/pki/party-$p.key" --ca "$work/pki/ca.pem" \
-    --peer "$peer" --parallelism "$parallelism" --work "$work/client-$p" \
-    --summary "$work/summary-$P.json" >"$work/run-$P.log" 2>&1
+    "${party_args[@]}" >"$work/run-$P.log" 2>&1
 }
 say "flink run: party A and party B (session $session)"
 t_run=$SECONDS

@@ -4,6 +4,12 @@ import io.psiflink.api.Column;
 import io.psiflink.api.ColumnType;
 import io.psiflink.query.ExpectedColumns;
 import io.psiflink.query.PublicSize;
+import io.psiflink.api.HostPort;
+import io.psiflink.api.OutputFormat;
+import io.psiflink.api.PartyConfiguration;
+import io.psiflink.api.PartyOptions;
+import io.psiflink.api.Role;
+import io.psiflink.api.SizeDisclosure;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.psiflink.coordinator.CoordinatorConfig.Job;
@@ -188,46 +194,55 @@ final class JobLauncher implements AutoCloseable {
       cmd.add(PARTY_MAIN);
       cmd.add(job.jobJar().toString());
     }
-    boolean partyA = q.localSide().equals(Role.A);
-    add(cmd, "party", q.localSide().label());
-    // a password in a JDBC location goes to the child's environment (environment()), never on
-    // the command line where ps shows it
-    add(cmd, "table", JdbcTable.withoutPassword(local.location()));
-    add(cmd, "sql", q.sql());
-    if (partyA) {
-      add(cmd, "out", out);
-      add(cmd, "format", format);
-    }
-    add(cmd, "quarantine", work.resolve("quarantine").toString());
-    add(cmd, "session", s.id());
-    add(cmd, "bridge", s.aEndpoint());
-    add(cmd, "cert", job.certificate().toString());
-    add(cmd, "key", job.privateKey().toString());
-    add(cmd, "ca", job.trustedCa().toString());
-    add(cmd, "peer", config.peer().name());
-    // the peer job must present the very certificate the peer's coordinator put in the session
-    add(cmd, "peer-cert-sha256", partyA ? s.bFingerprint() : s.aFingerprint());
-    add(cmd, "bins", Integer.toString(s.bins()));
-    add(cmd, "sigma", Integer.toString(s.sigma()));
-    // what the peer learns of our size, as registered with the dataset (and published)
-    add(cmd, "public-size", local.publicSize() == null ? PublicSize.DEFAULT.text()
-        : local.publicSize());
-    // the job refuses files whose columns differ from the registered ones
-    if (!local.schema().isEmpty()) {
-      add(cmd, "expected-columns", ExpectedColumns.format(local.schema().stream()
-          .map(c -> new Column(c.name(), ColumnType.valueOf(c.type()), true)).toList()));
-    }
-    add(cmd, "protocol", s.protocol());
-    add(cmd, "parallelism", Integer.toString(job.parallelism()));
-    add(cmd, "attempts", Integer.toString(job.attempts()));
-    add(cmd, "pair-timeout", Long.toString(Math.max(1, job.pairTimeout().toSeconds())));
-    add(cmd, "idle-timeout", Long.toString(Math.max(1, job.idleTimeout().toSeconds())));
-    if (job.maxBadRows() != null) {
-      add(cmd, "max-bad-rows", job.maxBadRows());
-    }
-    add(cmd, "work", work.resolve("flink").toString());
-    add(cmd, "summary", work.resolve("summary.json").toString());
+    cmd.addAll(partyConfiguration(s, q, local, work, out, format).toArgs());
     return cmd;
+  }
+
+  /** This party's job options for session {@code s}: the job parses them back (PartyMain). */
+  PartyConfiguration partyConfiguration(SessionRecord s, QueryRecord q, Dataset local, Path work,
+      String out, String format) {
+    Role role = q.localSide();
+    boolean partyA = role.equals(Role.A);
+    PartyConfiguration c = PartyConfiguration.empty()
+        .with(PartyOptions.PARTY, role)
+        // a password in a JDBC location goes to the child's environment (environment()), never
+        // on the command line where ps shows it
+        .with(PartyOptions.TABLE, JdbcTable.withoutPassword(local.location()))
+        .with(PartyOptions.SQL, q.sql())
+        .with(PartyOptions.OUT, partyA ? out : null)
+        .with(PartyOptions.FORMAT, partyA && format != null ? OutputFormat.parse(format) : null)
+        .with(PartyOptions.QUARANTINE, work.resolve("quarantine").toString())
+        .with(PartyOptions.SESSION, s.id())
+        .with(PartyOptions.BRIDGE, HostPort.parse(s.aEndpoint()))
+        .with(PartyOptions.CERT, job.certificate())
+        .with(PartyOptions.KEY, job.privateKey())
+        .with(PartyOptions.CA, job.trustedCa())
+        .with(PartyOptions.PEER, config.peer().name())
+        // the peer job must present the very certificate the peer's coordinator put in the
+        // session
+        .with(PartyOptions.PEER_CERT_SHA256, partyA ? s.bFingerprint() : s.aFingerprint())
+        .with(PartyOptions.BINS, s.bins())
+        .with(PartyOptions.SIGMA, s.sigma())
+        // what the peer learns of our size, as registered with the dataset (and published)
+        .with(PartyOptions.PUBLIC_SIZE, local.publicSize() == null
+            ? PublicSize.DEFAULT.disclosure() : SizeDisclosure.parse(local.publicSize()))
+        // the job refuses files whose columns differ from the registered ones
+        .with(PartyOptions.EXPECTED_COLUMNS, local.schema().isEmpty() ? null
+            : ExpectedColumns.format(local.schema().stream()
+                .map(c2 -> new Column(c2.name(), ColumnType.valueOf(c2.type()), true)).toList()))
+        .with(PartyOptions.PROTOCOL, s.protocol())
+        .with(PartyOptions.PARALLELISM, job.parallelism())
+        .with(PartyOptions.ATTEMPTS, job.attempts())
+        .with(PartyOptions.PAIR_TIMEOUT, atLeastASecond(job.pairTimeout()))
+        .with(PartyOptions.IDLE_TIMEOUT, atLeastASecond(job.idleTimeout()))
+        .with(PartyOptions.MAX_BAD_ROWS, job.maxBadRows())
+        .with(PartyOptions.WORK, work.resolve("flink").toString())
+        .with(PartyOptions.SUMMARY, work.resolve("summary.json"));
+    return c;
+  }
+
+  private static Duration atLeastASecond(Duration d) {
+    return Duration.ofSeconds(Math.max(1, d.toSeconds()));
   }
 
   /**
@@ -264,11 +279,6 @@ final class JobLauncher implements AutoCloseable {
     throw new IllegalStateException("config: job.classpath (the jars of the party's job, e.g. "
         + "flink-jobs and its dependencies) is required for job.mode embedded; ./psi serve sets "
         + "it through -D" + JvmOptions.JOB_CLASSPATH_PROPERTY);
-  }
-
-  private static void add(List<String> cmd, String k, String v) {
-    cmd.add("--" + k);
-    cmd.add(v);
   }
 
   /** Polls the job's progress until its process ends, then records how it ended. */

@@ -6,6 +6,11 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.psiflink.api.Role;
+import io.psiflink.api.HostPort;
+import io.psiflink.api.OutputFormat;
+import io.psiflink.api.PartyConfiguration;
+import io.psiflink.api.PartyOptions;
+import io.psiflink.api.SizeDisclosure;
 import io.psiflink.coordinator.Model.Dataset;
 import io.psiflink.coordinator.Model.QueryRecord;
 import io.psiflink.coordinator.Model.SessionRecord;
@@ -23,6 +28,9 @@ import org.junit.jupiter.api.io.TempDir;
  * job's cause is found.
  */
 class JobLauncherTest {
+  private static final String FA = "fa".repeat(32);
+  private static final String FB = "fb".repeat(32);
+
   @TempDir Path dir;
 
   @Test
@@ -40,10 +48,10 @@ class JobLauncherTest {
     JobLauncher launcher = new JobLauncher(config, null, CoordinatorServer.mapper(),
         Clock.systemUTC(), (s, r) -> {});
     SessionRecord s = new SessionRecord("s1", "q1", "alice", "bob", 16, 40, "kkrt",
-        "alice.example:7443", "fa", "bob.example:7443", "fb", 0L);
+        "alice.example:7443", FA, "bob.example:7443", FB, 0L);
     QueryRecord q = new QueryRecord("q1", Model.Direction.OUTGOING, "alice", "bob", Role.A, "purchases",
         "customers", "SELECT a.x FROM a JOIN b ON a.k = b.k", "fp", 16, 40, "kkrt",
-        "alice.example:7443", "fa", Model.QueryStatus.APPROVED, null, 0, 1, 0L, null);
+        "alice.example:7443", FA, Model.QueryStatus.APPROVED, null, 0, 1, 0L, null);
     Dataset d = new Dataset("purchases", "hdfs://nn/purchases", "avro",
         List.of(new Model.ColumnSpec("k", "BIGINT", false), new Model.ColumnSpec("x y", "STRING",
             true)), List.of("k"), List.of("x y"), List.of(), Model.DatasetStatus.ACTIVE, 0, null,
@@ -56,7 +64,7 @@ class JobLauncherTest {
     for (String expected : List.of("--party A", "--table hdfs://nn/purchases",
         "--out hdfs://nn:8020/out/s1", "--format avro", "--session s1", "--bridge alice.example:7443",
         "--cert " + dir.resolve("job.pem"), "--key " + dir.resolve("job.key"),
-        "--ca " + dir.resolve("ca.pem"), "--peer bob", "--peer-cert-sha256 fb", "--bins 16",
+        "--ca " + dir.resolve("ca.pem"), "--peer bob", "--peer-cert-sha256 " + FB, "--bins 16",
         "--sigma 40",
         "--protocol kkrt", "--parallelism 4", "--attempts 2", "--pair-timeout 30",
         "--idle-timeout 45", "--max-bad-rows 0.5%", "--public-size declared:5000",
@@ -65,6 +73,73 @@ class JobLauncherTest {
       assertTrue(args.contains(expected), expected + " in " + args);
     }
     assertEquals("SELECT a.x FROM a JOIN b ON a.k = b.k", cmd.get(cmd.indexOf("--sql") + 1));
+
+    // the job's parser reads the command line back as the configuration meant, option by option
+    PartyConfiguration intended = PartyConfiguration.empty()
+        .with(PartyOptions.PARTY, Role.A)
+        .with(PartyOptions.TABLE, "hdfs://nn/purchases")
+        .with(PartyOptions.SQL, "SELECT a.x FROM a JOIN b ON a.k = b.k")
+        .with(PartyOptions.OUT, "hdfs://nn:8020/out/s1")
+        .with(PartyOptions.FORMAT, OutputFormat.AVRO)
+        .with(PartyOptions.QUARANTINE, dir.resolve("w/s1/quarantine").toString())
+        .with(PartyOptions.MAX_BAD_ROWS, "0.5%")
+        .with(PartyOptions.SESSION, "s1")
+        .with(PartyOptions.BRIDGE, new HostPort("alice.example", 7443))
+        .with(PartyOptions.CERT, dir.resolve("job.pem"))
+        .with(PartyOptions.KEY, dir.resolve("job.key"))
+        .with(PartyOptions.CA, dir.resolve("ca.pem"))
+        .with(PartyOptions.PEER, "bob")
+        .with(PartyOptions.PEER_CERT_SHA256, FB)
+        .with(PartyOptions.BINS, 16)
+        .with(PartyOptions.SIGMA, 40)
+        .with(PartyOptions.PROTOCOL, "kkrt")
+        .with(PartyOptions.PARALLELISM, 4)
+        .with(PartyOptions.ATTEMPTS, 2)
+        .with(PartyOptions.WORK, dir.resolve("w/s1/flink").toString())
+        .with(PartyOptions.PAIR_TIMEOUT, Duration.ofSeconds(30))
+        .with(PartyOptions.IDLE_TIMEOUT, Duration.ofSeconds(45))
+        .with(PartyOptions.SUMMARY, dir.resolve("w/s1/summary.json"))
+        .with(PartyOptions.PUBLIC_SIZE,
+            new SizeDisclosure(SizeDisclosure.Policy.DECLARED, 5000))
+        .with(PartyOptions.EXPECTED_COLUMNS, "k:BIGINT,x+y:STRING");
+    assertEquals(intended, PartyConfiguration.parse(cmd.subList(5, cmd.size())));
+  }
+
+  @Test
+  void theEmbeddedJobsCommandLineIsOneTheJobParses() {
+    CoordinatorConfig.Job job = new CoordinatorConfig.Job("embedded", "768m", 1, dir.resolve("w"),
+        dir.resolve("job.pem"), dir.resolve("job.key"), dir.resolve("ca.pem"), null, null, null,
+        null, 1, Duration.ofMillis(300), Duration.ofSeconds(45));
+    CoordinatorConfig config = new CoordinatorConfig("bob",
+        new CoordinatorConfig.Listen("127.0.0.1", 0),
+        new CoordinatorConfig.Tls(dir.resolve("a.pem"), dir.resolve("a.key"), dir.resolve("c")),
+        null, dir.resolve("tokens"), new CoordinatorConfig.Peer("alice", "https://alice", dir),
+        new CoordinatorConfig.Bridge("bob.example:7443", dir.resolve("bridge.pem")), null,
+        null, null, null, job, null);
+    JobLauncher launcher = new JobLauncher(config, null, CoordinatorServer.mapper(),
+        Clock.systemUTC(), (s, r) -> {});
+    SessionRecord s = new SessionRecord("s2", "q2", "alice", "bob", 0, 41, "ecdh",
+        "alice.example:7443", FA, "bob.example:7443", FB, 0L);
+    QueryRecord q = new QueryRecord("q2", Model.Direction.INCOMING, "alice", "bob", Role.B, "crm",
+        "purchases", "SELECT COUNT(DISTINCT a.k) FROM a JOIN b ON a.k = b.k", "fp", 0, 41,
+        "ecdh", "alice.example:7443", FA, Model.QueryStatus.APPROVED, null, 0, 1, 0L, null);
+    Dataset d = new Dataset("crm", "/data/crm.csv", "csv", List.of(), List.of("k"), List.of(),
+        List.of(), Model.DatasetStatus.ACTIVE, 0, null, null);
+    List<String> cmd = launcher.command(s, q, d, dir.resolve("w/s2"), null, null, 12345);
+    int main = cmd.indexOf("io.psiflink.jobs.PartyMain");
+    assertTrue(main > 0, cmd.toString());
+    PartyConfiguration parsed = PartyConfiguration.parse(cmd.subList(main + 1, cmd.size()));
+    assertEquals(Role.B, parsed.role());
+    assertEquals("/data/crm.csv", parsed.get(PartyOptions.TABLE));
+    assertEquals(FA, parsed.get(PartyOptions.PEER_CERT_SHA256));
+    assertEquals("alice", parsed.get(PartyOptions.PEER));
+    assertEquals(41, parsed.get(PartyOptions.SIGMA));
+    assertEquals("ecdh", parsed.get(PartyOptions.PROTOCOL));
+    assertEquals(SizeDisclosure.ROUNDED, parsed.get(PartyOptions.PUBLIC_SIZE));
+    // a pair timeout under a second is one second on the command line, as before
+    assertEquals(Duration.ofSeconds(1), parsed.get(PartyOptions.PAIR_TIMEOUT));
+    assertTrue(!parsed.has(PartyOptions.OUT) && !parsed.has(PartyOptions.FORMAT)
+        && !parsed.has(PartyOptions.EXPECTED_COLUMNS) && !parsed.has(PartyOptions.MAX_BAD_ROWS));
   }
 
   @Test
@@ -84,10 +159,10 @@ class JobLauncherTest {
       JobLauncher launcher = new JobLauncher(config, null, CoordinatorServer.mapper(),
           Clock.systemUTC(), (s, r) -> {});
       SessionRecord s = new SessionRecord("s1", "q1", "alice", "bob", 16, 40, "kkrt",
-          "alice.example:7443", "fa", "bob.example:7443", "fb", 0L);
+          "alice.example:7443", FA, "bob.example:7443", FB, 0L);
       QueryRecord q = new QueryRecord("q1", Model.Direction.OUTGOING, "alice", "bob", Role.B, "crm",
           "purchases", "SELECT a.x FROM a JOIN b ON a.k = b.k", "fp", 16, 40, "kkrt",
-          "alice.example:7443", "fa", Model.QueryStatus.APPROVED, null, 0, 1, 0L, null);
+          "alice.example:7443", FA, Model.QueryStatus.APPROVED, null, 0, 1, 0L, null);
       Dataset d = new Dataset("crm", "jdbc:postgresql://db:5432/crm?user=psi&password=p%26ss"
           + "&table=people", "csv", List.of(), List.of("k"), List.of("x"), List.of(),
           Model.DatasetStatus.ACTIVE,

@@ -438,6 +438,7 @@ class DeployFilesTest {
   @Test
   void scriptsParse() throws Exception {
     for (String s : List.of("local-cluster/run-e2e.sh", "local-cluster/flink-clusters.sh",
+        "local-cluster/party-args.sh",
         "certs/make-certs.sh", "docker/entrypoint.sh")) {
       Path p = DEPLOY.resolve(s);
       assertTrue(Files.isExecutable(p), s + " must be executable");

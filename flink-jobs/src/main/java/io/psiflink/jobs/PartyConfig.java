@@ -1,8 +1,16 @@
 package io.psiflink.jobs;
 
+import io.psiflink.query.ExpectedColumns;
 import io.psiflink.query.PublicSize;
+import io.psiflink.api.HostPort;
+import io.psiflink.api.OutputFormat;
+import io.psiflink.api.PartyConfiguration;
+import io.psiflink.api.PartyOptions;
+import io.psiflink.api.Role;
+import io.psiflink.api.TypedOption;
 import io.psiflink.connectors.BadRowLimit;
 import io.psiflink.connectors.CsvOptions;
+import io.psiflink.connectors.JdbcTable;
 import io.psiflink.connectors.TableFormat;
 import io.psiflink.jobs.psi.BridgeEndpoint;
 import io.psiflink.nativepsi.ProtocolInfo;
@@ -11,9 +19,10 @@ import java.util.Objects;
 
 /**
  * Everything one party's job needs: which side it plays, its table, the query, where the output
- * goes, and the session parameters. Immutable.
+ * goes, and the session parameters, checked and in the job's own types: made from the typed options
+ * of its command line by {@link #of(PartyConfiguration)}. Immutable.
  *
- * @param partyB false for party A (table {@code a}, PSI receiver, writes the joined rows), true for B
+ * @param role {@link Role#A} (table {@code a}, PSI receiver, writes the joined rows) or {@link Role#B}
  * @param table this party's table: a .csv, .avro or .parquet file or a directory of such part files
  *     ({@link io.psiflink.connectors.TableFiles}), local or hdfs://; or a PostgreSQL JDBC URL
  *     naming a table ({@link io.psiflink.connectors.JdbcTable})
@@ -41,7 +50,7 @@ import java.util.Objects;
  *     peer's certificate: for tests only ({@value #INSECURE_FLAG})
  */
 public record PartyConfig(
-    boolean partyB,
+    Role role,
     String sql,
     String table,
     String out,
@@ -64,16 +73,21 @@ public record PartyConfig(
     java.util.List<io.psiflink.api.Column> expectedColumns,
     boolean insecureTestOnly) {
 
-  public static final int DEFAULT_SIGMA = 40;
+  public static final int DEFAULT_SIGMA = PartyOptions.SIGMA.defaultValue();
   /** The least σ a real session accepts (DESIGN.md: σ >= 40). */
   public static final int MIN_SIGMA = 40;
   /** The command-line flag that lifts the σ and pin checks, named so nobody mistakes it. */
-  public static final String INSECURE_FLAG = "--insecure-test-only";
-  public static final int DEFAULT_ATTEMPTS = 3;
-  public static final Duration DEFAULT_PAIR_TIMEOUT = Duration.ofSeconds(60);
-  public static final Duration DEFAULT_IDLE_TIMEOUT = Duration.ofSeconds(60);
+  public static final String INSECURE_FLAG = PartyOptions.INSECURE_TEST_ONLY.flagName();
+  public static final int DEFAULT_ATTEMPTS = PartyOptions.ATTEMPTS.defaultValue();
+  public static final Duration DEFAULT_PAIR_TIMEOUT = PartyOptions.PAIR_TIMEOUT.defaultValue();
+  public static final Duration DEFAULT_IDLE_TIMEOUT = PartyOptions.IDLE_TIMEOUT.defaultValue();
 
   public PartyConfig {
+    Objects.requireNonNull(role, "role");
+    if (!role.equals(Role.A) && !role.equals(Role.B)) {
+      throw new IllegalArgumentException("a job plays party A or B of a two-party join, not "
+          + role);
+    }
     Objects.requireNonNull(sql, "sql");
     Objects.requireNonNull(table, "table");
     Objects.requireNonNull(session, "session");
@@ -87,7 +101,7 @@ public record PartyConfig(
     if (peerCertificateSha256 != null && peerCertificateSha256.length != 32) {
       throw new IllegalArgumentException("the peer certificate's SHA-256 has 32 bytes");
     }
-    if (!partyB && out == null) {
+    if (role.equals(Role.A) && out == null) {
       throw new IllegalArgumentException("party A needs an output directory");
     }
     ProtocolInfo.byName(protocol); // an unknown name fails here, naming the known ones
@@ -107,7 +121,87 @@ public record PartyConfig(
     }
   }
 
+  /**
+   * Whether this job plays party B: for the job's code that still branches on a boolean (it moves
+   * to {@link #role()} as it is split).
+   */
+  public boolean partyB() {
+    return role.equals(Role.B);
+  }
+
+  /** The role's label, {@code A} or {@code B}. */
   public String party() {
-    return partyB ? "B" : "A";
+    return role.label();
+  }
+
+  /**
+   * The job's configuration from its typed options: the defaults that depend on other options
+   * (output format, work directory) filled in, a JDBC table name joined to its URL, and everything
+   * checked.
+   *
+   * @throws IllegalArgumentException naming the option at fault
+   */
+  public static PartyConfig of(PartyConfiguration c) {
+    Role role = require(c, PartyOptions.PARTY);
+    HostPort hostPort = require(c, PartyOptions.BRIDGE);
+    BridgeEndpoint bridge = new BridgeEndpoint(hostPort.host(), hostPort.port(),
+        require(c, PartyOptions.CERT).toString(), require(c, PartyOptions.KEY).toString(),
+        require(c, PartyOptions.CA).toString(), c.get(PartyOptions.PAIR_TIMEOUT),
+        c.get(PartyOptions.IDLE_TIMEOUT));
+    String out = c.get(PartyOptions.OUT);
+    String table = require(c, PartyOptions.TABLE);
+    if (c.has(PartyOptions.TABLE_NAME)) {
+      if (!JdbcTable.isJdbc(table)) {
+        throw new IllegalArgumentException("--table-name is for a JDBC URL, not for '" + table
+            + "'");
+      }
+      table = JdbcTable.withTable(table, c.get(PartyOptions.TABLE_NAME));
+    }
+    BadRowLimit maxBadRows;
+    try {
+      maxBadRows = BadRowLimit.parse(c.get(PartyOptions.MAX_BAD_ROWS));
+    } catch (IllegalArgumentException e) {
+      throw new IllegalArgumentException("--max-bad-rows: " + e.getMessage(), e);
+    }
+    String pin = c.get(PartyOptions.PEER_CERT_SHA256);
+    String work = c.has(PartyOptions.WORK) ? c.get(PartyOptions.WORK)
+        : System.getProperty("java.io.tmpdir") + "/psi-flink-" + role.label();
+    return new PartyConfig(role, require(c, PartyOptions.SQL), table, out,
+        outputFormat(c.get(PartyOptions.FORMAT), out), c.get(PartyOptions.QUARANTINE), maxBadRows,
+        CsvOptions.of(c.get(PartyOptions.CSV_DELIMITER), c.get(PartyOptions.CSV_QUOTE)),
+        require(c, PartyOptions.SESSION), bridge, require(c, PartyOptions.PEER),
+        pin == null ? null : java.util.HexFormat.of().parseHex(pin), c.get(PartyOptions.BINS),
+        c.get(PartyOptions.SIGMA), c.get(PartyOptions.PROTOCOL),
+        c.get(PartyOptions.PROTOCOL_PARAMS), c.get(PartyOptions.PARALLELISM),
+        c.get(PartyOptions.ATTEMPTS), work, PublicSize.of(c.get(PartyOptions.PUBLIC_SIZE)),
+        ExpectedColumns.parse(c.get(PartyOptions.EXPECTED_COLUMNS)),
+        c.get(PartyOptions.INSECURE_TEST_ONLY));
+  }
+
+  /**
+   * The output format: {@code --format} if given, else the extension of {@code out} ({@code
+   * /x/joined.parquet} is a directory of Parquet part files), else Avro.
+   */
+  public static TableFormat outputFormat(OutputFormat format, String out) {
+    if (format != null) {
+      return TableFormat.valueOf(format.name());
+    }
+    if (out != null) {
+      String o = out.endsWith("/") ? out.substring(0, out.length() - 1) : out;
+      try {
+        return TableFormat.fromPath(o);
+      } catch (IllegalArgumentException e) {
+        return TableFormat.AVRO;
+      }
+    }
+    return TableFormat.AVRO;
+  }
+
+  private static <T> T require(PartyConfiguration c, TypedOption<T> option) {
+    T v = c.get(option);
+    if (v == null) {
+      throw new IllegalArgumentException(option.flagName() + " is required");
+    }
+    return v;
   }
 }

@@ -48,7 +48,8 @@ class JobGraphSecretsTest {
   void theJobGraphHoldsNoSecret(boolean partyB) throws Exception {
     Path table = dir.resolve("t.csv");
     Files.writeString(table, "k,v\n1,x\n2,y\n");
-    PartyConfig cfg = new PartyConfig(partyB, "SELECT a.v, b.w FROM a JOIN b ON a.k = b.k",
+    PartyConfig cfg = new PartyConfig(partyB ? io.psiflink.api.Role.B : io.psiflink.api.Role.A,
+        "SELECT a.v, b.w FROM a JOIN b ON a.k = b.k",
         table.toString(), partyB ? null : dir.resolve("out").toString(), TableFormat.CSV, null,
         BadRowLimit.DEFAULT, CsvOptions.DEFAULT, "graph-test",
         new BridgeEndpoint("127.0.0.1", 1, "cert.pem", "key.pem", "ca.pem", Duration.ofSeconds(5),

@@ -59,10 +59,26 @@ class PartyMainTest {
 
   @Test
   void theTestFlagIsAFlagOnTheCommandLine() {
-    Map<String, String> a = PartyMain.parse(new String[] {"--party", "A", "--sigma", "20",
-        "--insecure-test-only", "--peer", "p"});
-    assertEquals("true", a.get("insecure-test-only"));
-    assertEquals("20", a.get("sigma"));
+    java.util.List<String> args = new java.util.ArrayList<>();
+    base().forEach((k, v) -> args.addAll(java.util.List.of("--" + k, v)));
+    args.addAll(java.util.List.of("--sigma", "20", "--insecure-test-only"));
+    io.psiflink.api.PartyConfiguration c = io.psiflink.api.PartyConfiguration.parse(args);
+    assertEquals(true, c.get(io.psiflink.api.PartyOptions.INSECURE_TEST_ONLY));
+    assertEquals(20, c.get(io.psiflink.api.PartyOptions.SIGMA));
+    assertTrue(PartyConfig.of(c).insecureTestOnly());
+    assertEquals(20, PartyConfig.of(c).sigma());
+  }
+
+  @Test
+  void theRoleIsTyped() {
+    assertEquals(io.psiflink.api.Role.A, PartyMain.config(base()).role());
+    Map<String, String> a = base();
+    a.put("party", "B");
+    assertEquals(io.psiflink.api.Role.B, PartyMain.config(a).role());
+    a.put("party", "helper");
+    IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+        () -> PartyMain.config(a));
+    assertTrue(e.getMessage().contains("--party: must be A or B, not 'helper'"), e.getMessage());
   }
 
   @Test
@@ -76,7 +92,7 @@ class PartyMainTest {
     a.put("public-size", "declared:-1");
     IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
         () -> PartyMain.config(a));
-    assertTrue(e.getMessage().contains("--public size must be rounded, exact or declared:N"),
+    assertTrue(e.getMessage().contains("--public-size: public size must be rounded, exact or declared:N"),
         e.getMessage());
   }
 
@@ -139,7 +155,7 @@ class PartyMainTest {
     a.put("csv-delimiter", ";;");
     IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
         () -> PartyMain.config(a));
-    assertTrue(e.getMessage().contains("--csv-delimiter must be one character"), e.getMessage());
+    assertTrue(e.getMessage().contains("--csv-delimiter: must be one character"), e.getMessage());
     a.put("csv-delimiter", "\u00e9");
     assertThrows(IllegalArgumentException.class, () -> PartyMain.config(a));
   }

@@ -4,18 +4,33 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.fasterxml.jackson.databind.util.RawValue;
 import io.psiflink.tools.bench.Json;
 import io.psiflink.coordinator.JvmOptions;
+import io.psiflink.api.CommandLineSyntax;
+import io.psiflink.api.HostPort;
+import io.psiflink.api.OptionValues;
+import io.psiflink.api.PartyConfiguration;
+import io.psiflink.api.PartyOptions;
+import io.psiflink.api.Role;
+import io.psiflink.api.SizeDisclosure;
+import io.psiflink.api.TypedOption;
+import io.psiflink.api.UsageException;
 import io.psiflink.bridge.BridgeRelay;
 import io.psiflink.bridge.PartyCredentials;
 import io.psiflink.bridge.PartyTrust;
 import io.psiflink.bridge.RelayConfig;
 import io.psiflink.bridge.ThrowawayPki;
+import io.psiflink.connectors.CsvOptions;
 import io.psiflink.connectors.JdbcTable;
-import io.psiflink.jobs.Args;
+import io.psiflink.connectors.SchemaDiscovery;
+import io.psiflink.connectors.TableException;
+import io.psiflink.api.TableSchema;
+import io.psiflink.query.JoinQuery;
+import io.psiflink.query.QueryException;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.InputStreamReader;
 import java.io.PrintStream;
+import java.io.PrintWriter;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -36,21 +51,66 @@ import java.util.concurrent.TimeUnit;
  * Party A (table {@code a}) writes the joined table.
  */
 public final class LocalJoin {
-  private static final Set<String> FLAGS = Set.of("a", "b", "sql", "out", "format", "bins", "sigma",
-      "protocol", "parallelism", "work", "json", "party-heap", "attempts", "idle-timeout",
-      "pair-timeout", "protocol-params", "a-table", "b-table", "max-bad-rows", "quarantine",
-      "a-delimiter", "b-delimiter", "public-size", "a-public-size", "b-public-size", "insecure-test-only");
   /** How long a party may run on after its peer failed (see {@link #waitForBoth}). */
   private static final Duration SURVIVOR_GRACE = Duration.ofSeconds(15);
 
-  private static final String USAGE = "usage: ./psi local --a A_TABLE --b B_TABLE --sql \"SELECT "
-      + "... FROM a JOIN b ON ...\" --out DIR [--format avro|parquet|csv] [--a-table T] "
-      + "[--b-table T] [--a-delimiter C] [--b-delimiter C] [--max-bad-rows N|P%] "
-      + "[--quarantine DIR] [--bins M] [--sigma S] "
-      + "[--parallelism P] [--public-size rounded|exact|declared:N] [--a-public-size P] "
-      + "[--b-public-size P] [--json]\n"
-      + "  tables: local or hdfs:// .csv/.avro/.parquet files or directories of part files, or "
-      + "jdbc:postgresql://host:port/db?table=T URLs";
+  // ./psi local's own options; the ones it hands to both parties are the job's (PartyOptions)
+  static final TypedOption<String> A = TypedOption.text("a", "A_TABLE",
+      "party A's table: local or hdfs:// .csv/.avro/.parquet files or directories of part files, "
+          + "or a jdbc:postgresql://host:port/db?table=T URL", null).asRequired();
+  static final TypedOption<String> B = TypedOption.text("b", "B_TABLE",
+      "party B's table (as --a)", null).asRequired();
+  static final TypedOption<String> A_TABLE = PartyOptions.TABLE_NAME.named("a-table",
+      "the table of --a when it is a JDBC URL without ?table=");
+  static final TypedOption<String> B_TABLE = PartyOptions.TABLE_NAME.named("b-table",
+      "the table of --b when it is a JDBC URL without ?table=");
+  static final TypedOption<Character> A_DELIMITER = PartyOptions.CSV_DELIMITER.named(
+      "a-delimiter", "the field delimiter of a CSV --a (or 'tab')");
+  static final TypedOption<Character> B_DELIMITER = PartyOptions.CSV_DELIMITER.named(
+      "b-delimiter", "the field delimiter of a CSV --b (or 'tab')");
+  static final TypedOption<String> OUT = PartyOptions.OUT.describedAs(
+      "where party A writes the joined table").asRequired();
+  static final TypedOption<String> QUARANTINE = PartyOptions.QUARANTINE.describedAs(
+      "where the parties' quarantined rows go, DIR/a and DIR/b (default: <out>.quarantine)");
+  static final TypedOption<SizeDisclosure> A_PUBLIC_SIZE = PartyOptions.PUBLIC_SIZE.named(
+      "a-public-size", "what B learns of A's size (default: --public-size)");
+  static final TypedOption<SizeDisclosure> B_PUBLIC_SIZE = PartyOptions.PUBLIC_SIZE.named(
+      "b-public-size", "what A learns of B's size (default: --public-size)");
+  static final TypedOption<String> WORK = TypedOption.text("work", "DIR",
+      "where the run's certificates, party work directories, summaries and its log go "
+          + "(default: a new temporary directory)", null);
+  static final TypedOption<String> PARTY_HEAP = TypedOption.text("party-heap", "SIZE",
+      "the heap of each party's JVM (-Xmx)", "6g");
+  static final TypedOption<Boolean> JSON = TypedOption.flag("json",
+      "print both parties' summaries as JSON instead of one line");
+
+  /** The command line of {@code ./psi local}. */
+  static final CommandLineSyntax SYNTAX = new CommandLineSyntax("./psi local",
+      "Runs a private join on this machine: party A and party B each run their own Flink job in "
+          + "their own JVM and talk through a bridge relay over TLS on loopback; A writes the "
+          + "joined table.",
+      List.of(A, B, PartyOptions.SQL, OUT, PartyOptions.FORMAT, A_TABLE, B_TABLE, A_DELIMITER,
+          B_DELIMITER, PartyOptions.MAX_BAD_ROWS, QUARANTINE, PartyOptions.BINS,
+          PartyOptions.SIGMA, PartyOptions.PROTOCOL, PartyOptions.PROTOCOL_PARAMS,
+          PartyOptions.PARALLELISM, PartyOptions.ATTEMPTS, PartyOptions.PAIR_TIMEOUT,
+          PartyOptions.IDLE_TIMEOUT, PartyOptions.PUBLIC_SIZE, A_PUBLIC_SIZE, B_PUBLIC_SIZE, WORK,
+          PARTY_HEAP, JSON, PartyOptions.INSECURE_TEST_ONLY));
+
+  /** The file, in the run's work directory, that gets the stack trace of a failed run. */
+  static final String LOG_FILE = "psi-local.log";
+
+  /**
+   * A join that cannot run, found before any party starts: invalid SQL, a column the tables do not
+   * have, a table that cannot be read. The message is one line that names the clause and position,
+   * or the table.
+   */
+  public static final class InvalidJoinException extends Exception {
+    private static final long serialVersionUID = 1L;
+
+    InvalidJoinException(String message, Throwable cause) {
+      super(message, cause);
+    }
+  }
 
   /** The outcome: each party's summary JSON and the whole run's wall time. */
   public record Result(String summaryA, String summaryB, double seconds) {
@@ -67,37 +127,79 @@ public final class LocalJoin {
   private LocalJoin() {}
 
   public static void main(String[] args) {
-    Map<String, String> a;
-    try {
-      a = parse(args);
-      for (String k : List.of("a", "b", "sql", "out")) {
-        if (!a.containsKey(k)) {
-          throw new IllegalArgumentException("--" + k + " is required\n" + USAGE);
-        }
-      }
-    } catch (IllegalArgumentException e) {
-      System.err.println("psi local: " + e.getMessage());
-      System.exit(2);
-      return;
+    System.exit(execute(args, System.out, System.err, Hooks.NONE));
+  }
+
+  /**
+   * {@code ./psi local}: parses, validates the join up front, runs both parties. A problem is one
+   * line on {@code err}, naming the log file that has its stack trace.
+   *
+   * @return the exit code: 0 done, 2 a wrong command line or an invalid join (no party started), 1
+   *     a failed join
+   */
+  static int execute(String[] args, PrintStream out, PrintStream err, Hooks hooks) {
+    if (CommandLineSyntax.wantsHelp(args)) {
+      out.print(SYNTAX.usage());
+      return 0;
     }
+    OptionValues o;
+    Path work;
     try {
-      Result r = run(a, System.err);
-      if (a.containsKey("json")) {
-        System.out.println(r.toJson());
+      o = SYNTAX.parse(args);
+      work = o.has(WORK) ? Path.of(o.get(WORK)) : Files.createTempDirectory("psi-local-");
+      Files.createDirectories(work);
+      o = o.with(WORK, work.toString());
+    } catch (UsageException e) {
+      err.println("psi local: " + e.getMessage() + " (--help lists the options)");
+      return 2;
+    } catch (IOException e) {
+      err.println("psi local: cannot create the work directory: " + e.getMessage());
+      return 1;
+    }
+    Path logFile = work.resolve(LOG_FILE);
+    try {
+      Result r = run(o, err, hooks);
+      if (o.get(JSON)) {
+        out.println(r.toJson());
       } else {
-        System.out.printf(Locale.ROOT, "joined table written to %s in %.1f s%n", a.get("out"),
+        out.printf(Locale.ROOT, "joined table written to %s in %.1f s%n", o.get(OUT),
             r.seconds());
       }
-      System.exit(0);
+      return 0;
     } catch (Exception e) {
-      System.err.println("psi local: " + e.getMessage());
-      System.exit(1);
+      boolean logged = logTrace(logFile, e);
+      err.println("psi local: " + firstLine(e.getMessage())
+          + (logged ? " (details: " + logFile + ")" : ""));
+      return e instanceof InvalidJoinException || e instanceof UsageException ? 2 : 1;
+    }
+  }
+
+  private static String firstLine(String message) {
+    if (message == null) {
+      return "failed";
+    }
+    int nl = message.indexOf('\n');
+    return nl < 0 ? message : message.substring(0, nl);
+  }
+
+  /** Appends the stack trace to the run's log file; false when it cannot be written. */
+  private static boolean logTrace(Path logFile, Throwable t) {
+    try (PrintWriter w = new PrintWriter(Files.newBufferedWriter(logFile, StandardCharsets.UTF_8,
+        java.nio.file.StandardOpenOption.CREATE, java.nio.file.StandardOpenOption.APPEND))) {
+      w.println(java.time.Instant.now() + " psi local failed:");
+      t.printStackTrace(w);
+      return true;
+    } catch (IOException | RuntimeException e) {
+      return false;
     }
   }
 
   /**
-   * Runs both parties; options as on the command line (without dashes). Party logs go to
-   * {@code log}, prefixed with the party.
+   * Runs both parties; options as on the command line (without dashes, {@code "true"} for a flag).
+   * Party logs go to {@code log}, prefixed with the party.
+   *
+   * @throws UsageException naming an unknown or malformed option
+   * @throws InvalidJoinException when the join cannot run; no party has started then
    */
   public static Result run(Map<String, String> opts, PrintStream log) throws Exception {
     return run(opts, log, Hooks.NONE);
@@ -108,18 +210,38 @@ public final class LocalJoin {
     Hooks NONE = new Hooks() {};
 
     /** The port {@code party} should dial to reach the relay listening on {@code relayPort}. */
-    default int bridgePort(String party, int relayPort) throws IOException {
+    default int bridgePort(Role party, int relayPort) throws IOException {
       return relayPort;
     }
 
     /** Called once the party's JVM runs. */
-    default void started(String party, Process process) {}
+    default void started(Role party, Process process) {}
   }
 
   public static Result run(Map<String, String> opts, PrintStream log, Hooks hooks)
       throws Exception {
-    Path work = opts.containsKey("work") ? Path.of(opts.get("work"))
-        : Files.createTempDirectory("psi-local-");
+    return run(options(opts), log, hooks);
+  }
+
+  /** Options held in a map (name without dashes to text), read as their command line would be. */
+  static OptionValues options(Map<String, String> opts) {
+    List<String> args = new ArrayList<>();
+    new java.util.TreeMap<>(opts).forEach((k, v) -> {
+      args.add("--" + k);
+      boolean flag = SYNTAX.options().stream().anyMatch(o -> o.name().equals(k) && o.isFlag());
+      if (flag && !v.equals("true")) {
+        throw new UsageException("--" + k + " takes no value");
+      }
+      if (!flag) {
+        args.add(v);
+      }
+    });
+    return SYNTAX.parse(args.toArray(String[]::new));
+  }
+
+  static Result run(OptionValues o, PrintStream log, Hooks hooks) throws Exception {
+    validate(o);
+    Path work = o.has(WORK) ? Path.of(o.get(WORK)) : Files.createTempDirectory("psi-local-");
     Files.createDirectories(work);
     ThrowawayPki pki = ThrowawayPki.create(work.resolve("pki"), "party-a", "party-b", "bridge");
     String session = "local-" + UUID.randomUUID();
@@ -130,12 +252,12 @@ public final class LocalJoin {
       // coordinators' session records do for a real join.
       PartyCredentials ca = pki.credentials("party-a");
       PartyCredentials cb = pki.credentials("party-b");
-      Process pa = launch(opts, "A", ca, "party-b", sha256(cb), session,
-          hooks.bridgePort("A", relay.port()), work, log);
-      hooks.started("A", pa);
-      Process pb = launch(opts, "B", cb, "party-a", sha256(ca), session,
-          hooks.bridgePort("B", relay.port()), work, log);
-      hooks.started("B", pb);
+      Process pa = launch(o, partyConfiguration(o, Role.A, ca, "party-b", sha256(cb), session,
+          hooks.bridgePort(Role.A, relay.port()), work), log);
+      hooks.started(Role.A, pa);
+      Process pb = launch(o, partyConfiguration(o, Role.B, cb, "party-a", sha256(ca), session,
+          hooks.bridgePort(Role.B, relay.port()), work), log);
+      hooks.started(Role.B, pb);
       int[] exits = waitForBoth(pa, pb, log);
       int ea = exits[0];
       int eb = exits[1];
@@ -149,6 +271,70 @@ public final class LocalJoin {
     }
   }
 
+  /**
+   * Checks, before any party starts, what would otherwise fail in both parties' JVMs: the SQL, the
+   * tables (present, readable, with a schema) and the query against both schemas.
+   *
+   * @throws InvalidJoinException one line naming the clause and position, or the table
+   */
+  static void validate(OptionValues o) throws InvalidJoinException {
+    // the cheap checks first: a missing local file needs neither the SQL parser nor a file system
+    readable(o, Role.A);
+    readable(o, Role.B);
+    JoinQuery query;
+    try {
+      query = JoinQuery.parse(o.get(PartyOptions.SQL));
+    } catch (QueryException e) {
+      throw new InvalidJoinException("invalid query: " + e.getMessage(), e);
+    }
+    TableSchema a = schema(o, Role.A);
+    TableSchema b = schema(o, Role.B);
+    try {
+      query.resolve(a, b);
+    } catch (QueryException e) {
+      throw new InvalidJoinException("invalid query for tables a and b: " + e.getMessage(), e);
+    }
+  }
+
+  /** A local file table exists and can be read (a URL is checked by reading its schema). */
+  private static void readable(OptionValues o, Role role) throws InvalidJoinException {
+    String table = table(o, role);
+    if (JdbcTable.isJdbc(table) || table.contains("://")) {
+      return;
+    }
+    Path p = Path.of(table);
+    if (!Files.exists(p)) {
+      throw new InvalidJoinException(shown(table, role) + ": no such file or directory", null);
+    }
+    if (!Files.isReadable(p)) {
+      throw new InvalidJoinException(shown(table, role) + ": not readable", null);
+    }
+  }
+
+  private static String shown(String table, Role role) {
+    return "table " + role.table() + " (" + JdbcTable.redact(table) + ")";
+  }
+
+  private static TableSchema schema(OptionValues o, Role role) throws InvalidJoinException {
+    String table = table(o, role);
+    String shown = shown(table, role);
+    try {
+      return SchemaDiscovery.discover(table, CsvOptions.of(
+          o.get(role.equals(Role.A) ? A_DELIMITER : B_DELIMITER),
+          PartyOptions.CSV_QUOTE.defaultValue()));
+    } catch (TableException | RuntimeException e) {
+      throw new InvalidJoinException(shown + ": " + firstLine(e.getMessage()), e);
+    }
+  }
+
+  /** A party's table as the job will read it: the JDBC table name joined to its URL. */
+  private static String table(OptionValues o, Role role) {
+    String table = o.get(role.equals(Role.A) ? A : B);
+    TypedOption<String> name = role.equals(Role.A) ? A_TABLE : B_TABLE;
+    return o.has(name) && JdbcTable.isJdbc(table) ? JdbcTable.withTable(table, o.get(name))
+        : table;
+  }
+
   /** The SHA-256 of a party's certificate in hex, as {@code --peer-cert-sha256} takes it. */
   public static String sha256(PartyCredentials c) {
     try {
@@ -158,70 +344,78 @@ public final class LocalJoin {
     }
   }
 
-  private static Process launch(Map<String, String> o, String party, PartyCredentials creds,
-      String peer, String peerSha256, String session, int port, Path work, PrintStream log)
+  /**
+   * One party's job options in this run: its table and its share of {@code ./psi local}'s options,
+   * the session, the bridge and the certificates this run made.
+   */
+  static PartyConfiguration partyConfiguration(OptionValues o, Role party,
+      PartyCredentials creds, String peer, String peerSha256, String session, int port,
+      Path work) {
+    boolean a = party.equals(Role.A);
+    // a JDBC password goes to the party's environment, not its command line (ps shows that)
+    String table = o.get(a ? A : B);
+    PartyConfiguration c = PartyConfiguration.empty()
+        .with(PartyOptions.PARTY, party)
+        .with(PartyOptions.TABLE, JdbcTable.isJdbc(table) ? JdbcTable.withoutPassword(table)
+            : table)
+        .with(PartyOptions.TABLE_NAME, o.has(a ? A_TABLE : B_TABLE) ? o.get(a ? A_TABLE : B_TABLE)
+            : null)
+        .with(PartyOptions.CSV_DELIMITER, o.has(a ? A_DELIMITER : B_DELIMITER)
+            ? o.get(a ? A_DELIMITER : B_DELIMITER) : null)
+        .with(PartyOptions.SQL, o.get(PartyOptions.SQL))
+        .with(PartyOptions.OUT, a ? o.get(OUT) : null)
+        .with(PartyOptions.FORMAT, a && o.has(PartyOptions.FORMAT) ? o.get(PartyOptions.FORMAT)
+            : null)
+        .with(PartyOptions.QUARANTINE, quarantineDir(o) + "/" + party.table())
+        .with(PartyOptions.SESSION, session)
+        .with(PartyOptions.BRIDGE, new HostPort("127.0.0.1", port))
+        .with(PartyOptions.CERT, creds.certChainPem())
+        .with(PartyOptions.KEY, creds.privateKeyPem())
+        .with(PartyOptions.CA, creds.trustedCaPem())
+        .with(PartyOptions.PEER, peer)
+        .with(PartyOptions.PEER_CERT_SHA256, peerSha256)
+        // what this party discloses of its size: its own option, else the common one
+        .with(PartyOptions.PUBLIC_SIZE, o.has(a ? A_PUBLIC_SIZE : B_PUBLIC_SIZE)
+            ? o.get(a ? A_PUBLIC_SIZE : B_PUBLIC_SIZE)
+            : o.has(PartyOptions.PUBLIC_SIZE) ? o.get(PartyOptions.PUBLIC_SIZE) : null)
+        // lets tests use σ < 40
+        .with(PartyOptions.INSECURE_TEST_ONLY, o.get(PartyOptions.INSECURE_TEST_ONLY))
+        .with(PartyOptions.WORK, work.resolve("party-" + party.label()).toString())
+        .with(PartyOptions.SUMMARY, work.resolve("summary-" + party.label() + ".json"));
+    // the options both parties share, as given
+    for (TypedOption<?> shared : List.of(PartyOptions.MAX_BAD_ROWS, PartyOptions.BINS,
+        PartyOptions.SIGMA, PartyOptions.PROTOCOL, PartyOptions.PROTOCOL_PARAMS,
+        PartyOptions.PARALLELISM, PartyOptions.ATTEMPTS, PartyOptions.IDLE_TIMEOUT,
+        PartyOptions.PAIR_TIMEOUT)) {
+      c = copy(o, c, shared);
+    }
+    return c;
+  }
+
+  private static <T> PartyConfiguration copy(OptionValues from, PartyConfiguration to,
+      TypedOption<T> option) {
+    return from.has(option) ? to.with(option, from.get(option)) : to;
+  }
+
+  private static Process launch(OptionValues o, PartyConfiguration party, PrintStream log)
       throws IOException {
     List<String> cmd = new ArrayList<>();
     cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
-    cmd.add("-Xmx" + o.getOrDefault("party-heap", "6g"));
+    cmd.add("-Xmx" + o.get(PARTY_HEAP));
     cmd.addAll(JvmOptions.FLINK_JVM);
     // Our console logging, even where Flink's test jars put a silencing log4j2-test.properties first.
     cmd.add("-Dlog4j2.configurationFile=log4j2.properties");
     cmd.add("-cp");
     cmd.add(System.getProperty("java.class.path"));
     cmd.add("io.psiflink.jobs.PartyMain");
-    boolean a = party.equals("A");
-    add(cmd, "party", party);
-    // a JDBC password goes to the party's environment, not its command line (ps shows that)
-    String table = o.get(a ? "a" : "b");
-    String password = JdbcTable.isJdbc(table) ? JdbcTable.password(table) : null;
-    add(cmd, "table", password == null ? table : JdbcTable.withoutPassword(table));
-    if (o.containsKey(a ? "a-table" : "b-table")) {
-      add(cmd, "table-name", o.get(a ? "a-table" : "b-table"));
-    }
-    if (o.containsKey(a ? "a-delimiter" : "b-delimiter")) {
-      add(cmd, "csv-delimiter", o.get(a ? "a-delimiter" : "b-delimiter"));
-    }
-    add(cmd, "sql", o.get("sql"));
-    if (a) {
-      add(cmd, "out", o.get("out"));
-      if (o.containsKey("format")) {
-        add(cmd, "format", o.get("format"));
-      }
-    }
-    add(cmd, "quarantine", quarantineDir(o) + "/" + party.toLowerCase(Locale.ROOT));
-    if (o.containsKey("max-bad-rows")) {
-      add(cmd, "max-bad-rows", o.get("max-bad-rows"));
-    }
-    add(cmd, "session", session);
-    add(cmd, "bridge", "127.0.0.1:" + port);
-    add(cmd, "cert", creds.certChainPem().toString());
-    add(cmd, "key", creds.privateKeyPem().toString());
-    add(cmd, "ca", creds.trustedCaPem().toString());
-    add(cmd, "peer", peer);
-    add(cmd, "peer-cert-sha256", peerSha256);
-    for (String k : List.of("bins", "sigma", "protocol", "protocol-params", "parallelism",
-        "attempts", "idle-timeout", "pair-timeout")) {
-      if (o.containsKey(k)) {
-        add(cmd, k, o.get(k));
-      }
-    }
-    // what this party discloses of its size: its own option, else the common one, else the default
-    String publicSize = o.getOrDefault(a ? "a-public-size" : "b-public-size", o.get("public-size"));
-    if (publicSize != null) {
-      add(cmd, "public-size", publicSize);
-    }
-    if (o.containsKey("insecure-test-only")) {
-      cmd.add(io.psiflink.jobs.PartyConfig.INSECURE_FLAG); // lets tests use σ < 40
-    }
-    add(cmd, "work", work.resolve("party-" + party).toString());
-    add(cmd, "summary", work.resolve("summary-" + party + ".json").toString());
+    cmd.addAll(party.toArgs());
     ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true);
+    String password = JdbcTable.password(o.get(party.role().equals(Role.A) ? A : B));
     if (password != null) {
       pb.environment().put(JdbcTable.PASSWORD_ENV, password);
     }
     Process p = pb.start();
-    pump(p.getInputStream(), "[" + party + "] ", log);
+    pump(p.getInputStream(), "[" + party.role().label() + "] ", log);
     return p;
   }
 
@@ -230,17 +424,12 @@ public final class LocalJoin {
    * next to the output, {@code <out>.quarantine}, since the output directory itself appears only
    * when the join succeeded and the quarantine matters most when it did not.
    */
-  static String quarantineDir(Map<String, String> o) {
-    if (o.containsKey("quarantine")) {
-      return o.get("quarantine");
+  static String quarantineDir(OptionValues o) {
+    if (o.has(QUARANTINE)) {
+      return o.get(QUARANTINE);
     }
-    String out = o.get("out");
+    String out = o.get(OUT);
     return (out.endsWith("/") ? out.substring(0, out.length() - 1) : out) + ".quarantine";
-  }
-
-  private static void add(List<String> cmd, String k, String v) {
-    cmd.add("--" + k);
-    cmd.add(v);
   }
 
   private static void pump(InputStream in, String prefix, PrintStream log) {
@@ -271,7 +460,7 @@ public final class LocalJoin {
           : !pb.isAlive() && pb.exitValue() != 0 ? pb : null;
       Process other = failed == pa ? pb : pa;
       if (failed != null && !other.waitFor(SURVIVOR_GRACE.toSeconds(), TimeUnit.SECONDS)) {
-        log.println("psi local: party " + (other == pa ? "A" : "B") + " still runs "
+        log.println("psi local: party " + (other == pa ? Role.A : Role.B) + " still runs "
             + SURVIVOR_GRACE.toSeconds() + " s after its peer failed; stopping it");
         other.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
       }
@@ -281,12 +470,5 @@ public final class LocalJoin {
       pb.destroyForcibly();
       throw e;
     }
-  }
-
-  static Map<String, String> parse(String[] args) {
-    Args p = new Args(args, USAGE, Set.of("--json", io.psiflink.jobs.PartyConfig.INSECURE_FLAG));
-    Map<String, String> values = p.values(FLAGS);
-    p.finish();
-    return values;
   }
 }

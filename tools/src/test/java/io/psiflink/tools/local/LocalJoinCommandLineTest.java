@@ -1,0 +1,134 @@
+package io.psiflink.tools.local;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.psiflink.api.HostPort;
+import io.psiflink.api.OptionValues;
+import io.psiflink.api.OutputFormat;
+import io.psiflink.api.PartyConfiguration;
+import io.psiflink.api.PartyOptions;
+import io.psiflink.api.Role;
+import io.psiflink.api.SizeDisclosure;
+import io.psiflink.api.UsageException;
+import io.psiflink.bridge.PartyCredentials;
+import io.psiflink.bridge.ThrowawayPki;
+import io.psiflink.jobs.PartyConfig;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The command line {@code ./psi local} gives each party's job: the job's own parser reads it back
+ * as the configuration meant (written out here option by option), and the job accepts it.
+ */
+class LocalJoinCommandLineTest {
+  @TempDir
+  Path dir;
+
+  @Test
+  void eachPartysCommandLineParsesToTheIntendedConfiguration() throws Exception {
+    ThrowawayPki pki = ThrowawayPki.create(dir.resolve("pki"), "party-a", "party-b", "bridge");
+    PartyCredentials ca = pki.credentials("party-a");
+    PartyCredentials cb = pki.credentials("party-b");
+    Map<String, String> m = new HashMap<>();
+    m.put("a", "/data/a.csv");
+    m.put("b", "jdbc:postgresql://db:5432/crm?user=psi&password=secret");
+    m.put("b-table", "people");
+    m.put("a-delimiter", ";");
+    m.put("sql", "SELECT a.x, b.y FROM a JOIN b ON a.k = b.k");
+    m.put("out", "/r/joined.parquet/");
+    m.put("format", "csv");
+    m.put("bins", "8");
+    m.put("sigma", "30");
+    m.put("insecure-test-only", "true");
+    m.put("public-size", "exact");
+    m.put("b-public-size", "declared:5000");
+    m.put("pair-timeout", "7");
+    m.put("max-bad-rows", "5%");
+    m.put("party-heap", "512m");
+    OptionValues o = LocalJoin.options(m);
+    Path work = dir.resolve("work");
+    String pinA = LocalJoin.sha256(ca);
+    String pinB = LocalJoin.sha256(cb);
+
+    PartyConfiguration a = LocalJoin.partyConfiguration(o, Role.A, ca, "party-b", pinB, "s1",
+        4711, work);
+    PartyConfiguration intendedA = PartyConfiguration.empty()
+        .with(PartyOptions.PARTY, Role.A)
+        .with(PartyOptions.TABLE, "/data/a.csv")
+        .with(PartyOptions.CSV_DELIMITER, ';')
+        .with(PartyOptions.SQL, "SELECT a.x, b.y FROM a JOIN b ON a.k = b.k")
+        .with(PartyOptions.OUT, "/r/joined.parquet/")
+        .with(PartyOptions.FORMAT, OutputFormat.CSV)
+        .with(PartyOptions.QUARANTINE, "/r/joined.parquet.quarantine/a")
+        .with(PartyOptions.MAX_BAD_ROWS, "5%")
+        .with(PartyOptions.SESSION, "s1")
+        .with(PartyOptions.BRIDGE, new HostPort("127.0.0.1", 4711))
+        .with(PartyOptions.CERT, ca.certChainPem())
+        .with(PartyOptions.KEY, ca.privateKeyPem())
+        .with(PartyOptions.CA, ca.trustedCaPem())
+        .with(PartyOptions.PEER, "party-b")
+        .with(PartyOptions.PEER_CERT_SHA256, pinB)
+        .with(PartyOptions.BINS, 8)
+        .with(PartyOptions.SIGMA, 30)
+        .with(PartyOptions.PAIR_TIMEOUT, Duration.ofSeconds(7))
+        .with(PartyOptions.PUBLIC_SIZE, SizeDisclosure.EXACT)
+        .with(PartyOptions.INSECURE_TEST_ONLY, true)
+        .with(PartyOptions.WORK, work.resolve("party-A").toString())
+        .with(PartyOptions.SUMMARY, work.resolve("summary-A.json"));
+    assertEquals(intendedA, PartyConfiguration.parse(a.toArgs()));
+
+    PartyConfiguration b = LocalJoin.partyConfiguration(o, Role.B, cb, "party-a", pinA, "s1",
+        4712, work);
+    PartyConfiguration parsedB = PartyConfiguration.parse(b.toArgs());
+    assertEquals(Role.B, parsedB.role());
+    // the password stays off the command line (the party's environment carries it)
+    assertEquals("jdbc:postgresql://db:5432/crm?user=psi", parsedB.get(PartyOptions.TABLE));
+    assertFalse(String.join(" ", b.toArgs()).contains("secret"), b.toString());
+    assertEquals("people", parsedB.get(PartyOptions.TABLE_NAME));
+    assertFalse(parsedB.has(PartyOptions.OUT));
+    assertFalse(parsedB.has(PartyOptions.FORMAT));
+    assertFalse(parsedB.has(PartyOptions.CSV_DELIMITER));
+    assertEquals(new SizeDisclosure(SizeDisclosure.Policy.DECLARED, 5000),
+        parsedB.get(PartyOptions.PUBLIC_SIZE));
+    assertEquals("/r/joined.parquet.quarantine/b", parsedB.get(PartyOptions.QUARANTINE));
+    assertEquals(pinA, parsedB.get(PartyOptions.PEER_CERT_SHA256));
+
+    // and the job takes both
+    PartyConfig jobA = PartyConfig.of(PartyConfiguration.parse(a.toArgs()));
+    assertEquals(io.psiflink.connectors.TableFormat.CSV, jobA.outFormat());
+    assertEquals(';', jobA.csv().delimiter());
+    PartyConfig jobB = PartyConfig.of(parsedB);
+    assertEquals("jdbc:postgresql://db:5432/crm?user=psi&table=people", jobB.table());
+    assertTrue(jobB.partyB());
+  }
+
+  @Test
+  void theLocalCommandLineKeepsItsOptionNamesAndNamesWhatIsWrong() {
+    OptionValues o = LocalJoin.SYNTAX.parse("--a", "a.csv", "--b", "b.csv", "--sql", "S",
+        "--out", "o", "--json", "--a-table", "t", "--b-delimiter", "tab", "--quarantine", "q",
+        "--a-public-size", "exact", "--work", "w", "--party-heap", "1g", "--protocol", "ecdh",
+        "--protocol-params", "output=cardinality", "--parallelism", "3", "--attempts", "1",
+        "--idle-timeout", "9", "--max-bad-rows", "2");
+    assertTrue(o.get(LocalJoin.JSON));
+    assertEquals('\t', o.get(LocalJoin.B_DELIMITER));
+    assertEquals(SizeDisclosure.EXACT, o.get(LocalJoin.A_PUBLIC_SIZE));
+    UsageException missing = assertThrows(UsageException.class,
+        () -> LocalJoin.SYNTAX.parse("--a", "a.csv", "--sql", "S", "--out", "o"));
+    assertTrue(missing.getMessage().contains("--b"), missing.getMessage());
+    UsageException unknown = assertThrows(UsageException.class,
+        () -> LocalJoin.SYNTAX.parse("--a", "a", "--b", "b", "--sql", "S", "--out", "o",
+            "--party", "A"));
+    assertTrue(unknown.getMessage().contains("--party"), unknown.getMessage());
+    for (String option : List.of("--a", "--b", "--sql", "--out", "--public-size", "--json")) {
+      assertTrue(LocalJoin.SYNTAX.usage().contains(option), option);
+    }
+  }
+}
