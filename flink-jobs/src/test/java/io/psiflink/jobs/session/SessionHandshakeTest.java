@@ -1,5 +1,6 @@
 package io.psiflink.jobs.session;
 
+import io.psiflink.api.Role;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -53,7 +54,7 @@ class SessionHandshakeTest {
 
   private static SessionHandshake.LocalFacts facts(boolean partyB, String peer, byte[] pin) {
     List<Column> keys = List.of(new Column("k", ColumnType.STRING, true));
-    return new SessionHandshake.LocalFacts(partyB, peer, "query-fingerprint", "kkrt", "", 40, 4,
+    return new SessionHandshake.LocalFacts(partyB ? Role.B : Role.A, peer, "query-fingerprint", "kkrt", "", 40, 4,
         1000, 1, keys, List.of(), keys, pin);
   }
 
