@@ -356,6 +356,46 @@ class SealedBinExchangeTest {
     }
   }
 
+  /** B (played by the test) sends {@code hello} as its HELLO; A must refuse it, naming why. */
+  private void assertHelloRefused(byte[] hello, String problem) throws Exception {
+    String channel = "bin-" + channels.incrementAndGet();
+    CompletableFuture<Object> fa = CompletableFuture.supplyAsync(() -> side(parties.a, channel,
+        false, Attack.NONE, -1, new Relay[2], new ArrayList<>()));
+    try (BridgeStream raw = parties.b.open(SESSION, channel);
+        SealedBinStream b = new SealedBinStream(raw, frameKey, 0, Role.B)) {
+      b.send(Frames.HELLO, hello);
+      Object a = fa.get(60, TimeUnit.SECONDS);
+      PeerProtocolException e = assertInstanceOf(PeerProtocolException.class, a, String.valueOf(a));
+      assertTrue(e.getMessage().contains(problem), e.getMessage());
+    }
+  }
+
+  private static BinHello.Builder honestHelloOfB() {
+    return BinHello.newBuilder().setRole(ControlMessages.roleId(Role.B)).setBin(0).setBins(BINS)
+        .setSigma(40).setRows(N).setBound(BinPlan.bound(N, BINS, 40))
+        .setCommitment(ByteString.copyFrom(new byte[32]));
+  }
+
+  @Test
+  void malformedOrWrongHellosAreRefusedInWords() throws Exception {
+    assertHelloRefused(new byte[] {0x0a, 9, 1}, "the peer's HELLO is malformed");
+    assertHelloRefused(honestHelloOfB().setRole(ControlMessages.roleId(Role.A)).build()
+        .toByteArray(), "the same role as this party");
+    assertHelloRefused(honestHelloOfB().setRole(ControlMessages.roleId(Role.HELPER)).build()
+        .toByteArray(), "peer plays helper, expected B");
+    assertHelloRefused(honestHelloOfB().clearRole().build().toByteArray(), "names no role");
+    assertHelloRefused(honestHelloOfB().setSigma(41).build().toByteArray(), "with sigma 41");
+    assertHelloRefused(honestHelloOfB().setBound(-1).build().toByteArray(),
+        "bound=18446744073709551615");
+    assertHelloRefused(honestHelloOfB().setCommitment(ByteString.copyFrom(new byte[31])).build()
+        .toByteArray(), "a commitment of 31 bytes, expected 32");
+    byte[] later = honestHelloOfB().build().toByteArray();
+    byte[] withField = java.util.Arrays.copyOf(later, later.length + 2);
+    withField[later.length] = 0x78; // field 15, varint
+    withField[later.length + 1] = 1;
+    assertHelloRefused(withField, "another version of psi-flink");
+  }
+
   @Test
   void theInstanceIsFullLengthAndFreshPerAttemptAndCommitmentsBindTheRole() {
     byte[] na = new byte[32];
