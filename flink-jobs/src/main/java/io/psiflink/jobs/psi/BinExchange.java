@@ -107,6 +107,7 @@ public final class BinExchange {
     }
     Agreed agreed = hello(stream, bin, ownRows, ownBound);
 
+    // A is the PSI's receiver and gets the columns; B is its sender and sends them
     boolean receiver = ctx.psiRole() == PsiRole.RECEIVER;
     PsiParams params = PsiParams.parse(ctx.protocolParams()).toBuilder()
         .receiverSize(receiver ? ownBound : agreed.peerBound())
@@ -116,7 +117,7 @@ public final class BinExchange {
     long cardinality;
     try (PsiSession s = PsiSession.create(ctx.protocol(), ctx.psiRole(), params)) {
       // the input first: a per-bin setup (ECDH) is made of the sender's set
-      s.setInput(table.elements(ownBound, !receiver, random), ownBound, 16);
+      s.setInput(table.elements(ownBound, self, random), ownBound, 16);
       if (PsiProtocol.of(ctx.protocol()).setupPerBin()) {
         StreamRounds.run(s, PsiPhase.SETUP, stream);
       } else {
@@ -155,7 +156,7 @@ public final class BinExchange {
         rowsOut = payload.send(stream, table, keys);
       }
     }
-    done(stream, receiver);
+    done(stream, ctx.psiRole());
     long intersecting = ctx.cardinality() ? Math.max(cardinality, 0) : mine.length;
     return new BinResult(new BinStats(intersecting, rowsOut, raw.bytesSent(), raw.bytesReceived(),
         psiDone - started, System.nanoTime() - psiDone), output);
@@ -209,9 +210,9 @@ public final class BinExchange {
    * failure after DONE may retry the bin, or A's rows would be emitted twice; the peer needs
    * nothing more.
    */
-  private static void done(SealedBinStream stream, boolean receiver)
+  private static void done(SealedBinStream stream, PsiRole role)
       throws BridgeException, PeerProtocolException {
-    if (receiver) {
+    if (role == PsiRole.RECEIVER) {
       stream.send(Frames.DONE, Done.getDefaultInstance());
       stream.finish();
     } else {
