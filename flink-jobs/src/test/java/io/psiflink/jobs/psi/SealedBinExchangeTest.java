@@ -22,8 +22,6 @@ import io.psiflink.nativepsi.PsiRole;
 import io.psiflink.nativepsi.PsiSession;
 import io.psiflink.nativepsi.RoundDriver;
 import java.io.ByteArrayOutputStream;
-import java.nio.ByteBuffer;
-import java.nio.charset.StandardCharsets;
 import java.security.SecureRandom;
 import java.util.ArrayList;
 import java.util.Collections;
