@@ -13,7 +13,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executor;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -266,7 +265,7 @@ public final class BinPsiOperator extends AbstractStreamOperator<byte[]>
       }, next);
       Exception e;
       try {
-        return await(f);
+        return MailboxWait.await(mailbox, f);
       } catch (BridgeException | PeerProtocolException | PsiException failed) {
         e = failed;
       }
@@ -296,27 +295,6 @@ public final class BinPsiOperator extends AbstractStreamOperator<byte[]>
       if (stream != null) {
         stream.abort("bin " + bin + " failed at party " + ctx.party() + ": " + e.getMessage());
         stream.close();
-      }
-      throw e;
-    }
-  }
-
-  /**
-   * Waits for {@code f} on the mailbox thread without blocking it: other mail runs meanwhile, and
-   * the future's completion posts a mail that ends the wait. Rethrows the future's failure as is.
-   */
-  private <T> T await(CompletableFuture<T> f) throws Exception {
-    f.whenComplete((v, e) -> mailbox.execute(() -> { }, "bin exchange completed"));
-    while (!f.isDone()) {
-      mailbox.yield();
-    }
-    try {
-      return f.get();
-    } catch (ExecutionException e) {
-      Throwable c = e.getCause() instanceof java.util.concurrent.CompletionException ce
-          && ce.getCause() != null ? ce.getCause() : e.getCause();
-      if (c instanceof Exception ex) {
-        throw ex;
       }
       throw e;
     }
