@@ -1,27 +1,28 @@
 package io.psiflink.bridge;
 
-import io.grpc.Drainable;
-import io.grpc.KnownLength;
 import io.grpc.Metadata;
 import io.grpc.MethodDescriptor;
-import java.io.ByteArrayInputStream;
-import java.io.IOException;
-import java.io.InputStream;
-import java.io.OutputStream;
-import java.io.UncheckedIOException;
+import io.psiflink.bridge.proto.v1.BridgeGrpc;
+import io.psiflink.bridge.proto.v1.Frame;
 import java.time.Duration;
 import java.util.regex.Pattern;
 
-/** The hand-written gRPC contract between clients and relay: one bidi method carrying framed byte[] messages. */
+/**
+ * The gRPC contract between clients and relay: the Exchange method of bridge.proto's {@code
+ * psiflink.bridge.v1.Bridge} service (generated: {@link BridgeGrpc}), plus its headers and timing.
+ * Each side sends with the generated marshaller and receives through {@link Frames#PARSED}, which
+ * turns a message that is no frame into a problem the receiver reports, instead of a call reset.
+ */
 final class BridgeProtocol {
-  static final String SERVICE = "psiflink.bridge.Bridge";
+  static final String SERVICE = BridgeGrpc.SERVICE_NAME;
 
-  static final MethodDescriptor<byte[], byte[]> EXCHANGE = MethodDescriptor.<byte[], byte[]>newBuilder()
-      .setType(MethodDescriptor.MethodType.BIDI_STREAMING)
-      .setFullMethodName(MethodDescriptor.generateFullMethodName(SERVICE, "Exchange"))
-      .setRequestMarshaller(BytesMarshaller.INSTANCE)
-      .setResponseMarshaller(BytesMarshaller.INSTANCE)
-      .build();
+  /** The client's view of Exchange. */
+  static final MethodDescriptor<Frame, Frames.Parsed> CLIENT_EXCHANGE =
+      BridgeGrpc.getExchangeMethod().toBuilder(Frames.FRAME, Frames.PARSED).build();
+
+  /** The relay's view of Exchange. */
+  static final MethodDescriptor<Frames.Parsed, Frame> RELAY_EXCHANGE =
+      BridgeGrpc.getExchangeMethod().toBuilder(Frames.PARSED, Frames.FRAME).build();
 
   static final Metadata.Key<String> SESSION = Metadata.Key.of("psi-session", Metadata.ASCII_STRING_MARSHALLER);
   static final Metadata.Key<String> CHANNEL = Metadata.Key.of("psi-channel", Metadata.ASCII_STRING_MARSHALLER);
@@ -42,47 +43,5 @@ final class BridgeProtocol {
           + (value == null ? "null" : "'" + value + "'"));
     }
     return value;
-  }
-
-  /** Messages are already byte[]: hand them to gRPC and take them back with one copy each way. */
-  private enum BytesMarshaller implements MethodDescriptor.Marshaller<byte[]> {
-    INSTANCE;
-
-    @Override
-    public InputStream stream(byte[] value) {
-      return new ByteArrayStream(value);
-    }
-
-    @Override
-    public byte[] parse(InputStream stream) {
-      try {
-        if (stream instanceof KnownLength) {
-          byte[] bytes = new byte[stream.available()];
-          int n = stream.readNBytes(bytes, 0, bytes.length);
-          if (n == bytes.length && stream.read() == -1) {
-            return bytes;
-          }
-          throw new IOException("message length differs from the announced " + bytes.length + " bytes");
-        }
-        return stream.readAllBytes();
-      } catch (IOException e) {
-        throw new UncheckedIOException(e);
-      }
-    }
-  }
-
-  /** Drainable so gRPC writes the array into its buffers in one go instead of through an 8 KiB bounce buffer. */
-  private static final class ByteArrayStream extends ByteArrayInputStream implements Drainable, KnownLength {
-    ByteArrayStream(byte[] bytes) {
-      super(bytes);
-    }
-
-    @Override
-    public synchronized int drainTo(OutputStream target) throws IOException {
-      int n = count - pos;
-      target.write(buf, pos, n);
-      pos = count;
-      return n;
-    }
   }
 }

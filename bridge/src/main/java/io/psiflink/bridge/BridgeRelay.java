@@ -54,7 +54,7 @@ public final class BridgeRelay implements AutoCloseable {
     Context.Key<byte[]> certKey = Context.key("psi-party-certificate-sha256");
     Context.Key<CloseReasonTracer> tracerKey = Context.key("psi-close-reason");
     ServerServiceDefinition service = ServerServiceDefinition.builder(BridgeProtocol.SERVICE)
-        .addMethod(BridgeProtocol.EXCHANGE, new ExchangeHandler(registry, partyKey, certKey, pins, tracerKey))
+        .addMethod(BridgeProtocol.RELAY_EXCHANGE, new ExchangeHandler(registry, partyKey, certKey, pins, tracerKey))
         .build();
     Server server = NettyServerBuilder.forAddress(new InetSocketAddress(config.bindHost(), config.port()))
         .sslContext(tls)

@@ -5,6 +5,7 @@ import io.grpc.Channel;
 import io.grpc.ClientCall;
 import io.grpc.Metadata;
 import io.grpc.Status;
+import io.psiflink.bridge.proto.v1.Frame;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.concurrent.BlockingQueue;
@@ -35,7 +36,7 @@ final class ClientStream implements BridgeStream {
 
   private final BridgeClient client;
   private final StreamKey key;
-  private final ClientCall<byte[], byte[]> call;
+  private final ClientCall<Frame, Frames.Parsed> call;
   private final BlockingQueue<Inbound> inbound = new LinkedBlockingQueue<>();
   private final ReentrantLock lock = new ReentrantLock();
   /** Signalled when the call becomes ready or ends. */
@@ -55,16 +56,17 @@ final class ClientStream implements BridgeStream {
   // Written by the receiving thread only.
   private volatile boolean peerFinished;
 
-  private sealed interface Inbound permits Frame, Closed {}
+  private sealed interface Inbound permits Received, Closed {}
 
-  private record Frame(byte type, byte[] bytes) implements Inbound {}
+  /** A frame that passed {@link Frames#check}. */
+  private record Received(Frame.KindCase kind, Frame frame) implements Inbound {}
 
   private record Closed() implements Inbound {}
 
   ClientStream(BridgeClient client, StreamKey key, Channel channel) {
     this.client = client;
     this.key = key;
-    this.call = channel.newCall(BridgeProtocol.EXCHANGE, CallOptions.DEFAULT);
+    this.call = channel.newCall(BridgeProtocol.CLIENT_EXCHANGE, CallOptions.DEFAULT);
   }
 
   void start() {
@@ -91,9 +93,9 @@ final class ClientStream implements BridgeStream {
           throw new BridgeTimeoutException("peer did not open stream " + key.describe() + " within "
               + Durations.human(pairTimeout));
         }
-        if (event instanceof Frame f && f.type() == Frames.PAIRED) {
-          attempt = Frames.pairedAttempt(f.bytes());
-          peerParty = Frames.pairedPeer(f.bytes());
+        if (event instanceof Received f && f.kind() == Frame.KindCase.PAIRED) {
+          attempt = f.frame().getPaired().getAttempt();
+          peerParty = f.frame().getPaired().getPeerParty();
           if (failure != null) { // aborted from another thread (e.g. BridgeClient.close) while pairing
             throw failure.toException();
           }
@@ -101,8 +103,8 @@ final class ClientStream implements BridgeStream {
           LOG.debug("'{}' paired with '{}' on {}", client.partyName(), peerParty, where());
           return;
         }
-        if (event instanceof Frame f) {
-          protocolError("relay sent " + Frames.typeName(f.type()) + " before PAIRED");
+        if (event instanceof Received f) {
+          protocolError("relay sent " + Frames.typeName(f.kind()) + " before PAIRED");
         }
         throw currentFailure("relay ended the stream before pairing");
       }
@@ -139,7 +141,7 @@ final class ClientStream implements BridgeStream {
     if (len > max) {
       throw new IllegalArgumentException("frame of " + len + " bytes exceeds maxFrameBytes (" + max + ") on " + where());
     }
-    byte[] frame = Frames.data(data, off, len); // copy outside the lock
+    Frame frame = Frames.data(data, off, len); // no copy: sendMessage serializes it before returning
     Duration idle = client.config().idleTimeout();
     long nanos = idle.toNanos();
     lock.lock();
@@ -180,20 +182,20 @@ final class ClientStream implements BridgeStream {
         throw new BridgeTimeoutException("no data from peer '" + peerParty + "' for " + Durations.human(idle)
             + " on " + where());
       }
-      if (event instanceof Frame frame) {
-        switch (frame.type()) {
-          case Frames.DATA -> {
+      if (event instanceof Received frame) {
+        switch (frame.kind()) {
+          case DATA -> {
             requestOne();
-            byte[] payload = Frames.dataPayload(frame.bytes());
+            byte[] payload = Frames.dataPayload(frame.frame());
             bytesReceived.addAndGet(payload.length);
             return payload;
           }
-          case Frames.FINISH -> {
+          case FINISH -> {
             peerFinished = true;
             requestOne();
             return null;
           }
-          default -> protocolError("relay sent an unexpected " + Frames.typeName(frame.type()) + " frame");
+          default -> protocolError("relay sent an unexpected " + Frames.typeName(frame.kind()) + " frame");
         }
       } else if (failure == null) { // closed OK without the peer's FINISH
         recordFailure(Failure.other("relay ended " + where() + " before the peer finished"));
@@ -351,12 +353,12 @@ final class ClientStream implements BridgeStream {
   }
 
   /** gRPC callbacks; they only queue and signal, the application thread does the work. */
-  private final class Listener extends ClientCall.Listener<byte[]> {
+  private final class Listener extends ClientCall.Listener<Frames.Parsed> {
     @Override
-    public void onMessage(byte[] message) {
+    public void onMessage(Frames.Parsed message) {
       try {
-        Frames.check(message, client.config().maxFrameBytes());
-        inbound.add(new Frame(message[0], message));
+        Frame.KindCase kind = Frames.check(message, client.config().maxFrameBytes());
+        inbound.add(new Received(kind, message.frame()));
       } catch (Frames.MalformedFrameException e) {
         recordFailure(Failure.other("relay sent a malformed frame (" + e.getMessage() + ") on " + where()));
         cancel("malformed frame from relay");

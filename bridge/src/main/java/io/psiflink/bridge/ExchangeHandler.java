@@ -5,9 +5,10 @@ import io.grpc.Metadata;
 import io.grpc.ServerCall;
 import io.grpc.ServerCallHandler;
 import io.grpc.Status;
+import io.psiflink.bridge.proto.v1.Frame;
 
 /** Starts a relay stream for each accepted Exchange call: checks the headers and hands the stream to pairing. */
-final class ExchangeHandler implements ServerCallHandler<byte[], byte[]> {
+final class ExchangeHandler implements ServerCallHandler<Frames.Parsed, Frame> {
   private final PairingRegistry registry;
   private final Context.Key<String> partyKey;
   private final Context.Key<byte[]> certKey;
@@ -25,7 +26,7 @@ final class ExchangeHandler implements ServerCallHandler<byte[], byte[]> {
   }
 
   @Override
-  public ServerCall.Listener<byte[]> startCall(ServerCall<byte[], byte[]> call, Metadata headers) {
+  public ServerCall.Listener<Frames.Parsed> startCall(ServerCall<Frames.Parsed, Frame> call, Metadata headers) {
     String party = partyKey.get();
     if (party == null) { // only reachable if the interceptor was bypassed
       call.close(Status.UNAUTHENTICATED.withDescription("unauthenticated stream"), new Metadata());

@@ -1,146 +1,203 @@
 package io.psiflink.bridge;
 
-import java.nio.ByteBuffer;
-import java.nio.charset.CharacterCodingException;
-import java.nio.charset.CodingErrorAction;
+import com.google.protobuf.CodedInputStream;
+import com.google.protobuf.UnknownFieldSet;
+import com.google.protobuf.UnsafeByteOperations;
+import io.grpc.KnownLength;
+import io.grpc.MethodDescriptor;
+import io.psiflink.bridge.proto.v1.Abort;
+import io.psiflink.bridge.proto.v1.BridgeGrpc;
+import io.psiflink.bridge.proto.v1.Finish;
+import io.psiflink.bridge.proto.v1.Frame;
+import io.psiflink.bridge.proto.v1.Paired;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 
 /**
- * The framing inside each gRPC message: one type byte, then the body.
+ * The frames of an Exchange call: {@code psiflink.bridge.v1.Frame} (bridge.proto), built and checked
+ * here.
  *
  * <ul>
  *   <li>DATA: opaque payload (at most maxFrameBytes)
- *   <li>PAIRED (relay to client): attempt as unsigned 32-bit big-endian, then the peer's party name in UTF-8
- *   <li>FINISH: empty; the sender's direction ended cleanly
- *   <li>ABORT: the reason in UTF-8
+ *   <li>PAIRED (relay to client): the attempt, then the peer's party name
+ *   <li>FINISH: the sender's direction ended cleanly
+ *   <li>ABORT: the reason in words
  * </ul>
+ *
+ * <p>Messages are parsed by {@link #PARSED}, which never throws: a message that is no frame reaches
+ * the receiver as a {@link Parsed} naming the problem, so the receiver fails the stream in words
+ * (and the relay tells the peer) instead of gRPC resetting the call.
  */
 final class Frames {
-  static final byte DATA = 1;
-  static final byte PAIRED = 2;
-  static final byte FINISH = 3;
-  static final byte ABORT = 4;
-
   /** Longest abort reason or party name on the wire; longer reasons are cut (they end up in gRPC trailers). */
   static final int MAX_TEXT_BYTES = 1024;
-  /** What a message may carry beyond maxFrameBytes of payload: the type byte, or a control frame's body. */
-  static final int MAX_OVERHEAD = 1 + 4 + MAX_TEXT_BYTES;
+  /**
+   * What a message may carry beyond maxFrameBytes of payload: the protobuf tag and length of DATA,
+   * or a control frame's body.
+   */
+  static final int MAX_OVERHEAD = 16 + MAX_TEXT_BYTES;
+
+  private static final Frame FINISH = Frame.newBuilder().setFinish(Finish.getDefaultInstance()).build();
+
+  /** The generated marshaller of {@code Frame}, for the frames this side sends. */
+  static final MethodDescriptor.Marshaller<Frame> FRAME = BridgeGrpc.getExchangeMethod().getRequestMarshaller();
+
+  /** One received message: a frame, or (frame null) why it is not one. */
+  record Parsed(Frame frame, String problem) {}
+
+  /** Parses messages into {@link Parsed}; serializes only well-formed ones. */
+  static final MethodDescriptor.Marshaller<Parsed> PARSED = new MethodDescriptor.Marshaller<>() {
+    @Override
+    public InputStream stream(Parsed value) {
+      return FRAME.stream(value.frame());
+    }
+
+    @Override
+    public Parsed parse(InputStream stream) {
+      try {
+        byte[] bytes;
+        if (stream instanceof KnownLength) {
+          bytes = new byte[stream.available()];
+          int n = stream.readNBytes(bytes, 0, bytes.length);
+          if (n != bytes.length || stream.read() != -1) {
+            throw new IOException("message length differs from the announced " + bytes.length + " bytes");
+          }
+        } else {
+          bytes = stream.readAllBytes();
+        }
+        return Frames.parse(bytes);
+      } catch (IOException e) {
+        throw new UncheckedIOException(e);
+      }
+    }
+  };
 
   private Frames() {}
 
-  static byte[] data(byte[] payload, int off, int len) {
-    byte[] frame = new byte[1 + len];
-    frame[0] = DATA;
-    System.arraycopy(payload, off, frame, 1, len);
-    return frame;
-  }
-
-  static byte[] paired(int attempt, String peerParty) {
-    byte[] name = truncatedUtf8(peerParty);
-    return ByteBuffer.allocate(1 + 4 + name.length).put(PAIRED).putInt(attempt).put(name).array();
-  }
-
-  static byte[] finish() {
-    return new byte[] {FINISH};
-  }
-
-  static byte[] abort(String reason) {
-    byte[] text = truncatedUtf8(reason);
-    byte[] frame = new byte[1 + text.length];
-    frame[0] = ABORT;
-    System.arraycopy(text, 0, frame, 1, text.length);
-    return frame;
+  /**
+   * Parses one message. The DATA payload aliases {@code message} (no copy): the array must not
+   * change afterwards.
+   */
+  static Parsed parse(byte[] message) {
+    if (message.length == 0) {
+      return new Parsed(null, "empty frame");
+    }
+    try {
+      CodedInputStream in = CodedInputStream.newInstance(message);
+      in.enableAliasing(true);
+      return new Parsed(Frame.parseFrom(in), null);
+    } catch (IOException e) { // InvalidProtocolBufferException: the array holds the whole message
+      return new Parsed(null, "not a psiflink.bridge.v1 frame (" + e.getMessage() + ")");
+    }
   }
 
   /**
-   * Checks a frame's structure and returns its type.
+   * The frame carries {@code payload[off, off+len)} without copying it: the frame is serialized
+   * while it is sent, so the caller may reuse the array once {@code send} returned.
+   */
+  static Frame data(byte[] payload, int off, int len) {
+    return Frame.newBuilder().setData(UnsafeByteOperations.unsafeWrap(payload, off, len)).build();
+  }
+
+  static Frame paired(int attempt, String peerParty) {
+    return Frame.newBuilder()
+        .setPaired(Paired.newBuilder().setAttempt(attempt).setPeerParty(truncated(peerParty)))
+        .build();
+  }
+
+  static Frame finish() {
+    return FINISH;
+  }
+
+  static Frame abort(String reason) {
+    return Frame.newBuilder().setAbort(Abort.newBuilder().setReason(truncated(reason))).build();
+  }
+
+  /**
+   * Checks a parsed message and returns its frame's kind: every field is checked, and fields this
+   * version does not know are refused (the peer speaks another version).
    *
    * @throws MalformedFrameException naming the problem in plain words
    */
-  static byte check(byte[] frame, int maxFrameBytes) throws MalformedFrameException {
-    if (frame.length == 0) {
-      throw new MalformedFrameException("empty frame");
+  static Frame.KindCase check(Parsed message, int maxFrameBytes) throws MalformedFrameException {
+    if (message.problem() != null) {
+      throw new MalformedFrameException(message.problem());
     }
-    byte type = frame[0];
-    int body = frame.length - 1;
-    switch (type) {
+    return check(message.frame(), maxFrameBytes);
+  }
+
+  static Frame.KindCase check(Frame frame, int maxFrameBytes) throws MalformedFrameException {
+    Frame.KindCase kind = frame.getKindCase();
+    if (kind == Frame.KindCase.KIND_NOT_SET) {
+      throw new MalformedFrameException(frame.getUnknownFields().asMap().isEmpty() ? "empty frame"
+          : "unknown frame kind (field " + frame.getUnknownFields().asMap().keySet() + ")");
+    }
+    unknownFields(kind, frame.getUnknownFields());
+    switch (kind) {
       case DATA -> {
-        if (body > maxFrameBytes) {
-          throw new MalformedFrameException("DATA frame of " + body + " bytes exceeds the limit of " + maxFrameBytes + " bytes");
+        if (frame.getData().size() > maxFrameBytes) {
+          throw new MalformedFrameException("DATA frame of " + frame.getData().size()
+              + " bytes exceeds the limit of " + maxFrameBytes + " bytes");
         }
       }
       case PAIRED -> {
-        if (body < 4 || body - 4 > MAX_TEXT_BYTES) {
-          throw new MalformedFrameException("PAIRED frame with a body of " + body + " bytes");
+        Paired p = frame.getPaired();
+        unknownFields(kind, p.getUnknownFields());
+        if (p.getPeerPartyBytes().size() > MAX_TEXT_BYTES) {
+          throw new MalformedFrameException("PAIRED peer name of " + p.getPeerPartyBytes().size()
+              + " bytes exceeds " + MAX_TEXT_BYTES + " bytes");
         }
-        utf8(frame, 5, "PAIRED peer name");
-      }
-      case FINISH -> {
-        if (body != 0) {
-          throw new MalformedFrameException("FINISH frame with a body of " + body + " bytes");
+        if (p.getAttempt() < 0) {
+          throw new MalformedFrameException("PAIRED attempt " + Integer.toUnsignedString(p.getAttempt())
+              + " is out of range");
         }
       }
+      case FINISH -> unknownFields(kind, frame.getFinish().getUnknownFields());
       case ABORT -> {
-        if (body > MAX_TEXT_BYTES) {
-          throw new MalformedFrameException("ABORT reason of " + body + " bytes exceeds " + MAX_TEXT_BYTES + " bytes");
+        Abort a = frame.getAbort();
+        unknownFields(kind, a.getUnknownFields());
+        if (a.getReasonBytes().size() > MAX_TEXT_BYTES) {
+          throw new MalformedFrameException("ABORT reason of " + a.getReasonBytes().size()
+              + " bytes exceeds " + MAX_TEXT_BYTES + " bytes");
         }
-        utf8(frame, 1, "ABORT reason");
       }
-      default -> throw new MalformedFrameException(String.format("unknown frame type 0x%02x", type & 0xff));
+      default -> throw new MalformedFrameException("unknown frame kind " + kind);
     }
-    return type;
+    return kind;
   }
 
-  static byte[] dataPayload(byte[] frame) {
-    return Arrays.copyOfRange(frame, 1, frame.length);
+  private static void unknownFields(Frame.KindCase kind, UnknownFieldSet unknown)
+      throws MalformedFrameException {
+    if (!unknown.asMap().isEmpty()) {
+      throw new MalformedFrameException(kind + " frame with unknown field(s) " + unknown.asMap().keySet()
+          + ": the sender speaks another version than psiflink.bridge.v1");
+    }
   }
 
-  static int pairedAttempt(byte[] frame) {
-    return ByteBuffer.wrap(frame, 1, 4).getInt();
+  /** The payload of a checked DATA frame, as a new array. */
+  static byte[] dataPayload(Frame frame) {
+    return frame.getData().toByteArray();
   }
 
-  static String pairedPeer(byte[] frame) {
-    return new String(frame, 5, frame.length - 5, StandardCharsets.UTF_8);
+  static String typeName(Frame.KindCase kind) {
+    return kind == Frame.KindCase.KIND_NOT_SET ? "empty" : kind.name();
   }
 
-  static String abortReason(byte[] frame) {
-    return new String(frame, 1, frame.length - 1, StandardCharsets.UTF_8);
-  }
-
-  static String typeName(byte type) {
-    return switch (type) {
-      case DATA -> "DATA";
-      case PAIRED -> "PAIRED";
-      case FINISH -> "FINISH";
-      case ABORT -> "ABORT";
-      default -> String.format("0x%02x", type & 0xff);
-    };
-  }
-
-  /** UTF-8 of {@code text}, cut at a character boundary to at most {@link #MAX_TEXT_BYTES}. */
-  static byte[] truncatedUtf8(String text) {
+  /** {@code text}, cut at a character boundary to at most {@link #MAX_TEXT_BYTES} of UTF-8. */
+  static String truncated(String text) {
     String s = text == null ? "" : text;
     byte[] bytes = s.getBytes(StandardCharsets.UTF_8);
     if (bytes.length <= MAX_TEXT_BYTES) {
-      return bytes;
+      return s;
     }
     int end = MAX_TEXT_BYTES;
     while (end > 0 && (bytes[end] & 0xC0) == 0x80) {
       end--; // do not split a multi-byte character
     }
-    return Arrays.copyOf(bytes, end);
-  }
-
-  private static void utf8(byte[] frame, int from, String what) throws MalformedFrameException {
-    try {
-      StandardCharsets.UTF_8.newDecoder()
-          .onMalformedInput(CodingErrorAction.REPORT)
-          .onUnmappableCharacter(CodingErrorAction.REPORT)
-          .decode(ByteBuffer.wrap(frame, from, frame.length - from));
-    } catch (CharacterCodingException e) {
-      throw new MalformedFrameException(what + " is not valid UTF-8");
-    }
+    return new String(Arrays.copyOf(bytes, end), StandardCharsets.UTF_8);
   }
 
   /** A frame that breaks the framing rules. */

@@ -3,6 +3,7 @@ package io.psiflink.bridge;
 import io.grpc.Metadata;
 import io.grpc.ServerCall;
 import io.grpc.Status;
+import io.psiflink.bridge.proto.v1.Frame;
 import java.util.concurrent.ScheduledFuture;
 
 /**
@@ -13,8 +14,8 @@ import java.util.concurrent.ScheduledFuture;
  * call's methods are not called concurrently holds. Fields other than the finals are guarded by
  * that monitor.
  */
-final class RelayStream extends ServerCall.Listener<byte[]> {
-  final ServerCall<byte[], byte[]> call;
+final class RelayStream extends ServerCall.Listener<Frames.Parsed> {
+  final ServerCall<Frames.Parsed, Frame> call;
   final String party;
   final StreamKey key;
   private final PairingRegistry registry;
@@ -32,7 +33,7 @@ final class RelayStream extends ServerCall.Listener<byte[]> {
   boolean awaitingPeerReady;
   ScheduledFuture<?> pairTimer;
 
-  RelayStream(ServerCall<byte[], byte[]> call, String party, StreamKey key, PairingRegistry registry,
+  RelayStream(ServerCall<Frames.Parsed, Frame> call, String party, StreamKey key, PairingRegistry registry,
       CloseReasonTracer closeReason) {
     this.call = call;
     this.party = party;
@@ -46,7 +47,7 @@ final class RelayStream extends ServerCall.Listener<byte[]> {
     return closeReason != null && closeReason.rejectedOversizeMessage();
   }
 
-  void send(byte[] frame) {
+  void send(Frame frame) {
     if (!closed) {
       call.sendMessage(frame);
     }
@@ -73,7 +74,7 @@ final class RelayStream extends ServerCall.Listener<byte[]> {
   }
 
   @Override
-  public void onMessage(byte[] frame) {
+  public void onMessage(Frames.Parsed frame) {
     synchronized (slot) {
       if (pair != null) {
         pair.onFrame(this, frame);

@@ -1,6 +1,7 @@
 package io.psiflink.bridge;
 
 import io.grpc.Status;
+import io.psiflink.bridge.proto.v1.Frame;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -53,29 +54,30 @@ final class StreamPair {
     requestNextFrom(second);
   }
 
-  void onFrame(RelayStream from, byte[] frame) {
+  void onFrame(RelayStream from, Frames.Parsed message) {
     if (ended) {
       return;
     }
     RelayStream to = other(from);
-    byte type;
+    Frame.KindCase type;
+    Frame frame = message.frame();
     try {
-      type = Frames.check(frame, maxFrameBytes);
+      type = Frames.check(message, maxFrameBytes);
     } catch (Frames.MalformedFrameException e) {
       malformed(from, e.getMessage());
       return;
     }
     switch (type) {
-      case Frames.DATA -> {
+      case DATA -> {
         if (from.finishedSending) {
           malformed(from, "DATA frame after FINISH");
           return;
         }
-        to.send(frame); // forwarded as received: no re-framing, no copy
-        counters.bytesRelayed.addAndGet(frame.length - 1L);
+        to.send(frame); // forwarded as parsed: the payload aliases the received message, no copy
+        counters.bytesRelayed.addAndGet(frame.getData().size());
         requestNextFrom(from);
       }
-      case Frames.FINISH -> {
+      case FINISH -> {
         if (from.finishedSending) {
           malformed(from, "second FINISH frame");
           return;
@@ -89,8 +91,8 @@ final class StreamPair {
           requestNextFrom(from); // the sender may still ABORT
         }
       }
-      case Frames.ABORT -> {
-        String reason = Frames.abortReason(frame);
+      case ABORT -> {
+        String reason = frame.getAbort().getReason();
         LOG.warn("party '{}' aborted {}: {}", from.party, slot.key.describe(attempt), reason);
         end(from, Status.CANCELLED.withDescription("stream aborted by this party: " + reason),
             to, Status.ABORTED.withDescription("peer '" + from.party + "' aborted: " + reason));

@@ -11,6 +11,7 @@ import io.grpc.ManagedChannel;
 import io.grpc.Metadata;
 import io.grpc.Status;
 import io.grpc.netty.shaded.io.grpc.netty.NettyChannelBuilder;
+import io.psiflink.bridge.proto.v1.Frame;
 import java.nio.file.Path;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
@@ -42,15 +43,32 @@ class MalformedFrameTest {
   }
 
   @Test
-  void unknownFrameTypeFailsTheSenderAndTellsThePeer() throws Exception {
-    assertMalformed(new byte[] {0x7f, 1, 2}, "unknown frame type 0x7f");
+  void unknownFrameKindFailsTheSenderAndTellsThePeer() throws Exception {
+    // field 15, length-delimited, 2 bytes: a frame kind of a later version
+    assertMalformed(new byte[] {0x7a, 2, 1, 2}, "unknown frame kind (field [15])");
+  }
+
+  @Test
+  void bytesThatAreNoProtobufAreMalformed() throws Exception {
+    assertMalformed(new byte[] {0x7f, 1, 2}, "not a psiflink.bridge.v1 frame");
+  }
+
+  @Test
+  void unknownFieldInAKnownFrameIsRefused() throws Exception {
+    // FINISH (field 3) whose body holds field 9 (varint 1): another version's FINISH
+    assertMalformed(new byte[] {0x1a, 2, 0x48, 1}, "FINISH frame with unknown field(s) [9]");
+  }
+
+  @Test
+  void abortReasonThatIsNotUtf8IsMalformed() throws Exception {
+    // ABORT (field 4) whose reason (field 1) is the lone byte 0xc3
+    assertMalformed(new byte[] {0x22, 3, 0x0a, 1, (byte) 0xc3}, "invalid UTF-8");
   }
 
   @Test
   void oversizedDataFrameIsRejectedByTheRelay() throws Exception {
-    byte[] frame = new byte[1 + MAX + 1];
-    frame[0] = Frames.DATA;
-    assertMalformed(frame, "exceeds the limit of 1024 bytes");
+    assertMalformed(Frames.data(new byte[MAX + 1], 0, MAX + 1).toByteArray(),
+        "exceeds the limit of 1024 bytes");
   }
 
   @Test
@@ -58,11 +76,10 @@ class MalformedFrameTest {
     try (TestBed bed = new TestBed(pki, c -> c.withMaxFrameBytes(MAX))) {
       Future<BridgeStream> peer = pool.submit(() -> bed.client(TestBed.B).open("s", "c"));
       TestBed.RawCall raw = bed.rawCall(TestBed.A, "s", "c");
-      assertEquals(Frames.PAIRED, raw.next()[0]);
+      assertTrue(raw.next().hasPaired());
       BridgeStream b = peer.get(10, TimeUnit.SECONDS);
-      byte[] huge = new byte[1 + MAX + Frames.MAX_OVERHEAD + 100];
-      huge[0] = Frames.DATA;
-      raw.send(huge);
+      int size = MAX + Frames.MAX_OVERHEAD + 100;
+      raw.send(Frames.data(new byte[size], 0, size));
       Status status = raw.status();
       // gRPC itself rejects the message before the relay sees it: the sender's call is reset.
       assertTrue(status.getCode() == Status.Code.CANCELLED || status.getCode() == Status.Code.RESOURCE_EXHAUSTED,
@@ -81,7 +98,7 @@ class MalformedFrameTest {
 
   @Test
   void pairedFrameFromAClientIsMalformed() throws Exception {
-    assertMalformed(Frames.paired(3, "party-b"), "PAIRED frame sent by a client");
+    assertMalformed(Frames.paired(3, "party-b").toByteArray(), "PAIRED frame sent by a client");
   }
 
   @Test
@@ -89,7 +106,7 @@ class MalformedFrameTest {
     try (TestBed bed = new TestBed(pki, c -> c.withMaxFrameBytes(MAX))) {
       Future<BridgeStream> peer = pool.submit(() -> bed.client(TestBed.B).open("s", "c"));
       TestBed.RawCall raw = bed.rawCall(TestBed.A, "s", "c");
-      assertEquals(Frames.PAIRED, raw.next()[0]);
+      assertTrue(raw.next().hasPaired());
       BridgeStream b = peer.get(10, TimeUnit.SECONDS);
       raw.send(Frames.finish());
       assertEquals(null, b.receive());
@@ -116,7 +133,7 @@ class MalformedFrameTest {
           .sslContext(TlsContexts.forClient(pki.credentials(TestBed.A)))
           .build();
       try {
-        ClientCall<byte[], byte[]> call = ch.newCall(BridgeProtocol.EXCHANGE, CallOptions.DEFAULT);
+        ClientCall<byte[], byte[]> call = ch.newCall(TestBed.RAW_EXCHANGE, CallOptions.DEFAULT);
         CompletableFuture<Status> closed = new CompletableFuture<>();
         call.start(new ClientCall.Listener<>() {
           @Override
@@ -138,10 +155,10 @@ class MalformedFrameTest {
     try (TestBed bed = new TestBed(pki, c -> c.withMaxFrameBytes(MAX))) {
       Future<BridgeStream> peer = pool.submit(() -> bed.client(TestBed.B).open("s", "c"));
       TestBed.RawCall raw = bed.rawCall(TestBed.A, "s", "c");
-      byte[] paired = raw.next();
-      assertEquals(Frames.PAIRED, paired[0]);
-      assertEquals(0, Frames.pairedAttempt(paired));
-      assertEquals(TestBed.B, Frames.pairedPeer(paired));
+      Frame paired = raw.next();
+      assertTrue(paired.hasPaired(), paired.toString());
+      assertEquals(0, paired.getPaired().getAttempt());
+      assertEquals(TestBed.B, paired.getPaired().getPeerParty());
       BridgeStream b = peer.get(10, TimeUnit.SECONDS);
       assertEquals(TestBed.A, b.peerParty());
 

@@ -131,7 +131,7 @@ class SecurityTest {
     try (TestBed bed = new TestBed(pki)) {
       ManagedChannel plain = NettyChannelBuilder.forAddress("127.0.0.1", bed.relay.port()).usePlaintext().build();
       try {
-        ClientCall<byte[], byte[]> call = plain.newCall(BridgeProtocol.EXCHANGE, CallOptions.DEFAULT);
+        ClientCall<byte[], byte[]> call = plain.newCall(TestBed.RAW_EXCHANGE, CallOptions.DEFAULT);
         CompletableFuture<Status> closed = new CompletableFuture<>();
         Metadata headers = new Metadata();
         headers.put(BridgeProtocol.SESSION, "s");
@@ -143,7 +143,7 @@ class SecurityTest {
           }
         }, headers);
         call.request(1);
-        call.sendMessage(new byte[] {Frames.DATA, 1, 2, 3});
+        call.sendMessage(Frames.data(new byte[] {1, 2, 3}, 0, 3).toByteArray());
         Status status = closed.get(10, TimeUnit.SECONDS);
         System.out.println("plaintext client: " + status);
         assertNotEquals(Status.Code.OK, status.getCode());

@@ -4,7 +4,13 @@ import io.grpc.CallOptions;
 import io.grpc.ClientCall;
 import io.grpc.ManagedChannel;
 import io.grpc.Metadata;
+import io.grpc.MethodDescriptor;
 import io.grpc.Status;
+import io.psiflink.bridge.proto.v1.BridgeGrpc;
+import io.psiflink.bridge.proto.v1.Frame;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
 import io.grpc.netty.shaded.io.grpc.netty.NettyChannelBuilder;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
@@ -123,6 +129,28 @@ final class TestBed implements AutoCloseable {
     return HexFormat.of().formatHex(digest);
   }
 
+  /** Exchange with messages as raw bytes: lets a test send what no well-behaved client would. */
+  static final MethodDescriptor<byte[], byte[]> RAW_EXCHANGE =
+      BridgeGrpc.getExchangeMethod().toBuilder(Bytes.INSTANCE, Bytes.INSTANCE).build();
+
+  private enum Bytes implements MethodDescriptor.Marshaller<byte[]> {
+    INSTANCE;
+
+    @Override
+    public InputStream stream(byte[] value) {
+      return new java.io.ByteArrayInputStream(value);
+    }
+
+    @Override
+    public byte[] parse(InputStream stream) {
+      try {
+        return stream.readAllBytes();
+      } catch (IOException e) {
+        throw new UncheckedIOException(e);
+      }
+    }
+  }
+
   /** A hand-driven Exchange call: sees raw frames and the final status. */
   static final class RawCall {
     final ClientCall<byte[], byte[]> call;
@@ -130,7 +158,7 @@ final class TestBed implements AutoCloseable {
     final CompletableFuture<Status> closed = new CompletableFuture<>();
 
     RawCall(ManagedChannel channel, String session, String channelName) {
-      call = channel.newCall(BridgeProtocol.EXCHANGE, CallOptions.DEFAULT);
+      call = channel.newCall(RAW_EXCHANGE, CallOptions.DEFAULT);
       Metadata headers = new Metadata();
       headers.put(BridgeProtocol.SESSION, session);
       headers.put(BridgeProtocol.CHANNEL, channelName);
@@ -148,12 +176,18 @@ final class TestBed implements AutoCloseable {
       call.request(100);
     }
 
-    byte[] next() throws InterruptedException {
-      return received.poll(10, TimeUnit.SECONDS);
+    /** The next frame from the relay, parsed (null after 10 s). */
+    Frame next() throws Exception {
+      byte[] m = received.poll(10, TimeUnit.SECONDS);
+      return m == null ? null : Frame.parseFrom(m);
     }
 
-    synchronized void send(byte[] frame) {
-      call.sendMessage(frame);
+    synchronized void send(byte[] message) {
+      call.sendMessage(message);
+    }
+
+    void send(Frame frame) {
+      send(frame.toByteArray());
     }
 
     Status status() throws Exception {

@@ -77,55 +77,25 @@ public final class PrivateJoinJob {
 
   private PrivateJoinJob() {}
 
+  /**
+   * Runs this party's side of the session, top to bottom: {@link #plan} (the query against the own
+   * table, outputs staged), {@link #handshake} (the peer agrees and the session keys are derived),
+   * {@link #pipeline} (the Flink job, its keys in a secret file of the distributed cache) and
+   * {@link #execute} (the job runs; its outputs are committed or removed).
+   */
   public static JobSummary run(PartyConfig cfg) throws Exception {
     long start = System.currentTimeMillis();
-    Role side = cfg.partyB() ? Role.B : Role.A;
-    JoinQuery query = JoinQuery.parse(cfg.sql());
-    TableSchema schema = SchemaDiscovery.discover(cfg.table(), cfg.csv());
-    if (cfg.expectedColumns() != null) {
-      // the files must still have exactly the registered columns: the approval was about those
-      ExpectedColumns.check(cfg.expectedColumns(), schema, "of party " + cfg.party());
-    }
-    PartyView view = query.view(side, schema);
-    // checked before the handshake, so that an existing output fails fast, not after the join
-    StagedOutput staged = cfg.partyB() ? null : StagedOutput.prepare(cfg.out());
-    StagedOutput quarantine = cfg.quarantine() == null ? null
-        : StagedOutput.prepare(cfg.quarantine(), true);
-    ProtocolChoice.check(cfg.protocol(), query.countOnly());
-    if (query.countOnly()) {
-      if (cfg.bins() > 1) {
-        throw new IllegalArgumentException("SELECT COUNT(DISTINCT ...) runs in one bin: per-bin "
-            + "counts would tell A more than the total; leave --bins out");
-      }
-    }
-    List<Column> keys = columns(schema, view.keyColumns());
-    List<Column> kept = columns(schema, view.revealedColumns());
-    LOG.info("party {}: table {} {}; keys {}, keeps {}, WHERE {}", cfg.party(),
-        JdbcTable.redact(cfg.table()), schema, view.keyColumns(), view.revealedColumns(),
-        view.wherePredicate().isEmpty() ? "(none)" : view.wherePredicate());
-
-    PartyCredentials me = cfg.bridge().credentials();
-    SessionSecrets secrets;
-    try (BridgeClient client = BridgeClient.connect(cfg.bridge().clientConfig())) {
-      secrets = SessionHandshake.run(client, cfg.session(), me,
-          new SessionHandshake.LocalFacts(cfg.partyB(), cfg.peer(), query.fingerprint(),
-              cfg.protocol(), cfg.protocolParams(), cfg.sigma(),
-              query.countOnly() ? 1 : cfg.bins(),
-              cfg.publicSize().estimate(SizeEstimate.rows(cfg.table())), cfg.parallelism(),
-              keys, kept,
-              namedColumns(schema, view), cfg.peerCertificateSha256()));
-    }
+    Plan plan = plan(cfg);
+    SessionSecrets secrets = handshake(cfg, plan);
     long handshakeDone = System.currentTimeMillis();
-    LOG.info("party {}: session {} agreed with '{}': {} bins, σ={}, protocol {}", cfg.party(),
-        cfg.session(), secrets.peerParty(), secrets.bins(), cfg.sigma(), cfg.protocol());
-
     // The keys reach the task managers in a file of the distributed cache, never in the job graph
     // (which the JobManager keeps, its HA store too); the file is deleted when the job ends.
     Path secretFile = new JobSecrets(secrets.tokenKey(), secrets.binSeed(), secrets.frameKey(),
         secrets.setup()).writeTo(secretDir(cfg));
     try {
-      return runJob(cfg, query, schema, view, secrets, secretFile, staged, quarantine, start,
-          handshakeDone);
+      StreamExecutionEnvironment env = pipeline(cfg, plan.query(), plan.schema(), plan.view(),
+          secrets, secretFile.toUri().toString(), plan.staged(), plan.quarantine());
+      return execute(cfg, plan, env, secrets.bins(), start, handshakeDone);
     } finally {
       try {
         Files.deleteIfExists(secretFile);
@@ -133,6 +103,68 @@ public final class PrivateJoinJob {
         LOG.warn("cannot delete the session's secret file {}: {}", secretFile, e.toString());
       }
     }
+  }
+
+  /**
+   * What this party will do, settled before it talks to the peer: its role, the query and its view
+   * of the own table, and the outputs, staged so that an existing one fails now.
+   *
+   * @param staged the joined rows' output (party A only, else null)
+   * @param quarantine the quarantine output, or null
+   */
+  record Plan(Role role, JoinQuery query, TableSchema schema, PartyView view, StagedOutput staged,
+      StagedOutput quarantine) {
+    List<Column> keys() {
+      return columns(schema, view.keyColumns());
+    }
+
+    List<Column> kept() {
+      return columns(schema, view.revealedColumns());
+    }
+  }
+
+  /** Step 1: parses the query, checks it against the own table and stages the outputs. */
+  static Plan plan(PartyConfig cfg) throws Exception {
+    Role role = role(cfg);
+    JoinQuery query = JoinQuery.parse(cfg.sql());
+    TableSchema schema = SchemaDiscovery.discover(cfg.table(), cfg.csv());
+    if (cfg.expectedColumns() != null) {
+      // the files must still have exactly the registered columns: the approval was about those
+      ExpectedColumns.check(cfg.expectedColumns(), schema, "of party " + cfg.party());
+    }
+    PartyView view = query.view(role, schema);
+    // checked before the handshake, so that an existing output fails fast, not after the join
+    StagedOutput staged = isOutputParty(role) ? StagedOutput.prepare(cfg.out()) : null;
+    StagedOutput quarantine = cfg.quarantine() == null ? null
+        : StagedOutput.prepare(cfg.quarantine(), true);
+    ProtocolChoice.check(cfg.protocol(), query.countOnly());
+    if (query.countOnly() && cfg.bins() > 1) {
+      throw new IllegalArgumentException("SELECT COUNT(DISTINCT ...) runs in one bin: per-bin "
+          + "counts would tell A more than the total; leave --bins out");
+    }
+    LOG.info("party {}: table {} {}; keys {}, keeps {}, WHERE {}", cfg.party(),
+        JdbcTable.redact(cfg.table()), schema, view.keyColumns(), view.revealedColumns(),
+        view.wherePredicate().isEmpty() ? "(none)" : view.wherePredicate());
+    return new Plan(role, query, schema, view, staged, quarantine);
+  }
+
+  /** Step 2: the signed control handshake with the peer's job over the bridge. */
+  static SessionSecrets handshake(PartyConfig cfg, Plan plan) throws Exception {
+    PartyCredentials me = cfg.bridge().credentials();
+    JoinQuery query = plan.query();
+    SessionSecrets secrets;
+    try (BridgeClient client = BridgeClient.connect(cfg.bridge().clientConfig())) {
+      secrets = SessionHandshake.run(client, cfg.session(), me,
+          new SessionHandshake.LocalFacts(plan.role(), cfg.peer(), query.fingerprint(),
+              cfg.protocol(), cfg.protocolParams(), cfg.sigma(),
+              query.countOnly() ? 1 : cfg.bins(),
+              cfg.publicSize().estimate(SizeEstimate.rows(cfg.table())), cfg.parallelism(),
+              plan.keys(), plan.kept(),
+              namedColumns(plan.schema(), plan.view()), cfg.peerCertificateSha256()));
+    }
+    LOG.info("party {}: session {} agreed with '{}': {} bins, σ={}, protocol {}", cfg.party(),
+        cfg.session(), secrets.peerParty(), secrets.bins(), cfg.sigma(), cfg.protocol());
+    return secrets;
   }
 
   /** Where the job writes its session secret file: a directory only its user may enter. */
@@ -145,16 +177,18 @@ public final class PrivateJoinJob {
     return dir;
   }
 
-  private static JobSummary runJob(PartyConfig cfg, JoinQuery query, TableSchema schema,
-      PartyView view, SessionSecrets secrets, Path secretFile, StagedOutput staged,
-      StagedOutput quarantine, long start, long handshakeDone) throws Exception {
-    StreamExecutionEnvironment env = pipeline(cfg, query, schema, view, secrets,
-        secretFile.toUri().toString(), staged, quarantine);
-    String name = (cfg.partyB() ? Role.B : Role.A).table();
+  /**
+   * Step 4: runs the job; commits the quarantine and the output when it succeeded, removes them
+   * when it failed (keeping the quarantine when too many bad rows were the failure: it says why).
+   */
+  private static JobSummary execute(PartyConfig cfg, Plan plan, StreamExecutionEnvironment env,
+      int bins, long start, long handshakeDone) throws Exception {
+    StagedOutput staged = plan.staged();
+    StagedOutput quarantine = plan.quarantine();
     long jobStart = System.currentTimeMillis();
     JobExecutionResult result;
     try {
-      result = env.execute(JobMetricNames.jobName(Role.parse(cfg.party()), cfg.session()));
+      result = env.execute(JobMetricNames.jobName(cfg.role(), cfg.session()));
     } catch (Exception e) {
       java.util.Optional<String> tooMany = BadRowGate.failure(e);
       if (tooMany.isPresent() && quarantine != null) {
@@ -176,45 +210,57 @@ public final class PrivateJoinJob {
       staged.commit();
     }
     long end = System.currentTimeMillis();
-    return summarize(cfg, name, secrets.bins(), result, start, handshakeDone, jobStart, end);
+    return summarize(cfg, plan.role().table(), bins, result, start, handshakeDone, jobStart, end);
+  }
+
+  /** This party's role in the session. */
+  private static Role role(PartyConfig cfg) {
+    return cfg.role();
+  }
+
+  /** The output party writes the joined rows: A, the PSI's receiver. */
+  private static boolean isOutputParty(Role role) {
+    return role.equals(Role.A);
   }
 
   /**
-   * Builds this party's Flink job after the handshake. The job graph holds no secret: the
+   * Step 3: builds this party's Flink job after the handshake. The job graph holds no secret: the
    * functions read the session's keys from the distributed-cache file {@code secretFileUri}
    * (registered here as {@link JobSecrets#CACHE_NAME}) when they open.
    */
   static StreamExecutionEnvironment pipeline(PartyConfig cfg, JoinQuery query, TableSchema schema,
       PartyView view, SessionSecrets secrets, String secretFileUri, StagedOutput staged,
       StagedOutput quarantine) throws Exception {
-    Role side = cfg.partyB() ? Role.B : Role.A;
+    Role role = role(cfg);
+    boolean outputParty = isOutputParty(role);
     List<Column> keys = columns(schema, view.keyColumns());
     List<Column> kept = columns(schema, view.revealedColumns());
     // Both parties resolve the whole query against their own schema and the columns the peer's half
     // references: this checks types across the tables and catches an unqualified name both tables
     // have, which each party alone would take for its own.
     TableSchema peerSchema = new TableSchema(secrets.peerNamed());
-    ResolvedJoin resolved = cfg.partyB() ? query.resolve(peerSchema, schema)
-        : query.resolve(schema, peerSchema);
+    ResolvedJoin resolved = role.equals(Role.A) ? query.resolve(schema, peerSchema)
+        : query.resolve(peerSchema, schema);
     // The output party maps each output column to its own kept columns or the peer's revealed ones.
     int[] output = new int[0];
     TableSchema outSchema = null;
-    if (!cfg.partyB() && query.countOnly()) {
+    if (outputParty && query.countOnly()) {
       outSchema = new TableSchema(List.of(new Column(resolved.count(), ColumnType.BIGINT, false)));
-    } else if (!cfg.partyB()) {
+    } else if (outputParty) {
       List<String> peerRevealed = secrets.peerRevealed().stream().map(Column::name).toList();
       output = new int[resolved.output().size()];
       List<Column> outColumns = new ArrayList<>();
       for (int i = 0; i < output.length; i++) {
         OutputColumn oc = resolved.output().get(i);
         ColumnType type;
-        if (Role.A.equals(oc.side())) {
+        if (oc.side().equals(role)) {
           output[i] = view.revealedColumns().indexOf(oc.column());
           type = kept.get(output[i]).type();
         } else {
           int j = peerRevealed.indexOf(oc.column());
           if (j < 0) {
-            throw new IllegalStateException("the peer does not reveal b." + oc.column());
+            throw new IllegalStateException("the peer does not reveal " + role.peer().table() + "."
+                + oc.column());
           }
           output[i] = -1 - j;
           type = secrets.peerRevealed().get(j).type();
@@ -223,17 +269,17 @@ public final class PrivateJoinJob {
       }
       outSchema = new TableSchema(outColumns);
     }
-    List<ColumnType> peerTypes = (cfg.partyB() ? List.<Column>of() : secrets.peerRevealed())
+    List<ColumnType> peerTypes = (outputParty ? secrets.peerRevealed() : List.<Column>of())
         .stream().map(Column::type).toList();
     RowCodec keptCodec = new RowCodec(kept.stream().map(Column::type).toList());
-    BinContext ctx = new BinContext(cfg.session(), cfg.partyB(), secrets.bins(), cfg.sigma(),
+    BinContext ctx = new BinContext(cfg.session(), role, secrets.bins(), cfg.sigma(),
         cfg.protocol(), cfg.protocolParams(), keptCodec, new RowCodec(peerTypes), output,
         cfg.maxAttempts(), query.countOnly());
 
     StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(
         flinkConfig(cfg));
     env.registerCachedFile(secretFileUri, JobSecrets.CACHE_NAME);
-    String name = side.table();
+    String name = role.table();
     // rows with a NULL key are quarantined while reading, where their file and line are known
     SourceResult source = TableSource.read(env, name, cfg.table(), schema, cfg.csv(),
         view.keyColumns());
@@ -243,7 +289,7 @@ public final class PrivateJoinJob {
     // waits for the gate), so a party with a bad table never reveals anything of it to the peer.
     DataStream<Long> gate = BadRowGate.check(source.counts(), written, cfg.maxBadRows(),
         "party " + cfg.party() + ": table " + name, cfg.quarantine(),
-        cfg.partyB() ? "" : "; the output was not written");
+        outputParty ? "; the output was not written" : "");
     DataStream<Row> rows = source.rows();
     if (!view.wherePredicate().isEmpty()) {
       StreamTableEnvironment tEnv = StreamTableEnvironment.create(env,
@@ -277,10 +323,10 @@ public final class PrivateJoinJob {
         // the routing's assumptions hold
         .setParallelism(cfg.parallelism())
         .setMaxParallelism(maxParallelism);
-    if (cfg.partyB()) {
-      joined.sinkTo(new DiscardingSink<>()).name("no output at party B");
-    } else {
+    if (outputParty) {
       TableSink.writeEncoded(joined, outSchema, staged.stagingDir(), cfg.outFormat());
+    } else {
+      joined.sinkTo(new DiscardingSink<>()).name("no output at party " + role.label());
     }
     return env;
   }

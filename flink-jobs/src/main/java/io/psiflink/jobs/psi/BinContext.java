@@ -1,36 +1,120 @@
 package io.psiflink.jobs.psi;
 
+import io.psiflink.api.Role;
 import io.psiflink.connectors.row.RowCodec;
+import io.psiflink.nativepsi.ProtocolInfo;
+import io.psiflink.nativepsi.PsiRole;
 import java.io.Serializable;
 
 /**
  * What every bin of one party's job shares: the session, the agreed parameters and how rows are
  * encoded. Public within the party's cluster: it travels in the job graph. The session's secrets do
- * not ({@link BinKeys}).
+ * not ({@link BinKeys}). Immutable.
  *
- * @param partyB false for party A (PSI receiver, output party), true for party B (PSI sender, which
- *     reveals its selected columns for intersecting keys)
- * @param ownCodec encoding of the columns this party keeps per row
- * @param peerCodec encoding of the columns the peer reveals (used by the output party)
- * @param output for the output party: per output column, {@code i >= 0} for this party's kept column
- *     i, {@code -1 - j} for the peer's revealed column j
- * @param cardinality the query asks only how many keys both tables hold: the PSI reveals only that
- *     count, to A, and no columns are exchanged
+ * <p>Role is kept as its parts ({@link Role} is not {@link Serializable}).
  */
-public record BinContext(
-    String session,
-    boolean partyB,
-    int bins,
-    int sigma,
-    String protocol,
-    String protocolParams,
-    RowCodec ownCodec,
-    RowCodec peerCodec,
-    int[] output,
-    int maxAttempts,
-    boolean cardinality) implements Serializable {
+public final class BinContext implements Serializable {
+  private static final long serialVersionUID = 2L;
 
+  private final String session;
+  private final Role.Kind roleKind;
+  private final int roleIndex;
+  private final int roleParties;
+  private final int bins;
+  private final int sigma;
+  private final String protocol;
+  private final String protocolParams;
+  private final RowCodec ownCodec;
+  private final RowCodec peerCodec;
+  private final int[] output;
+  private final int maxAttempts;
+  private final boolean cardinality;
+
+  /**
+   * @param role {@link Role#A} (PSI receiver, output party) or {@link Role#B} (PSI sender, which
+   *     reveals its selected columns for intersecting keys)
+   * @param ownCodec encoding of the columns this party keeps per row
+   * @param peerCodec encoding of the columns the peer reveals (used by the output party)
+   * @param output for the output party: per output column, {@code i >= 0} for this party's kept
+   *     column i, {@code -1 - j} for the peer's revealed column j
+   * @param cardinality the query asks only how many keys both tables hold: the PSI reveals only
+   *     that count, to A, and no columns are exchanged
+   */
+  public BinContext(String session, Role role, int bins, int sigma, String protocol,
+      String protocolParams, RowCodec ownCodec, RowCodec peerCodec, int[] output, int maxAttempts,
+      boolean cardinality) {
+    if (!role.isParty() || role.parties() != 2) {
+      throw new IllegalArgumentException("a bin is exchanged between party A and party B, not "
+          + role.label());
+    }
+    this.session = session;
+    this.roleKind = role.kind();
+    this.roleIndex = role.index();
+    this.roleParties = role.parties();
+    this.bins = bins;
+    this.sigma = sigma;
+    this.protocol = protocol;
+    this.protocolParams = protocolParams;
+    this.ownCodec = ownCodec;
+    this.peerCodec = peerCodec;
+    this.output = output.clone();
+    this.maxAttempts = maxAttempts;
+    this.cardinality = cardinality;
+  }
+
+  public String session() {
+    return session;
+  }
+
+  /** This party's role: {@link Role#A} or {@link Role#B}. */
+  public Role role() {
+    return new Role(roleKind, roleIndex, roleParties);
+  }
+
+  /** The protocol role this party plays ({@link ProtocolRoles}: A receives, B sends). */
+  public PsiRole psiRole() {
+    return ProtocolRoles.of(role(), ProtocolInfo.byName(protocol));
+  }
+
+  /** The role's label, A or B, for messages. */
   public String party() {
-    return partyB ? "B" : "A";
+    return role().label();
+  }
+
+  public int bins() {
+    return bins;
+  }
+
+  public int sigma() {
+    return sigma;
+  }
+
+  public String protocol() {
+    return protocol;
+  }
+
+  public String protocolParams() {
+    return protocolParams;
+  }
+
+  public RowCodec ownCodec() {
+    return ownCodec;
+  }
+
+  public RowCodec peerCodec() {
+    return peerCodec;
+  }
+
+  /** Per output column its source (see the constructor); a copy. */
+  public int[] output() {
+    return output.clone();
+  }
+
+  public int maxAttempts() {
+    return maxAttempts;
+  }
+
+  public boolean cardinality() {
+    return cardinality;
   }
 }

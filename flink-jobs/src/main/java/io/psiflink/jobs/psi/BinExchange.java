@@ -3,29 +3,27 @@ package io.psiflink.jobs.psi;
 import io.psiflink.api.Role;
 import io.psiflink.bridge.BridgeException;
 import io.psiflink.bridge.BridgeStream;
-import io.psiflink.connectors.row.RowCodec;
-import io.psiflink.connectors.row.Varint;
 import io.psiflink.jobs.bin.BinPlan;
-import io.psiflink.jobs.token.Tokens;
 import io.psiflink.nativepsi.ProtocolInfo;
+import io.psiflink.jobs.control.v1.BinHello;
+import io.psiflink.jobs.control.v1.Done;
+import io.psiflink.jobs.control.v1.Reveal;
 import io.psiflink.nativepsi.PsiParams;
 import io.psiflink.nativepsi.PsiPhase;
+import io.psiflink.nativepsi.PsiRole;
 import io.psiflink.nativepsi.PsiSession;
-import java.io.ByteArrayOutputStream;
-import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.security.SecureRandom;
-import java.util.Arrays;
 import java.util.function.Consumer;
 
 /**
  * One attempt at one bin, on one bridge stream, every frame sealed end to end ({@link
  * SealedBinStream}):
  * <ol>
- *   <li>HELLO both ways: bin, bin count, σ, this party's n and padded bound, and a commitment to a
- *       fresh 32-byte nonce; once both HELLOs arrived, REVEAL both ways: the nonce, checked against
+ *   <li>HELLO both ways ({@code BinHello} of control.proto): role, bin, bin count, σ, this party's n
+ *       and padded bound, and a commitment to a fresh 32-byte nonce; once both HELLOs arrived, REVEAL both ways: the nonce, checked against
  *       its commitment. The protocol instance is the SHA-256 of both nonces and the stream's
  *       context, so it is fresh on every attempt and after task restarts (it is the PRG nonce
  *       under the shared setup), and neither party can choose it after seeing the other's nonce;
@@ -33,58 +31,72 @@ import java.util.function.Consumer;
  *   <li>the PSI protocol on the padded sets (its setup rounds too, for a protocol whose setup is
  *       the sender's set), both parties learning which of their own elements intersect, or, for a
  *       count-only query, A learning only how many;</li>
- *   <li>party B sends, for every intersecting token in token order its row count and its
- *       revealed columns; party A joins them with its own rows and emits the joined rows (a
- *       count-only query skips this step: A emits the count);</li>
+ *   <li>the payload step ({@link BinPayload}): party B sends, for every intersecting token in token
+ *       order its row count and its revealed columns; party A checks them and joins them with its
+ *       own rows (a count-only query skips this step: A's output is the count);</li>
  *   <li>A sends DONE once it has everything: only then B counts the bin as done.</li>
  * </ol>
- * Anything unexpected from the peer is a {@link PeerProtocolException}; the caller aborts the
- * stream and may retry the bin with a new attempt.
+ * {@link #exchange} does the network part and returns what the bin gives to emit ({@link
+ * BinOutput}), so the operator can run it off its mailbox thread and emit on it. Anything
+ * unexpected from the peer is a {@link PeerProtocolException}; the caller aborts the stream and may
+ * retry the bin with a new attempt.
  */
 public final class BinExchange {
   private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(BinExchange.class);
-  private static final byte[] MAGIC = "PSIB".getBytes(StandardCharsets.US_ASCII);
-  private static final int VERSION = 3;
   private static final String COMMIT_LABEL = "psi-flink bin nonce commitment v1";
   private static final String INSTANCE_LABEL = "psi-flink instance v2";
   private static final int NONCE_BYTES = 32;
-  /** The output row of a cardinality-only query: the count. */
-  private static final RowCodec COUNT_CODEC =
-      new RowCodec(java.util.List.of(io.psiflink.api.ColumnType.BIGINT));
-  private static final int HELLO_BYTES = 4 + 1 + 1 + 4 + 4 + 1 + 8 + 8 + 32;
-  private static final int PAYLOAD_FRAME_BYTES = 256 * 1024;
-  /** A payload record starts with the token and the peer's row count for it. */
-  private static final int KEY_HEADER_BYTES = Tokens.BYTES + 4;
+  private static final int COMMITMENT_BYTES = 32;
 
   private final BinContext ctx;
+  private final Role self;
   private final BinKeys binKeys;
   private final SecureRandom random;
+  private final BinPayload payload;
 
   public BinExchange(BinContext ctx, BinKeys keys, SecureRandom random) {
     this.ctx = ctx;
+    this.self = ctx.role();
     this.binKeys = keys;
     this.random = random;
+    this.payload = new BinPayload(ctx);
   }
 
   /** Counters of one completed bin. */
   public record BinStats(long intersecting, long rowsOut, long bytesSent, long bytesReceived,
       long psiNanos, long payloadNanos) {}
 
+  /** A completed bin: its counters, and what it gives this party to emit. */
+  public record BinResult(BinStats stats, BinOutput output) {}
+
   /**
-   * Runs the bin to completion on {@code stream}. The output party's joined rows go to {@code out}
-   * only once everything for the bin has arrived and checked out.
+   * Runs the bin to completion on {@code stream} and emits its rows to {@code out}: {@link
+   * #exchange}, then {@link BinOutput#emitTo}, on the calling thread.
    *
    * @param ownRows this party's n: rows that reached tokenization, over all bins
    */
   public BinStats run(BridgeStream raw, int bin, BinTable table, long ownRows, Consumer<byte[]> out)
       throws BridgeException, PeerProtocolException {
-    try (SealedBinStream stream = new SealedBinStream(raw, binKeys.frameKey(), bin, ctx.partyB())) {
-      return run(stream, bin, table, ownRows, out);
+    BinResult r = exchange(raw, bin, table, ownRows);
+    r.output().emitTo(out);
+    return r.stats();
+  }
+
+  /**
+   * Runs the bin's network exchange to completion on {@code stream}. The output party's rows are
+   * in the result, all checked; nothing is emitted here, so this may run on any thread.
+   *
+   * @param ownRows this party's n: rows that reached tokenization, over all bins
+   */
+  public BinResult exchange(BridgeStream raw, int bin, BinTable table, long ownRows)
+      throws BridgeException, PeerProtocolException {
+    try (SealedBinStream stream = new SealedBinStream(raw, binKeys.frameKey(), bin, self)) {
+      return exchange(stream, bin, table, ownRows);
     }
   }
 
-  private BinStats run(SealedBinStream stream, int bin, BinTable table, long ownRows,
-      Consumer<byte[]> out) throws BridgeException, PeerProtocolException {
+  private BinResult exchange(SealedBinStream stream, int bin, BinTable table, long ownRows)
+      throws BridgeException, PeerProtocolException {
     long started = System.nanoTime();
     BridgeStream raw = stream.raw();
     long ownBound = BinPlan.bound(ownRows, ctx.bins(), ctx.sigma());
@@ -94,44 +106,20 @@ public final class BinExchange {
       throw new BinOverflowException(bin, table.distinct(), ownBound, ownRows, ctx.bins(),
           ctx.sigma());
     }
-    byte[] nonce = new byte[NONCE_BYTES];
-    random.nextBytes(nonce);
-    byte[] ownHello = hello(bin, ownRows, ownBound, commitment(raw, bin, ctx.partyB(), nonce));
-    stream.send(Frames.HELLO, ownHello);
-    byte[] peerHello = Frames.body(stream.receive(), Frames.HELLO, "waiting for HELLO");
-    Hello peer = parseHello(peerHello, bin);
-    long peerBound = BinPlan.bound(peer.rows, ctx.bins(), ctx.sigma());
-    if (peer.bound != peerBound) {
-      throw new PeerProtocolException("peer's bound " + peer.bound + " for n=" + peer.rows
-          + " disagrees with " + peerBound);
-    }
-    // Only now, with the peer committed, this party reveals its nonce.
-    stream.send(Frames.REVEAL, nonce);
-    byte[] peerNonce = Frames.body(stream.receive(), Frames.REVEAL,
-        "waiting for the peer's nonce");
-    if (peerNonce.length != NONCE_BYTES || !MessageDigest.isEqual(peer.commitment,
-        commitment(raw, bin, !ctx.partyB(), peerNonce))) {
-      throw new PeerProtocolException("peer's revealed nonce does not match the commitment in "
-          + "its HELLO");
-    }
-    byte[] instance = instance(raw, bin, ctx.partyB() ? peerNonce : nonce,
-        ctx.partyB() ? nonce : peerNonce);
-    stream.rekey(instance, sha256(ctx.partyB() ? peerHello : ownHello,
-        ctx.partyB() ? ownHello : peerHello));
+    Agreed agreed = hello(stream, bin, ownRows, ownBound);
 
-    long receiverSize = ctx.partyB() ? peerBound : ownBound;
-    long senderSize = ctx.partyB() ? ownBound : peerBound;
+    // A is the PSI's receiver and gets the columns; B is its sender and sends them
+    boolean receiver = ctx.psiRole() == PsiRole.RECEIVER;
     PsiParams params = PsiParams.parse(ctx.protocolParams()).toBuilder()
-        .receiverSize(receiverSize).senderSize(senderSize).instance(instance)
+        .receiverSize(receiver ? ownBound : agreed.peerBound())
+        .senderSize(receiver ? agreed.peerBound() : ownBound).instance(agreed.instance())
         .output(ProtocolChoice.output(ctx.cardinality())).build();
     long[] mine;
     long cardinality;
-    ProtocolInfo protocol = ProtocolInfo.byName(ctx.protocol());
-    try (PsiSession s = PsiSession.create(ctx.protocol(),
-        ProtocolRoles.of(ctx.partyB() ? Role.B : Role.A, protocol), params)) {
+    try (PsiSession s = PsiSession.create(ctx.protocol(), ctx.psiRole(), params)) {
       // the input first: a per-bin setup (ECDH) is made of the sender's set
-      s.setInput(table.elements(ownBound, ctx.partyB(), random), ownBound, 16);
-      if (protocol.setupNeedsSenderSet()) {
+      s.setInput(table.elements(ownBound, self, random), ownBound, 16);
+      if (ProtocolInfo.byName(ctx.protocol()).setupNeedsSenderSet()) {
         StreamRounds.run(s, PsiPhase.SETUP, stream);
       } else {
         s.importSetup(binKeys.setup());
@@ -151,121 +139,94 @@ public final class BinExchange {
       }
     }
     long psiDone = System.nanoTime();
+    BinOutput output;
+    long rowsOut;
     if (ctx.cardinality()) {
-      long rows = countOnly(stream, cardinality, out);
-      return new BinStats(Math.max(cardinality, 0), rows, raw.bytesSent(),
-          raw.bytesReceived(), psiDone - started, System.nanoTime() - psiDone);
+      // no columns are exchanged: A's output is the count, B learned nothing
+      output = receiver ? BinOutput.count(cardinality) : BinOutput.NONE;
+      rowsOut = output.rows();
+    } else {
+      // Both parties take the intersecting keys in token order, so A pairs B's columns with its
+      // own keys in one pass.
+      int[] keys = table.byToken(mine);
+      if (receiver) {
+        output = payload.receive(stream, table, keys);
+        rowsOut = output.rows();
+      } else {
+        output = BinOutput.NONE;
+        rowsOut = payload.send(stream, table, keys);
+      }
     }
-    // Both parties take the intersecting keys in token order, so A pairs B's columns with its own
-    // keys in one pass.
-    int[] keys = table.byToken(mine);
-    // The columns are sealed once, by the stream, like every other frame.
-    long rowsOut = ctx.partyB()
-        ? sendPayload(stream, table, keys)
-        : receiveAndJoin(stream, table, keys, out);
-    long sent = raw.bytesSent();
-    long received = raw.bytesReceived();
-    return new BinStats(mine.length, rowsOut, sent, received, psiDone - started,
-        System.nanoTime() - psiDone);
+    done(stream, ctx.psiRole());
+    long intersecting = ctx.cardinality() ? Math.max(cardinality, 0) : mine.length;
+    return new BinResult(new BinStats(intersecting, rowsOut, raw.bytesSent(), raw.bytesReceived(),
+        psiDone - started, System.nanoTime() - psiDone), output);
+  }
+
+  /** What both HELLOs and REVEALs fixed: the peer's bound and the bin's protocol instance. */
+  private record Agreed(long peerBound, byte[] instance) {}
+
+  /**
+   * HELLO both ways, then REVEAL both ways; checks the peer's and moves the stream to keys bound to
+   * the instance and both HELLOs.
+   */
+  private Agreed hello(SealedBinStream stream, int bin, long ownRows, long ownBound)
+      throws BridgeException, PeerProtocolException {
+    BridgeStream raw = stream.raw();
+    byte[] nonce = new byte[NONCE_BYTES];
+    random.nextBytes(nonce);
+    byte[] ownHello = Frames.of(Frames.HELLO, BinHello.newBuilder()
+        .setRole(ControlMessages.roleId(self)).setBin(bin).setBins(ctx.bins())
+        .setSigma(ctx.sigma()).setRows(ownRows).setBound(ownBound)
+        .setCommitment(com.google.protobuf.ByteString.copyFrom(commitment(raw, bin, self, nonce)))
+        .build());
+    stream.send(ownHello);
+    byte[] peerHello = stream.receive();
+    BinHello peer = parseHello(Frames.body(peerHello, Frames.HELLO, "waiting for HELLO"), bin);
+    long peerBound = BinPlan.bound(peer.getRows(), ctx.bins(), ctx.sigma());
+    if (peer.getBound() != peerBound) {
+      throw new PeerProtocolException("peer's bound " + peer.getBound() + " for n="
+          + peer.getRows() + " disagrees with " + peerBound);
+    }
+    // Only now, with the peer committed, this party reveals its nonce.
+    stream.send(Frames.REVEAL, Reveal.newBuilder()
+        .setNonce(com.google.protobuf.ByteString.copyFrom(nonce)).build());
+    Reveal reveal = ControlMessages.parse(Reveal.parser(), Frames.body(stream.receive(),
+        Frames.REVEAL, "waiting for the peer's nonce"), "the peer's REVEAL");
+    byte[] peerNonce = reveal.getNonce().toByteArray();
+    if (peerNonce.length != NONCE_BYTES || !MessageDigest.isEqual(
+        peer.getCommitment().toByteArray(), commitment(raw, bin, self.peer(), peerNonce))) {
+      throw new PeerProtocolException("peer's revealed nonce does not match the commitment in "
+          + "its HELLO");
+    }
+    boolean a = self.equals(Role.A);
+    byte[] instance = instance(raw, bin, a ? nonce : peerNonce, a ? peerNonce : nonce);
+    // the frames as they travelled (type byte included), A's first
+    stream.rekey(instance, sha256(a ? ownHello : peerHello, a ? peerHello : ownHello));
+    return new Agreed(peerBound, instance);
   }
 
   /**
-   * Ends a cardinality-only bin: no columns are exchanged. A emits the count as the bin's one
-   * output row and sends DONE; B, which learned nothing, waits for it.
+   * Ends the bin: A sends DONE once it has everything (its output checked); B waits for it. No
+   * failure after DONE may retry the bin, or A's rows would be emitted twice; the peer needs
+   * nothing more.
    */
-  private long countOnly(SealedBinStream stream, long cardinality, Consumer<byte[]> out)
+  private static void done(SealedBinStream stream, PsiRole role)
       throws BridgeException, PeerProtocolException {
-    if (ctx.partyB()) {
-      Frames.body(stream.receive(), Frames.DONE, "waiting for the output party's DONE");
+    if (role == PsiRole.RECEIVER) {
+      stream.send(Frames.DONE, Done.getDefaultInstance());
       stream.finish();
-      awaitPeerEnd(stream);
-      return 0;
-    }
-    stream.send(Frames.DONE, new byte[0]);
-    stream.finish();
-    awaitPeerEnd(stream);
-    out.accept(COUNT_CODEC.encode(org.apache.flink.types.Row.of(cardinality), new int[] {0}));
-    return 1;
-  }
-
-  private long sendPayload(SealedBinStream stream, BinTable table, int[] keys)
-      throws BridgeException, PeerProtocolException {
-    ByteArrayOutputStream plain = new ByteArrayOutputStream(PAYLOAD_FRAME_BYTES + 4096);
-    long rows = 0;
-    for (int u : keys) {
-      byte[] head = new byte[KEY_HEADER_BYTES];
-      Tokens.put(head, 0, table.hi(u), table.lo(u));
-      int count = table.rowCount(u);
-      ByteBuffer.wrap(head, Tokens.BYTES, 4).putInt(count);
-      plain.write(head, 0, head.length);
-      rows += count;
-      table.forEachRow(u, (buf, off, len) -> {
-        Varint.write(plain, len);
-        plain.write(buf, off, len);
-      });
-      if (plain.size() >= PAYLOAD_FRAME_BYTES) {
-        sendFrame(stream, Frames.PAYLOAD, plain);
+    } else {
+      ControlMessages.parse(Done.parser(), Frames.body(stream.receive(), Frames.DONE,
+          "waiting for the output party's DONE"), "the peer's DONE");
+      try {
+        stream.finish();
+      } catch (BridgeException e) {
+        LOG.warn("could not close {} cleanly after the bin was complete: {}",
+            stream.raw().channel(), e.getMessage());
       }
-    }
-    if (plain.size() > 0) {
-      sendFrame(stream, Frames.PAYLOAD, plain);
-    }
-    plain.write(ByteBuffer.allocate(16).putLong(keys.length).putLong(rows).array(), 0, 16);
-    sendFrame(stream, Frames.PAYLOAD_END, plain);
-    Frames.body(stream.receive(), Frames.DONE, "waiting for the output party's DONE");
-    try {
-      stream.finish();
-    } catch (BridgeException e) {
-      LOG.warn("could not close {} cleanly after the bin was complete: {}", stream.raw().channel(),
-          e.getMessage());
     }
     awaitPeerEnd(stream);
-    return rows;
-  }
-
-  private static void sendFrame(SealedBinStream stream, byte type, ByteArrayOutputStream plain)
-      throws BridgeException {
-    byte[] p = plain.toByteArray();
-    plain.reset();
-    stream.send(type, p);
-  }
-
-  private long receiveAndJoin(SealedBinStream stream, BinTable table, int[] keys,
-      Consumer<byte[]> out) throws BridgeException, PeerProtocolException {
-    ByteArrayOutputStream plain = new ByteArrayOutputStream();
-    byte[] summary;
-    while (true) {
-      byte[] f = stream.receive();
-      if (f == null) {
-        throw new PeerProtocolException("peer ended the stream before PAYLOAD_END");
-      }
-      byte t = Frames.type(f);
-      if (t != Frames.PAYLOAD && t != Frames.PAYLOAD_END) {
-        throw new PeerProtocolException("expected PAYLOAD, got frame type " + t);
-      }
-      if (t == Frames.PAYLOAD_END) {
-        summary = Arrays.copyOfRange(f, 1, f.length);
-        break;
-      }
-      plain.write(f, 1, f.length - 1);
-    }
-    if (summary.length != 16) {
-      throw new PeerProtocolException("PAYLOAD_END summary has " + summary.length + " bytes");
-    }
-    long tokens = ByteBuffer.wrap(summary).getLong();
-    if (tokens != keys.length) {
-      throw new PeerProtocolException("peer sent columns for " + tokens
-          + " intersecting keys, this party found " + keys.length);
-    }
-    // Decode and check everything before emitting anything: a failed attempt emits no rows.
-    PeerRows peerRows = decodePayload(plain.toByteArray(), table, keys, tokens,
-        ByteBuffer.wrap(summary).getLong(8));
-    // Everything checked out: tell the peer, then emit. No failure after DONE may retry the bin,
-    // or its rows would be emitted twice; the peer needs nothing more.
-    stream.send(Frames.DONE, new byte[0]);
-    stream.finish();
-    awaitPeerEnd(stream);
-    return emitJoin(table, keys, peerRows, out);
   }
 
   /** After DONE the bin is complete for both parties; a missing goodbye is only logged. */
@@ -280,162 +241,43 @@ public final class BinExchange {
     }
   }
 
-  /**
-   * The peer's rows of one bin, checked but not decoded: column c of row r is {@code
-   * payload[columns[r·(k+1)+c], columns[r·(k+1)+c+1])} for a peer arity k; the rows of key u are
-   * {@code first[u]} on, {@code count[u]} of them.
-   */
-  private record PeerRows(byte[] payload, int arity, int[] columns, int[] first, int[] count) {}
-
-  /**
-   * Checks the peer's payload: it must hold exactly this party's intersecting keys, in token order,
-   * each with at least one well-formed row (strings valid UTF-8: they go to the output as they
-   * are), and the totals must match the peer's summary.
-   */
-  private PeerRows decodePayload(byte[] b, BinTable table, int[] keys, long tokens,
-      long peerRows) throws PeerProtocolException {
-    int arity = ctx.peerCodec().arity();
-    if (peerRows < 0 || peerRows > b.length / (arity + 1)) { // a row takes arity + 1 bytes or more
-      throw new PeerProtocolException("peer's summary claims " + peerRows + " rows in "
-          + b.length + " bytes");
+  /** Checks every field of the peer's HELLO against this party's view of the bin. */
+  private BinHello parseHello(byte[] body, int bin) throws PeerProtocolException {
+    BinHello h = ControlMessages.parse(BinHello.parser(), body, "the peer's HELLO");
+    if (!h.hasRole()) {
+      throw new PeerProtocolException("the peer's HELLO names no role");
     }
-    int[] columns = new int[(int) peerRows * (arity + 1)];
-    int[] first = new int[table.distinct()];
-    int[] count = new int[table.distinct()];
-    int rows = 0;
-    long seenTokens = 0;
-    try {
-      for (int p = 0; p < b.length; seenTokens++) {
-        if (b.length - p < KEY_HEADER_BYTES) {
-          throw new PeerProtocolException("payload truncated in a key header");
-        }
-        int u = seenTokens < keys.length ? keys[(int) seenTokens] : -1;
-        if (u < 0 || Tokens.hiAt(b, p) != table.hi(u) || Tokens.loAt(b, p) != table.lo(u)) {
-          throw new PeerProtocolException("peer sent columns for a key that is not the next "
-              + "intersecting key in token order");
-        }
-        int n = ByteBuffer.wrap(b, p + Tokens.BYTES, 4).getInt();
-        if (n <= 0 || n > peerRows - rows) {
-          throw new PeerProtocolException("peer sent " + n + " rows for an intersecting key");
-        }
-        p += KEY_HEADER_BYTES;
-        first[u] = rows;
-        count[u] = n;
-        for (int i = 0; i < n; i++, rows++) {
-          long r = Varint.read(b, p, b.length);
-          int len = Varint.value(r);
-          p = Varint.next(r);
-          if (len > b.length - p) {
-            throw new PeerProtocolException("payload truncated in a row");
-          }
-          ctx.peerCodec().columns(b, p, len, columns, rows * (arity + 1), true);
-          p += len;
-        }
-      }
-    } catch (IllegalArgumentException | IndexOutOfBoundsException e) {
-      throw new PeerProtocolException("peer's payload is malformed: " + e.getMessage());
+    Role role = ControlMessages.role(h.getRole(), "the peer's HELLO");
+    if (!role.equals(self.peer())) {
+      throw new PeerProtocolException("peer plays " + role.label() + ", expected "
+          + self.peer().label() + (role.equals(self) ? " (the same role as this party)" : ""));
     }
-    if (seenTokens != tokens || rows != peerRows) {
-      throw new PeerProtocolException("payload holds " + seenTokens + " keys and " + rows
-          + " rows, its summary says " + tokens + " and " + peerRows);
+    if (h.getBin() != bin || h.getBins() != ctx.bins() || h.getSigma() != ctx.sigma()) {
+      throw new PeerProtocolException("peer is at bin " + Integer.toUnsignedString(h.getBin())
+          + " of " + Integer.toUnsignedString(h.getBins()) + " with sigma "
+          + Integer.toUnsignedString(h.getSigma()) + ", this party at bin " + bin + " of "
+          + ctx.bins() + " with sigma " + ctx.sigma());
     }
-    return new PeerRows(b, arity, columns, first, count);
+    if (h.getRows() < 0 || h.getBound() < 0 || h.getBound() > BinPlan.MAX_BIN_ELEMENTS) {
+      throw new PeerProtocolException("peer's HELLO has n=" + Long.toUnsignedString(h.getRows())
+          + ", bound=" + Long.toUnsignedString(h.getBound()));
+    }
+    if (h.getCommitment().size() != COMMITMENT_BYTES) {
+      throw new PeerProtocolException("peer's HELLO has a commitment of "
+          + h.getCommitment().size() + " bytes, expected " + COMMITMENT_BYTES);
+    }
+    return h;
   }
 
   /**
-   * The rows of the join for this bin: for every intersecting key, own rows × peer rows, each the
-   * output columns copied as encoded ({@link RowCodec}) from the own and the peer's rows.
-   */
-  private long emitJoin(BinTable table, int[] keys, PeerRows peer, Consumer<byte[]> out) {
-    int[] output = ctx.output();
-    int ownArity = ctx.ownCodec().arity();
-    int[] own = new int[ownArity + 1];
-    int stride = peer.arity() + 1;
-    int[] pc = peer.columns();
-    byte[] pb = peer.payload();
-    long[] emitted = {0};
-    for (int u : keys) {
-      table.forEachRow(u, (buf, off, len) -> {
-        ctx.ownCodec().columns(buf, off, len, own, 0, false);
-        for (int r = peer.first()[u], end = r + peer.count()[u]; r < end; r++) {
-          int base = r * stride;
-          int size = 0;
-          for (int s : output) {
-            size += s >= 0 ? own[s + 1] - own[s] : pc[base - s] - pc[base - 1 - s];
-          }
-          byte[] row = new byte[size];
-          int p = 0;
-          for (int s : output) {
-            if (s >= 0) {
-              int n = own[s + 1] - own[s];
-              System.arraycopy(buf, own[s], row, p, n);
-              p += n;
-            } else {
-              int from = pc[base - 1 - s];
-              int n = pc[base - s] - from;
-              System.arraycopy(pb, from, row, p, n);
-              p += n;
-            }
-          }
-          out.accept(row);
-          emitted[0]++;
-        }
-      });
-    }
-    return emitted[0];
-  }
-
-  private byte[] hello(int bin, long rows, long bound, byte[] commitment) {
-    return ByteBuffer.allocate(HELLO_BYTES).put(MAGIC).put((byte) VERSION)
-        .put((byte) (ctx.partyB() ? 1 : 0)).putInt(bin).putInt(ctx.bins()).put((byte) ctx.sigma())
-        .putLong(rows).putLong(bound).put(commitment).array();
-  }
-
-  private record Hello(long rows, long bound, byte[] commitment) {}
-
-  private Hello parseHello(byte[] body, int bin) throws PeerProtocolException {
-    if (body.length != HELLO_BYTES) {
-      throw new PeerProtocolException("peer's HELLO has " + body.length + " bytes, expected "
-          + HELLO_BYTES);
-    }
-    ByteBuffer bb = ByteBuffer.wrap(body);
-    byte[] magic = new byte[4];
-    bb.get(magic);
-    int version = bb.get();
-    int role = bb.get();
-    int peerBin = bb.getInt();
-    int bins = bb.getInt();
-    int sigma = bb.get() & 0xff;
-    long rows = bb.getLong();
-    long bound = bb.getLong();
-    byte[] commitment = new byte[32];
-    bb.get(commitment);
-    if (!Arrays.equals(magic, MAGIC) || version != VERSION) {
-      throw new PeerProtocolException("peer's HELLO is not a psi-flink v" + VERSION + " bin HELLO");
-    }
-    if (role != (ctx.partyB() ? 0 : 1)) {
-      throw new PeerProtocolException("peer plays the same role (" + ctx.party() + ")");
-    }
-    if (peerBin != bin || bins != ctx.bins() || sigma != ctx.sigma()) {
-      throw new PeerProtocolException("peer is at bin " + peerBin + " of " + bins + " with sigma "
-          + sigma + ", this party at bin " + bin + " of " + ctx.bins() + " with sigma "
-          + ctx.sigma());
-    }
-    if (rows < 0 || bound < 0 || bound > BinPlan.MAX_BIN_ELEMENTS) {
-      throw new PeerProtocolException("peer's HELLO has n=" + rows + ", bound=" + bound);
-    }
-    return new Hello(rows, bound, commitment);
-  }
-
-  /**
-   * SHA-256(label ‖ u16 len ‖ session ‖ i32 bin ‖ i32 attempt ‖ u8 role ‖ nonce): binds the nonce
+   * SHA-256(label ‖ u16 len ‖ session ‖ i32 bin ‖ i32 attempt ‖ u8 party index ‖ nonce): binds the nonce
    * to this stream and to the party that chose it, so a commitment cannot be echoed back.
    */
-  static byte[] commitment(BridgeStream stream, int bin, boolean partyB, byte[] nonce) {
+  static byte[] commitment(BridgeStream stream, int bin, Role committer, byte[] nonce) {
     MessageDigest d = sha256();
     d.update(COMMIT_LABEL.getBytes(StandardCharsets.US_ASCII));
     d.update(SealedBinStream.context(stream, bin));
-    d.update((byte) (partyB ? 1 : 0));
+    d.update((byte) committer.index());
     d.update(nonce);
     return d.digest();
   }

@@ -14,8 +14,14 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executor;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
 import org.apache.flink.api.common.accumulators.LongCounter;
 import org.apache.flink.api.common.accumulators.LongMaximum;
+import org.apache.flink.api.common.operators.MailboxExecutor;
 import org.apache.flink.api.common.state.ListState;
 import org.apache.flink.api.common.state.ListStateDescriptor;
 import org.apache.flink.api.common.typeinfo.PrimitiveArrayTypeInfo;
@@ -38,6 +44,11 @@ import org.slf4j.LoggerFactory;
  * alone, as a new attempt on the bridge; other bins are not redone. The output party emits the
  * joined rows in {@link io.psiflink.connectors.row.RowCodec} encoding, for {@link
  * io.psiflink.connectors.TableSink#writeEncoded}; party B emits nothing.
+ *
+ * <p>Threads: keyed state and the output belong to the task's mailbox thread, which loads each bin,
+ * and emits its rows; the bin's network exchange ({@link BinExchange#exchange}, blocking on the
+ * bridge's queues) runs on a dedicated thread meanwhile, and the mailbox thread yields to other
+ * mail (cancellation, metrics) until it completes. Retries wait on a delayed executor, not a sleep.
  */
 public final class BinPsiOperator extends AbstractStreamOperator<byte[]>
     implements TwoInputStreamOperator<byte[], Long, byte[]>, BoundedMultiInput {
@@ -65,6 +76,7 @@ public final class BinPsiOperator extends AbstractStreamOperator<byte[]>
   private transient Counter retries;
   private transient Counter rowsOut;
   private transient PhaseClock clock;
+  private transient MailboxExecutor mailbox;
 
   /**
    * @param secretsName the distributed-cache name of the session's {@link JobSecrets}, read in
@@ -80,8 +92,18 @@ public final class BinPsiOperator extends AbstractStreamOperator<byte[]>
   }
 
   @Override
+  public void setMailboxExecutor(MailboxExecutor mailboxExecutor) {
+    super.setMailboxExecutor(mailboxExecutor);
+    this.mailbox = mailboxExecutor;
+  }
+
+  @Override
   public void open() throws Exception {
     super.open();
+    if (mailbox == null) { // created without an operator factory that hands one over
+      mailbox = getContainingTask().getMailboxExecutorFactory()
+          .createExecutor(getOperatorConfig().getChainIndex());
+    }
     keys = JobSecrets.fromCache(getRuntimeContext(), secretsName).binKeys();
     chunks = getPartitionedState(new ListStateDescriptor<>("bin-chunks",
         PrimitiveArrayTypeInfo.BYTE_PRIMITIVE_ARRAY_TYPE_INFO));
@@ -178,6 +200,12 @@ public final class BinPsiOperator extends AbstractStreamOperator<byte[]>
     BinExchange exchange = new BinExchange(ctx, keys, random);
     long psiNanos = 0;
     long payloadNanos = 0;
+    ExecutorService network = Executors.newSingleThreadExecutor(r -> {
+      Thread t = new Thread(r, "psi bins of " + getRuntimeContext().getTaskInfo()
+          .getTaskNameWithSubtasks());
+      t.setDaemon(true);
+      return t;
+    });
     try (BridgeClient client = BridgeClient.connect(bridge.clientConfig())) {
       int done = 0;
       for (int bin : owned) {
@@ -189,9 +217,12 @@ public final class BinPsiOperator extends AbstractStreamOperator<byte[]>
         }
         BinTable table = new BinTable(list);
         long start = System.nanoTime();
-        BinExchange.BinStats stats = runWithRetries(client, exchange, bin, table);
+        BinExchange.BinResult result = exchangeWithRetries(client, exchange, network, bin, table);
+        BinExchange.BinStats stats = result.stats();
+        long emitStart = System.nanoTime();
+        result.output().emitTo(row -> output.collect(new StreamRecord<>(row)));
         psiNanos += stats.psiNanos();
-        payloadNanos += stats.payloadNanos();
+        payloadNanos += stats.payloadNanos() + (System.nanoTime() - emitStart);
         chunks.clear();
         binsDone.inc();
         bytesSent.inc(stats.bytesSent());
@@ -209,38 +240,66 @@ public final class BinPsiOperator extends AbstractStreamOperator<byte[]>
             stats.rowsOut(), stats.bytesSent(), stats.bytesReceived(),
             (System.nanoTime() - start) / 1_000_000);
       }
+    } finally {
+      // on success idle; on failure or cancellation its exchange is aborted by the client's close
+      network.shutdownNow();
     }
     clock.add(Accumulators.PSI_MS, psiNanos / 1_000_000);
     clock.add(Accumulators.PAYLOAD_MS, payloadNanos / 1_000_000);
     clock.mark(Accumulators.PSI_END);
   }
 
-  private BinExchange.BinStats runWithRetries(BridgeClient client, BinExchange exchange, int bin,
-      BinTable table) throws Exception {
-    String channel = "bin-" + bin;
+  /**
+   * Runs the bin's exchange on {@code network}, retrying a failed attempt after a backoff, while
+   * this (mailbox) thread yields. Longer than gRPC's first reconnect backoff (1 s), so a dropped
+   * connection is back.
+   */
+  private BinExchange.BinResult exchangeWithRetries(BridgeClient client, BinExchange exchange,
+      ExecutorService network, int bin, BinTable table) throws Exception {
+    Executor next = network;
     for (int attempt = 1; ; attempt++) {
-      BridgeStream stream = null;
+      int a = attempt;
+      CompletableFuture<BinExchange.BinResult> f = CompletableFuture.supplyAsync(() -> {
+        try {
+          return attempt(client, exchange, bin, table, a);
+        } catch (Exception e) {
+          throw new java.util.concurrent.CompletionException(e);
+        }
+      }, next);
+      Exception e;
       try {
-        stream = client.open(ctx.session(), channel);
-        BinExchange.BinStats s = exchange.run(stream, bin, table, totalRows,
-            row -> output.collect(new StreamRecord<>(row)));
-        stream.close();
-        return s;
-      } catch (BridgeException | PeerProtocolException | PsiException e) {
-        if (stream != null) {
-          stream.abort("bin " + bin + " failed at party " + ctx.party() + ": " + e.getMessage());
-          stream.close();
-        }
-        if (attempt >= ctx.maxAttempts()) {
-          throw new BinFailedException(bin, attempt, e);
-        }
-        retries.inc();
-        clock.add(Accumulators.BIN_RETRIES, 1);
-        LOG.warn("party {} bin {} attempt {} of {} failed, retrying the bin alone: {}",
-            ctx.party(), bin, attempt, ctx.maxAttempts(), e.getMessage());
-        // Longer than gRPC's first reconnect backoff (1 s), so a dropped connection is back.
-        Thread.sleep(Math.min(10_000, 1_000L << attempt));
+        return MailboxWait.await(mailbox, f);
+      } catch (BridgeException | PeerProtocolException | PsiException failed) {
+        e = failed;
       }
+      if (attempt >= ctx.maxAttempts()) {
+        throw new BinFailedException(bin, attempt, e);
+      }
+      retries.inc();
+      clock.add(Accumulators.BIN_RETRIES, 1);
+      LOG.warn("party {} bin {} attempt {} of {} failed, retrying the bin alone: {}",
+          ctx.party(), bin, attempt, ctx.maxAttempts(), e.getMessage());
+      next = CompletableFuture.delayedExecutor(Math.min(10_000, 1_000L << attempt),
+          TimeUnit.MILLISECONDS, network);
+    }
+  }
+
+  /** One attempt, on the network thread: the stream is aborted if it fails. */
+  private BinExchange.BinResult attempt(BridgeClient client, BinExchange exchange, int bin,
+      BinTable table, int attempt) throws Exception {
+    String channel = "bin-" + bin;
+    BridgeStream stream = null;
+    try {
+      stream = client.open(ctx.session(), channel);
+      BinExchange.BinResult r = exchange.exchange(stream, bin, table, totalRows);
+      stream.close();
+      return r;
+    } catch (BridgeException | PeerProtocolException | PsiException e) {
+      if (stream != null) {
+        stream.abort("bin " + bin + " failed at party " + ctx.party() + ": " + e.getMessage());
+        stream.close();
+      }
+      throw e;
     }
   }
 

@@ -1,5 +1,6 @@
 package io.psiflink.jobs.psi;
 
+import io.psiflink.api.Role;
 import io.psiflink.connectors.row.Varint;
 import io.psiflink.jobs.token.Tokens;
 import java.util.Arrays;
@@ -168,9 +169,10 @@ public final class BinTable {
    * drawn at random in this party's half of the dummy domain ({@link Tokens}). Call once per bin
    * attempt: every call draws new dummies.
    *
-   * @param partyB whose dummies to make (A's and B's never collide)
+   * @param self whose dummies to make, {@link Role#A}'s or {@link Role#B}'s (they never collide)
    */
-  public byte[] elements(long bound, boolean partyB, java.security.SecureRandom random) {
+  public byte[] elements(long bound, Role self, java.security.SecureRandom random) {
+    boolean partyB = self.equals(Role.B); // the token module's name of B's half
     if (unique > bound) {
       throw new IllegalStateException("more distinct tokens than the bound");
     }

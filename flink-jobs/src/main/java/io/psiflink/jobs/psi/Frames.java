@@ -1,32 +1,57 @@
 package io.psiflink.jobs.psi;
 
+import io.psiflink.jobs.control.v1.FrameType;
 import io.psiflink.nativepsi.PsiPhase;
 
 /**
  * The frames psi-flink's jobs exchange on a bridge stream. The bridge moves opaque frames; this is
- * their content: one type byte, then the body. On bin streams (and the setup rounds of the control
- * stream) every frame travels sealed as a whole, type byte included ({@link SealedBinStream}).
+ * their content: one type byte ({@code FrameType} of control.proto), then the body. On bin streams
+ * (and the setup rounds of the control stream) every frame travels sealed as a whole, type byte
+ * included ({@link SealedBinStream}).
  * <ul>
- *   <li>HELLO: a handshake message (body defined by its user);</li>
- *   <li>REVEAL: the 32-byte nonce a bin HELLO committed to;</li>
+ *   <li>HELLO: a {@code SignedSessionHello} on the control stream, a {@code BinHello} on a bin's;</li>
+ *   <li>REVEAL: a {@code Reveal}, the nonce a bin HELLO committed to;</li>
  *   <li>PSI: phase u8, round u8, last u8, then a chunk of the native protocol message the sender
- *       emitted in that round;</li>
- *   <li>PAYLOAD: a chunk of revealed columns; PAYLOAD_END: the summary (keys, rows);</li>
- *   <li>DONE: the output party has everything for this bin.</li>
+ *       emitted in that round (opaque);</li>
+ *   <li>PAYLOAD: a chunk of revealed columns (opaque, {@link BinPayload}); PAYLOAD_END: a
+ *       {@code PayloadEnd};</li>
+ *   <li>DONE: a {@code Done}: the output party has everything for this bin.</li>
  * </ul>
+ * Control bodies are parsed and checked by {@link ControlMessages}.
  */
 public final class Frames {
-  public static final byte HELLO = 1;
-  public static final byte PSI = 2;
-  public static final byte PAYLOAD = 3;
-  public static final byte PAYLOAD_END = 4;
-  public static final byte DONE = 5;
+  public static final byte HELLO = FrameType.HELLO_VALUE;
+  public static final byte PSI = FrameType.PSI_VALUE;
+  public static final byte PAYLOAD = FrameType.PAYLOAD_VALUE;
+  public static final byte PAYLOAD_END = FrameType.PAYLOAD_END_VALUE;
+  public static final byte DONE = FrameType.DONE_VALUE;
   /** The nonce a HELLO committed to, sent once both HELLOs arrived. */
-  public static final byte REVEAL = 6;
+  public static final byte REVEAL = FrameType.REVEAL_VALUE;
   /** Header length of a PSI frame. */
   public static final int PSI_HEADER = 4;
 
   private Frames() {}
+
+  /** The frame of a control message. */
+  public static byte[] of(byte type, com.google.protobuf.MessageLite body) {
+    byte[] f = new byte[1 + body.getSerializedSize()];
+    f[0] = type;
+    com.google.protobuf.CodedOutputStream out = com.google.protobuf.CodedOutputStream.newInstance(f, 1,
+        f.length - 1);
+    try {
+      body.writeTo(out);
+    } catch (java.io.IOException e) {
+      throw new IllegalStateException("cannot serialize " + body.getClass().getSimpleName(), e);
+    }
+    out.checkNoSpaceLeft();
+    return f;
+  }
+
+  /** The name of a frame type, for messages. */
+  public static String name(byte type) {
+    FrameType t = FrameType.forNumber(type);
+    return t == null || t == FrameType.FRAME_TYPE_UNSPECIFIED ? "unknown frame type " + type : t.name();
+  }
 
   public static byte[] of(byte type, byte[] body) {
     byte[] f = new byte[1 + body.length];
@@ -56,8 +81,8 @@ public final class Frames {
       throw new PeerProtocolException("peer ended the stream while " + what);
     }
     if (type(frame) != expected) {
-      throw new PeerProtocolException("peer sent frame type " + frame[0] + " while " + what
-          + " (expected " + expected + ")");
+      throw new PeerProtocolException("peer sent " + name(frame[0]) + " while " + what
+          + " (expected " + name(expected) + ")");
     }
     byte[] b = new byte[frame.length - 1];
     System.arraycopy(frame, 1, b, 0, b.length);

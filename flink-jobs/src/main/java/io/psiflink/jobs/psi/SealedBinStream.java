@@ -1,5 +1,6 @@
 package io.psiflink.jobs.psi;
 
+import io.psiflink.api.Role;
 import io.psiflink.bridge.BridgeException;
 import io.psiflink.bridge.BridgeStream;
 import io.psiflink.nativepsi.Aead;
@@ -42,7 +43,7 @@ public final class SealedBinStream implements AutoCloseable {
   private final byte[] frameKey;
   private final byte[] context;
   private final int bin;
-  private final boolean partyB;
+  private final Role self;
   private Aead out;
   private Aead in;
   private long sent;
@@ -51,19 +52,19 @@ public final class SealedBinStream implements AutoCloseable {
   /**
    * @param frameKey the session's 32-byte frame key; copied
    * @param bin the bin this stream carries, or {@link #CONTROL}
-   * @param partyB whether this side is party B (sets the directions)
+   * @param self this side's role, {@link Role#A} or {@link Role#B} (sets the directions)
    */
-  public SealedBinStream(BridgeStream raw, byte[] frameKey, int bin, boolean partyB) {
+  public SealedBinStream(BridgeStream raw, byte[] frameKey, int bin, Role self) {
     if (frameKey == null || frameKey.length != Aead.KEY_BYTES) {
       throw new IllegalArgumentException("the frame key must be " + Aead.KEY_BYTES + " bytes");
     }
     this.raw = raw;
     this.frameKey = frameKey.clone();
     this.bin = bin;
-    this.partyB = partyB;
+    this.self = self;
     this.context = context(raw, bin);
-    this.out = aead(KEY_LABEL, new byte[0], direction(partyB));
-    this.in = aead(KEY_LABEL, new byte[0], direction(!partyB));
+    this.out = aead(KEY_LABEL, new byte[0], direction(self));
+    this.in = aead(KEY_LABEL, new byte[0], direction(self.peer()));
   }
 
   /**
@@ -75,13 +76,18 @@ public final class SealedBinStream implements AutoCloseable {
         .put(transcriptHash).array();
     out.close();
     in.close();
-    out = aead(INSTANCE_KEY_LABEL, extra, direction(partyB));
-    in = aead(INSTANCE_KEY_LABEL, extra, direction(!partyB));
+    out = aead(INSTANCE_KEY_LABEL, extra, direction(self));
+    in = aead(INSTANCE_KEY_LABEL, extra, direction(self.peer()));
   }
 
   /** Seals and sends one frame: {@code type} then {@code body}. */
   public void send(byte type, byte[] body) throws BridgeException {
     send(Frames.of(type, body));
+  }
+
+  /** Seals and sends one control message of control.proto as a frame of {@code type}. */
+  public void send(byte type, com.google.protobuf.MessageLite message) throws BridgeException {
+    send(Frames.of(type, message));
   }
 
   public void send(byte[] frame) throws BridgeException {
@@ -93,7 +99,7 @@ public final class SealedBinStream implements AutoCloseable {
     if (len < 1) {
       throw new IllegalArgumentException("a frame has at least its type byte");
     }
-    byte[] sealed = out.seal(nonce(direction(partyB), sent), frame, off, len);
+    byte[] sealed = out.seal(nonce(direction(self), sent), frame, off, len);
     sent++;
     raw.send(sealed);
   }
@@ -112,9 +118,9 @@ public final class SealedBinStream implements AutoCloseable {
     long seq = received++;
     byte[] plain;
     try {
-      plain = in.open(nonce(direction(!partyB), seq), f, 0, f.length);
+      plain = in.open(nonce(direction(self.peer()), seq), f, 0, f.length);
     } catch (PsiException e) {
-      throw new PeerProtocolException("frame " + seq + " from party " + (partyB ? "A" : "B")
+      throw new PeerProtocolException("frame " + seq + " from party " + self.peer().label()
           + " on " + where() + " failed authentication (altered, forged, replayed, reordered, "
           + "an earlier frame dropped, or not sealed by the peer for this stream)");
     }
@@ -156,8 +162,9 @@ public final class SealedBinStream implements AutoCloseable {
     return bin == CONTROL ? "the control stream" : "bin " + bin + " attempt " + raw.attempt();
   }
 
-  private static byte direction(boolean fromB) {
-    return (byte) (fromB ? 1 : 0);
+  /** The direction of the frames {@code sender} sends: its party index (0 for A, 1 for B). */
+  private static byte direction(Role sender) {
+    return (byte) sender.index();
   }
 
   private Aead aead(String label, byte[] extra, byte dir) {

@@ -9,17 +9,23 @@ import javax.crypto.spec.SecretKeySpec;
 public final class Hkdf {
   private Hkdf() {}
 
+  /** HKDF-Extract of RFC 5869 section 2.2; an empty salt stands for 32 zero bytes, as the RFC says. */
   public static byte[] extract(byte[] salt, byte[] ikm) {
     return hmac(salt.length == 0 ? new byte[32] : salt, ikm);
   }
 
+  /** {@link #expand(byte[], byte[], int)} with the UTF-8 of {@code info}. */
   public static byte[] expand(byte[] prk, String info, int length) {
+    return expand(prk, info.getBytes(StandardCharsets.UTF_8), length);
+  }
+
+  /** HKDF-Expand of RFC 5869 section 2.3: {@code length} bytes of output keying material. */
+  public static byte[] expand(byte[] prk, byte[] infoBytes, int length) {
     if (length <= 0 || length > 255 * 32) {
       throw new IllegalArgumentException("bad HKDF output length " + length);
     }
     byte[] out = new byte[length];
     byte[] t = new byte[0];
-    byte[] infoBytes = info.getBytes(StandardCharsets.UTF_8);
     int pos = 0;
     for (int i = 1; pos < length; i++) {
       byte[] in = new byte[t.length + infoBytes.length + 1];

@@ -1,5 +1,6 @@
 package io.psiflink.jobs.session;
 
+import com.google.protobuf.ByteString;
 import io.psiflink.api.Role;
 import io.psiflink.bridge.BridgeClient;
 import io.psiflink.bridge.BridgeException;
@@ -9,6 +10,10 @@ import io.psiflink.bridge.PartyTrust;
 import io.psiflink.api.Column;
 import io.psiflink.api.ColumnType;
 import io.psiflink.jobs.bin.BinPlan;
+import io.psiflink.jobs.control.v1.SessionHello;
+import io.psiflink.jobs.control.v1.SignedSessionHello;
+import io.psiflink.jobs.psi.BinContext;
+import io.psiflink.jobs.psi.ControlMessages;
 import io.psiflink.jobs.psi.Frames;
 import io.psiflink.jobs.psi.PeerProtocolException;
 import io.psiflink.jobs.psi.ProtocolRoles;
@@ -19,10 +24,6 @@ import io.psiflink.nativepsi.PsiParams;
 import io.psiflink.nativepsi.PsiPhase;
 import io.psiflink.nativepsi.PsiSession;
 import java.io.ByteArrayInputStream;
-import java.io.ByteArrayOutputStream;
-import java.io.DataInputStream;
-import java.io.DataOutputStream;
-import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.security.GeneralSecurityException;
 import java.security.KeyFactory;
@@ -43,7 +44,7 @@ import javax.crypto.KeyAgreement;
  * The session's control handshake between the two parties' jobs, on the bridge stream
  * (session, "control"), before either job reads a row:
  * <ol>
- *   <li>both send a signed HELLO: the query fingerprint, protocol, σ, requested bin count, a size
+ *   <li>both send a signed HELLO ({@code SignedSessionHello} of control.proto): their role, the query fingerprint, protocol, σ, requested bin count, a size
  *       estimate, key column types, every column of their table the query names (in table order), an
  *       ephemeral X25519 public key and their certificate chain; the signature (by the party's TLS key) covers the session id and the HELLO,
  *       so the bridge relay can neither read nor alter the key agreement;</li>
@@ -58,18 +59,20 @@ import javax.crypto.KeyAgreement;
  */
 public final class SessionHandshake {
   private static final String MAGIC = "psi-flink control v1";
+  /** Longest HELLO accepted (its certificates make most of it). */
+  private static final int MAX_HELLO_BYTES = 1 << 20;
 
   /**
    * This party's side of the facts both must agree on. {@code peerCertificateSha256}: the SHA-256
    * of the peer's certificate (DER) as the session names it, or null to accept any certificate of
    * {@code expectedPeer} from a trusted CA.
    */
-  public record LocalFacts(boolean partyB, String expectedPeer, String fingerprint, String protocol,
+  public record LocalFacts(Role role, String expectedPeer, String fingerprint, String protocol,
       String protocolParams, int sigma, int binsRequested, long sizeEstimate, int parallelism,
       List<Column> keys, List<Column> revealed, List<Column> named,
       byte[] peerCertificateSha256) {}
 
-  private record Hello(boolean partyB, String fingerprint, String protocol, int sigma,
+  private record Hello(Role role, String fingerprint, String protocol, int sigma,
       int binsRequested, long sizeEstimate, int parallelism, List<Column> keys,
       List<Column> revealed, List<Column> named, byte[] dhPublic, List<X509Certificate> chain, byte[] bytes) {}
 
@@ -86,7 +89,7 @@ public final class SessionHandshake {
         }
         return s;
       } catch (PeerProtocolException | HandshakeException | RuntimeException e) {
-        stream.abort("party " + (facts.partyB() ? "B" : "A") + " stopped the handshake: "
+        stream.abort("party " + facts.role().label() + " stopped the handshake: "
             + e.getMessage());
         throw e;
       }
@@ -100,14 +103,17 @@ public final class SessionHandshake {
       KeyPair dh = g.generateKeyPair();
       byte[] hello = encodeHello(facts, dh.getPublic().getEncoded(), me.chain());
       byte[] signature = sign(me, session, hello);
-      stream.send(Frames.of(Frames.HELLO, withSignature(hello, signature)));
+      stream.send(Frames.of(Frames.HELLO, SignedSessionHello.newBuilder()
+          .setHello(ByteString.copyFrom(hello)).setSignature(ByteString.copyFrom(signature))
+          .build()));
 
       byte[] body = Frames.body(stream.receive(), Frames.HELLO, "waiting for the peer's HELLO");
       Hello peer = verify(body, session, me, facts);
       int bins = agree(facts, peer);
 
-      byte[] helloA = facts.partyB() ? peer.bytes : hello;
-      byte[] helloB = facts.partyB() ? hello : peer.bytes;
+      boolean a = facts.role().equals(Role.A);
+      byte[] helloA = a ? hello : peer.bytes;
+      byte[] helloB = a ? peer.bytes : hello;
       MessageDigest sha = MessageDigest.getInstance("SHA-256");
       sha.update(MAGIC.getBytes(StandardCharsets.US_ASCII));
       sha.update(session.getBytes(StandardCharsets.UTF_8));
@@ -139,9 +145,9 @@ public final class SessionHandshake {
     PsiParams params = PsiParams.parse(facts.protocolParams()).toBuilder()
         .receiverSize(1).senderSize(1).build();
     try (PsiSession s = PsiSession.create(facts.protocol(), ProtocolRoles.of(
-        facts.partyB() ? Role.B : Role.A, ProtocolInfo.byName(facts.protocol())), params);
+        facts.role(), ProtocolInfo.byName(facts.protocol())), params);
         SealedBinStream sealed = new SealedBinStream(stream, frameKey, SealedBinStream.CONTROL,
-            facts.partyB())) {
+            facts.role())) {
       // the setup rounds come after the signed HELLOs: sealed, so the relay cannot alter them
       StreamRounds.run(s, PsiPhase.SETUP, sealed);
       return s.exportSetup();
@@ -150,8 +156,10 @@ public final class SessionHandshake {
 
   /** Checks both HELLOs describe the same join and returns the bin count m. */
   private static int agree(LocalFacts me, Hello peer) throws HandshakeException {
-    if (peer.partyB == me.partyB()) {
-      throw new HandshakeException("both jobs play party " + (me.partyB() ? "B" : "A"));
+    if (!peer.role.equals(me.role().peer())) {
+      throw new HandshakeException(peer.role.equals(me.role())
+          ? "both jobs play party " + me.role().label()
+          : "the peer plays " + peer.role.label() + ", expected " + me.role().peer().label());
     }
     if (!peer.fingerprint.equals(me.fingerprint())) {
       throw new HandshakeException("the parties run different queries (fingerprints "
@@ -169,8 +177,9 @@ public final class SessionHandshake {
       Column mine = me.keys().get(i);
       Column theirs = peer.keys.get(i);
       if (mine.type().keyClass() != theirs.type().keyClass()) {
-        Column a = me.partyB() ? theirs : mine;
-        Column b = me.partyB() ? mine : theirs;
+        boolean meA = me.role().equals(Role.A);
+        Column a = meA ? mine : theirs;
+        Column b = meA ? theirs : mine;
         throw new HandshakeException("ON: a." + a.name() + " (" + a.type().sqlName() + ") = b."
             + b.name() + " (" + b.type().sqlName() + "): these types do not compare");
       }
@@ -189,65 +198,55 @@ public final class SessionHandshake {
 
   private static byte[] encodeHello(LocalFacts f, byte[] dhPublic, List<X509Certificate> chain)
       throws GeneralSecurityException {
-    try {
-      ByteArrayOutputStream bytes = new ByteArrayOutputStream();
-      DataOutputStream out = new DataOutputStream(bytes);
-      out.writeUTF(MAGIC);
-      out.writeBoolean(f.partyB());
-      out.writeUTF(f.fingerprint());
-      out.writeUTF(f.protocol());
-      out.writeInt(f.sigma());
-      out.writeInt(f.binsRequested());
-      out.writeLong(f.sizeEstimate());
-      out.writeInt(f.parallelism());
-      writeColumns(out, f.keys());
-      writeColumns(out, f.revealed());
-      writeColumns(out, f.named());
-      writeBytes(out, dhPublic);
-      out.writeInt(chain.size());
-      for (X509Certificate c : chain) {
-        writeBytes(out, c.getEncoded());
-      }
-      out.flush();
-      return bytes.toByteArray();
-    } catch (IOException e) {
-      throw new IllegalStateException(e);
+    SessionHello.Builder h = SessionHello.newBuilder()
+        .setRole(ControlMessages.roleId(f.role()))
+        .setFingerprint(f.fingerprint())
+        .setProtocol(f.protocol())
+        .setSigma(f.sigma())
+        .setBinsRequested(f.binsRequested())
+        .setSizeEstimate(f.sizeEstimate())
+        .setParallelism(f.parallelism())
+        .addAllKeys(toWire(f.keys()))
+        .addAllRevealed(toWire(f.revealed()))
+        .addAllNamed(toWire(f.named()))
+        .setDhPublic(ByteString.copyFrom(dhPublic));
+    for (X509Certificate c : chain) {
+      h.addCertificateChain(ByteString.copyFrom(c.getEncoded()));
     }
+    return h.build().toByteArray();
   }
 
   private static Hello verify(byte[] body, String session, PartyCredentials me, LocalFacts facts)
       throws PeerProtocolException, HandshakeException, BridgeException {
     String expectedPeer = facts.expectedPeer();
     try {
-      DataInputStream in = new DataInputStream(new ByteArrayInputStream(body));
-      byte[] hello = readBytes(in, 1 << 20);
-      byte[] signature = readBytes(in, 4096);
-      if (in.available() != 0) {
-        throw new PeerProtocolException("stray bytes after the peer's HELLO");
+      SignedSessionHello signed = ControlMessages.parse(SignedSessionHello.parser(), body,
+          "the peer's HELLO");
+      byte[] hello = signed.getHello().toByteArray();
+      byte[] signature = signed.getSignature().toByteArray();
+      if (hello.length > MAX_HELLO_BYTES || signature.length == 0 || signature.length > 4096) {
+        throw new PeerProtocolException("the peer's HELLO has " + hello.length + " bytes and a "
+            + "signature of " + signature.length + " bytes (at most " + MAX_HELLO_BYTES
+            + " and 1 to 4096)");
       }
-      DataInputStream h = new DataInputStream(new ByteArrayInputStream(hello));
-      if (!MAGIC.equals(h.readUTF())) {
-        throw new PeerProtocolException("the peer's HELLO is not a " + MAGIC + " HELLO");
+      SessionHello h = ControlMessages.parse(SessionHello.parser(), hello, "the peer's HELLO");
+      // The certificate and the signature first: nothing else of an unsigned HELLO is believed.
+      if (h.getCertificateChainCount() == 0) {
+        throw new PeerProtocolException("the peer's HELLO carries no certificate");
       }
-      boolean partyB = h.readBoolean();
-      String fingerprint = h.readUTF();
-      String protocol = h.readUTF();
-      int sigma = h.readInt();
-      int bins = h.readInt();
-      long estimate = h.readLong();
-      int parallelism = h.readInt();
-      List<Column> keys = readColumns(h, 64);
-      List<Column> revealed = readColumns(h, 4096);
-      List<Column> named = readColumns(h, 4096);
-      byte[] dhPublic = readBytes(h, 256);
+      if (h.getCertificateChainCount() > 8) {
+        throw new PeerProtocolException("the peer's HELLO carries "
+            + h.getCertificateChainCount() + " certificates, at most 8");
+      }
       CertificateFactory cf = CertificateFactory.getInstance("X.509");
       List<X509Certificate> chain = new ArrayList<>();
-      for (int i = count(h, 8); i > 0; i--) {
-        chain.add((X509Certificate) cf.generateCertificate(
-            new ByteArrayInputStream(readBytes(h, 64 * 1024))));
-      }
-      if (chain.isEmpty()) {
-        throw new PeerProtocolException("the peer's HELLO carries no certificate");
+      for (ByteString der : h.getCertificateChainList()) {
+        if (der.size() > 64 * 1024) {
+          throw new PeerProtocolException("a certificate of the peer's HELLO has " + der.size()
+              + " bytes, at most 65536");
+        }
+        chain.add((X509Certificate) cf.generateCertificate(new ByteArrayInputStream(
+            der.toByteArray())));
       }
       me.verifyPeer(chain.get(0), expectedPeer);
       if (facts.peerCertificateSha256() != null) {
@@ -266,14 +265,28 @@ public final class SessionHandshake {
         throw new HandshakeException("the peer's HELLO signature does not verify with the "
             + "certificate of '" + expectedPeer + "'");
       }
+      if (!h.hasRole()) {
+        throw new PeerProtocolException("the peer's HELLO names no role");
+      }
+      Role role = ControlMessages.role(h.getRole(), "the peer's HELLO");
+      int sigma = h.getSigma();
+      int bins = h.getBinsRequested();
+      long estimate = h.getSizeEstimate();
+      int parallelism = h.getParallelism();
       if (sigma < 1 || sigma > 128 || bins < 0 || bins > BinPlan.MAX_BINS || estimate < 0
           || parallelism < 1) {
         throw new PeerProtocolException("the peer's HELLO has out-of-range values");
       }
-      return new Hello(partyB, fingerprint, protocol, sigma, bins, estimate, parallelism,
-          keys, revealed, named, dhPublic, chain, hello);
-    } catch (IOException | IllegalArgumentException e) {
-      throw new PeerProtocolException("the peer's HELLO is malformed: " + e.getMessage());
+      if (h.getDhPublic().size() > 256 || h.getKeysCount() > 64 || h.getRevealedCount() > 4096
+          || h.getNamedCount() > 4096) {
+        throw new PeerProtocolException("the peer's HELLO has a key share of "
+            + h.getDhPublic().size() + " bytes and " + h.getKeysCount() + "/"
+            + h.getRevealedCount() + "/" + h.getNamedCount() + " key/revealed/named columns "
+            + "(at most 256 bytes and 64/4096/4096)");
+      }
+      return new Hello(role, h.getFingerprint(), h.getProtocol(), sigma, bins, estimate,
+          parallelism, fromWire(h.getKeysList()), fromWire(h.getRevealedList()),
+          fromWire(h.getNamedList()), h.getDhPublic().toByteArray(), chain, hello);
     } catch (GeneralSecurityException e) {
       throw new HandshakeException("the peer's HELLO does not verify: " + e.getMessage(), e);
     }
@@ -304,51 +317,30 @@ public final class SessionHandshake {
     };
   }
 
-  private static byte[] withSignature(byte[] hello, byte[] signature) {
-    ByteArrayOutputStream bytes = new ByteArrayOutputStream();
-    try (DataOutputStream out = new DataOutputStream(bytes)) {
-      writeBytes(out, hello);
-      writeBytes(out, signature);
-    } catch (IOException e) {
-      throw new IllegalStateException(e);
+  private static List<io.psiflink.jobs.control.v1.Column> toWire(List<Column> columns) {
+    return columns.stream().map(c -> io.psiflink.jobs.control.v1.Column.newBuilder()
+        .setName(c.name()).setType(c.type().name()).build()).toList();
+  }
+
+  /** The peer's columns; a type this version does not know is refused in words. */
+  private static List<Column> fromWire(List<io.psiflink.jobs.control.v1.Column> columns)
+      throws PeerProtocolException {
+    List<Column> out = new ArrayList<>();
+    for (io.psiflink.jobs.control.v1.Column c : columns) {
+      ColumnType type;
+      try {
+        type = ColumnType.valueOf(c.getType());
+      } catch (IllegalArgumentException e) {
+        throw new PeerProtocolException("the peer's HELLO gives column '" + c.getName()
+            + "' the unknown type '" + c.getType() + "'");
+      }
+      if (c.getName().isEmpty() || c.getName().length() > 1024) {
+        throw new PeerProtocolException("the peer's HELLO names a column of "
+            + c.getName().length() + " characters");
+      }
+      out.add(new Column(c.getName(), type, true));
     }
-    return bytes.toByteArray();
-  }
-
-  private static void writeColumns(DataOutputStream out, List<Column> columns) throws IOException {
-    out.writeInt(columns.size());
-    for (Column c : columns) {
-      out.writeUTF(c.name());
-      out.writeUTF(c.type().name());
-    }
-  }
-
-  private static List<Column> readColumns(DataInputStream in, int max) throws IOException {
-    List<Column> columns = new ArrayList<>();
-    for (int i = count(in, max); i > 0; i--) {
-      columns.add(new Column(in.readUTF(), ColumnType.valueOf(in.readUTF()), true));
-    }
-    return columns;
-  }
-
-  private static void writeBytes(DataOutputStream out, byte[] b) throws IOException {
-    out.writeInt(b.length);
-    out.write(b);
-  }
-
-  private static byte[] readBytes(DataInputStream in, int max) throws IOException {
-    int n = count(in, max);
-    byte[] b = new byte[n];
-    in.readFully(b);
-    return b;
-  }
-
-  private static int count(DataInputStream in, int max) throws IOException {
-    int n = in.readInt();
-    if (n < 0 || n > max) {
-      throw new IOException("length " + n + " out of range");
-    }
-    return n;
+    return out;
   }
 
   /** The two jobs cannot run this session together; the message says why. */

@@ -1,5 +1,6 @@
 package io.psiflink.jobs.psi;
 
+import io.psiflink.api.Role;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import io.psiflink.bridge.BridgeClient;
@@ -66,7 +67,7 @@ class BinExchangePaddingTest {
 
   private static long exchange(BridgeClient client, boolean partyB, byte[] setup, BinTable t) {
     RowCodec empty = new RowCodec(List.of());
-    BinContext ctx = new BinContext("padding-test", partyB, 4, 40, "kkrt", "", empty, empty,
+    BinContext ctx = new BinContext("padding-test", partyB ? Role.B : Role.A, 4, 40, "kkrt", "", empty, empty,
         new int[0], 1, false);
     try (BridgeStream s = client.open("padding-test", "bin-0")) {
       List<Object> out = new ArrayList<>();

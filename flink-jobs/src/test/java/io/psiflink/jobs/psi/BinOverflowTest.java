@@ -1,5 +1,6 @@
 package io.psiflink.jobs.psi;
 
+import io.psiflink.api.Role;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -51,7 +52,7 @@ class BinOverflowTest {
       });
       try (BridgeStream a = parties.a.open("overflow", "bin-3"); BridgeStream b = peer.get(10,
           TimeUnit.SECONDS)) {
-        BinContext ctx = new BinContext("overflow", false, bins, 1, "kkrt", "", empty, empty,
+        BinContext ctx = new BinContext("overflow", Role.A, bins, 1, "kkrt", "", empty, empty,
             new int[0], 3, false);
         BinOverflowException e = assertThrows(BinOverflowException.class,
             () -> new BinExchange(ctx, new BinKeys(new byte[32], new byte[0]), new SecureRandom()).run(a, 3, table, n, row -> { }));

@@ -1,5 +1,6 @@
 package io.psiflink.jobs.psi;
 
+import io.psiflink.api.Role;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -48,7 +49,7 @@ class BinTableTest {
     }
 
     int bound = t.distinct() + 50;
-    byte[] e = t.elements(bound, true, new java.security.SecureRandom());
+    byte[] e = t.elements(bound, Role.B, new java.security.SecureRandom());
     Set<String> distinct = new HashSet<>();
     for (int i = 0; i < bound; i++) {
       long hi = Tokens.hiAt(e, i * 16);
@@ -75,7 +76,7 @@ class BinTableTest {
     long[] orHi = new long[2];
     for (boolean partyB : new boolean[] {false, true}) {
       for (int attempt = 0; attempt < 2; attempt++) {
-        byte[] e = t.elements(bound, partyB, random);
+        byte[] e = t.elements(bound, partyB ? Role.B : Role.A, random);
         for (int i = 0; i < t.distinct(); i++) { // the real tokens first, unchanged
           assertTrue(real.contains(Tokens.hiAt(e, i * 16) + ":" + Tokens.loAt(e, i * 16)));
         }
@@ -101,7 +102,7 @@ class BinTableTest {
   void emptyBinIsAllDummies() {
     BinTable t = new BinTable(List.of());
     assertEquals(0, t.distinct());
-    byte[] e = t.elements(4, false, new java.security.SecureRandom());
+    byte[] e = t.elements(4, Role.A, new java.security.SecureRandom());
     assertEquals(64, e.length);
     assertTrue(Tokens.isDummy(Tokens.hiAt(e, 0)));
   }

@@ -1,5 +1,9 @@
 package io.psiflink.jobs.psi;
 
+import io.psiflink.jobs.control.v1.Reveal;
+import io.psiflink.jobs.control.v1.BinHello;
+import com.google.protobuf.ByteString;
+import io.psiflink.api.Role;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -18,8 +22,6 @@ import io.psiflink.nativepsi.PsiRole;
 import io.psiflink.nativepsi.PsiSession;
 import io.psiflink.nativepsi.RoundDriver;
 import java.io.ByteArrayOutputStream;
-import java.nio.ByteBuffer;
-import java.nio.charset.StandardCharsets;
 import java.security.SecureRandom;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -111,7 +113,7 @@ class SealedBinExchangeTest {
   }
 
   private BinContext ctx(boolean partyB) {
-    return new BinContext(SESSION, partyB, BINS, 40, "kkrt", "", STRING, STRING,
+    return new BinContext(SESSION, partyB ? Role.B : Role.A, BINS, 40, "kkrt", "", STRING, STRING,
         new int[] {0, -1}, 1, false);
   }
 
@@ -334,23 +336,62 @@ class SealedBinExchangeTest {
     CompletableFuture<Object> fa = CompletableFuture.supplyAsync(() -> side(parties.a, channel,
         false, Attack.NONE, -1, new Relay[2], new ArrayList<>()));
     try (BridgeStream raw = parties.b.open(SESSION, channel);
-        SealedBinStream b = new SealedBinStream(raw, frameKey, 0, true)) {
+        SealedBinStream b = new SealedBinStream(raw, frameKey, 0, Role.B)) {
       byte[] nonce = new byte[32];
       new SecureRandom().nextBytes(nonce);
-      // B's HELLO as documented: magic, version 3, role 1, bin, bins, σ, n, bound, commitment
-      byte[] hello = ByteBuffer.allocate(63).put("PSIB".getBytes(StandardCharsets.US_ASCII))
-          .put((byte) 3).put((byte) 1).putInt(0).putInt(BINS).put((byte) 40).putLong(N)
-          .putLong(BinPlan.bound(N, BINS, 40))
-          .put(BinExchange.commitment(raw, 0, true, nonce)).array();
-      b.send(Frames.HELLO, hello);
+      // B's HELLO as control.proto documents it: role, bin, bins, σ, n, bound, commitment
+      b.send(Frames.HELLO, BinHello.newBuilder().setRole(ControlMessages.roleId(Role.B))
+          .setBin(0).setBins(BINS).setSigma(40).setRows(N).setBound(BinPlan.bound(N, BINS, 40))
+          .setCommitment(ByteString.copyFrom(BinExchange.commitment(raw, 0, Role.B, nonce)))
+          .build());
       assertEquals(Frames.HELLO, b.receive()[0]);
       byte[] other = nonce.clone();
       other[0] ^= 1; // B changes its mind after seeing A's HELLO
-      b.send(Frames.REVEAL, other);
+      b.send(Frames.REVEAL, Reveal.newBuilder().setNonce(ByteString.copyFrom(other)).build());
       Object a = fa.get(60, TimeUnit.SECONDS);
       PeerProtocolException e = assertInstanceOf(PeerProtocolException.class, a, String.valueOf(a));
       assertTrue(e.getMessage().contains("does not match the commitment"), e.getMessage());
     }
+  }
+
+  /** B (played by the test) sends {@code hello} as its HELLO; A must refuse it, naming why. */
+  private void assertHelloRefused(byte[] hello, String problem) throws Exception {
+    String channel = "bin-" + channels.incrementAndGet();
+    CompletableFuture<Object> fa = CompletableFuture.supplyAsync(() -> side(parties.a, channel,
+        false, Attack.NONE, -1, new Relay[2], new ArrayList<>()));
+    try (BridgeStream raw = parties.b.open(SESSION, channel);
+        SealedBinStream b = new SealedBinStream(raw, frameKey, 0, Role.B)) {
+      b.send(Frames.HELLO, hello);
+      Object a = fa.get(60, TimeUnit.SECONDS);
+      PeerProtocolException e = assertInstanceOf(PeerProtocolException.class, a, String.valueOf(a));
+      assertTrue(e.getMessage().contains(problem), e.getMessage());
+    }
+  }
+
+  private static BinHello.Builder honestHelloOfB() {
+    return BinHello.newBuilder().setRole(ControlMessages.roleId(Role.B)).setBin(0).setBins(BINS)
+        .setSigma(40).setRows(N).setBound(BinPlan.bound(N, BINS, 40))
+        .setCommitment(ByteString.copyFrom(new byte[32]));
+  }
+
+  @Test
+  void malformedOrWrongHellosAreRefusedInWords() throws Exception {
+    assertHelloRefused(new byte[] {0x0a, 9, 1}, "the peer's HELLO is malformed");
+    assertHelloRefused(honestHelloOfB().setRole(ControlMessages.roleId(Role.A)).build()
+        .toByteArray(), "the same role as this party");
+    assertHelloRefused(honestHelloOfB().setRole(ControlMessages.roleId(Role.HELPER)).build()
+        .toByteArray(), "peer plays helper, expected B");
+    assertHelloRefused(honestHelloOfB().clearRole().build().toByteArray(), "names no role");
+    assertHelloRefused(honestHelloOfB().setSigma(41).build().toByteArray(), "with sigma 41");
+    assertHelloRefused(honestHelloOfB().setBound(-1).build().toByteArray(),
+        "bound=18446744073709551615");
+    assertHelloRefused(honestHelloOfB().setCommitment(ByteString.copyFrom(new byte[31])).build()
+        .toByteArray(), "a commitment of 31 bytes, expected 32");
+    byte[] later = honestHelloOfB().build().toByteArray();
+    byte[] withField = java.util.Arrays.copyOf(later, later.length + 2);
+    withField[later.length] = 0x78; // field 15, varint
+    withField[later.length + 1] = 1;
+    assertHelloRefused(withField, "another version of psi-flink");
   }
 
   @Test
@@ -365,10 +406,10 @@ class SealedBinExchangeTest {
     assertFalse(java.util.Arrays.equals(first, BinExchange.instance(stub(0), 4, na, nb)));
     assertFalse(java.util.Arrays.equals(first, BinExchange.instance(stub(0), 3, nb, na)));
     // A's commitment echoed back as B's would not match B's reveal of the same nonce
-    assertFalse(java.util.Arrays.equals(BinExchange.commitment(stub(0), 3, false, na),
-        BinExchange.commitment(stub(0), 3, true, na)));
-    assertArrayEquals(BinExchange.commitment(stub(0), 3, true, na),
-        BinExchange.commitment(stub(0), 3, true, na));
+    assertFalse(java.util.Arrays.equals(BinExchange.commitment(stub(0), 3, Role.A, na),
+        BinExchange.commitment(stub(0), 3, Role.B, na)));
+    assertArrayEquals(BinExchange.commitment(stub(0), 3, Role.B, na),
+        BinExchange.commitment(stub(0), 3, Role.B, na));
   }
 
   /** A stream that only knows its session and attempt. */
@@ -390,12 +431,12 @@ class SealedBinExchangeTest {
   void framesSealedForAnotherBinAttemptOrDirectionDoNotOpen() throws Exception {
     // unit level, no relay: what one SealedBinStream sends, the matching one opens, no other
     Loop loop = new Loop(SESSION, 2);
-    try (SealedBinStream a = new SealedBinStream(loop, frameKey, 5, false);
-        SealedBinStream b = new SealedBinStream(loop, frameKey, 5, true);
-        SealedBinStream otherBin = new SealedBinStream(loop, frameKey, 6, true);
-        SealedBinStream sameSide = new SealedBinStream(loop, frameKey, 5, false);
+    try (SealedBinStream a = new SealedBinStream(loop, frameKey, 5, Role.A);
+        SealedBinStream b = new SealedBinStream(loop, frameKey, 5, Role.B);
+        SealedBinStream otherBin = new SealedBinStream(loop, frameKey, 6, Role.B);
+        SealedBinStream sameSide = new SealedBinStream(loop, frameKey, 5, Role.A);
         SealedBinStream otherAttempt = new SealedBinStream(new Loop(SESSION, 3), frameKey, 5,
-            true)) {
+            Role.B)) {
       a.send(Frames.HELLO, "x".getBytes());
       byte[] sealed = loop.frames.get(0);
       assertEquals(2 + 16, sealed.length, "type, body and tag");

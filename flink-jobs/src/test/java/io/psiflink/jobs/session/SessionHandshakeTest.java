@@ -1,5 +1,12 @@
 package io.psiflink.jobs.session;
 
+import io.psiflink.jobs.psi.Frames;
+import io.psiflink.jobs.control.v1.SignedSessionHello;
+import io.psiflink.jobs.control.v1.SessionHello;
+import io.psiflink.bridge.BridgeStream;
+import io.psiflink.bridge.BridgeException;
+import com.google.protobuf.ByteString;
+import io.psiflink.api.Role;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -53,7 +60,7 @@ class SessionHandshakeTest {
 
   private static SessionHandshake.LocalFacts facts(boolean partyB, String peer, byte[] pin) {
     List<Column> keys = List.of(new Column("k", ColumnType.STRING, true));
-    return new SessionHandshake.LocalFacts(partyB, peer, "query-fingerprint", "kkrt", "", 40, 4,
+    return new SessionHandshake.LocalFacts(partyB ? Role.B : Role.A, peer, "query-fingerprint", "kkrt", "", 40, 4,
         1000, 1, keys, List.of(), keys, pin);
   }
 
@@ -93,6 +100,56 @@ class SessionHandshakeTest {
     assertTrue(ea.getCause().getMessage().contains("is not the one the session names"),
         ea.getCause().getMessage());
     // B learns no keys either: A aborts the control stream
+    assertThrows(ExecutionException.class, () -> b.get(60, TimeUnit.SECONDS));
+  }
+
+  /** party-b's job, played by the test, sends {@code body} as its HELLO; A refuses it in words. */
+  private void assertHelloRefused(byte[] body, String problem) throws Exception {
+    String session = UUID.randomUUID().toString();
+    var a = party(session, "party-a", false, "party-b", null);
+    try (BridgeClient client = BridgeClient.connect(BridgeClientConfig.defaults("127.0.0.1",
+        relay.port(), pki.credentials("party-b")));
+        BridgeStream raw = client.open(session, "control")) {
+      raw.send(Frames.of(Frames.HELLO, body));
+      ExecutionException ea = assertThrows(ExecutionException.class,
+          () -> a.get(60, TimeUnit.SECONDS));
+      assertTrue(ea.getCause().getMessage().contains(problem), ea.getCause().getMessage());
+      // A aborts the control stream: B is told, it does not wait for the idle timeout
+      assertThrows(BridgeException.class, () -> {
+        while (raw.receive() != null) {
+          // A's HELLO
+        }
+      });
+    }
+  }
+
+  @Test
+  void malformedHellosAreRefusedInWords() throws Exception {
+    assertHelloRefused(new byte[] {0x0a, 9, 1}, "the peer's HELLO is malformed");
+    // a signed HELLO whose hello holds a field this version does not know
+    assertHelloRefused(SignedSessionHello.newBuilder()
+        .setHello(ByteString.copyFrom(new byte[] {(byte) 0xf8, 0x01, 1}))
+        .setSignature(ByteString.copyFrom(new byte[64])).build().toByteArray(),
+        "does not know: the peer runs another version");
+    assertHelloRefused(SignedSessionHello.newBuilder()
+        .setHello(SessionHello.newBuilder().setFingerprint("f").build().toByteString())
+        .setSignature(ByteString.copyFrom(new byte[64])).build().toByteArray(),
+        "carries no certificate");
+    assertHelloRefused(SignedSessionHello.newBuilder()
+        .setHello(SessionHello.getDefaultInstance().toByteString()).build().toByteArray(),
+        "a signature of 0 bytes");
+  }
+
+  /** A peer whose HELLO is signed but names the wrong role is refused after the signature. */
+  @Test
+  void bothPartiesPlayingTheSameRoleIsRefused() throws Exception {
+    String session = UUID.randomUUID().toString();
+    var a = party(session, "party-a", false, "party-b", null);
+    var b = party(session, "party-b", false, "party-a", null);
+    ExecutionException ea = assertThrows(ExecutionException.class,
+        () -> a.get(60, TimeUnit.SECONDS));
+    assertTrue(ea.getCause().getMessage().contains("both jobs play party A"),
+        ea.getCause().getMessage());
     assertThrows(ExecutionException.class, () -> b.get(60, TimeUnit.SECONDS));
   }
 }

@@ -1,0 +1,222 @@
+package io.psiflink.jobs.psi;
+
+import io.psiflink.bridge.BridgeException;
+import io.psiflink.connectors.row.RowCodec;
+import io.psiflink.connectors.row.Varint;
+import io.psiflink.jobs.control.v1.PayloadEnd;
+import io.psiflink.jobs.token.Tokens;
+import java.io.ByteArrayOutputStream;
+import java.nio.ByteBuffer;
+import java.util.function.Consumer;
+
+/**
+ * The payload step of a bin, after its PSI: party B sends, for every intersecting token in token
+ * order, its row count and its revealed columns; party A checks them against its own intersecting
+ * keys and joins them with its own rows. The frames travel on the bin's sealed stream; the
+ * exchange around this step (HELLO/REVEAL, the PSI, DONE) is {@link BinExchange}'s.
+ *
+ * <p>PAYLOAD frames carry chunks of records {@code token ‖ i32 rows ‖ (varint len ‖ encoded row)*}
+ * (opaque to control.proto); a {@code PayloadEnd} gives the totals.
+ */
+final class BinPayload {
+  private static final int PAYLOAD_FRAME_BYTES = 256 * 1024;
+  /** A payload record starts with the token and the peer's row count for it. */
+  private static final int KEY_HEADER_BYTES = Tokens.BYTES + 4;
+
+  private final BinContext ctx;
+
+  BinPayload(BinContext ctx) {
+    this.ctx = ctx;
+  }
+
+  /** Party B: sends the columns of {@code keys} (intersecting, in token order); returns the rows sent. */
+  long send(SealedBinStream stream, BinTable table, int[] keys) throws BridgeException {
+    ByteArrayOutputStream plain = new ByteArrayOutputStream(PAYLOAD_FRAME_BYTES + 4096);
+    byte[] head = new byte[KEY_HEADER_BYTES];
+    long rows = 0;
+    for (int u : keys) {
+      Tokens.put(head, 0, table.hi(u), table.lo(u));
+      int count = table.rowCount(u);
+      ByteBuffer.wrap(head, Tokens.BYTES, 4).putInt(count);
+      plain.write(head, 0, head.length);
+      rows += count;
+      table.forEachRow(u, (buf, off, len) -> {
+        Varint.write(plain, len);
+        plain.write(buf, off, len);
+      });
+      if (plain.size() >= PAYLOAD_FRAME_BYTES) {
+        sendChunk(stream, plain);
+      }
+    }
+    if (plain.size() > 0) {
+      sendChunk(stream, plain);
+    }
+    stream.send(Frames.PAYLOAD_END, PayloadEnd.newBuilder().setKeys(keys.length).setRows(rows)
+        .build());
+    return rows;
+  }
+
+  private static void sendChunk(SealedBinStream stream, ByteArrayOutputStream plain)
+      throws BridgeException {
+    byte[] p = plain.toByteArray();
+    plain.reset();
+    stream.send(Frames.PAYLOAD, p);
+  }
+
+  /**
+   * Party A: receives the peer's columns up to PAYLOAD_END and checks all of them before anything
+   * is emitted: a failed attempt emits no rows.
+   */
+  BinOutput receive(SealedBinStream stream, BinTable table, int[] keys)
+      throws BridgeException, PeerProtocolException {
+    ByteArrayOutputStream plain = new ByteArrayOutputStream();
+    PayloadEnd end;
+    while (true) {
+      byte[] f = stream.receive();
+      if (f == null) {
+        throw new PeerProtocolException("peer ended the stream before PAYLOAD_END");
+      }
+      byte t = Frames.type(f);
+      if (t == Frames.PAYLOAD_END) {
+        end = ControlMessages.parse(PayloadEnd.parser(), Frames.body(f, t, "reading PAYLOAD_END"),
+            "the peer's PAYLOAD_END");
+        break;
+      }
+      if (t != Frames.PAYLOAD) {
+        throw new PeerProtocolException("expected PAYLOAD, got " + Frames.name(t));
+      }
+      plain.write(f, 1, f.length - 1);
+    }
+    if (end.getKeys() != keys.length) {
+      throw new PeerProtocolException("peer sent columns for " + Long.toUnsignedString(end.getKeys())
+          + " intersecting keys, this party found " + keys.length);
+    }
+    return decode(plain.toByteArray(), table, keys, end.getKeys(), end.getRows());
+  }
+
+  /**
+   * Checks the peer's payload: it must hold exactly this party's intersecting keys, in token order,
+   * each with at least one well-formed row (strings valid UTF-8: they go to the output as they
+   * are), and the totals must match the peer's summary.
+   */
+  private Join decode(byte[] b, BinTable table, int[] keys, long tokens, long peerRows)
+      throws PeerProtocolException {
+    int arity = ctx.peerCodec().arity();
+    if (peerRows < 0 || peerRows > b.length / (arity + 1)) { // a row takes arity + 1 bytes or more
+      throw new PeerProtocolException("peer's summary claims " + Long.toUnsignedString(peerRows)
+          + " rows in " + b.length + " bytes");
+    }
+    int[] columns = new int[(int) peerRows * (arity + 1)];
+    int[] first = new int[table.distinct()];
+    int[] count = new int[table.distinct()];
+    int rows = 0;
+    long seenTokens = 0;
+    try {
+      for (int p = 0; p < b.length; seenTokens++) {
+        if (b.length - p < KEY_HEADER_BYTES) {
+          throw new PeerProtocolException("payload truncated in a key header");
+        }
+        int u = seenTokens < keys.length ? keys[(int) seenTokens] : -1;
+        if (u < 0 || Tokens.hiAt(b, p) != table.hi(u) || Tokens.loAt(b, p) != table.lo(u)) {
+          throw new PeerProtocolException("peer sent columns for a key that is not the next "
+              + "intersecting key in token order");
+        }
+        int n = ByteBuffer.wrap(b, p + Tokens.BYTES, 4).getInt();
+        if (n <= 0 || n > peerRows - rows) {
+          throw new PeerProtocolException("peer sent " + n + " rows for an intersecting key");
+        }
+        p += KEY_HEADER_BYTES;
+        first[u] = rows;
+        count[u] = n;
+        for (int i = 0; i < n; i++, rows++) {
+          long r = Varint.read(b, p, b.length);
+          int len = Varint.value(r);
+          p = Varint.next(r);
+          if (len > b.length - p) {
+            throw new PeerProtocolException("payload truncated in a row");
+          }
+          ctx.peerCodec().columns(b, p, len, columns, rows * (arity + 1), true);
+          p += len;
+        }
+      }
+    } catch (IllegalArgumentException | IndexOutOfBoundsException e) {
+      throw new PeerProtocolException("peer's payload is malformed: " + e.getMessage());
+    }
+    if (seenTokens != tokens || rows != peerRows) {
+      throw new PeerProtocolException("payload holds " + seenTokens + " keys and " + rows
+          + " rows, its summary says " + tokens + " and " + peerRows);
+    }
+    long out = 0;
+    for (int u : keys) {
+      out += (long) table.rowCount(u) * count[u];
+    }
+    return new Join(table, keys, new PeerRows(b, arity, columns, first, count), out);
+  }
+
+  /**
+   * The peer's rows of one bin, checked but not decoded: column c of row r is {@code
+   * payload[columns[r·(k+1)+c], columns[r·(k+1)+c+1])} for a peer arity k; the rows of key u are
+   * {@code first[u]} on, {@code count[u]} of them.
+   */
+  private record PeerRows(byte[] payload, int arity, int[] columns, int[] first, int[] count) {}
+
+  /**
+   * The rows of the join for one bin: for every intersecting key, own rows × peer rows, each the
+   * output columns copied as encoded ({@link RowCodec}) from the own and the peer's rows.
+   */
+  private final class Join implements BinOutput {
+    private final BinTable table;
+    private final int[] keys;
+    private final PeerRows peer;
+    private final long rows;
+
+    Join(BinTable table, int[] keys, PeerRows peer, long rows) {
+      this.table = table;
+      this.keys = keys;
+      this.peer = peer;
+      this.rows = rows;
+    }
+
+    @Override
+    public long rows() {
+      return rows;
+    }
+
+    @Override
+    public void emitTo(Consumer<byte[]> out) {
+      int[] output = ctx.output();
+      RowCodec ownCodec = ctx.ownCodec();
+      int[] own = new int[ownCodec.arity() + 1];
+      int stride = peer.arity() + 1;
+      int[] pc = peer.columns();
+      byte[] pb = peer.payload();
+      for (int u : keys) {
+        table.forEachRow(u, (buf, off, len) -> {
+          ownCodec.columns(buf, off, len, own, 0, false);
+          for (int r = peer.first()[u], end = r + peer.count()[u]; r < end; r++) {
+            int base = r * stride;
+            int size = 0;
+            for (int s : output) {
+              size += s >= 0 ? own[s + 1] - own[s] : pc[base - s] - pc[base - 1 - s];
+            }
+            byte[] row = new byte[size];
+            int p = 0;
+            for (int s : output) {
+              if (s >= 0) {
+                int n = own[s + 1] - own[s];
+                System.arraycopy(buf, own[s], row, p, n);
+                p += n;
+              } else {
+                int from = pc[base - 1 - s];
+                int n = pc[base - s] - from;
+                System.arraycopy(pb, from, row, p, n);
+                p += n;
+              }
+            }
+            out.accept(row);
+          }
+        });
+      }
+    }
+  }
+}
