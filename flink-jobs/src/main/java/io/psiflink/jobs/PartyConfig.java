@@ -121,14 +121,6 @@ public record PartyConfig(
     }
   }
 
-  /**
-   * Whether this job plays party B: for the job's code that still branches on a boolean (it moves
-   * to {@link #role()} as it is split).
-   */
-  public boolean partyB() {
-    return role.equals(Role.B);
-  }
-
   /** The role's label, {@code A} or {@code B}. */
   public String party() {
     return role.label();

@@ -43,18 +43,23 @@ class JobGraphSecretsTest {
   @TempDir
   Path dir;
 
-  @ParameterizedTest(name = "party B = {0}")
-  @ValueSource(booleans = {false, true})
-  void theJobGraphHoldsNoSecret(boolean partyB) throws Exception {
+  static java.util.stream.Stream<Role> parties() {
+    return java.util.stream.Stream.of(Role.A, Role.B);
+  }
+
+  @ParameterizedTest(name = "party {0}")
+  @org.junit.jupiter.params.provider.MethodSource("parties")
+  void theJobGraphHoldsNoSecret(Role role) throws Exception {
+    boolean sendsColumns = role.equals(Role.B); // B sends its columns, A writes the joined rows
     Path table = dir.resolve("t.csv");
     Files.writeString(table, "k,v\n1,x\n2,y\n");
-    PartyConfig cfg = new PartyConfig(partyB ? io.psiflink.api.Role.B : io.psiflink.api.Role.A,
+    PartyConfig cfg = new PartyConfig(role,
         "SELECT a.v, b.w FROM a JOIN b ON a.k = b.k",
-        table.toString(), partyB ? null : dir.resolve("out").toString(), TableFormat.CSV, null,
+        table.toString(), sendsColumns ? null : dir.resolve("out").toString(), TableFormat.CSV, null,
         BadRowLimit.DEFAULT, CsvOptions.DEFAULT, "graph-test",
         new BridgeEndpoint("127.0.0.1", 1, "cert.pem", "key.pem", "ca.pem", Duration.ofSeconds(5),
             Duration.ofSeconds(5)),
-        partyB ? "party-a" : "party-b", new byte[32], 4, 40, "kkrt", "", 2, 1,
+        sendsColumns ? "party-a" : "party-b", new byte[32], 4, 40, "kkrt", "", 2, 1,
         dir.resolve("work").toString(), PublicSize.DEFAULT, null, false);
     SecureRandom r = new SecureRandom();
     byte[] tokenKey = bytes(r, 32);
@@ -62,14 +67,14 @@ class JobGraphSecretsTest {
     byte[] frameKey = bytes(r, 32);
     byte[] setup = bytes(r, 4096);
     Column k = new Column("k", ColumnType.BIGINT, true);
-    List<Column> peerRevealed = partyB ? List.of(new Column("v", ColumnType.STRING, true))
+    List<Column> peerRevealed = sendsColumns ? List.of(new Column("v", ColumnType.STRING, true))
         : List.of(new Column("w", ColumnType.STRING, true));
-    List<Column> peerNamed = partyB ? List.of(k, peerRevealed.get(0))
+    List<Column> peerNamed = sendsColumns ? List.of(k, peerRevealed.get(0))
         : List.of(k, peerRevealed.get(0));
     SessionSecrets secrets = new SessionSecrets(tokenKey, binSeed, frameKey, setup, 4,
-        partyB ? "party-a" : "party-b", List.of(k), peerRevealed, peerNamed);
+        sendsColumns ? "party-a" : "party-b", List.of(k), peerRevealed, peerNamed);
     // B's table has w, A's has v
-    if (partyB) {
+    if (sendsColumns) {
       Files.writeString(table, "k,w\n1,x\n2,y\n");
     }
     JoinQuery query = JoinQuery.parse(cfg.sql());
@@ -80,10 +85,10 @@ class JobGraphSecretsTest {
         Files.getPosixFilePermissions(file));
     assertEquals(Set.of(PosixFilePermission.OWNER_READ, PosixFilePermission.OWNER_WRITE,
         PosixFilePermission.OWNER_EXECUTE), Files.getPosixFilePermissions(file.getParent()));
-    StagedOutput staged = partyB ? null : StagedOutput.prepare(cfg.out());
+    StagedOutput staged = sendsColumns ? null : StagedOutput.prepare(cfg.out());
 
     StreamExecutionEnvironment env = PrivateJoinJob.pipeline(cfg, query, schema,
-        query.view(partyB ? Role.B : Role.A, schema), secrets, file.toUri().toString(), staged,
+        query.view(role, schema), secrets, file.toUri().toString(), staged,
         null);
     StreamGraph streamGraph = env.getStreamGraph();
     JobGraph jobGraph = streamGraph.getJobGraph();

@@ -172,7 +172,6 @@ public final class BinTable {
    * @param self whose dummies to make, {@link Role#A}'s or {@link Role#B}'s (they never collide)
    */
   public byte[] elements(long bound, Role self, java.security.SecureRandom random) {
-    boolean partyB = self.equals(Role.B); // the token module's name of B's half
     if (unique > bound) {
       throw new IllegalStateException("more distinct tokens than the bound");
     }
@@ -185,7 +184,7 @@ public final class BinTable {
     random.nextBytes(r);
     System.arraycopy(r, 0, e, first, r.length);
     for (int p = first; p < e.length; p += Tokens.BYTES) {
-      Tokens.put(e, p, Tokens.dummyHi(partyB, Tokens.hiAt(e, p)), Tokens.loAt(e, p));
+      Tokens.put(e, p, Tokens.dummyHi(self, Tokens.hiAt(e, p)), Tokens.loAt(e, p));
     }
     return e;
   }

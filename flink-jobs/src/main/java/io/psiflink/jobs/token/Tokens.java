@@ -1,5 +1,7 @@
 package io.psiflink.jobs.token;
 
+import io.psiflink.api.Role;
+
 /**
  * The 128-bit element space fed to PSI, as (hi, lo) longs; the wire form is 16 bytes big-endian.
  * Real tokens have the top bit clear. Dummies have it set, the next bit names the party that made
@@ -19,14 +21,27 @@ public final class Tokens {
     return hi < 0;
   }
 
-  /** The high half of a dummy of party A ({@code partyB=false}) or B with 62 random bits. */
-  public static long dummyHi(boolean partyB, long random) {
-    return DUMMY | (partyB ? PARTY_B : 0) | (random & (PARTY_B - 1));
+  /**
+   * The high half of a dummy of {@code owner} ({@link Role#A} or {@link Role#B}: one bit tells them
+   * apart) with 62 random bits.
+   */
+  public static long dummyHi(Role owner, long random) {
+    return DUMMY | (bitOf(owner) ? PARTY_B : 0) | (random & (PARTY_B - 1));
   }
 
-  /** Whether {@code hi} is the high half of a dummy made by party B. */
-  public static boolean isDummyOfB(long hi) {
-    return isDummy(hi) && (hi & PARTY_B) != 0;
+  /** The party whose dummy {@code hi} is; only defined for dummies. */
+  public static Role dummyOwner(long hi) {
+    if (!isDummy(hi)) {
+      throw new IllegalArgumentException("not a dummy");
+    }
+    return (hi & PARTY_B) != 0 ? Role.B : Role.A;
+  }
+
+  private static boolean bitOf(Role owner) {
+    if (!owner.isParty() || owner.parties() != 2) {
+      throw new IllegalArgumentException("dummies are drawn by the two parties, not by " + owner);
+    }
+    return owner.index() == 1;
   }
 
   public static void put(byte[] dst, int off, long hi, long lo) {

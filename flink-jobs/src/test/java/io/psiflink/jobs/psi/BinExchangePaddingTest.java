@@ -58,16 +58,16 @@ class BinExchangePaddingTest {
     }
     try (TwoParties parties = new TwoParties(dir.resolve("pki" + seed))) {
       CompletableFuture<Long> fa = CompletableFuture.supplyAsync(() ->
-          exchange(parties.a, false, setups[0], new BinTable(aChunks)));
+          exchange(parties.a, Role.A, setups[0], new BinTable(aChunks)));
       CompletableFuture<Long> fb = CompletableFuture.supplyAsync(() ->
-          exchange(parties.b, true, setups[1], new BinTable(List.of(b.toByteArray()))));
+          exchange(parties.b, Role.B, setups[1], new BinTable(List.of(b.toByteArray()))));
       return new long[] {fa.get(), fb.get()};
     }
   }
 
-  private static long exchange(BridgeClient client, boolean partyB, byte[] setup, BinTable t) {
+  private static long exchange(BridgeClient client, Role role, byte[] setup, BinTable t) {
     RowCodec empty = new RowCodec(List.of());
-    BinContext ctx = new BinContext("padding-test", partyB ? Role.B : Role.A, 4, 40, "kkrt", "", empty, empty,
+    BinContext ctx = new BinContext("padding-test", role, 4, 40, "kkrt", "", empty, empty,
         new int[0], 1, false);
     try (BridgeStream s = client.open("padding-test", "bin-0")) {
       List<Object> out = new ArrayList<>();

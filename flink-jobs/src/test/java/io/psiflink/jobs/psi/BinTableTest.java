@@ -74,9 +74,9 @@ class BinTableTest {
     java.security.SecureRandom random = new java.security.SecureRandom();
     Set<String> seen = new HashSet<>();
     long[] orHi = new long[2];
-    for (boolean partyB : new boolean[] {false, true}) {
+    for (Role owner : List.of(Role.A, Role.B)) {
       for (int attempt = 0; attempt < 2; attempt++) {
-        byte[] e = t.elements(bound, partyB ? Role.B : Role.A, random);
+        byte[] e = t.elements(bound, owner, random);
         for (int i = 0; i < t.distinct(); i++) { // the real tokens first, unchanged
           assertTrue(real.contains(Tokens.hiAt(e, i * 16) + ":" + Tokens.loAt(e, i * 16)));
         }
@@ -84,12 +84,12 @@ class BinTableTest {
           long hi = Tokens.hiAt(e, i * 16);
           long lo = Tokens.loAt(e, i * 16);
           assertTrue(hi < 0, "top bit set: outside the real tokens' domain");
-          assertEquals(partyB, (hi & (1L << 62)) != 0, "the party's bit");
+          assertEquals(owner.equals(Role.B), (hi & (1L << 62)) != 0, "the party's bit");
           assertTrue(Tokens.isDummy(hi));
-          assertEquals(partyB, Tokens.isDummyOfB(hi));
+          assertEquals(owner, Tokens.dummyOwner(hi));
           // distinct from real tokens, from each other, across attempts and across parties
           assertTrue(seen.add(hi + ":" + lo), "a dummy repeats");
-          orHi[partyB ? 1 : 0] |= hi & ((1L << 62) - 1);
+          orHi[owner.index()] |= hi & ((1L << 62) - 1);
         }
       }
     }

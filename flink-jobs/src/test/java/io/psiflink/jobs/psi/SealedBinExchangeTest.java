@@ -112,8 +112,8 @@ class SealedBinExchangeTest {
     return STRING.encode(Row.of(s), new int[] {0});
   }
 
-  private BinContext ctx(boolean partyB) {
-    return new BinContext(SESSION, partyB ? Role.B : Role.A, BINS, 40, "kkrt", "", STRING, STRING,
+  private BinContext ctx(Role role) {
+    return new BinContext(SESSION, role, BINS, 40, "kkrt", "", STRING, STRING,
         new int[] {0, -1}, 1, false);
   }
 
@@ -256,9 +256,9 @@ class SealedBinExchangeTest {
     List<String> joined = Collections.synchronizedList(new ArrayList<>());
     Relay[] relays = new Relay[2];
     CompletableFuture<Object> fa = CompletableFuture.supplyAsync(() -> side(parties.a, channel,
-        false, onB ? Attack.NONE : attack, at, relays, joined));
+        Role.A, onB ? Attack.NONE : attack, at, relays, joined));
     CompletableFuture<Object> fb = CompletableFuture.supplyAsync(() -> side(parties.b, channel,
-        true, onB ? attack : Attack.NONE, at, relays, joined));
+        Role.B, onB ? attack : Attack.NONE, at, relays, joined));
     Object a = fa.get(60, TimeUnit.SECONDS);
     Object b = fb.get(60, TimeUnit.SECONDS);
     List<String> sorted = new ArrayList<>(joined);
@@ -266,16 +266,16 @@ class SealedBinExchangeTest {
     return new Outcome(a, b, sorted, relays[0].received, relays[1].received);
   }
 
-  private Object side(BridgeClient client, String channel, boolean partyB, Attack attack, int at,
+  private Object side(BridgeClient client, String channel, Role role, Attack attack, int at,
       Relay[] relays, List<String> joined) {
     BridgeStream raw = null;
     try {
       raw = client.open(SESSION, channel);
       Relay relay = new Relay(raw, attack, at);
-      relays[partyB ? 1 : 0] = relay;
-      BinExchange x = new BinExchange(ctx(partyB), new BinKeys(frameKey, setups[partyB ? 1 : 0]),
+      relays[role.index()] = relay;
+      BinExchange x = new BinExchange(ctx(role), new BinKeys(frameKey, setups[role.index()]),
           new SecureRandom());
-      Object stats = x.run(relay, 0, partyB ? tableB : tableA, N, r -> {
+      Object stats = x.run(relay, 0, role.equals(Role.B) ? tableB : tableA, N, r -> {
         Object[] cols = new Object[2];
         OUT.decode(r, 0, r.length, cols, 0);
         joined.add(cols[0] + "|" + cols[1]);
@@ -284,7 +284,7 @@ class SealedBinExchangeTest {
       return stats;
     } catch (Exception e) {
       if (raw != null) { // as BinPsiOperator does: the peer must not wait for a failed bin
-        raw.abort("party " + (partyB ? "B" : "A") + " failed: " + e.getMessage());
+        raw.abort("party " + role + " failed: " + e.getMessage());
         raw.close();
       }
       return e;
@@ -334,7 +334,7 @@ class SealedBinExchangeTest {
   void aRevealThatDoesNotMatchItsCommitmentIsRefused() throws Exception {
     String channel = "bin-" + channels.incrementAndGet();
     CompletableFuture<Object> fa = CompletableFuture.supplyAsync(() -> side(parties.a, channel,
-        false, Attack.NONE, -1, new Relay[2], new ArrayList<>()));
+        Role.A, Attack.NONE, -1, new Relay[2], new ArrayList<>()));
     try (BridgeStream raw = parties.b.open(SESSION, channel);
         SealedBinStream b = new SealedBinStream(raw, frameKey, 0, Role.B)) {
       byte[] nonce = new byte[32];
@@ -358,7 +358,7 @@ class SealedBinExchangeTest {
   private void assertHelloRefused(byte[] hello, String problem) throws Exception {
     String channel = "bin-" + channels.incrementAndGet();
     CompletableFuture<Object> fa = CompletableFuture.supplyAsync(() -> side(parties.a, channel,
-        false, Attack.NONE, -1, new Relay[2], new ArrayList<>()));
+        Role.A, Attack.NONE, -1, new Relay[2], new ArrayList<>()));
     try (BridgeStream raw = parties.b.open(SESSION, channel);
         SealedBinStream b = new SealedBinStream(raw, frameKey, 0, Role.B)) {
       b.send(Frames.HELLO, hello);

@@ -58,19 +58,19 @@ class SessionHandshakeTest {
     return MessageDigest.getInstance("SHA-256").digest(c.certificate().getEncoded());
   }
 
-  private static SessionHandshake.LocalFacts facts(boolean partyB, String peer, byte[] pin) {
+  private static SessionHandshake.LocalFacts facts(Role role, String peer, byte[] pin) {
     List<Column> keys = List.of(new Column("k", ColumnType.STRING, true));
-    return new SessionHandshake.LocalFacts(partyB ? Role.B : Role.A, peer, "query-fingerprint", "kkrt", "", 40, 4,
+    return new SessionHandshake.LocalFacts(role, peer, "query-fingerprint", "kkrt", "", 40, 4,
         1000, 1, keys, List.of(), keys, pin);
   }
 
-  private CompletableFuture<SessionSecrets> party(String session, String name, boolean partyB,
+  private CompletableFuture<SessionSecrets> party(String session, String name, Role role,
       String peer, byte[] pin) {
     PartyCredentials me = pki.credentials(name);
     return CompletableFuture.supplyAsync(() -> {
       try (BridgeClient client = BridgeClient.connect(
           BridgeClientConfig.defaults("127.0.0.1", relay.port(), me))) {
-        return SessionHandshake.run(client, session, me, facts(partyB, peer, pin));
+        return SessionHandshake.run(client, session, me, facts(role, peer, pin));
       } catch (Exception e) {
         throw new IllegalStateException(e.getMessage(), e);
       }
@@ -80,8 +80,8 @@ class SessionHandshakeTest {
   @Test
   void pinnedCertificatesAgreeOnTheSameKeys() throws Exception {
     String session = UUID.randomUUID().toString();
-    var a = party(session, "party-a", false, "party-b", sha256(pki.credentials("party-b")));
-    var b = party(session, "party-b", true, "party-a", sha256(pki.credentials("party-a")));
+    var a = party(session, "party-a", Role.A, "party-b", sha256(pki.credentials("party-b")));
+    var b = party(session, "party-b", Role.B, "party-a", sha256(pki.credentials("party-a")));
     SessionSecrets sa = a.get(60, TimeUnit.SECONDS);
     SessionSecrets sb = b.get(60, TimeUnit.SECONDS);
     assertArrayEquals(sa.tokenKey(), sb.tokenKey());
@@ -93,8 +93,8 @@ class SessionHandshakeTest {
   void aPeerCertificateTheSessionDoesNotNameIsRefused() throws Exception {
     String session = UUID.randomUUID().toString();
     // party-b's certificate is valid (same CA, right name) but A's session names another one
-    var a = party(session, "party-a", false, "party-b", sha256(pki.credentials("party-c")));
-    var b = party(session, "party-b", true, "party-a", null);
+    var a = party(session, "party-a", Role.A, "party-b", sha256(pki.credentials("party-c")));
+    var b = party(session, "party-b", Role.B, "party-a", null);
     ExecutionException ea = assertThrows(ExecutionException.class,
         () -> a.get(60, TimeUnit.SECONDS));
     assertTrue(ea.getCause().getMessage().contains("is not the one the session names"),
@@ -106,7 +106,7 @@ class SessionHandshakeTest {
   /** party-b's job, played by the test, sends {@code body} as its HELLO; A refuses it in words. */
   private void assertHelloRefused(byte[] body, String problem) throws Exception {
     String session = UUID.randomUUID().toString();
-    var a = party(session, "party-a", false, "party-b", null);
+    var a = party(session, "party-a", Role.A, "party-b", null);
     try (BridgeClient client = BridgeClient.connect(BridgeClientConfig.defaults("127.0.0.1",
         relay.port(), pki.credentials("party-b")));
         BridgeStream raw = client.open(session, "control")) {
@@ -144,8 +144,8 @@ class SessionHandshakeTest {
   @Test
   void bothPartiesPlayingTheSameRoleIsRefused() throws Exception {
     String session = UUID.randomUUID().toString();
-    var a = party(session, "party-a", false, "party-b", null);
-    var b = party(session, "party-b", false, "party-a", null);
+    var a = party(session, "party-a", Role.A, "party-b", null);
+    var b = party(session, "party-b", Role.A, "party-a", null);
     ExecutionException ea = assertThrows(ExecutionException.class,
         () -> a.get(60, TimeUnit.SECONDS));
     assertTrue(ea.getCause().getMessage().contains("both jobs play party A"),

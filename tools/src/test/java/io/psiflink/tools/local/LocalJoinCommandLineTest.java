@@ -107,7 +107,7 @@ class LocalJoinCommandLineTest {
     assertEquals(';', jobA.csv().delimiter());
     PartyConfig jobB = PartyConfig.of(parsedB);
     assertEquals("jdbc:postgresql://db:5432/crm?user=psi&table=people", jobB.table());
-    assertTrue(jobB.partyB());
+    assertEquals(Role.B, jobB.role());
   }
 
   @Test
