@@ -109,7 +109,8 @@ class JobLauncherTest {
   void theEmbeddedJobsCommandLineIsOneTheJobParses() {
     CoordinatorConfig.Job job = new CoordinatorConfig.Job("embedded", "768m", 1, dir.resolve("w"),
         dir.resolve("job.pem"), dir.resolve("job.key"), dir.resolve("ca.pem"), null, null, null,
-        null, 1, Duration.ofMillis(300), Duration.ofSeconds(45));
+        null, 1, Duration.ofMillis(300), Duration.ofSeconds(45), null,
+        List.of(dir.resolve("psi-flink-jobs.jar")));
     CoordinatorConfig config = new CoordinatorConfig("bob",
         new CoordinatorConfig.Listen("127.0.0.1", 0),
         new CoordinatorConfig.Tls(dir.resolve("a.pem"), dir.resolve("a.key"), dir.resolve("c")),
