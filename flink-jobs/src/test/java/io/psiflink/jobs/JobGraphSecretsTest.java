@@ -14,7 +14,7 @@ import io.psiflink.connectors.StagedOutput;
 import io.psiflink.connectors.TableFormat;
 import io.psiflink.api.TableSchema;
 import io.psiflink.jobs.psi.BridgeEndpoint;
-import io.psiflink.jobs.psi.JobSecrets;
+import io.psiflink.jobs.session.JobSecrets;
 import io.psiflink.query.JoinQuery;
 import io.psiflink.api.Role;
 import io.psiflink.jobs.session.SessionSecrets;

@@ -4,6 +4,7 @@ import io.psiflink.api.Role;
 import io.psiflink.connectors.row.RowCodec;
 import io.psiflink.nativepsi.ProtocolInfo;
 import io.psiflink.nativepsi.PsiRole;
+import io.psiflink.jobs.session.BinKeys;
 import java.io.Serializable;
 
 /**

@@ -2,6 +2,7 @@ package io.psiflink.jobs.psi;
 
 import io.psiflink.jobs.control.v1.FrameType;
 import io.psiflink.nativepsi.PsiPhase;
+import io.psiflink.jobs.payload.BinPayload;
 
 /**
  * The frames psi-flink's jobs exchange on a bridge stream. The bridge moves opaque frames; this is

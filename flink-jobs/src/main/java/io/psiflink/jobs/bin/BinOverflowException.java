@@ -1,4 +1,4 @@
-package io.psiflink.jobs.psi;
+package io.psiflink.jobs.bin;
 
 /**
  * A bin holds more distinct keys than the public bound it is padded to. Running it would reveal the

@@ -1,4 +1,4 @@
-package io.psiflink.jobs.psi;
+package io.psiflink.jobs.bin;
 
 import io.psiflink.connectors.row.Varint;
 import io.psiflink.jobs.token.Tokens;
@@ -34,7 +34,7 @@ public final class TokenRecord {
   }
 
   /** Appends the bin's part of the record to a chunk of the bin (see {@link BinTable}). */
-  static void appendTo(ByteArrayOutputStream chunk, byte[] record) {
+  public static void appendTo(ByteArrayOutputStream chunk, byte[] record) {
     chunk.write(record, BIN_BYTES, record.length - BIN_BYTES);
   }
 }

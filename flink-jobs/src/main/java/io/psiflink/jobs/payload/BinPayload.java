@@ -1,10 +1,17 @@
-package io.psiflink.jobs.psi;
+package io.psiflink.jobs.payload;
 
 import io.psiflink.bridge.BridgeException;
 import io.psiflink.connectors.row.RowCodec;
 import io.psiflink.connectors.row.Varint;
 import io.psiflink.jobs.control.v1.PayloadEnd;
 import io.psiflink.jobs.token.Tokens;
+import io.psiflink.jobs.psi.BinContext;
+import io.psiflink.jobs.psi.BinExchange;
+import io.psiflink.jobs.bin.BinTable;
+import io.psiflink.jobs.psi.ControlMessages;
+import io.psiflink.jobs.psi.Frames;
+import io.psiflink.jobs.psi.PeerProtocolException;
+import io.psiflink.jobs.psi.SealedBinStream;
 import java.io.ByteArrayOutputStream;
 import java.nio.ByteBuffer;
 import java.util.function.Consumer;
@@ -18,19 +25,19 @@ import java.util.function.Consumer;
  * <p>PAYLOAD frames carry chunks of records {@code token ‖ i32 rows ‖ (varint len ‖ encoded row)*}
  * (opaque to control.proto); a {@code PayloadEnd} gives the totals.
  */
-final class BinPayload {
+public final class BinPayload {
   private static final int PAYLOAD_FRAME_BYTES = 256 * 1024;
   /** A payload record starts with the token and the peer's row count for it. */
   private static final int KEY_HEADER_BYTES = Tokens.BYTES + 4;
 
   private final BinContext ctx;
 
-  BinPayload(BinContext ctx) {
+  public BinPayload(BinContext ctx) {
     this.ctx = ctx;
   }
 
   /** Party B: sends the columns of {@code keys} (intersecting, in token order); returns the rows sent. */
-  long send(SealedBinStream stream, BinTable table, int[] keys) throws BridgeException {
+  public long send(SealedBinStream stream, BinTable table, int[] keys) throws BridgeException {
     ByteArrayOutputStream plain = new ByteArrayOutputStream(PAYLOAD_FRAME_BYTES + 4096);
     byte[] head = new byte[KEY_HEADER_BYTES];
     long rows = 0;
@@ -67,7 +74,7 @@ final class BinPayload {
    * Party A: receives the peer's columns up to PAYLOAD_END and checks all of them before anything
    * is emitted: a failed attempt emits no rows.
    */
-  BinOutput receive(SealedBinStream stream, BinTable table, int[] keys)
+  public BinOutput receive(SealedBinStream stream, BinTable table, int[] keys)
       throws BridgeException, PeerProtocolException {
     ByteArrayOutputStream plain = new ByteArrayOutputStream();
     PayloadEnd end;

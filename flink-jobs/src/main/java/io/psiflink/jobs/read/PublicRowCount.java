@@ -1,4 +1,4 @@
-package io.psiflink.jobs.psi;
+package io.psiflink.jobs.read;
 
 import io.psiflink.connectors.ReadCounts;
 import io.psiflink.query.PublicSize;

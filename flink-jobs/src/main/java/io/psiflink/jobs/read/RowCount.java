@@ -1,4 +1,4 @@
-package io.psiflink.jobs.psi;
+package io.psiflink.jobs.read;
 
 import org.apache.flink.streaming.api.operators.AbstractStreamOperator;
 import org.apache.flink.streaming.api.operators.BoundedOneInput;

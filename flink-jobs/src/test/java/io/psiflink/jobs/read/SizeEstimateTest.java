@@ -1,4 +1,4 @@
-package io.psiflink.jobs;
+package io.psiflink.jobs.read;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 

@@ -1,7 +1,8 @@
-package io.psiflink.jobs.psi;
+package io.psiflink.jobs.payload;
 
 import io.psiflink.api.ColumnType;
 import io.psiflink.connectors.row.RowCodec;
+import io.psiflink.jobs.psi.BinPsiOperator;
 import java.util.List;
 import java.util.function.Consumer;
 import org.apache.flink.types.Row;

@@ -1,4 +1,4 @@
-package io.psiflink.jobs;
+package io.psiflink.jobs.read;
 
 import io.psiflink.query.PublicSize;
 import io.psiflink.connectors.JdbcTable;

@@ -1,4 +1,6 @@
-package io.psiflink.jobs.psi;
+package io.psiflink.jobs.session;
+
+import io.psiflink.jobs.psi.SealedBinStream;
 
 /**
  * The secrets a party's bins need: never serialised with the job (see {@code JobSecrets}), read by

@@ -1,4 +1,4 @@
-package io.psiflink.jobs.psi;
+package io.psiflink.jobs.session;
 
 import java.io.ByteArrayOutputStream;
 import java.io.DataInputStream;
