@@ -78,7 +78,8 @@ class MailboxWaitTest {
     });
     assertEquals("bin done", MailboxWait.await(mailbox, work));
     assertEquals(List.of("mailbox"), ranOn);
-    assertTrue(mailbox.yields >= 2, "yielded for the other mail and for the completion");
+    // the other mail ran through a yield; the completion's mail may find the work already done
+    assertTrue(mailbox.yields >= 1, "yielded for the other mail");
   }
 
   @Test
