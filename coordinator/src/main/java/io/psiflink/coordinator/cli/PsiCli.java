@@ -233,6 +233,10 @@ public final class PsiCli {
     cl.setAllowOptionsAsOptionParameters(true);
     cl.setOverwrittenOptionsAllowed(true);
     cl.setUsageHelpWidth(100);
+    // the help lists the options in the order declared: the command's own, then the connection
+    for (CommandLine c : cl.getSubcommands().values()) {
+      c.getCommandSpec().usageMessage().sortOptions(false).sortSynopsis(false);
+    }
     return cl;
   }
 

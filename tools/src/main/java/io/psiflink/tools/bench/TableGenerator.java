@@ -13,6 +13,7 @@ import io.psiflink.tools.bench.GeneratedTables.SideStats;
 import io.psiflink.tools.bench.Permutations.Feistel64;
 import io.psiflink.tools.bench.Permutations.SmallDomain;
 import java.io.IOException;
+import java.io.PrintStream;
 import java.io.OutputStream;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
@@ -575,20 +576,31 @@ public final class TableGenerator {
 
   /** See {@link #SYNTAX}; {@code --help} lists the options. */
   public static void main(String[] args) throws IOException {
-    ToolOptions.Parsed parsed = ToolOptions.parse(SYNTAX, "TableGenerator", args, System.out,
-        System.err);
+    int code = run(args, System.out, System.err);
+    if (code != 0) {
+      System.exit(code);
+    }
+  }
+
+  /**
+   * Parses {@code args} and writes the tables.
+   *
+   * @return the exit code: 0 written (or the help printed), 2 a wrong command line (one line on
+   *     {@code err} naming the option)
+   */
+  static int run(String[] args, PrintStream out, PrintStream err) throws IOException {
+    ToolOptions.Parsed parsed = ToolOptions.parse(SYNTAX, "TableGenerator", args, out, err);
     if (parsed.done()) {
-      System.exit(parsed.exitCode());
-      return;
+      return parsed.exitCode();
     }
     Command c;
     try {
       c = Command.of(parsed.values());
     } catch (UsageException e) {
-      System.err.println("TableGenerator: " + e.getMessage() + " (--help lists the options)");
-      System.exit(2);
-      return;
+      err.println("TableGenerator: " + e.getMessage() + " (--help lists the options)");
+      return 2;
     }
-    System.out.println(generate(c.spec(), c.out()).toJson());
+    out.println(generate(c.spec(), c.out()).toJson());
+    return 0;
   }
 }
