@@ -87,7 +87,7 @@ public final class PsiCli {
         description = "where party A writes the joined table")
     Path output;
 
-    @Option(names = "--format", paramLabel = "avro|parquet|csv",
+    @Option(names = "--format", paramLabel = "avro|csv",
         converter = FormatConverter.class, description = "the joined table's format")
     OutputFormat format;
 
@@ -189,15 +189,20 @@ public final class PsiCli {
     }
   }
 
-  /** {@code --format}: the joined table's format. */
+  /** {@code --format}: the joined table's format, one a coordinator's output accepts. */
   static final class FormatConverter implements ITypeConverter<OutputFormat> {
     @Override
     public OutputFormat convert(String text) {
+      OutputFormat f;
       try {
-        return OutputFormat.parse(text);
+        f = OutputFormat.parse(text);
       } catch (IllegalArgumentException e) {
-        throw new TypeConversionException(e.getMessage());
+        f = null;
       }
+      if (f != OutputFormat.AVRO && f != OutputFormat.CSV) {
+        throw new TypeConversionException("must be avro or csv, not '" + text + "'");
+      }
+      return f;
     }
   }
 
@@ -316,7 +321,8 @@ public final class PsiCli {
       Thread.currentThread().interrupt();
       return 1;
     } catch (Exception e) {
-      err.println("psi " + cmd + ": " + e.getMessage());
+      // e.g. ./psi serve with a configuration that does not load
+      err.println("psi " + cmd + ": " + (e.getMessage() != null ? e.getMessage() : e));
       return 1;
     }
   }

@@ -68,8 +68,10 @@ class PsiCliCommandLineTest {
     assertFalse(d.await);
     assertNull(d.connection.coordinator);
     // role A in any case
-    assertEquals(Role.A, ((PsiCli.Submit) PsiCli.parse("submit", "--dataset", "x",
-        "--peer-dataset", "y", "--sql", SQL, "--role", "a")).role);
+    PsiCli.Submit lower = (PsiCli.Submit) PsiCli.parse("submit", "--dataset", "x",
+        "--peer-dataset", "y", "--sql", SQL, "--role", "a", "--format", "AVRO");
+    assertEquals(Role.A, lower.role);
+    assertEquals(OutputFormat.AVRO, lower.format);
   }
 
   @Test
@@ -139,6 +141,9 @@ class PsiCliCommandLineTest {
         "helper"), "--role");
     assertFails(run("submit", "--dataset", "x", "--peer-dataset", "y", "--sql", SQL, "--format",
         "xml"), "--format");
+    // the job writes parquet, a coordinator's output does not
+    assertFails(run("submit", "--dataset", "x", "--peer-dataset", "y", "--sql", SQL, "--format",
+        "parquet"), "--format");
     assertFails(run("submit", "--dataset", "x", "--peer-dataset", "y", "--sql", SQL, "--bins",
         "many"), "--bins");
     assertFails(run("submit", "--dataset", "x", "--sql", SQL), "--peer-dataset");
