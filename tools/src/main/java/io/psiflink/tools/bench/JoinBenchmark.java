@@ -49,14 +49,12 @@ public final class JoinBenchmark {
   static final TypedOption<BigDecimal> OVERLAP = ToolOptions.decimalFraction("overlap", "F",
       "the fraction of the smaller table's keys that the other table has too", null)
       .asRequired();
-  static final TypedOption<Integer> BINS = PartyOptions.BINS.describedAs(
-      "the private join's bins (default: the job's)");
+  static final TypedOption<Integer> BINS = PartyOptions.BINS;
   static final TypedOption<Integer> PARALLELISM = TypedOption.integer("parallelism", "P",
       "each join's parallelism, and the number of parts each table is split into", 2, 1);
   static final TypedOption<Integer> RUNS = TypedOption.integer("runs", "R",
       "how often each join runs (the report gives the medians)", 1, 1);
-  static final TypedOption<Integer> SIGMA = PartyOptions.SIGMA.describedAs(
-      "the private join's statistical security parameter (default: the job's)");
+  static final TypedOption<Integer> SIGMA = PartyOptions.SIGMA;
   static final TypedOption<String> PARTY_HEAP = TypedOption.text("party-heap", "SIZE",
       "the heap of each party's JVM and of the insecure join's JVM (-Xmx)", "6g");
   static final TypedOption<Path> WORK = ToolOptions.path("work", "DIR",
