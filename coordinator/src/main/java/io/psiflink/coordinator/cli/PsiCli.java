@@ -2,88 +2,207 @@ package io.psiflink.coordinator.cli;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.psiflink.api.OutputFormat;
+import io.psiflink.api.Role;
 import io.psiflink.coordinator.CoordinatorMain;
 import io.psiflink.coordinator.cli.ApiClient.ApiError;
 import java.io.IOException;
 import java.io.PrintStream;
+import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Instant;
 import java.time.ZoneOffset;
 import java.time.format.DateTimeFormatter;
-import java.util.ArrayList;
 import java.util.HashMap;
-import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.HelpCommand;
+import picocli.CommandLine.ITypeConverter;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.Parameters;
+import picocli.CommandLine.ParseResult;
+import picocli.CommandLine.TypeConversionException;
 
 /**
  * {@code ./psi serve | submit | approve | reject | status | cancel | result}: runs a coordinator,
- * or talks to a running one over HTTPS with a party token.
+ * or talks to a running one over HTTPS with a party token. The command line is picocli's, one
+ * subcommand per command, each with its generated {@code --help}.
  */
 public final class PsiCli {
-  static final String USAGE = """
-      usage: ./psi serve CONFIG.yaml
-             ./psi submit --dataset D --peer-dataset P --sql SQL [--role A|B] [--output DIR]
-                          [--format avro|csv] [--bins M] [--sigma S] [--protocol P] [--wait]
-             ./psi approve QUERY_ID [--reason TEXT] [--wait]
-             ./psi reject QUERY_ID [--reason TEXT]
-             ./psi status ID [--json]          (a query or a session id)
-             ./psi cancel SESSION_ID
-             ./psi result SESSION_ID [--json]
-      every command but serve talks to a coordinator:
-        --coordinator URL   (or env PSI_COORDINATOR), e.g. https://alice.example:8443
-        --token-file FILE   (or env PSI_TOKEN with the token itself): a party token
-        --ca PEM            (or env PSI_CA): the CA of the coordinator's certificate
-                            (default: the JVM's trust store)""";
-
-  private static final Set<String> SWITCHES = Set.of("--wait", "--json");
   private static final DateTimeFormatter TIME = DateTimeFormatter.ofPattern("HH:mm:ss")
       .withZone(ZoneOffset.UTC);
 
-  /** Parsed arguments: positionals and --options. */
-  record Args(List<String> positional, Map<String, String> options) {
-    static Args parse(String[] args, int from) {
-      List<String> pos = new ArrayList<>();
-      Map<String, String> opts = new HashMap<>();
-      for (int i = from; i < args.length; i++) {
-        String a = args[i];
-        if (!a.startsWith("--")) {
-          pos.add(a);
-        } else if (a.contains("=")) {
-          opts.put(a.substring(0, a.indexOf('=')), a.substring(a.indexOf('=') + 1));
-        } else if (SWITCHES.contains(a)) {
-          opts.put(a, "true");
-        } else if (i + 1 < args.length) {
-          opts.put(a, args[++i]);
-        } else {
-          throw new IllegalArgumentException(a + " needs a value");
-        }
-      }
-      return new Args(List.copyOf(pos), Map.copyOf(opts));
-    }
+  /** Where a client command finds its coordinator; each falls back to an environment variable. */
+  static final class Connection {
+    @Option(names = "--coordinator", paramLabel = "URL", description = "the coordinator, e.g. "
+        + "https://alice.example:8443 (default: env PSI_COORDINATOR)")
+    URI coordinator;
 
-    String opt(String name) {
-      return options.get(name);
-    }
+    @Option(names = "--token-file", paramLabel = "FILE", description = "a file with a party "
+        + "token (default: env PSI_TOKEN with the token itself)")
+    Path tokenFile;
 
-    boolean has(String name) {
-      return options.containsKey(name);
-    }
+    @Option(names = "--ca", paramLabel = "PEM", description = "the CA of the coordinator's "
+        + "certificate (default: env PSI_CA, else the JVM's trust store)")
+    Path ca;
+  }
 
-    void allow(Set<String> names, int positionals) {
-      for (String k : options.keySet()) {
-        if (!names.contains(k) && !Set.of("--coordinator", "--token-file", "--ca").contains(k)) {
-          throw new IllegalArgumentException("unknown option " + k);
-        }
+  @Command(name = "./psi", description = "Runs a coordinator, or talks to a running one over "
+      + "HTTPS with a party token. `./psi COMMAND --help` describes a command.",
+      synopsisSubcommandLabel = "COMMAND")
+  static final class Top {
+    @Option(names = {"-h", "--help"}, usageHelp = true, description = "print this help and exit")
+    boolean help;
+  }
+
+  /** {@code ./psi submit}: a new query at this party's coordinator. */
+  @Command(name = "submit", description = "Submits a query to your coordinator; the peer's "
+      + "approver decides on it.")
+  static final class Submit {
+    @Option(names = "--dataset", required = true, paramLabel = "D",
+        description = "your registered dataset")
+    String dataset;
+
+    @Option(names = "--peer-dataset", required = true, paramLabel = "P",
+        description = "the peer's registered dataset")
+    String peerDataset;
+
+    @Option(names = "--sql", required = true, paramLabel = "SQL",
+        description = "the join: SELECT ... FROM a JOIN b ON ... [WHERE ...]")
+    String sql;
+
+    @Option(names = "--role", paramLabel = "A|B", converter = RoleConverter.class,
+        description = "the party your dataset plays: A (table a, gets the joined table) or B "
+            + "(default: the coordinator's)")
+    Role role;
+
+    @Option(names = "--output", paramLabel = "DIR",
+        description = "where party A writes the joined table")
+    Path output;
+
+    @Option(names = "--format", paramLabel = "avro|csv",
+        converter = FormatConverter.class, description = "the joined table's format")
+    OutputFormat format;
+
+    @Option(names = "--bins", paramLabel = "M", description = "the job's bins")
+    Integer bins;
+
+    @Option(names = "--sigma", paramLabel = "S",
+        description = "the job's statistical security parameter")
+    Integer sigma;
+
+    @Option(names = "--protocol", paramLabel = "P",
+        description = "the PSI protocol, one the coordinators offer")
+    String protocol;
+
+    @Option(names = "--wait", description = "follow the query until its session ends")
+    boolean await;
+
+    @Mixin
+    Connection connection = new Connection();
+
+    @Option(names = {"-h", "--help"}, usageHelp = true, description = "print this help and exit")
+    boolean help;
+  }
+
+  /** {@code ./psi approve} and {@code ./psi reject}: this party's decision on a query. */
+  static class Decide {
+    @Parameters(paramLabel = "QUERY_ID", description = "the query the other party submitted")
+    String queryId;
+
+    @Option(names = "--reason", paramLabel = "TEXT", description = "why, for the other party")
+    String reason;
+
+    @Mixin
+    Connection connection = new Connection();
+
+    @Option(names = {"-h", "--help"}, usageHelp = true, description = "print this help and exit")
+    boolean help;
+  }
+
+  @Command(name = "approve", description = "Approves a query the other party submitted; its "
+      + "session's jobs start.")
+  static final class Approve extends Decide {
+    @Option(names = "--wait", description = "follow the session until it ends")
+    boolean await;
+  }
+
+  @Command(name = "reject", description = "Rejects a query the other party submitted.")
+  static final class Reject extends Decide {}
+
+  /** A command about one query or session. */
+  static class ById {
+    @Mixin
+    Connection connection = new Connection();
+
+    @Option(names = {"-h", "--help"}, usageHelp = true, description = "print this help and exit")
+    boolean help;
+  }
+
+  @Command(name = "status", description = "A query's or session's status, phase and bins "
+      + "done/total.")
+  static final class Status extends ById {
+    @Parameters(paramLabel = "ID", description = "a query or a session id")
+    String id;
+
+    @Option(names = "--json", description = "print the coordinator's JSON")
+    boolean json;
+  }
+
+  @Command(name = "cancel", description = "Stops a session's jobs (yours, and through your "
+      + "coordinator the peer's).")
+  static final class Cancel extends ById {
+    @Parameters(paramLabel = "SESSION_ID", description = "the session")
+    String sessionId;
+  }
+
+  @Command(name = "result", description = "Where the joined table is (party A, after success).")
+  static final class Result extends ById {
+    @Parameters(paramLabel = "SESSION_ID", description = "the session")
+    String sessionId;
+
+    @Option(names = "--json", description = "print the coordinator's JSON")
+    boolean json;
+  }
+
+  /** {@code --role}: a party of a two-party join. */
+  static final class RoleConverter implements ITypeConverter<Role> {
+    @Override
+    public Role convert(String text) {
+      Role r;
+      try {
+        r = Role.parse(text);
+      } catch (IllegalArgumentException e) {
+        throw new TypeConversionException("must be A or B, not '" + text + "'");
       }
-      if (positional.size() != positionals) {
-        throw new IllegalArgumentException(positionals == 0 ? "no arguments expected besides"
-            + " options, got " + positional : "expected " + positionals + " argument(s), got "
-            + positional);
+      if (!r.isParty()) {
+        throw new TypeConversionException("must be A or B, not '" + text + "'");
       }
+      return r;
+    }
+  }
+
+  /** {@code --format}: the joined table's format, one a coordinator's output accepts. */
+  static final class FormatConverter implements ITypeConverter<OutputFormat> {
+    @Override
+    public OutputFormat convert(String text) {
+      OutputFormat f;
+      try {
+        f = OutputFormat.parse(text);
+      } catch (IllegalArgumentException e) {
+        f = null;
+      }
+      if (f != OutputFormat.AVRO && f != OutputFormat.CSV) {
+        throw new TypeConversionException("must be avro or csv, not '" + text + "'");
+      }
+      return f;
     }
   }
 
@@ -98,43 +217,102 @@ public final class PsiCli {
   }
 
   public static void main(String[] args) throws Exception {
-    if (args.length >= 1 && args[0].equals("serve")) {
-      if (args.length != 2) {
-        System.err.println("usage: ./psi serve CONFIG.yaml");
-        System.exit(2);
-      }
-      CoordinatorMain.main(args);
-      return;
-    }
     System.exit(new PsiCli(System.out, System.err, System.getenv()).run(args));
+  }
+
+  /** The command line of {@code ./psi}'s coordinator commands: one subcommand each. */
+  static CommandLine commandLine() {
+    CommandLine cl = new CommandLine(new Top());
+    cl.addSubcommand("serve", new CoordinatorMain.Serve());
+    cl.addSubcommand("submit", new Submit());
+    cl.addSubcommand("approve", new Approve());
+    cl.addSubcommand("reject", new Reject());
+    cl.addSubcommand("status", new Status());
+    cl.addSubcommand("cancel", new Cancel());
+    cl.addSubcommand("result", new Result());
+    cl.addSubcommand("help", new HelpCommand());
+    // a SQL text or a reason starting with @ is a value, not a file of arguments
+    cl.setExpandAtFiles(false);
+    // every option takes one value, so the text after it is that value even when it looks like an
+    // option; the last of a repeated option wins, as before picocli
+    cl.setAllowOptionsAsOptionParameters(true);
+    cl.setOverwrittenOptionsAllowed(true);
+    cl.setUsageHelpWidth(100);
+    // the help lists the options in the order declared: the command's own, then the connection
+    for (CommandLine c : cl.getSubcommands().values()) {
+      c.getCommandSpec().usageMessage().sortOptions(false).sortSynopsis(false);
+    }
+    return cl;
+  }
+
+  /**
+   * Parses a command line: the command object with its values, or the exception naming what is
+   * wrong.
+   *
+   * @return the innermost command's object ({@link Submit}, {@link Approve}, ...)
+   * @throws ParameterException naming the unknown, missing or malformed option or argument
+   */
+  static Object parse(String... argv) {
+    ParseResult r = commandLine().parseArgs(argv);
+    while (r.hasSubcommand()) {
+      r = r.subcommand();
+    }
+    return r.commandSpec().userObject();
   }
 
   /** Runs one command; returns the exit code (0 ok, 1 failed, 2 usage). */
   public int run(String[] argv) {
-    if (argv.length == 0 || argv[0].equals("help") || argv[0].equals("--help")) {
-      out.println(USAGE);
-      return argv.length == 0 ? 2 : 0;
-    }
-    String cmd = argv[0];
-    Args a;
-    try {
-      a = Args.parse(argv, 1);
-    } catch (IllegalArgumentException e) {
-      err.println("psi " + cmd + ": " + e.getMessage() + "\n" + USAGE);
+    CommandLine cl = commandLine();
+    if (argv.length == 0) {
+      out.print(cl.getUsageMessage(CommandLine.Help.Ansi.OFF));
       return 2;
     }
+    String cmd = argv[0];
+    ParseResult r;
     try {
-      return switch (cmd) {
-        case "submit" -> submit(a);
-        case "approve" -> decide(a, true);
-        case "reject" -> decide(a, false);
-        case "status" -> status(a);
-        case "cancel" -> cancel(a);
-        case "result" -> result(a);
-        default -> throw new IllegalArgumentException("unknown command '" + cmd + "'");
-      };
+      r = cl.parseArgs(argv);
+    } catch (ParameterException e) {
+      CommandLine failed = e.getCommandLine();
+      String synopsis = failed.getHelp().synopsis(0).replaceAll("\\s+", " ").trim();
+      err.println("psi " + (failed == cl ? cmd : failed.getCommandName()) + ": "
+          + e.getMessage() + " (usage: " + synopsis + "; --help lists the options)");
+      return 2;
+    }
+    if (CommandLine.printHelpIfRequested(r.asCommandLineList(), out, err,
+        CommandLine.Help.Ansi.OFF)) {
+      return 0;
+    }
+    if (!r.hasSubcommand()) {
+      out.print(cl.getUsageMessage(CommandLine.Help.Ansi.OFF));
+      return 2;
+    }
+    Object command = r.subcommand().commandSpec().userObject();
+    try {
+      if (command instanceof CoordinatorMain.Serve s) {
+        CoordinatorMain.serve(s.config(), out);
+        return 0;
+      }
+      if (command instanceof Submit s) {
+        return submit(s);
+      }
+      if (command instanceof Approve a) {
+        return decide(a, a.connection, true, a.await);
+      }
+      if (command instanceof Reject d) {
+        return decide(d, d.connection, false, false);
+      }
+      if (command instanceof Status s) {
+        return status(s);
+      }
+      if (command instanceof Cancel c) {
+        return cancel(c);
+      }
+      if (command instanceof Result res) {
+        return result(res);
+      }
+      throw new IllegalStateException("no handler for " + command.getClass());
     } catch (IllegalArgumentException e) {
-      err.println("psi " + cmd + ": " + e.getMessage() + "\n" + USAGE);
+      err.println("psi " + cmd + ": " + e.getMessage());
       return 2;
     } catch (ApiError e) {
       err.println("psi " + cmd + ": " + e.getMessage());
@@ -142,22 +320,26 @@ public final class PsiCli {
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       return 1;
+    } catch (Exception e) {
+      // e.g. ./psi serve with a configuration that does not load
+      err.println("psi " + cmd + ": " + (e.getMessage() != null ? e.getMessage() : e));
+      return 1;
     }
   }
 
-  private ApiClient client(Args a) {
-    String url = a.has("--coordinator") ? a.opt("--coordinator") : env.get("PSI_COORDINATOR");
+  private ApiClient client(Connection a) {
+    String url = a.coordinator != null ? a.coordinator.toString() : env.get("PSI_COORDINATOR");
     if (url == null || url.isBlank()) {
       throw new IllegalArgumentException("which coordinator? give --coordinator URL or set"
           + " PSI_COORDINATOR");
     }
     String token;
-    if (a.has("--token-file")) {
+    if (a.tokenFile != null) {
       try {
-        token = Files.readString(Path.of(a.opt("--token-file")), StandardCharsets.UTF_8).strip();
+        token = Files.readString(a.tokenFile, StandardCharsets.UTF_8).strip();
       } catch (IOException e) {
-        throw new IllegalArgumentException("cannot read the token file " + a.opt("--token-file")
-            + ": " + e.getMessage());
+        throw new IllegalArgumentException("--token-file: cannot read the token file "
+            + a.tokenFile + ": " + e.getMessage());
       }
     } else {
       token = env.get("PSI_TOKEN");
@@ -165,48 +347,47 @@ public final class PsiCli {
     if (token == null || token.isBlank()) {
       throw new IllegalArgumentException("no token: give --token-file FILE or set PSI_TOKEN");
     }
-    String ca = a.has("--ca") ? a.opt("--ca") : env.get("PSI_CA");
-    return new ApiClient(url, token, ca == null || ca.isBlank() ? null : Path.of(ca));
+    Path ca = a.ca;
+    if (ca == null) {
+      String e = env.get("PSI_CA");
+      ca = e == null || e.isBlank() ? null : Path.of(e);
+    }
+    return new ApiClient(url, token, ca);
   }
 
-  private int submit(Args a) throws ApiError, InterruptedException {
-    a.allow(Set.of("--dataset", "--peer-dataset", "--sql", "--role", "--output", "--format",
-        "--bins", "--sigma", "--protocol", "--wait"), 0);
+  private int submit(Submit a) throws ApiError, InterruptedException {
     ObjectNode q = ApiClient.JSON.createObjectNode();
-    q.put("localDataset", required(a, "--dataset"));
-    q.put("peerDataset", required(a, "--peer-dataset"));
-    q.put("sql", required(a, "--sql"));
-    if (a.has("--role")) {
-      q.put("role", a.opt("--role"));
+    q.put("localDataset", required("--dataset", a.dataset));
+    q.put("peerDataset", required("--peer-dataset", a.peerDataset));
+    q.put("sql", required("--sql", a.sql));
+    if (a.role != null) {
+      q.put("role", a.role.label());
     }
-    for (String k : List.of("--bins", "--sigma")) {
-      if (a.has(k)) {
-        try {
-          q.put(k.substring(2), Integer.parseInt(a.opt(k)));
-        } catch (NumberFormatException e) {
-          throw new IllegalArgumentException(k + " must be an integer");
-        }
-      }
+    if (a.bins != null) {
+      q.put("bins", a.bins);
     }
-    if (a.has("--protocol")) {
-      q.put("protocol", a.opt("--protocol"));
+    if (a.sigma != null) {
+      q.put("sigma", a.sigma);
     }
-    if (a.has("--output") || a.has("--format")) {
+    if (a.protocol != null) {
+      q.put("protocol", a.protocol);
+    }
+    if (a.output != null || a.format != null) {
       ObjectNode o = q.putObject("output");
-      if (a.has("--output")) {
-        o.put("location", Path.of(a.opt("--output")).toAbsolutePath().toString());
+      if (a.output != null) {
+        o.put("location", a.output.toAbsolutePath().toString());
       }
-      if (a.has("--format")) {
-        o.put("format", a.opt("--format"));
+      if (a.format != null) {
+        o.put("format", a.format.text());
       }
     }
-    ApiClient c = client(a);
+    ApiClient c = client(a.connection);
     JsonNode r = c.post("/v1/queries", q);
     String id = r.path("id").asText();
     out.println("query " + id + " submitted: " + r.path("status").asText() + " (waiting for "
         + r.path("approver").asText() + " to approve)");
     printDisclosure(r);
-    if (!a.has("--wait")) {
+    if (!a.await) {
       return 0;
     }
     JsonNode query = r;
@@ -222,20 +403,20 @@ public final class PsiCli {
     return follow(c, query.path("session").path("id").asText());
   }
 
-  private int decide(Args a, boolean approve) throws ApiError, InterruptedException {
-    a.allow(approve ? Set.of("--reason", "--wait") : Set.of("--reason"), 1);
-    String id = a.positional().get(0);
+  private int decide(Decide a, Connection connection, boolean approve, boolean await)
+      throws ApiError, InterruptedException {
+    String id = a.queryId;
     Map<String, Object> body = new HashMap<>();
-    if (a.has("--reason")) {
-      body.put("reason", a.opt("--reason"));
+    if (a.reason != null) {
+      body.put("reason", a.reason);
     }
-    ApiClient c = client(a);
+    ApiClient c = client(connection);
     JsonNode r = c.post("/v1/queries/" + id + (approve ? "/approve" : "/reject"), body);
     String session = r.path("session").path("id").asText(null);
     out.println("query " + id + " " + r.path("status").asText()
         + (session != null ? "; session " + session + " (its jobs start now)" : ""));
     printDisclosure(r);
-    return a.has("--wait") && session != null ? follow(c, session) : 0;
+    return await && session != null ? follow(c, session) : 0;
   }
 
   /** Shows a session's progress until it ends; 0 if it succeeded. */
@@ -255,10 +436,9 @@ public final class PsiCli {
     return s.path("status").asText().equals("succeeded") ? 0 : 1;
   }
 
-  private int status(Args a) throws ApiError {
-    a.allow(Set.of("--json"), 1);
-    String id = a.positional().get(0);
-    ApiClient c = client(a);
+  private int status(Status a) throws ApiError {
+    String id = a.id;
+    ApiClient c = client(a.connection);
     JsonNode session = null;
     JsonNode query = null;
     try {
@@ -277,7 +457,7 @@ public final class PsiCli {
       }
       session = query.path("session").isObject() ? query.path("session") : null;
     }
-    if (a.has("--json")) {
+    if (a.json) {
       out.println(query != null ? query.toPrettyString() : session.toPrettyString());
       return 0;
     }
@@ -333,17 +513,15 @@ public final class PsiCli {
     }
   }
 
-  private int cancel(Args a) throws ApiError {
-    a.allow(Set.of(), 1);
-    JsonNode s = client(a).post("/v1/sessions/" + a.positional().get(0) + "/cancel", null);
+  private int cancel(Cancel a) throws ApiError {
+    JsonNode s = client(a.connection).post("/v1/sessions/" + a.sessionId + "/cancel", null);
     printSession(s);
     return 0;
   }
 
-  private int result(Args a) throws ApiError {
-    a.allow(Set.of("--json"), 1);
-    JsonNode r = client(a).get("/v1/sessions/" + a.positional().get(0) + "/result");
-    if (a.has("--json")) {
+  private int result(Result a) throws ApiError {
+    JsonNode r = client(a.connection).get("/v1/sessions/" + a.sessionId + "/result");
+    if (a.json) {
       out.println(r.toPrettyString());
     } else {
       out.printf(Locale.ROOT, "%s (%s, %,d rows)%n", r.path("location").asText(),
@@ -357,10 +535,9 @@ public final class PsiCli {
     return r == null || r.isEmpty() ? "" : ": " + r;
   }
 
-  private static String required(Args a, String k) {
-    String v = a.opt(k);
+  private static String required(String option, String v) {
     if (v == null || v.isBlank()) {
-      throw new IllegalArgumentException(k + " is required");
+      throw new IllegalArgumentException(option + " is required");
     }
     return v;
   }

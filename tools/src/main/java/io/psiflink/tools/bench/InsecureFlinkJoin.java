@@ -6,7 +6,10 @@ import io.psiflink.api.ColumnType;
 import io.psiflink.connectors.TableFormat;
 import io.psiflink.api.TableSchema;
 import io.psiflink.connectors.TableSink;
-import io.psiflink.jobs.Args;
+import io.psiflink.api.CommandLineSyntax;
+import io.psiflink.api.OptionValues;
+import io.psiflink.api.TypedOption;
+import io.psiflink.tools.cli.ToolOptions;
 import java.io.IOException;
 import java.lang.management.ManagementFactory;
 import java.nio.file.DirectoryNotEmptyException;
@@ -310,29 +313,68 @@ public final class InsecureFlinkJoin {
     }
   }
 
-  private static final String USAGE = "usage: InsecureFlinkJoin --a PATH --b PATH [--sql SQL] "
-      + "[--parallelism P] [--out DIR] [--json] [--schema-a 'id BIGINT, ...'] "
-      + "[--schema-b '...'] [--managed-memory 1g]";
+  /** The text {@link #parseSchema} reads back as {@code schema}. */
+  static String schemaText(TableSchema schema) {
+    List<String> cols = new ArrayList<>();
+    for (Column c : schema.columns()) {
+      cols.add(c.name() + " " + c.type().sqlName() + (c.nullable() ? "" : " NOT NULL"));
+    }
+    return String.join(", ", cols);
+  }
 
-  /**
-   * {@code --a PATH --b PATH [--sql SQL (the default bench query)] [--parallelism P (2)] [--out DIR]
-   * [--json] [--schema-a S] [--schema-b S] [--managed-memory M]}; the schemas default to the bench
-   * tables'. Prints rows, digest, seconds and the join operator (one JSON object with --json).
-   */
+  // the insecure join's command line
+  static final TypedOption<Path> A = ToolOptions.path("a", "PATH", "table a's file or directory")
+      .asRequired();
+  static final TypedOption<Path> B = ToolOptions.path("b", "PATH", "table b's file or directory")
+      .asRequired();
+  static final TypedOption<String> SQL = TypedOption.text("sql", "SQL", "the join",
+      TableGenerator.DEFAULT_QUERY);
+  static final TypedOption<Integer> PARALLELISM = TypedOption.integer("parallelism", "P",
+      "the join's parallelism", 2, 1);
+  static final TypedOption<Path> OUT = ToolOptions.path("out", "DIR",
+      "where the joined rows are written (default: only counted and digested)");
+  static final TypedOption<Boolean> JSON = TypedOption.flag("json",
+      "print the outcome as one JSON object");
+  static final TypedOption<TableSchema> SCHEMA_A = schema("schema-a",
+      "table a's schema, 'id BIGINT, name STRING NOT NULL, ...' (default: the bench table a's)");
+  static final TypedOption<TableSchema> SCHEMA_B = schema("schema-b",
+      "table b's schema (default: the bench table b's)");
+  static final TypedOption<String> MANAGED_MEMORY = new TypedOption<>("managed-memory",
+      String.class, "SIZE", "the MiniCluster's managed memory, e.g. 1g", DEFAULT_MANAGED_MEMORY,
+      false, s -> {
+        MemorySize.parse(s);
+        return s;
+      }, t -> t);
+
+  /** The command line of the insecure join's main. */
+  static final CommandLineSyntax SYNTAX = new CommandLineSyntax("InsecureFlinkJoin",
+      "Joins two tables with a plain Flink SQL batch join and prints rows, digest, seconds and the "
+          + "join operator.",
+      List.of(A, B, SQL, PARALLELISM, OUT, JSON, SCHEMA_A, SCHEMA_B, MANAGED_MEMORY));
+
+  private static TypedOption<TableSchema> schema(String name, String description) {
+    return new TypedOption<>(name, TableSchema.class, "SCHEMA", description, null, false,
+        InsecureFlinkJoin::parseSchema, InsecureFlinkJoin::schemaText);
+  }
+
+  /** See {@link #SYNTAX}; {@code --help} lists the options. */
   public static void main(String[] args) throws Exception {
-    Args p = new Args(args, USAGE, Set.of("--json"));
-    Path a = Path.of(p.required("--a"));
-    Path b = Path.of(p.required("--b"));
-    String sql = p.optional("--sql", TableGenerator.DEFAULT_QUERY);
-    int parallelism = (int) p.optionalLong("--parallelism", 2);
-    Optional<Path> out = Optional.ofNullable(p.optional("--out", null)).map(Path::of);
-    boolean json = p.flag("--json");
-    String sa = p.optional("--schema-a", null);
-    String sb = p.optional("--schema-b", null);
-    TableSchema schemaA = sa == null ? TableGenerator.SCHEMA_A : parseSchema(sa);
-    TableSchema schemaB = sb == null ? TableGenerator.SCHEMA_B : parseSchema(sb);
-    Options options = new Options(p.optional("--managed-memory", DEFAULT_MANAGED_MEMORY), Map.of());
-    p.finish();
+    ToolOptions.Parsed parsed = ToolOptions.parse(SYNTAX, "InsecureFlinkJoin", args, System.out,
+        System.err);
+    if (parsed.done()) {
+      System.exit(parsed.exitCode());
+      return;
+    }
+    OptionValues o = parsed.values();
+    Path a = o.get(A);
+    Path b = o.get(B);
+    String sql = o.get(SQL);
+    int parallelism = o.get(PARALLELISM);
+    Optional<Path> out = Optional.ofNullable(o.has(OUT) ? o.get(OUT) : null);
+    boolean json = o.get(JSON);
+    TableSchema schemaA = o.has(SCHEMA_A) ? o.get(SCHEMA_A) : TableGenerator.SCHEMA_A;
+    TableSchema schemaB = o.has(SCHEMA_B) ? o.get(SCHEMA_B) : TableGenerator.SCHEMA_B;
+    Options options = new Options(o.get(MANAGED_MEMORY), Map.of());
     Result r = run(a, schemaA, b, schemaB, sql, parallelism, out, options);
     if (json) {
       System.out.println(r.toJson());

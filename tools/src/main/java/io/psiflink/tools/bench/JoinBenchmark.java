@@ -5,7 +5,12 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.fasterxml.jackson.databind.util.RawValue;
 import io.psiflink.connectors.TableFiles;
-import io.psiflink.jobs.Args;
+import io.psiflink.api.CommandLineSyntax;
+import io.psiflink.api.OptionValues;
+import io.psiflink.api.PartyOptions;
+import io.psiflink.api.TypedOption;
+import io.psiflink.query.PublicSize;
+import io.psiflink.tools.cli.ToolOptions;
 import io.psiflink.coordinator.JvmOptions;
 import io.psiflink.tools.local.LocalJoin;
 import java.io.BufferedReader;
@@ -22,7 +27,6 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import java.util.Set;
 import java.util.stream.Stream;
 import org.apache.avro.file.DataFileReader;
 import org.apache.avro.generic.GenericDatumReader;
@@ -37,57 +41,100 @@ import org.apache.flink.types.Row;
  * order-independent digest of every row), and times both.
  */
 public final class JoinBenchmark {
-  private static final String USAGE = "usage: ./psi bench join --rows N [--rows-b N] --overlap F "
-      + "[--bins M] [--parallelism P] [--runs R] [--sigma S] [--party-heap 6g] [--work DIR] "
-      + "[--seed S] [--no-insecure] [--json] [--where-selectivity F] "
-      + "[--public-size rounded|exact|declared:N[,...]]\n"
-      + "  --where-selectivity F: both parties keep the first F of their rows (WHERE a.id <= F*rows "
-      + "AND b.id <= F*rows_b)\n"
-      + "  --public-size P1,P2: each run joins once per policy, to compare them (default rounded)";
+  // ./psi bench join's options; the ones it hands to the private join are the job's (PartyOptions)
+  static final TypedOption<Long> ROWS = ToolOptions.count("rows", "N",
+      "party A's rows (1000000, 1_000_000 or 1e6)", null, 0).asRequired();
+  static final TypedOption<Long> ROWS_B = ToolOptions.count("rows-b", "N",
+      "party B's rows (default: --rows)", null, 0);
+  static final TypedOption<BigDecimal> OVERLAP = ToolOptions.decimalFraction("overlap", "F",
+      "the fraction of the smaller table's keys that the other table has too", null)
+      .asRequired();
+  static final TypedOption<Integer> BINS = PartyOptions.BINS;
+  static final TypedOption<Integer> PARALLELISM = TypedOption.integer("parallelism", "P",
+      "each join's parallelism, and the number of parts each table is split into", 2, 1);
+  static final TypedOption<Integer> RUNS = TypedOption.integer("runs", "R",
+      "how often each join runs (the report gives the medians)", 1, 1);
+  static final TypedOption<Integer> SIGMA = PartyOptions.SIGMA;
+  static final TypedOption<String> PARTY_HEAP = TypedOption.text("party-heap", "SIZE",
+      "the heap of each party's JVM and of the insecure join's JVM (-Xmx)", "6g");
+  static final TypedOption<Path> WORK = ToolOptions.path("work", "DIR",
+      "where the generated tables, their parts and the runs go (default: "
+          + "<java.io.tmpdir>/psi-bench-join)");
+  static final TypedOption<Long> SEED = ToolOptions.anyLong("seed", "S",
+      "the table generator's seed", GeneratorSpec.DEFAULT_SEED);
+  static final TypedOption<Boolean> NO_INSECURE = TypedOption.flag("no-insecure",
+      "skip the insecure Flink SQL join (no reference digest, no ratio)");
+  static final TypedOption<Boolean> JSON = TypedOption.flag("json",
+      "print the report as one JSON object instead of text");
+  static final TypedOption<Double> WHERE_SELECTIVITY = ToolOptions.fraction("where-selectivity",
+      "F", "both parties keep the first F of their rows (WHERE a.id <= F*rows AND b.id <= "
+          + "F*rows_b)", 1.0, false);
+  static final TypedOption<PublicSizes> PUBLIC_SIZE = new TypedOption<>("public-size",
+      PublicSizes.class, "P[,P...]", "public size policies, rounded|exact|declared:N; each run "
+          + "joins once per policy, to compare them", PublicSizes.parse("rounded"), false,
+      PublicSizes::parse, PublicSizes::text);
+
+  /** The command line of {@code ./psi bench join}. */
+  static final CommandLineSyntax SYNTAX = new CommandLineSyntax("./psi bench join",
+      "Generates both parties' tables, runs the private join as ./psi local does, checks its rows "
+          + "against a plain Flink SQL join of the same files and times both.",
+      List.of(ROWS, ROWS_B, OVERLAP, BINS, PARALLELISM, RUNS, SIGMA, PARTY_HEAP, WORK, SEED,
+          NO_INSECURE, JSON, WHERE_SELECTIVITY, PUBLIC_SIZE));
+
+  /** The public size policies of {@code --public-size}, in the order given (at least one). */
+  record PublicSizes(List<PublicSize> policies) {
+    PublicSizes {
+      policies = List.copyOf(policies);
+      if (policies.isEmpty()) {
+        throw new IllegalArgumentException("needs at least one policy");
+      }
+    }
+
+    static PublicSizes parse(String text) {
+      List<PublicSize> ps = new ArrayList<>();
+      for (String p : text.split(",")) {
+        ps.add(PublicSize.parse(p));
+      }
+      return new PublicSizes(ps);
+    }
+
+    String text() {
+      return String.join(",", policies.stream().map(PublicSize::text).toList());
+    }
+  }
 
   private JoinBenchmark() {}
 
   public static void main(String[] args) throws Exception {
-    Map<String, String> a;
-    long rows;
-    long rowsB;
-    double overlap;
-    int parallelism;
-    int runs;
-    Path work;
+    ToolOptions.Parsed parsed = ToolOptions.parse(SYNTAX, "psi bench join", args, System.out,
+        System.err);
+    if (parsed.done()) {
+      System.exit(parsed.exitCode());
+      return;
+    }
+    OptionValues o = parsed.values();
+    long rows = o.get(ROWS);
+    long rowsB = o.has(ROWS_B) ? o.get(ROWS_B) : rows;
+    String overlapText = o.get(OVERLAP).toString();
+    int parallelism = o.get(PARALLELISM);
+    int runs = o.get(RUNS);
+    Path work = o.has(WORK) ? o.get(WORK)
+        : Path.of(System.getProperty("java.io.tmpdir") + "/psi-bench-join");
     GeneratorSpec spec;
-    List<String> policies = new ArrayList<>();
-    double selectivity;
     try {
-      Args p = new Args(args, USAGE, Set.of("--json", "--no-insecure"));
-      rows = p.requiredLong("--rows");
-      rowsB = p.optionalLong("--rows-b", rows);
-      overlap = Double.parseDouble(p.required("--overlap"));
-      parallelism = (int) p.optionalLong("--parallelism", 2);
-      runs = (int) p.optionalLong("--runs", 1);
-      work = Path.of(p.optional("--work", System.getProperty("java.io.tmpdir")
-          + "/psi-bench-join"));
-      spec = new GeneratorSpec(rows, rowsB, overlap, 0, 0,
-          p.optionalLong("--seed", GeneratorSpec.DEFAULT_SEED));
-      a = p.values(Set.of("overlap", "bins", "sigma", "party-heap", "json", "no-insecure",
-          "where-selectivity", "public-size"));
-      for (String ps : a.getOrDefault("public-size", "rounded").split(",")) {
-        policies.add(io.psiflink.query.PublicSize.parse(ps).text());
-      }
-      selectivity = Double.parseDouble(a.getOrDefault("where-selectivity", "1"));
-      if (!(selectivity > 0 && selectivity <= 1)) {
-        throw new IllegalArgumentException("--where-selectivity must be in (0, 1]");
-      }
-      p.finish();
+      spec = new GeneratorSpec(rows, rowsB, o.get(OVERLAP).doubleValue(), 0, 0, o.get(SEED));
     } catch (IllegalArgumentException e) {
-      System.err.println("psi bench join: " + e.getMessage());
+      System.err.println("psi bench join: " + e.getMessage() + " (--help lists the options)");
       System.exit(2);
       return;
     }
+    List<String> policies = o.get(PUBLIC_SIZE).policies().stream().map(PublicSize::text)
+        .toList();
+    double selectivity = o.get(WHERE_SELECTIVITY);
     PrintStream log = System.err;
 
     Path data = work.resolve(String.format(Locale.ROOT, "data-%d-%d-%s-%d", rows, rowsB,
-        a.get("overlap"), spec.seed()));
+        overlapText, spec.seed()));
     GeneratedTables tables = generated(spec, data, log);
     // Both joins read P parts per table, so every reading subtask has work (splitting is not timed).
     Path partsA = parts(tables.a(), data.resolve("a-parts-" + parallelism), parallelism, log);
@@ -99,7 +146,7 @@ public final class JoinBenchmark {
     Map<String, double[]> secureByPolicy = new java.util.LinkedHashMap<>();
     policies.forEach(ps -> secureByPolicy.put(ps, new double[runs]));
     double[] secure = secureByPolicy.get(policies.get(0));
-    double[] insecure = new double[a.containsKey("no-insecure") ? 0 : runs];
+    double[] insecure = new double[o.get(NO_INSECURE) ? 0 : runs];
     boolean correct = true;
     RowDigest reference = null;
     String joinOperator = "";
@@ -116,9 +163,9 @@ public final class JoinBenchmark {
         opts.put("parallelism", Integer.toString(parallelism));
         opts.put("work", work.resolve("run").toString());
         opts.put("public-size", policy);
-        for (String k : List.of("bins", "sigma", "party-heap")) {
-          if (a.containsKey(k)) {
-            opts.put(k, a.get(k));
+        for (TypedOption<?> k : List.of(BINS, SIGMA, PARTY_HEAP)) {
+          if (o.has(k)) {
+            opts.put(k.name(), k.print(o.get(k)));
           }
         }
         log.printf(Locale.ROOT, "== run %d of %d: private join of %,d x %,d rows, public size "
@@ -139,7 +186,7 @@ public final class JoinBenchmark {
         Path insecureOut = work.resolve("insecure-out");
         deleteTree(insecureOut);
         InsecureRun ins = insecureInFreshJvm(tables, sql, parallelism,
-            a.getOrDefault("party-heap", "6g"), insecureOut, log);
+            o.get(PARTY_HEAP), insecureOut, log);
         deleteTree(insecureOut);
         insecure[r] = ins.seconds();
         reference = ins.digest();
@@ -156,11 +203,11 @@ public final class JoinBenchmark {
     }
     double secureMedian = median(secure);
     double insecureMedian = insecure.length == 0 ? Double.NaN : median(insecure);
-    if (a.containsKey("json")) {
+    if (o.get(JSON)) {
       ObjectNode n = Json.object();
       n.put("rows_a", rows);
       n.put("rows_b", rowsB);
-      n.put("overlap", new BigDecimal(a.get("overlap")));
+      n.put("overlap", new BigDecimal(overlapText));
       n.put("parallelism", parallelism);
       n.put("runs", runs);
       // the generator's closed formula holds for the query without WHERE only
@@ -184,7 +231,7 @@ public final class JoinBenchmark {
     } else {
       System.out.printf(Locale.ROOT, "private join: %,d x %,d rows, overlap %s: median %.1f s over "
           + "%d run(s); insecure Flink SQL join (%s): %s s; ratio %s; result %s%n", rows, rowsB,
-          a.get("overlap"), secureMedian, runs, joinOperator, fmt(insecureMedian),
+          overlapText, secureMedian, runs, joinOperator, fmt(insecureMedian),
           fmt(secureMedian / insecureMedian), correct ? "correct" : "WRONG");
       secureByPolicy.forEach((ps, t) -> System.out.printf(Locale.ROOT, "  public size %s: median "
           + "%.1f s (WHERE selectivity %s)%n", ps, median(t), fmt(selectivity)));

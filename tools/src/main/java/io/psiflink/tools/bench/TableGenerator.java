@@ -4,11 +4,16 @@ import io.psiflink.api.Role;
 import io.psiflink.api.Column;
 import io.psiflink.api.ColumnType;
 import io.psiflink.api.TableSchema;
-import io.psiflink.jobs.Args;
+import io.psiflink.api.CommandLineSyntax;
+import io.psiflink.api.OptionValues;
+import io.psiflink.api.TypedOption;
+import io.psiflink.api.UsageException;
+import io.psiflink.tools.cli.ToolOptions;
 import io.psiflink.tools.bench.GeneratedTables.SideStats;
 import io.psiflink.tools.bench.Permutations.Feistel64;
 import io.psiflink.tools.bench.Permutations.SmallDomain;
 import java.io.IOException;
+import java.io.PrintStream;
 import java.io.OutputStream;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
@@ -530,22 +535,72 @@ public final class TableGenerator {
 
   // ------------------------------------------------------------------------------------------------
 
-  private static final String USAGE = "usage: TableGenerator --rows N [--rows-b N] [--overlap F] "
-      + "[--dup F] [--nulls F] [--seed S] --out DIR";
+  // the table generator's command line
+  static final TypedOption<Long> ROWS = ToolOptions.count("rows", "N",
+      "table a's rows (1000000, 1_000_000 or 1e6)", null, 0).asRequired();
+  static final TypedOption<Long> ROWS_B = ToolOptions.count("rows-b", "N",
+      "table b's rows (default: --rows)", null, 0);
+  static final TypedOption<Double> OVERLAP = ToolOptions.fraction("overlap", "F",
+      "the fraction of the smaller table's keys that the other table has too", 0.5, true);
+  static final TypedOption<Double> DUP = ToolOptions.fraction("dup", "F",
+      "the fraction of rows that repeat another row's key, in [0, 1)", 0.0, true);
+  static final TypedOption<Double> NULLS = ToolOptions.fraction("nulls", "F",
+      "the fraction of rows with a NULL key", 0.0, true);
+  static final TypedOption<Long> SEED = ToolOptions.anyLong("seed", "S", "the generator's seed",
+      GeneratorSpec.DEFAULT_SEED);
+  static final TypedOption<Path> OUT = ToolOptions.path("out", "DIR",
+      "where a.csv and b.csv are written").asRequired();
+
+  /** The command line of the table generator's main. */
+  static final CommandLineSyntax SYNTAX = new CommandLineSyntax("TableGenerator",
+      "Writes DIR/a.csv and DIR/b.csv and prints a JSON summary (with expectedJoinRows) on "
+          + "stdout.", List.of(ROWS, ROWS_B, OVERLAP, DUP, NULLS, SEED, OUT));
+
+  /** What a command line asks for: the tables and where they go. */
+  record Command(GeneratorSpec spec, Path out) {
+    /**
+     * Reads a parsed command line.
+     *
+     * @throws UsageException when the values do not make tables (e.g. {@code --dup 1})
+     */
+    static Command of(OptionValues o) {
+      long rows = o.get(ROWS);
+      try {
+        return new Command(new GeneratorSpec(rows, o.has(ROWS_B) ? o.get(ROWS_B) : rows,
+            o.get(OVERLAP), o.get(DUP), o.get(NULLS), o.get(SEED)), o.get(OUT));
+      } catch (IllegalArgumentException e) {
+        throw new UsageException(e.getMessage());
+      }
+    }
+  }
+
+  /** See {@link #SYNTAX}; {@code --help} lists the options. */
+  public static void main(String[] args) throws IOException {
+    int code = run(args, System.out, System.err);
+    if (code != 0) {
+      System.exit(code);
+    }
+  }
 
   /**
-   * {@code --rows N [--rows-b N] [--overlap F (0.5)] [--dup F (0)] [--nulls F (0)] [--seed S] --out
-   * DIR}: writes DIR/a.csv and DIR/b.csv and prints a JSON summary (with expectedJoinRows) on stdout.
+   * Parses {@code args} and writes the tables.
+   *
+   * @return the exit code: 0 written (or the help printed), 2 a wrong command line (one line on
+   *     {@code err} naming the option)
    */
-  public static void main(String[] args) throws IOException {
-    Args p = new Args(args, USAGE);
-    long rows = p.requiredLong("--rows");
-    long rowsB = p.optionalLong("--rows-b", rows);
-    GeneratorSpec spec = new GeneratorSpec(rows, rowsB, p.optionalDouble("--overlap", 0.5),
-        p.optionalDouble("--dup", 0), p.optionalDouble("--nulls", 0),
-        p.optionalLong("--seed", GeneratorSpec.DEFAULT_SEED));
-    Path out = Path.of(p.required("--out"));
-    p.finish();
-    System.out.println(generate(spec, out).toJson());
+  static int run(String[] args, PrintStream out, PrintStream err) throws IOException {
+    ToolOptions.Parsed parsed = ToolOptions.parse(SYNTAX, "TableGenerator", args, out, err);
+    if (parsed.done()) {
+      return parsed.exitCode();
+    }
+    Command c;
+    try {
+      c = Command.of(parsed.values());
+    } catch (UsageException e) {
+      err.println("TableGenerator: " + e.getMessage() + " (--help lists the options)");
+      return 2;
+    }
+    out.println(generate(c.spec(), c.out()).toJson());
+    return 0;
   }
 }

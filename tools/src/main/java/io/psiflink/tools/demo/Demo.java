@@ -10,7 +10,10 @@ import io.psiflink.bridge.ThrowawayPki;
 import io.psiflink.coordinator.CoordinatorConfig;
 import io.psiflink.coordinator.CoordinatorServer;
 import io.psiflink.coordinator.Tokens;
-import io.psiflink.jobs.Args;
+import io.psiflink.api.CommandLineSyntax;
+import io.psiflink.api.OptionValues;
+import io.psiflink.api.TypedOption;
+import io.psiflink.tools.cli.ToolOptions;
 import io.psiflink.tools.bench.GeneratedTables;
 import io.psiflink.tools.bench.GeneratorSpec;
 import io.psiflink.tools.bench.RowDigest;
@@ -49,34 +52,45 @@ public final class Demo {
       + " ON a.card = b.card AND a.zip = b.zip"
       + " WHERE a.spend > 100 AND b.country IN ('DE', 'FR', 'NL', 'AT')";
   private static final Set<String> COUNTRIES = Set.of("DE", "FR", "NL", "AT");
-  private static final String USAGE = "usage: ./psi demo [--rows N (100000)] [--overlap F (0.5)]"
-      + " [--parallelism P (2)] [--party-heap H (2g)] [--work DIR]";
+  static final TypedOption<Long> ROWS = ToolOptions.count("rows", "N",
+      "each generated table's rows (100000, 100_000 or 1e5)", 100_000L, 1);
+  static final TypedOption<Double> OVERLAP = ToolOptions.fraction("overlap", "F",
+      "the fraction of keys the two tables share", 0.5, true);
+  static final TypedOption<Integer> PARALLELISM = TypedOption.integer("parallelism", "P",
+      "each job's parallelism", 2, 1);
+  static final TypedOption<String> PARTY_HEAP = TypedOption.text("party-heap", "H",
+      "the heap of each party's job JVM (-Xmx)", "2g");
+  static final TypedOption<Path> WORK = ToolOptions.path("work", "DIR",
+      "where the tables, certificates, coordinator databases and logs go (default: a new "
+          + "temporary directory)");
+
+  /** The command line of {@code ./psi demo}. */
+  static final CommandLineSyntax SYNTAX = new CommandLineSyntax("./psi demo",
+      "The whole product on one machine: two coordinators, a query submitted at alice and "
+          + "approved at bob, both jobs followed, the joined table checked.",
+      List.of(ROWS, OVERLAP, PARALLELISM, PARTY_HEAP, WORK));
 
   private final PrintStream out = System.out;
 
   private Demo() {}
 
   public static void main(String[] argv) {
-    long rows;
-    double overlap;
-    int parallelism;
-    String heap;
+    ToolOptions.Parsed parsed = ToolOptions.parse(SYNTAX, "psi demo", argv, System.out,
+        System.err);
+    if (parsed.done()) {
+      System.exit(parsed.exitCode());
+      return;
+    }
+    OptionValues a = parsed.values();
+    long rows = a.get(ROWS);
+    double overlap = a.get(OVERLAP);
+    int parallelism = a.get(PARALLELISM);
+    String heap = a.get(PARTY_HEAP);
     Path work;
     try {
-      Args a = new Args(argv, USAGE);
-      rows = a.optionalLong("--rows", 100_000);
-      overlap = a.optionalDouble("--overlap", 0.5);
-      parallelism = (int) a.optionalLong("--parallelism", 2);
-      heap = a.optional("--party-heap", "2g");
-      String w = a.optional("--work", null);
-      a.finish();
-      if (rows < 1 || overlap < 0 || overlap > 1 || parallelism < 1) {
-        throw new IllegalArgumentException("--rows >= 1, --overlap in [0, 1] and --parallelism"
-            + " >= 1 are required\n" + USAGE);
-      }
-      work = w != null ? Path.of(w).toAbsolutePath() : Files.createTempDirectory("psi-demo-");
+      work = a.has(WORK) ? a.get(WORK).toAbsolutePath() : Files.createTempDirectory("psi-demo-");
       Files.createDirectories(work);
-    } catch (IllegalArgumentException | IOException e) {
+    } catch (IOException e) {
       System.err.println("psi demo: " + e.getMessage());
       System.exit(2);
       return;

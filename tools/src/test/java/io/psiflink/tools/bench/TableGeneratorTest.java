@@ -11,6 +11,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.psiflink.tools.bench.GeneratedTables.SideStats;
 import io.psiflink.api.Role;
 import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -299,19 +300,19 @@ class TableGeneratorTest {
   @Test
   void mainWritesFilesAndPrintsJson() throws Exception {
     var out = new ByteArrayOutputStream();
-    var old = System.out;
-    try {
-      System.setOut(new java.io.PrintStream(out, true, StandardCharsets.UTF_8));
-      TableGenerator.main(new String[] {"--rows", "100", "--rows-b", "1e2", "--overlap", "0.5",
-          "--dup", "0.1", "--nulls", "0.1", "--seed", "3", "--out", tmp.toString()});
-    } finally {
-      System.setOut(old);
-    }
+    ByteArrayOutputStream err = new ByteArrayOutputStream();
+    assertEquals(0, TableGenerator.run(new String[] {"--rows", "100", "--rows-b", "1e2",
+        "--overlap", "0.5", "--dup", "0.1", "--nulls", "0.1", "--seed", "3", "--out",
+        tmp.toString()}, new PrintStream(out, true, StandardCharsets.UTF_8),
+        new PrintStream(err, true, StandardCharsets.UTF_8)));
     String json = out.toString(StandardCharsets.UTF_8);
     long expected = TableGenerator.expectedJoinRows(new GeneratorSpec(100, 100, 0.5, 0.1, 0.1, 3));
     assertTrue(json.contains("\"expectedJoinRows\":" + expected + ","), json);
     assertTrue(Files.exists(tmp.resolve("a.csv")) && Files.exists(tmp.resolve("b.csv")));
-    assertThrows(IllegalArgumentException.class,
-        () -> TableGenerator.main(new String[] {"--rows", "5", "--out", tmp.toString(), "--bogus", "1"}));
+    // an unknown option: exit 2, one line naming it
+    assertEquals(2, TableGenerator.run(new String[] {"--rows", "5", "--out", tmp.toString(),
+        "--bogus", "1"}, new PrintStream(out, true, StandardCharsets.UTF_8),
+        new PrintStream(err, true, StandardCharsets.UTF_8)));
+    assertTrue(err.toString(StandardCharsets.UTF_8).contains("--bogus"), err.toString());
   }
 }

@@ -1,0 +1,139 @@
+package io.psiflink.tools.bench;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static io.psiflink.tools.cli.CommandLineAssertions.assertFails;
+import static io.psiflink.tools.cli.CommandLineAssertions.assertHelpLists;
+
+import io.psiflink.api.OptionValues;
+import io.psiflink.api.TableSchema;
+import io.psiflink.api.UsageException;
+import io.psiflink.query.PublicSize;
+import java.math.BigDecimal;
+import java.nio.file.Path;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The command lines of {@code ./psi bench join}, the table generator and the insecure join, as
+ * {@code ./psi help}, docs/benchmarks.md and the benchmark scripts write them: parsed to typed
+ * values, their {@code --help}, and wrong ones failing with one line that names the option.
+ */
+class BenchCommandLinesTest {
+  @Test
+  void benchJoinParsesToTypedValues() {
+    OptionValues o = JoinBenchmark.SYNTAX.parse("--rows", "1e6", "--rows-b", "1_000", "--overlap",
+        "0.50", "--bins", "64", "--parallelism", "4", "--runs", "3", "--sigma", "40",
+        "--party-heap", "4g", "--work", "/tmp/w", "--seed", "7", "--no-insecure", "--json",
+        "--where-selectivity", "0.25", "--public-size", "rounded,exact,declared:5000");
+    assertEquals(1_000_000L, o.get(JoinBenchmark.ROWS));
+    assertEquals(1_000L, o.get(JoinBenchmark.ROWS_B));
+    // kept as written: it names the data directory and is echoed in the report
+    assertEquals("0.50", o.get(JoinBenchmark.OVERLAP).toString());
+    assertEquals(64, o.get(JoinBenchmark.BINS));
+    assertEquals(4, o.get(JoinBenchmark.PARALLELISM));
+    assertEquals(3, o.get(JoinBenchmark.RUNS));
+    assertEquals(40, o.get(JoinBenchmark.SIGMA));
+    assertEquals("4g", o.get(JoinBenchmark.PARTY_HEAP));
+    assertEquals(Path.of("/tmp/w"), o.get(JoinBenchmark.WORK));
+    assertEquals(7L, o.get(JoinBenchmark.SEED));
+    assertTrue(o.get(JoinBenchmark.NO_INSECURE));
+    assertTrue(o.get(JoinBenchmark.JSON));
+    assertEquals(0.25, o.get(JoinBenchmark.WHERE_SELECTIVITY));
+    assertEquals(List.of(PublicSize.ROUNDED, PublicSize.EXACT, PublicSize.declared(5000)),
+        o.get(JoinBenchmark.PUBLIC_SIZE).policies());
+
+    // ./psi help's short form: the defaults
+    OptionValues d = JoinBenchmark.SYNTAX.parse("--rows", "100000", "--overlap", "0.5");
+    assertFalse(d.has(JoinBenchmark.ROWS_B));
+    assertEquals(new BigDecimal("0.5"), d.get(JoinBenchmark.OVERLAP));
+    assertFalse(d.has(JoinBenchmark.BINS));
+    assertEquals(2, d.get(JoinBenchmark.PARALLELISM));
+    assertEquals(1, d.get(JoinBenchmark.RUNS));
+    assertEquals("6g", d.get(JoinBenchmark.PARTY_HEAP));
+    assertEquals(GeneratorSpec.DEFAULT_SEED, d.get(JoinBenchmark.SEED));
+    assertFalse(d.get(JoinBenchmark.JSON));
+    assertFalse(d.get(JoinBenchmark.NO_INSECURE));
+    assertEquals(1.0, d.get(JoinBenchmark.WHERE_SELECTIVITY));
+    assertEquals(List.of(PublicSize.ROUNDED), d.get(JoinBenchmark.PUBLIC_SIZE).policies());
+  }
+
+  @Test
+  void tableGeneratorParsesToTypedValues() {
+    TableGenerator.Command c = TableGenerator.Command.of(TableGenerator.SYNTAX.parse("--rows",
+        "1000", "--rows-b", "2000", "--overlap", "0.3", "--dup", "0.1", "--nulls", "0.05",
+        "--seed", "42", "--out", "/tmp/t"));
+    assertEquals(new GeneratorSpec(1000, 2000, 0.3, 0.1, 0.05, 42), c.spec());
+    assertEquals(Path.of("/tmp/t"), c.out());
+    TableGenerator.Command d = TableGenerator.Command.of(TableGenerator.SYNTAX.parse("--rows",
+        "10", "--out", "x"));
+    assertEquals(new GeneratorSpec(10, 10, 0.5, 0, 0, GeneratorSpec.DEFAULT_SEED), d.spec());
+    // GeneratorSpec's own bound, reported as a usage error
+    assertThrows(UsageException.class, () -> TableGenerator.Command.of(
+        TableGenerator.SYNTAX.parse("--rows", "10", "--out", "x", "--dup", "1")));
+  }
+
+  @Test
+  void insecureJoinParsesToTypedValues() {
+    OptionValues o = InsecureFlinkJoin.SYNTAX.parse("--a", "a.csv", "--b", "b.csv", "--sql",
+        "SELECT a.id FROM a JOIN b ON a.id = b.id", "--parallelism", "3", "--out", "o",
+        "--json", "--schema-a", "id BIGINT NOT NULL, name STRING", "--schema-b", "id BIGINT",
+        "--managed-memory", "512m");
+    assertEquals(Path.of("a.csv"), o.get(InsecureFlinkJoin.A));
+    assertEquals(Path.of("b.csv"), o.get(InsecureFlinkJoin.B));
+    assertEquals("SELECT a.id FROM a JOIN b ON a.id = b.id", o.get(InsecureFlinkJoin.SQL));
+    assertEquals(3, o.get(InsecureFlinkJoin.PARALLELISM));
+    assertEquals(Path.of("o"), o.get(InsecureFlinkJoin.OUT));
+    assertTrue(o.get(InsecureFlinkJoin.JSON));
+    TableSchema a = o.get(InsecureFlinkJoin.SCHEMA_A);
+    assertEquals(InsecureFlinkJoin.parseSchema("id BIGINT NOT NULL, name STRING"), a);
+    assertEquals(List.of("id", "name"), a.names());
+    assertFalse(a.column(0).nullable());
+    assertEquals("512m", o.get(InsecureFlinkJoin.MANAGED_MEMORY));
+    // the printer and the parser agree
+    assertEquals(a, InsecureFlinkJoin.parseSchema(InsecureFlinkJoin.schemaText(a)));
+
+    OptionValues d = InsecureFlinkJoin.SYNTAX.parse("--a", "a", "--b", "b");
+    assertEquals(TableGenerator.DEFAULT_QUERY, d.get(InsecureFlinkJoin.SQL));
+    assertEquals(2, d.get(InsecureFlinkJoin.PARALLELISM));
+    assertFalse(d.has(InsecureFlinkJoin.OUT));
+    assertFalse(d.has(InsecureFlinkJoin.SCHEMA_A));
+    assertEquals(InsecureFlinkJoin.DEFAULT_MANAGED_MEMORY,
+        d.get(InsecureFlinkJoin.MANAGED_MEMORY));
+  }
+
+  @Test
+  void helpListsEveryOption() {
+    assertHelpLists(JoinBenchmark.SYNTAX, "--rows", "--rows-b", "--overlap", "--bins",
+        "--parallelism", "--runs", "--sigma", "--party-heap", "--work", "--seed",
+        "--no-insecure", "--json", "--where-selectivity", "--public-size");
+    assertHelpLists(TableGenerator.SYNTAX, "--rows", "--rows-b", "--overlap", "--dup",
+        "--nulls", "--seed", "--out");
+    assertHelpLists(InsecureFlinkJoin.SYNTAX, "--a", "--b", "--sql", "--parallelism", "--out",
+        "--json", "--schema-a", "--schema-b", "--managed-memory");
+  }
+
+  @Test
+  void wrongCommandLinesFailNamingTheOption() {
+    assertFails(JoinBenchmark.SYNTAX, "--rows", "--overlap", "0.5");
+    assertFails(JoinBenchmark.SYNTAX, "--overlap", "--rows", "10", "--overlap", "1.5");
+    assertFails(JoinBenchmark.SYNTAX, "--rows", "--rows", "ten", "--overlap", "0.5");
+    assertFails(JoinBenchmark.SYNTAX, "--where-selectivity", "--rows", "10", "--overlap", "0.5",
+        "--where-selectivity", "0");
+    assertFails(JoinBenchmark.SYNTAX, "--public-size", "--rows", "10", "--overlap", "0.5",
+        "--public-size", "rounded,huge");
+    assertFails(JoinBenchmark.SYNTAX, "--runs", "--rows", "10", "--overlap", "0.5", "--runs",
+        "0");
+    assertFails(JoinBenchmark.SYNTAX, "--bogus", "--rows", "10", "--overlap", "0.5", "--bogus");
+    assertFails(TableGenerator.SYNTAX, "--out", "--rows", "10");
+    assertFails(TableGenerator.SYNTAX, "--nulls", "--rows", "10", "--out", "x", "--nulls", "-1");
+    assertFails(TableGenerator.SYNTAX, "--rows", "--rows", "1.5", "--out", "x");
+    assertFails(InsecureFlinkJoin.SYNTAX, "--schema-a", "--a", "a", "--b", "b", "--schema-a",
+        "id WHATEVER");
+    assertFails(InsecureFlinkJoin.SYNTAX, "--managed-memory", "--a", "a", "--b", "b",
+        "--managed-memory", "lots");
+    assertFails(InsecureFlinkJoin.SYNTAX, "--extra", "--a", "a", "--b", "b", "--extra", "1");
+  }
+}
