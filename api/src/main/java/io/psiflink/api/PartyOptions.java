@@ -106,10 +106,10 @@ public final class PartyOptions {
   public static final TypedOption<Path> SUMMARY = path("summary", "FILE",
       "write the job's summary (JSON) here when it succeeded");
 
-  public static final TypedOption<SizeDisclosure> PUBLIC_SIZE = new TypedOption<>("public-size",
-      SizeDisclosure.class, "rounded|exact|declared:N",
-      "what the peer learns of this party's size", SizeDisclosure.ROUNDED, false,
-      SizeDisclosure::parse, SizeDisclosure::text);
+  public static final TypedOption<PublicSize> PUBLIC_SIZE = new TypedOption<>("public-size",
+      PublicSize.class, "rounded|exact|declared:N",
+      "what the peer learns of this party's size", PublicSize.ROUNDED, false,
+      PublicSize::parse, PublicSize::text);
 
   public static final TypedOption<String> EXPECTED_COLUMNS = TypedOption.text("expected-columns",
       "NAME:TYPE,...", "the registered columns (URL-encoded names): the job refuses a table whose "

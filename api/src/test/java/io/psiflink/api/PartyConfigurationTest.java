@@ -38,7 +38,7 @@ class PartyConfigurationTest {
     assertEquals(new HostPort("127.0.0.1", 7443), c.get(PartyOptions.BRIDGE));
     assertEquals(Path.of("ca.pem"), c.get(PartyOptions.CA));
     assertEquals(41, c.get(PartyOptions.SIGMA));
-    assertEquals(new SizeDisclosure(SizeDisclosure.Policy.DECLARED, 1_000_000),
+    assertEquals(new PublicSize(PublicSize.Policy.DECLARED, 1_000_000),
         c.get(PartyOptions.PUBLIC_SIZE));
     assertEquals(OutputFormat.PARQUET, c.get(PartyOptions.FORMAT));
     assertEquals('\t', c.get(PartyOptions.CSV_DELIMITER));
@@ -51,7 +51,7 @@ class PartyConfigurationTest {
     assertEquals(3, c.get(PartyOptions.ATTEMPTS));
     assertEquals("kkrt", c.get(PartyOptions.PROTOCOL));
     assertEquals("1%", c.get(PartyOptions.MAX_BAD_ROWS));
-    assertEquals(SizeDisclosure.ROUNDED, PartyConfiguration.parse(minimal())
+    assertEquals(PublicSize.ROUNDED, PartyConfiguration.parse(minimal())
         .get(PartyOptions.PUBLIC_SIZE));
     assertEquals(null, c.get(PartyOptions.OUT));
     assertTrue(!PartyConfiguration.parse(minimal()).get(PartyOptions.INSECURE_TEST_ONLY));
@@ -127,9 +127,9 @@ class PartyConfigurationTest {
     }
     if (r.nextBoolean()) {
       c = c.with(PartyOptions.PUBLIC_SIZE, switch (r.nextInt(3)) {
-        case 0 -> SizeDisclosure.ROUNDED;
-        case 1 -> SizeDisclosure.EXACT;
-        default -> new SizeDisclosure(SizeDisclosure.Policy.DECLARED, r.nextLong(1L << 50));
+        case 0 -> PublicSize.ROUNDED;
+        case 1 -> PublicSize.EXACT;
+        default -> new PublicSize(PublicSize.Policy.DECLARED, r.nextLong(1L << 50));
       });
     }
     return c.with(PartyOptions.INSECURE_TEST_ONLY, r.nextBoolean());

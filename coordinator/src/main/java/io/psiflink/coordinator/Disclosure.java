@@ -1,6 +1,6 @@
 package io.psiflink.coordinator;
 
-import io.psiflink.query.PublicSize;
+import io.psiflink.api.PublicSize;
 import io.psiflink.query.OutputColumn;
 import io.psiflink.query.ResolvedJoin;
 import io.psiflink.api.Role;

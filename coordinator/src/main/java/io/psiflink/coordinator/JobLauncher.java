@@ -3,13 +3,12 @@ package io.psiflink.coordinator;
 import io.psiflink.api.Column;
 import io.psiflink.api.ColumnType;
 import io.psiflink.query.ExpectedColumns;
-import io.psiflink.query.PublicSize;
+import io.psiflink.api.PublicSize;
 import io.psiflink.api.HostPort;
 import io.psiflink.api.OutputFormat;
 import io.psiflink.api.PartyConfiguration;
 import io.psiflink.api.PartyOptions;
 import io.psiflink.api.Role;
-import io.psiflink.api.SizeDisclosure;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.psiflink.coordinator.CoordinatorConfig.Job;
@@ -225,7 +224,7 @@ final class JobLauncher implements AutoCloseable {
         .with(PartyOptions.SIGMA, s.sigma())
         // what the peer learns of our size, as registered with the dataset (and published)
         .with(PartyOptions.PUBLIC_SIZE, local.publicSize() == null
-            ? PublicSize.DEFAULT.disclosure() : SizeDisclosure.parse(local.publicSize()))
+            ? PublicSize.DEFAULT : PublicSize.parse(local.publicSize()))
         // the job refuses files whose columns differ from the registered ones
         .with(PartyOptions.EXPECTED_COLUMNS, local.schema().isEmpty() ? null
             : ExpectedColumns.format(local.schema().stream()

@@ -8,7 +8,7 @@ import io.psiflink.coordinator.Model.ColumnSpec;
 import io.psiflink.coordinator.Model.Decision;
 import io.psiflink.coordinator.Model.Output;
 import io.psiflink.coordinator.Model.SessionRecord;
-import io.psiflink.query.PublicSize;
+import io.psiflink.api.PublicSize;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.HashSet;

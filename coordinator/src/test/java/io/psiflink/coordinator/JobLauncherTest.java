@@ -10,7 +10,7 @@ import io.psiflink.api.HostPort;
 import io.psiflink.api.OutputFormat;
 import io.psiflink.api.PartyConfiguration;
 import io.psiflink.api.PartyOptions;
-import io.psiflink.api.SizeDisclosure;
+import io.psiflink.api.PublicSize;
 import io.psiflink.coordinator.Model.Dataset;
 import io.psiflink.coordinator.Model.QueryRecord;
 import io.psiflink.coordinator.Model.SessionRecord;
@@ -100,7 +100,7 @@ class JobLauncherTest {
         .with(PartyOptions.IDLE_TIMEOUT, Duration.ofSeconds(45))
         .with(PartyOptions.SUMMARY, dir.resolve("w/s1/summary.json"))
         .with(PartyOptions.PUBLIC_SIZE,
-            new SizeDisclosure(SizeDisclosure.Policy.DECLARED, 5000))
+            new PublicSize(PublicSize.Policy.DECLARED, 5000))
         .with(PartyOptions.EXPECTED_COLUMNS, "k:BIGINT,x+y:STRING");
     assertEquals(intended, PartyConfiguration.parse(cmd.subList(5, cmd.size())));
   }
@@ -136,7 +136,7 @@ class JobLauncherTest {
     assertEquals("alice", parsed.get(PartyOptions.PEER));
     assertEquals(41, parsed.get(PartyOptions.SIGMA));
     assertEquals("ecdh", parsed.get(PartyOptions.PROTOCOL));
-    assertEquals(SizeDisclosure.ROUNDED, parsed.get(PartyOptions.PUBLIC_SIZE));
+    assertEquals(PublicSize.ROUNDED, parsed.get(PartyOptions.PUBLIC_SIZE));
     // a pair timeout under a second is one second on the command line, as before
     assertEquals(Duration.ofSeconds(1), parsed.get(PartyOptions.PAIR_TIMEOUT));
     assertTrue(!parsed.has(PartyOptions.OUT) && !parsed.has(PartyOptions.FORMAT)

@@ -11,7 +11,7 @@ import io.psiflink.api.OutputFormat;
 import io.psiflink.api.PartyConfiguration;
 import io.psiflink.api.PartyOptions;
 import io.psiflink.api.Role;
-import io.psiflink.api.SizeDisclosure;
+import io.psiflink.api.PublicSize;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -109,7 +109,7 @@ class JobCommandLinesTest {
         .with(PartyOptions.CA, Path.of("/opt/psi/secrets/bridge/ca-bundle.pem"))
         .with(PartyOptions.PEER, "bob")
         .with(PartyOptions.PEER_CERT_SHA256, "0".repeat(64))
-        .with(PartyOptions.PUBLIC_SIZE, SizeDisclosure.ROUNDED)
+        .with(PartyOptions.PUBLIC_SIZE, PublicSize.ROUNDED)
         .with(PartyOptions.EXPECTED_COLUMNS, "card:BIGINT,zip:STRING,spend:DOUBLE")
         .with(PartyOptions.PARALLELISM, 16);
     assertEquals(intended, PartyConfiguration.parse(args.subList(1, args.size())));

@@ -1,6 +1,6 @@
 package io.psiflink.jobs;
 
-import io.psiflink.query.PublicSize;
+import io.psiflink.api.PublicSize;
 import java.util.LinkedHashMap;
 import com.fasterxml.jackson.annotation.JsonPropertyOrder;
 import com.fasterxml.jackson.core.JsonGenerator;

@@ -1,7 +1,7 @@
 package io.psiflink.jobs;
 
 import io.psiflink.query.ExpectedColumns;
-import io.psiflink.query.PublicSize;
+import io.psiflink.api.PublicSize;
 import io.psiflink.api.HostPort;
 import io.psiflink.api.OutputFormat;
 import io.psiflink.api.PartyConfiguration;
@@ -165,7 +165,7 @@ public record PartyConfig(
         pin == null ? null : java.util.HexFormat.of().parseHex(pin), c.get(PartyOptions.BINS),
         c.get(PartyOptions.SIGMA), c.get(PartyOptions.PROTOCOL),
         c.get(PartyOptions.PROTOCOL_PARAMS), c.get(PartyOptions.PARALLELISM),
-        c.get(PartyOptions.ATTEMPTS), work, PublicSize.of(c.get(PartyOptions.PUBLIC_SIZE)),
+        c.get(PartyOptions.ATTEMPTS), work, c.get(PartyOptions.PUBLIC_SIZE),
         ExpectedColumns.parse(c.get(PartyOptions.EXPECTED_COLUMNS)),
         c.get(PartyOptions.INSECURE_TEST_ONLY));
   }

@@ -1,7 +1,7 @@
 package io.psiflink.jobs;
 
 import io.psiflink.query.ExpectedColumns;
-import io.psiflink.query.PublicSize;
+import io.psiflink.api.PublicSize;
 import io.psiflink.connectors.BadRowLimit;
 import io.psiflink.connectors.CsvOptions;
 import io.psiflink.connectors.JdbcTable;

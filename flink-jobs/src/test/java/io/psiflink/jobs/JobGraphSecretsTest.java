@@ -1,6 +1,6 @@
 package io.psiflink.jobs;
 
-import io.psiflink.query.PublicSize;
+import io.psiflink.api.PublicSize;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;

@@ -1,7 +1,7 @@
 package io.psiflink.jobs;
 
 import io.psiflink.query.ExpectedColumns;
-import io.psiflink.query.PublicSize;
+import io.psiflink.api.PublicSize;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;

@@ -1,6 +1,6 @@
 package io.psiflink.jobs.read;
 
-import io.psiflink.query.PublicSize;
+import io.psiflink.api.PublicSize;
 import io.psiflink.connectors.JdbcTable;
 import io.psiflink.connectors.ParquetColumns;
 import io.psiflink.connectors.TableException;

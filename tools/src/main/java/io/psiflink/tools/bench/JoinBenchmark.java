@@ -9,7 +9,7 @@ import io.psiflink.api.CommandLineSyntax;
 import io.psiflink.api.OptionValues;
 import io.psiflink.api.PartyOptions;
 import io.psiflink.api.TypedOption;
-import io.psiflink.query.PublicSize;
+import io.psiflink.api.PublicSize;
 import io.psiflink.tools.cli.ToolOptions;
 import io.psiflink.coordinator.JvmOptions;
 import io.psiflink.tools.local.LocalJoin;

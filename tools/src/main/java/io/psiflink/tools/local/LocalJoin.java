@@ -10,7 +10,7 @@ import io.psiflink.api.OptionValues;
 import io.psiflink.api.PartyConfiguration;
 import io.psiflink.api.PartyOptions;
 import io.psiflink.api.Role;
-import io.psiflink.api.SizeDisclosure;
+import io.psiflink.api.PublicSize;
 import io.psiflink.api.TypedOption;
 import io.psiflink.api.UsageException;
 import io.psiflink.bridge.BridgeRelay;
@@ -72,9 +72,9 @@ public final class LocalJoin {
       "where party A writes the joined table").asRequired();
   static final TypedOption<String> QUARANTINE = PartyOptions.QUARANTINE.describedAs(
       "where the parties' quarantined rows go, DIR/a and DIR/b (default: <out>.quarantine)");
-  static final TypedOption<SizeDisclosure> A_PUBLIC_SIZE = PartyOptions.PUBLIC_SIZE.named(
+  static final TypedOption<PublicSize> A_PUBLIC_SIZE = PartyOptions.PUBLIC_SIZE.named(
       "a-public-size", "what B learns of A's size (default: --public-size)");
-  static final TypedOption<SizeDisclosure> B_PUBLIC_SIZE = PartyOptions.PUBLIC_SIZE.named(
+  static final TypedOption<PublicSize> B_PUBLIC_SIZE = PartyOptions.PUBLIC_SIZE.named(
       "b-public-size", "what A learns of B's size (default: --public-size)");
   static final TypedOption<String> WORK = TypedOption.text("work", "DIR",
       "where the run's certificates, party work directories, summaries and its log go "

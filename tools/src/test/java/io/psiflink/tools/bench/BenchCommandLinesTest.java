@@ -10,7 +10,7 @@ import static io.psiflink.tools.cli.CommandLineAssertions.assertHelpLists;
 import io.psiflink.api.OptionValues;
 import io.psiflink.api.TableSchema;
 import io.psiflink.api.UsageException;
-import io.psiflink.query.PublicSize;
+import io.psiflink.api.PublicSize;
 import java.math.BigDecimal;
 import java.nio.file.Path;
 import java.util.List;

@@ -11,7 +11,7 @@ import io.psiflink.api.OutputFormat;
 import io.psiflink.api.PartyConfiguration;
 import io.psiflink.api.PartyOptions;
 import io.psiflink.api.Role;
-import io.psiflink.api.SizeDisclosure;
+import io.psiflink.api.PublicSize;
 import io.psiflink.api.UsageException;
 import io.psiflink.bridge.PartyCredentials;
 import io.psiflink.bridge.ThrowawayPki;
@@ -79,7 +79,7 @@ class LocalJoinCommandLineTest {
         .with(PartyOptions.BINS, 8)
         .with(PartyOptions.SIGMA, 30)
         .with(PartyOptions.PAIR_TIMEOUT, Duration.ofSeconds(7))
-        .with(PartyOptions.PUBLIC_SIZE, SizeDisclosure.EXACT)
+        .with(PartyOptions.PUBLIC_SIZE, PublicSize.EXACT)
         .with(PartyOptions.INSECURE_TEST_ONLY, true)
         .with(PartyOptions.WORK, work.resolve("party-A").toString())
         .with(PartyOptions.SUMMARY, work.resolve("summary-A.json"));
@@ -96,7 +96,7 @@ class LocalJoinCommandLineTest {
     assertFalse(parsedB.has(PartyOptions.OUT));
     assertFalse(parsedB.has(PartyOptions.FORMAT));
     assertFalse(parsedB.has(PartyOptions.CSV_DELIMITER));
-    assertEquals(new SizeDisclosure(SizeDisclosure.Policy.DECLARED, 5000),
+    assertEquals(new PublicSize(PublicSize.Policy.DECLARED, 5000),
         parsedB.get(PartyOptions.PUBLIC_SIZE));
     assertEquals("/r/joined.parquet.quarantine/b", parsedB.get(PartyOptions.QUARANTINE));
     assertEquals(pinA, parsedB.get(PartyOptions.PEER_CERT_SHA256));
@@ -119,7 +119,7 @@ class LocalJoinCommandLineTest {
         "--idle-timeout", "9", "--max-bad-rows", "2");
     assertTrue(o.get(LocalJoin.JSON));
     assertEquals('\t', o.get(LocalJoin.B_DELIMITER));
-    assertEquals(SizeDisclosure.EXACT, o.get(LocalJoin.A_PUBLIC_SIZE));
+    assertEquals(PublicSize.EXACT, o.get(LocalJoin.A_PUBLIC_SIZE));
     UsageException missing = assertThrows(UsageException.class,
         () -> LocalJoin.SYNTAX.parse("--a", "a.csv", "--sql", "S", "--out", "o"));
     assertTrue(missing.getMessage().contains("--b"), missing.getMessage());

@@ -1,4 +1,4 @@
-package io.psiflink.query;
+package io.psiflink.api;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;

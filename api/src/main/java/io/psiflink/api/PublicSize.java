@@ -1,4 +1,4 @@
-package io.psiflink.query;
+package io.psiflink.api;
 
 import java.io.Serializable;
 import java.util.Locale;
@@ -51,17 +51,35 @@ public record PublicSize(Policy policy, long declared) implements Serializable {
 
   /** {@code rounded}, {@code exact} or {@code declared:N} (N an integer, 1_000_000 and 1e6 too). */
   public static PublicSize parse(String text) {
-    return of(io.psiflink.api.SizeDisclosure.parse(text));
-  }
-
-  /** The policy of the job's {@code --public-size} option. */
-  public static PublicSize of(io.psiflink.api.SizeDisclosure d) {
-    return new PublicSize(Policy.valueOf(d.policy().name()), d.declared());
-  }
-
-  /** The option's form of this policy. */
-  public io.psiflink.api.SizeDisclosure disclosure() {
-    return io.psiflink.api.SizeDisclosure.parse(text());
+    String t = text == null ? "" : text.trim().toLowerCase(Locale.ROOT);
+    if (t.equals("rounded")) {
+      return ROUNDED;
+    }
+    if (t.equals("exact")) {
+      return EXACT;
+    }
+    if (t.startsWith("declared:")) {
+      String n = t.substring("declared:".length()).replace("_", "");
+      try {
+        long v;
+        if (n.contains("e")) {
+          double d = Double.parseDouble(n);
+          if (d != Math.rint(d) || d < 0 || d > 9e18) {
+            throw new NumberFormatException();
+          }
+          v = (long) d;
+        } else {
+          v = Long.parseLong(n);
+        }
+        if (v >= 0) {
+          return new PublicSize(Policy.DECLARED, v);
+        }
+      } catch (NumberFormatException e) {
+        // falls through to the error naming the forms
+      }
+    }
+    throw new IllegalArgumentException("public size must be rounded, exact or declared:N (N a row "
+        + "count >= 0), not '" + text + "'");
   }
 
   /** The form {@link #parse} reads. */
