@@ -82,6 +82,7 @@ final class Approvals {
     QueryValidator.Policy ownPolicy = QueryValidator.policy(registry.publish(own));
     QueryValidator.Policy theirPolicy = QueryValidator.policy(theirs);
     ResolvedJoin resolved = QueryValidator.validate(sql, "sql", ownSide, ownPolicy, theirPolicy);
+    QueryValidator.checkProtocolFor(resolved, protocol); // the approver checks independently
     // The requester's coordinator expands stars; one left here would be expanded by our job
     // against whatever columns our files have when it runs, not against the approved schema.
     if (!QueryValidator.expandStars(sql, "sql", ownSide, ownPolicy, theirPolicy).equals(sql)) {

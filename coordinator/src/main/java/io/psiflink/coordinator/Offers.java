@@ -79,6 +79,7 @@ final class Offers {
     // coordinators and both jobs fingerprint this text.
     String sql = QueryValidator.expandStars(given, field, side, localPolicy, peerPolicy);
     ResolvedJoin resolved = QueryValidator.validate(sql, field, side, localPolicy, peerPolicy);
+    QueryValidator.checkProtocolFor(resolved, protocol); // before the peer sees the offer
     String disclosure = Store.json(Disclosure.of(side, resolved, localName, local.publicSize(),
         peerName, peerView.publicSize()));
     String fingerprint = QueryValidator.fingerprint(sql);
