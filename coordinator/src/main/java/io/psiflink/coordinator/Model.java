@@ -253,6 +253,25 @@ public final class Model {
     public boolean ended() {
       return status.ended();
     }
+
+    /** The organisation that plays {@code role} (A or B) in this session. */
+    public String party(Role role) {
+      return isA(role) ? partyA : partyB;
+    }
+
+    /** The bridge endpoint of {@code role}'s party. */
+    public String endpoint(Role role) {
+      return isA(role) ? aEndpoint : bEndpoint;
+    }
+
+    /** The SHA-256 of the certificate {@code role}'s job presents on the bridge. */
+    public String fingerprint(Role role) {
+      return isA(role) ? aFingerprint : bFingerprint;
+    }
+
+    private static boolean isA(Role role) {
+      return role.peer().equals(Role.B); // peer(): a two-party role, or IllegalStateException
+    }
   }
 
   /**

@@ -213,10 +213,10 @@ final class Offers {
 
   /** The session the approver created must match the query this side submitted. */
   private void checkSession(QueryRecord q, SessionRecord s) {
-    boolean weAreA = q.localSide().equals(Role.A);
-    String ourParty = weAreA ? s.partyA() : s.partyB();
-    String ourEndpoint = weAreA ? s.aEndpoint() : s.bEndpoint();
-    String ourFp = weAreA ? s.aFingerprint() : s.bFingerprint();
+    Role ours = q.localSide();
+    String ourParty = s.party(ours);
+    String ourEndpoint = s.endpoint(ours);
+    String ourFp = s.fingerprint(ours);
     if (!ctx.party().equals(ourParty) || !q.requesterEndpoint().equals(ourEndpoint)
         || !q.requesterFingerprint().equals(ourFp) || s.bins() != q.bins()
         || s.sigma() != q.sigma() || !q.protocol().equals(s.protocol())) {

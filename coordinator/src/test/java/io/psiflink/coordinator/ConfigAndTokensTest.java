@@ -125,6 +125,23 @@ class ConfigAndTokensTest {
   }
 
   @Test
+  void aJobModeIsOneOfTheModesAndABadOneIsNamedByItsKey() throws Exception {
+    Files.writeString(dir.resolve("m.yaml"), "party: alice\n"
+        + "job: {mode: flink-rn, privateKey: k, trustedCa: ca}\n");
+    IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+        () -> unwrap(() -> CoordinatorConfig.load(dir.resolve("m.yaml"))));
+    assertTrue(e.getMessage().startsWith("config: job.mode"), e.getMessage());
+    assertTrue(e.getMessage().contains("'flink-rn'") && e.getMessage().contains("embedded or"
+        + " flink-run"), e.getMessage());
+    // the configuration's words, both ways
+    assertEquals(JobMode.FLINK_RUN, JobMode.parse("flink-run"));
+    assertEquals(JobMode.EMBEDDED, JobMode.parse("embedded"));
+    assertEquals("flink-run", JobMode.FLINK_RUN.text());
+    assertEquals(JobMode.EMBEDDED, new CoordinatorConfig.Job(null, null, null, null, null,
+        dir.resolve("k"), dir.resolve("ca"), null, null, null, null, null, null, null).mode());
+  }
+
+  @Test
   void aBadRowLimitThatDoesNotParseIsRefusedAtLoad() {
     IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
         () -> new CoordinatorConfig.Job(null, null, null, null, null, dir.resolve("k"),

@@ -35,7 +35,7 @@ class JobLauncherTest {
 
   @Test
   void flinkRunModeRunsPartyMainFromTheJobJarWithTheSessionsParameters() {
-    CoordinatorConfig.Job job = new CoordinatorConfig.Job("flink-run", null, 4, dir.resolve("w"),
+    CoordinatorConfig.Job job = new CoordinatorConfig.Job(JobMode.FLINK_RUN, null, 4, dir.resolve("w"),
         dir.resolve("job.pem"), dir.resolve("job.key"), dir.resolve("ca.pem"),
         Path.of("/opt/flink"), Path.of("/opt/psi/psi-flink-job.jar"), "http://jm:8081", null,
         2, Duration.ofSeconds(30), Duration.ofSeconds(45), "0.5%");
@@ -107,7 +107,7 @@ class JobLauncherTest {
 
   @Test
   void theEmbeddedJobsCommandLineIsOneTheJobParses() {
-    CoordinatorConfig.Job job = new CoordinatorConfig.Job("embedded", "768m", 1, dir.resolve("w"),
+    CoordinatorConfig.Job job = new CoordinatorConfig.Job(JobMode.EMBEDDED, "768m", 1, dir.resolve("w"),
         dir.resolve("job.pem"), dir.resolve("job.key"), dir.resolve("ca.pem"), null, null, null,
         null, 1, Duration.ofMillis(300), Duration.ofSeconds(45));
     CoordinatorConfig config = new CoordinatorConfig("bob",
@@ -144,7 +144,7 @@ class JobLauncherTest {
 
   @Test
   void aJdbcPasswordGoesToTheJobsEnvironmentNotItsCommandLine() {
-    for (String mode : List.of("embedded", "flink-run")) {
+    for (JobMode mode : JobMode.values()) {
       CoordinatorConfig.Job job = new CoordinatorConfig.Job(mode, null, 1, dir.resolve("w"),
           dir.resolve("job.pem"), dir.resolve("job.key"), dir.resolve("ca.pem"),
           Path.of("/opt/flink"), Path.of("/opt/psi/psi-flink-job.jar"), null, null, 1,
@@ -181,7 +181,7 @@ class JobLauncherTest {
     List<Path> jobJars = List.of(Path.of("/opt/psi/job-lib/psi-flink-jobs.jar"),
         Path.of("/opt/psi/job-lib/flink-runtime.jar"));
     for (List<Path> classpath : List.of(jobJars, List.<Path>of())) {
-      CoordinatorConfig.Job job = new CoordinatorConfig.Job("embedded", null, 1, dir.resolve("w"),
+      CoordinatorConfig.Job job = new CoordinatorConfig.Job(JobMode.EMBEDDED, null, 1, dir.resolve("w"),
           dir.resolve("job.pem"), dir.resolve("job.key"), dir.resolve("ca.pem"), null, null, null,
           null, 1, Duration.ofSeconds(30), Duration.ofSeconds(45), null, classpath);
       CoordinatorConfig config = new CoordinatorConfig("alice",
