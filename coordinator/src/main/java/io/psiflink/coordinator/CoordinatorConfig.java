@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
 import com.fasterxml.jackson.datatype.jsr310.JavaTimeModule;
+import io.psiflink.api.OutputFormat;
 import io.psiflink.connectors.BadRowLimit;
 import io.psiflink.nativepsi.ProtocolInfo;
 import java.io.IOException;
@@ -200,12 +201,13 @@ public record CoordinatorConfig(
    *     job's file systems know ({@code hdfs://namenode:8020/psi/results})
    * @param format avro (default) or csv
    */
-  public record Output(String directory, String format) {
+  public record Output(String directory, OutputFormat format) {
     public Output {
       directory = directory == null ? "results" : directory;
-      format = format == null ? "avro" : format;
-      if (!format.equals("avro") && !format.equals("csv")) {
-        throw new IllegalArgumentException("config: output.format must be avro or csv");
+      format = format == null ? OutputFormat.AVRO : format;
+      if (format == OutputFormat.PARQUET) {
+        throw new IllegalArgumentException("config: output.format must be avro or csv, not "
+            + format.text());
       }
     }
   }
@@ -285,6 +287,7 @@ public record CoordinatorConfig(
   public static CoordinatorConfig load(Path file) throws IOException {
     ObjectMapper yaml = new ObjectMapper(new YAMLFactory())
         .registerModule(new JavaTimeModule())
+        .registerModule(Formats.jsonModule(true))
         .enable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES);
     CoordinatorConfig c = yaml.readValue(file.toFile(), CoordinatorConfig.class);
     return c.relativeTo(file.toAbsolutePath().getParent());

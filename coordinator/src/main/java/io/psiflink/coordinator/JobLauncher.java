@@ -122,7 +122,7 @@ final class JobLauncher implements AutoCloseable {
       fail(s.id(), "refusing to launch: " + e.getMessage(), null);
       return;
     }
-    String format = !receivesRows(role) ? null : q.output() != null && q.output().format() != null
+    OutputFormat format = !receivesRows(role) ? null : q.output() != null && q.output().format() != null
         ? q.output().format() : config.output().format();
     Map<String, Object> detail = new LinkedHashMap<>();
     detail.put("mode", job.mode().text());
@@ -170,7 +170,7 @@ final class JobLauncher implements AutoCloseable {
 
   /** The job's command line. */
   List<String> command(SessionRecord s, QueryRecord q, Dataset local, Path work, String out,
-      String format, int restPort) {
+      OutputFormat format, int restPort) {
     List<String> cmd = new ArrayList<>();
     if (job.mode() == JobMode.EMBEDDED) {
       cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
@@ -200,7 +200,7 @@ final class JobLauncher implements AutoCloseable {
 
   /** This party's job options for session {@code s}: the job parses them back (PartyMain). */
   PartyConfiguration partyConfiguration(SessionRecord s, QueryRecord q, Dataset local, Path work,
-      String out, String format) {
+      String out, OutputFormat format) {
     Role role = q.localSide();
     boolean receives = receivesRows(role);
     PartyConfiguration c = PartyConfiguration.empty()
@@ -210,7 +210,7 @@ final class JobLauncher implements AutoCloseable {
         .with(PartyOptions.TABLE, JdbcTable.withoutPassword(local.location()))
         .with(PartyOptions.SQL, q.sql())
         .with(PartyOptions.OUT, receives ? out : null)
-        .with(PartyOptions.FORMAT, receives && format != null ? OutputFormat.parse(format) : null)
+        .with(PartyOptions.FORMAT, receives ? format : null)
         .with(PartyOptions.QUARANTINE, work.resolve("quarantine").toString())
         .with(PartyOptions.SESSION, s.id())
         .with(PartyOptions.BRIDGE, HostPort.parse(s.aEndpoint()))
@@ -287,7 +287,7 @@ final class JobLauncher implements AutoCloseable {
   }
 
   /** Polls the job's progress until its process ends, then records how it ended. */
-  private void follow(Run run, Role role, String format, Path work) {
+  private void follow(Run run, Role role, OutputFormat format, Path work) {
     Progress last = new Progress(Phase.HANDSHAKE, 0, null);
     try {
       while (!run.process.waitFor(1, TimeUnit.SECONDS)) {
@@ -320,7 +320,7 @@ final class JobLauncher implements AutoCloseable {
     }
   }
 
-  private void succeed(Run run, Role role, String format, Path work) {
+  private void succeed(Run run, Role role, OutputFormat format, Path work) {
     String summary;
     JsonNode s;
     try {

@@ -133,6 +133,17 @@ class ConfigAndTokensTest {
     assertTrue(e.getMessage().startsWith("config: job.mode"), e.getMessage());
     assertTrue(e.getMessage().contains("'flink-rn'") && e.getMessage().contains("embedded or"
         + " flink-run"), e.getMessage());
+    // a bad format names its key too
+    Files.writeString(dir.resolve("f.yaml"), "party: alice\noutput: {format: orc}\n");
+    e = assertThrows(IllegalArgumentException.class,
+        () -> unwrap(() -> CoordinatorConfig.load(dir.resolve("f.yaml"))));
+    assertTrue(e.getMessage().startsWith("config: output.format"), e.getMessage());
+    assertTrue(e.getMessage().contains("'orc'"), e.getMessage());
+    Files.writeString(dir.resolve("p.yaml"), "party: alice\noutput: {format: parquet}\n");
+    e = assertThrows(IllegalArgumentException.class,
+        () -> unwrap(() -> CoordinatorConfig.load(dir.resolve("p.yaml"))));
+    assertTrue(e.getMessage().startsWith("config: output.format must be avro or csv"),
+        e.getMessage());
     // the configuration's words, both ways
     assertEquals(JobMode.FLINK_RUN, JobMode.parse("flink-run"));
     assertEquals(JobMode.EMBEDDED, JobMode.parse("embedded"));

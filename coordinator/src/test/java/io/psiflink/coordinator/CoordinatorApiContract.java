@@ -788,7 +788,7 @@ abstract class CoordinatorApiContract {
     refused(409, alice.get("/v1/sessions/" + sid + "/result"), "is running");
 
     assertTrue((boolean) db.tx(c -> Store.endSession(c, sid, Model.SessionStatus.SUCCEEDED,
-        null, new Model.Progress(Model.Phase.DONE, 8, 8L), new Model.Result("/out/joined", "avro", 42L),
+        null, new Model.Progress(Model.Phase.DONE, 8, 8L), new Model.Result("/out/joined", io.psiflink.api.OutputFormat.AVRO, 42L),
         "{\"rows_out\":42}", 2000L)));
     assertFalse((boolean) db.tx(c -> Store.progress(c, sid, new Model.Progress(Model.Phase.PSI, 4, 8L))),
         "no progress after the end");

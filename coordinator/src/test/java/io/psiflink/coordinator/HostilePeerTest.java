@@ -89,7 +89,8 @@ class HostilePeerTest {
             home.resolve("peer-token")),
         new CoordinatorConfig.Bridge("alice.example:7443", pkiDir.resolve("alice.pem")),
         Duration.ofHours(1), Duration.ofHours(1), null, List.of("kkrt", "ecdh"), job,
-        new CoordinatorConfig.Output(home.resolve("results").toString(), "avro"));
+        new CoordinatorConfig.Output(home.resolve("results").toString(),
+            io.psiflink.api.OutputFormat.AVRO));
     alice = CoordinatorServer.start(config);
     var trust = Tls.context(pkiDir.resolve("alice.pem"), pkiDir.resolve("alice.key"),
         pki.caCertificate());

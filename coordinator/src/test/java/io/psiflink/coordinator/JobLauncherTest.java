@@ -52,12 +52,12 @@ class JobLauncherTest {
     QueryRecord q = new QueryRecord("q1", Model.Direction.OUTGOING, "alice", "bob", Role.A, "purchases",
         "customers", "SELECT a.x FROM a JOIN b ON a.k = b.k", "fp", 16, 40, "kkrt",
         "alice.example:7443", FA, Model.QueryStatus.APPROVED, null, 0, 1, 0L, null);
-    Dataset d = new Dataset("purchases", "hdfs://nn/purchases", "avro",
+    Dataset d = new Dataset("purchases", "hdfs://nn/purchases", io.psiflink.api.OutputFormat.AVRO,
         List.of(new Model.ColumnSpec("k", "BIGINT", false), new Model.ColumnSpec("x y", "STRING",
             true)), List.of("k"), List.of("x y"), List.of(), Model.DatasetStatus.ACTIVE, 0, null,
         "declared:5000");
     List<String> cmd = launcher.command(s, q, d, dir.resolve("w/s1"),
-        "hdfs://nn:8020/out/s1", "avro", 0);
+        "hdfs://nn:8020/out/s1", io.psiflink.api.OutputFormat.AVRO, 0);
     assertEquals(List.of("/opt/flink/bin/flink", "run", "-c", "io.psiflink.jobs.PartyMain",
         "/opt/psi/psi-flink-job.jar"), cmd.subList(0, 5));
     String args = String.join(" ", cmd.subList(5, cmd.size()));
@@ -123,7 +123,7 @@ class JobLauncherTest {
     QueryRecord q = new QueryRecord("q2", Model.Direction.INCOMING, "alice", "bob", Role.B, "crm",
         "purchases", "SELECT COUNT(DISTINCT a.k) FROM a JOIN b ON a.k = b.k", "fp", 0, 41,
         "ecdh", "alice.example:7443", FA, Model.QueryStatus.APPROVED, null, 0, 1, 0L, null);
-    Dataset d = new Dataset("crm", "/data/crm.csv", "csv", List.of(), List.of("k"), List.of(),
+    Dataset d = new Dataset("crm", "/data/crm.csv", io.psiflink.api.OutputFormat.CSV, List.of(), List.of("k"), List.of(),
         List.of(), Model.DatasetStatus.ACTIVE, 0, null, null);
     List<String> cmd = launcher.command(s, q, d, dir.resolve("w/s2"), null, null, 12345);
     int main = cmd.indexOf("io.psiflink.jobs.PartyMain");
@@ -164,7 +164,7 @@ class JobLauncherTest {
           "purchases", "SELECT a.x FROM a JOIN b ON a.k = b.k", "fp", 16, 40, "kkrt",
           "alice.example:7443", FA, Model.QueryStatus.APPROVED, null, 0, 1, 0L, null);
       Dataset d = new Dataset("crm", "jdbc:postgresql://db:5432/crm?user=psi&password=p%26ss"
-          + "&table=people", "csv", List.of(), List.of("k"), List.of("x"), List.of(),
+          + "&table=people", io.psiflink.api.OutputFormat.CSV, List.of(), List.of("k"), List.of("x"), List.of(),
           Model.DatasetStatus.ACTIVE,
           0, null, "rounded");
       List<String> cmd = launcher.command(s, q, d, dir.resolve("w/s1"), null, null, 0);
