@@ -201,11 +201,12 @@ final class Requests {
         JsonNode item = select.get(i);
         String f = "query.select[" + i + "]";
         String table = text(item, "table", f);
-        if (!table.equals("a") && !table.equals("b")) {
+        Role side = Roles.ofTable(table);
+        if (side == null) {
           throw ApiException.badRequest(f + ".table", "must be a or b, not " + table);
         }
         String column = text(item, "column", f);
-        selected.add(new Selected(table.equals("a") ? Role.A : Role.B, column,
+        selected.add(new Selected(side, column,
             item.hasNonNull("as") ? text(item, "as", f) : null));
       }
       JsonNode on = q.path("on");
@@ -225,7 +226,7 @@ final class Requests {
           throw ApiException.badRequest("query.where", "must be an object {a: [...], b: [...]}");
         }
         where.fieldNames().forEachRemaining(name -> {
-          if (!name.equals("a") && !name.equals("b")) {
+          if (Roles.ofTable(name) == null) {
             throw ApiException.badRequest("query.where." + name, "tables are a and b");
           }
         });
