@@ -36,6 +36,12 @@ public final class JobMetricNames {
   /** Counter: joined rows this subtask emitted. */
   public static final String ROWS_OUT = "rowsOut";
 
+  /** Counter of a table's parse operator ({@code parse a}): rows read well. */
+  public static final String ROWS_READ = "rowsRead";
+
+  /** Counter of a table's parse operator: records quarantined (unreadable, NULL join key). */
+  public static final String ROWS_QUARANTINED = "rowsQuarantined";
+
   /**
    * The job's accumulators: job totals, which the job reads back for its summary (PrivateJoinJob)
    * and Flink serves at {@code /jobs/<id>/accumulators}.
@@ -62,6 +68,24 @@ public final class JobMetricNames {
     public static final String SPILL_END = "spill.end";
     /** Wall clock (epoch ms) when the last bin ended. */
     public static final String PSI_END = "psi.end";
+
+    /** Rows the source of table {@code table} read well (connectors' TableSource). */
+    public static String rowsRead(String table) {
+      return table + "." + ROWS_READ;
+    }
+
+    /** Records the source of table {@code table} quarantined, NULL join keys included. */
+    public static String rowsQuarantined(String table) {
+      return table + "." + ROWS_QUARANTINED;
+    }
+
+    /**
+     * Of {@link #rowsQuarantined}, the rows the source of table {@code table} quarantined because a
+     * key column was NULL.
+     */
+    public static String rowsWithNullKeyQuarantined(String table) {
+      return table + ".rowsWithNullKeyQuarantined";
+    }
 
     /** Rows the tokenizer of table {@code table} tokenized. */
     public static String rowsTokenized(String table) {

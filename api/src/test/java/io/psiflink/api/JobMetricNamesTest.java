@@ -24,5 +24,12 @@ class JobMetricNamesTest {
     assertEquals("rowsOut", JobMetricNames.Accumulators.ROWS_OUT);
     assertEquals("bytesSent", JobMetricNames.Accumulators.BYTES_SENT);
     assertEquals("a.rowsTokenized", JobMetricNames.Accumulators.rowsTokenized("a"));
+    // the source's (connectors' RowParser writes them, PrivateJoinJob's summary reads them)
+    assertEquals("a.rowsRead", JobMetricNames.Accumulators.rowsRead("a"));
+    assertEquals("a.rowsQuarantined", JobMetricNames.Accumulators.rowsQuarantined("a"));
+    assertEquals("b.rowsWithNullKeyQuarantined",
+        JobMetricNames.Accumulators.rowsWithNullKeyQuarantined("b"));
+    assertEquals("rowsRead", JobMetricNames.ROWS_READ);
+    assertEquals("rowsQuarantined", JobMetricNames.ROWS_QUARANTINED);
   }
 }

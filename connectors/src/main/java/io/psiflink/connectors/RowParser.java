@@ -1,5 +1,7 @@
 package io.psiflink.connectors;
 
+import io.psiflink.api.JobMetricNames;
+import io.psiflink.api.JobMetricNames.Accumulators;
 import io.psiflink.connectors.row.Utf8;
 import org.apache.flink.api.common.accumulators.LongCounter;
 import org.apache.flink.api.common.functions.OpenContext;
@@ -56,28 +58,16 @@ final class RowParser extends ProcessFunction<Row, Row> {
         nullKeyAccumulator.getLocalValue());
   }
 
-  static String rowsWithNullKeyAccumulator(String name) {
-    return name + ".rowsWithNullKeyQuarantined";
-  }
-
-  static String rowsReadAccumulator(String name) {
-    return name + ".rowsRead";
-  }
-
-  static String rowsQuarantinedAccumulator(String name) {
-    return name + ".rowsQuarantined";
-  }
-
   @Override
   public void open(OpenContext openContext) {
-    rowsRead = getRuntimeContext().getMetricGroup().counter("rowsRead");
-    rowsQuarantined = getRuntimeContext().getMetricGroup().counter("rowsQuarantined");
+    rowsRead = getRuntimeContext().getMetricGroup().counter(JobMetricNames.ROWS_READ);
+    rowsQuarantined = getRuntimeContext().getMetricGroup().counter(JobMetricNames.ROWS_QUARANTINED);
     readAccumulator = new LongCounter();
     quarantinedAccumulator = new LongCounter();
-    getRuntimeContext().addAccumulator(rowsReadAccumulator(name), readAccumulator);
-    getRuntimeContext().addAccumulator(rowsQuarantinedAccumulator(name), quarantinedAccumulator);
+    getRuntimeContext().addAccumulator(Accumulators.rowsRead(name), readAccumulator);
+    getRuntimeContext().addAccumulator(Accumulators.rowsQuarantined(name), quarantinedAccumulator);
     nullKeyAccumulator = new LongCounter();
-    getRuntimeContext().addAccumulator(rowsWithNullKeyAccumulator(name), nullKeyAccumulator);
+    getRuntimeContext().addAccumulator(Accumulators.rowsWithNullKeyQuarantined(name), nullKeyAccumulator);
   }
 
   @Override

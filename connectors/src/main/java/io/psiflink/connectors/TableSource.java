@@ -122,22 +122,4 @@ public final class TableSource {
     DataStream<BadRow> bad = rows.getSideOutput(quarantine);
     return new SourceResult(rows, bad, rows.getSideOutput(counts));
   }
-
-  /** Name of the accumulator counting the rows {@code read(env, name, ...)} emitted. */
-  public static String rowsReadAccumulator(String name) {
-    return RowParser.rowsReadAccumulator(name);
-  }
-
-  /**
-   * Name of the accumulator counting the rows {@code read(env, name, ...)} quarantined because a
-   * key column was NULL (included in {@link #rowsQuarantinedAccumulator}).
-   */
-  public static String rowsWithNullKeyAccumulator(String name) {
-    return RowParser.rowsWithNullKeyAccumulator(name);
-  }
-
-  /** Name of the accumulator counting the records {@code read(env, name, ...)} quarantined. */
-  public static String rowsQuarantinedAccumulator(String name) {
-    return RowParser.rowsQuarantinedAccumulator(name);
-  }
 }

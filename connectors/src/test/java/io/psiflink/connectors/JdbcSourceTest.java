@@ -157,7 +157,7 @@ class JdbcSourceTest {
     }
     assertEquals(400L, (Long) out.result().getAccumulatorResult("t.rowsQuarantined"));
     assertEquals(400L,
-        (Long) out.result().getAccumulatorResult(TableSource.rowsWithNullKeyAccumulator("t")));
+        (Long) out.result().getAccumulatorResult(io.psiflink.api.JobMetricNames.Accumulators.rowsWithNullKeyQuarantined("t")));
     assertEquals(Set.of(0, 1), out.readers());
     List<JdbcSplit> splits = JdbcTable.parse(location).plan(2);
     assertEquals(5, splits.size(), splits.toString());

@@ -13,6 +13,7 @@ import io.psiflink.query.ResolvedJoin;
 import java.io.IOException;
 import java.util.Map;
 import java.util.UUID;
+import java.util.function.Function;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -82,6 +83,7 @@ final class Approvals {
     QueryValidator.Policy ownPolicy = QueryValidator.policy(registry.publish(own));
     QueryValidator.Policy theirPolicy = QueryValidator.policy(theirs);
     ResolvedJoin resolved = QueryValidator.validate(sql, "sql", ownSide, ownPolicy, theirPolicy);
+    QueryValidator.checkProtocolFor(resolved, protocol); // the approver checks independently
     // The requester's coordinator expands stars; one left here would be expanded by our job
     // against whatever columns our files have when it runs, not against the approved schema.
     if (!QueryValidator.expandStars(sql, "sql", ownSide, ownPolicy, theirPolicy).equals(sql)) {
@@ -172,15 +174,14 @@ final class Approvals {
 
   private SessionRecord newSession(QueryRecord q, long now) {
     // the approver is the query's local side here; the requester the other
-    boolean approverIsA = q.localSide().equals(Role.A);
+    Role approver = q.localSide();
     String endpoint = ctx.config().bridge().endpoint();
-    String aParty = approverIsA ? ctx.party() : q.requester();
-    String bParty = approverIsA ? q.requester() : ctx.party();
-    String aEnd = approverIsA ? endpoint : q.requesterEndpoint();
-    String aFp = approverIsA ? ctx.bridgeFingerprint() : q.requesterFingerprint();
-    String bEnd = approverIsA ? q.requesterEndpoint() : endpoint;
-    String bFp = approverIsA ? q.requesterFingerprint() : ctx.bridgeFingerprint();
-    return new SessionRecord(UUID.randomUUID().toString(), q.id(), aParty, bParty, q.bins(),
-        q.sigma(), q.protocol(), aEnd, aFp, bEnd, bFp, now);
+    Function<Role, String> party = r -> r.equals(approver) ? ctx.party() : q.requester();
+    Function<Role, String> end = r -> r.equals(approver) ? endpoint : q.requesterEndpoint();
+    Function<Role, String> fp = r -> r.equals(approver) ? ctx.bridgeFingerprint()
+        : q.requesterFingerprint();
+    return new SessionRecord(UUID.randomUUID().toString(), q.id(), party.apply(Role.A),
+        party.apply(Role.B), q.bins(), q.sigma(), q.protocol(), end.apply(Role.A),
+        fp.apply(Role.A), end.apply(Role.B), fp.apply(Role.B), now);
   }
 }

@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
 import com.fasterxml.jackson.datatype.jsr310.JavaTimeModule;
+import io.psiflink.api.OutputFormat;
 import io.psiflink.connectors.BadRowLimit;
 import io.psiflink.nativepsi.ProtocolInfo;
 import java.io.IOException;
@@ -111,9 +112,9 @@ public record CoordinatorConfig(
   /**
    * How this party's job runs.
    *
-   * @param mode {@code embedded} (default: a child JVM running PartyMain on an embedded Flink
-   *     MiniCluster) or {@code flink-run} ({@code $flinkHome/bin/flink run jobJar} against a real
-   *     cluster)
+   * @param mode {@link JobMode#EMBEDDED embedded} (default: a child JVM running PartyMain on an
+   *     embedded Flink MiniCluster) or {@link JobMode#FLINK_RUN flink-run}
+   *     ({@code $flinkHome/bin/flink run jobJar} against a real cluster)
    * @param javaHeap heap of the embedded child JVM (default 2g)
    * @param parallelism Flink parallelism of the job (default 2)
    * @param workDir per-session work directories (RocksDB, logs, summaries; default {@code work})
@@ -134,19 +135,12 @@ public record CoordinatorConfig(
    *     with its dependencies; the coordinator's own class path holds no Flink runtime (default:
    *     the system property {@value JvmOptions#JOB_CLASSPATH_PROPERTY}, which ./psi serve sets)
    */
-  public record Job(String mode, String javaHeap, Integer parallelism, Path workDir,
+  public record Job(JobMode mode, String javaHeap, Integer parallelism, Path workDir,
       Path certificate, Path privateKey, Path trustedCa, Path flinkHome, Path jobJar,
       String flinkRestUrl, Path flinkConfDir, Integer attempts, Duration pairTimeout,
       Duration idleTimeout, String maxBadRows, List<Path> classpath) {
-    public static final String EMBEDDED = "embedded";
-    public static final String FLINK_RUN = "flink-run";
-
     public Job {
-      mode = mode == null ? EMBEDDED : mode;
-      if (!mode.equals(EMBEDDED) && !mode.equals(FLINK_RUN)) {
-        throw new IllegalArgumentException("config: job.mode must be embedded or flink-run, not "
-            + mode);
-      }
+      mode = mode == null ? JobMode.EMBEDDED : mode;
       javaHeap = javaHeap == null ? "2g" : javaHeap;
       parallelism = parallelism == null ? 2 : parallelism;
       workDir = workDir == null ? Path.of("work") : workDir;
@@ -155,7 +149,7 @@ public record CoordinatorConfig(
       idleTimeout = idleTimeout == null ? Duration.ofSeconds(60) : idleTimeout;
       require(privateKey, "job.privateKey");
       require(trustedCa, "job.trustedCa");
-      if (mode.equals(FLINK_RUN)) {
+      if (mode == JobMode.FLINK_RUN) {
         require(flinkHome, "job.flinkHome (mode flink-run)");
         require(jobJar, "job.jobJar (mode flink-run)");
       }
@@ -173,7 +167,7 @@ public record CoordinatorConfig(
     }
 
     /** A job section whose embedded party JVM runs the default class path. */
-    public Job(String mode, String javaHeap, Integer parallelism, Path workDir, Path certificate,
+    public Job(JobMode mode, String javaHeap, Integer parallelism, Path workDir, Path certificate,
         Path privateKey, Path trustedCa, Path flinkHome, Path jobJar, String flinkRestUrl,
         Path flinkConfDir, Integer attempts, Duration pairTimeout, Duration idleTimeout,
         String maxBadRows) {
@@ -183,7 +177,7 @@ public record CoordinatorConfig(
     }
 
     /** A job section with the job's own bad-row limit. */
-    public Job(String mode, String javaHeap, Integer parallelism, Path workDir, Path certificate,
+    public Job(JobMode mode, String javaHeap, Integer parallelism, Path workDir, Path certificate,
         Path privateKey, Path trustedCa, Path flinkHome, Path jobJar, String flinkRestUrl,
         Path flinkConfDir, Integer attempts, Duration pairTimeout, Duration idleTimeout) {
       this(mode, javaHeap, parallelism, workDir, certificate, privateKey, trustedCa, flinkHome,
@@ -207,12 +201,13 @@ public record CoordinatorConfig(
    *     job's file systems know ({@code hdfs://namenode:8020/psi/results})
    * @param format avro (default) or csv
    */
-  public record Output(String directory, String format) {
+  public record Output(String directory, OutputFormat format) {
     public Output {
       directory = directory == null ? "results" : directory;
-      format = format == null ? "avro" : format;
-      if (!format.equals("avro") && !format.equals("csv")) {
-        throw new IllegalArgumentException("config: output.format must be avro or csv");
+      format = format == null ? OutputFormat.AVRO : format;
+      if (format == OutputFormat.PARQUET) {
+        throw new IllegalArgumentException("config: output.format must be avro or csv, not "
+            + format.text());
       }
     }
   }
@@ -292,6 +287,7 @@ public record CoordinatorConfig(
   public static CoordinatorConfig load(Path file) throws IOException {
     ObjectMapper yaml = new ObjectMapper(new YAMLFactory())
         .registerModule(new JavaTimeModule())
+        .registerModule(Formats.jsonModule(true))
         .enable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES);
     CoordinatorConfig c = yaml.readValue(file.toFile(), CoordinatorConfig.class);
     return c.relativeTo(file.toAbsolutePath().getParent());

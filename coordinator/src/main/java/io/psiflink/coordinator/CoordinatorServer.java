@@ -59,6 +59,7 @@ public final class CoordinatorServer implements AutoCloseable {
   static ObjectMapper mapper() {
     return new ObjectMapper()
         .registerModule(Roles.jsonModule())
+        .registerModule(Formats.jsonModule(false))
         .disable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES)
         .setSerializationInclusion(JsonInclude.Include.ALWAYS);
   }

@@ -9,7 +9,6 @@ import io.psiflink.coordinator.Model.PublishedDataset;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
@@ -42,7 +41,7 @@ final class DatasetRegistry {
       }
       Store.insertDataset(c, d);
       Store.audit(c, d.createdAt(), ctx.party(), "dataset.registered", "dataset", d.name(),
-          Store.json(Map.of("location", JdbcTable.redact(d.location()), "format", d.format(),
+          Store.json(Map.of("location", JdbcTable.redact(d.location()), "format", d.format().text(),
               "publicSize", d.publicSize())));
       return shown(d);
     });
@@ -62,17 +61,18 @@ final class DatasetRegistry {
    * The schema of the files at {@code location} (flink-jobs' SchemaDiscovery: a CSV header with
    * inferred types, or an Avro writer schema), when a dataset is registered without one.
    */
-  private com.fasterxml.jackson.databind.JsonNode discover(String location, String format) {
-    if (format.equals("parquet")) {
+  private com.fasterxml.jackson.databind.JsonNode discover(String location,
+      io.psiflink.api.OutputFormat format) {
+    if (format == io.psiflink.api.OutputFormat.PARQUET) {
       throw ApiException.badRequest("schema", "is required for parquet datasets (discovery reads"
           + " csv and avro files)");
     }
     io.psiflink.api.TableSchema found;
     try {
-      String actual = io.psiflink.connectors.TableFiles.of(location).format().name()
-          .toLowerCase(Locale.ROOT);
-      if (!actual.equals(format)) {
-        throw ApiException.badRequest("format", "is " + format + " but the files at "
+      // connectors' TableFormat and api's OutputFormat name the same formats
+      String actual = io.psiflink.connectors.TableFiles.of(location).format().name();
+      if (!actual.equals(format.name())) {
+        throw ApiException.badRequest("format", "is " + format.text() + " but the files at "
             + JdbcTable.redact(location) + " are " + actual);
       }
       found = io.psiflink.connectors.SchemaDiscovery.discover(location);

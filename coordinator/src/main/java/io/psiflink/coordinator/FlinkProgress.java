@@ -6,6 +6,7 @@ import io.psiflink.api.JobMetricNames;
 import io.psiflink.api.Role;
 import io.psiflink.coordinator.Model.Phase;
 import io.psiflink.coordinator.Model.Progress;
+import org.apache.flink.api.common.JobStatus;
 import java.io.IOException;
 import java.net.URI;
 import java.net.URLEncoder;
@@ -34,7 +35,8 @@ import java.util.Optional;
  * register them.
  */
 final class FlinkProgress {
-  private static final List<String> TERMINAL = List.of("CANCELED", "FAILED", "FINISHED");
+  /** A vertex's state in Flink's REST API when all its subtasks ended well (ExecutionState). */
+  private static final String VERTEX_FINISHED = "FINISHED";
   private static final String BINS_DONE = JobMetricNames.psiMetric(JobMetricNames.BINS_DONE);
   private static final String BINS_TOTAL = JobMetricNames.psiMetric(JobMetricNames.BINS_TOTAL);
 
@@ -57,6 +59,15 @@ final class FlinkProgress {
     return Optional.ofNullable(jobId);
   }
 
+  /** A job's state as Flink's REST API gives it ({@code state}), null for one this Flink lacks. */
+  private static JobStatus status(JsonNode job) {
+    try {
+      return JobStatus.valueOf(job.path("state").asText());
+    } catch (IllegalArgumentException e) {
+      return null;
+    }
+  }
+
   /** The current progress; handshake while Flink has no job of this session (or no REST yet). */
   Progress poll() {
     try {
@@ -67,7 +78,7 @@ final class FlinkProgress {
         return new Progress(Phase.HANDSHAKE, 0, null);
       }
       JsonNode job = get("/jobs/" + jobId);
-      String state = job.path("state").asText();
+      JobStatus state = status(job);
       JsonNode tokenize = null;
       JsonNode psi = null;
       for (JsonNode v : job.path("vertices")) {
@@ -86,11 +97,11 @@ final class FlinkProgress {
         total = bins[1] > 0 ? bins[1] : null;
       }
       Phase phase;
-      if (state.equals("FINISHED") || (total != null && done >= total)) {
+      if (state == JobStatus.FINISHED || (total != null && done >= total)) {
         phase = Phase.WRITE;
       } else if (done > 0) {
         phase = Phase.PSI;
-      } else if (tokenize != null && tokenize.path("status").asText().equals("FINISHED")) {
+      } else if (tokenize != null && tokenize.path("status").asText().equals(VERTEX_FINISHED)) {
         phase = Phase.BIN_SPILL;
       } else {
         phase = Phase.TOKENIZE;
@@ -160,10 +171,10 @@ final class FlinkProgress {
             + new String(r.body(), StandardCharsets.UTF_8);
       }
       long deadline = System.nanoTime() + wait.toNanos();
-      String state = "";
+      JobStatus state = null;
       while (System.nanoTime() < deadline) {
-        state = get("/jobs/" + jobId).path("state").asText();
-        if (TERMINAL.contains(state)) {
+        state = status(get("/jobs/" + jobId));
+        if (state != null && state.isGloballyTerminalState()) {
           return "Flink job " + jobId + " " + state;
         }
         Thread.sleep(250);

@@ -106,14 +106,14 @@ final class JobLauncher implements AutoCloseable {
    * {@code created} session moves to {@code running}, in one transaction with its audit entry).
    */
   void launch(SessionRecord s, QueryRecord q, Dataset local) {
-    boolean partyA = q.localSide().equals(Role.A);
+    Role role = q.localSide();
     // Our directories are named by the session id, which the peer's coordinator may have chosen:
     // each is checked to be a direct child of its base (Confined), whatever the id holds.
     String out;
     Path work;
     try {
       // a path or a URI (hdfs://...): as a string, which java.nio would not keep
-      out = !partyA ? null : q.output() != null && q.output().location() != null
+      out = !receivesRows(role) ? null : q.output() != null && q.output().location() != null
           ? q.output().location() : Confined.under(config.output().directory(), s.id());
       work = Confined.under(job.workDir(), s.id());
     } catch (IllegalArgumentException e) {
@@ -121,10 +121,10 @@ final class JobLauncher implements AutoCloseable {
       fail(s.id(), "refusing to launch: " + e.getMessage(), null);
       return;
     }
-    String format = !partyA ? null : q.output() != null && q.output().format() != null
+    OutputFormat format = !receivesRows(role) ? null : q.output() != null && q.output().format() != null
         ? q.output().format() : config.output().format();
     Map<String, Object> detail = new LinkedHashMap<>();
-    detail.put("mode", job.mode());
+    detail.put("mode", job.mode().text());
     detail.put("party", q.localSide().label());
     detail.put("dataset", local.name());
     detail.put("bridge", s.aEndpoint());
@@ -152,12 +152,12 @@ final class JobLauncher implements AutoCloseable {
           .redirectOutput(work.resolve("job.log").toFile());
       pb.environment().putAll(environment(local));
       Process p = pb.start();
-      String rest = job.mode().equals(Job.EMBEDDED) ? "http://127.0.0.1:" + restPort
+      String rest = job.mode() == JobMode.EMBEDDED ? "http://127.0.0.1:" + restPort
           : job.flinkRestUrl();
       Run run = new Run(s.id(), p, rest == null ? null
           : new FlinkProgress(rest, q.localSide(), s.id(), json), out, outExisted);
       runs.put(s.id(), run);
-      Thread t = new Thread(() -> follow(run, partyA, format, work), "job-" + s.id());
+      Thread t = new Thread(() -> follow(run, role, format, work), "job-" + s.id());
       t.setDaemon(true);
       t.start();
       LOG.info("{}: launched the job of session {} (party {}, {}), log {}", config.party(),
@@ -169,9 +169,9 @@ final class JobLauncher implements AutoCloseable {
 
   /** The job's command line. */
   List<String> command(SessionRecord s, QueryRecord q, Dataset local, Path work, String out,
-      String format, int restPort) {
+      OutputFormat format, int restPort) {
     List<String> cmd = new ArrayList<>();
-    if (job.mode().equals(Job.EMBEDDED)) {
+    if (job.mode() == JobMode.EMBEDDED) {
       cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
       cmd.add("-Xmx" + job.javaHeap());
       cmd.addAll(JvmOptions.FLINK_JVM);
@@ -199,17 +199,17 @@ final class JobLauncher implements AutoCloseable {
 
   /** This party's job options for session {@code s}: the job parses them back (PartyMain). */
   PartyConfiguration partyConfiguration(SessionRecord s, QueryRecord q, Dataset local, Path work,
-      String out, String format) {
+      String out, OutputFormat format) {
     Role role = q.localSide();
-    boolean partyA = role.equals(Role.A);
+    boolean receives = receivesRows(role);
     PartyConfiguration c = PartyConfiguration.empty()
         .with(PartyOptions.PARTY, role)
         // a password in a JDBC location goes to the child's environment (environment()), never
         // on the command line where ps shows it
         .with(PartyOptions.TABLE, JdbcTable.withoutPassword(local.location()))
         .with(PartyOptions.SQL, q.sql())
-        .with(PartyOptions.OUT, partyA ? out : null)
-        .with(PartyOptions.FORMAT, partyA && format != null ? OutputFormat.parse(format) : null)
+        .with(PartyOptions.OUT, receives ? out : null)
+        .with(PartyOptions.FORMAT, receives ? format : null)
         .with(PartyOptions.QUARANTINE, work.resolve("quarantine").toString())
         .with(PartyOptions.SESSION, s.id())
         .with(PartyOptions.BRIDGE, HostPort.parse(s.aEndpoint()))
@@ -219,7 +219,7 @@ final class JobLauncher implements AutoCloseable {
         .with(PartyOptions.PEER, config.peer().name())
         // the peer job must present the very certificate the peer's coordinator put in the
         // session
-        .with(PartyOptions.PEER_CERT_SHA256, partyA ? s.bFingerprint() : s.aFingerprint())
+        .with(PartyOptions.PEER_CERT_SHA256, s.fingerprint(role.peer()))
         .with(PartyOptions.BINS, s.bins())
         .with(PartyOptions.SIGMA, s.sigma())
         // what the peer learns of our size, as registered with the dataset (and published)
@@ -251,7 +251,7 @@ final class JobLauncher implements AutoCloseable {
    */
   Map<String, String> environment(Dataset local) {
     Map<String, String> env = new LinkedHashMap<>();
-    if (job.mode().equals(Job.FLINK_RUN) && job.flinkConfDir() != null) {
+    if (job.mode() == JobMode.FLINK_RUN && job.flinkConfDir() != null) {
       env.put("FLINK_CONF_DIR", job.flinkConfDir().toString());
     }
     String password = JdbcTable.password(local.location());
@@ -280,8 +280,13 @@ final class JobLauncher implements AutoCloseable {
         + "it through -D" + JvmOptions.JOB_CLASSPATH_PROPERTY);
   }
 
+  /** Whether {@code role}'s job writes the joined table: A's, the receiver of the PSI. */
+  static boolean receivesRows(Role role) {
+    return Role.A.equals(role);
+  }
+
   /** Polls the job's progress until its process ends, then records how it ended. */
-  private void follow(Run run, boolean partyA, String format, Path work) {
+  private void follow(Run run, Role role, OutputFormat format, Path work) {
     Progress last = new Progress(Phase.HANDSHAKE, 0, null);
     try {
       while (!run.process.waitFor(1, TimeUnit.SECONDS)) {
@@ -295,9 +300,9 @@ final class JobLauncher implements AutoCloseable {
       if (run.stopped) {
         removeOutput(run);
       } else if (code == 0) {
-        succeed(run, partyA, format, work);
+        succeed(run, role, format, work);
       } else {
-        if (run.progress != null && job.mode().equals(Job.FLINK_RUN)) {
+        if (run.progress != null && job.mode() == JobMode.FLINK_RUN) {
           // the client is gone; its job may still run on the cluster
           LOG.info("{}: the client of session {} exited with {}; cancelling: {}", config.party(),
               run.session, code, run.progress.cancel(Duration.ofSeconds(30)));
@@ -314,7 +319,7 @@ final class JobLauncher implements AutoCloseable {
     }
   }
 
-  private void succeed(Run run, boolean partyA, String format, Path work) {
+  private void succeed(Run run, Role role, OutputFormat format, Path work) {
     String summary;
     JsonNode s;
     try {
@@ -326,7 +331,7 @@ final class JobLauncher implements AutoCloseable {
       return;
     }
     long rowsOut = s.path("rows_out").asLong();
-    Result result = partyA ? new Result(run.out, format, rowsOut) : null;
+    Result result = receivesRows(role) ? new Result(run.out, format, rowsOut) : null;
     Progress done = new Progress(Phase.DONE, s.path("bins_done").asLong(),
         s.path("bins").asLong());
     long now = clock.millis();
@@ -383,7 +388,7 @@ final class JobLauncher implements AutoCloseable {
     }
     run.stopped = true;
     destroy(run.process);
-    if (run.progress != null && job.mode().equals(Job.FLINK_RUN)) {
+    if (run.progress != null && job.mode() == JobMode.FLINK_RUN) {
       LOG.info("{}: cancelling the job of session {}: {}", config.party(), session,
           run.progress.cancel(Duration.ofSeconds(30)));
     }

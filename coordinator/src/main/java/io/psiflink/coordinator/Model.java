@@ -2,6 +2,7 @@ package io.psiflink.coordinator;
 
 import com.fasterxml.jackson.annotation.JsonCreator;
 import com.fasterxml.jackson.annotation.JsonValue;
+import io.psiflink.api.OutputFormat;
 import io.psiflink.api.Role;
 import java.util.List;
 import java.util.Locale;
@@ -142,7 +143,7 @@ public final class Model {
   public record Dataset(
       String name,
       String location,
-      String format,
+      OutputFormat format,
       List<ColumnSpec> schema,
       List<String> keyColumns,
       List<String> revealColumns,
@@ -197,7 +198,7 @@ public final class Model {
    * Where party A writes the joined table of a query (null fields: the coordinator's defaults,
    * {@code output.directory/<session id>} and {@code output.format}).
    */
-  public record Output(String location, String format) {}
+  public record Output(String location, OutputFormat format) {}
 
   /** A decision on a query: approved, rejected or expired. */
   public record Approval(String queryId, Decision decision, String decidedBy, String reason,
@@ -253,6 +254,25 @@ public final class Model {
     public boolean ended() {
       return status.ended();
     }
+
+    /** The organisation that plays {@code role} (A or B) in this session. */
+    public String party(Role role) {
+      return isA(role) ? partyA : partyB;
+    }
+
+    /** The bridge endpoint of {@code role}'s party. */
+    public String endpoint(Role role) {
+      return isA(role) ? aEndpoint : bEndpoint;
+    }
+
+    /** The SHA-256 of the certificate {@code role}'s job presents on the bridge. */
+    public String fingerprint(Role role) {
+      return isA(role) ? aFingerprint : bFingerprint;
+    }
+
+    private static boolean isA(Role role) {
+      return role.peer().equals(Role.B); // peer(): a two-party role, or IllegalStateException
+    }
   }
 
   /**
@@ -262,7 +282,7 @@ public final class Model {
   public record Progress(Phase phase, long binsDone, Long binsTotal) {}
 
   /** The joined table party A wrote: location, format and rows. */
-  public record Result(String location, String format, Long rowsOut) {}
+  public record Result(String location, OutputFormat format, Long rowsOut) {}
 
   /** One entry of the append-only audit log. */
   public record AuditEntry(long seq, long at, String actor, String action, String objectType,

@@ -79,6 +79,7 @@ final class Offers {
     // coordinators and both jobs fingerprint this text.
     String sql = QueryValidator.expandStars(given, field, side, localPolicy, peerPolicy);
     ResolvedJoin resolved = QueryValidator.validate(sql, field, side, localPolicy, peerPolicy);
+    QueryValidator.checkProtocolFor(resolved, protocol); // before the peer sees the offer
     String disclosure = Store.json(Disclosure.of(side, resolved, localName, local.publicSize(),
         peerName, peerView.publicSize()));
     String fingerprint = QueryValidator.fingerprint(sql);
@@ -212,10 +213,10 @@ final class Offers {
 
   /** The session the approver created must match the query this side submitted. */
   private void checkSession(QueryRecord q, SessionRecord s) {
-    boolean weAreA = q.localSide().equals(Role.A);
-    String ourParty = weAreA ? s.partyA() : s.partyB();
-    String ourEndpoint = weAreA ? s.aEndpoint() : s.bEndpoint();
-    String ourFp = weAreA ? s.aFingerprint() : s.bFingerprint();
+    Role ours = q.localSide();
+    String ourParty = s.party(ours);
+    String ourEndpoint = s.endpoint(ours);
+    String ourFp = s.fingerprint(ours);
     if (!ctx.party().equals(ourParty) || !q.requesterEndpoint().equals(ourEndpoint)
         || !q.requesterFingerprint().equals(ourFp) || s.bins() != q.bins()
         || s.sigma() != q.sigma() || !q.protocol().equals(s.protocol())) {

@@ -1,5 +1,6 @@
 package io.psiflink.coordinator;
 
+import io.psiflink.api.Role;
 import io.psiflink.coordinator.Model.Approval;
 import io.psiflink.coordinator.Model.Decision;
 import io.psiflink.coordinator.Model.QueryRecord;
@@ -122,8 +123,9 @@ final class Queries {
     m.put("bins", s.bins());
     m.put("sigma", s.sigma());
     m.put("protocol", s.protocol());
-    m.put("a", s.partyA() + "@" + s.aEndpoint());
-    m.put("b", s.partyB() + "@" + s.bEndpoint());
+    for (Role r : new Role[] {Role.A, Role.B}) {
+      m.put(r.table(), s.party(r) + "@" + s.endpoint(r));
+    }
     return m;
   }
 }

@@ -15,10 +15,12 @@ import io.psiflink.query.QueryException;
 import io.psiflink.query.ResolvedJoin;
 import io.psiflink.api.Role;
 import io.psiflink.query.SourceSpan;
+import io.psiflink.nativepsi.ProtocolInfo;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
+import java.util.stream.Collectors;
 
 /**
  * Checks a join query against this party's dataset and the peer's published dataset, with the
@@ -32,6 +34,26 @@ import java.util.Set;
  */
 public final class QueryValidator {
   private QueryValidator() {}
+
+  /**
+   * A {@code SELECT COUNT(DISTINCT ...)} query promises both parties that only the count is
+   * revealed: its protocol must be able to run with the cardinality output (the library says which
+   * can, {@link ProtocolInfo#supportsCardinality()}), or the job would refuse it only after both
+   * parties approved and launched.
+   *
+   * @throws ApiException 400 naming {@code protocol} and the protocols that can
+   */
+  static void checkProtocolFor(ResolvedJoin resolved, String protocol) {
+    if (resolved.count() == null || ProtocolInfo.byName(protocol).supportsCardinality()) {
+      return;
+    }
+    String able = ProtocolInfo.all().stream().filter(ProtocolInfo::supportsCardinality)
+        .map(ProtocolInfo::name).collect(Collectors.joining(" or "));
+    throw ApiException.badRequest("protocol", "protocol " + protocol + " cannot reveal only the"
+        + " count that SELECT COUNT(DISTINCT ...) promises; use "
+        + (able.isEmpty() ? "a protocol with the cardinality output (none in this library)"
+            : able));
+  }
 
   /** A dataset's columns and usage policy, whether it is ours (full) or the peer's (published). */
   record Policy(String dataset, TableSchema schema, Set<String> key, Set<String> reveal,

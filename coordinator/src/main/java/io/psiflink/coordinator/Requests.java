@@ -11,6 +11,7 @@ import io.psiflink.coordinator.Model.SessionRecord;
 import io.psiflink.api.PublicSize;
 import java.io.IOException;
 import java.util.ArrayList;
+import io.psiflink.api.OutputFormat;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -30,7 +31,6 @@ final class Requests {
   private Requests() {}
 
   static final Pattern DATASET_NAME = Pattern.compile("[A-Za-z0-9][A-Za-z0-9_.-]{0,127}");
-  static final Set<String> FORMATS = Set.of("csv", "avro", "parquet");
 
   /**
    * {@code POST /v1/datasets}.
@@ -38,7 +38,7 @@ final class Requests {
    * @param schema null: discover it from the files
    * @param keyColumns null when not given (the registry requires it once the schema is known)
    */
-  record NewDataset(String name, String location, String format, List<ColumnSpec> schema,
+  record NewDataset(String name, String location, OutputFormat format, List<ColumnSpec> schema,
       List<String> keyColumns, List<String> revealColumns, List<String> filterColumns,
       String publicSize) {
 
@@ -49,10 +49,7 @@ final class Requests {
         throw ApiException.badRequest("name", "must match " + DATASET_NAME.pattern());
       }
       String location = requireText(body, "location");
-      String format = requireText(body, "format").toLowerCase(Locale.ROOT);
-      if (!FORMATS.contains(format)) {
-        throw ApiException.badRequest("format", "must be one of csv, avro, parquet");
-      }
+      OutputFormat format = Formats.parse(requireText(body, "format"), "format");
       JsonNode schemaNode = body.get("schema");
       List<ColumnSpec> schema = schemaNode == null || schemaNode.isNull() ? null
           : schema(schemaNode);
@@ -163,12 +160,13 @@ final class Requests {
       if (loc != null && !loc.isNull() && (!loc.isTextual() || loc.asText().isBlank())) {
         throw ApiException.badRequest("output.location", "must be a non-empty path");
       }
-      if (fmt != null && !fmt.isNull() && !fmt.asText().equals("avro")
-          && !fmt.asText().equals("csv")) {
+      OutputFormat format = fmt == null || fmt.isNull() ? null
+          : fmt.isTextual() && (fmt.asText().equals("avro") || fmt.asText().equals("csv"))
+          ? OutputFormat.parse(fmt.asText()) : null;
+      if (fmt != null && !fmt.isNull() && format == null) {
         throw ApiException.badRequest("output.format", "must be avro or csv");
       }
-      return new Output(loc == null || loc.isNull() ? null : loc.asText(),
-          fmt == null || fmt.isNull() ? null : fmt.asText());
+      return new Output(loc == null || loc.isNull() ? null : loc.asText(), format);
     }
   }
 
@@ -203,11 +201,12 @@ final class Requests {
         JsonNode item = select.get(i);
         String f = "query.select[" + i + "]";
         String table = text(item, "table", f);
-        if (!table.equals("a") && !table.equals("b")) {
+        Role side = Roles.ofTable(table);
+        if (side == null) {
           throw ApiException.badRequest(f + ".table", "must be a or b, not " + table);
         }
         String column = text(item, "column", f);
-        selected.add(new Selected(table.equals("a") ? Role.A : Role.B, column,
+        selected.add(new Selected(side, column,
             item.hasNonNull("as") ? text(item, "as", f) : null));
       }
       JsonNode on = q.path("on");
@@ -227,7 +226,7 @@ final class Requests {
           throw ApiException.badRequest("query.where", "must be an object {a: [...], b: [...]}");
         }
         where.fieldNames().forEachRemaining(name -> {
-          if (!name.equals("a") && !name.equals("b")) {
+          if (Roles.ofTable(name) == null) {
             throw ApiException.badRequest("query.where." + name, "tables are a and b");
           }
         });

@@ -35,6 +35,19 @@ final class Roles {
     };
   }
 
+  /**
+   * The party of a two-party query whose table qualifier ({@link Role#table()}) is {@code table}:
+   * A for {@code a}, B for {@code b}; null for any other text.
+   */
+  static Role ofTable(String table) {
+    for (Role r : new Role[] {Role.A, Role.B}) {
+      if (r.table().equals(table)) {
+        return r;
+      }
+    }
+    return null;
+  }
+
   /** Jackson: a role as its label. */
   static SimpleModule jsonModule() {
     SimpleModule m = new SimpleModule("psi-roles");

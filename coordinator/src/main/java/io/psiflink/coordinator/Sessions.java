@@ -187,7 +187,7 @@ final class Sessions {
     String summary = ctx.db().tx(c -> Store.sessionSummary(c, id));
     Map<String, Object> m = new LinkedHashMap<>();
     m.put("location", s.result().location());
-    m.put("format", s.result().format());
+    m.put("format", s.result().format().text());
     m.put("rowsOut", s.result().rowsOut());
     try {
       m.put("summary", summary == null ? null : ctx.json().readTree(summary));

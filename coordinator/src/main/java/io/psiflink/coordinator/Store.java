@@ -31,7 +31,8 @@ import java.util.Optional;
  * inserted into. Enums are stored by their names ({@code PENDING}, V4_2), roles by their labels.
  */
 public final class Store {
-  private static final ObjectMapper JSON = new ObjectMapper();
+  private static final ObjectMapper JSON = new ObjectMapper()
+      .registerModule(Formats.jsonModule(false)); // lower case in the audit log
 
   // ------------------------------------------------------------------ datasets
 
@@ -41,7 +42,7 @@ public final class Store {
         + " retired_at, public_size) VALUES (?,?,?,?,?,?,?,?,?,?,?)")) {
       ps.setString(1, d.name());
       ps.setString(2, d.location());
-      ps.setString(3, d.format());
+      ps.setString(3, Formats.store(d.format()));
       ps.setString(4, json(d.schema()));
       ps.setString(5, json(d.keyColumns()));
       ps.setString(6, json(d.revealColumns()));
@@ -73,7 +74,7 @@ public final class Store {
       List<Dataset> out = new ArrayList<>();
       try (ResultSet rs = ps.executeQuery()) {
         while (rs.next()) {
-          out.add(new Dataset(rs.getString(1), rs.getString(2), rs.getString(3),
+          out.add(new Dataset(rs.getString(1), rs.getString(2), Formats.stored(rs.getString(3)),
               fromJson(rs.getString(4), new TypeReference<List<ColumnSpec>>() {}),
               strings(rs.getString(5)), strings(rs.getString(6)), strings(rs.getString(7)),
               DatasetStatus.valueOf(rs.getString(8)), rs.getLong(9), getLong(rs, 10),
@@ -129,7 +130,7 @@ public final class Store {
           q.protocol(), q.requesterEndpoint(), q.requesterFingerprint(), q.status().name(),
           q.statusReason(), q.createdAt(), q.expiresAt(), q.decidedAt(),
           q.output() == null ? null : q.output().location(),
-          q.output() == null ? null : q.output().format());
+          q.output() == null ? null : Formats.store(q.output().format()));
       ps.executeUpdate();
     }
   }
@@ -163,7 +164,7 @@ public final class Store {
               QueryStatus.valueOf(rs.getString(15)), rs.getString(16),
               rs.getLong(17), rs.getLong(18), getLong(rs, 19),
               rs.getString(20) == null && rs.getString(21) == null ? null
-                  : new Model.Output(rs.getString(20), rs.getString(21))));
+                  : new Model.Output(rs.getString(20), Formats.stored(rs.getString(21)))));
         }
       }
       return out;
@@ -219,7 +220,7 @@ public final class Store {
           s.progress() == null ? null : s.progress().binsDone(),
           s.progress() == null ? null : s.progress().binsTotal(), s.error(),
           s.result() == null ? null : s.result().location(),
-          s.result() == null ? null : s.result().format(),
+          s.result() == null ? null : Formats.store(s.result().format()),
           s.result() == null ? null : s.result().rowsOut(), s.startedAt(), s.endedAt());
       ps.executeUpdate();
     }
@@ -259,7 +260,7 @@ public final class Store {
       bind(ps, status.name(), error, progress == null ? null : progress.phase().name(),
           progress == null ? null : progress.binsDone(),
           progress == null ? null : progress.binsTotal(),
-          result == null ? null : result.location(), result == null ? null : result.format(),
+          result == null ? null : result.location(), result == null ? null : Formats.store(result.format()),
           result == null ? null : result.rowsOut(), summaryJson, at, id,
           SessionStatus.CREATED.name(), SessionStatus.RUNNING.name());
       return ps.executeUpdate() == 1;
@@ -316,7 +317,7 @@ public final class Store {
               phase == null ? null : new Model.Progress(Phase.valueOf(phase),
                   done == null ? 0 : done, total),
               rs.getString(17),
-              location == null ? null : new Model.Result(location, rs.getString(19),
+              location == null ? null : new Model.Result(location, Formats.stored(rs.getString(19)),
                   getLong(rs, 20)),
               getLong(rs, 21), getLong(rs, 22)));
         }

@@ -125,6 +125,34 @@ class ConfigAndTokensTest {
   }
 
   @Test
+  void aJobModeIsOneOfTheModesAndABadOneIsNamedByItsKey() throws Exception {
+    Files.writeString(dir.resolve("m.yaml"), "party: alice\n"
+        + "job: {mode: flink-rn, privateKey: k, trustedCa: ca}\n");
+    IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+        () -> unwrap(() -> CoordinatorConfig.load(dir.resolve("m.yaml"))));
+    assertTrue(e.getMessage().startsWith("config: job.mode"), e.getMessage());
+    assertTrue(e.getMessage().contains("'flink-rn'") && e.getMessage().contains("embedded or"
+        + " flink-run"), e.getMessage());
+    // a bad format names its key too
+    Files.writeString(dir.resolve("f.yaml"), "party: alice\noutput: {format: orc}\n");
+    e = assertThrows(IllegalArgumentException.class,
+        () -> unwrap(() -> CoordinatorConfig.load(dir.resolve("f.yaml"))));
+    assertTrue(e.getMessage().startsWith("config: output.format"), e.getMessage());
+    assertTrue(e.getMessage().contains("'orc'"), e.getMessage());
+    Files.writeString(dir.resolve("p.yaml"), "party: alice\noutput: {format: parquet}\n");
+    e = assertThrows(IllegalArgumentException.class,
+        () -> unwrap(() -> CoordinatorConfig.load(dir.resolve("p.yaml"))));
+    assertTrue(e.getMessage().startsWith("config: output.format must be avro or csv"),
+        e.getMessage());
+    // the configuration's words, both ways
+    assertEquals(JobMode.FLINK_RUN, JobMode.parse("flink-run"));
+    assertEquals(JobMode.EMBEDDED, JobMode.parse("embedded"));
+    assertEquals("flink-run", JobMode.FLINK_RUN.text());
+    assertEquals(JobMode.EMBEDDED, new CoordinatorConfig.Job(null, null, null, null, null,
+        dir.resolve("k"), dir.resolve("ca"), null, null, null, null, null, null, null).mode());
+  }
+
+  @Test
   void aBadRowLimitThatDoesNotParseIsRefusedAtLoad() {
     IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
         () -> new CoordinatorConfig.Job(null, null, null, null, null, dir.resolve("k"),

@@ -443,6 +443,40 @@ abstract class CoordinatorApiContract {
     assertFalse(alice.get("/v1/queries").raw().contains("unknown_ds"));
   }
 
+  @Test
+  void aCountNeedsAProtocolThatRevealsOnlyTheCount() throws Exception {
+    String count = "SELECT COUNT(DISTINCT a.card) FROM a JOIN b ON a.card = b.card";
+    // the oracle: what the native library says of each protocol, not the coordinator's code
+    List<String> able = io.psiflink.nativepsi.ProtocolInfo.all().stream()
+        .filter(io.psiflink.nativepsi.ProtocolInfo::supportsCardinality)
+        .map(io.psiflink.nativepsi.ProtocolInfo::name).toList();
+    assertFalse(able.contains("kkrt"));
+    assertTrue(able.contains("ecdh"));
+    int atBob = bob.get("/v1/queries").json().path("queries").size();
+    List<String> bobsAudit = actions(bob);
+    ObjectNode q = sqlQuery(count);
+    q.put("protocol", "kkrt");
+    refused(400, alice.post("/v1/queries", q), "protocol", "kkrt", "COUNT(DISTINCT", "ecdh");
+    // refused before the peer saw the offer: nothing new at bob
+    assertEquals(atBob, bob.get("/v1/queries").json().path("queries").size());
+    assertEquals(bobsAudit, actions(bob));
+    // the approver checks too, for an offer that did not come through a checking coordinator
+    Client peerAtBob = parties.client(parties.bob, "Bearer " + parties.aliceToBob);
+    refused(400, peerAtBob.post("/v1/peer/queries",
+        offer("alice", "A", "purchases", "customers", count)), "protocol", "kkrt");
+    assertEquals(atBob, bob.get("/v1/queries").json().path("queries").size());
+    // a protocol with the cardinality output is accepted; a join with kkrt still is
+    q.put("protocol", "ecdh");
+    String id = submit(alice, q);
+    assertEquals(200, bob.post("/v1/queries/" + id + "/reject", Map.of("reason", "test"))
+        .status());
+    q = sqlQuery("SELECT a.spend FROM a JOIN b ON a.card = b.card");
+    q.put("protocol", "kkrt");
+    id = submit(alice, q);
+    assertEquals(200, bob.post("/v1/queries/" + id + "/reject", Map.of("reason", "test"))
+        .status());
+  }
+
   static ObjectNode jsonQuery(String where) throws Exception {
     ObjectNode n = Client.JSON.createObjectNode();
     n.put("localDataset", "purchases");
@@ -754,7 +788,7 @@ abstract class CoordinatorApiContract {
     refused(409, alice.get("/v1/sessions/" + sid + "/result"), "is running");
 
     assertTrue((boolean) db.tx(c -> Store.endSession(c, sid, Model.SessionStatus.SUCCEEDED,
-        null, new Model.Progress(Model.Phase.DONE, 8, 8L), new Model.Result("/out/joined", "avro", 42L),
+        null, new Model.Progress(Model.Phase.DONE, 8, 8L), new Model.Result("/out/joined", io.psiflink.api.OutputFormat.AVRO, 42L),
         "{\"rows_out\":42}", 2000L)));
     assertFalse((boolean) db.tx(c -> Store.progress(c, sid, new Model.Progress(Model.Phase.PSI, 4, 8L))),
         "no progress after the end");

@@ -75,7 +75,7 @@ class HostilePeerTest {
         Tokens.line(inbound, Kind.PEER, "bob-coordinator")));
     Files.writeString(home.resolve("peer-token"), Tokens.newToken() + "\n");
     // flink-run with no Flink installed: a launch gets as far as the work directory, then fails
-    CoordinatorConfig.Job job = new CoordinatorConfig.Job("flink-run", null, 1,
+    CoordinatorConfig.Job job = new CoordinatorConfig.Job(JobMode.FLINK_RUN, null, 1,
         home.resolve("work"), pkiDir.resolve("alice.pem"), pkiDir.resolve("alice.key"),
         pki.caCertificate(), dir.resolve("no-flink"), dir.resolve("no.jar"), null, null, 1,
         Duration.ofSeconds(5), Duration.ofSeconds(5), null);
@@ -89,7 +89,8 @@ class HostilePeerTest {
             home.resolve("peer-token")),
         new CoordinatorConfig.Bridge("alice.example:7443", pkiDir.resolve("alice.pem")),
         Duration.ofHours(1), Duration.ofHours(1), null, List.of("kkrt", "ecdh"), job,
-        new CoordinatorConfig.Output(home.resolve("results").toString(), "avro"));
+        new CoordinatorConfig.Output(home.resolve("results").toString(),
+            io.psiflink.api.OutputFormat.AVRO));
     alice = CoordinatorServer.start(config);
     var trust = Tls.context(pkiDir.resolve("alice.pem"), pkiDir.resolve("alice.key"),
         pki.caCertificate());

@@ -35,7 +35,7 @@ class JobLauncherTest {
 
   @Test
   void flinkRunModeRunsPartyMainFromTheJobJarWithTheSessionsParameters() {
-    CoordinatorConfig.Job job = new CoordinatorConfig.Job("flink-run", null, 4, dir.resolve("w"),
+    CoordinatorConfig.Job job = new CoordinatorConfig.Job(JobMode.FLINK_RUN, null, 4, dir.resolve("w"),
         dir.resolve("job.pem"), dir.resolve("job.key"), dir.resolve("ca.pem"),
         Path.of("/opt/flink"), Path.of("/opt/psi/psi-flink-job.jar"), "http://jm:8081", null,
         2, Duration.ofSeconds(30), Duration.ofSeconds(45), "0.5%");
@@ -52,12 +52,12 @@ class JobLauncherTest {
     QueryRecord q = new QueryRecord("q1", Model.Direction.OUTGOING, "alice", "bob", Role.A, "purchases",
         "customers", "SELECT a.x FROM a JOIN b ON a.k = b.k", "fp", 16, 40, "kkrt",
         "alice.example:7443", FA, Model.QueryStatus.APPROVED, null, 0, 1, 0L, null);
-    Dataset d = new Dataset("purchases", "hdfs://nn/purchases", "avro",
+    Dataset d = new Dataset("purchases", "hdfs://nn/purchases", io.psiflink.api.OutputFormat.AVRO,
         List.of(new Model.ColumnSpec("k", "BIGINT", false), new Model.ColumnSpec("x y", "STRING",
             true)), List.of("k"), List.of("x y"), List.of(), Model.DatasetStatus.ACTIVE, 0, null,
         "declared:5000");
     List<String> cmd = launcher.command(s, q, d, dir.resolve("w/s1"),
-        "hdfs://nn:8020/out/s1", "avro", 0);
+        "hdfs://nn:8020/out/s1", io.psiflink.api.OutputFormat.AVRO, 0);
     assertEquals(List.of("/opt/flink/bin/flink", "run", "-c", "io.psiflink.jobs.PartyMain",
         "/opt/psi/psi-flink-job.jar"), cmd.subList(0, 5));
     String args = String.join(" ", cmd.subList(5, cmd.size()));
@@ -107,7 +107,7 @@ class JobLauncherTest {
 
   @Test
   void theEmbeddedJobsCommandLineIsOneTheJobParses() {
-    CoordinatorConfig.Job job = new CoordinatorConfig.Job("embedded", "768m", 1, dir.resolve("w"),
+    CoordinatorConfig.Job job = new CoordinatorConfig.Job(JobMode.EMBEDDED, "768m", 1, dir.resolve("w"),
         dir.resolve("job.pem"), dir.resolve("job.key"), dir.resolve("ca.pem"), null, null, null,
         null, 1, Duration.ofMillis(300), Duration.ofSeconds(45), null,
         List.of(dir.resolve("psi-flink-jobs.jar")));
@@ -124,7 +124,7 @@ class JobLauncherTest {
     QueryRecord q = new QueryRecord("q2", Model.Direction.INCOMING, "alice", "bob", Role.B, "crm",
         "purchases", "SELECT COUNT(DISTINCT a.k) FROM a JOIN b ON a.k = b.k", "fp", 0, 41,
         "ecdh", "alice.example:7443", FA, Model.QueryStatus.APPROVED, null, 0, 1, 0L, null);
-    Dataset d = new Dataset("crm", "/data/crm.csv", "csv", List.of(), List.of("k"), List.of(),
+    Dataset d = new Dataset("crm", "/data/crm.csv", io.psiflink.api.OutputFormat.CSV, List.of(), List.of("k"), List.of(),
         List.of(), Model.DatasetStatus.ACTIVE, 0, null, null);
     List<String> cmd = launcher.command(s, q, d, dir.resolve("w/s2"), null, null, 12345);
     int main = cmd.indexOf("io.psiflink.jobs.PartyMain");
@@ -145,7 +145,7 @@ class JobLauncherTest {
 
   @Test
   void aJdbcPasswordGoesToTheJobsEnvironmentNotItsCommandLine() {
-    for (String mode : List.of("embedded", "flink-run")) {
+    for (JobMode mode : JobMode.values()) {
       CoordinatorConfig.Job job = new CoordinatorConfig.Job(mode, null, 1, dir.resolve("w"),
           dir.resolve("job.pem"), dir.resolve("job.key"), dir.resolve("ca.pem"),
           Path.of("/opt/flink"), Path.of("/opt/psi/psi-flink-job.jar"), null, null, 1,
@@ -165,7 +165,7 @@ class JobLauncherTest {
           "purchases", "SELECT a.x FROM a JOIN b ON a.k = b.k", "fp", 16, 40, "kkrt",
           "alice.example:7443", FA, Model.QueryStatus.APPROVED, null, 0, 1, 0L, null);
       Dataset d = new Dataset("crm", "jdbc:postgresql://db:5432/crm?user=psi&password=p%26ss"
-          + "&table=people", "csv", List.of(), List.of("k"), List.of("x"), List.of(),
+          + "&table=people", io.psiflink.api.OutputFormat.CSV, List.of(), List.of("k"), List.of("x"), List.of(),
           Model.DatasetStatus.ACTIVE,
           0, null, "rounded");
       List<String> cmd = launcher.command(s, q, d, dir.resolve("w/s1"), null, null, 0);
@@ -182,7 +182,7 @@ class JobLauncherTest {
     List<Path> jobJars = List.of(Path.of("/opt/psi/job-lib/psi-flink-jobs.jar"),
         Path.of("/opt/psi/job-lib/flink-runtime.jar"));
     for (List<Path> classpath : List.of(jobJars, List.<Path>of())) {
-      CoordinatorConfig.Job job = new CoordinatorConfig.Job("embedded", null, 1, dir.resolve("w"),
+      CoordinatorConfig.Job job = new CoordinatorConfig.Job(JobMode.EMBEDDED, null, 1, dir.resolve("w"),
           dir.resolve("job.pem"), dir.resolve("job.key"), dir.resolve("ca.pem"), null, null, null,
           null, 1, Duration.ofSeconds(30), Duration.ofSeconds(45), null, classpath);
       CoordinatorConfig config = new CoordinatorConfig("alice",

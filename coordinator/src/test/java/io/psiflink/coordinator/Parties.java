@@ -120,7 +120,8 @@ public final class Parties implements AutoCloseable {
               pkiDir.resolve(party + ".key"), pki.caCertificate(), job.flinkHome(),
               job.jobJar(), job.flinkRestUrl(), job.flinkConfDir(), job.attempts(),
               job.pairTimeout(), job.idleTimeout(), job.maxBadRows(), job.classpath()),
-          new CoordinatorConfig.Output(home.resolve("results").toString(), "avro"));
+          new CoordinatorConfig.Output(home.resolve("results").toString(),
+              io.psiflink.api.OutputFormat.AVRO));
     }
     return new CoordinatorConfig(party,
         new CoordinatorConfig.Listen("127.0.0.1", port),

@@ -403,12 +403,12 @@ public final class PrivateJoinJob {
   private static JobSummary summarize(PartyConfig cfg, String name, int bins,
       JobExecutionResult r, long start, long handshakeDone, long jobStart, long end) {
     Map<String, Object> acc = r.getAllAccumulatorResults();
-    long rowsRead = num(acc, TableSource.rowsReadAccumulator(name));
-    long quarantined = num(acc, TableSource.rowsQuarantinedAccumulator(name));
+    long rowsRead = num(acc, Accumulators.rowsRead(name));
+    long quarantined = num(acc, Accumulators.rowsQuarantined(name));
     long tokenized = num(acc, Accumulators.rowsTokenized(name));
     // NULL keys are quarantined while reading; the tokenizer's own check is a second line
     long tokenizerNullKeys = num(acc, Accumulators.rowsWithNullKey(name));
-    long nullKeys = num(acc, TableSource.rowsWithNullKeyAccumulator(name)) + tokenizerNullKeys;
+    long nullKeys = num(acc, Accumulators.rowsWithNullKeyQuarantined(name)) + tokenizerNullKeys;
     long tokenizeEnd = Math.max(num(acc, Accumulators.TOKENIZE_END), jobStart);
     long spillEnd = Math.max(num(acc, Accumulators.SPILL_END), tokenizeEnd);
     long psiEnd = Math.max(num(acc, Accumulators.PSI_END), spillEnd);

@@ -39,7 +39,7 @@ class AirflowDagIT {
   @BeforeAll
   void start() throws Exception {
     dir = Files.createTempDirectory("psi-airflow-it-");
-    CoordinatorConfig.Job job = new CoordinatorConfig.Job("embedded", "768m", 1, null, null,
+    CoordinatorConfig.Job job = new CoordinatorConfig.Job(io.psiflink.coordinator.JobMode.EMBEDDED, "768m", 1, null, null,
         dir.resolve("unused.key"), dir.resolve("unused.pem"), null, null, null, null, 2,
         Duration.ofSeconds(90), Duration.ofSeconds(90), JoinTables.MAX_BAD_ROWS,
         JoinTables.jobClasspath());

@@ -113,7 +113,7 @@ class CoordinatorFlinkRunIT {
     // start far apart on a loaded machine
     parties = new Parties(dir.resolve("parties"),
         party -> "jdbc:sqlite:" + dir.resolve(party + ".db"), Duration.ofHours(1),
-        Duration.ofHours(1), party -> new CoordinatorConfig.Job("flink-run", null, 2, null, null,
+        Duration.ofHours(1), party -> new CoordinatorConfig.Job(io.psiflink.coordinator.JobMode.FLINK_RUN, null, 2, null, null,
             dir.resolve("unused.key"), dir.resolve("unused.pem"), flinkHome, jar,
             restUrl.get(party), dir.resolve("flink-" + party + "/conf"), 2,
             Duration.ofSeconds(90), Duration.ofSeconds(90), JoinTables.MAX_BAD_ROWS));

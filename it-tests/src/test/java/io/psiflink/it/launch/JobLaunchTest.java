@@ -46,7 +46,7 @@ class JobLaunchTest {
     // the template's key paths are replaced per party by Parties; generous timeouts, as the two
     // jobs may start far apart on a loaded machine (cancel and failure do not wait for them: the
     // coordinators tell each other)
-    CoordinatorConfig.Job job = new CoordinatorConfig.Job("embedded", "768m", 1, null, null,
+    CoordinatorConfig.Job job = new CoordinatorConfig.Job(io.psiflink.coordinator.JobMode.EMBEDDED, "768m", 1, null, null,
         dir.resolve("unused.key"), dir.resolve("unused.pem"), null, null, null, null, 2,
         Duration.ofSeconds(90), Duration.ofSeconds(90), JoinTables.MAX_BAD_ROWS,
         JoinTables.jobClasspath());

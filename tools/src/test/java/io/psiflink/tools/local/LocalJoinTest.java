@@ -59,11 +59,22 @@ class LocalJoinTest {
         "party-heap", "512m", "work", dir.resolve("work").toString()));
     opts.put("max-bad-rows", "1"); // the one NULL key of a
     ByteArrayOutputStream log = new ByteArrayOutputStream();
+    LocalJoin.Result run;
     try (PrintStream ps = new PrintStream(log, true, StandardCharsets.UTF_8)) {
-      LocalJoin.run(opts, ps);
+      run = LocalJoin.run(opts, ps);
     } catch (Exception e) {
       System.err.println(log.toString(StandardCharsets.UTF_8));
       throw e;
+    }
+    // the summaries' source counts, as the files above have them: the names the source writes
+    // its accumulators under are the ones the summary reads (JobMetricNames)
+    for (String field : List.of("\"rows_read\":3,", "\"rows_quarantined\":1,",
+        "\"rows_with_null_key\":1,")) {
+      assertTrue(run.summaryA().contains(field), field + " in " + run.summaryA());
+    }
+    for (String field : List.of("\"rows_read\":4,", "\"rows_quarantined\":0,",
+        "\"rows_with_null_key\":0,")) {
+      assertTrue(run.summaryB().contains(field), field + " in " + run.summaryB());
     }
     List<String> rows = new java.util.ArrayList<>();
     for (org.apache.flink.types.Row r : io.psiflink.connectors.TableReader.readAll(
