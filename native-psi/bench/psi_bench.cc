@@ -1,9 +1,9 @@
-// psi_bench — `./psi bench native|cuckoo`. Both roles run in one process, one thread each, connected
-// by a bounded in-memory channel; every measured case runs in a forked child so its peak RSS is its
-// own. Results are checked against the known intersection of the generated sets.
+// psi_bench — `./psi bench native|cuckoo`. Both roles run in one process, one thread each,
+// connected by a bounded in-memory channel; every measured case runs in a forked child so its peak
+// RSS is its own. Results are checked against the known intersection of the generated sets.
 #include <sys/resource.h>
-#include <time.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -27,7 +27,9 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-double since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
+double since(Clock::time_point t) {
+  return std::chrono::duration<double>(Clock::now() - t).count();
+}
 
 // One direction of the in-memory link: at most `cap` chunks in flight (back-pressure).
 class Channel {
@@ -173,7 +175,8 @@ Measure run_once(const Options& o, uint64_t n, uint64_t seed) {
     m.error = err;
     return m;
   }
-  if (psi_set_input(pa.s, a.data(), n, 16) != PSI_OK || psi_set_input(pb.s, b.data(), n, 16) != PSI_OK) {
+  if (psi_set_input(pa.s, a.data(), n, 16) != PSI_OK ||
+      psi_set_input(pb.s, b.data(), n, 16) != PSI_OK) {
     m.error = std::string("set_input: ") + psi_session_error(pa.s) + psi_session_error(pb.s);
     return m;
   }
@@ -261,14 +264,15 @@ int bench_native(const Options& o) {
       const double med = secs[secs.size() / 2], med_setup = setups[setups.size() / 2];
       const double per = double(last.a_to_b + last.b_to_a) / double(n);
       if (o.json)
-        std::printf("{\"protocol\":\"%s\",\"n\":%llu,\"log2n\":%d,\"runs\":%d,\"seconds\":%.4f,"
-                    "\"setup_seconds\":%.4f,\"online_seconds\":%.4f,\"bytes_a_to_b\":%llu,"
-                    "\"bytes_b_to_a\":%llu,\"bytes_per_element\":%.2f,\"peak_rss_bytes\":%llu,"
-                    "\"intersection\":%llu,\"correct\":true,\"params\":\"%s\"}\n",
-                    o.protocol.c_str(), (unsigned long long)n, k, o.runs, med, med_setup,
-                    med - med_setup, (unsigned long long)last.a_to_b,
-                    (unsigned long long)last.b_to_a, per, (unsigned long long)peak_rss_bytes(),
-                    (unsigned long long)last.intersection, o.params.c_str());
+        std::printf(
+            "{\"protocol\":\"%s\",\"n\":%llu,\"log2n\":%d,\"runs\":%d,\"seconds\":%.4f,"
+            "\"setup_seconds\":%.4f,\"online_seconds\":%.4f,\"bytes_a_to_b\":%llu,"
+            "\"bytes_b_to_a\":%llu,\"bytes_per_element\":%.2f,\"peak_rss_bytes\":%llu,"
+            "\"intersection\":%llu,\"correct\":true,\"params\":\"%s\"}\n",
+            o.protocol.c_str(), (unsigned long long)n, k, o.runs, med, med_setup, med - med_setup,
+            (unsigned long long)last.a_to_b, (unsigned long long)last.b_to_a, per,
+            (unsigned long long)peak_rss_bytes(), (unsigned long long)last.intersection,
+            o.params.c_str());
       else
         std::printf("%-9s %6d %4d %10.3f %10.3f %12llu %12llu %9.1f %12.0f %s\n",
                     o.protocol.c_str(), k, o.runs, med, med_setup, (unsigned long long)last.a_to_b,
@@ -279,7 +283,6 @@ int bench_native(const Options& o) {
   }
   return all_ok ? 0 : 1;
 }
-
 
 // ---- phased runs (ecdh): one thread drives both parties round by round, each message whole in
 // memory, so every round's time is that of its owner alone (the shape of the OpenMined comparison).
@@ -298,9 +301,7 @@ struct Phased {
   std::string error;
 };
 
-bool output_given(const std::string& params) {
-  return params.find("output=") != std::string::npos;
-}
+bool output_given(const std::string& params) { return params.find("output=") != std::string::npos; }
 
 Phased run_phased(const Options& o, uint64_t na, uint64_t nb, uint64_t seed) {
   Phased m;
@@ -323,22 +324,24 @@ Phased run_phased(const Options& o, uint64_t na, uint64_t nb, uint64_t seed) {
     size_t p = o.params.find("output=") + 7;
     out_mode = o.params.substr(p, o.params.find(',', p) - p);
   }
-  std::string params = "receiver_size=" + std::to_string(na) + ",sender_size=" + std::to_string(nb) +
-                       (output_given(o.params) ? "" : ",output=receiver") +
-                       (o.params.empty() ? "" : "," + o.params);
+  std::string params =
+      "receiver_size=" + std::to_string(na) + ",sender_size=" + std::to_string(nb) +
+      (output_given(o.params) ? "" : ",output=receiver") + (o.params.empty() ? "" : "," + o.params);
   psi_session* s[2] = {nullptr, nullptr};
   uint8_t seeds[2][32];
   prg.fill(seeds[0], 32);
   prg.fill(seeds[1], 32);
   char err[512];
   for (int i = 0; i < 2; ++i)
-    if (psi_session_create(o.protocol.c_str(), i, params.c_str(), seeds[i], 32, &s[i], err, sizeof err) != PSI_OK) {
+    if (psi_session_create(o.protocol.c_str(), i, params.c_str(), seeds[i], 32, &s[i], err,
+                           sizeof err) != PSI_OK) {
       m.error = err;
       for (auto* x : s) psi_session_free(x);
       return m;
     }
   auto t_all = Clock::now();
-  if (psi_set_input(s[0], a.data(), na, 16) != PSI_OK || psi_set_input(s[1], b.data(), nb, 16) != PSI_OK) {
+  if (psi_set_input(s[0], a.data(), na, 16) != PSI_OK ||
+      psi_set_input(s[1], b.data(), nb, 16) != PSI_OK) {
     m.error = std::string("set_input: ") + psi_session_error(s[0]) + psi_session_error(s[1]);
   }
   std::vector<uint8_t>().swap(a);
@@ -421,22 +424,24 @@ int bench_phased(const Options& o) {
   bool all_ok = true;
   std::vector<std::pair<uint64_t, uint64_t>> sizes;
   if (o.sender_n || o.receiver_n) {
-    sizes.push_back({o.receiver_n ? o.receiver_n : o.sender_n, o.sender_n ? o.sender_n : o.receiver_n});
+    sizes.push_back(
+        {o.receiver_n ? o.receiver_n : o.sender_n, o.sender_n ? o.sender_n : o.receiver_n});
   } else {
     for (int k : o.log2n) sizes.push_back({uint64_t(1) << k, uint64_t(1) << k});
   }
   if (!o.json)
-    std::printf("%-6s %9s %9s %4s %9s %9s %9s %9s %9s %11s %11s %11s %s\n", "proto", "receiver", "sender",
-                "runs", "total_s", "setup_s", "request_s", "response_s", "inters_s", "setup_B",
-                "request_B", "response_B", "check");
+    std::printf("%-6s %9s %9s %4s %9s %9s %9s %9s %9s %11s %11s %11s %s\n", "proto", "receiver",
+                "sender", "runs", "total_s", "setup_s", "request_s", "response_s", "inters_s",
+                "setup_B", "request_B", "response_B", "check");
   for (auto [na, nb] : sizes) {
     all_ok &= in_child([&, na = na, nb = nb]() {
       std::vector<Phased> runs;
       for (int r = 0; r < o.runs; ++r) {
         Phased p = run_phased(o, na, nb, 3000 + r);
         if (!p.error.empty() || !p.correct) {
-          std::fprintf(stderr, "psi_bench: receiver %llu x sender %llu failed: %s\n", (unsigned long long)na,
-                       (unsigned long long)nb, p.error.empty() ? "wrong intersection" : p.error.c_str());
+          std::fprintf(stderr, "psi_bench: receiver %llu x sender %llu failed: %s\n",
+                       (unsigned long long)na, (unsigned long long)nb,
+                       p.error.empty() ? "wrong intersection" : p.error.c_str());
           return 1;
         }
         runs.push_back(p);
@@ -453,30 +458,32 @@ int bench_phased(const Options& o) {
       const uint64_t b2a = last.setup_bytes + last.response_bytes;
       const uint64_t n = std::max(na, nb);
       if (o.json)
-        std::printf("{\"protocol\":\"%s\",\"n\":%llu,\"log2n\":%d,\"runs\":%d,\"seconds\":%.4f,"
-                    "\"setup_seconds\":%.4f,\"online_seconds\":%.4f,\"bytes_a_to_b\":%llu,"
-                    "\"bytes_b_to_a\":%llu,\"bytes_per_element\":%.2f,\"peak_rss_bytes\":%llu,"
-                    "\"intersection\":%llu,\"correct\":true,\"params\":\"%s\","
-                    "\"receiver_n\":%llu,\"sender_n\":%llu,\"request_seconds\":%.4f,"
-                    "\"response_seconds\":%.4f,\"intersection_seconds\":%.4f,\"setup_bytes\":%llu,"
-                    "\"request_bytes\":%llu,\"response_bytes\":%llu,\"setup_cpu_seconds\":%.4f,"
-                    "\"request_cpu_seconds\":%.4f,\"response_cpu_seconds\":%.4f,"
-                    "\"intersection_cpu_seconds\":%.4f}\n",
-                    o.protocol.c_str(), (unsigned long long)n, int(std::log2(double(n))), o.runs, total, setup,
-                    total - setup, (unsigned long long)a2b, (unsigned long long)b2a,
-                    double(a2b + b2a) / double(n), (unsigned long long)peak_rss_bytes(),
-                    (unsigned long long)last.intersection_size, o.params.c_str(), (unsigned long long)na,
-                    (unsigned long long)nb, med(&Phased::request), med(&Phased::response),
-                    med(&Phased::intersection), (unsigned long long)last.setup_bytes,
-                    (unsigned long long)last.request_bytes, (unsigned long long)last.response_bytes,
-                    med(&Phased::setup_cpu), med(&Phased::request_cpu), med(&Phased::response_cpu),
-                    med(&Phased::intersection_cpu));
+        std::printf(
+            "{\"protocol\":\"%s\",\"n\":%llu,\"log2n\":%d,\"runs\":%d,\"seconds\":%.4f,"
+            "\"setup_seconds\":%.4f,\"online_seconds\":%.4f,\"bytes_a_to_b\":%llu,"
+            "\"bytes_b_to_a\":%llu,\"bytes_per_element\":%.2f,\"peak_rss_bytes\":%llu,"
+            "\"intersection\":%llu,\"correct\":true,\"params\":\"%s\","
+            "\"receiver_n\":%llu,\"sender_n\":%llu,\"request_seconds\":%.4f,"
+            "\"response_seconds\":%.4f,\"intersection_seconds\":%.4f,\"setup_bytes\":%llu,"
+            "\"request_bytes\":%llu,\"response_bytes\":%llu,\"setup_cpu_seconds\":%.4f,"
+            "\"request_cpu_seconds\":%.4f,\"response_cpu_seconds\":%.4f,"
+            "\"intersection_cpu_seconds\":%.4f}\n",
+            o.protocol.c_str(), (unsigned long long)n, int(std::log2(double(n))), o.runs, total,
+            setup, total - setup, (unsigned long long)a2b, (unsigned long long)b2a,
+            double(a2b + b2a) / double(n), (unsigned long long)peak_rss_bytes(),
+            (unsigned long long)last.intersection_size, o.params.c_str(), (unsigned long long)na,
+            (unsigned long long)nb, med(&Phased::request), med(&Phased::response),
+            med(&Phased::intersection), (unsigned long long)last.setup_bytes,
+            (unsigned long long)last.request_bytes, (unsigned long long)last.response_bytes,
+            med(&Phased::setup_cpu), med(&Phased::request_cpu), med(&Phased::response_cpu),
+            med(&Phased::intersection_cpu));
       else
         std::printf("%-6s %9llu %9llu %4d %9.3f %9.3f %9.3f %9.3f %9.3f %11llu %11llu %11llu %s\n",
-                    o.protocol.c_str(), (unsigned long long)na, (unsigned long long)nb, o.runs, total, setup,
-                    med(&Phased::request), med(&Phased::response), med(&Phased::intersection),
-                    (unsigned long long)last.setup_bytes, (unsigned long long)last.request_bytes,
-                    (unsigned long long)last.response_bytes, "ok");
+                    o.protocol.c_str(), (unsigned long long)na, (unsigned long long)nb, o.runs,
+                    total, setup, med(&Phased::request), med(&Phased::response),
+                    med(&Phased::intersection), (unsigned long long)last.setup_bytes,
+                    (unsigned long long)last.request_bytes, (unsigned long long)last.response_bytes,
+                    "ok");
       return 0;
     });
   }
@@ -500,7 +507,8 @@ int bench_cuckoo(const Options& o) {
   };
   const uint64_t slots_total = uint64_t(1) << 20;
   if (!o.json)
-    std::printf("%-16s %12s %10s %10s %12s\n", "variant", "max_load_%", "paper_%", "psi_s", "B/elem");
+    std::printf("%-16s %12s %10s %10s %12s\n", "variant", "max_load_%", "paper_%", "psi_s",
+                "B/elem");
   bool ok = true;
   const int k = o.log2n.back();
   for (const Variant& v : vs) {
@@ -525,11 +533,12 @@ int bench_cuckoo(const Options& o) {
     std::sort(secs.begin(), secs.end());
     const double per = double(last.a_to_b + last.b_to_a) / double(uint64_t(1) << k);
     if (o.json)
-      std::printf("{\"variant\":\"%s\",\"table_slots\":%llu,\"trials\":%d,\"max_load\":%.4f,"
-                  "\"paper_load\":%.3f,\"psi_log2n\":%d,\"psi_seconds\":%.4f,\"bytes_per_element\":%.2f,"
-                  "\"params\":\"%s\"}\n",
-                  v.name, (unsigned long long)slots_total, o.trials, load / 100, v.paper / 100, k,
-                  secs[secs.size() / 2], per, v.psi_params);
+      std::printf(
+          "{\"variant\":\"%s\",\"table_slots\":%llu,\"trials\":%d,\"max_load\":%.4f,"
+          "\"paper_load\":%.3f,\"psi_log2n\":%d,\"psi_seconds\":%.4f,\"bytes_per_element\":%.2f,"
+          "\"params\":\"%s\"}\n",
+          v.name, (unsigned long long)slots_total, o.trials, load / 100, v.paper / 100, k,
+          secs[secs.size() / 2], per, v.psi_params);
     else
       std::printf("%-16s %12.2f %10s %10.3f %12.1f\n", v.name, load,
                   v.paper > 0 ? std::to_string(v.paper).substr(0, 4).c_str() : "-",
@@ -537,16 +546,18 @@ int bench_cuckoo(const Options& o) {
   }
   const double simple = psi::simple_hash_occupancy(slots_total, 42) * 100;
   if (o.json)
-    std::printf("{\"variant\":\"simple\",\"table_slots\":%llu,\"max_load\":%.4f,\"paper_load\":0.632}\n",
-                (unsigned long long)slots_total, simple / 100);
+    std::printf(
+        "{\"variant\":\"simple\",\"table_slots\":%llu,\"max_load\":%.4f,\"paper_load\":0.632}\n",
+        (unsigned long long)slots_total, simple / 100);
   else
     std::printf("%-16s %12.2f %10s %10s %12s\n", "simple", simple, "63.2", "-", "-");
   return ok ? 0 : 1;
 }
 
 // Size of the ecdh setup message for n server elements, q queries and fpr, without the group
-// arithmetic: the filter digests of H(y)^k are pseudorandom, so random 128-bit digests give the same
-// distribution of sizes. (Used to compare sizes at another party's effective false-positive rate.)
+// arithmetic: the filter digests of H(y)^k are pseudorandom, so random 128-bit digests give the
+// same distribution of sizes. (Used to compare sizes at another party's effective false-positive
+// rate.)
 int bench_gcs_size(uint64_t n, uint64_t q, double fpr) {
   psi::Prg prg(psi::make_block(4242, 1));
   std::vector<psi::ecdh::FilterKey> keys(n);
@@ -565,20 +576,23 @@ int bench_gcs_size(uint64_t n, uint64_t q, double fpr) {
   psi::Status st = psi::ecdh::gcs_validate(psi::ByteView(msg.data() + at, msg.size() - at),
                                            psi::ecdh::gcs_range(n, q, fpr), n);
   const double dec = since(t0);
-  std::printf("{\"n\":%llu,\"queries\":%llu,\"fpr\":%g,\"setup_bytes\":%zu,\"encode_seconds\":%.4f,"
-              "\"decode_seconds\":%.4f,\"valid\":%s}\n",
-              (unsigned long long)n, (unsigned long long)q, fpr, msg.size(), enc, dec, st.is_ok() ? "true" : "false");
+  std::printf(
+      "{\"n\":%llu,\"queries\":%llu,\"fpr\":%g,\"setup_bytes\":%zu,\"encode_seconds\":%.4f,"
+      "\"decode_seconds\":%.4f,\"valid\":%s}\n",
+      (unsigned long long)n, (unsigned long long)q, fpr, msg.size(), enc, dec,
+      st.is_ok() ? "true" : "false");
   return 0;
 }
 
 int usage() {
-  std::fprintf(stderr,
-               "usage: psi_bench native [--protocol P] [--log2n K[,K...]] [--runs R] [--overlap F]\n"
-               "                        [--params k=v,...] [--json]\n"
-               "                        ecdh only: [--sender-n N] [--receiver-n N] (unbalanced sizes;\n"
-               "                        rounds run one after the other on one thread, per-phase times)\n"
-               "       psi_bench cuckoo [--log2n K] [--trials T] [--runs R] [--json]\n"
-               "       psi_bench gcs-size N QUERIES FPR   (ecdh setup message size, no group arithmetic)\n");
+  std::fprintf(
+      stderr,
+      "usage: psi_bench native [--protocol P] [--log2n K[,K...]] [--runs R] [--overlap F]\n"
+      "                        [--params k=v,...] [--json]\n"
+      "                        ecdh only: [--sender-n N] [--receiver-n N] (unbalanced sizes;\n"
+      "                        rounds run one after the other on one thread, per-phase times)\n"
+      "       psi_bench cuckoo [--log2n K] [--trials T] [--runs R] [--json]\n"
+      "       psi_bench gcs-size N QUERIES FPR   (ecdh setup message size, no group arithmetic)\n");
   return 2;
 }
 
@@ -600,7 +614,8 @@ int main(int argc, char** argv) {
       return argv[++i];
     };
     try {
-      if (a == "--protocol") o.protocol = next();
+      if (a == "--protocol")
+        o.protocol = next();
       else if (a == "--log2n") {
         o.log2n.clear();
         std::string v = next();
@@ -612,14 +627,22 @@ int main(int argc, char** argv) {
           o.log2n.push_back(k);
           p = c + 1;
         }
-      } else if (a == "--runs") o.runs = std::max(1, std::stoi(next()));
-      else if (a == "--overlap") o.overlap = std::stod(next());
-      else if (a == "--params") o.params = next();
-      else if (a == "--trials") o.trials = std::max(1, std::stoi(next()));
-      else if (a == "--json") o.json = true;
-      else if (a == "--sender-n") o.sender_n = std::stoull(next());
-      else if (a == "--receiver-n") o.receiver_n = std::stoull(next());
-      else return usage();
+      } else if (a == "--runs")
+        o.runs = std::max(1, std::stoi(next()));
+      else if (a == "--overlap")
+        o.overlap = std::stod(next());
+      else if (a == "--params")
+        o.params = next();
+      else if (a == "--trials")
+        o.trials = std::max(1, std::stoi(next()));
+      else if (a == "--json")
+        o.json = true;
+      else if (a == "--sender-n")
+        o.sender_n = std::stoull(next());
+      else if (a == "--receiver-n")
+        o.receiver_n = std::stoull(next());
+      else
+        return usage();
     } catch (const std::exception&) {
       std::fprintf(stderr, "psi_bench: bad value for %s\n", a.c_str());
       return 2;

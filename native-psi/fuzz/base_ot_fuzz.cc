@@ -68,8 +68,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   {
     std::vector<uint8_t> A = honest->A, reply = honest->reply;
     for (size_t i = 0; i < n; ++i) {
-      if (sel & 1) A[i % A.size()] ^= rest[i];
-      else reply[i % reply.size()] ^= rest[i];
+      if (sel & 1)
+        A[i % A.size()] ^= rest[i];
+      else
+        reply[i % reply.size()] ^= rest[i];
     }
     psi::Prg rrng(psi::make_block(3, 4));
     psi::BaseOtReceiver r(kChoices, rrng);

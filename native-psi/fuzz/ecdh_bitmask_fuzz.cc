@@ -1,4 +1,5 @@
-// Fuzzes the client's parse of the server's genuine-match bitmask (output=both, online round 3 -> 4).
+// Fuzzes the client's parse of the server's genuine-match bitmask (output=both, online round 3 ->
+// 4).
 #include "ecdh_fuzz_common.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {

@@ -1,4 +1,5 @@
-// Fuzzes the Bloom filter parser directly: the shape it expects is read from the input's own header.
+// Fuzzes the Bloom filter parser directly: the shape it expects is read from the input's own
+// header.
 #include <cstdint>
 #include <cstdlib>
 #include <vector>

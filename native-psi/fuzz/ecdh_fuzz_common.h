@@ -1,7 +1,8 @@
 // ecdh_fuzz_common.h — brings a pair of ecdh sessions (12 client x 24 server elements, output=both)
 // to the state just before the round a fuzz target attacks, so each target feeds arbitrary bytes to
 // one parser. The setup runs once per process; every input then uses fresh sessions that import it.
-// The generic helpers (pull, push, exported, feed_fuzz, feed_raw_or_mutated) come from kkrt_fuzz_common.h.
+// The generic helpers (pull, push, exported, feed_fuzz, feed_raw_or_mutated) come from
+// kkrt_fuzz_common.h.
 #pragma once
 
 #include "kkrt_fuzz_common.h"

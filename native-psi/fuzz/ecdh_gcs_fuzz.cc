@@ -1,6 +1,6 @@
-// Fuzzes the Golomb-compressed-set parser directly: the range it expects is read from the input's own
-// header (so the fuzzer gets past the header check), then the whole message is validated and looked up,
-// by the merge and by the checkpoint index, which must agree.
+// Fuzzes the Golomb-compressed-set parser directly: the range it expects is read from the input's
+// own header (so the fuzzer gets past the header check), then the whole message is validated and
+// looked up, by the merge and by the checkpoint index, which must agree.
 #include <cstdint>
 #include <cstdlib>
 #include <vector>
@@ -22,7 +22,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (st.is_ok() != st2.is_ok()) std::abort();  // lookup validates exactly like validate
   if (!st.is_ok() && st.code() != PSI_ERR_PEER_MESSAGE) std::abort();
   if (st.is_ok()) {
-    if (!gcs_lookup_indexed(v, range, 1 << 16, index, q, &hits2).is_ok() || hits != hits2) std::abort();
+    if (!gcs_lookup_indexed(v, range, 1 << 16, index, q, &hits2).is_ok() || hits != hits2)
+      std::abort();
   }
   return 0;
 }

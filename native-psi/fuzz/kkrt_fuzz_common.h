@@ -126,7 +126,8 @@ inline void feed_raw_or_mutated(psi_session* s, int phase, uint32_t round,
                                 std::vector<uint8_t> honest, const uint8_t* data, size_t size) {
   if (size > 0 && (data[0] & 1)) {
     for (size_t i = 1; i < size && i - 1 < honest.size(); ++i) honest[i - 1] ^= data[i];
-    if (size > honest.size() + 1) honest.insert(honest.end(), data + honest.size() + 1, data + size);
+    if (size > honest.size() + 1)
+      honest.insert(honest.end(), data + honest.size() + 1, data + size);
     feed_fuzz(s, phase, round, honest.data(), honest.size());
   } else {
     feed_fuzz(s, phase, round, data, size);

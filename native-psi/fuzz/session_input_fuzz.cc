@@ -15,7 +15,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   psi_session* s = nullptr;
   if (mode == 0) {
     std::string p(reinterpret_cast<const char*>(data), size);
-    psi_status st = psi_session_create("kkrt", PSI_ROLE_RECEIVER, p.c_str(), seed, 32, &s, err, sizeof err);
+    psi_status st =
+        psi_session_create("kkrt", PSI_ROLE_RECEIVER, p.c_str(), seed, 32, &s, err, sizeof err);
     check(st);
   } else if (mode == 1) {
     s = make(size > 0 ? data[0] & 1 : 0, 9);

@@ -1,28 +1,28 @@
 /*
  * psi_native.h — the plug-n-play PSI round API (C ABI), safe for a JVM caller.
  *
- * A protocol is a sequence of rounds in two phases: SETUP (once per pair of parties, reusable across
- * bins via psi_setup_export/psi_setup_import) and ONLINE (once per bin). Round r of a phase is executed
- * by exactly one party (psi_round_is_mine). The owner of round r consumes the message the peer emitted
- * in round r-1 (nothing for r == 0) and emits the message for round r+1 (empty for the last round).
- * The owner of round r+1 is always the other party.
+ * A protocol is a sequence of rounds in two phases: SETUP (once per pair of parties, reusable
+ * across bins via psi_setup_export/psi_setup_import) and ONLINE (once per bin). Round r of a phase
+ * is executed by exactly one party (psi_round_is_mine). The owner of round r consumes the message
+ * the peer emitted in round r-1 (nothing for r == 0) and emits the message for round r+1 (empty for
+ * the last round). The owner of round r+1 is always the other party.
  *
  * Driving one round that is mine:
  *   psi_round_feed(s, phase, r, chunk, len, last=0) ... zero or more times,
- *   psi_round_feed(s, phase, r, chunk, len, last=1) exactly once (len may be 0; for r == 0 feed nothing
- *                                                    but this call),
- *   psi_round_emit(s, phase, r, buf, cap, &written, &done) until done != 0.
+ *   psi_round_feed(s, phase, r, chunk, len, last=1) exactly once (len may be 0; for r == 0 feed
+ * nothing but this call), psi_round_emit(s, phase, r, buf, cap, &written, &done) until done != 0.
  * Chunks may have any size (including 0); no call needs a whole message in one buffer.
  * Online rounds require psi_set_input first, and a completed (or imported) setup. A protocol whose
  * setup message is computed from a party's set ("ecdh": the sender) also requires psi_set_input
  * before that party's first setup round (else PSI_ERR_STATE).
  *
  * Contract for every function:
- *   - returns a psi_status; on failure psi_session_error() names the cause (for psi_session_create the
- *     message goes to the caller's buffer, NUL-terminated and truncated to err_cap);
+ *   - returns a psi_status; on failure psi_session_error() names the cause (for psi_session_create
+ * the message goes to the caller's buffer, NUL-terminated and truncated to err_cap);
  *   - never aborts, never throws across the ABI, never reads or writes outside the given lengths,
  *     whatever the peer sent;
- *   - a session is not thread-safe; distinct sessions may be used concurrently from different threads.
+ *   - a session is not thread-safe; distinct sessions may be used concurrently from different
+ * threads.
  *   - after any error other than PSI_ERR_ARGUMENT the session is failed: further round calls return
  *     PSI_ERR_STATE. Free it and start a new attempt.
  *
@@ -33,8 +33,8 @@
  *
  * Parameters are "key=value" pairs separated by ',' (no spaces). Unknown keys are an error.
  * Common keys: receiver_size, sender_size (element counts, public, both parties pass the same),
- * instance (256 bits as 64 hex digits, or a decimal u64 zero-extended to 256 bits for tests; MUST be
- * unique per online run under one setup: bin, attempt and both parties' nonce material; every
+ * instance (256 bits as 64 hex digits, or a decimal u64 zero-extended to 256 bits for tests; MUST
+ * be unique per online run under one setup: bin, attempt and both parties' nonce material; every
  * per-run key is derived from it; a malformed value is PSI_ERR_ARGUMENT), output
  * (receiver|both: whether the sender also learns its intersecting indices; "ecdh" also takes
  * cardinality: the receiver learns only the count). With output=both the sender learns only
@@ -74,7 +74,7 @@ typedef enum {
 typedef enum {
   PSI_ROLE_RECEIVER = 0, /* learns the intersection (KKRT: the cuckoo-hashing OPRF receiver) */
   PSI_ROLE_SENDER = 1,
-  PSI_ROLE_HELPER = 2    /* third party of server-aided / multi-party protocols */
+  PSI_ROLE_HELPER = 2 /* third party of server-aided / multi-party protocols */
 } psi_role;
 
 typedef enum { PSI_PHASE_SETUP = 0, PSI_PHASE_ONLINE = 1 } psi_phase;
@@ -100,8 +100,8 @@ PSI_API const char* psi_status_name(int status);
  *                                                     (exact, case-sensitive: "kkrt", "ecdh").
  * out_size must be sizeof(psi_protocol_description) (explicit length, so that a caller built
  * against another layout is refused rather than misread). Status: PSI_OK; PSI_ERR_ARGUMENT for a
- * NULL out or name, a wrong out_size, an index >= psi_protocol_count() or an unknown name (then *out is
- * zeroed when out and out_size are valid).
+ * NULL out or name, a wrong out_size, an index >= psi_protocol_count() or an unknown name (then
+ * *out is zeroed when out and out_size are valid).
  *
  * Role conventions of every two-party protocol: roles[0] is PSI_ROLE_RECEIVER (learns the
  * intersection), roles[1] PSI_ROLE_SENDER. A protocol with a helper lists PSI_ROLE_HELPER too.
@@ -116,28 +116,27 @@ typedef enum {
 } psi_output;
 
 typedef struct {
-  const char* name;        /* the name psi_session_create takes, e.g. "kkrt" */
-  const char* summary;     /* one line for help texts and error messages */
-  uint32_t parties;        /* parties taking part in one run (2 for kkrt and ecdh) */
-  uint32_t role_count;     /* entries used in roles[] (<= PSI_PROTOCOL_MAX_ROLES) */
+  const char* name;                      /* the name psi_session_create takes, e.g. "kkrt" */
+  const char* summary;                   /* one line for help texts and error messages */
+  uint32_t parties;                      /* parties taking part in one run (2 for kkrt and ecdh) */
+  uint32_t role_count;                   /* entries used in roles[] (<= PSI_PROTOCOL_MAX_ROLES) */
   int32_t roles[PSI_PROTOCOL_MAX_ROLES]; /* psi_role values, see the conventions above */
-  uint32_t outputs;        /* PSI_OUTPUT_* bits the "output" parameter accepts */
+  uint32_t outputs;                      /* PSI_OUTPUT_* bits the "output" parameter accepts */
   uint32_t default_output; /* the one PSI_OUTPUT_* bit used when "output" is not given */
   /* 1: the sender's setup message is computed from its set ("ecdh"): each run does its own setup
    * after psi_set_input, and an exported setup is good for that same set only. 0: the setup is
    * independent of the sets ("kkrt": base OTs) and may be run once and imported by many runs. */
   int32_t setup_needs_sender_set;
-  int32_t labels;          /* 1: elements may carry labels (labelled PSI); 0 for every protocol today */
+  int32_t labels; /* 1: elements may carry labels (labelled PSI); 0 for every protocol today */
   uint32_t element_len_min; /* psi_set_input's element_len must lie in [min, max] */
   uint32_t element_len_max;
-  uint64_t max_set_size;   /* receiver_size and sender_size must each be below this */
-  const char* params;      /* parameter keys the protocol accepts, comma-separated, no spaces */
+  uint64_t max_set_size; /* receiver_size and sender_size must each be below this */
+  const char* params;    /* parameter keys the protocol accepts, comma-separated, no spaces */
 } psi_protocol_description;
 
 /* Number of registered protocols. */
 PSI_API size_t psi_protocol_count(void);
-PSI_API psi_status psi_protocol_info(size_t index, psi_protocol_description* out,
-                                     size_t out_size);
+PSI_API psi_status psi_protocol_info(size_t index, psi_protocol_description* out, size_t out_size);
 PSI_API psi_status psi_protocol_info_by_name(const char* name, psi_protocol_description* out,
                                              size_t out_size);
 /* Name of a psi_role value: "receiver", "sender", "helper"; "unknown" for anything else. Static. */
@@ -158,7 +157,8 @@ PSI_API const char* psi_session_error(const psi_session* s);
 PSI_API psi_status psi_round_count(const psi_session* s, int phase, uint32_t* count);
 PSI_API psi_status psi_round_is_mine(const psi_session* s, int phase, uint32_t round, int* mine);
 
-/* count elements of element_len bytes each, contiguous. count must equal this party's declared size. */
+/* count elements of element_len bytes each, contiguous. count must equal this party's declared
+ * size. */
 PSI_API psi_status psi_set_input(psi_session* s, const uint8_t* elements, size_t count,
                                  size_t element_len);
 
@@ -169,9 +169,9 @@ PSI_API psi_status psi_round_feed(psi_session* s, int phase, uint32_t round, con
 PSI_API psi_status psi_round_emit(psi_session* s, int phase, uint32_t round, uint8_t* out,
                                   size_t cap, size_t* written, int* done);
 
-/* Serialises this party's completed setup (secret key material: keep it like a key). With out == NULL
- * only *len is set. psi_setup_import loads it into a fresh session of the same protocol and role,
- * which then skips the setup rounds. */
+/* Serialises this party's completed setup (secret key material: keep it like a key). With out ==
+ * NULL only *len is set. psi_setup_import loads it into a fresh session of the same protocol and
+ * role, which then skips the setup rounds. */
 PSI_API psi_status psi_setup_export(const psi_session* s, uint8_t* out, size_t cap, size_t* len);
 PSI_API psi_status psi_setup_import(psi_session* s, const uint8_t* data, size_t len);
 
@@ -181,7 +181,6 @@ PSI_API psi_status psi_setup_import(psi_session* s, const uint8_t* data, size_t 
 PSI_API psi_status psi_result_size(const psi_session* s, uint64_t* count);
 PSI_API psi_status psi_result_indices(const psi_session* s, uint64_t* out, size_t cap,
                                       size_t* written);
-
 
 /* Authenticated encryption of data a caller ships beside a protocol (e.g. the columns one party
  * reveals to the other), so that a relay in between sees none of it: ChaCha20-Poly1305 (IETF) from

@@ -17,7 +17,8 @@ std::vector<uint8_t> bytes(size_t n, uint64_t seed) {
   return v;
 }
 
-std::vector<uint8_t> openssl_seal(const std::vector<uint8_t>& key, const std::vector<uint8_t>& nonce,
+std::vector<uint8_t> openssl_seal(const std::vector<uint8_t>& key,
+                                  const std::vector<uint8_t>& nonce,
                                   const std::vector<uint8_t>& plain) {
   std::vector<uint8_t> out(plain.size() + 16);
   EVP_CIPHER_CTX* c = EVP_CIPHER_CTX_new();
@@ -59,8 +60,9 @@ TEST(Aead, HostileFramesAreRejected) {
   auto plain = bytes(100, 6);
   std::vector<uint8_t> sealed(116), out(116);
   size_t w = 0;
-  ASSERT_EQ(psi_aead_seal(key.data(), 32, nonce.data(), 12, plain.data(), 100, sealed.data(), 116, &w),
-            PSI_OK);
+  ASSERT_EQ(
+      psi_aead_seal(key.data(), 32, nonce.data(), 12, plain.data(), 100, sealed.data(), 116, &w),
+      PSI_OK);
   for (size_t i = 0; i < sealed.size(); i += 7) {  // any flipped bit, in text or tag
     auto bad = sealed;
     bad[i] ^= 0x20;

@@ -1,12 +1,13 @@
 // Known answers for the primitives under KKRT: AES-128 (FIPS-197, and OpenSSL as an independent
 // oracle for the batched and counter-mode paths), the fixed-key hash, the PRG and the transpose.
+#include "core/aes.h"
+
 #include <gtest/gtest.h>
 #include <openssl/evp.h>
 
 #include <random>
 #include <vector>
 
-#include "core/aes.h"
 #include "core/prg.h"
 #include "core/transpose.h"
 
@@ -93,7 +94,7 @@ TEST(FixedKeyHash, IsAesUnderZeroKeyOfSigmaXorSigma) {
     // sigma(hi, lo) = (hi ^ lo, hi), computed here on bytes, not with the library's sigma().
     uint8_t s[16];
     for (int k = 0; k < 8; ++k) {
-      s[k] = in[16 * i + 8 + k];                          // new low half = old high half
+      s[k] = in[16 * i + 8 + k];                                // new low half = old high half
       s[8 + k] = uint8_t(in[16 * i + 8 + k] ^ in[16 * i + k]);  // new high half = hi ^ lo
     }
     auto e = openssl_ecb(zero, std::vector<uint8_t>(s, s + 16));

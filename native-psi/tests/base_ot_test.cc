@@ -1,5 +1,5 @@
-// base_ot_test.cc — Chou–Orlandi base OT over ristretto255: correctness, determinism, hostile input,
-// and known-answer pins of the group arithmetic (RFC 9496, appendix A.1).
+// base_ot_test.cc — Chou–Orlandi base OT over ristretto255: correctness, determinism, hostile
+// input, and known-answer pins of the group arithmetic (RFC 9496, appendix A.1).
 #include "ot/base_ot.h"
 
 #include <gtest/gtest.h>
@@ -16,7 +16,8 @@ namespace {
 
 std::vector<uint8_t> from_hex(const std::string& h) {
   std::vector<uint8_t> out(h.size() / 2);
-  for (size_t i = 0; i < out.size(); ++i) out[i] = uint8_t(std::stoul(h.substr(2 * i, 2), nullptr, 16));
+  for (size_t i = 0; i < out.size(); ++i)
+    out[i] = uint8_t(std::stoul(h.substr(2 * i, 2), nullptr, 16));
   return out;
 }
 
@@ -94,12 +95,14 @@ TEST_F(BaseOtTest, Rfc9496GeneratorMultiples) {
   EXPECT_EQ(to_hex(r, 32), kMultiples[5]);
   ASSERT_EQ(crypto_core_ristretto255_sub(r, p5.data(), p2.data()), 0);
   EXPECT_EQ(to_hex(r, 32), kMultiples[3]);
-  // libsodium 1.0.18 accepts the identity (all zeros) as a valid encoding; base_ot.cc must reject it
-  // itself (see ReceiverRejectsBadPoints). Pin that behaviour so an upgrade that changes it is noticed.
+  // libsodium 1.0.18 accepts the identity (all zeros) as a valid encoding; base_ot.cc must reject
+  // it itself (see ReceiverRejectsBadPoints). Pin that behaviour so an upgrade that changes it is
+  // noticed.
   EXPECT_EQ(crypto_core_ristretto255_is_valid_point(from_hex(kMultiples[0]).data()), 1);
 }
 
-// Invalid encodings (RFC 9496 A.2: non-canonical field elements, negative field elements, high bit).
+// Invalid encodings (RFC 9496 A.2: non-canonical field elements, negative field elements, high
+// bit).
 const char* kBadEncodings[] = {
     "00ffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff",
     "ffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff7f",
@@ -125,8 +128,10 @@ TEST_F(BaseOtTest, CorrectOverManyChoiceVectors) {
     ASSERT_EQ(r.sender_keys.size(), n);
     ASSERT_EQ(r.receiver_keys.size(), n);
     for (size_t i = 0; i < n; ++i) {
-      EXPECT_TRUE(block_equal(r.receiver_keys[i], r.sender_keys[i][c[i]])) << "trial " << trial << " i " << i;
-      EXPECT_FALSE(block_equal(r.receiver_keys[i], r.sender_keys[i][1 - c[i]])) << "trial " << trial << " i " << i;
+      EXPECT_TRUE(block_equal(r.receiver_keys[i], r.sender_keys[i][c[i]]))
+          << "trial " << trial << " i " << i;
+      EXPECT_FALSE(block_equal(r.receiver_keys[i], r.sender_keys[i][1 - c[i]]))
+          << "trial " << trial << " i " << i;
     }
   }
 }

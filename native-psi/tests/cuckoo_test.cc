@@ -159,8 +159,8 @@ TEST(Cuckoo, DuplicateSimple) {
   EXPECT_NE(st.message().find("items 0 and 1"), std::string::npos) << st.message();
 }
 
-// Adversarial: the earlier copy was moved by evictions (it no longer sits where it was first put) or
-// was stashed, and the duplicate comes last.
+// Adversarial: the earlier copy was moved by evictions (it no longer sits where it was first put)
+// or was stashed, and the duplicate comes last.
 TEST(Cuckoo, DuplicateOfEvictedOrStashedItem) {
   for (uint32_t hashes : {2u, 3u, 4u}) {
     for (uint32_t slots : {1u, 2u}) {
@@ -281,8 +281,8 @@ TEST(Cuckoo, MaxLoadBands) {
   EXPECT_LT(l2, 0.56);
   EXPECT_GT(l4, 0.95);
   EXPECT_LT(l4, 0.99);
-  std::printf("max load: 3-way %.4f, 3-way sep %.4f, 2-way 2 slots %.4f, 2-way %.4f, 4-way %.4f\n", l3,
-              l3s, l22, l2, l4);
+  std::printf("max load: 3-way %.4f, 3-way sep %.4f, 2-way 2 slots %.4f, 2-way %.4f, 4-way %.4f\n",
+              l3, l3s, l22, l2, l4);
   double simple = simple_hash_occupancy(n, 1);
   EXPECT_NEAR(simple, 1 - std::exp(-1.0), 0.01);
   EXPECT_EQ(cuckoo_max_load(params(3, 1, true, 100, 0), 1, 1), 0.0);  // invalid params

@@ -12,12 +12,12 @@
 #include "protocols/ecdh/set_filter.h"
 #include "psi_driver.h"
 
+using psi_test::make_sets;
 using psi_test::Outcome;
 using psi_test::Party;
+using psi_test::party;
 using psi_test::run_psi;
 using psi_test::Sets;
-using psi_test::make_sets;
-using psi_test::party;
 using psi_test::sizes;
 
 namespace {
@@ -28,7 +28,8 @@ Outcome run(const Sets& s, size_t na, size_t nb, const std::string& extra, size_
                  party(PSI_ROLE_SENDER, s.b, sizes(na, nb, extra), 2), chunk, t, export_setup);
 }
 
-// The cardinality: psi_result_size of the receiver, read directly (the driver also asks for indices).
+// The cardinality: psi_result_size of the receiver, read directly (the driver also asks for
+// indices).
 struct Card {
   psi_status status = PSI_OK;
   uint64_t count = 0;
@@ -54,11 +55,12 @@ TEST_P(EcdhSizes, MatchesPlaintextIntersectionWithBothFilters) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(
-    SizesAndOverlaps, EcdhSizes,
-    ::testing::Values(Case{0, 0, 0}, Case{0, 5, 0}, Case{5, 0, 0}, Case{1, 1, 1}, Case{1, 1, 0},
-                      Case{2, 3, 1}, Case{17, 17, 17}, Case{100, 100, 0}, Case{100, 100, 50},
-                      Case{100, 100, 100}, Case{300, 1000, 150}, Case{1000, 50, 50}));
+INSTANTIATE_TEST_SUITE_P(SizesAndOverlaps, EcdhSizes,
+                         ::testing::Values(Case{0, 0, 0}, Case{0, 5, 0}, Case{5, 0, 0},
+                                           Case{1, 1, 1}, Case{1, 1, 0}, Case{2, 3, 1},
+                                           Case{17, 17, 17}, Case{100, 100, 0}, Case{100, 100, 50},
+                                           Case{100, 100, 100}, Case{300, 1000, 150},
+                                           Case{1000, 50, 50}));
 
 TEST(Ecdh, UnbalancedServerLargeClientSmall) {
   // 2*10^4 x 10^2 by default; PSI_LARGE=1: the issue's 10^6 x 10^2.
@@ -95,8 +97,10 @@ TEST(Ecdh, CardinalityGivesOnlyTheCount) {
   const std::string p = sizes(500, 800, "output=cardinality");
   uint8_t seed_r[32] = {1}, seed_s[32] = {2};
   psi_session *r = nullptr, *q = nullptr;
-  ASSERT_EQ(psi_session_create("ecdh", PSI_ROLE_RECEIVER, p.c_str(), seed_r, 32, &r, nullptr, 0), PSI_OK);
-  ASSERT_EQ(psi_session_create("ecdh", PSI_ROLE_SENDER, p.c_str(), seed_s, 32, &q, nullptr, 0), PSI_OK);
+  ASSERT_EQ(psi_session_create("ecdh", PSI_ROLE_RECEIVER, p.c_str(), seed_r, 32, &r, nullptr, 0),
+            PSI_OK);
+  ASSERT_EQ(psi_session_create("ecdh", PSI_ROLE_SENDER, p.c_str(), seed_s, 32, &q, nullptr, 0),
+            PSI_OK);
   ASSERT_EQ(psi_set_input(r, s.a.data(), 500, 16), PSI_OK);
   ASSERT_EQ(psi_set_input(q, s.b.data(), 800, 16), PSI_OK);
   auto pull = [](psi_session* x, int ph, uint32_t rd) {
@@ -104,21 +108,25 @@ TEST(Ecdh, CardinalityGivesOnlyTheCount) {
     for (;;) {
       size_t w = 0;
       int done = 0;
-      EXPECT_EQ(psi_round_emit(x, ph, rd, out.data(), out.size(), &w, &done), PSI_OK) << psi_session_error(x);
+      EXPECT_EQ(psi_round_emit(x, ph, rd, out.data(), out.size(), &w, &done), PSI_OK)
+          << psi_session_error(x);
       all.insert(all.end(), out.begin(), out.begin() + w);
       if (done) return all;
     }
   };
   ASSERT_EQ(psi_round_feed(q, PSI_PHASE_SETUP, 0, nullptr, 0, 1), PSI_OK);
   auto setup = pull(q, PSI_PHASE_SETUP, 0);
-  ASSERT_EQ(psi_round_feed(r, PSI_PHASE_SETUP, 1, setup.data(), setup.size(), 1), PSI_OK) << psi_session_error(r);
+  ASSERT_EQ(psi_round_feed(r, PSI_PHASE_SETUP, 1, setup.data(), setup.size(), 1), PSI_OK)
+      << psi_session_error(r);
   pull(r, PSI_PHASE_SETUP, 1);
   ASSERT_EQ(psi_round_feed(r, PSI_PHASE_ONLINE, 0, nullptr, 0, 1), PSI_OK);
   auto req = pull(r, PSI_PHASE_ONLINE, 0);
-  ASSERT_EQ(psi_round_feed(q, PSI_PHASE_ONLINE, 1, req.data(), req.size(), 1), PSI_OK) << psi_session_error(q);
+  ASSERT_EQ(psi_round_feed(q, PSI_PHASE_ONLINE, 1, req.data(), req.size(), 1), PSI_OK)
+      << psi_session_error(q);
   auto resp = pull(q, PSI_PHASE_ONLINE, 1);
   // the response is shuffled: not the request order re-keyed (checked via the plain mode below)
-  ASSERT_EQ(psi_round_feed(r, PSI_PHASE_ONLINE, 2, resp.data(), resp.size(), 1), PSI_OK) << psi_session_error(r);
+  ASSERT_EQ(psi_round_feed(r, PSI_PHASE_ONLINE, 2, resp.data(), resp.size(), 1), PSI_OK)
+      << psi_session_error(r);
   EXPECT_TRUE(pull(r, PSI_PHASE_ONLINE, 2).empty());
   uint64_t n = 0;
   ASSERT_EQ(psi_result_size(r, &n), PSI_OK);
@@ -149,7 +157,8 @@ TEST(Ecdh, SetupExportedOnceServesManyClientQueries) {
   ASSERT_FALSE(o.receiver_setup.empty());
   ASSERT_FALSE(o.sender_setup.empty());
   std::set<std::vector<uint8_t>> server;
-  for (size_t i = 0; i < 2000; ++i) server.insert(std::vector<uint8_t>(first.b.begin() + 16 * i, first.b.begin() + 16 * i + 16));
+  for (size_t i = 0; i < 2000; ++i)
+    server.insert(std::vector<uint8_t>(first.b.begin() + 16 * i, first.b.begin() + 16 * i + 16));
   for (uint64_t inst = 2; inst < 6; ++inst) {
     // a new client set: some of the server's elements, some new
     std::mt19937_64 rng(inst);
@@ -217,11 +226,15 @@ TEST(Ecdh, KeyRotationInvalidatesTheOldSetup) {
   r3.setup = old.receiver_setup;
   std::vector<uint8_t> new_id(fresh.sender_setup.begin() + 8 + 32 + 32 + 8 + 8 + 4,
                               fresh.sender_setup.begin() + 8 + 32 + 32 + 8 + 8 + 4 + 8);
-  std::vector<uint8_t> old_id(old.receiver_setup.begin() + 16 + 4, old.receiver_setup.begin() + 16 + 12);
-  Outcome forged = run_psi("ecdh", r3, new_q, 1 << 16, [&](int ph, uint32_t rd, bool, std::vector<uint8_t>* c) {
-    if (ph == PSI_PHASE_ONLINE && rd == 0 && c->size() >= 40) std::copy(new_id.begin(), new_id.end(), c->begin() + 32);
-    if (ph == PSI_PHASE_ONLINE && rd == 1 && c->size() >= 8) std::copy(old_id.begin(), old_id.end(), c->begin());
-  });
+  std::vector<uint8_t> old_id(old.receiver_setup.begin() + 16 + 4,
+                              old.receiver_setup.begin() + 16 + 12);
+  Outcome forged =
+      run_psi("ecdh", r3, new_q, 1 << 16, [&](int ph, uint32_t rd, bool, std::vector<uint8_t>* c) {
+        if (ph == PSI_PHASE_ONLINE && rd == 0 && c->size() >= 40)
+          std::copy(new_id.begin(), new_id.end(), c->begin() + 32);
+        if (ph == PSI_PHASE_ONLINE && rd == 1 && c->size() >= 8)
+          std::copy(old_id.begin(), old_id.end(), c->begin());
+      });
   ASSERT_EQ(forged.status, PSI_OK) << forged.error;
   EXPECT_TRUE(forged.receiver.empty());
 }
@@ -241,28 +254,35 @@ TEST(Ecdh, DuplicateInputsAreRejected) {
 
 TEST(Ecdh, BadParametersAreArgumentErrors) {
   Sets s = make_sets(10, 10, 1, 23);
-  for (const char* p : {"receiver_size=10", "receiver_size=10,sender_size=10,colour=blue",
-                        "receiver_size=10,sender_size=10,filter=cuckoo", "receiver_size=10,sender_size=10,fpr=0",
-                        "receiver_size=10,sender_size=10,fpr=1.5", "receiver_size=10,sender_size=10,output=all",
-                        "receiver_size=10,sender_size=10,hashes=3", "receiver_size=10,sender_size=x"}) {
-    Outcome o = run_psi("ecdh", party(PSI_ROLE_RECEIVER, s.a, p, 1), party(PSI_ROLE_SENDER, s.b, p, 2));
+  for (const char* p :
+       {"receiver_size=10", "receiver_size=10,sender_size=10,colour=blue",
+        "receiver_size=10,sender_size=10,filter=cuckoo", "receiver_size=10,sender_size=10,fpr=0",
+        "receiver_size=10,sender_size=10,fpr=1.5", "receiver_size=10,sender_size=10,output=all",
+        "receiver_size=10,sender_size=10,hashes=3", "receiver_size=10,sender_size=x"}) {
+    Outcome o =
+        run_psi("ecdh", party(PSI_ROLE_RECEIVER, s.a, p, 1), party(PSI_ROLE_SENDER, s.b, p, 2));
     EXPECT_EQ(o.status, PSI_ERR_ARGUMENT) << p << " -> " << o.error;
   }
   uint8_t seed[32] = {0};
   psi_session* x = nullptr;
-  EXPECT_EQ(psi_session_create("ecdh", PSI_ROLE_HELPER, "receiver_size=1,sender_size=1", seed, 32, &x, nullptr, 0),
+  EXPECT_EQ(psi_session_create("ecdh", PSI_ROLE_HELPER, "receiver_size=1,sender_size=1", seed, 32,
+                               &x, nullptr, 0),
             PSI_ERR_ARGUMENT);
 }
 
 TEST(Ecdh, SenderSetupNeedsItsInputFirst) {
   uint8_t seed[32] = {0};
   psi_session* s = nullptr;
-  ASSERT_EQ(psi_session_create("ecdh", PSI_ROLE_SENDER, "receiver_size=4,sender_size=4", seed, 32, &s, nullptr, 0), PSI_OK);
+  ASSERT_EQ(psi_session_create("ecdh", PSI_ROLE_SENDER, "receiver_size=4,sender_size=4", seed, 32,
+                               &s, nullptr, 0),
+            PSI_OK);
   EXPECT_EQ(psi_round_feed(s, PSI_PHASE_SETUP, 0, nullptr, 0, 1), PSI_ERR_STATE);
   EXPECT_NE(std::string(psi_session_error(s)).find("psi_set_input"), std::string::npos);
   psi_session_free(s);
   // KKRT keeps its order: setup without input
-  ASSERT_EQ(psi_session_create("kkrt", PSI_ROLE_RECEIVER, "receiver_size=4,sender_size=4", seed, 32, &s, nullptr, 0), PSI_OK);
+  ASSERT_EQ(psi_session_create("kkrt", PSI_ROLE_RECEIVER, "receiver_size=4,sender_size=4", seed, 32,
+                               &s, nullptr, 0),
+            PSI_OK);
   EXPECT_EQ(psi_round_feed(s, PSI_PHASE_SETUP, 0, nullptr, 0, 1), PSI_OK);
   psi_session_free(s);
 }
@@ -295,7 +315,8 @@ TEST(Ecdh, ElementsOfAnyFixedLength) {
         int mine = 0;
         psi_round_is_mine(r, ph, rd, &mine);
         psi_session* o = mine ? r : q;
-        ASSERT_EQ(psi_round_feed(o, ph, rd, msg.data(), msg.size(), 1), PSI_OK) << psi_session_error(o);
+        ASSERT_EQ(psi_round_feed(o, ph, rd, msg.data(), msg.size(), 1), PSI_OK)
+            << psi_session_error(o);
         msg.clear();
         for (;;) {
           size_t w = 0;
@@ -308,10 +329,12 @@ TEST(Ecdh, ElementsOfAnyFixedLength) {
     }
     // oracle
     std::set<std::vector<uint8_t>> sb;
-    for (size_t i = 0; i < n; ++i) sb.insert(std::vector<uint8_t>(b.begin() + i * len, b.begin() + (i + 1) * len));
+    for (size_t i = 0; i < n; ++i)
+      sb.insert(std::vector<uint8_t>(b.begin() + i * len, b.begin() + (i + 1) * len));
     std::vector<uint64_t> expect;
     for (size_t i = 0; i < n; ++i)
-      if (sb.count(std::vector<uint8_t>(a.begin() + i * len, a.begin() + (i + 1) * len))) expect.push_back(i);
+      if (sb.count(std::vector<uint8_t>(a.begin() + i * len, a.begin() + (i + 1) * len)))
+        expect.push_back(i);
     uint64_t cnt = 0;
     ASSERT_EQ(psi_result_size(r, &cnt), PSI_OK);
     std::vector<uint64_t> got(cnt);
@@ -335,15 +358,26 @@ TEST(Ecdh, HostileMessagesGiveErrorsNotCrashes) {
       if (ph == phase && r == round) f(c);
     };
   };
-  auto trunc = [](std::vector<uint8_t>* c) { if (!c->empty()) c->pop_back(); };
+  auto trunc = [](std::vector<uint8_t>* c) {
+    if (!c->empty()) c->pop_back();
+  };
   auto extend = [](std::vector<uint8_t>* c) { c->push_back(0); };
-  auto garbage = [](std::vector<uint8_t>* c) { for (auto& x : *c) x = 0xff; };
+  auto garbage = [](std::vector<uint8_t>* c) {
+    for (auto& x : *c) x = 0xff;
+  };
   auto drop = [](std::vector<uint8_t>* c) { c->clear(); };
   auto zero_point = [](size_t off) {
-    return [off](std::vector<uint8_t>* c) { if (c->size() >= off + 32) std::fill(c->begin() + off, c->begin() + off + 32, 0); };
+    return [off](std::vector<uint8_t>* c) {
+      if (c->size() >= off + 32) std::fill(c->begin() + off, c->begin() + off + 32, 0);
+    };
   };
   auto noncanonical = [](size_t off) {
-    return [off](std::vector<uint8_t>* c) { if (c->size() >= off + 32) { std::fill(c->begin() + off, c->begin() + off + 32, 0xff); (*c)[off + 31] = 0x7f; } };
+    return [off](std::vector<uint8_t>* c) {
+      if (c->size() >= off + 32) {
+        std::fill(c->begin() + off, c->begin() + off + 32, 0xff);
+        (*c)[off + 31] = 0x7f;
+      }
+    };
   };
   std::vector<Attack> attacks;
   for (uint32_t r = 0; r < 4; ++r) {
@@ -359,23 +393,35 @@ TEST(Ecdh, HostileMessagesGiveErrorsNotCrashes) {
   attacks.push_back({"drop request", at(PSI_PHASE_ONLINE, 0, drop)});
   attacks.push_back({"drop response", at(PSI_PHASE_ONLINE, 1, drop)});
   attacks.push_back({"identity in request", at(PSI_PHASE_ONLINE, 0, zero_point(48 + 32 * 5))});
-  attacks.push_back({"non-canonical in request", at(PSI_PHASE_ONLINE, 0, noncanonical(48 + 32 * 5))});
+  attacks.push_back(
+      {"non-canonical in request", at(PSI_PHASE_ONLINE, 0, noncanonical(48 + 32 * 5))});
   attacks.push_back({"identity in response", at(PSI_PHASE_ONLINE, 1, zero_point(48 + 32 * 7))});
   attacks.push_back({"non-canonical in response", at(PSI_PHASE_ONLINE, 1, noncanonical(48))});
   attacks.push_back({"non-canonical matched value", at(PSI_PHASE_ONLINE, 2, noncanonical(8))});
-  attacks.push_back({"wrong instance", at(PSI_PHASE_ONLINE, 0, [](std::vector<uint8_t>* c) { (*c)[0] ^= 1; })});
-  attacks.push_back({"huge count", at(PSI_PHASE_ONLINE, 0, [](std::vector<uint8_t>* c) { (*c)[47] = 0x7f; })});
-  attacks.push_back({"setup count", at(PSI_PHASE_SETUP, 0, [](std::vector<uint8_t>* c) { (*c)[12] ^= 1; })});
-  attacks.push_back({"setup codes", at(PSI_PHASE_SETUP, 0, [](std::vector<uint8_t>* c) { c->back() ^= 0x80; })});
-  attacks.push_back({"bitmask padding", at(PSI_PHASE_ONLINE, 3, [](std::vector<uint8_t>* c) { c->back() |= 0x80; })});
-  attacks.push_back({"bitmask count", at(PSI_PHASE_ONLINE, 3, [](std::vector<uint8_t>* c) { (*c)[0] ^= 1; })});
-  attacks.push_back({"matched count", at(PSI_PHASE_ONLINE, 2, [](std::vector<uint8_t>* c) { (*c)[0] ^= 1; })});
-  attacks.push_back({"matched twice", at(PSI_PHASE_ONLINE, 2, [](std::vector<uint8_t>* c) { if (c->size() >= 8 + 64) std::copy(c->begin() + 8, c->begin() + 40, c->begin() + 40); })});
+  attacks.push_back(
+      {"wrong instance", at(PSI_PHASE_ONLINE, 0, [](std::vector<uint8_t>* c) { (*c)[0] ^= 1; })});
+  attacks.push_back(
+      {"huge count", at(PSI_PHASE_ONLINE, 0, [](std::vector<uint8_t>* c) { (*c)[47] = 0x7f; })});
+  attacks.push_back(
+      {"setup count", at(PSI_PHASE_SETUP, 0, [](std::vector<uint8_t>* c) { (*c)[12] ^= 1; })});
+  attacks.push_back(
+      {"setup codes", at(PSI_PHASE_SETUP, 0, [](std::vector<uint8_t>* c) { c->back() ^= 0x80; })});
+  attacks.push_back({"bitmask padding",
+                     at(PSI_PHASE_ONLINE, 3, [](std::vector<uint8_t>* c) { c->back() |= 0x80; })});
+  attacks.push_back(
+      {"bitmask count", at(PSI_PHASE_ONLINE, 3, [](std::vector<uint8_t>* c) { (*c)[0] ^= 1; })});
+  attacks.push_back(
+      {"matched count", at(PSI_PHASE_ONLINE, 2, [](std::vector<uint8_t>* c) { (*c)[0] ^= 1; })});
+  attacks.push_back({"matched twice", at(PSI_PHASE_ONLINE, 2, [](std::vector<uint8_t>* c) {
+                       if (c->size() >= 8 + 64)
+                         std::copy(c->begin() + 8, c->begin() + 40, c->begin() + 40);
+                     })});
   for (const char* f : {"filter=gcs", "filter=bloom"}) {
     const std::string extra = std::string("output=both,") + f;
     for (const auto& a : attacks) {
       Outcome o = run(s, 60, 80, extra, 1 << 16, a.t);
-      EXPECT_EQ(o.status, PSI_ERR_PEER_MESSAGE) << f << " " << a.what << ": " << psi_status_name(o.status) << " " << o.error;
+      EXPECT_EQ(o.status, PSI_ERR_PEER_MESSAGE)
+          << f << " " << a.what << ": " << psi_status_name(o.status) << " " << o.error;
       EXPECT_FALSE(o.error.empty()) << a.what;
     }
   }
@@ -394,7 +440,8 @@ std::vector<FilterKey> keys_of(std::initializer_list<uint64_t> v) {
   }
   return k;
 }
-std::vector<unsigned long long> decode_all(const std::vector<uint8_t>& m, psi::ecdh::u128 range, psi::Status* st) {
+std::vector<unsigned long long> decode_all(const std::vector<uint8_t>& m, psi::ecdh::u128 range,
+                                           psi::Status* st) {
   psi::ecdh::GcsReader r;
   std::vector<unsigned long long> out;
   *st = r.open(ByteView(m), range, 100);
@@ -415,7 +462,8 @@ TEST(EcdhGcs, KnownAnswer) {
   EXPECT_EQ(decode_all(m, 100, &st), (std::vector<unsigned long long>{3, 10, 11, 50}));
   EXPECT_TRUE(st.is_ok()) << st.message();
   std::vector<uint8_t> hits;
-  ASSERT_TRUE(psi::ecdh::gcs_lookup(ByteView(m), 100, 100, keys_of({11, 12, 50, 3, 150, 99}), &hits).is_ok());
+  ASSERT_TRUE(psi::ecdh::gcs_lookup(ByteView(m), 100, 100, keys_of({11, 12, 50, 3, 150, 99}), &hits)
+                  .is_ok());
   EXPECT_EQ(hits, (std::vector<uint8_t>{1, 0, 1, 1, 1, 0}));
 }
 
@@ -427,18 +475,20 @@ TEST(EcdhGcs, StrictParsing) {
     return !st.is_ok() && st.code() == PSI_ERR_PEER_MESSAGE;
   };
   EXPECT_FALSE(fails(good));
-  for (size_t n = 0; n < good.size(); ++n) EXPECT_TRUE(fails(std::vector<uint8_t>(good.begin(), good.begin() + n))) << n;
+  for (size_t n = 0; n < good.size(); ++n)
+    EXPECT_TRUE(fails(std::vector<uint8_t>(good.begin(), good.begin() + n))) << n;
   auto extra = good;
   extra.push_back(0);
-  EXPECT_TRUE(fails(extra));                                                   // trailing byte
-  EXPECT_TRUE(fails({0x04, 0x64, 0x11, 0x86, 0x81, 0x51}));                   // padding bit
-  EXPECT_TRUE(fails({0x84, 0x00, 0x64, 0x11, 0x86, 0x81, 0x11}));             // overlong varint
-  EXPECT_TRUE(fails(good, 101));                                              // other range
-  EXPECT_TRUE(fails({0x04, 0x64, 0x00, 0x86, 0x81, 0x11}));                   // divisor 0
-  EXPECT_TRUE(fails({0x01, 0x64, 0x11, 0xff, 0xff, 0x00}));                   // value >= range
-  EXPECT_TRUE(fails({0x65, 0x64, 0x11, 0x86, 0x81, 0x11}));                   // more values than allowed
-  EXPECT_TRUE(fails({0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
-                     0xff, 0xff, 0xff, 0xff, 0xff, 0x7f}));                  // varint past 128 bits
+  EXPECT_TRUE(fails(extra));                                       // trailing byte
+  EXPECT_TRUE(fails({0x04, 0x64, 0x11, 0x86, 0x81, 0x51}));        // padding bit
+  EXPECT_TRUE(fails({0x84, 0x00, 0x64, 0x11, 0x86, 0x81, 0x11}));  // overlong varint
+  EXPECT_TRUE(fails(good, 101));                                   // other range
+  EXPECT_TRUE(fails({0x04, 0x64, 0x00, 0x86, 0x81, 0x11}));        // divisor 0
+  EXPECT_TRUE(fails({0x01, 0x64, 0x11, 0xff, 0xff, 0x00}));        // value >= range
+  EXPECT_TRUE(fails({0x65, 0x64, 0x11, 0x86, 0x81, 0x11}));        // more values than allowed
+  EXPECT_TRUE(
+      fails({0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
+             0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x7f}));  // varint past 128 bits
 }
 
 TEST(EcdhGcs, RoundTripsAtRealisticSizes) {
@@ -489,7 +539,8 @@ TEST(EcdhBloom, KnownAnswerAndStrictParsing) {
   auto bad = [&](std::vector<uint8_t> x, psi::ecdh::BloomShape s) {
     return psi::ecdh::bloom_validate(ByteView(x), s).code() == PSI_ERR_PEER_MESSAGE;
   };
-  for (size_t n = 0; n < m.size(); ++n) EXPECT_TRUE(bad(std::vector<uint8_t>(m.begin(), m.begin() + n), shape)) << n;
+  for (size_t n = 0; n < m.size(); ++n)
+    EXPECT_TRUE(bad(std::vector<uint8_t>(m.begin(), m.begin() + n), shape)) << n;
   auto longer = m;
   longer.push_back(0);
   EXPECT_TRUE(bad(longer, shape));
@@ -527,12 +578,14 @@ std::vector<uint8_t> from_base64(const std::string& s) {
 }
 }  // namespace
 
-// Issue 18 item 12: ./psi fuzz stopped in fuzz_ecdh_gcs on this input (a header whose hash range and
-// Golomb divisor are >= 2^127: "shift exponent 128 is too large for 128-bit type" in ceil_log2).
-// Driven exactly as the fuzz target does (expected range read from the input's own header); a range
-// above 2^120 is now refused before any arithmetic. Under ./psi sanitize the old code aborted here.
+// Issue 18 item 12: ./psi fuzz stopped in fuzz_ecdh_gcs on this input (a header whose hash range
+// and Golomb divisor are >= 2^127: "shift exponent 128 is too large for 128-bit type" in
+// ceil_log2). Driven exactly as the fuzz target does (expected range read from the input's own
+// header); a range above 2^120 is now refused before any arithmetic. Under ./psi sanitize the old
+// code aborted here.
 TEST(EcdhGcs, FuzzCrashHugeRangeIsAPeerError) {
-  const std::vector<uint8_t> crash = from_base64("AN21tbW1tbW1tbX//////////wLdtbW1tbW1tbW1//////////8CCw==");
+  const std::vector<uint8_t> crash =
+      from_base64("AN21tbW1tbW1tbX//////////wLdtbW1tbW1tbW1//////////8CCw==");
   ASSERT_EQ(crash.size(), 40u);
   psi::ByteView v(crash.data(), crash.size());
   size_t pos = 0;
@@ -547,7 +600,8 @@ TEST(EcdhGcs, FuzzCrashHugeRangeIsAPeerError) {
   std::vector<psi::ecdh::FilterKey> q(3);
   std::vector<uint8_t> hits;
   EXPECT_EQ(psi::ecdh::gcs_lookup(v, range, 1 << 16, q, &hits).code(), PSI_ERR_PEER_MESSAGE);
-  EXPECT_EQ(psi::ecdh::gcs_lookup_indexed(v, range, 1 << 16, index, q, &hits).code(), PSI_ERR_PEER_MESSAGE);
+  EXPECT_EQ(psi::ecdh::gcs_lookup_indexed(v, range, 1 << 16, index, q, &hits).code(),
+            PSI_ERR_PEER_MESSAGE);
 }
 
 // The edges of the bound: range and divisor at 2^120 are still read (and a valid empty or one-value

@@ -12,12 +12,12 @@
 
 #include "psi_driver.h"
 
+using psi_test::make_sets;
 using psi_test::Outcome;
 using psi_test::Party;
+using psi_test::party;
 using psi_test::run_psi;
 using psi_test::Sets;
-using psi_test::make_sets;
-using psi_test::party;
 using psi_test::sizes;
 
 namespace {
@@ -44,13 +44,14 @@ TEST_P(KkrtSizes, MatchesPlaintextIntersection) {
   EXPECT_EQ(o.sender, s.expect_b);
 }
 
-INSTANTIATE_TEST_SUITE_P(
-    SizesAndOverlaps, KkrtSizes,
-    ::testing::Values(Case{0, 0, 0}, Case{0, 5, 0}, Case{5, 0, 0}, Case{1, 1, 1}, Case{1, 1, 0},
-                      Case{2, 3, 1}, Case{17, 17, 17}, Case{100, 100, 0}, Case{100, 100, 50},
-                      Case{1000, 10, 10}, Case{10, 1000, 10}, Case{1000, 1000, 1000},
-                      Case{4096, 3000, 1500}, Case{20000, 20000, 200}, Case{65536, 65536, 32768},
-                      Case{1 << 17, 1000, 999}));
+INSTANTIATE_TEST_SUITE_P(SizesAndOverlaps, KkrtSizes,
+                         ::testing::Values(Case{0, 0, 0}, Case{0, 5, 0}, Case{5, 0, 0},
+                                           Case{1, 1, 1}, Case{1, 1, 0}, Case{2, 3, 1},
+                                           Case{17, 17, 17}, Case{100, 100, 0}, Case{100, 100, 50},
+                                           Case{1000, 10, 10}, Case{10, 1000, 10},
+                                           Case{1000, 1000, 1000}, Case{4096, 3000, 1500},
+                                           Case{20000, 20000, 200}, Case{65536, 65536, 32768},
+                                           Case{1 << 17, 1000, 999}));
 
 TEST(Kkrt, ReceiverOnlyOutputLeavesSenderEmpty) {
   Sets s = make_sets(500, 700, 123, 5);
@@ -62,8 +63,9 @@ TEST(Kkrt, ReceiverOnlyOutputLeavesSenderEmpty) {
 
 TEST(Kkrt, CuckooVariantsAllAgreeWithOracle) {
   Sets s = make_sets(3000, 2500, 1000, 9);
-  for (const char* v : {"hashes=2,bin_factor=2.4,stash=8", "hashes=4,bin_factor=1.1,stash=4", "hashes=2,slots=2,bin_factor=1.2,stash=6",
-                        "separate_tables=1", "hashes=3,stash=0,bin_factor=1.5", "hashes=3,stash=8"}) {
+  for (const char* v : {"hashes=2,bin_factor=2.4,stash=8", "hashes=4,bin_factor=1.1,stash=4",
+                        "hashes=2,slots=2,bin_factor=1.2,stash=6", "separate_tables=1",
+                        "hashes=3,stash=0,bin_factor=1.5", "hashes=3,stash=8"}) {
     Outcome o = run(s, 3000, 2500, std::string("output=both,") + v);
     ASSERT_EQ(o.status, PSI_OK) << v << ": " << o.error;
     EXPECT_EQ(o.receiver, s.expect_a) << v;
@@ -84,14 +86,18 @@ TEST(Kkrt, TinyChunksGiveTheSameAnswer) {
 TEST(Kkrt, SetupExportedOnceServesManyInstances) {
   Sets first = make_sets(300, 300, 100, 13);
   Outcome o = run_psi("kkrt", party(PSI_ROLE_RECEIVER, first.a, sizes(300, 300, "instance=1"), 3),
-                      party(PSI_ROLE_SENDER, first.b, sizes(300, 300, "instance=1"), 4), 4096, nullptr,
-                      true);
+                      party(PSI_ROLE_SENDER, first.b, sizes(300, 300, "instance=1"), 4), 4096,
+                      nullptr, true);
   ASSERT_EQ(o.status, PSI_OK) << o.error;
   ASSERT_FALSE(o.receiver_setup.empty());
   for (uint64_t inst = 2; inst < 6; ++inst) {
     Sets s = make_sets(200 + inst, 400, 40 * inst, 100 + inst);
-    Party r = party(PSI_ROLE_RECEIVER, s.a, sizes(200 + inst, 400, "output=both,instance=" + std::to_string(inst)), uint8_t(inst));
-    Party q = party(PSI_ROLE_SENDER, s.b, sizes(200 + inst, 400, "output=both,instance=" + std::to_string(inst)), uint8_t(inst + 50));
+    Party r = party(PSI_ROLE_RECEIVER, s.a,
+                    sizes(200 + inst, 400, "output=both,instance=" + std::to_string(inst)),
+                    uint8_t(inst));
+    Party q = party(PSI_ROLE_SENDER, s.b,
+                    sizes(200 + inst, 400, "output=both,instance=" + std::to_string(inst)),
+                    uint8_t(inst + 50));
     r.setup = o.receiver_setup;
     q.setup = o.sender_setup;
     Outcome oi = run_psi("kkrt", r, q);
@@ -126,12 +132,14 @@ TEST(Kkrt, DuplicateInputsAreRejectedNotAnswered) {
 
 TEST(Kkrt, BadParametersAreArgumentErrors) {
   Sets s = make_sets(10, 10, 1, 23);
-  for (const char* p : {"receiver_size=10", "receiver_size=10,sender_size=10,colour=blue",
-                        "receiver_size=10,sender_size=x", "receiver_size=10,sender_size=10,hashes=7",
-                        "receiver_size=10,sender_size=10,output=all", "receiver_size=10,,sender_size=10,sigma=2",
-                        "receiver_size=10,sender_size=10,stash=-1", "receiver_size",
-                        "receiver_size=10,sender_size=10,hashes=2"}) {
-    Outcome o = run_psi("kkrt", party(PSI_ROLE_RECEIVER, s.a, p, 1), party(PSI_ROLE_SENDER, s.b, p, 2));
+  for (const char* p :
+       {"receiver_size=10", "receiver_size=10,sender_size=10,colour=blue",
+        "receiver_size=10,sender_size=x", "receiver_size=10,sender_size=10,hashes=7",
+        "receiver_size=10,sender_size=10,output=all", "receiver_size=10,,sender_size=10,sigma=2",
+        "receiver_size=10,sender_size=10,stash=-1", "receiver_size",
+        "receiver_size=10,sender_size=10,hashes=2"}) {
+    Outcome o =
+        run_psi("kkrt", party(PSI_ROLE_RECEIVER, s.a, p, 1), party(PSI_ROLE_SENDER, s.b, p, 2));
     EXPECT_EQ(o.status, PSI_ERR_ARGUMENT) << p << " -> " << o.error;
     EXPECT_FALSE(o.error.empty());
   }
@@ -148,9 +156,11 @@ TEST(Kkrt, WrongInputCountIsAnInputError) {
 
 TEST(Kkrt, MismatchedSizesOrInstancesFailCleanly) {
   Sets s = make_sets(100, 100, 1, 31);
-  Outcome o = run_psi("kkrt", party(0, s.a, sizes(100, 100), 1), party(1, s.b, sizes(100, 100, "bin_factor=2"), 2));
+  Outcome o = run_psi("kkrt", party(0, s.a, sizes(100, 100), 1),
+                      party(1, s.b, sizes(100, 100, "bin_factor=2"), 2));
   EXPECT_EQ(o.status, PSI_ERR_PEER_MESSAGE) << o.error;
-  o = run_psi("kkrt", party(0, s.a, sizes(100, 100, "instance=4"), 1), party(1, s.b, sizes(100, 100, "instance=5"), 2));
+  o = run_psi("kkrt", party(0, s.a, sizes(100, 100, "instance=4"), 1),
+              party(1, s.b, sizes(100, 100, "instance=5"), 2));
   EXPECT_EQ(o.status, PSI_ERR_PEER_MESSAGE) << o.error;
   EXPECT_NE(o.error.find("instance"), std::string::npos) << o.error;
 }
@@ -176,7 +186,8 @@ TEST(KkrtInstance, HexAndZeroExtendedDecimalAreTheSameInstance) {
   // upper-case digits are accepted too
   std::string upper = hex_instance(0xAB, 7);
   std::transform(upper.begin(), upper.end(), upper.begin(), ::toupper);
-  o = run_psi("kkrt", party(0, s.a, sizes(200, 300, "output=both,instance=" + hex_instance(0xab, 7)), 1),
+  o = run_psi("kkrt",
+              party(0, s.a, sizes(200, 300, "output=both,instance=" + hex_instance(0xab, 7)), 1),
               party(1, s.b, sizes(200, 300, "output=both,instance=" + upper), 2));
   ASSERT_EQ(o.status, PSI_OK) << o.error;
   EXPECT_EQ(o.receiver, s.expect_a);
@@ -185,9 +196,10 @@ TEST(KkrtInstance, HexAndZeroExtendedDecimalAreTheSameInstance) {
 TEST(KkrtInstance, MalformedInstancesAreArgumentErrors) {
   Sets s = make_sets(10, 10, 1, 43);
   const std::string h = hex_instance(1, 2);
-  for (const std::string& bad : {h.substr(1), h + "0", h.substr(0, 63) + "g", "0x" + h.substr(2),
-                                 std::string("-1"), std::string("18446744073709551616"),
-                                 std::string("123456789012345678901"), std::string("1e3"), std::string(" 1")}) {
+  for (const std::string& bad :
+       {h.substr(1), h + "0", h.substr(0, 63) + "g", "0x" + h.substr(2), std::string("-1"),
+        std::string("18446744073709551616"), std::string("123456789012345678901"),
+        std::string("1e3"), std::string(" 1")}) {
     for (const char* proto : {"kkrt", "ecdh"}) {
       const std::string p = sizes(10, 10, "instance=" + bad);
       Outcome o = run_psi(proto, party(0, s.a, p, 1), party(1, s.b, p, 2));
@@ -200,8 +212,9 @@ TEST(KkrtInstance, MalformedInstancesAreArgumentErrors) {
 TEST(KkrtInstance, InstancesDifferingOnlyInHighBitsAreRefusedAtThePeer) {
   Sets s = make_sets(100, 100, 10, 47);
   for (const char* proto : {"kkrt", "ecdh"}) {
-    Outcome o = run_psi(proto, party(0, s.a, sizes(100, 100, "instance=" + hex_instance(0x80, 9)), 1),
-                        party(1, s.b, sizes(100, 100, "instance=" + hex_instance(0x00, 9)), 2));
+    Outcome o =
+        run_psi(proto, party(0, s.a, sizes(100, 100, "instance=" + hex_instance(0x80, 9)), 1),
+                party(1, s.b, sizes(100, 100, "instance=" + hex_instance(0x00, 9)), 2));
     EXPECT_EQ(o.status, PSI_ERR_PEER_MESSAGE) << proto << ": " << o.error;
     EXPECT_NE(o.error.find("instance"), std::string::npos) << o.error;
   }
@@ -224,7 +237,8 @@ TEST(KkrtInstance, MasksOfAnotherInstanceMatchNothing) {
   std::vector<uint8_t> masks_a;
   Outcome a = run_psi("kkrt", with_setup(0, ia, 5), with_setup(1, ia, 6), 4096,
                       [&](int ph, uint32_t r, bool, std::vector<uint8_t>* c) {
-                        if (ph == PSI_PHASE_ONLINE && r == 1) masks_a.insert(masks_a.end(), c->begin(), c->end());
+                        if (ph == PSI_PHASE_ONLINE && r == 1)
+                          masks_a.insert(masks_a.end(), c->begin(), c->end());
                       });
   ASSERT_EQ(a.status, PSI_OK) << a.error;
   EXPECT_EQ(a.receiver, s.expect_a);
@@ -232,7 +246,8 @@ TEST(KkrtInstance, MasksOfAnotherInstanceMatchNothing) {
   std::vector<uint8_t> masks_b;
   Outcome b = run_psi("kkrt", with_setup(0, ib, 5), with_setup(1, ib, 6), 4096,
                       [&](int ph, uint32_t r, bool, std::vector<uint8_t>* c) {
-                        if (ph == PSI_PHASE_ONLINE && r == 1) masks_b.insert(masks_b.end(), c->begin(), c->end());
+                        if (ph == PSI_PHASE_ONLINE && r == 1)
+                          masks_b.insert(masks_b.end(), c->begin(), c->end());
                       });
   ASSERT_EQ(b.status, PSI_OK) << b.error;
   EXPECT_EQ(b.receiver, s.expect_a);
@@ -240,12 +255,13 @@ TEST(KkrtInstance, MasksOfAnotherInstanceMatchNothing) {
   EXPECT_NE(masks_a, masks_b);
   // ... but with instance a's masks in place of its own it finds no match at all
   size_t off = 0;
-  Outcome x = run_psi("kkrt", with_setup(0, ib, 5), with_setup(1, ib, 6), 4096,
-                      [&](int ph, uint32_t r, bool, std::vector<uint8_t>* c) {
-                        if (ph != PSI_PHASE_ONLINE || r != 1) return;
-                        std::copy(masks_a.begin() + off, masks_a.begin() + off + c->size(), c->begin());
-                        off += c->size();
-                      });
+  Outcome x =
+      run_psi("kkrt", with_setup(0, ib, 5), with_setup(1, ib, 6), 4096,
+              [&](int ph, uint32_t r, bool, std::vector<uint8_t>* c) {
+                if (ph != PSI_PHASE_ONLINE || r != 1) return;
+                std::copy(masks_a.begin() + off, masks_a.begin() + off + c->size(), c->begin());
+                off += c->size();
+              });
   ASSERT_EQ(x.status, PSI_OK) << x.error;
   EXPECT_TRUE(x.receiver.empty()) << x.receiver.size() << " cross-instance matches";
 }
@@ -258,18 +274,46 @@ TEST(Kkrt, HostileMessagesGiveErrorsNotCrashes) {
     psi_test::Tamper t;
   };
   std::vector<Attack> attacks = {
-      {"truncate every message", [](int, uint32_t, bool, std::vector<uint8_t>* c) { if (!c->empty()) c->pop_back(); }},
-      {"extend every message", [](int, uint32_t, bool, std::vector<uint8_t>* c) { c->push_back(0x55); }},
-      {"garbage setup", [](int ph, uint32_t, bool, std::vector<uint8_t>* c) { if (ph == PSI_PHASE_SETUP) for (auto& x : *c) x = 0xff; }},
-      {"drop the matrix", [](int ph, uint32_t r, bool, std::vector<uint8_t>* c) { if (ph == PSI_PHASE_ONLINE && r == 0) c->clear(); }},
-      {"drop the masks", [](int ph, uint32_t r, bool, std::vector<uint8_t>* c) { if (ph == PSI_PHASE_ONLINE && r == 1) c->clear(); }},
-      {"positions out of range", [](int ph, uint32_t r, bool, std::vector<uint8_t>* c) { if (ph == PSI_PHASE_ONLINE && r == 2 && c->size() >= 8) { (*c)[4] = 0xff; (*c)[5] = 0xff; (*c)[6] = 0xff; (*c)[7] = 0x7f; } }},
-      {"huge position count", [](int ph, uint32_t r, bool, std::vector<uint8_t>* c) { if (ph == PSI_PHASE_ONLINE && r == 2 && c->size() >= 4) { (*c)[3] = 0x7f; } }},
+      {"truncate every message",
+       [](int, uint32_t, bool, std::vector<uint8_t>* c) {
+         if (!c->empty()) c->pop_back();
+       }},
+      {"extend every message",
+       [](int, uint32_t, bool, std::vector<uint8_t>* c) { c->push_back(0x55); }},
+      {"garbage setup",
+       [](int ph, uint32_t, bool, std::vector<uint8_t>* c) {
+         if (ph == PSI_PHASE_SETUP)
+           for (auto& x : *c) x = 0xff;
+       }},
+      {"drop the matrix",
+       [](int ph, uint32_t r, bool, std::vector<uint8_t>* c) {
+         if (ph == PSI_PHASE_ONLINE && r == 0) c->clear();
+       }},
+      {"drop the masks",
+       [](int ph, uint32_t r, bool, std::vector<uint8_t>* c) {
+         if (ph == PSI_PHASE_ONLINE && r == 1) c->clear();
+       }},
+      {"positions out of range",
+       [](int ph, uint32_t r, bool, std::vector<uint8_t>* c) {
+         if (ph == PSI_PHASE_ONLINE && r == 2 && c->size() >= 8) {
+           (*c)[4] = 0xff;
+           (*c)[5] = 0xff;
+           (*c)[6] = 0xff;
+           (*c)[7] = 0x7f;
+         }
+       }},
+      {"huge position count",
+       [](int ph, uint32_t r, bool, std::vector<uint8_t>* c) {
+         if (ph == PSI_PHASE_ONLINE && r == 2 && c->size() >= 4) {
+           (*c)[3] = 0x7f;
+         }
+       }},
   };
   for (const auto& a : attacks) {
     Outcome o = run_psi("kkrt", party(0, s.a, p, 1), party(1, s.b, p, 2), 4096, a.t);
     EXPECT_NE(o.status, PSI_OK) << a.what;
-    EXPECT_TRUE(o.status == PSI_ERR_PEER_MESSAGE) << a.what << ": " << psi_status_name(o.status) << " " << o.error;
+    EXPECT_TRUE(o.status == PSI_ERR_PEER_MESSAGE)
+        << a.what << ": " << psi_status_name(o.status) << " " << o.error;
     EXPECT_FALSE(o.error.empty()) << a.what;
   }
 }
@@ -278,22 +322,32 @@ TEST(Kkrt, OutOfOrderCallsAreStateErrors) {
   uint8_t seed[32] = {0};
   psi_session* s = nullptr;
   char err[256];
-  ASSERT_EQ(psi_session_create("kkrt", 0, "receiver_size=4,sender_size=4", seed, 32, &s, err, sizeof err), PSI_OK);
+  ASSERT_EQ(
+      psi_session_create("kkrt", 0, "receiver_size=4,sender_size=4", seed, 32, &s, err, sizeof err),
+      PSI_OK);
   size_t w;
   int done;
   uint8_t buf[64];
   EXPECT_EQ(psi_round_emit(s, PSI_PHASE_SETUP, 0, buf, sizeof buf, &w, &done), PSI_ERR_STATE);
   EXPECT_NE(std::string(psi_session_error(s)).find("out of order"), std::string::npos);
   psi_session_free(s);
-  ASSERT_EQ(psi_session_create("kkrt", 0, "receiver_size=4,sender_size=4", seed, 32, &s, err, sizeof err), PSI_OK);
+  ASSERT_EQ(
+      psi_session_create("kkrt", 0, "receiver_size=4,sender_size=4", seed, 32, &s, err, sizeof err),
+      PSI_OK);
   EXPECT_EQ(psi_round_feed(s, PSI_PHASE_ONLINE, 0, nullptr, 0, 1), PSI_ERR_STATE);
   uint64_t n;
   psi_session_free(s);
-  ASSERT_EQ(psi_session_create("kkrt", 0, "receiver_size=4,sender_size=4", seed, 32, &s, err, sizeof err), PSI_OK);
+  ASSERT_EQ(
+      psi_session_create("kkrt", 0, "receiver_size=4,sender_size=4", seed, 32, &s, err, sizeof err),
+      PSI_OK);
   EXPECT_EQ(psi_result_size(s, &n), PSI_ERR_STATE);
   psi_session_free(s);
-  EXPECT_EQ(psi_session_create("kkrt", 0, "receiver_size=4,sender_size=4", seed, 31, &s, err, sizeof err), PSI_ERR_ARGUMENT);
-  EXPECT_EQ(psi_session_create("kkrt", 9, "receiver_size=4,sender_size=4", seed, 32, &s, err, sizeof err), PSI_ERR_ARGUMENT);
+  EXPECT_EQ(
+      psi_session_create("kkrt", 0, "receiver_size=4,sender_size=4", seed, 31, &s, err, sizeof err),
+      PSI_ERR_ARGUMENT);
+  EXPECT_EQ(
+      psi_session_create("kkrt", 9, "receiver_size=4,sender_size=4", seed, 32, &s, err, sizeof err),
+      PSI_ERR_ARGUMENT);
 }
 
 TEST(Kkrt, IndependentSessionsRunConcurrently) {
@@ -328,13 +382,16 @@ std::vector<Claim> parse_claims(const std::vector<uint8_t>& m) {
   std::vector<Claim> out;
   const uint64_t count = le(m.data(), 4);
   EXPECT_EQ(m.size(), 4 + 12 * count);
-  for (uint64_t k = 0; k < count; ++k) out.push_back({uint32_t(le(&m[4 + 12 * k], 4)), le(&m[8 + 12 * k], 8)});
+  for (uint64_t k = 0; k < count; ++k)
+    out.push_back({uint32_t(le(&m[4 + 12 * k], 4)), le(&m[8 + 12 * k], 8)});
   return out;
 }
 
 std::vector<uint8_t> write_claims(const std::vector<Claim>& cs) {
   std::vector<uint8_t> m;
-  auto put = [&](uint64_t x, int n) { for (int i = 0; i < n; ++i) m.push_back(uint8_t(x >> (8 * i))); };
+  auto put = [&](uint64_t x, int n) {
+    for (int i = 0; i < n; ++i) m.push_back(uint8_t(x >> (8 * i)));
+  };
   put(cs.size(), 4);
   for (const Claim& c : cs) {
     put(c.pos, 4);
@@ -380,31 +437,45 @@ TEST(KkrtClaims, SenderRefusesClaimsItCannotVerify) {
     }
   };
   auto insert_sorted = [](std::vector<Claim>* cs, Claim c) {
-    cs->insert(std::lower_bound(cs->begin(), cs->end(), c, [](const Claim& a, const Claim& b) { return a.pos < b.pos; }), c);
+    cs->insert(std::lower_bound(cs->begin(), cs->end(), c,
+                                [](const Claim& a, const Claim& b) { return a.pos < b.pos; }),
+               c);
   };
   struct Attack {
     const char* what;
     std::function<void(std::vector<Claim>*)> f;
   };
   const std::vector<Attack> attacks = {
-      {"extra position, random proof", [&](std::vector<Claim>* cs) { insert_sorted(cs, {unclaimed(*cs), 0x0123456789abcdefull}); }},
-      {"extra position, a genuine claim's proof", [&](std::vector<Claim>* cs) { insert_sorted(cs, {unclaimed(*cs), (*cs)[0].proof}); }},
-      {"every unclaimed position", [&](std::vector<Claim>* cs) {
+      {"extra position, random proof",
+       [&](std::vector<Claim>* cs) {
+         insert_sorted(cs, {unclaimed(*cs), 0x0123456789abcdefull});
+       }},
+      {"extra position, a genuine claim's proof",
+       [&](std::vector<Claim>* cs) {
+         insert_sorted(cs, {unclaimed(*cs), (*cs)[0].proof});
+       }},
+      {"every unclaimed position",
+       [&](std::vector<Claim>* cs) {
          for (uint32_t q = 0; q < 300; ++q) {
            bool used = false;
            for (const Claim& c : *cs) used |= c.pos == q;
            if (!used) insert_sorted(cs, {q, 0});
          }
        }},
-      {"one proof byte flipped", [](std::vector<Claim>* cs) { (*cs)[cs->size() / 2].proof ^= uint64_t(1) << 40; }},
-      {"proofs swapped between two claims", [](std::vector<Claim>* cs) { std::swap((*cs)[0].proof, (*cs)[1].proof); }},
-      {"a position repeated", [](std::vector<Claim>* cs) { cs->insert(cs->begin() + 1, (*cs)[0]); }},
+      {"one proof byte flipped",
+       [](std::vector<Claim>* cs) { (*cs)[cs->size() / 2].proof ^= uint64_t(1) << 40; }},
+      {"proofs swapped between two claims",
+       [](std::vector<Claim>* cs) { std::swap((*cs)[0].proof, (*cs)[1].proof); }},
+      {"a position repeated",
+       [](std::vector<Claim>* cs) { cs->insert(cs->begin() + 1, (*cs)[0]); }},
       {"positions out of order", [](std::vector<Claim>* cs) { std::swap((*cs)[0], (*cs)[1]); }},
       {"position out of range", [](std::vector<Claim>* cs) { cs->back().pos = 300; }},
   };
   for (const Attack& a : attacks) {
-    Outcome o = run_psi("kkrt", party(0, s.a, p, 1), party(1, s.b, p, 2), 1 << 16, claims_tamper(a.f));
-    EXPECT_EQ(o.status, PSI_ERR_PEER_MESSAGE) << a.what << ": " << psi_status_name(o.status) << " " << o.error;
+    Outcome o =
+        run_psi("kkrt", party(0, s.a, p, 1), party(1, s.b, p, 2), 1 << 16, claims_tamper(a.f));
+    EXPECT_EQ(o.status, PSI_ERR_PEER_MESSAGE)
+        << a.what << ": " << psi_status_name(o.status) << " " << o.error;
     EXPECT_EQ(o.error.rfind("sender:", 0), 0u) << a.what << ": " << o.error;
     EXPECT_TRUE(o.sender.empty()) << a.what;
   }
@@ -467,8 +538,10 @@ TEST(KkrtCandidates, CraftedMasksCanNotHideAGenuineMatch) {
     // the crafted masks hide nothing: every genuine match is still found (the positions the
     // crafted masks overwrote held no genuine match)
     ASSERT_TRUE(o.status == PSI_OK || o.status == PSI_ERR_PEER_MESSAGE) << o.error;
-    if (o.receiver != s.expect_a && !std::includes(o.receiver.begin(), o.receiver.end(), s.expect_a.begin(), s.expect_a.end()))
+    if (o.receiver != s.expect_a &&
+        !std::includes(o.receiver.begin(), o.receiver.end(), s.expect_a.begin(), s.expect_a.end()))
       ++missed;
   }
-  EXPECT_EQ(missed, 0u) << "crafted masks hid a genuine match at " << missed << " of 512 start slots";
+  EXPECT_EQ(missed, 0u) << "crafted masks hid a genuine match at " << missed
+                        << " of 512 start slots";
 }

@@ -27,23 +27,28 @@ bool is_zero(const psi_protocol_description& d) {
   return std::memcmp(&d, &zero, sizeof d) == 0;
 }
 
-// Creates a session of `d` for `role` with the given params; returns the status (frees the session).
+// Creates a session of `d` for `role` with the given params; returns the status (frees the
+// session).
 psi_status create(const psi_protocol_description& d, int role, const std::string& params) {
   std::vector<uint8_t> seed(32, 7);
   psi_session* s = nullptr;
   char err[256];
-  psi_status st =
-      psi_session_create(d.name, role, params.c_str(), seed.data(), seed.size(), &s, err, sizeof err);
+  psi_status st = psi_session_create(d.name, role, params.c_str(), seed.data(), seed.size(), &s,
+                                     err, sizeof err);
   psi_session_free(s);
   return st;
 }
 
 const char* output_value(uint32_t bit) {
   switch (bit) {
-    case PSI_OUTPUT_RECEIVER: return "receiver";
-    case PSI_OUTPUT_BOTH: return "both";
-    case PSI_OUTPUT_CARDINALITY: return "cardinality";
-    default: return "?";
+    case PSI_OUTPUT_RECEIVER:
+      return "receiver";
+    case PSI_OUTPUT_BOTH:
+      return "both";
+    case PSI_OUTPUT_CARDINALITY:
+      return "cardinality";
+    default:
+      return "?";
   }
 }
 
@@ -168,8 +173,8 @@ TEST(ProtocolInfo, EveryDescriptionAgreesWithTheProtocolsBehaviour) {
     EXPECT_EQ(PSI_ERR_ARGUMENT,
               create(d, PSI_ROLE_RECEIVER, psi_test::sizes(8, size_t(d.max_set_size))));
     // element lengths: min and max accepted, outside refused (distinct elements, count 8)
-    for (uint32_t len : {d.element_len_min, d.element_len_max, d.element_len_min - 1,
-                         d.element_len_max + 1}) {
+    for (uint32_t len :
+         {d.element_len_min, d.element_len_max, d.element_len_min - 1, d.element_len_max + 1}) {
       if (len == 0) continue;
       std::vector<uint8_t> seed(32, 3), elems(size_t(len) * 8, 0);
       for (size_t k = 0; k < 8; ++k) elems[k * len] = uint8_t(k + 1);
@@ -186,8 +191,8 @@ TEST(ProtocolInfo, EveryDescriptionAgreesWithTheProtocolsBehaviour) {
     for (int role : {PSI_ROLE_RECEIVER, PSI_ROLE_SENDER}) {
       std::vector<uint8_t> seed(32, 5);
       psi_session* s = nullptr;
-      ASSERT_EQ(PSI_OK, psi_session_create(d.name, role, base.c_str(), seed.data(), 32, &s,
-                                           nullptr, 0));
+      ASSERT_EQ(PSI_OK,
+                psi_session_create(d.name, role, base.c_str(), seed.data(), 32, &s, nullptr, 0));
       uint32_t rounds = 0;
       ASSERT_EQ(PSI_OK, psi_round_count(s, PSI_PHASE_SETUP, &rounds));
       uint32_t first = rounds;

@@ -70,9 +70,9 @@ Outcome run_psi(const std::string& protocol, const Party& receiver, const Party&
   const char* names[2] = {"receiver", "sender"};
   char err[512];
   for (int i = 0; i < 2; ++i) {
-    psi_status st = psi_session_create(protocol.c_str(), parties[i]->role, parties[i]->params.c_str(),
-                                       parties[i]->seed.data(), parties[i]->seed.size(), &ss.s[i], err,
-                                       sizeof err);
+    psi_status st = psi_session_create(protocol.c_str(), parties[i]->role,
+                                       parties[i]->params.c_str(), parties[i]->seed.data(),
+                                       parties[i]->seed.size(), &ss.s[i], err, sizeof err);
     if (st != PSI_OK) {
       out.status = st;
       out.error = std::string(names[i]) + ": " + err;
@@ -89,8 +89,8 @@ Outcome run_psi(const std::string& protocol, const Party& receiver, const Party&
       psi_status st = psi_setup_import(ss.s[i], parties[i]->setup.data(), parties[i]->setup.size());
       if (st != PSI_OK) return failed(i, st);
     }
-    psi_status st = psi_set_input(ss.s[i], parties[i]->elements.data(),
-                                  parties[i]->elements.size() / 16, 16);
+    psi_status st =
+        psi_set_input(ss.s[i], parties[i]->elements.data(), parties[i]->elements.size() / 16, 16);
     if (st != PSI_OK) return failed(i, st);
   }
   std::vector<uint8_t> buf(chunk);
@@ -110,7 +110,8 @@ Outcome run_psi(const std::string& protocol, const Party& receiver, const Party&
       for (;;) {
         size_t written = 0;
         int done = 0;
-        psi_status st = psi_round_emit(ss.s[owner], phase, r, buf.data(), buf.size(), &written, &done);
+        psi_status st =
+            psi_round_emit(ss.s[owner], phase, r, buf.data(), buf.size(), &written, &done);
         if (st != PSI_OK) return failed(owner, st);
         std::vector<uint8_t> piece(buf.begin(), buf.begin() + written);
         if (tamper) tamper(phase, r, owner == 0, &piece);

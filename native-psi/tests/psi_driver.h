@@ -16,12 +16,12 @@ struct Party {
   std::string params;
   std::vector<uint8_t> elements;  // count * 16 bytes
   std::vector<uint8_t> seed = std::vector<uint8_t>(32, 0);
-  std::vector<uint8_t> setup;     // import this setup instead of running the setup rounds
+  std::vector<uint8_t> setup;  // import this setup instead of running the setup rounds
 };
 
 struct Outcome {
   psi_status status = PSI_OK;
-  std::string error;              // "role: message" of the failing call
+  std::string error;  // "role: message" of the failing call
   std::vector<uint64_t> receiver, sender;
   uint64_t bytes_receiver_to_sender = 0, bytes_sender_to_receiver = 0;
   std::vector<uint8_t> receiver_setup, sender_setup;  // exported after the run when requested
@@ -30,11 +30,11 @@ struct Outcome {
 // Called on every chunk in flight: (phase, round, from_receiver, chunk) -> may modify the chunk.
 using Tamper = std::function<void(int, uint32_t, bool, std::vector<uint8_t>*)>;
 
-// Two sets of random 16-byte elements, `common` of them shared, shuffled independently on each side,
-// with the intersection computed here as the oracle.
+// Two sets of random 16-byte elements, `common` of them shared, shuffled independently on each
+// side, with the intersection computed here as the oracle.
 struct Sets {
-  std::vector<uint8_t> a, b;                  // receiver (client), sender (server) elements
-  std::vector<uint64_t> expect_a, expect_b;   // oracle: indices in the intersection
+  std::vector<uint8_t> a, b;                 // receiver (client), sender (server) elements
+  std::vector<uint64_t> expect_a, expect_b;  // oracle: indices in the intersection
 };
 Sets make_sets(size_t na, size_t nb, size_t common, uint64_t seed);
 

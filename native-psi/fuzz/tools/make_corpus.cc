@@ -55,9 +55,10 @@ Bytes noncanonical() {  // 2^255 - 1: not a canonical ristretto255 encoding
   return p;
 }
 
-// For the targets of feed_raw_or_mutated: a first byte 0x01 then bytes xored into the honest message
-// (byte i + 1 of the input xors byte i of the message; bytes beyond it are appended).
-Bytes mutated(const Bytes& honest, const std::vector<std::pair<size_t, Bytes>>& xors, size_t extra = 0) {
+// For the targets of feed_raw_or_mutated: a first byte 0x01 then bytes xored into the honest
+// message (byte i + 1 of the input xors byte i of the message; bytes beyond it are appended).
+Bytes mutated(const Bytes& honest, const std::vector<std::pair<size_t, Bytes>>& xors,
+              size_t extra = 0) {
   size_t len = 0;
   for (const auto& [at, x] : xors) len = std::max(len, at + x.size());
   Bytes d(1 + std::max(len, honest.size() + extra), 0);
@@ -115,7 +116,8 @@ void base_ot() {
   write(t, "noncanonical_A", cat({Bytes{32}, noncanonical(), reply}));
   write(t, "B_equals_A", cat({Bytes{32}, A, A, A, A, A}));
   write(t, "identity_B", cat({Bytes{32}, A, fill(128, 0)}));
-  write(t, "noncanonical_B", cat({Bytes{32}, A, Bytes(reply.begin(), reply.begin() + 96), noncanonical()}));
+  write(t, "noncanonical_B",
+        cat({Bytes{32}, A, Bytes(reply.begin(), reply.begin() + 96), noncanonical()}));
   write(t, "short_reply", cat({Bytes{32}, A, Bytes(reply.begin(), reply.end() - 1)}));
   write(t, "xor_into_A", Bytes{1, 0x80});
   write(t, "xor_into_reply", cat({Bytes{2}, fill(96, 0), Bytes{0x01}}));
@@ -252,7 +254,9 @@ void ecdh_messages() {
     write(t, "count_max", mutated(response, {{40, to(response, 40, fill(8, 0xff))}}));
     write(t, "identity_point", mutated(response, {{48, to(response, 48, fill(32, 0))}}));
     write(t, "noncanonical_point", mutated(response, {{48, to(response, 48, noncanonical())}}));
-    write(t, "two_points_equal", mutated(response, {{80, to(response, 80, Bytes(response.begin() + 48, response.begin() + 80))}}));
+    write(t, "two_points_equal",
+          mutated(response,
+                  {{80, to(response, 80, Bytes(response.begin() + 48, response.begin() + 80))}}));
   }
   // matched: u64 m | m points
   {
@@ -261,7 +265,9 @@ void ecdh_messages() {
     write(t, "m_plus_one", mutated(matched, {{0, Bytes{0x01}}}, 32));
     write(t, "m_max", mutated(matched, {{0, to(matched, 0, fill(8, 0xff))}}));
     if (matched.size() >= 8 + 64) {
-      write(t, "value_repeated", mutated(matched, {{40, to(matched, 40, Bytes(matched.begin() + 8, matched.begin() + 40))}}));
+      write(t, "value_repeated",
+            mutated(matched,
+                    {{40, to(matched, 40, Bytes(matched.begin() + 8, matched.begin() + 40))}}));
       write(t, "identity_value", mutated(matched, {{8, to(matched, 8, fill(32, 0))}}));
       write(t, "noncanonical_value", mutated(matched, {{40, to(matched, 40, noncanonical())}}));
     }
@@ -272,7 +278,8 @@ void ecdh_messages() {
     const std::string t = "fuzz_ecdh_bitmask";
     message_seeds(t, bitmask);
     write(t, "padding_bit", mutated(bitmask, {{bitmask.size() - 1, Bytes{0x80}}}));
-    write(t, "all_genuine", mutated(bitmask, {{8, to(bitmask, 8, fill(bitmask.size() - 8, 0x3f))}}));
+    write(t, "all_genuine",
+          mutated(bitmask, {{8, to(bitmask, 8, fill(bitmask.size() - 8, 0x3f))}}));
     write(t, "m_changed", mutated(bitmask, {{0, Bytes{0x08}}}));
   }
 }
@@ -331,26 +338,35 @@ void kkrt() {
     write(t, "all_masks_equal", mutated(masks, {{0, same}}));
     // the stash tables copied from the first hash table
     Bytes stash(masks.size(), 0);
-    for (size_t i = 3 * kN * L; i < masks.size(); ++i) stash[i] = uint8_t(masks[i] ^ masks[i - 3 * kN * L]);
+    for (size_t i = 3 * kN * L; i < masks.size(); ++i)
+      stash[i] = uint8_t(masks[i] ^ masks[i - 3 * kN * L]);
     write(t, "stash_equals_table0", mutated(masks, {{0, stash}}));
   }
   {  // claims: u32 count | count x (u32 position | u64 proof)
     const std::string t = "fuzz_kkrt_positions";
     message_seeds(t, claims);
-    const uint32_t count = uint32_t(claims[0] | claims[1] << 8 | claims[2] << 16 | uint32_t(claims[3]) << 24);
+    const uint32_t count =
+        uint32_t(claims[0] | claims[1] << 8 | claims[2] << 16 | uint32_t(claims[3]) << 24);
     write(t, "count_zero_raw", le(0, 4));
     write(t, "count_max_raw", le(0xffffffffu, 4));
     if (count >= 1) {
       write(t, "proof_bit_flipped", mutated(claims, {{8, Bytes{0x01}}}));
       write(t, "position_out_of_range", mutated(claims, {{4, to(claims, 4, le(kN, 4))}}));
       // one more claim: the first one repeated at the end
-      write(t, "claim_repeated", mutated(claims, {{0, to(claims, 0, le(count + 1, 4))}, {claims.size(), Bytes(claims.begin() + 4, claims.begin() + 16)}}));
+      write(t, "claim_repeated",
+            mutated(claims, {{0, to(claims, 0, le(count + 1, 4))},
+                             {claims.size(), Bytes(claims.begin() + 4, claims.begin() + 16)}}));
       // one more claim: a position not matched, with a genuine claim's proof
       Bytes extra(claims.begin() + 4, claims.begin() + 16);
       extra[0] = uint8_t(kN - 1);
-      write(t, "claim_extra_position", mutated(claims, {{0, to(claims, 0, le(count + 1, 4))}, {claims.size(), extra}}));
+      write(t, "claim_extra_position",
+            mutated(claims, {{0, to(claims, 0, le(count + 1, 4))}, {claims.size(), extra}}));
     }
-    if (count >= 2) write(t, "claims_swapped", mutated(claims, {{4, to(claims, 4, Bytes(claims.begin() + 16, claims.begin() + 28))}, {16, to(claims, 16, Bytes(claims.begin() + 4, claims.begin() + 16))}}));
+    if (count >= 2)
+      write(
+          t, "claims_swapped",
+          mutated(claims, {{4, to(claims, 4, Bytes(claims.begin() + 16, claims.begin() + 28))},
+                           {16, to(claims, 16, Bytes(claims.begin() + 4, claims.begin() + 16))}}));
   }
   {  // what a caller hands the library: mode byte (% 3) then params / a setup blob / elements
     const std::string t = "fuzz_session_input";
@@ -360,7 +376,8 @@ void kkrt() {
           base + "instance=00112233445566778899AABBCCDDEEFF00112233445566778899aabbccddeefg",
           base + "instance=0011223344556677", base + "instance=18446744073709551615",
           base + "instance=18446744073709551616", base + "output=both,sigma=80,stash=64",
-          base + "hashes=4,slots=2,bin_factor=16,stash=3", base + "hashes=2,separate_tables=1,stash=0",
+          base + "hashes=4,slots=2,bin_factor=16,stash=3",
+          base + "hashes=2,separate_tables=1,stash=0",
           std::string("receiver_size=268435455,sender_size=1"), base + "bin_factor=0.5,stash=auto",
           base + "sigma=15", std::string("receiver_size=1,,sender_size=1,=,x=")})
       write(t, "params_" + std::to_string(g_files), cat({Bytes{0}, str(p)}));

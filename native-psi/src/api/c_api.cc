@@ -21,11 +21,11 @@ struct psi_session {
   bool failed = false;
   bool input_set = false;
   psi_phase phase = PSI_PHASE_SETUP;
-  uint32_t round = 0;       // the next round of `phase` this party executes
-  bool emitting = false;    // input of `round` complete, output being pulled
+  uint32_t round = 0;     // the next round of `phase` this party executes
+  bool emitting = false;  // input of `round` complete, output being pulled
   bool setup_started = false;
   bool online_started = false;
-  bool finished = false;    // all online rounds done
+  bool finished = false;  // all online rounds done
 };
 
 namespace {
@@ -69,8 +69,7 @@ psi_status fail(psi_session* s, const Status& st) {
 template <typename F>
 psi_status guarded(psi_session* s, F&& body) {
   if (s == nullptr) return PSI_ERR_ARGUMENT;
-  if (s->failed)
-    return fail(s, Status(PSI_ERR_STATE, "session failed earlier: " + s->error));
+  if (s->failed) return fail(s, Status(PSI_ERR_STATE, "session failed earlier: " + s->error));
   s->error.clear();
   try {
     Status st = body();
@@ -86,14 +85,16 @@ psi_status guarded(psi_session* s, F&& body) {
 
 Status check_round(const psi_session* s, int phase, uint32_t round, bool emit) {
   if (phase != PSI_PHASE_SETUP && phase != PSI_PHASE_ONLINE)
-    return psi::argument_error("phase must be 0 (setup) or 1 (online), not " + std::to_string(phase));
+    return psi::argument_error("phase must be 0 (setup) or 1 (online), not " +
+                               std::to_string(phase));
   const char* pname = phase == PSI_PHASE_SETUP ? "setup" : "online";
   if (s->finished) return psi::state_error("all rounds are done");
   if (phase == PSI_PHASE_ONLINE && !s->input_set && s->phase == PSI_PHASE_ONLINE)
     return psi::state_error("online round before psi_set_input");
   if (phase == PSI_PHASE_SETUP && s->phase == PSI_PHASE_SETUP && !s->input_set &&
       s->proto->setup_needs_input())
-    return psi::state_error(std::string(pname) + " round before psi_set_input: this party's setup "
+    return psi::state_error(std::string(pname) +
+                            " round before psi_set_input: this party's setup "
                             "message is computed from its set");
   if (phase != s->phase || round != s->round || emit != s->emitting) {
     const char* next_pname = s->phase == PSI_PHASE_SETUP ? "setup" : "online";
@@ -120,15 +121,24 @@ const char* psi_version(void) { return "psi-native 0.1.0 (abi 1)"; }
 
 const char* psi_status_name(int status) {
   switch (status) {
-    case PSI_OK: return "PSI_OK";
-    case PSI_ERR_ARGUMENT: return "PSI_ERR_ARGUMENT";
-    case PSI_ERR_STATE: return "PSI_ERR_STATE";
-    case PSI_ERR_PEER_MESSAGE: return "PSI_ERR_PEER_MESSAGE";
-    case PSI_ERR_INPUT: return "PSI_ERR_INPUT";
-    case PSI_ERR_CAPACITY: return "PSI_ERR_CAPACITY";
-    case PSI_ERR_NO_MEMORY: return "PSI_ERR_NO_MEMORY";
-    case PSI_ERR_INTERNAL: return "PSI_ERR_INTERNAL";
-    default: return "PSI_ERR_UNKNOWN";
+    case PSI_OK:
+      return "PSI_OK";
+    case PSI_ERR_ARGUMENT:
+      return "PSI_ERR_ARGUMENT";
+    case PSI_ERR_STATE:
+      return "PSI_ERR_STATE";
+    case PSI_ERR_PEER_MESSAGE:
+      return "PSI_ERR_PEER_MESSAGE";
+    case PSI_ERR_INPUT:
+      return "PSI_ERR_INPUT";
+    case PSI_ERR_CAPACITY:
+      return "PSI_ERR_CAPACITY";
+    case PSI_ERR_NO_MEMORY:
+      return "PSI_ERR_NO_MEMORY";
+    case PSI_ERR_INTERNAL:
+      return "PSI_ERR_INTERNAL";
+    default:
+      return "PSI_ERR_UNKNOWN";
   }
 }
 
@@ -158,10 +168,14 @@ psi_status psi_protocol_info_by_name(const char* name, psi_protocol_description*
 
 const char* psi_role_name(int role) {
   switch (role) {
-    case PSI_ROLE_RECEIVER: return "receiver";
-    case PSI_ROLE_SENDER: return "sender";
-    case PSI_ROLE_HELPER: return "helper";
-    default: return "unknown";
+    case PSI_ROLE_RECEIVER:
+      return "receiver";
+    case PSI_ROLE_SENDER:
+      return "sender";
+    case PSI_ROLE_HELPER:
+      return "helper";
+    default:
+      return "unknown";
   }
 }
 
@@ -175,8 +189,9 @@ psi_status psi_session_create(const char* protocol, int role, const char* params
     }
     *out = nullptr;
     if (const char* missing = psi::missing_cpu_feature()) {
-      copy_error(err, err_cap, std::string("this CPU lacks the ") + missing +
-                                   " instructions psi-native is built for");
+      copy_error(
+          err, err_cap,
+          std::string("this CPU lacks the ") + missing + " instructions psi-native is built for");
       return PSI_ERR_ARGUMENT;
     }
     if (!sodium_ready()) {
@@ -239,8 +254,7 @@ psi_status psi_set_input(psi_session* s, const uint8_t* elements, size_t count,
     if (element_len == 0 || element_len > 4096)
       return psi::argument_error("element_len must be in [1, 4096]");
     if (count > SIZE_MAX / element_len) return psi::argument_error("count * element_len overflows");
-    if (s->online_started)
-      return psi::state_error("psi_set_input after the online rounds started");
+    if (s->online_started) return psi::state_error("psi_set_input after the online rounds started");
     Status st = s->proto->set_input(elements, count, element_len);
     if (st.is_ok()) s->input_set = true;
     return st;
@@ -355,7 +369,8 @@ psi_status psi_aead_seal(const uint8_t* key, size_t key_len, const uint8_t* nonc
                          size_t* written) {
   psi_status st = aead_args(key, key_len, nonce, nonce_len, plain, len, out, written);
   if (st != PSI_OK) return st;
-  if (len > SIZE_MAX - PSI_AEAD_TAG_BYTES || cap < len + PSI_AEAD_TAG_BYTES) return PSI_ERR_ARGUMENT;
+  if (len > SIZE_MAX - PSI_AEAD_TAG_BYTES || cap < len + PSI_AEAD_TAG_BYTES)
+    return PSI_ERR_ARGUMENT;
   unsigned long long n = 0;
   crypto_aead_chacha20poly1305_ietf_encrypt(out, &n, plain, len, nullptr, 0, nullptr, nonce, key);
   *written = static_cast<size_t>(n);

@@ -54,8 +54,7 @@ void Aes128::ctr_blocks(uint64_t nonce_hi, uint64_t counter, Block* out, size_t 
   size_t i = 0;
   for (; i + 8 <= n; i += 8) {
     Block x[8];
-    for (int j = 0; j < 8; ++j)
-      x[j] = _mm_xor_si128(make_block(nonce_hi, counter + i + j), rk_[0]);
+    for (int j = 0; j < 8; ++j) x[j] = _mm_xor_si128(make_block(nonce_hi, counter + i + j), rk_[0]);
     for (int r = 1; r < 10; ++r)
       for (int j = 0; j < 8; ++j) x[j] = _mm_aesenc_si128(x[j], rk_[r]);
     for (int j = 0; j < 8; ++j) out[i + j] = _mm_aesenclast_si128(x[j], rk_[10]);

@@ -1,5 +1,5 @@
-// bytes.h — bounds-checked views for parsing peer messages. Every read states its length; a read past
-// the end returns false instead of touching memory outside the view.
+// bytes.h — bounds-checked views for parsing peer messages. Every read states its length; a read
+// past the end returns false instead of touching memory outside the view.
 #pragma once
 
 #include <cstddef>

@@ -1,5 +1,6 @@
 // params.h — the "key=value,key=value" parameter string of psi_session_create. Every key must be
-// consumed by the protocol; check_all_used() turns a typo into a clear error instead of a silent default.
+// consumed by the protocol; check_all_used() turns a typo into a clear error instead of a silent
+// default.
 #pragma once
 
 #include <cstdint>

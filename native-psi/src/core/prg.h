@@ -1,6 +1,6 @@
-// prg.h — deterministic randomness. Every random choice of a session comes from a Prg seeded from the
-// session's 32-byte seed through derive_key(), so runs are reproducible from the seed and tests can
-// use known seeds. AES-128 in counter mode keyed by the seed.
+// prg.h — deterministic randomness. Every random choice of a session comes from a Prg seeded from
+// the session's 32-byte seed through derive_key(), so runs are reproducible from the seed and tests
+// can use known seeds. AES-128 in counter mode keyed by the seed.
 #pragma once
 
 #include <cstddef>
@@ -35,8 +35,8 @@ class Prg {
   size_t pos_ = kBuf;
 };
 
-// Domain-separated key derivation: BLAKE2b-256 keyed by `key` (16..64 bytes) over `label`, truncated
-// to out_len (1..64) bytes. Used to split the session seed into independent purpose keys.
+// Domain-separated key derivation: BLAKE2b-256 keyed by `key` (16..64 bytes) over `label`,
+// truncated to out_len (1..64) bytes. Used to split the session seed into independent purpose keys.
 void derive_key(const uint8_t* key, size_t key_len, const std::string& label, uint8_t* out,
                 size_t out_len);
 Block derive_block(const uint8_t* key, size_t key_len, const std::string& label);

@@ -29,9 +29,9 @@ inline Status input_error(std::string m) { return Status(PSI_ERR_INPUT, std::mov
 inline Status argument_error(std::string m) { return Status(PSI_ERR_ARGUMENT, std::move(m)); }
 inline Status state_error(std::string m) { return Status(PSI_ERR_STATE, std::move(m)); }
 
-#define PSI_RETURN_IF_ERROR(expr)          \
-  do {                                     \
-    ::psi::Status psi_status_tmp_ = (expr); \
+#define PSI_RETURN_IF_ERROR(expr)                         \
+  do {                                                    \
+    ::psi::Status psi_status_tmp_ = (expr);               \
     if (!psi_status_tmp_.is_ok()) return psi_status_tmp_; \
   } while (0)
 

@@ -1,11 +1,12 @@
 // cuckoo.cc — random-walk cuckoo hashing with a stash (see cuckoo.h for the contract).
 //
 // Items are inserted in order 0..n-1. An item takes an empty slot of its candidate bins if there is
-// one; otherwise a random walk evicts occupants (never back through the function the element in hand
-// was just evicted from), with a one-step lookahead at every step (see insert_walk). After max_kicks
-// evictions the element in hand goes to the stash. The hot loop is memory bound: what each item will
-// read is prefetched a few items ahead, the table lives in huge pages, and a 24-bit fingerprint kept
-// in Entry's padding screens duplicates without reading the caller's hash array for every occupant.
+// one; otherwise a random walk evicts occupants (never back through the function the element in
+// hand was just evicted from), with a one-step lookahead at every step (see insert_walk). After
+// max_kicks evictions the element in hand goes to the stash. The hot loop is memory bound: what
+// each item will read is prefetched a few items ahead, the table lives in huge pages, and a 24-bit
+// fingerprint kept in Entry's padding screens duplicates without reading the caller's hash array
+// for every occupant.
 #include "cuckoo.h"
 
 #include <sys/mman.h>
@@ -76,7 +77,8 @@ struct Geo {
 
 inline uint32_t fingerprint(const ItemHash& h) {
   // Low bits of the lanes: the bins depend on the high bits (multiply-high reduction).
-  return static_cast<uint32_t>(h.h[0] ^ (h.h[1] >> 7) ^ (h.h[2] >> 13) ^ (h.h[3] >> 19)) & 0xFFFFFFu;
+  return static_cast<uint32_t>(h.h[0] ^ (h.h[1] >> 7) ^ (h.h[2] >> 13) ^ (h.h[3] >> 19)) &
+         0xFFFFFFu;
 }
 inline bool fp_equal(const Entry& e, uint32_t fp) {
   return e.fp_lo == static_cast<uint8_t>(fp) && e.fp_hi == static_cast<uint16_t>(fp >> 8);
@@ -99,18 +101,18 @@ inline bool hash_equal(const ItemHash& a, const ItemHash& b) {
 // bins_of(item, b) writes the candidate bins of an item already in the table to b[0..hashes);
 // prefetch_item(item) hints that bins_of(item) comes next.
 //
-// x takes an empty slot of its candidate bins if there is one. Otherwise, with `cur` = x: look ahead
-// at the occupants of cur's candidate slots (except in the bin cur was just evicted from), scanning
-// from a random one; the first occupant with an empty slot in another of its candidate bins moves
-// there and cur takes its place (one eviction). If none has, the random occupant the scan started
-// from is evicted, cur takes its place, and the walk continues with it (it cannot have an empty
-// candidate: the lookahead just saw them all full). Each step costs two rounds of independent memory
-// reads (the occupants' hashes, then their bins), the same as a plain random walk, but finishes far
-// more often. build() prefetches what the first step reads.
+// x takes an empty slot of its candidate bins if there is one. Otherwise, with `cur` = x: look
+// ahead at the occupants of cur's candidate slots (except in the bin cur was just evicted from),
+// scanning from a random one; the first occupant with an empty slot in another of its candidate
+// bins moves there and cur takes its place (one eviction). If none has, the random occupant the
+// scan started from is evicted, cur takes its place, and the walk continues with it (it cannot have
+// an empty candidate: the lookahead just saw them all full). Each step costs two rounds of
+// independent memory reads (the occupants' hashes, then their bins), the same as a plain random
+// walk, but finishes far more often. build() prefetches what the first step reads.
 template <uint32_t S, class BinsOf, class PrefetchItem>
-inline uint32_t insert_walk(Entry* slots, const Geo& g, uint32_t x, uint32_t fpx, const uint64_t* xb,
-                            uint32_t max_kicks, SplitMix& rng, const BinsOf& bins_of,
-                            const PrefetchItem& prefetch_item) {
+inline uint32_t insert_walk(Entry* slots, const Geo& g, uint32_t x, uint32_t fpx,
+                            const uint64_t* xb, uint32_t max_kicks, SplitMix& rng,
+                            const BinsOf& bins_of, const PrefetchItem& prefetch_item) {
   const uint32_t H = g.hashes;
   for (uint32_t i = 0; i < H; ++i) {
     Entry* bin = slots + xb[i] * S;
@@ -128,7 +130,7 @@ inline uint32_t insert_walk(Entry* slots, const Geo& g, uint32_t x, uint32_t fpx
   Entry* opt[8];      // cur's candidate slots, excluding bin `last`
   uint32_t ofn[8];    // the function of cur that leads to each
   uint64_t ob[8][4];  // candidate bins of their occupants
-  for (uint32_t kicks = 0;; ) {
+  for (uint32_t kicks = 0;;) {
     if (kicks == max_kicks) return cur;
     uint32_t count = 0;
     for (uint32_t i = 0; i < H; ++i) {
@@ -349,7 +351,8 @@ double cuckoo_max_load(const CuckooParams& p, uint32_t trials, uint64_t seed) {
   double sum = 0;
   for (uint32_t t = 0; t < trials; ++t) {
     const uint64_t ts = mix64(seed + 0x9E3779B97F4A7C15ull * (t + 1));
-    const uint64_t placed = p.slots_per_bin == 1 ? max_load_trial<1>(p, ts) : max_load_trial<2>(p, ts);
+    const uint64_t placed =
+        p.slots_per_bin == 1 ? max_load_trial<1>(p, ts) : max_load_trial<2>(p, ts);
     sum += double(placed) / cap;
   }
   return sum / trials;

@@ -1,11 +1,12 @@
-// cuckoo.h — cuckoo hashing for the PSI receiver and simple hashing for the sender, with the variants
-// of "Cuckoo hashing variants in OT-based PSI" (shared/seeds): 2, 3 or 4 hash functions, 1 or 2 slots
-// per bin, one table or separate tables (one per hash function). Both parties compute candidate bins
-// with cuckoo_candidate_bin() from the same ItemHash, so an element the receiver placed with function i
-// is found by the sender in the same bin.
+// cuckoo.h — cuckoo hashing for the PSI receiver and simple hashing for the sender, with the
+// variants of "Cuckoo hashing variants in OT-based PSI" (shared/seeds): 2, 3 or 4 hash functions, 1
+// or 2 slots per bin, one table or separate tables (one per hash function). Both parties compute
+// candidate bins with cuckoo_candidate_bin() from the same ItemHash, so an element the receiver
+// placed with function i is found by the sender in the same bin.
 //
-// An OT/OPRF "instance" is one slot: instance = bin * slots_per_bin + slot. The stash holds elements
-// that could not be placed; its capacity is a parameter and overflowing it is PSI_ERR_CAPACITY.
+// An OT/OPRF "instance" is one slot: instance = bin * slots_per_bin + slot. The stash holds
+// elements that could not be placed; its capacity is a parameter and overflowing it is
+// PSI_ERR_CAPACITY.
 #pragma once
 
 #include <cstddef>
@@ -50,9 +51,13 @@ struct HugePageAllocator {
   T* allocate(size_t n) { return static_cast<T*>(huge_page_alloc(n * sizeof(T))); }
   void deallocate(T* p, size_t) noexcept { huge_page_free(p); }
   template <class U>
-  bool operator==(const HugePageAllocator<U>&) const { return true; }
+  bool operator==(const HugePageAllocator<U>&) const {
+    return true;
+  }
   template <class U>
-  bool operator!=(const HugePageAllocator<U>&) const { return false; }
+  bool operator!=(const HugePageAllocator<U>&) const {
+    return false;
+  }
 };
 }  // namespace detail
 
@@ -62,8 +67,8 @@ class CuckooTable {
   struct Entry {
     uint32_t item = kEmpty;  // index into the build() input, or kEmpty
     uint8_t hash_index = 0;  // which function placed it (meaningless in the stash)
-    // Internal: a 24-bit fingerprint of the item's ItemHash kept in what would be padding (Entry stays
-    // 8 bytes), so duplicate screening during build() rarely touches the caller's hash array.
+    // Internal: a 24-bit fingerprint of the item's ItemHash kept in what would be padding (Entry
+    // stays 8 bytes), so duplicate screening during build() rarely touches the caller's hash array.
     uint8_t fp_lo = 0;
     uint16_t fp_hi = 0;
   };
@@ -92,8 +97,8 @@ class CuckooTable {
   std::vector<ItemHash> stash_hashes_;  // copies, for duplicate checks against the stash
 };
 
-// Largest load before the first failure: inserts random elements one at a time into an empty table of
-// `p` (stash ignored: the first element that would go to the stash ends the run) and returns
+// Largest load before the first failure: inserts random elements one at a time into an empty table
+// of `p` (stash ignored: the first element that would go to the stash ends the run) and returns
 // placed / (bins * slots). Averaged over `trials` runs seeded from `seed`.
 double cuckoo_max_load(const CuckooParams& p, uint32_t trials, uint64_t seed);
 

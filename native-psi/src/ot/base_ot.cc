@@ -1,4 +1,5 @@
-// base_ot.cc — Chou–Orlandi "simplest OT" over ristretto255 (libsodium). See base_ot.h for the contract.
+// base_ot.cc — Chou–Orlandi "simplest OT" over ristretto255 (libsodium). See base_ot.h for the
+// contract.
 //
 // Cost per OT: the receiver does one fixed-base multiplication (b_i*G) and one variable-base
 // multiplication (b_i*A); the sender does one variable-base multiplication (a*B_i) and gets
@@ -17,10 +18,10 @@
 namespace psi {
 namespace {
 
-constexpr size_t kPoint = crypto_core_ristretto255_BYTES;          // 32
-constexpr size_t kScalar = crypto_core_ristretto255_SCALARBYTES;    // 32
+constexpr size_t kPoint = crypto_core_ristretto255_BYTES;                       // 32
+constexpr size_t kScalar = crypto_core_ristretto255_SCALARBYTES;                // 32
 constexpr size_t kNonReduced = crypto_core_ristretto255_NONREDUCEDSCALARBYTES;  // 64
-constexpr char kLabel[] = "psi-flink base-ot v1";                    // hashed without the NUL
+constexpr char kLabel[] = "psi-flink base-ot v1";  // hashed without the NUL
 
 static_assert(kPoint == 32 && kScalar == 32 && kNonReduced == 64, "libsodium sizes");
 
@@ -42,7 +43,8 @@ void random_scalar(Prg& rng, uint8_t out[kScalar]) {
 }
 
 // H(i, A, B, P) = BLAKE2b (digest length 16) over label || le64(i) || A || B || P.
-Block ot_hash(uint64_t i, const uint8_t A[kPoint], const uint8_t B[kPoint], const uint8_t P[kPoint]) {
+Block ot_hash(uint64_t i, const uint8_t A[kPoint], const uint8_t B[kPoint],
+              const uint8_t P[kPoint]) {
   uint8_t idx[8];
   for (int k = 0; k < 8; ++k) idx[k] = uint8_t(i >> (8 * k));
   crypto_generichash_state st;
@@ -103,7 +105,8 @@ Status BaseOtSender::finish(ByteView receiver_message, std::vector<std::array<Bl
                       std::to_string(receiver_message.size) + " bytes, expected " +
                       std::to_string(count_) + " * 32");
   }
-  if (receiver_message.data == nullptr) return peer_error("base OT sender: receiver message is null");
+  if (receiver_message.data == nullptr)
+    return peer_error("base OT sender: receiver message is null");
 
   uint8_t aA[kPoint];  // a*A, secret
   if (crypto_scalarmult_ristretto255(aA, a_, A_) != 0) {

@@ -1,5 +1,5 @@
-// base_ot.h — random 1-out-of-2 base OTs over ristretto255 (libsodium): the "simplest OT" of Chou and
-// Orlandi (LATINCRYPT 2015), semi-honest, with keys hashed together with the OT index and the
+// base_ot.h — random 1-out-of-2 base OTs over ristretto255 (libsodium): the "simplest OT" of Chou
+// and Orlandi (LATINCRYPT 2015), semi-honest, with keys hashed together with the OT index and the
 // transcript. Two messages:
 //   OT sender   -> OT receiver : A = a*G                                  (32 bytes)
 //   OT receiver -> OT sender   : B_i = b_i*G + c_i*A for i < count         (32*count bytes)
@@ -32,8 +32,8 @@ class BaseOtSender {
 
  private:
   size_t count_;
-  uint8_t a_[32];   // scalar
-  uint8_t A_[32];   // point
+  uint8_t a_[32];  // scalar
+  uint8_t A_[32];  // point
 };
 
 class BaseOtReceiver {

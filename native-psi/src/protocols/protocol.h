@@ -1,7 +1,7 @@
-// protocol.h — what a PSI protocol implements to plug into the C ABI. The ABI layer (src/api) checks
-// call order (phases, rounds, feed-then-emit), catches exceptions and keeps the error text, so a
-// protocol sees only well-ordered calls: for each of its rounds, feed() until last, then emit() until
-// done. A protocol knows nothing of sockets, Flink or Java.
+// protocol.h — what a PSI protocol implements to plug into the C ABI. The ABI layer (src/api)
+// checks call order (phases, rounds, feed-then-emit), catches exceptions and keeps the error text,
+// so a protocol sees only well-ordered calls: for each of its rounds, feed() until last, then
+// emit() until done. A protocol knows nothing of sockets, Flink or Java.
 #pragma once
 
 #include <cstdint>
@@ -32,7 +32,8 @@ class Protocol {
   virtual const std::vector<uint64_t>& result() const = 0;
   // Whether psi_result_indices may be asked (a cardinality-only output has no indices to give).
   virtual Status indices_available() const { return Status::ok(); }
-  // Whether this party's setup rounds need its input (a server whose setup message encodes its set).
+  // Whether this party's setup rounds need its input (a server whose setup message encodes its
+  // set).
   virtual bool setup_needs_input() const { return false; }
 };
 
@@ -49,8 +50,8 @@ std::unique_ptr<Protocol> make_protocol(const std::string& name, psi_role role,
                                         Status* status);
 
 // Copies the unsent tail of `buf` (from *pos) into out; sets done when all of it has gone.
-inline void emit_from_buffer(const std::vector<uint8_t>& buf, size_t* pos, uint8_t* out,
-                             size_t cap, size_t* written, bool* done) {
+inline void emit_from_buffer(const std::vector<uint8_t>& buf, size_t* pos, uint8_t* out, size_t cap,
+                             size_t* written, bool* done) {
   size_t n = buf.size() - *pos < cap ? buf.size() - *pos : cap;
   if (n) std::memcpy(out, buf.data() + *pos, n);
   *pos += n;

@@ -18,14 +18,14 @@ namespace {
 using ecdh::FilterKey;
 using ecdh::FilterKind;
 
-constexpr size_t kPoint = crypto_core_ristretto255_BYTES;        // 32
+constexpr size_t kPoint = crypto_core_ristretto255_BYTES;         // 32
 constexpr size_t kScalar = crypto_core_ristretto255_SCALARBYTES;  // 32
 constexpr size_t kSetupId = 8;
 constexpr char kSetupMagic[4] = {'p', 's', 'e', '1'};
 constexpr char kSenderBlobMagic[8] = {'e', 'c', 'd', 'h', 's', 'n', 'd', '1'};
 constexpr char kReceiverBlobMagic[8] = {'e', 'c', 'd', 'h', 'r', 'c', 'v', '1'};
 constexpr size_t kSetupIdOffset = 4;  // setup message: magic | setup id | ...
-constexpr size_t kInstance = 32;  // the 256-bit run instance (Params::get_instance)
+constexpr size_t kInstance = 32;      // the 256-bit run instance (Params::get_instance)
 constexpr size_t kRequestHeader = kInstance + kSetupId + 8;
 constexpr size_t kResponseHeader = kSetupId + kInstance + 8;
 constexpr size_t kChunkElements = 1024;  // client points computed per emit batch
@@ -57,13 +57,21 @@ Status config_from_params(const Params& p, EcdhConfig* c) {
     return argument_error("ecdh: receiver_size and sender_size must be below 2^32");
   if (!(c->fpr > 0 && c->fpr < 1) || c->fpr < 1e-30)
     return argument_error("ecdh: fpr must be in [1e-30, 1)");
-  if (filter == "gcs") c->filter = FilterKind::kGcs;
-  else if (filter == "bloom") c->filter = FilterKind::kBloom;
-  else return argument_error("ecdh: filter must be 'gcs' or 'bloom', not '" + filter + "'");
-  if (output == "receiver") c->output = Output::kReceiver;
-  else if (output == "both") c->output = Output::kBoth;
-  else if (output == "cardinality") c->output = Output::kCardinality;
-  else return argument_error("ecdh: output must be 'receiver', 'both' or 'cardinality', not '" + output + "'");
+  if (filter == "gcs")
+    c->filter = FilterKind::kGcs;
+  else if (filter == "bloom")
+    c->filter = FilterKind::kBloom;
+  else
+    return argument_error("ecdh: filter must be 'gcs' or 'bloom', not '" + filter + "'");
+  if (output == "receiver")
+    c->output = Output::kReceiver;
+  else if (output == "both")
+    c->output = Output::kBoth;
+  else if (output == "cardinality")
+    c->output = Output::kCardinality;
+  else
+    return argument_error("ecdh: output must be 'receiver', 'both' or 'cardinality', not '" +
+                          output + "'");
   return Status::ok();
 }
 
@@ -76,8 +84,8 @@ uint64_t load_u64(const uint8_t* p) {
 // Scalar from the session seed: BLAKE2b-512 keyed by the seed over a label, reduced mod l.
 void derive_scalar(const uint8_t seed[32], const std::string& label, uint8_t out[kScalar]) {
   uint8_t wide[64];
-  crypto_generichash(wide, sizeof wide, reinterpret_cast<const uint8_t*>(label.data()), label.size(),
-                     seed, 32);
+  crypto_generichash(wide, sizeof wide, reinterpret_cast<const uint8_t*>(label.data()),
+                     label.size(), seed, 32);
   crypto_core_ristretto255_scalar_reduce(out, wide);
   sodium_memzero(wide, sizeof wide);
 }
@@ -110,12 +118,14 @@ class RecordStream {
   using OnHeader = std::function<Status(const uint8_t*, uint64_t*)>;
   using OnRecord = std::function<Status(const uint8_t*, uint64_t)>;
   RecordStream(size_t header, size_t record) : header_(header), record_(record) {}
-  Status feed(ByteView c, const OnHeader& on_header, const OnRecord& on_record, const std::string& w) {
+  Status feed(ByteView c, const OnHeader& on_header, const OnRecord& on_record,
+              const std::string& w) {
     size_t off = 0;
     while (off < c.size) {
       const size_t want = !have_header_ ? header_ : record_;
       if (have_header_ && seen_ == expected_)
-        return peer_error(w + ": message longer than its " + std::to_string(expected_) + " records");
+        return peer_error(w + ": message longer than its " + std::to_string(expected_) +
+                          " records");
       const size_t take = std::min(want - pending_.size(), c.size - off);
       const uint8_t* p = nullptr;
       if (pending_.empty() && take == want) {
@@ -155,9 +165,11 @@ class RecordStream {
 // Checks a setup message against this party's configuration; on success *queries gets the number of
 // client queries the filter was sized for and *filter_at the offset of the filter.
 Status check_setup_message(ByteView m, const EcdhConfig& c, uint64_t* queries, size_t* filter_at,
-                           const std::string& w, std::vector<ecdh::GcsCheckpoint>* index = nullptr) {
+                           const std::string& w,
+                           std::vector<ecdh::GcsCheckpoint>* index = nullptr) {
   if (m.size < kSetupIdOffset + kSetupId) return peer_error(w + ": setup message truncated");
-  if (std::memcmp(m.data, kSetupMagic, 4) != 0) return peer_error(w + ": not an ecdh setup message");
+  if (std::memcmp(m.data, kSetupMagic, 4) != 0)
+    return peer_error(w + ": not an ecdh setup message");
   size_t pos = kSetupIdOffset + kSetupId;
   ecdh::u128 ns = 0, q = 0;
   if (!ecdh::read_varint(m, &pos, &ns) || !ecdh::read_varint(m, &pos, &q) || pos >= m.size)
@@ -172,7 +184,8 @@ Status check_setup_message(ByteView m, const EcdhConfig& c, uint64_t* queries, s
   if (kind != uint8_t(c.filter)) return peer_error(w + ": setup uses another filter than filter=");
   ByteView f(m.data + pos, m.size - pos);
   Status st = c.filter == FilterKind::kGcs
-                  ? ecdh::gcs_validate(f, ecdh::gcs_range(uint64_t(ns), uint64_t(q), c.fpr), uint64_t(ns), index)
+                  ? ecdh::gcs_validate(f, ecdh::gcs_range(uint64_t(ns), uint64_t(q), c.fpr),
+                                       uint64_t(ns), index)
                   : ecdh::bloom_validate(f, ecdh::bloom_shape(uint64_t(ns), uint64_t(q), c.fpr));
   if (!st.is_ok()) return peer_error(w + ": " + st.message());
   *queries = uint64_t(q);
@@ -218,7 +231,8 @@ class EcdhSender final : public EcdhBase {
   bool setup_needs_input() const override { return true; }
   Status indices_available() const override {
     if (cfg_.output == Output::kCardinality)
-      return state_error("ecdh output=cardinality: the sender learns nothing, there are no indices");
+      return state_error(
+          "ecdh output=cardinality: the sender learns nothing, there are no indices");
     return Status::ok();
   }
 
@@ -228,9 +242,11 @@ class EcdhSender final : public EcdhBase {
                          std::to_string(cfg_.sender_size));
     uint8_t digest[32];
     input_digest(elements, count, element_len, digest);
-    // Before the setup the input may be replaced; after it (run or imported) it must be the same array.
+    // Before the setup the input may be replaced; after it (run or imported) it must be the same
+    // array.
     if (setup_done_ && !ct_equal(digest, digest_, 32))
-      return input_error("ecdh: the input differs from the set the setup was computed for; run a new setup");
+      return input_error(
+          "ecdh: the input differs from the set the setup was computed for; run a new setup");
     std::memcpy(digest_, digest, 32);
     have_digest_ = true;
     if (!setup_done_) {
@@ -295,15 +311,18 @@ class EcdhSender final : public EcdhBase {
     uint8_t key[kScalar], digest[32];
     uint64_t queries = 0, msg_len = 0, entries = 0;
     ByteView msg;
-    if (!r.read(magic, 8) || std::memcmp(magic, kSenderBlobMagic, 8) != 0 || !r.read(key, kScalar) ||
-        !r.read(digest, 32) || !r.read_u64(&queries) || !r.read_u64(&msg_len) || !r.take(msg_len, &msg) ||
-        !r.read_u64(&entries) || entries != cfg_.sender_size || r.remaining() != entries * 24)
-      return argument_error("not an ecdh sender setup blob for sender_size=" +
-                            std::to_string(cfg_.sender_size) + " (" + std::to_string(data.size) + " bytes)");
+    if (!r.read(magic, 8) || std::memcmp(magic, kSenderBlobMagic, 8) != 0 ||
+        !r.read(key, kScalar) || !r.read(digest, 32) || !r.read_u64(&queries) ||
+        !r.read_u64(&msg_len) || !r.take(msg_len, &msg) || !r.read_u64(&entries) ||
+        entries != cfg_.sender_size || r.remaining() != entries * 24)
+      return argument_error(
+          "not an ecdh sender setup blob for sender_size=" + std::to_string(cfg_.sender_size) +
+          " (" + std::to_string(data.size) + " bytes)");
     uint64_t q = 0;
     size_t filter_at = 0;
     Status st = check_setup_message(msg, cfg_, &q, &filter_at, w);
-    if (!st.is_ok() || q != queries) return argument_error(w + ": " + (st.is_ok() ? "queries differ" : st.message()));
+    if (!st.is_ok() || q != queries)
+      return argument_error(w + ": " + (st.is_ok() ? "queries differ" : st.message()));
     std::vector<Entry> table(entries);
     for (uint64_t i = 0; i < entries; ++i) {
       r.read_u64(&table[i].key.lo);
@@ -313,12 +332,14 @@ class EcdhSender final : public EcdhBase {
         return argument_error(w + ": corrupt table");
     }
     if (have_digest_ && !ct_equal(digest, digest_, 32))
-      return input_error("ecdh: the input differs from the set the imported setup was computed for");
+      return input_error(
+          "ecdh: the input differs from the set the imported setup was computed for");
     std::memcpy(key_, key, kScalar);
     sodium_memzero(key, kScalar);
     crypto_generichash(setup_id_, kSetupId, key_, kScalar,
                        reinterpret_cast<const uint8_t*>("psi-flink ecdh setup id"), 23);
-    if (std::memcmp(setup_id_, msg.data + kSetupIdOffset, kSetupId) != 0) return argument_error(w + ": key and setup id differ");
+    if (std::memcmp(setup_id_, msg.data + kSetupIdOffset, kSetupId) != 0)
+      return argument_error(w + ": key and setup id differ");
     std::memcpy(digest_, digest, 32);
     have_digest_ = true;
     queries_ = q;
@@ -338,7 +359,8 @@ class EcdhSender final : public EcdhBase {
 
   static void input_digest(const uint8_t* e, size_t count, size_t len, uint8_t out[32]) {
     crypto_generichash_state st;
-    crypto_generichash_init(&st, reinterpret_cast<const uint8_t*>("psi-flink ecdh input digest"), 27, 32);
+    crypto_generichash_init(&st, reinterpret_cast<const uint8_t*>("psi-flink ecdh input digest"),
+                            27, 32);
     uint8_t hdr[16];
     for (int i = 0; i < 8; ++i) hdr[i] = uint8_t(uint64_t(count) >> (8 * i));
     for (int i = 0; i < 8; ++i) hdr[8 + i] = uint8_t(uint64_t(len) >> (8 * i));
@@ -361,11 +383,13 @@ class EcdhSender final : public EcdhBase {
       keys[i] = ecdh::filter_key(hk);
       table_[i] = {keys[i], i};
     }
-    std::sort(table_.begin(), table_.end(), [](const Entry& a, const Entry& b) { return a.key < b.key; });
+    std::sort(table_.begin(), table_.end(),
+              [](const Entry& a, const Entry& b) { return a.key < b.key; });
     for (size_t i = 1; i < table_.size(); ++i)
       if (table_[i - 1].key == table_[i].key)
         return input_error(w + ": duplicate element in the sender's input (indices " +
-                           std::to_string(table_[i - 1].index) + " and " + std::to_string(table_[i].index) + ")");
+                           std::to_string(table_[i - 1].index) + " and " +
+                           std::to_string(table_[i].index) + ")");
     queries_ = cfg_.receiver_size;
     setup_msg_.clear();
     put_bytes(&setup_msg_, kSetupMagic, 4);
@@ -389,15 +413,18 @@ class EcdhSender final : public EcdhBase {
     if (!setup_done_) return state_error(w + ": setup not complete");
     const uint64_t count = load_u64(h + kInstance + kSetupId);
     if (std::memcmp(h, cfg_.instance.data(), kInstance) != 0)
-      return peer_error(w + ": request for instance " + instance_hex(h) + ", this session is instance " +
-                        instance_hex(cfg_.instance.data()));
+      return peer_error(w + ": request for instance " + instance_hex(h) +
+                        ", this session is instance " + instance_hex(cfg_.instance.data()));
     if (!ct_equal(h + kInstance, setup_id_, kSetupId))
-      return peer_error(w + ": the client holds another setup (the server key was rotated?): run the setup again");
+      return peer_error(
+          w +
+          ": the client holds another setup (the server key was rotated?): run the setup again");
     if (count != cfg_.receiver_size)
       return peer_error(w + ": request of " + std::to_string(count) + " points, receiver_size is " +
                         std::to_string(cfg_.receiver_size));
     if (count > queries_)
-      return peer_error(w + ": " + std::to_string(count) + " queries, the setup allows " + std::to_string(queries_));
+      return peer_error(w + ": " + std::to_string(count) + " queries, the setup allows " +
+                        std::to_string(queries_));
     out_.assign(kResponseHeader + count * kPoint, 0);
     std::memcpy(out_.data(), setup_id_, kSetupId);
     std::memcpy(out_.data() + kSetupId, cfg_.instance.data(), kInstance);
@@ -409,7 +436,8 @@ class EcdhSender final : public EcdhBase {
   Status on_request_point(const uint8_t* p, uint64_t i, const std::string& w) {
     // Fails on a non-canonical encoding, a non-point and the identity (k != 0, prime order).
     if (crypto_scalarmult_ristretto255(&out_[kResponseHeader + i * kPoint], key_, p) != 0)
-      return peer_error(w + ": point " + std::to_string(i) + " is not a valid non-identity ristretto255 encoding");
+      return peer_error(w + ": point " + std::to_string(i) +
+                        " is not a valid non-identity ristretto255 encoding");
     return Status::ok();
   }
 
@@ -433,7 +461,8 @@ class EcdhSender final : public EcdhBase {
     if (in_.size() < 8) return peer_error(w + ": message truncated");
     const uint64_t m = load_u64(in_.data());
     if (m > cfg_.receiver_size || in_.size() != 8 + m * kPoint)
-      return peer_error(w + ": expected " + std::to_string(m) + " matched points (at most receiver_size), got " +
+      return peer_error(w + ": expected " + std::to_string(m) +
+                        " matched points (at most receiver_size), got " +
                         std::to_string(in_.size()) + " bytes");
     out_.assign(8 + (m + 7) / 8, 0);
     for (int i = 0; i < 8; ++i) out_[i] = uint8_t(m >> (8 * i));
@@ -441,7 +470,8 @@ class EcdhSender final : public EcdhBase {
     for (uint64_t j = 0; j < m; ++j) {
       const uint8_t* p = &in_[8 + j * kPoint];
       if (!crypto_core_ristretto255_is_valid_point(p))
-        return peer_error(w + ": matched value " + std::to_string(j) + " is not a valid ristretto255 point");
+        return peer_error(w + ": matched value " + std::to_string(j) +
+                          " is not a valid ristretto255 point");
       const FilterKey k = ecdh::filter_key(p);
       auto it = std::lower_bound(table_.begin(), table_.end(), k,
                                  [](const Entry& e, const FilterKey& x) { return e.key < x; });
@@ -497,7 +527,9 @@ class EcdhReceiver final : public EcdhBase {
   }
   Status indices_available() const override {
     if (cfg_.output == Output::kCardinality)
-      return state_error("ecdh output=cardinality: the client learns only the count (psi_result_size), no indices");
+      return state_error(
+          "ecdh output=cardinality: the client learns only the count (psi_result_size), no "
+          "indices");
     return Status::ok();
   }
 
@@ -513,11 +545,16 @@ class EcdhReceiver final : public EcdhBase {
   Status feed(psi_phase phase, uint32_t round, ByteView chunk, bool last) override {
     const std::string w = where("receiver", phase, round);
     if (phase == PSI_PHASE_SETUP) {  // round 1: the setup message
-      const uint64_t cap = 1024 + std::max<uint64_t>(cfg_.sender_size * 24,
-                                                     (ecdh::bloom_shape(cfg_.sender_size, cfg_.receiver_size, cfg_.fpr).bits + 7) / 8);
-      PSI_RETURN_IF_ERROR(append_bounded(&setup_msg_, chunk, size_t(std::max<uint64_t>(cap, 1 << 20)), w));
+      const uint64_t cap =
+          1024 +
+          std::max<uint64_t>(
+              cfg_.sender_size * 24,
+              (ecdh::bloom_shape(cfg_.sender_size, cfg_.receiver_size, cfg_.fpr).bits + 7) / 8);
+      PSI_RETURN_IF_ERROR(
+          append_bounded(&setup_msg_, chunk, size_t(std::max<uint64_t>(cap, 1 << 20)), w));
       if (!last) return Status::ok();
-      PSI_RETURN_IF_ERROR(check_setup_message(ByteView(setup_msg_), cfg_, &queries_, &filter_at_, w, &index_));
+      PSI_RETURN_IF_ERROR(
+          check_setup_message(ByteView(setup_msg_), cfg_, &queries_, &filter_at_, w, &index_));
       setup_done_ = true;
       out_.clear();
       out_pos_ = 0;
@@ -569,8 +606,10 @@ class EcdhReceiver final : public EcdhBase {
     ByteView msg;
     if (!r.read(magic, 8) || std::memcmp(magic, kReceiverBlobMagic, 8) != 0 || !r.read_u64(&len) ||
         !r.take(len, &msg) || r.remaining() != 0)
-      return argument_error("not an ecdh receiver setup blob (" + std::to_string(data.size) + " bytes)");
-    Status st = check_setup_message(msg, cfg_, &queries_, &filter_at_, "ecdh receiver setup import", &index_);
+      return argument_error("not an ecdh receiver setup blob (" + std::to_string(data.size) +
+                            " bytes)");
+    Status st = check_setup_message(msg, cfg_, &queries_, &filter_at_, "ecdh receiver setup import",
+                                    &index_);
     if (!st.is_ok()) return argument_error(st.message());
     setup_msg_.assign(msg.data, msg.data + msg.size);
     setup_done_ = true;
@@ -629,7 +668,8 @@ class EcdhReceiver final : public EcdhBase {
   Status on_response_point(const uint8_t* p, uint64_t i, const std::string& w) {
     uint8_t z[kPoint];
     if (crypto_scalarmult_ristretto255(z, r_inv_, p) != 0)
-      return peer_error(w + ": point " + std::to_string(i) + " is not a valid non-identity ristretto255 encoding");
+      return peer_error(w + ": point " + std::to_string(i) +
+                        " is not a valid non-identity ristretto255 encoding");
     keys_[i] = ecdh::filter_key(z);
     if (both()) std::memcpy(&unblinded_[i * kPoint], z, kPoint);
     return Status::ok();
@@ -641,7 +681,8 @@ class EcdhReceiver final : public EcdhBase {
       std::vector<FilterKey> sorted = keys_;
       std::sort(sorted.begin(), sorted.end());
       for (size_t i = 1; i < sorted.size(); ++i)
-        if (sorted[i - 1] == sorted[i]) return input_error(w + ": duplicate element in the receiver's input");
+        if (sorted[i - 1] == sorted[i])
+          return input_error(w + ": duplicate element in the receiver's input");
     }
     std::vector<uint8_t> hits;
     ByteView f(setup_msg_.data() + filter_at_, setup_msg_.size() - filter_at_);

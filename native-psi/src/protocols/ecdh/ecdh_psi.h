@@ -1,22 +1,24 @@
 // ecdh_psi.h — DDH-based PSI and PSI-cardinality over ristretto255 (libsodium), after the OpenMined
-// asymmetric PSI (Protocol 1): the server (PSI_ROLE_SENDER) publishes its set, hashed to the group and
-// raised to its key k, compressed as a Golomb-compressed set or a Bloom filter; the client
+// asymmetric PSI (Protocol 1): the server (PSI_ROLE_SENDER) publishes its set, hashed to the group
+// and raised to its key k, compressed as a Golomb-compressed set or a Bloom filter; the client
 // (PSI_ROLE_RECEIVER) blinds H(x) with its session scalar r, the server re-keys to H(x)^{rk}, the
 // client unblinds with r^{-1} and tests H(x)^k against the filter.
 //
 // Setup (depends on the sender's set: the sender calls psi_set_input before setup round 0):
 //   round 0, sender:   H(y)^k for its set, encoded as the filter; sends the setup message
-//                      "pse1" | setup id (8) | varint sender_size | varint queries | u8 filter (1 gcs,
-//                      2 bloom) | filter (set_filter.h); queries = the sender's receiver_size:
+//                      "pse1" | setup id (8) | varint sender_size | varint queries | u8 filter (1
+//                      gcs, 2 bloom) | filter (set_filter.h); queries = the sender's receiver_size:
 //                      the filter serves any client of at most that many elements
 //   round 1, receiver: checks the setup message (header against its own sizes and fpr, every code);
 //                      sends nothing
 // Online (per client query set; the 256-bit instance must match, see psi_native.h; the client's
 // blinding scalar and the cardinality shuffle are derived from the seed and the instance):
-//   round 0, receiver: instance (32) | setup id (8) | u64 count | count blinded points H(x)^r (32 each)
-//   round 1, sender:   setup id (8) | instance (32) | u64 count | count points H(x)^{rk}, in request
+//   round 0, receiver: instance (32) | setup id (8) | u64 count | count blinded points H(x)^r (32
+//   each) round 1, sender:   setup id (8) | instance (32) | u64 count | count points H(x)^{rk}, in
+//   request
 //                      order, or (output=cardinality) in a secret random order
-//   round 2, receiver: unblinds, tests the filter; output=both: sends u64 m | the m matching H(x)^k in
+//   round 2, receiver: unblinds, tests the filter; output=both: sends u64 m | the m matching H(x)^k
+//   in
 //                      ascending client index order, else nothing (last round)
 //   round 3, sender:   (output=both) looks them up in its exact table of H(y)^k: its indices; sends
 //                      u64 m | ceil(m/8) bytes, bit j set iff value j was genuine

@@ -79,8 +79,8 @@ FilterKey filter_key(const uint8_t point[32]) {
 }
 
 u128 gcs_range(uint64_t n, uint64_t q, double fpr) {
-  long double r = std::ceil((long double)std::max<uint64_t>(n, 1) * (long double)std::max<uint64_t>(q, 1) /
-                            (long double)fpr);
+  long double r = std::ceil((long double)std::max<uint64_t>(n, 1) *
+                            (long double)std::max<uint64_t>(q, 1) / (long double)fpr);
   const long double cap = std::ldexp((long double)1, 120);
   if (!(r >= 1)) r = 1;
   if (r > cap) r = cap;
@@ -178,7 +178,8 @@ Status GcsReader::open(ByteView msg, u128 expected_range, uint64_t max_count) {
     return st_ = peer_error("gcs: header truncated or overlong");
   // Bounds before any arithmetic on peer values: every later step (2^b, gap = q*m + r, prev + 1 +
   // gap) relies on range <= 2^120 (what gcs_range produces), hence m <= 2^120 and b <= 120.
-  if (h_.range == 0 || h_.range > kGcsMaxRange || expected_range == 0 || expected_range > kGcsMaxRange)
+  if (h_.range == 0 || h_.range > kGcsMaxRange || expected_range == 0 ||
+      expected_range > kGcsMaxRange)
     return st_ = peer_error("gcs: hash range 0 or above 2^120");
   if (h_.range != expected_range)
     return st_ = peer_error("gcs: hash range differs from the one the sizes and fpr give");
@@ -190,7 +191,8 @@ Status GcsReader::open(ByteView msg, u128 expected_range, uint64_t max_count) {
   u_ = (u128(1) << b_) - h_.m;
   // Every code takes at least b bits (b - 1 remainder bits and the unary terminator).
   const size_t body = msg.size - pos;
-  if (u128(h_.count) * std::max(b_, 1u) > u128(body) * 8) return st_ = peer_error("gcs: message truncated");
+  if (u128(h_.count) * std::max(b_, 1u) > u128(body) * 8)
+    return st_ = peer_error("gcs: message truncated");
   body_ = ByteView(msg.data + pos, body);
   bitpos_ = 0;
   done_ = 0;
@@ -234,7 +236,8 @@ bool GcsReader::next(u128* v) {
     if (used_bytes != body_.size) {
       st_ = peer_error("gcs: " + std::to_string(body_.size - used_bytes) + " trailing bytes");
     } else if (bitpos_ & 7) {
-      if (body_.data[body_.size - 1] >> (bitpos_ & 7)) st_ = peer_error("gcs: non-zero padding bits");
+      if (body_.data[body_.size - 1] >> (bitpos_ & 7))
+        st_ = peer_error("gcs: non-zero padding bits");
     }
     return false;
   }
@@ -337,7 +340,8 @@ Status gcs_lookup(ByteView msg, u128 expected_range, uint64_t max_count,
   GcsReader r;
   PSI_RETURN_IF_ERROR(r.open(msg, expected_range, max_count));
   std::vector<std::pair<u128, uint32_t>> q(queries.size());
-  for (size_t i = 0; i < queries.size(); ++i) q[i] = {queries[i].value() % expected_range, uint32_t(i)};
+  for (size_t i = 0; i < queries.size(); ++i)
+    q[i] = {queries[i].value() % expected_range, uint32_t(i)};
   std::sort(q.begin(), q.end());
   hits->assign(queries.size(), 0);
   size_t i = 0;
@@ -391,10 +395,12 @@ void bloom_encode(const std::vector<FilterKey>& keys, BloomShape shape, std::vec
 Status bloom_validate(ByteView msg, BloomShape expected) {
   size_t pos = 0;
   u128 bits = 0;
-  if (!read_varint(msg, &pos, &bits) || pos >= msg.size) return peer_error("bloom: header truncated or overlong");
+  if (!read_varint(msg, &pos, &bits) || pos >= msg.size)
+    return peer_error("bloom: header truncated or overlong");
   const uint8_t hashes = msg.data[pos++];
   if (bits != expected.bits || hashes != expected.hashes)
-    return peer_error("bloom: shape (" + std::to_string(uint64_t(bits)) + " bits, " + std::to_string(hashes) +
+    return peer_error("bloom: shape (" + std::to_string(uint64_t(bits)) + " bits, " +
+                      std::to_string(hashes) +
                       " hashes) differs from the one the sizes and fpr give (" +
                       std::to_string(expected.bits) + ", " + std::to_string(expected.hashes) + ")");
   const uint64_t body = (expected.bits + 7) / 8;

@@ -1,5 +1,6 @@
 // set_filter.h — the compressed encodings of the server's keyed set that make up the ecdh setup
-// message: a Golomb-compressed set (GCS, Golomb-Rice coded gaps of sorted hashes) and a Bloom filter.
+// message: a Golomb-compressed set (GCS, Golomb-Rice coded gaps of sorted hashes) and a Bloom
+// filter.
 //
 // Both are built from FilterKeys (128-bit digests of the server's points H(y)^k) and queried with
 // the client's. Sizes follow from public values only: n (server elements), q (client queries the
@@ -38,10 +39,11 @@ enum class FilterKind : uint8_t { kGcs = 1, kBloom = 2 };
 // overlong encoding is an error), at most 128 bits. Value v_i = key mod range, sorted, duplicates
 // dropped; the gaps (v_0, v_i - v_{i-1} - 1) are Golomb coded with divisor m (m ~ ln 2 * range /
 // count, optimal for the geometric gaps): gap / m one-bits, a zero-bit, then gap % m in truncated
-// binary (b = ceil(log2 m) bits, u = 2^b - m: r < u as r in b-1 bits, else r + u as its top b-1 bits
-// then its low bit).
+// binary (b = ceil(log2 m) bits, u = 2^b - m: r < u as r in b-1 bits, else r + u as its top b-1
+// bits then its low bit).
 
-// The largest hash range (gcs_range caps there); a reader refuses a larger one before any arithmetic.
+// The largest hash range (gcs_range caps there); a reader refuses a larger one before any
+// arithmetic.
 constexpr u128 kGcsMaxRange = u128(1) << 120;
 
 // Hash range for n server elements, q queries and a total false-positive rate fpr:
@@ -77,7 +79,8 @@ class GcsReader {
   const GcsHeader& header() const { return h_; }
   // The next value (strictly increasing), or false at the end. After false, check status().
   bool next(u128* v);
-  // ok iff every value decoded so far was valid; at the end also that the codes were exactly used up.
+  // ok iff every value decoded so far was valid; at the end also that the codes were exactly used
+  // up.
   const Status& status() const { return st_; }
   // The state before the next value (its `first` is filled in by the caller).
   GcsCheckpoint checkpoint() const { return {bitpos_, done_, prev_, 0}; }
@@ -116,8 +119,9 @@ Status gcs_lookup(ByteView msg, u128 expected_range, uint64_t max_count,
                   const std::vector<FilterKey>& queries, std::vector<uint8_t>* hits);
 
 // ---- Bloom ----------------------------------------------------------------------------------
-// Wire: varint bits | u8 hashes | ceil(bits/8) bytes, bit j of the filter = byte j/8 bit j%8; bits past
-// `bits` in the last byte are zero. Position i of a key: ((lo + i*(hi|1)) * bits) >> 64 (mod 2^64).
+// Wire: varint bits | u8 hashes | ceil(bits/8) bytes, bit j of the filter = byte j/8 bit j%8; bits
+// past `bits` in the last byte are zero. Position i of a key: ((lo + i*(hi|1)) * bits) >> 64 (mod
+// 2^64).
 
 struct BloomShape {
   uint64_t bits = 0;

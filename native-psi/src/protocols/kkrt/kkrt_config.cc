@@ -16,10 +16,10 @@ uint32_t ceil_log2(uint64_t x) {
 }  // namespace
 
 uint32_t kkrt_default_stash(uint64_t n, uint32_t sigma) {
-  // Failure model for 3 hash functions, 1.27 n slots, the insertion of cuckoo.cc (docs/protocols.md,
-  // "Stash size"): P[fail] <= 2^7.3 * n^-3 * 4^-s, fitted where failures are observable (n = 2^6,
-  // 3.2 million trials) and conservative against zero failures seen from n = 2^8 to 2^16.
-  // A stash of n elements can never overflow.
+  // Failure model for 3 hash functions, 1.27 n slots, the insertion of cuckoo.cc
+  // (docs/protocols.md, "Stash size"): P[fail] <= 2^7.3 * n^-3 * 4^-s, fitted where failures are
+  // observable (n = 2^6, 3.2 million trials) and conservative against zero failures seen from n =
+  // 2^8 to 2^16. A stash of n elements can never overflow.
   if (n == 0) return 0;
   const double bits = double(sigma) + 7.3 - 3.0 * std::log2(double(n));
   const uint64_t s = bits <= 0 ? 0 : uint64_t(std::ceil(bits / 2.0));
@@ -73,7 +73,8 @@ Status kkrt_config_from_params(const Params& params, KkrtConfig* c) {
     p.stash = kkrt_default_stash(c->receiver_size, c->sigma);
   } else {
     uint64_t s;
-    if (stash.empty() || stash.size() > 3 || stash.find_first_not_of("0123456789") != std::string::npos)
+    if (stash.empty() || stash.size() > 3 ||
+        stash.find_first_not_of("0123456789") != std::string::npos)
       return argument_error("stash must be 'auto' or a number in [0, 64]");
     s = std::strtoull(stash.c_str(), nullptr, 10);
     if (s > 64) return argument_error("stash must be 'auto' or a number in [0, 64]");

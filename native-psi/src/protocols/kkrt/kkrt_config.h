@@ -18,13 +18,14 @@ constexpr uint32_t kKkrtRowBytes = kKkrtCodeBits / 8;
 struct KkrtConfig {
   uint64_t receiver_size = 0;
   uint64_t sender_size = 0;
-  uint32_t sigma = 40;        // statistical security parameter
-  CuckooParams cuckoo;        // receiver's table; the sender hashes into the same bins
-  uint32_t mask_bytes = 0;    // OPRF outputs compared, truncated to sigma + log2(n_r) + log2(n_s) bits
+  uint32_t sigma = 40;  // statistical security parameter
+  CuckooParams cuckoo;  // receiver's table; the sender hashes into the same bins
+  uint32_t mask_bytes =
+      0;  // OPRF outputs compared, truncated to sigma + log2(n_r) + log2(n_s) bits
   // 256-bit run instance, unique per online run under one setup (bin, attempt, both parties' nonce
   // material); every per-run key is derived from it (kkrt_oprf.h).
   std::array<uint8_t, 32> instance{};
-  bool output_both = false;   // the sender also learns its intersecting indices
+  bool output_both = false;  // the sender also learns its intersecting indices
 
   uint64_t cuckoo_rows() const { return cuckoo.bins * cuckoo.slots_per_bin; }
   uint64_t rows() const { return cuckoo_rows() + cuckoo.stash; }  // OPRF instances

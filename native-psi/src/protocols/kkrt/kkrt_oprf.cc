@@ -36,8 +36,8 @@ void KkrtCode::init(const uint8_t inst_key[32]) {
   const std::string base = "psi-flink kkrt v2";
   for (uint32_t t = 0; t < kMaxCodeIndex; ++t)
     for (int l = 0; l < 4; ++l)
-      code_[t][l].set_key(derive_block(inst_key, 32,
-                                       base + " code " + std::to_string(t) + "." + std::to_string(l)));
+      code_[t][l].set_key(derive_block(
+          inst_key, 32, base + " code " + std::to_string(t) + "." + std::to_string(l)));
   hash_[0].set_key(derive_block(inst_key, 32, base + " bins 0"));
   hash_[1].set_key(derive_block(inst_key, 32, base + " bins 1"));
 }
@@ -74,12 +74,14 @@ void KkrtCode::item_hashes(const Block* xs, size_t n, ItemHash* hashes) const {
 void kkrt_output_hash(const FixedKeyHash& h, Block tweak, const uint64_t* js, const Block* v,
                       size_t n, Block* out, uint64_t* proofs) {
   constexpr size_t kStep = 32;
-  // "kkrtproof" tweak of the second hash; the chain's own tweaks hold the instance j in the low half
+  // "kkrtproof" tweak of the second hash; the chain's own tweaks hold the instance j in the low
+  // half
   const Block kProofTweak = make_block(0x6b6b727470726f6full, 0x6f66000000000000ull);
   Block acc[kStep], tmp[kStep];
   for (size_t i = 0; i < n; i += kStep) {
     size_t m = n - i < kStep ? n - i : kStep;
-    for (size_t k = 0; k < m; ++k) acc[k] = v[4 * (i + k)] ^ tweak ^ make_block(0x6b6b7274u, js[i + k]);
+    for (size_t k = 0; k < m; ++k)
+      acc[k] = v[4 * (i + k)] ^ tweak ^ make_block(0x6b6b7274u, js[i + k]);
     for (int l = 1; l < 4; ++l) {
       h.hash_blocks(acc, tmp, m);
       for (size_t k = 0; k < m; ++k) acc[k] = tmp[k] ^ v[4 * (i + k) + l];

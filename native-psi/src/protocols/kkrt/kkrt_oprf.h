@@ -7,9 +7,9 @@
 //    middle shortcut; its tweak also holds a 128-bit digest of the run's 256-bit instance, so
 //    outputs of different runs are independent even for equal rows;
 //  * the keyed element hash that drives cuckoo / simple hashing.
-// Per-run keys: KkrtInstanceKeys derives, from the setup's shared seed (or a base-OT key) and the full
-// 256-bit instance, every key a run uses (BLAKE2b-256 keyed by the secret, over a domain label and
-// the instance), so two instances share no PRG key, code key or hash tweak.
+// Per-run keys: KkrtInstanceKeys derives, from the setup's shared seed (or a base-OT key) and the
+// full 256-bit instance, every key a run uses (BLAKE2b-256 keyed by the secret, over a domain label
+// and the instance), so two instances share no PRG key, code key or hash tweak.
 #pragma once
 
 #include <cstddef>

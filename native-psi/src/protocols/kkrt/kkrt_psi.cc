@@ -22,8 +22,8 @@ constexpr size_t kSetupSenderBytes = size_t(kKkrtCodeBits) * 32 + 32;
 constexpr char kSetupMagic[8] = {'k', 'k', 'r', 't', 's', 'e', 't', '1'};
 constexpr size_t kInstanceBytes = 32;  // the online matrix message starts with the 256-bit instance
 // output=both claim: u32 position | u64 proof. 64 bits: a receiver without the OPRF value guesses a
-// proof with probability 2^-64, and the first wrong guess fails the run (the caller must start a new
-// attempt with a fresh instance, which the peer sees), so forging even one row is out of reach.
+// proof with probability 2^-64, and the first wrong guess fails the run (the caller must start a
+// new attempt with a fresh instance, which the peer sees), so forging even one row is out of reach.
 constexpr size_t kClaimBytes = 12;
 
 // Collects one peer message of a known maximum size, refusing anything longer.
@@ -74,8 +74,8 @@ class KkrtBase : public Protocol {
       return input_error("kkrt takes 16-byte elements (tokens), got element_len " +
                          std::to_string(element_len));
     if (count != own_size())
-      return input_error("input has " + std::to_string(count) + " elements but this party declared " +
-                         std::to_string(own_size()));
+      return input_error("input has " + std::to_string(count) +
+                         " elements but this party declared " + std::to_string(own_size()));
     elements_.resize(count);
     if (count) std::memcpy(elements_.data(), elements, count * 16);
     input_set_ = true;
@@ -85,7 +85,8 @@ class KkrtBase : public Protocol {
  protected:
   virtual uint64_t own_size() const = 0;
   // Local work that needs only the input and the setup (hashing the set into bins) runs as soon as
-  // both are present, so it overlaps the peer's work instead of waiting for the first online message.
+  // both are present, so it overlaps the peer's work instead of waiting for the first online
+  // message.
   virtual Status prepare_online() = 0;
   Status ready_hook() {
     if (!input_set_ || !setup_done_ || prepared_) return Status::ok();
@@ -105,7 +106,8 @@ class KkrtBase : public Protocol {
     put_bytes(out, secrets.data, secrets.size);
     return Status::ok();
   }
-  // Checks the framing, loads the shared seed and returns a view of the secrets (secrets_len bytes).
+  // Checks the framing, loads the shared seed and returns a view of the secrets (secrets_len
+  // bytes).
   Status import_blob(ByteView data, psi_role role, size_t secrets_len, ByteView* secrets) {
     if (data.size != 41 + secrets_len || std::memcmp(data.data, kSetupMagic, 8) != 0 ||
         data.data[8] != role)
@@ -198,8 +200,10 @@ class KkrtReceiver final : public KkrtBase {
   }
 
   Status export_setup(std::vector<uint8_t>* out) const override {
-    return export_blob(PSI_ROLE_RECEIVER, ByteView(reinterpret_cast<const uint8_t*>(keys_.data()),
-                                                   keys_.size() * sizeof(keys_[0])), out);
+    return export_blob(
+        PSI_ROLE_RECEIVER,
+        ByteView(reinterpret_cast<const uint8_t*>(keys_.data()), keys_.size() * sizeof(keys_[0])),
+        out);
   }
 
   Status import_setup(ByteView data) override {
@@ -217,8 +221,8 @@ class KkrtReceiver final : public KkrtBase {
   Status finish_setup(const std::string& where) {
     const auto& msg = setup_in_.data();
     if (msg.size() != kSetupSenderBytes)
-      return peer_error(where + ": expected " + std::to_string(kSetupSenderBytes) +
-                        " bytes, got " + std::to_string(msg.size()));
+      return peer_error(where + ": expected " + std::to_string(kSetupSenderBytes) + " bytes, got " +
+                        std::to_string(msg.size()));
     PSI_RETURN_IF_ERROR(base_ot_->finish(ByteView(msg.data(), msg.size() - 32), &keys_));
     std::memcpy(shared_seed_, msg.data() + msg.size() - 32, 32);
     base_ot_.reset();
@@ -528,7 +532,8 @@ class KkrtReceiver final : public KkrtBase {
   uint64_t next_row_ = 0;
   bool finished_matrix_ = false;
   std::vector<uint8_t> item_mask_;
-  std::vector<uint64_t> item_proof_, c_proof_;  // output=both: claim proof of each element's OPRF value
+  std::vector<uint64_t> item_proof_,
+      c_proof_;  // output=both: claim proof of each element's OPRF value
   std::vector<uint8_t> item_tag_;
   std::vector<uint32_t> stash_items_;
   std::vector<uint64_t> lookup_;
@@ -646,10 +651,12 @@ class KkrtSender final : public KkrtBase {
       // Scattered writes, prefetched a step ahead to keep many cache misses in flight.
       constexpr uint64_t kAhead = 32;
       const uint64_t total = n * h;
-      for (uint64_t k = 0; k < std::min(kAhead, total); ++k) __builtin_prefetch(&fill[first_bins[k]], 1);
+      for (uint64_t k = 0; k < std::min(kAhead, total); ++k)
+        __builtin_prefetch(&fill[first_bins[k]], 1);
       for (uint64_t k = 0; k < total; ++k) {
         if (k + kAhead < total) __builtin_prefetch(&fill[first_bins[k + kAhead]], 1);
-        if (k + kAhead / 2 < total) __builtin_prefetch(&entries_[fill[first_bins[k + kAhead / 2]]], 1);
+        if (k + kAhead / 2 < total)
+          __builtin_prefetch(&entries_[fill[first_bins[k + kAhead / 2]]], 1);
         entries_[fill[first_bins[k]]++] = uint32_t(k / h) << 2 | uint32_t(k % h);
       }
     }
@@ -740,7 +747,8 @@ class KkrtSender final : public KkrtBase {
           for (uint32_t k = 0; k < slots; ++k) {
             const uint64_t j = b * slots + k;
             const uint8_t* q = &qrows_[(j - first) * kKkrtRowBytes];
-            for (int l = 0; l < 4; ++l) b_v_[4 * nb + l] = load_block(q + 16 * l) ^ (c[l] & s_block_[l]);
+            for (int l = 0; l < 4; ++l)
+              b_v_[4 * nb + l] = load_block(q + 16 * l) ^ (c[l] & s_block_[l]);
             b_j_[nb] = j;
             b_item_[nb] = entries_[e] >> 2;
             b_table_[nb] = (entries_[e] & 3) * slots + k;
@@ -772,7 +780,8 @@ class KkrtSender final : public KkrtBase {
       code_.encode(&elements_[i0], ts, m, codes);
       for (uint32_t t = 0; t < stash; ++t) {
         for (size_t k = 0; k < m; ++k) {
-          for (int l = 0; l < 4; ++l) b_v_[4 * k + l] = stash_q_[4 * t + l] ^ (codes[4 * k + l] & s_block_[l]);
+          for (int l = 0; l < 4; ++l)
+            b_v_[4 * k + l] = stash_q_[4 * t + l] ^ (codes[4 * k + l] & s_block_[l]);
           b_j_[k] = cuckoo_rows + t;
           b_item_[k] = uint32_t(i0 + k);
           b_table_[k] = cfg_.hash_tables() + t;
@@ -889,7 +898,8 @@ class KkrtSender final : public KkrtBase {
   std::vector<Aes128> gs_;
   std::vector<uint32_t> bin_start_, entries_, pos_;
   std::vector<uint8_t> masks_;
-  // output=both: the claim proof of every (table, position) mask, same layout as masks_ (8 bytes each)
+  // output=both: the claim proof of every (table, position) mask, same layout as masks_ (8 bytes
+  // each)
   std::vector<uint64_t> proofs_;
   std::vector<uint8_t> rowbuf_, qrows_;
   size_t rowbuf_fill_ = 0;
@@ -919,7 +929,8 @@ std::unique_ptr<Protocol> make_kkrt(psi_role role, const Params& params, const u
   if (!status->is_ok()) return nullptr;
   if (role == PSI_ROLE_RECEIVER) return std::make_unique<KkrtReceiver>(cfg, seed);
   if (role == PSI_ROLE_SENDER) return std::make_unique<KkrtSender>(cfg, seed);
-  *status = argument_error("kkrt has roles receiver (0) and sender (1), not " + std::to_string(role));
+  *status =
+      argument_error("kkrt has roles receiver (0) and sender (1), not " + std::to_string(role));
   return nullptr;
 }
 

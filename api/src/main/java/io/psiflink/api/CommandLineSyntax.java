@@ -13,10 +13,10 @@ import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.ParseResult;
 
 /**
- * A command's options, as picocli parses them and prints their help: built from {@link
- * TypedOption} declarations, so that the help, the parser and the printer ({@link
- * OptionValues#toArgs}) come from one place. Every option takes {@code --name value} or {@code
- * --name=value}; flags take no value. Immutable.
+ * A command's options, as picocli parses them and prints their help: built from {@link TypedOption}
+ * declarations, so that the help, the parser and the printer ({@link OptionValues#toArgs}) come
+ * from one place. Every option takes {@code --name value} or {@code --name=value}; flags take no
+ * value. Immutable.
  */
 public final class CommandLineSyntax {
   private final String command;
@@ -74,8 +74,9 @@ public final class CommandLineSyntax {
         continue;
       }
       try {
-        values.put(o.name(), o.isFlag() ? Boolean.TRUE
-            : o.parse(r.matchedOption(o.flagName()).getValue()));
+        values.put(
+            o.name(),
+            o.isFlag() ? Boolean.TRUE : o.parse(r.matchedOption(o.flagName()).getValue()));
       } catch (UsageException e) {
         throw e.withUsage(usage());
       }
@@ -91,8 +92,11 @@ public final class CommandLineSyntax {
   private CommandLine commandLine() {
     CommandSpec spec = CommandSpec.create().name(command);
     spec.usageMessage().description(summary).sortOptions(false).width(100);
-    spec.addOption(OptionSpec.builder("-h", "--help").usageHelp(true)
-        .description("print this help and exit").build());
+    spec.addOption(
+        OptionSpec.builder("-h", "--help")
+            .usageHelp(true)
+            .description("print this help and exit")
+            .build());
     for (TypedOption<?> o : options) {
       OptionSpec.Builder b = OptionSpec.builder(o.flagName()).required(o.required());
       String text = o.description();

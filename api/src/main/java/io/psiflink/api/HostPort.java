@@ -8,8 +8,8 @@ public record HostPort(String host, int port) {
   public HostPort {
     Objects.requireNonNull(host, "host");
     if (host.isEmpty() || port < 1 || port > 65535) {
-      throw new IllegalArgumentException("must be HOST:PORT with a port in 1..65535, not '" + host
-          + ":" + port + "'");
+      throw new IllegalArgumentException(
+          "must be HOST:PORT with a port in 1..65535, not '" + host + ":" + port + "'");
     }
   }
 

@@ -2,8 +2,8 @@ package io.psiflink.api;
 
 /**
  * The names under which a party's Flink job shows itself to Flink's REST API, and that the
- * coordinator's progress reader looks for there: the job's name, the operators it finds by name
- * and the metrics of the PSI operator. The job names and registers them from here and the reader
+ * coordinator's progress reader looks for there: the job's name, the operators it finds by name and
+ * the metrics of the PSI operator. The job names and registers them from here and the reader
  * matches them from here, so a rename on one side cannot silently blind the other.
  */
 public final class JobMetricNames {
@@ -51,21 +51,29 @@ public final class JobMetricNames {
 
     public static final String BINS_DONE = "binsDone";
     public static final String BIN_RETRIES = "binRetries";
+
     /** Keys of this party found in the intersection. */
     public static final String INTERSECTING = "intersecting";
+
     public static final String ROWS_OUT = "rowsOut";
     public static final String BYTES_SENT = "bytesSent";
     public static final String BYTES_RECEIVED = "bytesReceived";
+
     /** The n the bins announced to the peer (the party's public size). */
     public static final String ROWS_ANNOUNCED = "rowsAnnounced";
+
     /** Milliseconds the bins spent in their PSI rounds, summed. */
     public static final String PSI_MS = "psi.ms";
+
     /** Milliseconds the bins spent in reverse lookup, payload and join, summed. */
     public static final String PAYLOAD_MS = "payload.ms";
+
     /** Wall clock (epoch ms) when the last tokenize subtask ended. */
     public static final String TOKENIZE_END = "tokenize.end";
+
     /** Wall clock (epoch ms) when the last bin spill ended. */
     public static final String SPILL_END = "spill.end";
+
     /** Wall clock (epoch ms) when the last bin ended. */
     public static final String PSI_END = "psi.end";
 
@@ -109,8 +117,8 @@ public final class JobMetricNames {
   }
 
   /**
-   * A PSI-operator metric as Flink's REST API ends its id ({@code <operator>.psi.binsDone}):
-   * {@code psi.<metric>}.
+   * A PSI-operator metric as Flink's REST API ends its id ({@code <operator>.psi.binsDone}): {@code
+   * psi.<metric>}.
    */
   public static String psiMetric(String metric) {
     return PSI_GROUP + "." + metric;

@@ -100,8 +100,11 @@ public final class OptionValues {
 
   @Override
   public boolean equals(Object o) {
-    return o instanceof OptionValues v && v.values.equals(values)
-        && v.options.stream().map(TypedOption::name).toList()
+    return o instanceof OptionValues v
+        && v.values.equals(values)
+        && v.options.stream()
+            .map(TypedOption::name)
+            .toList()
             .equals(options.stream().map(TypedOption::name).toList());
   }
 

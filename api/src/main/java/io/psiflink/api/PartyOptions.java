@@ -15,119 +15,232 @@ import java.util.Locale;
 public final class PartyOptions {
   private PartyOptions() {}
 
-  public static final TypedOption<Role> PARTY = new TypedOption<>("party", Role.class, "A|B",
-      "the party this job plays: A (table a; receives the PSI and writes the joined table) or B",
-      null, true, PartyOptions::twoPartyRole, Role::label);
+  public static final TypedOption<Role> PARTY =
+      new TypedOption<>(
+          "party",
+          Role.class,
+          "A|B",
+          "the party this job plays: A (table a; receives the PSI and writes the joined table) or B",
+          null,
+          true,
+          PartyOptions::twoPartyRole,
+          Role::label);
 
-  public static final TypedOption<String> TABLE = TypedOption.text("table", "PATH|JDBC_URL",
-      "this party's table: a .csv, .avro or .parquet file or a directory of part files, local or "
-          + "hdfs://, or jdbc:postgresql://host:port/db?table=T (the password comes from the "
-          + "environment, never the command line)", null).asRequired();
+  public static final TypedOption<String> TABLE =
+      TypedOption.text(
+              "table",
+              "PATH|JDBC_URL",
+              "this party's table: a .csv, .avro or .parquet file or a directory of part files, local or "
+                  + "hdfs://, or jdbc:postgresql://host:port/db?table=T (the password comes from the "
+                  + "environment, never the command line)",
+              null)
+          .asRequired();
 
-  public static final TypedOption<String> TABLE_NAME = TypedOption.text("table-name", "T",
-      "the table of a JDBC URL given without ?table=", null);
+  public static final TypedOption<String> TABLE_NAME =
+      TypedOption.text("table-name", "T", "the table of a JDBC URL given without ?table=", null);
 
-  public static final TypedOption<String> SQL = TypedOption.text("sql", "SQL",
-      "the join: SELECT ... FROM a JOIN b ON ... [WHERE ...]", null).asRequired();
+  public static final TypedOption<String> SQL =
+      TypedOption.text("sql", "SQL", "the join: SELECT ... FROM a JOIN b ON ... [WHERE ...]", null)
+          .asRequired();
 
-  public static final TypedOption<String> OUT = TypedOption.text("out", "DIR",
-      "where party A writes the joined table (it appears only when the job succeeded); party A "
-          + "only", null);
+  public static final TypedOption<String> OUT =
+      TypedOption.text(
+          "out",
+          "DIR",
+          "where party A writes the joined table (it appears only when the job succeeded); party A "
+              + "only",
+          null);
 
-  public static final TypedOption<OutputFormat> FORMAT = new TypedOption<>("format",
-      OutputFormat.class, "avro|parquet|csv",
-      "the joined table's format (default: from the extension of --out, else avro)", null, false,
-      OutputFormat::parse, OutputFormat::text);
+  public static final TypedOption<OutputFormat> FORMAT =
+      new TypedOption<>(
+          "format",
+          OutputFormat.class,
+          "avro|parquet|csv",
+          "the joined table's format (default: from the extension of --out, else avro)",
+          null,
+          false,
+          OutputFormat::parse,
+          OutputFormat::text);
 
-  public static final TypedOption<String> QUARANTINE = TypedOption.text("quarantine", "DIR",
-      "where rows that cannot be read or have a NULL key go (default: only counted)", null);
+  public static final TypedOption<String> QUARANTINE =
+      TypedOption.text(
+          "quarantine",
+          "DIR",
+          "where rows that cannot be read or have a NULL key go (default: only counted)",
+          null);
 
-  public static final TypedOption<String> MAX_BAD_ROWS = TypedOption.text("max-bad-rows",
-      "N|P%", "how many quarantined rows fail the job: a count or a percentage of the rows read",
-      "1%");
+  public static final TypedOption<String> MAX_BAD_ROWS =
+      TypedOption.text(
+          "max-bad-rows",
+          "N|P%",
+          "how many quarantined rows fail the job: a count or a percentage of the rows read",
+          "1%");
 
-  public static final TypedOption<Character> CSV_DELIMITER = csvChar("csv-delimiter",
-      "the field delimiter of a CSV table", ',');
+  public static final TypedOption<Character> CSV_DELIMITER =
+      csvChar("csv-delimiter", "the field delimiter of a CSV table", ',');
 
-  public static final TypedOption<Character> CSV_QUOTE = csvChar("csv-quote",
-      "the quote character of a CSV table", '"');
+  public static final TypedOption<Character> CSV_QUOTE =
+      csvChar("csv-quote", "the quote character of a CSV table", '"');
 
-  public static final TypedOption<String> SESSION = TypedOption.text("session", "ID",
-      "the session id both jobs of the join share", null).asRequired();
+  public static final TypedOption<String> SESSION =
+      TypedOption.text("session", "ID", "the session id both jobs of the join share", null)
+          .asRequired();
 
-  public static final TypedOption<HostPort> BRIDGE = new TypedOption<>("bridge", HostPort.class,
-      "HOST:PORT", "the bridge relay both jobs dial (party A's)", null, true, HostPort::parse,
-      HostPort::toString);
+  public static final TypedOption<HostPort> BRIDGE =
+      new TypedOption<>(
+          "bridge",
+          HostPort.class,
+          "HOST:PORT",
+          "the bridge relay both jobs dial (party A's)",
+          null,
+          true,
+          HostPort::parse,
+          HostPort::toString);
 
-  public static final TypedOption<Path> CERT = path("cert", "PEM",
-      "this party's bridge certificate chain").asRequired();
+  public static final TypedOption<Path> CERT =
+      path("cert", "PEM", "this party's bridge certificate chain").asRequired();
 
-  public static final TypedOption<Path> KEY = path("key", "PEM",
-      "the private key of --cert").asRequired();
+  public static final TypedOption<Path> KEY =
+      path("key", "PEM", "the private key of --cert").asRequired();
 
-  public static final TypedOption<Path> CA = path("ca", "PEM",
-      "the CAs this party trusts for the relay's and the peer's certificates").asRequired();
+  public static final TypedOption<Path> CA =
+      path("ca", "PEM", "the CAs this party trusts for the relay's and the peer's certificates")
+          .asRequired();
 
-  public static final TypedOption<String> PEER = TypedOption.text("peer", "NAME",
-      "the peer's party name, as in its certificate", null).asRequired();
+  public static final TypedOption<String> PEER =
+      TypedOption.text("peer", "NAME", "the peer's party name, as in its certificate", null)
+          .asRequired();
 
-  public static final TypedOption<String> PEER_CERT_SHA256 = new TypedOption<>("peer-cert-sha256",
-      String.class, "HEX", "the SHA-256 of the peer's certificate, as the session names it; "
-          + "required unless --insecure-test-only", null, false, PartyOptions::sha256Hex, s -> s);
+  public static final TypedOption<String> PEER_CERT_SHA256 =
+      new TypedOption<>(
+          "peer-cert-sha256",
+          String.class,
+          "HEX",
+          "the SHA-256 of the peer's certificate, as the session names it; "
+              + "required unless --insecure-test-only",
+          null,
+          false,
+          PartyOptions::sha256Hex,
+          s -> s);
 
-  public static final TypedOption<Integer> BINS = TypedOption.integer("bins", "M",
-      "the bin count m; 0 chooses it from the sizes and the parallelism", 0, 0);
+  public static final TypedOption<Integer> BINS =
+      TypedOption.integer(
+          "bins", "M", "the bin count m; 0 chooses it from the sizes and the parallelism", 0, 0);
 
-  public static final TypedOption<Integer> SIGMA = TypedOption.integer("sigma", "S",
-      "the statistical security parameter σ of the padding bound; >= 40 unless "
-          + "--insecure-test-only", 40, 1);
+  public static final TypedOption<Integer> SIGMA =
+      TypedOption.integer(
+          "sigma",
+          "S",
+          "the statistical security parameter σ of the padding bound; >= 40 unless "
+              + "--insecure-test-only",
+          40,
+          1);
 
-  public static final TypedOption<String> PROTOCOL = TypedOption.text("protocol", "P",
-      "the native PSI protocol", "kkrt");
+  public static final TypedOption<String> PROTOCOL =
+      TypedOption.text("protocol", "P", "the native PSI protocol", "kkrt");
 
-  public static final TypedOption<String> PROTOCOL_PARAMS = new TypedOption<>("protocol-params",
-      String.class, "K=V,...", "extra parameters of the protocol", "", false, s -> s, s -> s);
+  public static final TypedOption<String> PROTOCOL_PARAMS =
+      new TypedOption<>(
+          "protocol-params",
+          String.class,
+          "K=V,...",
+          "extra parameters of the protocol",
+          "",
+          false,
+          s -> s,
+          s -> s);
 
-  public static final TypedOption<Integer> PARALLELISM = TypedOption.integer("parallelism", "P",
-      "the Flink parallelism of the job (and bins processed at once)", 2, 1);
+  public static final TypedOption<Integer> PARALLELISM =
+      TypedOption.integer(
+          "parallelism",
+          "P",
+          "the Flink parallelism of the job (and bins processed at once)",
+          2,
+          1);
 
-  public static final TypedOption<Integer> ATTEMPTS = TypedOption.integer("attempts", "N",
-      "attempts per bin before the job fails", 3, 1);
+  public static final TypedOption<Integer> ATTEMPTS =
+      TypedOption.integer("attempts", "N", "attempts per bin before the job fails", 3, 1);
 
-  public static final TypedOption<String> WORK = TypedOption.text("work", "DIR",
-      "local directory for RocksDB and spill files (default: $TMPDIR/psi-flink-<party>)", null);
+  public static final TypedOption<String> WORK =
+      TypedOption.text(
+          "work",
+          "DIR",
+          "local directory for RocksDB and spill files (default: $TMPDIR/psi-flink-<party>)",
+          null);
 
-  public static final TypedOption<Duration> PAIR_TIMEOUT = seconds("pair-timeout",
-      "how long a bin waits for the peer's operator to pair on the bridge", 60);
+  public static final TypedOption<Duration> PAIR_TIMEOUT =
+      seconds(
+          "pair-timeout", "how long a bin waits for the peer's operator to pair on the bridge", 60);
 
-  public static final TypedOption<Duration> IDLE_TIMEOUT = seconds("idle-timeout",
-      "how long a paired bin stream may stay silent", 60);
+  public static final TypedOption<Duration> IDLE_TIMEOUT =
+      seconds("idle-timeout", "how long a paired bin stream may stay silent", 60);
 
-  public static final TypedOption<Path> SUMMARY = path("summary", "FILE",
-      "write the job's summary (JSON) here when it succeeded");
+  public static final TypedOption<Path> SUMMARY =
+      path("summary", "FILE", "write the job's summary (JSON) here when it succeeded");
 
-  public static final TypedOption<PublicSize> PUBLIC_SIZE = new TypedOption<>("public-size",
-      PublicSize.class, "rounded|exact|declared:N",
-      "what the peer learns of this party's size", PublicSize.ROUNDED, false,
-      PublicSize::parse, PublicSize::text);
+  public static final TypedOption<PublicSize> PUBLIC_SIZE =
+      new TypedOption<>(
+          "public-size",
+          PublicSize.class,
+          "rounded|exact|declared:N",
+          "what the peer learns of this party's size",
+          PublicSize.ROUNDED,
+          false,
+          PublicSize::parse,
+          PublicSize::text);
 
-  public static final TypedOption<String> EXPECTED_COLUMNS = TypedOption.text("expected-columns",
-      "NAME:TYPE,...", "the registered columns (URL-encoded names): the job refuses a table whose "
-          + "columns differ", null);
+  public static final TypedOption<String> EXPECTED_COLUMNS =
+      TypedOption.text(
+          "expected-columns",
+          "NAME:TYPE,...",
+          "the registered columns (URL-encoded names): the job refuses a table whose "
+              + "columns differ",
+          null);
 
-  public static final TypedOption<Boolean> INSECURE_TEST_ONLY = TypedOption.flag(
-      "insecure-test-only", "accept σ < 40 and no --peer-cert-sha256: for tests only");
+  public static final TypedOption<Boolean> INSECURE_TEST_ONLY =
+      TypedOption.flag(
+          "insecure-test-only", "accept σ < 40 and no --peer-cert-sha256: for tests only");
 
   /** Every option of the job, in the order a printed command line has them. */
-  public static final List<TypedOption<?>> ALL = List.of(PARTY, TABLE, TABLE_NAME, SQL, OUT,
-      FORMAT, QUARANTINE, MAX_BAD_ROWS, CSV_DELIMITER, CSV_QUOTE, SESSION, BRIDGE, CERT, KEY, CA,
-      PEER, PEER_CERT_SHA256, BINS, SIGMA, PROTOCOL, PROTOCOL_PARAMS, PARALLELISM, ATTEMPTS, WORK,
-      PAIR_TIMEOUT, IDLE_TIMEOUT, SUMMARY, PUBLIC_SIZE, EXPECTED_COLUMNS, INSECURE_TEST_ONLY);
+  public static final List<TypedOption<?>> ALL =
+      List.of(
+          PARTY,
+          TABLE,
+          TABLE_NAME,
+          SQL,
+          OUT,
+          FORMAT,
+          QUARANTINE,
+          MAX_BAD_ROWS,
+          CSV_DELIMITER,
+          CSV_QUOTE,
+          SESSION,
+          BRIDGE,
+          CERT,
+          KEY,
+          CA,
+          PEER,
+          PEER_CERT_SHA256,
+          BINS,
+          SIGMA,
+          PROTOCOL,
+          PROTOCOL_PARAMS,
+          PARALLELISM,
+          ATTEMPTS,
+          WORK,
+          PAIR_TIMEOUT,
+          IDLE_TIMEOUT,
+          SUMMARY,
+          PUBLIC_SIZE,
+          EXPECTED_COLUMNS,
+          INSECURE_TEST_ONLY);
 
   /** The job's command line. */
-  public static final CommandLineSyntax SYNTAX = new CommandLineSyntax("PartyMain",
-      "Runs one party's private join job (on an embedded Flink MiniCluster, or inside flink run).",
-      ALL);
+  public static final CommandLineSyntax SYNTAX =
+      new CommandLineSyntax(
+          "PartyMain",
+          "Runs one party's private join job (on an embedded Flink MiniCluster, or inside flink run).",
+          ALL);
 
   /** The two parties a job can play today; the type has room for more roles. */
   private static Role twoPartyRole(String text) {
@@ -140,31 +253,51 @@ public final class PartyOptions {
 
   /** One character, or {@code tab} / {@code \t} for a tab (hard to pass on a command line). */
   private static TypedOption<Character> csvChar(String name, String description, char dflt) {
-    return new TypedOption<>(name, Character.class, "C", description + " (or 'tab')", dflt, false,
+    return new TypedOption<>(
+        name,
+        Character.class,
+        "C",
+        description + " (or 'tab')",
+        dflt,
+        false,
         s -> {
           if (s.equals("tab") || s.equals("\\t")) {
             return '\t';
           }
           if (s.length() != 1) {
-            throw new IllegalArgumentException("must be one character (or 'tab'), not '" + s
-                + "'");
+            throw new IllegalArgumentException("must be one character (or 'tab'), not '" + s + "'");
           }
           return s.charAt(0);
-        }, c -> c == '\t' ? "tab" : String.valueOf(c));
+        },
+        c -> c == '\t' ? "tab" : String.valueOf(c));
   }
 
   private static TypedOption<Path> path(String name, String label, String description) {
-    return new TypedOption<>(name, Path.class, label, description, null, false, s -> {
-      if (s.isEmpty()) {
-        throw new IllegalArgumentException("must not be empty");
-      }
-      return Path.of(s);
-    }, Path::toString);
+    return new TypedOption<>(
+        name,
+        Path.class,
+        label,
+        description,
+        null,
+        false,
+        s -> {
+          if (s.isEmpty()) {
+            throw new IllegalArgumentException("must not be empty");
+          }
+          return Path.of(s);
+        },
+        Path::toString);
   }
 
   private static TypedOption<Duration> seconds(String name, String description, int dflt) {
-    return new TypedOption<>(name, Duration.class, "SECONDS", description,
-        Duration.ofSeconds(dflt), false, s -> {
+    return new TypedOption<>(
+        name,
+        Duration.class,
+        "SECONDS",
+        description,
+        Duration.ofSeconds(dflt),
+        false,
+        s -> {
           long v;
           try {
             v = Long.parseLong(s.trim());
@@ -175,7 +308,8 @@ public final class PartyOptions {
             throw new IllegalArgumentException("must be at least 1 second, not " + v);
           }
           return Duration.ofSeconds(v);
-        }, d -> Long.toString(d.toSeconds()));
+        },
+        d -> Long.toString(d.toSeconds()));
   }
 
   /** A SHA-256 in hex (64 digits, as the coordinator's session records carry it), lower case. */

@@ -10,14 +10,14 @@ import java.util.Locale;
  *
  * <ul>
  *   <li>{@code rounded} (default): the table's unfiltered record count (every record read, before
- *       WHERE and quarantine) rounded up to keep its 3 leading binary digits. It does not depend
- *       on the WHERE, so no query can learn a COUNT(*) under a predicate of its choosing; it costs
- *       at most +25 % padding over the unfiltered count (average about +9 %), and tells the peer
- *       only the table's size class, which changes only when the table itself crosses a bucket;</li>
+ *       WHERE and quarantine) rounded up to keep its 3 leading binary digits. It does not depend on
+ *       the WHERE, so no query can learn a COUNT(*) under a predicate of its choosing; it costs at
+ *       most +25 % padding over the unfiltered count (average about +9 %), and tells the peer only
+ *       the table's size class, which changes only when the table itself crosses a bucket;
  *   <li>{@code declared:N}: the owner declares N (when registering the dataset); the job fails
- *       before any PSI message if more rows than N pass its WHERE;</li>
- *   <li>{@code exact}: opt-in, the exact row count after WHERE (smallest padding, fastest; the
- *       peer learns COUNT(*) of the filtered table).</li>
+ *       before any PSI message if more rows than N pass its WHERE;
+ *   <li>{@code exact}: opt-in, the exact row count after WHERE (smallest padding, fastest; the peer
+ *       learns COUNT(*) of the filtered table).
  * </ul>
  *
  * @param policy which of the three
@@ -34,7 +34,11 @@ public record PublicSize(Policy policy, long declared) implements Serializable {
   public static final PublicSize DEFAULT = ROUNDED;
 
   /** The three policies. */
-  public enum Policy { ROUNDED, DECLARED, EXACT }
+  public enum Policy {
+    ROUNDED,
+    DECLARED,
+    EXACT
+  }
 
   public PublicSize {
     if (policy == null) {
@@ -78,8 +82,11 @@ public record PublicSize(Policy policy, long declared) implements Serializable {
         // falls through to the error naming the forms
       }
     }
-    throw new IllegalArgumentException("public size must be rounded, exact or declared:N (N a row "
-        + "count >= 0), not '" + text + "'");
+    throw new IllegalArgumentException(
+        "public size must be rounded, exact or declared:N (N a row "
+            + "count >= 0), not '"
+            + text
+            + "'");
   }
 
   /** The form {@link #parse} reads. */
@@ -109,10 +116,16 @@ public record PublicSize(Policy policy, long declared) implements Serializable {
       case ROUNDED -> roundUp(Math.max(records, tokenized));
       case DECLARED -> {
         if (tokenized > declared) {
-          throw new IllegalStateException(String.format(Locale.ROOT, "%,d rows passed the WHERE, "
-              + "more than the %,d this party declared as its public size (declared:%d); the "
-              + "join was stopped before any PSI message: declare a larger size for the dataset "
-              + "(or use rounded)", tokenized, declared, declared));
+          throw new IllegalStateException(
+              String.format(
+                  Locale.ROOT,
+                  "%,d rows passed the WHERE, "
+                      + "more than the %,d this party declared as its public size (declared:%d); the "
+                      + "join was stopped before any PSI message: declare a larger size for the dataset "
+                      + "(or use rounded)",
+                  tokenized,
+                  declared,
+                  declared));
         }
         yield declared;
       }
@@ -147,8 +160,9 @@ public record PublicSize(Policy policy, long declared) implements Serializable {
   /** A plain-words description, for summaries and the approval. */
   public String describe() {
     return switch (policy) {
-      case ROUNDED -> "its table's total row count rounded up to 3 significant binary digits "
-          + "(independent of the WHERE)";
+      case ROUNDED ->
+          "its table's total row count rounded up to 3 significant binary digits "
+              + "(independent of the WHERE)";
       case EXACT -> "its exact row count after its WHERE";
       case DECLARED -> String.format(Locale.ROOT, "the size %,d its owner declared", declared);
     };

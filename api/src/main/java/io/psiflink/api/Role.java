@@ -4,12 +4,13 @@ import java.util.Objects;
 
 /**
  * Who an organisation is in a join: party {@code i} of {@code n}, the helper of server-aided
- * filtering, or the outsourcing provider of a multiparty join. One type for all of them, so code that
- * is written for two parties today does not need a second vocabulary when a third role arrives.
+ * filtering, or the outsourcing provider of a multiparty join. One type for all of them, so code
+ * that is written for two parties today does not need a second vocabulary when a third role
+ * arrives.
  *
  * <p>Text form ({@link #label()}, stored in databases, printed on command lines): {@code A} and
- * {@code B} for the two parties of a two-party join (they are also the table qualifiers of its SQL),
- * {@code P1}…{@code Pn} for party {@code i} of {@code n ≥ 3} (1-based), {@code helper},
+ * {@code B} for the two parties of a two-party join (they are also the table qualifiers of its
+ * SQL), {@code P1}…{@code Pn} for party {@code i} of {@code n ≥ 3} (1-based), {@code helper},
  * {@code provider}.
  */
 public record Role(Kind kind, int index, int parties) {

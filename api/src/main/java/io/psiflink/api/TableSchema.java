@@ -18,7 +18,8 @@ public final class TableSchema implements Serializable {
     Map<String, Integer> idx = new HashMap<>();
     for (int i = 0; i < this.columns.size(); i++) {
       if (idx.put(this.columns.get(i).name(), i) != null) {
-        throw new IllegalArgumentException("duplicate column name '" + this.columns.get(i).name() + "'");
+        throw new IllegalArgumentException(
+            "duplicate column name '" + this.columns.get(i).name() + "'");
       }
     }
     this.index = Map.copyOf(idx);
@@ -47,10 +48,17 @@ public final class TableSchema implements Serializable {
 
   /** A schema of the given columns of this one, in the given order. */
   public TableSchema project(List<String> names) {
-    return new TableSchema(names.stream()
-        .map(n -> columns.get(indexOf(n).orElseThrow(
-            () -> new IllegalArgumentException("no column '" + n + "' in " + names()))))
-        .toList());
+    return new TableSchema(
+        names.stream()
+            .map(
+                n ->
+                    columns.get(
+                        indexOf(n)
+                            .orElseThrow(
+                                () ->
+                                    new IllegalArgumentException(
+                                        "no column '" + n + "' in " + names()))))
+            .toList());
   }
 
   @Override

@@ -5,8 +5,8 @@ import java.util.function.Function;
 
 /**
  * One command-line option, declared once with its type, description and default; the parser and the
- * printer of every command line that carries it ({@link CommandLineSyntax}) read this declaration, so
- * a writer and a reader cannot disagree about its name or its text form. Immutable.
+ * printer of every command line that carries it ({@link CommandLineSyntax}) read this declaration,
+ * so a writer and a reader cannot disagree about its name or its text form. Immutable.
  *
  * @param name the long name without the leading dashes, e.g. {@code sigma}
  * @param type the value's type
@@ -20,8 +20,15 @@ import java.util.function.Function;
  * @param printer value to the text {@code parser} reads back
  * @param <T> the value's type
  */
-public record TypedOption<T>(String name, Class<T> type, String label, String description,
-    T defaultValue, boolean required, Function<String, T> parser, Function<T, String> printer) {
+public record TypedOption<T>(
+    String name,
+    Class<T> type,
+    String label,
+    String description,
+    T defaultValue,
+    boolean required,
+    Function<String, T> parser,
+    Function<T, String> printer) {
 
   public TypedOption {
     Objects.requireNonNull(name, "name");
@@ -39,21 +46,34 @@ public record TypedOption<T>(String name, Class<T> type, String label, String de
 
   /** A flag: present means true, absent false; it takes no value. */
   public static TypedOption<Boolean> flag(String name, String description) {
-    return new TypedOption<>(name, Boolean.class, null, description, false, false,
-        Boolean::valueOf, String::valueOf);
+    return new TypedOption<>(
+        name, Boolean.class, null, description, false, false, Boolean::valueOf, String::valueOf);
   }
 
   /** An option whose value is text, used as it is (an empty text is refused). */
-  public static TypedOption<String> text(String name, String label, String description,
-      String defaultValue) {
-    return new TypedOption<>(name, String.class, label, description, defaultValue, false,
-        TypedOption::nonEmpty, Function.identity());
+  public static TypedOption<String> text(
+      String name, String label, String description, String defaultValue) {
+    return new TypedOption<>(
+        name,
+        String.class,
+        label,
+        description,
+        defaultValue,
+        false,
+        TypedOption::nonEmpty,
+        Function.identity());
   }
 
   /** An option with a non-negative or positive int value. */
-  public static TypedOption<Integer> integer(String name, String label, String description,
-      int defaultValue, int least) {
-    return new TypedOption<>(name, Integer.class, label, description, defaultValue, false,
+  public static TypedOption<Integer> integer(
+      String name, String label, String description, int defaultValue, int least) {
+    return new TypedOption<>(
+        name,
+        Integer.class,
+        label,
+        description,
+        defaultValue,
+        false,
         s -> {
           int v;
           try {
@@ -65,7 +85,8 @@ public record TypedOption<T>(String name, Class<T> type, String label, String de
             throw new IllegalArgumentException("must be at least " + least + ", not " + v);
           }
           return v;
-        }, String::valueOf);
+        },
+        String::valueOf);
   }
 
   /** This option, required on command lines that use the copy. */
@@ -80,8 +101,7 @@ public record TypedOption<T>(String name, Class<T> type, String label, String de
 
   /** The same kind of option under another name (e.g. {@code a-delimiter} for party A's table). */
   public TypedOption<T> named(String otherName, String text) {
-    return new TypedOption<>(otherName, type, label, text, defaultValue, required, parser,
-        printer);
+    return new TypedOption<>(otherName, type, label, text, defaultValue, required, parser, printer);
   }
 
   public boolean isFlag() {

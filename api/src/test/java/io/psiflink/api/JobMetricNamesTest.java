@@ -27,7 +27,8 @@ class JobMetricNamesTest {
     // the source's (connectors' RowParser writes them, PrivateJoinJob's summary reads them)
     assertEquals("a.rowsRead", JobMetricNames.Accumulators.rowsRead("a"));
     assertEquals("a.rowsQuarantined", JobMetricNames.Accumulators.rowsQuarantined("a"));
-    assertEquals("b.rowsWithNullKeyQuarantined",
+    assertEquals(
+        "b.rowsWithNullKeyQuarantined",
         JobMetricNames.Accumulators.rowsWithNullKeyQuarantined("b"));
     assertEquals("rowsRead", JobMetricNames.ROWS_READ);
     assertEquals("rowsQuarantined", JobMetricNames.ROWS_QUARANTINED);

@@ -13,33 +13,61 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The job's command line: printing then parsing is the identity over many configurations, the
- * parser reads what a person would write (both option forms, the existing names), and every
- * problem names its option.
+ * parser reads what a person would write (both option forms, the existing names), and every problem
+ * names its option.
  */
 class PartyConfigurationTest {
   private static final String PIN = "ab".repeat(32);
 
   /** The least a job needs, as a person would type it. */
   private static List<String> minimal() {
-    return new ArrayList<>(List.of("--party", "A", "--table", "/data/a.csv", "--sql",
-        "SELECT a.x FROM a JOIN b ON a.k = b.k", "--session", "s1", "--bridge", "127.0.0.1:7443",
-        "--cert", "c.pem", "--key", "k.pem", "--ca", "ca.pem", "--peer", "party-b"));
+    return new ArrayList<>(
+        List.of(
+            "--party",
+            "A",
+            "--table",
+            "/data/a.csv",
+            "--sql",
+            "SELECT a.x FROM a JOIN b ON a.k = b.k",
+            "--session",
+            "s1",
+            "--bridge",
+            "127.0.0.1:7443",
+            "--cert",
+            "c.pem",
+            "--key",
+            "k.pem",
+            "--ca",
+            "ca.pem",
+            "--peer",
+            "party-b"));
   }
 
   @Test
   void aHandWrittenCommandLineYieldsTheTypedValues() {
     List<String> args = minimal();
-    args.addAll(List.of("--sigma=41", "--public-size", "declared:1e6", "--format", "PARQUET",
-        "--csv-delimiter", "tab", "--pair-timeout", "30", "--peer-cert-sha256", PIN.toUpperCase(),
-        "--insecure-test-only"));
+    args.addAll(
+        List.of(
+            "--sigma=41",
+            "--public-size",
+            "declared:1e6",
+            "--format",
+            "PARQUET",
+            "--csv-delimiter",
+            "tab",
+            "--pair-timeout",
+            "30",
+            "--peer-cert-sha256",
+            PIN.toUpperCase(),
+            "--insecure-test-only"));
     PartyConfiguration c = PartyConfiguration.parse(args);
     assertEquals(Role.A, c.role());
     assertEquals("/data/a.csv", c.get(PartyOptions.TABLE));
     assertEquals(new HostPort("127.0.0.1", 7443), c.get(PartyOptions.BRIDGE));
     assertEquals(Path.of("ca.pem"), c.get(PartyOptions.CA));
     assertEquals(41, c.get(PartyOptions.SIGMA));
-    assertEquals(new PublicSize(PublicSize.Policy.DECLARED, 1_000_000),
-        c.get(PartyOptions.PUBLIC_SIZE));
+    assertEquals(
+        new PublicSize(PublicSize.Policy.DECLARED, 1_000_000), c.get(PartyOptions.PUBLIC_SIZE));
     assertEquals(OutputFormat.PARQUET, c.get(PartyOptions.FORMAT));
     assertEquals('\t', c.get(PartyOptions.CSV_DELIMITER));
     assertEquals(Duration.ofSeconds(30), c.get(PartyOptions.PAIR_TIMEOUT));
@@ -51,8 +79,8 @@ class PartyConfigurationTest {
     assertEquals(3, c.get(PartyOptions.ATTEMPTS));
     assertEquals("kkrt", c.get(PartyOptions.PROTOCOL));
     assertEquals("1%", c.get(PartyOptions.MAX_BAD_ROWS));
-    assertEquals(PublicSize.ROUNDED, PartyConfiguration.parse(minimal())
-        .get(PartyOptions.PUBLIC_SIZE));
+    assertEquals(
+        PublicSize.ROUNDED, PartyConfiguration.parse(minimal()).get(PartyOptions.PUBLIC_SIZE));
     assertEquals(null, c.get(PartyOptions.OUT));
     assertTrue(!PartyConfiguration.parse(minimal()).get(PartyOptions.INSECURE_TEST_ONLY));
   }
@@ -71,14 +99,36 @@ class PartyConfigurationTest {
 
   /** Every option set, most of the time, to values a parser could trip on. */
   private static PartyConfiguration random(Random r) {
-    String[] texts = {"x", "a b", "--party", "-", "-x", "k=v,z=w", "é ü", "'\"", "a=b", "@file",
-        "SELECT a.x FROM a JOIN b ON a.k = b.k WHERE a.s = '--sql'", "hdfs://nn:8020/p", " "};
-    PartyConfiguration c = PartyConfiguration.empty()
-        .with(PartyOptions.PARTY, r.nextBoolean() ? Role.A : Role.B);
-    for (TypedOption<String> o : List.of(PartyOptions.TABLE, PartyOptions.TABLE_NAME,
-        PartyOptions.SQL, PartyOptions.OUT, PartyOptions.QUARANTINE, PartyOptions.MAX_BAD_ROWS,
-        PartyOptions.SESSION, PartyOptions.PEER, PartyOptions.PROTOCOL, PartyOptions.WORK,
-        PartyOptions.EXPECTED_COLUMNS)) {
+    String[] texts = {
+      "x",
+      "a b",
+      "--party",
+      "-",
+      "-x",
+      "k=v,z=w",
+      "é ü",
+      "'\"",
+      "a=b",
+      "@file",
+      "SELECT a.x FROM a JOIN b ON a.k = b.k WHERE a.s = '--sql'",
+      "hdfs://nn:8020/p",
+      " "
+    };
+    PartyConfiguration c =
+        PartyConfiguration.empty().with(PartyOptions.PARTY, r.nextBoolean() ? Role.A : Role.B);
+    for (TypedOption<String> o :
+        List.of(
+            PartyOptions.TABLE,
+            PartyOptions.TABLE_NAME,
+            PartyOptions.SQL,
+            PartyOptions.OUT,
+            PartyOptions.QUARANTINE,
+            PartyOptions.MAX_BAD_ROWS,
+            PartyOptions.SESSION,
+            PartyOptions.PEER,
+            PartyOptions.PROTOCOL,
+            PartyOptions.WORK,
+            PartyOptions.EXPECTED_COLUMNS)) {
       if (o.required() || r.nextInt(4) > 0) {
         c = c.with(o, texts[r.nextInt(texts.length)]);
       }
@@ -95,10 +145,14 @@ class PartyConfigurationTest {
     if (r.nextBoolean()) {
       c = c.with(PartyOptions.CSV_QUOTE, "\"'-".charAt(r.nextInt(3)));
     }
-    c = c.with(PartyOptions.BRIDGE, new HostPort(r.nextBoolean() ? "bridge.example" : "[::1]",
-        1 + r.nextInt(65535)));
-    c = c.with(PartyOptions.CERT, Path.of("/s/c" + r.nextInt(9) + ".pem"))
-        .with(PartyOptions.KEY, Path.of("k.pem")).with(PartyOptions.CA, Path.of("/ca dir/ca.pem"));
+    c =
+        c.with(
+            PartyOptions.BRIDGE,
+            new HostPort(r.nextBoolean() ? "bridge.example" : "[::1]", 1 + r.nextInt(65535)));
+    c =
+        c.with(PartyOptions.CERT, Path.of("/s/c" + r.nextInt(9) + ".pem"))
+            .with(PartyOptions.KEY, Path.of("k.pem"))
+            .with(PartyOptions.CA, Path.of("/ca dir/ca.pem"));
     if (r.nextBoolean()) {
       byte[] b = new byte[32];
       r.nextBytes(b);
@@ -126,11 +180,14 @@ class PartyConfigurationTest {
       c = c.with(PartyOptions.SUMMARY, Path.of("/w/summary-" + r.nextInt(3) + ".json"));
     }
     if (r.nextBoolean()) {
-      c = c.with(PartyOptions.PUBLIC_SIZE, switch (r.nextInt(3)) {
-        case 0 -> PublicSize.ROUNDED;
-        case 1 -> PublicSize.EXACT;
-        default -> new PublicSize(PublicSize.Policy.DECLARED, r.nextLong(1L << 50));
-      });
+      c =
+          c.with(
+              PartyOptions.PUBLIC_SIZE,
+              switch (r.nextInt(3)) {
+                case 0 -> PublicSize.ROUNDED;
+                case 1 -> PublicSize.EXACT;
+                default -> new PublicSize(PublicSize.Policy.DECLARED, r.nextLong(1L << 50));
+              });
     }
     return c.with(PartyOptions.INSECURE_TEST_ONLY, r.nextBoolean());
   }
@@ -146,29 +203,45 @@ class PartyConfigurationTest {
 
   @Test
   void aMissingRequiredOptionIsNamed() {
-    for (String required : List.of("--party", "--table", "--sql", "--session", "--bridge",
-        "--cert", "--key", "--ca", "--peer")) {
+    for (String required :
+        List.of(
+            "--party",
+            "--table",
+            "--sql",
+            "--session",
+            "--bridge",
+            "--cert",
+            "--key",
+            "--ca",
+            "--peer")) {
       List<String> args = minimal();
       int i = args.indexOf(required);
       args.remove(i + 1);
       args.remove(i);
-      UsageException e = assertThrows(UsageException.class,
-          () -> PartyConfiguration.parse(args));
+      UsageException e = assertThrows(UsageException.class, () -> PartyConfiguration.parse(args));
       assertTrue(e.getMessage().contains(required), required + ": " + e.getMessage());
     }
   }
 
   @Test
   void aMalformedOrRepeatedValueIsNamed() {
-    for (List<String> bad : List.of(List.of("--sigma", "forty"), List.of("--party", "C"),
-        List.of("--bridge", "nohost"), List.of("--format", "orc"),
-        List.of("--public-size", "declared:-1"), List.of("--csv-delimiter", ";;"),
-        List.of("--peer-cert-sha256", "abc"), List.of("--parallelism", "0"),
-        List.of("--pair-timeout", "0"), List.of("--peer", "again"), List.of("--sql", ""))) {
+    for (List<String> bad :
+        List.of(
+            List.of("--sigma", "forty"),
+            List.of("--party", "C"),
+            List.of("--bridge", "nohost"),
+            List.of("--format", "orc"),
+            List.of("--public-size", "declared:-1"),
+            List.of("--csv-delimiter", ";;"),
+            List.of("--peer-cert-sha256", "abc"),
+            List.of("--parallelism", "0"),
+            List.of("--pair-timeout", "0"),
+            List.of("--peer", "again"),
+            List.of("--sql", ""))) {
       List<String> args = minimal();
       args.addAll(bad);
-      UsageException e = assertThrows(UsageException.class,
-          () -> PartyConfiguration.parse(args), bad.toString());
+      UsageException e =
+          assertThrows(UsageException.class, () -> PartyConfiguration.parse(args), bad.toString());
       assertTrue(e.getMessage().contains(bad.get(0)), bad + ": " + e.getMessage());
     }
   }
@@ -185,10 +258,14 @@ class PartyConfigurationTest {
 
   @Test
   void aValueSetInCodeIsCheckedLikeOneOnTheCommandLine() {
-    UsageException e = assertThrows(UsageException.class,
-        () -> PartyConfiguration.empty().with(PartyOptions.SIGMA, 0));
+    UsageException e =
+        assertThrows(
+            UsageException.class, () -> PartyConfiguration.empty().with(PartyOptions.SIGMA, 0));
     assertTrue(e.getMessage().startsWith("--sigma: "), e.getMessage());
-    assertEquals(PIN, PartyConfiguration.empty()
-        .with(PartyOptions.PEER_CERT_SHA256, PIN.toUpperCase()).get(PartyOptions.PEER_CERT_SHA256));
+    assertEquals(
+        PIN,
+        PartyConfiguration.empty()
+            .with(PartyOptions.PEER_CERT_SHA256, PIN.toUpperCase())
+            .get(PartyOptions.PEER_CERT_SHA256));
   }
 }

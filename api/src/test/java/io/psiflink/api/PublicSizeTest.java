@@ -30,18 +30,24 @@ class PublicSizeTest {
     assertEquals(10_240, PublicSize.ROUNDED.announce(5, 10_000));
     assertEquals(800, PublicSize.EXACT.announce(800, 10_000));
     assertEquals(5_000, PublicSize.declared(5_000).announce(800, 10_000));
-    IllegalStateException e = assertThrows(IllegalStateException.class,
-        () -> PublicSize.declared(500).announce(800, 10_000));
-    assertTrue(e.getMessage().contains("800 rows passed the WHERE, more than the 500"),
-        e.getMessage());
+    IllegalStateException e =
+        assertThrows(
+            IllegalStateException.class, () -> PublicSize.declared(500).announce(800, 10_000));
+    assertTrue(
+        e.getMessage().contains("800 rows passed the WHERE, more than the 500"), e.getMessage());
     assertEquals(10_240, PublicSize.ROUNDED.estimate(10_000));
     assertEquals(5_000, PublicSize.declared(5_000).estimate(10_000));
   }
 
   @Test
   void parsesWhatItPrints() {
-    for (PublicSize p : new PublicSize[] {PublicSize.ROUNDED, PublicSize.EXACT,
-        PublicSize.declared(0), PublicSize.declared(123_456_789)}) {
+    for (PublicSize p :
+        new PublicSize[] {
+          PublicSize.ROUNDED,
+          PublicSize.EXACT,
+          PublicSize.declared(0),
+          PublicSize.declared(123_456_789)
+        }) {
       assertEquals(p, PublicSize.parse(p.text()));
     }
     assertThrows(IllegalArgumentException.class, () -> PublicSize.parse("declared:"));

@@ -13,8 +13,8 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * A party's connection to the relay: one TLS connection (HTTP/2) over which any number of
- * {@link BridgeStream}s are multiplexed. Thread-safe; use one per JVM or per Flink subtask.
+ * A party's connection to the relay: one TLS connection (HTTP/2) over which any number of {@link
+ * BridgeStream}s are multiplexed. Thread-safe; use one per JVM or per Flink subtask.
  *
  * <p>{@link #connect} only sets up TLS and starts connecting; connection and certificate problems
  * surface as a {@link BridgeException} from {@link #open}.
@@ -28,7 +28,8 @@ public final class BridgeClient implements AutoCloseable {
   private final Set<ClientStream> streams = ConcurrentHashMap.newKeySet();
   private final AtomicBoolean closed = new AtomicBoolean();
 
-  private BridgeClient(BridgeClientConfig config, ManagedChannel channel, ScheduledExecutorService timer) {
+  private BridgeClient(
+      BridgeClientConfig config, ManagedChannel channel, ScheduledExecutorService timer) {
     this.config = config;
     this.channel = channel;
     this.timer = timer;
@@ -38,34 +39,48 @@ public final class BridgeClient implements AutoCloseable {
     var tls = TlsContexts.forClient(config.self());
     ManagedChannel channel;
     try {
-      channel = NettyChannelBuilder.forAddress(config.host(), config.port())
-          .sslContext(tls)
-          .maxInboundMessageSize(config.maxFrameBytes() + Frames.MAX_OVERHEAD)
-          .keepAliveTime(BridgeProtocol.KEEPALIVE_TIME.toMillis(), TimeUnit.MILLISECONDS)
-          .keepAliveTimeout(BridgeProtocol.KEEPALIVE_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS)
-          .build();
+      channel =
+          NettyChannelBuilder.forAddress(config.host(), config.port())
+              .sslContext(tls)
+              .maxInboundMessageSize(config.maxFrameBytes() + Frames.MAX_OVERHEAD)
+              .keepAliveTime(BridgeProtocol.KEEPALIVE_TIME.toMillis(), TimeUnit.MILLISECONDS)
+              .keepAliveTimeout(BridgeProtocol.KEEPALIVE_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS)
+              .build();
     } catch (RuntimeException e) {
-      throw new BridgeException("cannot set up a connection to relay " + config.host() + ":" + config.port() + ": "
-          + e.getMessage(), e);
+      throw new BridgeException(
+          "cannot set up a connection to relay "
+              + config.host()
+              + ":"
+              + config.port()
+              + ": "
+              + e.getMessage(),
+          e);
     }
     channel.getState(true); // start the TLS handshake now, overlapping with the caller's setup
     ScheduledExecutorService timer = DaemonTimer.create("psi-bridge-client-timer");
-    LOG.debug("party '{}' connecting to relay {}:{}", config.self().partyName(), config.host(), config.port());
+    LOG.debug(
+        "party '{}' connecting to relay {}:{}",
+        config.self().partyName(),
+        config.host(),
+        config.port());
     return new BridgeClient(config, channel, timer);
   }
 
   /**
    * Opens (session, channel) and blocks until the relay pairs it with the peer's stream.
    *
-   * @throws BridgeTimeoutException if the peer does not open the same (session, channel) within the pair timeout
-   * @throws IllegalArgumentException if session or channel is not 1 to 200 printable ASCII characters without spaces
+   * @throws BridgeTimeoutException if the peer does not open the same (session, channel) within the
+   *     pair timeout
+   * @throws IllegalArgumentException if session or channel is not 1 to 200 printable ASCII
+   *     characters without spaces
    */
   public BridgeStream open(String session, String channel) throws BridgeException {
     BridgeProtocol.checkId(session, "session");
     BridgeProtocol.checkId(channel, "channel");
     StreamKey key = new StreamKey(session, channel);
     if (closed.get()) {
-      throw new BridgeException("client of party '" + partyName() + "' is closed; cannot open " + key.describe());
+      throw new BridgeException(
+          "client of party '" + partyName() + "' is closed; cannot open " + key.describe());
     }
     ClientStream stream = new ClientStream(this, key, this.channel);
     streams.add(stream);
@@ -82,7 +97,10 @@ public final class BridgeClient implements AutoCloseable {
     }
   }
 
-  /** Aborts the open streams (their peers learn "client of party 'x' closed"), then closes the connection. */
+  /**
+   * Aborts the open streams (their peers learn "client of party 'x' closed"), then closes the
+   * connection.
+   */
   @Override
   public void close() {
     if (!closed.compareAndSet(false, true)) {

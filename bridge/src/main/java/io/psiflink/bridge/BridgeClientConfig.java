@@ -11,12 +11,19 @@ import java.util.Objects;
  * @param port the relay's port
  * @param self this party's TLS identity and the CA(s) the relay's certificate must chain to
  * @param pairTimeout how long {@link BridgeClient#open} waits for the peer
- * @param idleTimeout how long {@link BridgeStream#receive} waits for a frame, and {@link BridgeStream#send} for the peer to take one
+ * @param idleTimeout how long {@link BridgeStream#receive} waits for a frame, and {@link
+ *     BridgeStream#send} for the peer to take one
  * @param maxFrameBytes the largest DATA payload this client sends or accepts
  *     <p>Serializable (credentials travel as file paths), so it can be part of a Flink operator.
  */
-public record BridgeClientConfig(String host, int port, PartyCredentials self, Duration pairTimeout,
-    Duration idleTimeout, int maxFrameBytes) implements Serializable {
+public record BridgeClientConfig(
+    String host,
+    int port,
+    PartyCredentials self,
+    Duration pairTimeout,
+    Duration idleTimeout,
+    int maxFrameBytes)
+    implements Serializable {
   public static final Duration DEFAULT_PAIR_TIMEOUT = Duration.ofSeconds(60);
   public static final Duration DEFAULT_IDLE_TIMEOUT = Duration.ofSeconds(60);
 
@@ -33,7 +40,12 @@ public record BridgeClientConfig(String host, int port, PartyCredentials self, D
 
   /** 60 s pair timeout, 60 s idle timeout, 4 MiB frames. */
   public static BridgeClientConfig defaults(String host, int port, PartyCredentials self) {
-    return new BridgeClientConfig(host, port, self, DEFAULT_PAIR_TIMEOUT, DEFAULT_IDLE_TIMEOUT,
+    return new BridgeClientConfig(
+        host,
+        port,
+        self,
+        DEFAULT_PAIR_TIMEOUT,
+        DEFAULT_IDLE_TIMEOUT,
         RelayConfig.DEFAULT_MAX_FRAME_BYTES);
   }
 

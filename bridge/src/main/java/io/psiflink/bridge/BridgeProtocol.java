@@ -24,8 +24,10 @@ final class BridgeProtocol {
   static final MethodDescriptor<Frames.Parsed, Frame> RELAY_EXCHANGE =
       BridgeGrpc.getExchangeMethod().toBuilder(Frames.PARSED, Frames.FRAME).build();
 
-  static final Metadata.Key<String> SESSION = Metadata.Key.of("psi-session", Metadata.ASCII_STRING_MARSHALLER);
-  static final Metadata.Key<String> CHANNEL = Metadata.Key.of("psi-channel", Metadata.ASCII_STRING_MARSHALLER);
+  static final Metadata.Key<String> SESSION =
+      Metadata.Key.of("psi-session", Metadata.ASCII_STRING_MARSHALLER);
+  static final Metadata.Key<String> CHANNEL =
+      Metadata.Key.of("psi-channel", Metadata.ASCII_STRING_MARSHALLER);
 
   /** Session and channel travel as ASCII headers: printable ASCII, bounded length. */
   static final Pattern ID = Pattern.compile("[\\x21-\\x7e]{1,200}");
@@ -33,14 +35,17 @@ final class BridgeProtocol {
   // Keepalive pings detect a vanished peer or relay even when no data flows.
   static final Duration KEEPALIVE_TIME = Duration.ofSeconds(10); // the gRPC client minimum
   static final Duration KEEPALIVE_TIMEOUT = Duration.ofSeconds(10);
-  static final Duration PERMIT_KEEPALIVE_TIME = Duration.ofSeconds(5); // must be below the clients' keepalive time
+  static final Duration PERMIT_KEEPALIVE_TIME =
+      Duration.ofSeconds(5); // must be below the clients' keepalive time
 
   private BridgeProtocol() {}
 
   static String checkId(String value, String what) {
     if (value == null || !ID.matcher(value).matches()) {
-      throw new IllegalArgumentException(what + " must be 1 to 200 printable ASCII characters without spaces, got "
-          + (value == null ? "null" : "'" + value + "'"));
+      throw new IllegalArgumentException(
+          what
+              + " must be 1 to 200 printable ASCII characters without spaces, got "
+              + (value == null ? "null" : "'" + value + "'"));
     }
     return value;
   }

@@ -28,7 +28,11 @@ public final class BridgeRelay implements AutoCloseable {
   private final ScheduledExecutorService timer;
   private final AtomicBoolean closed = new AtomicBoolean();
 
-  private BridgeRelay(Server server, PairingRegistry registry, RelayCounters counters, ScheduledExecutorService timer) {
+  private BridgeRelay(
+      Server server,
+      PairingRegistry registry,
+      RelayCounters counters,
+      ScheduledExecutorService timer) {
     this.server = server;
     this.port = server.getPort(); // kept: the server cannot be asked once terminated
     this.registry = registry;
@@ -49,34 +53,53 @@ public final class BridgeRelay implements AutoCloseable {
     var tls = TlsContexts.forRelay(config.server());
     RelayCounters counters = new RelayCounters();
     ScheduledExecutorService timer = DaemonTimer.create("psi-bridge-relay-timer");
-    PairingRegistry registry = new PairingRegistry(config.pairTimeout(), config.maxFrameBytes(), timer, counters);
+    PairingRegistry registry =
+        new PairingRegistry(config.pairTimeout(), config.maxFrameBytes(), timer, counters);
     Context.Key<String> partyKey = Context.key("psi-party");
     Context.Key<byte[]> certKey = Context.key("psi-party-certificate-sha256");
     Context.Key<CloseReasonTracer> tracerKey = Context.key("psi-close-reason");
-    ServerServiceDefinition service = ServerServiceDefinition.builder(BridgeProtocol.SERVICE)
-        .addMethod(BridgeProtocol.RELAY_EXCHANGE, new ExchangeHandler(registry, partyKey, certKey, pins, tracerKey))
-        .build();
-    Server server = NettyServerBuilder.forAddress(new InetSocketAddress(config.bindHost(), config.port()))
-        .sslContext(tls)
-        .addService(ServerInterceptors.intercept(service, new PartyAuthInterceptor(config.allowedParties(),
-            config.partyTrust(), partyKey, certKey)))
-        .addStreamTracerFactory(new CloseReasonTracer.Factory(tracerKey))
-        .maxInboundMessageSize(config.maxFrameBytes() + Frames.MAX_OVERHEAD)
-        .keepAliveTime(BridgeProtocol.KEEPALIVE_TIME.toMillis(), TimeUnit.MILLISECONDS)
-        .keepAliveTimeout(BridgeProtocol.KEEPALIVE_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS)
-        .permitKeepAliveTime(BridgeProtocol.PERMIT_KEEPALIVE_TIME.toMillis(), TimeUnit.MILLISECONDS)
-        .permitKeepAliveWithoutCalls(true)
-        .build();
+    ServerServiceDefinition service =
+        ServerServiceDefinition.builder(BridgeProtocol.SERVICE)
+            .addMethod(
+                BridgeProtocol.RELAY_EXCHANGE,
+                new ExchangeHandler(registry, partyKey, certKey, pins, tracerKey))
+            .build();
+    Server server =
+        NettyServerBuilder.forAddress(new InetSocketAddress(config.bindHost(), config.port()))
+            .sslContext(tls)
+            .addService(
+                ServerInterceptors.intercept(
+                    service,
+                    new PartyAuthInterceptor(
+                        config.allowedParties(), config.partyTrust(), partyKey, certKey)))
+            .addStreamTracerFactory(new CloseReasonTracer.Factory(tracerKey))
+            .maxInboundMessageSize(config.maxFrameBytes() + Frames.MAX_OVERHEAD)
+            .keepAliveTime(BridgeProtocol.KEEPALIVE_TIME.toMillis(), TimeUnit.MILLISECONDS)
+            .keepAliveTimeout(BridgeProtocol.KEEPALIVE_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS)
+            .permitKeepAliveTime(
+                BridgeProtocol.PERMIT_KEEPALIVE_TIME.toMillis(), TimeUnit.MILLISECONDS)
+            .permitKeepAliveWithoutCalls(true)
+            .build();
     try {
       server.start();
     } catch (IOException | RuntimeException e) {
       timer.shutdownNow();
-      throw new BridgeException("relay cannot listen on " + config.bindHost() + ":" + config.port() + ": "
-          + e.getMessage(), e);
+      throw new BridgeException(
+          "relay cannot listen on "
+              + config.bindHost()
+              + ":"
+              + config.port()
+              + ": "
+              + e.getMessage(),
+          e);
     }
     timer.scheduleWithFixedDelay(registry::prune, 1, 1, TimeUnit.MINUTES);
-    LOG.info("bridge relay listening on {}:{} as '{}', allowing parties {}", config.bindHost(), server.getPort(),
-        config.server().partyName(), config.allowedParties());
+    LOG.info(
+        "bridge relay listening on {}:{} as '{}', allowing parties {}",
+        config.bindHost(),
+        server.getPort(),
+        config.server().partyName(),
+        config.allowedParties());
     return new BridgeRelay(server, registry, counters, timer);
   }
 

@@ -12,7 +12,10 @@ public interface BridgeStream extends AutoCloseable {
 
   String channel();
 
-  /** Assigned by the relay: 0 for the first pairing of (session, channel), 1 for the next, and so on. */
+  /**
+   * Assigned by the relay: 0 for the first pairing of (session, channel), 1 for the next, and so
+   * on.
+   */
   int attempt();
 
   /** The peer's party name (CN of its certificate), as authenticated by the relay. */
@@ -36,14 +39,20 @@ public interface BridgeStream extends AutoCloseable {
    * The next frame from the peer; null once the peer finished (and on every later call). Blocks up
    * to the idle timeout, then throws {@link BridgeTimeoutException}.
    *
-   * @throws BridgePeerException if the peer aborted, disconnected, restarted the stream or sent a malformed frame
+   * @throws BridgePeerException if the peer aborted, disconnected, restarted the stream or sent a
+   *     malformed frame
    */
   byte[] receive() throws BridgeException;
 
-  /** Ends this direction; the peer's {@link #receive} returns null after the last frame. Idempotent. */
+  /**
+   * Ends this direction; the peer's {@link #receive} returns null after the last frame. Idempotent.
+   */
   void finish() throws BridgeException;
 
-  /** Best effort: the peer's receive()/send() then throw a {@link BridgePeerException} containing {@code reason}. */
+  /**
+   * Best effort: the peer's receive()/send() then throw a {@link BridgePeerException} containing
+   * {@code reason}.
+   */
   void abort(String reason);
 
   /** DATA payload bytes sent so far. */
@@ -52,7 +61,9 @@ public interface BridgeStream extends AutoCloseable {
   /** DATA payload bytes received so far. */
   long bytesReceived();
 
-  /** Releases the stream; unless it finished both ways, this is {@code abort("closed by <party>")}. */
+  /**
+   * Releases the stream; unless it finished both ways, this is {@code abort("closed by <party>")}.
+   */
   @Override
   void close();
 }

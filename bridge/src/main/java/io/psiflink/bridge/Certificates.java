@@ -24,7 +24,9 @@ import org.bouncycastle.asn1.x500.RDN;
 import org.bouncycastle.asn1.x500.X500Name;
 import org.bouncycastle.asn1.x500.style.BCStyle;
 
-/** Certificate helpers shared by credentials loading, peer checks and the relay's authentication. */
+/**
+ * Certificate helpers shared by credentials loading, peer checks and the relay's authentication.
+ */
 final class Certificates {
   private Certificates() {}
 
@@ -39,8 +41,12 @@ final class Certificates {
     return value instanceof ASN1String s ? s.getString() : value.toString();
   }
 
-  /** Checks, with PKIX and without revocation, that {@code cert} chains to one of {@code trustedCas} and is valid at {@code now}. */
-  static void verifyChain(X509Certificate cert, List<X509Certificate> trustedCas, Date now) throws BridgeException {
+  /**
+   * Checks, with PKIX and without revocation, that {@code cert} chains to one of {@code trustedCas}
+   * and is valid at {@code now}.
+   */
+  static void verifyChain(X509Certificate cert, List<X509Certificate> trustedCas, Date now)
+      throws BridgeException {
     String who = describe(cert);
     try {
       Set<TrustAnchor> anchors = new HashSet<>();
@@ -66,20 +72,25 @@ final class Certificates {
       }
       throw new BridgeException("certificate " + who + " is not acceptable: " + why, e);
     } catch (InvalidAlgorithmParameterException e) {
-      throw new BridgeException("cannot check certificate " + who + ": no usable trusted CA certificate", e);
+      throw new BridgeException(
+          "cannot check certificate " + who + ": no usable trusted CA certificate", e);
     } catch (GeneralSecurityException e) {
       throw new BridgeException("cannot check certificate " + who + ": " + e.getMessage(), e);
     }
   }
 
-  /** True if {@code key} is the private half of {@code publicKey} (checked by signing a random challenge). */
+  /**
+   * True if {@code key} is the private half of {@code publicKey} (checked by signing a random
+   * challenge).
+   */
   static boolean keysMatch(PrivateKey key, PublicKey publicKey) {
-    String algorithm = switch (key.getAlgorithm()) {
-      case "EC" -> "SHA256withECDSA";
-      case "RSA" -> "SHA256withRSA";
-      case "Ed25519", "EdDSA" -> "Ed25519";
-      default -> null;
-    };
+    String algorithm =
+        switch (key.getAlgorithm()) {
+          case "EC" -> "SHA256withECDSA";
+          case "RSA" -> "SHA256withRSA";
+          case "Ed25519", "EdDSA" -> "Ed25519";
+          default -> null;
+        };
     if (algorithm == null || !key.getAlgorithm().equals(publicKey.getAlgorithm())) {
       return false;
     }

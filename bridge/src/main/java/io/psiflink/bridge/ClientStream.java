@@ -29,8 +29,10 @@ import org.slf4j.LoggerFactory;
  */
 final class ClientStream implements BridgeStream {
   private static final Logger LOG = LoggerFactory.getLogger(ClientStream.class);
+
   /** Frames requested ahead of the application. */
   static final int INBOUND_WINDOW = 4;
+
   /** How long an aborted call may take to deliver its ABORT before it is cancelled outright. */
   static final Duration ABORT_GRACE = Duration.ofSeconds(2);
 
@@ -39,8 +41,10 @@ final class ClientStream implements BridgeStream {
   private final ClientCall<Frame, Frames.Parsed> call;
   private final BlockingQueue<Inbound> inbound = new LinkedBlockingQueue<>();
   private final ReentrantLock lock = new ReentrantLock();
+
   /** Signalled when the call becomes ready or ends. */
   private final Condition changed = lock.newCondition();
+
   private final AtomicLong bytesSent = new AtomicLong();
   private final AtomicLong bytesReceived = new AtomicLong();
 
@@ -82,7 +86,10 @@ final class ClientStream implements BridgeStream {
     }
   }
 
-  /** Blocks until the relay says PAIRED; on any failure the call is cancelled and the exception thrown. */
+  /**
+   * Blocks until the relay says PAIRED; on any failure the call is cancelled and the exception
+   * thrown.
+   */
   void awaitPaired(Duration pairTimeout) throws BridgeException {
     long deadline = System.nanoTime() + pairTimeout.toNanos();
     try {
@@ -90,13 +97,17 @@ final class ClientStream implements BridgeStream {
         Inbound event = poll(deadline, "waiting for the peer to open stream " + key.describe());
         if (event == null) {
           cancel("peer did not come within the pair timeout");
-          throw new BridgeTimeoutException("peer did not open stream " + key.describe() + " within "
-              + Durations.human(pairTimeout));
+          throw new BridgeTimeoutException(
+              "peer did not open stream "
+                  + key.describe()
+                  + " within "
+                  + Durations.human(pairTimeout));
         }
         if (event instanceof Received f && f.kind() == Frame.KindCase.PAIRED) {
           attempt = f.frame().getPaired().getAttempt();
           peerParty = f.frame().getPaired().getPeerParty();
-          if (failure != null) { // aborted from another thread (e.g. BridgeClient.close) while pairing
+          if (failure
+              != null) { // aborted from another thread (e.g. BridgeClient.close) while pairing
             throw failure.toException();
           }
           requestOne();
@@ -139,9 +150,11 @@ final class ClientStream implements BridgeStream {
     Objects.checkFromIndexSize(off, len, data.length);
     int max = client.config().maxFrameBytes();
     if (len > max) {
-      throw new IllegalArgumentException("frame of " + len + " bytes exceeds maxFrameBytes (" + max + ") on " + where());
+      throw new IllegalArgumentException(
+          "frame of " + len + " bytes exceeds maxFrameBytes (" + max + ") on " + where());
     }
-    Frame frame = Frames.data(data, off, len); // no copy: sendMessage serializes it before returning
+    Frame frame =
+        Frames.data(data, off, len); // no copy: sendMessage serializes it before returning
     Duration idle = client.config().idleTimeout();
     long nanos = idle.toNanos();
     lock.lock();
@@ -149,8 +162,14 @@ final class ClientStream implements BridgeStream {
       checkSendable();
       while (!call.isReady()) {
         if (nanos <= 0) {
-          throw new BridgeTimeoutException("peer '" + peerParty + "' took no data for " + Durations.human(idle)
-              + " on " + where() + ": it is not reading (back-pressure), or the connection is stalled");
+          throw new BridgeTimeoutException(
+              "peer '"
+                  + peerParty
+                  + "' took no data for "
+                  + Durations.human(idle)
+                  + " on "
+                  + where()
+                  + ": it is not reading (back-pressure), or the connection is stalled");
         }
         nanos = changed.awaitNanos(nanos);
         checkSendable();
@@ -179,8 +198,13 @@ final class ClientStream implements BridgeStream {
       }
       Inbound event = poll(deadline, "receiving on " + where());
       if (event == null) {
-        throw new BridgeTimeoutException("no data from peer '" + peerParty + "' for " + Durations.human(idle)
-            + " on " + where());
+        throw new BridgeTimeoutException(
+            "no data from peer '"
+                + peerParty
+                + "' for "
+                + Durations.human(idle)
+                + " on "
+                + where());
       }
       if (event instanceof Received frame) {
         switch (frame.kind()) {
@@ -195,7 +219,8 @@ final class ClientStream implements BridgeStream {
             requestOne();
             return null;
           }
-          default -> protocolError("relay sent an unexpected " + Frames.typeName(frame.kind()) + " frame");
+          default ->
+              protocolError("relay sent an unexpected " + Frames.typeName(frame.kind()) + " frame");
         }
       } else if (failure == null) { // closed OK without the peer's FINISH
         recordFailure(Failure.other("relay ended " + where() + " before the peer finished"));
@@ -229,7 +254,9 @@ final class ClientStream implements BridgeStream {
       failure = Failure.other("stream " + where() + " was aborted by this party: " + reason);
       LOG.info("'{}' aborts {}: {}", client.partyName(), where(), reason);
       if (attempt < 0) {
-        call.cancel("aborted before pairing: " + reason, null); // no peer to tell; the relay reads nothing yet
+        call.cancel(
+            "aborted before pairing: " + reason,
+            null); // no peer to tell; the relay reads nothing yet
       } else {
         try {
           call.sendMessage(Frames.abort(reason));
@@ -243,7 +270,8 @@ final class ClientStream implements BridgeStream {
     }
     inbound.clear(); // frames not read yet are moot: free them now
     inbound.add(new Closed()); // and wake a receiver blocked in another thread
-    // The relay closes the call once it has the ABORT; if it cannot get it (e.g. the call is stalled
+    // The relay closes the call once it has the ABORT; if it cannot get it (e.g. the call is
+    // stalled
     // by back-pressure) the cancel still tells the peer that this party is gone.
     client.later(ABORT_GRACE, () -> cancel("aborted: " + reason));
     client.forget(this);
@@ -274,7 +302,8 @@ final class ClientStream implements BridgeStream {
       abort("closed by " + client.partyName());
       return;
     }
-    if (!ended) { // the relay is about to close the call; make sure it does not linger if it does not
+    if (!ended) { // the relay is about to close the call; make sure it does not linger if it does
+      // not
       client.later(ABORT_GRACE, () -> cancel("stream closed"));
     }
     client.forget(this);
@@ -360,7 +389,8 @@ final class ClientStream implements BridgeStream {
         Frame.KindCase kind = Frames.check(message, client.config().maxFrameBytes());
         inbound.add(new Received(kind, message.frame()));
       } catch (Frames.MalformedFrameException e) {
-        recordFailure(Failure.other("relay sent a malformed frame (" + e.getMessage() + ") on " + where()));
+        recordFailure(
+            Failure.other("relay sent a malformed frame (" + e.getMessage() + ") on " + where()));
         cancel("malformed frame from relay");
         inbound.add(new Closed());
       }

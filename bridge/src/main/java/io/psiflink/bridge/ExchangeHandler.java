@@ -7,17 +7,26 @@ import io.grpc.ServerCallHandler;
 import io.grpc.Status;
 import io.psiflink.bridge.proto.v1.Frame;
 
-/** Starts a relay stream for each accepted Exchange call: checks the headers and hands the stream to pairing. */
+/**
+ * Starts a relay stream for each accepted Exchange call: checks the headers and hands the stream to
+ * pairing.
+ */
 final class ExchangeHandler implements ServerCallHandler<Frames.Parsed, Frame> {
   private final PairingRegistry registry;
   private final Context.Key<String> partyKey;
   private final Context.Key<byte[]> certKey;
+
   /** Null: no session pins (the CA tie alone). */
   private final SessionPins pins;
+
   private final Context.Key<CloseReasonTracer> tracerKey;
 
-  ExchangeHandler(PairingRegistry registry, Context.Key<String> partyKey, Context.Key<byte[]> certKey,
-      SessionPins pins, Context.Key<CloseReasonTracer> tracerKey) {
+  ExchangeHandler(
+      PairingRegistry registry,
+      Context.Key<String> partyKey,
+      Context.Key<byte[]> certKey,
+      SessionPins pins,
+      Context.Key<CloseReasonTracer> tracerKey) {
     this.registry = registry;
     this.partyKey = partyKey;
     this.certKey = certKey;
@@ -26,7 +35,8 @@ final class ExchangeHandler implements ServerCallHandler<Frames.Parsed, Frame> {
   }
 
   @Override
-  public ServerCall.Listener<Frames.Parsed> startCall(ServerCall<Frames.Parsed, Frame> call, Metadata headers) {
+  public ServerCall.Listener<Frames.Parsed> startCall(
+      ServerCall<Frames.Parsed, Frame> call, Metadata headers) {
     String party = partyKey.get();
     if (party == null) { // only reachable if the interceptor was bypassed
       call.close(Status.UNAUTHENTICATED.withDescription("unauthenticated stream"), new Metadata());
@@ -43,18 +53,25 @@ final class ExchangeHandler implements ServerCallHandler<Frames.Parsed, Frame> {
       return new ServerCall.Listener<>() {};
     }
     if (pins != null && !pinned(session, party, certKey.get())) {
-      // the session names the certificate of each party: another one of the same CA and CN is refused
-      call.close(Status.PERMISSION_DENIED.withDescription("the certificate of '" + party
-          + "' is not the one session " + session + " names"), new Metadata());
+      // the session names the certificate of each party: another one of the same CA and CN is
+      // refused
+      call.close(
+          Status.PERMISSION_DENIED.withDescription(
+              "the certificate of '" + party + "' is not the one session " + session + " names"),
+          new Metadata());
       return new ServerCall.Listener<>() {};
     }
-    RelayStream stream = new RelayStream(call, party, new StreamKey(session, channel), registry, tracerKey.get());
+    RelayStream stream =
+        new RelayStream(call, party, new StreamKey(session, channel), registry, tracerKey.get());
     call.sendHeaders(new Metadata());
     registry.register(stream);
     return stream;
   }
 
-  /** Whether the certificate is the one the session names for the party (or the session is unknown here). */
+  /**
+   * Whether the certificate is the one the session names for the party (or the session is unknown
+   * here).
+   */
   private boolean pinned(String session, String party, byte[] actual) {
     String pin;
     try {
@@ -66,7 +83,8 @@ final class ExchangeHandler implements ServerCallHandler<Frames.Parsed, Frame> {
       return true;
     }
     try {
-      return actual != null && java.security.MessageDigest.isEqual(actual, java.util.HexFormat.of().parseHex(pin));
+      return actual != null
+          && java.security.MessageDigest.isEqual(actual, java.util.HexFormat.of().parseHex(pin));
     } catch (IllegalArgumentException e) {
       return false;
     }

@@ -17,8 +17,8 @@ import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 
 /**
- * The frames of an Exchange call: {@code psiflink.bridge.v1.Frame} (bridge.proto), built and checked
- * here.
+ * The frames of an Exchange call: {@code psiflink.bridge.v1.Frame} (bridge.proto), built and
+ * checked here.
  *
  * <ul>
  *   <li>DATA: opaque payload (at most maxFrameBytes)
@@ -32,48 +32,56 @@ import java.util.Arrays;
  * (and the relay tells the peer) instead of gRPC resetting the call.
  */
 final class Frames {
-  /** Longest abort reason or party name on the wire; longer reasons are cut (they end up in gRPC trailers). */
+  /**
+   * Longest abort reason or party name on the wire; longer reasons are cut (they end up in gRPC
+   * trailers).
+   */
   static final int MAX_TEXT_BYTES = 1024;
+
   /**
    * What a message may carry beyond maxFrameBytes of payload: the protobuf tag and length of DATA,
    * or a control frame's body.
    */
   static final int MAX_OVERHEAD = 16 + MAX_TEXT_BYTES;
 
-  private static final Frame FINISH = Frame.newBuilder().setFinish(Finish.getDefaultInstance()).build();
+  private static final Frame FINISH =
+      Frame.newBuilder().setFinish(Finish.getDefaultInstance()).build();
 
   /** The generated marshaller of {@code Frame}, for the frames this side sends. */
-  static final MethodDescriptor.Marshaller<Frame> FRAME = BridgeGrpc.getExchangeMethod().getRequestMarshaller();
+  static final MethodDescriptor.Marshaller<Frame> FRAME =
+      BridgeGrpc.getExchangeMethod().getRequestMarshaller();
 
   /** One received message: a frame, or (frame null) why it is not one. */
   record Parsed(Frame frame, String problem) {}
 
   /** Parses messages into {@link Parsed}; serializes only well-formed ones. */
-  static final MethodDescriptor.Marshaller<Parsed> PARSED = new MethodDescriptor.Marshaller<>() {
-    @Override
-    public InputStream stream(Parsed value) {
-      return FRAME.stream(value.frame());
-    }
-
-    @Override
-    public Parsed parse(InputStream stream) {
-      try {
-        byte[] bytes;
-        if (stream instanceof KnownLength) {
-          bytes = new byte[stream.available()];
-          int n = stream.readNBytes(bytes, 0, bytes.length);
-          if (n != bytes.length || stream.read() != -1) {
-            throw new IOException("message length differs from the announced " + bytes.length + " bytes");
-          }
-        } else {
-          bytes = stream.readAllBytes();
+  static final MethodDescriptor.Marshaller<Parsed> PARSED =
+      new MethodDescriptor.Marshaller<>() {
+        @Override
+        public InputStream stream(Parsed value) {
+          return FRAME.stream(value.frame());
         }
-        return Frames.parse(bytes);
-      } catch (IOException e) {
-        throw new UncheckedIOException(e);
-      }
-    }
-  };
+
+        @Override
+        public Parsed parse(InputStream stream) {
+          try {
+            byte[] bytes;
+            if (stream instanceof KnownLength) {
+              bytes = new byte[stream.available()];
+              int n = stream.readNBytes(bytes, 0, bytes.length);
+              if (n != bytes.length || stream.read() != -1) {
+                throw new IOException(
+                    "message length differs from the announced " + bytes.length + " bytes");
+              }
+            } else {
+              bytes = stream.readAllBytes();
+            }
+            return Frames.parse(bytes);
+          } catch (IOException e) {
+            throw new UncheckedIOException(e);
+          }
+        }
+      };
 
   private Frames() {}
 
@@ -132,27 +140,37 @@ final class Frames {
   static Frame.KindCase check(Frame frame, int maxFrameBytes) throws MalformedFrameException {
     Frame.KindCase kind = frame.getKindCase();
     if (kind == Frame.KindCase.KIND_NOT_SET) {
-      throw new MalformedFrameException(frame.getUnknownFields().asMap().isEmpty() ? "empty frame"
-          : "unknown frame kind (field " + frame.getUnknownFields().asMap().keySet() + ")");
+      throw new MalformedFrameException(
+          frame.getUnknownFields().asMap().isEmpty()
+              ? "empty frame"
+              : "unknown frame kind (field " + frame.getUnknownFields().asMap().keySet() + ")");
     }
     unknownFields(kind, frame.getUnknownFields());
     switch (kind) {
       case DATA -> {
         if (frame.getData().size() > maxFrameBytes) {
-          throw new MalformedFrameException("DATA frame of " + frame.getData().size()
-              + " bytes exceeds the limit of " + maxFrameBytes + " bytes");
+          throw new MalformedFrameException(
+              "DATA frame of "
+                  + frame.getData().size()
+                  + " bytes exceeds the limit of "
+                  + maxFrameBytes
+                  + " bytes");
         }
       }
       case PAIRED -> {
         Paired p = frame.getPaired();
         unknownFields(kind, p.getUnknownFields());
         if (p.getPeerPartyBytes().size() > MAX_TEXT_BYTES) {
-          throw new MalformedFrameException("PAIRED peer name of " + p.getPeerPartyBytes().size()
-              + " bytes exceeds " + MAX_TEXT_BYTES + " bytes");
+          throw new MalformedFrameException(
+              "PAIRED peer name of "
+                  + p.getPeerPartyBytes().size()
+                  + " bytes exceeds "
+                  + MAX_TEXT_BYTES
+                  + " bytes");
         }
         if (p.getAttempt() < 0) {
-          throw new MalformedFrameException("PAIRED attempt " + Integer.toUnsignedString(p.getAttempt())
-              + " is out of range");
+          throw new MalformedFrameException(
+              "PAIRED attempt " + Integer.toUnsignedString(p.getAttempt()) + " is out of range");
         }
       }
       case FINISH -> unknownFields(kind, frame.getFinish().getUnknownFields());
@@ -160,8 +178,12 @@ final class Frames {
         Abort a = frame.getAbort();
         unknownFields(kind, a.getUnknownFields());
         if (a.getReasonBytes().size() > MAX_TEXT_BYTES) {
-          throw new MalformedFrameException("ABORT reason of " + a.getReasonBytes().size()
-              + " bytes exceeds " + MAX_TEXT_BYTES + " bytes");
+          throw new MalformedFrameException(
+              "ABORT reason of "
+                  + a.getReasonBytes().size()
+                  + " bytes exceeds "
+                  + MAX_TEXT_BYTES
+                  + " bytes");
         }
       }
       default -> throw new MalformedFrameException("unknown frame kind " + kind);
@@ -172,8 +194,11 @@ final class Frames {
   private static void unknownFields(Frame.KindCase kind, UnknownFieldSet unknown)
       throws MalformedFrameException {
     if (!unknown.asMap().isEmpty()) {
-      throw new MalformedFrameException(kind + " frame with unknown field(s) " + unknown.asMap().keySet()
-          + ": the sender speaks another version than psiflink.bridge.v1");
+      throw new MalformedFrameException(
+          kind
+              + " frame with unknown field(s) "
+              + unknown.asMap().keySet()
+              + ": the sender speaks another version than psiflink.bridge.v1");
     }
   }
 

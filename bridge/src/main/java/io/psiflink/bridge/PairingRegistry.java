@@ -17,6 +17,7 @@ import org.slf4j.LoggerFactory;
  */
 final class PairingRegistry {
   private static final Logger LOG = LoggerFactory.getLogger(PairingRegistry.class);
+
   /** How long attempt numbers of a key are remembered after its last stream ended. */
   static final Duration ATTEMPT_MEMORY = Duration.ofHours(1);
 
@@ -27,7 +28,11 @@ final class PairingRegistry {
   private final RelayCounters counters;
   private volatile boolean shuttingDown;
 
-  PairingRegistry(Duration pairTimeout, int maxFrameBytes, ScheduledExecutorService timer, RelayCounters counters) {
+  PairingRegistry(
+      Duration pairTimeout,
+      int maxFrameBytes,
+      ScheduledExecutorService timer,
+      RelayCounters counters) {
     this.pairTimeout = pairTimeout;
     this.maxFrameBytes = maxFrameBytes;
     this.timer = timer;
@@ -49,7 +54,8 @@ final class PairingRegistry {
         }
         supersedeEarlier(slot, stream);
         RelayStream partner = slot.waiting;
-        if (partner != null) { // necessarily of another party: an own waiting stream was just superseded
+        if (partner
+            != null) { // necessarily of another party: an own waiting stream was just superseded
           slot.waiting = null;
           counters.waitingStreams.decrementAndGet();
           partner.cancelPairTimer();
@@ -76,7 +82,10 @@ final class PairingRegistry {
     }
   }
 
-  /** Fails every open stream with "relay shutting down"; streams arriving later are refused the same way. */
+  /**
+   * Fails every open stream with "relay shutting down"; streams arriving later are refused the same
+   * way.
+   */
   void shutdown() {
     shuttingDown = true;
     for (KeySlot slot : slots.values()) {
@@ -93,7 +102,10 @@ final class PairingRegistry {
     }
   }
 
-  /** Forgets keys idle for longer than {@link #ATTEMPT_MEMORY}, so memory stays bounded over many sessions. */
+  /**
+   * Forgets keys idle for longer than {@link #ATTEMPT_MEMORY}, so memory stays bounded over many
+   * sessions.
+   */
   void prune() {
     long now = System.nanoTime();
     for (KeySlot slot : slots.values()) {
@@ -109,10 +121,13 @@ final class PairingRegistry {
   private void supersedeEarlier(KeySlot slot, RelayStream newer) {
     RelayStream waiting = slot.waiting;
     if (waiting != null && waiting.party.equals(newer.party)) {
-      LOG.warn("party '{}' reopened {} while its earlier stream was waiting; superseding the earlier stream",
-          newer.party, slot.key.describe());
+      LOG.warn(
+          "party '{}' reopened {} while its earlier stream was waiting; superseding the earlier stream",
+          newer.party,
+          slot.key.describe());
       removeWaiting(slot);
-      waiting.close(Status.CANCELLED.withDescription("superseded by a newer stream of the same party"));
+      waiting.close(
+          Status.CANCELLED.withDescription("superseded by a newer stream of the same party"));
     }
     for (StreamPair pair : List.copyOf(slot.active)) {
       if (pair.has(newer.party)) {
@@ -126,7 +141,8 @@ final class PairingRegistry {
     counters.waitingStreams.incrementAndGet();
     LOG.debug("party '{}' waits for its peer on {}", stream.party, slot.key.describe());
     try {
-      stream.pairTimer = timer.schedule(() -> pairTimedOut(stream), pairTimeout.toNanos(), TimeUnit.NANOSECONDS);
+      stream.pairTimer =
+          timer.schedule(() -> pairTimedOut(stream), pairTimeout.toNanos(), TimeUnit.NANOSECONDS);
     } catch (RejectedExecutionException e) { // the relay is closing
       removeWaiting(slot);
       stream.close(Status.UNAVAILABLE.withDescription(StreamPair.SHUTTING_DOWN));
@@ -139,11 +155,18 @@ final class PairingRegistry {
       if (slot.waiting != stream) {
         return;
       }
-      LOG.info("party '{}' waited {} on {} but its peer did not come", stream.party, Durations.human(pairTimeout),
+      LOG.info(
+          "party '{}' waited {} on {} but its peer did not come",
+          stream.party,
+          Durations.human(pairTimeout),
           slot.key.describe());
       removeWaiting(slot);
-      stream.close(Status.DEADLINE_EXCEEDED.withDescription(
-          "peer did not open stream " + slot.key.describe() + " within " + Durations.human(pairTimeout)));
+      stream.close(
+          Status.DEADLINE_EXCEEDED.withDescription(
+              "peer did not open stream "
+                  + slot.key.describe()
+                  + " within "
+                  + Durations.human(pairTimeout)));
     }
   }
 

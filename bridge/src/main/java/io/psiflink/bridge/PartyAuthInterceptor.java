@@ -20,9 +20,9 @@ import org.slf4j.LoggerFactory;
 /**
  * Admits a call only if the client's TLS certificate CN is an allowed party and, when the relay
  * ties parties to their own CAs ({@link RelayConfig#partyTrust}), the certificate chains to that
- * party's CA or matches its pin; hands the party name to the handler through the gRPC
- * {@link Context}. TLS has already checked that the certificate chains to some trusted CA (client
- * auth is required), which alone would let either organisation's CA issue the other's CN.
+ * party's CA or matches its pin; hands the party name to the handler through the gRPC {@link
+ * Context}. TLS has already checked that the certificate chains to some trusted CA (client auth is
+ * required), which alone would let either organisation's CA issue the other's CN.
  */
 final class PartyAuthInterceptor implements ServerInterceptor {
   private static final Logger LOG = LoggerFactory.getLogger(PartyAuthInterceptor.class);
@@ -32,8 +32,11 @@ final class PartyAuthInterceptor implements ServerInterceptor {
   private final Context.Key<String> partyKey;
   private final Context.Key<byte[]> certKey;
 
-  PartyAuthInterceptor(Set<String> allowedParties, Map<String, PartyTrust> partyTrust,
-      Context.Key<String> partyKey, Context.Key<byte[]> certKey) {
+  PartyAuthInterceptor(
+      Set<String> allowedParties,
+      Map<String, PartyTrust> partyTrust,
+      Context.Key<String> partyKey,
+      Context.Key<byte[]> certKey) {
     this.allowedParties = allowedParties;
     this.partyTrust = partyTrust;
     this.partyKey = partyKey;
@@ -41,18 +44,25 @@ final class PartyAuthInterceptor implements ServerInterceptor {
   }
 
   @Override
-  public <ReqT, RespT> ServerCall.Listener<ReqT> interceptCall(ServerCall<ReqT, RespT> call, Metadata headers,
-      ServerCallHandler<ReqT, RespT> next) {
+  public <ReqT, RespT> ServerCall.Listener<ReqT> interceptCall(
+      ServerCall<ReqT, RespT> call, Metadata headers, ServerCallHandler<ReqT, RespT> next) {
     X509Certificate leaf = leaf(call.getAttributes().get(Grpc.TRANSPORT_ATTR_SSL_SESSION));
     String party = leaf == null ? null : Certificates.commonName(leaf);
     if (party == null) {
-      call.close(Status.UNAUTHENTICATED.withDescription("a TLS client certificate with a CN is required"), new Metadata());
+      call.close(
+          Status.UNAUTHENTICATED.withDescription("a TLS client certificate with a CN is required"),
+          new Metadata());
       return new ServerCall.Listener<>() {};
     }
     if (!allowedParties.contains(party)) {
-      LOG.warn("refused a stream from party '{}' at {}: not in the allowed parties {}", party,
-          call.getAttributes().get(Grpc.TRANSPORT_ATTR_REMOTE_ADDR), allowedParties);
-      call.close(Status.PERMISSION_DENIED.withDescription("party '" + party + "' is not allowed on this bridge"),
+      LOG.warn(
+          "refused a stream from party '{}' at {}: not in the allowed parties {}",
+          party,
+          call.getAttributes().get(Grpc.TRANSPORT_ATTR_REMOTE_ADDR),
+          allowedParties);
+      call.close(
+          Status.PERMISSION_DENIED.withDescription(
+              "party '" + party + "' is not allowed on this bridge"),
           new Metadata());
       return new ServerCall.Listener<>() {};
     }
@@ -61,14 +71,23 @@ final class PartyAuthInterceptor implements ServerInterceptor {
       try {
         trust.check(leaf);
       } catch (BridgeException e) {
-        LOG.warn("refused a stream claiming party '{}' at {}: the certificate is not {}'s: {}", party,
-            call.getAttributes().get(Grpc.TRANSPORT_ATTR_REMOTE_ADDR), party, e.getMessage());
-        call.close(Status.PERMISSION_DENIED.withDescription("the certificate with CN '" + party
-            + "' was not issued by that party's CA (nor pinned for it)"), new Metadata());
+        LOG.warn(
+            "refused a stream claiming party '{}' at {}: the certificate is not {}'s: {}",
+            party,
+            call.getAttributes().get(Grpc.TRANSPORT_ATTR_REMOTE_ADDR),
+            party,
+            e.getMessage());
+        call.close(
+            Status.PERMISSION_DENIED.withDescription(
+                "the certificate with CN '"
+                    + party
+                    + "' was not issued by that party's CA (nor pinned for it)"),
+            new Metadata());
         return new ServerCall.Listener<>() {};
       }
     } else if (!partyTrust.isEmpty()) {
-      call.close(Status.PERMISSION_DENIED.withDescription("party '" + party + "' has no trust configured"),
+      call.close(
+          Status.PERMISSION_DENIED.withDescription("party '" + party + "' has no trust configured"),
           new Metadata());
       return new ServerCall.Listener<>() {};
     }
@@ -76,11 +95,15 @@ final class PartyAuthInterceptor implements ServerInterceptor {
     try {
       sha256 = PartyTrust.sha256(leaf);
     } catch (BridgeException e) {
-      call.close(Status.UNAUTHENTICATED.withDescription("unreadable client certificate"), new Metadata());
+      call.close(
+          Status.UNAUTHENTICATED.withDescription("unreadable client certificate"), new Metadata());
       return new ServerCall.Listener<>() {};
     }
-    return Contexts.interceptCall(Context.current().withValue(partyKey, party).withValue(certKey, sha256), call,
-        headers, next);
+    return Contexts.interceptCall(
+        Context.current().withValue(partyKey, party).withValue(certKey, sha256),
+        call,
+        headers,
+        next);
   }
 
   private static X509Certificate leaf(SSLSession session) {

@@ -28,8 +28,14 @@ public final class PartyCredentials implements Serializable {
   private final transient List<X509Certificate> trustedCas;
   private final transient String partyName;
 
-  private PartyCredentials(Path certChainPem, Path privateKeyPem, Path trustedCaPem,
-      List<X509Certificate> chain, PrivateKey privateKey, List<X509Certificate> trustedCas, String partyName) {
+  private PartyCredentials(
+      Path certChainPem,
+      Path privateKeyPem,
+      Path trustedCaPem,
+      List<X509Certificate> chain,
+      PrivateKey privateKey,
+      List<X509Certificate> trustedCas,
+      String partyName) {
     this.certChainPem = certChainPem;
     this.privateKeyPem = privateKeyPem;
     this.trustedCaPem = trustedCaPem;
@@ -43,7 +49,8 @@ public final class PartyCredentials implements Serializable {
    * Loads PEM files: the certificate chain (leaf first), an unencrypted PKCS#8 private key (EC or
    * RSA) matching the leaf, and the CA certificate(s) to trust.
    *
-   * @throws IllegalArgumentException if a file's content is unusable (the message says which file and why)
+   * @throws IllegalArgumentException if a file's content is unusable (the message says which file
+   *     and why)
    * @throws java.io.UncheckedIOException if a file cannot be read
    */
   public static PartyCredentials load(Path certChainPem, Path privateKeyPem, Path trustedCaPem) {
@@ -56,12 +63,19 @@ public final class PartyCredentials implements Serializable {
     X509Certificate leaf = chain.get(0);
     String name = Certificates.commonName(leaf);
     if (name == null || name.isEmpty()) {
-      throw new IllegalArgumentException("the first certificate in " + certChainPem
-          + " has no common name (CN); the CN is the party name");
+      throw new IllegalArgumentException(
+          "the first certificate in "
+              + certChainPem
+              + " has no common name (CN); the CN is the party name");
     }
     if (!Certificates.keysMatch(key, leaf.getPublicKey())) {
-      throw new IllegalArgumentException("private key " + privateKeyPem + " does not belong to the certificate of '"
-          + name + "' in " + certChainPem);
+      throw new IllegalArgumentException(
+          "private key "
+              + privateKeyPem
+              + " does not belong to the certificate of '"
+              + name
+              + "' in "
+              + certChainPem);
     }
     return new PartyCredentials(certChainPem, privateKeyPem, trustedCaPem, chain, key, cas, name);
   }
@@ -110,15 +124,22 @@ public final class PartyCredentials implements Serializable {
     Objects.requireNonNull(peerTrust, "peerTrust").check(cert);
   }
 
-  /** Checks that {@code cert} chains to a trusted CA, is valid now and has CN {@code expectedPartyName}. */
+  /**
+   * Checks that {@code cert} chains to a trusted CA, is valid now and has CN {@code
+   * expectedPartyName}.
+   */
   public void verifyPeer(X509Certificate cert, String expectedPartyName) throws BridgeException {
     Objects.requireNonNull(cert, "cert");
     Objects.requireNonNull(expectedPartyName, "expectedPartyName");
     Certificates.verifyChain(cert, trustedCas, new Date());
     String cn = Certificates.commonName(cert);
     if (!expectedPartyName.equals(cn)) {
-      throw new BridgeException("certificate belongs to party " + (cn == null ? "(no CN)" : "'" + cn + "'")
-          + ", expected party '" + expectedPartyName + "'");
+      throw new BridgeException(
+          "certificate belongs to party "
+              + (cn == null ? "(no CN)" : "'" + cn + "'")
+              + ", expected party '"
+              + expectedPartyName
+              + "'");
     }
   }
 
@@ -128,7 +149,8 @@ public final class PartyCredentials implements Serializable {
   }
 
   private Object writeReplace() {
-    return new SerializedForm(certChainPem.toString(), privateKeyPem.toString(), trustedCaPem.toString());
+    return new SerializedForm(
+        certChainPem.toString(), privateKeyPem.toString(), trustedCaPem.toString());
   }
 
   private void readObject(ObjectInputStream in) throws InvalidObjectException {

@@ -16,20 +16,22 @@ import java.util.Set;
 
 /**
  * Which certificates may speak for one party: those that chain to the party's own CA(s), or whose
- * SHA-256 is one of its pinned fingerprints. The two organisations' CAs are both trusted by TLS,
- * so a certificate's CN alone proves nothing: either CA can issue any CN.
+ * SHA-256 is one of its pinned fingerprints. The two organisations' CAs are both trusted by TLS, so
+ * a certificate's CN alone proves nothing: either CA can issue any CN.
  *
  * @param cas the CA certificates of this party (may be empty when pins are given)
  * @param sha256Pins SHA-256 fingerprints (64 lower-case hex digits) of certificates of this party
  */
-public record PartyTrust(List<X509Certificate> cas, Set<String> sha256Pins) implements Serializable {
+public record PartyTrust(List<X509Certificate> cas, Set<String> sha256Pins)
+    implements Serializable {
   public PartyTrust {
     cas = List.copyOf(cas);
     List<String> pins = new ArrayList<>();
     for (String p : sha256Pins) {
       String h = p.toLowerCase(Locale.ROOT);
       if (!h.matches("[0-9a-f]{64}")) {
-        throw new IllegalArgumentException("a pinned SHA-256 must be 64 hex digits, not '" + p + "'");
+        throw new IllegalArgumentException(
+            "a pinned SHA-256 must be 64 hex digits, not '" + p + "'");
       }
       pins.add(h);
     }
@@ -41,8 +43,8 @@ public record PartyTrust(List<X509Certificate> cas, Set<String> sha256Pins) impl
 
   /** The CA(s) in a PEM file, and optional pins. */
   public static PartyTrust load(Path caPem, Collection<String> sha256Pins) {
-    return new PartyTrust(caPem == null ? List.of() : PemFiles.readCertificates(caPem),
-        Set.copyOf(sha256Pins));
+    return new PartyTrust(
+        caPem == null ? List.of() : PemFiles.readCertificates(caPem), Set.copyOf(sha256Pins));
   }
 
   /** Only the pinned certificates. */
@@ -66,8 +68,10 @@ public record PartyTrust(List<X509Certificate> cas, Set<String> sha256Pins) impl
       }
     }
     if (cas.isEmpty()) {
-      throw new BridgeException("the certificate " + HexFormat.of().formatHex(sha256(leaf))
-          + " is not pinned for this party");
+      throw new BridgeException(
+          "the certificate "
+              + HexFormat.of().formatHex(sha256(leaf))
+              + " is not pinned for this party");
     }
     Certificates.verifyChain(leaf, cas, new Date());
   }

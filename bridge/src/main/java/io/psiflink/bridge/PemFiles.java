@@ -26,7 +26,10 @@ import org.bouncycastle.openssl.PEMParser;
 import org.bouncycastle.openssl.jcajce.JcaPEMKeyConverter;
 import org.bouncycastle.pkcs.PKCS8EncryptedPrivateKeyInfo;
 
-/** Reading and writing PEM files. Uses the JDK's default providers; no global BouncyCastle provider is installed. */
+/**
+ * Reading and writing PEM files. Uses the JDK's default providers; no global BouncyCastle provider
+ * is installed.
+ */
 final class PemFiles {
   private PemFiles() {}
 
@@ -42,9 +45,11 @@ final class PemFiles {
         }
       }
     } catch (IOException e) {
-      throw new UncheckedIOException("cannot read certificates from " + file + ": " + e.getMessage(), e);
+      throw new UncheckedIOException(
+          "cannot read certificates from " + file + ": " + e.getMessage(), e);
     } catch (CertificateException e) {
-      throw new IllegalArgumentException("invalid certificate in " + file + ": " + e.getMessage(), e);
+      throw new IllegalArgumentException(
+          "invalid certificate in " + file + ": " + e.getMessage(), e);
     }
     if (certs.isEmpty()) {
       throw new IllegalArgumentException("no PEM certificate (BEGIN CERTIFICATE) found in " + file);
@@ -52,7 +57,9 @@ final class PemFiles {
     return List.copyOf(certs);
   }
 
-  /** The private key in a PEM file: PKCS#8 ("BEGIN PRIVATE KEY"), or the traditional EC/RSA formats. */
+  /**
+   * The private key in a PEM file: PKCS#8 ("BEGIN PRIVATE KEY"), or the traditional EC/RSA formats.
+   */
   static PrivateKey readPrivateKey(Path file) {
     try (Reader reader = Files.newBufferedReader(file, StandardCharsets.US_ASCII);
         PEMParser parser = new PEMParser(reader)) {
@@ -65,11 +72,13 @@ final class PemFiles {
           return converter.getKeyPair(pair).getPrivate();
         }
         if (o instanceof PEMEncryptedKeyPair || o instanceof PKCS8EncryptedPrivateKeyInfo) {
-          throw new IllegalArgumentException("private key in " + file + " is encrypted; an unencrypted PKCS#8 key is required");
+          throw new IllegalArgumentException(
+              "private key in " + file + " is encrypted; an unencrypted PKCS#8 key is required");
         }
       }
     } catch (IOException e) {
-      throw new UncheckedIOException("cannot read private key from " + file + ": " + e.getMessage(), e);
+      throw new UncheckedIOException(
+          "cannot read private key from " + file + ": " + e.getMessage(), e);
     }
     throw new IllegalArgumentException("no PEM private key (BEGIN PRIVATE KEY) found in " + file);
   }
@@ -86,20 +95,26 @@ final class PemFiles {
     Files.writeString(file, pem, StandardCharsets.US_ASCII);
   }
 
-  /** Writes a PKCS#8 PEM key readable only by the owner (mode 600) where the file system supports it. */
+  /**
+   * Writes a PKCS#8 PEM key readable only by the owner (mode 600) where the file system supports
+   * it.
+   */
   static void writePrivateKey(Path file, PrivateKey key) throws IOException {
     StringBuilder pem = new StringBuilder();
     appendPem(pem, "PRIVATE KEY", key.getEncoded());
     Files.deleteIfExists(file);
     try {
       // Create with restricted permissions up front, so the key is never briefly world-readable.
-      Files.createFile(file, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")));
+      Files.createFile(
+          file, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")));
     } catch (UnsupportedOperationException e) {
       Files.createFile(file);
     } catch (FileAlreadyExistsException e) {
       throw new IOException("could not replace " + file, e);
     }
-    try (Writer w = Files.newBufferedWriter(file, StandardCharsets.US_ASCII, StandardOpenOption.TRUNCATE_EXISTING)) {
+    try (Writer w =
+        Files.newBufferedWriter(
+            file, StandardCharsets.US_ASCII, StandardOpenOption.TRUNCATE_EXISTING)) {
       w.append(pem);
     }
   }

@@ -12,7 +12,11 @@ final class RelayCounters {
   final AtomicLong bytesRelayed = new AtomicLong();
 
   RelayStats snapshot() {
-    return new RelayStats(streamsOpened.get(), pairsMade.get(), activePairs.get(), waitingStreams.get(),
+    return new RelayStats(
+        streamsOpened.get(),
+        pairsMade.get(),
+        activePairs.get(),
+        waitingStreams.get(),
         bytesRelayed.get());
   }
 }

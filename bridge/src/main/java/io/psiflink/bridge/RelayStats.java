@@ -9,4 +9,5 @@ package io.psiflink.bridge;
  * @param waitingStreams streams currently waiting for their peer
  * @param bytesRelayed DATA payload bytes forwarded, both directions
  */
-public record RelayStats(long streamsOpened, long pairsMade, int activePairs, int waitingStreams, long bytesRelayed) {}
+public record RelayStats(
+    long streamsOpened, long pairsMade, int activePairs, int waitingStreams, long bytesRelayed) {}

@@ -19,21 +19,37 @@ final class RelayStream extends ServerCall.Listener<Frames.Parsed> {
   final String party;
   final StreamKey key;
   private final PairingRegistry registry;
+
   /** Why gRPC closed the call, if it did (null if the tracer is not installed). */
   private final CloseReasonTracer closeReason;
 
-  /** Set by the registry before the stream becomes visible to other threads; never changes afterwards. */
+  /**
+   * Set by the registry before the stream becomes visible to other threads; never changes
+   * afterwards.
+   */
   volatile KeySlot slot;
+
   StreamPair pair;
+
   /** The call is over: we closed it, or the client cancelled it. */
   boolean closed;
+
   /** This party sent FINISH. */
   boolean finishedSending;
-  /** A frame of this party was forwarded while the peer was not ready: ask for the next one on the peer's onReady. */
+
+  /**
+   * A frame of this party was forwarded while the peer was not ready: ask for the next one on the
+   * peer's onReady.
+   */
   boolean awaitingPeerReady;
+
   ScheduledFuture<?> pairTimer;
 
-  RelayStream(ServerCall<Frames.Parsed, Frame> call, String party, StreamKey key, PairingRegistry registry,
+  RelayStream(
+      ServerCall<Frames.Parsed, Frame> call,
+      String party,
+      StreamKey key,
+      PairingRegistry registry,
       CloseReasonTracer closeReason) {
     this.call = call;
     this.party = party;

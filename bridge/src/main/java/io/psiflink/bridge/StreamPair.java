@@ -27,7 +27,12 @@ final class StreamPair {
   private final RelayCounters counters;
   private boolean ended;
 
-  StreamPair(KeySlot slot, RelayStream first, RelayStream second, int attempt, int maxFrameBytes,
+  StreamPair(
+      KeySlot slot,
+      RelayStream first,
+      RelayStream second,
+      int attempt,
+      int maxFrameBytes,
       RelayCounters counters) {
     this.slot = slot;
     this.first = first;
@@ -94,7 +99,8 @@ final class StreamPair {
       case ABORT -> {
         String reason = frame.getAbort().getReason();
         LOG.warn("party '{}' aborted {}: {}", from.party, slot.key.describe(attempt), reason);
-        end(from, Status.CANCELLED.withDescription("stream aborted by this party: " + reason),
+        end(
+            from, Status.CANCELLED.withDescription("stream aborted by this party: " + reason),
             to, Status.ABORTED.withDescription("peer '" + from.party + "' aborted: " + reason));
       }
       default -> malformed(from, Frames.typeName(type) + " frame sent by a client");
@@ -116,30 +122,43 @@ final class StreamPair {
     if (ended || from.finishedSending) {
       return; // half-close after FINISH is harmless
     }
-    LOG.warn("party '{}' ended its stream {} without FINISH", from.party, slot.key.describe(attempt));
-    end(from, Status.INVALID_ARGUMENT.withDescription("stream ended without a FINISH frame"),
-        other(from), Status.ABORTED.withDescription("peer '" + from.party + "' ended its stream without FINISH"));
+    LOG.warn(
+        "party '{}' ended its stream {} without FINISH", from.party, slot.key.describe(attempt));
+    end(
+        from,
+        Status.INVALID_ARGUMENT.withDescription("stream ended without a FINISH frame"),
+        other(from),
+        Status.ABORTED.withDescription(
+            "peer '" + from.party + "' ended its stream without FINISH"));
   }
 
   void onCancel(RelayStream from) {
     if (ended) {
       return;
     }
-    if (from.sentOversizeMessage()) { // gRPC already reset the sender's call; tell the peer what happened
+    if (from.sentOversizeMessage()) { // gRPC already reset the sender's call; tell the peer what
+      // happened
       malformed(from, "message larger than maxFrameBytes (" + maxFrameBytes + ") plus framing");
       return;
     }
     LOG.warn("party '{}' disconnected from {}", from.party, slot.key.describe(attempt));
-    end(from, Status.CANCELLED, other(from),
+    end(
+        from,
+        Status.CANCELLED,
+        other(from),
         Status.ABORTED.withDescription("peer '" + from.party + "' disconnected"));
   }
 
   /** A newer stream of {@code party} for the same key replaces this pair. */
   void supersede(String party) {
     RelayStream old = first.party.equals(party) ? first : second;
-    LOG.warn("party '{}' reopened {}; superseding its paired stream", party, slot.key.describe(attempt));
-    end(old, Status.CANCELLED.withDescription("superseded by a newer stream of the same party"),
-        other(old), Status.ABORTED.withDescription("peer '" + party + "' restarted the stream"));
+    LOG.warn(
+        "party '{}' reopened {}; superseding its paired stream", party, slot.key.describe(attempt));
+    end(
+        old,
+        Status.CANCELLED.withDescription("superseded by a newer stream of the same party"),
+        other(old),
+        Status.ABORTED.withDescription("peer '" + party + "' restarted the stream"));
   }
 
   void shutdown() {
@@ -148,9 +167,17 @@ final class StreamPair {
   }
 
   private void malformed(RelayStream from, String problem) {
-    LOG.warn("party '{}' sent a malformed frame on {}: {}", from.party, slot.key.describe(attempt), problem);
-    end(from, Status.INVALID_ARGUMENT.withDescription("malformed frame: " + problem),
-        other(from), Status.ABORTED.withDescription("peer '" + from.party + "' sent a malformed frame (" + problem + ")"));
+    LOG.warn(
+        "party '{}' sent a malformed frame on {}: {}",
+        from.party,
+        slot.key.describe(attempt),
+        problem);
+    end(
+        from,
+        Status.INVALID_ARGUMENT.withDescription("malformed frame: " + problem),
+        other(from),
+        Status.ABORTED.withDescription(
+            "peer '" + from.party + "' sent a malformed frame (" + problem + ")"));
   }
 
   private void requestNextFrom(RelayStream sender) {

@@ -58,11 +58,17 @@ class BackPressureTest {
         }
       }
       System.out.printf("sender blocked after %d MiB in flight%n", sent);
-      assertTrue(timeout != null, "send() never blocked although the receiver does not read (" + sent + " MiB sent)");
-      assertTrue(sent >= 1 && sent < 32, "data in flight before blocking must be bounded, was " + sent + " MiB");
-      assertTrue(blockedAt >= idle.toNanos() - TimeUnit.MILLISECONDS.toNanos(50),
+      assertTrue(
+          timeout != null,
+          "send() never blocked although the receiver does not read (" + sent + " MiB sent)");
+      assertTrue(
+          sent >= 1 && sent < 32,
+          "data in flight before blocking must be bounded, was " + sent + " MiB");
+      assertTrue(
+          blockedAt >= idle.toNanos() - TimeUnit.MILLISECONDS.toNanos(50),
           "send() gave up before the idle timeout: " + blockedAt / 1_000_000 + " ms");
-      assertTrue(timeout.getMessage().contains("bin-1") && timeout.getMessage().contains("party-b"),
+      assertTrue(
+          timeout.getMessage().contains("bin-1") && timeout.getMessage().contains("party-b"),
           timeout.getMessage());
       assertEquals((long) sent * MIB, s[0].bytesSent());
       s[0].close();
@@ -78,12 +84,15 @@ class BackPressureTest {
       BridgeStream[] s = StreamIo.openPair(pool, a, b, "bp", "bin-2");
       int frames = 48;
       AtomicInteger progress = new AtomicInteger();
-      Future<String> sent = pool.submit(() -> {
-        String sha = StreamIo.sender(s[0], 7, frames, MIB).call();
-        progress.set(frames);
-        return sha;
-      });
-      Thread.sleep(1000); // the reader is late: the sender must stall, not fail or buffer everything
+      Future<String> sent =
+          pool.submit(
+              () -> {
+                String sha = StreamIo.sender(s[0], 7, frames, MIB).call();
+                progress.set(frames);
+                return sha;
+              });
+      Thread.sleep(
+          1000); // the reader is late: the sender must stall, not fail or buffer everything
       assertTrue(!sent.isDone(), "the sender should be stalled by back-pressure");
       String received = StreamIo.receiver(s[1], 7, frames, MIB).call();
       assertEquals(sent.get(30, TimeUnit.SECONDS), received);
@@ -100,7 +109,8 @@ class BackPressureTest {
       BridgeClient a = bed.client(TestBed.A, c -> c.withMaxFrameBytes(1024));
       BridgeClient b = bed.client(TestBed.B);
       BridgeStream[] s = StreamIo.openPair(pool, a, b, "big", "bin-1");
-      IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> s[0].send(new byte[1025]));
+      IllegalArgumentException e =
+          assertThrows(IllegalArgumentException.class, () -> s[0].send(new byte[1025]));
       assertTrue(e.getMessage().contains("maxFrameBytes"), e.getMessage());
       assertThrows(IllegalArgumentException.class, () -> s[0].send(new byte[2000], 0, 1025));
       assertEquals(0, s[0].bytesSent());

@@ -39,18 +39,23 @@ class FailureTest {
   @Test
   void abortReasonReachesTheBlockedReceiver() throws Exception {
     try (TestBed bed = new TestBed(pki)) {
-      BridgeStream[] s = StreamIo.openPair(pool, bed.client(TestBed.A), bed.client(TestBed.B), "s", "bin-3");
+      BridgeStream[] s =
+          StreamIo.openPair(pool, bed.client(TestBed.A), bed.client(TestBed.B), "s", "bin-3");
       s[1].send(new byte[] {1});
-      Future<Exception> blocked = pool.submit(() -> {
-        assertArrayEquals(new byte[] {1}, s[0].receive());
-        return assertThrows(BridgePeerException.class, s[0]::receive); // blocks until the abort arrives
-      });
+      Future<Exception> blocked =
+          pool.submit(
+              () -> {
+                assertArrayEquals(new byte[] {1}, s[0].receive());
+                return assertThrows(
+                    BridgePeerException.class, s[0]::receive); // blocks until the abort arrives
+              });
       Thread.sleep(200);
       s[1].abort("bin 3 failed: xyz");
       Exception e = blocked.get(5, TimeUnit.SECONDS);
       assertMentions(e, "party-b", "aborted", "bin 3 failed: xyz", "bin-3", "attempt 0");
       // Sending fails the same way afterwards, and keeps failing.
-      BridgePeerException onSend = assertThrows(BridgePeerException.class, () -> s[0].send(new byte[1]));
+      BridgePeerException onSend =
+          assertThrows(BridgePeerException.class, () -> s[0].send(new byte[1]));
       assertMentions(onSend, "bin 3 failed: xyz");
       assertThrows(BridgePeerException.class, s[0]::receive);
       // The aborting side cannot use its stream either.
@@ -65,18 +70,23 @@ class FailureTest {
   @Test
   void closingWithoutFinishingAbortsThePeer() throws Exception {
     try (TestBed bed = new TestBed(pki)) {
-      BridgeStream[] s = StreamIo.openPair(pool, bed.client(TestBed.A), bed.client(TestBed.B), "s", "bin-4");
+      BridgeStream[] s =
+          StreamIo.openPair(pool, bed.client(TestBed.A), bed.client(TestBed.B), "s", "bin-4");
       s[0].send(new byte[] {1});
       s[0].finish();
       assertArrayEquals(new byte[] {1}, s[1].receive());
       assertNull(s[1].receive(), "b has read all of a's direction");
       s[0].close(); // but a never read b's direction: that is an abort
-      BridgePeerException e = assertThrows(BridgePeerException.class, () -> {
-        for (long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(5); System.nanoTime() < end; ) {
-          s[1].send(new byte[1]);
-          Thread.sleep(20);
-        }
-      });
+      BridgePeerException e =
+          assertThrows(
+              BridgePeerException.class,
+              () -> {
+                for (long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+                    System.nanoTime() < end; ) {
+                  s[1].send(new byte[1]);
+                  Thread.sleep(20);
+                }
+              });
       assertMentions(e, "peer 'party-a' aborted: closed by party-a", "bin-4");
       s[1].close();
     }
@@ -85,11 +95,14 @@ class FailureTest {
   @Test
   void closingWithoutFinishingWakesABlockedReceiver() throws Exception {
     try (TestBed bed = new TestBed(pki)) {
-      BridgeStream[] s = StreamIo.openPair(pool, bed.client(TestBed.A), bed.client(TestBed.B), "s", "bin-10");
-      Future<Exception> blocked = pool.submit(() -> assertThrows(BridgePeerException.class, s[1]::receive));
+      BridgeStream[] s =
+          StreamIo.openPair(pool, bed.client(TestBed.A), bed.client(TestBed.B), "s", "bin-10");
+      Future<Exception> blocked =
+          pool.submit(() -> assertThrows(BridgePeerException.class, s[1]::receive));
       Thread.sleep(200);
       s[0].close();
-      assertMentions(blocked.get(5, TimeUnit.SECONDS), "peer 'party-a' aborted: closed by party-a", "bin-10");
+      assertMentions(
+          blocked.get(5, TimeUnit.SECONDS), "peer 'party-a' aborted: closed by party-a", "bin-10");
       s[1].close();
     }
   }
@@ -101,7 +114,8 @@ class FailureTest {
       BridgeStream[] s = StreamIo.openPair(pool, bed.client(TestBed.A), b, "s", "bin-5");
       s[1].send(new byte[1000]);
       s[0].receive();
-      Future<Exception> blocked = pool.submit(() -> assertThrows(BridgePeerException.class, s[0]::receive));
+      Future<Exception> blocked =
+          pool.submit(() -> assertThrows(BridgePeerException.class, s[0]::receive));
       Thread.sleep(200);
       long start = System.nanoTime();
       b.terminateAbruptly(); // like a killed task manager: no ABORT, just a dropped connection
@@ -119,7 +133,8 @@ class FailureTest {
     try (TestBed bed = new TestBed(pki)) {
       BridgeClient b = bed.client(TestBed.B);
       BridgeStream[] s = StreamIo.openPair(pool, bed.client(TestBed.A), b, "s", "bin-6");
-      Future<Exception> blocked = pool.submit(() -> assertThrows(BridgePeerException.class, s[0]::receive));
+      Future<Exception> blocked =
+          pool.submit(() -> assertThrows(BridgePeerException.class, s[0]::receive));
       Thread.sleep(200);
       long start = System.nanoTime();
       b.close();
@@ -136,7 +151,8 @@ class FailureTest {
   void closingTheClientReleasesAStreamStillWaitingForItsPeer() throws Exception {
     try (TestBed bed = new TestBed(pki)) {
       BridgeClient a = bed.client(TestBed.A);
-      Future<Exception> opening = pool.submit(() -> assertThrows(BridgeException.class, () -> a.open("s", "late")));
+      Future<Exception> opening =
+          pool.submit(() -> assertThrows(BridgeException.class, () -> a.open("s", "late")));
       TestBed.awaitWaiting(bed.relay, 1);
       long start = System.nanoTime();
       a.close();
@@ -153,7 +169,8 @@ class FailureTest {
     try {
       BridgeClient a = bed.client(TestBed.A);
       BridgeStream[] s = StreamIo.openPair(pool, a, bed.client(TestBed.B), "s", "bin-8");
-      Future<Exception> blocked = pool.submit(() -> assertThrows(BridgeException.class, s[0]::receive));
+      Future<Exception> blocked =
+          pool.submit(() -> assertThrows(BridgeException.class, s[0]::receive));
       Thread.sleep(200);
       bed.relay.close();
       Exception e = blocked.get(5, TimeUnit.SECONDS);

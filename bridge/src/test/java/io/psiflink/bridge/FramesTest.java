@@ -39,7 +39,8 @@ class FramesTest {
   /** The wire form is protobuf's, as its encoding spec gives it (field 1, length-delimited). */
   @Test
   void dataFrameIsTheProtobufEncodingOfFieldOne() throws Exception {
-    assertArrayEquals(new byte[] {0x0a, 3, 1, 2, 3}, Frames.data(new byte[] {1, 2, 3}, 0, 3).toByteArray());
+    assertArrayEquals(
+        new byte[] {0x0a, 3, 1, 2, 3}, Frames.data(new byte[] {1, 2, 3}, 0, 3).toByteArray());
     assertArrayEquals(new byte[] {0x0a, 0}, Frames.data(new byte[0], 0, 0).toByteArray());
     assertArrayEquals(new byte[] {0x1a, 0}, Frames.finish().toByteArray());
     // an empty DATA frame keeps its kind (oneof members have presence)
@@ -62,26 +63,39 @@ class FramesTest {
     assertProblem(new byte[] {(byte) 0xff}, 10, "not a psiflink.bridge.v1 frame");
     assertProblem(new byte[] {0x0a, 5, 1}, 10, "not a psiflink.bridge.v1 frame"); // truncated
     assertProblem(new byte[] {0x7a, 0}, 10, "unknown frame kind (field [15])");
-    assertProblem(Frames.data(new byte[11], 0, 11).toByteArray(), 10, "exceeds the limit of 10 bytes");
+    assertProblem(
+        Frames.data(new byte[11], 0, 11).toByteArray(), 10, "exceeds the limit of 10 bytes");
     assertProblem(new byte[] {0x1a, 2, 0x48, 1}, 10, "FINISH frame with unknown field(s) [9]");
     assertProblem(new byte[] {0x0a, 0, 0x48, 1}, 10, "DATA frame with unknown field(s) [9]");
     assertProblem(new byte[] {0x22, 3, 0x0a, 1, (byte) 0xc3}, 10, "invalid UTF-8");
     byte[] reason = new byte[Frames.MAX_TEXT_BYTES + 1];
     Arrays.fill(reason, (byte) 'x');
-    Frame longAbort = Frame.newBuilder().setAbort(io.psiflink.bridge.proto.v1.Abort.newBuilder()
-        .setReason(new String(reason, StandardCharsets.US_ASCII))).build();
+    Frame longAbort =
+        Frame.newBuilder()
+            .setAbort(
+                io.psiflink.bridge.proto.v1.Abort.newBuilder()
+                    .setReason(new String(reason, StandardCharsets.US_ASCII)))
+            .build();
     assertProblem(longAbort.toByteArray(), 10, "ABORT reason of 1025 bytes");
-    Frame longName = Frame.newBuilder().setPaired(io.psiflink.bridge.proto.v1.Paired.newBuilder()
-        .setAttempt(1).setPeerParty(new String(reason, StandardCharsets.US_ASCII))).build();
+    Frame longName =
+        Frame.newBuilder()
+            .setPaired(
+                io.psiflink.bridge.proto.v1.Paired.newBuilder()
+                    .setAttempt(1)
+                    .setPeerParty(new String(reason, StandardCharsets.US_ASCII)))
+            .build();
     assertProblem(longName.toByteArray(), 10, "PAIRED peer name of 1025 bytes");
-    Frame negative = Frame.newBuilder().setPaired(io.psiflink.bridge.proto.v1.Paired.newBuilder()
-        .setAttempt(-1)).build();
+    Frame negative =
+        Frame.newBuilder()
+            .setPaired(io.psiflink.bridge.proto.v1.Paired.newBuilder().setAttempt(-1))
+            .build();
     assertProblem(negative.toByteArray(), 10, "PAIRED attempt 4294967295 is out of range");
   }
 
   private static void assertProblem(byte[] message, int max, String problem) {
-    Frames.MalformedFrameException e = assertThrows(Frames.MalformedFrameException.class,
-        () -> Frames.check(Frames.parse(message), max));
+    Frames.MalformedFrameException e =
+        assertThrows(
+            Frames.MalformedFrameException.class, () -> Frames.check(Frames.parse(message), max));
     assertTrue(e.getMessage().contains(problem), e.getMessage());
   }
 }

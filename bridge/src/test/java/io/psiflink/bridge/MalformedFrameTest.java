@@ -67,7 +67,8 @@ class MalformedFrameTest {
 
   @Test
   void oversizedDataFrameIsRejectedByTheRelay() throws Exception {
-    assertMalformed(Frames.data(new byte[MAX + 1], 0, MAX + 1).toByteArray(),
+    assertMalformed(
+        Frames.data(new byte[MAX + 1], 0, MAX + 1).toByteArray(),
         "exceeds the limit of 1024 bytes");
   }
 
@@ -82,10 +83,13 @@ class MalformedFrameTest {
       raw.send(Frames.data(new byte[size], 0, size));
       Status status = raw.status();
       // gRPC itself rejects the message before the relay sees it: the sender's call is reset.
-      assertTrue(status.getCode() == Status.Code.CANCELLED || status.getCode() == Status.Code.RESOURCE_EXHAUSTED,
+      assertTrue(
+          status.getCode() == Status.Code.CANCELLED
+              || status.getCode() == Status.Code.RESOURCE_EXHAUSTED,
           status.toString());
       BridgePeerException e = assertThrows(BridgePeerException.class, b::receive);
-      assertMentions(e, "peer 'party-a' sent a malformed frame", "larger than maxFrameBytes (1024)");
+      assertMentions(
+          e, "peer 'party-a' sent a malformed frame", "larger than maxFrameBytes (1024)");
       b.close();
       TestBed.awaitNoActivePairs(bed.relay);
     }
@@ -115,12 +119,15 @@ class MalformedFrameTest {
       assertEquals(Status.Code.INVALID_ARGUMENT, status.getCode());
       assertTrue(status.getDescription().contains("DATA frame after FINISH"), status.toString());
       // The relay's ABORTED status reaches b asynchronously: sends succeed until it arrives.
-      BridgePeerException e = assertThrows(BridgePeerException.class, () -> {
-        while (true) {
-          b.send(new byte[1]);
-          Thread.sleep(5);
-        }
-      });
+      BridgePeerException e =
+          assertThrows(
+              BridgePeerException.class,
+              () -> {
+                while (true) {
+                  b.send(new byte[1]);
+                  Thread.sleep(5);
+                }
+              });
       assertMentions(e, "malformed");
       b.close();
     }
@@ -129,21 +136,25 @@ class MalformedFrameTest {
   @Test
   void missingStreamHeadersAreRejected() throws Exception {
     try (TestBed bed = new TestBed(pki)) {
-      ManagedChannel ch = NettyChannelBuilder.forAddress("127.0.0.1", bed.relay.port())
-          .sslContext(TlsContexts.forClient(pki.credentials(TestBed.A)))
-          .build();
+      ManagedChannel ch =
+          NettyChannelBuilder.forAddress("127.0.0.1", bed.relay.port())
+              .sslContext(TlsContexts.forClient(pki.credentials(TestBed.A)))
+              .build();
       try {
         ClientCall<byte[], byte[]> call = ch.newCall(TestBed.RAW_EXCHANGE, CallOptions.DEFAULT);
         CompletableFuture<Status> closed = new CompletableFuture<>();
-        call.start(new ClientCall.Listener<>() {
-          @Override
-          public void onClose(Status status, Metadata trailers) {
-            closed.complete(status);
-          }
-        }, new Metadata()); // no psi-session / psi-channel
+        call.start(
+            new ClientCall.Listener<>() {
+              @Override
+              public void onClose(Status status, Metadata trailers) {
+                closed.complete(status);
+              }
+            },
+            new Metadata()); // no psi-session / psi-channel
         Status status = closed.get(10, TimeUnit.SECONDS);
         assertEquals(Status.Code.INVALID_ARGUMENT, status.getCode());
-        assertTrue(status.getDescription().contains("missing header psi-session"), status.toString());
+        assertTrue(
+            status.getDescription().contains("missing header psi-session"), status.toString());
       } finally {
         ch.shutdownNow();
       }

@@ -50,17 +50,23 @@ class PartyCredentialsTest {
     assertEquals(a.certificate(), a.chain().get(0));
     assertEquals(a.trustedCas().get(0), a.chain().get(1));
     assertEquals("EC", a.privateKey().getAlgorithm());
-    assertTrue(Files.readString(a.privateKeyPem()).startsWith("-----BEGIN PRIVATE KEY-----"), "PKCS#8 PEM");
-    assertEquals("rw-------", PosixFilePermissions.toString(Files.getPosixFilePermissions(a.privateKeyPem())));
+    assertTrue(
+        Files.readString(a.privateKeyPem()).startsWith("-----BEGIN PRIVATE KEY-----"),
+        "PKCS#8 PEM");
+    assertEquals(
+        "rw-------",
+        PosixFilePermissions.toString(Files.getPosixFilePermissions(a.privateKeyPem())));
 
     X509Certificate cert = a.certificate();
     cert.checkValidity();
     long now = System.currentTimeMillis();
     assertTrue(cert.getNotBefore().getTime() <= now - 3_500_000L, "back-dated about an hour");
     assertTrue(cert.getNotAfter().getTime() >= now + 6 * 86_400_000L, "valid for about a week");
-    assertTrue(cert.getExtendedKeyUsage().containsAll(List.of("1.3.6.1.5.5.7.3.1", "1.3.6.1.5.5.7.3.2")),
+    assertTrue(
+        cert.getExtendedKeyUsage().containsAll(List.of("1.3.6.1.5.5.7.3.1", "1.3.6.1.5.5.7.3.2")),
         "server and client auth");
-    assertEquals(List.of(List.of(2, "localhost"), List.of(7, "127.0.0.1")),
+    assertEquals(
+        List.of(List.of(2, "localhost"), List.of(7, "127.0.0.1")),
         cert.getSubjectAlternativeNames().stream().map(l -> List.copyOf(l)).toList());
   }
 
@@ -74,16 +80,21 @@ class PartyCredentialsTest {
   @Test
   void verifyPeerRejectsTheWrongName() {
     PartyCredentials a = pki.credentials("party-a");
-    BridgeException e = assertThrows(BridgeException.class,
-        () -> a.verifyPeer(pki.credentials("party-b").certificate(), "party-c"));
-    assertTrue(e.getMessage().contains("'party-b'") && e.getMessage().contains("'party-c'"), e.getMessage());
+    BridgeException e =
+        assertThrows(
+            BridgeException.class,
+            () -> a.verifyPeer(pki.credentials("party-b").certificate(), "party-c"));
+    assertTrue(
+        e.getMessage().contains("'party-b'") && e.getMessage().contains("'party-c'"),
+        e.getMessage());
   }
 
   @Test
   void verifyPeerRejectsAnUntrustedCa() {
     PartyCredentials b = pki.credentials("party-b");
     X509Certificate impostor = other.credentials("party-a").certificate(); // right CN, wrong CA
-    BridgeException e = assertThrows(BridgeException.class, () -> b.verifyPeer(impostor, "party-a"));
+    BridgeException e =
+        assertThrows(BridgeException.class, () -> b.verifyPeer(impostor, "party-a"));
     assertTrue(e.getMessage().contains("not signed by a trusted CA"), e.getMessage());
   }
 
@@ -92,15 +103,25 @@ class PartyCredentialsTest {
     KeyPair keys = KeyPairGenerator.getInstance("EC").generateKeyPair();
     X500Name name = new X500Name("CN=party-old");
     long day = 86_400_000L;
-    X509Certificate expired = new JcaX509CertificateConverter().getCertificate(new JcaX509v3CertificateBuilder(
-        name, BigInteger.TEN, new Date(System.currentTimeMillis() - 10 * day), new Date(System.currentTimeMillis() - day),
-        name, keys.getPublic()).build(new JcaContentSignerBuilder("SHA256withECDSA").build(keys.getPrivate())));
+    X509Certificate expired =
+        new JcaX509CertificateConverter()
+            .getCertificate(
+                new JcaX509v3CertificateBuilder(
+                        name,
+                        BigInteger.TEN,
+                        new Date(System.currentTimeMillis() - 10 * day),
+                        new Date(System.currentTimeMillis() - day),
+                        name,
+                        keys.getPublic())
+                    .build(
+                        new JcaContentSignerBuilder("SHA256withECDSA").build(keys.getPrivate())));
     Path certFile = otherDir.resolve("old.pem");
     PemFiles.writeCertificates(certFile, List.of(expired));
     Path keyFile = otherDir.resolve("old.key");
     PemFiles.writePrivateKey(keyFile, keys.getPrivate());
     PartyCredentials self = PartyCredentials.load(certFile, keyFile, certFile);
-    BridgeException e = assertThrows(BridgeException.class, () -> self.verifyPeer(expired, "party-old"));
+    BridgeException e =
+        assertThrows(BridgeException.class, () -> self.verifyPeer(expired, "party-old"));
     assertTrue(e.getMessage().contains("expired"), e.getMessage());
   }
 
@@ -110,9 +131,17 @@ class PartyCredentialsTest {
     generator.initialize(2048);
     KeyPair keys = generator.generateKeyPair();
     X500Name name = new X500Name("CN=party-rsa");
-    X509Certificate cert = new JcaX509CertificateConverter().getCertificate(new JcaX509v3CertificateBuilder(
-        name, BigInteger.TWO, new Date(System.currentTimeMillis() - 60_000), new Date(System.currentTimeMillis() + 86_400_000L),
-        name, keys.getPublic()).build(new JcaContentSignerBuilder("SHA256withRSA").build(keys.getPrivate())));
+    X509Certificate cert =
+        new JcaX509CertificateConverter()
+            .getCertificate(
+                new JcaX509v3CertificateBuilder(
+                        name,
+                        BigInteger.TWO,
+                        new Date(System.currentTimeMillis() - 60_000),
+                        new Date(System.currentTimeMillis() + 86_400_000L),
+                        name,
+                        keys.getPublic())
+                    .build(new JcaContentSignerBuilder("SHA256withRSA").build(keys.getPrivate())));
     Path certFile = otherDir.resolve("rsa.pem");
     Path keyFile = otherDir.resolve("rsa.key");
     PemFiles.writeCertificates(certFile, List.of(cert));
@@ -125,20 +154,31 @@ class PartyCredentialsTest {
 
   @Test
   void loadRejectsAKeyOfAnotherCertificate() {
-    IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> PartyCredentials.load(
-        dir.resolve("party-a.pem"), dir.resolve("party-b.key"), pki.caCertificate()));
-    assertTrue(e.getMessage().contains("does not belong to the certificate of 'party-a'"), e.getMessage());
+    IllegalArgumentException e =
+        assertThrows(
+            IllegalArgumentException.class,
+            () ->
+                PartyCredentials.load(
+                    dir.resolve("party-a.pem"), dir.resolve("party-b.key"), pki.caCertificate()));
+    assertTrue(
+        e.getMessage().contains("does not belong to the certificate of 'party-a'"), e.getMessage());
   }
 
   @Test
   void loadRejectsFilesWithoutPem() throws Exception {
     Path junk = otherDir.resolve("junk.pem");
     Files.writeString(junk, "not a certificate\n");
-    IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
-        () -> PartyCredentials.load(junk, dir.resolve("party-a.key"), pki.caCertificate()));
-    assertTrue(e.getMessage().contains("no PEM certificate") && e.getMessage().contains("junk.pem"), e.getMessage());
-    IllegalArgumentException k = assertThrows(IllegalArgumentException.class,
-        () -> PartyCredentials.load(dir.resolve("party-a.pem"), junk, pki.caCertificate()));
+    IllegalArgumentException e =
+        assertThrows(
+            IllegalArgumentException.class,
+            () -> PartyCredentials.load(junk, dir.resolve("party-a.key"), pki.caCertificate()));
+    assertTrue(
+        e.getMessage().contains("no PEM certificate") && e.getMessage().contains("junk.pem"),
+        e.getMessage());
+    IllegalArgumentException k =
+        assertThrows(
+            IllegalArgumentException.class,
+            () -> PartyCredentials.load(dir.resolve("party-a.pem"), junk, pki.caCertificate()));
     assertTrue(k.getMessage().contains("no PEM private key"), k.getMessage());
   }
 
@@ -152,7 +192,8 @@ class PartyCredentialsTest {
     String serialized = bytes.toString(java.nio.charset.StandardCharsets.ISO_8859_1);
     assertTrue(!serialized.contains("PRIVATE"), "no key material in the serialized form");
     PartyCredentials copy;
-    try (ObjectInputStream in = new ObjectInputStream(new ByteArrayInputStream(bytes.toByteArray()))) {
+    try (ObjectInputStream in =
+        new ObjectInputStream(new ByteArrayInputStream(bytes.toByteArray()))) {
       copy = (PartyCredentials) in.readObject();
     }
     assertEquals("party-a", copy.partyName());
@@ -162,12 +203,14 @@ class PartyCredentialsTest {
 
   @Test
   void configsSerializeForFlink() throws Exception {
-    BridgeClientConfig config = BridgeClientConfig.defaults("relay.example", 7443, pki.credentials("party-a"));
+    BridgeClientConfig config =
+        BridgeClientConfig.defaults("relay.example", 7443, pki.credentials("party-a"));
     ByteArrayOutputStream bytes = new ByteArrayOutputStream();
     try (ObjectOutputStream out = new ObjectOutputStream(bytes)) {
       out.writeObject(config);
     }
-    try (ObjectInputStream in = new ObjectInputStream(new ByteArrayInputStream(bytes.toByteArray()))) {
+    try (ObjectInputStream in =
+        new ObjectInputStream(new ByteArrayInputStream(bytes.toByteArray()))) {
       BridgeClientConfig copy = (BridgeClientConfig) in.readObject();
       assertEquals(config.host(), copy.host());
       assertEquals(config.idleTimeout(), copy.idleTimeout());

@@ -37,8 +37,10 @@ class SecurityTest {
   @TempDir static Path dir;
   @TempDir static Path otherDir;
   private static ThrowawayPki pki;
+
   /** Another CA, unknown to the relay. */
   private static ThrowawayPki stranger;
+
   private final ExecutorService pool = Executors.newCachedThreadPool();
 
   @BeforeAll
@@ -56,9 +58,13 @@ class SecurityTest {
   void clientCertificateFromAnUntrustedCaIsRejected() throws Exception {
     try (TestBed bed = new TestBed(pki)) {
       // Same CN as an allowed party, but signed by another CA; it does trust the relay's CA.
-      PartyCredentials impostor = PartyCredentials.load(otherDir.resolve("party-a.pem"),
-          otherDir.resolve("party-a.key"), pki.caCertificate());
-      BridgeClient client = bed.client(impostor, c -> c.withPairTimeout(java.time.Duration.ofSeconds(5)));
+      PartyCredentials impostor =
+          PartyCredentials.load(
+              otherDir.resolve("party-a.pem"),
+              otherDir.resolve("party-a.key"),
+              pki.caCertificate());
+      BridgeClient client =
+          bed.client(impostor, c -> c.withPairTimeout(java.time.Duration.ofSeconds(5)));
       BridgeException e = assertThrows(BridgeException.class, () -> client.open("s", "c"));
       System.out.println("untrusted client certificate: " + e.getMessage());
       assertTrue(mentionsTls(e), e.getMessage());
@@ -70,8 +76,9 @@ class SecurityTest {
   void relayCertificateFromAnUntrustedCaIsRejected() throws Exception {
     try (TestBed bed = new TestBed(pki)) {
       // A genuine party-a certificate, but the client only trusts the other CA.
-      PartyCredentials self = PartyCredentials.load(dir.resolve("party-a.pem"), dir.resolve("party-a.key"),
-          stranger.caCertificate());
+      PartyCredentials self =
+          PartyCredentials.load(
+              dir.resolve("party-a.pem"), dir.resolve("party-a.key"), stranger.caCertificate());
       BridgeClient client = bed.client(self, c -> c);
       BridgeException e = assertThrows(BridgeException.class, () -> client.open("s", "c"));
       System.out.println("untrusted relay certificate: " + e.getMessage());
@@ -104,8 +111,11 @@ class SecurityTest {
       // Meanwhile: random bytes and an HTTP/1 request (the relay must hang up), and a truncated TLS
       // record (the relay waits for the rest until its handshake timeout) on raw connections.
       try (Socket random = junkConnection(bed, randomBytes(64 * 1024));
-          Socket http = junkConnection(bed, "GET / HTTP/1.1\r\nHost: x\r\n\r\n".getBytes(StandardCharsets.US_ASCII));
-          Socket truncated = junkConnection(bed, new byte[] {0x16, 0x03, 0x01, 0x7f, (byte) 0xff, 1, 2, 3})) {
+          Socket http =
+              junkConnection(
+                  bed, "GET / HTTP/1.1\r\nHost: x\r\n\r\n".getBytes(StandardCharsets.US_ASCII));
+          Socket truncated =
+              junkConnection(bed, new byte[] {0x16, 0x03, 0x01, 0x7f, (byte) 0xff, 1, 2, 3})) {
         assertClosedByRelay(random.getInputStream());
         assertClosedByRelay(http.getInputStream());
         assertEquals(sent.get(20, TimeUnit.SECONDS), received.get(20, TimeUnit.SECONDS));
@@ -129,19 +139,22 @@ class SecurityTest {
   @Test
   void plaintextGrpcClientFailsCleanly() throws Exception {
     try (TestBed bed = new TestBed(pki)) {
-      ManagedChannel plain = NettyChannelBuilder.forAddress("127.0.0.1", bed.relay.port()).usePlaintext().build();
+      ManagedChannel plain =
+          NettyChannelBuilder.forAddress("127.0.0.1", bed.relay.port()).usePlaintext().build();
       try {
         ClientCall<byte[], byte[]> call = plain.newCall(TestBed.RAW_EXCHANGE, CallOptions.DEFAULT);
         CompletableFuture<Status> closed = new CompletableFuture<>();
         Metadata headers = new Metadata();
         headers.put(BridgeProtocol.SESSION, "s");
         headers.put(BridgeProtocol.CHANNEL, "c");
-        call.start(new ClientCall.Listener<>() {
-          @Override
-          public void onClose(Status status, Metadata trailers) {
-            closed.complete(status);
-          }
-        }, headers);
+        call.start(
+            new ClientCall.Listener<>() {
+              @Override
+              public void onClose(Status status, Metadata trailers) {
+                closed.complete(status);
+              }
+            },
+            headers);
         call.request(1);
         call.sendMessage(Frames.data(new byte[] {1, 2, 3}, 0, 3).toByteArray());
         Status status = closed.get(10, TimeUnit.SECONDS);
@@ -152,7 +165,8 @@ class SecurityTest {
         plain.shutdownNow();
       }
       assertEquals(0, bed.relay.stats().streamsOpened());
-      BridgeStream[] s = StreamIo.openPair(pool, bed.client(TestBed.A), bed.client(TestBed.B), "s", "c");
+      BridgeStream[] s =
+          StreamIo.openPair(pool, bed.client(TestBed.A), bed.client(TestBed.B), "s", "c");
       assertEquals(0, s[0].attempt());
       s[0].close();
       s[1].close();
@@ -184,7 +198,10 @@ class SecurityTest {
     return b;
   }
 
-  /** The relay must hang up on garbage rather than keep the connection (it may first send a TLS alert). */
+  /**
+   * The relay must hang up on garbage rather than keep the connection (it may first send a TLS
+   * alert).
+   */
   private static void assertClosedByRelay(InputStream in) throws Exception {
     byte[] buf = new byte[4096];
     long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);

@@ -15,15 +15,20 @@ import java.util.concurrent.TimeUnit;
 final class StreamIo {
   private StreamIo() {}
 
-  /** Opens the same (session, channel) from both clients at once; returns {a's stream, b's stream}. */
-  static BridgeStream[] openPair(ExecutorService pool, BridgeClient a, BridgeClient b, String session, String channel)
+  /**
+   * Opens the same (session, channel) from both clients at once; returns {a's stream, b's stream}.
+   */
+  static BridgeStream[] openPair(
+      ExecutorService pool, BridgeClient a, BridgeClient b, String session, String channel)
       throws Exception {
     Future<BridgeStream> fa = pool.submit(() -> a.open(session, channel));
     BridgeStream sb = b.open(session, channel);
     return new BridgeStream[] {fa.get(30, TimeUnit.SECONDS), sb};
   }
 
-  /** Sends {@code frames} deterministic frames, then FINISH; returns the SHA-256 of everything sent. */
+  /**
+   * Sends {@code frames} deterministic frames, then FINISH; returns the SHA-256 of everything sent.
+   */
   static Callable<String> sender(BridgeStream s, long seed, int frames, int size) {
     return () -> {
       MessageDigest sha = TestBed.sha256();
@@ -37,7 +42,10 @@ final class StreamIo {
     };
   }
 
-  /** Receives until FINISH, checking each frame's boundary and content; returns the SHA-256 of everything received. */
+  /**
+   * Receives until FINISH, checking each frame's boundary and content; returns the SHA-256 of
+   * everything received.
+   */
   static Callable<String> receiver(BridgeStream s, long seed, int frames, int size) {
     return () -> {
       MessageDigest sha = TestBed.sha256();

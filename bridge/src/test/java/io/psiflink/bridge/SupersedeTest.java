@@ -69,7 +69,8 @@ class SupersedeTest {
       BridgeStream[] old = StreamIo.openPair(pool, a, b, "s", "c");
       assertEquals(0, old[0].attempt());
 
-      Future<BridgeStream> restarted = pool.submit(() -> a.open("s", "c")); // e.g. a's task restarted
+      Future<BridgeStream> restarted =
+          pool.submit(() -> a.open("s", "c")); // e.g. a's task restarted
       BridgeException own = assertThrows(BridgeException.class, old[0]::receive);
       assertFalse(own instanceof BridgePeerException);
       assertMentions(own, "superseded by a newer stream of the same party", "attempt 0");

@@ -6,12 +6,12 @@ import io.grpc.ManagedChannel;
 import io.grpc.Metadata;
 import io.grpc.MethodDescriptor;
 import io.grpc.Status;
+import io.grpc.netty.shaded.io.grpc.netty.NettyChannelBuilder;
 import io.psiflink.bridge.proto.v1.BridgeGrpc;
 import io.psiflink.bridge.proto.v1.Frame;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
-import io.grpc.netty.shaded.io.grpc.netty.NettyChannelBuilder;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.util.ArrayList;
@@ -25,11 +25,15 @@ import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.function.UnaryOperator;
 
-/** A relay on loopback with mutual TLS from a throwaway PKI, plus the clients a test connects; closes them all. */
+/**
+ * A relay on loopback with mutual TLS from a throwaway PKI, plus the clients a test connects;
+ * closes them all.
+ */
 final class TestBed implements AutoCloseable {
   static final String RELAY = "relay";
   static final String A = "party-a";
   static final String B = "party-b";
+
   /** Trusted by the CA, but not allowed on the relay. */
   static final String X = "party-x";
 
@@ -50,35 +54,43 @@ final class TestBed implements AutoCloseable {
   }
 
   /** With the sessions' certificate pins the relay checks (null: none). */
-  TestBed(ThrowawayPki pki, UnaryOperator<RelayConfig> tweak, SessionPins pins) throws BridgeException {
+  TestBed(ThrowawayPki pki, UnaryOperator<RelayConfig> tweak, SessionPins pins)
+      throws BridgeException {
     this.pki = pki;
-    this.relay = BridgeRelay.start(tweak.apply(RelayConfig.defaults(pki.credentials(RELAY), Set.of(A, B))),
-        pins);
+    this.relay =
+        BridgeRelay.start(
+            tweak.apply(RelayConfig.defaults(pki.credentials(RELAY), Set.of(A, B))), pins);
   }
 
   BridgeClient client(String party) throws BridgeException {
     return client(pki.credentials(party), c -> c);
   }
 
-  BridgeClient client(String party, UnaryOperator<BridgeClientConfig> tweak) throws BridgeException {
+  BridgeClient client(String party, UnaryOperator<BridgeClientConfig> tweak)
+      throws BridgeException {
     return client(pki.credentials(party), tweak);
   }
 
-  BridgeClient client(PartyCredentials self, UnaryOperator<BridgeClientConfig> tweak) throws BridgeException {
-    BridgeClient client = BridgeClient.connect(tweak.apply(BridgeClientConfig.defaults("127.0.0.1", relay.port(), self)));
+  BridgeClient client(PartyCredentials self, UnaryOperator<BridgeClientConfig> tweak)
+      throws BridgeException {
+    BridgeClient client =
+        BridgeClient.connect(
+            tweak.apply(BridgeClientConfig.defaults("127.0.0.1", relay.port(), self)));
     toClose.add(client);
     return client;
   }
 
   /** A raw gRPC call on the Exchange method, bypassing BridgeClient, to send arbitrary frames. */
   RawCall rawCall(String party, String session, String channel) throws BridgeException {
-    ManagedChannel ch = NettyChannelBuilder.forAddress("127.0.0.1", relay.port())
-        .sslContext(TlsContexts.forClient(pki.credentials(party)))
-        .build();
-    toClose.add(() -> {
-      ch.shutdownNow();
-      ch.awaitTermination(5, TimeUnit.SECONDS);
-    });
+    ManagedChannel ch =
+        NettyChannelBuilder.forAddress("127.0.0.1", relay.port())
+            .sslContext(TlsContexts.forClient(pki.credentials(party)))
+            .build();
+    toClose.add(
+        () -> {
+          ch.shutdownNow();
+          ch.awaitTermination(5, TimeUnit.SECONDS);
+        });
     return new RawCall(ch, session, channel);
   }
 
@@ -90,8 +102,12 @@ final class TestBed implements AutoCloseable {
     relay.close();
   }
 
-  /** Waits (up to 5 s) until the relay's stats satisfy {@code condition}, instead of sleeping a fixed time. */
-  static void awaitStats(BridgeRelay relay, java.util.function.Predicate<RelayStats> condition, String what)
+  /**
+   * Waits (up to 5 s) until the relay's stats satisfy {@code condition}, instead of sleeping a
+   * fixed time.
+   */
+  static void awaitStats(
+      BridgeRelay relay, java.util.function.Predicate<RelayStats> condition, String what)
       throws InterruptedException {
     long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
     while (!condition.test(relay.stats()) && System.nanoTime() < deadline) {
@@ -162,17 +178,19 @@ final class TestBed implements AutoCloseable {
       Metadata headers = new Metadata();
       headers.put(BridgeProtocol.SESSION, session);
       headers.put(BridgeProtocol.CHANNEL, channelName);
-      call.start(new ClientCall.Listener<>() {
-        @Override
-        public void onMessage(byte[] message) {
-          received.add(message);
-        }
+      call.start(
+          new ClientCall.Listener<>() {
+            @Override
+            public void onMessage(byte[] message) {
+              received.add(message);
+            }
 
-        @Override
-        public void onClose(Status status, Metadata trailers) {
-          closed.complete(status);
-        }
-      }, headers);
+            @Override
+            public void onClose(Status status, Metadata trailers) {
+              closed.complete(status);
+            }
+          },
+          headers);
       call.request(100);
     }
 

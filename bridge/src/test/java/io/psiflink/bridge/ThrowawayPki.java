@@ -40,16 +40,17 @@ import org.bouncycastle.operator.OperatorCreationException;
 import org.bouncycastle.operator.jcajce.JcaContentSignerBuilder;
 
 /**
- * A throwaway CA and party certificates (ECDSA P-256) for local runs and tests. Never use these
- * for real data exchanges: the CA key only lives in memory and is discarded.
+ * A throwaway CA and party certificates (ECDSA P-256) for local runs and tests. Never use these for
+ * real data exchanges: the CA key only lives in memory and is discarded.
  *
- * <p>Writes {@code dir/ca.pem}, and per name {@code dir/<name>.pem} (leaf then CA) and
- * {@code dir/<name>.key} (PKCS#8, mode 600). Certificates have CN=name, SAN DNS localhost and IP
+ * <p>Writes {@code dir/ca.pem}, and per name {@code dir/<name>.pem} (leaf then CA) and {@code
+ * dir/<name>.key} (PKCS#8, mode 600). Certificates have CN=name, SAN DNS localhost and IP
  * 127.0.0.1, are valid from one hour ago for seven days, and allow TLS server and client auth.
  */
 public final class ThrowawayPki {
   private static final Pattern NAME = Pattern.compile("[A-Za-z0-9][A-Za-z0-9._-]{0,63}");
-  private static final Duration BACKDATE = Duration.ofHours(1); // tolerate clock skew between machines
+  private static final Duration BACKDATE =
+      Duration.ofHours(1); // tolerate clock skew between machines
   private static final Duration VALIDITY = Duration.ofDays(7);
 
   private final Path caCertificate;
@@ -63,13 +64,15 @@ public final class ThrowawayPki {
   /**
    * Creates the CA and one certificate per name in {@code dir} (created if missing).
    *
-   * @throws IllegalArgumentException if a name is not a plain file name ([A-Za-z0-9._-], up to 64 characters)
+   * @throws IllegalArgumentException if a name is not a plain file name ([A-Za-z0-9._-], up to 64
+   *     characters)
    * @throws UncheckedIOException if the files cannot be written
    */
   public static ThrowawayPki create(Path dir, String... names) {
     for (String name : names) {
       if (name == null || !NAME.matcher(name).matches()) {
-        throw new IllegalArgumentException("party name '" + name + "' must match " + NAME.pattern());
+        throw new IllegalArgumentException(
+            "party name '" + name + "' must match " + NAME.pattern());
       }
     }
     try {
@@ -81,13 +84,20 @@ public final class ThrowawayPki {
       JcaX509ExtensionUtils extensions = new JcaX509ExtensionUtils();
 
       KeyPair caKeys = newKeyPair(random);
-      // A distinct CA name per PKI, so that errors about a foreign CA are not mistaken for a bad signature.
-      X500Name caName = cn("psi-flink throwaway CA " + Long.toHexString(random.nextLong() & 0xffffffffL));
-      X509v3CertificateBuilder ca = new JcaX509v3CertificateBuilder(caName, serial(random), notBefore, notAfter,
-          caName, caKeys.getPublic());
+      // A distinct CA name per PKI, so that errors about a foreign CA are not mistaken for a bad
+      // signature.
+      X500Name caName =
+          cn("psi-flink throwaway CA " + Long.toHexString(random.nextLong() & 0xffffffffL));
+      X509v3CertificateBuilder ca =
+          new JcaX509v3CertificateBuilder(
+              caName, serial(random), notBefore, notAfter, caName, caKeys.getPublic());
       ca.addExtension(Extension.basicConstraints, true, new BasicConstraints(0));
-      ca.addExtension(Extension.keyUsage, true, new KeyUsage(KeyUsage.keyCertSign | KeyUsage.cRLSign));
-      ca.addExtension(Extension.subjectKeyIdentifier, false, extensions.createSubjectKeyIdentifier(caKeys.getPublic()));
+      ca.addExtension(
+          Extension.keyUsage, true, new KeyUsage(KeyUsage.keyCertSign | KeyUsage.cRLSign));
+      ca.addExtension(
+          Extension.subjectKeyIdentifier,
+          false,
+          extensions.createSubjectKeyIdentifier(caKeys.getPublic()));
       X509Certificate caCert = sign(ca, caKeys);
       Path caPath = dir.resolve("ca.pem");
       PemFiles.writeCertificates(caPath, List.of(caCert));
@@ -95,8 +105,9 @@ public final class ThrowawayPki {
       Map<String, PartyCredentials> parties = new LinkedHashMap<>();
       for (String name : names) {
         KeyPair keys = newKeyPair(random);
-        X509v3CertificateBuilder leaf = new JcaX509v3CertificateBuilder(caCert, serial(random), notBefore, notAfter,
-            cn(name), keys.getPublic());
+        X509v3CertificateBuilder leaf =
+            new JcaX509v3CertificateBuilder(
+                caCert, serial(random), notBefore, notAfter, cn(name), keys.getPublic());
         addLeafExtensions(leaf, keys.getPublic(), caCert, extensions);
         X509Certificate cert = sign(leaf, caKeys);
         Path certPath = dir.resolve(name + ".pem");
@@ -107,7 +118,8 @@ public final class ThrowawayPki {
       }
       return new ThrowawayPki(caPath, Map.copyOf(parties));
     } catch (IOException e) {
-      throw new UncheckedIOException("cannot write throwaway PKI to " + dir + ": " + e.getMessage(), e);
+      throw new UncheckedIOException(
+          "cannot write throwaway PKI to " + dir + ": " + e.getMessage(), e);
     } catch (GeneralSecurityException | OperatorCreationException e) {
       throw new IllegalStateException("cannot generate throwaway PKI: " + e.getMessage(), e);
     }
@@ -117,7 +129,8 @@ public final class ThrowawayPki {
   public PartyCredentials credentials(String name) {
     PartyCredentials c = parties.get(name);
     if (c == null) {
-      throw new IllegalArgumentException("no certificate for '" + name + "' in this PKI; it has " + parties.keySet());
+      throw new IllegalArgumentException(
+          "no certificate for '" + name + "' in this PKI; it has " + parties.keySet());
     }
     return c;
   }
@@ -127,21 +140,37 @@ public final class ThrowawayPki {
     return caCertificate;
   }
 
-  private static void addLeafExtensions(X509v3CertificateBuilder leaf, PublicKey key, X509Certificate caCert,
-      JcaX509ExtensionUtils extensions) throws CertIOException, GeneralSecurityException {
+  private static void addLeafExtensions(
+      X509v3CertificateBuilder leaf,
+      PublicKey key,
+      X509Certificate caCert,
+      JcaX509ExtensionUtils extensions)
+      throws CertIOException, GeneralSecurityException {
     leaf.addExtension(Extension.basicConstraints, true, new BasicConstraints(false));
     leaf.addExtension(Extension.keyUsage, true, new KeyUsage(KeyUsage.digitalSignature));
-    leaf.addExtension(Extension.extendedKeyUsage, false,
-        new ExtendedKeyUsage(new KeyPurposeId[] {KeyPurposeId.id_kp_serverAuth, KeyPurposeId.id_kp_clientAuth}));
+    leaf.addExtension(
+        Extension.extendedKeyUsage,
+        false,
+        new ExtendedKeyUsage(
+            new KeyPurposeId[] {KeyPurposeId.id_kp_serverAuth, KeyPurposeId.id_kp_clientAuth}));
     try {
-      leaf.addExtension(Extension.subjectAlternativeName, false, new GeneralNames(new GeneralName[] {
-          new GeneralName(GeneralName.dNSName, "localhost"),
-          new GeneralName(GeneralName.iPAddress, new DEROctetString(InetAddress.getByName("127.0.0.1").getAddress()))}));
+      leaf.addExtension(
+          Extension.subjectAlternativeName,
+          false,
+          new GeneralNames(
+              new GeneralName[] {
+                new GeneralName(GeneralName.dNSName, "localhost"),
+                new GeneralName(
+                    GeneralName.iPAddress,
+                    new DEROctetString(InetAddress.getByName("127.0.0.1").getAddress()))
+              }));
     } catch (IOException e) {
       throw new CertIOException("cannot encode subject alternative names", e);
     }
-    leaf.addExtension(Extension.subjectKeyIdentifier, false, extensions.createSubjectKeyIdentifier(key));
-    leaf.addExtension(Extension.authorityKeyIdentifier, false, extensions.createAuthorityKeyIdentifier(caCert));
+    leaf.addExtension(
+        Extension.subjectKeyIdentifier, false, extensions.createSubjectKeyIdentifier(key));
+    leaf.addExtension(
+        Extension.authorityKeyIdentifier, false, extensions.createAuthorityKeyIdentifier(caCert));
   }
 
   private static KeyPair newKeyPair(SecureRandom random) throws GeneralSecurityException {
@@ -153,7 +182,9 @@ public final class ThrowawayPki {
   private static X509Certificate sign(X509v3CertificateBuilder builder, KeyPair issuer)
       throws OperatorCreationException, GeneralSecurityException {
     return new JcaX509CertificateConverter()
-        .getCertificate(builder.build(new JcaContentSignerBuilder("SHA256withECDSA").build(issuer.getPrivate())));
+        .getCertificate(
+            builder.build(
+                new JcaContentSignerBuilder("SHA256withECDSA").build(issuer.getPrivate())));
   }
 
   private static X500Name cn(String name) {
@@ -161,6 +192,7 @@ public final class ThrowawayPki {
   }
 
   private static BigInteger serial(SecureRandom random) {
-    return new BigInteger(127, random).add(BigInteger.ONE); // positive, unique with overwhelming probability
+    return new BigInteger(127, random)
+        .add(BigInteger.ONE); // positive, unique with overwhelming probability
   }
 }

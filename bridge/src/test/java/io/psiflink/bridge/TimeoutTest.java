@@ -35,7 +35,8 @@ class TimeoutTest {
     try (TestBed bed = new TestBed(pki)) {
       BridgeClient a = bed.client(TestBed.A, c -> c.withPairTimeout(Duration.ofMillis(800)));
       long start = System.nanoTime();
-      BridgeTimeoutException e = assertThrows(BridgeTimeoutException.class, () -> a.open("lonely", "bin-4"));
+      BridgeTimeoutException e =
+          assertThrows(BridgeTimeoutException.class, () -> a.open("lonely", "bin-4"));
       long ms = elapsedMs(start);
       assertTrue(ms >= 750 && ms < 5000, "took " + ms + " ms");
       assertMentions(e, "lonely", "bin-4", "800 ms");
@@ -48,7 +49,8 @@ class TimeoutTest {
     try (TestBed bed = new TestBed(pki, c -> c.withPairTimeout(Duration.ofMillis(700)))) {
       BridgeClient a = bed.client(TestBed.A);
       long start = System.nanoTime();
-      BridgeTimeoutException e = assertThrows(BridgeTimeoutException.class, () -> a.open("lonely", "bin-5"));
+      BridgeTimeoutException e =
+          assertThrows(BridgeTimeoutException.class, () -> a.open("lonely", "bin-5"));
       long ms = elapsedMs(start);
       assertTrue(ms >= 650 && ms < 5000, "took " + ms + " ms");
       assertMentions(e, "peer did not open stream", "lonely", "bin-5", "700 ms");
@@ -81,7 +83,8 @@ class TimeoutTest {
 
   static void assertMentions(Exception e, String... parts) {
     for (String part : parts) {
-      assertTrue(e.getMessage() != null && e.getMessage().contains(part),
+      assertTrue(
+          e.getMessage() != null && e.getMessage().contains(part),
           "message should mention '" + part + "': " + e.getMessage());
     }
   }

@@ -59,7 +59,8 @@ class TransferTest {
       assertEquals(aSent.get(), bReceived.get(), "a -> b content");
       assertEquals(bSent.get(), aReceived.get(), "b -> a content");
       assertEquals(StreamIo.expectedSha(1, frames, MIB), aSent.get());
-      System.out.printf("64 MiB relayed in %d ms%n", TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start));
+      System.out.printf(
+          "64 MiB relayed in %d ms%n", TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start));
 
       long total = (long) frames * MIB;
       assertEquals(total, sa.bytesSent());
@@ -79,12 +80,14 @@ class TransferTest {
   @Test
   void emptyFramesAndEmptyStreamsKeepTheirMeaning() throws Exception {
     try (TestBed bed = new TestBed(pki)) {
-      BridgeStream[] s = StreamIo.openPair(pool, bed.client(TestBed.A), bed.client(TestBed.B), "s", "control");
+      BridgeStream[] s =
+          StreamIo.openPair(pool, bed.client(TestBed.A), bed.client(TestBed.B), "s", "control");
       s[0].send(new byte[0]);
       s[0].send(new byte[] {1, 2, 3}, 1, 2);
       s[0].finish();
       s[0].finish(); // idempotent
-      assertArrayEquals(new byte[0], s[1].receive(), "an empty DATA frame is not the end of the stream");
+      assertArrayEquals(
+          new byte[0], s[1].receive(), "an empty DATA frame is not the end of the stream");
       assertArrayEquals(new byte[] {2, 3}, s[1].receive());
       assertNull(s[1].receive());
       s[1].finish();
@@ -126,7 +129,8 @@ class TransferTest {
   }
 
   /** Sends frame i and reads the peer's frame i, both parties at once; returns the attempt. */
-  private static int pingPong(BridgeClient client, String channel, long mySeed, long peerSeed, int frames, int size)
+  private static int pingPong(
+      BridgeClient client, String channel, long mySeed, long peerSeed, int frames, int size)
       throws Exception {
     try (BridgeStream s = client.open("many", channel)) {
       for (int i = 0; i < frames; i++) {

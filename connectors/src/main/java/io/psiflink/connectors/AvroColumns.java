@@ -1,7 +1,7 @@
 package io.psiflink.connectors;
 
-import io.psiflink.api.ColumnType;
 import io.psiflink.api.Column;
+import io.psiflink.api.ColumnType;
 import io.psiflink.api.TableSchema;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
@@ -24,8 +24,8 @@ import org.apache.avro.generic.GenericFixed;
  * their physical INT / BIGINT value (days, millis or micros since the epoch or midnight), uuid maps
  * to STRING; decimal, records, arrays, maps, null alone and wider unions are rejected.
  *
- * <p>Writing: a record {@code io.psiflink.JoinedRow}; each column is a field of type union
- * [null, T] with default null. Avro names must match {@code [A-Za-z_][A-Za-z0-9_]*}, so every other
+ * <p>Writing: a record {@code io.psiflink.JoinedRow}; each column is a field of type union [null,
+ * T] with default null. Avro names must match {@code [A-Za-z_][A-Za-z0-9_]*}, so every other
  * character becomes {@code _}, a leading digit gets a {@code _} prefix, and a name that then
  * collides gets {@code _2}, {@code _3}, ... appended. Every field carries the original column name
  * as the property {@value #COLUMN_PROPERTY}, which reading prefers over the field name, so names
@@ -34,6 +34,7 @@ import org.apache.avro.generic.GenericFixed;
 public final class AvroColumns {
   /** Field property holding the original column name. */
   public static final String COLUMN_PROPERTY = "psi.column";
+
   public static final String RECORD_NAME = "JoinedRow";
   public static final String RECORD_NAMESPACE = "io.psiflink";
 
@@ -63,7 +64,9 @@ public final class AvroColumns {
 
   private static ColumnType columnType(String name, Schema s) throws TableException {
     LogicalType logical = s.getLogicalType();
-    if (logical != null && s.getType() != Schema.Type.INT && s.getType() != Schema.Type.LONG
+    if (logical != null
+        && s.getType() != Schema.Type.INT
+        && s.getType() != Schema.Type.LONG
         && !logical.getName().equals("uuid")) {
       throw unsupported(name, s);
     }
@@ -80,9 +83,13 @@ public final class AvroColumns {
   }
 
   private static TableException unsupported(String name, Schema s) {
-    return new TableException("column '" + name + "' has Avro type " + s
-        + ", which is not supported: use boolean, int, long, float, double, string, bytes, enum,"
-        + " fixed or a union of null and one of these");
+    return new TableException(
+        "column '"
+            + name
+            + "' has Avro type "
+            + s
+            + ", which is not supported: use boolean, int, long, float, double, string, bytes, enum,"
+            + " fixed or a union of null and one of these");
   }
 
   /** The record schema written for rows of {@code schema}. */
@@ -108,8 +115,8 @@ public final class AvroColumns {
     StringBuilder sb = new StringBuilder(name.length() + 1);
     for (int i = 0; i < name.length(); i++) {
       char c = name.charAt(i);
-      boolean ok = (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || c == '_'
-          || (c >= '0' && c <= '9');
+      boolean ok =
+          (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || c == '_' || (c >= '0' && c <= '9');
       sb.append(ok ? c : '_');
     }
     if (sb.length() == 0 || (sb.charAt(0) >= '0' && sb.charAt(0) <= '9')) {
@@ -119,15 +126,16 @@ public final class AvroColumns {
   }
 
   private static Schema avroType(ColumnType type) {
-    return Schema.create(switch (type) {
-      case BOOLEAN -> Schema.Type.BOOLEAN;
-      case INT -> Schema.Type.INT;
-      case BIGINT -> Schema.Type.LONG;
-      case FLOAT -> Schema.Type.FLOAT;
-      case DOUBLE -> Schema.Type.DOUBLE;
-      case STRING -> Schema.Type.STRING;
-      case BYTES -> Schema.Type.BYTES;
-    });
+    return Schema.create(
+        switch (type) {
+          case BOOLEAN -> Schema.Type.BOOLEAN;
+          case INT -> Schema.Type.INT;
+          case BIGINT -> Schema.Type.LONG;
+          case FLOAT -> Schema.Type.FLOAT;
+          case DOUBLE -> Schema.Type.DOUBLE;
+          case STRING -> Schema.Type.STRING;
+          case BYTES -> Schema.Type.BYTES;
+        });
   }
 
   /**

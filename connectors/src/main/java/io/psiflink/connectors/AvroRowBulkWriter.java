@@ -92,8 +92,13 @@ public final class AvroRowBulkWriter<T> implements BulkWriter<T> {
         }
         Column c = schema.column(i);
         if (!c.type().javaClass().isInstance(v)) {
-          throw new IOException("column '" + c.name() + "': a " + v.getClass().getName()
-              + " is not a " + c.type().sqlName());
+          throw new IOException(
+              "column '"
+                  + c.name()
+                  + "': a "
+                  + v.getClass().getName()
+                  + " is not a "
+                  + c.type().sqlName());
         }
         out.writeIndex(1);
         switch (c.type()) {
@@ -111,7 +116,8 @@ public final class AvroRowBulkWriter<T> implements BulkWriter<T> {
 
   /**
    * A {@link RowCodec} encoding, column by column: presence byte to union branch, big-endian
-   * numbers to Avro's, string and bytes copied as they are (both formats carry UTF-8 with a length).
+   * numbers to Avro's, string and bytes copied as they are (both formats carry UTF-8 with a
+   * length).
    */
   private static final class EncodedDatumWriter implements DatumWriter<byte[]> {
     private final RowCodec codec;

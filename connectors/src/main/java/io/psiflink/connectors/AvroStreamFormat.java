@@ -51,17 +51,19 @@ final class AvroStreamFormat extends WholeFileFormat {
         }
       }
       if (positions[i] < 0) {
-        throw new TableException("'" + source + "' has no column '" + name + "'; its Avro schema is "
-            + writer);
+        throw new TableException(
+            "'" + source + "' has no column '" + name + "'; its Avro schema is " + writer);
       }
     }
     return positions;
   }
 
   @Override
-  public Reader<Row> createReader(Configuration config, FSDataInputStream stream, long fileLen,
-      long splitEnd) throws IOException {
-    DataFileStream<GenericRecord> records = new DataFileStream<>(stream, new GenericDatumReader<>());
+  public Reader<Row> createReader(
+      Configuration config, FSDataInputStream stream, long fileLen, long splitEnd)
+      throws IOException {
+    DataFileStream<GenericRecord> records =
+        new DataFileStream<>(stream, new GenericDatumReader<>());
     try {
       return new AvroReader(records, fieldPositions(records.getSchema(), schema, source));
     } catch (TableException e) {
@@ -94,8 +96,9 @@ final class AvroStreamFormat extends WholeFileFormat {
         }
         reuse = records.next(reuse);
       } catch (AvroRuntimeException e) {
-        throw new IOException("cannot decode Avro record " + (number + 1) + " of '" + source + "': "
-            + e.getMessage(), e);
+        throw new IOException(
+            "cannot decode Avro record " + (number + 1) + " of '" + source + "': " + e.getMessage(),
+            e);
       }
       number++;
       Row row = new Row(positions.length);
@@ -105,12 +108,12 @@ final class AvroStreamFormat extends WholeFileFormat {
         try {
           value = AvroColumns.toRowValue(reuse.get(positions[i]), c.type());
         } catch (IllegalArgumentException e) {
-          return SourceRecord.bad(source, number, "column '" + c.name() + "': " + e.getMessage(),
-              raw());
+          return SourceRecord.bad(
+              source, number, "column '" + c.name() + "': " + e.getMessage(), raw());
         }
         if (value == null && !c.nullable()) {
-          return SourceRecord.bad(source, number,
-              "column '" + c.name() + "': NULL in a NOT NULL column", raw());
+          return SourceRecord.bad(
+              source, number, "column '" + c.name() + "': NULL in a NOT NULL column", raw());
         }
         row.setField(i, value);
       }

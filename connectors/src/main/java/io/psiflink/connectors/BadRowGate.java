@@ -27,19 +27,31 @@ public final class BadRowGate {
 
   /**
    * @param counts the readers' counts ({@link SourceResult#counts})
-   * @param written the quarantine writers' counts ({@link QuarantineSink#writeFiles}), or null
-   *     when the quarantine is not written
+   * @param written the quarantine writers' counts ({@link QuarantineSink#writeFiles}), or null when
+   *     the quarantine is not written
    * @param what names the table in the message, e.g. {@code party A: table a}
    * @param quarantine where the quarantine goes (for the message), or null
    * @param consequence appended to the message, e.g. {@code ; the output was not written}
    */
-  public static DataStream<Long> check(DataStream<ReadCounts> counts, DataStream<Long> written,
-      BadRowLimit limit, String what, String quarantine, String consequence) {
-    DataStream<Long> others = written != null ? written
-        : counts.map((MapFunction<ReadCounts, Long>) c -> 0L).returns(Types.LONG)
-            .name("no quarantine");
-    return counts.connect(others)
-        .transform("check bad rows", Types.LONG,
+  public static DataStream<Long> check(
+      DataStream<ReadCounts> counts,
+      DataStream<Long> written,
+      BadRowLimit limit,
+      String what,
+      String quarantine,
+      String consequence) {
+    DataStream<Long> others =
+        written != null
+            ? written
+            : counts
+                .map((MapFunction<ReadCounts, Long>) c -> 0L)
+                .returns(Types.LONG)
+                .name("no quarantine");
+    return counts
+        .connect(others)
+        .transform(
+            "check bad rows",
+            Types.LONG,
             new Gate(limit, what, quarantine, consequence == null ? "" : consequence))
         .setParallelism(1)
         .setMaxParallelism(1);
@@ -93,12 +105,23 @@ public final class BadRowGate {
       ReadCounts t = total == null ? new ReadCounts(0, 0, 0) : total;
       long records = t.rows() + t.quarantined();
       if (limit.exceeded(t.quarantined(), records)) {
-        throw new IllegalStateException(String.format(Locale.ROOT, "%s%s: %,d of %,d records "
-            + "(%.2f%%) were quarantined (%,d of them for a NULL key), more than --max-bad-rows "
-            + "%s allows; %s%s", MARKER, what, t.quarantined(), records,
-            100.0 * t.quarantined() / Math.max(1, records), t.nullKeys(), limit,
-            quarantine == null ? "the quarantine was not written (no --quarantine)"
-                : "each is in " + quarantine + " with its reason", consequence));
+        throw new IllegalStateException(
+            String.format(
+                Locale.ROOT,
+                "%s%s: %,d of %,d records "
+                    + "(%.2f%%) were quarantined (%,d of them for a NULL key), more than --max-bad-rows "
+                    + "%s allows; %s%s",
+                MARKER,
+                what,
+                t.quarantined(),
+                records,
+                100.0 * t.quarantined() / Math.max(1, records),
+                t.nullKeys(),
+                limit,
+                quarantine == null
+                    ? "the quarantine was not written (no --quarantine)"
+                    : "each is in " + quarantine + " with its reason",
+                consequence));
       }
       output.collect(new StreamRecord<>(0L));
     }

@@ -7,8 +7,8 @@ import java.util.Locale;
  * How many bad (quarantined) rows a job tolerates before it fails: an absolute count ({@code 100})
  * or a share of the records read ({@code 1%}, {@code 0.5%}). {@code 0} tolerates none and {@code
  * 100%} any. The default is {@value #DEFAULT_TEXT}: a few stray rows in a large table are normal,
- * but a wrong delimiter, encoding or key column quarantines most rows and must not pass as a
- * small join. Immutable.
+ * but a wrong delimiter, encoding or key column quarantines most rows and must not pass as a small
+ * join. Immutable.
  *
  * @param count the largest tolerated count, or -1 when {@code percent} applies
  * @param percent the largest tolerated share in percent, or -1 when {@code count} applies
@@ -47,8 +47,11 @@ public record BadRowLimit(long count, double percent) implements Serializable {
       }
       return new BadRowLimit(n, -1);
     } catch (NumberFormatException e) {
-      throw new IllegalArgumentException("--max-bad-rows must be a count (e.g. 100) or a share "
-          + "of the rows read between 0% and 100% (e.g. 1%), not '" + text + "'");
+      throw new IllegalArgumentException(
+          "--max-bad-rows must be a count (e.g. 100) or a share "
+              + "of the rows read between 0% and 100% (e.g. 1%), not '"
+              + text
+              + "'");
     }
   }
 
@@ -63,8 +66,11 @@ public record BadRowLimit(long count, double percent) implements Serializable {
 
   @Override
   public String toString() {
-    return count >= 0 ? Long.toString(count)
-        : (percent == Math.rint(percent) ? Long.toString((long) percent)
-            : String.format(Locale.ROOT, "%s", percent)) + "%";
+    return count >= 0
+        ? Long.toString(count)
+        : (percent == Math.rint(percent)
+                ? Long.toString((long) percent)
+                : String.format(Locale.ROOT, "%s", percent))
+            + "%";
   }
 }

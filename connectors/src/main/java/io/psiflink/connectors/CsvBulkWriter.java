@@ -72,8 +72,9 @@ public final class CsvBulkWriter implements BulkWriter<Row> {
     if (text == null) {
       return;
     }
-    out.write(CsvQuoting.field(text, options.delimiter(), options.quote())
-        .getBytes(StandardCharsets.UTF_8));
+    out.write(
+        CsvQuoting.field(text, options.delimiter(), options.quote())
+            .getBytes(StandardCharsets.UTF_8));
   }
 
   private static final class Factory implements BulkWriter.Factory<Row> {

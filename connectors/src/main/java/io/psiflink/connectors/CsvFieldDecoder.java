@@ -18,8 +18,7 @@ final class CsvFieldDecoder implements FieldDecoder {
   public Row decode(Object payload) throws RejectedRecord {
     String[] fields = (String[]) payload;
     if (fields.length != schema.size()) {
-      throw new RejectedRecord(
-          "expected " + schema.size() + " fields, found " + fields.length);
+      throw new RejectedRecord("expected " + schema.size() + " fields, found " + fields.length);
     }
     Row row = new Row(schema.size());
     for (int i = 0; i < fields.length; i++) {
@@ -28,8 +27,13 @@ final class CsvFieldDecoder implements FieldDecoder {
       try {
         value = CsvValues.parse(fields[i], c.type());
       } catch (IllegalArgumentException e) {
-        throw new RejectedRecord("column '" + c.name() + "': "
-            + CsvValues.quoteForMessage(fields[i]) + " is not a " + c.type().sqlName());
+        throw new RejectedRecord(
+            "column '"
+                + c.name()
+                + "': "
+                + CsvValues.quoteForMessage(fields[i])
+                + " is not a "
+                + c.type().sqlName());
       }
       if (value == null && !c.nullable()) {
         throw new RejectedRecord("column '" + c.name() + "': NULL in a NOT NULL column");

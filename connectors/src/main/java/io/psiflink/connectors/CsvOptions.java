@@ -20,7 +20,8 @@ public record CsvOptions(char delimiter, char quote, int maxRecordBytes) impleme
     checkChar("delimiter", delimiter);
     checkChar("quote", quote);
     if (delimiter == quote) {
-      throw new IllegalArgumentException("delimiter and quote must differ, both are '" + quote + "'");
+      throw new IllegalArgumentException(
+          "delimiter and quote must differ, both are '" + quote + "'");
     }
     if (maxRecordBytes < 1024) {
       throw new IllegalArgumentException("maxRecordBytes must be at least 1024: " + maxRecordBytes);
@@ -34,7 +35,9 @@ public record CsvOptions(char delimiter, char quote, int maxRecordBytes) impleme
   private static void checkChar(String what, char c) {
     if (c >= 0x80 || c == '\r' || c == '\n') {
       throw new IllegalArgumentException(
-          "the CSV " + what + " must be an ASCII character other than CR and LF, got U+"
+          "the CSV "
+              + what
+              + " must be an ASCII character other than CR and LF, got U+"
               + String.format("%04X", (int) c));
     }
   }

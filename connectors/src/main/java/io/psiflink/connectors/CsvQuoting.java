@@ -1,12 +1,12 @@
 package io.psiflink.connectors;
 
 /**
- * The one quoting rule of every CSV psi-flink writes, the joined outputs ({@link CsvBulkWriter}) and
- * the benchmark tables (psi-tools): RFC 4180, a quoted field has its quotes doubled. A field is
+ * The one quoting rule of every CSV psi-flink writes, the joined outputs ({@link CsvBulkWriter})
+ * and the benchmark tables (psi-tools): RFC 4180, a quoted field has its quotes doubled. A field is
  * quoted exactly when it would otherwise read back differently: when it is empty (an empty string,
  * not NULL, which is the empty unquoted field), contains the delimiter, the quote, CR or LF, starts
- * or ends with a space or tab (readers that trim would change it), or starts with U+FEFF (would pass
- * for a BOM on the first line).
+ * or ends with a space or tab (readers that trim would change it), or starts with U+FEFF (would
+ * pass for a BOM on the first line).
  */
 public final class CsvQuoting {
   private CsvQuoting() {}

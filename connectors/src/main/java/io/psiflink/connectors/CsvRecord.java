@@ -19,7 +19,14 @@ public record CsvRecord(long line, String[] fields, String error, String raw) {
 
   @Override
   public String toString() {
-    return "CsvRecord[line=" + line + ", fields=" + Arrays.toString(fields) + ", error=" + error
-        + ", raw=" + raw + "]";
+    return "CsvRecord[line="
+        + line
+        + ", fields="
+        + Arrays.toString(fields)
+        + ", error="
+        + error
+        + ", raw="
+        + raw
+        + "]";
   }
 }

@@ -24,8 +24,8 @@ import java.util.Arrays;
  *   <li>A field starting with the quote character is quoted: it ends at a quote followed by the
  *       delimiter, a terminator or the end of the stream; a doubled quote inside stands for one
  *       quote; delimiters, CR and LF inside are data.
- *   <li>An unquoted empty field is {@code null} (SQL NULL); a quoted empty field ({@code ""}) is the
- *       empty string.
+ *   <li>An unquoted empty field is {@code null} (SQL NULL); a quoted empty field ({@code ""}) is
+ *       the empty string.
  *   <li>Malformed records are returned, not thrown, with {@link CsvRecord#error()} set: a quote
  *       inside an unquoted field, a character after a closing quote, a CR not followed by LF
  *       outside quotes (these three skip to the end of the physical line), an unterminated quote
@@ -51,9 +51,11 @@ public final class CsvRecordReader implements Closeable {
   private final int delimiter;
   private final int quote;
   private final int maxRecordBytes;
-  private final CharsetDecoder utf8 = StandardCharsets.UTF_8.newDecoder()
-      .onMalformedInput(CodingErrorAction.REPORT)
-      .onUnmappableCharacter(CodingErrorAction.REPORT);
+  private final CharsetDecoder utf8 =
+      StandardCharsets.UTF_8
+          .newDecoder()
+          .onMalformedInput(CodingErrorAction.REPORT)
+          .onUnmappableCharacter(CodingErrorAction.REPORT);
 
   private final byte[] buf = new byte[64 * 1024];
   private int pos;
@@ -156,7 +158,8 @@ public final class CsvRecordReader implements Closeable {
             endField();
             return finish(startLine, 2);
           } else {
-            return skipLine(startLine,
+            return skipLine(
+                startLine,
                 "unexpected character after the closing quote of field " + (fields.size() + 1));
           }
         }
@@ -222,8 +225,9 @@ public final class CsvRecordReader implements Closeable {
     rawLen += r;
     recordBytes += n;
     if (fieldLen + n > field.length) {
-      field = Arrays.copyOf(field, Math.min(Math.max(fieldLen + n, field.length * 2),
-          maxRecordBytes + 1));
+      field =
+          Arrays.copyOf(
+              field, Math.min(Math.max(fieldLen + n, field.length * 2), maxRecordBytes + 1));
     }
     System.arraycopy(buf, pos, field, fieldLen, n);
     fieldLen += n;
@@ -324,7 +328,10 @@ public final class CsvRecordReader implements Closeable {
         limit += n;
       }
     }
-    if (limit >= 3 && (buf[0] & 0xFF) == 0xEF && (buf[1] & 0xFF) == 0xBB && (buf[2] & 0xFF) == 0xBF) {
+    if (limit >= 3
+        && (buf[0] & 0xFF) == 0xEF
+        && (buf[1] & 0xFF) == 0xBB
+        && (buf[2] & 0xFF) == 0xBF) {
       pos = 3;
     }
   }

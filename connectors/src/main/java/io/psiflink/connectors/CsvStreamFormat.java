@@ -29,8 +29,9 @@ final class CsvStreamFormat extends WholeFileFormat {
   }
 
   @Override
-  public Reader<Row> createReader(Configuration config, FSDataInputStream stream, long fileLen,
-      long splitEnd) throws IOException {
+  public Reader<Row> createReader(
+      Configuration config, FSDataInputStream stream, long fileLen, long splitEnd)
+      throws IOException {
     CsvRecordReader records = new CsvRecordReader(stream, options, true);
     List<String> header;
     try {
@@ -41,8 +42,8 @@ final class CsvStreamFormat extends WholeFileFormat {
     }
     if (!header.equals(expectedHeader)) {
       records.close();
-      throw new IOException("the header of '" + source + "' is " + header + ", expected "
-          + expectedHeader);
+      throw new IOException(
+          "the header of '" + source + "' is " + header + ", expected " + expectedHeader);
     }
     return new CsvReader(records);
   }

@@ -64,8 +64,14 @@ public final class CsvValues {
       return null;
     }
     if (!type.javaClass().isInstance(value)) {
-      throw new IllegalArgumentException("a " + value.getClass().getName() + " is not a "
-          + type.sqlName() + " (expected " + type.javaClass().getSimpleName() + ")");
+      throw new IllegalArgumentException(
+          "a "
+              + value.getClass().getName()
+              + " is not a "
+              + type.sqlName()
+              + " (expected "
+              + type.javaClass().getSimpleName()
+              + ")");
     }
     return switch (type) {
       case BYTES -> Base64.getEncoder().encodeToString((byte[]) value);
@@ -91,9 +97,9 @@ public final class CsvValues {
 
   /**
    * Whether type inference may call this non-empty text a DOUBLE: a finite decimal literal. An
-   * integer literal that does not fit a long is not one (as a double it would lose digits, and
-   * such columns are usually identifiers), nor is one with a superfluous leading zero such as a
-   * ZIP code {@code 01234}, which would lose the zero.
+   * integer literal that does not fit a long is not one (as a double it would lose digits, and such
+   * columns are usually identifiers), nor is one with a superfluous leading zero such as a ZIP code
+   * {@code 01234}, which would lose the zero.
    */
   static boolean inferableDouble(String text) {
     if (!isDecimal(text) || hasLeadingZero(text)) {
@@ -172,8 +178,10 @@ public final class CsvValues {
   }
 
   /** Exact powers of ten as doubles: 10^22 is the largest. */
-  private static final double[] POW10 = {1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10,
-      1e11, 1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
+  private static final double[] POW10 = {
+    1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15, 1e16,
+    1e17, 1e18, 1e19, 1e20, 1e21, 1e22
+  };
 
   /**
    * {@code [+-]?[0-9]*\.?[0-9]*} with at most 15 digits in all, as a double; NaN when the text is
@@ -249,8 +257,8 @@ public final class CsvValues {
 
   /**
    * {@code [+-]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?}, by hand: it runs for every
-   * floating-point field read. Rejects what {@link Double#parseDouble} would also take: white space,
-   * hexadecimal, {@code d}/{@code f} suffixes.
+   * floating-point field read. Rejects what {@link Double#parseDouble} would also take: white
+   * space, hexadecimal, {@code d}/{@code f} suffixes.
    */
   static boolean isDecimal(String text) {
     int n = text.length();

@@ -1,9 +1,8 @@
 package io.psiflink.connectors;
 
-import io.psiflink.api.TableSchema;
 import io.psiflink.api.Column;
 import io.psiflink.api.ColumnType;
-
+import io.psiflink.api.TableSchema;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Deque;
@@ -45,22 +44,35 @@ public final class JdbcSource
   }
 
   /**
-   * Plans the splits and checks, with an empty query, that the table has the schema's columns
-   * with types that read as the schema's (so a mismatch fails at submission, naming the column).
+   * Plans the splits and checks, with an empty query, that the table has the schema's columns with
+   * types that read as the schema's (so a mismatch fails at submission, naming the column).
    */
   public static JdbcSource create(JdbcTable table, TableSchema schema, int parallelism)
       throws TableException {
     TableSchema actual = table.discover();
     for (Column c : schema.columns()) {
-      int i = actual.indexOf(c.name()).orElseThrow(() -> new TableException(table
-          + " has no column '" + c.name() + "'; its columns are " + actual));
+      int i =
+          actual
+              .indexOf(c.name())
+              .orElseThrow(
+                  () ->
+                      new TableException(
+                          table + " has no column '" + c.name() + "'; its columns are " + actual));
       ColumnType have = actual.column(i).type();
-      boolean fits = have == c.type() || c.type() == ColumnType.STRING
-          || (have == ColumnType.INT && c.type() == ColumnType.BIGINT)
-          || (have == ColumnType.FLOAT && c.type() == ColumnType.DOUBLE);
+      boolean fits =
+          have == c.type()
+              || c.type() == ColumnType.STRING
+              || (have == ColumnType.INT && c.type() == ColumnType.BIGINT)
+              || (have == ColumnType.FLOAT && c.type() == ColumnType.DOUBLE);
       if (!fits) {
-        throw new TableException(table + ": column '" + c.name() + "' is " + have.sqlName()
-            + ", not " + c.type().sqlName());
+        throw new TableException(
+            table
+                + ": column '"
+                + c.name()
+                + "' is "
+                + have.sqlName()
+                + ", not "
+                + c.type().sqlName());
       }
     }
     return new JdbcSource(table, schema, table.plan(parallelism));
@@ -109,8 +121,7 @@ public final class JdbcSource
   }
 
   /** Hands out the splits on request, one at a time. */
-  private static final class Enumerator
-      implements SplitEnumerator<JdbcSplit, List<JdbcSplit>> {
+  private static final class Enumerator implements SplitEnumerator<JdbcSplit, List<JdbcSplit>> {
     private final SplitEnumeratorContext<JdbcSplit> context;
     private final Deque<JdbcSplit> remaining;
 

@@ -1,7 +1,6 @@
 package io.psiflink.connectors;
 
 import io.psiflink.api.TableSchema;
-
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.util.Map;
@@ -10,11 +9,11 @@ import org.apache.flink.connector.base.source.reader.SingleThreadMultiplexSource
 import org.apache.flink.types.Row;
 
 /**
- * {@link JdbcSource}'s reader: Flink's single-fetcher reader base, with the blocking JDBC reads in a
- * {@link JdbcSplitReader} on the fetcher thread. It asks the enumerator for one split at start and
- * for the next one each time a split is done, so splits go to whichever reader is free. The records
- * arrive ready-made ({@link SourceRecord}s) and are emitted as they are. A split's state is the
- * split itself: batch only, a failed reader's split is read again from its start.
+ * {@link JdbcSource}'s reader: Flink's single-fetcher reader base, with the blocking JDBC reads in
+ * a {@link JdbcSplitReader} on the fetcher thread. It asks the enumerator for one split at start
+ * and for the next one each time a split is done, so splits go to whichever reader is free. The
+ * records arrive ready-made ({@link SourceRecord}s) and are emitted as they are. A split's state is
+ * the split itself: batch only, a failed reader's split is read again from its start.
  */
 final class JdbcSourceReader
     extends SingleThreadMultiplexSourceReaderBase<Row, Row, JdbcSplit, JdbcSplit> {
@@ -24,10 +23,16 @@ final class JdbcSourceReader
     this(context, table, schema, new SharedConnection(table));
   }
 
-  private JdbcSourceReader(SourceReaderContext context, JdbcTable table, TableSchema schema,
+  private JdbcSourceReader(
+      SourceReaderContext context,
+      JdbcTable table,
+      TableSchema schema,
       SharedConnection connection) {
-    super(() -> new JdbcSplitReader(table, schema, connection),
-        (row, output, split) -> output.collect(row), context.getConfiguration(), context);
+    super(
+        () -> new JdbcSplitReader(table, schema, connection),
+        (row, output, split) -> output.collect(row),
+        context.getConfiguration(),
+        context);
     this.connection = connection;
   }
 
@@ -63,8 +68,8 @@ final class JdbcSourceReader
   }
 
   /**
-   * The reader's one connection, opened on first use by whichever fetcher thread reads a split.
-   * The reader base shuts an idle fetcher down (between two splits) and starts a new one with a new
+   * The reader's one connection, opened on first use by whichever fetcher thread reads a split. The
+   * reader base shuts an idle fetcher down (between two splits) and starts a new one with a new
    * {@link JdbcSplitReader} for the next split; keeping the connection here, not in the split
    * reader, keeps one connection per reader for all its splits. Only one fetcher reads at a time.
    */

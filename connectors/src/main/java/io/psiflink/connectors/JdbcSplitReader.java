@@ -3,7 +3,6 @@ package io.psiflink.connectors;
 import io.psiflink.api.Column;
 import io.psiflink.api.ColumnType;
 import io.psiflink.api.TableSchema;
-
 import java.io.IOException;
 import java.sql.ResultSet;
 import java.sql.SQLException;
@@ -21,12 +20,12 @@ import org.apache.flink.types.Row;
 /**
  * The blocking part of {@link JdbcSource}: runs on the source reader's fetcher thread, never on the
  * task's mailbox thread. Reads its splits one after the other over the reader's one connection
- * ({@link JdbcSourceReader.SharedConnection}), streaming each split's rows with a cursor (autocommit
- * off, a fetch size) and handing them over in batches of at most {@value #BATCH_ROWS} rows, so a
- * fetch returns promptly and {@link #wakeUp()} has nothing to interrupt.
+ * ({@link JdbcSourceReader.SharedConnection}), streaming each split's rows with a cursor
+ * (autocommit off, a fetch size) and handing them over in batches of at most {@value #BATCH_ROWS}
+ * rows, so a fetch returns promptly and {@link #wakeUp()} has nothing to interrupt.
  *
- * <p>Each row becomes a {@link SourceRecord}: a value that cannot be read as its column's type, or a
- * NULL in a NOT NULL column, makes a malformed record naming the split, so that {@link RowParser}
+ * <p>Each row becomes a {@link SourceRecord}: a value that cannot be read as its column's type, or
+ * a NULL in a NOT NULL column, makes a malformed record naming the split, so that {@link RowParser}
  * quarantines it. Not thread-safe: the fetcher calls it from one thread.
  */
 final class JdbcSplitReader implements SplitReader<Row, JdbcSplit> {
@@ -45,8 +44,8 @@ final class JdbcSplitReader implements SplitReader<Row, JdbcSplit> {
   private String source;
   private long position;
 
-  JdbcSplitReader(JdbcTable table, TableSchema schema,
-      JdbcSourceReader.SharedConnection connection) {
+  JdbcSplitReader(
+      JdbcTable table, TableSchema schema, JdbcSourceReader.SharedConnection connection) {
     this.table = table;
     this.schema = schema;
     this.columns = schema.names();
@@ -137,12 +136,12 @@ final class JdbcSplitReader implements SplitReader<Row, JdbcSplit> {
       try {
         value = value(i + 1, c.type());
       } catch (SQLException | RuntimeException e) {
-        return SourceRecord.bad(source, position, "column '" + c.name() + "': "
-            + e.getMessage(), raw());
+        return SourceRecord.bad(
+            source, position, "column '" + c.name() + "': " + e.getMessage(), raw());
       }
       if (value == null && !c.nullable()) {
-        return SourceRecord.bad(source, position,
-            "column '" + c.name() + "': NULL in a NOT NULL column", raw());
+        return SourceRecord.bad(
+            source, position, "column '" + c.name() + "': NULL in a NOT NULL column", raw());
       }
       row.setField(i, value);
     }
@@ -150,15 +149,16 @@ final class JdbcSplitReader implements SplitReader<Row, JdbcSplit> {
   }
 
   private Object value(int i, ColumnType type) throws SQLException {
-    Object v = switch (type) {
-      case BOOLEAN -> rows.getBoolean(i);
-      case INT -> rows.getInt(i);
-      case BIGINT -> rows.getLong(i);
-      case FLOAT -> rows.getFloat(i);
-      case DOUBLE -> rows.getDouble(i);
-      case STRING -> rows.getString(i);
-      case BYTES -> rows.getBytes(i);
-    };
+    Object v =
+        switch (type) {
+          case BOOLEAN -> rows.getBoolean(i);
+          case INT -> rows.getInt(i);
+          case BIGINT -> rows.getLong(i);
+          case FLOAT -> rows.getFloat(i);
+          case DOUBLE -> rows.getDouble(i);
+          case STRING -> rows.getString(i);
+          case BYTES -> rows.getBytes(i);
+        };
     return rows.wasNull() ? null : v;
   }
 

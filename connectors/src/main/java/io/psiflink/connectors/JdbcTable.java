@@ -1,7 +1,7 @@
 package io.psiflink.connectors;
 
-import io.psiflink.api.ColumnType;
 import io.psiflink.api.Column;
+import io.psiflink.api.ColumnType;
 import io.psiflink.api.TableSchema;
 import java.io.Serializable;
 import java.math.BigInteger;
@@ -21,24 +21,24 @@ import java.util.StringJoiner;
 
 /**
  * A PostgreSQL table as a source: {@code jdbc:postgresql://host:port/db?table=t[&user=..]
- * [&partition-column=c][&partitions=n]}. The parameters {@code table}, {@code partition-column}
- * and {@code partitions} are ours and are removed before the URL reaches the driver; every other
+ * [&partition-column=c][&partitions=n]}. The parameters {@code table}, {@code partition-column} and
+ * {@code partitions} are ours and are removed before the URL reaches the driver; every other
  * parameter (user, ssl, ...) is the driver's. A password may be given as the driver's {@code
- * password} parameter or, so that it does not show in process listings, in the environment
- * variable {@value #PASSWORD_ENV} of the processes that read. Immutable.
+ * password} parameter or, so that it does not show in process listings, in the environment variable
+ * {@value #PASSWORD_ENV} of the processes that read. Immutable.
  *
  * <p>The table name is taken as stored in the catalog ({@code schema.table} or {@code table}, each
- * part quoted, so case and special characters are kept). Column types (from the result set
- * metadata of the table): boolean to BOOLEAN, smallint/integer to INT, bigint to BIGINT, real to
- * FLOAT, double precision to DOUBLE, numeric with scale 0 and precision up to 18 to BIGINT, bytea
- * to BYTES, text types to STRING, and every other type (other numerics, dates, timestamps, uuid,
- * json, arrays, ...) to STRING in PostgreSQL's text form, which is exact. Nullability comes from
- * the catalog.
+ * part quoted, so case and special characters are kept). Column types (from the result set metadata
+ * of the table): boolean to BOOLEAN, smallint/integer to INT, bigint to BIGINT, real to FLOAT,
+ * double precision to DOUBLE, numeric with scale 0 and precision up to 18 to BIGINT, bytea to
+ * BYTES, text types to STRING, and every other type (other numerics, dates, timestamps, uuid, json,
+ * arrays, ...) to STRING in PostgreSQL's text form, which is exact. Nullability comes from the
+ * catalog.
  *
  * @param url the driver's URL, without our parameters
  * @param table the table name
- * @param partitionColumn the column to split reads by, or null: the integer primary key if there
- *     is one, else block ranges of the table's physical ctid
+ * @param partitionColumn the column to split reads by, or null: the integer primary key if there is
+ *     one, else block ranges of the table's physical ctid
  * @param partitions the number of splits, or 0 for twice the reading parallelism
  */
 public record JdbcTable(String url, String table, String partitionColumn, int partitions)
@@ -69,8 +69,13 @@ public record JdbcTable(String url, String table, String partitionColumn, int pa
    */
   public static String withTable(String url, String table) {
     if (param(url, "table") != null) {
-      throw new IllegalArgumentException("the URL '" + redact(url) + "' already names a table ("
-          + "table=" + param(url, "table") + "); give it there or separately, not both");
+      throw new IllegalArgumentException(
+          "the URL '"
+              + redact(url)
+              + "' already names a table ("
+              + "table="
+              + param(url, "table")
+              + "); give it there or separately, not both");
     }
     return url + (url.contains("?") ? "&" : "?") + "table=" + table;
   }
@@ -82,8 +87,11 @@ public record JdbcTable(String url, String table, String partitionColumn, int pa
    */
   public static JdbcTable parse(String location) throws TableException {
     if (!location.startsWith("jdbc:postgresql:")) {
-      throw new TableException("'" + redact(location) + "': only PostgreSQL tables "
-          + "(jdbc:postgresql://host:port/database?table=name) can be read");
+      throw new TableException(
+          "'"
+              + redact(location)
+              + "': only PostgreSQL tables "
+              + "(jdbc:postgresql://host:port/database?table=name) can be read");
     }
     int q = location.indexOf('?');
     String base = q < 0 ? location : location.substring(0, q);
@@ -98,8 +106,11 @@ public record JdbcTable(String url, String table, String partitionColumn, int pa
         }
         int eq = kv.indexOf('=');
         String k = eq < 0 ? kv : kv.substring(0, eq);
-        String v = eq < 0 ? "" : java.net.URLDecoder.decode(kv.substring(eq + 1),
-            java.nio.charset.StandardCharsets.UTF_8);
+        String v =
+            eq < 0
+                ? ""
+                : java.net.URLDecoder.decode(
+                    kv.substring(eq + 1), java.nio.charset.StandardCharsets.UTF_8);
         switch (k) {
           case "table" -> table = v;
           case "partition-column" -> column = v.isEmpty() ? null : v;
@@ -107,8 +118,8 @@ public record JdbcTable(String url, String table, String partitionColumn, int pa
             try {
               partitions = Integer.parseInt(v);
             } catch (NumberFormatException e) {
-              throw new TableException("'" + redact(location) + "': partitions=" + v
-                  + " is not an integer");
+              throw new TableException(
+                  "'" + redact(location) + "': partitions=" + v + " is not an integer");
             }
             if (partitions < 1) {
               throw new TableException("'" + redact(location) + "': partitions must be >= 1");
@@ -119,8 +130,11 @@ public record JdbcTable(String url, String table, String partitionColumn, int pa
       }
     }
     if (table == null || table.isBlank()) {
-      throw new TableException("'" + redact(location) + "' names no table: add table=NAME to the "
-          + "URL (or give --a-table / --b-table)");
+      throw new TableException(
+          "'"
+              + redact(location)
+              + "' names no table: add table=NAME to the "
+              + "URL (or give --a-table / --b-table)");
     }
     String url = rest.length() == 0 ? base : base + "?" + rest;
     return new JdbcTable(url, table, column, partitions);
@@ -140,11 +154,12 @@ public record JdbcTable(String url, String table, String partitionColumn, int pa
   }
 
   /** A parameter whose name ends in "password" (password, sslpassword, ...), with its value. */
-  private static final java.util.regex.Pattern PASSWORD_PARAM = java.util.regex.Pattern.compile(
-      "(?i)([?&;][A-Za-z0-9_.-]*password=)([^&;]*)");
+  private static final java.util.regex.Pattern PASSWORD_PARAM =
+      java.util.regex.Pattern.compile("(?i)([?&;][A-Za-z0-9_.-]*password=)([^&;]*)");
+
   /** The password of a URI's user info ({@code scheme://user:secret@host}). */
-  private static final java.util.regex.Pattern USERINFO_SECRET = java.util.regex.Pattern.compile(
-      "(//[^/?#@:]*:)([^/?#@]*)(@)");
+  private static final java.util.regex.Pattern USERINFO_SECRET =
+      java.util.regex.Pattern.compile("(//[^/?#@:]*:)([^/?#@]*)(@)");
 
   /**
    * A table location (a JDBC URL, a path or any URI) with every secret in it hidden: the values of
@@ -169,13 +184,15 @@ public record JdbcTable(String url, String table, String partitionColumn, int pa
       return null;
     }
     String v = param(location, "password");
-    return v == null ? null : java.net.URLDecoder.decode(v, java.nio.charset.StandardCharsets.UTF_8);
+    return v == null
+        ? null
+        : java.net.URLDecoder.decode(v, java.nio.charset.StandardCharsets.UTF_8);
   }
 
   /**
    * A JDBC URL without its {@code password} parameter: what goes on a command line, while the
-   * password goes to the reading process's {@value #PASSWORD_ENV} (see {@link #connect}).
-   * Locations that are not JDBC URLs are returned as they are.
+   * password goes to the reading process's {@value #PASSWORD_ENV} (see {@link #connect}). Locations
+   * that are not JDBC URLs are returned as they are.
    */
   public static String withoutPassword(String location) {
     if (!isJdbc(location)) {
@@ -219,13 +236,17 @@ public record JdbcTable(String url, String table, String partitionColumn, int pa
 
   /** The table's columns, from the metadata of an empty query on it. */
   public TableSchema discover() throws TableException {
-    try (Connection c = connect(); Statement s = c.createStatement();
+    try (Connection c = connect();
+        Statement s = c.createStatement();
         ResultSet rs = s.executeQuery("SELECT * FROM " + quotedTable() + " WHERE false")) {
       ResultSetMetaData md = rs.getMetaData();
       List<Column> columns = new ArrayList<>();
       for (int i = 1; i <= md.getColumnCount(); i++) {
-        columns.add(new Column(md.getColumnName(i), columnType(md, i),
-            md.isNullable(i) != ResultSetMetaData.columnNoNulls));
+        columns.add(
+            new Column(
+                md.getColumnName(i),
+                columnType(md, i),
+                md.isNullable(i) != ResultSetMetaData.columnNoNulls));
       }
       return new TableSchema(columns);
     } catch (SQLException e) {
@@ -242,8 +263,10 @@ public record JdbcTable(String url, String table, String partitionColumn, int pa
       case Types.BIGINT -> ColumnType.BIGINT;
       case Types.REAL -> ColumnType.FLOAT;
       case Types.FLOAT, Types.DOUBLE -> ColumnType.DOUBLE;
-      case Types.NUMERIC, Types.DECIMAL -> md.getScale(i) == 0 && md.getPrecision(i) > 0
-          && md.getPrecision(i) <= 18 ? ColumnType.BIGINT : ColumnType.STRING;
+      case Types.NUMERIC, Types.DECIMAL ->
+          md.getScale(i) == 0 && md.getPrecision(i) > 0 && md.getPrecision(i) <= 18
+              ? ColumnType.BIGINT
+              : ColumnType.STRING;
       case Types.BINARY, Types.VARBINARY, Types.LONGVARBINARY, Types.BLOB -> ColumnType.BYTES;
       default -> ColumnType.STRING;
     };
@@ -252,8 +275,8 @@ public record JdbcTable(String url, String table, String partitionColumn, int pa
   /** An estimate of the row count: the planner's statistics, or an exact count without them. */
   public long estimateRows() throws TableException {
     try (Connection c = connect()) {
-      try (PreparedStatement p = c.prepareStatement(
-          "SELECT reltuples::bigint FROM pg_class WHERE oid = ?::regclass")) {
+      try (PreparedStatement p =
+          c.prepareStatement("SELECT reltuples::bigint FROM pg_class WHERE oid = ?::regclass")) {
         p.setString(1, quotedTable());
         try (ResultSet rs = p.executeQuery()) {
           if (rs.next() && rs.getLong(1) > 0) {
@@ -272,11 +295,11 @@ public record JdbcTable(String url, String table, String partitionColumn, int pa
   }
 
   /**
-   * The splits reading the table, each one query's WHERE clause: ranges of the partition column
-   * (or of the integer primary key) between its minimum and maximum, the first and last open
-   * ended, plus one for NULLs when the column may hold them; hash buckets of a non-integer
-   * partition column; or ranges of blocks ({@code ctid}) when there is no column to split by.
-   * Together they cover every row exactly once, also rows added between planning and reading.
+   * The splits reading the table, each one query's WHERE clause: ranges of the partition column (or
+   * of the integer primary key) between its minimum and maximum, the first and last open ended,
+   * plus one for NULLs when the column may hold them; hash buckets of a non-integer partition
+   * column; or ranges of blocks ({@code ctid}) when there is no column to split by. Together they
+   * cover every row exactly once, also rows added between planning and reading.
    *
    * @param parallelism the reading parallelism; without {@code partitions=} twice as many splits
    */
@@ -319,9 +342,11 @@ public record JdbcTable(String url, String table, String partitionColumn, int pa
 
   /** The single-column primary key if it is an integer column: {name}, else null. */
   private String[] integerPrimaryKey(Connection c) throws SQLException {
-    try (PreparedStatement p = c.prepareStatement("SELECT a.attname, format_type(a.atttypid, NULL)"
-        + " FROM pg_index i JOIN pg_attribute a ON a.attrelid = i.indrelid"
-        + " AND a.attnum = ANY(i.indkey) WHERE i.indrelid = ?::regclass AND i.indisprimary")) {
+    try (PreparedStatement p =
+        c.prepareStatement(
+            "SELECT a.attname, format_type(a.atttypid, NULL)"
+                + " FROM pg_index i JOIN pg_attribute a ON a.attrelid = i.indrelid"
+                + " AND a.attnum = ANY(i.indkey) WHERE i.indrelid = ?::regclass AND i.indisprimary")) {
       p.setString(1, quotedTable());
       try (ResultSet rs = p.executeQuery()) {
         List<String[]> cols = new ArrayList<>();
@@ -337,21 +362,29 @@ public record JdbcTable(String url, String table, String partitionColumn, int pa
   }
 
   private boolean isIntegerColumn(Connection c, String column) throws SQLException, TableException {
-    try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery("SELECT " + quote(column)
-        + " FROM " + quotedTable() + " WHERE false")) {
+    try (Statement s = c.createStatement();
+        ResultSet rs =
+            s.executeQuery("SELECT " + quote(column) + " FROM " + quotedTable() + " WHERE false")) {
       int t = rs.getMetaData().getColumnType(1);
       return t == Types.SMALLINT || t == Types.INTEGER || t == Types.BIGINT;
     } catch (SQLException e) {
-      throw new TableException(this + ": partition-column '" + column + "' cannot be read: "
-          + e.getMessage(), e);
+      throw new TableException(
+          this + ": partition-column '" + column + "' cannot be read: " + e.getMessage(), e);
     }
   }
 
   private List<String> integerRanges(Connection c, String column, int k) throws SQLException {
     BigInteger min;
     BigInteger max;
-    try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery("SELECT min(" + column
-        + ")::numeric, max(" + column + ")::numeric FROM " + quotedTable())) {
+    try (Statement s = c.createStatement();
+        ResultSet rs =
+            s.executeQuery(
+                "SELECT min("
+                    + column
+                    + ")::numeric, max("
+                    + column
+                    + ")::numeric FROM "
+                    + quotedTable())) {
       rs.next();
       if (rs.getBigDecimal(1) == null) {
         return List.of(column + " IS NOT NULL"); // empty now; still read what may come
@@ -364,12 +397,18 @@ public record JdbcTable(String url, String table, String partitionColumn, int pa
     List<String> where = new ArrayList<>();
     BigInteger lo = null;
     for (int j = 1; j <= n; j++) {
-      BigInteger hi = j == n ? null
-          : min.add(width.multiply(BigInteger.valueOf(j)).divide(BigInteger.valueOf(n)));
-      String clause = lo == null && hi == null ? column + " IS NOT NULL"
-          : lo == null ? column + " < " + hi
-          : hi == null ? column + " >= " + lo
-          : column + " >= " + lo + " AND " + column + " < " + hi;
+      BigInteger hi =
+          j == n
+              ? null
+              : min.add(width.multiply(BigInteger.valueOf(j)).divide(BigInteger.valueOf(n)));
+      String clause =
+          lo == null && hi == null
+              ? column + " IS NOT NULL"
+              : lo == null
+                  ? column + " < " + hi
+                  : hi == null
+                      ? column + " >= " + lo
+                      : column + " >= " + lo + " AND " + column + " < " + hi;
       where.add(clause);
       lo = hi;
     }
@@ -378,8 +417,9 @@ public record JdbcTable(String url, String table, String partitionColumn, int pa
 
   private List<String> blockRanges(Connection c, int k) throws SQLException {
     long blocks;
-    try (PreparedStatement p = c.prepareStatement("SELECT pg_relation_size(?::regclass)"
-        + " / current_setting('block_size')::bigint")) {
+    try (PreparedStatement p =
+        c.prepareStatement(
+            "SELECT pg_relation_size(?::regclass)" + " / current_setting('block_size')::bigint")) {
       p.setString(1, quotedTable());
       try (ResultSet rs = p.executeQuery()) {
         rs.next();
@@ -391,10 +431,14 @@ public record JdbcTable(String url, String table, String partitionColumn, int pa
     long lo = -1;
     for (int j = 1; j <= n; j++) {
       long hi = j == n ? -1 : blocks * j / n;
-      String clause = lo < 0 && hi < 0 ? "true"
-          : lo < 0 ? "ctid < '(" + hi + ",0)'::tid"
-          : hi < 0 ? "ctid >= '(" + lo + ",0)'::tid"
-          : "ctid >= '(" + lo + ",0)'::tid AND ctid < '(" + hi + ",0)'::tid";
+      String clause =
+          lo < 0 && hi < 0
+              ? "true"
+              : lo < 0
+                  ? "ctid < '(" + hi + ",0)'::tid"
+                  : hi < 0
+                      ? "ctid >= '(" + lo + ",0)'::tid"
+                      : "ctid >= '(" + lo + ",0)'::tid AND ctid < '(" + hi + ",0)'::tid";
       where.add(clause);
       lo = hi;
     }

@@ -32,8 +32,15 @@ final class ListedFileEnumerator implements FileEnumerator {
       for (BlockLocation b : fs.getFileBlockLocations(status, 0, status.getLen())) {
         hosts.addAll(List.of(b.getHosts()));
       }
-      splits.add(new FileSourceSplit(String.valueOf(splits.size()), path, 0, status.getLen(),
-          status.getModificationTime(), status.getLen(), hosts.toArray(new String[0])));
+      splits.add(
+          new FileSourceSplit(
+              String.valueOf(splits.size()),
+              path,
+              0,
+              status.getLen(),
+              status.getModificationTime(),
+              status.getLen(),
+              hosts.toArray(new String[0])));
     }
     return splits;
   }

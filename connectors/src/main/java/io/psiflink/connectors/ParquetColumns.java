@@ -1,7 +1,7 @@
 package io.psiflink.connectors;
 
-import io.psiflink.api.ColumnType;
 import io.psiflink.api.Column;
+import io.psiflink.api.ColumnType;
 import io.psiflink.api.TableSchema;
 import java.io.EOFException;
 import java.io.IOException;
@@ -31,19 +31,18 @@ import org.apache.parquet.schema.Type;
 /**
  * How table columns map to Parquet.
  *
- * <p>Reading (the footer's schema, found without Hadoop's file systems: Flink's, so {@code
- * hdfs://} works as for the other formats): top-level primitive fields only. BOOLEAN, INT32,
- * INT64, FLOAT, DOUBLE map to BOOLEAN, INT, BIGINT, FLOAT, DOUBLE; BINARY annotated as a string,
- * enum or JSON maps to STRING, other BINARY and FIXED_LEN_BYTE_ARRAY to BYTES. Integer annotations
- * (int8..int64 signed), date and time/timestamp annotations map to the physical INT / BIGINT value,
- * as for Avro. Unsigned 64-bit integers, decimals, INT96, groups (nested records, lists, maps) and
- * repeated fields are rejected with the column's name. OPTIONAL fields are nullable, REQUIRED ones
- * NOT NULL.
+ * <p>Reading (the footer's schema, found without Hadoop's file systems: Flink's, so {@code hdfs://}
+ * works as for the other formats): top-level primitive fields only. BOOLEAN, INT32, INT64, FLOAT,
+ * DOUBLE map to BOOLEAN, INT, BIGINT, FLOAT, DOUBLE; BINARY annotated as a string, enum or JSON
+ * maps to STRING, other BINARY and FIXED_LEN_BYTE_ARRAY to BYTES. Integer annotations (int8..int64
+ * signed), date and time/timestamp annotations map to the physical INT / BIGINT value, as for Avro.
+ * Unsigned 64-bit integers, decimals, INT96, groups (nested records, lists, maps) and repeated
+ * fields are rejected with the column's name. OPTIONAL fields are nullable, REQUIRED ones NOT NULL.
  *
  * <p>Names: the Parquet field name, unless the file carries the Avro schema parquet-avro stores in
- * the footer ({@value #AVRO_SCHEMA_KEY}) and that field has the {@value AvroColumns#COLUMN_PROPERTY}
- * property our sink writes: then that original column name, so names survive a round trip through
- * Parquet exactly as through Avro.
+ * the footer ({@value #AVRO_SCHEMA_KEY}) and that field has the {@value
+ * AvroColumns#COLUMN_PROPERTY} property our sink writes: then that original column name, so names
+ * survive a round trip through Parquet exactly as through Avro.
  */
 public final class ParquetColumns {
   /** The footer key under which parquet-avro stores the writer's Avro schema. */
@@ -53,12 +52,13 @@ public final class ParquetColumns {
 
   /** The footer of one Parquet file. */
   static ParquetMetadata footer(String file) throws TableException {
-    try (ParquetFileReader reader = ParquetFileReader.open(new FlinkInputFile(new Path(file)),
-        ParquetReadOptions.builder().build())) {
+    try (ParquetFileReader reader =
+        ParquetFileReader.open(
+            new FlinkInputFile(new Path(file)), ParquetReadOptions.builder().build())) {
       return reader.getFooter();
     } catch (IOException | RuntimeException e) {
-      throw new TableException("cannot read the Parquet footer of '" + file + "': "
-          + e.getMessage(), e);
+      throw new TableException(
+          "cannot read the Parquet footer of '" + file + "': " + e.getMessage(), e);
     }
   }
 
@@ -79,8 +79,9 @@ public final class ParquetColumns {
       if (!seen.add(name)) {
         throw new TableException("'" + file + "': duplicate column name '" + name + "'");
       }
-      columns.add(new Column(name, columnType(name, f, file),
-          f.getRepetition() == Type.Repetition.OPTIONAL));
+      columns.add(
+          new Column(
+              name, columnType(name, f, file), f.getRepetition() == Type.Repetition.OPTIONAL));
     }
     return new TableSchema(columns);
   }
@@ -122,7 +123,8 @@ public final class ParquetColumns {
       case BOOLEAN:
         return ColumnType.BOOLEAN;
       case INT32:
-        if (logical == null || logical instanceof LogicalTypeAnnotation.DateLogicalTypeAnnotation
+        if (logical == null
+            || logical instanceof LogicalTypeAnnotation.DateLogicalTypeAnnotation
             || logical instanceof LogicalTypeAnnotation.TimeLogicalTypeAnnotation
             || (logical instanceof LogicalTypeAnnotation.IntLogicalTypeAnnotation i
                 && (i.isSigned() || i.getBitWidth() < 32))) {
@@ -133,7 +135,8 @@ public final class ParquetColumns {
         }
         break;
       case INT64:
-        if (logical == null || logical instanceof LogicalTypeAnnotation.TimeLogicalTypeAnnotation
+        if (logical == null
+            || logical instanceof LogicalTypeAnnotation.TimeLogicalTypeAnnotation
             || logical instanceof LogicalTypeAnnotation.TimestampLogicalTypeAnnotation
             || (logical instanceof LogicalTypeAnnotation.IntLogicalTypeAnnotation i
                 && i.isSigned())) {
@@ -166,17 +169,25 @@ public final class ParquetColumns {
   }
 
   private static TableException unsupported(String name, Type f, String file) {
-    return new TableException("'" + file + "': column '" + name + "' has Parquet type " + f
-        + ", which is not supported: use boolean, int32, int64, float, double, binary (string or"
-        + " bytes) or fixed_len_byte_array, optional or required, not nested or repeated");
+    return new TableException(
+        "'"
+            + file
+            + "': column '"
+            + name
+            + "' has Parquet type "
+            + f
+            + ", which is not supported: use boolean, int32, int64, float, double, binary (string or"
+            + " bytes) or fixed_len_byte_array, optional or required, not nested or repeated");
   }
 
   /** Strict UTF-8 decoding: Parquet's own string conversion would replace bad bytes silently. */
   static String utf8(ByteBuffer bytes) throws CharacterCodingException {
-    return StandardCharsets.UTF_8.newDecoder()
+    return StandardCharsets.UTF_8
+        .newDecoder()
         .onMalformedInput(CodingErrorAction.REPORT)
         .onUnmappableCharacter(CodingErrorAction.REPORT)
-        .decode(bytes).toString();
+        .decode(bytes)
+        .toString();
   }
 
   /** A Parquet {@link InputFile} on a Flink file system (local, HDFS, ...). */

@@ -19,17 +19,16 @@ import org.apache.parquet.hadoop.metadata.CompressionCodecName;
  * Writes rows as one Parquet part file through parquet-avro, with the record schema of {@link
  * AvroColumns#recordSchema} (every column OPTIONAL; the Avro schema, with the original column
  * names, goes into the footer, see {@link ParquetColumns}). Pages are snappy-compressed, as the
- * Avro output's blocks. A part file is one Parquet file: the writer keeps the current row group
- * in memory (up to parquet-mr's default 128 MiB) and writes the footer when Flink finishes the
- * part.
+ * Avro output's blocks. A part file is one Parquet file: the writer keeps the current row group in
+ * memory (up to parquet-mr's default 128 MiB) and writes the footer when Flink finishes the part.
  */
 public final class ParquetRowBulkWriter implements BulkWriter<Row> {
   private final BulkWriter<GenericRecord> writer;
   private final TableSchema schema;
   private final Schema record;
 
-  private ParquetRowBulkWriter(BulkWriter<GenericRecord> writer, TableSchema schema,
-      Schema record) {
+  private ParquetRowBulkWriter(
+      BulkWriter<GenericRecord> writer, TableSchema schema, Schema record) {
     this.writer = writer;
     this.schema = schema;
     this.record = record;
@@ -49,8 +48,13 @@ public final class ParquetRowBulkWriter implements BulkWriter<Row> {
       Object v = row.getField(i);
       Column c = schema.column(i);
       if (v != null && !c.type().javaClass().isInstance(v)) {
-        throw new IOException("column '" + c.name() + "': a " + v.getClass().getName()
-            + " is not a " + c.type().sqlName());
+        throw new IOException(
+            "column '"
+                + c.name()
+                + "': a "
+                + v.getClass().getName()
+                + " is not a "
+                + c.type().sqlName());
       }
       r.put(i, v instanceof byte[] b ? ByteBuffer.wrap(b) : v);
     }
@@ -80,12 +84,16 @@ public final class ParquetRowBulkWriter implements BulkWriter<Row> {
     public BulkWriter<Row> create(FSDataOutputStream out) throws IOException {
       // the schema travels as JSON: Avro's Schema was not serializable before 1.12
       String json = AvroColumns.recordSchema(schema).toString();
-      ParquetBuilder<GenericRecord> builder = file -> AvroParquetWriter.<GenericRecord>builder(file)
-          .withSchema(new Schema.Parser().parse(json))
-          .withDataModel(GenericData.get())
-          .withCompressionCodec(CompressionCodecName.SNAPPY)
-          .build();
-      return new ParquetRowBulkWriter(new ParquetWriterFactory<>(builder).create(out), schema,
+      ParquetBuilder<GenericRecord> builder =
+          file ->
+              AvroParquetWriter.<GenericRecord>builder(file)
+                  .withSchema(new Schema.Parser().parse(json))
+                  .withDataModel(GenericData.get())
+                  .withCompressionCodec(CompressionCodecName.SNAPPY)
+                  .build();
+      return new ParquetRowBulkWriter(
+          new ParquetWriterFactory<>(builder).create(out),
+          schema,
           AvroColumns.recordSchema(schema));
     }
   }

@@ -1,7 +1,7 @@
 package io.psiflink.connectors;
 
-import io.psiflink.api.ColumnType;
 import io.psiflink.api.Column;
+import io.psiflink.api.ColumnType;
 import io.psiflink.api.TableSchema;
 import java.io.IOException;
 import java.nio.charset.CharacterCodingException;
@@ -25,10 +25,10 @@ import org.apache.parquet.schema.PrimitiveType.PrimitiveTypeName;
 import org.apache.parquet.schema.Type;
 
 /**
- * Reads one Parquet file, {@code source}, as {@link SourceRecord}s ({@link PerFileFormat} makes
- * one per file) whose payload is the row of the table, converted here. Only the table's columns are
- * read (a projection of the file schema); they are found by name ({@link ParquetColumns}) and may be
- * in any order. A file column may be wider than the table's only as INT to BIGINT and FLOAT to
+ * Reads one Parquet file, {@code source}, as {@link SourceRecord}s ({@link PerFileFormat} makes one
+ * per file) whose payload is the row of the table, converted here. Only the table's columns are
+ * read (a projection of the file schema); they are found by name ({@link ParquetColumns}) and may
+ * be in any order. A file column may be wider than the table's only as INT to BIGINT and FLOAT to
  * DOUBLE. A string that is not valid UTF-8, or a NULL in a NOT NULL column, makes the record
  * malformed; a corrupt file fails the job. The position of a record is its 1-based number in the
  * file.
@@ -52,15 +52,32 @@ final class ParquetStreamFormat extends WholeFileFormat {
     int[] positions = new int[schema.size()];
     for (int i = 0; i < positions.length; i++) {
       Column want = schema.column(i);
-      int p = file.indexOf(want.name()).orElseThrow(() -> new TableException("'" + source
-          + "' has no column '" + want.name() + "'; its columns are " + file));
+      int p =
+          file.indexOf(want.name())
+              .orElseThrow(
+                  () ->
+                      new TableException(
+                          "'"
+                              + source
+                              + "' has no column '"
+                              + want.name()
+                              + "'; its columns are "
+                              + file));
       ColumnType have = file.column(p).type();
-      boolean fits = have == want.type()
-          || (have == ColumnType.INT && want.type() == ColumnType.BIGINT)
-          || (have == ColumnType.FLOAT && want.type() == ColumnType.DOUBLE);
+      boolean fits =
+          have == want.type()
+              || (have == ColumnType.INT && want.type() == ColumnType.BIGINT)
+              || (have == ColumnType.FLOAT && want.type() == ColumnType.DOUBLE);
       if (!fits) {
-        throw new TableException("'" + source + "': column '" + want.name() + "' is "
-            + have.sqlName() + " in the file, not " + want.type().sqlName());
+        throw new TableException(
+            "'"
+                + source
+                + "': column '"
+                + want.name()
+                + "' is "
+                + have.sqlName()
+                + " in the file, not "
+                + want.type().sqlName());
       }
       positions[i] = p;
     }
@@ -68,10 +85,13 @@ final class ParquetStreamFormat extends WholeFileFormat {
   }
 
   @Override
-  public Reader<Row> createReader(Configuration config, FSDataInputStream stream, long fileLen,
-      long splitEnd) throws IOException {
-    ParquetFileReader reader = ParquetFileReader.open(
-        new ParquetColumns.FlinkInputFile(stream, fileLen), ParquetReadOptions.builder().build());
+  public Reader<Row> createReader(
+      Configuration config, FSDataInputStream stream, long fileLen, long splitEnd)
+      throws IOException {
+    ParquetFileReader reader =
+        ParquetFileReader.open(
+            new ParquetColumns.FlinkInputFile(stream, fileLen),
+            ParquetReadOptions.builder().build());
     try {
       MessageType fileSchema = reader.getFooter().getFileMetaData().getSchema();
       int[] positions = fieldPositions(reader.getFooter(), schema, source);
@@ -112,9 +132,11 @@ final class ParquetStreamFormat extends WholeFileFormat {
       for (int i = 0; i < physical.length; i++) {
         var p = requested.getType(i).asPrimitiveType();
         physical[i] = p.getPrimitiveTypeName();
-        unsigned[i] = p.getLogicalTypeAnnotation()
-            instanceof org.apache.parquet.schema.LogicalTypeAnnotation.IntLogicalTypeAnnotation a
-            && !a.isSigned();
+        unsigned[i] =
+            p.getLogicalTypeAnnotation()
+                    instanceof
+                    org.apache.parquet.schema.LogicalTypeAnnotation.IntLogicalTypeAnnotation a
+                && !a.isSigned();
       }
     }
 
@@ -128,14 +150,22 @@ final class ParquetStreamFormat extends WholeFileFormat {
             return null;
           }
           left = pages.getRowCount();
-          records = new ColumnIOFactory().getColumnIO(requested, fileSchema)
-              .getRecordReader(pages, new GroupRecordConverter(requested));
+          records =
+              new ColumnIOFactory()
+                  .getColumnIO(requested, fileSchema)
+                  .getRecordReader(pages, new GroupRecordConverter(requested));
         }
         g = records.read();
         left--;
       } catch (ParquetDecodingException | IllegalArgumentException e) {
-        throw new IOException("cannot decode Parquet record " + (number + 1) + " of '" + source
-            + "': " + e.getMessage(), e);
+        throw new IOException(
+            "cannot decode Parquet record "
+                + (number + 1)
+                + " of '"
+                + source
+                + "': "
+                + e.getMessage(),
+            e);
       }
       number++;
       Row row = new Row(physical.length);
@@ -146,27 +176,39 @@ final class ParquetStreamFormat extends WholeFileFormat {
           try {
             value = ParquetColumns.utf8(g.getBinary(i, 0).toByteBuffer());
           } catch (CharacterCodingException e) {
-            return SourceRecord.bad(source, number, "column '" + c.name() + "': invalid UTF-8",
-                raw(g));
+            return SourceRecord.bad(
+                source, number, "column '" + c.name() + "': invalid UTF-8", raw(g));
           }
         } else if (g.getFieldRepetitionCount(i) > 0) {
-          value = switch (physical[i]) {
-            case BOOLEAN -> g.getBoolean(i, 0);
-            case INT32 -> c.type() == ColumnType.BIGINT
-                ? (unsigned[i] ? Integer.toUnsignedLong(g.getInteger(i, 0)) : g.getInteger(i, 0))
-                : (Object) g.getInteger(i, 0);
-            case INT64 -> g.getLong(i, 0);
-            case FLOAT -> c.type() == ColumnType.DOUBLE ? (double) g.getFloat(i, 0)
-                : (Object) g.getFloat(i, 0);
-            case DOUBLE -> g.getDouble(i, 0);
-            case BINARY, FIXED_LEN_BYTE_ARRAY -> g.getBinary(i, 0).getBytes();
-            default -> throw new IOException("'" + source + "': column '" + c.name()
-                + "' has the unsupported Parquet type " + physical[i]);
-          };
+          value =
+              switch (physical[i]) {
+                case BOOLEAN -> g.getBoolean(i, 0);
+                case INT32 ->
+                    c.type() == ColumnType.BIGINT
+                        ? (unsigned[i]
+                            ? Integer.toUnsignedLong(g.getInteger(i, 0))
+                            : g.getInteger(i, 0))
+                        : (Object) g.getInteger(i, 0);
+                case INT64 -> g.getLong(i, 0);
+                case FLOAT ->
+                    c.type() == ColumnType.DOUBLE
+                        ? (double) g.getFloat(i, 0)
+                        : (Object) g.getFloat(i, 0);
+                case DOUBLE -> g.getDouble(i, 0);
+                case BINARY, FIXED_LEN_BYTE_ARRAY -> g.getBinary(i, 0).getBytes();
+                default ->
+                    throw new IOException(
+                        "'"
+                            + source
+                            + "': column '"
+                            + c.name()
+                            + "' has the unsupported Parquet type "
+                            + physical[i]);
+              };
         }
         if (value == null && !c.nullable()) {
-          return SourceRecord.bad(source, number,
-              "column '" + c.name() + "': NULL in a NOT NULL column", raw(g));
+          return SourceRecord.bad(
+              source, number, "column '" + c.name() + "': NULL in a NOT NULL column", raw(g));
         }
         row.setField(i, value);
       }

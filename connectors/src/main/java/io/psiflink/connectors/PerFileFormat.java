@@ -48,16 +48,19 @@ final class PerFileFormat implements BulkFormat<Row, FileSourceSplit> {
   }
 
   @Override
-  public Reader<Row> restoreReader(Configuration config, FileSourceSplit split)
-      throws IOException {
+  public Reader<Row> restoreReader(Configuration config, FileSourceSplit split) throws IOException {
     return adapter(split).restoreReader(config, split);
   }
 
   private StreamFormatAdapter<Row> adapter(FileSourceSplit split) throws IOException {
     String file = files.get(split.path());
     if (file == null) {
-      throw new IOException("split " + split.splitId() + " is for '" + split.path()
-          + "', which is not one of the table's listed files");
+      throw new IOException(
+          "split "
+              + split.splitId()
+              + " is for '"
+              + split.path()
+              + "', which is not one of the table's listed files");
     }
     return new StreamFormatAdapter<>(formats.apply(file));
   }

@@ -1,7 +1,7 @@
 package io.psiflink.connectors;
 
-import io.psiflink.api.ColumnType;
 import io.psiflink.api.Column;
+import io.psiflink.api.ColumnType;
 import io.psiflink.api.TableSchema;
 import java.util.List;
 import org.apache.flink.api.common.functions.MapFunction;
@@ -16,11 +16,13 @@ import org.apache.flink.types.Row;
  */
 public final class QuarantineSink {
   /** The columns of a quarantine file. */
-  public static final TableSchema SCHEMA = new TableSchema(List.of(
-      new Column("source", ColumnType.STRING, false),
-      new Column("line", ColumnType.BIGINT, false),
-      new Column("reason", ColumnType.STRING, false),
-      new Column("raw", ColumnType.STRING, true)));
+  public static final TableSchema SCHEMA =
+      new TableSchema(
+          List.of(
+              new Column("source", ColumnType.STRING, false),
+              new Column("line", ColumnType.BIGINT, false),
+              new Column("reason", ColumnType.STRING, false),
+              new Column("raw", ColumnType.STRING, true)));
 
   private QuarantineSink() {}
 
@@ -35,11 +37,12 @@ public final class QuarantineSink {
         .setDescription("write quarantined records to " + dir);
   }
 
-  public static DataStreamSink<Row> write(DataStream<BadRow> bad, String dir) throws TableException {
-    DataStream<Row> rows = bad
-        .map((MapFunction<BadRow, Row>) b -> Row.of(b.source(), b.line(), b.reason(), b.raw()))
-        .returns(FlinkTypes.rowType(SCHEMA))
-        .name("quarantine rows");
+  public static DataStreamSink<Row> write(DataStream<BadRow> bad, String dir)
+      throws TableException {
+    DataStream<Row> rows =
+        bad.map((MapFunction<BadRow, Row>) b -> Row.of(b.source(), b.line(), b.reason(), b.raw()))
+            .returns(FlinkTypes.rowType(SCHEMA))
+            .name("quarantine rows");
     return TableSink.write(rows, SCHEMA, dir, TableFormat.CSV);
   }
 }

@@ -13,9 +13,9 @@ import org.apache.flink.types.Row;
 /**
  * Writes quarantined records as CSV straight into a directory, one file per parallel instance
  * ({@code part-<subtask>-<attempt>.csv}, only if it has records), and when its input ends closes
- * the file and emits how many it wrote. Unlike a FileSink, whose files are committed only when
- * the whole job succeeds, the files are complete as soon as the count is emitted: a {@link
- * BadRowGate} that fails the job afterwards leaves a quarantine that can be kept ({@link
+ * the file and emits how many it wrote. Unlike a FileSink, whose files are committed only when the
+ * whole job succeeds, the files are complete as soon as the count is emitted: a {@link BadRowGate}
+ * that fails the job afterwards leaves a quarantine that can be kept ({@link
  * QuarantineSink#writeFiles}).
  */
 final class QuarantineWriter extends AbstractStreamOperator<Long>
@@ -37,8 +37,14 @@ final class QuarantineWriter extends AbstractStreamOperator<Long>
   public void processElement(StreamRecord<BadRow> element) throws Exception {
     if (writer == null) {
       var task = getRuntimeContext().getTaskInfo();
-      Path file = new Path(dir, "part-" + task.getIndexOfThisSubtask() + "-"
-          + task.getAttemptNumber() + TableFormat.CSV.extension());
+      Path file =
+          new Path(
+              dir,
+              "part-"
+                  + task.getIndexOfThisSubtask()
+                  + "-"
+                  + task.getAttemptNumber()
+                  + TableFormat.CSV.extension());
       stream = file.getFileSystem().create(file, FileSystem.WriteMode.OVERWRITE);
       writer = factory.create(stream);
     }

@@ -13,10 +13,10 @@ import org.apache.flink.util.OutputTag;
 
 /**
  * Turns {@link SourceRecord}s into typed rows; everything that fails goes to the quarantine side
- * output as a {@link BadRow} naming the file the record came from, so no record disappears.
- * Counts both as metrics ({@code rowsRead}, {@code rowsQuarantined}) and as accumulators ({@code
- * <name>.rowsRead}, {@code <name>.rowsQuarantined}) so that the job can report them from its
- * {@code JobExecutionResult}. {@code rowsRead} counts rows emitted on the main output only.
+ * output as a {@link BadRow} naming the file the record came from, so no record disappears. Counts
+ * both as metrics ({@code rowsRead}, {@code rowsQuarantined}) and as accumulators ({@code
+ * <name>.rowsRead}, {@code <name>.rowsQuarantined}) so that the job can report them from its {@code
+ * JobExecutionResult}. {@code rowsRead} counts rows emitted on the main output only.
  *
  * <p>Rows with a NULL (or, in a floating point column, NaN) in one of the key columns are
  * quarantined too, naming the column: they can never match, and a join that silently lost them
@@ -43,7 +43,11 @@ final class RowParser extends ProcessFunction<Row, Row> {
    * @param keyFields positions of the key columns (a NULL there quarantines the row)
    * @param keyNames their names, for the reason
    */
-  RowParser(String name, FieldDecoder decoder, OutputTag<BadRow> quarantine, int[] keyFields,
+  RowParser(
+      String name,
+      FieldDecoder decoder,
+      OutputTag<BadRow> quarantine,
+      int[] keyFields,
       String[] keyNames) {
     this.name = name;
     this.decoder = decoder;
@@ -54,7 +58,9 @@ final class RowParser extends ProcessFunction<Row, Row> {
 
   /** What this parallel instance has counted so far. */
   ReadCounts counts() {
-    return new ReadCounts(readAccumulator.getLocalValue(), quarantinedAccumulator.getLocalValue(),
+    return new ReadCounts(
+        readAccumulator.getLocalValue(),
+        quarantinedAccumulator.getLocalValue(),
         nullKeyAccumulator.getLocalValue());
   }
 
@@ -67,7 +73,8 @@ final class RowParser extends ProcessFunction<Row, Row> {
     getRuntimeContext().addAccumulator(Accumulators.rowsRead(name), readAccumulator);
     getRuntimeContext().addAccumulator(Accumulators.rowsQuarantined(name), quarantinedAccumulator);
     nullKeyAccumulator = new LongCounter();
-    getRuntimeContext().addAccumulator(Accumulators.rowsWithNullKeyQuarantined(name), nullKeyAccumulator);
+    getRuntimeContext()
+        .addAccumulator(Accumulators.rowsWithNullKeyQuarantined(name), nullKeyAccumulator);
   }
 
   @Override
@@ -83,8 +90,11 @@ final class RowParser extends ProcessFunction<Row, Row> {
           error = unencodableKey(row);
         }
         if (error != null) {
-          quarantine(record, error, ctx, SourceRecord.raw(record) != null
-              ? SourceRecord.raw(record) : text(row));
+          quarantine(
+              record,
+              error,
+              ctx,
+              SourceRecord.raw(record) != null ? SourceRecord.raw(record) : text(row));
           return;
         }
         rowsRead.inc();
@@ -101,20 +111,24 @@ final class RowParser extends ProcessFunction<Row, Row> {
   private void quarantine(Row record, String error, Context ctx, String raw) {
     rowsQuarantined.inc();
     quarantinedAccumulator.add(1L);
-    ctx.output(quarantine, new BadRow(SourceRecord.file(record), SourceRecord.position(record),
-        error, raw));
+    ctx.output(
+        quarantine,
+        new BadRow(SourceRecord.file(record), SourceRecord.position(record), error, raw));
   }
 
   /**
-   * A decoded row as text, for formats whose good records carry no raw text (Avro, Parquet,
-   * JDBC): values comma-separated, NULL empty, bytes in Base64.
+   * A decoded row as text, for formats whose good records carry no raw text (Avro, Parquet, JDBC):
+   * values comma-separated, NULL empty, bytes in Base64.
    */
   private static String text(Row row) {
     StringBuilder sb = new StringBuilder();
     for (int i = 0; i < row.getArity(); i++) {
       Object v = row.getField(i);
-      sb.append(i == 0 ? "" : ",").append(v == null ? ""
-          : v instanceof byte[] b ? java.util.Base64.getEncoder().encodeToString(b) : v);
+      sb.append(i == 0 ? "" : ",")
+          .append(
+              v == null
+                  ? ""
+                  : v instanceof byte[] b ? java.util.Base64.getEncoder().encodeToString(b) : v);
     }
     return Text.truncateUtf8(sb.toString(), BadRow.RAW_LIMIT);
   }
@@ -143,7 +157,10 @@ final class RowParser extends ProcessFunction<Row, Row> {
       if (row.getField(keyFields[i]) instanceof String str) {
         int at = Utf8.unpairedSurrogate(str);
         if (at >= 0) {
-          return "column '" + keyNames[i] + "': unpaired UTF-16 surrogate at character " + at
+          return "column '"
+              + keyNames[i]
+              + "': unpaired UTF-16 surrogate at character "
+              + at
               + " in a join key column (it has no exact encoding)";
         }
       }

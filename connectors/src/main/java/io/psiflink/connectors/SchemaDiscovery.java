@@ -1,7 +1,7 @@
 package io.psiflink.connectors;
 
-import io.psiflink.api.ColumnType;
 import io.psiflink.api.Column;
+import io.psiflink.api.ColumnType;
 import io.psiflink.api.TableSchema;
 import java.io.IOException;
 import java.io.InputStream;
@@ -77,8 +77,8 @@ public final class SchemaDiscovery {
   }
 
   /**
-   * The Avro writer schema of an Avro table; for a directory, that of its first file after
-   * checking that every other file gives the same table schema.
+   * The Avro writer schema of an Avro table; for a directory, that of its first file after checking
+   * that every other file gives the same table schema.
    */
   public static Schema avroWriterSchema(String path) throws TableException {
     return avroWriterSchema(TableFiles.of(path).files());
@@ -92,11 +92,12 @@ public final class SchemaDiscovery {
   /** The writer schema of one Avro container file. */
   static Schema fileAvroWriterSchema(String file) throws TableException {
     try (InputStream in = open(file);
-        DataFileStream<GenericRecord> stream = new DataFileStream<>(in, new GenericDatumReader<>())) {
+        DataFileStream<GenericRecord> stream =
+            new DataFileStream<>(in, new GenericDatumReader<>())) {
       return stream.getSchema();
     } catch (IOException e) {
-      throw new TableException("cannot read the Avro header of '" + file + "': " + e.getMessage(),
-          e);
+      throw new TableException(
+          "cannot read the Avro header of '" + file + "': " + e.getMessage(), e);
     }
   }
 
@@ -116,8 +117,15 @@ public final class SchemaDiscovery {
         if (names == null) {
           names = header;
         } else if (!header.equals(names)) {
-          throw new TableException("the header of '" + file + "' is " + header
-              + ", but the header of '" + first + "' is " + names);
+          throw new TableException(
+              "the header of '"
+                  + file
+                  + "' is "
+                  + header
+                  + ", but the header of '"
+                  + first
+                  + "' is "
+                  + names);
         }
         CsvRecord r;
         while (sample != null && sample.size() < CSV_SAMPLE_ROWS && (r = reader.next()) != null) {
@@ -141,8 +149,8 @@ public final class SchemaDiscovery {
       for (String file : files.subList(1, files.size())) {
         TableSchema other = avroColumns(fileAvroWriterSchema(file), file);
         if (!other.equals(columns)) {
-          throw new TableException("'" + file + "' has the columns " + other + ", but '" + first
-              + "' has " + columns);
+          throw new TableException(
+              "'" + file + "' has the columns " + other + ", but '" + first + "' has " + columns);
         }
       }
     }
@@ -156,8 +164,8 @@ public final class SchemaDiscovery {
     for (String file : files.subList(1, files.size())) {
       TableSchema other = ParquetColumns.fromFooter(ParquetColumns.footer(file), file);
       if (!other.equals(columns)) {
-        throw new TableException("'" + file + "' has the columns " + other + ", but '" + first
-            + "' has " + columns);
+        throw new TableException(
+            "'" + file + "' has the columns " + other + ", but '" + first + "' has " + columns);
       }
     }
     return columns;
@@ -194,8 +202,8 @@ public final class SchemaDiscovery {
     for (Schema.Field f : record.getFields()) {
       Column c = AvroColumns.column(f);
       if (!names.add(c.name())) {
-        throw new TableException("duplicate column name '" + c.name() + "' in Avro schema "
-            + record.getFullName());
+        throw new TableException(
+            "duplicate column name '" + c.name() + "' in Avro schema " + record.getFullName());
       }
       columns.add(c);
     }

@@ -20,7 +20,8 @@ final class SizeRollingPolicy<IN> extends CheckpointRollingPolicy<IN, String> {
   }
 
   @Override
-  public boolean shouldRollOnEvent(PartFileInfo<String> part, IN element) throws java.io.IOException {
+  public boolean shouldRollOnEvent(PartFileInfo<String> part, IN element)
+      throws java.io.IOException {
     return part.getSize() >= maxPartBytes;
   }
 

@@ -39,8 +39,8 @@ public final class StagedOutput {
    *
    * @param replace whether {@link #commit} replaces an existing target directory (for outputs that
    *     only describe the latest run, such as a quarantine) instead of refusing it
-   * @throws TableException if the target exists and is not an empty directory, or its parent
-   *     cannot be created
+   * @throws TableException if the target exists and is not an empty directory, or its parent cannot
+   *     be created
    */
   public static StagedOutput prepare(String target, boolean replace) throws TableException {
     Path t = new Path(stripSlash(target));
@@ -54,8 +54,8 @@ public final class StagedOutput {
       }
       Path parent = t.getParent();
       if (!fs.exists(parent) && !fs.mkdirs(parent)) {
-        throw new TableException("cannot create '" + parent + "', the parent of output '"
-            + target + "'");
+        throw new TableException(
+            "cannot create '" + parent + "', the parent of output '" + target + "'");
       }
     } catch (IOException e) {
       throw new TableException("cannot prepare output '" + target + "': " + e.getMessage(), e);
@@ -75,9 +75,14 @@ public final class StagedOutput {
     }
     FileStatus[] entries = fs.listStatus(t);
     if (entries != null && entries.length > 0) {
-      throw new TableException("output directory '" + target + "' already exists and is not "
-          + "empty (it holds " + entries[0].getPath().getName() + "); choose a new directory per "
-          + "run");
+      throw new TableException(
+          "output directory '"
+              + target
+              + "' already exists and is not "
+              + "empty (it holds "
+              + entries[0].getPath().getName()
+              + "); choose a new directory per "
+              + "run");
     }
   }
 
@@ -98,8 +103,8 @@ public final class StagedOutput {
   /**
    * Marks the staged output complete and moves it to the target.
    *
-   * @throws TableException if the target appeared meanwhile (and is not empty) or the rename
-   *     fails; the staged output then stays where it is, named in the message
+   * @throws TableException if the target appeared meanwhile (and is not empty) or the rename fails;
+   *     the staged output then stays where it is, named in the message
    */
   public void commit() throws TableException {
     Path s = new Path(staging);
@@ -120,8 +125,9 @@ public final class StagedOutput {
         throw new TableException("cannot rename '" + staging + "' to '" + target + "'");
       }
     } catch (IOException e) {
-      throw new TableException("cannot move the output from '" + staging + "' to '" + target
-          + "': " + e.getMessage(), e);
+      throw new TableException(
+          "cannot move the output from '" + staging + "' to '" + target + "': " + e.getMessage(),
+          e);
     }
   }
 

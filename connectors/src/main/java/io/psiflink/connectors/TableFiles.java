@@ -15,8 +15,8 @@ import org.apache.flink.core.fs.Path;
  *
  * <p>A directory's part files are its direct children that are files with a visible name ({@link
  * #isVisible}: markers such as {@code _SUCCESS} and hidden files such as {@code .part-0.crc} or
- * in-progress files are skipped), sorted by name. They must all have the same format extension,
- * and there must be at least one. A part's path is the directory's path as given plus its name.
+ * in-progress files are skipped), sorted by name. They must all have the same format extension, and
+ * there must be at least one. A part's path is the directory's path as given plus its name.
  *
  * @param format the format of every file, by extension ({@link TableFormat#fromPath})
  * @param files the file paths, sorted by name; never empty
@@ -62,8 +62,10 @@ public record TableFiles(TableFormat format, List<String> files, List<Long> leng
       }
     }
     if (parts.isEmpty()) {
-      throw new TableException("table directory '" + path
-          + "' holds no part files (names starting with _ or . are skipped)");
+      throw new TableException(
+          "table directory '"
+              + path
+              + "' holds no part files (names starting with _ or . are skipped)");
     }
     parts.sort(Comparator.comparing(e -> e.getPath().getName()));
     String first = parts.get(0).getPath().getName();
@@ -76,14 +78,28 @@ public record TableFiles(TableFormat format, List<String> files, List<Long> leng
       try {
         f = TableFormat.fromPath(name);
       } catch (IllegalArgumentException x) {
-        throw new TableException("table directory '" + path + "' holds '" + name
-            + "', which is not .csv, .avro or .parquet (any case)", x);
+        throw new TableException(
+            "table directory '"
+                + path
+                + "' holds '"
+                + name
+                + "', which is not .csv, .avro or .parquet (any case)",
+            x);
       }
       if (format == null) {
         format = f;
       } else if (f != format) {
-        throw new TableException("table directory '" + path + "' mixes formats: '" + name
-            + "' is " + f + " but '" + first + "' is " + format);
+        throw new TableException(
+            "table directory '"
+                + path
+                + "' mixes formats: '"
+                + name
+                + "' is "
+                + f
+                + " but '"
+                + first
+                + "' is "
+                + format);
       }
       // the directory as given plus the name (not the listed path, which the file system may
       // have qualified), so that errors and quarantined rows show the user's own spelling

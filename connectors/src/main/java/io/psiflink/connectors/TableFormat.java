@@ -14,7 +14,10 @@ public enum TableFormat {
     this.extension = extension;
   }
 
-  /** The file name suffix of this format, with the dot, lower case: {@code .csv}, {@code .avro}, {@code .parquet}. */
+  /**
+   * The file name suffix of this format, with the dot, lower case: {@code .csv}, {@code .avro},
+   * {@code .parquet}.
+   */
   public String extension() {
     return extension;
   }
@@ -27,7 +30,8 @@ public enum TableFormat {
    */
   public static TableFormat fromPath(String path) {
     if (path == null) {
-      throw new IllegalArgumentException("no path given; supported extensions are .csv, .avro, .parquet");
+      throw new IllegalArgumentException(
+          "no path given; supported extensions are .csv, .avro, .parquet");
     }
     String lower = path.toLowerCase(Locale.ROOT);
     for (TableFormat f : values()) {
@@ -35,7 +39,9 @@ public enum TableFormat {
         return f;
       }
     }
-    throw new IllegalArgumentException("cannot tell the table format of '" + path
-        + "': supported extensions are .csv, .avro, .parquet (any case)");
+    throw new IllegalArgumentException(
+        "cannot tell the table format of '"
+            + path
+            + "': supported extensions are .csv, .avro, .parquet (any case)");
   }
 }

@@ -21,10 +21,10 @@ import org.apache.flink.types.Row;
  * Writes a table as part files into a directory (local, {@code file://} or {@code hdfs://}) with
  * Flink's {@link FileSink} in bulk format.
  *
- * <p>Files: {@code <dir>/part-<uuid>-<n><ext>} ({@code .avro}, {@code .parquet} or {@code .csv}), directly in
- * {@code dir} (no date buckets); each sink subtask that receives rows writes one file per {@link
- * #DEFAULT_MAX_PART_BYTES} (or the size given). A subtask without rows writes no file, so an empty
- * result is an empty directory (this class creates it while the graph is built).
+ * <p>Files: {@code <dir>/part-<uuid>-<n><ext>} ({@code .avro}, {@code .parquet} or {@code .csv}),
+ * directly in {@code dir} (no date buckets); each sink subtask that receives rows writes one file
+ * per {@link #DEFAULT_MAX_PART_BYTES} (or the size given). A subtask without rows writes no file,
+ * so an empty result is an empty directory (this class creates it while the graph is built).
  *
  * <p>What is visible when (read in Flink 2.3's FileSink, sink topology and CommitterOperator, and
  * checked in {@code TableSinkTest}): FileSink writes every part to a hidden in-progress file {@code
@@ -32,8 +32,8 @@ import org.apache.flink.types.Row;
  * file systems both stage there), and a part closed by rolling keeps that hidden name until it is
  * committed. In BATCH mode there are no checkpoints: the writers close their files at the end of
  * their input, and the committers, a separate job vertex behind a BLOCKING exchange (with the
- * default batch shuffle mode), rename them to their visible names only after every writer
- * subtask has finished. Hence:
+ * default batch shuffle mode), rename them to their visible names only after every writer subtask
+ * has finished. Hence:
  *
  * <ul>
  *   <li>a job that fails anywhere before the commit stage, including after some writer subtasks
@@ -41,14 +41,13 @@ import org.apache.flink.types.Row;
  *       {@code .} or {@code _} (Flink, Hadoop, Spark, {@link TableReader}) ignores; they may be
  *       deleted;
  *   <li>only a failure inside the commit stage itself (a rename failing on one committer while
- *       another succeeded) can leave part of the output visible. So the visible files alone do
- *       not prove a complete output: the job driver calls {@link #markComplete} after {@code
- *       execute()} returned, and consumers check {@link #isComplete} (the Hadoop {@code _SUCCESS}
- *       convention).
+ *       another succeeded) can leave part of the output visible. So the visible files alone do not
+ *       prove a complete output: the job driver calls {@link #markComplete} after {@code execute()}
+ *       returned, and consumers check {@link #isComplete} (the Hadoop {@code _SUCCESS} convention).
  * </ul>
  *
- * <p>To keep outputs of different runs apart, {@code dir} must not already hold visible files or
- * a {@value #SUCCESS_MARKER} marker; hidden leftovers of a failed run are allowed.
+ * <p>To keep outputs of different runs apart, {@code dir} must not already hold visible files or a
+ * {@value #SUCCESS_MARKER} marker; hidden leftovers of a failed run are allowed.
  */
 public final class TableSink {
   /** Size after which a part file is closed and the next one begun. */
@@ -59,19 +58,22 @@ public final class TableSink {
 
   private TableSink() {}
 
-  public static DataStreamSink<Row> write(DataStream<Row> rows, TableSchema schema, String dir,
-      TableFormat format) throws TableException {
+  public static DataStreamSink<Row> write(
+      DataStream<Row> rows, TableSchema schema, String dir, TableFormat format)
+      throws TableException {
     return write(rows, schema, dir, format, DEFAULT_MAX_PART_BYTES);
   }
 
   /** Writes as the other {@code write}, starting a new part file at {@code maxPartBytes}. */
-  public static DataStreamSink<Row> write(DataStream<Row> rows, TableSchema schema, String dir,
-      TableFormat format, long maxPartBytes) throws TableException {
-    BulkWriter.Factory<Row> writer = switch (format) {
-      case CSV -> CsvBulkWriter.factory(schema, CsvOptions.DEFAULT);
-      case AVRO -> AvroRowBulkWriter.factory(schema);
-      case PARQUET -> ParquetRowBulkWriter.factory(schema);
-    };
+  public static DataStreamSink<Row> write(
+      DataStream<Row> rows, TableSchema schema, String dir, TableFormat format, long maxPartBytes)
+      throws TableException {
+    BulkWriter.Factory<Row> writer =
+        switch (format) {
+          case CSV -> CsvBulkWriter.factory(schema, CsvOptions.DEFAULT);
+          case AVRO -> AvroRowBulkWriter.factory(schema);
+          case PARQUET -> ParquetRowBulkWriter.factory(schema);
+        };
     return sink(rows, writer, dir, format, maxPartBytes);
   }
 
@@ -79,29 +81,42 @@ public final class TableSink {
    * Writes rows given in {@link RowCodec} encoding of the schema's column types, as {@code write}
    * does Rows. Avro output is transcoded from the encoding without decoding values.
    */
-  public static DataStreamSink<byte[]> writeEncoded(DataStream<byte[]> rows, TableSchema schema,
-      String dir, TableFormat format) throws TableException {
-    BulkWriter.Factory<byte[]> writer = switch (format) {
-      case CSV -> new DecodingFactory(CsvBulkWriter.factory(schema, CsvOptions.DEFAULT),
-          new RowCodec(schema.columns().stream().map(Column::type).toList()));
-      case AVRO -> AvroRowBulkWriter.encodedFactory(schema);
-      case PARQUET -> new DecodingFactory(ParquetRowBulkWriter.factory(schema),
-          new RowCodec(schema.columns().stream().map(Column::type).toList()));
-    };
+  public static DataStreamSink<byte[]> writeEncoded(
+      DataStream<byte[]> rows, TableSchema schema, String dir, TableFormat format)
+      throws TableException {
+    BulkWriter.Factory<byte[]> writer =
+        switch (format) {
+          case CSV ->
+              new DecodingFactory(
+                  CsvBulkWriter.factory(schema, CsvOptions.DEFAULT),
+                  new RowCodec(schema.columns().stream().map(Column::type).toList()));
+          case AVRO -> AvroRowBulkWriter.encodedFactory(schema);
+          case PARQUET ->
+              new DecodingFactory(
+                  ParquetRowBulkWriter.factory(schema),
+                  new RowCodec(schema.columns().stream().map(Column::type).toList()));
+        };
     return sink(rows, writer, dir, format, DEFAULT_MAX_PART_BYTES);
   }
 
-  private static <T> DataStreamSink<T> sink(DataStream<T> rows, BulkWriter.Factory<T> writer,
-      String dir, TableFormat format, long maxPartBytes) throws TableException {
+  private static <T> DataStreamSink<T> sink(
+      DataStream<T> rows,
+      BulkWriter.Factory<T> writer,
+      String dir,
+      TableFormat format,
+      long maxPartBytes)
+      throws TableException {
     prepareDirectory(dir);
-    FileSink<T> sink = FileSink.forBulkFormat(new Path(dir), writer)
-        .withBucketAssigner(new BasePathBucketAssigner<>())
-        .withRollingPolicy(new SizeRollingPolicy<>(maxPartBytes))
-        .withOutputFileConfig(OutputFileConfig.builder()
-            .withPartPrefix("part")
-            .withPartSuffix(format.extension())
-            .build())
-        .build();
+    FileSink<T> sink =
+        FileSink.forBulkFormat(new Path(dir), writer)
+            .withBucketAssigner(new BasePathBucketAssigner<>())
+            .withRollingPolicy(new SizeRollingPolicy<>(maxPartBytes))
+            .withOutputFileConfig(
+                OutputFileConfig.builder()
+                    .withPartPrefix("part")
+                    .withPartSuffix(format.extension())
+                    .build())
+            .build();
     String what = "write " + format.name().toLowerCase(Locale.ROOT);
     return rows.sinkTo(sink).name(what).setDescription(what + " to " + dir);
   }
@@ -180,22 +195,30 @@ public final class TableSink {
           throw new TableException("output '" + dir + "' exists and is not a directory");
         }
         if (fs.exists(new Path(path, SUCCESS_MARKER))) {
-          throw new TableException("output directory '" + dir + "' already holds a complete output ("
-              + SUCCESS_MARKER + "); choose a new directory per run");
+          throw new TableException(
+              "output directory '"
+                  + dir
+                  + "' already holds a complete output ("
+                  + SUCCESS_MARKER
+                  + "); choose a new directory per run");
         }
         FileStatus[] entries = fs.listStatus(path);
         for (FileStatus e : entries == null ? new FileStatus[0] : entries) {
           if (TableFiles.isVisible(e.getPath().getName())) {
-            throw new TableException("output directory '" + dir + "' is not empty (it holds "
-                + e.getPath().getName() + "); choose a new directory per run");
+            throw new TableException(
+                "output directory '"
+                    + dir
+                    + "' is not empty (it holds "
+                    + e.getPath().getName()
+                    + "); choose a new directory per run");
           }
         }
       } else if (!fs.mkdirs(path)) {
         throw new TableException("cannot create output directory '" + dir + "'");
       }
     } catch (IOException e) {
-      throw new TableException("cannot prepare output directory '" + dir + "': " + e.getMessage(),
-          e);
+      throw new TableException(
+          "cannot prepare output directory '" + dir + "': " + e.getMessage(), e);
     }
   }
 }

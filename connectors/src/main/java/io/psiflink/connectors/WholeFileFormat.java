@@ -21,10 +21,16 @@ abstract class WholeFileFormat implements StreamFormat<Row> {
   }
 
   @Override
-  public final Reader<Row> restoreReader(Configuration config, FSDataInputStream stream,
-      long restoredOffset, long fileLen, long splitEnd) {
-    throw new UnsupportedOperationException(format + " records cannot be resumed at a byte "
-        + "offset; the file is re-read from its start");
+  public final Reader<Row> restoreReader(
+      Configuration config,
+      FSDataInputStream stream,
+      long restoredOffset,
+      long fileLen,
+      long splitEnd) {
+    throw new UnsupportedOperationException(
+        format
+            + " records cannot be resumed at a byte "
+            + "offset; the file is re-read from its start");
   }
 
   @Override

@@ -1,14 +1,14 @@
 package io.psiflink.connectors;
 
-import io.psiflink.api.ColumnType;
-import io.psiflink.api.Column;
-import io.psiflink.api.TableSchema;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.psiflink.api.Column;
+import io.psiflink.api.ColumnType;
+import io.psiflink.api.TableSchema;
 import io.psiflink.connectors.row.RowCodec;
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
@@ -24,28 +24,36 @@ import org.apache.flink.types.Row;
 import org.junit.jupiter.api.Test;
 
 class AvroRowBulkWriterTest {
-  private static final TableSchema ALL_TYPES = new TableSchema(List.of(
-      new Column("bo", ColumnType.BOOLEAN, true), new Column("i", ColumnType.INT, true),
-      new Column("l", ColumnType.BIGINT, true), new Column("f", ColumnType.FLOAT, true),
-      new Column("d", ColumnType.DOUBLE, true), new Column("s", ColumnType.STRING, true),
-      new Column("by", ColumnType.BYTES, true)));
+  private static final TableSchema ALL_TYPES =
+      new TableSchema(
+          List.of(
+              new Column("bo", ColumnType.BOOLEAN, true),
+              new Column("i", ColumnType.INT, true),
+              new Column("l", ColumnType.BIGINT, true),
+              new Column("f", ColumnType.FLOAT, true),
+              new Column("d", ColumnType.DOUBLE, true),
+              new Column("s", ColumnType.STRING, true),
+              new Column("by", ColumnType.BYTES, true)));
 
   @Test
   void writesAContainerFileWithoutClosingFlinksStream() throws Exception {
-    TableSchema schema = new TableSchema(List.of(
-        new Column("id", ColumnType.BIGINT, false),
-        new Column("1st name", ColumnType.STRING, true),
-        new Column("b", ColumnType.BYTES, true)));
+    TableSchema schema =
+        new TableSchema(
+            List.of(
+                new Column("id", ColumnType.BIGINT, false),
+                new Column("1st name", ColumnType.STRING, true),
+                new Column("b", ColumnType.BYTES, true)));
     ByteArrayOutputStream bytes = new ByteArrayOutputStream();
-    BulkWriter<Row> w = AvroRowBulkWriter.factory(schema)
-        .create(new CsvBulkWriterTest.MemoryOutputStream(bytes));
+    BulkWriter<Row> w =
+        AvroRowBulkWriter.factory(schema).create(new CsvBulkWriterTest.MemoryOutputStream(bytes));
     w.addElement(Row.of(1L, "\u00e9", new byte[] {9}));
     w.addElement(Row.of(2L, null, null));
     w.finish();
 
     List<GenericRecord> records = new ArrayList<>();
-    try (DataFileStream<GenericRecord> in = new DataFileStream<>(
-        new ByteArrayInputStream(bytes.toByteArray()), new GenericDatumReader<>())) {
+    try (DataFileStream<GenericRecord> in =
+        new DataFileStream<>(
+            new ByteArrayInputStream(bytes.toByteArray()), new GenericDatumReader<>())) {
       assertEquals("io.psiflink.JoinedRow", in.getSchema().getFullName());
       assertEquals("_1st_name", in.getSchema().getFields().get(1).name());
       in.forEach(records::add);
@@ -61,20 +69,22 @@ class AvroRowBulkWriterTest {
   @Test
   void everyTypeRoundTripsThroughTheSourceAndAWrongClassIsRefused() throws Exception {
     TableSchema schema = ALL_TYPES;
-    List<Row> rows = List.of(
-        Row.of(true, -7, Long.MIN_VALUE, 1.5f, -0.0, "x\u00e9\uD83D\uDE00", new byte[] {0, -1}),
-        Row.of(null, null, null, null, null, null, null),
-        Row.of(false, Integer.MAX_VALUE, 0L, Float.NaN, Double.MAX_VALUE, "", new byte[0]));
+    List<Row> rows =
+        List.of(
+            Row.of(true, -7, Long.MIN_VALUE, 1.5f, -0.0, "x\u00e9\uD83D\uDE00", new byte[] {0, -1}),
+            Row.of(null, null, null, null, null, null, null),
+            Row.of(false, Integer.MAX_VALUE, 0L, Float.NaN, Double.MAX_VALUE, "", new byte[0]));
     ByteArrayOutputStream bytes = new ByteArrayOutputStream();
-    BulkWriter<Row> w = AvroRowBulkWriter.factory(schema)
-        .create(new CsvBulkWriterTest.MemoryOutputStream(bytes));
+    BulkWriter<Row> w =
+        AvroRowBulkWriter.factory(schema).create(new CsvBulkWriterTest.MemoryOutputStream(bytes));
     for (Row r : rows) {
       w.addElement(r);
     }
     w.finish();
     List<Row> back = new ArrayList<>();
-    try (DataFileStream<GenericRecord> in = new DataFileStream<>(
-        new ByteArrayInputStream(bytes.toByteArray()), new GenericDatumReader<>())) {
+    try (DataFileStream<GenericRecord> in =
+        new DataFileStream<>(
+            new ByteArrayInputStream(bytes.toByteArray()), new GenericDatumReader<>())) {
       for (GenericRecord rec : in) {
         Row r = new Row(schema.size());
         for (int i = 0; i < schema.size(); i++) {
@@ -95,10 +105,13 @@ class AvroRowBulkWriterTest {
         }
       }
     }
-    BulkWriter<Row> bad = AvroRowBulkWriter.factory(schema)
-        .create(new CsvBulkWriterTest.MemoryOutputStream(new ByteArrayOutputStream()));
-    IOException e = assertThrows(IOException.class,
-        () -> bad.addElement(Row.of(true, 5L, 0L, 1f, 1.0, "s", new byte[0])));
+    BulkWriter<Row> bad =
+        AvroRowBulkWriter.factory(schema)
+            .create(new CsvBulkWriterTest.MemoryOutputStream(new ByteArrayOutputStream()));
+    IOException e =
+        assertThrows(
+            IOException.class,
+            () -> bad.addElement(Row.of(true, 5L, 0L, 1f, 1.0, "s", new byte[0])));
     assertTrue(e.getMessage().contains("column 'i'"), e.getMessage());
   }
 
@@ -109,14 +122,22 @@ class AvroRowBulkWriterTest {
     java.util.SplittableRandom r = new java.util.SplittableRandom(11);
     ByteArrayOutputStream viaRows = new ByteArrayOutputStream();
     ByteArrayOutputStream viaEncoded = new ByteArrayOutputStream();
-    BulkWriter<Row> w = AvroRowBulkWriter.factory(schema)
-        .create(new CsvBulkWriterTest.MemoryOutputStream(viaRows));
-    BulkWriter<byte[]> e = AvroRowBulkWriter.encodedFactory(schema)
-        .create(new CsvBulkWriterTest.MemoryOutputStream(viaEncoded));
+    BulkWriter<Row> w =
+        AvroRowBulkWriter.factory(schema).create(new CsvBulkWriterTest.MemoryOutputStream(viaRows));
+    BulkWriter<byte[]> e =
+        AvroRowBulkWriter.encodedFactory(schema)
+            .create(new CsvBulkWriterTest.MemoryOutputStream(viaEncoded));
     int[] all = {0, 1, 2, 3, 4, 5, 6};
     for (int i = 0; i < 2000; i++) {
-      Row row = Row.of(r.nextBoolean(), r.nextInt(), r.nextLong(), (float) r.nextDouble(),
-          r.nextDouble() * 1e6, "s\u00e9" + "x".repeat(r.nextInt(200)), new byte[r.nextInt(150)]);
+      Row row =
+          Row.of(
+              r.nextBoolean(),
+              r.nextInt(),
+              r.nextLong(),
+              (float) r.nextDouble(),
+              r.nextDouble() * 1e6,
+              "s\u00e9" + "x".repeat(r.nextInt(200)),
+              new byte[r.nextInt(150)]);
       for (int c = 0; c < 7; c++) {
         if (r.nextInt(5) == 0) {
           row.setField(c, null);
@@ -133,8 +154,8 @@ class AvroRowBulkWriterTest {
 
   private static List<String> readAll(byte[] file) throws IOException {
     List<String> out = new ArrayList<>();
-    try (DataFileStream<GenericRecord> in = new DataFileStream<>(new ByteArrayInputStream(file),
-        new GenericDatumReader<>())) {
+    try (DataFileStream<GenericRecord> in =
+        new DataFileStream<>(new ByteArrayInputStream(file), new GenericDatumReader<>())) {
       in.forEach(rec -> out.add(rec.toString()));
     }
     return out;

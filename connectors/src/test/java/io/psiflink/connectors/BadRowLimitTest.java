@@ -35,8 +35,8 @@ class BadRowLimitTest {
   @Test
   void refusesNonsenseNamingIt() {
     for (String bad : new String[] {"", "-1", "101%", "x", "1%%", "NaN%", "1.5"}) {
-      IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
-          () -> BadRowLimit.parse(bad), bad);
+      IllegalArgumentException e =
+          assertThrows(IllegalArgumentException.class, () -> BadRowLimit.parse(bad), bad);
       assertTrue(e.getMessage().contains("'" + bad + "'"), e.getMessage());
     }
   }

@@ -24,8 +24,11 @@ class CsvQuotingTest {
           .append(CsvQuoting.field(fields[i], delimiter, quote));
     }
     sb.append('\n');
-    try (CsvRecordReader r = new CsvRecordReader(new ByteArrayInputStream(
-        sb.toString().getBytes(StandardCharsets.UTF_8)), CsvOptions.of(delimiter, quote), false)) {
+    try (CsvRecordReader r =
+        new CsvRecordReader(
+            new ByteArrayInputStream(sb.toString().getBytes(StandardCharsets.UTF_8)),
+            CsvOptions.of(delimiter, quote),
+            false)) {
       CsvRecord rec = r.next();
       assertFalse(rec.malformed(), rec + " from " + sb);
       assertNull(r.next());
@@ -35,8 +38,25 @@ class CsvQuotingTest {
 
   @Test
   void trickyFieldsReadBackExactly() throws Exception {
-    String[] tricky = {"plain", "a,b", "say \"hi\"", "\"", "\"\"", "line\nbreak", "cr\rlf\r\n",
-        " spaced ", "\ttab", "Müller", "例え", ",", "x\"y,z", "", "\uFEFFbom", "a;b", "'q'"};
+    String[] tricky = {
+      "plain",
+      "a,b",
+      "say \"hi\"",
+      "\"",
+      "\"\"",
+      "line\nbreak",
+      "cr\rlf\r\n",
+      " spaced ",
+      "\ttab",
+      "Müller",
+      "例え",
+      ",",
+      "x\"y,z",
+      "",
+      "\uFEFFbom",
+      "a;b",
+      "'q'"
+    };
     assertArrayEquals(tricky, readBack(tricky, ',', '"'));
     assertArrayEquals(tricky, readBack(tricky, ';', '\''));
   }

@@ -18,8 +18,8 @@ import org.junit.jupiter.api.Test;
 /** Known-answer cases for the RFC 4180 tokenizer. */
 class CsvRecordReaderTest {
 
-  private static List<CsvRecord> read(byte[] bytes, CsvOptions options, boolean skipBom,
-      boolean oneByteReads) throws IOException {
+  private static List<CsvRecord> read(
+      byte[] bytes, CsvOptions options, boolean skipBom, boolean oneByteReads) throws IOException {
     InputStream in = new ByteArrayInputStream(bytes);
     if (oneByteReads) {
       in = new OneByteAtATime(in);
@@ -145,8 +145,7 @@ class CsvRecordReaderTest {
   @Test
   void characterAfterClosingQuoteSkipsTheLine() throws IOException {
     List<CsvRecord> r = read("1,\"a\"b,c\r\nx\n");
-    assertBad(r.get(0), 1, "unexpected character after the closing quote of field 2",
-        "1,\"a\"b,c");
+    assertBad(r.get(0), 1, "unexpected character after the closing quote of field 2", "1,\"a\"b,c");
     assertGood(r.get(1), 2, "x");
   }
 
@@ -185,7 +184,8 @@ class CsvRecordReaderTest {
     List<CsvRecord> kept = read(bytes, CsvOptions.DEFAULT, false, false);
     assertGood(kept.get(0), 1, "\uFEFFname", "age");
     // a lone BOM is no record at all
-    assertEquals(List.of(),
+    assertEquals(
+        List.of(),
         read(new byte[] {(byte) 0xEF, (byte) 0xBB, (byte) 0xBF}, CsvOptions.DEFAULT, true, false));
   }
 
@@ -204,8 +204,8 @@ class CsvRecordReaderTest {
   void overlongRecordIsMalformedAndReadingGoesOn() throws IOException {
     CsvOptions small = new CsvOptions(',', '"', 1024);
     String big = "y".repeat(5000);
-    List<CsvRecord> r = read(("a," + big + "\nb,c\n").getBytes(StandardCharsets.UTF_8), small,
-        true, false);
+    List<CsvRecord> r =
+        read(("a," + big + "\nb,c\n").getBytes(StandardCharsets.UTF_8), small, true, false);
     assertEquals(2, r.size());
     assertTrue(r.get(0).malformed());
     assertEquals("record longer than 1024 bytes", r.get(0).error());
@@ -214,8 +214,12 @@ class CsvRecordReaderTest {
 
   @Test
   void otherDelimiterAndQuote() throws IOException {
-    List<CsvRecord> r = read("a;'b;c';'it''s'\n".getBytes(StandardCharsets.UTF_8),
-        CsvOptions.of(';', '\''), true, false);
+    List<CsvRecord> r =
+        read(
+            "a;'b;c';'it''s'\n".getBytes(StandardCharsets.UTF_8),
+            CsvOptions.of(';', '\''),
+            true,
+            false);
     assertGood(r.get(0), 1, "a", "b;c", "it's");
   }
 

@@ -1,6 +1,5 @@
 package io.psiflink.connectors;
 
-import io.psiflink.api.ColumnType;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -8,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.psiflink.api.ColumnType;
 import java.util.SplittableRandom;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
@@ -32,7 +32,8 @@ class CsvValuesTest {
     assertEquals(42L, CsvValues.parse("+42", ColumnType.BIGINT));
     assertEquals(Long.MIN_VALUE, CsvValues.parse("-9223372036854775808", ColumnType.BIGINT));
     assertEquals(7, CsvValues.parse("007", ColumnType.INT));
-    assertThrows(NumberFormatException.class,
+    assertThrows(
+        NumberFormatException.class,
         () -> CsvValues.parse("9223372036854775808", ColumnType.BIGINT));
     assertThrows(NumberFormatException.class, () -> CsvValues.parse("2147483648", ColumnType.INT));
     assertThrows(IllegalArgumentException.class, () -> CsvValues.parse(" 1", ColumnType.BIGINT));
@@ -41,8 +42,8 @@ class CsvValuesTest {
     assertThrows(IllegalArgumentException.class, () -> CsvValues.parse("+", ColumnType.INT));
     assertThrows(IllegalArgumentException.class, () -> CsvValues.parse("1-", ColumnType.INT));
     // Arabic-Indic digits: Long.parseLong would accept them
-    assertThrows(IllegalArgumentException.class,
-        () -> CsvValues.parse("\u0661\u0662", ColumnType.BIGINT));
+    assertThrows(
+        IllegalArgumentException.class, () -> CsvValues.parse("\u0661\u0662", ColumnType.BIGINT));
   }
 
   @Test
@@ -53,8 +54,12 @@ class CsvValuesTest {
       String t;
       switch (i % 3) {
         case 0 -> t = Long.toString(r.nextLong() >> r.nextInt(64));
-        case 1 -> t = (r.nextBoolean() ? "-" : "") + r.nextLong(1_000_000_000_000L) + "."
-            + String.format("%0" + (1 + r.nextInt(6)) + "d", r.nextInt(1000));
+        case 1 ->
+            t =
+                (r.nextBoolean() ? "-" : "")
+                    + r.nextLong(1_000_000_000_000L)
+                    + "."
+                    + String.format("%0" + (1 + r.nextInt(6)) + "d", r.nextInt(1000));
         default -> {
           StringBuilder b = new StringBuilder();
           for (int len = 1 + r.nextInt(20); len > 0; len--) {
@@ -75,20 +80,22 @@ class CsvValuesTest {
         assertEquals(jdkLong, CsvValues.parse(t, ColumnType.BIGINT), t);
       } else {
         String text = t;
-        assertThrows(IllegalArgumentException.class, () -> CsvValues.parse(text, ColumnType.BIGINT),
-            t);
+        assertThrows(
+            IllegalArgumentException.class, () -> CsvValues.parse(text, ColumnType.BIGINT), t);
       }
       if (CsvValues.isDecimal(t)) {
         double jdk = Double.parseDouble(t);
         if (Double.isFinite(jdk)) {
-          assertEquals(Double.doubleToRawLongBits(jdk),
-              Double.doubleToRawLongBits((Double) CsvValues.parse(t, ColumnType.DOUBLE)), t);
+          assertEquals(
+              Double.doubleToRawLongBits(jdk),
+              Double.doubleToRawLongBits((Double) CsvValues.parse(t, ColumnType.DOUBLE)),
+              t);
         }
       }
       double fast = CsvValues.fastDouble(t);
       if (fast == fast) {
-        assertEquals(Double.doubleToRawLongBits(Double.parseDouble(t)),
-            Double.doubleToRawLongBits(fast), t);
+        assertEquals(
+            Double.doubleToRawLongBits(Double.parseDouble(t)), Double.doubleToRawLongBits(fast), t);
       }
     }
     assertEquals(0.1, CsvValues.fastDouble("0.1"));
@@ -133,8 +140,9 @@ class CsvValuesTest {
 
   @Test
   void doublesRoundTripThroughTheirText() {
-    double[] values = {0.1, -0.0, 1e300, 4.9e-324, 123456789.123, Double.NaN,
-        Double.POSITIVE_INFINITY, 1.0 / 3};
+    double[] values = {
+      0.1, -0.0, 1e300, 4.9e-324, 123456789.123, Double.NaN, Double.POSITIVE_INFINITY, 1.0 / 3
+    };
     for (double d : values) {
       String text = CsvValues.format(d, ColumnType.DOUBLE);
       assertEquals(Double.toString(d), text);

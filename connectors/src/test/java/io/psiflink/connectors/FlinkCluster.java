@@ -29,11 +29,13 @@ final class FlinkCluster implements BeforeAllCallback, AfterAllCallback {
   public void beforeAll(ExtensionContext context) throws Exception {
     Configuration conf = new Configuration();
     conf.set(RestOptions.BIND_PORT, "0");
-    cluster = new MiniCluster(new MiniClusterConfiguration.Builder()
-        .setConfiguration(conf)
-        .setNumTaskManagers(1)
-        .setNumSlotsPerTaskManager(SLOTS)
-        .build());
+    cluster =
+        new MiniCluster(
+            new MiniClusterConfiguration.Builder()
+                .setConfiguration(conf)
+                .setNumTaskManagers(1)
+                .setNumSlotsPerTaskManager(SLOTS)
+                .build());
     cluster.start();
   }
 

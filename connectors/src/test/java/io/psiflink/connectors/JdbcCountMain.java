@@ -14,7 +14,8 @@ public final class JdbcCountMain {
   public static void main(String[] args) {
     try {
       JdbcTable t = JdbcTable.parse(args[0]);
-      try (Connection c = t.connect(); Statement s = c.createStatement();
+      try (Connection c = t.connect();
+          Statement s = c.createStatement();
           ResultSet rs = s.executeQuery("SELECT count(*) FROM " + t.quotedTable())) {
         rs.next();
         System.out.println("rows=" + rs.getLong(1));

@@ -19,10 +19,10 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 
 /**
- * A password-protected PostgreSQL table read by a separate process the way the coordinator
- * launches a job: the location without its password on the command line, the password in
- * {@value JdbcTable#PASSWORD_ENV}. Without the variable the same process is refused (so the
- * password did reach the driver through it).
+ * A password-protected PostgreSQL table read by a separate process the way the coordinator launches
+ * a job: the location without its password on the command line, the password in {@value
+ * JdbcTable#PASSWORD_ENV}. Without the variable the same process is refused (so the password did
+ * reach the driver through it).
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class JdbcPasswordTest {
@@ -33,8 +33,9 @@ class JdbcPasswordTest {
   void start() throws Exception {
     pg = PostgresServer.startWithPassword();
     String url = pg.createDatabase("secured");
-    try (Connection c = DriverManager.getConnection(url, PostgresServer.USER,
-        PostgresServer.PASSWORD); Statement s = c.createStatement()) {
+    try (Connection c =
+            DriverManager.getConnection(url, PostgresServer.USER, PostgresServer.PASSWORD);
+        Statement s = c.createStatement()) {
       s.execute("CREATE TABLE people (id bigint PRIMARY KEY, name text)");
       s.execute("INSERT INTO people SELECT g, 'n' || g FROM generate_series(1, 42) g");
     }
@@ -51,8 +52,13 @@ class JdbcPasswordTest {
   private record Run(int code, String out, List<String> args) {}
 
   private static Run child(String location, Map<String, String> env) throws Exception {
-    List<String> cmd = List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-        "-cp", System.getProperty("java.class.path"), JdbcCountMain.class.getName(), location);
+    List<String> cmd =
+        List.of(
+            Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+            "-cp",
+            System.getProperty("java.class.path"),
+            JdbcCountMain.class.getName(),
+            location);
     ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true);
     pb.environment().remove(JdbcTable.PASSWORD_ENV);
     pb.environment().putAll(env);

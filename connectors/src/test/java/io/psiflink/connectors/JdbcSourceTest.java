@@ -1,14 +1,14 @@
 package io.psiflink.connectors;
 
-import io.psiflink.api.ColumnType;
-import io.psiflink.api.Column;
-import io.psiflink.api.TableSchema;
 import static io.psiflink.connectors.Tables.assertSameRows;
 import static io.psiflink.connectors.Tables.drain;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.psiflink.api.Column;
+import io.psiflink.api.ColumnType;
+import io.psiflink.api.TableSchema;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.PreparedStatement;
@@ -42,18 +42,22 @@ class JdbcSourceTest {
   static void start() throws Exception {
     pg = PostgresServer.start();
     url = pg.createDatabase("conn");
-    try (Connection c = DriverManager.getConnection(url); Statement s = c.createStatement()) {
-      s.execute("CREATE TABLE people (id bigint PRIMARY KEY, name text, visits integer,"
-          + " score double precision, ratio real, active boolean, blob bytea,"
-          + " amount numeric(12,0), price numeric(10,2), born date NOT NULL)");
-      s.execute("INSERT INTO people SELECT i, CASE WHEN i % 10 = 0 THEN NULL ELSE 'n' || i ||"
-          + " ' z\u00fcrich' END, i * 7, i / 3.0, i / 4.0, i % 2 = 0, decode(lpad(to_hex(i % 256),"
-          + " 2, '0'), 'hex'), i * 1000, i / 7.0, date '2020-01-01' + i::int"
-          + " FROM generate_series(1, 2500) AS i");
+    try (Connection c = DriverManager.getConnection(url);
+        Statement s = c.createStatement()) {
+      s.execute(
+          "CREATE TABLE people (id bigint PRIMARY KEY, name text, visits integer,"
+              + " score double precision, ratio real, active boolean, blob bytea,"
+              + " amount numeric(12,0), price numeric(10,2), born date NOT NULL)");
+      s.execute(
+          "INSERT INTO people SELECT i, CASE WHEN i % 10 = 0 THEN NULL ELSE 'n' || i ||"
+              + " ' z\u00fcrich' END, i * 7, i / 3.0, i / 4.0, i % 2 = 0, decode(lpad(to_hex(i % 256),"
+              + " 2, '0'), 'hex'), i * 1000, i / 7.0, date '2020-01-01' + i::int"
+              + " FROM generate_series(1, 2500) AS i");
       // no primary key: read by block ranges
       s.execute("CREATE TABLE events (kind text, n integer)");
-      s.execute("INSERT INTO events SELECT 'k' || (i % 13), CASE WHEN i % 50 = 0 THEN NULL ELSE i"
-          + " END FROM generate_series(1, 20000) AS i");
+      s.execute(
+          "INSERT INTO events SELECT 'k' || (i % 13), CASE WHEN i % 50 = 0 THEN NULL ELSE i"
+              + " END FROM generate_series(1, 20000) AS i");
       s.execute("CREATE TABLE \"Mixed Case\" (\"Key\" integer, v text)");
       s.execute("INSERT INTO \"Mixed Case\" VALUES (1, 'one'), (NULL, 'none'), (3, 'three')");
     }
@@ -69,7 +73,8 @@ class JdbcSourceTest {
   /** The oracle: the table read with plain JDBC, each column converted by the JDBC driver. */
   private static List<Row> plainRead(String sql, int columns) throws Exception {
     List<Row> rows = new ArrayList<>();
-    try (Connection c = DriverManager.getConnection(url); Statement s = c.createStatement();
+    try (Connection c = DriverManager.getConnection(url);
+        Statement s = c.createStatement();
         ResultSet rs = s.executeQuery(sql)) {
       while (rs.next()) {
         Row r = new Row(columns);
@@ -82,20 +87,23 @@ class JdbcSourceTest {
     return rows;
   }
 
-  private record Outcome(List<Row> rows, List<BadRow> bad, JobExecutionResult result,
-      Set<Integer> readers) {}
+  private record Outcome(
+      List<Row> rows, List<BadRow> bad, JobExecutionResult result, Set<Integer> readers) {}
 
   private Outcome read(String location, TableSchema schema, List<String> keys) throws Exception {
     StreamExecutionEnvironment env = FLINK.batchEnv();
     SourceResult read = TableSource.read(env, "t", location, schema, CsvOptions.DEFAULT, keys);
     // which parallel readers produced rows: the subtask index of the (chained) parser's map
-    CloseableIterator<Integer> subtasks = read.rows()
-        .map(new RichMapFunction<Row, Integer>() {
-          @Override
-          public Integer map(Row r) {
-            return getRuntimeContext().getTaskInfo().getIndexOfThisSubtask();
-          }
-        }).collectAsync();
+    CloseableIterator<Integer> subtasks =
+        read.rows()
+            .map(
+                new RichMapFunction<Row, Integer>() {
+                  @Override
+                  public Integer map(Row r) {
+                    return getRuntimeContext().getTaskInfo().getIndexOfThisSubtask();
+                  }
+                })
+            .collectAsync();
     CloseableIterator<Row> rows = read.rows().collectAsync();
     CloseableIterator<BadRow> bad = read.quarantined().collectAsync();
     JobExecutionResult result = env.execute("read jdbc");
@@ -105,17 +113,20 @@ class JdbcSourceTest {
   @Test
   void discoversTheSchemaFromTheTable() throws Exception {
     TableSchema schema = SchemaDiscovery.discover(url + "&table=people");
-    assertEquals(new TableSchema(List.of(
-        new Column("id", ColumnType.BIGINT, false),
-        new Column("name", ColumnType.STRING, true),
-        new Column("visits", ColumnType.INT, true),
-        new Column("score", ColumnType.DOUBLE, true),
-        new Column("ratio", ColumnType.FLOAT, true),
-        new Column("active", ColumnType.BOOLEAN, true),
-        new Column("blob", ColumnType.BYTES, true),
-        new Column("amount", ColumnType.BIGINT, true),
-        new Column("price", ColumnType.STRING, true),
-        new Column("born", ColumnType.STRING, false))), schema);
+    assertEquals(
+        new TableSchema(
+            List.of(
+                new Column("id", ColumnType.BIGINT, false),
+                new Column("name", ColumnType.STRING, true),
+                new Column("visits", ColumnType.INT, true),
+                new Column("score", ColumnType.DOUBLE, true),
+                new Column("ratio", ColumnType.FLOAT, true),
+                new Column("active", ColumnType.BOOLEAN, true),
+                new Column("blob", ColumnType.BYTES, true),
+                new Column("amount", ColumnType.BIGINT, true),
+                new Column("price", ColumnType.STRING, true),
+                new Column("born", ColumnType.STRING, false))),
+        schema);
   }
 
   @Test
@@ -124,10 +135,14 @@ class JdbcSourceTest {
     TableSchema schema = SchemaDiscovery.discover(location);
     Outcome out = read(location, schema, List.of());
     List<Row> expected = new ArrayList<>();
-    for (Row r : plainRead("SELECT id, name, visits, score, ratio, active, blob, amount,"
-        + " price::text, born::text FROM people", 10)) {
-      r.setField(7, r.getField(7) == null ? null
-          : ((java.math.BigDecimal) r.getField(7)).longValueExact());
+    for (Row r :
+        plainRead(
+            "SELECT id, name, visits, score, ratio, active, blob, amount,"
+                + " price::text, born::text FROM people",
+            10)) {
+      r.setField(
+          7,
+          r.getField(7) == null ? null : ((java.math.BigDecimal) r.getField(7)).longValueExact());
       expected.add(r);
     }
     assertEquals(2500, expected.size());
@@ -156,8 +171,12 @@ class JdbcSourceTest {
       assertTrue(b.raw().matches("k\\d+,"), b.raw());
     }
     assertEquals(400L, (Long) out.result().getAccumulatorResult("t.rowsQuarantined"));
-    assertEquals(400L,
-        (Long) out.result().getAccumulatorResult(io.psiflink.api.JobMetricNames.Accumulators.rowsWithNullKeyQuarantined("t")));
+    assertEquals(
+        400L,
+        (Long)
+            out.result()
+                .getAccumulatorResult(
+                    io.psiflink.api.JobMetricNames.Accumulators.rowsWithNullKeyQuarantined("t")));
     assertEquals(Set.of(0, 1), out.readers());
     List<JdbcSplit> splits = JdbcTable.parse(location).plan(2);
     assertEquals(5, splits.size(), splits.toString());
@@ -165,8 +184,7 @@ class JdbcSourceTest {
   }
 
   @Test
-  void aTextPartitionColumnSplitsByHashAndANullablePartitionColumnKeepsItsNulls()
-      throws Exception {
+  void aTextPartitionColumnSplitsByHashAndANullablePartitionColumnKeepsItsNulls() throws Exception {
     String byText = url + "&table=events&partition-column=kind&partitions=3";
     Outcome out = read(byText, SchemaDiscovery.discover(byText), List.of());
     assertSameRows(plainRead("SELECT kind, n FROM events", 2), out.rows());
@@ -181,8 +199,11 @@ class JdbcSourceTest {
   @Test
   void quotedNamesAndANotNullSchemaOverANullableColumn() throws Exception {
     String location = JdbcTable.withTable(url, "Mixed Case");
-    TableSchema schema = new TableSchema(List.of(
-        new Column("Key", ColumnType.BIGINT, false), new Column("v", ColumnType.STRING, true)));
+    TableSchema schema =
+        new TableSchema(
+            List.of(
+                new Column("Key", ColumnType.BIGINT, false),
+                new Column("v", ColumnType.STRING, true)));
     Outcome out = read(location, schema, List.of());
     assertSameRows(List.of(Row.of(1L, "one"), Row.of(3L, "three")), out.rows());
     assertEquals(1, out.bad().size());
@@ -192,23 +213,33 @@ class JdbcSourceTest {
 
   @Test
   void hostileLocationsFailNamingTheCause() throws Exception {
-    TableException noTable = assertThrows(TableException.class,
-        () -> SchemaDiscovery.discover(url));
+    TableException noTable =
+        assertThrows(TableException.class, () -> SchemaDiscovery.discover(url));
     assertTrue(noTable.getMessage().contains("names no table"), noTable.getMessage());
-    TableException missing = assertThrows(TableException.class,
-        () -> SchemaDiscovery.discover(url + "&table=nope"));
+    TableException missing =
+        assertThrows(TableException.class, () -> SchemaDiscovery.discover(url + "&table=nope"));
     assertTrue(missing.getMessage().contains("nope"), missing.getMessage());
-    TableException other = assertThrows(TableException.class,
-        () -> JdbcTable.parse("jdbc:mysql://h/db?table=t&password=secret"));
+    TableException other =
+        assertThrows(
+            TableException.class,
+            () -> JdbcTable.parse("jdbc:mysql://h/db?table=t&password=secret"));
     assertTrue(other.getMessage().contains("only PostgreSQL"), other.getMessage());
     assertTrue(other.getMessage().contains("password=***"), other.getMessage());
-    TableException wrongType = assertThrows(TableException.class, () -> TableSource.read(
-        FLINK.batchEnv(), "t", url + "&table=events", new TableSchema(List.of(
-            new Column("kind", ColumnType.BIGINT, true))), CsvOptions.DEFAULT, List.of()));
-    assertTrue(wrongType.getMessage().contains("column 'kind' is STRING, not BIGINT"),
+    TableException wrongType =
+        assertThrows(
+            TableException.class,
+            () ->
+                TableSource.read(
+                    FLINK.batchEnv(),
+                    "t",
+                    url + "&table=events",
+                    new TableSchema(List.of(new Column("kind", ColumnType.BIGINT, true))),
+                    CsvOptions.DEFAULT,
+                    List.of()));
+    assertTrue(
+        wrongType.getMessage().contains("column 'kind' is STRING, not BIGINT"),
         wrongType.getMessage());
-    assertThrows(IllegalArgumentException.class,
-        () -> JdbcTable.withTable(url + "&table=a", "b"));
+    assertThrows(IllegalArgumentException.class, () -> JdbcTable.withTable(url + "&table=a", "b"));
   }
 
   @Test

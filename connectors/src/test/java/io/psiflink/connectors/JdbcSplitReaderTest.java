@@ -1,9 +1,5 @@
 package io.psiflink.connectors;
 
-import io.psiflink.api.TableSchema;
-import io.psiflink.api.Column;
-import io.psiflink.api.ColumnType;
-
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
@@ -11,6 +7,9 @@ import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.psiflink.api.Column;
+import io.psiflink.api.ColumnType;
+import io.psiflink.api.TableSchema;
 import java.io.IOException;
 import java.sql.Connection;
 import java.sql.DriverManager;
@@ -40,10 +39,12 @@ class JdbcSplitReaderTest {
   static void start() throws Exception {
     pg = PostgresServer.start();
     url = pg.createDatabase("splits");
-    try (Connection c = DriverManager.getConnection(url); Statement s = c.createStatement()) {
+    try (Connection c = DriverManager.getConnection(url);
+        Statement s = c.createStatement()) {
       s.execute("CREATE TABLE t (id bigint PRIMARY KEY, v integer)");
-      s.execute("INSERT INTO t SELECT i, CASE WHEN i % 1000 = 0 THEN NULL ELSE i END"
-          + " FROM generate_series(1, 5000) AS i");
+      s.execute(
+          "INSERT INTO t SELECT i, CASE WHEN i % 1000 = 0 THEN NULL ELSE i END"
+              + " FROM generate_series(1, 5000) AS i");
     }
   }
 
@@ -54,8 +55,10 @@ class JdbcSplitReaderTest {
     }
   }
 
-  private static final TableSchema SCHEMA = new TableSchema(List.of(
-      new Column("id", ColumnType.BIGINT, false), new Column("v", ColumnType.INT, false)));
+  private static final TableSchema SCHEMA =
+      new TableSchema(
+          List.of(
+              new Column("id", ColumnType.BIGINT, false), new Column("v", ColumnType.INT, false)));
 
   private record Drained(List<Row> records, List<String> finished, int largestBatch) {}
 
@@ -84,8 +87,11 @@ class JdbcSplitReaderTest {
   @Test
   void readsSplitsInOrderInBoundedBatchesOverOneConnection() throws Exception {
     JdbcTable table = JdbcTable.parse(JdbcTable.withTable(url, "t"));
-    List<JdbcSplit> splits = List.of(new JdbcSplit("0", "\"id\" <= 2500"),
-        new JdbcSplit("1", "\"id\" > 2500"), new JdbcSplit("2", "\"id\" > 99999"));
+    List<JdbcSplit> splits =
+        List.of(
+            new JdbcSplit("0", "\"id\" <= 2500"),
+            new JdbcSplit("1", "\"id\" > 2500"),
+            new JdbcSplit("2", "\"id\" > 99999"));
     try (JdbcSourceReader.SharedConnection shared = new JdbcSourceReader.SharedConnection(table)) {
       JdbcSplitReader reader = new JdbcSplitReader(table, SCHEMA, shared);
       assertEquals(0, reader.fetch().finishedSplits().size(), "nothing assigned, nothing read");

@@ -1,14 +1,14 @@
 package io.psiflink.connectors;
 
-import io.psiflink.api.ColumnType;
-import io.psiflink.api.Column;
-import io.psiflink.api.TableSchema;
 import static io.psiflink.connectors.Tables.assertSameRows;
 import static io.psiflink.connectors.Tables.drain;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.psiflink.api.Column;
+import io.psiflink.api.ColumnType;
+import io.psiflink.api.TableSchema;
 import java.nio.ByteBuffer;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -42,36 +42,53 @@ class ParquetTableTest {
 
   @TempDir Path dir;
 
-  private static final Schema PEOPLE = SchemaBuilder.record("people").fields()
-      .requiredLong("id")
-      .optionalString("name")
-      .optionalInt("visits")
-      .optionalDouble("score")
-      .optionalFloat("ratio")
-      .optionalBoolean("active")
-      .optionalBytes("blob")
-      .name("born").type(LogicalTypes.date().addToSchema(Schema.create(Schema.Type.INT)))
-      .noDefault()
-      .endRecord();
+  private static final Schema PEOPLE =
+      SchemaBuilder.record("people")
+          .fields()
+          .requiredLong("id")
+          .optionalString("name")
+          .optionalInt("visits")
+          .optionalDouble("score")
+          .optionalFloat("ratio")
+          .optionalBoolean("active")
+          .optionalBytes("blob")
+          .name("born")
+          .type(LogicalTypes.date().addToSchema(Schema.create(Schema.Type.INT)))
+          .noDefault()
+          .endRecord();
 
   /** The rows written, as the values we expect to read (the oracle). */
   private static List<Object[]> people() {
     List<Object[]> rows = new ArrayList<>();
     rows.add(new Object[] {1L, "alice", 3, 1.5, 0.25f, true, new byte[] {1, 2}, 19000});
     rows.add(new Object[] {2L, null, null, null, null, null, null, -1});
-    rows.add(new Object[] {3L, "zo\u00eb \u4e2d\u6587, \"q\"", Integer.MIN_VALUE,
-        Double.MAX_VALUE, Float.MIN_VALUE, false, new byte[0], 0});
+    rows.add(
+        new Object[] {
+          3L,
+          "zo\u00eb \u4e2d\u6587, \"q\"",
+          Integer.MIN_VALUE,
+          Double.MAX_VALUE,
+          Float.MIN_VALUE,
+          false,
+          new byte[0],
+          0
+        });
     for (long i = 4; i < 300; i++) {
-      rows.add(new Object[] {i, "n" + i, (int) i * 7, i / 3.0, i / 4f, i % 2 == 0,
-          new byte[] {(byte) i}, (int) i});
+      rows.add(
+          new Object[] {
+            i, "n" + i, (int) i * 7, i / 3.0, i / 4f, i % 2 == 0, new byte[] {(byte) i}, (int) i
+          });
     }
     return rows;
   }
 
   private static void writeParquetAvro(Path file, Schema schema, List<Object[]> rows)
       throws Exception {
-    try (ParquetWriter<GenericRecord> w = AvroParquetWriter.<GenericRecord>builder(
-        new LocalOutputFile(file)).withSchema(schema).withDataModel(GenericData.get()).build()) {
+    try (ParquetWriter<GenericRecord> w =
+        AvroParquetWriter.<GenericRecord>builder(new LocalOutputFile(file))
+            .withSchema(schema)
+            .withDataModel(GenericData.get())
+            .build()) {
       for (Object[] r : rows) {
         GenericRecord rec = new GenericData.Record(schema);
         for (int i = 0; i < r.length; i++) {
@@ -101,15 +118,18 @@ class ParquetTableTest {
     writeParquetAvro(file, PEOPLE, people());
 
     TableSchema schema = SchemaDiscovery.discover(file.toString());
-    assertEquals(new TableSchema(List.of(
-        new Column("id", ColumnType.BIGINT, false),
-        new Column("name", ColumnType.STRING, true),
-        new Column("visits", ColumnType.INT, true),
-        new Column("score", ColumnType.DOUBLE, true),
-        new Column("ratio", ColumnType.FLOAT, true),
-        new Column("active", ColumnType.BOOLEAN, true),
-        new Column("blob", ColumnType.BYTES, true),
-        new Column("born", ColumnType.INT, false))), schema);
+    assertEquals(
+        new TableSchema(
+            List.of(
+                new Column("id", ColumnType.BIGINT, false),
+                new Column("name", ColumnType.STRING, true),
+                new Column("visits", ColumnType.INT, true),
+                new Column("score", ColumnType.DOUBLE, true),
+                new Column("ratio", ColumnType.FLOAT, true),
+                new Column("active", ColumnType.BOOLEAN, true),
+                new Column("blob", ColumnType.BYTES, true),
+                new Column("born", ColumnType.INT, false))),
+        schema);
 
     Outcome out = read(file.toString(), schema);
     assertSameRows(people().stream().map(Row::of).toList(), out.rows());
@@ -125,31 +145,40 @@ class ParquetTableTest {
     writeParquetAvro(parts.resolve("part-1.parquet"), PEOPLE, all.subList(100, all.size()));
     Files.writeString(parts.resolve("_SUCCESS"), "");
 
-    TableSchema schema = new TableSchema(List.of(
-        new Column("ratio", ColumnType.DOUBLE, true),
-        new Column("visits", ColumnType.BIGINT, true),
-        new Column("id", ColumnType.BIGINT, false)));
+    TableSchema schema =
+        new TableSchema(
+            List.of(
+                new Column("ratio", ColumnType.DOUBLE, true),
+                new Column("visits", ColumnType.BIGINT, true),
+                new Column("id", ColumnType.BIGINT, false)));
     Outcome out = read(parts.toString(), schema);
     List<Row> expected = new ArrayList<>();
     for (Object[] r : all) {
-      expected.add(Row.of(r[4] == null ? null : (double) (Float) r[4],
-          r[2] == null ? null : (long) (Integer) r[2], r[0]));
+      expected.add(
+          Row.of(
+              r[4] == null ? null : (double) (Float) r[4],
+              r[2] == null ? null : (long) (Integer) r[2],
+              r[0]));
     }
     assertSameRows(expected, out.rows());
   }
 
   @Test
   void badStringsAndNullsInNotNullColumnsAreQuarantined() throws Exception {
-    Schema s = SchemaBuilder.record("r").fields().optionalLong("id").optionalString("name")
-        .endRecord();
+    Schema s =
+        SchemaBuilder.record("r").fields().optionalLong("id").optionalString("name").endRecord();
     Path file = dir.resolve("bad.parquet");
-    try (ParquetWriter<GenericRecord> w = AvroParquetWriter.<GenericRecord>builder(
-        new LocalOutputFile(file)).withSchema(s).withDataModel(GenericData.get()).build()) {
+    try (ParquetWriter<GenericRecord> w =
+        AvroParquetWriter.<GenericRecord>builder(new LocalOutputFile(file))
+            .withSchema(s)
+            .withDataModel(GenericData.get())
+            .build()) {
       Object[][] rows = {
-          {1L, new Utf8("ok")},
-          {2L, new Utf8(new byte[] {'a', (byte) 0xC3})}, // a lead byte without continuation
-          {null, new Utf8("no id")},
-          {4L, null}};
+        {1L, new Utf8("ok")},
+        {2L, new Utf8(new byte[] {'a', (byte) 0xC3})}, // a lead byte without continuation
+        {null, new Utf8("no id")},
+        {4L, null}
+      };
       for (Object[] r : rows) {
         GenericRecord rec = new GenericData.Record(s);
         rec.put(0, r[0]);
@@ -157,8 +186,11 @@ class ParquetTableTest {
         w.write(rec);
       }
     }
-    TableSchema schema = new TableSchema(List.of(
-        new Column("id", ColumnType.BIGINT, false), new Column("name", ColumnType.STRING, true)));
+    TableSchema schema =
+        new TableSchema(
+            List.of(
+                new Column("id", ColumnType.BIGINT, false),
+                new Column("name", ColumnType.STRING, true)));
     Outcome out = read(file.toString(), schema);
     assertSameRows(List.of(Row.of(1L, "ok"), Row.of(4L, null)), out.rows());
     assertEquals(2, out.bad().size());
@@ -172,25 +204,31 @@ class ParquetTableTest {
 
   @Test
   void sinkRoundTripKeepsNamesTypesAndNulls() throws Exception {
-    TableSchema schema = new TableSchema(List.of(
-        new Column("home city", ColumnType.STRING, true),
-        new Column("1st", ColumnType.INT, true),
-        new Column("n", ColumnType.BIGINT, true),
-        new Column("f", ColumnType.FLOAT, true),
-        new Column("d", ColumnType.DOUBLE, true),
-        new Column("b", ColumnType.BOOLEAN, true),
-        new Column("bytes", ColumnType.BYTES, true)));
+    TableSchema schema =
+        new TableSchema(
+            List.of(
+                new Column("home city", ColumnType.STRING, true),
+                new Column("1st", ColumnType.INT, true),
+                new Column("n", ColumnType.BIGINT, true),
+                new Column("f", ColumnType.FLOAT, true),
+                new Column("d", ColumnType.DOUBLE, true),
+                new Column("b", ColumnType.BOOLEAN, true),
+                new Column("bytes", ColumnType.BYTES, true)));
     List<Row> rows = new ArrayList<>();
     rows.add(Row.of("Z\u00fcrich", 1, Long.MIN_VALUE, -0.5f, Double.NaN, true, new byte[] {0}));
     rows.add(Row.of(null, null, null, null, null, null, null));
     for (int i = 0; i < 500; i++) {
-      rows.add(Row.of("c" + i, i, (long) i << 33, i / 2f, i / 3.0, i % 3 == 0,
-          new byte[] {(byte) i, 7}));
+      rows.add(
+          Row.of(
+              "c" + i, i, (long) i << 33, i / 2f, i / 3.0, i % 3 == 0, new byte[] {(byte) i, 7}));
     }
     String out = dir.resolve("out.parquet").toString();
     StagedOutput staged = StagedOutput.prepare(out);
     StreamExecutionEnvironment env = FLINK.batchEnv();
-    TableSink.write(env.fromData(rows, FlinkTypes.rowType(schema)), schema, staged.stagingDir(),
+    TableSink.write(
+        env.fromData(rows, FlinkTypes.rowType(schema)),
+        schema,
+        staged.stagingDir(),
         TableFormat.PARQUET);
     env.execute("write parquet");
     staged.commit();
@@ -207,18 +245,30 @@ class ParquetTableTest {
 
   @Test
   void nestedAndRepeatedColumnsAreRefusedNamingTheColumn() throws Exception {
-    Schema s = SchemaBuilder.record("r").fields().requiredLong("id")
-        .name("tags").type().array().items().stringType().noDefault().endRecord();
+    Schema s =
+        SchemaBuilder.record("r")
+            .fields()
+            .requiredLong("id")
+            .name("tags")
+            .type()
+            .array()
+            .items()
+            .stringType()
+            .noDefault()
+            .endRecord();
     Path file = dir.resolve("nested.parquet");
-    try (ParquetWriter<GenericRecord> w = AvroParquetWriter.<GenericRecord>builder(
-        new LocalOutputFile(file)).withSchema(s).withDataModel(GenericData.get()).build()) {
+    try (ParquetWriter<GenericRecord> w =
+        AvroParquetWriter.<GenericRecord>builder(new LocalOutputFile(file))
+            .withSchema(s)
+            .withDataModel(GenericData.get())
+            .build()) {
       GenericRecord rec = new GenericData.Record(s);
       rec.put(0, 1L);
       rec.put(1, List.of("x"));
       w.write(rec);
     }
-    TableException e = assertThrows(TableException.class,
-        () -> SchemaDiscovery.discover(file.toString()));
+    TableException e =
+        assertThrows(TableException.class, () -> SchemaDiscovery.discover(file.toString()));
     assertTrue(e.getMessage().contains("column 'tags'"), e.getMessage());
   }
 }

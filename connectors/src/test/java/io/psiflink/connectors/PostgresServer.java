@@ -25,6 +25,7 @@ import org.junit.jupiter.api.Assumptions;
  */
 public final class PostgresServer implements AutoCloseable {
   public static final String USER = "psi";
+
   /** The password of {@link #USER} on a server from {@link #startWithPassword()}. */
   public static final String PASSWORD = "psi-test-pw";
 
@@ -32,6 +33,7 @@ public final class PostgresServer implements AutoCloseable {
   private final Path dir;
   private final int port;
   private final boolean asPostgres;
+
   /** Null: trust authentication. */
   private String password;
 
@@ -49,9 +51,12 @@ public final class PostgresServer implements AutoCloseable {
       return null;
     }
     try (Stream<Path> versions = Files.list(root)) {
-      return versions.map(v -> v.resolve("bin"))
-          .filter(b -> Files.isExecutable(b.resolve("initdb"))
-              && Files.isExecutable(b.resolve("pg_ctl")))
+      return versions
+          .map(v -> v.resolve("bin"))
+          .filter(
+              b ->
+                  Files.isExecutable(b.resolve("initdb"))
+                      && Files.isExecutable(b.resolve("pg_ctl")))
           .max(Comparator.comparing(b -> versionOf(b.getParent())))
           .orElse(null);
     } catch (IOException e) {
@@ -73,8 +78,8 @@ public final class PostgresServer implements AutoCloseable {
   }
 
   /**
-   * As {@link #start()}, but TCP connections must give {@link #PASSWORD} (SCRAM-SHA-256), so
-   * that a test can tell whether a password reached the driver.
+   * As {@link #start()}, but TCP connections must give {@link #PASSWORD} (SCRAM-SHA-256), so that a
+   * test can tell whether a password reached the driver.
    */
   public static PostgresServer startWithPassword() throws Exception {
     return start(true);
@@ -82,9 +87,11 @@ public final class PostgresServer implements AutoCloseable {
 
   private static PostgresServer start(boolean withPassword) throws Exception {
     Path bin = findBin();
-    Assumptions.assumeTrue(bin != null, "PostgreSQL is not installed (no /usr/lib/postgresql/*/bin/"
-        + "initdb): run ./psi deps (it installs the Debian package postgresql); skipping the"
-        + " PostgreSQL tests");
+    Assumptions.assumeTrue(
+        bin != null,
+        "PostgreSQL is not installed (no /usr/lib/postgresql/*/bin/"
+            + "initdb): run ./psi deps (it installs the Debian package postgresql); skipping the"
+            + " PostgreSQL tests");
     boolean root = "root".equals(System.getProperty("user.name"));
     Path dir = Files.createTempDirectory("psi-pg-");
     int port;
@@ -96,21 +103,46 @@ public final class PostgresServer implements AutoCloseable {
     List<String> auth = List.of("--auth=trust");
     if (withPassword) {
       Files.writeString(dir.resolve("pwfile"), PASSWORD + "\n");
-      auth = List.of("--auth-local=trust", "--auth-host=scram-sha-256",
-          "--pwfile=" + dir.resolve("pwfile"));
+      auth =
+          List.of(
+              "--auth-local=trust",
+              "--auth-host=scram-sha-256",
+              "--pwfile=" + dir.resolve("pwfile"));
     }
     if (root) {
       run(List.of("chown", "-R", "postgres:postgres", dir.toString()), dir);
     }
     try {
-      List<String> initdb = new ArrayList<>(List.of(bin.resolve("initdb").toString(), "-D",
-          dir.resolve("data").toString(), "-U", USER, "--encoding=UTF8", "--no-sync"));
+      List<String> initdb =
+          new ArrayList<>(
+              List.of(
+                  bin.resolve("initdb").toString(),
+                  "-D",
+                  dir.resolve("data").toString(),
+                  "-U",
+                  USER,
+                  "--encoding=UTF8",
+                  "--no-sync"));
       initdb.addAll(auth);
       pg.pg(initdb);
-      pg.pg(List.of(bin.resolve("pg_ctl").toString(), "-D", dir.resolve("data").toString(),
-          "-l", dir.resolve("log").toString(), "-w", "-t", "60", "-o",
-          "-p " + port + " -k " + dir + " -c listen_addresses=127.0.0.1 -c fsync=off"
-              + " -c max_connections=40", "start"));
+      pg.pg(
+          List.of(
+              bin.resolve("pg_ctl").toString(),
+              "-D",
+              dir.resolve("data").toString(),
+              "-l",
+              dir.resolve("log").toString(),
+              "-w",
+              "-t",
+              "60",
+              "-o",
+              "-p "
+                  + port
+                  + " -k "
+                  + dir
+                  + " -c listen_addresses=127.0.0.1 -c fsync=off"
+                  + " -c max_connections=40",
+              "start"));
     } catch (Exception e) {
       String log = Files.exists(dir.resolve("log")) ? Files.readString(dir.resolve("log")) : "";
       pg.close();
@@ -135,8 +167,11 @@ public final class PostgresServer implements AutoCloseable {
   private void pg(List<String> command) throws IOException, InterruptedException {
     List<String> cmd = new ArrayList<>();
     if (asPostgres) {
-      String runuser = Stream.of("/usr/sbin/runuser", "/sbin/runuser")
-          .filter(f -> Files.isExecutable(Path.of(f))).findFirst().orElse("runuser");
+      String runuser =
+          Stream.of("/usr/sbin/runuser", "/sbin/runuser")
+              .filter(f -> Files.isExecutable(Path.of(f)))
+              .findFirst()
+              .orElse("runuser");
       cmd.addAll(List.of(runuser, "-u", "postgres", "--"));
     }
     cmd.addAll(command);
@@ -146,15 +181,19 @@ public final class PostgresServer implements AutoCloseable {
   private static void run(List<String> cmd, Path dir) throws IOException, InterruptedException {
     Path out = Files.createTempFile("psi-pg-cmd", ".log");
     try {
-      Process p = new ProcessBuilder(cmd).directory(dir.toFile()).redirectErrorStream(true)
-          .redirectOutput(out.toFile()).start();
+      Process p =
+          new ProcessBuilder(cmd)
+              .directory(dir.toFile())
+              .redirectErrorStream(true)
+              .redirectOutput(out.toFile())
+              .start();
       if (!p.waitFor(120, TimeUnit.SECONDS)) {
         p.destroyForcibly();
         throw new IOException(cmd.get(0) + " timed out");
       }
       if (p.exitValue() != 0) {
-        throw new IOException(String.join(" ", cmd) + " exited with " + p.exitValue() + ": "
-            + Files.readString(out));
+        throw new IOException(
+            String.join(" ", cmd) + " exited with " + p.exitValue() + ": " + Files.readString(out));
       }
     } finally {
       Files.deleteIfExists(out);
@@ -165,8 +204,15 @@ public final class PostgresServer implements AutoCloseable {
   public void close() throws Exception {
     try {
       if (Files.exists(dir.resolve("data").resolve("postmaster.pid"))) {
-        pg(List.of(bin.resolve("pg_ctl").toString(), "-D", dir.resolve("data").toString(), "-w",
-            "-m", "fast", "stop"));
+        pg(
+            List.of(
+                bin.resolve("pg_ctl").toString(),
+                "-D",
+                dir.resolve("data").toString(),
+                "-w",
+                "-m",
+                "fast",
+                "stop"));
       }
     } finally {
       try (Stream<Path> walk = Files.walk(dir)) {

@@ -11,20 +11,28 @@ import org.junit.jupiter.api.Test;
 class RedactionTest {
   @Test
   void everyPasswordInALocationIsHidden() {
-    assertEquals("jdbc:postgresql://db:5432/crm?table=t&user=u&password=***",
+    assertEquals(
+        "jdbc:postgresql://db:5432/crm?table=t&user=u&password=***",
         JdbcTable.redact("jdbc:postgresql://db:5432/crm?table=t&user=u&password=s3cret"));
-    assertEquals("jdbc:postgresql://db/crm?password=***&table=t&sslpassword=***",
+    assertEquals(
+        "jdbc:postgresql://db/crm?password=***&table=t&sslpassword=***",
         JdbcTable.redact("jdbc:postgresql://db/crm?password=a%26b&table=t&sslpassword=k"));
-    assertEquals("jdbc:sqlserver://h;user=u;Password=***;db=x",
+    assertEquals(
+        "jdbc:sqlserver://h;user=u;Password=***;db=x",
         JdbcTable.redact("jdbc:sqlserver://h;user=u;Password=pw;db=x"));
     assertEquals("hdfs://user:***@nn:8020/data", JdbcTable.redact("hdfs://user:pw@nn:8020/data"));
-    for (String plain : List.of("/data/alice/purchases", "hdfs://nn:8020/x",
-        "jdbc:postgresql://db/crm?table=t&user=u")) {
+    for (String plain :
+        List.of(
+            "/data/alice/purchases",
+            "hdfs://nn:8020/x",
+            "jdbc:postgresql://db/crm?table=t&user=u")) {
       assertEquals(plain, JdbcTable.redact(plain));
     }
-    for (String loc : List.of("jdbc:postgresql://db/crm?password=s3cret&table=t",
-        "jdbc:postgresql://db/crm?table=t&PASSWORD=s3cret",
-        "jdbc:postgresql://u:s3cret@db/crm?table=t")) {
+    for (String loc :
+        List.of(
+            "jdbc:postgresql://db/crm?password=s3cret&table=t",
+            "jdbc:postgresql://db/crm?table=t&PASSWORD=s3cret",
+            "jdbc:postgresql://u:s3cret@db/crm?table=t")) {
       assertFalse(JdbcTable.redact(loc).contains("s3cret"), loc);
     }
   }
@@ -34,7 +42,8 @@ class RedactionTest {
     String loc = "jdbc:postgresql://db/crm?user=u&password=p%26w%3Dd&table=t";
     assertEquals("p&w=d", JdbcTable.password(loc));
     assertEquals("jdbc:postgresql://db/crm?user=u&table=t", JdbcTable.withoutPassword(loc));
-    assertEquals("jdbc:postgresql://db/crm",
+    assertEquals(
+        "jdbc:postgresql://db/crm",
         JdbcTable.withoutPassword("jdbc:postgresql://db/crm?password=x"));
     assertNull(JdbcTable.password("jdbc:postgresql://db/crm?table=t"));
     assertNull(JdbcTable.password("/data/password=x"));

@@ -17,8 +17,9 @@ class RowParserTest {
   @Test
   void aKeyWithALoneSurrogateIsQuarantinedNamingTheColumnNotTokenizedAsQuestionMark()
       throws Exception {
-    RowParser parser = new RowParser("t", FieldDecoder.PASS_THROUGH, QUARANTINE, new int[] {0},
-        new String[] {"k"});
+    RowParser parser =
+        new RowParser(
+            "t", FieldDecoder.PASS_THROUGH, QUARANTINE, new int[] {0}, new String[] {"k"});
     try (OneInputStreamOperatorTestHarness<Row, Row> h =
         new OneInputStreamOperatorTestHarness<>(new ProcessOperator<>(parser))) {
       h.open();
@@ -26,17 +27,21 @@ class RowParserTest {
       // proper surrogate pair, which is a good key
       h.processElement(new StreamRecord<>(SourceRecord.good("f", 1, null, Row.of("a\uD800", 1L))));
       h.processElement(new StreamRecord<>(SourceRecord.good("f", 2, null, Row.of("a\uDC00", 2L))));
-      h.processElement(new StreamRecord<>(SourceRecord.good("f", 3, null,
-          Row.of("a\uD83D\uDE00", 3L))));
+      h.processElement(
+          new StreamRecord<>(SourceRecord.good("f", 3, null, Row.of("a\uD83D\uDE00", 3L))));
       List<Row> good = h.extractOutputValues();
       assertEquals(List.of(Row.of("a\uD83D\uDE00", 3L)), good);
-      List<String> reasons = h.getSideOutput(QUARANTINE).stream()
-          .map(r -> r.getValue().line() + ": " + r.getValue().reason()).toList();
-      assertEquals(List.of(
-          "1: column 'k': unpaired UTF-16 surrogate at character 1 in a join key column (it has "
-              + "no exact encoding)",
-          "2: column 'k': unpaired UTF-16 surrogate at character 1 in a join key column (it has "
-              + "no exact encoding)"), reasons);
+      List<String> reasons =
+          h.getSideOutput(QUARANTINE).stream()
+              .map(r -> r.getValue().line() + ": " + r.getValue().reason())
+              .toList();
+      assertEquals(
+          List.of(
+              "1: column 'k': unpaired UTF-16 surrogate at character 1 in a join key column (it has "
+                  + "no exact encoding)",
+              "2: column 'k': unpaired UTF-16 surrogate at character 1 in a join key column (it has "
+                  + "no exact encoding)"),
+          reasons);
       assertEquals(new ReadCounts(1, 2, 0), parser.counts());
     }
   }

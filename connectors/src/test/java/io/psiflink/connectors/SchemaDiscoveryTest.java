@@ -1,12 +1,12 @@
 package io.psiflink.connectors;
 
-import io.psiflink.api.ColumnType;
-import io.psiflink.api.Column;
-import io.psiflink.api.TableSchema;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.psiflink.api.Column;
+import io.psiflink.api.ColumnType;
+import io.psiflink.api.TableSchema;
 import java.io.File;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -36,32 +36,39 @@ class SchemaDiscoveryTest {
 
   @Test
   void infersCsvTypes() throws Exception {
-    String path = csv("t.csv", String.join("\n",
-        "id,amount,flag,mixed,empty,zip,big,neg,sci,words",
-        "1,1.5,true,1,,01234,9223372036854775808,-7,-1.5E10,hello",
-        "-5,-2e-3,FALSE,abc,,12345,1,-0.5,2e+3,\"a, b\"",
-        "9223372036854775807,3,,,,,,-1,.5,",
-        ""));
+    String path =
+        csv(
+            "t.csv",
+            String.join(
+                "\n",
+                "id,amount,flag,mixed,empty,zip,big,neg,sci,words",
+                "1,1.5,true,1,,01234,9223372036854775808,-7,-1.5E10,hello",
+                "-5,-2e-3,FALSE,abc,,12345,1,-0.5,2e+3,\"a, b\"",
+                "9223372036854775807,3,,,,,,-1,.5,",
+                ""));
     TableSchema s = SchemaDiscovery.discover(path);
-    assertEquals(new TableSchema(List.of(
-        col("id", ColumnType.BIGINT),
-        col("amount", ColumnType.DOUBLE),
-        col("flag", ColumnType.BOOLEAN),
-        col("mixed", ColumnType.STRING),
-        col("empty", ColumnType.STRING),
-        col("zip", ColumnType.STRING),
-        col("big", ColumnType.STRING),
-        col("neg", ColumnType.DOUBLE),
-        col("sci", ColumnType.DOUBLE),
-        col("words", ColumnType.STRING))), s);
+    assertEquals(
+        new TableSchema(
+            List.of(
+                col("id", ColumnType.BIGINT),
+                col("amount", ColumnType.DOUBLE),
+                col("flag", ColumnType.BOOLEAN),
+                col("mixed", ColumnType.STRING),
+                col("empty", ColumnType.STRING),
+                col("zip", ColumnType.STRING),
+                col("big", ColumnType.STRING),
+                col("neg", ColumnType.DOUBLE),
+                col("sci", ColumnType.DOUBLE),
+                col("words", ColumnType.STRING))),
+        s);
   }
 
   @Test
   void headerNamesAreTrimmedAndBomIsDropped() throws Exception {
     String path = csv("h.CSV", "\uFEFF id ,\"spend \",country\r\n1,2,DE\r\n");
     assertEquals(List.of("id", "spend", "country"), SchemaDiscovery.discover(path).names());
-    assertEquals(List.of("id", "spend", "country"),
-        SchemaDiscovery.csvHeader(path, CsvOptions.DEFAULT));
+    assertEquals(
+        List.of("id", "spend", "country"), SchemaDiscovery.csvHeader(path, CsvOptions.DEFAULT));
   }
 
   @Test
@@ -71,8 +78,8 @@ class SchemaDiscoveryTest {
       sb.append(i).append('\n');
     }
     sb.append("not a number\n");
-    assertEquals(ColumnType.BIGINT,
-        SchemaDiscovery.discover(csv("n.csv", sb.toString())).column(0).type());
+    assertEquals(
+        ColumnType.BIGINT, SchemaDiscovery.discover(csv("n.csv", sb.toString())).column(0).type());
   }
 
   @Test
@@ -88,15 +95,18 @@ class SchemaDiscoveryTest {
     TableException empty =
         assertThrows(TableException.class, () -> SchemaDiscovery.discover(csv("e.csv", "")));
     assertTrue(empty.getMessage().contains("is empty"), empty.getMessage());
-    TableException blank = assertThrows(TableException.class,
-        () -> SchemaDiscovery.discover(csv("b.csv", "a, ,c\n1,2,3\n")));
-    assertTrue(blank.getMessage().contains("column 2") && blank.getMessage().contains("empty name"),
+    TableException blank =
+        assertThrows(
+            TableException.class, () -> SchemaDiscovery.discover(csv("b.csv", "a, ,c\n1,2,3\n")));
+    assertTrue(
+        blank.getMessage().contains("column 2") && blank.getMessage().contains("empty name"),
         blank.getMessage());
-    TableException dup = assertThrows(TableException.class,
-        () -> SchemaDiscovery.discover(csv("d.csv", "a,b,a \n")));
+    TableException dup =
+        assertThrows(
+            TableException.class, () -> SchemaDiscovery.discover(csv("d.csv", "a,b,a \n")));
     assertTrue(dup.getMessage().contains("duplicate column name 'a'"), dup.getMessage());
-    TableException unknown = assertThrows(TableException.class,
-        () -> SchemaDiscovery.discover(csv("t.txt", "a\n")));
+    TableException unknown =
+        assertThrows(TableException.class, () -> SchemaDiscovery.discover(csv("t.txt", "a\n")));
     assertTrue(unknown.getMessage().contains("t.txt"), unknown.getMessage());
   }
 
@@ -117,17 +127,21 @@ class SchemaDiscoveryTest {
     Files.createDirectories(dir.resolve("u"));
     csv("u/part-0.csv", "n\n");
     csv("u/part-1.csv", "n\n1\n2\n");
-    assertEquals(ColumnType.BIGINT,
-        SchemaDiscovery.discover(dir.resolve("u").toString()).column(0).type());
+    assertEquals(
+        ColumnType.BIGINT, SchemaDiscovery.discover(dir.resolve("u").toString()).column(0).type());
 
     csv("t/part-3.csv", "id,label\n4,d\n");
-    for (TableException e : List.of(
-        assertThrows(TableException.class, () -> SchemaDiscovery.discover(table)),
-        assertThrows(TableException.class,
-            () -> SchemaDiscovery.csvHeader(table, CsvOptions.DEFAULT)))) {
-      assertTrue(e.getMessage().contains("'" + dir.resolve("t/part-3.csv") + "'")
-          && e.getMessage().contains("'" + dir.resolve("t/part-0.csv") + "'")
-          && e.getMessage().contains("[id, label]"), e.getMessage());
+    for (TableException e :
+        List.of(
+            assertThrows(TableException.class, () -> SchemaDiscovery.discover(table)),
+            assertThrows(
+                TableException.class,
+                () -> SchemaDiscovery.csvHeader(table, CsvOptions.DEFAULT)))) {
+      assertTrue(
+          e.getMessage().contains("'" + dir.resolve("t/part-3.csv") + "'")
+              && e.getMessage().contains("'" + dir.resolve("t/part-0.csv") + "'")
+              && e.getMessage().contains("[id, label]"),
+          e.getMessage());
     }
   }
 
@@ -142,87 +156,156 @@ class SchemaDiscoveryTest {
     sb.append("not a number\n"); // record CSV_SAMPLE_ROWS + 1 of the table
     csv("n/b.csv", sb.toString());
     csv("n/c.csv", "n\nalso not\n");
-    assertEquals(ColumnType.BIGINT,
-        SchemaDiscovery.discover(dir.resolve("n").toString()).column(0).type());
+    assertEquals(
+        ColumnType.BIGINT, SchemaDiscovery.discover(dir.resolve("n").toString()).column(0).type());
   }
 
   @Test
   void avroPartsMustGiveTheSameSchema() throws Exception {
     Files.createDirectories(dir.resolve("a"));
-    Schema first = SchemaBuilder.record("T").fields().requiredLong("id").optionalString("s")
-        .endRecord();
+    Schema first =
+        SchemaBuilder.record("T").fields().requiredLong("id").optionalString("s").endRecord();
     // another record name and namespace, same columns: fine
-    Schema same = SchemaBuilder.record("U").namespace("x").fields().requiredLong("id")
-        .optionalString("s").endRecord();
+    Schema same =
+        SchemaBuilder.record("U")
+            .namespace("x")
+            .fields()
+            .requiredLong("id")
+            .optionalString("s")
+            .endRecord();
     writeAvro("a/part-0.avro", first);
     writeAvro("a/part-1.avro", same);
     String table = dir.resolve("a").toString();
-    TableSchema expected = new TableSchema(List.of(
-        new Column("id", ColumnType.BIGINT, false), col("s", ColumnType.STRING)));
+    TableSchema expected =
+        new TableSchema(
+            List.of(new Column("id", ColumnType.BIGINT, false), col("s", ColumnType.STRING)));
     assertEquals(expected, SchemaDiscovery.discover(table));
     assertEquals(first, SchemaDiscovery.avroWriterSchema(table));
 
-    writeAvro("a/part-2.avro", SchemaBuilder.record("T").fields().optionalLong("id")
-        .optionalString("s").endRecord());
-    for (TableException e : List.of(
-        assertThrows(TableException.class, () -> SchemaDiscovery.discover(table)),
-        assertThrows(TableException.class, () -> SchemaDiscovery.avroWriterSchema(table)))) {
-      assertTrue(e.getMessage().contains("'" + dir.resolve("a/part-2.avro") + "'")
-          && e.getMessage().contains("'" + dir.resolve("a/part-0.avro") + "'"), e.getMessage());
+    writeAvro(
+        "a/part-2.avro",
+        SchemaBuilder.record("T").fields().optionalLong("id").optionalString("s").endRecord());
+    for (TableException e :
+        List.of(
+            assertThrows(TableException.class, () -> SchemaDiscovery.discover(table)),
+            assertThrows(TableException.class, () -> SchemaDiscovery.avroWriterSchema(table)))) {
+      assertTrue(
+          e.getMessage().contains("'" + dir.resolve("a/part-2.avro") + "'")
+              && e.getMessage().contains("'" + dir.resolve("a/part-0.avro") + "'"),
+          e.getMessage());
     }
   }
 
   @Test
   void avroTypesAndNullableUnions() throws Exception {
-    Schema uuid = org.apache.avro.LogicalTypes.uuid().addToSchema(Schema.create(Schema.Type.STRING));
+    Schema uuid =
+        org.apache.avro.LogicalTypes.uuid().addToSchema(Schema.create(Schema.Type.STRING));
     Schema date = org.apache.avro.LogicalTypes.date().addToSchema(Schema.create(Schema.Type.INT));
-    Schema ts = org.apache.avro.LogicalTypes.timestampMillis()
-        .addToSchema(Schema.create(Schema.Type.LONG));
-    Schema schema = SchemaBuilder.record("T").fields()
-        .requiredLong("id")
-        .optionalString("name")
-        .name("kind").type().enumeration("Kind").symbols("A", "B").noDefault()
-        .name("hash").type().fixed("H").size(4).noDefault()
-        .requiredBytes("payload")
-        .requiredBoolean("flag")
-        .optionalInt("small")
-        .requiredFloat("ratio")
-        .name("score").type().unionOf().doubleType().and().nullType().endUnion().noDefault()
-        .name("uid").type(uuid).noDefault()
-        .name("day").type(date).noDefault()
-        .name("at").type(ts).noDefault()
-        .endRecord();
+    Schema ts =
+        org.apache.avro.LogicalTypes.timestampMillis().addToSchema(Schema.create(Schema.Type.LONG));
+    Schema schema =
+        SchemaBuilder.record("T")
+            .fields()
+            .requiredLong("id")
+            .optionalString("name")
+            .name("kind")
+            .type()
+            .enumeration("Kind")
+            .symbols("A", "B")
+            .noDefault()
+            .name("hash")
+            .type()
+            .fixed("H")
+            .size(4)
+            .noDefault()
+            .requiredBytes("payload")
+            .requiredBoolean("flag")
+            .optionalInt("small")
+            .requiredFloat("ratio")
+            .name("score")
+            .type()
+            .unionOf()
+            .doubleType()
+            .and()
+            .nullType()
+            .endUnion()
+            .noDefault()
+            .name("uid")
+            .type(uuid)
+            .noDefault()
+            .name("day")
+            .type(date)
+            .noDefault()
+            .name("at")
+            .type(ts)
+            .noDefault()
+            .endRecord();
     schema.getField("payload").addProp(AvroColumns.COLUMN_PROPERTY, "pay load");
     TableSchema t = SchemaDiscovery.discover(writeAvro("t.avro", schema));
-    assertEquals(new TableSchema(List.of(
-        new Column("id", ColumnType.BIGINT, false),
-        new Column("name", ColumnType.STRING, true),
-        new Column("kind", ColumnType.STRING, false),
-        new Column("hash", ColumnType.BYTES, false),
-        new Column("pay load", ColumnType.BYTES, false),
-        new Column("flag", ColumnType.BOOLEAN, false),
-        new Column("small", ColumnType.INT, true),
-        new Column("ratio", ColumnType.FLOAT, false),
-        new Column("score", ColumnType.DOUBLE, true),
-        new Column("uid", ColumnType.STRING, false),
-        new Column("day", ColumnType.INT, false),
-        new Column("at", ColumnType.BIGINT, false))), t);
+    assertEquals(
+        new TableSchema(
+            List.of(
+                new Column("id", ColumnType.BIGINT, false),
+                new Column("name", ColumnType.STRING, true),
+                new Column("kind", ColumnType.STRING, false),
+                new Column("hash", ColumnType.BYTES, false),
+                new Column("pay load", ColumnType.BYTES, false),
+                new Column("flag", ColumnType.BOOLEAN, false),
+                new Column("small", ColumnType.INT, true),
+                new Column("ratio", ColumnType.FLOAT, false),
+                new Column("score", ColumnType.DOUBLE, true),
+                new Column("uid", ColumnType.STRING, false),
+                new Column("day", ColumnType.INT, false),
+                new Column("at", ColumnType.BIGINT, false))),
+        t);
   }
 
   @Test
   void unsupportedAvroTypesNameTheColumn() throws Exception {
-    Schema decimal = org.apache.avro.LogicalTypes.decimal(10, 2)
-        .addToSchema(Schema.create(Schema.Type.BYTES));
-    List<Schema> bad = List.of(
-        SchemaBuilder.record("A").fields().name("tags").type().array().items().stringType()
-            .noDefault().endRecord(),
-        SchemaBuilder.record("B").fields().name("attrs").type().map().values().longType()
-            .noDefault().endRecord(),
-        SchemaBuilder.record("C").fields().name("inner").type().record("I").fields()
-            .requiredInt("x").endRecord().noDefault().endRecord(),
-        SchemaBuilder.record("D").fields().name("either").type().unionOf().intType().and()
-            .stringType().endUnion().noDefault().endRecord(),
-        SchemaBuilder.record("E").fields().name("price").type(decimal).noDefault().endRecord());
+    Schema decimal =
+        org.apache.avro.LogicalTypes.decimal(10, 2).addToSchema(Schema.create(Schema.Type.BYTES));
+    List<Schema> bad =
+        List.of(
+            SchemaBuilder.record("A")
+                .fields()
+                .name("tags")
+                .type()
+                .array()
+                .items()
+                .stringType()
+                .noDefault()
+                .endRecord(),
+            SchemaBuilder.record("B")
+                .fields()
+                .name("attrs")
+                .type()
+                .map()
+                .values()
+                .longType()
+                .noDefault()
+                .endRecord(),
+            SchemaBuilder.record("C")
+                .fields()
+                .name("inner")
+                .type()
+                .record("I")
+                .fields()
+                .requiredInt("x")
+                .endRecord()
+                .noDefault()
+                .endRecord(),
+            SchemaBuilder.record("D")
+                .fields()
+                .name("either")
+                .type()
+                .unionOf()
+                .intType()
+                .and()
+                .stringType()
+                .endUnion()
+                .noDefault()
+                .endRecord(),
+            SchemaBuilder.record("E").fields().name("price").type(decimal).noDefault().endRecord());
     List<String> columns = List.of("tags", "attrs", "inner", "either", "price");
     for (int i = 0; i < bad.size(); i++) {
       String path = writeAvro("bad" + i + ".avro", bad.get(i));

@@ -1,8 +1,5 @@
 package io.psiflink.connectors;
 
-import io.psiflink.api.ColumnType;
-import io.psiflink.api.Column;
-import io.psiflink.api.TableSchema;
 import static io.psiflink.connectors.Tables.assertSameRows;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -10,6 +7,9 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.psiflink.api.Column;
+import io.psiflink.api.ColumnType;
+import io.psiflink.api.TableSchema;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -30,8 +30,11 @@ class StagedOutputTest {
 
   @TempDir Path dir;
 
-  private static final TableSchema SCHEMA = new TableSchema(List.of(
-      new Column("id", ColumnType.BIGINT, false), new Column("name", ColumnType.STRING, true)));
+  private static final TableSchema SCHEMA =
+      new TableSchema(
+          List.of(
+              new Column("id", ColumnType.BIGINT, false),
+              new Column("name", ColumnType.STRING, true)));
 
   private static List<Row> rows() {
     List<Row> rows = new ArrayList<>();
@@ -56,9 +59,15 @@ class StagedOutputTest {
     StreamExecutionEnvironment env = FLINK.batchEnv();
     // small parts, so that some are finished (and renamed, were it not for the staging) before
     // the failure
-    TableSink.write(env.fromData(rows(), FlinkTypes.rowType(SCHEMA)).rebalance()
-            .map(new FailAt(failAt)).returns(FlinkTypes.rowType(SCHEMA)),
-        SCHEMA, out.stagingDir(), format, 4096);
+    TableSink.write(
+        env.fromData(rows(), FlinkTypes.rowType(SCHEMA))
+            .rebalance()
+            .map(new FailAt(failAt))
+            .returns(FlinkTypes.rowType(SCHEMA)),
+        SCHEMA,
+        out.stagingDir(),
+        format,
+        4096);
     env.execute("write");
   }
 
@@ -74,8 +83,11 @@ class StagedOutputTest {
     String target = dir.resolve("out").toString();
     StagedOutput first = StagedOutput.prepare(target);
     Exception e = assertThrows(Exception.class, () -> write(first, format, 15_000));
-    assertTrue(org.apache.flink.util.ExceptionUtils.findThrowableWithMessage(e,
-        "injected failure at row 15000").isPresent(), e.toString());
+    assertTrue(
+        org.apache.flink.util.ExceptionUtils.findThrowableWithMessage(
+                e, "injected failure at row 15000")
+            .isPresent(),
+        e.toString());
     // the driver died here: no abort, no commit
     assertFalse(Files.exists(Path.of(target)));
     assertEquals(List.of(), visible(dir), "nothing visible next to the target either");
@@ -89,8 +101,8 @@ class StagedOutputTest {
     assertTrue(TableSink.isComplete(target));
     assertFalse(Files.exists(Path.of(second.stagingDir())));
     // Parquet buffers a row group in memory, so its parts do not roll at 4 KiB
-    assertTrue(visible(Path.of(target)).size() > (format == TableFormat.PARQUET ? 0 : 1),
-        "several parts");
+    assertTrue(
+        visible(Path.of(target)).size() > (format == TableFormat.PARQUET ? 0 : 1), "several parts");
     assertSameRows(rows(), TableReader.readAll(target, format, SCHEMA).rows());
 
     assertNull(first.abort());
@@ -101,8 +113,8 @@ class StagedOutputTest {
   void refusesAnExistingOutputButTakesAnEmptyDirectory() throws Exception {
     Path full = Files.createDirectories(dir.resolve("full"));
     Files.writeString(full.resolve("part-0.avro"), "x");
-    TableException e = assertThrows(TableException.class,
-        () -> StagedOutput.prepare(full.toString()));
+    TableException e =
+        assertThrows(TableException.class, () -> StagedOutput.prepare(full.toString()));
     assertTrue(e.getMessage().contains("already exists and is not empty"), e.getMessage());
     Files.writeString(dir.resolve("file"), "x");
     assertThrows(TableException.class, () -> StagedOutput.prepare(dir.resolve("file").toString()));

@@ -51,7 +51,8 @@ class TableFilesTest {
     assertEquals(6L, t.bytes());
     // a trailing slash and file:// name the same files
     assertEquals(t.files(), TableFiles.of(d + "/").files());
-    assertEquals(List.of("file:" + d + "/part-0.CSV", "file:" + d + "/part-1.csv"),
+    assertEquals(
+        List.of("file:" + d + "/part-0.CSV", "file:" + d + "/part-1.csv"),
         TableFiles.of("file://" + d).files());
   }
 
@@ -76,8 +77,8 @@ class TableFilesTest {
     Files.createDirectories(empty.resolve("sub"));
     assertFails(empty.toString(), "'" + empty + "'", "no part files");
 
-    assertFails(dir.resolve("nope.csv").toString(), "'" + dir.resolve("nope.csv") + "'",
-        "does not exist");
+    assertFails(
+        dir.resolve("nope.csv").toString(), "'" + dir.resolve("nope.csv") + "'", "does not exist");
     assertFails(write(dir.resolve("t.txt"), "a\n").toString(), "t.txt");
   }
 

@@ -22,13 +22,13 @@ import org.apache.flink.core.fs.Path;
 import org.apache.flink.types.Row;
 
 /**
- * Reads a whole table into memory without Flink's runtime (only its file systems, so that
- * {@code hdfs://} works): one file, or every visible file of a directory (names not starting with
- * {@code .} or {@code _}), in name order. For checking job results and for tests.
+ * Reads a whole table into memory without Flink's runtime (only its file systems, so that {@code
+ * hdfs://} works): one file, or every visible file of a directory (names not starting with {@code
+ * .} or {@code _}), in name order. For checking job results and for tests.
  *
  * <p>Deliberately separate from the Flink source path so that tests can use it as an oracle: it
- * shares only the CSV tokenizer (which has its own known-answer tests) and the Avro type mapping
- * of {@link SchemaDiscovery}, and converts values with its own code. It is strict: a malformed CSV
+ * shares only the CSV tokenizer (which has its own known-answer tests) and the Avro type mapping of
+ * {@link SchemaDiscovery}, and converts values with its own code. It is strict: a malformed CSV
  * record, a wrong field count or an unparsable value is an {@link IOException}, not a quarantine
  * entry.
  */
@@ -96,8 +96,10 @@ public final class TableReader {
         int[] pos = new int[schema.size()];
         for (int i = 0; i < pos.length; i++) {
           String name = schema.column(i).name();
-          pos[i] = fileSchema.indexOf(name)
-              .orElseThrow(() -> new IOException(file + " has no column '" + name + "'"));
+          pos[i] =
+              fileSchema
+                  .indexOf(name)
+                  .orElseThrow(() -> new IOException(file + " has no column '" + name + "'"));
         }
         for (GenericRecord r : records) {
           Row row = new Row(pos.length);
@@ -138,8 +140,10 @@ public final class TableReader {
           Row row = new Row(schema.size());
           for (int i = 0; i < schema.size(); i++) {
             String name = schema.column(i).name();
-            int p = fileSchema.indexOf(name)
-                .orElseThrow(() -> new IOException(file + " has no column '" + name + "'"));
+            int p =
+                fileSchema
+                    .indexOf(name)
+                    .orElseThrow(() -> new IOException(file + " has no column '" + name + "'"));
             row.setField(i, avroValue(r.get(p), schema.column(i), file));
           }
           rows.add(row);
@@ -153,18 +157,27 @@ public final class TableReader {
     if (v == null) {
       return null;
     }
-    Object out = switch (c.type()) {
-      case STRING -> v instanceof CharSequence || v instanceof GenericEnumSymbol<?>
-          ? v.toString() : null;
-      case BYTES -> v instanceof ByteBuffer bb ? toArray(bb)
-          : v instanceof GenericFixed f ? f.bytes().clone() : null;
-      case BIGINT -> v instanceof Integer i ? Long.valueOf(i) : v instanceof Long ? v : null;
-      case DOUBLE -> v instanceof Float f ? Double.valueOf(f) : v instanceof Double ? v : null;
-      default -> c.type().javaClass().isInstance(v) ? v : null;
-    };
+    Object out =
+        switch (c.type()) {
+          case STRING ->
+              v instanceof CharSequence || v instanceof GenericEnumSymbol<?> ? v.toString() : null;
+          case BYTES ->
+              v instanceof ByteBuffer bb
+                  ? toArray(bb)
+                  : v instanceof GenericFixed f ? f.bytes().clone() : null;
+          case BIGINT -> v instanceof Integer i ? Long.valueOf(i) : v instanceof Long ? v : null;
+          case DOUBLE -> v instanceof Float f ? Double.valueOf(f) : v instanceof Double ? v : null;
+          default -> c.type().javaClass().isInstance(v) ? v : null;
+        };
     if (out == null) {
-      throw new IOException(file + ": column '" + c.name() + "' holds a " + v.getClass().getName()
-          + ", not a " + c.type().sqlName());
+      throw new IOException(
+          file
+              + ": column '"
+              + c.name()
+              + "' holds a "
+              + v.getClass().getName()
+              + ", not a "
+              + c.type().sqlName());
     }
     return out;
   }
@@ -196,8 +209,14 @@ public final class TableReader {
         CsvRecord r;
         while ((r = reader.next()) != null) {
           if (r.malformed() || r.fields().length != header.size()) {
-            throw new IOException(file + " line " + r.line() + ": "
-                + (r.malformed() ? r.error() : r.fields().length + " fields") + ": " + r.raw());
+            throw new IOException(
+                file
+                    + " line "
+                    + r.line()
+                    + ": "
+                    + (r.malformed() ? r.error() : r.fields().length + " fields")
+                    + ": "
+                    + r.raw());
           }
           records.add(r.fields());
         }
@@ -227,19 +246,22 @@ public final class TableReader {
       return switch (c.type()) {
         case STRING -> text;
         case BYTES -> Base64.getDecoder().decode(text);
-        case BOOLEAN -> text.isEmpty() ? null : switch (text.toLowerCase(Locale.ROOT)) {
-          case "true" -> true;
-          case "false" -> false;
-          default -> throw new IllegalArgumentException(text);
-        };
+        case BOOLEAN ->
+            text.isEmpty()
+                ? null
+                : switch (text.toLowerCase(Locale.ROOT)) {
+                  case "true" -> true;
+                  case "false" -> false;
+                  default -> throw new IllegalArgumentException(text);
+                };
         case INT -> text.isEmpty() ? null : Integer.parseInt(text);
         case BIGINT -> text.isEmpty() ? null : Long.parseLong(text);
         case FLOAT -> text.isEmpty() ? null : Float.parseFloat(text);
         case DOUBLE -> text.isEmpty() ? null : Double.parseDouble(text);
       };
     } catch (IllegalArgumentException e) {
-      throw new IOException("column '" + c.name() + "': '" + text + "' is not a "
-          + c.type().sqlName(), e);
+      throw new IOException(
+          "column '" + c.name() + "': '" + text + "' is not a " + c.type().sqlName(), e);
     }
   }
 }

@@ -1,13 +1,13 @@
 package io.psiflink.connectors;
 
-import io.psiflink.api.ColumnType;
-import io.psiflink.api.Column;
-import io.psiflink.api.TableSchema;
 import static io.psiflink.connectors.Tables.assertSameRows;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.psiflink.api.Column;
+import io.psiflink.api.ColumnType;
+import io.psiflink.api.TableSchema;
 import java.io.File;
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -39,15 +39,20 @@ class TableReaderTest {
 
     TableContents t = TableReader.readAll(dir.toString(), TableFormat.CSV);
     // types are inferred over all rows of all files: 1 and 2.5 make DOUBLE
-    assertEquals(new TableSchema(List.of(
-        new Column("id", ColumnType.BIGINT, true),
-        new Column("x", ColumnType.DOUBLE, true))), t.schema());
+    assertEquals(
+        new TableSchema(
+            List.of(
+                new Column("id", ColumnType.BIGINT, true),
+                new Column("x", ColumnType.DOUBLE, true))),
+        t.schema());
     assertEquals(List.of(Row.of(1L, 1.0), Row.of(2L, null), Row.of(3L, 2.5)), t.rows());
 
-    assertEquals(List.of("part-a.csv", "part-b.csv"),
+    assertEquals(
+        List.of("part-a.csv", "part-b.csv"),
         TableReader.files(dir.toString()).stream().map(p -> p.getName()).toList());
     // a single file
-    assertEquals(List.of(Row.of(3L, 2.5)),
+    assertEquals(
+        List.of(Row.of(3L, 2.5)),
         TableReader.readAll(dir.resolve("part-b.csv").toString(), TableFormat.CSV).rows());
   }
 
@@ -56,32 +61,44 @@ class TableReaderTest {
     Path a = Files.createDirectories(dir.resolve("a"));
     Files.writeString(a.resolve("p1.csv"), "id\n1\n");
     Files.writeString(a.resolve("p2.csv"), "key\n2\n");
-    IOException headers = assertThrows(IOException.class,
-        () -> TableReader.readAll(a.toString(), TableFormat.CSV));
+    IOException headers =
+        assertThrows(IOException.class, () -> TableReader.readAll(a.toString(), TableFormat.CSV));
     assertTrue(headers.getMessage().contains("[key]"), headers.getMessage());
 
     Path b = Files.createDirectories(dir.resolve("b"));
     Files.writeString(b.resolve("p.csv"), "id,x\n1,2\n3,\"open\n");
-    IOException malformed = assertThrows(IOException.class,
-        () -> TableReader.readAll(b.toString(), TableFormat.CSV));
+    IOException malformed =
+        assertThrows(IOException.class, () -> TableReader.readAll(b.toString(), TableFormat.CSV));
     assertTrue(malformed.getMessage().contains("line 3"), malformed.getMessage());
 
     TableSchema longs = new TableSchema(List.of(new Column("id", ColumnType.BIGINT, true)));
     Files.writeString(dir.resolve("c.csv"), "id\nx\n");
-    assertThrows(IOException.class,
+    assertThrows(
+        IOException.class,
         () -> TableReader.readAll(dir.resolve("c.csv").toString(), TableFormat.CSV, longs));
-    assertThrows(IOException.class,
+    assertThrows(
+        IOException.class,
         () -> TableReader.readAll(dir.resolve("missing").toString(), TableFormat.CSV));
   }
 
   @Test
   void readsForeignAvroFiles() throws IOException {
-    Schema s = SchemaBuilder.record("R").fields()
-        .requiredInt("n")
-        .name("e").type().enumeration("E").symbols("X", "Y").noDefault()
-        .name("f").type().fixed("F").size(1).noDefault()
-        .optionalBytes("b")
-        .endRecord();
+    Schema s =
+        SchemaBuilder.record("R")
+            .fields()
+            .requiredInt("n")
+            .name("e")
+            .type()
+            .enumeration("E")
+            .symbols("X", "Y")
+            .noDefault()
+            .name("f")
+            .type()
+            .fixed("F")
+            .size(1)
+            .noDefault()
+            .optionalBytes("b")
+            .endRecord();
     File f = dir.resolve("r.avro").toFile();
     try (DataFileWriter<GenericRecord> w =
         new DataFileWriter<GenericRecord>(new GenericDatumWriter<>(s))) {
@@ -97,10 +114,13 @@ class TableReaderTest {
     assertEquals(List.of("n", "e", "f", "b"), t.schema().names());
     assertSameRows(List.of(Row.of(7, "Y", new byte[] {5}, new byte[] {1, 2})), t.rows());
     // as another schema: a subset, reordered, int widened to BIGINT
-    TableSchema wanted = new TableSchema(List.of(
-        new Column("e", ColumnType.STRING, true),
-        new Column("n", ColumnType.BIGINT, true)));
-    assertSameRows(List.of(Row.of("Y", 7L)),
+    TableSchema wanted =
+        new TableSchema(
+            List.of(
+                new Column("e", ColumnType.STRING, true),
+                new Column("n", ColumnType.BIGINT, true)));
+    assertSameRows(
+        List.of(Row.of("Y", 7L)),
         TableReader.readAll(f.getPath(), TableFormat.AVRO, wanted).rows());
   }
 }

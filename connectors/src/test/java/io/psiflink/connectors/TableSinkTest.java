@@ -1,8 +1,5 @@
 package io.psiflink.connectors;
 
-import io.psiflink.api.ColumnType;
-import io.psiflink.api.Column;
-import io.psiflink.api.TableSchema;
 import static io.psiflink.connectors.Tables.assertSameRows;
 import static io.psiflink.connectors.Tables.drain;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -10,6 +7,9 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.psiflink.api.Column;
+import io.psiflink.api.ColumnType;
+import io.psiflink.api.TableSchema;
 import io.psiflink.connectors.row.RowCodec;
 import java.io.File;
 import java.io.IOException;
@@ -43,29 +43,49 @@ class TableSinkTest {
 
   @TempDir Path dir;
 
-  static final TableSchema WIDE = new TableSchema(List.of(
-      new Column("id", ColumnType.BIGINT, false),
-      new Column("e-mail", ColumnType.STRING, true),
-      new Column("1st", ColumnType.INT, true),
-      new Column("ratio", ColumnType.FLOAT, true),
-      new Column("score", ColumnType.DOUBLE, true),
-      new Column("ok", ColumnType.BOOLEAN, true),
-      new Column("blob", ColumnType.BYTES, true)));
+  static final TableSchema WIDE =
+      new TableSchema(
+          List.of(
+              new Column("id", ColumnType.BIGINT, false),
+              new Column("e-mail", ColumnType.STRING, true),
+              new Column("1st", ColumnType.INT, true),
+              new Column("ratio", ColumnType.FLOAT, true),
+              new Column("score", ColumnType.DOUBLE, true),
+              new Column("ok", ColumnType.BOOLEAN, true),
+              new Column("blob", ColumnType.BYTES, true)));
 
   static List<Row> wideRows() {
-    String[] texts = {"plain", "", null, "a,b", "say \"hi\"", "multi\nline", "crlf\r\nend", " pad ",
-        "\ttab", "\u00fcber \u4e2d\u6587 \ud83d\ude00", "'single'", "\uFEFFbom", "\\back\\slash"};
+    String[] texts = {
+      "plain",
+      "",
+      null,
+      "a,b",
+      "say \"hi\"",
+      "multi\nline",
+      "crlf\r\nend",
+      " pad ",
+      "\ttab",
+      "\u00fcber \u4e2d\u6587 \ud83d\ude00",
+      "'single'",
+      "\uFEFFbom",
+      "\\back\\slash"
+    };
     double[] doubles = {0.1, -0.0, 1e300, 4.9e-324, Double.NaN, Double.NEGATIVE_INFINITY, 1.0 / 3};
     List<Row> rows = new ArrayList<>();
     for (int i = 0; i < 60; i++) {
-      byte[] blob = i % 5 == 0 ? null : i % 5 == 1 ? new byte[0]
-          : new byte[] {(byte) i, (byte) -i, 0, (byte) 0xFF};
-      rows.add(Row.of((long) i - 30, texts[i % texts.length],
-          i % 7 == 0 ? null : Integer.MIN_VALUE + i,
-          i % 4 == 0 ? null : i / 7f,
-          i % 9 == 0 ? null : doubles[i % doubles.length] * (i + 1),
-          i % 3 == 0 ? null : i % 2 == 0,
-          blob));
+      byte[] blob =
+          i % 5 == 0
+              ? null
+              : i % 5 == 1 ? new byte[0] : new byte[] {(byte) i, (byte) -i, 0, (byte) 0xFF};
+      rows.add(
+          Row.of(
+              (long) i - 30,
+              texts[i % texts.length],
+              i % 7 == 0 ? null : Integer.MIN_VALUE + i,
+              i % 4 == 0 ? null : i / 7f,
+              i % 9 == 0 ? null : doubles[i % doubles.length] * (i + 1),
+              i % 3 == 0 ? null : i % 2 == 0,
+              blob));
     }
     return rows;
   }
@@ -116,7 +136,8 @@ class TableSinkTest {
     try (DataFileReader<GenericRecord> r = new DataFileReader<>(part, new GenericDatumReader<>())) {
       Schema s = r.getSchema();
       assertEquals("io.psiflink.JoinedRow", s.getFullName());
-      assertEquals(List.of("id", "e_mail", "_1st", "ratio", "score", "ok", "blob"),
+      assertEquals(
+          List.of("id", "e_mail", "_1st", "ratio", "score", "ok", "blob"),
           s.getFields().stream().map(Schema.Field::name).toList());
       assertEquals("e-mail", s.getField("e_mail").getProp(AvroColumns.COLUMN_PROPERTY));
     }
@@ -149,8 +170,8 @@ class TableSinkTest {
     int[] all = java.util.stream.IntStream.range(0, WIDE.size()).toArray();
     List<byte[]> encoded = rows.stream().map(r -> codec.encode(r, all)).toList();
     StreamExecutionEnvironment env = FLINK.batchEnv();
-    DataStream<byte[]> stream = env
-        .fromData(encoded, PrimitiveArrayTypeInfo.BYTE_PRIMITIVE_ARRAY_TYPE_INFO).rebalance();
+    DataStream<byte[]> stream =
+        env.fromData(encoded, PrimitiveArrayTypeInfo.BYTE_PRIMITIVE_ARRAY_TYPE_INFO).rebalance();
     String avroDir = dir.resolve("enc-avro").toString();
     String csvDir = dir.resolve("enc-csv").toString();
     TableSink.writeEncoded(stream, WIDE, avroDir, TableFormat.AVRO);
@@ -162,16 +183,18 @@ class TableSinkTest {
 
   @Test
   void quarantineRoundTrip() throws Exception {
-    List<BadRow> bad = List.of(
-        new BadRow("/in/a.csv", 3, "column 'x': 'abc' is not a BIGINT", "1,abc"),
-        new BadRow("hdfs://nn:8020/t.csv", 7, "unterminated quoted field 2", "\"a\nb,\"c"),
-        new BadRow("/in/b.avro", 1, "column 'n': NULL in a NOT NULL column", null));
+    List<BadRow> bad =
+        List.of(
+            new BadRow("/in/a.csv", 3, "column 'x': 'abc' is not a BIGINT", "1,abc"),
+            new BadRow("hdfs://nn:8020/t.csv", 7, "unterminated quoted field 2", "\"a\nb,\"c"),
+            new BadRow("/in/b.avro", 1, "column 'n': NULL in a NOT NULL column", null));
     String out = dir.resolve("bad").toString();
     StreamExecutionEnvironment env = FLINK.batchEnv();
     QuarantineSink.write(env.fromData(bad, TypeInformation.of(BadRow.class)), out);
     env.execute("quarantine");
     TableContents read = TableReader.readAll(out, TableFormat.CSV, QuarantineSink.SCHEMA);
-    assertSameRows(bad.stream().map(b -> Row.of(b.source(), b.line(), b.reason(), b.raw())).toList(),
+    assertSameRows(
+        bad.stream().map(b -> Row.of(b.source(), b.line(), b.reason(), b.raw())).toList(),
         read.rows());
     // header as documented
     String first = names(Path.of(out)).get(0);
@@ -186,7 +209,11 @@ class TableSinkTest {
     }
     String out = dir.resolve("rolled").toString();
     StreamExecutionEnvironment env = FLINK.batchEnv();
-    TableSink.write(env.fromData(rows, FlinkTypes.rowType(WIDE)).rebalance(), WIDE, out, TableFormat.CSV,
+    TableSink.write(
+        env.fromData(rows, FlinkTypes.rowType(WIDE)).rebalance(),
+        WIDE,
+        out,
+        TableFormat.CSV,
         8 * 1024);
     env.execute("rolled");
     List<String> files = names(Path.of(out));
@@ -207,14 +234,17 @@ class TableSinkTest {
     String out = dir.resolve("failed").toString();
     StreamExecutionEnvironment env = FLINK.batchEnv();
     env.setParallelism(1); // source, map and sink writer chained: the writer sees rows first
-    DataStream<Row> failing = env.fromData(rows, FlinkTypes.rowType(WIDE))
-        .map((MapFunction<Row, Row>) r -> {
-          if ((Long) r.getField(0) == 1500L) {
-            throw new IllegalStateException("boom");
-          }
-          return r;
-        })
-        .returns(FlinkTypes.rowType(WIDE));
+    DataStream<Row> failing =
+        env.fromData(rows, FlinkTypes.rowType(WIDE))
+            .map(
+                (MapFunction<Row, Row>)
+                    r -> {
+                      if ((Long) r.getField(0) == 1500L) {
+                        throw new IllegalStateException("boom");
+                      }
+                      return r;
+                    })
+            .returns(FlinkTypes.rowType(WIDE));
     TableSink.write(failing, WIDE, out, TableFormat.AVRO, 4 * 1024);
     assertThrows(Exception.class, () -> env.execute("fails"));
 
@@ -240,18 +270,21 @@ class TableSinkTest {
     StreamExecutionEnvironment env = FLINK.batchEnv();
     // row 0 goes to sink subtask 0, the others to subtask 1, which fails after subtask 0 has
     // written (and, half a second later, surely finished) its part file
-    DataStream<Row> routed = env.fromData(rows, FlinkTypes.rowType(WIDE))
-        .partitionCustom((Long key, int n) -> key == 0 ? 0 : 1, r -> (Long) r.getField(0))
-        .map((MapFunction<Row, Row>) r -> {
-          if ((Long) r.getField(0) == 1L) {
-            awaitFile(out);
-            Thread.sleep(500);
-            throw new IllegalStateException("boom after another subtask finished");
-          }
-          return r;
-        })
-        .returns(FlinkTypes.rowType(WIDE))
-        .setParallelism(2);
+    DataStream<Row> routed =
+        env.fromData(rows, FlinkTypes.rowType(WIDE))
+            .partitionCustom((Long key, int n) -> key == 0 ? 0 : 1, r -> (Long) r.getField(0))
+            .map(
+                (MapFunction<Row, Row>)
+                    r -> {
+                      if ((Long) r.getField(0) == 1L) {
+                        awaitFile(out);
+                        Thread.sleep(500);
+                        throw new IllegalStateException("boom after another subtask finished");
+                      }
+                      return r;
+                    })
+            .returns(FlinkTypes.rowType(WIDE))
+            .setParallelism(2);
     TableSink.write(routed, WIDE, out, TableFormat.CSV).setParallelism(2);
     assertThrows(Exception.class, () -> env.execute("partial"));
 
@@ -266,8 +299,12 @@ class TableSinkTest {
     // what the two failure tests rely on: FileSink's committer is its own job vertex behind a
     // BLOCKING exchange, so in BATCH mode nothing is renamed before every writer has finished
     StreamExecutionEnvironment env = FLINK.batchEnv();
-    TableSink.write(env.fromData(wideRows(), FlinkTypes.rowType(WIDE)).rebalance(), WIDE,
-        dir.resolve("graph").toString(), TableFormat.CSV).setParallelism(2);
+    TableSink.write(
+            env.fromData(wideRows(), FlinkTypes.rowType(WIDE)).rebalance(),
+            WIDE,
+            dir.resolve("graph").toString(),
+            TableFormat.CSV)
+        .setParallelism(2);
     org.apache.flink.runtime.jobgraph.JobGraph graph = env.getStreamGraph().getJobGraph();
     org.apache.flink.runtime.jobgraph.JobVertex committer = null;
     for (org.apache.flink.runtime.jobgraph.JobVertex v : graph.getVertices()) {
@@ -277,7 +314,8 @@ class TableSinkTest {
     }
     assertTrue(committer != null, "no committer vertex");
     assertEquals(1, committer.getInputs().size());
-    assertEquals(org.apache.flink.runtime.io.network.partition.ResultPartitionType.BLOCKING,
+    assertEquals(
+        org.apache.flink.runtime.io.network.partition.ResultPartitionType.BLOCKING,
         committer.getInputs().get(0).getSource().getResultType());
     assertTrue(committer.getInputs().get(0).getSource().getProducer().getName().endsWith("Writer"));
   }
@@ -300,9 +338,10 @@ class TableSinkTest {
     String out = dir.resolve("empty").toString();
     StreamExecutionEnvironment env = FLINK.batchEnv();
     // (fromData of an empty collection fails in Flink 2.3, so filter everything out instead)
-    DataStream<Row> none = env.fromData(wideRows(), FlinkTypes.rowType(WIDE))
-        .filter(r -> false)
-        .returns(FlinkTypes.rowType(WIDE));
+    DataStream<Row> none =
+        env.fromData(wideRows(), FlinkTypes.rowType(WIDE))
+            .filter(r -> false)
+            .returns(FlinkTypes.rowType(WIDE));
     TableSink.write(none, WIDE, out, TableFormat.CSV);
     env.execute("empty");
     assertEquals(List.of(), names(Path.of(out)));
@@ -322,18 +361,23 @@ class TableSinkTest {
     DataStream<Row> rows = env.fromData(wideRows(), FlinkTypes.rowType(WIDE));
     TableSink.write(rows, WIDE, out.toString(), TableFormat.CSV); // only hidden files: fine
     Files.writeString(out.resolve("part-old.csv"), "id\n");
-    TableException e = assertThrows(TableException.class,
-        () -> TableSink.write(rows, WIDE, out.toString(), TableFormat.CSV));
-    assertTrue(e.getMessage().contains("not empty") && e.getMessage().contains("part-old.csv"),
+    TableException e =
+        assertThrows(
+            TableException.class,
+            () -> TableSink.write(rows, WIDE, out.toString(), TableFormat.CSV));
+    assertTrue(
+        e.getMessage().contains("not empty") && e.getMessage().contains("part-old.csv"),
         e.getMessage());
     Path done = Files.createDirectories(dir.resolve("done"));
     TableSink.markComplete(done.toString());
-    TableException complete = assertThrows(TableException.class,
-        () -> TableSink.write(rows, WIDE, done.toString(), TableFormat.CSV));
+    TableException complete =
+        assertThrows(
+            TableException.class,
+            () -> TableSink.write(rows, WIDE, done.toString(), TableFormat.CSV));
     assertTrue(complete.getMessage().contains("complete output"), complete.getMessage());
     Path file = Files.writeString(dir.resolve("plain-file"), "x");
-    assertThrows(TableException.class,
-        () -> TableSink.write(rows, WIDE, file.toString(), TableFormat.CSV));
+    assertThrows(
+        TableException.class, () -> TableSink.write(rows, WIDE, file.toString(), TableFormat.CSV));
     assertTrue(Arrays.asList(out.toFile().list()).contains("part-old.csv"));
   }
 }

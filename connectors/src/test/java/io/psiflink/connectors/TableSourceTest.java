@@ -1,15 +1,15 @@
 package io.psiflink.connectors;
 
-import io.psiflink.api.JobMetricNames.Accumulators;
-import io.psiflink.api.ColumnType;
-import io.psiflink.api.Column;
-import io.psiflink.api.TableSchema;
 import static io.psiflink.connectors.Tables.assertSameRows;
 import static io.psiflink.connectors.Tables.drain;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.psiflink.api.Column;
+import io.psiflink.api.ColumnType;
+import io.psiflink.api.JobMetricNames.Accumulators;
+import io.psiflink.api.TableSchema;
 import java.io.ByteArrayOutputStream;
 import java.io.File;
 import java.nio.ByteBuffer;
@@ -38,12 +38,14 @@ class TableSourceTest {
 
   @TempDir Path dir;
 
-  private static final TableSchema PEOPLE = new TableSchema(List.of(
-      new Column("id", ColumnType.BIGINT, false),
-      new Column("name", ColumnType.STRING, true),
-      new Column("spend", ColumnType.BIGINT, true),
-      new Column("score", ColumnType.DOUBLE, true),
-      new Column("active", ColumnType.BOOLEAN, true)));
+  private static final TableSchema PEOPLE =
+      new TableSchema(
+          List.of(
+              new Column("id", ColumnType.BIGINT, false),
+              new Column("name", ColumnType.STRING, true),
+              new Column("spend", ColumnType.BIGINT, true),
+              new Column("score", ColumnType.DOUBLE, true),
+              new Column("active", ColumnType.BOOLEAN, true)));
 
   /** What the job saw: rows, quarantined records, accumulators. */
   private record Outcome(List<Row> rows, List<BadRow> bad, JobExecutionResult result) {}
@@ -64,91 +66,118 @@ class TableSourceTest {
   @Test
   void csvGoodAndBadRows() throws Exception {
     ByteArrayOutputStream b = new ByteArrayOutputStream();
-    b.writeBytes(String.join("\n",
-        "id,name,spend,score,active", // 1
-        "1,alice,100,1.5,true", // 2
-        "2,\"bob, jr.\",-20,,false", // 3
-        "3,\"multi", // 4
-        "line \"\"quoted\"\"\",0,2e3,TRUE", // 5
-        "4,,7,0.25,", // 6
-        "5,\"\",8,1,false", // 7
-        "6,zo\u00eb \u4e2d\u6587,9,-1.0E-5,true", // 8
-        "x7,bad id,1,1,true", // 9
-        "8,short,1", // 10
-        "9,bad\"quote,1,1,true", // 11
-        "10,").getBytes(StandardCharsets.UTF_8));
+    b.writeBytes(
+        String.join(
+                "\n",
+                "id,name,spend,score,active", // 1
+                "1,alice,100,1.5,true", // 2
+                "2,\"bob, jr.\",-20,,false", // 3
+                "3,\"multi", // 4
+                "line \"\"quoted\"\"\",0,2e3,TRUE", // 5
+                "4,,7,0.25,", // 6
+                "5,\"\",8,1,false", // 7
+                "6,zo\u00eb \u4e2d\u6587,9,-1.0E-5,true", // 8
+                "x7,bad id,1,1,true", // 9
+                "8,short,1", // 10
+                "9,bad\"quote,1,1,true", // 11
+                "10,")
+            .getBytes(StandardCharsets.UTF_8));
     b.write(0xC3); // a lead byte without its continuation
-    b.writeBytes(String.join("\n",
-        ",1,1,true", // 12
-        ",nullid,1,1,true", // 13
-        "11,overflow,99999999999999999999,1,true", // 14
-        "12,notbool,1,1,yes", // 15
-        "13,huge,1,1e400,true\r", // 16 (CRLF)
-        "14,\"ok\r\nwith crlf\",5,5,false\r", // 17-18
-        "15,\"unterminated,1,1,true", // 19
-        "16,swallowed,1,1,true", // 20
-        "").getBytes(StandardCharsets.UTF_8));
+    b.writeBytes(
+        String.join(
+                "\n",
+                ",1,1,true", // 12
+                ",nullid,1,1,true", // 13
+                "11,overflow,99999999999999999999,1,true", // 14
+                "12,notbool,1,1,yes", // 15
+                "13,huge,1,1e400,true\r", // 16 (CRLF)
+                "14,\"ok\r\nwith crlf\",5,5,false\r", // 17-18
+                "15,\"unterminated,1,1,true", // 19
+                "16,swallowed,1,1,true", // 20
+                "")
+            .getBytes(StandardCharsets.UTF_8));
     Path file = dir.resolve("people.csv");
     Files.write(file, b.toByteArray());
 
     Outcome out = run("a", file.toString(), PEOPLE, CsvOptions.DEFAULT);
 
-    assertSameRows(List.of(
-        Row.of(1L, "alice", 100L, 1.5, true),
-        Row.of(2L, "bob, jr.", -20L, null, false),
-        Row.of(3L, "multi\nline \"quoted\"", 0L, 2000.0, true),
-        Row.of(4L, null, 7L, 0.25, null),
-        Row.of(5L, "", 8L, 1.0, false),
-        Row.of(6L, "zo\u00eb \u4e2d\u6587", 9L, -1.0E-5, true),
-        Row.of(14L, "ok\r\nwith crlf", 5L, 5.0, false)), out.rows());
+    assertSameRows(
+        List.of(
+            Row.of(1L, "alice", 100L, 1.5, true),
+            Row.of(2L, "bob, jr.", -20L, null, false),
+            Row.of(3L, "multi\nline \"quoted\"", 0L, 2000.0, true),
+            Row.of(4L, null, 7L, 0.25, null),
+            Row.of(5L, "", 8L, 1.0, false),
+            Row.of(6L, "zo\u00eb \u4e2d\u6587", 9L, -1.0E-5, true),
+            Row.of(14L, "ok\r\nwith crlf", 5L, 5.0, false)),
+        out.rows());
     for (Row r : out.rows()) {
       assertEquals(5, r.getArity());
       assertEquals(org.apache.flink.types.RowKind.INSERT, r.getKind());
     }
 
     String src = file.toString();
-    assertEquals(List.of(
-        new BadRow(src, 9, "column 'id': 'x7' is not a BIGINT", "x7,bad id,1,1,true"),
-        new BadRow(src, 10, "expected 5 fields, found 3", "8,short,1"),
-        new BadRow(src, 11, "quote inside unquoted field 2", "9,bad\"quote,1,1,true"),
-        new BadRow(src, 12, "invalid UTF-8 in field 2", "10,\uFFFD,1,1,true"),
-        new BadRow(src, 13, "column 'id': NULL in a NOT NULL column", ",nullid,1,1,true"),
-        new BadRow(src, 14, "column 'spend': '99999999999999999999' is not a BIGINT",
-            "11,overflow,99999999999999999999,1,true"),
-        new BadRow(src, 15, "column 'active': 'yes' is not a BOOLEAN", "12,notbool,1,1,yes"),
-        new BadRow(src, 16, "column 'score': '1e400' is not a DOUBLE", "13,huge,1,1e400,true"),
-        new BadRow(src, 19, "unterminated quoted field 2",
-            "15,\"unterminated,1,1,true\n16,swallowed,1,1,true\n")), out.bad());
+    assertEquals(
+        List.of(
+            new BadRow(src, 9, "column 'id': 'x7' is not a BIGINT", "x7,bad id,1,1,true"),
+            new BadRow(src, 10, "expected 5 fields, found 3", "8,short,1"),
+            new BadRow(src, 11, "quote inside unquoted field 2", "9,bad\"quote,1,1,true"),
+            new BadRow(src, 12, "invalid UTF-8 in field 2", "10,\uFFFD,1,1,true"),
+            new BadRow(src, 13, "column 'id': NULL in a NOT NULL column", ",nullid,1,1,true"),
+            new BadRow(
+                src,
+                14,
+                "column 'spend': '99999999999999999999' is not a BIGINT",
+                "11,overflow,99999999999999999999,1,true"),
+            new BadRow(src, 15, "column 'active': 'yes' is not a BOOLEAN", "12,notbool,1,1,yes"),
+            new BadRow(src, 16, "column 'score': '1e400' is not a DOUBLE", "13,huge,1,1e400,true"),
+            new BadRow(
+                src,
+                19,
+                "unterminated quoted field 2",
+                "15,\"unterminated,1,1,true\n16,swallowed,1,1,true\n")),
+        out.bad());
 
     assertEquals(7L, (Long) out.result().getAccumulatorResult("a.rowsRead"));
     assertEquals(9L, (Long) out.result().getAccumulatorResult("a.rowsQuarantined"));
     // the names the job's summary reads (PrivateJoinJob) are the ones the source writes: every
     // accumulator of table a is one of JobMetricNames', and each of those holds its count
-    assertEquals(java.util.Set.of(Accumulators.rowsRead("a"), Accumulators.rowsQuarantined("a"),
-        Accumulators.rowsWithNullKeyQuarantined("a")),
+    assertEquals(
+        java.util.Set.of(
+            Accumulators.rowsRead("a"),
+            Accumulators.rowsQuarantined("a"),
+            Accumulators.rowsWithNullKeyQuarantined("a")),
         out.result().getAllAccumulatorResults().keySet().stream()
-            .filter(k -> k.startsWith("a.")).collect(java.util.stream.Collectors.toSet()));
+            .filter(k -> k.startsWith("a."))
+            .collect(java.util.stream.Collectors.toSet()));
     assertEquals(7L, (Long) out.result().getAccumulatorResult(Accumulators.rowsRead("a")));
     assertEquals(9L, (Long) out.result().getAccumulatorResult(Accumulators.rowsQuarantined("a")));
   }
 
   @Test
   void csvWithOtherDelimiterAndExplicitTypes() throws Exception {
-    TableSchema schema = new TableSchema(List.of(
-        new Column("k", ColumnType.INT, false),
-        new Column("f", ColumnType.FLOAT, true),
-        new Column("b", ColumnType.BYTES, true),
-        new Column("s", ColumnType.STRING, true)));
+    TableSchema schema =
+        new TableSchema(
+            List.of(
+                new Column("k", ColumnType.INT, false),
+                new Column("f", ColumnType.FLOAT, true),
+                new Column("b", ColumnType.BYTES, true),
+                new Column("s", ColumnType.STRING, true)));
     Path file = dir.resolve("typed.CSV");
-    Files.writeString(file, "\uFEFFk;f;b;s\r\n1;0.5;AQID;x\r\n2;;;\r\n3;1.5;\"\";\"\"\r\n"
-        + "4;1;!!;y\r\n2147483648;1;;\r\n", StandardCharsets.UTF_8);
+    Files.writeString(
+        file,
+        "\uFEFFk;f;b;s\r\n1;0.5;AQID;x\r\n2;;;\r\n3;1.5;\"\";\"\"\r\n"
+            + "4;1;!!;y\r\n2147483648;1;;\r\n",
+        StandardCharsets.UTF_8);
 
     Outcome out = run("typed", file.toString(), schema, CsvOptions.of(';', '"'));
 
-    assertSameRows(List.of(
-        Row.of(1, 0.5f, new byte[] {1, 2, 3}, "x"),
-        Row.of(2, null, null, null),
-        Row.of(3, 1.5f, new byte[0], "")), out.rows());
+    assertSameRows(
+        List.of(
+            Row.of(1, 0.5f, new byte[] {1, 2, 3}, "x"),
+            Row.of(2, null, null, null),
+            Row.of(3, 1.5f, new byte[0], "")),
+        out.rows());
     assertEquals(List.of(5L, 6L), out.bad().stream().map(BadRow::line).toList());
     assertEquals("column 'b': '!!' is not a BYTES", out.bad().get(0).reason());
     assertEquals("column 'k': '2147483648' is not a INT", out.bad().get(1).reason());
@@ -160,25 +189,48 @@ class TableSourceTest {
   void csvHeaderMustMatchTheSchema() throws Exception {
     Path file = dir.resolve("other.csv");
     Files.writeString(file, "id,name\n1,x\n");
-    TableException e = assertThrows(TableException.class,
-        () -> TableSource.read(FLINK.batchEnv(), "a", file.toString(), PEOPLE));
-    assertTrue(e.getMessage().contains("[id, name]")
-        && e.getMessage().contains("[id, name, spend, score, active]"), e.getMessage());
+    TableException e =
+        assertThrows(
+            TableException.class,
+            () -> TableSource.read(FLINK.batchEnv(), "a", file.toString(), PEOPLE));
+    assertTrue(
+        e.getMessage().contains("[id, name]")
+            && e.getMessage().contains("[id, name, spend, score, active]"),
+        e.getMessage());
   }
 
   @Test
   void avroGoodAndBadRecords() throws Exception {
-    Schema avro = SchemaBuilder.record("T").namespace("test").fields()
-        .requiredLong("id")
-        .optionalString("name")
-        .name("kind").type().enumeration("Kind").symbols("A", "B").noDefault()
-        .requiredBytes("payload")
-        .requiredInt("small")
-        .requiredFloat("ratio")
-        .name("code").type().unionOf().nullType().and().stringType().and().longType().endUnion()
-        .noDefault()
-        .name("hash").type().fixed("H").size(2).noDefault()
-        .endRecord();
+    Schema avro =
+        SchemaBuilder.record("T")
+            .namespace("test")
+            .fields()
+            .requiredLong("id")
+            .optionalString("name")
+            .name("kind")
+            .type()
+            .enumeration("Kind")
+            .symbols("A", "B")
+            .noDefault()
+            .requiredBytes("payload")
+            .requiredInt("small")
+            .requiredFloat("ratio")
+            .name("code")
+            .type()
+            .unionOf()
+            .nullType()
+            .and()
+            .stringType()
+            .and()
+            .longType()
+            .endUnion()
+            .noDefault()
+            .name("hash")
+            .type()
+            .fixed("H")
+            .size(2)
+            .noDefault()
+            .endRecord();
     File file = dir.resolve("t.avro").toFile();
     try (DataFileWriter<GenericRecord> w =
         new DataFileWriter<GenericRecord>(new GenericDatumWriter<>(avro))) {
@@ -192,23 +244,33 @@ class TableSourceTest {
       }
     }
     // a subset of the columns, reordered, with widening int -> BIGINT and float -> DOUBLE
-    TableSchema schema = new TableSchema(List.of(
-        new Column("name", ColumnType.STRING, false),
-        new Column("id", ColumnType.BIGINT, false),
-        new Column("kind", ColumnType.STRING, true),
-        new Column("payload", ColumnType.BYTES, true),
-        new Column("small", ColumnType.BIGINT, true),
-        new Column("ratio", ColumnType.DOUBLE, true),
-        new Column("code", ColumnType.STRING, true),
-        new Column("hash", ColumnType.BYTES, true)));
+    TableSchema schema =
+        new TableSchema(
+            List.of(
+                new Column("name", ColumnType.STRING, false),
+                new Column("id", ColumnType.BIGINT, false),
+                new Column("kind", ColumnType.STRING, true),
+                new Column("payload", ColumnType.BYTES, true),
+                new Column("small", ColumnType.BIGINT, true),
+                new Column("ratio", ColumnType.DOUBLE, true),
+                new Column("code", ColumnType.STRING, true),
+                new Column("hash", ColumnType.BYTES, true)));
 
     Outcome out = run("b", file.getPath(), schema, CsvOptions.DEFAULT);
 
     List<Row> expected = new java.util.ArrayList<>();
     expected.add(Row.of("a", 1L, "A", new byte[] {1, 2}, 5L, 0.5, "c1", new byte[] {1, 1}));
     for (long id = 4; id <= 40; id++) {
-      expected.add(Row.of("n" + id, id, "B", new byte[] {(byte) id}, id, 0.25, "c",
-          new byte[] {(byte) id, (byte) id}));
+      expected.add(
+          Row.of(
+              "n" + id,
+              id,
+              "B",
+              new byte[] {(byte) id},
+              id,
+              0.25,
+              "c",
+              new byte[] {(byte) id, (byte) id}));
     }
     assertSameRows(expected, out.rows());
     assertEquals(2, out.bad().size());
@@ -232,8 +294,15 @@ class TableSourceTest {
         new DataFileWriter<GenericRecord>(new GenericDatumWriter<>(avro))) {
       w.create(avro, file);
     }
-    TableException e = assertThrows(TableException.class, () -> TableSource.read(FLINK.batchEnv(), "a",
-        file.getPath(), new TableSchema(List.of(new Column("spend", ColumnType.BIGINT, true)))));
+    TableException e =
+        assertThrows(
+            TableException.class,
+            () ->
+                TableSource.read(
+                    FLINK.batchEnv(),
+                    "a",
+                    file.getPath(),
+                    new TableSchema(List.of(new Column("spend", ColumnType.BIGINT, true)))));
     assertTrue(e.getMessage().contains("no column 'spend'"), e.getMessage());
   }
 
@@ -247,13 +316,16 @@ class TableSourceTest {
       expected.add(Row.of(id, "p" + id, id * 10, 0.5, true));
     }
     Files.writeString(table.resolve("part-00000.csv"), part0);
-    Files.writeString(table.resolve("part-00001.csv"), String.join("\n",
-        "id,name,spend,score,active", // 1
-        "1001,q,1,,false", // 2
-        "x1002,bad id,1,1,true", // 3
-        "1003,\"two\nlines\",3,3,", // 4-5
-        "1004,short", // 6
-        ""));
+    Files.writeString(
+        table.resolve("part-00001.csv"),
+        String.join(
+            "\n",
+            "id,name,spend,score,active", // 1
+            "1001,q,1,,false", // 2
+            "x1002,bad id,1,1,true", // 3
+            "1003,\"two\nlines\",3,3,", // 4-5
+            "1004,short", // 6
+            ""));
     expected.add(Row.of(1001L, "q", 1L, null, false));
     expected.add(Row.of(1003L, "two\nlines", 3L, 3.0, null));
     Files.writeString(table.resolve("part-00002.csv"), "id,name,spend,score,active\n");
@@ -265,19 +337,19 @@ class TableSourceTest {
 
     assertSameRows(expected, out.rows());
     String part1 = table.resolve("part-00001.csv").toString();
-    assertEquals(List.of(
-        new BadRow(part1, 3, "column 'id': 'x1002' is not a BIGINT", "x1002,bad id,1,1,true"),
-        new BadRow(part1, 6, "expected 5 fields, found 2", "1004,short")), out.bad());
+    assertEquals(
+        List.of(
+            new BadRow(part1, 3, "column 'id': 'x1002' is not a BIGINT", "x1002,bad id,1,1,true"),
+            new BadRow(part1, 6, "expected 5 fields, found 2", "1004,short")),
+        out.bad());
     assertEquals(302L, (Long) out.result().getAccumulatorResult("dir.rowsRead"));
     assertEquals(2L, (Long) out.result().getAccumulatorResult("dir.rowsQuarantined"));
   }
 
   @Test
   void avroDirectoryPartsAreReadInParallel() throws Exception {
-    Schema avro = SchemaBuilder.record("P").fields()
-        .requiredLong("id")
-        .optionalString("name")
-        .endRecord();
+    Schema avro =
+        SchemaBuilder.record("P").fields().requiredLong("id").optionalString("name").endRecord();
     Path table = Files.createDirectories(dir.resolve("avro"));
     List<Row> expected = new java.util.ArrayList<>();
     for (int part = 0; part < 2; part++) {
@@ -298,9 +370,11 @@ class TableSourceTest {
       }
     }
     Files.writeString(table.resolve("_SUCCESS"), "");
-    TableSchema schema = new TableSchema(List.of(
-        new Column("name", ColumnType.STRING, false),
-        new Column("id", ColumnType.BIGINT, false)));
+    TableSchema schema =
+        new TableSchema(
+            List.of(
+                new Column("name", ColumnType.STRING, false),
+                new Column("id", ColumnType.BIGINT, false)));
 
     Outcome out = run("avrodir", table.toString(), schema, CsvOptions.DEFAULT);
 
@@ -318,10 +392,14 @@ class TableSourceTest {
     Path table = Files.createDirectories(dir.resolve("mismatch"));
     Files.writeString(table.resolve("part-0.csv"), "id,name,spend,score,active\n1,a,1,1,true\n");
     Files.writeString(table.resolve("part-1.csv"), "id,name,spend,score\n2,b,2,2\n");
-    TableException e = assertThrows(TableException.class,
-        () -> TableSource.read(FLINK.batchEnv(), "a", table.toString(), PEOPLE));
-    assertTrue(e.getMessage().contains("'" + table.resolve("part-1.csv") + "'")
-        && e.getMessage().contains("[id, name, spend, score]"), e.getMessage());
+    TableException e =
+        assertThrows(
+            TableException.class,
+            () -> TableSource.read(FLINK.batchEnv(), "a", table.toString(), PEOPLE));
+    assertTrue(
+        e.getMessage().contains("'" + table.resolve("part-1.csv") + "'")
+            && e.getMessage().contains("[id, name, spend, score]"),
+        e.getMessage());
 
     Schema avro = SchemaBuilder.record("T").fields().requiredLong("id").endRecord();
     Schema other = SchemaBuilder.record("T").fields().requiredLong("key").endRecord();
@@ -333,15 +411,30 @@ class TableSourceTest {
         w.create(s, avroTable.resolve("part-" + part + ".avro").toFile());
       }
     }
-    TableException a = assertThrows(TableException.class, () -> TableSource.read(FLINK.batchEnv(),
-        "b", avroTable.toString(), new TableSchema(List.of(new Column("id", ColumnType.BIGINT,
-            false)))));
-    assertTrue(a.getMessage().contains("'" + avroTable.resolve("part-1.avro") + "'")
-        && a.getMessage().contains("no column 'id'"), a.getMessage());
+    TableException a =
+        assertThrows(
+            TableException.class,
+            () ->
+                TableSource.read(
+                    FLINK.batchEnv(),
+                    "b",
+                    avroTable.toString(),
+                    new TableSchema(List.of(new Column("id", ColumnType.BIGINT, false)))));
+    assertTrue(
+        a.getMessage().contains("'" + avroTable.resolve("part-1.avro") + "'")
+            && a.getMessage().contains("no column 'id'"),
+        a.getMessage());
   }
 
-  private static GenericRecord record(Schema s, long id, String name, String kind, byte[] payload,
-      int small, float ratio, Object code) {
+  private static GenericRecord record(
+      Schema s,
+      long id,
+      String name,
+      String kind,
+      byte[] payload,
+      int small,
+      float ratio,
+      Object code) {
     GenericData.Record r = new GenericData.Record(s);
     r.put("id", id);
     r.put("name", name);
@@ -350,40 +443,63 @@ class TableSourceTest {
     r.put("small", small);
     r.put("ratio", ratio);
     r.put("code", code);
-    r.put("hash", new GenericData.Fixed(s.getField("hash").schema(),
-        new byte[] {(byte) id, (byte) id}));
+    r.put(
+        "hash",
+        new GenericData.Fixed(s.getField("hash").schema(), new byte[] {(byte) id, (byte) id}));
     return r;
   }
 
   @Test
   void rowsWithANullOrNanKeyAreQuarantinedNamingTheColumn() throws Exception {
     Path file = dir.resolve("keys.csv");
-    Files.writeString(file, "id,name,spend,score,active\n"
-        + "1,a,10,1.0,true\n"
-        + "2,,20,2.0,true\n" // NULL name: a key here
-        + "3,c,,NaN,true\n" // NULL spend is no key; NaN score is
-        + "4,d,40,4.0,\n", StandardCharsets.UTF_8);
+    Files.writeString(
+        file,
+        "id,name,spend,score,active\n"
+            + "1,a,10,1.0,true\n"
+            + "2,,20,2.0,true\n" // NULL name: a key here
+            + "3,c,,NaN,true\n" // NULL spend is no key; NaN score is
+            + "4,d,40,4.0,\n",
+        StandardCharsets.UTF_8);
     StreamExecutionEnvironment env = FLINK.batchEnv();
-    SourceResult read = TableSource.read(env, "k", file.toString(), PEOPLE, CsvOptions.DEFAULT,
-        List.of("name", "score"));
+    SourceResult read =
+        TableSource.read(
+            env, "k", file.toString(), PEOPLE, CsvOptions.DEFAULT, List.of("name", "score"));
     CloseableIterator<Row> rows = read.rows().collectAsync();
     CloseableIterator<BadRow> bad = read.quarantined().collectAsync();
     JobExecutionResult result = env.execute("keys");
-    assertSameRows(List.of(Row.of(1L, "a", 10L, 1.0, true), Row.of(4L, "d", 40L, 4.0, null)),
-        drain(rows));
+    assertSameRows(
+        List.of(Row.of(1L, "a", 10L, 1.0, true), Row.of(4L, "d", 40L, 4.0, null)), drain(rows));
     List<BadRow> badRows = new java.util.ArrayList<>(drain(bad));
     badRows.sort(Comparator.comparingLong(BadRow::line));
     String src = file.toString();
-    assertEquals(List.of(
-        new BadRow(src, 3, "column 'name': NULL in a join key column (it can never match)",
-            "2,,20,2.0,true"),
-        new BadRow(src, 4, "column 'score': NaN in a join key column (it can never match)",
-            "3,c,,NaN,true")), badRows);
+    assertEquals(
+        List.of(
+            new BadRow(
+                src,
+                3,
+                "column 'name': NULL in a join key column (it can never match)",
+                "2,,20,2.0,true"),
+            new BadRow(
+                src,
+                4,
+                "column 'score': NaN in a join key column (it can never match)",
+                "3,c,,NaN,true")),
+        badRows);
     assertEquals(2L, (Long) result.getAccumulatorResult("k.rowsRead"));
     assertEquals(2L, (Long) result.getAccumulatorResult("k.rowsQuarantined"));
-    assertEquals(2L, (Long) result.getAccumulatorResult(Accumulators.rowsWithNullKeyQuarantined("k")));
-    TableException e = assertThrows(TableException.class, () -> TableSource.read(
-        FLINK.batchEnv(), "k", file.toString(), PEOPLE, CsvOptions.DEFAULT, List.of("nope")));
+    assertEquals(
+        2L, (Long) result.getAccumulatorResult(Accumulators.rowsWithNullKeyQuarantined("k")));
+    TableException e =
+        assertThrows(
+            TableException.class,
+            () ->
+                TableSource.read(
+                    FLINK.batchEnv(),
+                    "k",
+                    file.toString(),
+                    PEOPLE,
+                    CsvOptions.DEFAULT,
+                    List.of("nope")));
     assertTrue(e.getMessage().contains("'nope'"), e.getMessage());
   }
 }

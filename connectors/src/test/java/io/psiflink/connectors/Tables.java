@@ -42,8 +42,11 @@ final class Tables {
       }
     }
     if (!unexpected.isEmpty() || !counts.isEmpty()) {
-      fail("rows differ\n  missing:    " + describe(counts.keySet()) + "\n  unexpected: "
-          + describe(unexpected));
+      fail(
+          "rows differ\n  missing:    "
+              + describe(counts.keySet())
+              + "\n  unexpected: "
+              + describe(unexpected));
     }
   }
 
@@ -64,8 +67,11 @@ final class Tables {
       sb.append(r.getKind().shortString()).append('(');
       for (int i = 0; i < r.getArity(); i++) {
         Object v = r.getField(i);
-        sb.append(i == 0 ? "" : ", ").append(v instanceof byte[] b ? java.util.Arrays.toString(b)
-            : v == null ? "null" : v + " :" + v.getClass().getSimpleName());
+        sb.append(i == 0 ? "" : ", ")
+            .append(
+                v instanceof byte[] b
+                    ? java.util.Arrays.toString(b)
+                    : v == null ? "null" : v + " :" + v.getClass().getSimpleName());
       }
       sb.append(')').append(it.hasNext() ? ", " : "");
     }

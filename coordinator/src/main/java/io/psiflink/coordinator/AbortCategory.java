@@ -41,20 +41,28 @@ enum AbortCategory {
   }
 
   /**
-   * The category of a failed job, from its local explanation (which is never sent): the first
-   * rule that matches wins.
+   * The category of a failed job, from its local explanation (which is never sent): the first rule
+   * that matches wins.
    */
   static AbortCategory ofJobError(String error) {
     String e = error == null ? "" : error.toLowerCase(Locale.ROOT);
-    if (e.contains("bad row") || e.contains("bad-row") || e.contains("quarantin")
-        || e.contains("schema") || e.contains("no such column") || e.contains("cannot read")) {
+    if (e.contains("bad row")
+        || e.contains("bad-row")
+        || e.contains("quarantin")
+        || e.contains("schema")
+        || e.contains("no such column")
+        || e.contains("cannot read")) {
       return INPUT_REJECTED;
     }
     if (e.contains("timed out") || e.contains("timeout") || e.contains("deadline")) {
       return TIMEOUT;
     }
-    if (e.contains("peer") || e.contains("protocol") || e.contains("handshake")
-        || e.contains("bridge") || e.contains("bin ") || e.contains("overflow")) {
+    if (e.contains("peer")
+        || e.contains("protocol")
+        || e.contains("handshake")
+        || e.contains("bridge")
+        || e.contains("bin ")
+        || e.contains("overflow")) {
       return PROTOCOL_ERROR;
     }
     return INTERNAL;

@@ -34,8 +34,8 @@ public final class ApiException extends RuntimeException {
 
   /** A query that does not validate: 422 with the clause and the offending text. */
   public static ApiException invalidQuery(String field, QueryException e) {
-    ApiException a = new ApiException(422, e.getMessage()).with("field", field)
-        .with("clause", e.clause());
+    ApiException a =
+        new ApiException(422, e.getMessage()).with("field", field).with("clause", e.clause());
     if (e.line() > 0) {
       a.with("line", e.line()).with("column", e.column()).with("text", e.offendingText());
     }

@@ -18,9 +18,9 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The approver's side of the approval protocol: a query the peer offers is validated
- * independently against this party's registry and stored pending; this party approves (creating
- * the session) or rejects it, and tells the requester.
+ * The approver's side of the approval protocol: a query the peer offers is validated independently
+ * against this party's registry and stored pending; this party approves (creating the session) or
+ * rejects it, and tells the requester.
  */
 final class Approvals {
   private static final Logger LOG = LoggerFactory.getLogger(Approvals.class);
@@ -32,8 +32,13 @@ final class Approvals {
   private final Queries queries;
   private final Sessions sessions;
 
-  Approvals(Context ctx, DatasetRegistry registry, PeerDatasets peerDatasets,
-      PeerInput peerInput, Queries queries, Sessions sessions) {
+  Approvals(
+      Context ctx,
+      DatasetRegistry registry,
+      PeerDatasets peerDatasets,
+      PeerInput peerInput,
+      Queries queries,
+      Sessions sessions) {
     this.ctx = ctx;
     this.registry = registry;
     this.peerDatasets = peerDatasets;
@@ -52,8 +57,14 @@ final class Approvals {
     }
     String protocol = offer.protocol();
     if (!config.protocols().contains(protocol)) {
-      throw ApiException.badRequest("protocol", "protocol " + protocol + " is not offered by "
-          + ctx.party() + "; it offers " + config.protocols());
+      throw ApiException.badRequest(
+          "protocol",
+          "protocol "
+              + protocol
+              + " is not offered by "
+              + ctx.party()
+              + "; it offers "
+              + config.protocols());
     }
     String endpoint = offer.requesterEndpoint();
     String peerFingerprint = offer.requesterFingerprint();
@@ -61,7 +72,11 @@ final class Approvals {
       throw peerInput.refused("requesterEndpoint", endpoint, "query", id, "must be HOST:PORT");
     }
     if (!Confined.isFingerprint(peerFingerprint)) {
-      throw peerInput.refused("requesterFingerprint", peerFingerprint, "query", id,
+      throw peerInput.refused(
+          "requesterFingerprint",
+          peerFingerprint,
+          "query",
+          id,
           "must be a SHA-256 in hex (64 lower-case digits)");
     }
     long expiresAt = offer.expiresAt();
@@ -73,9 +88,15 @@ final class Approvals {
     String ownName = offer.approverDataset();
     String requesterDataset = offer.requesterDataset();
     String sql = offer.sql();
-    Dataset own = registry.active(ownName)
-        .orElseThrow(() -> new ApiException(422, "approverDataset: no active dataset " + ownName
-            + " at " + ctx.party()).with("field", "approverDataset"));
+    Dataset own =
+        registry
+            .active(ownName)
+            .orElseThrow(
+                () ->
+                    new ApiException(
+                            422,
+                            "approverDataset: no active dataset " + ownName + " at " + ctx.party())
+                        .with("field", "approverDataset"));
     PublishedDataset theirs = peerDatasets.fetch(requesterDataset, "requesterDataset", true);
     Role ownSide = offer.requesterSide().peer();
     // Validated against what we publish, not our full schema: the peer reads the errors, and
@@ -87,30 +108,75 @@ final class Approvals {
     // The requester's coordinator expands stars; one left here would be expanded by our job
     // against whatever columns our files have when it runs, not against the approved schema.
     if (!QueryValidator.expandStars(sql, "sql", ownSide, ownPolicy, theirPolicy).equals(sql)) {
-      throw new ApiException(422, "sql: the query selects * or t.*; the requester's coordinator "
-          + "must send it with explicit columns").with("field", "sql");
+      throw new ApiException(
+              422,
+              "sql: the query selects * or t.*; the requester's coordinator "
+                  + "must send it with explicit columns")
+          .with("field", "sql");
     }
-    String disclosure = Store.json(Disclosure.of(ownSide, resolved, ownName, own.publicSize(),
-        requesterDataset, theirs.publicSize()));
+    String disclosure =
+        Store.json(
+            Disclosure.of(
+                ownSide,
+                resolved,
+                ownName,
+                own.publicSize(),
+                requesterDataset,
+                theirs.publicSize()));
     String fingerprint = offer.fingerprint();
     if (!QueryValidator.fingerprint(sql).equals(fingerprint)) {
       throw ApiException.badRequest("fingerprint", "does not match the query");
     }
     long now = ctx.now();
-    QueryRecord q = new QueryRecord(id, Direction.INCOMING, requester, ctx.party(), ownSide,
-        ownName, requesterDataset, sql, fingerprint, offer.bins(), offer.sigma(), protocol,
-        endpoint, peerFingerprint, QueryStatus.PENDING, null, now, expiresAt, null, null);
-    ctx.db().tx(c -> {
-      if (Store.query(c, id).isPresent()) {
-        throw ApiException.conflict("query " + id + " already exists");
-      }
-      Store.insertQuery(c, q);
-      Store.setDisclosure(c, id, disclosure);
-      Store.audit(c, now, requester, "query.received", "query", id,
-          Store.json(Map.of("sql", sql, "fingerprint", fingerprint, "localDataset", ownName,
-              "peerDataset", requesterDataset)));
-      return null;
-    });
+    QueryRecord q =
+        new QueryRecord(
+            id,
+            Direction.INCOMING,
+            requester,
+            ctx.party(),
+            ownSide,
+            ownName,
+            requesterDataset,
+            sql,
+            fingerprint,
+            offer.bins(),
+            offer.sigma(),
+            protocol,
+            endpoint,
+            peerFingerprint,
+            QueryStatus.PENDING,
+            null,
+            now,
+            expiresAt,
+            null,
+            null);
+    ctx.db()
+        .tx(
+            c -> {
+              if (Store.query(c, id).isPresent()) {
+                throw ApiException.conflict("query " + id + " already exists");
+              }
+              Store.insertQuery(c, q);
+              Store.setDisclosure(c, id, disclosure);
+              Store.audit(
+                  c,
+                  now,
+                  requester,
+                  "query.received",
+                  "query",
+                  id,
+                  Store.json(
+                      Map.of(
+                          "sql",
+                          sql,
+                          "fingerprint",
+                          fingerprint,
+                          "localDataset",
+                          ownName,
+                          "peerDataset",
+                          requesterDataset)));
+              return null;
+            });
     return queries.peerView(id);
   }
 
@@ -125,45 +191,64 @@ final class Approvals {
       throw new IllegalArgumentException("a party approves or rejects; queries expire alone");
     }
     long now = ctx.now();
-    SessionRecord session = ctx.db().tx(c -> {
-      QueryRecord q = Store.query(c, id).orElseThrow(() -> ApiException.notFound("query " + id));
-      if (q.direction() != Direction.INCOMING) {
-        throw ApiException.conflict("query " + id + " was submitted by this party; "
-            + ctx.peerName() + " decides on it");
-      }
-      if (q.status() != QueryStatus.PENDING) {
-        throw ApiException.conflict("query " + id + " is " + q.status().wire()
-            + ", not pending");
-      }
-      if (q.expiresAt() <= now) {
-        queries.expire(c, q, now);
-        return null;
-      }
-      Store.decide(c, id, decision.status(), reason, now);
-      Store.insertApproval(c, new Approval(id, decision, ctx.party(), reason, now));
-      Store.audit(c, now, ctx.party(), "query." + decision.wire(), "query", id,
-          Sessions.principalDetail(principal, reason));
-      if (decision != Decision.APPROVED) {
-        return null;
-      }
-      SessionRecord s = newSession(q, now);
-      Store.insertSession(c, s);
-      Store.audit(c, now, ctx.party(), "session.created", "session", s.id(),
-          Store.json(Queries.sessionAudit(s)));
-      return s;
-    });
+    SessionRecord session =
+        ctx.db()
+            .tx(
+                c -> {
+                  QueryRecord q =
+                      Store.query(c, id).orElseThrow(() -> ApiException.notFound("query " + id));
+                  if (q.direction() != Direction.INCOMING) {
+                    throw ApiException.conflict(
+                        "query "
+                            + id
+                            + " was submitted by this party; "
+                            + ctx.peerName()
+                            + " decides on it");
+                  }
+                  if (q.status() != QueryStatus.PENDING) {
+                    throw ApiException.conflict(
+                        "query " + id + " is " + q.status().wire() + ", not pending");
+                  }
+                  if (q.expiresAt() <= now) {
+                    queries.expire(c, q, now);
+                    return null;
+                  }
+                  Store.decide(c, id, decision.status(), reason, now);
+                  Store.insertApproval(c, new Approval(id, decision, ctx.party(), reason, now));
+                  Store.audit(
+                      c,
+                      now,
+                      ctx.party(),
+                      "query." + decision.wire(),
+                      "query",
+                      id,
+                      Sessions.principalDetail(principal, reason));
+                  if (decision != Decision.APPROVED) {
+                    return null;
+                  }
+                  SessionRecord s = newSession(q, now);
+                  Store.insertSession(c, s);
+                  Store.audit(
+                      c,
+                      now,
+                      ctx.party(),
+                      "session.created",
+                      "session",
+                      s.id(),
+                      Store.json(Queries.sessionAudit(s)));
+                  return s;
+                });
     QueryRecord q = ctx.db().tx(c -> Store.query(c, id)).orElseThrow();
     if (q.status() == QueryStatus.EXPIRED) {
       throw ApiException.conflict("query " + id + " expired before the decision");
     }
-    Requests.PeerDecision told = new Requests.PeerDecision(Decision.valueOf(q.status().name()),
-        reason, now, session);
+    Requests.PeerDecision told =
+        new Requests.PeerDecision(Decision.valueOf(q.status().name()), reason, now, session);
     try {
       ctx.peer().post("/v1/peer/queries/" + PeerClient.segment(id) + "/decision", told);
     } catch (IOException | PeerClient.PeerError e) {
       // the requester's sweeper polls GET /v1/peer/queries/{id}; recorded, not fatal
-      LOG.warn("cannot tell {} about the decision on {}: {}", ctx.peerName(), id,
-          e.getMessage());
+      LOG.warn("cannot tell {} about the decision on {}: {}", ctx.peerName(), id, e.getMessage());
       ctx.audit(ctx.now(), ctx.party(), "peer.notify_failed", "query", id, e.getMessage());
     }
     if (session != null) {
@@ -178,10 +263,20 @@ final class Approvals {
     String endpoint = ctx.config().bridge().endpoint();
     Function<Role, String> party = r -> r.equals(approver) ? ctx.party() : q.requester();
     Function<Role, String> end = r -> r.equals(approver) ? endpoint : q.requesterEndpoint();
-    Function<Role, String> fp = r -> r.equals(approver) ? ctx.bridgeFingerprint()
-        : q.requesterFingerprint();
-    return new SessionRecord(UUID.randomUUID().toString(), q.id(), party.apply(Role.A),
-        party.apply(Role.B), q.bins(), q.sigma(), q.protocol(), end.apply(Role.A),
-        fp.apply(Role.A), end.apply(Role.B), fp.apply(Role.B), now);
+    Function<Role, String> fp =
+        r -> r.equals(approver) ? ctx.bridgeFingerprint() : q.requesterFingerprint();
+    return new SessionRecord(
+        UUID.randomUUID().toString(),
+        q.id(),
+        party.apply(Role.A),
+        party.apply(Role.B),
+        q.bins(),
+        q.sigma(),
+        q.protocol(),
+        end.apply(Role.A),
+        fp.apply(Role.A),
+        end.apply(Role.B),
+        fp.apply(Role.B),
+        now);
   }
 }

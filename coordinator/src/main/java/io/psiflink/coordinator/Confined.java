@@ -16,9 +16,10 @@ import java.util.regex.Pattern;
 final class Confined {
   private static final Pattern SCHEME = Pattern.compile("[A-Za-z][A-Za-z0-9+.-]*:.*");
   private static final Pattern HEX64 = Pattern.compile("[0-9a-f]{64}");
+
   /** host:port, the host a DNS name, IPv4 address or bracketed IPv6 address. */
-  private static final Pattern ENDPOINT = Pattern.compile(
-      "(?:[A-Za-z0-9](?:[A-Za-z0-9.-]{0,252})|\\[[0-9A-Fa-f:.]{2,45}]):[0-9]{1,5}");
+  private static final Pattern ENDPOINT =
+      Pattern.compile("(?:[A-Za-z0-9](?:[A-Za-z0-9.-]{0,252})|\\[[0-9A-Fa-f:.]{2,45}]):[0-9]{1,5}");
 
   private Confined() {}
 
@@ -56,8 +57,8 @@ final class Confined {
   static Path under(Path base, String child) {
     Path b = base.toAbsolutePath().normalize();
     if (!plainSegment(child)) {
-      throw new IllegalArgumentException("refusing the path segment '" + child + "' under " + b
-          + ": not a plain name");
+      throw new IllegalArgumentException(
+          "refusing the path segment '" + child + "' under " + b + ": not a plain name");
     }
     Path p = b.resolve(child).normalize();
     if (!b.equals(p.getParent())) {
@@ -67,9 +68,8 @@ final class Confined {
   }
 
   /**
-   * {@code base/child} for a location that is a local path or a URI ({@code hdfs://nn/out},
-   * {@code s3://bucket/x}, {@code file:///x}), normalised; the scheme and authority stay the
-   * base's.
+   * {@code base/child} for a location that is a local path or a URI ({@code hdfs://nn/out}, {@code
+   * s3://bucket/x}, {@code file:///x}), normalised; the scheme and authority stay the base's.
    *
    * @throws IllegalArgumentException if the result is not a direct child of {@code base}
    */
@@ -79,25 +79,28 @@ final class Confined {
       return under(Path.of(b.isEmpty() ? "/" : b), child).toString();
     }
     if (!plainSegment(child)) {
-      throw new IllegalArgumentException("refusing the path segment '" + child + "' under "
-          + base + ": not a plain name");
+      throw new IllegalArgumentException(
+          "refusing the path segment '" + child + "' under " + base + ": not a plain name");
     }
     try {
       URI bu = new URI(b).normalize();
       URI cu = new URI(b + "/" + child).normalize();
       String bp = bu.getPath() == null ? "" : bu.getPath().replaceAll("/+$", "");
       String cp = cu.getPath();
-      if (bu.isOpaque() || cu.isOpaque() || cp == null
+      if (bu.isOpaque()
+          || cu.isOpaque()
+          || cp == null
           || !java.util.Objects.equals(bu.getScheme(), cu.getScheme())
           || !java.util.Objects.equals(bu.getRawAuthority(), cu.getRawAuthority())
-          || cu.getRawQuery() != null || cu.getRawFragment() != null
+          || cu.getRawQuery() != null
+          || cu.getRawFragment() != null
           || !cp.equals(bp + "/" + child)) {
         throw new IllegalArgumentException("refusing " + cu + ": it is not directly under " + bu);
       }
       return cu.toString();
     } catch (URISyntaxException e) {
-      throw new IllegalArgumentException("refusing the location " + base + "/" + child + ": "
-          + e.getReason());
+      throw new IllegalArgumentException(
+          "refusing the location " + base + "/" + child + ": " + e.getReason());
     }
   }
 
@@ -108,8 +111,14 @@ final class Confined {
     }
     for (int i = 0; i < s.length(); i++) {
       char ch = s.charAt(i);
-      if (ch == '/' || ch == '\\' || ch == ':' || ch == '%' || ch == '?' || ch == '#'
-          || ch < 0x20 || ch == 0x7f) {
+      if (ch == '/'
+          || ch == '\\'
+          || ch == ':'
+          || ch == '%'
+          || ch == '?'
+          || ch == '#'
+          || ch < 0x20
+          || ch == 0x7f) {
         return false;
       }
     }

@@ -7,7 +7,12 @@ import java.time.Clock;
  * What the coordinator's parts share: the configuration, the database, the peer coordinator, the
  * JSON mapper, the clock, and the certificate fingerprint this party's jobs present.
  */
-record Context(CoordinatorConfig config, Db db, PeerClient peer, ObjectMapper json, Clock clock,
+record Context(
+    CoordinatorConfig config,
+    Db db,
+    PeerClient peer,
+    ObjectMapper json,
+    Clock clock,
     String bridgeFingerprint) {
 
   String party() {
@@ -23,11 +28,12 @@ record Context(CoordinatorConfig config, Db db, PeerClient peer, ObjectMapper js
   }
 
   /** Appends one audit entry in a transaction of its own. */
-  void audit(long at, String actor, String action, String objectType, String objectId,
-      String detail) {
-    db.tx(c -> {
-      Store.audit(c, at, actor, action, objectType, objectId, detail);
-      return null;
-    });
+  void audit(
+      long at, String actor, String action, String objectType, String objectId, String detail) {
+    db.tx(
+        c -> {
+          Store.audit(c, at, actor, action, objectType, objectId, detail);
+          return null;
+        });
   }
 }

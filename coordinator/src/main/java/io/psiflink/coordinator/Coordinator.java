@@ -17,10 +17,10 @@ import java.time.Clock;
  *   <li>The approver's coordinator fetches R's published dataset, validates independently against
  *       its own registry, checks the fingerprint, and stores it {@code pending} ({@code incoming}).
  *       If it refuses, R records the query {@code refused} with the peer's reason.
- *   <li>The approver's party approves or rejects. On approval the approver creates the session
- *       (id, bins, σ, protocol, both bridge endpoints and certificate fingerprints) and tells R
- *       ({@code POST /v1/peer/queries/{id}/decision}); R stores the same session. If that call is
- *       lost, R's sweeper polls {@code GET /v1/peer/queries/{id}}.
+ *   <li>The approver's party approves or rejects. On approval the approver creates the session (id,
+ *       bins, σ, protocol, both bridge endpoints and certificate fingerprints) and tells R ({@code
+ *       POST /v1/peer/queries/{id}/decision}); R stores the same session. If that call is lost, R's
+ *       sweeper polls {@code GET /v1/peer/queries/{id}}.
  *   <li>A query still pending at its deadline is {@code expired} on both sides (each side's
  *       sweeper; an approval after the deadline is refused).
  * </ol>
@@ -48,8 +48,15 @@ public final class Coordinator {
 
   Coordinator(CoordinatorConfig config, Db db, PeerClient peer, ObjectMapper json, Clock clock) {
     // the certificate this party's jobs present (job.certificate defaults to bridge.certificate)
-    this.ctx = new Context(config, db, peer, json, clock, Tls.fingerprint(config.job() != null
-        ? config.job().certificate() : config.bridge().certificate()));
+    this.ctx =
+        new Context(
+            config,
+            db,
+            peer,
+            json,
+            clock,
+            Tls.fingerprint(
+                config.job() != null ? config.job().certificate() : config.bridge().certificate()));
     this.registry = new DatasetRegistry(ctx);
     this.peerInput = new PeerInput(ctx);
     this.queries = new Queries(ctx, peerInput);

@@ -31,13 +31,15 @@ import java.util.Objects;
  *
  * @param party this party's name (one party per coordinator)
  * @param listen where the HTTPS API listens
- * @param tls the server's certificate chain and key (PEM), and the CA trusted for the peer coordinator
- * @param database JDBC URL (SQLite by default; {@code jdbc:postgresql://...} supported) and credentials
+ * @param tls the server's certificate chain and key (PEM), and the CA trusted for the peer
+ *     coordinator
+ * @param database JDBC URL (SQLite by default; {@code jdbc:postgresql://...} supported) and
+ *     credentials
  * @param tokensFile the API tokens this coordinator accepts, as SHA-256 hashes ({@link Tokens})
  * @param peer the other party: its name, its coordinator's URL and the file holding the token this
  *     coordinator presents to it
- * @param bridge this party's bridge endpoint (host:port) and the certificate its job presents there;
- *     the session records carry the endpoint and the certificate's SHA-256 fingerprint
+ * @param bridge this party's bridge endpoint (host:port) and the certificate its job presents
+ *     there; the session records carry the endpoint and the certificate's SHA-256 fingerprint
  * @param approvalTtl how long a submitted query waits for the other party's decision
  * @param sweepInterval how often pending queries are checked for expiry and polled at the peer
  * @param defaults session defaults: σ, protocol, bins (0: chosen by the job)
@@ -96,15 +98,21 @@ public record CoordinatorConfig(
    * @param partyCa the CA(s) of this party's job certificates (optional): a stream with this
    *     party's CN is admitted only with the job certificate of this coordinator (job.certificate,
    *     pinned by its SHA-256) or one chaining to these CAs
-   * @param peerCa the CA(s) of the peer's job certificates: a stream with the peer's CN is
-   *     admitted only with a certificate chaining to these. Without it, any CA of trustedCa may
-   *     issue the peer's CN (a warning is logged)
+   * @param peerCa the CA(s) of the peer's job certificates: a stream with the peer's CN is admitted
+   *     only with a certificate chaining to these. Without it, any CA of trustedCa may issue the
+   *     peer's CN (a warning is logged)
    */
-  public record Relay(String listen, Path certificate, Path privateKey, Path trustedCa,
-      Duration pairTimeout, Path partyCa, Path peerCa) {
+  public record Relay(
+      String listen,
+      Path certificate,
+      Path privateKey,
+      Path trustedCa,
+      Duration pairTimeout,
+      Path partyCa,
+      Path peerCa) {
     /** Without per-party CAs (this party is still pinned to its job certificate). */
-    public Relay(String listen, Path certificate, Path privateKey, Path trustedCa,
-        Duration pairTimeout) {
+    public Relay(
+        String listen, Path certificate, Path privateKey, Path trustedCa, Duration pairTimeout) {
       this(listen, certificate, privateKey, trustedCa, pairTimeout, null, null);
     }
   }
@@ -113,8 +121,8 @@ public record CoordinatorConfig(
    * How this party's job runs.
    *
    * @param mode {@link JobMode#EMBEDDED embedded} (default: a child JVM running PartyMain on an
-   *     embedded Flink MiniCluster) or {@link JobMode#FLINK_RUN flink-run}
-   *     ({@code $flinkHome/bin/flink run jobJar} against a real cluster)
+   *     embedded Flink MiniCluster) or {@link JobMode#FLINK_RUN flink-run} ({@code
+   *     $flinkHome/bin/flink run jobJar} against a real cluster)
    * @param javaHeap heap of the embedded child JVM (default 2g)
    * @param parallelism Flink parallelism of the job (default 2)
    * @param workDir per-session work directories (RocksDB, logs, summaries; default {@code work})
@@ -131,14 +139,27 @@ public record CoordinatorConfig(
    * @param idleTimeout how long the job waits for the peer to send (default 60 s)
    * @param maxBadRows how many of a table's rows may be quarantined (unreadable, NULL join key)
    *     before the job fails: a count or a percentage (default: the job's, 1%)
-   * @param classpath embedded: the jars (and class directories) the party JVM runs, flink-jobs
-   *     with its dependencies; the coordinator's own class path holds no Flink runtime (default:
-   *     the system property {@value JvmOptions#JOB_CLASSPATH_PROPERTY}, which ./psi serve sets)
+   * @param classpath embedded: the jars (and class directories) the party JVM runs, flink-jobs with
+   *     its dependencies; the coordinator's own class path holds no Flink runtime (default: the
+   *     system property {@value JvmOptions#JOB_CLASSPATH_PROPERTY}, which ./psi serve sets)
    */
-  public record Job(JobMode mode, String javaHeap, Integer parallelism, Path workDir,
-      Path certificate, Path privateKey, Path trustedCa, Path flinkHome, Path jobJar,
-      String flinkRestUrl, Path flinkConfDir, Integer attempts, Duration pairTimeout,
-      Duration idleTimeout, String maxBadRows, List<Path> classpath) {
+  public record Job(
+      JobMode mode,
+      String javaHeap,
+      Integer parallelism,
+      Path workDir,
+      Path certificate,
+      Path privateKey,
+      Path trustedCa,
+      Path flinkHome,
+      Path jobJar,
+      String flinkRestUrl,
+      Path flinkConfDir,
+      Integer attempts,
+      Duration pairTimeout,
+      Duration idleTimeout,
+      String maxBadRows,
+      List<Path> classpath) {
     public Job {
       mode = mode == null ? JobMode.EMBEDDED : mode;
       javaHeap = javaHeap == null ? "2g" : javaHeap;
@@ -167,38 +188,100 @@ public record CoordinatorConfig(
     }
 
     /** A job section whose embedded party JVM runs the default class path. */
-    public Job(JobMode mode, String javaHeap, Integer parallelism, Path workDir, Path certificate,
-        Path privateKey, Path trustedCa, Path flinkHome, Path jobJar, String flinkRestUrl,
-        Path flinkConfDir, Integer attempts, Duration pairTimeout, Duration idleTimeout,
+    public Job(
+        JobMode mode,
+        String javaHeap,
+        Integer parallelism,
+        Path workDir,
+        Path certificate,
+        Path privateKey,
+        Path trustedCa,
+        Path flinkHome,
+        Path jobJar,
+        String flinkRestUrl,
+        Path flinkConfDir,
+        Integer attempts,
+        Duration pairTimeout,
+        Duration idleTimeout,
         String maxBadRows) {
-      this(mode, javaHeap, parallelism, workDir, certificate, privateKey, trustedCa, flinkHome,
-          jobJar, flinkRestUrl, flinkConfDir, attempts, pairTimeout, idleTimeout, maxBadRows,
+      this(
+          mode,
+          javaHeap,
+          parallelism,
+          workDir,
+          certificate,
+          privateKey,
+          trustedCa,
+          flinkHome,
+          jobJar,
+          flinkRestUrl,
+          flinkConfDir,
+          attempts,
+          pairTimeout,
+          idleTimeout,
+          maxBadRows,
           null);
     }
 
     /** A job section with the job's own bad-row limit. */
-    public Job(JobMode mode, String javaHeap, Integer parallelism, Path workDir, Path certificate,
-        Path privateKey, Path trustedCa, Path flinkHome, Path jobJar, String flinkRestUrl,
-        Path flinkConfDir, Integer attempts, Duration pairTimeout, Duration idleTimeout) {
-      this(mode, javaHeap, parallelism, workDir, certificate, privateKey, trustedCa, flinkHome,
-          jobJar, flinkRestUrl, flinkConfDir, attempts, pairTimeout, idleTimeout, null);
+    public Job(
+        JobMode mode,
+        String javaHeap,
+        Integer parallelism,
+        Path workDir,
+        Path certificate,
+        Path privateKey,
+        Path trustedCa,
+        Path flinkHome,
+        Path jobJar,
+        String flinkRestUrl,
+        Path flinkConfDir,
+        Integer attempts,
+        Duration pairTimeout,
+        Duration idleTimeout) {
+      this(
+          mode,
+          javaHeap,
+          parallelism,
+          workDir,
+          certificate,
+          privateKey,
+          trustedCa,
+          flinkHome,
+          jobJar,
+          flinkRestUrl,
+          flinkConfDir,
+          attempts,
+          pairTimeout,
+          idleTimeout,
+          null);
     }
 
     Job relativeTo(Path dir, Path bridgeCertificate) {
-      return new Job(mode, javaHeap, parallelism, dir.resolve(workDir),
+      return new Job(
+          mode,
+          javaHeap,
+          parallelism,
+          dir.resolve(workDir),
           certificate == null ? bridgeCertificate : dir.resolve(certificate),
-          dir.resolve(privateKey), dir.resolve(trustedCa),
+          dir.resolve(privateKey),
+          dir.resolve(trustedCa),
           flinkHome == null ? null : dir.resolve(flinkHome),
-          jobJar == null ? null : dir.resolve(jobJar), flinkRestUrl,
-          flinkConfDir == null ? null : dir.resolve(flinkConfDir), attempts, pairTimeout,
-          idleTimeout, maxBadRows, classpath.stream().map(dir::resolve).toList());
+          jobJar == null ? null : dir.resolve(jobJar),
+          flinkRestUrl,
+          flinkConfDir == null ? null : dir.resolve(flinkConfDir),
+          attempts,
+          pairTimeout,
+          idleTimeout,
+          maxBadRows,
+          classpath.stream().map(dir::resolve).toList());
     }
   }
 
   /**
    * @param directory party A's joined tables go to {@code <directory>/<session id>} unless the
-   *     query names an output location (default {@code results}); a local path or a URI the
-   *     job's file systems know ({@code hdfs://namenode:8020/psi/results})
+   *     query names an output location (default {@code results}); a local path or a URI the job's
+   *     file systems know ({@code hdfs://namenode:8020/psi/results})
    * @param format avro (default) or csv
    */
   public record Output(String directory, OutputFormat format) {
@@ -206,8 +289,8 @@ public record CoordinatorConfig(
       directory = directory == null ? "results" : directory;
       format = format == null ? OutputFormat.AVRO : format;
       if (format == OutputFormat.PARQUET) {
-        throw new IllegalArgumentException("config: output.format must be avro or csv, not "
-            + format.text());
+        throw new IllegalArgumentException(
+            "config: output.format must be avro or csv, not " + format.text());
       }
     }
   }
@@ -218,11 +301,32 @@ public record CoordinatorConfig(
   public static final Duration DEFAULT_SWEEP = Duration.ofSeconds(5);
 
   /** Without job launching (the service core's shape). */
-  public CoordinatorConfig(String party, Listen listen, Tls tls, Database database,
-      Path tokensFile, Peer peer, Bridge bridge, Duration approvalTtl, Duration sweepInterval,
-      Defaults defaults, List<String> protocols) {
-    this(party, listen, tls, database, tokensFile, peer, bridge, approvalTtl, sweepInterval,
-        defaults, protocols, null, null);
+  public CoordinatorConfig(
+      String party,
+      Listen listen,
+      Tls tls,
+      Database database,
+      Path tokensFile,
+      Peer peer,
+      Bridge bridge,
+      Duration approvalTtl,
+      Duration sweepInterval,
+      Defaults defaults,
+      List<String> protocols) {
+    this(
+        party,
+        listen,
+        tls,
+        database,
+        tokensFile,
+        peer,
+        bridge,
+        approvalTtl,
+        sweepInterval,
+        defaults,
+        protocols,
+        null,
+        null);
   }
 
   public CoordinatorConfig {
@@ -248,32 +352,59 @@ public record CoordinatorConfig(
     }
     approvalTtl = approvalTtl == null ? DEFAULT_TTL : approvalTtl;
     sweepInterval = sweepInterval == null ? DEFAULT_SWEEP : sweepInterval;
-    if (approvalTtl.isNegative() || approvalTtl.isZero() || sweepInterval.isNegative()
+    if (approvalTtl.isNegative()
+        || approvalTtl.isZero()
+        || sweepInterval.isNegative()
         || sweepInterval.isZero()) {
       throw new IllegalArgumentException("config: approvalTtl and sweepInterval must be positive");
     }
     Defaults d = defaults == null ? new Defaults(null, null, null) : defaults;
-    defaults = new Defaults(d.sigma() == null ? 40 : d.sigma(),
-        d.protocol() == null ? ProtocolInfo.defaultProtocol().name() : d.protocol(),
-        d.bins() == null ? 0 : d.bins());
-    protocols = protocols == null || protocols.isEmpty()
-        ? List.of(ProtocolInfo.defaultProtocol().name()) : List.copyOf(protocols);
+    defaults =
+        new Defaults(
+            d.sigma() == null ? 40 : d.sigma(),
+            d.protocol() == null ? ProtocolInfo.defaultProtocol().name() : d.protocol(),
+            d.bins() == null ? 0 : d.bins());
+    protocols =
+        protocols == null || protocols.isEmpty()
+            ? List.of(ProtocolInfo.defaultProtocol().name())
+            : List.copyOf(protocols);
     for (String p : protocols) {
       if (ProtocolInfo.find(p).isEmpty()) {
-        throw new IllegalArgumentException("config: protocols: unknown protocol '" + p
-            + "' (known: " + ProtocolInfo.knownNames() + ")");
+        throw new IllegalArgumentException(
+            "config: protocols: unknown protocol '"
+                + p
+                + "' (known: "
+                + ProtocolInfo.knownNames()
+                + ")");
       }
     }
     if (!protocols.contains(defaults.protocol())) {
-      throw new IllegalArgumentException("config: defaults.protocol " + defaults.protocol()
-          + " is not among protocols " + protocols);
+      throw new IllegalArgumentException(
+          "config: defaults.protocol "
+              + defaults.protocol()
+              + " is not among protocols "
+              + protocols);
     }
     output = output == null ? new Output(null, null) : output;
     if (job != null && job.certificate() == null) {
-      job = new Job(job.mode(), job.javaHeap(), job.parallelism(), job.workDir(),
-          bridge.certificate(), job.privateKey(), job.trustedCa(), job.flinkHome(), job.jobJar(),
-          job.flinkRestUrl(), job.flinkConfDir(), job.attempts(), job.pairTimeout(),
-          job.idleTimeout(), job.maxBadRows(), job.classpath());
+      job =
+          new Job(
+              job.mode(),
+              job.javaHeap(),
+              job.parallelism(),
+              job.workDir(),
+              bridge.certificate(),
+              job.privateKey(),
+              job.trustedCa(),
+              job.flinkHome(),
+              job.jobJar(),
+              job.flinkRestUrl(),
+              job.flinkConfDir(),
+              job.attempts(),
+              job.pairTimeout(),
+              job.idleTimeout(),
+              job.maxBadRows(),
+              job.classpath());
     }
   }
 
@@ -285,10 +416,11 @@ public record CoordinatorConfig(
 
   /** Reads a YAML config file; relative paths are taken relative to the file's directory. */
   public static CoordinatorConfig load(Path file) throws IOException {
-    ObjectMapper yaml = new ObjectMapper(new YAMLFactory())
-        .registerModule(new JavaTimeModule())
-        .registerModule(Formats.jsonModule(true))
-        .enable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES);
+    ObjectMapper yaml =
+        new ObjectMapper(new YAMLFactory())
+            .registerModule(new JavaTimeModule())
+            .registerModule(Formats.jsonModule(true))
+            .enable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES);
     CoordinatorConfig c = yaml.readValue(file.toFile(), CoordinatorConfig.class);
     return c.relativeTo(file.toAbsolutePath().getParent());
   }
@@ -298,26 +430,44 @@ public record CoordinatorConfig(
     Objects.requireNonNull(dir, "dir");
     String url = database.url();
     String prefix = "jdbc:sqlite:";
-    if (url.startsWith(prefix) && !url.startsWith(prefix + "/") && !url.contains(":memory:")
+    if (url.startsWith(prefix)
+        && !url.startsWith(prefix + "/")
+        && !url.contains(":memory:")
         && !url.startsWith(prefix + "file:")) {
       url = prefix + dir.resolve(url.substring(prefix.length()));
     }
-    return new CoordinatorConfig(party, listen,
-        new Tls(dir.resolve(tls.certificate()), dir.resolve(tls.privateKey()),
+    return new CoordinatorConfig(
+        party,
+        listen,
+        new Tls(
+            dir.resolve(tls.certificate()),
+            dir.resolve(tls.privateKey()),
             dir.resolve(tls.trustedCa())),
         new Database(url, database.user(), database.password()),
         dir.resolve(tokensFile),
         new Peer(peer.name(), peer.url(), dir.resolve(peer.tokenFile())),
-        new Bridge(bridge.endpoint(), dir.resolve(bridge.certificate()),
-            bridge.relay() == null ? null : new Relay(bridge.relay().listen(),
-                dir.resolve(bridge.relay().certificate()),
-                dir.resolve(bridge.relay().privateKey()),
-                dir.resolve(bridge.relay().trustedCa()), bridge.relay().pairTimeout(),
-                bridge.relay().partyCa() == null ? null : dir.resolve(bridge.relay().partyCa()),
-                bridge.relay().peerCa() == null ? null : dir.resolve(bridge.relay().peerCa()))),
-        approvalTtl, sweepInterval, defaults, protocols,
+        new Bridge(
+            bridge.endpoint(),
+            dir.resolve(bridge.certificate()),
+            bridge.relay() == null
+                ? null
+                : new Relay(
+                    bridge.relay().listen(),
+                    dir.resolve(bridge.relay().certificate()),
+                    dir.resolve(bridge.relay().privateKey()),
+                    dir.resolve(bridge.relay().trustedCa()),
+                    bridge.relay().pairTimeout(),
+                    bridge.relay().partyCa() == null ? null : dir.resolve(bridge.relay().partyCa()),
+                    bridge.relay().peerCa() == null ? null : dir.resolve(bridge.relay().peerCa()))),
+        approvalTtl,
+        sweepInterval,
+        defaults,
+        protocols,
         job == null ? null : job.relativeTo(dir, dir.resolve(bridge.certificate())),
-        new Output(output.directory().matches("[A-Za-z][A-Za-z0-9+.-]*:.*")
-            ? output.directory() : dir.resolve(output.directory()).toString(), output.format()));
+        new Output(
+            output.directory().matches("[A-Za-z][A-Za-z0-9+.-]*:.*")
+                ? output.directory()
+                : dir.resolve(output.directory()).toString(),
+            output.format()));
   }
 }

@@ -26,21 +26,30 @@ import picocli.CommandLine.TypeConversionException;
 public final class CoordinatorMain {
   private CoordinatorMain() {}
 
-  @Command(name = "CoordinatorMain", description = "Runs a coordinator, or makes an API token.",
+  @Command(
+      name = "CoordinatorMain",
+      description = "Runs a coordinator, or makes an API token.",
       synopsisSubcommandLabel = "serve | token")
   static final class Top {
-    @Option(names = {"-h", "--help"}, usageHelp = true, description = "print this help and exit")
+    @Option(
+        names = {"-h", "--help"},
+        usageHelp = true,
+        description = "print this help and exit")
     boolean help;
   }
 
   /** {@code serve CONFIG.yaml} (also {@code ./psi serve}). */
-  @Command(name = "serve", description = "Runs a party's coordinator until it is stopped "
-      + "(docs/coordinator.md).")
+  @Command(
+      name = "serve",
+      description = "Runs a party's coordinator until it is stopped " + "(docs/coordinator.md).")
   public static final class Serve {
     @Parameters(paramLabel = "CONFIG.yaml", description = "the coordinator's configuration")
     Path config;
 
-    @Option(names = {"-h", "--help"}, usageHelp = true, description = "print this help and exit")
+    @Option(
+        names = {"-h", "--help"},
+        usageHelp = true,
+        description = "print this help and exit")
     boolean help;
 
     public Path config() {
@@ -49,18 +58,27 @@ public final class CoordinatorMain {
   }
 
   /** {@code token party|peer LABEL}. */
-  @Command(name = "token", description = "Makes a new API token: prints it, then its line for the "
-      + "tokens file.")
+  @Command(
+      name = "token",
+      description = "Makes a new API token: prints it, then its line for the " + "tokens file.")
   static final class Token {
-    @Parameters(index = "0", paramLabel = "party|peer", converter = KindConverter.class,
+    @Parameters(
+        index = "0",
+        paramLabel = "party|peer",
+        converter = KindConverter.class,
         description = "party: a caller of this party's API; peer: the other party's coordinator")
     Kind kind;
 
-    @Parameters(index = "1", paramLabel = "LABEL", description = "who holds the token, e.g. "
-        + "alice-analyst")
+    @Parameters(
+        index = "1",
+        paramLabel = "LABEL",
+        description = "who holds the token, e.g. " + "alice-analyst")
     String label;
 
-    @Option(names = {"-h", "--help"}, usageHelp = true, description = "print this help and exit")
+    @Option(
+        names = {"-h", "--help"},
+        usageHelp = true,
+        description = "print this help and exit")
     boolean help;
   }
 
@@ -107,13 +125,17 @@ public final class CoordinatorMain {
       r = cl.parseArgs(args);
     } catch (ParameterException e) {
       String synopsis = e.getCommandLine().getHelp().synopsis(0).replaceAll("\\s+", " ").trim();
-      System.err.println("CoordinatorMain: " + e.getMessage() + " (usage: " + synopsis
-          + "; --help lists the options)");
+      System.err.println(
+          "CoordinatorMain: "
+              + e.getMessage()
+              + " (usage: "
+              + synopsis
+              + "; --help lists the options)");
       System.exit(2);
       return;
     }
-    if (CommandLine.printHelpIfRequested(r.asCommandLineList(), System.out, System.err,
-        CommandLine.Help.Ansi.OFF)) {
+    if (CommandLine.printHelpIfRequested(
+        r.asCommandLineList(), System.out, System.err, CommandLine.Help.Ansi.OFF)) {
       return;
     }
     if (!r.hasSubcommand()) {
@@ -135,15 +157,24 @@ public final class CoordinatorMain {
   public static void serve(Path config, PrintStream out) throws Exception {
     CoordinatorConfig c = CoordinatorConfig.load(config);
     CoordinatorServer server = CoordinatorServer.start(c);
-    Runtime.getRuntime().addShutdownHook(new Thread(() -> {
-      try {
-        server.close();
-      } catch (Exception e) {
-        System.err.println("coordinator: error while stopping: " + e.getMessage());
-      }
-    }, "coordinator-shutdown"));
-    out.println("coordinator of " + c.party() + " listening on https://"
-        + c.listen().host() + ":" + server.port());
+    Runtime.getRuntime()
+        .addShutdownHook(
+            new Thread(
+                () -> {
+                  try {
+                    server.close();
+                  } catch (Exception e) {
+                    System.err.println("coordinator: error while stopping: " + e.getMessage());
+                  }
+                },
+                "coordinator-shutdown"));
+    out.println(
+        "coordinator of "
+            + c.party()
+            + " listening on https://"
+            + c.listen().host()
+            + ":"
+            + server.port());
     server.join();
   }
 }

@@ -3,16 +3,16 @@ package io.psiflink.coordinator;
 import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import java.io.IOException;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
-import java.nio.file.Path;
-import java.time.Clock;
 import io.psiflink.bridge.BridgeRelay;
 import io.psiflink.bridge.PartyCredentials;
 import io.psiflink.bridge.PartyTrust;
 import io.psiflink.bridge.RelayConfig;
 import io.psiflink.bridge.SessionPins;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Clock;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -43,8 +43,13 @@ public final class CoordinatorServer implements AutoCloseable {
   private final Db db;
   private final BridgeRelay relay;
 
-  private CoordinatorServer(Server server, ServerConnector connector,
-      ScheduledExecutorService sweeper, Coordinator coordinator, HttpApi api, Db db,
+  private CoordinatorServer(
+      Server server,
+      ServerConnector connector,
+      ScheduledExecutorService sweeper,
+      Coordinator coordinator,
+      HttpApi api,
+      Db db,
       BridgeRelay relay) {
     this.relay = relay;
     this.server = server;
@@ -70,13 +75,13 @@ public final class CoordinatorServer implements AutoCloseable {
   }
 
   static CoordinatorServer start(CoordinatorConfig config, Clock clock) throws Exception {
-    Db db = new Db(config.database().url(), config.database().user(),
-        config.database().password());
+    Db db = new Db(config.database().url(), config.database().user(), config.database().password());
     db.migrate();
     Tokens tokens = Tokens.load(config.tokensFile());
     String peerToken = readToken(config);
-    SSLContext tls = Tls.context(config.tls().certificate(), config.tls().privateKey(),
-        config.tls().trustedCa());
+    SSLContext tls =
+        Tls.context(
+            config.tls().certificate(), config.tls().privateKey(), config.tls().trustedCa());
     ObjectMapper json = mapper();
     PeerClient peer = new PeerClient(tls, config.peer().url(), peerToken, json);
     BridgeRelay relay = startRelay(config, db);
@@ -93,8 +98,9 @@ public final class CoordinatorServer implements AutoCloseable {
     SecureRequestCustomizer secure = new SecureRequestCustomizer();
     secure.setSniHostCheck(false); // one certificate; clients may connect by IP address
     http.addCustomizer(secure);
-    ServerConnector connector = new ServerConnector(server,
-        new SslConnectionFactory(ssl, "http/1.1"), new HttpConnectionFactory(http));
+    ServerConnector connector =
+        new ServerConnector(
+            server, new SslConnectionFactory(ssl, "http/1.1"), new HttpConnectionFactory(http));
     connector.setHost(config.listen().host());
     connector.setPort(config.listen().port());
     server.addConnector(connector);
@@ -102,21 +108,30 @@ public final class CoordinatorServer implements AutoCloseable {
     server.setStopTimeout(2000);
     server.start();
 
-    ScheduledExecutorService sweeper = Executors.newSingleThreadScheduledExecutor(r -> {
-      Thread t = new Thread(r, "coordinator-sweeper-" + config.party());
-      t.setDaemon(true);
-      return t;
-    });
+    ScheduledExecutorService sweeper =
+        Executors.newSingleThreadScheduledExecutor(
+            r -> {
+              Thread t = new Thread(r, "coordinator-sweeper-" + config.party());
+              t.setDaemon(true);
+              return t;
+            });
     long every = config.sweepInterval().toMillis();
-    sweeper.scheduleWithFixedDelay(() -> {
-      try {
-        coordinator.sweep();
-      } catch (RuntimeException e) {
-        LOG.warn("sweep failed: {}", e.getMessage(), e);
-      }
-    }, every, every, TimeUnit.MILLISECONDS);
-    LOG.info("coordinator of {} listening on https://{}:{}", config.party(),
-        config.listen().host(), connector.getLocalPort());
+    sweeper.scheduleWithFixedDelay(
+        () -> {
+          try {
+            coordinator.sweep();
+          } catch (RuntimeException e) {
+            LOG.warn("sweep failed: {}", e.getMessage(), e);
+          }
+        },
+        every,
+        every,
+        TimeUnit.MILLISECONDS);
+    LOG.info(
+        "coordinator of {} listening on https://{}:{}",
+        config.party(),
+        config.listen().host(),
+        connector.getLocalPort());
     return new CoordinatorServer(server, connector, sweeper, coordinator, api, db, relay);
   }
 
@@ -135,11 +150,13 @@ public final class CoordinatorServer implements AutoCloseable {
     if (colon < 0) {
       throw new IllegalArgumentException("config: bridge.relay.listen must be HOST:PORT");
     }
-    RelayConfig rc = RelayConfig.defaults(PartyCredentials.load(r.certificate(), r.privateKey(),
-        r.trustedCa()), Set.of(config.party(), config.peer().name()))
-        .withBindHost(r.listen().substring(0, colon))
-        .withPort(Integer.parseInt(r.listen().substring(colon + 1)))
-        .withPartyTrust(relayTrust(config));
+    RelayConfig rc =
+        RelayConfig.defaults(
+                PartyCredentials.load(r.certificate(), r.privateKey(), r.trustedCa()),
+                Set.of(config.party(), config.peer().name()))
+            .withBindHost(r.listen().substring(0, colon))
+            .withPort(Integer.parseInt(r.listen().substring(colon + 1)))
+            .withPartyTrust(relayTrust(config));
     if (r.pairTimeout() != null) {
       rc = rc.withPairTimeout(r.pairTimeout());
     }
@@ -149,30 +166,39 @@ public final class CoordinatorServer implements AutoCloseable {
   /**
    * The relay's session pins: a stream of a session recorded here is admitted only with the
    * certificate the session names for its party (aFingerprint, bFingerprint); a session not (yet)
-   * recorded here, e.g. while a lost decision callback waits for the sweeper, gets the CA tie alone.
+   * recorded here, e.g. while a lost decision callback waits for the sweeper, gets the CA tie
+   * alone.
    */
   static SessionPins sessionPins(Db db) {
     return (session, party) -> {
       if (!Confined.isUuid(session)) {
         return null;
       }
-      return db.tx(c -> Store.session(c, session)).map(s -> party.equals(s.partyA())
-          ? s.aFingerprint() : party.equals(s.partyB()) ? s.bFingerprint() : null).orElse(null);
+      return db.tx(c -> Store.session(c, session))
+          .map(
+              s ->
+                  party.equals(s.partyA())
+                      ? s.aFingerprint()
+                      : party.equals(s.partyB()) ? s.bFingerprint() : null)
+          .orElse(null);
     };
   }
 
   /**
    * Which certificates the relay admits for each party (both organisations' CAs are in trustedCa,
-   * so the CN alone would let either CA issue the other's name): this party's own job
-   * certificate (pinned) or its partyCa; the peer's peerCa, else trustedCa (with a warning).
+   * so the CN alone would let either CA issue the other's name): this party's own job certificate
+   * (pinned) or its partyCa; the peer's peerCa, else trustedCa (with a warning).
    */
   static Map<String, PartyTrust> relayTrust(CoordinatorConfig config) {
     CoordinatorConfig.Relay r = config.bridge().relay();
     Path ownJob = config.job() != null ? config.job().certificate() : config.bridge().certificate();
     PartyTrust own = PartyTrust.load(r.partyCa(), List.of(Tls.fingerprint(ownJob)));
     if (r.peerCa() == null) {
-      LOG.warn("bridge.relay.peerCa is not set: the relay admits a certificate with CN {} from any"
-          + " CA in {}; set it to {}'s CA", config.peer().name(), r.trustedCa(),
+      LOG.warn(
+          "bridge.relay.peerCa is not set: the relay admits a certificate with CN {} from any"
+              + " CA in {}; set it to {}'s CA",
+          config.peer().name(),
+          r.trustedCa(),
           config.peer().name());
     }
     PartyTrust peer = PartyTrust.load(r.peerCa() != null ? r.peerCa() : r.trustedCa(), List.of());
@@ -182,8 +208,8 @@ public final class CoordinatorServer implements AutoCloseable {
   private static String readToken(CoordinatorConfig config) throws IOException {
     String t = Files.readString(config.peer().tokenFile(), StandardCharsets.UTF_8).strip();
     if (t.isEmpty()) {
-      throw new IllegalArgumentException("peer.tokenFile " + config.peer().tokenFile()
-          + " is empty");
+      throw new IllegalArgumentException(
+          "peer.tokenFile " + config.peer().tokenFile() + " is empty");
     }
     return t;
   }

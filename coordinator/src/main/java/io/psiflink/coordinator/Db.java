@@ -8,10 +8,10 @@ import java.util.concurrent.locks.ReentrantLock;
 import org.flywaydb.core.Flyway;
 
 /**
- * The coordinator's database: SQLite (default) or PostgreSQL, migrated by Flyway from
- * {@code db/migration/common} and {@code db/migration/sqlite} or {@code db/migration/postgresql}. One connection per transaction;
- * with SQLite, transactions are serialised in this process (SQLite has a single writer anyway, and
- * the coordinator's traffic is small).
+ * The coordinator's database: SQLite (default) or PostgreSQL, migrated by Flyway from {@code
+ * db/migration/common} and {@code db/migration/sqlite} or {@code db/migration/postgresql}. One
+ * connection per transaction; with SQLite, transactions are serialised in this process (SQLite has
+ * a single writer anyway, and the coordinator's traffic is small).
  */
 public final class Db {
   /** Work done inside one transaction. */
@@ -29,7 +29,8 @@ public final class Db {
     this.url = url;
     this.sqlite = url.startsWith("jdbc:sqlite:");
     if (!sqlite && !url.startsWith("jdbc:postgresql:")) {
-      throw new IllegalArgumentException("database.url must be jdbc:sqlite:... or jdbc:postgresql:...");
+      throw new IllegalArgumentException(
+          "database.url must be jdbc:sqlite:... or jdbc:postgresql:...");
     }
     if (user != null) {
       props.setProperty("user", user);
@@ -55,10 +56,12 @@ public final class Db {
 
   /** Applies pending migrations up to {@code version} (all when null; tests of a migration). */
   void migrate(String version) {
-    var flyway = Flyway.configure()
-        .dataSource(url, props.getProperty("user"), props.getProperty("password"))
-        .locations("classpath:db/migration/common",
-            "classpath:db/migration/" + (sqlite ? "sqlite" : "postgresql"));
+    var flyway =
+        Flyway.configure()
+            .dataSource(url, props.getProperty("user"), props.getProperty("password"))
+            .locations(
+                "classpath:db/migration/common",
+                "classpath:db/migration/" + (sqlite ? "sqlite" : "postgresql"));
     if (version != null) {
       flyway = flyway.target(version);
     }

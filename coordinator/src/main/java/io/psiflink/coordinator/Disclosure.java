@@ -1,10 +1,9 @@
 package io.psiflink.coordinator;
 
 import io.psiflink.api.PublicSize;
+import io.psiflink.api.Role;
 import io.psiflink.query.OutputColumn;
 import io.psiflink.query.ResolvedJoin;
-import io.psiflink.api.Role;
-import java.util.LinkedHashMap;
 import java.util.List;
 
 /**
@@ -12,8 +11,9 @@ import java.util.List;
  * learns about its table and what it learns about the peer's. Party A is the output party: it
  * receives B's revealed columns for the matching rows (its own revealed columns never leave it);
  * both learn the intersection (which of their own keys match), except for a count-only query, where
- * A learns only the number of common keys and B nothing of the intersection. Each learns the other's
- * size n as the other's public size policy fixes it (flink-jobs PublicSize), and the bin count.
+ * A learns only the number of common keys and B nothing of the intersection. Each learns the
+ * other's size n as the other's public size policy fixes it (flink-jobs PublicSize), and the bin
+ * count.
  *
  * <p>Stored as JSON with the query ({@code queries.disclosure_json}) and shown by the API.
  */
@@ -33,25 +33,35 @@ record Disclosure(String summary, Table peerLearnsAboutMine, Table iLearnAboutPe
   record Size(String policy, String description) {}
 
   /** What the other party learns about one table, with {@code text} in plain words. */
-  record Table(String table, String dataset, Size size, List<String> columns,
-      Intersection intersection, String text) {}
+  record Table(
+      String table,
+      String dataset,
+      Size size,
+      List<String> columns,
+      Intersection intersection,
+      String text) {}
 
   /**
    * @param mySide this party's table in the query
    * @param r the query resolved against this party's registered schema and the peer's published one
    */
-  static Disclosure of(Role mySide, ResolvedJoin r, String myDataset, String myPolicy,
-      String peerDataset, String peerPolicy) {
+  static Disclosure of(
+      Role mySide,
+      ResolvedJoin r,
+      String myDataset,
+      String myPolicy,
+      String peerDataset,
+      String peerPolicy) {
     boolean countOnly = r.count() != null;
     Table mine = table(mySide, r, myDataset, myPolicy, countOnly);
     Table theirs = table(mySide.peer(), r, peerDataset, peerPolicy, countOnly);
-    return new Disclosure("The peer learns " + mine.text() + " I learn " + theirs.text(), mine,
-        theirs);
+    return new Disclosure(
+        "The peer learns " + mine.text() + " I learn " + theirs.text(), mine, theirs);
   }
 
   /** What the other party learns about the table of {@code owner}. */
-  private static Table table(Role owner, ResolvedJoin r, String dataset, String policy,
-      boolean countOnly) {
+  private static Table table(
+      Role owner, ResolvedJoin r, String dataset, String policy, boolean countOnly) {
     Size size;
     String sizeText;
     if (policy == null) {
@@ -63,24 +73,43 @@ record Disclosure(String summary, Table peerLearnsAboutMine, Table iLearnAboutPe
       sizeText = p.describe();
     }
     // only B's columns travel, to A
-    List<String> columns = Role.B.equals(owner) && !countOnly
-        ? r.output().stream().filter(o -> Role.B.equals(o.side())).map(OutputColumn::column)
-            .distinct().toList()
-        : List.of();
+    List<String> columns =
+        Role.B.equals(owner) && !countOnly
+            ? r.output().stream()
+                .filter(o -> Role.B.equals(o.side()))
+                .map(OutputColumn::column)
+                .distinct()
+                .toList()
+            : List.of();
     Intersection intersection;
     String intersectionText;
     if (countOnly) {
       intersection = Role.B.equals(owner) ? Intersection.COUNT : Intersection.NONE;
-      intersectionText = Role.B.equals(owner) ? "only the number of join keys both tables hold"
-          : "nothing of which keys are common";
+      intersectionText =
+          Role.B.equals(owner)
+              ? "only the number of join keys both tables hold"
+              : "nothing of which keys are common";
     } else {
       intersection = Intersection.KEYS;
       intersectionText = "which of its own join keys also occur in table " + owner.table();
     }
     String table = "table " + owner.table() + " (" + dataset + ")";
-    return new Table(owner.table(), dataset, size, columns, intersection, "about " + table
-        + ": its size as " + sizeText + "; "
-        + (columns.isEmpty() ? "no columns" : "the columns " + columns + " of the matching rows")
-        + "; " + intersectionText + ".");
+    return new Table(
+        owner.table(),
+        dataset,
+        size,
+        columns,
+        intersection,
+        "about "
+            + table
+            + ": its size as "
+            + sizeText
+            + "; "
+            + (columns.isEmpty()
+                ? "no columns"
+                : "the columns " + columns + " of the matching rows")
+            + "; "
+            + intersectionText
+            + ".");
   }
 }

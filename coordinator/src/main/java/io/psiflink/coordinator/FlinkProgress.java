@@ -6,7 +6,6 @@ import io.psiflink.api.JobMetricNames;
 import io.psiflink.api.Role;
 import io.psiflink.coordinator.Model.Phase;
 import io.psiflink.coordinator.Model.Progress;
-import org.apache.flink.api.common.JobStatus;
 import java.io.IOException;
 import java.net.URI;
 import java.net.URLEncoder;
@@ -18,6 +17,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import org.apache.flink.api.common.JobStatus;
 
 /**
  * A party job's status and progress, read from Flink's REST API: the embedded MiniCluster's (the
@@ -25,18 +25,18 @@ import java.util.Optional;
  *
  * <p>The job is found by its name, {@code psi-flink party <A|B> session <id>} (the newest such job;
  * both parties' jobs may run on one cluster). Before Flink knows it, the party is in its handshake
- * with the peer (which runs before the Flink job is submitted).
- * Then: {@code tokenize} while the tokenize vertex runs; {@code bin_spill} once it finished and no
- * bin is done; {@code psi} while bins run (each bin runs its PSI and then its reverse lookup and
- * payload, so the two alternate and are reported together as {@code psi}; the summary splits their
- * time); {@code write} once every bin is done and the job has not finished. Bins done and total
- * are the sums of the PSI operator's {@code psi.binsDone} counter and {@code psi.binsTotal} gauge
- * over its subtasks. Every name comes from {@link JobMetricNames}, which the job uses to name and
- * register them.
+ * with the peer (which runs before the Flink job is submitted). Then: {@code tokenize} while the
+ * tokenize vertex runs; {@code bin_spill} once it finished and no bin is done; {@code psi} while
+ * bins run (each bin runs its PSI and then its reverse lookup and payload, so the two alternate and
+ * are reported together as {@code psi}; the summary splits their time); {@code write} once every
+ * bin is done and the job has not finished. Bins done and total are the sums of the PSI operator's
+ * {@code psi.binsDone} counter and {@code psi.binsTotal} gauge over its subtasks. Every name comes
+ * from {@link JobMetricNames}, which the job uses to name and register them.
  */
 final class FlinkProgress {
   /** A vertex's state in Flink's REST API when all its subtasks ended well (ExecutionState). */
   private static final String VERTEX_FINISHED = "FINISHED";
+
   private static final String BINS_DONE = JobMetricNames.psiMetric(JobMetricNames.BINS_DONE);
   private static final String BINS_TOTAL = JobMetricNames.psiMetric(JobMetricNames.BINS_TOTAL);
 
@@ -47,8 +47,11 @@ final class FlinkProgress {
   private volatile String jobId;
 
   FlinkProgress(String baseUrl, Role party, String session, ObjectMapper json) {
-    this.http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2))
-        .version(HttpClient.Version.HTTP_1_1).build();
+    this.http =
+        HttpClient.newBuilder()
+            .connectTimeout(Duration.ofSeconds(2))
+            .version(HttpClient.Version.HTTP_1_1)
+            .build();
     this.base = baseUrl.endsWith("/") ? baseUrl.substring(0, baseUrl.length() - 1) : baseUrl;
     this.jobName = JobMetricNames.jobName(party, session);
     this.json = json;
@@ -138,8 +141,11 @@ final class FlinkProgress {
     if (ids.isEmpty()) {
       return out;
     }
-    JsonNode values = get(path + "?agg=sum&get="
-        + URLEncoder.encode(String.join(",", ids), StandardCharsets.UTF_8));
+    JsonNode values =
+        get(
+            path
+                + "?agg=sum&get="
+                + URLEncoder.encode(String.join(",", ids), StandardCharsets.UTF_8));
     for (JsonNode m : values) {
       long v = (long) m.path("sum").asDouble();
       out[m.path("id").asText().endsWith(BINS_DONE) ? 0 : 1] += v;
@@ -162,12 +168,19 @@ final class FlinkProgress {
       if (jobId == null) {
         return "no Flink job of this session at " + base;
       }
-      HttpResponse<byte[]> r = http.send(HttpRequest.newBuilder(
-              URI.create(base + "/jobs/" + jobId + "?mode=cancel"))
-          .method("PATCH", HttpRequest.BodyPublishers.noBody()).timeout(Duration.ofSeconds(10))
-          .build(), HttpResponse.BodyHandlers.ofByteArray());
+      HttpResponse<byte[]> r =
+          http.send(
+              HttpRequest.newBuilder(URI.create(base + "/jobs/" + jobId + "?mode=cancel"))
+                  .method("PATCH", HttpRequest.BodyPublishers.noBody())
+                  .timeout(Duration.ofSeconds(10))
+                  .build(),
+              HttpResponse.BodyHandlers.ofByteArray());
       if (r.statusCode() != 202 && r.statusCode() != 200) {
-        return "Flink refused to cancel job " + jobId + ": " + r.statusCode() + " "
+        return "Flink refused to cancel job "
+            + jobId
+            + ": "
+            + r.statusCode()
+            + " "
             + new String(r.body(), StandardCharsets.UTF_8);
       }
       long deadline = System.nanoTime() + wait.toNanos();
@@ -192,8 +205,13 @@ final class FlinkProgress {
   private JsonNode get(String path) throws IOException {
     HttpResponse<byte[]> r;
     try {
-      r = http.send(HttpRequest.newBuilder(URI.create(base + path)).GET()
-          .timeout(Duration.ofSeconds(5)).build(), HttpResponse.BodyHandlers.ofByteArray());
+      r =
+          http.send(
+              HttpRequest.newBuilder(URI.create(base + path))
+                  .GET()
+                  .timeout(Duration.ofSeconds(5))
+                  .build(),
+              HttpResponse.BodyHandlers.ofByteArray());
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       throw new IOException("interrupted", e);

@@ -13,9 +13,9 @@ import java.io.IOException;
 /**
  * The coordinator's one vocabulary of table formats is {@link OutputFormat} (api/, the type of the
  * job's {@code --format}): a dataset's format and an output's. The API, the audit log and the
- * configuration show it in lower case ({@code avro}); the database stores its name
- * ({@code AVRO}). connectors' TableFormat (extensions) is met by name only where files are looked
- * at (DatasetRegistry).
+ * configuration show it in lower case ({@code avro}); the database stores its name ({@code AVRO}).
+ * connectors' TableFormat (extensions) is met by name only where files are looked at
+ * (DatasetRegistry).
  */
 final class Formats {
   private Formats() {}
@@ -50,31 +50,35 @@ final class Formats {
    */
   static SimpleModule jsonModule(boolean configKeys) {
     SimpleModule m = new SimpleModule("psi-formats");
-    m.addSerializer(OutputFormat.class, new JsonSerializer<OutputFormat>() {
-      @Override
-      public void serialize(OutputFormat f, JsonGenerator g, SerializerProvider p)
-          throws IOException {
-        g.writeString(f.text());
-      }
-    });
-    m.addDeserializer(OutputFormat.class, new JsonDeserializer<OutputFormat>() {
-      @Override
-      public OutputFormat deserialize(JsonParser p, DeserializationContext ctx)
-          throws IOException {
-        String text = p.getValueAsString();
-        try {
-          return OutputFormat.parse(text);
-        } catch (IllegalArgumentException | NullPointerException e) {
-          if (configKeys) {
-            String key = p.getParsingContext().pathAsPointer().toString().substring(1)
-                .replace('/', '.');
-            throw new IllegalArgumentException("config: " + key + " " + e.getMessage(), e);
+    m.addSerializer(
+        OutputFormat.class,
+        new JsonSerializer<OutputFormat>() {
+          @Override
+          public void serialize(OutputFormat f, JsonGenerator g, SerializerProvider p)
+              throws IOException {
+            g.writeString(f.text());
           }
-          return (OutputFormat) ctx.handleWeirdStringValue(OutputFormat.class, text,
-              "not a format");
-        }
-      }
-    });
+        });
+    m.addDeserializer(
+        OutputFormat.class,
+        new JsonDeserializer<OutputFormat>() {
+          @Override
+          public OutputFormat deserialize(JsonParser p, DeserializationContext ctx)
+              throws IOException {
+            String text = p.getValueAsString();
+            try {
+              return OutputFormat.parse(text);
+            } catch (IllegalArgumentException | NullPointerException e) {
+              if (configKeys) {
+                String key =
+                    p.getParsingContext().pathAsPointer().toString().substring(1).replace('/', '.');
+                throw new IllegalArgumentException("config: " + key + " " + e.getMessage(), e);
+              }
+              return (OutputFormat)
+                  ctx.handleWeirdStringValue(OutputFormat.class, text, "not a format");
+            }
+          }
+        });
     return m;
   }
 }

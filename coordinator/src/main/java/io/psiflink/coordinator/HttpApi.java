@@ -37,9 +37,9 @@ import org.slf4j.LoggerFactory;
  *   <li>{@code /v1/peer/...}: for the peer coordinator only.
  * </ul>
  *
- * A missing or unknown token is 401 (before anything else, so nothing about the API's objects
- * leaks to an unauthenticated caller); a valid token on the other principal's routes is 403; an
- * object that does not exist, or that the caller may not see, is 404.
+ * A missing or unknown token is 401 (before anything else, so nothing about the API's objects leaks
+ * to an unauthenticated caller); a valid token on the other principal's routes is 403; an object
+ * that does not exist, or that the caller may not see, is 404.
  */
 final class HttpApi extends Handler.Abstract {
   private static final Logger LOG = LoggerFactory.getLogger(HttpApi.class);
@@ -89,60 +89,124 @@ final class HttpApi extends Handler.Abstract {
     PeerInput peerInput = coordinator.peerInput();
     add("GET", "/openapi.yaml", null, 200, (p, q, b) -> openapi);
 
-    add("GET", "/v1/datasets", Kind.PARTY, 200,
+    add(
+        "GET",
+        "/v1/datasets",
+        Kind.PARTY,
+        200,
         (p, q, b) -> Map.of("datasets", datasets.list(bool(q, "includeRetired"))));
-    add("POST", "/v1/datasets", Kind.PARTY, 201,
+    add(
+        "POST",
+        "/v1/datasets",
+        Kind.PARTY,
+        201,
         (p, q, b) -> datasets.register(Requests.NewDataset.parse(b)));
     add("GET", "/v1/datasets/{name}", Kind.PARTY, 200, (p, q, b) -> datasets.get(p.get(0)));
     add("DELETE", "/v1/datasets/{name}", Kind.PARTY, 200, (p, q, b) -> datasets.retire(p.get(0)));
 
-    add("GET", "/v1/queries", Kind.PARTY, 200,
+    add(
+        "GET",
+        "/v1/queries",
+        Kind.PARTY,
+        200,
         (p, q, b) -> Map.of("queries", queries.list(queryStatus(q.getValue("status")))));
-    add("POST", "/v1/queries", Kind.PARTY, 201,
+    add(
+        "POST",
+        "/v1/queries",
+        Kind.PARTY,
+        201,
         (p, q, b) -> offers.submit(Requests.Submission.parse(b)));
     add("GET", "/v1/queries/{id}", Kind.PARTY, 200, (p, q, b) -> queries.view(p.get(0)));
     // who decides and who cancels is audited by their token's label
-    addCaller("POST", "/v1/queries/{id}/approve", Kind.PARTY, 200, (w, p, q, b) ->
-        approvals.decide(p.get(0), Decision.APPROVED, Requests.reason(b), w.label()));
-    addCaller("POST", "/v1/queries/{id}/reject", Kind.PARTY, 200, (w, p, q, b) ->
-        approvals.decide(p.get(0), Decision.REJECTED, Requests.reason(b), w.label()));
+    addCaller(
+        "POST",
+        "/v1/queries/{id}/approve",
+        Kind.PARTY,
+        200,
+        (w, p, q, b) ->
+            approvals.decide(p.get(0), Decision.APPROVED, Requests.reason(b), w.label()));
+    addCaller(
+        "POST",
+        "/v1/queries/{id}/reject",
+        Kind.PARTY,
+        200,
+        (w, p, q, b) ->
+            approvals.decide(p.get(0), Decision.REJECTED, Requests.reason(b), w.label()));
 
     add("GET", "/v1/sessions", Kind.PARTY, 200, (p, q, b) -> Map.of("sessions", sessions.list()));
     add("GET", "/v1/sessions/{id}", Kind.PARTY, 200, (p, q, b) -> sessions.get(p.get(0)));
-    addCaller("POST", "/v1/sessions/{id}/cancel", Kind.PARTY, 200,
+    addCaller(
+        "POST",
+        "/v1/sessions/{id}/cancel",
+        Kind.PARTY,
+        200,
         (w, p, q, b) -> sessions.cancel(p.get(0), w.label()));
     add("GET", "/v1/sessions/{id}/result", Kind.PARTY, 200, (p, q, b) -> sessions.result(p.get(0)));
 
-    add("GET", "/v1/audit", Kind.PARTY, 200, (p, q, b) -> Map.of("entries",
-        sessions.audit(longParam(q, "after", 0, 0, Long.MAX_VALUE),
-            (int) longParam(q, "limit", 1000, 1, 10000))));
+    add(
+        "GET",
+        "/v1/audit",
+        Kind.PARTY,
+        200,
+        (p, q, b) ->
+            Map.of(
+                "entries",
+                sessions.audit(
+                    longParam(q, "after", 0, 0, Long.MAX_VALUE),
+                    (int) longParam(q, "limit", 1000, 1, 10000))));
 
-    add("GET", "/v1/peer/datasets", Kind.PEER, 200,
+    add(
+        "GET",
+        "/v1/peer/datasets",
+        Kind.PEER,
+        200,
         (p, q, b) -> Map.of("datasets", datasets.publishedAll()));
-    add("GET", "/v1/peer/datasets/{name}", Kind.PEER, 200,
+    add(
+        "GET",
+        "/v1/peer/datasets/{name}",
+        Kind.PEER,
+        200,
         (p, q, b) -> datasets.published(p.get(0)));
-    add("POST", "/v1/peer/queries", Kind.PEER, 201,
-        (p, q, b) -> approvals.receive(Requests.Offer.parse(b,
-            (field, value, why) -> peerInput.refused(field, value, "query", null, why))));
+    add(
+        "POST",
+        "/v1/peer/queries",
+        Kind.PEER,
+        201,
+        (p, q, b) ->
+            approvals.receive(
+                Requests.Offer.parse(
+                    b,
+                    (field, value, why) -> peerInput.refused(field, value, "query", null, why))));
     add("GET", "/v1/peer/queries/{id}", Kind.PEER, 200, (p, q, b) -> queries.peerView(p.get(0)));
     // the peer's ids are checked (and a refusal audited) before its body is read
-    add("POST", "/v1/peer/queries/{id}/decision", Kind.PEER, 200, (p, q, b) -> {
-      String id = peerInput.id("id", p.get(0), "query");
-      return offers.peerDecision(id, Requests.PeerDecision.parse(b, json));
-    });
-    add("POST", "/v1/peer/sessions/{id}/abort", Kind.PEER, 200, (p, q, b) -> {
-      String id = sessions.peerSessionId(peerInput, p.get(0));
-      return sessions.peerAbort(id, Requests.PeerAbort.parse(b,
-          (field, value, why) -> peerInput.refused(field, value, "session", id, why)));
-    });
+    add(
+        "POST",
+        "/v1/peer/queries/{id}/decision",
+        Kind.PEER,
+        200,
+        (p, q, b) -> {
+          String id = peerInput.id("id", p.get(0), "query");
+          return offers.peerDecision(id, Requests.PeerDecision.parse(b, json));
+        });
+    add(
+        "POST",
+        "/v1/peer/sessions/{id}/abort",
+        Kind.PEER,
+        200,
+        (p, q, b) -> {
+          String id = sessions.peerSessionId(peerInput, p.get(0));
+          return sessions.peerAbort(
+              id,
+              Requests.PeerAbort.parse(
+                  b, (field, value, why) -> peerInput.refused(field, value, "session", id, why)));
+        });
   }
 
   private void add(String method, String path, Kind kind, int status, Action action) {
     addCaller(method, path, kind, status, (w, p, q, b) -> action.run(p, q, b));
   }
 
-  private void addCaller(String method, String path, Kind kind, int status,
-      CallerAction action) {
+  private void addCaller(String method, String path, Kind kind, int status, CallerAction action) {
     Route r = new Route(method, path, kind, status, action);
     routes.add(r);
     patterns.add(r.pattern());
@@ -165,14 +229,16 @@ final class HttpApi extends Handler.Abstract {
       if (m.route().kind() != null) {
         who = authenticate(request);
         if (who.kind() != m.route().kind()) {
-          throw new ApiException(403, who.kind() == Kind.PEER
-              ? "the peer coordinator may only call /v1/peer/..."
-              : "/v1/peer/... is for the peer coordinator only");
+          throw new ApiException(
+              403,
+              who.kind() == Kind.PEER
+                  ? "the peer coordinator may only call /v1/peer/..."
+                  : "/v1/peer/... is for the peer coordinator only");
         }
       }
       JsonNode body = readBody(request, method);
-      result = m.route().action().run(who, m.params(), Request.extractQueryParameters(request),
-          body);
+      result =
+          m.route().action().run(who, m.params(), Request.extractQueryParameters(request), body);
       status = m.route().status();
     } catch (ApiException e) {
       status = e.status();
@@ -307,8 +373,9 @@ final class HttpApi extends Handler.Abstract {
     }
     QueryStatus s = Model.fromWire(QueryStatus.class, v);
     if (s == null) {
-      throw ApiException.badRequest("status", "must be one of " + Arrays.stream(
-          QueryStatus.values()).map(QueryStatus::wire).toList());
+      throw ApiException.badRequest(
+          "status",
+          "must be one of " + Arrays.stream(QueryStatus.values()).map(QueryStatus::wire).toList());
     }
     return s;
   }

@@ -1,26 +1,25 @@
 package io.psiflink.coordinator;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import io.psiflink.api.Column;
 import io.psiflink.api.ColumnType;
-import io.psiflink.query.ExpectedColumns;
-import io.psiflink.api.PublicSize;
 import io.psiflink.api.HostPort;
 import io.psiflink.api.OutputFormat;
 import io.psiflink.api.PartyConfiguration;
 import io.psiflink.api.PartyOptions;
+import io.psiflink.api.PublicSize;
 import io.psiflink.api.Role;
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
+import io.psiflink.connectors.JdbcTable;
 import io.psiflink.coordinator.CoordinatorConfig.Job;
 import io.psiflink.coordinator.Model.Dataset;
-import io.psiflink.api.Role;
 import io.psiflink.coordinator.Model.Phase;
 import io.psiflink.coordinator.Model.Progress;
 import io.psiflink.coordinator.Model.QueryRecord;
 import io.psiflink.coordinator.Model.Result;
 import io.psiflink.coordinator.Model.SessionRecord;
 import io.psiflink.coordinator.Model.SessionStatus;
-import io.psiflink.connectors.JdbcTable;
+import io.psiflink.query.ExpectedColumns;
 import java.io.IOException;
 import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
@@ -52,8 +51,8 @@ import org.slf4j.LoggerFactory;
  *
  * Both jobs of a session dial party A's bridge endpoint (the relay A's coordinator runs). The
  * session's state lives in the database: created → running → succeeded | failed | cancelled, with
- * the phase and bins from Flink ({@link FlinkProgress}); each step is in the audit log
- * ({@code job.started}, {@code job.succeeded|failed|cancelled}, {@code result.written}).
+ * the phase and bins from Flink ({@link FlinkProgress}); each step is in the audit log ({@code
+ * job.started}, {@code job.succeeded|failed|cancelled}, {@code result.written}).
  */
 final class JobLauncher implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(JobLauncher.class);
@@ -73,8 +72,7 @@ final class JobLauncher implements AutoCloseable {
     final boolean outExisted;
     volatile boolean stopped;
 
-    Run(String session, Process process, FlinkProgress progress, String out,
-        boolean outExisted) {
+    Run(String session, Process process, FlinkProgress progress, String out, boolean outExisted) {
       this.session = session;
       this.process = process;
       this.progress = progress;
@@ -91,8 +89,8 @@ final class JobLauncher implements AutoCloseable {
   private final PeerAbort peerAbort;
   private final Map<String, Run> runs = new ConcurrentHashMap<>();
 
-  JobLauncher(CoordinatorConfig config, Db db, ObjectMapper json, Clock clock,
-      PeerAbort peerAbort) {
+  JobLauncher(
+      CoordinatorConfig config, Db db, ObjectMapper json, Clock clock, PeerAbort peerAbort) {
     this.config = config;
     this.job = config.job();
     this.db = db;
@@ -102,8 +100,8 @@ final class JobLauncher implements AutoCloseable {
   }
 
   /**
-   * Starts this party's job of session {@code s}, unless it was started before (only a
-   * {@code created} session moves to {@code running}, in one transaction with its audit entry).
+   * Starts this party's job of session {@code s}, unless it was started before (only a {@code
+   * created} session moves to {@code running}, in one transaction with its audit entry).
    */
   void launch(SessionRecord s, QueryRecord q, Dataset local) {
     Role role = q.localSide();
@@ -113,16 +111,24 @@ final class JobLauncher implements AutoCloseable {
     Path work;
     try {
       // a path or a URI (hdfs://...): as a string, which java.nio would not keep
-      out = !receivesRows(role) ? null : q.output() != null && q.output().location() != null
-          ? q.output().location() : Confined.under(config.output().directory(), s.id());
+      out =
+          !receivesRows(role)
+              ? null
+              : q.output() != null && q.output().location() != null
+                  ? q.output().location()
+                  : Confined.under(config.output().directory(), s.id());
       work = Confined.under(job.workDir(), s.id());
     } catch (IllegalArgumentException e) {
       LOG.error("{}: refusing to launch session {}: {}", config.party(), s.id(), e.getMessage());
       fail(s.id(), "refusing to launch: " + e.getMessage(), null);
       return;
     }
-    OutputFormat format = !receivesRows(role) ? null : q.output() != null && q.output().format() != null
-        ? q.output().format() : config.output().format();
+    OutputFormat format =
+        !receivesRows(role)
+            ? null
+            : q.output() != null && q.output().format() != null
+                ? q.output().format()
+                : config.output().format();
     Map<String, Object> detail = new LinkedHashMap<>();
     detail.put("mode", job.mode().text());
     detail.put("party", q.localSide().label());
@@ -133,13 +139,16 @@ final class JobLauncher implements AutoCloseable {
       detail.put("output", JdbcTable.redact(out));
     }
     long now = clock.millis();
-    boolean started = db.tx(c -> {
-      if (!Store.startSession(c, s.id(), now)) {
-        return false;
-      }
-      Store.audit(c, now, config.party(), "job.started", "session", s.id(), Store.json(detail));
-      return true;
-    });
+    boolean started =
+        db.tx(
+            c -> {
+              if (!Store.startSession(c, s.id(), now)) {
+                return false;
+              }
+              Store.audit(
+                  c, now, config.party(), "job.started", "session", s.id(), Store.json(detail));
+              return true;
+            });
     if (!started) {
       return;
     }
@@ -148,28 +157,46 @@ final class JobLauncher implements AutoCloseable {
       boolean outExisted = out != null && exists(out);
       int restPort = freePort();
       List<String> cmd = command(s, q, local, work, out, format, restPort);
-      ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true)
-          .redirectOutput(work.resolve("job.log").toFile());
+      ProcessBuilder pb =
+          new ProcessBuilder(cmd)
+              .redirectErrorStream(true)
+              .redirectOutput(work.resolve("job.log").toFile());
       pb.environment().putAll(environment(local));
       Process p = pb.start();
-      String rest = job.mode() == JobMode.EMBEDDED ? "http://127.0.0.1:" + restPort
-          : job.flinkRestUrl();
-      Run run = new Run(s.id(), p, rest == null ? null
-          : new FlinkProgress(rest, q.localSide(), s.id(), json), out, outExisted);
+      String rest =
+          job.mode() == JobMode.EMBEDDED ? "http://127.0.0.1:" + restPort : job.flinkRestUrl();
+      Run run =
+          new Run(
+              s.id(),
+              p,
+              rest == null ? null : new FlinkProgress(rest, q.localSide(), s.id(), json),
+              out,
+              outExisted);
       runs.put(s.id(), run);
       Thread t = new Thread(() -> follow(run, role, format, work), "job-" + s.id());
       t.setDaemon(true);
       t.start();
-      LOG.info("{}: launched the job of session {} (party {}, {}), log {}", config.party(),
-          s.id(), q.localSide().label(), job.mode(), work.resolve("job.log"));
+      LOG.info(
+          "{}: launched the job of session {} (party {}, {}), log {}",
+          config.party(),
+          s.id(),
+          q.localSide().label(),
+          job.mode(),
+          work.resolve("job.log"));
     } catch (IOException | RuntimeException e) {
       fail(s.id(), "cannot launch the job: " + e.getMessage(), null);
     }
   }
 
   /** The job's command line. */
-  List<String> command(SessionRecord s, QueryRecord q, Dataset local, Path work, String out,
-      OutputFormat format, int restPort) {
+  List<String> command(
+      SessionRecord s,
+      QueryRecord q,
+      Dataset local,
+      Path work,
+      String out,
+      OutputFormat format,
+      int restPort) {
     List<String> cmd = new ArrayList<>();
     if (job.mode() == JobMode.EMBEDDED) {
       cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
@@ -198,45 +225,54 @@ final class JobLauncher implements AutoCloseable {
   }
 
   /** This party's job options for session {@code s}: the job parses them back (PartyMain). */
-  PartyConfiguration partyConfiguration(SessionRecord s, QueryRecord q, Dataset local, Path work,
-      String out, OutputFormat format) {
+  PartyConfiguration partyConfiguration(
+      SessionRecord s, QueryRecord q, Dataset local, Path work, String out, OutputFormat format) {
     Role role = q.localSide();
     boolean receives = receivesRows(role);
-    PartyConfiguration c = PartyConfiguration.empty()
-        .with(PartyOptions.PARTY, role)
-        // a password in a JDBC location goes to the child's environment (environment()), never
-        // on the command line where ps shows it
-        .with(PartyOptions.TABLE, JdbcTable.withoutPassword(local.location()))
-        .with(PartyOptions.SQL, q.sql())
-        .with(PartyOptions.OUT, receives ? out : null)
-        .with(PartyOptions.FORMAT, receives ? format : null)
-        .with(PartyOptions.QUARANTINE, work.resolve("quarantine").toString())
-        .with(PartyOptions.SESSION, s.id())
-        .with(PartyOptions.BRIDGE, HostPort.parse(s.aEndpoint()))
-        .with(PartyOptions.CERT, job.certificate())
-        .with(PartyOptions.KEY, job.privateKey())
-        .with(PartyOptions.CA, job.trustedCa())
-        .with(PartyOptions.PEER, config.peer().name())
-        // the peer job must present the very certificate the peer's coordinator put in the
-        // session
-        .with(PartyOptions.PEER_CERT_SHA256, s.fingerprint(role.peer()))
-        .with(PartyOptions.BINS, s.bins())
-        .with(PartyOptions.SIGMA, s.sigma())
-        // what the peer learns of our size, as registered with the dataset (and published)
-        .with(PartyOptions.PUBLIC_SIZE, local.publicSize() == null
-            ? PublicSize.DEFAULT : PublicSize.parse(local.publicSize()))
-        // the job refuses files whose columns differ from the registered ones
-        .with(PartyOptions.EXPECTED_COLUMNS, local.schema().isEmpty() ? null
-            : ExpectedColumns.format(local.schema().stream()
-                .map(c2 -> new Column(c2.name(), ColumnType.valueOf(c2.type()), true)).toList()))
-        .with(PartyOptions.PROTOCOL, s.protocol())
-        .with(PartyOptions.PARALLELISM, job.parallelism())
-        .with(PartyOptions.ATTEMPTS, job.attempts())
-        .with(PartyOptions.PAIR_TIMEOUT, atLeastASecond(job.pairTimeout()))
-        .with(PartyOptions.IDLE_TIMEOUT, atLeastASecond(job.idleTimeout()))
-        .with(PartyOptions.MAX_BAD_ROWS, job.maxBadRows())
-        .with(PartyOptions.WORK, work.resolve("flink").toString())
-        .with(PartyOptions.SUMMARY, work.resolve("summary.json"));
+    PartyConfiguration c =
+        PartyConfiguration.empty()
+            .with(PartyOptions.PARTY, role)
+            // a password in a JDBC location goes to the child's environment (environment()), never
+            // on the command line where ps shows it
+            .with(PartyOptions.TABLE, JdbcTable.withoutPassword(local.location()))
+            .with(PartyOptions.SQL, q.sql())
+            .with(PartyOptions.OUT, receives ? out : null)
+            .with(PartyOptions.FORMAT, receives ? format : null)
+            .with(PartyOptions.QUARANTINE, work.resolve("quarantine").toString())
+            .with(PartyOptions.SESSION, s.id())
+            .with(PartyOptions.BRIDGE, HostPort.parse(s.aEndpoint()))
+            .with(PartyOptions.CERT, job.certificate())
+            .with(PartyOptions.KEY, job.privateKey())
+            .with(PartyOptions.CA, job.trustedCa())
+            .with(PartyOptions.PEER, config.peer().name())
+            // the peer job must present the very certificate the peer's coordinator put in the
+            // session
+            .with(PartyOptions.PEER_CERT_SHA256, s.fingerprint(role.peer()))
+            .with(PartyOptions.BINS, s.bins())
+            .with(PartyOptions.SIGMA, s.sigma())
+            // what the peer learns of our size, as registered with the dataset (and published)
+            .with(
+                PartyOptions.PUBLIC_SIZE,
+                local.publicSize() == null
+                    ? PublicSize.DEFAULT
+                    : PublicSize.parse(local.publicSize()))
+            // the job refuses files whose columns differ from the registered ones
+            .with(
+                PartyOptions.EXPECTED_COLUMNS,
+                local.schema().isEmpty()
+                    ? null
+                    : ExpectedColumns.format(
+                        local.schema().stream()
+                            .map(c2 -> new Column(c2.name(), ColumnType.valueOf(c2.type()), true))
+                            .toList()))
+            .with(PartyOptions.PROTOCOL, s.protocol())
+            .with(PartyOptions.PARALLELISM, job.parallelism())
+            .with(PartyOptions.ATTEMPTS, job.attempts())
+            .with(PartyOptions.PAIR_TIMEOUT, atLeastASecond(job.pairTimeout()))
+            .with(PartyOptions.IDLE_TIMEOUT, atLeastASecond(job.idleTimeout()))
+            .with(PartyOptions.MAX_BAD_ROWS, job.maxBadRows())
+            .with(PartyOptions.WORK, work.resolve("flink").toString())
+            .with(PartyOptions.SUMMARY, work.resolve("summary.json"));
     return c;
   }
 
@@ -268,16 +304,18 @@ final class JobLauncher implements AutoCloseable {
    */
   String jobClasspath() {
     if (job.classpath() != null && !job.classpath().isEmpty()) {
-      return String.join(java.io.File.pathSeparator,
-          job.classpath().stream().map(Path::toString).toList());
+      return String.join(
+          java.io.File.pathSeparator, job.classpath().stream().map(Path::toString).toList());
     }
     String property = System.getProperty(JvmOptions.JOB_CLASSPATH_PROPERTY);
     if (property != null && !property.isBlank()) {
       return property;
     }
-    throw new IllegalStateException("config: job.classpath (the jars of the party's job, e.g. "
-        + "flink-jobs and its dependencies) is required for job.mode embedded; ./psi serve sets "
-        + "it through -D" + JvmOptions.JOB_CLASSPATH_PROPERTY);
+    throw new IllegalStateException(
+        "config: job.classpath (the jars of the party's job, e.g. "
+            + "flink-jobs and its dependencies) is required for job.mode embedded; ./psi serve sets "
+            + "it through -D"
+            + JvmOptions.JOB_CLASSPATH_PROPERTY);
   }
 
   /** Whether {@code role}'s job writes the joined table: A's, the receiver of the PSI. */
@@ -304,8 +342,12 @@ final class JobLauncher implements AutoCloseable {
       } else {
         if (run.progress != null && job.mode() == JobMode.FLINK_RUN) {
           // the client is gone; its job may still run on the cluster
-          LOG.info("{}: the client of session {} exited with {}; cancelling: {}", config.party(),
-              run.session, code, run.progress.cancel(Duration.ofSeconds(30)));
+          LOG.info(
+              "{}: the client of session {} exited with {}; cancelling: {}",
+              config.party(),
+              run.session,
+              code,
+              run.progress.cancel(Duration.ofSeconds(30)));
         }
         fail(run.session, errorOf(work.resolve("job.log"), code), run);
       }
@@ -326,47 +368,67 @@ final class JobLauncher implements AutoCloseable {
       summary = Files.readString(work.resolve("summary.json"), StandardCharsets.UTF_8);
       s = json.readTree(summary);
     } catch (IOException e) {
-      fail(run.session, "the job ended without its summary (" + work.resolve("summary.json")
-          + "): " + e.getMessage(), run);
+      fail(
+          run.session,
+          "the job ended without its summary ("
+              + work.resolve("summary.json")
+              + "): "
+              + e.getMessage(),
+          run);
       return;
     }
     long rowsOut = s.path("rows_out").asLong();
     Result result = receivesRows(role) ? new Result(run.out, format, rowsOut) : null;
-    Progress done = new Progress(Phase.DONE, s.path("bins_done").asLong(),
-        s.path("bins").asLong());
+    Progress done = new Progress(Phase.DONE, s.path("bins_done").asLong(), s.path("bins").asLong());
     long now = clock.millis();
-    db.tx(c -> {
-      if (Store.endSession(c, run.session, SessionStatus.SUCCEEDED, null, done, result, summary, now)) {
-        Map<String, Object> d = new LinkedHashMap<>();
-        d.put("rowsRead", s.path("rows_read").asLong());
-        d.put("intersectingKeys", s.path("intersecting_keys").asLong());
-        d.put("rowsOut", rowsOut);
-        d.put("bytesSent", s.path("bytes_sent").asLong());
-        d.put("bytesReceived", s.path("bytes_received").asLong());
-        d.put("seconds", s.path("total_seconds").asDouble());
-        Store.audit(c, now, config.party(), "job.succeeded", "session", run.session,
-            Store.json(d));
-        if (result != null) {
-          Store.audit(c, now, config.party(), "result.written", "session", run.session,
-              Store.json(Map.of("location", JdbcTable.redact(result.location()),
-                  "format", result.format(),
-                  "rowsOut", rowsOut)));
-        }
-      }
-      return null;
-    });
+    db.tx(
+        c -> {
+          if (Store.endSession(
+              c, run.session, SessionStatus.SUCCEEDED, null, done, result, summary, now)) {
+            Map<String, Object> d = new LinkedHashMap<>();
+            d.put("rowsRead", s.path("rows_read").asLong());
+            d.put("intersectingKeys", s.path("intersecting_keys").asLong());
+            d.put("rowsOut", rowsOut);
+            d.put("bytesSent", s.path("bytes_sent").asLong());
+            d.put("bytesReceived", s.path("bytes_received").asLong());
+            d.put("seconds", s.path("total_seconds").asDouble());
+            Store.audit(
+                c, now, config.party(), "job.succeeded", "session", run.session, Store.json(d));
+            if (result != null) {
+              Store.audit(
+                  c,
+                  now,
+                  config.party(),
+                  "result.written",
+                  "session",
+                  run.session,
+                  Store.json(
+                      Map.of(
+                          "location",
+                          JdbcTable.redact(result.location()),
+                          "format",
+                          result.format(),
+                          "rowsOut",
+                          rowsOut)));
+            }
+          }
+          return null;
+        });
   }
 
   /** Records the failure, removes partial output and tells the peer (its job would wait). */
   private void fail(String session, String error, Run run) {
     long now = clock.millis();
-    boolean ended = db.tx(c -> {
-      if (!Store.endSession(c, session, SessionStatus.FAILED, error, null, null, null, now)) {
-        return false;
-      }
-      Store.audit(c, now, config.party(), "job.failed", "session", session, error);
-      return true;
-    });
+    boolean ended =
+        db.tx(
+            c -> {
+              if (!Store.endSession(
+                  c, session, SessionStatus.FAILED, error, null, null, null, now)) {
+                return false;
+              }
+              Store.audit(c, now, config.party(), "job.failed", "session", session, error);
+              return true;
+            });
     if (run != null) {
       removeOutput(run);
     }
@@ -389,7 +451,10 @@ final class JobLauncher implements AutoCloseable {
     run.stopped = true;
     destroy(run.process);
     if (run.progress != null && job.mode() == JobMode.FLINK_RUN) {
-      LOG.info("{}: cancelling the job of session {}: {}", config.party(), session,
+      LOG.info(
+          "{}: cancelling the job of session {}: {}",
+          config.party(),
+          session,
           run.progress.cancel(Duration.ofSeconds(30)));
     }
     removeOutput(run);
@@ -446,7 +511,8 @@ final class JobLauncher implements AutoCloseable {
     } catch (IOException | java.io.UncheckedIOException e) {
       // fall through to the exit code
     }
-    return found != null ? JdbcTable.redact(found)
+    return found != null
+        ? JdbcTable.redact(found)
         : "the job exited with code " + code + " (log: " + log + ")";
   }
 

@@ -36,9 +36,12 @@ public enum JobMode {
         return m;
       }
     }
-    throw new IllegalArgumentException("config: job.mode must be "
-        + Arrays.stream(values()).map(JobMode::text).collect(Collectors.joining(" or "))
-        + ", not '" + text + "'");
+    throw new IllegalArgumentException(
+        "config: job.mode must be "
+            + Arrays.stream(values()).map(JobMode::text).collect(Collectors.joining(" or "))
+            + ", not '"
+            + text
+            + "'");
   }
 
   @Override

@@ -34,8 +34,11 @@ public final class JvmOptions {
       if (in == null) {
         throw new IllegalStateException("resource flink-jvm-options missing from the classpath");
       }
-      return new String(in.readAllBytes(), StandardCharsets.UTF_8).lines()
-          .map(String::trim).filter(l -> !l.isEmpty() && !l.startsWith("#")).toList();
+      return new String(in.readAllBytes(), StandardCharsets.UTF_8)
+          .lines()
+          .map(String::trim)
+          .filter(l -> !l.isEmpty() && !l.startsWith("#"))
+          .toList();
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }

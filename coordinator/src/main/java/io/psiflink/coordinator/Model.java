@@ -154,15 +154,15 @@ public final class Model {
       String publicSize) {}
 
   /** A published column: what the peer coordinator may know about a dataset column. */
-  public record PublishedColumn(String name, String type, boolean nullable, boolean key,
-      boolean reveal, boolean filter) {}
+  public record PublishedColumn(
+      String name, String type, boolean nullable, boolean key, boolean reveal, boolean filter) {}
 
   /**
    * What the peer may see of a dataset: its name, its usable columns and what the owner discloses
    * of its size ({@code publicSize}), nothing else.
    */
-  public record PublishedDataset(String party, String name, List<PublishedColumn> columns,
-      String publicSize) {}
+  public record PublishedDataset(
+      String party, String name, List<PublishedColumn> columns, String publicSize) {}
 
   /**
    * A query, as seen by this coordinator.
@@ -201,8 +201,8 @@ public final class Model {
   public record Output(String location, OutputFormat format) {}
 
   /** A decision on a query: approved, rejected or expired. */
-  public record Approval(String queryId, Decision decision, String decidedBy, String reason,
-      long decidedAt) {}
+  public record Approval(
+      String queryId, Decision decision, String decidedBy, String reason, long decidedAt) {}
 
   /**
    * A session: the public parameters both parties' jobs run with, and this party's job. The token
@@ -238,17 +238,55 @@ public final class Model {
       Long endedAt) {
 
     /** A new session: approved, no job launched yet. */
-    public SessionRecord(String id, String queryId, String partyA, String partyB, int bins,
-        int sigma, String protocol, String aEndpoint, String aFingerprint, String bEndpoint,
-        String bFingerprint, long createdAt) {
-      this(id, queryId, partyA, partyB, bins, sigma, protocol, aEndpoint, aFingerprint, bEndpoint,
-          bFingerprint, SessionStatus.CREATED, createdAt, null, null, null, null, null);
+    public SessionRecord(
+        String id,
+        String queryId,
+        String partyA,
+        String partyB,
+        int bins,
+        int sigma,
+        String protocol,
+        String aEndpoint,
+        String aFingerprint,
+        String bEndpoint,
+        String bFingerprint,
+        long createdAt) {
+      this(
+          id,
+          queryId,
+          partyA,
+          partyB,
+          bins,
+          sigma,
+          protocol,
+          aEndpoint,
+          aFingerprint,
+          bEndpoint,
+          bFingerprint,
+          SessionStatus.CREATED,
+          createdAt,
+          null,
+          null,
+          null,
+          null,
+          null);
     }
 
     /** The public parameters of this session as a new one here (the peer's job state dropped). */
     public SessionRecord fresh() {
-      return new SessionRecord(id, queryId, partyA, partyB, bins, sigma, protocol, aEndpoint,
-          aFingerprint, bEndpoint, bFingerprint, createdAt);
+      return new SessionRecord(
+          id,
+          queryId,
+          partyA,
+          partyB,
+          bins,
+          sigma,
+          protocol,
+          aEndpoint,
+          aFingerprint,
+          bEndpoint,
+          bFingerprint,
+          createdAt);
     }
 
     public boolean ended() {
@@ -285,6 +323,12 @@ public final class Model {
   public record Result(String location, OutputFormat format, Long rowsOut) {}
 
   /** One entry of the append-only audit log. */
-  public record AuditEntry(long seq, long at, String actor, String action, String objectType,
-      String objectId, String detail) {}
+  public record AuditEntry(
+      long seq,
+      long at,
+      String actor,
+      String action,
+      String objectType,
+      String objectId,
+      String detail) {}
 }

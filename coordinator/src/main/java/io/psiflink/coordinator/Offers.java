@@ -20,11 +20,12 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The requester's side of the approval protocol: a query this party submits is validated here,
- * stored pending and offered to the peer; the peer's decision (its callback, or the sweeper's
- * poll) approves it with the peer's session, rejects or expires it.
+ * stored pending and offered to the peer; the peer's decision (its callback, or the sweeper's poll)
+ * approves it with the peer's session, rejects or expires it.
  */
 final class Offers {
   private static final Logger LOG = LoggerFactory.getLogger(Offers.class);
+
   /** Twice the peer call timeout: an offer older than this and unknown to the peer was lost. */
   static final Duration UNDELIVERED_AFTER = Duration.ofSeconds(60);
 
@@ -35,8 +36,13 @@ final class Offers {
   private final Queries queries;
   private final Sessions sessions;
 
-  Offers(Context ctx, DatasetRegistry registry, PeerDatasets peerDatasets, PeerInput peerInput,
-      Queries queries, Sessions sessions) {
+  Offers(
+      Context ctx,
+      DatasetRegistry registry,
+      PeerDatasets peerDatasets,
+      PeerInput peerInput,
+      Queries queries,
+      Sessions sessions) {
     this.ctx = ctx;
     this.registry = registry;
     this.peerDatasets = peerDatasets;
@@ -57,9 +63,15 @@ final class Offers {
     }
     String localName = r.localDataset();
     String peerName = r.peerDataset();
-    Dataset local = registry.active(localName)
-        .orElseThrow(() -> new ApiException(422, "localDataset: no active dataset " + localName
-            + " is registered here").with("field", "localDataset"));
+    Dataset local =
+        registry
+            .active(localName)
+            .orElseThrow(
+                () ->
+                    new ApiException(
+                            422,
+                            "localDataset: no active dataset " + localName + " is registered here")
+                        .with("field", "localDataset"));
     PublishedDataset peerView = peerDatasets.fetch(peerName, "peerDataset", false);
     QueryValidator.Policy localPolicy = QueryValidator.policy(local);
     QueryValidator.Policy peerPolicy = QueryValidator.policy(peerView);
@@ -80,54 +92,112 @@ final class Offers {
     String sql = QueryValidator.expandStars(given, field, side, localPolicy, peerPolicy);
     ResolvedJoin resolved = QueryValidator.validate(sql, field, side, localPolicy, peerPolicy);
     QueryValidator.checkProtocolFor(resolved, protocol); // before the peer sees the offer
-    String disclosure = Store.json(Disclosure.of(side, resolved, localName, local.publicSize(),
-        peerName, peerView.publicSize()));
+    String disclosure =
+        Store.json(
+            Disclosure.of(
+                side, resolved, localName, local.publicSize(), peerName, peerView.publicSize()));
     String fingerprint = QueryValidator.fingerprint(sql);
 
     long now = ctx.now();
-    QueryRecord q = new QueryRecord(UUID.randomUUID().toString(), Direction.OUTGOING,
-        ctx.party(), ctx.peerName(), side, localName, peerName, sql, fingerprint, bins, sigma,
-        protocol, config.bridge().endpoint(), ctx.bridgeFingerprint(), QueryStatus.PENDING, null,
-        now, now + config.approvalTtl().toMillis(), null, r.output());
-    ctx.db().tx(c -> {
-      Store.insertQuery(c, q);
-      Store.setDisclosure(c, q.id(), disclosure);
-      Store.audit(c, now, ctx.party(), "query.submitted", "query", q.id(),
-          Store.json(Map.of("sql", sql, "fingerprint", fingerprint, "localDataset", localName,
-              "peerDataset", peerName, "role", side.label())));
-      return null;
-    });
+    QueryRecord q =
+        new QueryRecord(
+            UUID.randomUUID().toString(),
+            Direction.OUTGOING,
+            ctx.party(),
+            ctx.peerName(),
+            side,
+            localName,
+            peerName,
+            sql,
+            fingerprint,
+            bins,
+            sigma,
+            protocol,
+            config.bridge().endpoint(),
+            ctx.bridgeFingerprint(),
+            QueryStatus.PENDING,
+            null,
+            now,
+            now + config.approvalTtl().toMillis(),
+            null,
+            r.output());
+    ctx.db()
+        .tx(
+            c -> {
+              Store.insertQuery(c, q);
+              Store.setDisclosure(c, q.id(), disclosure);
+              Store.audit(
+                  c,
+                  now,
+                  ctx.party(),
+                  "query.submitted",
+                  "query",
+                  q.id(),
+                  Store.json(
+                      Map.of(
+                          "sql",
+                          sql,
+                          "fingerprint",
+                          fingerprint,
+                          "localDataset",
+                          localName,
+                          "peerDataset",
+                          peerName,
+                          "role",
+                          side.label())));
+              return null;
+            });
 
-    Requests.Offer offer = new Requests.Offer(q.id(), ctx.party(), side, localName, peerName,
-        sql, fingerprint, bins, sigma, protocol, config.bridge().endpoint(),
-        ctx.bridgeFingerprint(), q.expiresAt());
+    Requests.Offer offer =
+        new Requests.Offer(
+            q.id(),
+            ctx.party(),
+            side,
+            localName,
+            peerName,
+            sql,
+            fingerprint,
+            bins,
+            sigma,
+            protocol,
+            config.bridge().endpoint(),
+            ctx.bridgeFingerprint(),
+            q.expiresAt());
     try {
       ctx.peer().post("/v1/peer/queries", offer);
     } catch (PeerClient.PeerError e) {
       String reason = e.getMessage();
       queries.finish(q.id(), QueryStatus.REFUSED, reason, "query.refused_by_peer");
-      throw new ApiException(e.status == 422 || e.status == 400 ? 422 : 502,
-          "the peer coordinator refused the query: " + PeerDatasets.message(e))
-          .with("field", "peer").with("peer", e.body).with("id", q.id());
+      throw new ApiException(
+              e.status == 422 || e.status == 400 ? 422 : 502,
+              "the peer coordinator refused the query: " + PeerDatasets.message(e))
+          .with("field", "peer")
+          .with("peer", e.body)
+          .with("id", q.id());
     } catch (IOException e) {
       // The offer may have arrived even though its answer did not (a timeout): ask the peer
       // before calling the query failed, or the peer would hold it pending while it is failed here.
       try {
         ctx.peer().get("/v1/peer/queries/" + PeerClient.segment(q.id()));
-        ctx.audit(ctx.now(), ctx.party(), "query.delivered_late", "query", q.id(),
-            e.getMessage());
+        ctx.audit(ctx.now(), ctx.party(), "query.delivered_late", "query", q.id(), e.getMessage());
         return queries.view(q.id());
       } catch (PeerClient.PeerError e2) {
-        queries.finish(q.id(), QueryStatus.FAILED, "peer unreachable: " + e.getMessage(),
-            "query.undelivered");
+        queries.finish(
+            q.id(), QueryStatus.FAILED, "peer unreachable: " + e.getMessage(), "query.undelivered");
         throw new ApiException(502, "cannot reach the peer coordinator: " + e.getMessage())
-            .with("field", "peer").with("id", q.id());
+            .with("field", "peer")
+            .with("id", q.id());
       } catch (IOException e2) {
-        ctx.audit(ctx.now(), ctx.party(), "query.delivery_uncertain", "query", q.id(),
-            e.getMessage());
-        throw new ApiException(502, "cannot reach the peer coordinator: " + e.getMessage()
-            + "; the query stays pending until the peer confirms it (or has no record of it:"
-            + " then it fails)").with("field", "peer").with("id", q.id());
+        ctx.audit(
+            ctx.now(), ctx.party(), "query.delivery_uncertain", "query", q.id(), e.getMessage());
+        throw new ApiException(
+                502,
+                "cannot reach the peer coordinator: "
+                    + e.getMessage()
+                    + "; the query stays pending until the peer confirms it (or has no record of it:"
+                    + " then it fails)")
+            .with("field", "peer")
+            .with("id", q.id());
       }
     }
     return queries.view(q.id());
@@ -151,16 +221,21 @@ final class Offers {
       JsonNode r = ctx.peer().get("/v1/peer/queries/" + PeerClient.segment(q.id()));
       Decision decision = Model.fromWire(Decision.class, r.path("status").asText());
       if (decision == Decision.APPROVED || decision == Decision.REJECTED) {
-        SessionRecord s = r.hasNonNull("session")
-            ? ctx.json().treeToValue(r.get("session"), SessionRecord.class) : null;
+        SessionRecord s =
+            r.hasNonNull("session")
+                ? ctx.json().treeToValue(r.get("session"), SessionRecord.class)
+                : null;
         apply(q.id(), decision, r.path("statusReason").asText(null), s);
       }
     } catch (PeerClient.PeerError e) {
       // Not at the peer long after it was sent (beyond the offer's own timeout): the offer
       // never arrived.
       if (e.status == 404 && q.createdAt() < now - UNDELIVERED_AFTER.toMillis()) {
-        queries.finish(q.id(), QueryStatus.FAILED, "the peer has no record of the query: it was"
-            + " never delivered", "query.undelivered");
+        queries.finish(
+            q.id(),
+            QueryStatus.FAILED,
+            "the peer has no record of the query: it was" + " never delivered",
+            "query.undelivered");
       }
       LOG.debug("poll of {} at the peer: {}", q.id(), e.getMessage());
     } catch (IOException | ApiException e) {
@@ -173,36 +248,47 @@ final class Offers {
       peerInput.checkSession(id, session);
     }
     long now = ctx.now();
-    boolean late = ctx.db().tx(c -> {
-      QueryRecord q = Store.query(c, id).orElseThrow(() -> ApiException.notFound("query " + id));
-      if (q.direction() != Direction.OUTGOING) {
-        throw ApiException.notFound("query " + id);
-      }
-      if (q.status() == decision.status()) {
-        return false; // the callback and the poll may both deliver it
-      }
-      if (q.status() != QueryStatus.PENDING) {
-        throw ApiException.conflict("query " + id + " is already " + q.status().wire());
-      }
-      if (decision == Decision.EXPIRED) {
-        queries.expire(c, q, now);
-        return false;
-      }
-      if (q.expiresAt() <= now) {
-        queries.expire(c, q, now); // committed; the caller hears 409
-        return true;
-      }
-      Store.decide(c, id, decision.status(), reason, now);
-      Store.insertApproval(c, new Approval(id, decision, q.approver(), reason, now));
-      Store.audit(c, now, q.approver(), "query." + decision.wire(), "query", id, reason);
-      if (session != null) {
-        checkSession(q, session);
-        Store.insertSession(c, session.fresh());
-        Store.audit(c, now, q.approver(), "session.created", "session", session.id(),
-            Store.json(Queries.sessionAudit(session)));
-      }
-      return false;
-    });
+    boolean late =
+        ctx.db()
+            .tx(
+                c -> {
+                  QueryRecord q =
+                      Store.query(c, id).orElseThrow(() -> ApiException.notFound("query " + id));
+                  if (q.direction() != Direction.OUTGOING) {
+                    throw ApiException.notFound("query " + id);
+                  }
+                  if (q.status() == decision.status()) {
+                    return false; // the callback and the poll may both deliver it
+                  }
+                  if (q.status() != QueryStatus.PENDING) {
+                    throw ApiException.conflict("query " + id + " is already " + q.status().wire());
+                  }
+                  if (decision == Decision.EXPIRED) {
+                    queries.expire(c, q, now);
+                    return false;
+                  }
+                  if (q.expiresAt() <= now) {
+                    queries.expire(c, q, now); // committed; the caller hears 409
+                    return true;
+                  }
+                  Store.decide(c, id, decision.status(), reason, now);
+                  Store.insertApproval(c, new Approval(id, decision, q.approver(), reason, now));
+                  Store.audit(
+                      c, now, q.approver(), "query." + decision.wire(), "query", id, reason);
+                  if (session != null) {
+                    checkSession(q, session);
+                    Store.insertSession(c, session.fresh());
+                    Store.audit(
+                        c,
+                        now,
+                        q.approver(),
+                        "session.created",
+                        "session",
+                        session.id(),
+                        Store.json(Queries.sessionAudit(session)));
+                  }
+                  return false;
+                });
     if (late) {
       throw ApiException.conflict("query " + id + " expired here before the decision arrived");
     }
@@ -217,9 +303,12 @@ final class Offers {
     String ourParty = s.party(ours);
     String ourEndpoint = s.endpoint(ours);
     String ourFp = s.fingerprint(ours);
-    if (!ctx.party().equals(ourParty) || !q.requesterEndpoint().equals(ourEndpoint)
-        || !q.requesterFingerprint().equals(ourFp) || s.bins() != q.bins()
-        || s.sigma() != q.sigma() || !q.protocol().equals(s.protocol())) {
+    if (!ctx.party().equals(ourParty)
+        || !q.requesterEndpoint().equals(ourEndpoint)
+        || !q.requesterFingerprint().equals(ourFp)
+        || s.bins() != q.bins()
+        || s.sigma() != q.sigma()
+        || !q.protocol().equals(s.protocol())) {
       throw ApiException.badRequest("session", "does not match the submitted query");
     }
   }

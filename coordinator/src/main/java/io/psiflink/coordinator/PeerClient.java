@@ -25,8 +25,11 @@ final class PeerClient {
     final JsonNode body;
 
     PeerError(int status, JsonNode body) {
-      super("peer coordinator answered " + status + ": "
-          + (body != null && body.has("error") ? body.get("error").asText() : "(no message)"));
+      super(
+          "peer coordinator answered "
+              + status
+              + ": "
+              + (body != null && body.has("error") ? body.get("error").asText() : "(no message)"));
       this.status = status;
       this.body = body;
     }
@@ -38,8 +41,12 @@ final class PeerClient {
   private final ObjectMapper json;
 
   PeerClient(SSLContext tls, String baseUrl, String token, ObjectMapper json) {
-    this.http = HttpClient.newBuilder().sslContext(tls).connectTimeout(Duration.ofSeconds(10))
-        .version(HttpClient.Version.HTTP_1_1).build();
+    this.http =
+        HttpClient.newBuilder()
+            .sslContext(tls)
+            .connectTimeout(Duration.ofSeconds(10))
+            .version(HttpClient.Version.HTTP_1_1)
+            .build();
     this.baseUrl = baseUrl.endsWith("/") ? baseUrl.substring(0, baseUrl.length() - 1) : baseUrl;
     this.token = token;
     this.json = json;
@@ -50,9 +57,10 @@ final class PeerClient {
   }
 
   JsonNode post(String path, Object body) throws IOException, PeerError {
-    return send(HttpRequest.newBuilder(uri(path))
-        .header("Content-Type", "application/json")
-        .POST(HttpRequest.BodyPublishers.ofByteArray(json.writeValueAsBytes(body))));
+    return send(
+        HttpRequest.newBuilder(uri(path))
+            .header("Content-Type", "application/json")
+            .POST(HttpRequest.BodyPublishers.ofByteArray(json.writeValueAsBytes(body))));
   }
 
   static String segment(String s) {
@@ -64,8 +72,8 @@ final class PeerClient {
   }
 
   private JsonNode send(HttpRequest.Builder b) throws IOException, PeerError {
-    HttpRequest req = b.header("Authorization", "Bearer " + token)
-        .timeout(Duration.ofSeconds(30)).build();
+    HttpRequest req =
+        b.header("Authorization", "Bearer " + token).timeout(Duration.ofSeconds(30)).build();
     HttpResponse<byte[]> resp;
     try {
       resp = http.send(req, HttpResponse.BodyHandlers.ofByteArray());

@@ -17,9 +17,9 @@ final class PeerDatasets {
   }
 
   /**
-   * The peer's published dataset. {@code forPeer}: the caller is the peer (an offer it sent),
-   * which hears that the fetch failed but not how (our view of its hosts and errors stays here,
-   * in the log).
+   * The peer's published dataset. {@code forPeer}: the caller is the peer (an offer it sent), which
+   * hears that the fetch failed but not how (our view of its hosts and errors stays here, in the
+   * log).
    */
   PublishedDataset fetch(String name, String field, boolean forPeer) {
     try {
@@ -27,14 +27,22 @@ final class PeerDatasets {
       return ctx.json().treeToValue(n, PublishedDataset.class);
     } catch (PeerClient.PeerError e) {
       if (e.status == 404) {
-        throw new ApiException(422, field + ": the peer " + ctx.peerName()
-            + " has no published dataset " + name).with("field", field);
+        throw new ApiException(
+                422, field + ": the peer " + ctx.peerName() + " has no published dataset " + name)
+            .with("field", field);
       }
       if (forPeer) {
         throw cannotFetchForPeer(name, field, e);
       }
-      throw new ApiException(502, "the peer coordinator answered " + e.status + " for dataset "
-          + name + ": " + message(e)).with("field", field);
+      throw new ApiException(
+              502,
+              "the peer coordinator answered "
+                  + e.status
+                  + " for dataset "
+                  + name
+                  + ": "
+                  + message(e))
+          .with("field", field);
     } catch (IOException e) {
       if (forPeer) {
         throw cannotFetchForPeer(name, field, e);
@@ -46,7 +54,8 @@ final class PeerDatasets {
 
   /** The peer's error message, or its status. */
   static String message(PeerClient.PeerError e) {
-    return e.body != null && e.body.has("error") ? e.body.get("error").asText()
+    return e.body != null && e.body.has("error")
+        ? e.body.get("error").asText()
         : "status " + e.status;
   }
 

@@ -7,9 +7,9 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Checks of what the peer coordinator sends that names things here (ids name rows and
- * directories, endpoints and fingerprints are dialled and pinned). A refusal is logged and audited
- * ({@code peer.refused}), and answered with 400 naming the field.
+ * Checks of what the peer coordinator sends that names things here (ids name rows and directories,
+ * endpoints and fingerprints are dialled and pinned). A refusal is logged and audited ({@code
+ * peer.refused}), and answered with 400 naming the field.
  */
 final class PeerInput {
   private static final Logger LOG = LoggerFactory.getLogger(PeerInput.class);
@@ -35,35 +35,46 @@ final class PeerInput {
   void checkSession(String queryId, SessionRecord s) {
     id("session.id", s.id(), "session");
     id("session.queryId", s.queryId(), "session");
-    for (String[] f : new String[][] {{"session.aEndpoint", s.aEndpoint()},
-        {"session.bEndpoint", s.bEndpoint()}}) {
+    for (String[] f :
+        new String[][] {
+          {"session.aEndpoint", s.aEndpoint()}, {"session.bEndpoint", s.bEndpoint()}
+        }) {
       if (!Confined.isEndpoint(f[1])) {
         throw refused(f[0], f[1], "query", queryId, "must be HOST:PORT");
       }
     }
-    for (String[] f : new String[][] {{"session.aFingerprint", s.aFingerprint()},
-        {"session.bFingerprint", s.bFingerprint()}}) {
+    for (String[] f :
+        new String[][] {
+          {"session.aFingerprint", s.aFingerprint()}, {"session.bFingerprint", s.bFingerprint()}
+        }) {
       if (!Confined.isFingerprint(f[1])) {
-        throw refused(f[0], f[1], "query", queryId,
-            "must be a SHA-256 in hex (64 lower-case digits)");
+        throw refused(
+            f[0], f[1], "query", queryId, "must be a SHA-256 in hex (64 lower-case digits)");
       }
     }
   }
 
   /** Logs and audits a refused value of the peer; the caller throws the answer. */
-  ApiException refused(String field, String value, String objectType, String objectId,
-      String why) {
+  ApiException refused(String field, String value, String objectType, String objectId, String why) {
     // shortened, control characters escaped: the value is the peer's, it goes into our log
-    String shown = value == null ? "null" : (value.length() > 80 ? value.substring(0, 80) + "..."
-        : value).replaceAll("\\p{Cntrl}", "?");
+    String shown =
+        value == null
+            ? "null"
+            : (value.length() > 80 ? value.substring(0, 80) + "..." : value)
+                .replaceAll("\\p{Cntrl}", "?");
     LOG.warn("refused from the peer {}: {} {} ({})", ctx.peerName(), field, why, shown);
     Map<String, Object> d = new LinkedHashMap<>();
     d.put("field", field);
     d.put("value", shown);
     d.put("why", why);
     // the object is the refused id itself when the id is what was refused
-    ctx.audit(ctx.now(), ctx.peerName(), "peer.refused", objectType,
-        objectId != null ? objectId : shown, Store.json(d));
+    ctx.audit(
+        ctx.now(),
+        ctx.peerName(),
+        "peer.refused",
+        objectType,
+        objectId != null ? objectId : shown,
+        Store.json(d));
     return ApiException.badRequest(field, why);
   }
 }

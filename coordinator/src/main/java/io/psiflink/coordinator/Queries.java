@@ -27,38 +27,48 @@ final class Queries {
   }
 
   List<Map<String, Object>> list(QueryStatus status) {
-    return ctx.db().tx(c -> {
-      List<Map<String, Object>> out = new ArrayList<>();
-      for (QueryRecord q : Store.queries(c, status)) {
-        out.add(view(c, q));
-      }
-      return out;
-    });
+    return ctx.db()
+        .tx(
+            c -> {
+              List<Map<String, Object>> out = new ArrayList<>();
+              for (QueryRecord q : Store.queries(c, status)) {
+                out.add(view(c, q));
+              }
+              return out;
+            });
   }
 
   Map<String, Object> view(String id) {
-    return ctx.db().tx(c -> view(c, Store.query(c, id).orElseThrow(
-        () -> ApiException.notFound("query " + id))));
+    return ctx.db()
+        .tx(
+            c ->
+                view(
+                    c, Store.query(c, id).orElseThrow(() -> ApiException.notFound("query " + id))));
   }
 
   /**
-   * What the peer may see of a query (only queries between the two parties exist here): the
-   * query, the decision and the session's public parameters; not this party's output location,
-   * nor its job's state, error or result.
+   * What the peer may see of a query (only queries between the two parties exist here): the query,
+   * the decision and the session's public parameters; not this party's output location, nor its
+   * job's state, error or result.
    */
   Map<String, Object> peerView(String id) {
     peerInput.id("id", id, "query");
-    return ctx.db().tx(c -> {
-      QueryRecord q = Store.query(c, id).orElseThrow(() -> ApiException.notFound("query " + id));
-      Map<String, Object> m = record(q);
-      m.put("output", null);
-      if (q.status() == QueryStatus.FAILED) {
-        m.put("statusReason", null); // a local explanation
-      }
-      m.put("approval", Store.approval(c, q.id()).orElse(null));
-      m.put("session", Store.sessionOfQuery(c, q.id()).map(SessionRecord::fresh).orElse(null));
-      return m;
-    });
+    return ctx.db()
+        .tx(
+            c -> {
+              QueryRecord q =
+                  Store.query(c, id).orElseThrow(() -> ApiException.notFound("query " + id));
+              Map<String, Object> m = record(q);
+              m.put("output", null);
+              if (q.status() == QueryStatus.FAILED) {
+                m.put("statusReason", null); // a local explanation
+              }
+              m.put("approval", Store.approval(c, q.id()).orElse(null));
+              m.put(
+                  "session",
+                  Store.sessionOfQuery(c, q.id()).map(SessionRecord::fresh).orElse(null));
+              return m;
+            });
   }
 
   @SuppressWarnings("unchecked")
@@ -83,37 +93,44 @@ final class Queries {
   /** A pending query whose deadline passed: expired, with its approval record and audit entry. */
   void expire(Connection c, QueryRecord q, long now) throws SQLException {
     if (Store.decide(c, q.id(), QueryStatus.EXPIRED, "no decision before the deadline", now)) {
-      Store.insertApproval(c, new Approval(q.id(), Decision.EXPIRED, ctx.party(),
-          "no decision before the deadline", now));
+      Store.insertApproval(
+          c,
+          new Approval(
+              q.id(), Decision.EXPIRED, ctx.party(), "no decision before the deadline", now));
       Store.audit(c, now, ctx.party(), "query.expired", "query", q.id(), null);
     }
   }
 
   /** Overdue pending queries expire (each side's sweeper). */
   void expireOverdue(long now) {
-    ctx.db().tx(c -> {
-      for (QueryRecord q : Store.overdue(c, now)) {
-        expire(c, q, now);
-      }
-      return null;
-    });
+    ctx.db()
+        .tx(
+            c -> {
+              for (QueryRecord q : Store.overdue(c, now)) {
+                expire(c, q, now);
+              }
+              return null;
+            });
   }
 
   /** A pending query ends here without a decision (refused, failed): audited as {@code action}. */
   void finish(String id, QueryStatus status, String reason, String action) {
-    ctx.db().tx(c -> {
-      long now = ctx.now();
-      if (Store.decide(c, id, status, reason, now)) {
-        Store.audit(c, now, ctx.party(), action, "query", id, reason);
-      }
-      return null;
-    });
+    ctx.db()
+        .tx(
+            c -> {
+              long now = ctx.now();
+              if (Store.decide(c, id, status, reason, now)) {
+                Store.audit(c, now, ctx.party(), action, "query", id, reason);
+              }
+              return null;
+            });
   }
 
   /** The pending queries this party submitted (the sweeper asks the peer about them). */
   List<QueryRecord> pendingOutgoing() {
     return ctx.db().tx(c -> Store.queries(c, QueryStatus.PENDING)).stream()
-        .filter(q -> q.direction() == Model.Direction.OUTGOING).toList();
+        .filter(q -> q.direction() == Model.Direction.OUTGOING)
+        .toList();
   }
 
   /** The audit detail of a new session: its query and public parameters. */

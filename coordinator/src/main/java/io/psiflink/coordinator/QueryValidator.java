@@ -1,21 +1,19 @@
 package io.psiflink.coordinator;
 
-import com.fasterxml.jackson.databind.JsonNode;
 import io.psiflink.api.Column;
 import io.psiflink.api.ColumnType;
-import io.psiflink.api.TableSchema;
 import io.psiflink.api.Role;
+import io.psiflink.api.TableSchema;
 import io.psiflink.coordinator.Model.ColumnSpec;
 import io.psiflink.coordinator.Model.Dataset;
 import io.psiflink.coordinator.Model.PublishedColumn;
 import io.psiflink.coordinator.Model.PublishedDataset;
+import io.psiflink.nativepsi.ProtocolInfo;
 import io.psiflink.query.JoinQuery;
 import io.psiflink.query.PartyView;
 import io.psiflink.query.QueryException;
 import io.psiflink.query.ResolvedJoin;
-import io.psiflink.api.Role;
 import io.psiflink.query.SourceSpan;
-import io.psiflink.nativepsi.ProtocolInfo;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
@@ -25,9 +23,9 @@ import java.util.stream.Collectors;
 /**
  * Checks a join query against this party's dataset and the peer's published dataset, with the
  * flink-jobs query parser (Calcite) and resolver, then against what each dataset's owner allowed:
- * ON columns must be key columns, SELECT columns reveal columns, WHERE columns key, reveal or filter
- * columns. Both coordinators run the same check independently; each with its own full schema and
- * the other's published one.
+ * ON columns must be key columns, SELECT columns reveal columns, WHERE columns key, reveal or
+ * filter columns. Both coordinators run the same check independently; each with its own full schema
+ * and the other's published one.
  *
  * <p>In the SQL, table {@code a} is party A's dataset and {@code b} party B's; the submitter says
  * which side it plays ({@code role}, default A: the party that receives the joined rows).
@@ -47,26 +45,42 @@ public final class QueryValidator {
     if (resolved.count() == null || ProtocolInfo.byName(protocol).supportsCardinality()) {
       return;
     }
-    String able = ProtocolInfo.all().stream().filter(ProtocolInfo::supportsCardinality)
-        .map(ProtocolInfo::name).collect(Collectors.joining(" or "));
-    throw ApiException.badRequest("protocol", "protocol " + protocol + " cannot reveal only the"
-        + " count that SELECT COUNT(DISTINCT ...) promises; use "
-        + (able.isEmpty() ? "a protocol with the cardinality output (none in this library)"
-            : able));
+    String able =
+        ProtocolInfo.all().stream()
+            .filter(ProtocolInfo::supportsCardinality)
+            .map(ProtocolInfo::name)
+            .collect(Collectors.joining(" or "));
+    throw ApiException.badRequest(
+        "protocol",
+        "protocol "
+            + protocol
+            + " cannot reveal only the"
+            + " count that SELECT COUNT(DISTINCT ...) promises; use "
+            + (able.isEmpty()
+                ? "a protocol with the cardinality output (none in this library)"
+                : able));
   }
 
   /** A dataset's columns and usage policy, whether it is ours (full) or the peer's (published). */
-  record Policy(String dataset, TableSchema schema, Set<String> key, Set<String> reveal,
+  record Policy(
+      String dataset,
+      TableSchema schema,
+      Set<String> key,
+      Set<String> reveal,
       Set<String> filter) {}
 
   static Policy policy(Dataset d) {
     List<Column> cols = new ArrayList<>();
     for (ColumnSpec c : d.schema()) {
-      cols.add(new Column(c.name(), ColumnType.valueOf(c.type()),
-          c.nullable() == null || c.nullable()));
+      cols.add(
+          new Column(c.name(), ColumnType.valueOf(c.type()), c.nullable() == null || c.nullable()));
     }
-    return new Policy(d.name(), new TableSchema(cols), Set.copyOf(d.keyColumns()),
-        Set.copyOf(d.revealColumns()), Set.copyOf(d.filterColumns()));
+    return new Policy(
+        d.name(),
+        new TableSchema(cols),
+        Set.copyOf(d.keyColumns()),
+        Set.copyOf(d.revealColumns()),
+        Set.copyOf(d.filterColumns()));
   }
 
   static Policy policy(PublishedDataset d) {
@@ -92,11 +106,12 @@ public final class QueryValidator {
   /**
    * Parses, resolves and checks a query.
    *
-   * @param field the request field the SQL came from, for error messages ({@code sql} or {@code query})
+   * @param field the request field the SQL came from, for error messages ({@code sql} or {@code
+   *     query})
    * @throws ApiException 422 naming the clause and the offending text
    */
-  static ResolvedJoin validate(String sql, String field, Role localSide, Policy local,
-      Policy peer) {
+  static ResolvedJoin validate(
+      String sql, String field, Role localSide, Policy local, Policy peer) {
     Policy pa = localSide.equals(Role.A) ? local : peer;
     Policy pb = localSide.equals(Role.A) ? peer : local;
     try {
@@ -114,8 +129,7 @@ public final class QueryValidator {
    * The query with its stars replaced by the columns of the registered (local) and published (peer)
    * schemas ({@link JoinQuery#expandStars}); unchanged without a star.
    */
-  static String expandStars(String sql, String field, Role localSide, Policy local,
-      Policy peer) {
+  static String expandStars(String sql, String field, Role localSide, Policy local, Policy peer) {
     Policy pa = localSide.equals(Role.A) ? local : peer;
     Policy pb = localSide.equals(Role.A) ? peer : local;
     try {
@@ -146,11 +160,28 @@ public final class QueryValidator {
     }
   }
 
-  private static QueryException refused(JoinQuery q, Role side, String col, String clause,
-      String use, Policy p, List<String> allowed) {
+  private static QueryException refused(
+      JoinQuery q,
+      Role side,
+      String col,
+      String clause,
+      String use,
+      Policy p,
+      List<String> allowed) {
     List<SourceSpan> at = q.references(side, col, clause);
-    return new QueryException(clause, "column " + side.table() + "." + col + " of dataset "
-        + p.dataset() + " may not be " + use + " (its owner allows " + allowed + ")",
+    return new QueryException(
+        clause,
+        "column "
+            + side.table()
+            + "."
+            + col
+            + " of dataset "
+            + p.dataset()
+            + " may not be "
+            + use
+            + " (its owner allows "
+            + allowed
+            + ")",
         at.isEmpty() ? null : at.get(0));
   }
 
@@ -170,7 +201,9 @@ public final class QueryValidator {
     StringBuilder sql = new StringBuilder("SELECT ");
     for (int i = 0; i < q.select().size(); i++) {
       Requests.QueryForm.Selected item = q.select().get(i);
-      sql.append(i == 0 ? "" : ", ").append(item.table().table()).append('.')
+      sql.append(i == 0 ? "" : ", ")
+          .append(item.table().table())
+          .append('.')
           .append(quote(item.column()));
       if (item.as() != null) {
         sql.append(" AS ").append(quote(item.as()));
@@ -178,8 +211,11 @@ public final class QueryValidator {
     }
     sql.append(" FROM a JOIN b ON ");
     for (int i = 0; i < q.on().size(); i++) {
-      sql.append(i == 0 ? "" : " AND ").append("a.").append(quote(q.on().get(i).a()))
-          .append(" = b.").append(quote(q.on().get(i).b()));
+      sql.append(i == 0 ? "" : " AND ")
+          .append("a.")
+          .append(quote(q.on().get(i).a()))
+          .append(" = b.")
+          .append(quote(q.on().get(i).b()));
     }
     List<String> conds = new ArrayList<>();
     for (Role r : List.of(Role.A, Role.B)) {
@@ -211,9 +247,16 @@ public final class QueryValidator {
         try {
           ResolvedJoin r = JoinQuery.parse(probe).resolve(pa.schema(), pb.schema());
           if (!r.view(other).filterColumns().isEmpty()) {
-            throw ApiException.badRequest(field, "the condition '" + list.get(i)
-                + "' uses columns of table " + other.table() + " "
-                + r.view(other).filterColumns() + "; list it under where." + other.table());
+            throw ApiException.badRequest(
+                field,
+                "the condition '"
+                    + list.get(i)
+                    + "' uses columns of table "
+                    + other.table()
+                    + " "
+                    + r.view(other).filterColumns()
+                    + "; list it under where."
+                    + other.table());
           }
         } catch (QueryException e) {
           throw ApiException.invalidQuery(field, e).with("sql", probe);

@@ -2,16 +2,16 @@ package io.psiflink.coordinator;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import io.psiflink.api.Role;
 import io.psiflink.api.ColumnType;
+import io.psiflink.api.OutputFormat;
+import io.psiflink.api.PublicSize;
+import io.psiflink.api.Role;
 import io.psiflink.coordinator.Model.ColumnSpec;
 import io.psiflink.coordinator.Model.Decision;
 import io.psiflink.coordinator.Model.Output;
 import io.psiflink.coordinator.Model.SessionRecord;
-import io.psiflink.api.PublicSize;
 import java.io.IOException;
 import java.util.ArrayList;
-import io.psiflink.api.OutputFormat;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -21,11 +21,11 @@ import java.util.Set;
 import java.util.regex.Pattern;
 
 /**
- * The API's request bodies as typed records, each parsed once from JSON at the HTTP edge
- * ({@link HttpApi}): a malformed body is refused there with 400 naming the field; what needs this
- * party's state (its datasets, the peer, the clock) is checked by the part that handles it.
- * Records sent to the peer ({@link Offer}, {@link PeerDecision}, {@link PeerAbort}) are also what
- * this coordinator writes when it calls the peer.
+ * The API's request bodies as typed records, each parsed once from JSON at the HTTP edge ({@link
+ * HttpApi}): a malformed body is refused there with 400 naming the field; what needs this party's
+ * state (its datasets, the peer, the clock) is checked by the part that handles it. Records sent to
+ * the peer ({@link Offer}, {@link PeerDecision}, {@link PeerAbort}) are also what this coordinator
+ * writes when it calls the peer.
  */
 final class Requests {
   private Requests() {}
@@ -38,8 +38,14 @@ final class Requests {
    * @param schema null: discover it from the files
    * @param keyColumns null when not given (the registry requires it once the schema is known)
    */
-  record NewDataset(String name, String location, OutputFormat format, List<ColumnSpec> schema,
-      List<String> keyColumns, List<String> revealColumns, List<String> filterColumns,
+  record NewDataset(
+      String name,
+      String location,
+      OutputFormat format,
+      List<ColumnSpec> schema,
+      List<String> keyColumns,
+      List<String> revealColumns,
+      List<String> filterColumns,
       String publicSize) {
 
     static NewDataset parse(JsonNode body) {
@@ -51,18 +57,28 @@ final class Requests {
       String location = requireText(body, "location");
       OutputFormat format = Formats.parse(requireText(body, "format"), "format");
       JsonNode schemaNode = body.get("schema");
-      List<ColumnSpec> schema = schemaNode == null || schemaNode.isNull() ? null
-          : schema(schemaNode);
+      List<ColumnSpec> schema =
+          schemaNode == null || schemaNode.isNull() ? null : schema(schemaNode);
       String publicSize;
       try {
-        publicSize = PublicSize.parse(body.hasNonNull("publicSize")
-            ? body.get("publicSize").asText() : PublicSize.DEFAULT.text()).text();
+        publicSize =
+            PublicSize.parse(
+                    body.hasNonNull("publicSize")
+                        ? body.get("publicSize").asText()
+                        : PublicSize.DEFAULT.text())
+                .text();
       } catch (IllegalArgumentException e) {
         throw ApiException.badRequest("publicSize", e.getMessage());
       }
-      return new NewDataset(name, location, format, schema,
-          names(body, "keyColumns", true), names(body, "revealColumns", false),
-          names(body, "filterColumns", false), publicSize);
+      return new NewDataset(
+          name,
+          location,
+          format,
+          schema,
+          names(body, "keyColumns", true),
+          names(body, "revealColumns", false),
+          names(body, "filterColumns", false),
+          publicSize);
     }
 
     /** A schema as given or discovered: non-empty, known types, no duplicate column. */
@@ -80,8 +96,12 @@ final class Requests {
         try {
           ColumnType.valueOf(type);
         } catch (IllegalArgumentException e) {
-          throw ApiException.badRequest(f + ".type", "unknown type " + c.get("type").asText()
-              + "; types are " + List.of(ColumnType.values()));
+          throw ApiException.badRequest(
+              f + ".type",
+              "unknown type "
+                  + c.get("type").asText()
+                  + "; types are "
+                  + List.of(ColumnType.values()));
         }
         if (!names.add(cn)) {
           throw ApiException.badRequest(f + ".name", "duplicate column " + cn);
@@ -102,14 +122,14 @@ final class Requests {
         return null;
       }
       if (!n.isArray() || (required && n.isEmpty())) {
-        throw ApiException.badRequest(field, required ? "must list at least one column"
-            : "must be an array of column names");
+        throw ApiException.badRequest(
+            field, required ? "must list at least one column" : "must be an array of column names");
       }
       List<String> out = new ArrayList<>();
       for (int i = 0; i < n.size(); i++) {
         if (!n.get(i).isTextual()) {
-          throw ApiException.badRequest(field + "[" + i + "]", "unknown column " + n.get(i)
-              + "; column names are strings");
+          throw ApiException.badRequest(
+              field + "[" + i + "]", "unknown column " + n.get(i) + "; column names are strings");
         }
         out.add(n.get(i).asText());
       }
@@ -122,30 +142,48 @@ final class Requests {
    *
    * @param bins null: the configured default (likewise sigma, protocol)
    */
-  record Submission(String localDataset, String peerDataset, Role role, Integer bins,
-      Integer sigma, String protocol, String sql, QueryForm query, Output output) {
+  record Submission(
+      String localDataset,
+      String peerDataset,
+      Role role,
+      Integer bins,
+      Integer sigma,
+      String protocol,
+      String sql,
+      QueryForm query,
+      Output output) {
 
     static Submission parse(JsonNode body) {
       object(body);
       String localName = requireText(body, "localDataset");
       String peerName = requireText(body, "peerDataset");
-      Role role = Roles.twoParty(body.hasNonNull("role") ? body.get("role").asText() : null,
-          "role");
+      Role role =
+          Roles.twoParty(body.hasNonNull("role") ? body.get("role").asText() : null, "role");
       Integer bins = intField(body, "bins", 0, 1 << 24);
       Integer sigma = intField(body, "sigma", 40, 128);
       String protocol = body.hasNonNull("protocol") ? body.get("protocol").asText() : null;
       boolean hasSql = body.hasNonNull("sql");
       boolean hasJson = body.hasNonNull("query");
       if (hasSql == hasJson) {
-        throw ApiException.badRequest("sql", "give the query either as SQL text (sql) or in JSON"
-            + " form (query), not " + (hasSql ? "both" : "neither"));
+        throw ApiException.badRequest(
+            "sql",
+            "give the query either as SQL text (sql) or in JSON"
+                + " form (query), not "
+                + (hasSql ? "both" : "neither"));
       }
       if (hasSql && (!body.get("sql").isTextual() || body.get("sql").asText().isBlank())) {
         throw ApiException.badRequest("sql", "must be non-empty SQL text");
       }
-      return new Submission(localName, peerName, role, bins, sigma, protocol,
+      return new Submission(
+          localName,
+          peerName,
+          role,
+          bins,
+          sigma,
+          protocol,
           hasSql ? body.get("sql").asText() : null,
-          hasJson ? QueryForm.parse(body.get("query")) : null, output(body.get("output")));
+          hasJson ? QueryForm.parse(body.get("query")) : null,
+          output(body.get("output")));
     }
 
     private static Output output(JsonNode n) {
@@ -160,9 +198,12 @@ final class Requests {
       if (loc != null && !loc.isNull() && (!loc.isTextual() || loc.asText().isBlank())) {
         throw ApiException.badRequest("output.location", "must be a non-empty path");
       }
-      OutputFormat format = fmt == null || fmt.isNull() ? null
-          : fmt.isTextual() && (fmt.asText().equals("avro") || fmt.asText().equals("csv"))
-          ? OutputFormat.parse(fmt.asText()) : null;
+      OutputFormat format =
+          fmt == null || fmt.isNull()
+              ? null
+              : fmt.isTextual() && (fmt.asText().equals("avro") || fmt.asText().equals("csv"))
+                  ? OutputFormat.parse(fmt.asText())
+                  : null;
       if (fmt != null && !fmt.isNull() && format == null) {
         throw ApiException.badRequest("output.format", "must be avro or csv");
       }
@@ -206,8 +247,8 @@ final class Requests {
           throw ApiException.badRequest(f + ".table", "must be a or b, not " + table);
         }
         String column = text(item, "column", f);
-        selected.add(new Selected(side, column,
-            item.hasNonNull("as") ? text(item, "as", f) : null));
+        selected.add(
+            new Selected(side, column, item.hasNonNull("as") ? text(item, "as", f) : null));
       }
       JsonNode on = q.path("on");
       if (!on.isArray() || on.isEmpty()) {
@@ -225,11 +266,14 @@ final class Requests {
         if (!where.isObject()) {
           throw ApiException.badRequest("query.where", "must be an object {a: [...], b: [...]}");
         }
-        where.fieldNames().forEachRemaining(name -> {
-          if (Roles.ofTable(name) == null) {
-            throw ApiException.badRequest("query.where." + name, "tables are a and b");
-          }
-        });
+        where
+            .fieldNames()
+            .forEachRemaining(
+                name -> {
+                  if (Roles.ofTable(name) == null) {
+                    throw ApiException.badRequest("query.where." + name, "tables are a and b");
+                  }
+                });
         for (Role r : List.of(Role.A, Role.B)) {
           String t = r.table();
           JsonNode list = where.path(t);
@@ -242,8 +286,8 @@ final class Requests {
           List<String> conds = new ArrayList<>();
           for (int i = 0; i < list.size(); i++) {
             if (!list.get(i).isTextual() || list.get(i).asText().isBlank()) {
-              throw ApiException.badRequest("query.where." + t + "[" + i + "]",
-                  "must be a non-empty SQL condition");
+              throw ApiException.badRequest(
+                  "query.where." + t + "[" + i + "]", "must be a non-empty SQL condition");
             }
             conds.add(list.get(i).asText());
           }
@@ -263,9 +307,20 @@ final class Requests {
    * {@code POST /v1/peer/queries}: a query the peer's party submitted, for this party's approval
    * (the requester's coordinator writes it, the approver's parses it).
    */
-  record Offer(String id, String requester, Role requesterSide, String requesterDataset,
-      String approverDataset, String sql, String fingerprint, int bins, int sigma,
-      String protocol, String requesterEndpoint, String requesterFingerprint, long expiresAt) {
+  record Offer(
+      String id,
+      String requester,
+      Role requesterSide,
+      String requesterDataset,
+      String approverDataset,
+      String sql,
+      String fingerprint,
+      int bins,
+      int sigma,
+      String protocol,
+      String requesterEndpoint,
+      String requesterFingerprint,
+      long expiresAt) {
 
     /** {@code refuse}: the id names rows here, so a bad one is refused first, and audited. */
     static Offer parse(JsonNode offer, Refusal refuse) {
@@ -275,8 +330,10 @@ final class Requests {
         throw refuse.refused("id", id, "must be a UUID in canonical form");
       }
       String requester = requireText(offer, "requester");
-      Role requesterSide = Roles.twoParty(offer.hasNonNull("requesterSide")
-          ? offer.get("requesterSide").asText() : null, "role");
+      Role requesterSide =
+          Roles.twoParty(
+              offer.hasNonNull("requesterSide") ? offer.get("requesterSide").asText() : null,
+              "role");
       String requesterDataset = requireText(offer, "requesterDataset");
       String ownName = requireText(offer, "approverDataset");
       String sql = requireText(offer, "sql");
@@ -286,9 +343,20 @@ final class Requests {
       String protocol = requireText(offer, "protocol");
       String endpoint = requireText(offer, "requesterEndpoint");
       String peerFingerprint = requireText(offer, "requesterFingerprint");
-      return new Offer(id, requester, requesterSide, requesterDataset, ownName, sql, fingerprint,
-          bins == null ? 0 : bins, sigma == null ? 40 : sigma, protocol, endpoint,
-          peerFingerprint, offer.path("expiresAt").asLong(0));
+      return new Offer(
+          id,
+          requester,
+          requesterSide,
+          requesterDataset,
+          ownName,
+          sql,
+          fingerprint,
+          bins == null ? 0 : bins,
+          sigma == null ? 40 : sigma,
+          protocol,
+          endpoint,
+          peerFingerprint,
+          offer.path("expiresAt").asLong(0));
     }
   }
 
@@ -317,8 +385,11 @@ final class Requests {
           throw ApiException.badRequest("session", "an approval carries the session of the query");
         }
       }
-      return new PeerDecision(decision, reason,
-          body.hasNonNull("decidedAt") ? body.get("decidedAt").asLong() : null, session);
+      return new PeerDecision(
+          decision,
+          reason,
+          body.hasNonNull("decidedAt") ? body.get("decidedAt").asLong() : null,
+          session);
     }
   }
 
@@ -328,12 +399,16 @@ final class Requests {
     /** Refuses anything but {@code {"category": "<one of the set>"}} through {@code refuse}. */
     static PeerAbort parse(JsonNode body, Refusal refuse) {
       JsonNode cat = body == null ? null : body.get("category");
-      AbortCategory category = cat != null && cat.isTextual() ? AbortCategory.parse(cat.asText())
-          : null;
+      AbortCategory category =
+          cat != null && cat.isTextual() ? AbortCategory.parse(cat.asText()) : null;
       if (category == null) {
-        throw refuse.refused("category", cat == null ? null : cat.toString(),
-            "must be one of " + java.util.Arrays.stream(AbortCategory.values())
-                .map(AbortCategory::wire).toList());
+        throw refuse.refused(
+            "category",
+            cat == null ? null : cat.toString(),
+            "must be one of "
+                + java.util.Arrays.stream(AbortCategory.values())
+                    .map(AbortCategory::wire)
+                    .toList());
       }
       java.util.Iterator<String> fields = body.fieldNames();
       while (fields.hasNext()) {

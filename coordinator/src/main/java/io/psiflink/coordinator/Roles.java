@@ -30,14 +30,15 @@ final class Roles {
     return switch (text) {
       case "A", "a" -> Role.A;
       case "B", "b" -> Role.B;
-      default -> throw ApiException.badRequest(field, "must be A (table a, receives the joined"
-          + " rows) or B (table b)");
+      default ->
+          throw ApiException.badRequest(
+              field, "must be A (table a, receives the joined" + " rows) or B (table b)");
     };
   }
 
   /**
-   * The party of a two-party query whose table qualifier ({@link Role#table()}) is {@code table}:
-   * A for {@code a}, B for {@code b}; null for any other text.
+   * The party of a two-party query whose table qualifier ({@link Role#table()}) is {@code table}: A
+   * for {@code a}, B for {@code b}; null for any other text.
    */
   static Role ofTable(String table) {
     for (Role r : new Role[] {Role.A, Role.B}) {
@@ -51,23 +52,27 @@ final class Roles {
   /** Jackson: a role as its label. */
   static SimpleModule jsonModule() {
     SimpleModule m = new SimpleModule("psi-roles");
-    m.addSerializer(Role.class, new JsonSerializer<Role>() {
-      @Override
-      public void serialize(Role r, JsonGenerator g, SerializerProvider p) throws IOException {
-        g.writeString(r.label());
-      }
-    });
-    m.addDeserializer(Role.class, new JsonDeserializer<Role>() {
-      @Override
-      public Role deserialize(JsonParser p, DeserializationContext ctx) throws IOException {
-        String text = p.getValueAsString();
-        try {
-          return Role.parse(text);
-        } catch (IllegalArgumentException | NullPointerException e) {
-          return (Role) ctx.handleWeirdStringValue(Role.class, text, "not a role");
-        }
-      }
-    });
+    m.addSerializer(
+        Role.class,
+        new JsonSerializer<Role>() {
+          @Override
+          public void serialize(Role r, JsonGenerator g, SerializerProvider p) throws IOException {
+            g.writeString(r.label());
+          }
+        });
+    m.addDeserializer(
+        Role.class,
+        new JsonDeserializer<Role>() {
+          @Override
+          public Role deserialize(JsonParser p, DeserializationContext ctx) throws IOException {
+            String text = p.getValueAsString();
+            try {
+              return Role.parse(text);
+            } catch (IllegalArgumentException | NullPointerException e) {
+              return (Role) ctx.handleWeirdStringValue(Role.class, text, "not a role");
+            }
+          }
+        });
     return m;
   }
 }

@@ -14,22 +14,25 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Sessions and this party's job of each: launch (through {@link JobLauncher}, when the config has
- * a job section), recovery after a restart, cancellation, the peer's abort, and the result.
+ * Sessions and this party's job of each: launch (through {@link JobLauncher}, when the config has a
+ * job section), recovery after a restart, cancellation, the peer's abort, and the result.
  */
 final class Sessions {
   private static final Logger LOG = LoggerFactory.getLogger(Sessions.class);
 
   private final Context ctx;
   private final DatasetRegistry registry;
+
   /** Null when the config has no job section: sessions are recorded, nothing is launched. */
   private final JobLauncher launcher;
 
   Sessions(Context ctx, DatasetRegistry registry) {
     this.ctx = ctx;
     this.registry = registry;
-    this.launcher = ctx.config().job() == null ? null
-        : new JobLauncher(ctx.config(), ctx.db(), ctx.json(), ctx.clock(), this::abortAtPeer);
+    this.launcher =
+        ctx.config().job() == null
+            ? null
+            : new JobLauncher(ctx.config(), ctx.db(), ctx.json(), ctx.clock(), this::abortAtPeer);
   }
 
   /**
@@ -38,22 +41,24 @@ final class Sessions {
    */
   void recover() {
     long now = ctx.now();
-    ctx.db().tx(c -> {
-      for (SessionRecord s : Store.sessionsWithStatus(c, SessionStatus.RUNNING)) {
-        String error = "the coordinator of " + ctx.party() + " restarted while the job ran";
-        if (Store.endSession(c, s.id(), SessionStatus.FAILED, error, null, null, null, now)) {
-          Store.audit(c, now, ctx.party(), "job.failed", "session", s.id(), error);
-        }
-      }
-      return null;
-    });
+    ctx.db()
+        .tx(
+            c -> {
+              for (SessionRecord s : Store.sessionsWithStatus(c, SessionStatus.RUNNING)) {
+                String error = "the coordinator of " + ctx.party() + " restarted while the job ran";
+                if (Store.endSession(
+                    c, s.id(), SessionStatus.FAILED, error, null, null, null, now)) {
+                  Store.audit(c, now, ctx.party(), "job.failed", "session", s.id(), error);
+                }
+              }
+              return null;
+            });
   }
 
   /** Launches the jobs of sessions approved but not launched (the sweeper; none without a job). */
   void launchCreated() {
     if (launcher != null) {
-      for (SessionRecord s : ctx.db().tx(c -> Store.sessionsWithStatus(c,
-          SessionStatus.CREATED))) {
+      for (SessionRecord s : ctx.db().tx(c -> Store.sessionsWithStatus(c, SessionStatus.CREATED))) {
         launch(s.id());
       }
     }
@@ -72,8 +77,11 @@ final class Sessions {
       QueryRecord q = ctx.db().tx(c -> Store.query(c, s.queryId())).orElseThrow();
       Dataset local = registry.active(q.localDataset()).orElse(null);
       if (local == null) {
-        end(sessionId, SessionStatus.FAILED, "dataset " + q.localDataset()
-            + " is no longer active at " + ctx.party(), "job.failed");
+        end(
+            sessionId,
+            SessionStatus.FAILED,
+            "dataset " + q.localDataset() + " is no longer active at " + ctx.party(),
+            "job.failed");
         abortAtPeer(sessionId, AbortCategory.DATASET_UNAVAILABLE);
         return;
       }
@@ -88,16 +96,17 @@ final class Sessions {
   }
 
   /** As above, with {@code detail} as the audit entry's details instead of the error. */
-  private boolean end(String id, SessionStatus status, String error, String action,
-      String detail) {
+  private boolean end(String id, SessionStatus status, String error, String action, String detail) {
     long now = ctx.now();
-    return ctx.db().tx(c -> {
-      if (!Store.endSession(c, id, status, error, null, null, null, now)) {
-        return false;
-      }
-      Store.audit(c, now, ctx.party(), action, "session", id, detail);
-      return true;
-    });
+    return ctx.db()
+        .tx(
+            c -> {
+              if (!Store.endSession(c, id, status, error, null, null, null, now)) {
+                return false;
+              }
+              Store.audit(c, now, ctx.party(), action, "session", id, detail);
+              return true;
+            });
   }
 
   /**
@@ -107,10 +116,10 @@ final class Sessions {
    */
   SessionRecord cancel(String id, String principal) {
     SessionRecord s = get(id);
-    if (!end(id, SessionStatus.CANCELLED, null, "job.cancelled",
-        principalDetail(principal, null))) {
-      throw ApiException.conflict("session " + id + " has already ended: "
-          + get(id).status().wire());
+    if (!end(
+        id, SessionStatus.CANCELLED, null, "job.cancelled", principalDetail(principal, null))) {
+      throw ApiException.conflict(
+          "session " + id + " has already ended: " + get(id).status().wire());
     }
     if (launcher != null) {
       launcher.stop(id);
@@ -127,12 +136,11 @@ final class Sessions {
   }
 
   /**
-   * The peer tells this coordinator that its side of a session ended early ({@code id} checked
-   * and known: {@link #peerSessionId}).
+   * The peer tells this coordinator that its side of a session ended early ({@code id} checked and
+   * known: {@link #peerSessionId}).
    */
   SessionRecord peerAbort(String id, Requests.PeerAbort abort) {
-    String error = "the peer " + ctx.peerName() + " ended the session: "
-        + abort.category().wire();
+    String error = "the peer " + ctx.peerName() + " ended the session: " + abort.category().wire();
     if (end(id, SessionStatus.FAILED, error, "session.aborted_by_peer") && launcher != null) {
       launcher.stop(id);
     }
@@ -157,12 +165,13 @@ final class Sessions {
 
   private void abortAtPeer(String id, AbortCategory category) {
     try {
-      ctx.peer().post("/v1/peer/sessions/" + PeerClient.segment(id) + "/abort",
-          new Requests.PeerAbort(category));
+      ctx.peer()
+          .post(
+              "/v1/peer/sessions/" + PeerClient.segment(id) + "/abort",
+              new Requests.PeerAbort(category));
     } catch (IOException | PeerClient.PeerError e) {
       // the peer's job still fails through the bridge, within its timeouts
-      LOG.warn("cannot tell {} that session {} ended: {}", ctx.peerName(), id,
-          e.getMessage());
+      LOG.warn("cannot tell {} that session {} ended: {}", ctx.peerName(), id, e.getMessage());
       ctx.audit(ctx.now(), ctx.party(), "peer.notify_failed", "session", id, e.getMessage());
     }
   }
@@ -172,15 +181,21 @@ final class Sessions {
     SessionRecord s = get(id);
     QueryRecord q = ctx.db().tx(c -> Store.query(c, s.queryId())).orElseThrow();
     if (!q.localSide().equals(Role.A)) {
-      throw ApiException.notFound("result of session " + id + ": party B receives no rows (the"
-          + " joined table is written at party A, " + s.partyA() + ")");
+      throw ApiException.notFound(
+          "result of session "
+              + id
+              + ": party B receives no rows (the"
+              + " joined table is written at party A, "
+              + s.partyA()
+              + ")");
     }
     if (s.status() != SessionStatus.SUCCEEDED) {
-      String why = switch (s.status()) {
-        case FAILED -> "failed: " + s.error();
-        case CANCELLED -> "was cancelled";
-        default -> "is " + s.status().wire() + "; the result exists once it succeeded";
-      };
+      String why =
+          switch (s.status()) {
+            case FAILED -> "failed: " + s.error();
+            case CANCELLED -> "was cancelled";
+            default -> "is " + s.status().wire() + "; the result exists once it succeeded";
+          };
       throw ApiException.conflict("session " + id + " " + why)
           .with("sessionStatus", s.status().wire());
     }
@@ -202,8 +217,9 @@ final class Sessions {
   }
 
   SessionRecord get(String id) {
-    return ctx.db().tx(c -> Store.session(c, id)).orElseThrow(() -> ApiException.notFound(
-        "session " + id));
+    return ctx.db()
+        .tx(c -> Store.session(c, id))
+        .orElseThrow(() -> ApiException.notFound("session " + id));
   }
 
   List<AuditEntry> audit(long after, int limit) {

@@ -12,8 +12,8 @@ import io.psiflink.coordinator.Model.DatasetStatus;
 import io.psiflink.coordinator.Model.Decision;
 import io.psiflink.coordinator.Model.Direction;
 import io.psiflink.coordinator.Model.Phase;
-import io.psiflink.coordinator.Model.QueryStatus;
 import io.psiflink.coordinator.Model.QueryRecord;
+import io.psiflink.coordinator.Model.QueryStatus;
 import io.psiflink.coordinator.Model.SessionRecord;
 import io.psiflink.coordinator.Model.SessionStatus;
 import java.sql.Connection;
@@ -31,15 +31,17 @@ import java.util.Optional;
  * inserted into. Enums are stored by their names ({@code PENDING}, V4_2), roles by their labels.
  */
 public final class Store {
-  private static final ObjectMapper JSON = new ObjectMapper()
-      .registerModule(Formats.jsonModule(false)); // lower case in the audit log
+  private static final ObjectMapper JSON =
+      new ObjectMapper().registerModule(Formats.jsonModule(false)); // lower case in the audit log
 
   // ------------------------------------------------------------------ datasets
 
   public static void insertDataset(Connection c, Dataset d) throws SQLException {
-    try (PreparedStatement ps = c.prepareStatement("INSERT INTO datasets (name, location, format,"
-        + " schema_json, key_columns, reveal_columns, filter_columns, status, created_at,"
-        + " retired_at, public_size) VALUES (?,?,?,?,?,?,?,?,?,?,?)")) {
+    try (PreparedStatement ps =
+        c.prepareStatement(
+            "INSERT INTO datasets (name, location, format,"
+                + " schema_json, key_columns, reveal_columns, filter_columns, status, created_at,"
+                + " retired_at, public_size) VALUES (?,?,?,?,?,?,?,?,?,?,?)")) {
       ps.setString(1, d.name());
       ps.setString(2, d.location());
       ps.setString(3, Formats.store(d.format()));
@@ -61,24 +63,37 @@ public final class Store {
   }
 
   public static List<Dataset> datasets(Connection c, boolean includeRetired) throws SQLException {
-    return includeRetired ? datasets(c, "")
+    return includeRetired
+        ? datasets(c, "")
         : datasets(c, "WHERE status = ?", DatasetStatus.ACTIVE.name());
   }
 
   private static List<Dataset> datasets(Connection c, String where, Object... args)
       throws SQLException {
-    try (PreparedStatement ps = c.prepareStatement("SELECT name, location, format, schema_json,"
-        + " key_columns, reveal_columns, filter_columns, status, created_at, retired_at,"
-        + " public_size FROM datasets " + where + " ORDER BY name")) {
+    try (PreparedStatement ps =
+        c.prepareStatement(
+            "SELECT name, location, format, schema_json,"
+                + " key_columns, reveal_columns, filter_columns, status, created_at, retired_at,"
+                + " public_size FROM datasets "
+                + where
+                + " ORDER BY name")) {
       bind(ps, args);
       List<Dataset> out = new ArrayList<>();
       try (ResultSet rs = ps.executeQuery()) {
         while (rs.next()) {
-          out.add(new Dataset(rs.getString(1), rs.getString(2), Formats.stored(rs.getString(3)),
-              fromJson(rs.getString(4), new TypeReference<List<ColumnSpec>>() {}),
-              strings(rs.getString(5)), strings(rs.getString(6)), strings(rs.getString(7)),
-              DatasetStatus.valueOf(rs.getString(8)), rs.getLong(9), getLong(rs, 10),
-              rs.getString(11)));
+          out.add(
+              new Dataset(
+                  rs.getString(1),
+                  rs.getString(2),
+                  Formats.stored(rs.getString(3)),
+                  fromJson(rs.getString(4), new TypeReference<List<ColumnSpec>>() {}),
+                  strings(rs.getString(5)),
+                  strings(rs.getString(6)),
+                  strings(rs.getString(7)),
+                  DatasetStatus.valueOf(rs.getString(8)),
+                  rs.getLong(9),
+                  getLong(rs, 10),
+                  rs.getString(11)));
         }
       }
       return out;
@@ -87,8 +102,8 @@ public final class Store {
 
   /** Stores what each party learns from a query (JSON), computed when it was validated. */
   public static void setDisclosure(Connection c, String queryId, String json) throws SQLException {
-    try (PreparedStatement ps = c.prepareStatement("UPDATE queries SET disclosure_json = ?"
-        + " WHERE id = ?")) {
+    try (PreparedStatement ps =
+        c.prepareStatement("UPDATE queries SET disclosure_json = ?" + " WHERE id = ?")) {
       ps.setString(1, json);
       ps.setString(2, queryId);
       ps.executeUpdate();
@@ -97,8 +112,8 @@ public final class Store {
 
   /** The disclosure JSON of a query, if stored. */
   public static Optional<String> disclosure(Connection c, String queryId) throws SQLException {
-    try (PreparedStatement ps = c.prepareStatement("SELECT disclosure_json FROM queries"
-        + " WHERE id = ?")) {
+    try (PreparedStatement ps =
+        c.prepareStatement("SELECT disclosure_json FROM queries" + " WHERE id = ?")) {
       ps.setString(1, queryId);
       try (ResultSet rs = ps.executeQuery()) {
         return rs.next() ? Optional.ofNullable(rs.getString(1)) : Optional.empty();
@@ -108,8 +123,9 @@ public final class Store {
 
   /** Marks a dataset retired; false if it was not active. */
   public static boolean retireDataset(Connection c, String name, long at) throws SQLException {
-    try (PreparedStatement ps = c.prepareStatement("UPDATE datasets SET status = ?,"
-        + " retired_at = ? WHERE name = ? AND status = ?")) {
+    try (PreparedStatement ps =
+        c.prepareStatement(
+            "UPDATE datasets SET status = ?," + " retired_at = ? WHERE name = ? AND status = ?")) {
       bind(ps, DatasetStatus.RETIRED.name(), at, name, DatasetStatus.ACTIVE.name());
       return ps.executeUpdate() == 1;
     }
@@ -117,18 +133,39 @@ public final class Store {
 
   // ------------------------------------------------------------------ queries
 
-  private static final String QUERY_COLUMNS = "id, direction, requester, approver, local_side,"
-      + " local_dataset, peer_dataset, sql_text, fingerprint, bins, sigma, protocol,"
-      + " requester_endpoint, requester_fingerprint, status, status_reason, created_at,"
-      + " expires_at, decided_at, output_location, output_format";
+  private static final String QUERY_COLUMNS =
+      "id, direction, requester, approver, local_side,"
+          + " local_dataset, peer_dataset, sql_text, fingerprint, bins, sigma, protocol,"
+          + " requester_endpoint, requester_fingerprint, status, status_reason, created_at,"
+          + " expires_at, decided_at, output_location, output_format";
 
   public static void insertQuery(Connection c, QueryRecord q) throws SQLException {
-    try (PreparedStatement ps = c.prepareStatement("INSERT INTO queries (" + QUERY_COLUMNS
-        + ") VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)")) {
-      bind(ps, q.id(), q.direction().name(), q.requester(), q.approver(), q.localSide().label(),
-          q.localDataset(), q.peerDataset(), q.sql(), q.fingerprint(), q.bins(), q.sigma(),
-          q.protocol(), q.requesterEndpoint(), q.requesterFingerprint(), q.status().name(),
-          q.statusReason(), q.createdAt(), q.expiresAt(), q.decidedAt(),
+    try (PreparedStatement ps =
+        c.prepareStatement(
+            "INSERT INTO queries ("
+                + QUERY_COLUMNS
+                + ") VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)")) {
+      bind(
+          ps,
+          q.id(),
+          q.direction().name(),
+          q.requester(),
+          q.approver(),
+          q.localSide().label(),
+          q.localDataset(),
+          q.peerDataset(),
+          q.sql(),
+          q.fingerprint(),
+          q.bins(),
+          q.sigma(),
+          q.protocol(),
+          q.requesterEndpoint(),
+          q.requesterFingerprint(),
+          q.status().name(),
+          q.statusReason(),
+          q.createdAt(),
+          q.expiresAt(),
+          q.decidedAt(),
           q.output() == null ? null : q.output().location(),
           q.output() == null ? null : Formats.store(q.output().format()));
       ps.executeUpdate();
@@ -151,20 +188,37 @@ public final class Store {
 
   private static List<QueryRecord> queries(Connection c, String where, Object... args)
       throws SQLException {
-    try (PreparedStatement ps = c.prepareStatement("SELECT " + QUERY_COLUMNS + " FROM queries "
-        + where + " ORDER BY created_at, id")) {
+    try (PreparedStatement ps =
+        c.prepareStatement(
+            "SELECT " + QUERY_COLUMNS + " FROM queries " + where + " ORDER BY created_at, id")) {
       bind(ps, args);
       List<QueryRecord> out = new ArrayList<>();
       try (ResultSet rs = ps.executeQuery()) {
         while (rs.next()) {
-          out.add(new QueryRecord(rs.getString(1), Direction.valueOf(rs.getString(2)),
-              rs.getString(3), rs.getString(4), Role.parse(rs.getString(5)), rs.getString(6),
-              rs.getString(7), rs.getString(8), rs.getString(9), rs.getInt(10), rs.getInt(11),
-              rs.getString(12), rs.getString(13), rs.getString(14),
-              QueryStatus.valueOf(rs.getString(15)), rs.getString(16),
-              rs.getLong(17), rs.getLong(18), getLong(rs, 19),
-              rs.getString(20) == null && rs.getString(21) == null ? null
-                  : new Model.Output(rs.getString(20), Formats.stored(rs.getString(21)))));
+          out.add(
+              new QueryRecord(
+                  rs.getString(1),
+                  Direction.valueOf(rs.getString(2)),
+                  rs.getString(3),
+                  rs.getString(4),
+                  Role.parse(rs.getString(5)),
+                  rs.getString(6),
+                  rs.getString(7),
+                  rs.getString(8),
+                  rs.getString(9),
+                  rs.getInt(10),
+                  rs.getInt(11),
+                  rs.getString(12),
+                  rs.getString(13),
+                  rs.getString(14),
+                  QueryStatus.valueOf(rs.getString(15)),
+                  rs.getString(16),
+                  rs.getLong(17),
+                  rs.getLong(18),
+                  getLong(rs, 19),
+                  rs.getString(20) == null && rs.getString(21) == null
+                      ? null
+                      : new Model.Output(rs.getString(20), Formats.stored(rs.getString(21)))));
         }
       }
       return out;
@@ -172,13 +226,15 @@ public final class Store {
   }
 
   /**
-   * Moves a query from {@code pending} to {@code status}; false if it was no longer pending (another
-   * decision or the expiry got there first).
+   * Moves a query from {@code pending} to {@code status}; false if it was no longer pending
+   * (another decision or the expiry got there first).
    */
-  public static boolean decide(Connection c, String id, QueryStatus status, String reason,
-      long at) throws SQLException {
-    try (PreparedStatement ps = c.prepareStatement("UPDATE queries SET status = ?,"
-        + " status_reason = ?, decided_at = ? WHERE id = ? AND status = ?")) {
+  public static boolean decide(Connection c, String id, QueryStatus status, String reason, long at)
+      throws SQLException {
+    try (PreparedStatement ps =
+        c.prepareStatement(
+            "UPDATE queries SET status = ?,"
+                + " status_reason = ?, decided_at = ? WHERE id = ? AND status = ?")) {
       bind(ps, status.name(), reason, at, id, QueryStatus.PENDING.name());
       return ps.executeUpdate() == 1;
     }
@@ -187,50 +243,87 @@ public final class Store {
   // ------------------------------------------------------------------ approvals, sessions
 
   public static void insertApproval(Connection c, Approval a) throws SQLException {
-    try (PreparedStatement ps = c.prepareStatement("INSERT INTO approvals (query_id, decision,"
-        + " decided_by, reason, decided_at) VALUES (?,?,?,?,?)")) {
+    try (PreparedStatement ps =
+        c.prepareStatement(
+            "INSERT INTO approvals (query_id, decision,"
+                + " decided_by, reason, decided_at) VALUES (?,?,?,?,?)")) {
       bind(ps, a.queryId(), a.decision().name(), a.decidedBy(), a.reason(), a.decidedAt());
       ps.executeUpdate();
     }
   }
 
   public static Optional<Approval> approval(Connection c, String queryId) throws SQLException {
-    try (PreparedStatement ps = c.prepareStatement("SELECT query_id, decision, decided_by, reason,"
-        + " decided_at FROM approvals WHERE query_id = ?")) {
+    try (PreparedStatement ps =
+        c.prepareStatement(
+            "SELECT query_id, decision, decided_by, reason,"
+                + " decided_at FROM approvals WHERE query_id = ?")) {
       ps.setString(1, queryId);
       try (ResultSet rs = ps.executeQuery()) {
-        return rs.next() ? Optional.of(new Approval(rs.getString(1),
-            Decision.valueOf(rs.getString(2)),
-            rs.getString(3), rs.getString(4), rs.getLong(5))) : Optional.empty();
+        return rs.next()
+            ? Optional.of(
+                new Approval(
+                    rs.getString(1),
+                    Decision.valueOf(rs.getString(2)),
+                    rs.getString(3),
+                    rs.getString(4),
+                    rs.getLong(5)))
+            : Optional.empty();
       }
     }
   }
 
-  private static final String SESSION_COLUMNS = "id, query_id, party_a, party_b, bins, sigma,"
-      + " protocol, a_endpoint, a_fingerprint, b_endpoint, b_fingerprint, status, created_at,"
-      + " phase, bins_done, bins_total, error, result_location, result_format, rows_out,"
-      + " started_at, ended_at";
+  private static final String SESSION_COLUMNS =
+      "id, query_id, party_a, party_b, bins, sigma,"
+          + " protocol, a_endpoint, a_fingerprint, b_endpoint, b_fingerprint, status, created_at,"
+          + " phase, bins_done, bins_total, error, result_location, result_format, rows_out,"
+          + " started_at, ended_at";
 
   public static void insertSession(Connection c, SessionRecord s) throws SQLException {
-    try (PreparedStatement ps = c.prepareStatement("INSERT INTO sessions (" + SESSION_COLUMNS
-        + ") VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)")) {
-      bind(ps, s.id(), s.queryId(), s.partyA(), s.partyB(), s.bins(), s.sigma(), s.protocol(),
-          s.aEndpoint(), s.aFingerprint(), s.bEndpoint(), s.bFingerprint(), s.status().name(),
-          s.createdAt(), s.progress() == null ? null : s.progress().phase().name(),
+    try (PreparedStatement ps =
+        c.prepareStatement(
+            "INSERT INTO sessions ("
+                + SESSION_COLUMNS
+                + ") VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)")) {
+      bind(
+          ps,
+          s.id(),
+          s.queryId(),
+          s.partyA(),
+          s.partyB(),
+          s.bins(),
+          s.sigma(),
+          s.protocol(),
+          s.aEndpoint(),
+          s.aFingerprint(),
+          s.bEndpoint(),
+          s.bFingerprint(),
+          s.status().name(),
+          s.createdAt(),
+          s.progress() == null ? null : s.progress().phase().name(),
           s.progress() == null ? null : s.progress().binsDone(),
-          s.progress() == null ? null : s.progress().binsTotal(), s.error(),
+          s.progress() == null ? null : s.progress().binsTotal(),
+          s.error(),
           s.result() == null ? null : s.result().location(),
           s.result() == null ? null : Formats.store(s.result().format()),
-          s.result() == null ? null : s.result().rowsOut(), s.startedAt(), s.endedAt());
+          s.result() == null ? null : s.result().rowsOut(),
+          s.startedAt(),
+          s.endedAt());
       ps.executeUpdate();
     }
   }
 
   /** created → running (the job is launched); false if the session was not {@code created}. */
   public static boolean startSession(Connection c, String id, long at) throws SQLException {
-    try (PreparedStatement ps = c.prepareStatement("UPDATE sessions SET status = ?,"
-        + " phase = ?, bins_done = 0, started_at = ? WHERE id = ? AND status = ?")) {
-      bind(ps, SessionStatus.RUNNING.name(), Phase.HANDSHAKE.name(), at, id,
+    try (PreparedStatement ps =
+        c.prepareStatement(
+            "UPDATE sessions SET status = ?,"
+                + " phase = ?, bins_done = 0, started_at = ? WHERE id = ? AND status = ?")) {
+      bind(
+          ps,
+          SessionStatus.RUNNING.name(),
+          Phase.HANDSHAKE.name(),
+          at,
+          id,
           SessionStatus.CREATED.name());
       return ps.executeUpdate() == 1;
     }
@@ -238,39 +331,59 @@ public final class Store {
 
   /** Records a running job's progress; false if it is no longer running. */
   public static boolean progress(Connection c, String id, Model.Progress p) throws SQLException {
-    try (PreparedStatement ps = c.prepareStatement("UPDATE sessions SET phase = ?, bins_done = ?,"
-        + " bins_total = ? WHERE id = ? AND status = ?")) {
+    try (PreparedStatement ps =
+        c.prepareStatement(
+            "UPDATE sessions SET phase = ?, bins_done = ?,"
+                + " bins_total = ? WHERE id = ? AND status = ?")) {
       bind(ps, p.phase().name(), p.binsDone(), p.binsTotal(), id, SessionStatus.RUNNING.name());
       return ps.executeUpdate() == 1;
     }
   }
 
   /**
-   * Ends a session that has not ended yet (created or running): its final status, error, result
-   * and the job's summary JSON; false if it had already ended.
+   * Ends a session that has not ended yet (created or running): its final status, error, result and
+   * the job's summary JSON; false if it had already ended.
    */
-  public static boolean endSession(Connection c, String id, SessionStatus status, String error,
-      Model.Progress progress, Model.Result result, String summaryJson, long at)
+  public static boolean endSession(
+      Connection c,
+      String id,
+      SessionStatus status,
+      String error,
+      Model.Progress progress,
+      Model.Result result,
+      String summaryJson,
+      long at)
       throws SQLException {
-    try (PreparedStatement ps = c.prepareStatement("UPDATE sessions SET status = ?, error = ?,"
-        + " phase = COALESCE(?, phase), bins_done = COALESCE(?, bins_done),"
-        + " bins_total = COALESCE(?, bins_total), result_location = ?, result_format = ?,"
-        + " rows_out = ?, summary_json = ?, ended_at = ?"
-        + " WHERE id = ? AND status IN (?, ?)")) {
-      bind(ps, status.name(), error, progress == null ? null : progress.phase().name(),
+    try (PreparedStatement ps =
+        c.prepareStatement(
+            "UPDATE sessions SET status = ?, error = ?,"
+                + " phase = COALESCE(?, phase), bins_done = COALESCE(?, bins_done),"
+                + " bins_total = COALESCE(?, bins_total), result_location = ?, result_format = ?,"
+                + " rows_out = ?, summary_json = ?, ended_at = ?"
+                + " WHERE id = ? AND status IN (?, ?)")) {
+      bind(
+          ps,
+          status.name(),
+          error,
+          progress == null ? null : progress.phase().name(),
           progress == null ? null : progress.binsDone(),
           progress == null ? null : progress.binsTotal(),
-          result == null ? null : result.location(), result == null ? null : Formats.store(result.format()),
-          result == null ? null : result.rowsOut(), summaryJson, at, id,
-          SessionStatus.CREATED.name(), SessionStatus.RUNNING.name());
+          result == null ? null : result.location(),
+          result == null ? null : Formats.store(result.format()),
+          result == null ? null : result.rowsOut(),
+          summaryJson,
+          at,
+          id,
+          SessionStatus.CREATED.name(),
+          SessionStatus.RUNNING.name());
       return ps.executeUpdate() == 1;
     }
   }
 
   /** The job summary JSON a session ended with (null if none). */
   public static String sessionSummary(Connection c, String id) throws SQLException {
-    try (PreparedStatement ps = c.prepareStatement(
-        "SELECT summary_json FROM sessions WHERE id = ?")) {
+    try (PreparedStatement ps =
+        c.prepareStatement("SELECT summary_json FROM sessions WHERE id = ?")) {
       ps.setString(1, id);
       try (ResultSet rs = ps.executeQuery()) {
         return rs.next() ? rs.getString(1) : null;
@@ -300,8 +413,9 @@ public final class Store {
 
   private static List<SessionRecord> sessions(Connection c, String where, Object... args)
       throws SQLException {
-    try (PreparedStatement ps = c.prepareStatement("SELECT " + SESSION_COLUMNS
-        + " FROM sessions " + where + " ORDER BY created_at, id")) {
+    try (PreparedStatement ps =
+        c.prepareStatement(
+            "SELECT " + SESSION_COLUMNS + " FROM sessions " + where + " ORDER BY created_at, id")) {
       bind(ps, args);
       List<SessionRecord> out = new ArrayList<>();
       try (ResultSet rs = ps.executeQuery()) {
@@ -310,16 +424,31 @@ public final class Store {
           Long done = getLong(rs, 15);
           Long total = getLong(rs, 16);
           String location = rs.getString(18);
-          out.add(new SessionRecord(rs.getString(1), rs.getString(2), rs.getString(3),
-              rs.getString(4), rs.getInt(5), rs.getInt(6), rs.getString(7), rs.getString(8),
-              rs.getString(9), rs.getString(10), rs.getString(11),
-              SessionStatus.valueOf(rs.getString(12)), rs.getLong(13),
-              phase == null ? null : new Model.Progress(Phase.valueOf(phase),
-                  done == null ? 0 : done, total),
-              rs.getString(17),
-              location == null ? null : new Model.Result(location, Formats.stored(rs.getString(19)),
-                  getLong(rs, 20)),
-              getLong(rs, 21), getLong(rs, 22)));
+          out.add(
+              new SessionRecord(
+                  rs.getString(1),
+                  rs.getString(2),
+                  rs.getString(3),
+                  rs.getString(4),
+                  rs.getInt(5),
+                  rs.getInt(6),
+                  rs.getString(7),
+                  rs.getString(8),
+                  rs.getString(9),
+                  rs.getString(10),
+                  rs.getString(11),
+                  SessionStatus.valueOf(rs.getString(12)),
+                  rs.getLong(13),
+                  phase == null
+                      ? null
+                      : new Model.Progress(Phase.valueOf(phase), done == null ? 0 : done, total),
+                  rs.getString(17),
+                  location == null
+                      ? null
+                      : new Model.Result(
+                          location, Formats.stored(rs.getString(19)), getLong(rs, 20)),
+                  getLong(rs, 21),
+                  getLong(rs, 22)));
         }
       }
       return out;
@@ -328,10 +457,19 @@ public final class Store {
 
   // ------------------------------------------------------------------ audit log (append-only)
 
-  public static void audit(Connection c, long at, String actor, String action, String objectType,
-      String objectId, String detail) throws SQLException {
-    try (PreparedStatement ps = c.prepareStatement("INSERT INTO audit_log (at, actor, action,"
-        + " object_type, object_id, detail) VALUES (?,?,?,?,?,?)")) {
+  public static void audit(
+      Connection c,
+      long at,
+      String actor,
+      String action,
+      String objectType,
+      String objectId,
+      String detail)
+      throws SQLException {
+    try (PreparedStatement ps =
+        c.prepareStatement(
+            "INSERT INTO audit_log (at, actor, action,"
+                + " object_type, object_id, detail) VALUES (?,?,?,?,?,?)")) {
       bind(ps, at, actor, action, objectType, objectId, detail);
       ps.executeUpdate();
     }
@@ -339,14 +477,23 @@ public final class Store {
 
   /** Entries with {@code seq > after}, oldest first, at most {@code limit}. */
   public static List<AuditEntry> audit(Connection c, long after, int limit) throws SQLException {
-    try (PreparedStatement ps = c.prepareStatement("SELECT seq, at, actor, action, object_type,"
-        + " object_id, detail FROM audit_log WHERE seq > ? ORDER BY seq LIMIT ?")) {
+    try (PreparedStatement ps =
+        c.prepareStatement(
+            "SELECT seq, at, actor, action, object_type,"
+                + " object_id, detail FROM audit_log WHERE seq > ? ORDER BY seq LIMIT ?")) {
       bind(ps, after, limit);
       List<AuditEntry> out = new ArrayList<>();
       try (ResultSet rs = ps.executeQuery()) {
         while (rs.next()) {
-          out.add(new AuditEntry(rs.getLong(1), rs.getLong(2), rs.getString(3), rs.getString(4),
-              rs.getString(5), rs.getString(6), rs.getString(7)));
+          out.add(
+              new AuditEntry(
+                  rs.getLong(1),
+                  rs.getLong(2),
+                  rs.getString(3),
+                  rs.getString(4),
+                  rs.getString(5),
+                  rs.getString(6),
+                  rs.getString(7)));
         }
       }
       return out;

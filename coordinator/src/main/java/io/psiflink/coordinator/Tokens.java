@@ -64,15 +64,17 @@ public final class Tokens {
       }
       String[] parts = line.split("\\s+", 3);
       if (parts.length < 2 || !parts[0].matches("[0-9a-f]{64}")) {
-        throw new IllegalArgumentException(source + " line " + n
-            + ": expected '<sha256-hex> party|peer [label]'");
+        throw new IllegalArgumentException(
+            source + " line " + n + ": expected '<sha256-hex> party|peer [label]'");
       }
-      Kind kind = switch (parts[1]) {
-        case "party" -> Kind.PARTY;
-        case "peer" -> Kind.PEER;
-        default -> throw new IllegalArgumentException(source + " line " + n
-            + ": kind must be party or peer, not " + parts[1]);
-      };
+      Kind kind =
+          switch (parts[1]) {
+            case "party" -> Kind.PARTY;
+            case "peer" -> Kind.PEER;
+            default ->
+                throw new IllegalArgumentException(
+                    source + " line " + n + ": kind must be party or peer, not " + parts[1]);
+          };
       map.put(parts[0], new Principal(kind, parts.length > 2 ? parts[2] : parts[1]));
     }
     return new Tokens(map);

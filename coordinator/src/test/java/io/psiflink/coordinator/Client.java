@@ -32,8 +32,12 @@ public final class Client {
   private final String authorization;
 
   public Client(SSLContext trust, String base, String authorization) {
-    this.http = HttpClient.newBuilder().sslContext(trust).version(HttpClient.Version.HTTP_1_1)
-        .connectTimeout(Duration.ofSeconds(10)).build();
+    this.http =
+        HttpClient.newBuilder()
+            .sslContext(trust)
+            .version(HttpClient.Version.HTTP_1_1)
+            .connectTimeout(Duration.ofSeconds(10))
+            .build();
     this.base = base;
     this.authorization = authorization;
   }
@@ -59,11 +63,14 @@ public final class Client {
 
   public Reply post(String path, Object body) {
     try {
-      byte[] bytes = body instanceof String s ? s.getBytes(StandardCharsets.UTF_8)
-          : JSON.writeValueAsBytes(body);
-      return send(HttpRequest.newBuilder(URI.create(base + path))
-          .header("Content-Type", "application/json")
-          .POST(HttpRequest.BodyPublishers.ofByteArray(bytes)));
+      byte[] bytes =
+          body instanceof String s
+              ? s.getBytes(StandardCharsets.UTF_8)
+              : JSON.writeValueAsBytes(body);
+      return send(
+          HttpRequest.newBuilder(URI.create(base + path))
+              .header("Content-Type", "application/json")
+              .POST(HttpRequest.BodyPublishers.ofByteArray(bytes)));
     } catch (IOException e) {
       throw new IllegalStateException(e);
     }
@@ -74,8 +81,9 @@ public final class Client {
       b.header("Authorization", authorization);
     }
     try {
-      HttpResponse<String> r = http.send(b.timeout(Duration.ofSeconds(60)).build(),
-          HttpResponse.BodyHandlers.ofString());
+      HttpResponse<String> r =
+          http.send(
+              b.timeout(Duration.ofSeconds(60)).build(), HttpResponse.BodyHandlers.ofString());
       JsonNode json = null;
       String ct = r.headers().firstValue("Content-Type").orElse("");
       if (ct.startsWith("application/json") && !r.body().isEmpty()) {

@@ -32,8 +32,8 @@ class ConfigAndTokensTest {
     Path file = dir.resolve("tokens");
     Files.write(file, List.of("# comment", "", line, Tokens.line(t2, Kind.PEER, "bob")));
     Tokens tokens = Tokens.load(file);
-    assertEquals(new Tokens.Principal(Kind.PARTY, "alice-analyst"),
-        tokens.authenticate(t1).orElseThrow());
+    assertEquals(
+        new Tokens.Principal(Kind.PARTY, "alice-analyst"), tokens.authenticate(t1).orElseThrow());
     assertEquals(Kind.PEER, tokens.authenticate(t2).orElseThrow().kind());
     assertTrue(tokens.authenticate(t1 + "x").isEmpty());
     assertTrue(tokens.authenticate("").isEmpty());
@@ -51,16 +51,19 @@ class ConfigAndTokensTest {
     Files.write(dir.resolve("tokens"), List.of(Tokens.line(token, Kind.PARTY, "me")));
     Files.writeString(dir.resolve("peer-token"), Tokens.newToken());
     int port = Parties.freePort();
-    Files.writeString(dir.resolve("coordinator.yaml"), String.join("\n",
-        "party: alice",
-        "listen: {host: 127.0.0.1, port: " + port + "}",
-        "tls: {certificate: pki/alice.pem, privateKey: pki/alice.key, trustedCa: pki/ca.pem}",
-        "database: {url: 'jdbc:sqlite:state/coordinator.db'}",
-        "tokensFile: tokens",
-        "peer: {name: bob, url: 'https://localhost:1', tokenFile: peer-token}",
-        "bridge: {endpoint: 'alice.example:7443', certificate: pki/alice.pem}",
-        "approvalTtl: PT2H",
-        ""));
+    Files.writeString(
+        dir.resolve("coordinator.yaml"),
+        String.join(
+            "\n",
+            "party: alice",
+            "listen: {host: 127.0.0.1, port: " + port + "}",
+            "tls: {certificate: pki/alice.pem, privateKey: pki/alice.key, trustedCa: pki/ca.pem}",
+            "database: {url: 'jdbc:sqlite:state/coordinator.db'}",
+            "tokensFile: tokens",
+            "peer: {name: bob, url: 'https://localhost:1', tokenFile: peer-token}",
+            "bridge: {endpoint: 'alice.example:7443', certificate: pki/alice.pem}",
+            "approvalTtl: PT2H",
+            ""));
     Files.createDirectories(dir.resolve("state"));
     CoordinatorConfig config = CoordinatorConfig.load(dir.resolve("coordinator.yaml"));
     assertEquals(Duration.ofHours(2), config.approvalTtl());
@@ -70,38 +73,54 @@ class ConfigAndTokensTest {
     assertEquals(dir.resolve("tokens"), config.tokensFile());
     assertEquals(dir.resolve("results").toString(), config.output().directory());
     // a URI stays as it is (java.nio would make hdfs://nn/x hdfs:/nn/x)
-    Files.writeString(dir.resolve("hdfs.yaml"), Files.readString(dir.resolve("coordinator.yaml"))
-        + "output: {directory: 'hdfs://nn:8020/psi/results'}\n");
-    assertEquals("hdfs://nn:8020/psi/results",
+    Files.writeString(
+        dir.resolve("hdfs.yaml"),
+        Files.readString(dir.resolve("coordinator.yaml"))
+            + "output: {directory: 'hdfs://nn:8020/psi/results'}\n");
+    assertEquals(
+        "hdfs://nn:8020/psi/results",
         CoordinatorConfig.load(dir.resolve("hdfs.yaml")).output().directory());
     // a job section without a certificate presents the bridge's, and keeps its other settings
-    Files.writeString(dir.resolve("job.yaml"), Files.readString(dir.resolve("coordinator.yaml"))
-        + "job: {privateKey: pki/alice.key, trustedCa: pki/ca.pem, maxBadRows: 3%}\n");
+    Files.writeString(
+        dir.resolve("job.yaml"),
+        Files.readString(dir.resolve("coordinator.yaml"))
+            + "job: {privateKey: pki/alice.key, trustedCa: pki/ca.pem, maxBadRows: 3%}\n");
     CoordinatorConfig.Job job = CoordinatorConfig.load(dir.resolve("job.yaml")).job();
     assertEquals(dir.resolve("pki/alice.pem"), job.certificate());
     assertEquals("3%", job.maxBadRows());
     assertEquals(List.of(), job.classpath());
     // the embedded party JVM's jars, relative to the file like the other paths
-    Files.writeString(dir.resolve("jobcp.yaml"), Files.readString(dir.resolve("coordinator.yaml"))
-        + "job: {privateKey: pki/alice.key, trustedCa: pki/ca.pem,"
-        + " classpath: [lib/psi-flink-jobs.jar, /opt/flink/lib/flink-dist.jar]}\n");
-    assertEquals(List.of(dir.resolve("lib/psi-flink-jobs.jar"),
-        Path.of("/opt/flink/lib/flink-dist.jar")),
+    Files.writeString(
+        dir.resolve("jobcp.yaml"),
+        Files.readString(dir.resolve("coordinator.yaml"))
+            + "job: {privateKey: pki/alice.key, trustedCa: pki/ca.pem,"
+            + " classpath: [lib/psi-flink-jobs.jar, /opt/flink/lib/flink-dist.jar]}\n");
+    assertEquals(
+        List.of(dir.resolve("lib/psi-flink-jobs.jar"), Path.of("/opt/flink/lib/flink-dist.jar")),
         CoordinatorConfig.load(dir.resolve("jobcp.yaml")).job().classpath());
 
-    Thread main = new Thread(() -> {
-      try {
-        CoordinatorMain.main(new String[] {"serve", dir.resolve("coordinator.yaml").toString()});
-      } catch (InterruptedException e) {
-        // stopped
-      } catch (Exception e) {
-        throw new IllegalStateException(e);
-      }
-    });
+    Thread main =
+        new Thread(
+            () -> {
+              try {
+                CoordinatorMain.main(
+                    new String[] {"serve", dir.resolve("coordinator.yaml").toString()});
+              } catch (InterruptedException e) {
+                // stopped
+              } catch (Exception e) {
+                throw new IllegalStateException(e);
+              }
+            });
     main.setDaemon(true);
     main.start();
-    Client c = new Client(Tls.context(dir.resolve("pki/alice.pem"), dir.resolve("pki/alice.key"),
-        dir.resolve("pki/ca.pem")), "https://localhost:" + port, "Bearer " + token);
+    Client c =
+        new Client(
+            Tls.context(
+                dir.resolve("pki/alice.pem"),
+                dir.resolve("pki/alice.key"),
+                dir.resolve("pki/ca.pem")),
+            "https://localhost:" + port,
+            "Bearer " + token);
     Client.Reply r = null;
     for (int i = 0; i < 100; i++) {
       try {
@@ -119,48 +138,108 @@ class ConfigAndTokensTest {
   @Test
   void configErrorsNameTheSetting() throws Exception {
     Files.writeString(dir.resolve("c.yaml"), "party: alice\n");
-    IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
-        () -> unwrap(() -> CoordinatorConfig.load(dir.resolve("c.yaml"))));
+    IllegalArgumentException e =
+        assertThrows(
+            IllegalArgumentException.class,
+            () -> unwrap(() -> CoordinatorConfig.load(dir.resolve("c.yaml"))));
     assertTrue(e.getMessage().contains("listen"), e.getMessage());
   }
 
   @Test
   void aJobModeIsOneOfTheModesAndABadOneIsNamedByItsKey() throws Exception {
-    Files.writeString(dir.resolve("m.yaml"), "party: alice\n"
-        + "job: {mode: flink-rn, privateKey: k, trustedCa: ca}\n");
-    IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
-        () -> unwrap(() -> CoordinatorConfig.load(dir.resolve("m.yaml"))));
+    Files.writeString(
+        dir.resolve("m.yaml"),
+        "party: alice\n" + "job: {mode: flink-rn, privateKey: k, trustedCa: ca}\n");
+    IllegalArgumentException e =
+        assertThrows(
+            IllegalArgumentException.class,
+            () -> unwrap(() -> CoordinatorConfig.load(dir.resolve("m.yaml"))));
     assertTrue(e.getMessage().startsWith("config: job.mode"), e.getMessage());
-    assertTrue(e.getMessage().contains("'flink-rn'") && e.getMessage().contains("embedded or"
-        + " flink-run"), e.getMessage());
+    assertTrue(
+        e.getMessage().contains("'flink-rn'")
+            && e.getMessage().contains("embedded or" + " flink-run"),
+        e.getMessage());
     // a bad format names its key too
     Files.writeString(dir.resolve("f.yaml"), "party: alice\noutput: {format: orc}\n");
-    e = assertThrows(IllegalArgumentException.class,
-        () -> unwrap(() -> CoordinatorConfig.load(dir.resolve("f.yaml"))));
+    e =
+        assertThrows(
+            IllegalArgumentException.class,
+            () -> unwrap(() -> CoordinatorConfig.load(dir.resolve("f.yaml"))));
     assertTrue(e.getMessage().startsWith("config: output.format"), e.getMessage());
     assertTrue(e.getMessage().contains("'orc'"), e.getMessage());
     Files.writeString(dir.resolve("p.yaml"), "party: alice\noutput: {format: parquet}\n");
-    e = assertThrows(IllegalArgumentException.class,
-        () -> unwrap(() -> CoordinatorConfig.load(dir.resolve("p.yaml"))));
-    assertTrue(e.getMessage().startsWith("config: output.format must be avro or csv"),
-        e.getMessage());
+    e =
+        assertThrows(
+            IllegalArgumentException.class,
+            () -> unwrap(() -> CoordinatorConfig.load(dir.resolve("p.yaml"))));
+    assertTrue(
+        e.getMessage().startsWith("config: output.format must be avro or csv"), e.getMessage());
     // the configuration's words, both ways
     assertEquals(JobMode.FLINK_RUN, JobMode.parse("flink-run"));
     assertEquals(JobMode.EMBEDDED, JobMode.parse("embedded"));
     assertEquals("flink-run", JobMode.FLINK_RUN.text());
-    assertEquals(JobMode.EMBEDDED, new CoordinatorConfig.Job(null, null, null, null, null,
-        dir.resolve("k"), dir.resolve("ca"), null, null, null, null, null, null, null).mode());
+    assertEquals(
+        JobMode.EMBEDDED,
+        new CoordinatorConfig.Job(
+                null,
+                null,
+                null,
+                null,
+                null,
+                dir.resolve("k"),
+                dir.resolve("ca"),
+                null,
+                null,
+                null,
+                null,
+                null,
+                null,
+                null)
+            .mode());
   }
 
   @Test
   void aBadRowLimitThatDoesNotParseIsRefusedAtLoad() {
-    IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
-        () -> new CoordinatorConfig.Job(null, null, null, null, null, dir.resolve("k"),
-            dir.resolve("ca"), null, null, null, null, null, null, null, "lots"));
+    IllegalArgumentException e =
+        assertThrows(
+            IllegalArgumentException.class,
+            () ->
+                new CoordinatorConfig.Job(
+                    null,
+                    null,
+                    null,
+                    null,
+                    null,
+                    dir.resolve("k"),
+                    dir.resolve("ca"),
+                    null,
+                    null,
+                    null,
+                    null,
+                    null,
+                    null,
+                    null,
+                    "lots"));
     assertTrue(e.getMessage().startsWith("config: job.maxBadRows"), e.getMessage());
-    assertEquals("2.5%", new CoordinatorConfig.Job(null, null, null, null, null,
-        dir.resolve("k"), dir.resolve("ca"), null, null, null, null, null, null, null, "2.5%")
-        .maxBadRows());
+    assertEquals(
+        "2.5%",
+        new CoordinatorConfig.Job(
+                null,
+                null,
+                null,
+                null,
+                null,
+                dir.resolve("k"),
+                dir.resolve("ca"),
+                null,
+                null,
+                null,
+                null,
+                null,
+                null,
+                null,
+                "2.5%")
+            .maxBadRows());
   }
 
   @Test

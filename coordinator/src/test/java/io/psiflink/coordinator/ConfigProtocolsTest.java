@@ -16,15 +16,18 @@ class ConfigProtocolsTest {
 
   private Path config(String protocols) throws Exception {
     Path file = dir.resolve("coordinator.yaml");
-    Files.writeString(file, String.join("\n",
-        "party: alice",
-        "listen: {host: 127.0.0.1, port: 1}",
-        "tls: {certificate: a.pem, privateKey: a.key, trustedCa: ca.pem}",
-        "tokensFile: tokens",
-        "peer: {name: bob, url: 'https://localhost:1', tokenFile: peer-token}",
-        "bridge: {endpoint: 'alice.example:7443', certificate: a.pem}",
-        protocols,
-        ""));
+    Files.writeString(
+        file,
+        String.join(
+            "\n",
+            "party: alice",
+            "listen: {host: 127.0.0.1, port: 1}",
+            "tls: {certificate: a.pem, privateKey: a.key, trustedCa: ca.pem}",
+            "tokensFile: tokens",
+            "peer: {name: bob, url: 'https://localhost:1', tokenFile: peer-token}",
+            "bridge: {endpoint: 'alice.example:7443', certificate: a.pem}",
+            protocols,
+            ""));
     return file;
   }
 
@@ -43,7 +46,8 @@ class ConfigProtocolsTest {
     while (!(cause instanceof IllegalArgumentException) && cause.getCause() != null) {
       cause = cause.getCause();
     }
-    assertEquals("config: protocols: unknown protocol 'rsa' (known: "
-        + ProtocolInfo.knownNames() + ")", cause.getMessage());
+    assertEquals(
+        "config: protocols: unknown protocol 'rsa' (known: " + ProtocolInfo.knownNames() + ")",
+        cause.getMessage());
   }
 }

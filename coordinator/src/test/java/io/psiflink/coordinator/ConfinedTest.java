@@ -12,8 +12,22 @@ import org.junit.jupiter.api.Test;
 
 /** Peer ids and the paths built from them: direct children of their base, or refused. */
 class ConfinedTest {
-  static final List<String> HOSTILE = List.of("../../x", "/tmp/x", "hdfs://elsewhere/x", "..",
-      ".", "", "a/../../x", "x/y", "..\\x", "%2e%2e", "x?y", "x#y", "c:x", "a\nb");
+  static final List<String> HOSTILE =
+      List.of(
+          "../../x",
+          "/tmp/x",
+          "hdfs://elsewhere/x",
+          "..",
+          ".",
+          "",
+          "a/../../x",
+          "x/y",
+          "..\\x",
+          "%2e%2e",
+          "x?y",
+          "x#y",
+          "c:x",
+          "a\nb");
 
   @Test
   void onlyCanonicalUuidsAreIds() {
@@ -39,14 +53,14 @@ class ConfinedTest {
 
   @Test
   void uriLocationsStayDirectlyUnderTheirBase() {
-    assertEquals("hdfs://nn:8020/psi/results/s1",
-        Confined.under("hdfs://nn:8020/psi/results/", "s1"));
+    assertEquals(
+        "hdfs://nn:8020/psi/results/s1", Confined.under("hdfs://nn:8020/psi/results/", "s1"));
     assertEquals("file:///data/out/s1", Confined.under("file:///data/out", "s1"));
     assertEquals("/data/out/s1", Confined.under("/data/out//", "s1"));
     for (String base : List.of("hdfs://nn:8020/psi/results", "s3://bucket/out", "/data/out")) {
       for (String h : HOSTILE) {
-        assertThrows(IllegalArgumentException.class, () -> Confined.under(base, h),
-            base + " + " + h);
+        assertThrows(
+            IllegalArgumentException.class, () -> Confined.under(base, h), base + " + " + h);
       }
     }
   }

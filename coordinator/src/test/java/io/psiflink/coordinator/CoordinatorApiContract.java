@@ -60,13 +60,16 @@ abstract class CoordinatorApiContract {
   }
 
   Parties startParties(String tag, Duration ttl) throws Exception {
-    return new Parties(dir.resolve(tag), party -> {
-      try {
-        return databaseUrl(party + "_" + tag);
-      } catch (Exception e) {
-        throw new IllegalStateException(e);
-      }
-    }, ttl);
+    return new Parties(
+        dir.resolve(tag),
+        party -> {
+          try {
+            return databaseUrl(party + "_" + tag);
+          } catch (Exception e) {
+            throw new IllegalStateException(e);
+          }
+        },
+        ttl);
   }
 
   @AfterAll
@@ -87,21 +90,46 @@ abstract class CoordinatorApiContract {
   }
 
   static ObjectNode purchases(String name) {
-    return dataset(name, "/data/alice/purchases", "avro", List.of(
-        column("card", "STRING"), column("zip", "INT"), column("spend", "DOUBLE"),
-        column("store", "STRING"), column("secret", "STRING")),
-        List.of("card", "zip"), List.of("spend", "store"), List.of("store"));
+    return dataset(
+        name,
+        "/data/alice/purchases",
+        "avro",
+        List.of(
+            column("card", "STRING"),
+            column("zip", "INT"),
+            column("spend", "DOUBLE"),
+            column("store", "STRING"),
+            column("secret", "STRING")),
+        List.of("card", "zip"),
+        List.of("spend", "store"),
+        List.of("store"));
   }
 
   static ObjectNode customers(String name) {
-    return dataset(name, "hdfs://bob/customers", "parquet", List.of(
-        column("card", "STRING"), column("zip", "BIGINT"), column("email", "STRING"),
-        column("country", "STRING"), column("ssn", "STRING"), column("age", "INT")),
-        List.of("card", "zip"), List.of("email", "country"), List.of("age"));
+    return dataset(
+        name,
+        "hdfs://bob/customers",
+        "parquet",
+        List.of(
+            column("card", "STRING"),
+            column("zip", "BIGINT"),
+            column("email", "STRING"),
+            column("country", "STRING"),
+            column("ssn", "STRING"),
+            column("age", "INT")),
+        List.of("card", "zip"),
+        List.of("email", "country"),
+        List.of("age"));
   }
 
-  static ObjectNode dataset(String name, String location, String format, List<?> schema,
-      List<String> keys, List<String> reveal, List<String> filter) {
+  static ObjectNode dataset(
+      String name,
+      String location,
+      String format,
+      List<?> schema,
+      List<String> keys,
+      List<String> reveal,
+      List<String> filter) {
     ObjectNode n = Client.JSON.createObjectNode();
     n.put("name", name);
     n.put("location", location);
@@ -117,8 +145,13 @@ abstract class CoordinatorApiContract {
    * A query offer as a requester's coordinator sends it to {@code POST /v1/peer/queries}, with a
    * fresh id, the SQL's fingerprint and well-formed endpoint and certificate fingerprint.
    */
-  static ObjectNode offer(String requester, String requesterSide, String requesterDataset,
-      String approverDataset, String sql) throws io.psiflink.query.QueryException {
+  static ObjectNode offer(
+      String requester,
+      String requesterSide,
+      String requesterDataset,
+      String approverDataset,
+      String sql)
+      throws io.psiflink.query.QueryException {
     ObjectNode offer = Client.JSON.createObjectNode();
     offer.put("id", java.util.UUID.randomUUID().toString());
     offer.put("requester", requester);
@@ -147,8 +180,9 @@ abstract class CoordinatorApiContract {
     return n;
   }
 
-  static final String GOOD_SQL = "SELECT b.email, a.spend FROM a JOIN b"
-      + " ON a.card = b.card AND a.zip = b.zip WHERE a.spend > 23 AND b.country = 'DE'";
+  static final String GOOD_SQL =
+      "SELECT b.email, a.spend FROM a JOIN b"
+          + " ON a.card = b.card AND a.zip = b.zip WHERE a.spend > 23 AND b.country = 'DE'";
 
   String submit(Client c, ObjectNode q) {
     Reply r = c.post("/v1/queries", q);
@@ -187,15 +221,29 @@ abstract class CoordinatorApiContract {
 
   @Test
   void missingOrBadTokensAre401() {
-    for (String auth : new String[] {null, "Basic YWxpY2U6cHc=", "Bearer", "Bearer ",
-        "Bearer not-a-token", "Bearer " + parties.bobToken}) {
+    for (String auth :
+        new String[] {
+          null,
+          "Basic YWxpY2U6cHc=",
+          "Bearer",
+          "Bearer ",
+          "Bearer not-a-token",
+          "Bearer " + parties.bobToken
+        }) {
       Client c = parties.client(parties.alice, auth);
-      for (Reply r : List.of(c.get("/v1/datasets"), c.post("/v1/queries", "{}"),
-          c.get("/v1/audit"), c.get("/v1/peer/datasets/purchases"),
-          c.delete("/v1/datasets/purchases"))) {
+      for (Reply r :
+          List.of(
+              c.get("/v1/datasets"),
+              c.post("/v1/queries", "{}"),
+              c.get("/v1/audit"),
+              c.get("/v1/peer/datasets/purchases"),
+              c.delete("/v1/datasets/purchases"))) {
         assertEquals(401, r.status(), auth + " -> " + r);
-        assertTrue(r.error().contains("token") || r.error().contains("Bearer")
-            || r.error().contains("authentication"), r.toString());
+        assertTrue(
+            r.error().contains("token")
+                || r.error().contains("Bearer")
+                || r.error().contains("authentication"),
+            r.toString());
       }
     }
     // the dataset is still there: nothing was done by the refused DELETE
@@ -213,7 +261,9 @@ abstract class CoordinatorApiContract {
     refused(403, bob.get("/v1/peer/datasets"), "peer coordinator only");
     refused(403, bob.post("/v1/peer/queries", "{}"), "peer coordinator only");
     // bob's coordinator's token is not alice's party token: unknown at bob
-    refused(401, parties.client(parties.bob, "Bearer " + parties.aliceToken).get("/v1/datasets"),
+    refused(
+        401,
+        parties.client(parties.bob, "Bearer " + parties.aliceToken).get("/v1/datasets"),
         "token");
   }
 
@@ -234,8 +284,8 @@ abstract class CoordinatorApiContract {
     Reply all = peerAtBob.get("/v1/peer/datasets");
     assertEquals(200, all.status());
     assertFalse(all.raw().contains("old_customers"), all.raw());
-    refused(404, peerAtBob.get("/v1/peer/queries/00000000-0000-0000-0000-000000000000"),
-        "not found");
+    refused(
+        404, peerAtBob.get("/v1/peer/queries/00000000-0000-0000-0000-000000000000"), "not found");
   }
 
   // ------------------------------------------------------------------ datasets
@@ -314,9 +364,10 @@ abstract class CoordinatorApiContract {
     d.set("filterColumns", Client.JSON.createArrayNode());
     Reply r = alice.post("/v1/datasets", d);
     assertEquals(201, r.status(), r.toString());
-    assertEquals("[{\"name\":\"card\",\"type\":\"STRING\",\"nullable\":true},"
-        + "{\"name\":\"zip\",\"type\":\"BIGINT\",\"nullable\":true},"
-        + "{\"name\":\"spend\",\"type\":\"DOUBLE\",\"nullable\":true}]",
+    assertEquals(
+        "[{\"name\":\"card\",\"type\":\"STRING\",\"nullable\":true},"
+            + "{\"name\":\"zip\",\"type\":\"BIGINT\",\"nullable\":true},"
+            + "{\"name\":\"spend\",\"type\":\"DOUBLE\",\"nullable\":true}]",
         r.json().path("schema").toString());
     d.put("name", "found" + SEQ.incrementAndGet());
     d.put("format", "avro");
@@ -332,89 +383,151 @@ abstract class CoordinatorApiContract {
 
   @Test
   void unknownTableIsRefused() {
-    Reply r = refused(422, alice.post("/v1/queries", sqlQuery(
-        "SELECT a.spend FROM a JOIN c ON a.card = c.card")), "FROM", "unknown table c");
+    Reply r =
+        refused(
+            422,
+            alice.post("/v1/queries", sqlQuery("SELECT a.spend FROM a JOIN c ON a.card = c.card")),
+            "FROM",
+            "unknown table c");
     assertEquals("FROM", r.json().path("clause").asText());
     assertEquals("c", r.json().path("text").asText());
   }
 
   @Test
   void unknownColumnIsRefused() {
-    Reply r = refused(422, alice.post("/v1/queries", sqlQuery(
-        "SELECT b.nope FROM a JOIN b ON a.card = b.card")), "SELECT", "no column nope", "b.nope");
+    Reply r =
+        refused(
+            422,
+            alice.post("/v1/queries", sqlQuery("SELECT b.nope FROM a JOIN b ON a.card = b.card")),
+            "SELECT",
+            "no column nope",
+            "b.nope");
     assertEquals(1, r.json().path("line").asInt());
     assertEquals(8, r.json().path("column").asInt());
     // a column the peer did not publish is unknown here: its name never leaves bob
-    refused(422, alice.post("/v1/queries", sqlQuery(
-        "SELECT b.ssn FROM a JOIN b ON a.card = b.card")), "no column ssn");
-    refused(422, alice.post("/v1/queries", sqlQuery(
-        "SELECT a.spend FROM a JOIN b ON a.card = b.card WHERE a.colour = 'red'")),
-        "WHERE", "no column colour");
+    refused(
+        422,
+        alice.post("/v1/queries", sqlQuery("SELECT b.ssn FROM a JOIN b ON a.card = b.card")),
+        "no column ssn");
+    refused(
+        422,
+        alice.post(
+            "/v1/queries",
+            sqlQuery("SELECT a.spend FROM a JOIN b ON a.card = b.card WHERE a.colour = 'red'")),
+        "WHERE",
+        "no column colour");
   }
 
   @Test
   void typeMismatchInOnIsRefused() {
-    refused(422, alice.post("/v1/queries", sqlQuery(
-        "SELECT a.spend FROM a JOIN b ON a.card = b.zip")),
-        "ON", "a.card (STRING) = b.zip (BIGINT): types do not compare");
+    refused(
+        422,
+        alice.post("/v1/queries", sqlQuery("SELECT a.spend FROM a JOIN b ON a.card = b.zip")),
+        "ON",
+        "a.card (STRING) = b.zip (BIGINT): types do not compare");
   }
 
   @Test
   void nonEqualityJoinConditionIsRefused() {
-    Reply r = refused(422, alice.post("/v1/queries", sqlQuery(
-        "SELECT a.spend FROM a JOIN b ON a.card < b.card")), "ON", "a.card < b.card");
+    Reply r =
+        refused(
+            422,
+            alice.post("/v1/queries", sqlQuery("SELECT a.spend FROM a JOIN b ON a.card < b.card")),
+            "ON",
+            "a.card < b.card");
     assertEquals("ON", r.json().path("clause").asText());
-    refused(422, alice.post("/v1/queries", sqlQuery(
-        "SELECT a.spend FROM a JOIN b ON a.card = b.card OR a.zip = b.zip")), "ON");
+    refused(
+        422,
+        alice.post(
+            "/v1/queries",
+            sqlQuery("SELECT a.spend FROM a JOIN b ON a.card = b.card OR a.zip = b.zip")),
+        "ON");
   }
 
   @Test
   void wherePredicateMixingBothPartiesIsRefused() {
-    refused(422, alice.post("/v1/queries", sqlQuery(
-        "SELECT a.spend FROM a JOIN b ON a.card = b.card WHERE a.zip > b.age")),
-        "WHERE", "a.zip > b.age");
+    refused(
+        422,
+        alice.post(
+            "/v1/queries",
+            sqlQuery("SELECT a.spend FROM a JOIN b ON a.card = b.card WHERE a.zip > b.age")),
+        "WHERE",
+        "a.zip > b.age");
   }
 
   @Test
   void orAcrossPartiesIsRefused() {
-    refused(422, alice.post("/v1/queries", sqlQuery("SELECT a.spend FROM a JOIN b"
-        + " ON a.card = b.card WHERE a.spend > 1 OR b.country = 'DE'")),
-        "WHERE", "a.spend > 1 OR b.country = 'DE'");
+    refused(
+        422,
+        alice.post(
+            "/v1/queries",
+            sqlQuery(
+                "SELECT a.spend FROM a JOIN b"
+                    + " ON a.card = b.card WHERE a.spend > 1 OR b.country = 'DE'")),
+        "WHERE",
+        "a.spend > 1 OR b.country = 'DE'");
   }
 
   @Test
   void columnsTheOwnerDidNotAllowAreRefused() {
     // own dataset: store may be filtered and revealed but is no join key
-    refused(422, alice.post("/v1/queries", sqlQuery(
-        "SELECT a.spend FROM a JOIN b ON a.store = b.card")),
-        "ON", "a.store", "purchases", "may not be a join key");
+    refused(
+        422,
+        alice.post("/v1/queries", sqlQuery("SELECT a.spend FROM a JOIN b ON a.store = b.card")),
+        "ON",
+        "a.store",
+        "purchases",
+        "may not be a join key");
     // own dataset: secret is neither revealed nor filterable
-    refused(422, alice.post("/v1/queries", sqlQuery(
-        "SELECT a.secret FROM a JOIN b ON a.card = b.card")),
-        "SELECT", "a.secret", "may not be revealed");
-    refused(422, alice.post("/v1/queries", sqlQuery(
-        "SELECT a.spend FROM a JOIN b ON a.card = b.card WHERE a.secret = 'x'")),
-        "WHERE", "a.secret", "may not be used in WHERE");
+    refused(
+        422,
+        alice.post("/v1/queries", sqlQuery("SELECT a.secret FROM a JOIN b ON a.card = b.card")),
+        "SELECT",
+        "a.secret",
+        "may not be revealed");
+    refused(
+        422,
+        alice.post(
+            "/v1/queries",
+            sqlQuery("SELECT a.spend FROM a JOIN b ON a.card = b.card WHERE a.secret = 'x'")),
+        "WHERE",
+        "a.secret",
+        "may not be used in WHERE");
     // peer dataset: card is published as a key, not as a revealed column
-    Reply r = refused(422, alice.post("/v1/queries", sqlQuery(
-        "SELECT b.card FROM a JOIN b ON a.card = b.card")),
-        "SELECT", "b.card", "customers", "may not be revealed");
+    Reply r =
+        refused(
+            422,
+            alice.post("/v1/queries", sqlQuery("SELECT b.card FROM a JOIN b ON a.card = b.card")),
+            "SELECT",
+            "b.card",
+            "customers",
+            "may not be revealed");
     assertEquals("b.card", r.json().path("text").asText());
     // a star reveals every column, key columns included
-    refused(422, alice.post("/v1/queries", sqlQuery(
-        "SELECT b.* FROM a JOIN b ON a.card = b.card")), "SELECT", "may not be revealed");
+    refused(
+        422,
+        alice.post("/v1/queries", sqlQuery("SELECT b.* FROM a JOIN b ON a.card = b.card")),
+        "SELECT",
+        "may not be revealed");
     // peer dataset: email is revealed, not a key
-    refused(422, alice.post("/v1/queries", sqlQuery(
-        "SELECT a.spend FROM a JOIN b ON a.card = b.email")), "ON", "b.email",
+    refused(
+        422,
+        alice.post("/v1/queries", sqlQuery("SELECT a.spend FROM a JOIN b ON a.card = b.email")),
+        "ON",
+        "b.email",
         "may not be a join key");
   }
 
   @Test
   void otherQueryErrorsAreRefused() {
-    refused(422, alice.post("/v1/queries", sqlQuery("SELEC a.spend FROM a")), "SQL",
-        "syntax error");
-    refused(422, alice.post("/v1/queries", sqlQuery(
-        "SELECT a.spend FROM a JOIN b ON a.card = b.card ORDER BY a.spend")), "ORDER BY");
+    refused(
+        422, alice.post("/v1/queries", sqlQuery("SELEC a.spend FROM a")), "SQL", "syntax error");
+    refused(
+        422,
+        alice.post(
+            "/v1/queries",
+            sqlQuery("SELECT a.spend FROM a JOIN b ON a.card = b.card ORDER BY a.spend")),
+        "ORDER BY");
     ObjectNode q = sqlQuery(GOOD_SQL);
     q.put("peerDataset", "unknown_ds");
     refused(422, alice.post("/v1/queries", q), "peerDataset", "unknown_ds");
@@ -447,9 +560,11 @@ abstract class CoordinatorApiContract {
   void aCountNeedsAProtocolThatRevealsOnlyTheCount() throws Exception {
     String count = "SELECT COUNT(DISTINCT a.card) FROM a JOIN b ON a.card = b.card";
     // the oracle: what the native library says of each protocol, not the coordinator's code
-    List<String> able = io.psiflink.nativepsi.ProtocolInfo.all().stream()
-        .filter(io.psiflink.nativepsi.ProtocolInfo::supportsCardinality)
-        .map(io.psiflink.nativepsi.ProtocolInfo::name).toList();
+    List<String> able =
+        io.psiflink.nativepsi.ProtocolInfo.all().stream()
+            .filter(io.psiflink.nativepsi.ProtocolInfo::supportsCardinality)
+            .map(io.psiflink.nativepsi.ProtocolInfo::name)
+            .toList();
     assertFalse(able.contains("kkrt"));
     assertTrue(able.contains("ecdh"));
     int atBob = bob.get("/v1/queries").json().path("queries").size();
@@ -462,50 +577,63 @@ abstract class CoordinatorApiContract {
     assertEquals(bobsAudit, actions(bob));
     // the approver checks too, for an offer that did not come through a checking coordinator
     Client peerAtBob = parties.client(parties.bob, "Bearer " + parties.aliceToBob);
-    refused(400, peerAtBob.post("/v1/peer/queries",
-        offer("alice", "A", "purchases", "customers", count)), "protocol", "kkrt");
+    refused(
+        400,
+        peerAtBob.post("/v1/peer/queries", offer("alice", "A", "purchases", "customers", count)),
+        "protocol",
+        "kkrt");
     assertEquals(atBob, bob.get("/v1/queries").json().path("queries").size());
     // a protocol with the cardinality output is accepted; a join with kkrt still is
     q.put("protocol", "ecdh");
     String id = submit(alice, q);
-    assertEquals(200, bob.post("/v1/queries/" + id + "/reject", Map.of("reason", "test"))
-        .status());
+    assertEquals(200, bob.post("/v1/queries/" + id + "/reject", Map.of("reason", "test")).status());
     q = sqlQuery("SELECT a.spend FROM a JOIN b ON a.card = b.card");
     q.put("protocol", "kkrt");
     id = submit(alice, q);
-    assertEquals(200, bob.post("/v1/queries/" + id + "/reject", Map.of("reason", "test"))
-        .status());
+    assertEquals(200, bob.post("/v1/queries/" + id + "/reject", Map.of("reason", "test")).status());
   }
 
   static ObjectNode jsonQuery(String where) throws Exception {
     ObjectNode n = Client.JSON.createObjectNode();
     n.put("localDataset", "purchases");
     n.put("peerDataset", "customers");
-    n.set("query", Client.JSON.readTree("{\"select\": [{\"table\": \"b\", \"column\": \"email\"},"
-        + " {\"table\": \"a\", \"column\": \"spend\", \"as\": \"total\"}],"
-        + " \"on\": [{\"a\": \"card\", \"b\": \"card\"}, {\"a\": \"zip\", \"b\": \"zip\"}],"
-        + " \"where\": " + where + "}"));
+    n.set(
+        "query",
+        Client.JSON.readTree(
+            "{\"select\": [{\"table\": \"b\", \"column\": \"email\"},"
+                + " {\"table\": \"a\", \"column\": \"spend\", \"as\": \"total\"}],"
+                + " \"on\": [{\"a\": \"card\", \"b\": \"card\"}, {\"a\": \"zip\", \"b\": \"zip\"}],"
+                + " \"where\": "
+                + where
+                + "}"));
     return n;
   }
 
   @Test
   void jsonFormIsValidatedLikeSql() throws Exception {
-    Reply ok = alice.post("/v1/queries", jsonQuery(
-        "{\"a\": [\"spend > 23\"], \"b\": [\"country = 'DE'\", \"age >= 18\"]}"));
+    Reply ok =
+        alice.post(
+            "/v1/queries",
+            jsonQuery("{\"a\": [\"spend > 23\"], \"b\": [\"country = 'DE'\", \"age >= 18\"]}"));
     assertEquals(201, ok.status(), ok.toString());
     assertTrue(ok.json().path("sql").asText().contains("b.`email`"), ok.toString());
     // a condition listed under a that uses b's columns
-    refused(400, alice.post("/v1/queries", jsonQuery("{\"a\": [\"country = 'DE'\"]}")),
-        "query.where.a[0]", "table b");
-    refused(422, alice.post("/v1/queries", jsonQuery("{\"a\": [\"spend > 1 OR age > 2\"]}")),
-        "WHERE");
-    refused(422, alice.post("/v1/queries", jsonQuery("{\"b\": [\"ssn = '1'\"]}")),
-        "no column ssn");
+    refused(
+        400,
+        alice.post("/v1/queries", jsonQuery("{\"a\": [\"country = 'DE'\"]}")),
+        "query.where.a[0]",
+        "table b");
+    refused(
+        422, alice.post("/v1/queries", jsonQuery("{\"a\": [\"spend > 1 OR age > 2\"]}")), "WHERE");
+    refused(422, alice.post("/v1/queries", jsonQuery("{\"b\": [\"ssn = '1'\"]}")), "no column ssn");
     ObjectNode q = jsonQuery("{}");
     ((ObjectNode) q.get("query")).remove("on");
     refused(400, alice.post("/v1/queries", q), "query.on");
     q = jsonQuery("{}");
-    ((ObjectNode) q.get("query")).withArray("select").addObject().put("table", "c")
+    ((ObjectNode) q.get("query"))
+        .withArray("select")
+        .addObject()
+        .put("table", "c")
         .put("column", "x");
     refused(400, alice.post("/v1/queries", q), "query.select[2].table");
     q = jsonQuery("{}");
@@ -516,25 +644,30 @@ abstract class CoordinatorApiContract {
   @Test
   void theApproverValidatesIndependently() throws Exception {
     Client peerAtBob = parties.client(parties.bob, "Bearer " + parties.aliceToBob);
-    ObjectNode offer = offer("alice", "A", "purchases", "customers",
-        "SELECT b.ssn FROM a JOIN b ON a.card = b.card");
+    ObjectNode offer =
+        offer(
+            "alice",
+            "A",
+            "purchases",
+            "customers",
+            "SELECT b.ssn FROM a JOIN b ON a.card = b.card");
     String forged = offer.get("id").asText();
     // bob validates against what he publishes: his unpublished ssn is as unknown to the peer as
     // a column that does not exist (the error must not confirm that it exists)
-    Reply hidden = refused(422, peerAtBob.post("/v1/peer/queries", offer), "SELECT",
-        "has no column ssn");
+    Reply hidden =
+        refused(422, peerAtBob.post("/v1/peer/queries", offer), "SELECT", "has no column ssn");
     String absent = "SELECT b.nosuch FROM a JOIN b ON a.card = b.card";
     offer.put("sql", absent);
     offer.put("fingerprint", io.psiflink.query.JoinQuery.parse(absent).fingerprint());
-    Reply missing = refused(422, peerAtBob.post("/v1/peer/queries", offer), "SELECT",
-        "has no column nosuch");
+    Reply missing =
+        refused(422, peerAtBob.post("/v1/peer/queries", offer), "SELECT", "has no column nosuch");
     assertEquals(missing.error().replace("nosuch", "ssn"), hidden.error());
     // a published column the owner does not reveal is refused as such
     String unrevealed = "SELECT b.age FROM a JOIN b ON a.card = b.card";
     offer.put("sql", unrevealed);
     offer.put("fingerprint", io.psiflink.query.JoinQuery.parse(unrevealed).fingerprint());
-    refused(422, peerAtBob.post("/v1/peer/queries", offer), "SELECT", "b.age",
-        "may not be revealed");
+    refused(
+        422, peerAtBob.post("/v1/peer/queries", offer), "SELECT", "b.age", "may not be revealed");
     String good = "SELECT b.email FROM a JOIN b ON a.card = b.card";
     offer.put("sql", good);
     refused(400, peerAtBob.post("/v1/peer/queries", offer), "fingerprint");
@@ -548,32 +681,56 @@ abstract class CoordinatorApiContract {
   @Test
   void starIsExpandedToTheRegisteredColumnsAndTheApproverRefusesAStar() throws Exception {
     // bob's contacts: every published column revealable; 'notes' is in the registry only
-    register(bob, dataset("contacts", "hdfs://bob/contacts", "parquet", List.of(
-        column("card", "STRING"), column("zip", "BIGINT"), column("email", "STRING"),
-        column("notes", "STRING")), List.of("card", "zip"), List.of("card", "zip", "email"),
-        List.of()));
-    ObjectNode q = sqlQuery("SELECT a.spend, b.* FROM a JOIN b ON a.card = b.card "
-        + "AND a.zip = b.zip");
+    register(
+        bob,
+        dataset(
+            "contacts",
+            "hdfs://bob/contacts",
+            "parquet",
+            List.of(
+                column("card", "STRING"),
+                column("zip", "BIGINT"),
+                column("email", "STRING"),
+                column("notes", "STRING")),
+            List.of("card", "zip"),
+            List.of("card", "zip", "email"),
+            List.of()));
+    ObjectNode q =
+        sqlQuery("SELECT a.spend, b.* FROM a JOIN b ON a.card = b.card " + "AND a.zip = b.zip");
     q.put("peerDataset", "contacts");
     String id = submit(alice, q);
-    String expanded = "SELECT a.spend, `b`.`card`, `b`.`zip`, `b`.`email` FROM a JOIN b ON "
-        + "a.card = b.card AND a.zip = b.zip";
+    String expanded =
+        "SELECT a.spend, `b`.`card`, `b`.`zip`, `b`.`email` FROM a JOIN b ON "
+            + "a.card = b.card AND a.zip = b.zip";
     JsonNode atAlice = alice.get("/v1/queries/" + id).json();
     JsonNode atBob = bob.get("/v1/queries/" + id).json();
     assertEquals(expanded, atAlice.path("sql").asText());
     assertEquals(expanded, atBob.path("sql").asText());
-    assertEquals(io.psiflink.query.JoinQuery.parse(expanded).fingerprint(),
+    assertEquals(
+        io.psiflink.query.JoinQuery.parse(expanded).fingerprint(),
         atBob.path("fingerprint").asText());
     assertEquals(atAlice.path("fingerprint"), atBob.path("fingerprint"));
 
     // a requester that sends a star anyway: bob's job would expand it against its files, so it is
     // refused even where every registered column may be revealed
-    register(bob, dataset("contacts_all", "hdfs://bob/contacts", "parquet", List.of(
-        column("card", "STRING"), column("zip", "BIGINT"), column("email", "STRING")),
-        List.of("card", "zip"), List.of("card", "zip", "email"), List.of()));
+    register(
+        bob,
+        dataset(
+            "contacts_all",
+            "hdfs://bob/contacts",
+            "parquet",
+            List.of(column("card", "STRING"), column("zip", "BIGINT"), column("email", "STRING")),
+            List.of("card", "zip"),
+            List.of("card", "zip", "email"),
+            List.of()));
     Client peerAtBob = parties.client(parties.bob, "Bearer " + parties.aliceToBob);
-    ObjectNode offer = offer("alice", "A", "purchases", "contacts_all",
-        "SELECT b.* FROM a JOIN b ON a.card = b.card AND a.zip = b.zip");
+    ObjectNode offer =
+        offer(
+            "alice",
+            "A",
+            "purchases",
+            "contacts_all",
+            "SELECT b.* FROM a JOIN b ON a.card = b.card AND a.zip = b.zip");
     refused(422, peerAtBob.post("/v1/peer/queries", offer), "explicit columns");
   }
 
@@ -586,10 +743,11 @@ abstract class CoordinatorApiContract {
     bad.put("publicSize", "huge");
     refused(400, bob.post("/v1/datasets", bad), "publicSize", "rounded, exact or declared:N");
     Client peerAtBob = parties.client(parties.bob, "Bearer " + parties.aliceToBob);
-    assertEquals("declared:5000000", peerAtBob.get("/v1/peer/datasets/sized_customers").json()
-        .path("publicSize").asText());
-    assertEquals("rounded", peerAtBob.get("/v1/peer/datasets/customers").json()
-        .path("publicSize").asText());
+    assertEquals(
+        "declared:5000000",
+        peerAtBob.get("/v1/peer/datasets/sized_customers").json().path("publicSize").asText());
+    assertEquals(
+        "rounded", peerAtBob.get("/v1/peer/datasets/customers").json().path("publicSize").asText());
 
     ObjectNode q = sqlQuery(GOOD_SQL);
     q.put("peerDataset", "sized_customers");
@@ -603,8 +761,7 @@ abstract class CoordinatorApiContract {
     JsonNode theirs = d.path("iLearnAboutPeer");
     assertEquals("rounded", theirs.path("size").path("policy").asText());
     assertEquals("[]", theirs.path("columns").toString());
-    assertTrue(d.path("summary").asText().contains("the columns [email]"),
-        d.toString());
+    assertTrue(d.path("summary").asText().contains("the columns [email]"), d.toString());
     // at alice the same from the other side
     JsonNode da = alice.get("/v1/queries/" + id).json().path("disclosure");
     assertEquals(mine, da.path("iLearnAboutPeer"));
@@ -625,7 +782,8 @@ abstract class CoordinatorApiContract {
     assertEquals("B", atBob.json().path("localSide").asText());
     assertEquals(atAlice.json().path("fingerprint"), atBob.json().path("fingerprint"));
     assertTrue(bob.get("/v1/queries?status=pending").raw().contains(id));
-    assertTrue(alice.get("/v1/sessions").json().path("sessions").toString().indexOf(id) < 0,
+    assertTrue(
+        alice.get("/v1/sessions").json().path("sessions").toString().indexOf(id) < 0,
         "no session before approval");
 
     refused(409, alice.post("/v1/queries/" + id + "/approve", "{}"), "bob decides");
@@ -641,10 +799,9 @@ abstract class CoordinatorApiContract {
     assertEquals(40, session.path("sigma").asInt());
     assertEquals(parties.aliceConfig.bridge().endpoint(), session.path("aEndpoint").asText());
     assertEquals(parties.bobConfig.bridge().endpoint(), session.path("bEndpoint").asText());
-    assertEquals(sha256(parties.dir.resolve("pki/alice.pem")), session.path("aFingerprint")
-        .asText());
-    assertEquals(sha256(parties.dir.resolve("pki/bob.pem")), session.path("bFingerprint")
-        .asText());
+    assertEquals(
+        sha256(parties.dir.resolve("pki/alice.pem")), session.path("aFingerprint").asText());
+    assertEquals(sha256(parties.dir.resolve("pki/bob.pem")), session.path("bFingerprint").asText());
     for (String secret : List.of("key", "seed", "prf", "secret")) {
       session.fieldNames().forEachRemaining(f -> assertFalse(f.toLowerCase().contains(secret), f));
     }
@@ -677,21 +834,36 @@ abstract class CoordinatorApiContract {
   @Test
   void aJdbcPasswordIsNeverShownByTheApiOrTheAuditLog() {
     String name = "crm" + SEQ.incrementAndGet();
-    ObjectNode d = dataset(name, "jdbc:postgresql://db.internal:5432/crm?table=people&user=psi"
-        + "&password=s3cret-pw&sslpassword=k3y-pw", "csv", List.of(column("card", "STRING"),
-        column("email", "STRING")), List.of("card"), List.of("email"), List.of());
+    ObjectNode d =
+        dataset(
+            name,
+            "jdbc:postgresql://db.internal:5432/crm?table=people&user=psi"
+                + "&password=s3cret-pw&sslpassword=k3y-pw",
+            "csv",
+            List.of(column("card", "STRING"), column("email", "STRING")),
+            List.of("card"),
+            List.of("email"),
+            List.of());
     d.put("format", "csv");
     Reply r = alice.post("/v1/datasets", d);
     assertEquals(201, r.status(), r.toString());
-    List<Reply> shown = List.of(r, alice.get("/v1/datasets"), alice.get("/v1/datasets/" + name),
-        alice.delete("/v1/datasets/" + name), alice.get("/v1/datasets?includeRetired=true"),
-        alice.get("/v1/audit"), bob.get("/v1/peer/datasets/" + name),
-        parties.client(parties.bob, "Bearer " + parties.aliceToBob).get("/v1/peer/datasets"));
+    List<Reply> shown =
+        List.of(
+            r,
+            alice.get("/v1/datasets"),
+            alice.get("/v1/datasets/" + name),
+            alice.delete("/v1/datasets/" + name),
+            alice.get("/v1/datasets?includeRetired=true"),
+            alice.get("/v1/audit"),
+            bob.get("/v1/peer/datasets/" + name),
+            parties.client(parties.bob, "Bearer " + parties.aliceToBob).get("/v1/peer/datasets"));
     for (Reply x : shown) {
       assertFalse(x.raw().contains("s3cret-pw") || x.raw().contains("k3y-pw"), x.toString());
     }
-    assertEquals("jdbc:postgresql://db.internal:5432/crm?table=people&user=psi&password=***"
-        + "&sslpassword=***", r.json().path("location").asText());
+    assertEquals(
+        "jdbc:postgresql://db.internal:5432/crm?table=people&user=psi&password=***"
+            + "&sslpassword=***",
+        r.json().path("location").asText());
   }
 
   /** The audit detail of {@code action} on {@code objectId} (the last such entry). */
@@ -717,8 +889,9 @@ abstract class CoordinatorApiContract {
     assertEquals("ok", d.path("reason").asText(), d.toString());
     // the principal is bob's business: alice records bob's decision as the party's
     assertFalse(alice.get("/v1/audit").raw().contains("bob-analyst"));
-    assertEquals("bob", alice.get("/v1/queries/" + approvedId).json().path("approval")
-        .path("decidedBy").asText());
+    assertEquals(
+        "bob",
+        alice.get("/v1/queries/" + approvedId).json().path("approval").path("decidedBy").asText());
 
     String rejectedId = submit(alice, sqlQuery(GOOD_SQL));
     assertEquals(200, bob.post("/v1/queries/" + rejectedId + "/reject", "{}").status());
@@ -758,15 +931,19 @@ abstract class CoordinatorApiContract {
     assertTrue(c.json().path("error").isNull(), c.toString());
     JsonNode b = bob.get("/v1/sessions/" + sid).json();
     assertEquals("failed", b.path("status").asText(), b.toString());
-    assertTrue(b.path("error").asText().contains("alice ended the session: cancelled"),
-        b.toString());
+    assertTrue(
+        b.path("error").asText().contains("alice ended the session: cancelled"), b.toString());
 
     refused(409, alice.post("/v1/sessions/" + sid + "/cancel", "{}"), "already ended: cancelled");
     refused(409, bob.post("/v1/sessions/" + sid + "/cancel", "{}"), "already ended: failed");
     refused(409, alice.get("/v1/sessions/" + sid + "/result"), "was cancelled");
     refused(404, alice.post("/v1/sessions/nope/cancel", "{}"), "nope");
-    refused(403, parties.client(parties.bob, "Bearer " + parties.aliceToBob)
-        .post("/v1/sessions/" + sid + "/cancel", "{}"), "peer");
+    refused(
+        403,
+        parties
+            .client(parties.bob, "Bearer " + parties.aliceToBob)
+            .post("/v1/sessions/" + sid + "/cancel", "{}"),
+        "peer");
     refused(403, bob.post("/v1/peer/sessions/" + sid + "/abort", "{}"), "peer coordinator");
     assertTrue(actions(alice).contains("job.cancelled " + sid), actions(alice).toString());
     assertTrue(actions(bob).contains("session.aborted_by_peer " + sid), actions(bob).toString());
@@ -779,27 +956,47 @@ abstract class CoordinatorApiContract {
     Db db = parties.alice.db();
     assertTrue((boolean) db.tx(c -> Store.startSession(c, sid, 1000L)));
     assertFalse((boolean) db.tx(c -> Store.startSession(c, sid, 1001L)), "started once");
-    assertTrue((boolean) db.tx(c -> Store.progress(c, sid, new Model.Progress(Model.Phase.PSI, 3, 8L))));
+    assertTrue(
+        (boolean) db.tx(c -> Store.progress(c, sid, new Model.Progress(Model.Phase.PSI, 3, 8L))));
     JsonNode s = alice.get("/v1/sessions/" + sid).json();
     assertEquals("running", s.path("status").asText());
-    assertEquals(Client.JSON.readTree("{\"phase\":\"psi\",\"binsDone\":3,\"binsTotal\":8}"),
+    assertEquals(
+        Client.JSON.readTree("{\"phase\":\"psi\",\"binsDone\":3,\"binsTotal\":8}"),
         s.path("progress"));
     assertEquals(1000L, s.path("startedAt").asLong());
     refused(409, alice.get("/v1/sessions/" + sid + "/result"), "is running");
 
-    assertTrue((boolean) db.tx(c -> Store.endSession(c, sid, Model.SessionStatus.SUCCEEDED,
-        null, new Model.Progress(Model.Phase.DONE, 8, 8L), new Model.Result("/out/joined", io.psiflink.api.OutputFormat.AVRO, 42L),
-        "{\"rows_out\":42}", 2000L)));
-    assertFalse((boolean) db.tx(c -> Store.progress(c, sid, new Model.Progress(Model.Phase.PSI, 4, 8L))),
+    assertTrue(
+        (boolean)
+            db.tx(
+                c ->
+                    Store.endSession(
+                        c,
+                        sid,
+                        Model.SessionStatus.SUCCEEDED,
+                        null,
+                        new Model.Progress(Model.Phase.DONE, 8, 8L),
+                        new Model.Result("/out/joined", io.psiflink.api.OutputFormat.AVRO, 42L),
+                        "{\"rows_out\":42}",
+                        2000L)));
+    assertFalse(
+        (boolean) db.tx(c -> Store.progress(c, sid, new Model.Progress(Model.Phase.PSI, 4, 8L))),
         "no progress after the end");
-    assertFalse((boolean) db.tx(c -> Store.endSession(c, sid, Model.SessionStatus.FAILED, "late", null, null, null, 3000L)),
+    assertFalse(
+        (boolean)
+            db.tx(
+                c ->
+                    Store.endSession(
+                        c, sid, Model.SessionStatus.FAILED, "late", null, null, null, 3000L)),
         "ended once");
     s = alice.get("/v1/sessions/" + sid).json();
     assertEquals("succeeded", s.path("status").asText());
     assertEquals("done", s.path("progress").path("phase").asText());
     assertEquals(8, s.path("progress").path("binsDone").asLong());
-    assertEquals(Client.JSON.readTree("{\"location\":\"/out/joined\",\"format\":\"avro\","
-        + "\"rowsOut\":42}"), s.path("result"));
+    assertEquals(
+        Client.JSON.readTree(
+            "{\"location\":\"/out/joined\",\"format\":\"avro\"," + "\"rowsOut\":42}"),
+        s.path("result"));
     assertEquals(2000L, s.path("endedAt").asLong());
     assertTrue(s.path("error").isNull());
     Reply r = alice.get("/v1/sessions/" + sid + "/result");
@@ -808,8 +1005,7 @@ abstract class CoordinatorApiContract {
     assertEquals(42, r.json().path("rowsOut").asLong());
     assertEquals(42, r.json().path("summary").path("rows_out").asLong());
     // GET /v1/queries/{id} embeds the same session
-    assertEquals(s, alice.get("/v1/queries/" + s.path("queryId").asText()).json()
-        .path("session"));
+    assertEquals(s, alice.get("/v1/queries/" + s.path("queryId").asText()).json().path("session"));
   }
 
   @Test
@@ -828,8 +1024,10 @@ abstract class CoordinatorApiContract {
   void anOfferThePeerNeverReceivedFailsWhenThePollFindsNothing() throws Exception {
     // as if the offer's call timed out without reaching bob: pending here, unknown there
     long now = System.currentTimeMillis();
-    Model.QueryRecord lost = offer(java.util.UUID.randomUUID().toString(),
-        now - Offers.UNDELIVERED_AFTER.toMillis() - 1000);
+    Model.QueryRecord lost =
+        offer(
+            java.util.UUID.randomUUID().toString(),
+            now - Offers.UNDELIVERED_AFTER.toMillis() - 1000);
     Model.QueryRecord inFlight = offer(java.util.UUID.randomUUID().toString(), now);
     parties.alice.sweepNow();
     JsonNode q = alice.get("/v1/queries/" + lost.id()).json();
@@ -837,19 +1035,41 @@ abstract class CoordinatorApiContract {
     assertTrue(q.path("statusReason").asText().contains("never delivered"), q.toString());
     assertTrue(actions(alice).contains("query.undelivered " + lost.id()));
     // a recent offer may still be on its way: it stays pending
-    assertEquals("pending", alice.get("/v1/queries/" + inFlight.id()).json().path("status")
-        .asText());
+    assertEquals(
+        "pending", alice.get("/v1/queries/" + inFlight.id()).json().path("status").asText());
   }
 
   private Model.QueryRecord offer(String id, long createdAt) {
-    Model.QueryRecord q = new Model.QueryRecord(id, Model.Direction.OUTGOING, "alice", "bob",
-        io.psiflink.api.Role.A, "purchases", "customers", GOOD_SQL, "f", 0, 40, "kkrt",
-        "alice.example:7443", "fp", Model.QueryStatus.PENDING, null,
-        createdAt, createdAt + 3_600_000, null, null);
-    parties.alice.db().tx(c -> {
-      Store.insertQuery(c, q);
-      return null;
-    });
+    Model.QueryRecord q =
+        new Model.QueryRecord(
+            id,
+            Model.Direction.OUTGOING,
+            "alice",
+            "bob",
+            io.psiflink.api.Role.A,
+            "purchases",
+            "customers",
+            GOOD_SQL,
+            "f",
+            0,
+            40,
+            "kkrt",
+            "alice.example:7443",
+            "fp",
+            Model.QueryStatus.PENDING,
+            null,
+            createdAt,
+            createdAt + 3_600_000,
+            null,
+            null);
+    parties
+        .alice
+        .db()
+        .tx(
+            c -> {
+              Store.insertQuery(c, q);
+              return null;
+            });
     return q;
   }
 
@@ -873,12 +1093,19 @@ abstract class CoordinatorApiContract {
     assertTrue(actions(bob).contains("query.rejected " + id));
     // the decision callback is idempotent
     Client peerAtAlice = parties.client(parties.alice, "Bearer " + parties.bobToAlice);
-    assertEquals(200, peerAtAlice.post("/v1/peer/queries/" + id + "/decision",
-        Map.of("decision", "rejected")).status());
-    refused(409, peerAtAlice.post("/v1/peer/queries/" + id + "/decision",
-        Map.of("decision", "expired")), "already rejected");
-    refused(400, peerAtAlice.post("/v1/peer/queries/" + id + "/decision",
-        Map.of("decision", "maybe")), "decision");
+    assertEquals(
+        200,
+        peerAtAlice
+            .post("/v1/peer/queries/" + id + "/decision", Map.of("decision", "rejected"))
+            .status());
+    refused(
+        409,
+        peerAtAlice.post("/v1/peer/queries/" + id + "/decision", Map.of("decision", "expired")),
+        "already rejected");
+    refused(
+        400,
+        peerAtAlice.post("/v1/peer/queries/" + id + "/decision", Map.of("decision", "maybe")),
+        "decision");
   }
 
   @Test
@@ -920,8 +1147,10 @@ abstract class CoordinatorApiContract {
       assertEquals(200, r.status(), r.toString());
       assertTrue(actions(p.bobApi()).contains("peer.notify_failed " + id));
       p.startAlice();
-      assertEquals("pending", p.aliceApi().get("/v1/queries/" + id).json().path("status")
-          .asText(), "the state survived the restart");
+      assertEquals(
+          "pending",
+          p.aliceApi().get("/v1/queries/" + id).json().path("status").asText(),
+          "the state survived the restart");
       p.alice.sweepNow();
       Reply a = p.aliceApi().get("/v1/queries/" + id);
       assertEquals("approved", a.json().path("status").asText(), a.toString());
@@ -932,13 +1161,18 @@ abstract class CoordinatorApiContract {
   @Test
   void theSweeperExpiresQueriesByItself() throws Exception {
     Path home = dir.resolve("sweep" + SEQ.incrementAndGet());
-    try (Parties p = new Parties(home, party -> {
-      try {
-        return databaseUrl(party + "_" + home.getFileName());
-      } catch (Exception e) {
-        throw new IllegalStateException(e);
-      }
-    }, Duration.ofMillis(800), Duration.ofMillis(200))) {
+    try (Parties p =
+        new Parties(
+            home,
+            party -> {
+              try {
+                return databaseUrl(party + "_" + home.getFileName());
+              } catch (Exception e) {
+                throw new IllegalStateException(e);
+              }
+            },
+            Duration.ofMillis(800),
+            Duration.ofMillis(200))) {
       register(p.aliceApi(), purchases("purchases"));
       register(p.bobApi(), customers("customers"));
       String id = submit(p.aliceApi(), sqlQuery(GOOD_SQL));
@@ -971,16 +1205,18 @@ abstract class CoordinatorApiContract {
     assertTrue(next.json().path("entries").get(0).path("seq").asLong() > first);
     refused(400, alice.get("/v1/audit?limit=0"), "limit");
 
-    try (Connection c = parties.alice.db().connect(); Statement s = c.createStatement()) {
-      SQLException up = assertThrows(SQLException.class,
-          () -> s.executeUpdate("UPDATE audit_log SET actor = 'mallory'"));
+    try (Connection c = parties.alice.db().connect();
+        Statement s = c.createStatement()) {
+      SQLException up =
+          assertThrows(
+              SQLException.class, () -> s.executeUpdate("UPDATE audit_log SET actor = 'mallory'"));
       assertTrue(up.getMessage().contains("append-only"), up.getMessage());
-      SQLException del = assertThrows(SQLException.class,
-          () -> s.executeUpdate("DELETE FROM audit_log"));
+      SQLException del =
+          assertThrows(SQLException.class, () -> s.executeUpdate("DELETE FROM audit_log"));
       assertTrue(del.getMessage().contains("append-only"), del.getMessage());
       if (!parties.alice.db().isSqlite()) {
-        SQLException trunc = assertThrows(SQLException.class,
-            () -> s.executeUpdate("TRUNCATE audit_log"));
+        SQLException trunc =
+            assertThrows(SQLException.class, () -> s.executeUpdate("TRUNCATE audit_log"));
         assertTrue(trunc.getMessage().contains("append-only"), trunc.getMessage());
       }
     }
@@ -995,10 +1231,9 @@ abstract class CoordinatorApiContract {
 
   static String sha256(Path pem) throws Exception {
     try (var in = Files.newInputStream(pem)) {
-      X509Certificate c = (X509Certificate) CertificateFactory.getInstance("X.509")
-          .generateCertificate(in);
-      return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256")
-          .digest(c.getEncoded()));
+      X509Certificate c =
+          (X509Certificate) CertificateFactory.getInstance("X.509").generateCertificate(in);
+      return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(c.getEncoded()));
     }
   }
 }

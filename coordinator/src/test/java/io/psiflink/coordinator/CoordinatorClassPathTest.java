@@ -15,26 +15,39 @@ import org.junit.jupiter.api.Test;
  * that drags them back in fails here, naming the jar.
  */
 class CoordinatorClassPathTest {
-  private static final List<String> FORBIDDEN_JARS = List.of("psi-flink-jobs", "flink-runtime",
-      "flink-statebackend-rocksdb", "frocksdbjni", "rocksdbjni", "flink-table-planner",
-      "flink-table-runtime", "flink-streaming-java", "flink-clients");
+  private static final List<String> FORBIDDEN_JARS =
+      List.of(
+          "psi-flink-jobs",
+          "flink-runtime",
+          "flink-statebackend-rocksdb",
+          "frocksdbjni",
+          "rocksdbjni",
+          "flink-table-planner",
+          "flink-table-runtime",
+          "flink-streaming-java",
+          "flink-clients");
 
   @Test
   void noJobNorFlinkRuntimeJarIsOnTheClassPath() {
-    List<String> entries = Stream.of(System.getProperty("java.class.path")
-        .split(File.pathSeparator)).map(e -> new File(e).getName()).toList();
-    List<String> found = entries.stream()
-        .filter(n -> FORBIDDEN_JARS.stream().anyMatch(f -> n.startsWith(f + "-")))
-        .toList();
+    List<String> entries =
+        Stream.of(System.getProperty("java.class.path").split(File.pathSeparator))
+            .map(e -> new File(e).getName())
+            .toList();
+    List<String> found =
+        entries.stream()
+            .filter(n -> FORBIDDEN_JARS.stream().anyMatch(f -> n.startsWith(f + "-")))
+            .toList();
     assertEquals(List.of(), found, "the coordinator must not depend on these");
   }
 
   @Test
   void noJobNorFlinkRuntimeClassLoads() {
-    for (String c : List.of("io.psiflink.jobs.PartyMain",
-        "org.apache.flink.runtime.jobgraph.JobGraph",
-        "org.apache.flink.streaming.api.environment.StreamExecutionEnvironment",
-        "org.rocksdb.RocksDB")) {
+    for (String c :
+        List.of(
+            "io.psiflink.jobs.PartyMain",
+            "org.apache.flink.runtime.jobgraph.JobGraph",
+            "org.apache.flink.streaming.api.environment.StreamExecutionEnvironment",
+            "org.rocksdb.RocksDB")) {
       assertThrows(ClassNotFoundException.class, () -> Class.forName(c), c);
     }
   }

@@ -15,15 +15,17 @@ import picocli.CommandLine.ParameterException;
 class CoordinatorMainTest {
   @Test
   void serveAndTokenParseToTypedValues() {
-    CoordinatorMain.Serve s = assertInstanceOf(CoordinatorMain.Serve.class,
-        CoordinatorMain.parse("serve", "coordinator.yaml"));
+    CoordinatorMain.Serve s =
+        assertInstanceOf(
+            CoordinatorMain.Serve.class, CoordinatorMain.parse("serve", "coordinator.yaml"));
     assertEquals(Path.of("coordinator.yaml"), s.config());
-    CoordinatorMain.Token t = assertInstanceOf(CoordinatorMain.Token.class,
-        CoordinatorMain.parse("token", "party", "alice-analyst"));
+    CoordinatorMain.Token t =
+        assertInstanceOf(
+            CoordinatorMain.Token.class, CoordinatorMain.parse("token", "party", "alice-analyst"));
     assertEquals(Kind.PARTY, t.kind);
     assertEquals("alice-analyst", t.label);
-    assertEquals(Kind.PEER, ((CoordinatorMain.Token) CoordinatorMain.parse("token", "peer",
-        "bob")).kind);
+    assertEquals(
+        Kind.PEER, ((CoordinatorMain.Token) CoordinatorMain.parse("token", "peer", "bob")).kind);
   }
 
   @Test
@@ -39,15 +41,18 @@ class CoordinatorMainTest {
 
   @Test
   void wrongCommandLinesFailNamingTheArgument() {
-    ParameterException kind = assertThrows(ParameterException.class,
-        () -> CoordinatorMain.parse("token", "admin", "x"));
-    assertTrue(kind.getMessage().contains("party|peer") && kind.getMessage().contains("admin"),
+    ParameterException kind =
+        assertThrows(ParameterException.class, () -> CoordinatorMain.parse("token", "admin", "x"));
+    assertTrue(
+        kind.getMessage().contains("party|peer") && kind.getMessage().contains("admin"),
         kind.getMessage());
-    ParameterException unknown = assertThrows(ParameterException.class,
-        () -> CoordinatorMain.parse("serve", "c.yaml", "--port", "1"));
+    ParameterException unknown =
+        assertThrows(
+            ParameterException.class,
+            () -> CoordinatorMain.parse("serve", "c.yaml", "--port", "1"));
     assertTrue(unknown.getMessage().contains("--port"), unknown.getMessage());
-    ParameterException missing = assertThrows(ParameterException.class,
-        () -> CoordinatorMain.parse("serve"));
+    ParameterException missing =
+        assertThrows(ParameterException.class, () -> CoordinatorMain.parse("serve"));
     assertTrue(missing.getMessage().contains("CONFIG.yaml"), missing.getMessage());
   }
 }

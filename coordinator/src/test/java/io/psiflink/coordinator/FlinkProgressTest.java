@@ -29,15 +29,20 @@ class FlinkProgressTest {
   @BeforeEach
   void start() throws Exception {
     server = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 0);
-    server.createContext("/", x -> {
-      String key = x.getRequestURI().getPath()
-          + (x.getRequestURI().getQuery() == null ? "" : "?" + x.getRequestURI().getQuery());
-      String body = answers.get(key);
-      byte[] out = (body == null ? "{}" : body).getBytes(StandardCharsets.UTF_8);
-      x.sendResponseHeaders(body == null ? 404 : 200, out.length);
-      x.getResponseBody().write(out);
-      x.close();
-    });
+    server.createContext(
+        "/",
+        x -> {
+          String key =
+              x.getRequestURI().getPath()
+                  + (x.getRequestURI().getQuery() == null
+                      ? ""
+                      : "?" + x.getRequestURI().getQuery());
+          String body = answers.get(key);
+          byte[] out = (body == null ? "{}" : body).getBytes(StandardCharsets.UTF_8);
+          x.sendResponseHeaders(body == null ? 404 : 200, out.length);
+          x.getResponseBody().write(out);
+          x.close();
+        });
     server.start();
   }
 
@@ -47,19 +52,27 @@ class FlinkProgressTest {
   }
 
   private FlinkProgress reader(Role party) {
-    return new FlinkProgress("http://127.0.0.1:" + server.getAddress().getPort() + "/", party,
-        "0f0e0d0c-0000-4000-8000-000000000001", new ObjectMapper());
+    return new FlinkProgress(
+        "http://127.0.0.1:" + server.getAddress().getPort() + "/",
+        party,
+        "0f0e0d0c-0000-4000-8000-000000000001",
+        new ObjectMapper());
   }
 
   private void job(String tokenizeStatus) {
-    answers.put("/jobs/overview", "{\"jobs\":[{\"jid\":\"old\",\"name\":\"psi-flink party B session"
-        + " 0f0e0d0c-0000-4000-8000-000000000001\",\"start-time\":5},{\"jid\":\"j1\",\"name\":"
-        + "\"psi-flink party A session 0f0e0d0c-0000-4000-8000-000000000001\",\"start-time\":7}]}");
-    answers.put("/jobs/j1", "{\"state\":\"RUNNING\",\"vertices\":["
-        + "{\"id\":\"v1\",\"name\":\"Source: a -> as a -> WHERE x > 1 -> tokenize a\",\"status\":\""
-        + tokenizeStatus + "\"},"
-        + "{\"id\":\"v2\",\"name\":\"count rows -> public size rounded\",\"status\":\"RUNNING\"},"
-        + "{\"id\":\"v3\",\"name\":\"psi bins -> Sink: Writer\",\"status\":\"RUNNING\"}]}");
+    answers.put(
+        "/jobs/overview",
+        "{\"jobs\":[{\"jid\":\"old\",\"name\":\"psi-flink party B session"
+            + " 0f0e0d0c-0000-4000-8000-000000000001\",\"start-time\":5},{\"jid\":\"j1\",\"name\":"
+            + "\"psi-flink party A session 0f0e0d0c-0000-4000-8000-000000000001\",\"start-time\":7}]}");
+    answers.put(
+        "/jobs/j1",
+        "{\"state\":\"RUNNING\",\"vertices\":["
+            + "{\"id\":\"v1\",\"name\":\"Source: a -> as a -> WHERE x > 1 -> tokenize a\",\"status\":\""
+            + tokenizeStatus
+            + "\"},"
+            + "{\"id\":\"v2\",\"name\":\"count rows -> public size rounded\",\"status\":\"RUNNING\"},"
+            + "{\"id\":\"v3\",\"name\":\"psi bins -> Sink: Writer\",\"status\":\"RUNNING\"}]}");
   }
 
   @Test
@@ -73,9 +86,12 @@ class FlinkProgressTest {
   void findsTheJobByNameAndTheBinsByTheirMetrics() {
     job("FINISHED");
     String metrics = "/jobs/j1/vertices/v3/subtasks/metrics";
-    answers.put(metrics, "[{\"id\":\"psi_bins.psi.binsDone\"},{\"id\":\"psi_bins.psi.bytesSent\"},"
-        + "{\"id\":\"psi_bins.psi.binsTotal\"}]");
-    answers.put(metrics + "?agg=sum&get=psi_bins.psi.binsDone,psi_bins.psi.binsTotal",
+    answers.put(
+        metrics,
+        "[{\"id\":\"psi_bins.psi.binsDone\"},{\"id\":\"psi_bins.psi.bytesSent\"},"
+            + "{\"id\":\"psi_bins.psi.binsTotal\"}]");
+    answers.put(
+        metrics + "?agg=sum&get=psi_bins.psi.binsDone,psi_bins.psi.binsTotal",
         "[{\"id\":\"psi_bins.psi.binsDone\",\"sum\":3.0},"
             + "{\"id\":\"psi_bins.psi.binsTotal\",\"sum\":8.0}]");
     FlinkProgress a = reader(Role.A);
@@ -94,8 +110,10 @@ class FlinkProgressTest {
 
   @Test
   void theOtherPartysJobIsNotThisOne() {
-    answers.put("/jobs/overview", "{\"jobs\":[{\"jid\":\"j1\",\"name\":\"psi-flink party A session"
-        + " 0f0e0d0c-0000-4000-8000-000000000001\",\"start-time\":7}]}");
+    answers.put(
+        "/jobs/overview",
+        "{\"jobs\":[{\"jid\":\"j1\",\"name\":\"psi-flink party A session"
+            + " 0f0e0d0c-0000-4000-8000-000000000001\",\"start-time\":7}]}");
     FlinkProgress b = reader(Role.B);
     assertEquals(Model.Phase.HANDSHAKE, b.poll().phase());
     assertNull(b.jobId().orElse(null));

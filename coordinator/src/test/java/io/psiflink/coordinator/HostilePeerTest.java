@@ -32,17 +32,27 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Alice's real coordinator (with a job section, so that sessions name directories) against a
- * hostile peer: a real HTTPS server holding bob's certificate that answers with ids of its
- * choosing ({@code ../../x}, {@code /tmp/x}, {@code hdfs://elsewhere/x}, ...), in decision
- * callbacks, poll answers, offers and URL paths. Alice refuses each with a 400 naming the field,
- * audits it, and nothing is written outside her work and output directories; what she sends the
- * peer when a job fails is a category, never her error text.
+ * hostile peer: a real HTTPS server holding bob's certificate that answers with ids of its choosing
+ * ({@code ../../x}, {@code /tmp/x}, {@code hdfs://elsewhere/x}, ...), in decision callbacks, poll
+ * answers, offers and URL paths. Alice refuses each with a 400 naming the field, audits it, and
+ * nothing is written outside her work and output directories; what she sends the peer when a job
+ * fails is a category, never her error text.
  */
 class HostilePeerTest {
-  static final List<String> HOSTILE = List.of("../../x", "/tmp/psi-hostile-" + UUID.randomUUID(),
-      "hdfs://elsewhere/x", "..", ".", "a/../../x", "x/y", "..\\x", "",
-      UUID.randomUUID().toString().toUpperCase(java.util.Locale.ROOT), "%2e%2e",
-      UUID.randomUUID() + "/../x");
+  static final List<String> HOSTILE =
+      List.of(
+          "../../x",
+          "/tmp/psi-hostile-" + UUID.randomUUID(),
+          "hdfs://elsewhere/x",
+          "..",
+          ".",
+          "a/../../x",
+          "x/y",
+          "..\\x",
+          "",
+          UUID.randomUUID().toString().toUpperCase(java.util.Locale.ROOT),
+          "%2e%2e",
+          UUID.randomUUID() + "/../x");
 
   @TempDir Path dir;
   Path home;
@@ -51,8 +61,10 @@ class HostilePeerTest {
   CoordinatorServer alice;
   Client api;
   Client peerAtAlice;
+
   /** What the hostile peer answers to polls of a query (GET /v1/peer/queries/{id}). */
   volatile ObjectNode pollAnswer;
+
   final List<String> offers = new CopyOnWriteArrayList<>();
   final List<String> aborts = new CopyOnWriteArrayList<>();
 
@@ -61,8 +73,10 @@ class HostilePeerTest {
     pki = ThrowawayPki.create(dir.resolve("pki"), "alice", "bob");
     Path pkiDir = dir.resolve("pki");
     hostile = HttpsServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
-    hostile.setHttpsConfigurator(new HttpsConfigurator(Tls.context(pkiDir.resolve("bob.pem"),
-        pkiDir.resolve("bob.key"), pki.caCertificate())));
+    hostile.setHttpsConfigurator(
+        new HttpsConfigurator(
+            Tls.context(
+                pkiDir.resolve("bob.pem"), pkiDir.resolve("bob.key"), pki.caCertificate())));
     hostile.createContext("/", this::peer);
     hostile.start();
 
@@ -70,30 +84,53 @@ class HostilePeerTest {
     Files.createDirectories(home);
     String partyToken = Tokens.newToken();
     String inbound = Tokens.newToken();
-    Files.write(home.resolve("tokens"), List.of(
-        Tokens.line(partyToken, Kind.PARTY, "alice-analyst"),
-        Tokens.line(inbound, Kind.PEER, "bob-coordinator")));
+    Files.write(
+        home.resolve("tokens"),
+        List.of(
+            Tokens.line(partyToken, Kind.PARTY, "alice-analyst"),
+            Tokens.line(inbound, Kind.PEER, "bob-coordinator")));
     Files.writeString(home.resolve("peer-token"), Tokens.newToken() + "\n");
     // flink-run with no Flink installed: a launch gets as far as the work directory, then fails
-    CoordinatorConfig.Job job = new CoordinatorConfig.Job(JobMode.FLINK_RUN, null, 1,
-        home.resolve("work"), pkiDir.resolve("alice.pem"), pkiDir.resolve("alice.key"),
-        pki.caCertificate(), dir.resolve("no-flink"), dir.resolve("no.jar"), null, null, 1,
-        Duration.ofSeconds(5), Duration.ofSeconds(5), null);
-    CoordinatorConfig config = new CoordinatorConfig("alice",
-        new CoordinatorConfig.Listen("127.0.0.1", Parties.freePort()),
-        new CoordinatorConfig.Tls(pkiDir.resolve("alice.pem"), pkiDir.resolve("alice.key"),
-            pki.caCertificate()),
-        new CoordinatorConfig.Database("jdbc:sqlite:" + dir.resolve("alice.db"), null, null),
-        home.resolve("tokens"),
-        new CoordinatorConfig.Peer("bob", "https://localhost:" + hostile.getAddress().getPort(),
-            home.resolve("peer-token")),
-        new CoordinatorConfig.Bridge("alice.example:7443", pkiDir.resolve("alice.pem")),
-        Duration.ofHours(1), Duration.ofHours(1), null, List.of("kkrt", "ecdh"), job,
-        new CoordinatorConfig.Output(home.resolve("results").toString(),
-            io.psiflink.api.OutputFormat.AVRO));
+    CoordinatorConfig.Job job =
+        new CoordinatorConfig.Job(
+            JobMode.FLINK_RUN,
+            null,
+            1,
+            home.resolve("work"),
+            pkiDir.resolve("alice.pem"),
+            pkiDir.resolve("alice.key"),
+            pki.caCertificate(),
+            dir.resolve("no-flink"),
+            dir.resolve("no.jar"),
+            null,
+            null,
+            1,
+            Duration.ofSeconds(5),
+            Duration.ofSeconds(5),
+            null);
+    CoordinatorConfig config =
+        new CoordinatorConfig(
+            "alice",
+            new CoordinatorConfig.Listen("127.0.0.1", Parties.freePort()),
+            new CoordinatorConfig.Tls(
+                pkiDir.resolve("alice.pem"), pkiDir.resolve("alice.key"), pki.caCertificate()),
+            new CoordinatorConfig.Database("jdbc:sqlite:" + dir.resolve("alice.db"), null, null),
+            home.resolve("tokens"),
+            new CoordinatorConfig.Peer(
+                "bob",
+                "https://localhost:" + hostile.getAddress().getPort(),
+                home.resolve("peer-token")),
+            new CoordinatorConfig.Bridge("alice.example:7443", pkiDir.resolve("alice.pem")),
+            Duration.ofHours(1),
+            Duration.ofHours(1),
+            null,
+            List.of("kkrt", "ecdh"),
+            job,
+            new CoordinatorConfig.Output(
+                home.resolve("results").toString(), io.psiflink.api.OutputFormat.AVRO));
     alice = CoordinatorServer.start(config);
-    var trust = Tls.context(pkiDir.resolve("alice.pem"), pkiDir.resolve("alice.key"),
-        pki.caCertificate());
+    var trust =
+        Tls.context(pkiDir.resolve("alice.pem"), pkiDir.resolve("alice.key"), pki.caCertificate());
     api = new Client(trust, "https://localhost:" + alice.port(), "Bearer " + partyToken);
     peerAtAlice = api.withAuthorization("Bearer " + inbound);
     Reply r = api.post("/v1/datasets", CoordinatorApiContract.purchases("purchases"));
@@ -115,11 +152,40 @@ class HostilePeerTest {
     Object answer;
     int status = 200;
     if (path.equals("/v1/peer/datasets/customers")) {
-      answer = Map.of("party", "bob", "name", "customers", "columns", List.of(
-          Map.of("name", "card", "type", "STRING", "nullable", true, "key", true,
-              "reveal", false, "filter", false),
-          Map.of("name", "email", "type", "STRING", "nullable", true, "key", false,
-              "reveal", true, "filter", false)));
+      answer =
+          Map.of(
+              "party",
+              "bob",
+              "name",
+              "customers",
+              "columns",
+              List.of(
+                  Map.of(
+                      "name",
+                      "card",
+                      "type",
+                      "STRING",
+                      "nullable",
+                      true,
+                      "key",
+                      true,
+                      "reveal",
+                      false,
+                      "filter",
+                      false),
+                  Map.of(
+                      "name",
+                      "email",
+                      "type",
+                      "STRING",
+                      "nullable",
+                      true,
+                      "key",
+                      false,
+                      "reveal",
+                      true,
+                      "filter",
+                      false)));
     } else if (path.equals("/v1/peer/datasets/broken")) {
       status = 500;
       answer = Map.of("error", "internal");
@@ -183,8 +249,12 @@ class HostilePeerTest {
     try (Stream<Path> s = Files.walk(dir)) {
       return s.filter(p -> !p.startsWith(dir.resolve("pki")))
           .filter(p -> !p.getFileName().toString().startsWith("alice.db"))
-          .filter(p -> !p.equals(dir) && !p.equals(home) && !p.equals(home.resolve("tokens"))
-              && !p.equals(home.resolve("peer-token")))
+          .filter(
+              p ->
+                  !p.equals(dir)
+                      && !p.equals(home)
+                      && !p.equals(home.resolve("tokens"))
+                      && !p.equals(home.resolve("peer-token")))
           .toList();
     }
   }
@@ -214,8 +284,8 @@ class HostilePeerTest {
     // a query id in the session that is not the query's own is refused too
     ObjectNode s = session(UUID.randomUUID().toString(), "../" + q);
     s.put("aFingerprint", aliceFp);
-    assertEquals(400, peerAtAlice.post("/v1/peer/queries/" + q + "/decision", decision(s))
-        .status());
+    assertEquals(
+        400, peerAtAlice.post("/v1/peer/queries/" + q + "/decision", decision(s)).status());
     assertEquals("pending", api.get("/v1/queries/" + q).json().path("status").asText());
     assertEquals(List.of(), written(), "nothing written for a refused session");
     assertFalse(Files.exists(Path.of(HOSTILE.get(1))));
@@ -253,11 +323,20 @@ class HostilePeerTest {
       assertEquals(400, r.status(), id + ": " + r);
       assertTrue(r.error().startsWith("id"), r.error());
     }
-    for (String id : List.of("..%2F..%2Fx", "%2Ftmp%2Fx", "not-a-uuid", "hdfs:x",
-        UUID.randomUUID().toString().toUpperCase(java.util.Locale.ROOT))) {
-      for (Reply r : List.of(peerAtAlice.get("/v1/peer/queries/" + id),
-          peerAtAlice.post("/v1/peer/queries/" + id + "/decision", "{\"decision\":\"rejected\"}"),
-          peerAtAlice.post("/v1/peer/sessions/" + id + "/abort", "{\"category\":\"internal\"}"))) {
+    for (String id :
+        List.of(
+            "..%2F..%2Fx",
+            "%2Ftmp%2Fx",
+            "not-a-uuid",
+            "hdfs:x",
+            UUID.randomUUID().toString().toUpperCase(java.util.Locale.ROOT))) {
+      for (Reply r :
+          List.of(
+              peerAtAlice.get("/v1/peer/queries/" + id),
+              peerAtAlice.post(
+                  "/v1/peer/queries/" + id + "/decision", "{\"decision\":\"rejected\"}"),
+              peerAtAlice.post(
+                  "/v1/peer/sessions/" + id + "/abort", "{\"category\":\"internal\"}"))) {
         assertEquals(400, r.status(), id + ": " + r);
       }
     }
@@ -284,8 +363,8 @@ class HostilePeerTest {
       assertTrue(p.startsWith(home.resolve("work")), p + " outside the work directory");
     }
     assertEquals(1, aborts.size(), aborts.toString());
-    assertEquals(Client.JSON.readTree("{\"category\":\"internal\"}"),
-        Client.JSON.readTree(aborts.get(0)));
+    assertEquals(
+        Client.JSON.readTree("{\"category\":\"internal\"}"), Client.JSON.readTree(aborts.get(0)));
     // and what the peer can poll has no trace of the error
     Reply view = peerAtAlice.get("/v1/peer/queries/" + q);
     assertEquals(200, view.status(), view.toString());
@@ -296,8 +375,13 @@ class HostilePeerTest {
 
   @Test
   void anOfferWhoseDatasetCannotBeFetchedIsRefusedWithoutOurDetails() throws Exception {
-    ObjectNode offer = CoordinatorApiContract.offer("bob", "B", "broken", "purchases",
-        "SELECT b.email, a.spend FROM a JOIN b ON a.card = b.card");
+    ObjectNode offer =
+        CoordinatorApiContract.offer(
+            "bob",
+            "B",
+            "broken",
+            "purchases",
+            "SELECT b.email, a.spend FROM a JOIN b ON a.card = b.card");
     Reply r = peerAtAlice.post("/v1/peer/queries", offer);
     assertEquals(502, r.status(), r.toString());
     assertEquals("cannot fetch the requester's dataset broken", r.error());
@@ -310,8 +394,8 @@ class HostilePeerTest {
     String sid = UUID.randomUUID().toString();
     ObjectNode s = session(sid, q);
     s.put("aFingerprint", Tls.fingerprint(dir.resolve("pki/alice.pem")));
-    assertEquals(200, peerAtAlice.post("/v1/peer/queries/" + q + "/decision", decision(s))
-        .status());
+    assertEquals(
+        200, peerAtAlice.post("/v1/peer/queries/" + q + "/decision", decision(s)).status());
     String abort = "/v1/peer/sessions/" + sid + "/abort";
     Reply r = peerAtAlice.post(abort, "{\"category\":\"overflow in bin 3 of 10.0.0.7:22\"}");
     assertEquals(400, r.status(), r.toString());

@@ -5,12 +5,12 @@ import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.psiflink.api.Role;
 import io.psiflink.api.HostPort;
 import io.psiflink.api.OutputFormat;
 import io.psiflink.api.PartyConfiguration;
 import io.psiflink.api.PartyOptions;
 import io.psiflink.api.PublicSize;
+import io.psiflink.api.Role;
 import io.psiflink.coordinator.Model.Dataset;
 import io.psiflink.coordinator.Model.QueryRecord;
 import io.psiflink.coordinator.Model.SessionRecord;
@@ -35,97 +35,254 @@ class JobLauncherTest {
 
   @Test
   void flinkRunModeRunsPartyMainFromTheJobJarWithTheSessionsParameters() {
-    CoordinatorConfig.Job job = new CoordinatorConfig.Job(JobMode.FLINK_RUN, null, 4, dir.resolve("w"),
-        dir.resolve("job.pem"), dir.resolve("job.key"), dir.resolve("ca.pem"),
-        Path.of("/opt/flink"), Path.of("/opt/psi/psi-flink-job.jar"), "http://jm:8081", null,
-        2, Duration.ofSeconds(30), Duration.ofSeconds(45), "0.5%");
-    CoordinatorConfig config = new CoordinatorConfig("alice",
-        new CoordinatorConfig.Listen("127.0.0.1", 0),
-        new CoordinatorConfig.Tls(dir.resolve("a.pem"), dir.resolve("a.key"), dir.resolve("c")),
-        null, dir.resolve("tokens"), new CoordinatorConfig.Peer("bob", "https://bob", dir),
-        new CoordinatorConfig.Bridge("alice.example:7443", dir.resolve("bridge.pem")), null,
-        null, null, null, job, null);
-    JobLauncher launcher = new JobLauncher(config, null, CoordinatorServer.mapper(),
-        Clock.systemUTC(), (s, r) -> {});
-    SessionRecord s = new SessionRecord("s1", "q1", "alice", "bob", 16, 40, "kkrt",
-        "alice.example:7443", FA, "bob.example:7443", FB, 0L);
-    QueryRecord q = new QueryRecord("q1", Model.Direction.OUTGOING, "alice", "bob", Role.A, "purchases",
-        "customers", "SELECT a.x FROM a JOIN b ON a.k = b.k", "fp", 16, 40, "kkrt",
-        "alice.example:7443", FA, Model.QueryStatus.APPROVED, null, 0, 1, 0L, null);
-    Dataset d = new Dataset("purchases", "hdfs://nn/purchases", io.psiflink.api.OutputFormat.AVRO,
-        List.of(new Model.ColumnSpec("k", "BIGINT", false), new Model.ColumnSpec("x y", "STRING",
-            true)), List.of("k"), List.of("x y"), List.of(), Model.DatasetStatus.ACTIVE, 0, null,
-        "declared:5000");
-    List<String> cmd = launcher.command(s, q, d, dir.resolve("w/s1"),
-        "hdfs://nn:8020/out/s1", io.psiflink.api.OutputFormat.AVRO, 0);
-    assertEquals(List.of("/opt/flink/bin/flink", "run", "-c", "io.psiflink.jobs.PartyMain",
-        "/opt/psi/psi-flink-job.jar"), cmd.subList(0, 5));
+    CoordinatorConfig.Job job =
+        new CoordinatorConfig.Job(
+            JobMode.FLINK_RUN,
+            null,
+            4,
+            dir.resolve("w"),
+            dir.resolve("job.pem"),
+            dir.resolve("job.key"),
+            dir.resolve("ca.pem"),
+            Path.of("/opt/flink"),
+            Path.of("/opt/psi/psi-flink-job.jar"),
+            "http://jm:8081",
+            null,
+            2,
+            Duration.ofSeconds(30),
+            Duration.ofSeconds(45),
+            "0.5%");
+    CoordinatorConfig config =
+        new CoordinatorConfig(
+            "alice",
+            new CoordinatorConfig.Listen("127.0.0.1", 0),
+            new CoordinatorConfig.Tls(dir.resolve("a.pem"), dir.resolve("a.key"), dir.resolve("c")),
+            null,
+            dir.resolve("tokens"),
+            new CoordinatorConfig.Peer("bob", "https://bob", dir),
+            new CoordinatorConfig.Bridge("alice.example:7443", dir.resolve("bridge.pem")),
+            null,
+            null,
+            null,
+            null,
+            job,
+            null);
+    JobLauncher launcher =
+        new JobLauncher(config, null, CoordinatorServer.mapper(), Clock.systemUTC(), (s, r) -> {});
+    SessionRecord s =
+        new SessionRecord(
+            "s1",
+            "q1",
+            "alice",
+            "bob",
+            16,
+            40,
+            "kkrt",
+            "alice.example:7443",
+            FA,
+            "bob.example:7443",
+            FB,
+            0L);
+    QueryRecord q =
+        new QueryRecord(
+            "q1",
+            Model.Direction.OUTGOING,
+            "alice",
+            "bob",
+            Role.A,
+            "purchases",
+            "customers",
+            "SELECT a.x FROM a JOIN b ON a.k = b.k",
+            "fp",
+            16,
+            40,
+            "kkrt",
+            "alice.example:7443",
+            FA,
+            Model.QueryStatus.APPROVED,
+            null,
+            0,
+            1,
+            0L,
+            null);
+    Dataset d =
+        new Dataset(
+            "purchases",
+            "hdfs://nn/purchases",
+            io.psiflink.api.OutputFormat.AVRO,
+            List.of(
+                new Model.ColumnSpec("k", "BIGINT", false),
+                new Model.ColumnSpec("x y", "STRING", true)),
+            List.of("k"),
+            List.of("x y"),
+            List.of(),
+            Model.DatasetStatus.ACTIVE,
+            0,
+            null,
+            "declared:5000");
+    List<String> cmd =
+        launcher.command(
+            s,
+            q,
+            d,
+            dir.resolve("w/s1"),
+            "hdfs://nn:8020/out/s1",
+            io.psiflink.api.OutputFormat.AVRO,
+            0);
+    assertEquals(
+        List.of(
+            "/opt/flink/bin/flink",
+            "run",
+            "-c",
+            "io.psiflink.jobs.PartyMain",
+            "/opt/psi/psi-flink-job.jar"),
+        cmd.subList(0, 5));
     String args = String.join(" ", cmd.subList(5, cmd.size()));
-    for (String expected : List.of("--party A", "--table hdfs://nn/purchases",
-        "--out hdfs://nn:8020/out/s1", "--format avro", "--session s1", "--bridge alice.example:7443",
-        "--cert " + dir.resolve("job.pem"), "--key " + dir.resolve("job.key"),
-        "--ca " + dir.resolve("ca.pem"), "--peer bob", "--peer-cert-sha256 " + FB, "--bins 16",
-        "--sigma 40",
-        "--protocol kkrt", "--parallelism 4", "--attempts 2", "--pair-timeout 30",
-        "--idle-timeout 45", "--max-bad-rows 0.5%", "--public-size declared:5000",
-        "--expected-columns k:BIGINT,x+y:STRING",
-        "--summary " + dir.resolve("w/s1/summary.json"))) {
+    for (String expected :
+        List.of(
+            "--party A",
+            "--table hdfs://nn/purchases",
+            "--out hdfs://nn:8020/out/s1",
+            "--format avro",
+            "--session s1",
+            "--bridge alice.example:7443",
+            "--cert " + dir.resolve("job.pem"),
+            "--key " + dir.resolve("job.key"),
+            "--ca " + dir.resolve("ca.pem"),
+            "--peer bob",
+            "--peer-cert-sha256 " + FB,
+            "--bins 16",
+            "--sigma 40",
+            "--protocol kkrt",
+            "--parallelism 4",
+            "--attempts 2",
+            "--pair-timeout 30",
+            "--idle-timeout 45",
+            "--max-bad-rows 0.5%",
+            "--public-size declared:5000",
+            "--expected-columns k:BIGINT,x+y:STRING",
+            "--summary " + dir.resolve("w/s1/summary.json"))) {
       assertTrue(args.contains(expected), expected + " in " + args);
     }
     assertEquals("SELECT a.x FROM a JOIN b ON a.k = b.k", cmd.get(cmd.indexOf("--sql") + 1));
 
     // the job's parser reads the command line back as the configuration meant, option by option
-    PartyConfiguration intended = PartyConfiguration.empty()
-        .with(PartyOptions.PARTY, Role.A)
-        .with(PartyOptions.TABLE, "hdfs://nn/purchases")
-        .with(PartyOptions.SQL, "SELECT a.x FROM a JOIN b ON a.k = b.k")
-        .with(PartyOptions.OUT, "hdfs://nn:8020/out/s1")
-        .with(PartyOptions.FORMAT, OutputFormat.AVRO)
-        .with(PartyOptions.QUARANTINE, dir.resolve("w/s1/quarantine").toString())
-        .with(PartyOptions.MAX_BAD_ROWS, "0.5%")
-        .with(PartyOptions.SESSION, "s1")
-        .with(PartyOptions.BRIDGE, new HostPort("alice.example", 7443))
-        .with(PartyOptions.CERT, dir.resolve("job.pem"))
-        .with(PartyOptions.KEY, dir.resolve("job.key"))
-        .with(PartyOptions.CA, dir.resolve("ca.pem"))
-        .with(PartyOptions.PEER, "bob")
-        .with(PartyOptions.PEER_CERT_SHA256, FB)
-        .with(PartyOptions.BINS, 16)
-        .with(PartyOptions.SIGMA, 40)
-        .with(PartyOptions.PROTOCOL, "kkrt")
-        .with(PartyOptions.PARALLELISM, 4)
-        .with(PartyOptions.ATTEMPTS, 2)
-        .with(PartyOptions.WORK, dir.resolve("w/s1/flink").toString())
-        .with(PartyOptions.PAIR_TIMEOUT, Duration.ofSeconds(30))
-        .with(PartyOptions.IDLE_TIMEOUT, Duration.ofSeconds(45))
-        .with(PartyOptions.SUMMARY, dir.resolve("w/s1/summary.json"))
-        .with(PartyOptions.PUBLIC_SIZE,
-            new PublicSize(PublicSize.Policy.DECLARED, 5000))
-        .with(PartyOptions.EXPECTED_COLUMNS, "k:BIGINT,x+y:STRING");
+    PartyConfiguration intended =
+        PartyConfiguration.empty()
+            .with(PartyOptions.PARTY, Role.A)
+            .with(PartyOptions.TABLE, "hdfs://nn/purchases")
+            .with(PartyOptions.SQL, "SELECT a.x FROM a JOIN b ON a.k = b.k")
+            .with(PartyOptions.OUT, "hdfs://nn:8020/out/s1")
+            .with(PartyOptions.FORMAT, OutputFormat.AVRO)
+            .with(PartyOptions.QUARANTINE, dir.resolve("w/s1/quarantine").toString())
+            .with(PartyOptions.MAX_BAD_ROWS, "0.5%")
+            .with(PartyOptions.SESSION, "s1")
+            .with(PartyOptions.BRIDGE, new HostPort("alice.example", 7443))
+            .with(PartyOptions.CERT, dir.resolve("job.pem"))
+            .with(PartyOptions.KEY, dir.resolve("job.key"))
+            .with(PartyOptions.CA, dir.resolve("ca.pem"))
+            .with(PartyOptions.PEER, "bob")
+            .with(PartyOptions.PEER_CERT_SHA256, FB)
+            .with(PartyOptions.BINS, 16)
+            .with(PartyOptions.SIGMA, 40)
+            .with(PartyOptions.PROTOCOL, "kkrt")
+            .with(PartyOptions.PARALLELISM, 4)
+            .with(PartyOptions.ATTEMPTS, 2)
+            .with(PartyOptions.WORK, dir.resolve("w/s1/flink").toString())
+            .with(PartyOptions.PAIR_TIMEOUT, Duration.ofSeconds(30))
+            .with(PartyOptions.IDLE_TIMEOUT, Duration.ofSeconds(45))
+            .with(PartyOptions.SUMMARY, dir.resolve("w/s1/summary.json"))
+            .with(PartyOptions.PUBLIC_SIZE, new PublicSize(PublicSize.Policy.DECLARED, 5000))
+            .with(PartyOptions.EXPECTED_COLUMNS, "k:BIGINT,x+y:STRING");
     assertEquals(intended, PartyConfiguration.parse(cmd.subList(5, cmd.size())));
   }
 
   @Test
   void theEmbeddedJobsCommandLineIsOneTheJobParses() {
-    CoordinatorConfig.Job job = new CoordinatorConfig.Job(JobMode.EMBEDDED, "768m", 1, dir.resolve("w"),
-        dir.resolve("job.pem"), dir.resolve("job.key"), dir.resolve("ca.pem"), null, null, null,
-        null, 1, Duration.ofMillis(300), Duration.ofSeconds(45), null,
-        List.of(dir.resolve("psi-flink-jobs.jar")));
-    CoordinatorConfig config = new CoordinatorConfig("bob",
-        new CoordinatorConfig.Listen("127.0.0.1", 0),
-        new CoordinatorConfig.Tls(dir.resolve("a.pem"), dir.resolve("a.key"), dir.resolve("c")),
-        null, dir.resolve("tokens"), new CoordinatorConfig.Peer("alice", "https://alice", dir),
-        new CoordinatorConfig.Bridge("bob.example:7443", dir.resolve("bridge.pem")), null,
-        null, null, null, job, null);
-    JobLauncher launcher = new JobLauncher(config, null, CoordinatorServer.mapper(),
-        Clock.systemUTC(), (s, r) -> {});
-    SessionRecord s = new SessionRecord("s2", "q2", "alice", "bob", 0, 41, "ecdh",
-        "alice.example:7443", FA, "bob.example:7443", FB, 0L);
-    QueryRecord q = new QueryRecord("q2", Model.Direction.INCOMING, "alice", "bob", Role.B, "crm",
-        "purchases", "SELECT COUNT(DISTINCT a.k) FROM a JOIN b ON a.k = b.k", "fp", 0, 41,
-        "ecdh", "alice.example:7443", FA, Model.QueryStatus.APPROVED, null, 0, 1, 0L, null);
-    Dataset d = new Dataset("crm", "/data/crm.csv", io.psiflink.api.OutputFormat.CSV, List.of(), List.of("k"), List.of(),
-        List.of(), Model.DatasetStatus.ACTIVE, 0, null, null);
+    CoordinatorConfig.Job job =
+        new CoordinatorConfig.Job(
+            JobMode.EMBEDDED,
+            "768m",
+            1,
+            dir.resolve("w"),
+            dir.resolve("job.pem"),
+            dir.resolve("job.key"),
+            dir.resolve("ca.pem"),
+            null,
+            null,
+            null,
+            null,
+            1,
+            Duration.ofMillis(300),
+            Duration.ofSeconds(45),
+            null,
+            List.of(dir.resolve("psi-flink-jobs.jar")));
+    CoordinatorConfig config =
+        new CoordinatorConfig(
+            "bob",
+            new CoordinatorConfig.Listen("127.0.0.1", 0),
+            new CoordinatorConfig.Tls(dir.resolve("a.pem"), dir.resolve("a.key"), dir.resolve("c")),
+            null,
+            dir.resolve("tokens"),
+            new CoordinatorConfig.Peer("alice", "https://alice", dir),
+            new CoordinatorConfig.Bridge("bob.example:7443", dir.resolve("bridge.pem")),
+            null,
+            null,
+            null,
+            null,
+            job,
+            null);
+    JobLauncher launcher =
+        new JobLauncher(config, null, CoordinatorServer.mapper(), Clock.systemUTC(), (s, r) -> {});
+    SessionRecord s =
+        new SessionRecord(
+            "s2",
+            "q2",
+            "alice",
+            "bob",
+            0,
+            41,
+            "ecdh",
+            "alice.example:7443",
+            FA,
+            "bob.example:7443",
+            FB,
+            0L);
+    QueryRecord q =
+        new QueryRecord(
+            "q2",
+            Model.Direction.INCOMING,
+            "alice",
+            "bob",
+            Role.B,
+            "crm",
+            "purchases",
+            "SELECT COUNT(DISTINCT a.k) FROM a JOIN b ON a.k = b.k",
+            "fp",
+            0,
+            41,
+            "ecdh",
+            "alice.example:7443",
+            FA,
+            Model.QueryStatus.APPROVED,
+            null,
+            0,
+            1,
+            0L,
+            null);
+    Dataset d =
+        new Dataset(
+            "crm",
+            "/data/crm.csv",
+            io.psiflink.api.OutputFormat.CSV,
+            List.of(),
+            List.of("k"),
+            List.of(),
+            List.of(),
+            Model.DatasetStatus.ACTIVE,
+            0,
+            null,
+            null);
     List<String> cmd = launcher.command(s, q, d, dir.resolve("w/s2"), null, null, 12345);
     int main = cmd.indexOf("io.psiflink.jobs.PartyMain");
     assertTrue(main > 0, cmd.toString());
@@ -139,39 +296,107 @@ class JobLauncherTest {
     assertEquals(PublicSize.ROUNDED, parsed.get(PartyOptions.PUBLIC_SIZE));
     // a pair timeout under a second is one second on the command line, as before
     assertEquals(Duration.ofSeconds(1), parsed.get(PartyOptions.PAIR_TIMEOUT));
-    assertTrue(!parsed.has(PartyOptions.OUT) && !parsed.has(PartyOptions.FORMAT)
-        && !parsed.has(PartyOptions.EXPECTED_COLUMNS) && !parsed.has(PartyOptions.MAX_BAD_ROWS));
+    assertTrue(
+        !parsed.has(PartyOptions.OUT)
+            && !parsed.has(PartyOptions.FORMAT)
+            && !parsed.has(PartyOptions.EXPECTED_COLUMNS)
+            && !parsed.has(PartyOptions.MAX_BAD_ROWS));
   }
 
   @Test
   void aJdbcPasswordGoesToTheJobsEnvironmentNotItsCommandLine() {
     for (JobMode mode : JobMode.values()) {
-      CoordinatorConfig.Job job = new CoordinatorConfig.Job(mode, null, 1, dir.resolve("w"),
-          dir.resolve("job.pem"), dir.resolve("job.key"), dir.resolve("ca.pem"),
-          Path.of("/opt/flink"), Path.of("/opt/psi/psi-flink-job.jar"), null, null, 1,
-          Duration.ofSeconds(30), Duration.ofSeconds(45), null,
-          List.of(Path.of("/opt/psi/job-lib/psi-flink-jobs.jar")));
-      CoordinatorConfig config = new CoordinatorConfig("alice",
-          new CoordinatorConfig.Listen("127.0.0.1", 0),
-          new CoordinatorConfig.Tls(dir.resolve("a.pem"), dir.resolve("a.key"), dir.resolve("c")),
-          null, dir.resolve("tokens"), new CoordinatorConfig.Peer("bob", "https://bob", dir),
-          new CoordinatorConfig.Bridge("alice.example:7443", dir.resolve("bridge.pem")), null,
-          null, null, null, job, null);
-      JobLauncher launcher = new JobLauncher(config, null, CoordinatorServer.mapper(),
-          Clock.systemUTC(), (s, r) -> {});
-      SessionRecord s = new SessionRecord("s1", "q1", "alice", "bob", 16, 40, "kkrt",
-          "alice.example:7443", FA, "bob.example:7443", FB, 0L);
-      QueryRecord q = new QueryRecord("q1", Model.Direction.OUTGOING, "alice", "bob", Role.B, "crm",
-          "purchases", "SELECT a.x FROM a JOIN b ON a.k = b.k", "fp", 16, 40, "kkrt",
-          "alice.example:7443", FA, Model.QueryStatus.APPROVED, null, 0, 1, 0L, null);
-      Dataset d = new Dataset("crm", "jdbc:postgresql://db:5432/crm?user=psi&password=p%26ss"
-          + "&table=people", io.psiflink.api.OutputFormat.CSV, List.of(), List.of("k"), List.of("x"), List.of(),
-          Model.DatasetStatus.ACTIVE,
-          0, null, "rounded");
+      CoordinatorConfig.Job job =
+          new CoordinatorConfig.Job(
+              mode,
+              null,
+              1,
+              dir.resolve("w"),
+              dir.resolve("job.pem"),
+              dir.resolve("job.key"),
+              dir.resolve("ca.pem"),
+              Path.of("/opt/flink"),
+              Path.of("/opt/psi/psi-flink-job.jar"),
+              null,
+              null,
+              1,
+              Duration.ofSeconds(30),
+              Duration.ofSeconds(45),
+              null,
+              List.of(Path.of("/opt/psi/job-lib/psi-flink-jobs.jar")));
+      CoordinatorConfig config =
+          new CoordinatorConfig(
+              "alice",
+              new CoordinatorConfig.Listen("127.0.0.1", 0),
+              new CoordinatorConfig.Tls(
+                  dir.resolve("a.pem"), dir.resolve("a.key"), dir.resolve("c")),
+              null,
+              dir.resolve("tokens"),
+              new CoordinatorConfig.Peer("bob", "https://bob", dir),
+              new CoordinatorConfig.Bridge("alice.example:7443", dir.resolve("bridge.pem")),
+              null,
+              null,
+              null,
+              null,
+              job,
+              null);
+      JobLauncher launcher =
+          new JobLauncher(
+              config, null, CoordinatorServer.mapper(), Clock.systemUTC(), (s, r) -> {});
+      SessionRecord s =
+          new SessionRecord(
+              "s1",
+              "q1",
+              "alice",
+              "bob",
+              16,
+              40,
+              "kkrt",
+              "alice.example:7443",
+              FA,
+              "bob.example:7443",
+              FB,
+              0L);
+      QueryRecord q =
+          new QueryRecord(
+              "q1",
+              Model.Direction.OUTGOING,
+              "alice",
+              "bob",
+              Role.B,
+              "crm",
+              "purchases",
+              "SELECT a.x FROM a JOIN b ON a.k = b.k",
+              "fp",
+              16,
+              40,
+              "kkrt",
+              "alice.example:7443",
+              FA,
+              Model.QueryStatus.APPROVED,
+              null,
+              0,
+              1,
+              0L,
+              null);
+      Dataset d =
+          new Dataset(
+              "crm",
+              "jdbc:postgresql://db:5432/crm?user=psi&password=p%26ss" + "&table=people",
+              io.psiflink.api.OutputFormat.CSV,
+              List.of(),
+              List.of("k"),
+              List.of("x"),
+              List.of(),
+              Model.DatasetStatus.ACTIVE,
+              0,
+              null,
+              "rounded");
       List<String> cmd = launcher.command(s, q, d, dir.resolve("w/s1"), null, null, 0);
-      assertTrue(cmd.stream().noneMatch(a -> a.contains("p%26ss") || a.contains("p&ss")),
-          cmd.toString());
-      assertEquals("jdbc:postgresql://db:5432/crm?user=psi&table=people",
+      assertTrue(
+          cmd.stream().noneMatch(a -> a.contains("p%26ss") || a.contains("p&ss")), cmd.toString());
+      assertEquals(
+          "jdbc:postgresql://db:5432/crm?user=psi&table=people",
           cmd.get(cmd.indexOf("--table") + 1));
       assertEquals("p&ss", launcher.environment(d).get("PSI_JDBC_PASSWORD"));
     }
@@ -179,27 +404,57 @@ class JobLauncherTest {
 
   @Test
   void anEmbeddedJobRunsTheJobsClassPathNotTheCoordinators() {
-    List<Path> jobJars = List.of(Path.of("/opt/psi/job-lib/psi-flink-jobs.jar"),
-        Path.of("/opt/psi/job-lib/flink-runtime.jar"));
+    List<Path> jobJars =
+        List.of(
+            Path.of("/opt/psi/job-lib/psi-flink-jobs.jar"),
+            Path.of("/opt/psi/job-lib/flink-runtime.jar"));
     for (List<Path> classpath : List.of(jobJars, List.<Path>of())) {
-      CoordinatorConfig.Job job = new CoordinatorConfig.Job(JobMode.EMBEDDED, null, 1, dir.resolve("w"),
-          dir.resolve("job.pem"), dir.resolve("job.key"), dir.resolve("ca.pem"), null, null, null,
-          null, 1, Duration.ofSeconds(30), Duration.ofSeconds(45), null, classpath);
-      CoordinatorConfig config = new CoordinatorConfig("alice",
-          new CoordinatorConfig.Listen("127.0.0.1", 0),
-          new CoordinatorConfig.Tls(dir.resolve("a.pem"), dir.resolve("a.key"), dir.resolve("c")),
-          null, dir.resolve("tokens"), new CoordinatorConfig.Peer("bob", "https://bob", dir),
-          new CoordinatorConfig.Bridge("alice.example:7443", dir.resolve("bridge.pem")), null,
-          null, null, null, job, null);
-      JobLauncher launcher = new JobLauncher(config, null, CoordinatorServer.mapper(),
-          Clock.systemUTC(), (s, r) -> {});
+      CoordinatorConfig.Job job =
+          new CoordinatorConfig.Job(
+              JobMode.EMBEDDED,
+              null,
+              1,
+              dir.resolve("w"),
+              dir.resolve("job.pem"),
+              dir.resolve("job.key"),
+              dir.resolve("ca.pem"),
+              null,
+              null,
+              null,
+              null,
+              1,
+              Duration.ofSeconds(30),
+              Duration.ofSeconds(45),
+              null,
+              classpath);
+      CoordinatorConfig config =
+          new CoordinatorConfig(
+              "alice",
+              new CoordinatorConfig.Listen("127.0.0.1", 0),
+              new CoordinatorConfig.Tls(
+                  dir.resolve("a.pem"), dir.resolve("a.key"), dir.resolve("c")),
+              null,
+              dir.resolve("tokens"),
+              new CoordinatorConfig.Peer("bob", "https://bob", dir),
+              new CoordinatorConfig.Bridge("alice.example:7443", dir.resolve("bridge.pem")),
+              null,
+              null,
+              null,
+              null,
+              job,
+              null);
+      JobLauncher launcher =
+          new JobLauncher(
+              config, null, CoordinatorServer.mapper(), Clock.systemUTC(), (s, r) -> {});
       if (classpath.isEmpty() && System.getProperty(JvmOptions.JOB_CLASSPATH_PROPERTY) == null) {
-        IllegalStateException e = assertThrows(IllegalStateException.class,
-            launcher::jobClasspath);
+        IllegalStateException e = assertThrows(IllegalStateException.class, launcher::jobClasspath);
         assertTrue(e.getMessage().contains("job.classpath"), e.getMessage());
       } else if (!classpath.isEmpty()) {
-        assertEquals("/opt/psi/job-lib/psi-flink-jobs.jar" + java.io.File.pathSeparator
-            + "/opt/psi/job-lib/flink-runtime.jar", launcher.jobClasspath());
+        assertEquals(
+            "/opt/psi/job-lib/psi-flink-jobs.jar"
+                + java.io.File.pathSeparator
+                + "/opt/psi/job-lib/flink-runtime.jar",
+            launcher.jobClasspath());
         assertNotEquals(System.getProperty("java.class.path"), launcher.jobClasspath());
       }
     }
@@ -208,11 +463,14 @@ class JobLauncherTest {
   @Test
   void theFailureCauseIsThePartysOwnExplanation() throws Exception {
     Path log = dir.resolve("job.log");
-    Files.write(log, List.of("08:00:00 INFO starting",
-        "psi party B failed: bin 3 failed after 3 attempt(s): peer did not open stream",
-        "\tat some.Trace(Trace.java:1)"));
-    assertEquals("bin 3 failed after 3 attempt(s): peer did not open stream",
-        JobLauncher.errorOf(log, 1));
+    Files.write(
+        log,
+        List.of(
+            "08:00:00 INFO starting",
+            "psi party B failed: bin 3 failed after 3 attempt(s): peer did not open stream",
+            "\tat some.Trace(Trace.java:1)"));
+    assertEquals(
+        "bin 3 failed after 3 attempt(s): peer did not open stream", JobLauncher.errorOf(log, 1));
     Files.write(log, List.of("Killed"));
     assertTrue(JobLauncher.errorOf(log, 137).contains("exited with code 137"));
     assertTrue(JobLauncher.errorOf(dir.resolve("missing.log"), 1).contains("code 1"));

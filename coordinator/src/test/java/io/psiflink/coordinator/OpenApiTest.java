@@ -38,21 +38,24 @@ class OpenApiTest {
         }
       }
     }
-    try (Parties p = new Parties(dir, party -> "jdbc:sqlite:" + dir.resolve(party + ".db"),
-        Duration.ofHours(1))) {
+    try (Parties p =
+        new Parties(
+            dir, party -> "jdbc:sqlite:" + dir.resolve(party + ".db"), Duration.ofHours(1))) {
       TreeSet<String> implemented = new TreeSet<>();
       for (HttpApi.Route r : p.alice.routes()) {
         implemented.add(r.method() + " " + r.path());
-        JsonNode op = spec.path("paths").path(r.path())
-            .path(r.method().toLowerCase(Locale.ROOT));
+        JsonNode op = spec.path("paths").path(r.path()).path(r.method().toLowerCase(Locale.ROOT));
         JsonNode responses = op.path("responses");
-        assertTrue(responses.has(String.valueOf(r.status())),
+        assertTrue(
+            responses.has(String.valueOf(r.status())),
             r.method() + " " + r.path() + " should describe its status " + r.status());
         if (r.kind() != null) {
-          assertTrue(responses.has("401") && responses.has("403"),
+          assertTrue(
+              responses.has("401") && responses.has("403"),
               r.method() + " " + r.path() + " should describe 401 and 403");
         } else {
-          assertTrue(op.path("security").isArray() && op.path("security").isEmpty(),
+          assertTrue(
+              op.path("security").isArray() && op.path("security").isEmpty(),
               r.path() + " is public: security: []");
         }
         for (Iterator<String> codes = responses.fieldNames(); codes.hasNext(); ) {
@@ -65,8 +68,8 @@ class OpenApiTest {
       Client.Reply served = p.client(p.alice, null).get("/openapi.yaml");
       assertEquals(200, served.status());
       try (InputStream in = OpenApiTest.class.getResourceAsStream("/openapi.yaml")) {
-        assertEquals(new String(in.readAllBytes(), java.nio.charset.StandardCharsets.UTF_8),
-            served.raw());
+        assertEquals(
+            new String(in.readAllBytes(), java.nio.charset.StandardCharsets.UTF_8), served.raw());
       }
     }
   }
@@ -78,8 +81,9 @@ class OpenApiTest {
       text = new String(in.readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
     }
     JsonNode spec = new ObjectMapper(new YAMLFactory()).readTree(text);
-    java.util.regex.Matcher m = java.util.regex.Pattern
-        .compile("\\$ref: \"#/components/(schemas|responses)/([A-Za-z]+)\"").matcher(text);
+    java.util.regex.Matcher m =
+        java.util.regex.Pattern.compile("\\$ref: \"#/components/(schemas|responses)/([A-Za-z]+)\"")
+            .matcher(text);
     int refs = 0;
     while (m.find()) {
       refs++;

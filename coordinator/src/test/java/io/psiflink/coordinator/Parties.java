@@ -21,11 +21,15 @@ public final class Parties implements AutoCloseable {
   public final CoordinatorServer bob;
   public final CoordinatorConfig aliceConfig;
   public final CoordinatorConfig bobConfig;
+
   /** Party tokens: alice's people at alice's coordinator, bob's at bob's. */
   public final String aliceToken;
+
   public final String bobToken;
+
   /** The tokens the coordinators present to each other (alice's to bob, bob's to alice). */
   public final String aliceToBob;
+
   public final String bobToAlice;
   public final SSLContext trust;
   private final Function<String, CoordinatorConfig.Job> jobs;
@@ -37,7 +41,9 @@ public final class Parties implements AutoCloseable {
     this(dir, dbUrl, ttl, Duration.ofHours(1));
   }
 
-  /** @param sweep how often each coordinator's sweeper runs (tests mostly call sweepNow) */
+  /**
+   * @param sweep how often each coordinator's sweeper runs (tests mostly call sweepNow)
+   */
   public Parties(Path dir, Function<String, String> dbUrl, Duration ttl, Duration sweep)
       throws Exception {
     this(dir, dbUrl, ttl, sweep, (Function<String, CoordinatorConfig.Job>) null);
@@ -48,8 +54,13 @@ public final class Parties implements AutoCloseable {
    *     (certificate paths filled in per party) and runs a bridge relay on a free loopback port,
    *     which is its bridge endpoint
    */
-  public Parties(Path dir, Function<String, String> dbUrl, Duration ttl, Duration sweep,
-      CoordinatorConfig.Job job) throws Exception {
+  public Parties(
+      Path dir,
+      Function<String, String> dbUrl,
+      Duration ttl,
+      Duration sweep,
+      CoordinatorConfig.Job job)
+      throws Exception {
     this(dir, dbUrl, ttl, sweep, job == null ? null : party -> job);
   }
 
@@ -58,22 +69,46 @@ public final class Parties implements AutoCloseable {
    *     with the certificate paths and work directory filled in per party; the mode and the Flink
    *     settings (flinkHome, jobJar, flinkRestUrl, flinkConfDir) are kept
    */
-  public Parties(Path dir, Function<String, String> dbUrl, Duration ttl, Duration sweep,
-      Function<String, CoordinatorConfig.Job> jobs) throws Exception {
+  public Parties(
+      Path dir,
+      Function<String, String> dbUrl,
+      Duration ttl,
+      Duration sweep,
+      Function<String, CoordinatorConfig.Job> jobs)
+      throws Exception {
     this.dir = dir;
     this.jobs = jobs;
-    this.pki = ThrowawayPki.create(dir.resolve("pki"), "alice", "bob", "relay-alice",
-        "relay-bob");
+    this.pki = ThrowawayPki.create(dir.resolve("pki"), "alice", "bob", "relay-alice", "relay-bob");
     aliceToken = Tokens.newToken();
     bobToken = Tokens.newToken();
     aliceToBob = Tokens.newToken();
     bobToAlice = Tokens.newToken();
     int alicePort = freePort();
     int bobPort = freePort();
-    aliceConfig = config("alice", alicePort, "bob", bobPort, aliceToken, bobToAlice, aliceToBob,
-        dbUrl.apply("alice"), ttl, sweep);
-    bobConfig = config("bob", bobPort, "alice", alicePort, bobToken, aliceToBob, bobToAlice,
-        dbUrl.apply("bob"), ttl, sweep);
+    aliceConfig =
+        config(
+            "alice",
+            alicePort,
+            "bob",
+            bobPort,
+            aliceToken,
+            bobToAlice,
+            aliceToBob,
+            dbUrl.apply("alice"),
+            ttl,
+            sweep);
+    bobConfig =
+        config(
+            "bob",
+            bobPort,
+            "alice",
+            alicePort,
+            bobToken,
+            aliceToBob,
+            bobToAlice,
+            dbUrl.apply("bob"),
+            ttl,
+            sweep);
     alice = CoordinatorServer.start(aliceConfig);
     CoordinatorServer b;
     try {
@@ -83,57 +118,94 @@ public final class Parties implements AutoCloseable {
       throw e;
     }
     bob = b;
-    trust = Tls.context(dir.resolve("pki/alice.pem"), dir.resolve("pki/alice.key"),
-        pki.caCertificate());
+    trust =
+        Tls.context(
+            dir.resolve("pki/alice.pem"), dir.resolve("pki/alice.key"), pki.caCertificate());
   }
 
-  private CoordinatorConfig config(String party, int port, String peer, int peerPort,
-      String partyToken, String inboundPeerToken, String outboundPeerToken, String dbUrl,
-      Duration ttl, Duration sweep) throws Exception {
+  private CoordinatorConfig config(
+      String party,
+      int port,
+      String peer,
+      int peerPort,
+      String partyToken,
+      String inboundPeerToken,
+      String outboundPeerToken,
+      String dbUrl,
+      Duration ttl,
+      Duration sweep)
+      throws Exception {
     Path home = dir.resolve(party);
     Files.createDirectories(home);
-    Files.write(home.resolve("tokens"), List.of(
-        "# tokens accepted by " + party + "'s coordinator",
-        Tokens.line(partyToken, Kind.PARTY, party + "-analyst"),
-        Tokens.line(inboundPeerToken, Kind.PEER, peer + "-coordinator")));
+    Files.write(
+        home.resolve("tokens"),
+        List.of(
+            "# tokens accepted by " + party + "'s coordinator",
+            Tokens.line(partyToken, Kind.PARTY, party + "-analyst"),
+            Tokens.line(inboundPeerToken, Kind.PEER, peer + "-coordinator")));
     Files.writeString(home.resolve("peer-token"), outboundPeerToken + "\n");
     Path pkiDir = dir.resolve("pki");
     CoordinatorConfig.Job job = jobs == null ? null : jobs.apply(party);
     if (job != null) {
       int relayPort = freePort();
       String endpoint = "127.0.0.1:" + relayPort;
-      return new CoordinatorConfig(party,
+      return new CoordinatorConfig(
+          party,
           new CoordinatorConfig.Listen("127.0.0.1", port),
-          new CoordinatorConfig.Tls(pkiDir.resolve(party + ".pem"),
-              pkiDir.resolve(party + ".key"), pki.caCertificate()),
+          new CoordinatorConfig.Tls(
+              pkiDir.resolve(party + ".pem"), pkiDir.resolve(party + ".key"), pki.caCertificate()),
           new CoordinatorConfig.Database(dbUrl, null, null),
           home.resolve("tokens"),
-          new CoordinatorConfig.Peer(peer, "https://localhost:" + peerPort,
-              home.resolve("peer-token")),
-          new CoordinatorConfig.Bridge(endpoint, pkiDir.resolve(party + ".pem"),
-              new CoordinatorConfig.Relay(endpoint, pkiDir.resolve("relay-" + party + ".pem"),
-                  pkiDir.resolve("relay-" + party + ".key"), pki.caCertificate(),
+          new CoordinatorConfig.Peer(
+              peer, "https://localhost:" + peerPort, home.resolve("peer-token")),
+          new CoordinatorConfig.Bridge(
+              endpoint,
+              pkiDir.resolve(party + ".pem"),
+              new CoordinatorConfig.Relay(
+                  endpoint,
+                  pkiDir.resolve("relay-" + party + ".pem"),
+                  pkiDir.resolve("relay-" + party + ".key"),
+                  pki.caCertificate(),
                   job.pairTimeout())),
-          ttl, sweep, null, List.of("kkrt", "ecdh"),
-          new CoordinatorConfig.Job(job.mode(), job.javaHeap(), job.parallelism(),
-              home.resolve("work"), pkiDir.resolve(party + ".pem"),
-              pkiDir.resolve(party + ".key"), pki.caCertificate(), job.flinkHome(),
-              job.jobJar(), job.flinkRestUrl(), job.flinkConfDir(), job.attempts(),
-              job.pairTimeout(), job.idleTimeout(), job.maxBadRows(), job.classpath()),
-          new CoordinatorConfig.Output(home.resolve("results").toString(),
-              io.psiflink.api.OutputFormat.AVRO));
+          ttl,
+          sweep,
+          null,
+          List.of("kkrt", "ecdh"),
+          new CoordinatorConfig.Job(
+              job.mode(),
+              job.javaHeap(),
+              job.parallelism(),
+              home.resolve("work"),
+              pkiDir.resolve(party + ".pem"),
+              pkiDir.resolve(party + ".key"),
+              pki.caCertificate(),
+              job.flinkHome(),
+              job.jobJar(),
+              job.flinkRestUrl(),
+              job.flinkConfDir(),
+              job.attempts(),
+              job.pairTimeout(),
+              job.idleTimeout(),
+              job.maxBadRows(),
+              job.classpath()),
+          new CoordinatorConfig.Output(
+              home.resolve("results").toString(), io.psiflink.api.OutputFormat.AVRO));
     }
-    return new CoordinatorConfig(party,
+    return new CoordinatorConfig(
+        party,
         new CoordinatorConfig.Listen("127.0.0.1", port),
-        new CoordinatorConfig.Tls(pkiDir.resolve(party + ".pem"), pkiDir.resolve(party + ".key"),
-            pki.caCertificate()),
+        new CoordinatorConfig.Tls(
+            pkiDir.resolve(party + ".pem"), pkiDir.resolve(party + ".key"), pki.caCertificate()),
         new CoordinatorConfig.Database(dbUrl, null, null),
         home.resolve("tokens"),
-        new CoordinatorConfig.Peer(peer, "https://localhost:" + peerPort,
-            home.resolve("peer-token")),
-        new CoordinatorConfig.Bridge(party + ".example:" + (7000 + port % 1000),
-            pkiDir.resolve(party + ".pem")),
-        ttl, sweep, null, List.of("kkrt", "ecdh"));
+        new CoordinatorConfig.Peer(
+            peer, "https://localhost:" + peerPort, home.resolve("peer-token")),
+        new CoordinatorConfig.Bridge(
+            party + ".example:" + (7000 + port % 1000), pkiDir.resolve(party + ".pem")),
+        ttl,
+        sweep,
+        null,
+        List.of("kkrt", "ecdh"));
   }
 
   /** Stops alice's coordinator (as if it went down). */

@@ -35,17 +35,29 @@ class PsiCliTest {
   @BeforeAll
   void start() throws Exception {
     dir = Files.createTempDirectory("psi-cli-test-");
-    parties = new Parties(dir, party -> "jdbc:sqlite:" + dir.resolve(party + ".db"),
-        Duration.ofHours(1));
+    parties =
+        new Parties(dir, party -> "jdbc:sqlite:" + dir.resolve(party + ".db"), Duration.ofHours(1));
     String ca = parties.pki.caCertificate().toString();
-    aliceEnv = Map.of("PSI_COORDINATOR", "https://localhost:" + parties.alice.port(),
-        "PSI_TOKEN", parties.aliceToken, "PSI_CA", ca);
-    bobEnv = Map.of("PSI_COORDINATOR", "https://localhost:" + parties.bob.port(),
-        "PSI_TOKEN", parties.bobToken, "PSI_CA", ca);
-    CoordinatorApiContract.register(parties.aliceApi(),
-        CoordinatorApiContract.purchases("purchases"));
-    CoordinatorApiContract.register(parties.bobApi(),
-        CoordinatorApiContract.customers("customers"));
+    aliceEnv =
+        Map.of(
+            "PSI_COORDINATOR",
+            "https://localhost:" + parties.alice.port(),
+            "PSI_TOKEN",
+            parties.aliceToken,
+            "PSI_CA",
+            ca);
+    bobEnv =
+        Map.of(
+            "PSI_COORDINATOR",
+            "https://localhost:" + parties.bob.port(),
+            "PSI_TOKEN",
+            parties.bobToken,
+            "PSI_CA",
+            ca);
+    CoordinatorApiContract.register(
+        parties.aliceApi(), CoordinatorApiContract.purchases("purchases"));
+    CoordinatorApiContract.register(
+        parties.bobApi(), CoordinatorApiContract.customers("customers"));
   }
 
   @AfterAll
@@ -56,16 +68,30 @@ class PsiCliTest {
   private static Run run(Map<String, String> env, String... args) {
     ByteArrayOutputStream out = new ByteArrayOutputStream();
     ByteArrayOutputStream err = new ByteArrayOutputStream();
-    int code = new PsiCli(new PrintStream(out, true, StandardCharsets.UTF_8),
-        new PrintStream(err, true, StandardCharsets.UTF_8), env).run(args);
-    return new Run(code, out.toString(StandardCharsets.UTF_8),
-        err.toString(StandardCharsets.UTF_8));
+    int code =
+        new PsiCli(
+                new PrintStream(out, true, StandardCharsets.UTF_8),
+                new PrintStream(err, true, StandardCharsets.UTF_8),
+                env)
+            .run(args);
+    return new Run(
+        code, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
   }
 
   @Test
   void submitApproveStatusCancelResult() {
-    Run s = run(aliceEnv, "submit", "--dataset", "purchases", "--peer-dataset", "customers",
-        "--sql", CoordinatorApiContract.GOOD_SQL, "--output", dir.resolve("out").toString());
+    Run s =
+        run(
+            aliceEnv,
+            "submit",
+            "--dataset",
+            "purchases",
+            "--peer-dataset",
+            "customers",
+            "--sql",
+            CoordinatorApiContract.GOOD_SQL,
+            "--output",
+            dir.resolve("out").toString());
     assertEquals(0, s.code(), s.toString());
     Matcher m = Pattern.compile("query (\\S+) submitted: pending").matcher(s.out());
     assertTrue(m.find(), s.out());
@@ -76,8 +102,12 @@ class PsiCliTest {
     assertTrue(st.out().contains("query " + query + ": pending"), st.out());
     assertTrue(st.out().contains("no session yet"), st.out());
     // the approval shows each party what the other learns
-    assertTrue(st.out().contains("this party learns about table b (customers): its size as its "
-        + "table's total row count rounded up"), st.out());
+    assertTrue(
+        st.out()
+            .contains(
+                "this party learns about table b (customers): its size as its "
+                    + "table's total row count rounded up"),
+        st.out());
     assertTrue(st.out().contains("the columns [email] of the matching rows"), st.out());
 
     Run a = run(bobEnv, "approve", query);
@@ -101,8 +131,10 @@ class PsiCliTest {
     assertEquals(0, c.code(), c.toString());
     assertTrue(c.out().contains(": cancelled"), c.out());
     Run atBob = run(bobEnv, "status", session);
-    assertTrue(atBob.out().contains(": failed") && atBob.out().contains(
-        "alice ended the session: cancelled"), atBob.out());
+    assertTrue(
+        atBob.out().contains(": failed")
+            && atBob.out().contains("alice ended the session: cancelled"),
+        atBob.out());
     Run again = run(aliceEnv, "cancel", session);
     assertEquals(1, again.code());
     assertTrue(again.err().contains("already ended: cancelled"), again.err());
@@ -110,8 +142,16 @@ class PsiCliTest {
 
   @Test
   void errorsRepeatTheCoordinatorsErrorInWords() {
-    Run bad = run(aliceEnv, "submit", "--dataset", "purchases", "--peer-dataset", "customers",
-        "--sql", "SELECT b.ssn FROM a JOIN b ON a.card = b.card");
+    Run bad =
+        run(
+            aliceEnv,
+            "submit",
+            "--dataset",
+            "purchases",
+            "--peer-dataset",
+            "customers",
+            "--sql",
+            "SELECT b.ssn FROM a JOIN b ON a.card = b.card");
     assertEquals(1, bad.code());
     assertTrue(bad.err().contains("422 (the query does not validate)"), bad.err());
     assertTrue(bad.err().contains("ssn") && bad.err().contains("clause SELECT"), bad.err());
@@ -120,13 +160,29 @@ class PsiCliTest {
     assertEquals(1, unknown.code());
     assertTrue(unknown.err().contains("no query or session no-such-thing"), unknown.err());
 
-    Run noToken = run(Map.of("PSI_COORDINATOR", aliceEnv.get("PSI_COORDINATOR"), "PSI_CA",
-        aliceEnv.get("PSI_CA")), "status", "x");
+    Run noToken =
+        run(
+            Map.of(
+                "PSI_COORDINATOR",
+                aliceEnv.get("PSI_COORDINATOR"),
+                "PSI_CA",
+                aliceEnv.get("PSI_CA")),
+            "status",
+            "x");
     assertEquals(2, noToken.code());
     assertTrue(noToken.err().contains("no token"), noToken.err());
 
-    Run badToken = run(Map.of("PSI_COORDINATOR", aliceEnv.get("PSI_COORDINATOR"), "PSI_CA",
-        aliceEnv.get("PSI_CA"), "PSI_TOKEN", "wrong"), "status", "x");
+    Run badToken =
+        run(
+            Map.of(
+                "PSI_COORDINATOR",
+                aliceEnv.get("PSI_COORDINATOR"),
+                "PSI_CA",
+                aliceEnv.get("PSI_CA"),
+                "PSI_TOKEN",
+                "wrong"),
+            "status",
+            "x");
     assertEquals(1, badToken.code());
     assertTrue(badToken.err().contains("401 (not authenticated"), badToken.err());
 

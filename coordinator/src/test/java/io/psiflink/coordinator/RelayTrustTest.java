@@ -31,14 +31,29 @@ class RelayTrustTest {
   }
 
   CoordinatorConfig config(Path aliceDir, Path bothCas, Path partyCa, Path peerCa) {
-    return new CoordinatorConfig("alice", new CoordinatorConfig.Listen("127.0.0.1", 0),
-        new CoordinatorConfig.Tls(aliceDir.resolve("alice.pem"), aliceDir.resolve("alice.key"),
-            bothCas),
-        null, dir.resolve("tokens"), new CoordinatorConfig.Peer("bob", "https://bob", dir),
-        new CoordinatorConfig.Bridge("127.0.0.1:7443", aliceDir.resolve("alice.pem"),
-            new CoordinatorConfig.Relay("127.0.0.1:7443", aliceDir.resolve("relay.pem"),
-                aliceDir.resolve("relay.key"), bothCas, Duration.ofSeconds(5), partyCa, peerCa)),
-        null, null, null, null);
+    return new CoordinatorConfig(
+        "alice",
+        new CoordinatorConfig.Listen("127.0.0.1", 0),
+        new CoordinatorConfig.Tls(
+            aliceDir.resolve("alice.pem"), aliceDir.resolve("alice.key"), bothCas),
+        null,
+        dir.resolve("tokens"),
+        new CoordinatorConfig.Peer("bob", "https://bob", dir),
+        new CoordinatorConfig.Bridge(
+            "127.0.0.1:7443",
+            aliceDir.resolve("alice.pem"),
+            new CoordinatorConfig.Relay(
+                "127.0.0.1:7443",
+                aliceDir.resolve("relay.pem"),
+                aliceDir.resolve("relay.key"),
+                bothCas,
+                Duration.ofSeconds(5),
+                partyCa,
+                peerCa)),
+        null,
+        null,
+        null,
+        null);
   }
 
   @Test
@@ -47,20 +62,53 @@ class RelayTrustTest {
     db.migrate();
     String sid = java.util.UUID.randomUUID().toString();
     String qid = java.util.UUID.randomUUID().toString();
-    db.tx(c -> {
-      Store.insertQuery(c, new Model.QueryRecord(qid, Model.Direction.INCOMING, "bob", "alice",
-          io.psiflink.api.Role.A, "p", "c",
-          "SELECT a.x FROM a JOIN b ON a.k = b.k", "fp", 0, 40, "kkrt", "bob.example:7443",
-          "bb".repeat(32), Model.QueryStatus.APPROVED, null, 0, 1, 0L, null));
-      Store.insertSession(c, new Model.SessionRecord(sid, qid, "alice", "bob", 0, 40, "kkrt",
-          "alice.example:7443", "aa".repeat(32), "bob.example:7443", "bb".repeat(32), 0L));
-      return null;
-    });
+    db.tx(
+        c -> {
+          Store.insertQuery(
+              c,
+              new Model.QueryRecord(
+                  qid,
+                  Model.Direction.INCOMING,
+                  "bob",
+                  "alice",
+                  io.psiflink.api.Role.A,
+                  "p",
+                  "c",
+                  "SELECT a.x FROM a JOIN b ON a.k = b.k",
+                  "fp",
+                  0,
+                  40,
+                  "kkrt",
+                  "bob.example:7443",
+                  "bb".repeat(32),
+                  Model.QueryStatus.APPROVED,
+                  null,
+                  0,
+                  1,
+                  0L,
+                  null));
+          Store.insertSession(
+              c,
+              new Model.SessionRecord(
+                  sid,
+                  qid,
+                  "alice",
+                  "bob",
+                  0,
+                  40,
+                  "kkrt",
+                  "alice.example:7443",
+                  "aa".repeat(32),
+                  "bob.example:7443",
+                  "bb".repeat(32),
+                  0L));
+          return null;
+        });
     var pins = CoordinatorServer.sessionPins(db);
     org.junit.jupiter.api.Assertions.assertEquals("aa".repeat(32), pins.pin(sid, "alice"));
     org.junit.jupiter.api.Assertions.assertEquals("bb".repeat(32), pins.pin(sid, "bob"));
-    org.junit.jupiter.api.Assertions.assertNull(pins.pin(java.util.UUID.randomUUID().toString(),
-        "bob"));
+    org.junit.jupiter.api.Assertions.assertNull(
+        pins.pin(java.util.UUID.randomUUID().toString(), "bob"));
     org.junit.jupiter.api.Assertions.assertNull(pins.pin("../x", "bob"));
   }
 
@@ -75,8 +123,8 @@ class RelayTrustTest {
     pem.addAll(Files.readAllLines(bob.caCertificate()));
     Files.write(both, pem);
 
-    Map<String, PartyTrust> t = CoordinatorServer.relayTrust(config(a, both, null,
-        bob.caCertificate()));
+    Map<String, PartyTrust> t =
+        CoordinatorServer.relayTrust(config(a, both, null, bob.caCertificate()));
     t.get("alice").check(leaf(a.resolve("alice.pem")));
     t.get("bob").check(leaf(b.resolve("bob.pem")));
     // bob's CA issues CN=alice: not alice's pinned job certificate
@@ -85,10 +133,10 @@ class RelayTrustTest {
     assertThrows(BridgeException.class, () -> t.get("bob").check(leaf(a.resolve("bob.pem"))));
 
     // with partyCa, another certificate of alice's CA may speak for alice; still not bob's forgery
-    Map<String, PartyTrust> withCa = CoordinatorServer.relayTrust(config(a, both,
-        alice.caCertificate(), bob.caCertificate()));
+    Map<String, PartyTrust> withCa =
+        CoordinatorServer.relayTrust(config(a, both, alice.caCertificate(), bob.caCertificate()));
     withCa.get("alice").check(leaf(a.resolve("alice.pem")));
-    assertThrows(BridgeException.class,
-        () -> withCa.get("alice").check(leaf(b.resolve("alice.pem"))));
+    assertThrows(
+        BridgeException.class, () -> withCa.get("alice").check(leaf(b.resolve("alice.pem"))));
   }
 }

@@ -10,8 +10,20 @@ import org.junit.jupiter.api.Test;
 
 /** A session's parties, endpoints and fingerprints by role, and the query form's tables. */
 class SessionRolesTest {
-  private static final SessionRecord S = new SessionRecord("s", "q", "alice", "bob", 0, 40,
-      "kkrt", "alice.example:7443", "fa", "bob.example:7443", "fb", 0L);
+  private static final SessionRecord S =
+      new SessionRecord(
+          "s",
+          "q",
+          "alice",
+          "bob",
+          0,
+          40,
+          "kkrt",
+          "alice.example:7443",
+          "fa",
+          "bob.example:7443",
+          "fb",
+          0L);
 
   @Test
   void eachRoleHasItsOwnColumns() {

@@ -44,16 +44,18 @@ import org.junit.jupiter.api.io.TempDir;
  * Kubernetes cluster) as far as they can be checked without running them, and the ones that can.
  */
 class DeployFilesTest {
-  private static final Path ROOT = Path.of(System.getProperty("psi.repo.root", ".."))
-      .toAbsolutePath().normalize();
+  private static final Path ROOT =
+      Path.of(System.getProperty("psi.repo.root", "..")).toAbsolutePath().normalize();
   private static final Path DEPLOY = ROOT.resolve("deploy");
   private static final String KUBERNETES_VERSION = "1.30.0";
   private static final String VALIDATOR = "kubernetes-validate==1.37.0";
 
   // ---- Flink -----------------------------------------------------------------------------------
 
-  /** Every key of deploy/flink/config.yaml is a Flink 2.3 option (not a deprecated name), and its
-   * value parses as that option's type, read the way Flink's own scripts and processes read it. */
+  /**
+   * Every key of deploy/flink/config.yaml is a Flink 2.3 option (not a deprecated name), and its
+   * value parses as that option's type, read the way Flink's own scripts and processes read it.
+   */
   @Test
   void flinkConfigUsesRealFlinkOptionsWithValidValues() throws Exception {
     Map<String, ConfigOption<?>> options = flinkOptions();
@@ -79,17 +81,20 @@ class DeployFilesTest {
       }
     }
     assertEquals(List.of(), problems);
-    assertEquals("org.apache.flink.metrics.prometheus.PrometheusReporterFactory",
+    assertEquals(
+        "org.apache.flink.metrics.prometheus.PrometheusReporterFactory",
         conf.toMap().get("metrics.reporter.prom.factory.class"));
-    // what the job relies on (PrivateJoinJob.flinkConfig leaves these to the cluster under flink run)
+    // what the job relies on (PrivateJoinJob.flinkConfig leaves these to the cluster under flink
+    // run)
     Map<String, String> m = conf.toMap();
     assertEquals("rocksdb", m.get("state.backend.type"));
     assertEquals("false", m.get("execution.batch-state-backend.enabled"));
     assertEquals("none", m.get("restart-strategy.type"));
     assertTrue(m.containsKey("state.backend.rocksdb.localdir"));
     assertTrue(m.containsKey("io.tmp.dirs"));
-    assertTrue(Integer.parseInt(m.get("parallelism.default"))
-        <= Integer.parseInt(m.get("taskmanager.numberOfTaskSlots")));
+    assertTrue(
+        Integer.parseInt(m.get("parallelism.default"))
+            <= Integer.parseInt(m.get("taskmanager.numberOfTaskSlots")));
   }
 
   private static String deprecatedHint(Map<String, ConfigOption<?>> options, String key) {
@@ -113,20 +118,24 @@ class DeployFilesTest {
       try (JarFile jar = new JarFile(entry)) {
         for (var e : java.util.Collections.list(jar.entries())) {
           String n = e.getName();
-          if (!n.startsWith("org/apache/flink/") || !n.endsWith("Options.class")
+          if (!n.startsWith("org/apache/flink/")
+              || !n.endsWith("Options.class")
               || n.contains("$")) {
             continue;
           }
           Class<?> c;
           try {
-            c = Class.forName(n.substring(0, n.length() - 6).replace('/', '.'), false,
-                DeployFilesTest.class.getClassLoader());
+            c =
+                Class.forName(
+                    n.substring(0, n.length() - 6).replace('/', '.'),
+                    false,
+                    DeployFilesTest.class.getClassLoader());
           } catch (Throwable t) {
             continue; // classes whose dependencies are not on this class path
           }
           for (Field f : fields(c)) {
-            if (Modifier.isStatic(f.getModifiers()) && ConfigOption.class.isAssignableFrom(
-                f.getType())) {
+            if (Modifier.isStatic(f.getModifiers())
+                && ConfigOption.class.isAssignableFrom(f.getType())) {
               try {
                 f.setAccessible(true);
                 ConfigOption<?> o = (ConfigOption<?>) f.get(null);
@@ -152,62 +161,95 @@ class DeployFilesTest {
 
   // ---- coordinator ------------------------------------------------------------------------------
 
-  /** The coordinator's config loads with CoordinatorConfig, and every file it names is one the
-   * Kubernetes Secret mounts. */
+  /**
+   * The coordinator's config loads with CoordinatorConfig, and every file it names is one the
+   * Kubernetes Secret mounts.
+   */
   @Test
   void coordinatorConfigLoadsAndMatchesTheSecretMounts() throws Exception {
     CoordinatorConfig c = CoordinatorConfig.load(DEPLOY.resolve("coordinator/coordinator.yaml"));
     assertEquals("alice", c.party());
     assertEquals("bob", c.peer().name());
-    assertTrue(c.database().url().startsWith("jdbc:postgresql://psi-postgres:5432/"),
-        c.database().url());
+    assertTrue(
+        c.database().url().startsWith("jdbc:postgresql://psi-postgres:5432/"), c.database().url());
     assertEquals(8443, c.listen().port());
 
-    JsonNode deployment = documents(DEPLOY.resolve("kubernetes/coordinator.yaml")).stream()
-        .filter(d -> d.path("kind").asText().equals("Deployment")).findFirst().orElseThrow();
+    JsonNode deployment =
+        documents(DEPLOY.resolve("kubernetes/coordinator.yaml")).stream()
+            .filter(d -> d.path("kind").asText().equals("Deployment"))
+            .findFirst()
+            .orElseThrow();
     JsonNode pod = deployment.path("spec").path("template").path("spec");
-    String mount = pod.path("containers").get(0).path("volumeMounts").get(0).path("mountPath")
-        .asText();
+    String mount =
+        pod.path("containers").get(0).path("volumeMounts").get(0).path("mountPath").asText();
     Set<String> mounted = new HashSet<>();
     for (JsonNode item : pod.path("volumes").get(0).path("secret").path("items")) {
       mounted.add(mount + "/" + item.path("path").asText());
     }
-    for (Path p : List.of(c.tls().certificate(), c.tls().privateKey(), c.tls().trustedCa(),
-        c.tokensFile(), c.peer().tokenFile(), c.bridge().certificate())) {
-      assertTrue(mounted.contains(p.toString()), p + " is not mounted; the Secret gives " + mounted);
+    for (Path p :
+        List.of(
+            c.tls().certificate(),
+            c.tls().privateKey(),
+            c.tls().trustedCa(),
+            c.tokensFile(),
+            c.peer().tokenFile(),
+            c.bridge().certificate())) {
+      assertTrue(
+          mounted.contains(p.toString()), p + " is not mounted; the Secret gives " + mounted);
     }
     assertTrue(mounted.contains(pod.path("containers").get(0).path("args").get(1).asText()));
   }
 
   // ---- certificates -----------------------------------------------------------------------------
 
-  /** make-certs.sh makes what the bridge loads: each party's job accepts the other's certificate
-   * with both CAs in its bundle, and not without the peer's CA. */
+  /**
+   * make-certs.sh makes what the bridge loads: each party's job accepts the other's certificate
+   * with both CAs in its bundle, and not without the peer's CA.
+   */
   @Test
   void certificateScriptMakesCredentialsTheBridgeAccepts(@TempDir Path dir) throws Exception {
     for (String party : List.of("alice", "bob")) {
-      run(dir, "bash", DEPLOY.resolve("certs/make-certs.sh").toString(), "--party", party,
-          "--out", dir.resolve(party).toString());
+      run(
+          dir,
+          "bash",
+          DEPLOY.resolve("certs/make-certs.sh").toString(),
+          "--party",
+          party,
+          "--out",
+          dir.resolve(party).toString());
     }
     Path bundle = dir.resolve("ca-bundle.pem");
-    Files.writeString(bundle, Files.readString(dir.resolve("alice/ca.pem"))
-        + Files.readString(dir.resolve("bob/ca.pem")));
-    PartyCredentials alice = PartyCredentials.load(dir.resolve("alice/bridge.pem"),
-        dir.resolve("alice/bridge.key"), bundle);
-    PartyCredentials bob = PartyCredentials.load(dir.resolve("bob/bridge.pem"),
-        dir.resolve("bob/bridge.key"), bundle);
+    Files.writeString(
+        bundle,
+        Files.readString(dir.resolve("alice/ca.pem"))
+            + Files.readString(dir.resolve("bob/ca.pem")));
+    PartyCredentials alice =
+        PartyCredentials.load(
+            dir.resolve("alice/bridge.pem"), dir.resolve("alice/bridge.key"), bundle);
+    PartyCredentials bob =
+        PartyCredentials.load(dir.resolve("bob/bridge.pem"), dir.resolve("bob/bridge.key"), bundle);
     alice.verifyPeer(bob.certificate(), "bob");
     bob.verifyPeer(alice.certificate(), "alice");
     assertThrows(BridgeException.class, () -> alice.verifyPeer(bob.certificate(), "mallory"));
-    PartyCredentials aliceOwnCaOnly = PartyCredentials.load(dir.resolve("alice/bridge.pem"),
-        dir.resolve("alice/bridge.key"), dir.resolve("alice/ca.pem"));
+    PartyCredentials aliceOwnCaOnly =
+        PartyCredentials.load(
+            dir.resolve("alice/bridge.pem"),
+            dir.resolve("alice/bridge.key"),
+            dir.resolve("alice/ca.pem"));
     assertThrows(BridgeException.class, () -> aliceOwnCaOnly.verifyPeer(bob.certificate(), "bob"));
     // fingerprints for the out-of-band comparison, and no second CA over the first
     String fp = Files.readString(dir.resolve("alice/fingerprints.txt"));
     assertTrue(fp.matches("(?s)ca +([0-9A-F]{2}:){31}[0-9A-F]{2}\n.*"), fp);
-    Process again = new ProcessBuilder("bash", DEPLOY.resolve("certs/make-certs.sh").toString(),
-        "--party", "alice", "--out", dir.resolve("alice").toString()).redirectErrorStream(true)
-        .start();
+    Process again =
+        new ProcessBuilder(
+                "bash",
+                DEPLOY.resolve("certs/make-certs.sh").toString(),
+                "--party",
+                "alice",
+                "--out",
+                dir.resolve("alice").toString())
+            .redirectErrorStream(true)
+            .start();
     String out = new String(again.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
     assertNotEquals(0, again.waitFor(), out);
     assertTrue(out.contains("refusing"), out);
@@ -215,14 +257,16 @@ class DeployFilesTest {
 
   // ---- Kubernetes -------------------------------------------------------------------------------
 
-  /** Every manifest is valid against the Kubernetes API schemas (kubernetes-validate from PyPI, in
-   * a throwaway venv under /tmp; strict: unknown fields fail), and the validator does catch a bad
-   * one. */
+  /**
+   * Every manifest is valid against the Kubernetes API schemas (kubernetes-validate from PyPI, in a
+   * throwaway venv under /tmp; strict: unknown fields fail), and the validator does catch a bad
+   * one.
+   */
   @Test
   void kubernetesManifestsMatchTheApiSchemas(@TempDir Path tmp) throws Exception {
     Path validator = kubernetesValidate();
-    List<String> cmd = new ArrayList<>(List.of(validator.toString(), "-k", KUBERNETES_VERSION,
-        "--strict"));
+    List<String> cmd =
+        new ArrayList<>(List.of(validator.toString(), "-k", KUBERNETES_VERSION, "--strict"));
     List<Path> manifests = manifests();
     manifests.forEach(p -> cmd.add(p.toString()));
     String out = run(tmp, cmd.toArray(String[]::new));
@@ -230,16 +274,23 @@ class DeployFilesTest {
       assertTrue(out.contains(p.getFileName() + " passed"), out);
     }
     Path bad = tmp.resolve("bad.yaml");
-    Files.writeString(bad, Files.readString(DEPLOY.resolve("kubernetes/flink.yaml"))
-        .replace("replicas: 2", "replica: 2"));
-    Process p = new ProcessBuilder(validator.toString(), "-k", KUBERNETES_VERSION, "--strict",
-        bad.toString()).redirectErrorStream(true).start();
+    Files.writeString(
+        bad,
+        Files.readString(DEPLOY.resolve("kubernetes/flink.yaml"))
+            .replace("replicas: 2", "replica: 2"));
+    Process p =
+        new ProcessBuilder(
+                validator.toString(), "-k", KUBERNETES_VERSION, "--strict", bad.toString())
+            .redirectErrorStream(true)
+            .start();
     String badOut = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
     assertNotEquals(0, p.waitFor(), "the validator accepted a misspelt field:\n" + badOut);
   }
 
-  /** What the schemas cannot see: kustomization resources exist, every Secret and port a pod
-   * names is defined, one image everywhere. */
+  /**
+   * What the schemas cannot see: kustomization resources exist, every Secret and port a pod names
+   * is defined, one image everywhere.
+   */
   @Test
   void kubernetesManifestsAreConsistent() throws Exception {
     JsonNode kustomization = documents(DEPLOY.resolve("kubernetes/kustomization.yaml")).get(0);
@@ -263,8 +314,10 @@ class DeployFilesTest {
           d.path("stringData").fieldNames().forEachRemaining(keys::add);
           secretKeys.put(d.path("metadata").path("name").asText(), keys);
         }
-        JsonNode pod = kind.equals("Job") ? d.path("spec").path("template").path("spec")
-            : d.path("spec").path("template").path("spec");
+        JsonNode pod =
+            kind.equals("Job")
+                ? d.path("spec").path("template").path("spec")
+                : d.path("spec").path("template").path("spec");
         if (pod.has("containers")) {
           pods.add(pod);
           for (JsonNode c : pod.path("containers")) {
@@ -280,7 +333,8 @@ class DeployFilesTest {
           String name = v.path("secret").path("secretName").asText();
           assertTrue(secrets.contains(name), "secret " + name + " is not in secrets.example.yaml");
           for (JsonNode item : v.path("secret").path("items")) {
-            assertTrue(secretKeys.get(name).contains(item.path("key").asText()),
+            assertTrue(
+                secretKeys.get(name).contains(item.path("key").asText()),
                 name + " has no key " + item.path("key").asText());
           }
         }
@@ -295,8 +349,14 @@ class DeployFilesTest {
     }
     // the job's bridge files are where the Secret is mounted, on the client and the task managers
     JsonNode job = documents(DEPLOY.resolve("kubernetes/job-run.yaml")).get(0);
-    String args = job.path("spec").path("template").path("spec").path("containers").get(0)
-        .path("args").toString();
+    String args =
+        job.path("spec")
+            .path("template")
+            .path("spec")
+            .path("containers")
+            .get(0)
+            .path("args")
+            .toString();
     for (String f : List.of("bridge.pem", "bridge.key", "ca-bundle.pem")) {
       assertTrue(args.contains("/opt/psi/secrets/bridge/" + f), args);
       assertTrue(secretKeys.get("psi-bridge-tls").contains(f), f);
@@ -306,7 +366,9 @@ class DeployFilesTest {
   private static List<Path> manifests() throws IOException {
     try (var s = Files.list(DEPLOY.resolve("kubernetes"))) {
       return s.filter(p -> p.toString().endsWith(".yaml"))
-          .filter(p -> !p.getFileName().toString().equals("kustomization.yaml")).sorted().toList();
+          .filter(p -> !p.getFileName().toString().equals("kustomization.yaml"))
+          .sorted()
+          .toList();
     }
   }
 
@@ -332,17 +394,24 @@ class DeployFilesTest {
     if (!Files.isExecutable(exe)) {
       Path tmp = Files.createTempDirectory("psi-kv-");
       run(tmp, "python3", "-m", "venv", venv.toString());
-      run(tmp, venv.resolve("bin/pip").toString(), "install", "-q",
-          "--disable-pip-version-check", VALIDATOR);
+      run(
+          tmp,
+          venv.resolve("bin/pip").toString(),
+          "install",
+          "-q",
+          "--disable-pip-version-check",
+          VALIDATOR);
     }
     return exe;
   }
 
   // ---- Docker -----------------------------------------------------------------------------------
 
-  /** The Dockerfile, linted by structure: known instructions, FROM first, base images from Debian,
+  /**
+   * The Dockerfile, linted by structure: known instructions, FROM first, base images from Debian,
    * every stage it copies from defined, every file it copies from the build context present, the
-   * Flink version the one the build uses, an entry point that exists and parses. */
+   * Flink version the one the build uses, an entry point that exists and parses.
+   */
   @Test
   void dockerfileIsWellFormed() throws Exception {
     List<String> lines = new ArrayList<>();
@@ -364,9 +433,25 @@ class DeployFilesTest {
       }
     }
     assertEquals(0, cur.length(), "a continuation line at the end");
-    Set<String> known = Set.of("FROM", "RUN", "COPY", "ADD", "ARG", "ENV", "WORKDIR", "USER",
-        "EXPOSE", "ENTRYPOINT", "CMD", "LABEL", "VOLUME", "HEALTHCHECK", "STOPSIGNAL", "SHELL",
-        "ONBUILD");
+    Set<String> known =
+        Set.of(
+            "FROM",
+            "RUN",
+            "COPY",
+            "ADD",
+            "ARG",
+            "ENV",
+            "WORKDIR",
+            "USER",
+            "EXPOSE",
+            "ENTRYPOINT",
+            "CMD",
+            "LABEL",
+            "VOLUME",
+            "HEALTHCHECK",
+            "STOPSIGNAL",
+            "SHELL",
+            "ONBUILD");
     Set<String> stages = new HashSet<>();
     Map<String, String> args = new HashMap<>();
     boolean seenFrom = false;
@@ -390,7 +475,8 @@ class DeployFilesTest {
           Matcher m = Pattern.compile("(\\S+)(?:\\s+AS\\s+(\\S+))?").matcher(rest);
           assertTrue(m.matches(), l);
           String image = m.group(1);
-          assertTrue(image.matches("debian:12(-slim)?") || stages.contains(image),
+          assertTrue(
+              image.matches("debian:12(-slim)?") || stages.contains(image),
               "base images come from Debian: " + l);
           if (m.group(2) != null) {
             stages.add(m.group(2));
@@ -419,14 +505,16 @@ class DeployFilesTest {
           assertTrue(rest.startsWith("["), "exec form, so signals reach the process: " + l);
           entrypoint = rest;
         }
-        default -> { }
+        default -> {}
       }
     }
     String pomFlink = pomProperty("flink.version");
     assertEquals(pomFlink, args.get("FLINK_VERSION"), "the image's Flink must be the build's");
     String text = Files.readString(DEPLOY.resolve("docker/Dockerfile"));
-    assertTrue(text.contains("\"apache-flink==${FLINK_VERSION}\"")
-        && text.contains("\"apache-flink-libraries==${FLINK_VERSION}\""), "pinned PyPI versions");
+    assertTrue(
+        text.contains("\"apache-flink==${FLINK_VERSION}\"")
+            && text.contains("\"apache-flink-libraries==${FLINK_VERSION}\""),
+        "pinned PyPI versions");
     assertTrue(entrypoint != null && entrypoint.contains("/opt/psi/entrypoint.sh"), entrypoint);
     Path script = DEPLOY.resolve("docker/entrypoint.sh");
     assertTrue(Files.isExecutable(script));
@@ -437,9 +525,13 @@ class DeployFilesTest {
 
   @Test
   void scriptsParse() throws Exception {
-    for (String s : List.of("local-cluster/run-e2e.sh", "local-cluster/flink-clusters.sh",
-        "local-cluster/party-args.sh",
-        "certs/make-certs.sh", "docker/entrypoint.sh")) {
+    for (String s :
+        List.of(
+            "local-cluster/run-e2e.sh",
+            "local-cluster/flink-clusters.sh",
+            "local-cluster/party-args.sh",
+            "certs/make-certs.sh",
+            "docker/entrypoint.sh")) {
       Path p = DEPLOY.resolve(s);
       assertTrue(Files.isExecutable(p), s + " must be executable");
       run(DEPLOY, "bash", "-n", p.toString());
@@ -447,8 +539,9 @@ class DeployFilesTest {
   }
 
   private static String pomProperty(String name) throws IOException {
-    Matcher m = Pattern.compile("<" + Pattern.quote(name) + ">([^<]+)</").matcher(
-        Files.readString(ROOT.resolve("pom.xml")));
+    Matcher m =
+        Pattern.compile("<" + Pattern.quote(name) + ">([^<]+)</")
+            .matcher(Files.readString(ROOT.resolve("pom.xml")));
     assertTrue(m.find(), name);
     return m.group(1);
   }

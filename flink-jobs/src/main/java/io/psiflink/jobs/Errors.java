@@ -31,9 +31,11 @@ public final class Errors {
   }
 
   private static boolean generic(String m) {
-    return m.startsWith("Job execution failed") || m.startsWith("Recovery is suppressed")
+    return m.startsWith("Job execution failed")
+        || m.startsWith("Recovery is suppressed")
         || m.startsWith("org.apache.flink.runtime.JobException")
-        || m.startsWith("Could not forward element") || m.startsWith("java.lang.")
+        || m.startsWith("Could not forward element")
+        || m.startsWith("java.lang.")
         // the wrappers of an exception on a source's fetcher thread (e.g. the JDBC source's reads)
         || m.startsWith("One or more fetchers have encountered exception")
         || m.startsWith("SplitFetcher thread ");

@@ -1,7 +1,5 @@
 package io.psiflink.jobs;
 
-import io.psiflink.api.PublicSize;
-import java.util.LinkedHashMap;
 import com.fasterxml.jackson.annotation.JsonPropertyOrder;
 import com.fasterxml.jackson.core.JsonGenerator;
 import com.fasterxml.jackson.core.JsonProcessingException;
@@ -11,6 +9,7 @@ import com.fasterxml.jackson.databind.SerializerProvider;
 import com.fasterxml.jackson.databind.annotation.JsonNaming;
 import com.fasterxml.jackson.databind.annotation.JsonSerialize;
 import com.fasterxml.jackson.databind.ser.std.StdSerializer;
+import io.psiflink.api.PublicSize;
 import java.io.IOException;
 import java.math.BigDecimal;
 import java.math.RoundingMode;
@@ -18,21 +17,37 @@ import java.util.Locale;
 import java.util.Map;
 
 /**
- * What one party's job did: row counts per stage (rowsRead: rows that were read well, without
- * the quarantined ones; rowsWithNullKey: rows quarantined for a NULL key, a part of
- * rowsQuarantined), PSI totals, bytes on the bridge, and wall-clock
- * seconds per phase. Phases: handshake (key agreement and protocol setup), tokenize (read, filter,
- * tokenize), binSpill (shuffle to bins, append to RocksDB), psi and lookupPayload (the bins' PSI
- * rounds, and their reverse lookup, payload exchange and join; the wall time of the bin stage is
- * split between the two in proportion to the time the bins spent in each), write (until the job
- * finished). publicSize: the party's {@link PublicSize} policy; rowsDisclosed: the n its bins
- * announced to the peer and padded to (all the peer learns of its size).
+ * What one party's job did: row counts per stage (rowsRead: rows that were read well, without the
+ * quarantined ones; rowsWithNullKey: rows quarantined for a NULL key, a part of rowsQuarantined),
+ * PSI totals, bytes on the bridge, and wall-clock seconds per phase. Phases: handshake (key
+ * agreement and protocol setup), tokenize (read, filter, tokenize), binSpill (shuffle to bins,
+ * append to RocksDB), psi and lookupPayload (the bins' PSI rounds, and their reverse lookup,
+ * payload exchange and join; the wall time of the bin stage is split between the two in proportion
+ * to the time the bins spent in each), write (until the job finished). publicSize: the party's
+ * {@link PublicSize} policy; rowsDisclosed: the n its bins announced to the peer and padded to (all
+ * the peer learns of its size).
  */
 @JsonNaming(PropertyNamingStrategies.SnakeCaseStrategy.class)
-@JsonPropertyOrder({"party", "public_size", "rows_disclosed", "rows_read", "rows_quarantined",
-    "rows_filtered_out", "rows_with_null_key", "rows_tokenized", "bins", "bins_done",
-    "bin_retries", "intersecting_keys", "rows_out", "bytes_sent", "bytes_received",
-    "phase_seconds", "total_seconds", "peak_rss_bytes"})
+@JsonPropertyOrder({
+  "party",
+  "public_size",
+  "rows_disclosed",
+  "rows_read",
+  "rows_quarantined",
+  "rows_filtered_out",
+  "rows_with_null_key",
+  "rows_tokenized",
+  "bins",
+  "bins_done",
+  "bin_retries",
+  "intersecting_keys",
+  "rows_out",
+  "bytes_sent",
+  "bytes_received",
+  "phase_seconds",
+  "total_seconds",
+  "peak_rss_bytes"
+})
 public record JobSummary(
     String party,
     String publicSize,
@@ -93,18 +108,41 @@ public record JobSummary(
   /** A few human-readable lines. */
   public String describe() {
     StringBuilder sb = new StringBuilder();
-    sb.append(String.format(Locale.ROOT, "party %s: %,d rows read, %,d quarantined (%,d of them with "
-        + "a NULL key), %,d filtered out by WHERE, %,d tokenized%n", party, rowsRead,
-        rowsQuarantined, rowsWithNullKey, rowsFilteredOut, rowsTokenized));
-    sb.append(String.format(Locale.ROOT, "party %s: disclosed n = %,d to the peer (public size "
-        + "%s)%n", party, rowsDisclosed, publicSize));
-    sb.append(String.format(Locale.ROOT, "party %s: %d bins (%d retried), %,d intersecting keys, "
-        + "%,d rows out, %,d bytes sent, %,d received%n", party, bins, binRetries,
-        intersectingKeys, rowsOut, bytesSent, bytesReceived));
+    sb.append(
+        String.format(
+            Locale.ROOT,
+            "party %s: %,d rows read, %,d quarantined (%,d of them with "
+                + "a NULL key), %,d filtered out by WHERE, %,d tokenized%n",
+            party,
+            rowsRead,
+            rowsQuarantined,
+            rowsWithNullKey,
+            rowsFilteredOut,
+            rowsTokenized));
+    sb.append(
+        String.format(
+            Locale.ROOT,
+            "party %s: disclosed n = %,d to the peer (public size " + "%s)%n",
+            party,
+            rowsDisclosed,
+            publicSize));
+    sb.append(
+        String.format(
+            Locale.ROOT,
+            "party %s: %d bins (%d retried), %,d intersecting keys, "
+                + "%,d rows out, %,d bytes sent, %,d received%n",
+            party,
+            bins,
+            binRetries,
+            intersectingKeys,
+            rowsOut,
+            bytesSent,
+            bytesReceived));
     sb.append(String.format(Locale.ROOT, "party %s: %.1f s in all:", party, totalSeconds));
     phaseSeconds.forEach((k, v) -> sb.append(String.format(Locale.ROOT, " %s %.1f s,", k, v)));
     sb.setLength(sb.length() - 1);
-    sb.append(String.format(Locale.ROOT, "; peak RSS %.2f GiB", peakRssBytes / (double) (1L << 30)));
+    sb.append(
+        String.format(Locale.ROOT, "; peak RSS %.2f GiB", peakRssBytes / (double) (1L << 30)));
     return sb.toString();
   }
 }

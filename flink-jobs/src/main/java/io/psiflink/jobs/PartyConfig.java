@@ -1,11 +1,10 @@
 package io.psiflink.jobs;
 
-import io.psiflink.query.ExpectedColumns;
-import io.psiflink.api.PublicSize;
 import io.psiflink.api.HostPort;
 import io.psiflink.api.OutputFormat;
 import io.psiflink.api.PartyConfiguration;
 import io.psiflink.api.PartyOptions;
+import io.psiflink.api.PublicSize;
 import io.psiflink.api.Role;
 import io.psiflink.api.TypedOption;
 import io.psiflink.connectors.BadRowLimit;
@@ -14,6 +13,7 @@ import io.psiflink.connectors.JdbcTable;
 import io.psiflink.connectors.TableFormat;
 import io.psiflink.jobs.psi.BridgeEndpoint;
 import io.psiflink.nativepsi.ProtocolInfo;
+import io.psiflink.query.ExpectedColumns;
 import java.time.Duration;
 import java.util.Objects;
 
@@ -22,7 +22,8 @@ import java.util.Objects;
  * goes, and the session parameters, checked and in the job's own types: made from the typed options
  * of its command line by {@link #of(PartyConfiguration)}. Immutable.
  *
- * @param role {@link Role#A} (table {@code a}, PSI receiver, writes the joined rows) or {@link Role#B}
+ * @param role {@link Role#A} (table {@code a}, PSI receiver, writes the joined rows) or {@link
+ *     Role#B}
  * @param table this party's table: a .csv, .avro or .parquet file or a directory of such part files
  *     ({@link io.psiflink.connectors.TableFiles}), local or hdfs://; or a PostgreSQL JDBC URL
  *     naming a table ({@link io.psiflink.connectors.JdbcTable})
@@ -74,10 +75,13 @@ public record PartyConfig(
     boolean insecureTestOnly) {
 
   public static final int DEFAULT_SIGMA = PartyOptions.SIGMA.defaultValue();
+
   /** The least σ a real session accepts (DESIGN.md: σ >= 40). */
   public static final int MIN_SIGMA = 40;
+
   /** The command-line flag that lifts the σ and pin checks, named so nobody mistakes it. */
   public static final String INSECURE_FLAG = PartyOptions.INSECURE_TEST_ONLY.flagName();
+
   public static final int DEFAULT_ATTEMPTS = PartyOptions.ATTEMPTS.defaultValue();
   public static final Duration DEFAULT_PAIR_TIMEOUT = PartyOptions.PAIR_TIMEOUT.defaultValue();
   public static final Duration DEFAULT_IDLE_TIMEOUT = PartyOptions.IDLE_TIMEOUT.defaultValue();
@@ -85,8 +89,8 @@ public record PartyConfig(
   public PartyConfig {
     Objects.requireNonNull(role, "role");
     if (!role.equals(Role.A) && !role.equals(Role.B)) {
-      throw new IllegalArgumentException("a job plays party A or B of a two-party join, not "
-          + role);
+      throw new IllegalArgumentException(
+          "a job plays party A or B of a two-party join, not " + role);
     }
     Objects.requireNonNull(sql, "sql");
     Objects.requireNonNull(table, "table");
@@ -106,18 +110,32 @@ public record PartyConfig(
     }
     ProtocolInfo.byName(protocol); // an unknown name fails here, naming the known ones
     if (bins < 0 || sigma < 1 || sigma > 128 || parallelism < 1 || maxAttempts < 1) {
-      throw new IllegalArgumentException("bins >= 0, 1 <= sigma <= 128, parallelism >= 1 and "
-          + "attempts >= 1 are required");
+      throw new IllegalArgumentException(
+          "bins >= 0, 1 <= sigma <= 128, parallelism >= 1 and " + "attempts >= 1 are required");
     }
     if (!insecureTestOnly && sigma < MIN_SIGMA) {
-      throw new IllegalArgumentException("sigma " + sigma + " is below " + MIN_SIGMA + ": the "
-          + "padding bound would overflow (and the job fail or leak) with probability above "
-          + "2^-" + MIN_SIGMA + "; refused unless " + INSECURE_FLAG + " is given (tests only)");
+      throw new IllegalArgumentException(
+          "sigma "
+              + sigma
+              + " is below "
+              + MIN_SIGMA
+              + ": the "
+              + "padding bound would overflow (and the job fail or leak) with probability above "
+              + "2^-"
+              + MIN_SIGMA
+              + "; refused unless "
+              + INSECURE_FLAG
+              + " is given (tests only)");
     }
     if (!insecureTestOnly && peerCertificateSha256 == null) {
-      throw new IllegalArgumentException("no pin of the peer's certificate (--peer-cert-sha256): "
-          + "any certificate the trusted CAs issued for '" + peer + "' would be accepted; refused "
-          + "unless " + INSECURE_FLAG + " is given (tests only)");
+      throw new IllegalArgumentException(
+          "no pin of the peer's certificate (--peer-cert-sha256): "
+              + "any certificate the trusted CAs issued for '"
+              + peer
+              + "' would be accepted; refused "
+              + "unless "
+              + INSECURE_FLAG
+              + " is given (tests only)");
     }
   }
 
@@ -136,16 +154,21 @@ public record PartyConfig(
   public static PartyConfig of(PartyConfiguration c) {
     Role role = require(c, PartyOptions.PARTY);
     HostPort hostPort = require(c, PartyOptions.BRIDGE);
-    BridgeEndpoint bridge = new BridgeEndpoint(hostPort.host(), hostPort.port(),
-        require(c, PartyOptions.CERT).toString(), require(c, PartyOptions.KEY).toString(),
-        require(c, PartyOptions.CA).toString(), c.get(PartyOptions.PAIR_TIMEOUT),
-        c.get(PartyOptions.IDLE_TIMEOUT));
+    BridgeEndpoint bridge =
+        new BridgeEndpoint(
+            hostPort.host(),
+            hostPort.port(),
+            require(c, PartyOptions.CERT).toString(),
+            require(c, PartyOptions.KEY).toString(),
+            require(c, PartyOptions.CA).toString(),
+            c.get(PartyOptions.PAIR_TIMEOUT),
+            c.get(PartyOptions.IDLE_TIMEOUT));
     String out = c.get(PartyOptions.OUT);
     String table = require(c, PartyOptions.TABLE);
     if (c.has(PartyOptions.TABLE_NAME)) {
       if (!JdbcTable.isJdbc(table)) {
-        throw new IllegalArgumentException("--table-name is for a JDBC URL, not for '" + table
-            + "'");
+        throw new IllegalArgumentException(
+            "--table-name is for a JDBC URL, not for '" + table + "'");
       }
       table = JdbcTable.withTable(table, c.get(PartyOptions.TABLE_NAME));
     }
@@ -156,16 +179,31 @@ public record PartyConfig(
       throw new IllegalArgumentException("--max-bad-rows: " + e.getMessage(), e);
     }
     String pin = c.get(PartyOptions.PEER_CERT_SHA256);
-    String work = c.has(PartyOptions.WORK) ? c.get(PartyOptions.WORK)
-        : System.getProperty("java.io.tmpdir") + "/psi-flink-" + role.label();
-    return new PartyConfig(role, require(c, PartyOptions.SQL), table, out,
-        outputFormat(c.get(PartyOptions.FORMAT), out), c.get(PartyOptions.QUARANTINE), maxBadRows,
+    String work =
+        c.has(PartyOptions.WORK)
+            ? c.get(PartyOptions.WORK)
+            : System.getProperty("java.io.tmpdir") + "/psi-flink-" + role.label();
+    return new PartyConfig(
+        role,
+        require(c, PartyOptions.SQL),
+        table,
+        out,
+        outputFormat(c.get(PartyOptions.FORMAT), out),
+        c.get(PartyOptions.QUARANTINE),
+        maxBadRows,
         CsvOptions.of(c.get(PartyOptions.CSV_DELIMITER), c.get(PartyOptions.CSV_QUOTE)),
-        require(c, PartyOptions.SESSION), bridge, require(c, PartyOptions.PEER),
-        pin == null ? null : java.util.HexFormat.of().parseHex(pin), c.get(PartyOptions.BINS),
-        c.get(PartyOptions.SIGMA), c.get(PartyOptions.PROTOCOL),
-        c.get(PartyOptions.PROTOCOL_PARAMS), c.get(PartyOptions.PARALLELISM),
-        c.get(PartyOptions.ATTEMPTS), work, c.get(PartyOptions.PUBLIC_SIZE),
+        require(c, PartyOptions.SESSION),
+        bridge,
+        require(c, PartyOptions.PEER),
+        pin == null ? null : java.util.HexFormat.of().parseHex(pin),
+        c.get(PartyOptions.BINS),
+        c.get(PartyOptions.SIGMA),
+        c.get(PartyOptions.PROTOCOL),
+        c.get(PartyOptions.PROTOCOL_PARAMS),
+        c.get(PartyOptions.PARALLELISM),
+        c.get(PartyOptions.ATTEMPTS),
+        work,
+        c.get(PartyOptions.PUBLIC_SIZE),
         ExpectedColumns.parse(c.get(PartyOptions.EXPECTED_COLUMNS)),
         c.get(PartyOptions.INSECURE_TEST_ONLY));
   }

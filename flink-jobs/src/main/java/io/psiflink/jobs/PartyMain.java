@@ -1,12 +1,5 @@
 package io.psiflink.jobs;
 
-import io.psiflink.query.ExpectedColumns;
-import io.psiflink.api.PublicSize;
-import io.psiflink.connectors.BadRowLimit;
-import io.psiflink.connectors.CsvOptions;
-import io.psiflink.connectors.JdbcTable;
-import io.psiflink.connectors.TableFormat;
-import io.psiflink.jobs.psi.BridgeEndpoint;
 import io.psiflink.api.CommandLineSyntax;
 import io.psiflink.api.PartyConfiguration;
 import io.psiflink.api.PartyOptions;
@@ -21,8 +14,8 @@ import java.util.Map;
 /**
  * Runs one party's private join job: {@code PartyMain --party A|B --table PATH --sql SQL ...} (the
  * options are {@link PartyOptions}; {@code --help} prints them). On a laptop the job runs on an
- * embedded Flink MiniCluster; inside {@code flink run} on the cluster. Prints a summary; exits 1 with
- * the cause in plain words when the join fails, 2 when the command line is wrong.
+ * embedded Flink MiniCluster; inside {@code flink run} on the cluster. Prints a summary; exits 1
+ * with the cause in plain words when the join fails, 2 when the command line is wrong.
  */
 public final class PartyMain {
   private PartyMain() {}
@@ -40,8 +33,10 @@ public final class PartyMain {
       summaryFile = c.get(PartyOptions.SUMMARY);
       cfg = PartyConfig.of(c);
     } catch (IllegalArgumentException e) {
-      System.err.println("psi party: " + e.getMessage()
-          + (e instanceof UsageException ? " (--help lists the options)" : ""));
+      System.err.println(
+          "psi party: "
+              + e.getMessage()
+              + (e instanceof UsageException ? " (--help lists the options)" : ""));
       System.exit(2);
       return;
     }
@@ -65,17 +60,18 @@ public final class PartyMain {
    */
   static PartyConfig config(Map<String, String> options) {
     List<String> args = new ArrayList<>();
-    options.forEach((k, v) -> {
-      if (k.equals(PartyOptions.INSECURE_TEST_ONLY.name())) {
-        if (!v.equals("true")) {
-          throw new IllegalArgumentException(PartyConfig.INSECURE_FLAG + " takes no value");
-        }
-        args.add("--" + k);
-      } else {
-        args.add("--" + k);
-        args.add(v);
-      }
-    });
+    options.forEach(
+        (k, v) -> {
+          if (k.equals(PartyOptions.INSECURE_TEST_ONLY.name())) {
+            if (!v.equals("true")) {
+              throw new IllegalArgumentException(PartyConfig.INSECURE_FLAG + " takes no value");
+            }
+            args.add("--" + k);
+          } else {
+            args.add("--" + k);
+            args.add(v);
+          }
+        });
     return PartyConfig.of(PartyConfiguration.parse(args));
   }
 }

@@ -1,41 +1,40 @@
 package io.psiflink.jobs;
 
-import io.psiflink.query.ExpectedColumns;
+import io.psiflink.api.Column;
+import io.psiflink.api.ColumnType;
 import io.psiflink.api.JobMetricNames;
 import io.psiflink.api.JobMetricNames.Accumulators;
 import io.psiflink.api.Role;
+import io.psiflink.api.TableSchema;
 import io.psiflink.bridge.BridgeClient;
 import io.psiflink.bridge.PartyCredentials;
 import io.psiflink.connectors.BadRowGate;
-import io.psiflink.api.Column;
-import io.psiflink.api.ColumnType;
 import io.psiflink.connectors.JdbcTable;
 import io.psiflink.connectors.QuarantineSink;
 import io.psiflink.connectors.SchemaDiscovery;
 import io.psiflink.connectors.SourceResult;
 import io.psiflink.connectors.StagedOutput;
-import io.psiflink.api.TableSchema;
 import io.psiflink.connectors.TableSink;
 import io.psiflink.connectors.TableSource;
 import io.psiflink.connectors.row.RowCodec;
 import io.psiflink.jobs.bin.BinRouting;
+import io.psiflink.jobs.bin.TokenRecord;
+import io.psiflink.jobs.filter.WhereFilter;
 import io.psiflink.jobs.psi.BinContext;
 import io.psiflink.jobs.psi.BinPsiOperator;
-import io.psiflink.jobs.session.JobSecrets;
 import io.psiflink.jobs.psi.ProtocolChoice;
 import io.psiflink.jobs.read.PublicRowCount;
 import io.psiflink.jobs.read.RowCount;
-import io.psiflink.jobs.bin.TokenRecord;
+import io.psiflink.jobs.read.SizeEstimate;
+import io.psiflink.jobs.session.JobSecrets;
+import io.psiflink.jobs.session.SessionHandshake;
+import io.psiflink.jobs.session.SessionSecrets;
+import io.psiflink.jobs.token.TokenizeFunction;
+import io.psiflink.query.ExpectedColumns;
 import io.psiflink.query.JoinQuery;
 import io.psiflink.query.OutputColumn;
 import io.psiflink.query.PartyView;
 import io.psiflink.query.ResolvedJoin;
-import io.psiflink.api.Role;
-import io.psiflink.jobs.filter.WhereFilter;
-import io.psiflink.jobs.session.SessionHandshake;
-import io.psiflink.jobs.session.SessionSecrets;
-import io.psiflink.jobs.token.TokenizeFunction;
-import io.psiflink.jobs.read.SizeEstimate;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -91,11 +90,20 @@ public final class PrivateJoinJob {
     long handshakeDone = System.currentTimeMillis();
     // The keys reach the task managers in a file of the distributed cache, never in the job graph
     // (which the JobManager keeps, its HA store too); the file is deleted when the job ends.
-    Path secretFile = new JobSecrets(secrets.tokenKey(), secrets.binSeed(), secrets.frameKey(),
-        secrets.setup()).writeTo(secretDir(cfg));
+    Path secretFile =
+        new JobSecrets(secrets.tokenKey(), secrets.binSeed(), secrets.frameKey(), secrets.setup())
+            .writeTo(secretDir(cfg));
     try {
-      StreamExecutionEnvironment env = pipeline(cfg, plan.query(), plan.schema(), plan.view(),
-          secrets, secretFile.toUri().toString(), plan.staged(), plan.quarantine());
+      StreamExecutionEnvironment env =
+          pipeline(
+              cfg,
+              plan.query(),
+              plan.schema(),
+              plan.view(),
+              secrets,
+              secretFile.toUri().toString(),
+              plan.staged(),
+              plan.quarantine());
       return execute(cfg, plan, env, secrets.bins(), start, handshakeDone);
     } finally {
       try {
@@ -113,7 +121,12 @@ public final class PrivateJoinJob {
    * @param staged the joined rows' output (party A only, else null)
    * @param quarantine the quarantine output, or null
    */
-  record Plan(Role role, JoinQuery query, TableSchema schema, PartyView view, StagedOutput staged,
+  record Plan(
+      Role role,
+      JoinQuery query,
+      TableSchema schema,
+      PartyView view,
+      StagedOutput staged,
       StagedOutput quarantine) {
     List<Column> keys() {
       return columns(schema, view.keyColumns());
@@ -136,15 +149,21 @@ public final class PrivateJoinJob {
     PartyView view = query.view(role, schema);
     // checked before the handshake, so that an existing output fails fast, not after the join
     StagedOutput staged = isOutputParty(role) ? StagedOutput.prepare(cfg.out()) : null;
-    StagedOutput quarantine = cfg.quarantine() == null ? null
-        : StagedOutput.prepare(cfg.quarantine(), true);
+    StagedOutput quarantine =
+        cfg.quarantine() == null ? null : StagedOutput.prepare(cfg.quarantine(), true);
     ProtocolChoice.check(cfg.protocol(), query.countOnly());
     if (query.countOnly() && cfg.bins() > 1) {
-      throw new IllegalArgumentException("SELECT COUNT(DISTINCT ...) runs in one bin: per-bin "
-          + "counts would tell A more than the total; leave --bins out");
+      throw new IllegalArgumentException(
+          "SELECT COUNT(DISTINCT ...) runs in one bin: per-bin "
+              + "counts would tell A more than the total; leave --bins out");
     }
-    LOG.info("party {}: table {} {}; keys {}, keeps {}, WHERE {}", cfg.party(),
-        JdbcTable.redact(cfg.table()), schema, view.keyColumns(), view.revealedColumns(),
+    LOG.info(
+        "party {}: table {} {}; keys {}, keeps {}, WHERE {}",
+        cfg.party(),
+        JdbcTable.redact(cfg.table()),
+        schema,
+        view.keyColumns(),
+        view.revealedColumns(),
         view.wherePredicate().isEmpty() ? "(none)" : view.wherePredicate());
     return new Plan(role, query, schema, view, staged, quarantine);
   }
@@ -155,16 +174,34 @@ public final class PrivateJoinJob {
     JoinQuery query = plan.query();
     SessionSecrets secrets;
     try (BridgeClient client = BridgeClient.connect(cfg.bridge().clientConfig())) {
-      secrets = SessionHandshake.run(client, cfg.session(), me,
-          new SessionHandshake.LocalFacts(plan.role(), cfg.peer(), query.fingerprint(),
-              cfg.protocol(), cfg.protocolParams(), cfg.sigma(),
-              query.countOnly() ? 1 : cfg.bins(),
-              cfg.publicSize().estimate(SizeEstimate.rows(cfg.table())), cfg.parallelism(),
-              plan.keys(), plan.kept(),
-              namedColumns(plan.schema(), plan.view()), cfg.peerCertificateSha256()));
+      secrets =
+          SessionHandshake.run(
+              client,
+              cfg.session(),
+              me,
+              new SessionHandshake.LocalFacts(
+                  plan.role(),
+                  cfg.peer(),
+                  query.fingerprint(),
+                  cfg.protocol(),
+                  cfg.protocolParams(),
+                  cfg.sigma(),
+                  query.countOnly() ? 1 : cfg.bins(),
+                  cfg.publicSize().estimate(SizeEstimate.rows(cfg.table())),
+                  cfg.parallelism(),
+                  plan.keys(),
+                  plan.kept(),
+                  namedColumns(plan.schema(), plan.view()),
+                  cfg.peerCertificateSha256()));
     }
-    LOG.info("party {}: session {} agreed with '{}': {} bins, σ={}, protocol {}", cfg.party(),
-        cfg.session(), secrets.peerParty(), secrets.bins(), cfg.sigma(), cfg.protocol());
+    LOG.info(
+        "party {}: session {} agreed with '{}': {} bins, σ={}, protocol {}",
+        cfg.party(),
+        cfg.session(),
+        secrets.peerParty(),
+        secrets.bins(),
+        cfg.sigma(),
+        cfg.protocol());
     return secrets;
   }
 
@@ -172,8 +209,10 @@ public final class PrivateJoinJob {
   static Path secretDir(PartyConfig cfg) throws java.io.IOException {
     Path dir = Path.of(cfg.workDir()).resolve("secrets");
     if (!Files.isDirectory(dir)) {
-      Files.createDirectories(dir, java.nio.file.attribute.PosixFilePermissions.asFileAttribute(
-          java.nio.file.attribute.PosixFilePermissions.fromString("rwx------")));
+      Files.createDirectories(
+          dir,
+          java.nio.file.attribute.PosixFilePermissions.asFileAttribute(
+              java.nio.file.attribute.PosixFilePermissions.fromString("rwx------")));
     }
     return dir;
   }
@@ -182,8 +221,14 @@ public final class PrivateJoinJob {
    * Step 4: runs the job; commits the quarantine and the output when it succeeded, removes them
    * when it failed (keeping the quarantine when too many bad rows were the failure: it says why).
    */
-  private static JobSummary execute(PartyConfig cfg, Plan plan, StreamExecutionEnvironment env,
-      int bins, long start, long handshakeDone) throws Exception {
+  private static JobSummary execute(
+      PartyConfig cfg,
+      Plan plan,
+      StreamExecutionEnvironment env,
+      int bins,
+      long start,
+      long handshakeDone)
+      throws Exception {
     StagedOutput staged = plan.staged();
     StagedOutput quarantine = plan.quarantine();
     long jobStart = System.currentTimeMillis();
@@ -229,9 +274,16 @@ public final class PrivateJoinJob {
    * functions read the session's keys from the distributed-cache file {@code secretFileUri}
    * (registered here as {@link JobSecrets#CACHE_NAME}) when they open.
    */
-  static StreamExecutionEnvironment pipeline(PartyConfig cfg, JoinQuery query, TableSchema schema,
-      PartyView view, SessionSecrets secrets, String secretFileUri, StagedOutput staged,
-      StagedOutput quarantine) throws Exception {
+  static StreamExecutionEnvironment pipeline(
+      PartyConfig cfg,
+      JoinQuery query,
+      TableSchema schema,
+      PartyView view,
+      SessionSecrets secrets,
+      String secretFileUri,
+      StagedOutput staged,
+      StagedOutput quarantine)
+      throws Exception {
     Role role = role(cfg);
     boolean outputParty = isOutputParty(role);
     List<Column> keys = columns(schema, view.keyColumns());
@@ -240,8 +292,8 @@ public final class PrivateJoinJob {
     // references: this checks types across the tables and catches an unqualified name both tables
     // have, which each party alone would take for its own.
     TableSchema peerSchema = new TableSchema(secrets.peerNamed());
-    ResolvedJoin resolved = role.equals(Role.A) ? query.resolve(schema, peerSchema)
-        : query.resolve(peerSchema, schema);
+    ResolvedJoin resolved =
+        role.equals(Role.A) ? query.resolve(schema, peerSchema) : query.resolve(peerSchema, schema);
     // The output party maps each output column to its own kept columns or the peer's revealed ones.
     int[] output = new int[0];
     TableSchema outSchema = null;
@@ -260,8 +312,8 @@ public final class PrivateJoinJob {
         } else {
           int j = peerRevealed.indexOf(oc.column());
           if (j < 0) {
-            throw new IllegalStateException("the peer does not reveal " + role.peer().table() + "."
-                + oc.column());
+            throw new IllegalStateException(
+                "the peer does not reveal " + role.peer().table() + "." + oc.column());
           }
           output[i] = -1 - j;
           type = secrets.peerRevealed().get(j).type();
@@ -270,60 +322,90 @@ public final class PrivateJoinJob {
       }
       outSchema = new TableSchema(outColumns);
     }
-    List<ColumnType> peerTypes = (outputParty ? secrets.peerRevealed() : List.<Column>of())
-        .stream().map(Column::type).toList();
+    List<ColumnType> peerTypes =
+        (outputParty ? secrets.peerRevealed() : List.<Column>of())
+            .stream().map(Column::type).toList();
     RowCodec keptCodec = new RowCodec(kept.stream().map(Column::type).toList());
-    BinContext ctx = new BinContext(cfg.session(), role, secrets.bins(), cfg.sigma(),
-        cfg.protocol(), cfg.protocolParams(), keptCodec, new RowCodec(peerTypes), output,
-        cfg.maxAttempts(), query.countOnly());
+    BinContext ctx =
+        new BinContext(
+            cfg.session(),
+            role,
+            secrets.bins(),
+            cfg.sigma(),
+            cfg.protocol(),
+            cfg.protocolParams(),
+            keptCodec,
+            new RowCodec(peerTypes),
+            output,
+            cfg.maxAttempts(),
+            query.countOnly());
 
-    StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(
-        flinkConfig(cfg));
+    StreamExecutionEnvironment env =
+        StreamExecutionEnvironment.getExecutionEnvironment(flinkConfig(cfg));
     env.registerCachedFile(secretFileUri, JobSecrets.CACHE_NAME);
     String name = role.table();
     // rows with a NULL key are quarantined while reading, where their file and line are known
-    SourceResult source = TableSource.read(env, name, cfg.table(), schema, cfg.csv(),
-        view.keyColumns());
-    DataStream<Long> written = quarantine == null ? null
-        : QuarantineSink.writeFiles(source.quarantined(), quarantine.stagingDir());
+    SourceResult source =
+        TableSource.read(env, name, cfg.table(), schema, cfg.csv(), view.keyColumns());
+    DataStream<Long> written =
+        quarantine == null
+            ? null
+            : QuarantineSink.writeFiles(source.quarantined(), quarantine.stagingDir());
     // The table's bad rows are judged before the PSI starts (the bins wait for the row total, which
     // waits for the gate), so a party with a bad table never reveals anything of it to the peer.
-    DataStream<Long> gate = BadRowGate.check(source.counts(), written, cfg.maxBadRows(),
-        "party " + cfg.party() + ": table " + name, cfg.quarantine(),
-        outputParty ? "; the output was not written" : "");
+    DataStream<Long> gate =
+        BadRowGate.check(
+            source.counts(),
+            written,
+            cfg.maxBadRows(),
+            "party " + cfg.party() + ": table " + name,
+            cfg.quarantine(),
+            outputParty ? "; the output was not written" : "");
     DataStream<Row> rows = source.rows();
     if (!view.wherePredicate().isEmpty()) {
-      StreamTableEnvironment tEnv = StreamTableEnvironment.create(env,
-          EnvironmentSettings.newInstance().inBatchMode().build());
+      StreamTableEnvironment tEnv =
+          StreamTableEnvironment.create(
+              env, EnvironmentSettings.newInstance().inBatchMode().build());
       rows = WhereFilter.apply(tEnv, rows, schema, view.wherePredicate());
     }
-    DataStream<byte[]> tokenized = rows
-        .process(new TokenizeFunction(name, indices(schema, keys), keys.stream()
-            .map(Column::type).toArray(ColumnType[]::new), indices(schema, kept), keptCodec,
-            JobSecrets.CACHE_NAME, secrets.bins()))
-        .name(JobMetricNames.tokenizeOperator(name));
+    DataStream<byte[]> tokenized =
+        rows.process(
+                new TokenizeFunction(
+                    name,
+                    indices(schema, keys),
+                    keys.stream().map(Column::type).toArray(ColumnType[]::new),
+                    indices(schema, kept),
+                    keptCodec,
+                    JobSecrets.CACHE_NAME,
+                    secrets.bins()))
+            .name(JobMetricNames.tokenizeOperator(name));
     // n, the size the peer learns: by the party's public size policy, from the rows to intersect
     // and every record read (the bins wait for it, and so for the bad-row gate)
-    DataStream<Long> total = tokenized
-        .transform("count rows", Types.LONG, new RowCount<byte[]>())
-        .union(gate)
-        .global()
-        .connect(source.counts().global())
-        .transform("public size " + cfg.publicSize(), Types.LONG,
-            new PublicRowCount(cfg.publicSize()))
-        .setParallelism(1)
-        .setMaxParallelism(1);
+    DataStream<Long> total =
+        tokenized
+            .transform("count rows", Types.LONG, new RowCount<byte[]>())
+            .union(gate)
+            .global()
+            .connect(source.counts().global())
+            .transform(
+                "public size " + cfg.publicSize(), Types.LONG, new PublicRowCount(cfg.publicSize()))
+            .setParallelism(1)
+            .setMaxParallelism(1);
     int maxParallelism = KeyGroupRangeAssignment.computeDefaultMaxParallelism(cfg.parallelism());
     BinRouting routing = new BinRouting(secrets.bins(), maxParallelism, cfg.parallelism());
-    DataStream<byte[]> joined = tokenized
-        .keyBy(r -> routing.key(TokenRecord.bin(r)), Types.INT)
-        .connect(total.broadcast())
-        .transform(JobMetricNames.PSI_OPERATOR, PrimitiveArrayTypeInfo.BYTE_PRIMITIVE_ARRAY_TYPE_INFO,
-            new BinPsiOperator(ctx, JobSecrets.CACHE_NAME, cfg.bridge(), routing))
-        // explicit, so the adaptive batch scheduler cannot shrink the bins processed at once, and
-        // the routing's assumptions hold
-        .setParallelism(cfg.parallelism())
-        .setMaxParallelism(maxParallelism);
+    DataStream<byte[]> joined =
+        tokenized
+            .keyBy(r -> routing.key(TokenRecord.bin(r)), Types.INT)
+            .connect(total.broadcast())
+            .transform(
+                JobMetricNames.PSI_OPERATOR,
+                PrimitiveArrayTypeInfo.BYTE_PRIMITIVE_ARRAY_TYPE_INFO,
+                new BinPsiOperator(ctx, JobSecrets.CACHE_NAME, cfg.bridge(), routing))
+            // explicit, so the adaptive batch scheduler cannot shrink the bins processed at once,
+            // and
+            // the routing's assumptions hold
+            .setParallelism(cfg.parallelism())
+            .setMaxParallelism(maxParallelism);
     if (outputParty) {
       TableSink.writeEncoded(joined, outSchema, staged.stagingDir(), cfg.outFormat());
     } else {
@@ -400,8 +482,15 @@ public final class PrivateJoinJob {
     return conf;
   }
 
-  private static JobSummary summarize(PartyConfig cfg, String name, int bins,
-      JobExecutionResult r, long start, long handshakeDone, long jobStart, long end) {
+  private static JobSummary summarize(
+      PartyConfig cfg,
+      String name,
+      int bins,
+      JobExecutionResult r,
+      long start,
+      long handshakeDone,
+      long jobStart,
+      long end) {
     Map<String, Object> acc = r.getAllAccumulatorResults();
     long rowsRead = num(acc, Accumulators.rowsRead(name));
     long quarantined = num(acc, Accumulators.rowsQuarantined(name));
@@ -423,13 +512,25 @@ public final class PrivateJoinJob {
     phases.put("psi", binStage * psiShare);
     phases.put("lookup_payload", binStage * (1 - psiShare));
     phases.put("write", (end - psiEnd) / 1000.0);
-    return new JobSummary(cfg.party(), cfg.publicSize().text(), num(acc, Accumulators.ROWS_ANNOUNCED),
-        rowsRead, quarantined,
-        Math.max(0, rowsRead - tokenized - tokenizerNullKeys), nullKeys, tokenized, bins,
-        num(acc, Accumulators.BINS_DONE), num(acc, Accumulators.BIN_RETRIES),
-        num(acc, Accumulators.INTERSECTING), num(acc, Accumulators.ROWS_OUT),
-        num(acc, Accumulators.BYTES_SENT), num(acc, Accumulators.BYTES_RECEIVED), phases,
-        (end - start) / 1000.0, peakRss());
+    return new JobSummary(
+        cfg.party(),
+        cfg.publicSize().text(),
+        num(acc, Accumulators.ROWS_ANNOUNCED),
+        rowsRead,
+        quarantined,
+        Math.max(0, rowsRead - tokenized - tokenizerNullKeys),
+        nullKeys,
+        tokenized,
+        bins,
+        num(acc, Accumulators.BINS_DONE),
+        num(acc, Accumulators.BIN_RETRIES),
+        num(acc, Accumulators.INTERSECTING),
+        num(acc, Accumulators.ROWS_OUT),
+        num(acc, Accumulators.BYTES_SENT),
+        num(acc, Accumulators.BYTES_RECEIVED),
+        phases,
+        (end - start) / 1000.0,
+        peakRss());
   }
 
   private static long num(Map<String, Object> acc, String key) {

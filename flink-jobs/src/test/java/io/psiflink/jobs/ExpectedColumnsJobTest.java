@@ -2,7 +2,6 @@ package io.psiflink.jobs;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
-import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.psiflink.api.Column;
 import io.psiflink.api.ColumnType;
@@ -41,12 +40,17 @@ class ExpectedColumnsJobTest {
   void filesThatGrewAColumnAfterRegistrationAreRefusedNamingIt() throws Exception {
     Path table = dir.resolve("b.csv");
     Files.writeString(table, "k,email,ssn\n1,x@y.org,123-45-6789\n");
-    List<Column> registered = List.of(new Column("k", ColumnType.BIGINT, true),
-        new Column("email", ColumnType.STRING, true));
-    IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
-        () -> PrivateJoinJob.run(PartyMain.config(args(table, registered))));
-    assertEquals("the table of party B does not have the registered columns: column 'ssn' "
-        + "(STRING) was added; the join was refused before the handshake (register the dataset "
-        + "anew to use the new columns)", e.getMessage());
+    List<Column> registered =
+        List.of(
+            new Column("k", ColumnType.BIGINT, true), new Column("email", ColumnType.STRING, true));
+    IllegalArgumentException e =
+        assertThrows(
+            IllegalArgumentException.class,
+            () -> PrivateJoinJob.run(PartyMain.config(args(table, registered))));
+    assertEquals(
+        "the table of party B does not have the registered columns: column 'ssn' "
+            + "(STRING) was added; the join was refused before the handshake (register the dataset "
+            + "anew to use the new columns)",
+        e.getMessage());
   }
 }

@@ -1,23 +1,23 @@
 package io.psiflink.jobs;
 
-import io.psiflink.api.PublicSize;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.psiflink.connectors.BadRowLimit;
 import io.psiflink.api.Column;
 import io.psiflink.api.ColumnType;
+import io.psiflink.api.PublicSize;
+import io.psiflink.api.Role;
+import io.psiflink.api.TableSchema;
+import io.psiflink.connectors.BadRowLimit;
 import io.psiflink.connectors.CsvOptions;
 import io.psiflink.connectors.SchemaDiscovery;
 import io.psiflink.connectors.StagedOutput;
 import io.psiflink.connectors.TableFormat;
-import io.psiflink.api.TableSchema;
 import io.psiflink.jobs.psi.BridgeEndpoint;
 import io.psiflink.jobs.session.JobSecrets;
-import io.psiflink.query.JoinQuery;
-import io.psiflink.api.Role;
 import io.psiflink.jobs.session.SessionSecrets;
+import io.psiflink.query.JoinQuery;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermission;
@@ -31,7 +31,6 @@ import org.apache.flink.streaming.api.graph.StreamGraph;
 import org.apache.flink.util.InstantiationUtil;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * The session's secrets never enter the Flink job (the JobManager keeps the job graph, in its HA
@@ -40,8 +39,7 @@ import org.junit.jupiter.params.provider.ValueSource;
  * that carries them; that file is readable by its owner alone and holds exactly the secrets.
  */
 class JobGraphSecretsTest {
-  @TempDir
-  Path dir;
+  @TempDir Path dir;
 
   static java.util.stream.Stream<Role> parties() {
     return java.util.stream.Stream.of(Role.A, Role.B);
@@ -53,46 +51,93 @@ class JobGraphSecretsTest {
     boolean sendsColumns = role.equals(Role.B); // B sends its columns, A writes the joined rows
     Path table = dir.resolve("t.csv");
     Files.writeString(table, "k,v\n1,x\n2,y\n");
-    PartyConfig cfg = new PartyConfig(role,
-        "SELECT a.v, b.w FROM a JOIN b ON a.k = b.k",
-        table.toString(), sendsColumns ? null : dir.resolve("out").toString(), TableFormat.CSV, null,
-        BadRowLimit.DEFAULT, CsvOptions.DEFAULT, "graph-test",
-        new BridgeEndpoint("127.0.0.1", 1, "cert.pem", "key.pem", "ca.pem", Duration.ofSeconds(5),
-            Duration.ofSeconds(5)),
-        sendsColumns ? "party-a" : "party-b", new byte[32], 4, 40, "kkrt", "", 2, 1,
-        dir.resolve("work").toString(), PublicSize.DEFAULT, null, false);
+    PartyConfig cfg =
+        new PartyConfig(
+            role,
+            "SELECT a.v, b.w FROM a JOIN b ON a.k = b.k",
+            table.toString(),
+            sendsColumns ? null : dir.resolve("out").toString(),
+            TableFormat.CSV,
+            null,
+            BadRowLimit.DEFAULT,
+            CsvOptions.DEFAULT,
+            "graph-test",
+            new BridgeEndpoint(
+                "127.0.0.1",
+                1,
+                "cert.pem",
+                "key.pem",
+                "ca.pem",
+                Duration.ofSeconds(5),
+                Duration.ofSeconds(5)),
+            sendsColumns ? "party-a" : "party-b",
+            new byte[32],
+            4,
+            40,
+            "kkrt",
+            "",
+            2,
+            1,
+            dir.resolve("work").toString(),
+            PublicSize.DEFAULT,
+            null,
+            false);
     SecureRandom r = new SecureRandom();
     byte[] tokenKey = bytes(r, 32);
     byte[] binSeed = bytes(r, 16);
     byte[] frameKey = bytes(r, 32);
     byte[] setup = bytes(r, 4096);
     Column k = new Column("k", ColumnType.BIGINT, true);
-    List<Column> peerRevealed = sendsColumns ? List.of(new Column("v", ColumnType.STRING, true))
-        : List.of(new Column("w", ColumnType.STRING, true));
-    List<Column> peerNamed = sendsColumns ? List.of(k, peerRevealed.get(0))
-        : List.of(k, peerRevealed.get(0));
-    SessionSecrets secrets = new SessionSecrets(tokenKey, binSeed, frameKey, setup, 4,
-        sendsColumns ? "party-a" : "party-b", List.of(k), peerRevealed, peerNamed);
+    List<Column> peerRevealed =
+        sendsColumns
+            ? List.of(new Column("v", ColumnType.STRING, true))
+            : List.of(new Column("w", ColumnType.STRING, true));
+    List<Column> peerNamed =
+        sendsColumns ? List.of(k, peerRevealed.get(0)) : List.of(k, peerRevealed.get(0));
+    SessionSecrets secrets =
+        new SessionSecrets(
+            tokenKey,
+            binSeed,
+            frameKey,
+            setup,
+            4,
+            sendsColumns ? "party-a" : "party-b",
+            List.of(k),
+            peerRevealed,
+            peerNamed);
     // B's table has w, A's has v
     if (sendsColumns) {
       Files.writeString(table, "k,w\n1,x\n2,y\n");
     }
     JoinQuery query = JoinQuery.parse(cfg.sql());
     TableSchema schema = SchemaDiscovery.discover(cfg.table(), cfg.csv());
-    Path file = new JobSecrets(tokenKey, binSeed, frameKey, setup)
-        .writeTo(PrivateJoinJob.secretDir(cfg));
-    assertEquals(Set.of(PosixFilePermission.OWNER_READ, PosixFilePermission.OWNER_WRITE),
+    Path file =
+        new JobSecrets(tokenKey, binSeed, frameKey, setup).writeTo(PrivateJoinJob.secretDir(cfg));
+    assertEquals(
+        Set.of(PosixFilePermission.OWNER_READ, PosixFilePermission.OWNER_WRITE),
         Files.getPosixFilePermissions(file));
-    assertEquals(Set.of(PosixFilePermission.OWNER_READ, PosixFilePermission.OWNER_WRITE,
-        PosixFilePermission.OWNER_EXECUTE), Files.getPosixFilePermissions(file.getParent()));
+    assertEquals(
+        Set.of(
+            PosixFilePermission.OWNER_READ,
+            PosixFilePermission.OWNER_WRITE,
+            PosixFilePermission.OWNER_EXECUTE),
+        Files.getPosixFilePermissions(file.getParent()));
     StagedOutput staged = sendsColumns ? null : StagedOutput.prepare(cfg.out());
 
-    StreamExecutionEnvironment env = PrivateJoinJob.pipeline(cfg, query, schema,
-        query.view(role, schema), secrets, file.toUri().toString(), staged,
-        null);
+    StreamExecutionEnvironment env =
+        PrivateJoinJob.pipeline(
+            cfg,
+            query,
+            schema,
+            query.view(role, schema),
+            secrets,
+            file.toUri().toString(),
+            staged,
+            null);
     StreamGraph streamGraph = env.getStreamGraph();
     JobGraph jobGraph = streamGraph.getJobGraph();
-    assertTrue(jobGraph.getUserArtifacts().containsKey(JobSecrets.CACHE_NAME),
+    assertTrue(
+        jobGraph.getUserArtifacts().containsKey(JobSecrets.CACHE_NAME),
         "the secrets travel in the distributed cache");
     byte[] shipped = InstantiationUtil.serializeObject(jobGraph);
     // Flink 2 may submit a batch job's stream graph itself (adaptive graph): check it too
@@ -103,7 +148,8 @@ class JobGraphSecretsTest {
       assertFalse(contains(graph, tokenKey), "the token key is in the job graph");
       assertFalse(contains(graph, binSeed), "the bin seed is in the job graph");
       assertFalse(contains(graph, frameKey), "the frame key is in the job graph");
-      assertFalse(contains(graph, java.util.Arrays.copyOf(setup, 32)),
+      assertFalse(
+          contains(graph, java.util.Arrays.copyOf(setup, 32)),
           "the protocol setup is in the job graph");
     }
     // the oracle finds what it looks for: the file itself holds the keys

@@ -12,20 +12,39 @@ class JobSummaryTest {
     phases.put("handshake", 0.25);
     phases.put("tokenize", 1.0 / 3);
     phases.put("psi", 12.0);
-    return new JobSummary(party, "declared:1000", 1000, 990, 7, 3, 2, 980, 16, 16, 1, 500, 500,
-        123456789012L, 42, phases, 13.5836, 1L << 31);
+    return new JobSummary(
+        party,
+        "declared:1000",
+        1000,
+        990,
+        7,
+        3,
+        2,
+        980,
+        16,
+        16,
+        1,
+        500,
+        500,
+        123456789012L,
+        42,
+        phases,
+        13.5836,
+        1L << 31);
   }
 
   /** The file the coordinator reads, byte for byte as the hand-written writer made it before. */
   @Test
   void theSummaryFileKeepsItsFieldsOrderAndPrecision() {
-    assertEquals("{\"party\":\"A\",\"public_size\":\"declared:1000\",\"rows_disclosed\":1000,"
-        + "\"rows_read\":990,\"rows_quarantined\":7,\"rows_filtered_out\":3,"
-        + "\"rows_with_null_key\":2,\"rows_tokenized\":980,\"bins\":16,\"bins_done\":16,"
-        + "\"bin_retries\":1,\"intersecting_keys\":500,\"rows_out\":500,"
-        + "\"bytes_sent\":123456789012,\"bytes_received\":42,"
-        + "\"phase_seconds\":{\"handshake\":0.250,\"tokenize\":0.333,\"psi\":12.000},"
-        + "\"total_seconds\":13.584,\"peak_rss_bytes\":2147483648}", summary("A").toJson());
+    assertEquals(
+        "{\"party\":\"A\",\"public_size\":\"declared:1000\",\"rows_disclosed\":1000,"
+            + "\"rows_read\":990,\"rows_quarantined\":7,\"rows_filtered_out\":3,"
+            + "\"rows_with_null_key\":2,\"rows_tokenized\":980,\"bins\":16,\"bins_done\":16,"
+            + "\"bin_retries\":1,\"intersecting_keys\":500,\"rows_out\":500,"
+            + "\"bytes_sent\":123456789012,\"bytes_received\":42,"
+            + "\"phase_seconds\":{\"handshake\":0.250,\"tokenize\":0.333,\"psi\":12.000},"
+            + "\"total_seconds\":13.584,\"peak_rss_bytes\":2147483648}",
+        summary("A").toJson());
   }
 
   @Test

@@ -1,13 +1,13 @@
 package io.psiflink.jobs;
 
-import io.psiflink.query.ExpectedColumns;
-import io.psiflink.api.PublicSize;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.psiflink.api.PublicSize;
 import io.psiflink.connectors.BadRowLimit;
 import io.psiflink.connectors.TableFormat;
+import io.psiflink.query.ExpectedColumns;
 import java.util.HashMap;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
@@ -34,8 +34,8 @@ class PartyMainTest {
   void sigmaBelow40IsRefusedUnlessTheTestFlagIsGiven() {
     Map<String, String> a = base();
     a.put("sigma", "39");
-    IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
-        () -> PartyMain.config(a));
+    IllegalArgumentException e =
+        assertThrows(IllegalArgumentException.class, () -> PartyMain.config(a));
     assertTrue(e.getMessage().contains("sigma 39 is below 40"), e.getMessage());
     assertTrue(e.getMessage().contains("--insecure-test-only"), e.getMessage());
     a.put("insecure-test-only", "true");
@@ -49,8 +49,8 @@ class PartyMainTest {
   void aSessionWithoutAPeerPinIsRefusedUnlessTheTestFlagIsGiven() {
     Map<String, String> a = base();
     a.remove("peer-cert-sha256");
-    IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
-        () -> PartyMain.config(a));
+    IllegalArgumentException e =
+        assertThrows(IllegalArgumentException.class, () -> PartyMain.config(a));
     assertTrue(e.getMessage().contains("--peer-cert-sha256"), e.getMessage());
     assertTrue(e.getMessage().contains("--insecure-test-only"), e.getMessage());
     a.put("insecure-test-only", "true");
@@ -76,8 +76,8 @@ class PartyMainTest {
     a.put("party", "B");
     assertEquals(io.psiflink.api.Role.B, PartyMain.config(a).role());
     a.put("party", "helper");
-    IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
-        () -> PartyMain.config(a));
+    IllegalArgumentException e =
+        assertThrows(IllegalArgumentException.class, () -> PartyMain.config(a));
     assertTrue(e.getMessage().contains("--party: must be A or B, not 'helper'"), e.getMessage());
   }
 
@@ -90,18 +90,19 @@ class PartyMainTest {
     a.put("public-size", "declared:1e6");
     assertEquals(PublicSize.declared(1_000_000), PartyMain.config(a).publicSize());
     a.put("public-size", "declared:-1");
-    IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
-        () -> PartyMain.config(a));
-    assertTrue(e.getMessage().contains("--public-size: public size must be rounded, exact or declared:N"),
+    IllegalArgumentException e =
+        assertThrows(IllegalArgumentException.class, () -> PartyMain.config(a));
+    assertTrue(
+        e.getMessage().contains("--public-size: public size must be rounded, exact or declared:N"),
         e.getMessage());
   }
 
   @Test
   void expectedColumnsRoundTripAnyName() {
-    java.util.List<io.psiflink.api.Column> cols = java.util.List.of(
-        new io.psiflink.api.Column("a,b:c d%", io.psiflink.api.ColumnType.STRING,
-            true),
-        new io.psiflink.api.Column("n", io.psiflink.api.ColumnType.BIGINT, true));
+    java.util.List<io.psiflink.api.Column> cols =
+        java.util.List.of(
+            new io.psiflink.api.Column("a,b:c d%", io.psiflink.api.ColumnType.STRING, true),
+            new io.psiflink.api.Column("n", io.psiflink.api.ColumnType.BIGINT, true));
     Map<String, String> a = base();
     a.put("expected-columns", ExpectedColumns.format(cols));
     assertEquals(cols, PartyMain.config(a).expectedColumns());
@@ -117,8 +118,8 @@ class PartyMainTest {
     a.put("format", "csv");
     assertEquals(TableFormat.CSV, PartyMain.config(a).outFormat());
     a.put("format", "orc");
-    IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
-        () -> PartyMain.config(a));
+    IllegalArgumentException e =
+        assertThrows(IllegalArgumentException.class, () -> PartyMain.config(a));
     assertTrue(e.getMessage().contains("avro, parquet or csv, not 'orc'"), e.getMessage());
   }
 
@@ -127,8 +128,8 @@ class PartyMainTest {
     Map<String, String> a = base();
     a.put("table", "jdbc:postgresql://db:5432/crm?user=psi");
     a.put("table-name", "customers");
-    assertEquals("jdbc:postgresql://db:5432/crm?user=psi&table=customers",
-        PartyMain.config(a).table());
+    assertEquals(
+        "jdbc:postgresql://db:5432/crm?user=psi&table=customers", PartyMain.config(a).table());
     a.put("table", "/data/a.csv");
     assertThrows(IllegalArgumentException.class, () -> PartyMain.config(a));
   }
@@ -153,8 +154,8 @@ class PartyMainTest {
     a.put("csv-delimiter", "tab");
     assertEquals('\t', PartyMain.config(a).csv().delimiter());
     a.put("csv-delimiter", ";;");
-    IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
-        () -> PartyMain.config(a));
+    IllegalArgumentException e =
+        assertThrows(IllegalArgumentException.class, () -> PartyMain.config(a));
     assertTrue(e.getMessage().contains("--csv-delimiter: must be one character"), e.getMessage());
     a.put("csv-delimiter", "\u00e9");
     assertThrows(IllegalArgumentException.class, () -> PartyMain.config(a));

@@ -1,13 +1,11 @@
 package io.psiflink.it;
 
-import io.psiflink.coordinator.Client;
-import io.psiflink.coordinator.CoordinatorConfig;
-import io.psiflink.coordinator.Parties;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.psiflink.coordinator.Client;
 import io.psiflink.coordinator.Client.Reply;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -30,8 +28,9 @@ import java.util.stream.Stream;
  * (r×s rows) and some NULL keys.
  */
 public final class JoinTables {
-  public static final String SQL = "SELECT a.card, a.spend, b.email FROM a JOIN b"
-      + " ON a.card = b.card AND a.zip = b.zip WHERE a.spend > 23 AND b.country = 'DE'";
+  public static final String SQL =
+      "SELECT a.card, a.spend, b.email FROM a JOIN b"
+          + " ON a.card = b.card AND a.zip = b.zip WHERE a.spend > 23 AND b.country = 'DE'";
 
   /** The tables' NULL-key rows (about 2% of a, 1.7% of b) are quarantined: let them through. */
   public static final String MAX_BAD_ROWS = "5%";
@@ -42,13 +41,16 @@ public final class JoinTables {
    */
   public static List<Path> jobClasspath() {
     return Stream.of(System.getProperty("java.class.path").split(java.io.File.pathSeparator))
-        .map(Path::of).toList();
+        .map(Path::of)
+        .toList();
   }
 
   public final Path a;
   public final Path b;
+
   /** The tables, as the rows written to the CSV files (null: empty field, NULL). */
   final List<String[]> rowsA = new ArrayList<>();
+
   final List<String[]> rowsB = new ArrayList<>();
 
   public JoinTables(Path dir) throws IOException {
@@ -57,17 +59,23 @@ public final class JoinTables {
     Random r = new Random(42);
     List<String> linesA = new ArrayList<>(List.of("card,zip,spend"));
     for (int i = 0; i < 1500; i++) {
-      String[] row = {r.nextInt(50) == 0 ? null : "c" + r.nextInt(1200),
-          Integer.toString(10000 + r.nextInt(3)), Integer.toString(r.nextInt(100))};
+      String[] row = {
+        r.nextInt(50) == 0 ? null : "c" + r.nextInt(1200),
+        Integer.toString(10000 + r.nextInt(3)),
+        Integer.toString(r.nextInt(100))
+      };
       rowsA.add(row);
       linesA.add(csv(row));
     }
     List<String> linesB = new ArrayList<>(List.of("card,zip,email,country"));
     String[] countries = {"DE", "FR", "DE", "NL"};
     for (int i = 0; i < 1200; i++) {
-      String[] row = {"c" + r.nextInt(1200), r.nextInt(60) == 0 ? null
-          : Integer.toString(10000 + r.nextInt(3)), "user" + i + "@example.org",
-          countries[r.nextInt(countries.length)]};
+      String[] row = {
+        "c" + r.nextInt(1200),
+        r.nextInt(60) == 0 ? null : Integer.toString(10000 + r.nextInt(3)),
+        "user" + i + "@example.org",
+        countries[r.nextInt(countries.length)]
+      };
       rowsB.add(row);
       linesB.add(csv(row));
     }
@@ -105,14 +113,14 @@ public final class JoinTables {
   }
 
   /** Registers a CSV dataset keyed by (card, zip). */
-  public static void register(Client c, String name, Path csv, List<String> reveal,
-      List<String> filter) {
+  public static void register(
+      Client c, String name, Path csv, List<String> reveal, List<String> filter) {
     register(c, name, csv.toString(), reveal, filter);
   }
 
   /** Registers a CSV dataset keyed by (card, zip) at a location (a path or a URI: hdfs://...). */
-  public static void register(Client c, String name, String location, List<String> reveal,
-      List<String> filter) {
+  public static void register(
+      Client c, String name, String location, List<String> reveal, List<String> filter) {
     ObjectNode n = Client.JSON.createObjectNode();
     n.put("name", name);
     n.put("location", location);
@@ -139,8 +147,13 @@ public final class JoinTables {
     assertEquals("done", p.path("phase").asText(), session.toString());
     assertTrue(p.path("binsTotal").asLong() > 0, session.toString());
     assertEquals(p.path("binsTotal").asLong(), p.path("binsDone").asLong(), session.toString());
-    assertTrue(seen.stream().anyMatch(s -> List.of("running/tokenize", "running/bin_spill",
-        "running/psi", "running/write").contains(s)), seen.toString());
+    assertTrue(
+        seen.stream()
+            .anyMatch(
+                s ->
+                    List.of("running/tokenize", "running/bin_spill", "running/psi", "running/write")
+                        .contains(s)),
+        seen.toString());
   }
 
   /** Checks that the complete CSV output at {@code out} is the plaintext join; returns its rows. */
@@ -164,7 +177,8 @@ public final class JoinTables {
    * Submits {@link #SQL} at alice (table a: {@code local}) with a CSV output at {@code out}, and
    * approves it at bob; returns the session id.
    */
-  public static String submitAndApprove(Client alice, Client bob, String local, String peer, String out) {
+  public static String submitAndApprove(
+      Client alice, Client bob, String local, String peer, String out) {
     ObjectNode q = Client.JSON.createObjectNode();
     q.put("localDataset", local);
     q.put("peerDataset", peer);
@@ -184,8 +198,9 @@ public final class JoinTables {
    * Polls a session until it has ended; returns it, with every status/phase seen on the way added
    * to {@code seen}. On a timeout, the assertion message ends with {@code diagnostics}.
    */
-  public static JsonNode awaitEnd(Client c, String session, List<String> seen, Duration timeout,
-      Supplier<String> diagnostics) throws InterruptedException {
+  public static JsonNode awaitEnd(
+      Client c, String session, List<String> seen, Duration timeout, Supplier<String> diagnostics)
+      throws InterruptedException {
     long deadline = System.nanoTime() + timeout.toNanos();
     while (System.nanoTime() < deadline) {
       Reply r = c.get("/v1/sessions/" + session);
@@ -200,17 +215,30 @@ public final class JoinTables {
       }
       Thread.sleep(250);
     }
-    throw new AssertionError("session " + session + " did not end within " + timeout
-        + "; seen " + seen + "\n" + diagnostics.get());
+    throw new AssertionError(
+        "session "
+            + session
+            + " did not end within "
+            + timeout
+            + "; seen "
+            + seen
+            + "\n"
+            + diagnostics.get());
   }
 
   /** The rows of a CSV output (part files; header rows dropped), sorted, as "card,spend,email". */
   public static List<String> readCsvOutput(Path out) throws IOException {
     List<String> rows = new ArrayList<>();
     try (Stream<Path> files = Files.list(out)) {
-      for (Path f : files.filter(p -> Files.isRegularFile(p)
-          && !p.getFileName().toString().startsWith("_")
-          && !p.getFileName().toString().startsWith(".")).sorted().toList()) {
+      for (Path f :
+          files
+              .filter(
+                  p ->
+                      Files.isRegularFile(p)
+                          && !p.getFileName().toString().startsWith("_")
+                          && !p.getFileName().toString().startsWith("."))
+              .sorted()
+              .toList()) {
         List<String> lines = Files.readAllLines(f, StandardCharsets.UTF_8);
         for (int i = 1; i < lines.size(); i++) {
           rows.add(lines.get(i).replace("\"", ""));

@@ -3,10 +3,10 @@ package io.psiflink.nativepsi;
 import com.sun.jna.Memory;
 
 /**
- * ChaCha20-Poly1305 (IETF) through the native library ({@code psi_aead_seal}/{@code psi_aead_open}):
- * for data a job ships beside a protocol, such as the columns one party reveals to the other. The
- * JDK's AES-GCM runs its GHASH in Java until C2 compiles it, at a few tens of MB/s; libsodium runs
- * at memory speed from the first frame.
+ * ChaCha20-Poly1305 (IETF) through the native library ({@code psi_aead_seal}/{@code
+ * psi_aead_open}): for data a job ships beside a protocol, such as the columns one party reveals to
+ * the other. The JDK's AES-GCM runs its GHASH in Java until C2 compiles it, at a few tens of MB/s;
+ * libsodium runs at memory speed from the first frame.
  *
  * <p>Holds one key and two native buffers that grow to the largest message; not thread-safe. The
  * caller supplies a fresh nonce per message under the key and must never repeat one.
@@ -21,7 +21,9 @@ public final class Aead implements AutoCloseable {
   private Memory in;
   private Memory out;
 
-  /** @param key 32 bytes; copied */
+  /**
+   * @param key 32 bytes; copied
+   */
   public Aead(byte[] key) {
     if (key.length != KEY_BYTES) {
       throw new IllegalArgumentException("key must be " + KEY_BYTES + " bytes, got " + key.length);
@@ -34,8 +36,8 @@ public final class Aead implements AutoCloseable {
     int cap = len + TAG_BYTES;
     Memory src = input(plain, off, len);
     Memory dst = output(cap);
-    int st = PsiNative.psi_aead_seal(key, KEY_BYTES, nonce, nonce.length, src, len, dst, cap,
-        written);
+    int st =
+        PsiNative.psi_aead_seal(key, KEY_BYTES, nonce, nonce.length, src, len, dst, cap, written);
     check(st);
     return dst.getByteArray(0, (int) written.getLong(0));
   }
@@ -50,8 +52,8 @@ public final class Aead implements AutoCloseable {
     int cap = Math.max(len - TAG_BYTES, 0);
     Memory src = input(sealed, off, len);
     Memory dst = output(cap);
-    int st = PsiNative.psi_aead_open(key, KEY_BYTES, nonce, nonce.length, src, len, dst, cap,
-        written);
+    int st =
+        PsiNative.psi_aead_open(key, KEY_BYTES, nonce, nonce.length, src, len, dst, cap, written);
     check(st);
     return dst.getByteArray(0, (int) written.getLong(0));
   }
@@ -94,8 +96,10 @@ public final class Aead implements AutoCloseable {
       return;
     }
     PsiStatus s = PsiStatus.fromCode(st);
-    throw new PsiException(s, s == PsiStatus.PEER_MESSAGE
-        ? "message failed authentication (short, altered, or sealed under another key or nonce)"
-        : "bad AEAD arguments");
+    throw new PsiException(
+        s,
+        s == PsiStatus.PEER_MESSAGE
+            ? "message failed authentication (short, altered, or sealed under another key or nonce)"
+            : "bad AEAD arguments");
   }
 }

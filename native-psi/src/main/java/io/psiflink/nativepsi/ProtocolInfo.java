@@ -10,10 +10,9 @@ import java.util.Set;
 import java.util.stream.Collectors;
 
 /**
- * What the native library says of one of its protocols ({@code psi_protocol_info} in
- * {@code psi_native.h}): the job, the coordinator and the command line select and validate
- * protocols by these descriptions, so a protocol registered in the library is selectable without a
- * Java edit.
+ * What the native library says of one of its protocols ({@code psi_protocol_info} in {@code
+ * psi_native.h}): the job, the coordinator and the command line select and validate protocols by
+ * these descriptions, so a protocol registered in the library is selectable without a Java edit.
  *
  * <pre>{@code
  * ProtocolInfo p = ProtocolInfo.byName("ecdh");   // unknown name: the error lists the known ones
@@ -32,29 +31,38 @@ import java.util.stream.Collectors;
  *     does not know are left out
  * @param defaultOutput the mode used when the {@code output} parameter is not given
  * @param setupNeedsSenderSet whether the sender's setup message is computed from its set (ECDH): a
- *     run does its own setup after {@link PsiSession#setInput}, and a setup cannot be shared by runs
- *     over different sets; false: the setup may run once and be imported by every bin (KKRT)
+ *     run does its own setup after {@link PsiSession#setInput}, and a setup cannot be shared by
+ *     runs over different sets; false: the setup may run once and be imported by every bin (KKRT)
  * @param labels whether elements may carry labels (labelled PSI)
  * @param elementLenMin the shortest element length {@link PsiSession#setInput} accepts
  * @param elementLenMax the longest element length {@link PsiSession#setInput} accepts
  * @param maxSetSize each party's element count must be below this
  * @param params the parameter keys the protocol accepts ({@link PsiParams})
  */
-public record ProtocolInfo(String name, String summary, int parties, List<PsiRole> roles,
-    Set<PsiParams.Output> outputs, PsiParams.Output defaultOutput, boolean setupNeedsSenderSet,
-    boolean labels, int elementLenMin, int elementLenMax, long maxSetSize, List<String> params) {
+public record ProtocolInfo(
+    String name,
+    String summary,
+    int parties,
+    List<PsiRole> roles,
+    Set<PsiParams.Output> outputs,
+    PsiParams.Output defaultOutput,
+    boolean setupNeedsSenderSet,
+    boolean labels,
+    int elementLenMin,
+    int elementLenMax,
+    long maxSetSize,
+    List<String> params) {
 
   public ProtocolInfo {
     Objects.requireNonNull(name, "name");
     Objects.requireNonNull(summary, "summary");
     Objects.requireNonNull(defaultOutput, "defaultOutput");
     roles = List.copyOf(roles);
-    outputs = outputs.isEmpty() ? Set.of()
-        : Collections.unmodifiableSet(EnumSet.copyOf(outputs));
+    outputs = outputs.isEmpty() ? Set.of() : Collections.unmodifiableSet(EnumSet.copyOf(outputs));
     params = List.copyOf(params);
     if (!outputs.contains(defaultOutput)) {
-      throw new IllegalArgumentException(name + ": default output " + defaultOutput
-          + " is not among " + outputs);
+      throw new IllegalArgumentException(
+          name + ": default output " + defaultOutput + " is not among " + outputs);
     }
   }
 
@@ -81,8 +89,11 @@ public record ProtocolInfo(String name, String summary, int parties, List<PsiRol
    *     name
    */
   public static ProtocolInfo byName(String name) {
-    return find(name).orElseThrow(() -> new IllegalArgumentException(
-        "unknown protocol '" + name + "' (known: " + knownNames() + ")"));
+    return find(name)
+        .orElseThrow(
+            () ->
+                new IllegalArgumentException(
+                    "unknown protocol '" + name + "' (known: " + knownNames() + ")"));
   }
 
   /** The names of all protocols, comma-separated, for messages: {@code "kkrt, ecdh"}. */
@@ -100,7 +111,9 @@ public record ProtocolInfo(String name, String summary, int parties, List<PsiRol
     return supports(PsiParams.Output.CARDINALITY);
   }
 
-  /** Whether a setup may run once and be imported by every run: not {@link #setupNeedsSenderSet}. */
+  /**
+   * Whether a setup may run once and be imported by every run: not {@link #setupNeedsSenderSet}.
+   */
   public boolean setupReusable() {
     return !setupNeedsSenderSet;
   }
@@ -121,8 +134,13 @@ public record ProtocolInfo(String name, String summary, int parties, List<PsiRol
         PsiNative.Description d = new PsiNative.Description();
         int rc = PsiNative.psi_protocol_info(i, d, d.size());
         if (rc != 0) {
-          throw new PsiException(PsiSession.statusOf(rc), "psi_protocol_info(" + i + ") of "
-              + count + " failed (a library built with another psi_protocol_description?)");
+          throw new PsiException(
+              PsiSession.statusOf(rc),
+              "psi_protocol_info("
+                  + i
+                  + ") of "
+                  + count
+                  + " failed (a library built with another psi_protocol_description?)");
         }
         d.read();
         all.add(of(d));
@@ -150,14 +168,24 @@ public record ProtocolInfo(String name, String summary, int parties, List<PsiRol
         }
       }
       if (defaultOutput == null) {
-        throw new PsiException(PsiStatus.INTERNAL, d.name + ": unknown default output bits "
-            + d.defaultOutput);
+        throw new PsiException(
+            PsiStatus.INTERNAL, d.name + ": unknown default output bits " + d.defaultOutput);
       }
-      List<String> params = d.params == null || d.params.isEmpty() ? List.of()
-          : List.of(d.params.split(","));
-      return new ProtocolInfo(d.name, d.summary == null ? "" : d.summary, d.parties, roles,
-          outputs, defaultOutput, d.setupNeedsSenderSet != 0, d.labels != 0, d.elementLenMin,
-          d.elementLenMax, d.maxSetSize, params);
+      List<String> params =
+          d.params == null || d.params.isEmpty() ? List.of() : List.of(d.params.split(","));
+      return new ProtocolInfo(
+          d.name,
+          d.summary == null ? "" : d.summary,
+          d.parties,
+          roles,
+          outputs,
+          defaultOutput,
+          d.setupNeedsSenderSet != 0,
+          d.labels != 0,
+          d.elementLenMin,
+          d.elementLenMax,
+          d.maxSetSize,
+          params);
     }
 
     static int bit(PsiParams.Output o) {

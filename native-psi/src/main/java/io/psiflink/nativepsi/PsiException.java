@@ -3,12 +3,12 @@ package io.psiflink.nativepsi;
 import java.util.Objects;
 
 /**
- * A native call returned a status other than {@link PsiStatus#OK}. The message reads
- * {@code "PSI_ERR_PEER_MESSAGE: kkrt online round 1: expected 8388608 bytes, got 12"}: the status
- * name, then the native library's explanation.
+ * A native call returned a status other than {@link PsiStatus#OK}. The message reads {@code
+ * "PSI_ERR_PEER_MESSAGE: kkrt online round 1: expected 8388608 bytes, got 12"}: the status name,
+ * then the native library's explanation.
  *
- * <p>After any status other than {@link PsiStatus#ARGUMENT} the native session is failed; close it and
- * start a new attempt (with a new {@code instance}).
+ * <p>After any status other than {@link PsiStatus#ARGUMENT} the native session is failed; close it
+ * and start a new attempt (with a new {@code instance}).
  */
 public final class PsiException extends RuntimeException {
   private static final long serialVersionUID = 1L;

@@ -14,8 +14,8 @@ import com.sun.jna.ptr.PointerByReference;
  * {@code int}, {@code psi_session*} is a {@link Pointer}, out-parameters are small native buffers.
  * Primitive arrays are copied in and out by JNA, so they are used only off the hot path.
  *
- * <p>The shared library {@code libpsinative.so} is found on the class path under
- * {@code linux-x86-64/} (packaged in the jar) or through {@code jna.library.path}.
+ * <p>The shared library {@code libpsinative.so} is found on the class path under {@code
+ * linux-x86-64/} (packaged in the jar) or through {@code jna.library.path}.
  */
 final class PsiNative {
   static final String LIBRARY = "psinative";
@@ -31,9 +31,21 @@ final class PsiNative {
   static native String psi_status_name(int status);
 
   /** {@code psi_protocol_description}: field for field, same order and widths (80 bytes). */
-  @Structure.FieldOrder({"name", "summary", "parties", "roleCount", "roles", "outputs",
-      "defaultOutput", "setupNeedsSenderSet", "labels", "elementLenMin", "elementLenMax",
-      "maxSetSize", "params"})
+  @Structure.FieldOrder({
+    "name",
+    "summary",
+    "parties",
+    "roleCount",
+    "roles",
+    "outputs",
+    "defaultOutput",
+    "setupNeedsSenderSet",
+    "labels",
+    "elementLenMin",
+    "elementLenMax",
+    "maxSetSize",
+    "params"
+  })
   public static final class Description extends Structure {
     public String name;
     public String summary;
@@ -52,8 +64,10 @@ final class PsiNative {
 
   /** {@code PSI_PROTOCOL_MAX_ROLES}. */
   static final int MAX_ROLES = 4;
+
   /** {@code PSI_OUTPUT_*} bits. */
   static final int OUTPUT_RECEIVER = 1;
+
   static final int OUTPUT_BOTH = 2;
   static final int OUTPUT_CARDINALITY = 4;
 
@@ -67,8 +81,15 @@ final class PsiNative {
 
   static native String psi_role_name(int role);
 
-  static native int psi_session_create(String protocol, int role, String params, byte[] seed,
-      long seedLen, PointerByReference out, byte[] err, long errCap);
+  static native int psi_session_create(
+      String protocol,
+      int role,
+      String params,
+      byte[] seed,
+      long seedLen,
+      PointerByReference out,
+      byte[] err,
+      long errCap);
 
   static native void psi_session_free(Pointer s);
 
@@ -82,12 +103,12 @@ final class PsiNative {
 
   static native int psi_set_input(Pointer s, Pointer elements, long count, long elementLen);
 
-  static native int psi_round_feed(Pointer s, int phase, int round, Pointer data, long len,
-      int last);
+  static native int psi_round_feed(
+      Pointer s, int phase, int round, Pointer data, long len, int last);
 
   /** written: 8-byte out buffer (size_t); done: 4-byte out buffer (int). */
-  static native int psi_round_emit(Pointer s, int phase, int round, Pointer out, long cap,
-      Pointer written, Pointer done);
+  static native int psi_round_emit(
+      Pointer s, int phase, int round, Pointer out, long cap, Pointer written, Pointer done);
 
   /** out may be null to query the length only; len: 8-byte out buffer. */
   static native int psi_setup_export(Pointer s, byte[] out, long cap, Pointer len);
@@ -101,10 +122,26 @@ final class PsiNative {
   static native int psi_result_indices(Pointer s, long[] out, long cap, Pointer written);
 
   /** written: 8-byte out buffer (size_t). */
-  static native int psi_aead_seal(byte[] key, long keyLen, byte[] nonce, long nonceLen,
-      Pointer plain, long len, Pointer out, long cap, Pointer written);
+  static native int psi_aead_seal(
+      byte[] key,
+      long keyLen,
+      byte[] nonce,
+      long nonceLen,
+      Pointer plain,
+      long len,
+      Pointer out,
+      long cap,
+      Pointer written);
 
   /** written: 8-byte out buffer (size_t). */
-  static native int psi_aead_open(byte[] key, long keyLen, byte[] nonce, long nonceLen,
-      Pointer sealed, long len, Pointer out, long cap, Pointer written);
+  static native int psi_aead_open(
+      byte[] key,
+      long keyLen,
+      byte[] nonce,
+      long nonceLen,
+      Pointer sealed,
+      long len,
+      Pointer out,
+      long cap,
+      Pointer written);
 }

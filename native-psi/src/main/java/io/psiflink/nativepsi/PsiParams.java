@@ -18,22 +18,27 @@ import java.util.Optional;
  *     .build();                        // "receiver_size=4096,sender_size=4096,instance=17,output=both"
  * }</pre>
  *
- * <p>Which keys a protocol accepts is the native library's business (unknown keys give
- * {@link PsiStatus#ARGUMENT} when the session is created); see {@code docs/protocols.md}.
+ * <p>Which keys a protocol accepts is the native library's business (unknown keys give {@link
+ * PsiStatus#ARGUMENT} when the session is created); see {@code docs/protocols.md}.
  */
 public final class PsiParams {
   /** Parameter key: the receiver's element count (public; both parties pass the same). */
   public static final String RECEIVER_SIZE = "receiver_size";
+
   /** Parameter key: the sender's element count (public; both parties pass the same). */
   public static final String SENDER_SIZE = "sender_size";
+
   /**
-   * Parameter key: the 256-bit run instance, unique per online run under one setup (bin, attempt and
-   * both parties' nonce material), as 64 hex digits; a plain decimal u64 is accepted too and means
-   * that number zero-extended to 256 bits (tests, benchmarks). Every per-run key is derived from it.
+   * Parameter key: the 256-bit run instance, unique per online run under one setup (bin, attempt
+   * and both parties' nonce material), as 64 hex digits; a plain decimal u64 is accepted too and
+   * means that number zero-extended to 256 bits (tests, benchmarks). Every per-run key is derived
+   * from it.
    */
   public static final String INSTANCE = "instance";
+
   /** Length of a full instance in bytes, see {@link Builder#instance(byte[])}. */
   public static final int INSTANCE_BYTES = 32;
+
   /** Parameter key: who learns the intersection, see {@link Output}. */
   public static final String OUTPUT = "output";
 
@@ -44,8 +49,8 @@ public final class PsiParams {
     /** The receiver and the sender (each learns its own indices). */
     BOTH("both"),
     /**
-     * Only the size of the intersection, to the receiver; no indices to either party
-     * ({@code ecdh} only: the cardinality).
+     * Only the size of the intersection, to the receiver; no indices to either party ({@code ecdh}
+     * only: the cardinality).
      */
     CARDINALITY("cardinality");
 
@@ -139,7 +144,9 @@ public final class PsiParams {
     return values.hashCode();
   }
 
-  /** Collects parameters; a later value for the same key replaces the earlier one. Not thread-safe. */
+  /**
+   * Collects parameters; a later value for the same key replaces the earlier one. Not thread-safe.
+   */
   public static final class Builder {
     private final LinkedHashMap<String, String> values = new LinkedHashMap<>();
 
@@ -173,8 +180,11 @@ public final class PsiParams {
     public Builder instance(byte[] instance32) {
       Objects.requireNonNull(instance32, "instance32");
       if (instance32.length != INSTANCE_BYTES) {
-        throw new IllegalArgumentException("instance must be exactly " + INSTANCE_BYTES
-            + " bytes (256 bits), got " + instance32.length);
+        throw new IllegalArgumentException(
+            "instance must be exactly "
+                + INSTANCE_BYTES
+                + " bytes (256 bits), got "
+                + instance32.length);
       }
       return with(INSTANCE, HexFormat.of().formatHex(instance32));
     }
@@ -207,8 +217,7 @@ public final class PsiParams {
         }
         sb.append(e.getKey()).append('=').append(e.getValue());
       }
-      return new PsiParams(
-          Collections.unmodifiableMap(new LinkedHashMap<>(values)), sb.toString());
+      return new PsiParams(Collections.unmodifiableMap(new LinkedHashMap<>(values)), sb.toString());
     }
 
     private static String nonNegative(long count, String key) {

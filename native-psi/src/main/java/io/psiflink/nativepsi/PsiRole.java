@@ -1,10 +1,10 @@
 package io.psiflink.nativepsi;
 
 /**
- * The role a session plays in a protocol run, mirroring {@code psi_role}: which roles a protocol has
- * is in its {@link ProtocolInfo#roles()}. Not an organisation's role ({@code io.psiflink.api.Role}):
- * which organisation plays which protocol role is the job's decision (see the flink-jobs class
- * {@code io.psiflink.jobs.psi.ProtocolRoles}).
+ * The role a session plays in a protocol run, mirroring {@code psi_role}: which roles a protocol
+ * has is in its {@link ProtocolInfo#roles()}. Not an organisation's role ({@code
+ * io.psiflink.api.Role}): which organisation plays which protocol role is the job's decision (see
+ * the flink-jobs class {@code io.psiflink.jobs.psi.ProtocolRoles}).
  */
 public enum PsiRole {
   /** Learns the intersection (KKRT: the cuckoo-hashing OPRF receiver). */

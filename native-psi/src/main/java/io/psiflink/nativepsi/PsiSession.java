@@ -16,10 +16,10 @@ import java.util.Objects;
  *
  * <p>Round semantics (see {@code psi_native.h}): each round of a phase belongs to exactly one party
  * ({@link #isMine}). The owner of round {@code r} feeds the message the peer emitted in round
- * {@code r-1} — any number of {@code feed(..., last=false)} calls followed by exactly one
- * {@code feed(..., last=true)}; for {@code r == 0} only that last call, with length 0 — and then emits
- * the message for round {@code r+1} with {@link #emit} until {@link EmitResult#done()}. The last
- * round emits an empty message. The test kit {@code RoundDriver} does this for two sessions in one JVM.
+ * {@code r-1} — any number of {@code feed(..., last=false)} calls followed by exactly one {@code
+ * feed(..., last=true)}; for {@code r == 0} only that last call, with length 0 — and then emits the
+ * message for round {@code r+1} with {@link #emit} until {@link EmitResult#done()}. The last round
+ * emits an empty message. The test kit {@code RoundDriver} does this for two sessions in one JVM.
  *
  * <pre>{@code
  * try (PsiSession s = PsiSession.create("kkrt", PsiRole.RECEIVER, params)) {
@@ -31,17 +31,18 @@ import java.util.Objects;
  *
  * <p>Every native status other than OK throws {@link PsiException} carrying the status and the
  * native explanation. After any status other than {@link PsiStatus#ARGUMENT} the native session is
- * failed: close it and start a new attempt. Calls after {@link #close()} throw
- * {@link IllegalStateException}.
+ * failed: close it and start a new attempt. Calls after {@link #close()} throw {@link
+ * IllegalStateException}.
  *
- * <p><b>Not thread-safe</b>: use a session from one thread at a time. Different sessions may be used
- * concurrently from different threads. Feed and emit go through one native transfer buffer per
+ * <p><b>Not thread-safe</b>: use a session from one thread at a time. Different sessions may be
+ * used concurrently from different threads. Feed and emit go through one native transfer buffer per
  * session (at most {@value #MAX_TRANSFER_BYTES} bytes, allocated on first use), so the byte[] paths
  * do not allocate per call; the {@link ByteBuffer} paths with direct buffers copy nothing.
  */
 public final class PsiSession implements AutoCloseable {
   /** Length of the randomness seed the native API takes. */
   public static final int SEED_BYTES = 32;
+
   /** Largest native transfer buffer; longer byte[] feeds and emits are split into pieces. */
   public static final int MAX_TRANSFER_BYTES = 1 << 20;
 
@@ -91,8 +92,9 @@ public final class PsiSession implements AutoCloseable {
     Objects.requireNonNull(seed, "seed");
     PointerByReference out = new PointerByReference();
     byte[] err = new byte[ERROR_BUFFER_BYTES];
-    int rc = PsiNative.psi_session_create(protocol, role.code(), params.toString(), seed,
-        seed.length, out, err, err.length);
+    int rc =
+        PsiNative.psi_session_create(
+            protocol, role.code(), params.toString(), seed, seed.length, out, err, err.length);
     if (rc != 0) {
       throw new PsiException(statusOf(rc), cString(err));
     }
@@ -138,8 +140,8 @@ public final class PsiSession implements AutoCloseable {
     check(PsiNative.psi_round_count(open(), phase.code(), out32));
     int count = out32.getInt(0);
     if (count < 0) {
-      throw new PsiException(PsiStatus.INTERNAL, "round count out of range: "
-          + Integer.toUnsignedString(count));
+      throw new PsiException(
+          PsiStatus.INTERNAL, "round count out of range: " + Integer.toUnsignedString(count));
     }
     return count;
   }
@@ -207,8 +209,7 @@ public final class PsiSession implements AutoCloseable {
       }
       off += piece;
       len -= piece;
-      check(PsiNative.psi_round_feed(s, phase.code(), round, t, piece,
-          last && len == 0 ? 1 : 0));
+      check(PsiNative.psi_round_feed(s, phase.code(), round, t, piece, last && len == 0 ? 1 : 0));
     } while (len > 0);
     Reference.reachabilityFence(t); // native code used its address; keep it alive until here
   }
@@ -229,16 +230,15 @@ public final class PsiSession implements AutoCloseable {
       return;
     }
     int len = src.remaining();
-    check(PsiNative.psi_round_feed(open(), phase.code(), round, addressOf(src), len,
-        last ? 1 : 0));
+    check(PsiNative.psi_round_feed(open(), phase.code(), round, addressOf(src), len, last ? 1 : 0));
     Reference.reachabilityFence(src);
     src.position(src.position() + len);
   }
 
   /**
-   * Emits the next piece of the message round {@code round} produces, at most {@code len} bytes into
-   * {@code buf} from {@code off}. Call until {@link EmitResult#done()}; the call that reports done may
-   * also write bytes.
+   * Emits the next piece of the message round {@code round} produces, at most {@code len} bytes
+   * into {@code buf} from {@code off}. Call until {@link EmitResult#done()}; the call that reports
+   * done may also write bytes.
    */
   public EmitResult emit(PsiPhase phase, int round, byte[] buf, int off, int len) {
     Objects.requireNonNull(phase, "phase");
@@ -251,7 +251,8 @@ public final class PsiSession implements AutoCloseable {
     long written = out64.getLong(0);
     boolean done = out32.getInt(0) != 0;
     if (written < 0 || written > cap) {
-      throw new PsiException(PsiStatus.INTERNAL,
+      throw new PsiException(
+          PsiStatus.INTERNAL,
           "psi_round_emit wrote " + Long.toUnsignedString(written) + " bytes into " + cap);
     }
     if (written > 0) {
@@ -276,11 +277,11 @@ public final class PsiSession implements AutoCloseable {
       return emitHeap(phase, round, dst);
     }
     int cap = dst.remaining();
-    check(PsiNative.psi_round_emit(open(), phase.code(), round, addressOf(dst), cap, out64,
-        out32));
+    check(PsiNative.psi_round_emit(open(), phase.code(), round, addressOf(dst), cap, out64, out32));
     long written = out64.getLong(0);
     if (written < 0 || written > cap) {
-      throw new PsiException(PsiStatus.INTERNAL,
+      throw new PsiException(
+          PsiStatus.INTERNAL,
           "psi_round_emit wrote " + Long.toUnsignedString(written) + " bytes into " + cap);
     }
     Reference.reachabilityFence(dst);
@@ -297,19 +298,26 @@ public final class PsiSession implements AutoCloseable {
     check(PsiNative.psi_setup_export(s, null, 0, out64));
     long len = out64.getLong(0);
     if (len < 0 || len > Integer.MAX_VALUE - 8) {
-      throw new PsiException(PsiStatus.INTERNAL, "setup export too large: "
-          + Long.toUnsignedString(len));
+      throw new PsiException(
+          PsiStatus.INTERNAL, "setup export too large: " + Long.toUnsignedString(len));
     }
     byte[] out = new byte[(int) len];
     check(PsiNative.psi_setup_export(s, out, out.length, out64));
     if (out64.getLong(0) != len) {
-      throw new PsiException(PsiStatus.INTERNAL, "setup export length changed from " + len
-          + " to " + Long.toUnsignedString(out64.getLong(0)));
+      throw new PsiException(
+          PsiStatus.INTERNAL,
+          "setup export length changed from "
+              + len
+              + " to "
+              + Long.toUnsignedString(out64.getLong(0)));
     }
     return out;
   }
 
-  /** Loads a setup exported by a session of the same protocol and role; the setup rounds are then skipped. */
+  /**
+   * Loads a setup exported by a session of the same protocol and role; the setup rounds are then
+   * skipped.
+   */
   public void importSetup(byte[] setup) {
     Objects.requireNonNull(setup, "setup");
     check(PsiNative.psi_setup_import(open(), setup, setup.length));
@@ -322,18 +330,26 @@ public final class PsiSession implements AutoCloseable {
     return out64.getLong(0);
   }
 
-  /** After the last online round: indices into this party's input of the intersecting elements, ascending. */
+  /**
+   * After the last online round: indices into this party's input of the intersecting elements,
+   * ascending.
+   */
   public long[] resultIndices() {
     long size = resultSize();
     if (size < 0 || size > Integer.MAX_VALUE - 8) {
-      throw new PsiException(PsiStatus.INTERNAL, "result too large for a Java array: "
-          + Long.toUnsignedString(size));
+      throw new PsiException(
+          PsiStatus.INTERNAL, "result too large for a Java array: " + Long.toUnsignedString(size));
     }
     long[] out = new long[(int) size];
     check(PsiNative.psi_result_indices(open(), out, out.length, out64));
     if (out64.getLong(0) != size) {
-      throw new PsiException(PsiStatus.INTERNAL, "psi_result_indices wrote "
-          + Long.toUnsignedString(out64.getLong(0)) + " of " + size + " indices");
+      throw new PsiException(
+          PsiStatus.INTERNAL,
+          "psi_result_indices wrote "
+              + Long.toUnsignedString(out64.getLong(0))
+              + " of "
+              + size
+              + " indices");
     }
     return out;
   }
@@ -354,7 +370,13 @@ public final class PsiSession implements AutoCloseable {
 
   @Override
   public String toString() {
-    return "PsiSession[" + protocol + ", " + role + ", " + params + (isClosed() ? ", closed]" : "]");
+    return "PsiSession["
+        + protocol
+        + ", "
+        + role
+        + ", "
+        + params
+        + (isClosed() ? ", closed]" : "]");
   }
 
   private Pointer open() {
@@ -407,8 +429,8 @@ public final class PsiSession implements AutoCloseable {
     if (dst.isReadOnly()) {
       throw new java.nio.ReadOnlyBufferException();
     }
-    EmitResult r = emit(phase, round, dst.array(), dst.arrayOffset() + dst.position(),
-        dst.remaining());
+    EmitResult r =
+        emit(phase, round, dst.array(), dst.arrayOffset() + dst.position(), dst.remaining());
     dst.position(dst.position() + r.written());
     return r;
   }
@@ -419,8 +441,8 @@ public final class PsiSession implements AutoCloseable {
 
   private static long inputBytes(long count, int elementLen, long available) {
     if (count < 0 || elementLen < 0) {
-      throw new IllegalArgumentException("negative count or element length: " + count + ", "
-          + elementLen);
+      throw new IllegalArgumentException(
+          "negative count or element length: " + count + ", " + elementLen);
     }
     long bytes;
     try {
@@ -429,8 +451,14 @@ public final class PsiSession implements AutoCloseable {
       throw new IllegalArgumentException("count * elementLen overflows", e);
     }
     if (bytes != available) {
-      throw new IllegalArgumentException(count + " elements of " + elementLen + " bytes need "
-          + bytes + " bytes, the buffer holds " + available);
+      throw new IllegalArgumentException(
+          count
+              + " elements of "
+              + elementLen
+              + " bytes need "
+              + bytes
+              + " bytes, the buffer holds "
+              + available);
     }
     if (bytes > Integer.MAX_VALUE) {
       throw new IllegalArgumentException("input larger than 2 GiB: " + bytes + " bytes");

@@ -45,15 +45,24 @@ public enum PsiStatus {
   public static PsiStatus fromCode(int code) {
     // values() clones the array; a switch keeps this allocation-free.
     switch (code) {
-      case 0: return OK;
-      case 1: return ARGUMENT;
-      case 2: return STATE;
-      case 3: return PEER_MESSAGE;
-      case 4: return INPUT;
-      case 5: return CAPACITY;
-      case 6: return NO_MEMORY;
-      case 7: return INTERNAL;
-      default: throw new IllegalArgumentException("unknown psi_status code " + code);
+      case 0:
+        return OK;
+      case 1:
+        return ARGUMENT;
+      case 2:
+        return STATE;
+      case 3:
+        return PEER_MESSAGE;
+      case 4:
+        return INPUT;
+      case 5:
+        return CAPACITY;
+      case 6:
+        return NO_MEMORY;
+      case 7:
+        return INTERNAL;
+      default:
+        throw new IllegalArgumentException("unknown psi_status code " + code);
     }
   }
 }

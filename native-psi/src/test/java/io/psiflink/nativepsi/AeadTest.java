@@ -48,19 +48,25 @@ class AeadTest {
       byte[] sealed = aead.seal(nonce, random(64, 4), 0, 64);
       byte[] altered = sealed.clone();
       altered[10] ^= 1;
-      PsiException e = assertThrows(PsiException.class,
-          () -> aead.open(nonce, altered, 0, altered.length));
+      PsiException e =
+          assertThrows(PsiException.class, () -> aead.open(nonce, altered, 0, altered.length));
       assertEquals(PsiStatus.PEER_MESSAGE, e.status());
-      assertEquals(PsiStatus.PEER_MESSAGE, assertThrows(PsiException.class,
-          () -> aead.open(nonce, sealed, 0, 15)).status());
-      assertEquals(PsiStatus.PEER_MESSAGE, assertThrows(PsiException.class,
-          () -> aead.open(random(12, 5), sealed, 0, sealed.length)).status());
+      assertEquals(
+          PsiStatus.PEER_MESSAGE,
+          assertThrows(PsiException.class, () -> aead.open(nonce, sealed, 0, 15)).status());
+      assertEquals(
+          PsiStatus.PEER_MESSAGE,
+          assertThrows(PsiException.class, () -> aead.open(random(12, 5), sealed, 0, sealed.length))
+              .status());
     }
-    try (Aead other = new Aead(random(32, 6)); Aead sealer = new Aead(random(32, 2))) {
+    try (Aead other = new Aead(random(32, 6));
+        Aead sealer = new Aead(random(32, 2))) {
       byte[] nonce = random(12, 3);
       byte[] sealed = sealer.seal(nonce, new byte[8], 0, 8);
-      assertEquals(PsiStatus.PEER_MESSAGE, assertThrows(PsiException.class,
-          () -> other.open(nonce, sealed, 0, sealed.length)).status());
+      assertEquals(
+          PsiStatus.PEER_MESSAGE,
+          assertThrows(PsiException.class, () -> other.open(nonce, sealed, 0, sealed.length))
+              .status());
     }
   }
 
@@ -68,9 +74,12 @@ class AeadTest {
   void badArgumentsAreRefused() {
     assertThrows(IllegalArgumentException.class, () -> new Aead(new byte[16]));
     try (Aead aead = new Aead(random(32, 7))) {
-      assertEquals(PsiStatus.ARGUMENT, assertThrows(PsiException.class,
-          () -> aead.seal(new byte[8], new byte[4], 0, 4)).status());
-      assertThrows(IndexOutOfBoundsException.class, () -> aead.seal(new byte[12], new byte[4], 2, 4));
+      assertEquals(
+          PsiStatus.ARGUMENT,
+          assertThrows(PsiException.class, () -> aead.seal(new byte[8], new byte[4], 0, 4))
+              .status());
+      assertThrows(
+          IndexOutOfBoundsException.class, () -> aead.seal(new byte[12], new byte[4], 2, 4));
     }
   }
 }

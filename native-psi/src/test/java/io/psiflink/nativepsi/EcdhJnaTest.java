@@ -44,24 +44,27 @@ class EcdhJnaTest {
       for (String filter : new String[] {"gcs", "bloom"}) {
         long caseSeed = seed++;
         ElementSets sets = ElementSets.random(caseSeed, c[0], c[1], c[2]);
-        tests.add(DynamicTest.dynamicTest(sets + ", filter=" + filter, () -> {
-          PsiParams both = sets.params(1).toBuilder().with("filter", filter).build();
-          PsiRunResult r = run(sets, both, caseSeed);
-          assertArrayEquals(sets.expectedReceiver(), r.receiverIndices());
-          assertArrayEquals(sets.expectedSender(), r.senderIndices().orElseThrow());
-          assertFalse(r.cardinality().isPresent());
+        tests.add(
+            DynamicTest.dynamicTest(
+                sets + ", filter=" + filter,
+                () -> {
+                  PsiParams both = sets.params(1).toBuilder().with("filter", filter).build();
+                  PsiRunResult r = run(sets, both, caseSeed);
+                  assertArrayEquals(sets.expectedReceiver(), r.receiverIndices());
+                  assertArrayEquals(sets.expectedSender(), r.senderIndices().orElseThrow());
+                  assertFalse(r.cardinality().isPresent());
 
-          PsiParams recv = both.toBuilder().output(PsiParams.Output.RECEIVER).build();
-          r = run(sets, recv, caseSeed);
-          assertArrayEquals(sets.expectedReceiver(), r.receiverIndices());
-          assertFalse(r.senderIndices().isPresent());
+                  PsiParams recv = both.toBuilder().output(PsiParams.Output.RECEIVER).build();
+                  r = run(sets, recv, caseSeed);
+                  assertArrayEquals(sets.expectedReceiver(), r.receiverIndices());
+                  assertFalse(r.senderIndices().isPresent());
 
-          PsiParams card = both.toBuilder().output(PsiParams.Output.CARDINALITY).build();
-          r = run(sets, card, caseSeed);
-          assertEquals(sets.overlap, r.cardinality().orElseThrow());
-          assertEquals(0, r.receiverIndices().length);
-          assertFalse(r.senderIndices().isPresent());
-        }));
+                  PsiParams card = both.toBuilder().output(PsiParams.Output.CARDINALITY).build();
+                  r = run(sets, card, caseSeed);
+                  assertEquals(sets.overlap, r.cardinality().orElseThrow());
+                  assertEquals(0, r.receiverIndices().length);
+                  assertFalse(r.senderIndices().isPresent());
+                }));
       }
     }
     return tests.stream();

@@ -21,8 +21,8 @@ final class ElementSets {
   final int senderCount;
   final int overlap;
 
-  private ElementSets(byte[] receiver, int receiverCount, byte[] sender, int senderCount,
-      int overlap) {
+  private ElementSets(
+      byte[] receiver, int receiverCount, byte[] sender, int senderCount, int overlap) {
     this.receiver = receiver;
     this.receiverCount = receiverCount;
     this.sender = sender;
@@ -30,7 +30,9 @@ final class ElementSets {
     this.overlap = overlap;
   }
 
-  /** Receiver and sender sets of the given sizes sharing exactly {@code overlap} elements, shuffled. */
+  /**
+   * Receiver and sender sets of the given sizes sharing exactly {@code overlap} elements, shuffled.
+   */
   static ElementSets random(long seed, int receiverCount, int senderCount, int overlap) {
     if (overlap > Math.min(receiverCount, senderCount)) {
       throw new IllegalArgumentException("overlap larger than a set");
@@ -81,7 +83,11 @@ final class ElementSets {
 
   @Override
   public String toString() {
-    return "receiver_size=" + receiverCount + ", sender_size=" + senderCount + ", overlap="
+    return "receiver_size="
+        + receiverCount
+        + ", sender_size="
+        + senderCount
+        + ", overlap="
         + overlap;
   }
 

@@ -80,11 +80,11 @@ class KkrtJnaTest {
   }
 
   private static void assertMatchesOracle(ElementSets sets, PsiRunResult result) {
-    assertArrayEquals(sets.expectedReceiver(), result.receiverIndices(),
-        "receiver indices, " + sets);
+    assertArrayEquals(
+        sets.expectedReceiver(), result.receiverIndices(), "receiver indices, " + sets);
     assertTrue(result.senderIndices().isPresent(), "output=both gives the sender its indices");
-    assertArrayEquals(sets.expectedSender(), result.senderIndices().get(),
-        "sender indices, " + sets);
+    assertArrayEquals(
+        sets.expectedSender(), result.senderIndices().get(), "sender indices, " + sets);
     assertEquals(sets.overlap, result.receiverIndices().length, "overlap size, " + sets);
   }
 
@@ -99,8 +99,17 @@ class KkrtJnaTest {
 
   @TestFactory
   Stream<DynamicTest> intersectionMatchesPlaintextOracle() {
-    int[][] sizes = {{0, 0}, {0, 64}, {64, 0}, {1, 1}, {100, 100}, {1000, 1000}, {1000, 3000},
-        {4000, 700}, {5000, 5000}};
+    int[][] sizes = {
+      {0, 0},
+      {0, 64},
+      {64, 0},
+      {1, 1},
+      {100, 100},
+      {1000, 1000},
+      {1000, 3000},
+      {4000, 700},
+      {5000, 5000}
+    };
     double[] fractions = {0.0, 0.5, 1.0};
     List<DynamicTest> tests = new ArrayList<>();
     long seed = 100;
@@ -112,8 +121,9 @@ class KkrtJnaTest {
       for (int overlap : overlaps) {
         long caseSeed = seed++;
         ElementSets sets = ElementSets.random(caseSeed, size[0], size[1], overlap);
-        tests.add(DynamicTest.dynamicTest(sets + ", seed=" + caseSeed,
-            () -> runAndCheck(sets, DRIVER, caseSeed)));
+        tests.add(
+            DynamicTest.dynamicTest(
+                sets + ", seed=" + caseSeed, () -> runAndCheck(sets, DRIVER, caseSeed)));
       }
     }
     return tests.stream();
@@ -136,8 +146,12 @@ class KkrtJnaTest {
 
   @Test
   void helperRoleIsArgumentErrorForTwoPartyKkrt() {
-    PsiException e = assertThrows(PsiException.class, () -> PsiSession.create(KKRT,
-        PsiRole.HELPER, ElementSets.random(6, 4, 4, 2).params(1)).close());
+    PsiException e =
+        assertThrows(
+            PsiException.class,
+            () ->
+                PsiSession.create(KKRT, PsiRole.HELPER, ElementSets.random(6, 4, 4, 2).params(1))
+                    .close());
     assertEquals(PsiStatus.ARGUMENT, e.status(), e.getMessage());
   }
 
@@ -214,50 +228,60 @@ class KkrtJnaTest {
       assertEquals(PsiStatus.PEER_MESSAGE, e.status(), e.getMessage());
       assertTrue(e.getMessage().contains("instance"), e.getMessage());
     }
-    PsiException bad = assertThrows(PsiException.class, () -> PsiSession.create(KKRT,
-        PsiRole.RECEIVER, base.toBuilder().with(PsiParams.INSTANCE, "ab".repeat(31) + "zz").build())
-        .close());
+    PsiException bad =
+        assertThrows(
+            PsiException.class,
+            () ->
+                PsiSession.create(
+                        KKRT,
+                        PsiRole.RECEIVER,
+                        base.toBuilder().with(PsiParams.INSTANCE, "ab".repeat(31) + "zz").build())
+                    .close());
     assertEquals(PsiStatus.ARGUMENT, bad.status(), bad.getMessage());
   }
 
   /**
    * output=both: a modified receiver that claims a position it did not match (with any proof), or
-   * alters a genuine claim's proof, is refused by the sender, which then outputs nothing. The claims
-   * message is u32 count | count x (u32 position | u64 proof), little-endian, positions ascending.
+   * alters a genuine claim's proof, is refused by the sender, which then outputs nothing. The
+   * claims message is u32 count | count x (u32 position | u64 proof), little-endian, positions
+   * ascending.
    */
   @Test
   void senderRefusesUnverifiableIntersectionClaims() {
     ElementSets sets = ElementSets.random(17, 400, 500, 40);
-    List<UnaryOperator<byte[]>> tampers = List.of(
-        m -> {  // one extra claim: the first unclaimed position, the proof of the first genuine claim
-          ByteBuffer in = ByteBuffer.wrap(m).order(java.nio.ByteOrder.LITTLE_ENDIAN);
-          int count = in.getInt();
-          List<long[]> claims = new ArrayList<>();
-          Set<Integer> used = new java.util.HashSet<>();
-          for (int k = 0; k < count; k++) {
-            int pos = in.getInt();
-            claims.add(new long[] {pos, in.getLong()});
-            used.add(pos);
-          }
-          int extra = 0;
-          while (used.contains(extra)) {
-            extra++;
-          }
-          claims.add(new long[] {extra, claims.get(0)[1]});
-          claims.sort((x, y) -> Long.compare(x[0], y[0]));
-          ByteBuffer out = ByteBuffer.allocate(4 + 12 * claims.size())
-              .order(java.nio.ByteOrder.LITTLE_ENDIAN);
-          out.putInt(claims.size());
-          for (long[] c : claims) {
-            out.putInt((int) c[0]).putLong(c[1]);
-          }
-          return out.array();
-        },
-        m -> {  // a genuine claim with one proof bit flipped
-          byte[] t = m.clone();
-          t[4 + 4 + 3] ^= 0x10;
-          return t;
-        });
+    List<UnaryOperator<byte[]>> tampers =
+        List.of(
+            m -> { // one extra claim: the first unclaimed position, the proof of the first genuine
+              // claim
+              ByteBuffer in = ByteBuffer.wrap(m).order(java.nio.ByteOrder.LITTLE_ENDIAN);
+              int count = in.getInt();
+              List<long[]> claims = new ArrayList<>();
+              Set<Integer> used = new java.util.HashSet<>();
+              for (int k = 0; k < count; k++) {
+                int pos = in.getInt();
+                claims.add(new long[] {pos, in.getLong()});
+                used.add(pos);
+              }
+              int extra = 0;
+              while (used.contains(extra)) {
+                extra++;
+              }
+              claims.add(new long[] {extra, claims.get(0)[1]});
+              claims.sort((x, y) -> Long.compare(x[0], y[0]));
+              ByteBuffer out =
+                  ByteBuffer.allocate(4 + 12 * claims.size())
+                      .order(java.nio.ByteOrder.LITTLE_ENDIAN);
+              out.putInt(claims.size());
+              for (long[] c : claims) {
+                out.putInt((int) c[0]).putLong(c[1]);
+              }
+              return out.array();
+            },
+            m -> { // a genuine claim with one proof bit flipped
+              byte[] t = m.clone();
+              t[4 + 4 + 3] ^= 0x10;
+              return t;
+            });
     for (int t = 0; t < tampers.size(); t++) {
       try (Pair p = pairWithInputs(sets, 3, 17 + t)) {
         DRIVER.runSetup(p.receiver, p.sender);
@@ -269,10 +293,14 @@ class KkrtJnaTest {
         assertEquals(4 + 12 * sets.overlap, claims.length, "honest claims: 12 bytes each");
         assertArrayEquals(sets.expectedReceiver(), p.receiver.resultIndices());
         byte[] forged = tampers.get(t).apply(claims);
-        PsiException e = assertThrows(PsiException.class, () -> {
-          p.sender.feed(on, 3, forged, true);
-          emitAll(p.sender, on, 3);
-        }, "tamper " + t);
+        PsiException e =
+            assertThrows(
+                PsiException.class,
+                () -> {
+                  p.sender.feed(on, 3, forged, true);
+                  emitAll(p.sender, on, 3);
+                },
+                "tamper " + t);
         assertEquals(PsiStatus.PEER_MESSAGE, e.status(), e.getMessage());
         assertTrue(e.getMessage().contains("proof"), e.getMessage());
         assertThrows(PsiException.class, p.sender::resultIndices, "the sender outputs nothing");
@@ -289,7 +317,8 @@ class KkrtJnaTest {
       exported = p.receiver.exportSetup();
     }
     try (PsiSession fresh = PsiSession.create(KKRT, PsiRole.RECEIVER, sets.params(2))) {
-      assertThrows(PsiException.class,
+      assertThrows(
+          PsiException.class,
           () -> fresh.importSetup(Arrays.copyOf(exported, exported.length / 2)));
     }
   }
@@ -326,10 +355,11 @@ class KkrtJnaTest {
 
   @Test
   void truncatedOrExtendedPeerMessageIsPeerMessageError() {
-    List<UnaryOperator<byte[]>> tampers = List.of(
-        m -> Arrays.copyOf(m, m.length > 12 ? 12 : m.length - 1),
-        m -> Arrays.copyOf(m, m.length + 1),
-        m -> Arrays.copyOf(m, m.length / 2));
+    List<UnaryOperator<byte[]>> tampers =
+        List.of(
+            m -> Arrays.copyOf(m, m.length > 12 ? 12 : m.length - 1),
+            m -> Arrays.copyOf(m, m.length + 1),
+            m -> Arrays.copyOf(m, m.length / 2));
     for (PsiPhase phase : PsiPhase.values()) {
       for (int t = 0; t < tampers.size(); t++) {
         ElementSets sets = ElementSets.random(40 + t, 300, 300, 100);
@@ -338,15 +368,19 @@ class KkrtJnaTest {
             DRIVER.runSetup(p.receiver, p.sender);
           }
           Tampered bad = driveUntilFirstMessage(p, phase, tampers.get(t));
-          PsiException e = assertThrows(PsiException.class, () -> {
-            bad.target.feed(phase, bad.round, bad.message, true);
-            emitAll(bad.target, phase, bad.round);
-          }, phase + " tamper " + t);
+          PsiException e =
+              assertThrows(
+                  PsiException.class,
+                  () -> {
+                    bad.target.feed(phase, bad.round, bad.message, true);
+                    emitAll(bad.target, phase, bad.round);
+                  },
+                  phase + " tamper " + t);
           assertEquals(PsiStatus.PEER_MESSAGE, e.status(), e.getMessage());
           assertTrue(e.getMessage().startsWith("PSI_ERR_PEER_MESSAGE"), e.getMessage());
           // The session is failed now: further round calls are STATE errors.
-          PsiException after = assertThrows(PsiException.class,
-              () -> emitAll(bad.target, phase, bad.round));
+          PsiException after =
+              assertThrows(PsiException.class, () -> emitAll(bad.target, phase, bad.round));
           assertEquals(PsiStatus.STATE, after.status(), after.getMessage());
         }
       }
@@ -363,10 +397,14 @@ class KkrtJnaTest {
           DRIVER.runSetup(p.receiver, p.sender);
         }
         try {
-          Tampered bad = driveUntilFirstMessage(p, phase, m -> {
-            rnd.nextBytes(m);
-            return m;
-          });
+          Tampered bad =
+              driveUntilFirstMessage(
+                  p,
+                  phase,
+                  m -> {
+                    rnd.nextBytes(m);
+                    return m;
+                  });
           bad.target.feed(phase, bad.round, bad.message, true);
           emitAll(bad.target, phase, bad.round);
         } catch (PsiException expected) {
@@ -378,8 +416,10 @@ class KkrtJnaTest {
 
   @Test
   void unknownProtocolIsArgumentError() {
-    PsiException e = assertThrows(PsiException.class,
-        () -> PsiSession.create("no-such-protocol", PsiRole.RECEIVER, PsiParams.empty()));
+    PsiException e =
+        assertThrows(
+            PsiException.class,
+            () -> PsiSession.create("no-such-protocol", PsiRole.RECEIVER, PsiParams.empty()));
     assertEquals(PsiStatus.ARGUMENT, e.status());
     assertFalse(e.nativeMessage().isEmpty(), "the native side explains the error");
     assertTrue(e.getMessage().startsWith("PSI_ERR_ARGUMENT: "), e.getMessage());
@@ -388,22 +428,39 @@ class KkrtJnaTest {
   @Test
   void badParametersAreArgumentErrors() {
     String base = "receiver_size=10,sender_size=10,instance=1";
-    for (String params : List.of(base + ",no_such_key=1", "receiver_size=abc,sender_size=10",
-        base + ",output=nobody", "receiver_size=-5,sender_size=10")) {
-      PsiException e = assertThrows(PsiException.class,
-          () -> PsiSession.create(KKRT, PsiRole.SENDER, PsiParams.parse(params)).close(), params);
+    for (String params :
+        List.of(
+            base + ",no_such_key=1",
+            "receiver_size=abc,sender_size=10",
+            base + ",output=nobody",
+            "receiver_size=-5,sender_size=10")) {
+      PsiException e =
+          assertThrows(
+              PsiException.class,
+              () -> PsiSession.create(KKRT, PsiRole.SENDER, PsiParams.parse(params)).close(),
+              params);
       assertEquals(PsiStatus.ARGUMENT, e.status(), params + ": " + e.getMessage());
     }
-    PsiException shortSeed = assertThrows(PsiException.class,
-        () -> PsiSession.create(KKRT, PsiRole.RECEIVER, PsiParams.parse(base), new byte[31]));
+    PsiException shortSeed =
+        assertThrows(
+            PsiException.class,
+            () -> PsiSession.create(KKRT, PsiRole.RECEIVER, PsiParams.parse(base), new byte[31]));
     assertEquals(PsiStatus.ARGUMENT, shortSeed.status(), shortSeed.getMessage());
   }
 
   @Test
   void unknownRoleIsArgumentError() {
     byte[] err = new byte[256];
-    int rc = PsiNative.psi_session_create(KKRT, 7, "receiver_size=1,sender_size=1", new byte[32],
-        32, new com.sun.jna.ptr.PointerByReference(), err, err.length);
+    int rc =
+        PsiNative.psi_session_create(
+            KKRT,
+            7,
+            "receiver_size=1,sender_size=1",
+            new byte[32],
+            32,
+            new com.sun.jna.ptr.PointerByReference(),
+            err,
+            err.length);
     assertEquals(PsiStatus.ARGUMENT, PsiStatus.fromCode(rc));
   }
 
@@ -435,10 +492,12 @@ class KkrtJnaTest {
     try (Pair p = sessions(sets, 1, 64)) {
       DRIVER.runSetup(p.receiver, p.sender);
       PsiSession owner = p.receiver.isMine(PsiPhase.ONLINE, 0) ? p.receiver : p.sender;
-      assertStatus(PsiStatus.STATE, () -> {
-        owner.feed(PsiPhase.ONLINE, 0, new byte[0], true);
-        emitAll(owner, PsiPhase.ONLINE, 0);
-      });
+      assertStatus(
+          PsiStatus.STATE,
+          () -> {
+            owner.feed(PsiPhase.ONLINE, 0, new byte[0], true);
+            emitAll(owner, PsiPhase.ONLINE, 0);
+          });
     }
   }
 
@@ -463,11 +522,13 @@ class KkrtJnaTest {
         byte[] s = sets.sender.clone();
         byte[] dup = withDuplicate == PsiRole.RECEIVER ? r : s;
         System.arraycopy(dup, 3 * ElementSets.LEN, dup, 77 * ElementSets.LEN, ElementSets.LEN);
-        assertStatus(PsiStatus.INPUT, () -> {
-          p.receiver.setInput(r, 100, ElementSets.LEN);
-          p.sender.setInput(s, 100, ElementSets.LEN);
-          DRIVER.run(p.receiver, p.sender);
-        });
+        assertStatus(
+            PsiStatus.INPUT,
+            () -> {
+              p.receiver.setInput(r, 100, ElementSets.LEN);
+              p.sender.setInput(s, 100, ElementSets.LEN);
+              DRIVER.run(p.receiver, p.sender);
+            });
       }
     }
   }
@@ -485,7 +546,8 @@ class KkrtJnaTest {
   void javaSideRejectsAMismatchedInputArray() {
     ElementSets sets = ElementSets.random(72, 10, 10, 5);
     try (Pair p = sessions(sets, 1, 72)) {
-      assertThrows(IllegalArgumentException.class,
+      assertThrows(
+          IllegalArgumentException.class,
           () -> p.receiver.setInput(sets.receiver, 11, ElementSets.LEN));
     }
   }
@@ -499,10 +561,12 @@ class KkrtJnaTest {
       for (int i = 0; i < 4; i++) {
         ElementSets sets = ElementSets.random(80 + i, 3000 + 500 * i, 3000, 700 * i);
         long seed = 80 + i;
-        runs.add(pool.submit(() -> {
-          start.await();
-          return runAndCheck(sets, new RoundDriver(64 * 1024), seed);
-        }));
+        runs.add(
+            pool.submit(
+                () -> {
+                  start.await();
+                  return runAndCheck(sets, new RoundDriver(64 * 1024), seed);
+                }));
       }
       start.countDown();
       for (Future<?> f : runs) {
@@ -515,8 +579,8 @@ class KkrtJnaTest {
 
   @Test
   void closeIsIdempotentAndLaterCallsAreIllegalState() {
-    PsiSession s = PsiSession.create(KKRT, PsiRole.RECEIVER,
-        ElementSets.random(90, 4, 4, 2).params(1));
+    PsiSession s =
+        PsiSession.create(KKRT, PsiRole.RECEIVER, ElementSets.random(90, 4, 4, 2).params(1));
     s.close();
     s.close();
     assertTrue(s.isClosed());
@@ -540,8 +604,8 @@ class KkrtJnaTest {
   }
 
   /** Drives a phase honestly until a round emits a non-empty message; returns it tampered. */
-  private static Tampered driveUntilFirstMessage(Pair p, PsiPhase phase,
-      UnaryOperator<byte[]> tamper) {
+  private static Tampered driveUntilFirstMessage(
+      Pair p, PsiPhase phase, UnaryOperator<byte[]> tamper) {
     int rounds = p.receiver.roundCount(phase);
     PsiSession owner = p.receiver.isMine(phase, 0) ? p.receiver : p.sender;
     owner.feed(phase, 0, new byte[0], true);

@@ -47,8 +47,19 @@ class ProtocolInfoTest {
     assertEquals(16, k.elementLenMin());
     assertEquals(16, k.elementLenMax());
     assertEquals(1L << 28, k.maxSetSize());
-    assertEquals(List.of("receiver_size", "sender_size", "instance", "output", "sigma", "hashes",
-        "slots", "separate_tables", "bin_factor", "stash"), k.params());
+    assertEquals(
+        List.of(
+            "receiver_size",
+            "sender_size",
+            "instance",
+            "output",
+            "sigma",
+            "hashes",
+            "slots",
+            "separate_tables",
+            "bin_factor",
+            "stash"),
+        k.params());
     assertFalse(k.summary().isEmpty());
   }
 
@@ -66,8 +77,8 @@ class ProtocolInfoTest {
     assertTrue(e.acceptsElementLength(16));
     assertFalse(e.acceptsElementLength(4097));
     assertEquals(1L << 32, e.maxSetSize());
-    assertEquals(List.of("receiver_size", "sender_size", "instance", "output", "fpr", "filter"),
-        e.params());
+    assertEquals(
+        List.of("receiver_size", "sender_size", "instance", "output", "fpr", "filter"), e.params());
   }
 
   @Test
@@ -88,7 +99,8 @@ class ProtocolInfoTest {
       assertEquals(p.setupNeedsSenderSet(), d.setupNeedsSenderSet != 0);
     }
     PsiNative.Description d = new PsiNative.Description();
-    assertEquals(PsiStatus.ARGUMENT.code(), PsiNative.psi_protocol_info_by_name("nope", d, d.size()));
+    assertEquals(
+        PsiStatus.ARGUMENT.code(), PsiNative.psi_protocol_info_by_name("nope", d, d.size()));
     assertEquals(PsiStatus.ARGUMENT.code(), PsiNative.psi_protocol_info(99, d, d.size()));
     assertEquals(PsiStatus.ARGUMENT.code(), PsiNative.psi_protocol_info(0, d, d.size() - 8));
     d.read();
@@ -110,9 +122,22 @@ class ProtocolInfoTest {
     assertThrows(UnsupportedOperationException.class, () -> k.roles().clear());
     assertThrows(UnsupportedOperationException.class, () -> k.outputs().clear());
     assertThrows(UnsupportedOperationException.class, () -> k.params().clear());
-    assertThrows(IllegalArgumentException.class, () -> new ProtocolInfo("x", "", 2,
-        List.of(), Set.of(PsiParams.Output.BOTH), PsiParams.Output.RECEIVER, false, false, 16, 16,
-        1, List.of()));
+    assertThrows(
+        IllegalArgumentException.class,
+        () ->
+            new ProtocolInfo(
+                "x",
+                "",
+                2,
+                List.of(),
+                Set.of(PsiParams.Output.BOTH),
+                PsiParams.Output.RECEIVER,
+                false,
+                false,
+                16,
+                16,
+                1,
+                List.of()));
   }
 
   static Stream<Arguments> everyProtocolAndOutput() {
@@ -122,8 +147,8 @@ class ProtocolInfoTest {
 
   /**
    * Selectable by its description alone: the roles, the element length and the output mode come
-   * from {@link ProtocolInfo}, the setup runs per run or once and imported as it says; the answer is
-   * checked against the plaintext intersection.
+   * from {@link ProtocolInfo}, the setup runs per run or once and imported as it says; the answer
+   * is checked against the plaintext intersection.
    */
   @ParameterizedTest(name = "{0} output={1}")
   @MethodSource("everyProtocolAndOutput")
@@ -132,8 +157,13 @@ class ProtocolInfoTest {
     assertEquals(2, p.parties(), "this in-process run drives two-party protocols");
     assertTrue(p.acceptsElementLength(ElementSets.LEN));
     ElementSets sets = ElementSets.random(name.hashCode() + output.ordinal(), 300, 260, 117);
-    PsiParams params = PsiParams.builder().receiverSize(sets.receiverCount)
-        .senderSize(sets.senderCount).instance(42).output(output).build();
+    PsiParams params =
+        PsiParams.builder()
+            .receiverSize(sets.receiverCount)
+            .senderSize(sets.senderCount)
+            .instance(42)
+            .output(output)
+            .build();
     PsiRole receiverRole = p.roles().get(0);
     PsiRole senderRole = p.roles().get(1);
     try (PsiSession r = PsiSession.create(name, receiverRole, params);
@@ -158,10 +188,10 @@ class ProtocolInfoTest {
       } else {
         result = driver.run(r, s);
       }
-      long[] wantR = ElementSets.expected(sets.receiver, sets.receiverCount, sets.sender,
-          sets.senderCount);
-      long[] wantS = ElementSets.expected(sets.sender, sets.senderCount, sets.receiver,
-          sets.receiverCount);
+      long[] wantR =
+          ElementSets.expected(sets.receiver, sets.receiverCount, sets.sender, sets.senderCount);
+      long[] wantS =
+          ElementSets.expected(sets.sender, sets.senderCount, sets.receiver, sets.receiverCount);
       assertEquals(117, wantR.length);
       switch (output) {
         case CARDINALITY -> assertEquals(117, result.cardinality().orElseThrow());

@@ -13,8 +13,14 @@ class PsiParamsTest {
 
   @Test
   void rendersInInsertionOrder() {
-    PsiParams p = PsiParams.builder().receiverSize(4096).senderSize(100).instance(17)
-        .output(PsiParams.Output.BOTH).with("x", "y").build();
+    PsiParams p =
+        PsiParams.builder()
+            .receiverSize(4096)
+            .senderSize(100)
+            .instance(17)
+            .output(PsiParams.Output.BOTH)
+            .with("x", "y")
+            .build();
     assertEquals("receiver_size=4096,sender_size=100,instance=17,output=both,x=y", p.toString());
     assertEquals(Optional.of("both"), p.get("output"));
     assertEquals(Optional.empty(), p.get("missing"));
@@ -28,15 +34,15 @@ class PsiParamsTest {
 
   @Test
   void instanceIsUnsigned64() {
-    assertEquals("instance=18446744073709551615",
-        PsiParams.builder().instance(-1L).build().toString());
+    assertEquals(
+        "instance=18446744073709551615", PsiParams.builder().instance(-1L).build().toString());
   }
 
   @Test
   void instanceOf32BytesIs64LowercaseHexDigits() {
     byte[] inst = new byte[32];
     for (int i = 0; i < 32; i++) {
-      inst[i] = (byte) (0xA0 + i);  // high bit set: no sign trouble
+      inst[i] = (byte) (0xA0 + i); // high bit set: no sign trouble
     }
     String hex = PsiParams.builder().instance(inst).build().get(PsiParams.INSTANCE).orElseThrow();
     // independent oracle: two hex digits per byte, byte 0 first
@@ -46,16 +52,17 @@ class PsiParamsTest {
     }
     assertEquals(want.toString(), hex);
     assertEquals(64, hex.length());
-    inst[0] = 0;  // the builder copied the array
-    assertEquals(want.toString(),
-        PsiParams.parse("instance=" + hex).get(PsiParams.INSTANCE).orElseThrow());
+    inst[0] = 0; // the builder copied the array
+    assertEquals(
+        want.toString(), PsiParams.parse("instance=" + hex).get(PsiParams.INSTANCE).orElseThrow());
   }
 
   @Test
   void instanceOfAnyOtherLengthIsRefused() {
     for (int len : new int[] {0, 8, 16, 31, 33, 64}) {
-      IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
-          () -> PsiParams.builder().instance(new byte[len]));
+      IllegalArgumentException e =
+          assertThrows(
+              IllegalArgumentException.class, () -> PsiParams.builder().instance(new byte[len]));
       assertTrue(e.getMessage().contains("32 bytes"), e.getMessage());
     }
     assertThrows(NullPointerException.class, () -> PsiParams.builder().instance((byte[]) null));
@@ -70,8 +77,13 @@ class PsiParamsTest {
 
   @Test
   void parseRoundTrips() {
-    PsiParams p = PsiParams.builder().receiverSize(3).senderSize(4).instance(5)
-        .output(PsiParams.Output.RECEIVER).build();
+    PsiParams p =
+        PsiParams.builder()
+            .receiverSize(3)
+            .senderSize(4)
+            .instance(5)
+            .output(PsiParams.Output.RECEIVER)
+            .build();
     assertEquals(p, PsiParams.parse(p.toString()));
     assertEquals(p.toString(), PsiParams.parse(p.toString()).toString());
   }
@@ -79,9 +91,13 @@ class PsiParamsTest {
   @Test
   void rejectsSeparatorsWhitespaceAndEmpties() {
     for (String bad : List.of("a,b", "a=b", "a b", "", "a\tb", "a\0b")) {
-      assertThrows(IllegalArgumentException.class, () -> PsiParams.builder().with(bad, "v"),
+      assertThrows(
+          IllegalArgumentException.class,
+          () -> PsiParams.builder().with(bad, "v"),
           "key \"" + bad + "\"");
-      assertThrows(IllegalArgumentException.class, () -> PsiParams.builder().with("k", bad),
+      assertThrows(
+          IllegalArgumentException.class,
+          () -> PsiParams.builder().with("k", bad),
           "value \"" + bad + "\"");
     }
     assertThrows(NullPointerException.class, () -> PsiParams.builder().with("k", null));

@@ -5,8 +5,8 @@ import java.util.Optional;
 import java.util.OptionalLong;
 
 /**
- * Outcome of {@link RoundDriver#run}: both parties' intersection indices and the traffic. Immutable;
- * the index accessors return copies.
+ * Outcome of {@link RoundDriver#run}: both parties' intersection indices and the traffic.
+ * Immutable; the index accessors return copies.
  */
 public final class PsiRunResult {
   private final long[] receiverIndices;
@@ -21,8 +21,8 @@ public final class PsiRunResult {
    * @param setup traffic of the setup phase ({@link PhaseTraffic#NONE} if it was imported)
    * @param online traffic of the online phase
    */
-  public PsiRunResult(long[] receiverIndices, long[] senderIndices, PhaseTraffic setup,
-      PhaseTraffic online) {
+  public PsiRunResult(
+      long[] receiverIndices, long[] senderIndices, PhaseTraffic setup, PhaseTraffic online) {
     this.receiverIndices = Objects.requireNonNull(receiverIndices, "receiverIndices").clone();
     this.senderIndices = senderIndices == null ? null : senderIndices.clone();
     this.setup = Objects.requireNonNull(setup, "setup");
@@ -35,8 +35,12 @@ public final class PsiRunResult {
    *
    * @param cardinality the size of the intersection, as the receiver learnt it (>= 0)
    */
-  public PsiRunResult(long[] receiverIndices, long[] senderIndices, PhaseTraffic setup,
-      PhaseTraffic online, long cardinality) {
+  public PsiRunResult(
+      long[] receiverIndices,
+      long[] senderIndices,
+      PhaseTraffic setup,
+      PhaseTraffic online,
+      long cardinality) {
     if (cardinality < 0) {
       throw new IllegalArgumentException("cardinality must be >= 0: " + cardinality);
     }
@@ -57,7 +61,10 @@ public final class PsiRunResult {
     return receiverIndices.clone();
   }
 
-  /** Indices into the sender's input, ascending; empty unless the sender learns them ({@code output=both}). */
+  /**
+   * Indices into the sender's input, ascending; empty unless the sender learns them ({@code
+   * output=both}).
+   */
   public Optional<long[]> senderIndices() {
     return senderIndices == null ? Optional.empty() : Optional.of(senderIndices.clone());
   }
@@ -90,11 +97,22 @@ public final class PsiRunResult {
   @Override
   public String toString() {
     if (cardinality >= 0) {
-      return "PsiRunResult[cardinality=" + cardinality + ", setup=" + setup + ", online=" + online
+      return "PsiRunResult[cardinality="
+          + cardinality
+          + ", setup="
+          + setup
+          + ", online="
+          + online
           + "]";
     }
-    return "PsiRunResult[receiver=" + receiverIndices.length + " indices, sender="
+    return "PsiRunResult[receiver="
+        + receiverIndices.length
+        + " indices, sender="
         + (senderIndices == null ? "none" : senderIndices.length + " indices")
-        + ", setup=" + setup + ", online=" + online + "]";
+        + ", setup="
+        + setup
+        + ", online="
+        + online
+        + "]";
   }
 }

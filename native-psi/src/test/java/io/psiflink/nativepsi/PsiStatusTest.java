@@ -42,9 +42,11 @@ class PsiStatusTest {
 
   @Test
   void exceptionMessageNamesStatusThenNativeText() {
-    PsiException e = new PsiException(PsiStatus.PEER_MESSAGE,
-        "kkrt online round 1: expected 8388608 bytes, got 12");
-    assertEquals("PSI_ERR_PEER_MESSAGE: kkrt online round 1: expected 8388608 bytes, got 12",
+    PsiException e =
+        new PsiException(
+            PsiStatus.PEER_MESSAGE, "kkrt online round 1: expected 8388608 bytes, got 12");
+    assertEquals(
+        "PSI_ERR_PEER_MESSAGE: kkrt online round 1: expected 8388608 bytes, got 12",
         e.getMessage());
     assertEquals("PSI_ERR_STATE", new PsiException(PsiStatus.STATE, "").getMessage());
   }

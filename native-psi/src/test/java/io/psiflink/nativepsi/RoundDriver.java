@@ -7,8 +7,8 @@ import java.util.Objects;
  * the same {@link PsiSession} calls with the bridge between the parties.)
  *
  * <p>Each round's message goes from the owner's {@link PsiSession#emit} straight into the other
- * party's {@link PsiSession#feed} for the next round, one chunk at a time, so no message is ever held
- * whole in memory. Immutable and stateless: one driver may run many pairs concurrently.
+ * party's {@link PsiSession#feed} for the next round, one chunk at a time, so no message is ever
+ * held whole in memory. Immutable and stateless: one driver may run many pairs concurrently.
  *
  * <pre>{@code
  * PsiRunResult r = new RoundDriver().run(receiver, sender);   // setup (unless imported) + online
@@ -18,7 +18,8 @@ public final class RoundDriver {
   /** Chunk size used by {@link #RoundDriver()}: 1 MiB. */
   public static final int DEFAULT_CHUNK_BYTES = 1 << 20;
 
-  // An emit that neither writes nor finishes this many times in a row is a native bug, not progress.
+  // An emit that neither writes nor finishes this many times in a row is a native bug, not
+  // progress.
   private static final int MAX_IDLE_EMITS = 10_000;
 
   private final int chunkBytes;
@@ -46,8 +47,8 @@ public final class RoundDriver {
   /**
    * Runs the setup rounds (unless both sessions imported a setup), then the online rounds, and
    * collects the results. Inputs must be set on both sessions. The sender's indices are collected
-   * when its parameters say {@code output=both}; with {@code output=cardinality} only the receiver's
-   * count ({@link PsiRunResult#cardinality()}).
+   * when its parameters say {@code output=both}; with {@code output=cardinality} only the
+   * receiver's count ({@link PsiRunResult#cardinality()}).
    *
    * @throws IllegalArgumentException if the roles are not RECEIVER and SENDER, or only one session
    *     imported a setup
@@ -58,7 +59,8 @@ public final class RoundDriver {
     if (receiver.isSetupImported() != sender.isSetupImported()) {
       throw new IllegalArgumentException("only one of the two sessions imported a setup");
     }
-    PhaseTraffic setup = receiver.isSetupImported() ? PhaseTraffic.NONE : runSetup(receiver, sender);
+    PhaseTraffic setup =
+        receiver.isSetupImported() ? PhaseTraffic.NONE : runSetup(receiver, sender);
     return runOnline(receiver, sender, setup);
   }
 
@@ -82,8 +84,12 @@ public final class RoundDriver {
       return new PsiRunResult(new long[0], null, setup, online, receiver.resultSize());
     }
     long[] receiverIndices = receiver.resultIndices();
-    boolean senderLearns = sender.params().get(PsiParams.OUTPUT)
-        .map(PsiParams.Output.BOTH.value()::equals).orElse(false);
+    boolean senderLearns =
+        sender
+            .params()
+            .get(PsiParams.OUTPUT)
+            .map(PsiParams.Output.BOTH.value()::equals)
+            .orElse(false);
     long[] senderIndices = senderLearns ? sender.resultIndices() : null;
     return new PsiRunResult(receiverIndices, senderIndices, setup, online);
   }
@@ -93,8 +99,8 @@ public final class RoundDriver {
     int rounds = receiver.roundCount(phase);
     int senderRounds = sender.roundCount(phase);
     if (rounds != senderRounds) {
-      throw new IllegalStateException(phase + " round counts differ: receiver " + rounds
-          + ", sender " + senderRounds);
+      throw new IllegalStateException(
+          phase + " round counts differ: receiver " + rounds + ", sender " + senderRounds);
     }
     if (rounds == 0) {
       return PhaseTraffic.NONE;
@@ -107,8 +113,8 @@ public final class RoundDriver {
       PsiSession peer = owner == receiver ? sender : receiver;
       boolean hasNext = r + 1 < rounds;
       if (hasNext && ownerOf(phase, r + 1, receiver, sender) != peer) {
-        throw new IllegalStateException(phase + " rounds " + r + " and " + (r + 1)
-            + " have the same owner " + owner.role());
+        throw new IllegalStateException(
+            phase + " rounds " + r + " and " + (r + 1) + " have the same owner " + owner.role());
       }
       int direction = owner == receiver ? 0 : 1;
       int idle = 0;
@@ -122,8 +128,8 @@ public final class RoundDriver {
             peer.feed(phase, r + 1, chunk, 0, e.written(), e.done());
           }
         } else if (e.written() > 0) {
-          throw new IllegalStateException(phase + " round " + r + " is the last but emitted "
-              + e.written() + " bytes");
+          throw new IllegalStateException(
+              phase + " round " + r + " is the last but emitted " + e.written() + " bytes");
         }
         idle = e.written() == 0 && !e.done() ? idle + 1 : 0;
         if (idle > MAX_IDLE_EMITS) {
@@ -135,13 +141,13 @@ public final class RoundDriver {
     return new PhaseTraffic(sent[0], sent[1], (System.nanoTime() - start) / 1e9);
   }
 
-  private static PsiSession ownerOf(PsiPhase phase, int round, PsiSession receiver,
-      PsiSession sender) {
+  private static PsiSession ownerOf(
+      PsiPhase phase, int round, PsiSession receiver, PsiSession sender) {
     boolean r = receiver.isMine(phase, round);
     boolean s = sender.isMine(phase, round);
     if (r == s) {
-      throw new IllegalStateException(phase + " round " + round + ": "
-          + (r ? "both parties own it" : "neither party owns it"));
+      throw new IllegalStateException(
+          phase + " round " + round + ": " + (r ? "both parties own it" : "neither party owns it"));
     }
     return r ? receiver : sender;
   }
@@ -150,8 +156,11 @@ public final class RoundDriver {
     Objects.requireNonNull(receiver, "receiver");
     Objects.requireNonNull(sender, "sender");
     if (receiver.role() != PsiRole.RECEIVER || sender.role() != PsiRole.SENDER) {
-      throw new IllegalArgumentException("expected a RECEIVER and a SENDER session, got "
-          + receiver.role() + " and " + sender.role());
+      throw new IllegalArgumentException(
+          "expected a RECEIVER and a SENDER session, got "
+              + receiver.role()
+              + " and "
+              + sender.role());
     }
   }
 }

@@ -31,16 +31,25 @@ public final class ExpectedColumns {
     for (String item : text.split(",", -1)) {
       int colon = item.lastIndexOf(':');
       if (colon <= 0) {
-        throw new IllegalArgumentException("--expected-columns must be NAME:TYPE,... (names "
-            + "URL-encoded), not '" + text + "'");
+        throw new IllegalArgumentException(
+            "--expected-columns must be NAME:TYPE,... (names "
+                + "URL-encoded), not '"
+                + text
+                + "'");
       }
       String name = URLDecoder.decode(item.substring(0, colon), StandardCharsets.UTF_8);
       String type = item.substring(colon + 1).toUpperCase(Locale.ROOT);
       try {
         out.add(new Column(name, ColumnType.valueOf(type), true));
       } catch (IllegalArgumentException e) {
-        throw new IllegalArgumentException("--expected-columns: column '" + name + "' has unknown "
-            + "type '" + type + "'; types are " + List.of(ColumnType.values()));
+        throw new IllegalArgumentException(
+            "--expected-columns: column '"
+                + name
+                + "' has unknown "
+                + "type '"
+                + type
+                + "'; types are "
+                + List.of(ColumnType.values()));
       }
     }
     return List.copyOf(out);
@@ -48,8 +57,9 @@ public final class ExpectedColumns {
 
   /** The form {@link #parse} reads. */
   public static String format(List<Column> columns) {
-    return columns.stream().map(c -> URLEncoder.encode(c.name(), StandardCharsets.UTF_8) + ":"
-        + c.type().name()).collect(Collectors.joining(","));
+    return columns.stream()
+        .map(c -> URLEncoder.encode(c.name(), StandardCharsets.UTF_8) + ":" + c.type().name())
+        .collect(Collectors.joining(","));
   }
 
   /**
@@ -63,23 +73,30 @@ public final class ExpectedColumns {
     Map<String, ColumnType> have = new LinkedHashMap<>();
     found.columns().forEach(c -> have.put(c.name(), c.type()));
     List<String> problems = new ArrayList<>();
-    have.forEach((name, type) -> {
-      if (!want.containsKey(name)) {
-        problems.add("column '" + name + "' (" + type + ") was added");
-      } else if (want.get(name) != type) {
-        problems.add("column '" + name + "' changed its type from " + want.get(name) + " to "
-            + type);
-      }
-    });
-    want.forEach((name, type) -> {
-      if (!have.containsKey(name)) {
-        problems.add("column '" + name + "' (" + type + ") is missing");
-      }
-    });
+    have.forEach(
+        (name, type) -> {
+          if (!want.containsKey(name)) {
+            problems.add("column '" + name + "' (" + type + ") was added");
+          } else if (want.get(name) != type) {
+            problems.add(
+                "column '" + name + "' changed its type from " + want.get(name) + " to " + type);
+          }
+        });
+    want.forEach(
+        (name, type) -> {
+          if (!have.containsKey(name)) {
+            problems.add("column '" + name + "' (" + type + ") is missing");
+          }
+        });
     if (!problems.isEmpty()) {
-      throw new IllegalArgumentException("the table " + table + " does not have the registered "
-          + "columns: " + String.join("; ", problems) + "; the join was refused before the "
-          + "handshake (register the dataset anew to use the new columns)");
+      throw new IllegalArgumentException(
+          "the table "
+              + table
+              + " does not have the registered "
+              + "columns: "
+              + String.join("; ", problems)
+              + "; the join was refused before the "
+              + "handshake (register the dataset anew to use the new columns)");
     }
   }
 }

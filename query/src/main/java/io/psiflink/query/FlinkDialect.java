@@ -13,22 +13,24 @@ import org.apache.calcite.util.Litmus;
 
 /**
  * The Calcite dialect in which predicates are written out for Flink SQL: identifiers quoted with
- * backticks (a backtick inside a name is doubled), string literals in single quotes (a quote inside is
- * doubled), identifiers case-sensitive. This is the lexical convention of Flink's own SQL parser.
+ * backticks (a backtick inside a name is doubled), string literals in single quotes (a quote inside
+ * is doubled), identifiers case-sensitive. This is the lexical convention of Flink's own SQL
+ * parser.
  */
 public final class FlinkDialect extends SqlDialect {
   static final FlinkDialect INSTANCE = new FlinkDialect();
 
   private FlinkDialect() {
-    super(EMPTY_CONTEXT
-        .withDatabaseProduct(DatabaseProduct.UNKNOWN)
-        .withIdentifierQuoteString("`")
-        .withIdentifierEscapedQuoteString("``")
-        .withLiteralQuoteString("'")
-        .withLiteralEscapedQuoteString("''")
-        .withUnquotedCasing(Casing.UNCHANGED)
-        .withQuotedCasing(Casing.UNCHANGED)
-        .withCaseSensitive(true));
+    super(
+        EMPTY_CONTEXT
+            .withDatabaseProduct(DatabaseProduct.UNKNOWN)
+            .withIdentifierQuoteString("`")
+            .withIdentifierEscapedQuoteString("``")
+            .withLiteralQuoteString("'")
+            .withLiteralEscapedQuoteString("''")
+            .withUnquotedCasing(Casing.UNCHANGED)
+            .withQuotedCasing(Casing.UNCHANGED)
+            .withCaseSensitive(true));
   }
 
   /** Non-ASCII characters are written as they are: Flink reads its SQL text as Unicode. */
@@ -40,13 +42,17 @@ public final class FlinkDialect extends SqlDialect {
     buf.append('\'').append(val.replace("'", "''")).append('\'');
   }
 
-  /** The text of {@code node} in this dialect, every identifier quoted, on one line where possible. */
+  /**
+   * The text of {@code node} in this dialect, every identifier quoted, on one line where possible.
+   */
   static String unparse(SqlNode node) {
-    return node.toSqlString(c -> c.withDialect(INSTANCE)
-            .withQuoteAllIdentifiers(true)
-            .withAlwaysUseParentheses(false)
-            .withClauseStartsLine(false)
-            .withIndentation(0))
+    return node.toSqlString(
+            c ->
+                c.withDialect(INSTANCE)
+                    .withQuoteAllIdentifiers(true)
+                    .withAlwaysUseParentheses(false)
+                    .withClauseStartsLine(false)
+                    .withIndentation(0))
         .getSql();
   }
 

@@ -30,15 +30,15 @@ import java.util.Objects;
  *   <li>{@code a} comes first in FROM. With an alias, columns are qualified by the alias (standard
  *       SQL), and an alias may not be the other table's name.
  *   <li>ON is one or more equalities between a column of a and a column of b (either order) joined
- *       by AND; the two columns must have the same {@link
- *       io.psiflink.api.ColumnType.KeyClass}.
+ *       by AND; the two columns must have the same {@link io.psiflink.api.ColumnType.KeyClass}.
  *   <li>WHERE is a conjunction; each AND-ed condition may use the columns of one table only, and
  *       must use at least one. Inside a condition anything Flink SQL can evaluate on one row is
  *       allowed (comparisons, BETWEEN, IN lists, LIKE, IS [NOT] NULL, arithmetic, CAST, functions,
  *       OR and NOT); subqueries, aggregate and window functions and {@code ?} parameters are not.
- *   <li>Everything else is rejected with a {@link QueryException} naming the clause: set operations,
- *       WITH, ORDER BY, LIMIT/OFFSET, GROUP BY, HAVING, DISTINCT, WINDOW, QUALIFY, hints, outer,
- *       cross, comma, NATURAL and USING joins, other tables, subqueries, expressions in SELECT.
+ *   <li>Everything else is rejected with a {@link QueryException} naming the clause: set
+ *       operations, WITH, ORDER BY, LIMIT/OFFSET, GROUP BY, HAVING, DISTINCT, WINDOW, QUALIFY,
+ *       hints, outer, cross, comma, NATURAL and USING joins, other tables, subqueries, expressions
+ *       in SELECT.
  * </ul>
  *
  * <h2>Identifiers and quoting</h2>
@@ -53,8 +53,8 @@ import java.util.Objects;
  *
  * <h2>Output column names</h2>
  *
- * <p>Each output column is named by its {@code AS} alias, or else by its column name. When that name
- * was already taken by an earlier output column, an un-aliased column is renamed {@code
+ * <p>Each output column is named by its {@code AS} alias, or else by its column name. When that
+ * name was already taken by an earlier output column, an un-aliased column is renamed {@code
  * <table>_<name>} with its table's name {@code a} or {@code b} (so {@code SELECT a.email, b.email}
  * gives {@code email, b_email}); an {@code AS} name is never changed, so repeating one is an error.
  * If the names are still not unique after this, resolution fails and asks for an {@code AS} name.
@@ -99,12 +99,12 @@ public final class JoinQuery implements Serializable {
   }
 
   /**
-   * This query with every {@code *} and {@code t.*} of SELECT replaced, where it stands in the text,
-   * by the columns it expands to against {@code a} and {@code b} (qualified as the query qualifies
-   * the table, with {@code AS} where the output name differs from the column); the text is
-   * otherwise as given, so it resolves to the same output columns and names. A query without a star
-   * is returned unchanged. Coordinators expand against the registered schemas, so that the jobs
-   * never expand a star against whatever columns the files have by then.
+   * This query with every {@code *} and {@code t.*} of SELECT replaced, where it stands in the
+   * text, by the columns it expands to against {@code a} and {@code b} (qualified as the query
+   * qualifies the table, with {@code AS} where the output name differs from the column); the text
+   * is otherwise as given, so it resolves to the same output columns and names. A query without a
+   * star is returned unchanged. Coordinators expand against the registered schemas, so that the
+   * jobs never expand a star against whatever columns the files have by then.
    */
   public String expandStars(TableSchema a, TableSchema b) throws QueryException {
     if (parsed.select().stream().noneMatch(ParsedQuery.Item::star)) {
@@ -121,19 +121,24 @@ public final class JoinQuery implements Serializable {
         continue;
       }
       List<String> cols = new java.util.ArrayList<>();
-      for (Role s : item.starSide() == null ? PARTIES
-          : List.of(item.starSide())) {
+      for (Role s : item.starSide() == null ? PARTIES : List.of(item.starSide())) {
         for (int i = 0; i < (Role.A.equals(s) ? a : b).names().size(); i++) {
           OutputColumn oc = out.get(next++);
-          cols.add(FlinkDialect.quote(parsed.qualifier(s)) + "." + FlinkDialect.quote(oc.column())
-              + (oc.outputName().equals(oc.column()) ? ""
-                  : " AS " + FlinkDialect.quote(oc.outputName())));
+          cols.add(
+              FlinkDialect.quote(parsed.qualifier(s))
+                  + "."
+                  + FlinkDialect.quote(oc.column())
+                  + (oc.outputName().equals(oc.column())
+                      ? ""
+                      : " AS " + FlinkDialect.quote(oc.outputName())));
         }
       }
       int at = text.offsetOf(item.span());
       if (at < copied) {
-        throw new QueryException("SELECT", "cannot place the columns of " + item.span().text()
-            + " in the query text", item.span());
+        throw new QueryException(
+            "SELECT",
+            "cannot place the columns of " + item.span().text() + " in the query text",
+            item.span());
       }
       sb.append(sql, copied, at).append(String.join(", ", cols));
       copied = at + item.span().text().length();
@@ -157,8 +162,8 @@ public final class JoinQuery implements Serializable {
    * SHA-256 (lower-case hex) of a canonical unparse of the parsed query: equal for queries that
    * differ only in whitespace, comments, keyword and function-name case, {@code JOIN} versus {@code
    * INNER JOIN}, parenthesisation of the AND-ed conditions, the order of the two columns of an ON
-   * equality whose columns are both qualified, or table aliases; different when a column, an alias of a column, a predicate or a
-   * literal changes.
+   * equality whose columns are both qualified, or table aliases; different when a column, an alias
+   * of a column, a predicate or a literal changes.
    */
   /** Whether the query is {@code SELECT COUNT(DISTINCT keys)}: only a count is revealed. */
   public boolean countOnly() {
@@ -170,9 +175,9 @@ public final class JoinQuery implements Serializable {
   }
 
   /**
-   * Where the query names column {@code column} of {@code side}'s table in {@code clause}
-   * ({@code "SELECT"}, {@code "ON"} or {@code "WHERE"}), in query order: qualified references to
-   * that table, unqualified references with that name, and (for SELECT) stars that expand to that
+   * Where the query names column {@code column} of {@code side}'s table in {@code clause} ({@code
+   * "SELECT"}, {@code "ON"} or {@code "WHERE"}), in query order: qualified references to that
+   * table, unqualified references with that name, and (for SELECT) stars that expand to that
    * table's columns. For error messages about a column that resolved but is not allowed (e.g. by a
    * dataset's owner); empty when nothing matches.
    */
@@ -180,12 +185,16 @@ public final class JoinQuery implements Serializable {
     Objects.requireNonNull(side, "side");
     Objects.requireNonNull(column, "column");
     java.util.List<SourceSpan> out = new java.util.ArrayList<>();
-    java.util.function.Predicate<ParsedQuery.Ref> matches = r -> r != null
-        && r.column().equals(column) && (r.qualifier() == null || r.qualifier() == side);
+    java.util.function.Predicate<ParsedQuery.Ref> matches =
+        r ->
+            r != null
+                && r.column().equals(column)
+                && (r.qualifier() == null || r.qualifier() == side);
     switch (clause) {
       case "SELECT" -> {
         for (ParsedQuery.Item item : parsed.select()) {
-          if (item.star() ? item.starSide() == null || item.starSide() == side
+          if (item.star()
+              ? item.starSide() == null || item.starSide() == side
               : matches.test(item.ref())) {
             out.add(item.span());
           }
@@ -209,7 +218,8 @@ public final class JoinQuery implements Serializable {
           }
         }
       }
-      default -> throw new IllegalArgumentException("clause must be SELECT, ON or WHERE: " + clause);
+      default ->
+          throw new IllegalArgumentException("clause must be SELECT, ON or WHERE: " + clause);
     }
     out.removeIf(Objects::isNull);
     return java.util.List.copyOf(out);
@@ -226,8 +236,9 @@ public final class JoinQuery implements Serializable {
 
   private static String sha256(String s) {
     try {
-      return HexFormat.of().formatHex(
-          MessageDigest.getInstance("SHA-256").digest(s.getBytes(StandardCharsets.UTF_8)));
+      return HexFormat.of()
+          .formatHex(
+              MessageDigest.getInstance("SHA-256").digest(s.getBytes(StandardCharsets.UTF_8)));
     } catch (NoSuchAlgorithmException e) {
       throw new IllegalStateException(e);
     }

@@ -10,19 +10,19 @@ import java.util.Objects;
  * only.
  *
  * @param side the party
- * @param keyColumns this side's column of each {@code ON} equality, in {@code ON} order; one entry per
- *     equality (a column may repeat), so position {@code i} of A's list pairs with position {@code i}
- *     of B's: the join key is the tuple of these columns, in this order
+ * @param keyColumns this side's column of each {@code ON} equality, in {@code ON} order; one entry
+ *     per equality (a column may repeat), so position {@code i} of A's list pairs with position
+ *     {@code i} of B's: the join key is the tuple of these columns, in this order
  * @param revealedColumns this side's columns that appear in {@code SELECT} (stars expanded),
  *     deduplicated, in order of first appearance
- * @param wherePredicate Flink SQL text of this side's {@code WHERE} conjuncts joined by {@code AND},
- *     or {@code ""} when there are none; identifiers are unqualified and backtick-quoted, so the text
- *     can be evaluated as {@code SELECT * FROM t WHERE <wherePredicate>} on a table with this side's
- *     columns (see {@link WhereFilter})
- * @param filterColumns this side's columns that its {@code WHERE} conjuncts reference, deduplicated,
- *     in order of first appearance
- * @param neededColumns the union of {@code keyColumns} and {@code revealedColumns}, in schema order:
- *     the columns this side must keep after filtering
+ * @param wherePredicate Flink SQL text of this side's {@code WHERE} conjuncts joined by {@code
+ *     AND}, or {@code ""} when there are none; identifiers are unqualified and backtick-quoted, so
+ *     the text can be evaluated as {@code SELECT * FROM t WHERE <wherePredicate>} on a table with
+ *     this side's columns (see {@link WhereFilter})
+ * @param filterColumns this side's columns that its {@code WHERE} conjuncts reference,
+ *     deduplicated, in order of first appearance
+ * @param neededColumns the union of {@code keyColumns} and {@code revealedColumns}, in schema
+ *     order: the columns this side must keep after filtering
  */
 public record PartyView(
     Role side,
@@ -43,16 +43,26 @@ public record PartyView(
 
   // Role is not Serializable: a view travels with its party's label
   private Object writeReplace() {
-    return new Form(side.label(), keyColumns, revealedColumns, wherePredicate, filterColumns,
-        neededColumns);
+    return new Form(
+        side.label(), keyColumns, revealedColumns, wherePredicate, filterColumns, neededColumns);
   }
 
-  private record Form(String side, List<String> keyColumns, List<String> revealedColumns,
-      String wherePredicate, List<String> filterColumns, List<String> neededColumns)
+  private record Form(
+      String side,
+      List<String> keyColumns,
+      List<String> revealedColumns,
+      String wherePredicate,
+      List<String> filterColumns,
+      List<String> neededColumns)
       implements Serializable {
     private Object readResolve() {
-      return new PartyView(Role.parse(side), keyColumns, revealedColumns, wherePredicate,
-          filterColumns, neededColumns);
+      return new PartyView(
+          Role.parse(side),
+          keyColumns,
+          revealedColumns,
+          wherePredicate,
+          filterColumns,
+          neededColumns);
     }
   }
 }

@@ -7,12 +7,12 @@ import java.util.Objects;
  * reference that does not match a schema.
  *
  * <p>The message has the form {@code "<clause>: <what is wrong> (at line L, column C: `<text>`)"};
- * the location part is present when the problem is tied to a place in the query text.
- * {@link #clause()} names the clause at fault: {@code "SQL"} for a syntax error or a statement that is
- * not a query, {@code "SELECT"}, {@code "DISTINCT"}, {@code "FROM"}, {@code "ON"}, {@code "WHERE"},
+ * the location part is present when the problem is tied to a place in the query text. {@link
+ * #clause()} names the clause at fault: {@code "SQL"} for a syntax error or a statement that is not
+ * a query, {@code "SELECT"}, {@code "DISTINCT"}, {@code "FROM"}, {@code "ON"}, {@code "WHERE"},
  * {@code "GROUP BY"}, {@code "HAVING"}, {@code "WINDOW"}, {@code "QUALIFY"}, {@code "ORDER BY"},
- * {@code "LIMIT"}, {@code "OFFSET"}, {@code "WITH"}, {@code "UNION"}, {@code "INTERSECT"} or
- * {@code "EXCEPT"}.
+ * {@code "LIMIT"}, {@code "OFFSET"}, {@code "WITH"}, {@code "UNION"}, {@code "INTERSECT"} or {@code
+ * "EXCEPT"}.
  */
 public class QueryException extends Exception {
   private static final long serialVersionUID = 1L;
@@ -47,8 +47,13 @@ public class QueryException extends Exception {
 
   /** A problem at a place in the query text ({@code at} may be null: no location). */
   public QueryException(String clause, String problem, SourceSpan at) {
-    this(clause, problem, at == null ? 0 : at.line(), at == null ? 0 : at.column(),
-        at == null ? null : at.text(), null);
+    this(
+        clause,
+        problem,
+        at == null ? 0 : at.line(),
+        at == null ? 0 : at.column(),
+        at == null ? null : at.text(),
+        null);
   }
 
   private QueryException(

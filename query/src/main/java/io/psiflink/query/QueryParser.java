@@ -67,10 +67,11 @@ final class QueryParser {
    * Lex.JAVA: identifiers quoted with backticks, case-sensitive, unquoted identifiers keep their
    * case; string literals in single quotes. This is also Flink SQL's lexical convention.
    */
-  static final SqlParser.Config CONFIG = SqlParser.config()
-      .withLex(Lex.JAVA)
-      .withIdentifierMaxLength(1024)
-      .withConformance(CONFORMANCE);
+  static final SqlParser.Config CONFIG =
+      SqlParser.config()
+          .withLex(Lex.JAVA)
+          .withIdentifierMaxLength(1024)
+          .withConformance(CONFORMANCE);
 
   private static final String CANONICAL_VERSION = "psi-flink join query v1";
 
@@ -105,15 +106,15 @@ final class QueryParser {
     List<Item> items = count != null ? List.of() : readSelect(select.getSelectList());
     List<Equality> on = readOn(join);
     List<Conjunct> where = select.getWhere() == null ? List.of() : readWhere(select.getWhere());
-    return new ParsedQuery(qualifierA, qualifierB, items, count, on, where,
-        canonical(items, count, on, where));
+    return new ParsedQuery(
+        qualifierA, qualifierB, items, count, on, where, canonical(items, count, on, where));
   }
 
   // ---------------------------------------------------------------- statement shape
 
   private QueryException syntaxError(SqlParseException e) {
-    String msg = firstLine(e.getMessage()).replaceAll(
-        "\\s*at line \\d+, column \\d+\\.?", "").trim();
+    String msg =
+        firstLine(e.getMessage()).replaceAll("\\s*at line \\d+, column \\d+\\.?", "").trim();
     if (msg.endsWith(".")) {
       msg = msg.substring(0, msg.length() - 1);
     }
@@ -128,8 +129,9 @@ final class QueryParser {
       }
     }
     if (sql.indexOf('"') >= 0) {
-      msg += " (identifiers are quoted with backticks, e.g. a.`home city`, not with double"
-          + " quotes; string literals use single quotes)";
+      msg +=
+          " (identifiers are quoted with backticks, e.g. a.`home city`, not with double"
+              + " quotes; string literals use single quotes)";
     }
     SourceSpan at = e.getPos() == null ? null : src.span(e.getPos());
     if (msg.startsWith("Encountered \"<EOF>\"")) {
@@ -151,34 +153,45 @@ final class QueryParser {
     if (node instanceof SqlOrderBy ob) {
       boolean ordered = ob.orderList != null && !ob.orderList.isEmpty();
       if (ordered) {
-        throw new QueryException("ORDER BY",
+        throw new QueryException(
+            "ORDER BY",
             "ORDER BY is not allowed: the joined rows have no defined order",
             src.after(ob.query, ob.orderList));
       }
       SqlNode last = ob.fetch != null ? ob.fetch : ob.offset;
-      if (ob.offset != null && ob.fetch != null && src.extent(ob.offset)[1] > src.extent(ob.fetch)[1]) {
+      if (ob.offset != null
+          && ob.fetch != null
+          && src.extent(ob.offset)[1] > src.extent(ob.fetch)[1]) {
         last = ob.offset;
       }
-      throw new QueryException(ob.fetch != null ? "LIMIT" : "OFFSET",
-          (ob.fetch != null ? "LIMIT/FETCH" : "OFFSET") + " is not allowed: the query returns every"
+      throw new QueryException(
+          ob.fetch != null ? "LIMIT" : "OFFSET",
+          (ob.fetch != null ? "LIMIT/FETCH" : "OFFSET")
+              + " is not allowed: the query returns every"
               + " joined row",
           src.after(ob.query, last));
     }
     if (node instanceof SqlWith with) {
-      throw new QueryException("WITH", "WITH is not allowed: the query must be a single SELECT",
+      throw new QueryException(
+          "WITH",
+          "WITH is not allowed: the query must be a single SELECT",
           src.span(src.extent(with)[0], src.extent(with.body)[0]));
     }
-    if (node.getKind() == SqlKind.UNION || node.getKind() == SqlKind.INTERSECT
+    if (node.getKind() == SqlKind.UNION
+        || node.getKind() == SqlKind.INTERSECT
         || node.getKind() == SqlKind.EXCEPT) {
       SqlCall call = (SqlCall) node;
       String clause = node.getKind().name();
-      throw new QueryException(clause,
+      throw new QueryException(
+          clause,
           clause + " is not allowed: the query must be a single SELECT",
           src.between(call.operand(0), call.operand(1)));
     }
     if (!(node instanceof SqlSelect select)) {
-      throw new QueryException("SQL",
-          "only a single SELECT query is allowed, not " + node.getKind().sql, src.span(node));
+      throw new QueryException(
+          "SQL",
+          "only a single SELECT query is allowed, not " + node.getKind().sql,
+          src.span(node));
     }
     return select;
   }
@@ -189,7 +202,8 @@ final class QueryParser {
     }
     SqlNode distinct = select.getModifierNode(SqlSelectKeyword.DISTINCT);
     if (distinct != null) {
-      throw new QueryException("DISTINCT",
+      throw new QueryException(
+          "DISTINCT",
           "SELECT DISTINCT is not allowed: the query returns every joined row",
           src.span(distinct));
     }
@@ -199,25 +213,28 @@ final class QueryParser {
     }
     SqlNode prev = select.getWhere() != null ? select.getWhere() : select.getFrom();
     if (select.getGroup() != null) {
-      throw new QueryException("GROUP BY",
+      throw new QueryException(
+          "GROUP BY",
           "GROUP BY is not allowed: the query returns joined rows, not aggregates",
           src.after(prev, select.getGroup()));
     }
     if (select.getHaving() != null) {
-      throw new QueryException("HAVING",
+      throw new QueryException(
+          "HAVING",
           "HAVING is not allowed: the query returns joined rows, not aggregates",
           src.after(prev, select.getHaving()));
     }
     if (select.getWindowList() != null && !select.getWindowList().isEmpty()) {
-      throw new QueryException("WINDOW", "WINDOW is not allowed",
-          src.after(prev, select.getWindowList()));
+      throw new QueryException(
+          "WINDOW", "WINDOW is not allowed", src.after(prev, select.getWindowList()));
     }
     if (select.getQualify() != null) {
-      throw new QueryException("QUALIFY", "QUALIFY is not allowed",
-          src.after(prev, select.getQualify()));
+      throw new QueryException(
+          "QUALIFY", "QUALIFY is not allowed", src.after(prev, select.getQualify()));
     }
     if (select.getOrderList() != null && !select.getOrderList().isEmpty()) {
-      throw new QueryException("ORDER BY",
+      throw new QueryException(
+          "ORDER BY",
           "ORDER BY is not allowed: the joined rows have no defined order",
           src.span(select.getOrderList()));
     }
@@ -234,42 +251,46 @@ final class QueryParser {
   private SqlJoin readFrom(SqlSelect select) throws QueryException {
     SqlNode from = select.getFrom();
     if (from == null) {
-      throw new QueryException("FROM",
-          "the query must read FROM a JOIN b ON <a-column> = <b-column>", src.all());
+      throw new QueryException(
+          "FROM", "the query must read FROM a JOIN b ON <a-column> = <b-column>", src.all());
     }
     if (!(from instanceof SqlJoin join)) {
       SqlNode inner = from.getKind() == SqlKind.AS ? ((SqlCall) from).operand(0) : from;
       if (isQuery(inner)) {
-        throw new QueryException("FROM",
-            "subqueries are not allowed: join the tables a and b directly", src.span(from));
+        throw new QueryException(
+            "FROM", "subqueries are not allowed: join the tables a and b directly", src.span(from));
       }
-      throw new QueryException("FROM",
+      throw new QueryException(
+          "FROM",
           "the query must join the two tables: FROM a JOIN b ON <a-column> = <b-column>",
           src.span(from));
     }
     if (join.getLeft() instanceof SqlJoin inner) {
-      throw new QueryException("FROM", "exactly two tables, a and b, may be joined",
-          src.after(inner, join.getRight()));
+      throw new QueryException(
+          "FROM", "exactly two tables, a and b, may be joined", src.after(inner, join.getRight()));
     }
     if (join.getRight() instanceof SqlJoin) {
-      throw new QueryException("FROM", "exactly two tables, a and b, may be joined",
-          src.span(join.getRight()));
+      throw new QueryException(
+          "FROM", "exactly two tables, a and b, may be joined", src.span(join.getRight()));
     }
     String joinText = describe(src.between(join.getLeft(), join.getRight()));
     switch (join.getJoinType()) {
       case INNER:
         break;
       case COMMA:
-        throw new QueryException("FROM",
+        throw new QueryException(
+            "FROM",
             "a comma between tables (a cross join) is not allowed: write FROM a JOIN b ON ...",
             src.between(join.getLeft(), join.getRight()));
       default:
-        throw new QueryException("FROM",
+        throw new QueryException(
+            "FROM",
             joinText + " is not allowed: only an inner JOIN with equalities in ON is supported",
             src.between(join.getLeft(), join.getRight()));
     }
     if (join.isNatural()) {
-      throw new QueryException("FROM",
+      throw new QueryException(
+          "FROM",
           "NATURAL JOIN is not allowed: write the ON condition, e.g. a JOIN b ON a.k = b.k",
           src.between(join.getLeft(), join.getRight()));
     }
@@ -277,11 +298,13 @@ final class QueryParser {
       case ON:
         break;
       case USING:
-        throw new QueryException("FROM",
+        throw new QueryException(
+            "FROM",
             "USING is not allowed: write the ON condition, e.g. a JOIN b ON a.k = b.k",
             src.after(join.getRight(), join.getCondition()));
       default:
-        throw new QueryException("ON",
+        throw new QueryException(
+            "ON",
             "the JOIN needs an ON condition: equalities between a column of a and one of b",
             src.span(join));
     }
@@ -290,34 +313,38 @@ final class QueryParser {
     String leftName = left[0];
     String rightName = right[0];
     if (leftName.equals(rightName) && (leftName.equals("a") || leftName.equals("b"))) {
-      throw new QueryException("FROM", "table " + leftName
-          + " appears twice: the query joins table a (party A) with table b (party B)",
+      throw new QueryException(
+          "FROM",
+          "table "
+              + leftName
+              + " appears twice: the query joins table a (party A) with table b (party B)",
           src.span(join.getRight()));
     }
     for (String[] t : List.of(left, right)) {
       if (!t[0].equals("a") && !t[0].equals("b")) {
-        throw new QueryException("FROM", "unknown table " + t[0]
-            + ": the tables are a (party A) and b (party B)",
+        throw new QueryException(
+            "FROM",
+            "unknown table " + t[0] + ": the tables are a (party A) and b (party B)",
             src.span(t == left ? join.getLeft() : join.getRight()));
       }
     }
     if (!leftName.equals("a")) {
-      throw new QueryException("FROM", "write table a first: FROM a JOIN b ON ...",
-          src.span(join.getLeft()));
+      throw new QueryException(
+          "FROM", "write table a first: FROM a JOIN b ON ...", src.span(join.getLeft()));
     }
     if ("b".equals(left[1])) {
-      throw new QueryException("FROM",
-          "alias b of table a would be confused with table b", src.span(join.getLeft()));
+      throw new QueryException(
+          "FROM", "alias b of table a would be confused with table b", src.span(join.getLeft()));
     }
     if ("a".equals(right[1])) {
-      throw new QueryException("FROM",
-          "alias a of table b would be confused with table a", src.span(join.getRight()));
+      throw new QueryException(
+          "FROM", "alias a of table b would be confused with table a", src.span(join.getRight()));
     }
     qualifierA = left[1] != null ? left[1] : "a";
     qualifierB = right[1] != null ? right[1] : "b";
     if (qualifierA.equals(qualifierB)) {
-      throw new QueryException("FROM", "both tables are called " + qualifierA,
-          src.span(join.getRight()));
+      throw new QueryException(
+          "FROM", "both tables are called " + qualifierA, src.span(join.getRight()));
     }
     return join;
   }
@@ -330,25 +357,29 @@ final class QueryParser {
       SqlCall as = (SqlCall) node;
       t = as.operand(0);
       if (as.operandCount() > 2) {
-        throw new QueryException("FROM", "column aliases after a table alias are not allowed",
-            src.span(node));
+        throw new QueryException(
+            "FROM", "column aliases after a table alias are not allowed", src.span(node));
       }
       alias = ((SqlIdentifier) as.operand(1)).getSimple();
     }
     if (isQuery(t)) {
-      throw new QueryException("FROM",
-          "subqueries are not allowed: join the tables a and b directly", src.span(t));
+      throw new QueryException(
+          "FROM", "subqueries are not allowed: join the tables a and b directly", src.span(t));
     }
     if (t.getKind() == SqlKind.TABLE_REF) {
       throw new QueryException("FROM", "table hints are not allowed", src.span(t));
     }
     if (!(t instanceof SqlIdentifier id)) {
-      throw new QueryException("FROM",
-          "only the tables a and b may be joined, not " + t.getKind().sql, src.span(node));
+      throw new QueryException(
+          "FROM", "only the tables a and b may be joined, not " + t.getKind().sql, src.span(node));
     }
     if (!id.isSimple()) {
-      throw new QueryException("FROM", "unknown table " + String.join(".", id.names)
-          + ": the tables are a (party A) and b (party B)", src.span(id));
+      throw new QueryException(
+          "FROM",
+          "unknown table "
+              + String.join(".", id.names)
+              + ": the tables are a (party A) and b (party B)",
+          src.span(id));
     }
     return new String[] {id.getSimple(), alias};
   }
@@ -358,7 +389,9 @@ final class QueryParser {
   }
 
   private static String describe(SourceSpan span) {
-    return span == null ? "this join" : span.text().replaceAll("\\s+", " ").toUpperCase(Locale.ROOT);
+    return span == null
+        ? "this join"
+        : span.text().replaceAll("\\s+", " ").toUpperCase(Locale.ROOT);
   }
 
   // ---------------------------------------------------------------- column references
@@ -373,8 +406,12 @@ final class QueryParser {
     }
     String hint;
     if (q.equals("a") || q.equals("b")) {
-      hint = "table " + q + " is called " + (q.equals("a") ? qualifierA : qualifierB)
-          + " in this query";
+      hint =
+          "table "
+              + q
+              + " is called "
+              + (q.equals("a") ? qualifierA : qualifierB)
+              + " in this query";
     } else {
       hint = "the tables are " + describeQualifier(Role.A) + " and " + describeQualifier(Role.B);
     }
@@ -396,8 +433,10 @@ final class QueryParser {
       case 2:
         return new Ref(qualifier(id, clause), id.names.get(1), src.span(id));
       default:
-        throw new QueryException(clause, "a column is written <table>.<column> or <column>, not "
-            + String.join(".", id.names), src.span(id));
+        throw new QueryException(
+            clause,
+            "a column is written <table>.<column> or <column>, not " + String.join(".", id.names),
+            src.span(id));
     }
   }
 
@@ -407,8 +446,9 @@ final class QueryParser {
       return null;
     }
     List<SqlOperator> ops = new ArrayList<>();
-    SqlStdOperatorTable.instance().lookupOperatorOverloads(
-        id, null, SqlSyntax.FUNCTION, ops, SqlNameMatchers.withCaseSensitive(false));
+    SqlStdOperatorTable.instance()
+        .lookupOperatorOverloads(
+            id, null, SqlSyntax.FUNCTION, ops, SqlNameMatchers.withCaseSensitive(false));
     for (SqlOperator op : ops) {
       if (op.getSyntax() == SqlSyntax.FUNCTION_ID) {
         return op;
@@ -424,14 +464,22 @@ final class QueryParser {
   /** Whether a call is an aggregate or window function (which a row filter cannot contain). */
   private static boolean isAggregateOrWindow(SqlCall call) {
     SqlKind k = call.getKind();
-    if (k == SqlKind.OVER || k == SqlKind.FILTER || k == SqlKind.WITHIN_GROUP
-        || k == SqlKind.WITHIN_DISTINCT || call.getOperator().isAggregator()) {
+    if (k == SqlKind.OVER
+        || k == SqlKind.FILTER
+        || k == SqlKind.WITHIN_GROUP
+        || k == SqlKind.WITHIN_DISTINCT
+        || call.getOperator().isAggregator()) {
       return true;
     }
     if (call.getOperator() instanceof SqlUnresolvedFunction fn) {
       List<SqlOperator> ops = new ArrayList<>();
-      SqlStdOperatorTable.instance().lookupOperatorOverloads(fn.getNameAsId(), null,
-          SqlSyntax.FUNCTION, ops, SqlNameMatchers.withCaseSensitive(false));
+      SqlStdOperatorTable.instance()
+          .lookupOperatorOverloads(
+              fn.getNameAsId(),
+              null,
+              SqlSyntax.FUNCTION,
+              ops,
+              SqlNameMatchers.withCaseSensitive(false));
       return ops.stream().anyMatch(SqlOperator::isAggregator);
     }
     return false;
@@ -477,13 +525,17 @@ final class QueryParser {
       return null;
     }
     if (list.size() != 1) {
-      throw new QueryException("SELECT", "COUNT(DISTINCT ...) must be the only SELECT item: a "
-          + "private join reveals either joined rows or their count", src.span(list));
+      throw new QueryException(
+          "SELECT",
+          "COUNT(DISTINCT ...) must be the only SELECT item: a "
+              + "private join reveals either joined rows or their count",
+          src.span(list));
     }
     SqlBasicCall call = (SqlBasicCall) count;
     SqlLiteral quantifier = call.getFunctionQuantifier();
-    boolean distinct = quantifier != null
-        && quantifier.getValue() == org.apache.calcite.sql.SqlSelectKeyword.DISTINCT;
+    boolean distinct =
+        quantifier != null
+            && quantifier.getValue() == org.apache.calcite.sql.SqlSelectKeyword.DISTINCT;
     List<Ref> keys = new ArrayList<>();
     for (SqlNode operand : call.getOperandList()) {
       if (!isColumn(operand)) {
@@ -493,18 +545,22 @@ final class QueryParser {
       keys.add(ref((SqlIdentifier) operand, "SELECT"));
     }
     if (!distinct || keys.isEmpty()) {
-      throw new QueryException("SELECT", "only COUNT(DISTINCT <the join key columns of a or b>) "
-          + "can be computed privately (the number of keys both tables hold); COUNT(*) would need "
-          + "every key's row count from both parties", src.span(count));
+      throw new QueryException(
+          "SELECT",
+          "only COUNT(DISTINCT <the join key columns of a or b>) "
+              + "can be computed privately (the number of keys both tables hold); COUNT(*) would need "
+              + "every key's row count from both parties",
+          src.span(count));
     }
     return new Count(keys, alias == null ? "count" : alias, src.span(list));
   }
 
   /** COUNT(...): the parser leaves functions unresolved, so it is recognised by name. */
   private static boolean isCount(SqlNode expr) {
-    return expr instanceof SqlCall call && (call.getKind() == SqlKind.COUNT
-        || call.getOperator() instanceof SqlUnresolvedFunction fn
-        && fn.getName().equalsIgnoreCase("COUNT"));
+    return expr instanceof SqlCall call
+        && (call.getKind() == SqlKind.COUNT
+            || call.getOperator() instanceof SqlUnresolvedFunction fn
+                && fn.getName().equalsIgnoreCase("COUNT"));
   }
 
   private List<Item> readSelect(SqlNodeList list) throws QueryException {
@@ -515,8 +571,8 @@ final class QueryParser {
       if (node.getKind() == SqlKind.AS) {
         SqlCall as = (SqlCall) node;
         expr = as.operand(0);
-        alias = as.operand(1) instanceof SqlIdentifier id ? id.getSimple()
-            : as.operand(1).toString();
+        alias =
+            as.operand(1) instanceof SqlIdentifier id ? id.getSimple() : as.operand(1).toString();
       }
       if (expr instanceof SqlIdentifier id && id.isStar()) {
         if (id.names.size() == 1) {
@@ -524,15 +580,21 @@ final class QueryParser {
         } else if (id.names.size() == 2) {
           items.add(new Item(null, qualifier(id, "SELECT"), null, src.span(node)));
         } else {
-          throw new QueryException("SELECT", "write * or <table>.*, not "
-              + String.join(".", id.names.subList(0, id.names.size() - 1)) + ".*", src.span(id));
+          throw new QueryException(
+              "SELECT",
+              "write * or <table>.*, not "
+                  + String.join(".", id.names.subList(0, id.names.size() - 1))
+                  + ".*",
+              src.span(id));
         }
       } else if (isColumn(expr)) {
         items.add(new Item(ref((SqlIdentifier) expr, "SELECT"), null, alias, src.span(node)));
       } else {
         String why = whyNotAllowed(expr);
-        throw new QueryException("SELECT", (why != null ? why + "; " : "")
-            + "only column references may be selected (a.x, a.x AS y, *, a.*), not expressions",
+        throw new QueryException(
+            "SELECT",
+            (why != null ? why + "; " : "")
+                + "only column references may be selected (a.x, a.x AS y, *, a.*), not expressions",
             src.span(expr));
       }
     }
@@ -561,25 +623,37 @@ final class QueryParser {
     List<Equality> out = new ArrayList<>();
     for (SqlNode e : conjuncts(join.getCondition())) {
       if (e.getKind() == SqlKind.OR) {
-        throw new QueryException("ON", "OR is not allowed in ON: the ON condition is equalities"
-            + " between a column of a and a column of b, joined by AND", src.span(e));
+        throw new QueryException(
+            "ON",
+            "OR is not allowed in ON: the ON condition is equalities"
+                + " between a column of a and a column of b, joined by AND",
+            src.span(e));
       }
       if (e.getKind() != SqlKind.EQUALS) {
-        throw new QueryException("ON", "only equalities between a column of a and a column of b"
-            + " are allowed in ON (joined by AND); conditions on one table belong in WHERE",
+        throw new QueryException(
+            "ON",
+            "only equalities between a column of a and a column of b"
+                + " are allowed in ON (joined by AND); conditions on one table belong in WHERE",
             src.span(e));
       }
       SqlCall eq = (SqlCall) e;
       if (!isColumn(eq.operand(0)) || !isColumn(eq.operand(1))) {
-        throw new QueryException("ON", "each equality must compare a column of a with a column"
-            + " of b, not expressions or constants", src.span(e));
+        throw new QueryException(
+            "ON",
+            "each equality must compare a column of a with a column"
+                + " of b, not expressions or constants",
+            src.span(e));
       }
       Ref l = ref((SqlIdentifier) eq.operand(0), "ON");
       Ref r = ref((SqlIdentifier) eq.operand(1), "ON");
       if (l.qualifier() != null && l.qualifier() == r.qualifier()) {
-        throw new QueryException("ON", "this equality compares two columns of table "
-            + l.qualifier().table() + "; each equality must compare a column of a with a column"
-            + " of b", src.span(e));
+        throw new QueryException(
+            "ON",
+            "this equality compares two columns of table "
+                + l.qualifier().table()
+                + "; each equality must compare a column of a with a column"
+                + " of b",
+            src.span(e));
       }
       out.add(new Equality(l, r, src.span(e)));
     }
@@ -603,8 +677,11 @@ final class QueryParser {
         throw mixesTables(src.span(c));
       }
       if (flink.refs.isEmpty()) {
-        throw new QueryException("WHERE", "this condition uses no column: each AND-ed condition"
-            + " must test columns of a or of b", src.span(c));
+        throw new QueryException(
+            "WHERE",
+            "this condition uses no column: each AND-ed condition"
+                + " must test columns of a or of b",
+            src.span(c));
       }
       out.add(new Conjunct(flink.refs, FlinkDialect.unparse(rewritten), src.span(c)));
       canonicalWhere.add(FlinkDialect.unparse(new Rewriter(true).rewrite(c)));
@@ -613,9 +690,12 @@ final class QueryParser {
   }
 
   static QueryException mixesTables(SourceSpan at) {
-    return new QueryException("WHERE", "this condition uses columns of both a and b; each AND-ed"
-        + " condition may use the columns of only one table (equalities between the tables belong"
-        + " in ON)", at);
+    return new QueryException(
+        "WHERE",
+        "this condition uses columns of both a and b; each AND-ed"
+            + " condition may use the columns of only one table (equalities between the tables belong"
+            + " in ON)",
+        at);
   }
 
   /**
@@ -651,26 +731,29 @@ final class QueryParser {
       // Quoted positions: an identifier spelled like a niladic function (a column named
       // CURRENT_DATE) must be written back quoted, or it would turn into the function.
       if (canonical && r.qualifier() != null) {
-        return new SqlIdentifier(List.of(r.qualifier().table(), r.column()),
-            SqlParserPos.QUOTED_ZERO);
+        return new SqlIdentifier(
+            List.of(r.qualifier().table(), r.column()), SqlParserPos.QUOTED_ZERO);
       }
       return new SqlIdentifier(r.column(), SqlParserPos.QUOTED_ZERO);
     }
 
     @Override
     public SqlNode visit(SqlDynamicParam param) {
-      throw new Failure(new QueryException("WHERE", "query parameters (?) are not allowed",
-          src.span(param)));
+      throw new Failure(
+          new QueryException("WHERE", "query parameters (?) are not allowed", src.span(param)));
     }
 
     @Override
     public SqlNode visit(SqlDataTypeSpec type) {
       if (type.getTypeNameSpec() instanceof SqlUserDefinedTypeNameSpec udt
-          && udt.getTypeName().isSimple() && !udt.getTypeName().isComponentQuoted(0)) {
+          && udt.getTypeName().isSimple()
+          && !udt.getTypeName().isComponentQuoted(0)) {
         return new SqlDataTypeSpec(
             new FlinkDialect.KeywordTypeName(
                 udt.getTypeName().getSimple().toUpperCase(Locale.ROOT), type.getParserPosition()),
-            type.getTimeZone(), type.getNullable(), type.getParserPosition());
+            type.getTimeZone(),
+            type.getNullable(),
+            type.getParserPosition());
       }
       return type;
     }
@@ -678,22 +761,30 @@ final class QueryParser {
     @Override
     public SqlNode visit(SqlCall call) {
       if (isQuery(call)) {
-        throw new Failure(new QueryException("WHERE", "subqueries are not allowed",
-            src.span(call)));
+        throw new Failure(
+            new QueryException("WHERE", "subqueries are not allowed", src.span(call)));
       }
       if (isAggregateOrWindow(call)) {
-        throw new Failure(new QueryException("WHERE",
-            "aggregate and window functions are not allowed", src.span(call)));
+        throw new Failure(
+            new QueryException(
+                "WHERE", "aggregate and window functions are not allowed", src.span(call)));
       }
       SqlNode out = super.visit(call);
       if (out instanceof SqlCall c && c.getOperator() instanceof SqlUnresolvedFunction fn) {
         SqlIdentifier name = fn.getSqlIdentifier();
         if (name != null && name.isSimple() && !name.isComponentQuoted(0)) {
-          SqlUnresolvedFunction upper = new SqlUnresolvedFunction(
-              new SqlIdentifier(name.getSimple().toUpperCase(Locale.ROOT),
-                  name.getParserPosition()),
-              null, null, null, null, fn.getFunctionType());
-          return upper.createCall(c.getFunctionQuantifier(), c.getParserPosition(),
+          SqlUnresolvedFunction upper =
+              new SqlUnresolvedFunction(
+                  new SqlIdentifier(
+                      name.getSimple().toUpperCase(Locale.ROOT), name.getParserPosition()),
+                  null,
+                  null,
+                  null,
+                  null,
+                  fn.getFunctionType());
+          return upper.createCall(
+              c.getFunctionQuantifier(),
+              c.getParserPosition(),
               c.getOperandList().toArray(new SqlNode[0]));
         }
       }
@@ -731,14 +822,14 @@ final class QueryParser {
    * identifier quoted, keywords and unquoted function names upper-case. It does not depend on
    * whitespace, comments or keyword case.
    */
-  private String canonical(List<Item> items, Count count, List<Equality> on,
-      List<Conjunct> where) {
+  private String canonical(List<Item> items, Count count, List<Equality> on, List<Conjunct> where) {
     StringBuilder sb = new StringBuilder(CANONICAL_VERSION).append("\nSELECT ");
     if (count != null) {
       sb.append("COUNT(DISTINCT ")
-          .append(count.keys().stream().map(QueryParser::canonical)
-              .collect(Collectors.joining(", ")))
-          .append(") AS ").append(FlinkDialect.quote(count.name()));
+          .append(
+              count.keys().stream().map(QueryParser::canonical).collect(Collectors.joining(", ")))
+          .append(") AS ")
+          .append(FlinkDialect.quote(count.name()));
     }
     sb.append(items.stream().map(QueryParser::canonical).collect(Collectors.joining(", ")));
     sb.append("\nFROM a INNER JOIN b\nON ");
@@ -756,8 +847,8 @@ final class QueryParser {
     sb.append(String.join(" AND ", eqs));
     if (!where.isEmpty()) {
       sb.append("\nWHERE ");
-      sb.append(canonicalWhere.stream().map(c -> "(" + c + ")")
-          .collect(Collectors.joining(" AND ")));
+      sb.append(
+          canonicalWhere.stream().map(c -> "(" + c + ")").collect(Collectors.joining(" AND ")));
     }
     return sb.toString();
   }

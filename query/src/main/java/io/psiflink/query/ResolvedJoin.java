@@ -18,7 +18,11 @@ import java.util.Objects;
  * @param b party B's view; equal to {@code query.view(Role.B, schemaOfB)}
  */
 public record ResolvedJoin(
-    JoinQuery query, List<KeyPair> on, List<OutputColumn> output, String count, PartyView a,
+    JoinQuery query,
+    List<KeyPair> on,
+    List<OutputColumn> output,
+    String count,
+    PartyView a,
     PartyView b)
     implements Serializable {
   public ResolvedJoin {

@@ -1,7 +1,7 @@
 package io.psiflink.query;
 
-import io.psiflink.api.Role;
 import io.psiflink.api.Column;
+import io.psiflink.api.Role;
 import io.psiflink.api.TableSchema;
 import io.psiflink.query.ParsedQuery.Conjunct;
 import io.psiflink.query.ParsedQuery.Equality;
@@ -10,7 +10,6 @@ import io.psiflink.query.ParsedQuery.Ref;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
-import java.util.HashSet;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
@@ -18,8 +17,8 @@ import java.util.Set;
 
 /**
  * Resolves a parsed query against the schemas of both tables ({@link JoinQuery#resolve}) or against
- * one party's own schema only ({@link JoinQuery#view}); in the latter case the other schema is
- * null and unqualified names missing from the known schema are taken to be the other table's.
+ * one party's own schema only ({@link JoinQuery#view}); in the latter case the other schema is null
+ * and unqualified names missing from the known schema are taken to be the other table's.
  */
 final class Resolver {
   private final ParsedQuery q;
@@ -49,12 +48,18 @@ final class Resolver {
       throws QueryException {
     Resolver r = new Resolver(q, a, b);
     r.run();
-    return new ResolvedJoin(query, r.on, r.output, q.count() == null ? null : q.count().name(),
-        r.view(Role.A), r.view(Role.B));
+    return new ResolvedJoin(
+        query,
+        r.on,
+        r.output,
+        q.count() == null ? null : q.count().name(),
+        r.view(Role.A),
+        r.view(Role.B));
   }
 
   static PartyView view(ParsedQuery q, Role side, TableSchema own) throws QueryException {
-    Resolver r = new Resolver(q, Role.A.equals(side) ? own : null, Role.B.equals(side) ? own : null);
+    Resolver r =
+        new Resolver(q, Role.A.equals(side) ? own : null, Role.B.equals(side) ? own : null);
     r.run();
     return r.view(side);
   }
@@ -74,16 +79,22 @@ final class Resolver {
 
   private String name(Role side) {
     String qualifier = q.qualifier(side);
-    return qualifier.equals(side.table()) ? side.table()
-        : side.table() + " (" + qualifier + ")";
+    return qualifier.equals(side.table()) ? side.table() : side.table() + " (" + qualifier + ")";
   }
 
   private Role sideOf(Ref ref, String clause) throws QueryException {
     if (ref.qualifier() != null) {
       Role s = ref.qualifier();
       if (schema(s) != null && !has(s, ref.column())) {
-        throw new QueryException(clause, "table " + name(s) + " has no column " + ref.column()
-            + "; its columns are " + schema(s).names(), ref.span());
+        throw new QueryException(
+            clause,
+            "table "
+                + name(s)
+                + " has no column "
+                + ref.column()
+                + "; its columns are "
+                + schema(s).names(),
+            ref.span());
       }
       return s;
     }
@@ -91,13 +102,31 @@ final class Resolver {
     boolean inB = has(Role.B, ref.column());
     if (full()) {
       if (inA && inB) {
-        throw new QueryException(clause, "column " + ref.column() + " is ambiguous: both a and b"
-            + " have it; write " + q.qualifierA() + "." + ref.column() + " or " + q.qualifierB()
-            + "." + ref.column(), ref.span());
+        throw new QueryException(
+            clause,
+            "column "
+                + ref.column()
+                + " is ambiguous: both a and b"
+                + " have it; write "
+                + q.qualifierA()
+                + "."
+                + ref.column()
+                + " or "
+                + q.qualifierB()
+                + "."
+                + ref.column(),
+            ref.span());
       }
       if (!inA && !inB) {
-        throw new QueryException(clause, "no column " + ref.column() + " in a or b; a has columns "
-            + schemaA.names() + ", b has columns " + schemaB.names(), ref.span());
+        throw new QueryException(
+            clause,
+            "no column "
+                + ref.column()
+                + " in a or b; a has columns "
+                + schemaA.names()
+                + ", b has columns "
+                + schemaB.names(),
+            ref.span());
       }
       return inA ? Role.A : Role.B;
     }
@@ -119,14 +148,25 @@ final class Resolver {
         String problem;
         if (schema(l) == null) {
           Role own = l.peer();
-          problem = "neither side of this equality is a column of " + own.table()
-              + "; its columns are " + schema(own).names();
+          problem =
+              "neither side of this equality is a column of "
+                  + own.table()
+                  + "; its columns are "
+                  + schema(own).names();
         } else if (e.left().qualifier() == null || e.right().qualifier() == null) {
-          problem = "both columns are in table " + l.table() + ": qualify them, e.g. "
-              + q.qualifierA() + ".k = " + q.qualifierB() + ".k";
+          problem =
+              "both columns are in table "
+                  + l.table()
+                  + ": qualify them, e.g. "
+                  + q.qualifierA()
+                  + ".k = "
+                  + q.qualifierB()
+                  + ".k";
         } else {
-          problem = "this equality compares two columns of table " + l.table()
-              + "; each equality must compare a column of a with a column of b";
+          problem =
+              "this equality compares two columns of table "
+                  + l.table()
+                  + "; each equality must compare a column of a with a column of b";
         }
         throw new QueryException("ON", problem, e.span());
       }
@@ -136,8 +176,17 @@ final class Resolver {
         Column ca = schemaA.column(schemaA.indexOf(ra.column()).orElseThrow());
         Column cb = schemaB.column(schemaB.indexOf(rb.column()).orElseThrow());
         if (ca.type().keyClass() != cb.type().keyClass()) {
-          throw new QueryException("ON", "a." + ra.column() + " (" + ca.type().sqlName()
-              + ") = b." + rb.column() + " (" + cb.type().sqlName() + "): types do not compare",
+          throw new QueryException(
+              "ON",
+              "a."
+                  + ra.column()
+                  + " ("
+                  + ca.type().sqlName()
+                  + ") = b."
+                  + rb.column()
+                  + " ("
+                  + cb.type().sqlName()
+                  + "): types do not compare",
               e.span());
         }
       }
@@ -175,11 +224,18 @@ final class Resolver {
       columns.add(r.column());
     }
     Role side = sides.iterator().next();
-    if (sides.size() > 1 || (schema(side) != null
-        && !columns.equals(new HashSet<>(keys.get(side))))) {
-      throw new QueryException("SELECT", "COUNT(DISTINCT ...) must list the join key columns of "
-          + "one table, here " + keys.get(Role.A) + " of a or " + keys.get(Role.B) + " of b: "
-          + "the count is of the keys both tables hold", q.count().span());
+    if (sides.size() > 1
+        || (schema(side) != null && !columns.equals(new HashSet<>(keys.get(side))))) {
+      throw new QueryException(
+          "SELECT",
+          "COUNT(DISTINCT ...) must list the join key columns of "
+              + "one table, here "
+              + keys.get(Role.A)
+              + " of a or "
+              + keys.get(Role.B)
+              + " of b: "
+              + "the count is of the keys both tables hold",
+          q.count().span());
     }
   }
 
@@ -191,8 +247,7 @@ final class Resolver {
     List<Out> outs = new ArrayList<>();
     for (Item item : q.select()) {
       if (item.star()) {
-        for (Role s : item.starSide() == null ? JoinQuery.PARTIES
-            : List.of(item.starSide())) {
+        for (Role s : item.starSide() == null ? JoinQuery.PARTIES : List.of(item.starSide())) {
           if (schema(s) != null) {
             for (String col : schema(s).names()) {
               outs.add(new Out(s, col, null, item.span()));
@@ -222,14 +277,21 @@ final class Resolver {
       String name = base;
       if (!bases.add(base)) {
         if (o.alias() != null) {
-          throw new QueryException("SELECT", "output name " + base + " is used twice; choose"
-              + " another AS name", o.span());
+          throw new QueryException(
+              "SELECT",
+              "output name " + base + " is used twice; choose" + " another AS name",
+              o.span());
         }
         name = o.side().table() + "_" + base;
       }
       if (!names.add(name)) {
-        throw new QueryException("SELECT", "output name " + name + " is used twice (after"
-            + " prefixing repeated names with their table); rename a column with AS", o.span());
+        throw new QueryException(
+            "SELECT",
+            "output name "
+                + name
+                + " is used twice (after"
+                + " prefixing repeated names with their table); rename a column with AS",
+            o.span());
       }
       output.add(new OutputColumn(o.side(), o.column(), name));
     }
@@ -241,9 +303,16 @@ final class Resolver {
     needed.addAll(revealed.get(side));
     List<String> neededInOrder = own.names().stream().filter(needed::contains).toList();
     List<String> preds = predicates.get(side);
-    String where = preds.size() == 1 ? preds.get(0)
-        : String.join(" AND ", preds.stream().map(p -> "(" + p + ")").toList());
-    return new PartyView(side, keys.get(side), List.copyOf(revealed.get(side)), where,
-        List.copyOf(filtered.get(side)), neededInOrder);
+    String where =
+        preds.size() == 1
+            ? preds.get(0)
+            : String.join(" AND ", preds.stream().map(p -> "(" + p + ")").toList());
+    return new PartyView(
+        side,
+        keys.get(side),
+        List.copyOf(revealed.get(side)),
+        where,
+        List.copyOf(filtered.get(side)),
+        neededInOrder);
   }
 }

@@ -162,7 +162,10 @@ final class SourceText {
   }
 
   private static boolean known(SqlParserPos pos) {
-    return pos != null && pos.getLineNum() > 0 && pos.getColumnNum() > 0
-        && pos.getEndLineNum() > 0 && pos.getEndColumnNum() > 0;
+    return pos != null
+        && pos.getLineNum() > 0
+        && pos.getColumnNum() > 0
+        && pos.getEndLineNum() > 0
+        && pos.getEndColumnNum() > 0;
   }
 }

@@ -1,9 +1,9 @@
 package io.psiflink.query;
 
-import io.psiflink.api.Role;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
+import io.psiflink.api.Role;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
@@ -15,8 +15,10 @@ class JoinQueryReferencesTest {
 
   @Test
   void findsQualifiedUnqualifiedAndStarReferences() throws QueryException {
-    JoinQuery q = JoinQuery.parse("SELECT x.spend, email, b.*\nFROM a AS x JOIN b"
-        + " ON x.card = b.card AND b.zip = x.zip WHERE x.spend > 1 AND b.country = 'DE'");
+    JoinQuery q =
+        JoinQuery.parse(
+            "SELECT x.spend, email, b.*\nFROM a AS x JOIN b"
+                + " ON x.card = b.card AND b.zip = x.zip WHERE x.spend > 1 AND b.country = 'DE'");
     assertEquals(List.of("x.spend"), texts(q, Role.A, "spend", "SELECT"));
     assertEquals(List.of("email", "b.*"), texts(q, Role.B, "email", "SELECT"));
     assertEquals(List.of("email"), texts(q, Role.A, "email", "SELECT"));
@@ -36,7 +38,8 @@ class JoinQueryReferencesTest {
     SourceSpan at = q.references(Role.B, "card", "SELECT").get(0);
     QueryException e = new QueryException("SELECT", "not allowed", at);
     assertEquals("SELECT: not allowed (at line 1, column 8: `b.card`)", e.getMessage());
-    assertEquals("SELECT: not allowed", new QueryException("SELECT", "not allowed",
-        (SourceSpan) null).getMessage());
+    assertEquals(
+        "SELECT: not allowed",
+        new QueryException("SELECT", "not allowed", (SourceSpan) null).getMessage());
   }
 }

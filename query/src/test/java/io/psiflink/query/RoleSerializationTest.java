@@ -14,8 +14,8 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The query's records that name a party travel through Java serialization (Flink ships them to its
- * operators) although {@link Role} is not Serializable: each comes back equal, with the very
- * {@link Role#A}/{@link Role#B} constants.
+ * operators) although {@link Role} is not Serializable: each comes back equal, with the very {@link
+ * Role#A}/{@link Role#B} constants.
  */
 class RoleSerializationTest {
   @SuppressWarnings("unchecked")
@@ -32,8 +32,10 @@ class RoleSerializationTest {
 
   @Test
   void resolvedJoinsAndTheirPartsComeBackEqual() throws Exception {
-    ResolvedJoin r = JoinQueryResolveTest.resolve("SELECT b.*, a.spend AS s FROM a JOIN b"
-        + " ON a.card = b.card WHERE a.spend > 3 AND b.country = 'DE'");
+    ResolvedJoin r =
+        JoinQueryResolveTest.resolve(
+            "SELECT b.*, a.spend AS s FROM a JOIN b"
+                + " ON a.card = b.card WHERE a.spend > 3 AND b.country = 'DE'");
     ResolvedJoin back = roundTrip(r);
     assertNotSame(r, back);
     assertEquals(r, back);
@@ -43,7 +45,7 @@ class RoleSerializationTest {
       assertEquals(r.output().get(i), back.output().get(i));
       assertSame(r.output().get(i).side(), back.output().get(i).side());
     }
-    assertEquals(new OutputColumn(Role.B, "card", "x"),
-        roundTrip(new OutputColumn(Role.B, "card", "x")));
+    assertEquals(
+        new OutputColumn(Role.B, "card", "x"), roundTrip(new OutputColumn(Role.B, "card", "x")));
   }
 }

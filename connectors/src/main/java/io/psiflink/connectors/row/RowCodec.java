@@ -10,10 +10,10 @@ import org.apache.flink.types.Row;
 
 /**
  * A compact binary encoding of some columns of a row, used for the rows a bin keeps for reverse
- * lookup and for the columns one party sends the other. Per column: a presence byte (0 = NULL), then
- * the value: BOOLEAN 1 byte, INT/FLOAT 4, BIGINT/DOUBLE 8 (big-endian), STRING/BYTES a varint length
- * and the (UTF-8) bytes. Decoding checks every length against the buffer: the bytes may come from the
- * peer. Immutable.
+ * lookup and for the columns one party sends the other. Per column: a presence byte (0 = NULL),
+ * then the value: BOOLEAN 1 byte, INT/FLOAT 4, BIGINT/DOUBLE 8 (big-endian), STRING/BYTES a varint
+ * length and the (UTF-8) bytes. Decoding checks every length against the buffer: the bytes may come
+ * from the peer. Immutable.
  */
 public final class RowCodec implements Serializable {
   private static final long serialVersionUID = 1L;
@@ -41,7 +41,8 @@ public final class RowCodec implements Serializable {
    */
   public void encode(Row row, int[] fields, Out out) {
     if (fields.length != types.length) {
-      throw new IllegalArgumentException("expected " + types.length + " fields, got " + fields.length);
+      throw new IllegalArgumentException(
+          "expected " + types.length + " fields, got " + fields.length);
     }
     for (int i = 0; i < fields.length; i++) {
       Object v = row.getField(fields[i]);
@@ -100,16 +101,17 @@ public final class RowCodec implements Serializable {
       if (present != 1) {
         throw new IllegalArgumentException("bad presence byte " + present + " in column " + i);
       }
-      int need = switch (types[i]) {
-        case BOOLEAN -> 1;
-        case INT, FLOAT -> 4;
-        case BIGINT, DOUBLE -> 8;
-        case STRING, BYTES -> {
-          long r = Varint.read(src, p, end);
-          p = Varint.next(r);
-          yield Varint.value(r);
-        }
-      };
+      int need =
+          switch (types[i]) {
+            case BOOLEAN -> 1;
+            case INT, FLOAT -> 4;
+            case BIGINT, DOUBLE -> 8;
+            case STRING, BYTES -> {
+              long r = Varint.read(src, p, end);
+              p = Varint.next(r);
+              yield Varint.value(r);
+            }
+          };
       if (need > end - p) {
         throw new IllegalArgumentException("encoded row truncated in column " + i);
       }
@@ -150,7 +152,10 @@ public final class RowCodec implements Serializable {
   }
 
   public static int getInt(byte[] b, int p) {
-    return (b[p] & 0xff) << 24 | (b[p + 1] & 0xff) << 16 | (b[p + 2] & 0xff) << 8 | (b[p + 3] & 0xff);
+    return (b[p] & 0xff) << 24
+        | (b[p + 1] & 0xff) << 16
+        | (b[p + 2] & 0xff) << 8
+        | (b[p + 3] & 0xff);
   }
 
   public static long getLong(byte[] b, int p) {

@@ -2,8 +2,8 @@ package io.psiflink.connectors.row;
 
 /**
  * Checks that bytes are well-formed UTF-8 (RFC 3629: shortest form, no surrogates, at most
- * U+10FFFF) without decoding them: per call the JDK's decoder would allocate a decoder and a
- * buffer for a check that runs for every string the peer sends.
+ * U+10FFFF) without decoding them: per call the JDK's decoder would allocate a decoder and a buffer
+ * for a check that runs for every string the peer sends.
  */
 public final class Utf8 {
   private Utf8() {}
@@ -15,7 +15,8 @@ public final class Utf8 {
   public static int unpairedSurrogate(String s) {
     for (int i = 0; i < s.length(); i++) {
       char c = s.charAt(i);
-      if (Character.isHighSurrogate(c) && i + 1 < s.length()
+      if (Character.isHighSurrogate(c)
+          && i + 1 < s.length()
           && Character.isLowSurrogate(s.charAt(i + 1))) {
         i++;
       } else if (Character.isSurrogate(c)) {

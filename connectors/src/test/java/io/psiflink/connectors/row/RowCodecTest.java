@@ -12,17 +12,31 @@ import org.apache.flink.types.Row;
 import org.junit.jupiter.api.Test;
 
 class RowCodecTest {
-  private static final List<ColumnType> ALL = List.of(ColumnType.BOOLEAN, ColumnType.INT,
-      ColumnType.BIGINT, ColumnType.FLOAT, ColumnType.DOUBLE, ColumnType.STRING, ColumnType.BYTES);
+  private static final List<ColumnType> ALL =
+      List.of(
+          ColumnType.BOOLEAN,
+          ColumnType.INT,
+          ColumnType.BIGINT,
+          ColumnType.FLOAT,
+          ColumnType.DOUBLE,
+          ColumnType.STRING,
+          ColumnType.BYTES);
 
   @Test
   void roundTripsEveryTypeAndNull() {
     RowCodec c = new RowCodec(ALL);
     Row[] rows = {
-        Row.of(true, 1, -2L, 1.5f, -0.0, "h\u00e9llo, \"w\"\n", new byte[] {0, 1, (byte) 255}),
-        Row.of(null, null, null, null, null, null, null),
-        Row.of(false, Integer.MIN_VALUE, Long.MAX_VALUE, Float.NaN, Double.MIN_VALUE,
-            "x".repeat(300), new byte[200])};
+      Row.of(true, 1, -2L, 1.5f, -0.0, "h\u00e9llo, \"w\"\n", new byte[] {0, 1, (byte) 255}),
+      Row.of(null, null, null, null, null, null, null),
+      Row.of(
+          false,
+          Integer.MIN_VALUE,
+          Long.MAX_VALUE,
+          Float.NaN,
+          Double.MIN_VALUE,
+          "x".repeat(300),
+          new byte[200])
+    };
     int[] fields = {0, 1, 2, 3, 4, 5, 6};
     for (Row r : rows) {
       byte[] enc = c.encode(r, fields);
@@ -48,16 +62,17 @@ class RowCodecTest {
   @Test
   void hostileBytesAreRejectedNotMisread() {
     RowCodec c = new RowCodec(ALL);
-    byte[] good = c.encode(Row.of(true, 1, 2L, 3f, 4.0, "five", new byte[] {6}),
-        new int[] {0, 1, 2, 3, 4, 5, 6});
+    byte[] good =
+        c.encode(
+            Row.of(true, 1, 2L, 3f, 4.0, "five", new byte[] {6}), new int[] {0, 1, 2, 3, 4, 5, 6});
     for (int cut = 0; cut < good.length; cut++) {
       byte[] t = Arrays.copyOf(good, cut);
-      assertThrows(IllegalArgumentException.class,
-          () -> c.decode(t, 0, t.length, new Object[7], 0));
+      assertThrows(
+          IllegalArgumentException.class, () -> c.decode(t, 0, t.length, new Object[7], 0));
     }
     byte[] longer = Arrays.copyOf(good, good.length + 1);
-    assertThrows(IllegalArgumentException.class,
-        () -> c.decode(longer, 0, longer.length, new Object[7], 0));
+    assertThrows(
+        IllegalArgumentException.class, () -> c.decode(longer, 0, longer.length, new Object[7], 0));
     SplittableRandom r = new SplittableRandom(3);
     for (int i = 0; i < 10_000; i++) {
       byte[] junk = new byte[r.nextInt(64)];
@@ -85,8 +100,8 @@ class RowCodecTest {
     RowCodec two = new RowCodec(List.of(ColumnType.STRING, ColumnType.BIGINT));
     byte[] both = new byte[starts[3 + 6] - starts[3 + 5] + starts[3 + 3] - starts[3 + 2]];
     System.arraycopy(enc, starts[3 + 5], both, 0, starts[3 + 6] - starts[3 + 5]);
-    System.arraycopy(enc, starts[3 + 2], both, starts[3 + 6] - starts[3 + 5],
-        starts[3 + 3] - starts[3 + 2]);
+    System.arraycopy(
+        enc, starts[3 + 2], both, starts[3 + 6] - starts[3 + 5], starts[3 + 3] - starts[3 + 2]);
     assertArrayEquals(two.encode(Row.of("h\u00e9", null), new int[] {0, 1}), both);
   }
 
@@ -98,8 +113,10 @@ class RowCodecTest {
     byte[] bad = enc.clone();
     bad[5] = (byte) 0xC3; // "ab" then 0xC3 0xC3: a lead byte without its continuation
     c.columns(bad, 0, bad.length, new int[3], 0, false);
-    IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
-        () -> c.columns(bad, 0, bad.length, new int[3], 0, true));
+    IllegalArgumentException e =
+        assertThrows(
+            IllegalArgumentException.class,
+            () -> c.columns(bad, 0, bad.length, new int[3], 0, true));
     assertEquals("invalid UTF-8 in column 0", e.getMessage());
   }
 }

@@ -49,8 +49,10 @@ public final class ApiClient {
    *     default trust store
    */
   public ApiClient(String baseUrl, String token, Path ca) {
-    HttpClient.Builder b = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(10))
-        .version(HttpClient.Version.HTTP_1_1);
+    HttpClient.Builder b =
+        HttpClient.newBuilder()
+            .connectTimeout(Duration.ofSeconds(10))
+            .version(HttpClient.Version.HTTP_1_1);
     if (ca != null) {
       b.sslContext(trusting(ca));
     }
@@ -70,15 +72,15 @@ public final class ApiClient {
       if (i == 0) {
         throw new IllegalArgumentException("no certificate in " + ca);
       }
-      TrustManagerFactory tmf = TrustManagerFactory.getInstance(
-          TrustManagerFactory.getDefaultAlgorithm());
+      TrustManagerFactory tmf =
+          TrustManagerFactory.getInstance(TrustManagerFactory.getDefaultAlgorithm());
       tmf.init(ts);
       SSLContext ctx = SSLContext.getInstance("TLS");
       ctx.init(null, tmf.getTrustManagers(), null);
       return ctx;
     } catch (IOException | GeneralSecurityException e) {
-      throw new IllegalArgumentException("cannot read the CA certificate " + ca + ": "
-          + e.getMessage(), e);
+      throw new IllegalArgumentException(
+          "cannot read the CA certificate " + ca + ": " + e.getMessage(), e);
     }
   }
 
@@ -91,8 +93,10 @@ public final class ApiClient {
   }
 
   private JsonNode send(String method, String path, Object body) throws ApiError {
-    HttpRequest.Builder b = HttpRequest.newBuilder(URI.create(base + path))
-        .timeout(Duration.ofSeconds(120)).header("Authorization", "Bearer " + token);
+    HttpRequest.Builder b =
+        HttpRequest.newBuilder(URI.create(base + path))
+            .timeout(Duration.ofSeconds(120))
+            .header("Authorization", "Bearer " + token);
     try {
       if (body != null) {
         b.header("Content-Type", "application/json")
@@ -112,8 +116,13 @@ public final class ApiClient {
       }
       return json;
     } catch (IOException e) {
-      throw new ApiError(0, null, "cannot reach the coordinator at " + base + ": "
-          + (e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage()));
+      throw new ApiError(
+          0,
+          null,
+          "cannot reach the coordinator at "
+              + base
+              + ": "
+              + (e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage()));
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       throw new ApiError(0, null, "interrupted");
@@ -122,16 +131,17 @@ public final class ApiClient {
 
   /** The coordinator's error JSON in words: what, then where (field, clause, position). */
   static String describe(int status, JsonNode e) {
-    String what = switch (status) {
-      case 400 -> "bad request";
-      case 401 -> "not authenticated (check the token)";
-      case 403 -> "forbidden";
-      case 404 -> "not found";
-      case 409 -> "conflict";
-      case 422 -> "the query does not validate";
-      case 502 -> "the peer coordinator is unavailable";
-      default -> "error";
-    };
+    String what =
+        switch (status) {
+          case 400 -> "bad request";
+          case 401 -> "not authenticated (check the token)";
+          case 403 -> "forbidden";
+          case 404 -> "not found";
+          case 409 -> "conflict";
+          case 422 -> "the query does not validate";
+          case 502 -> "the peer coordinator is unavailable";
+          default -> "error";
+        };
     StringBuilder sb = new StringBuilder("the coordinator answered " + status + " (" + what + ")");
     if (e == null) {
       return sb.toString();
@@ -140,15 +150,22 @@ public final class ApiClient {
     StringBuilder where = new StringBuilder();
     for (Iterator<Map.Entry<String, JsonNode>> it = e.fields(); it.hasNext(); ) {
       Map.Entry<String, JsonNode> f = it.next();
-      if (!f.getKey().equals("error") && !f.getKey().equals("status")
-          && !f.getValue().isNull() && f.getValue().isValueNode()) {
-        where.append(where.isEmpty() ? "" : ", ").append(f.getKey()).append(' ')
+      if (!f.getKey().equals("error")
+          && !f.getKey().equals("status")
+          && !f.getValue().isNull()
+          && f.getValue().isValueNode()) {
+        where
+            .append(where.isEmpty() ? "" : ", ")
+            .append(f.getKey())
+            .append(' ')
             .append(f.getValue().asText());
       }
     }
     JsonNode peer = e.get("peer");
     if (peer != null && peer.isObject() && peer.has("error")) {
-      where.append(where.isEmpty() ? "" : ", ").append("peer said: ")
+      where
+          .append(where.isEmpty() ? "" : ", ")
+          .append("peer said: ")
           .append(peer.path("error").asText());
     }
     if (!where.isEmpty()) {

@@ -55,24 +55,35 @@ public final class ProgressView {
     }
   }
 
-  private String line(String ph, long done, long total, double seconds, boolean finished,
-      String extra) {
+  private String line(
+      String ph, long done, long total, double seconds, boolean finished, String extra) {
     StringBuilder bar = new StringBuilder("[");
     int fill = finished ? WIDTH : total > 0 ? (int) (WIDTH * Math.min(done, total) / total) : 0;
     for (int i = 0; i < WIDTH; i++) {
-      bar.append(i < fill ? '#' : (tty && !finished && total <= 0 && i == (int) (seconds * 4) % WIDTH)
-          ? '>' : '.');
+      bar.append(
+          i < fill
+              ? '#'
+              : (tty && !finished && total <= 0 && i == (int) (seconds * 4) % WIDTH) ? '>' : '.');
     }
     bar.append(']');
     String bins = total > 0 ? String.format(Locale.ROOT, " %d/%d bins", done, total) : "";
-    return String.format(Locale.ROOT, "%s %-14s %s %6.1f s%s%s", label, ph, bar,
-        seconds, finished ? " done" : bins, extra.isEmpty() ? "" : "   " + extra);
+    return String.format(
+        Locale.ROOT,
+        "%s %-14s %s %6.1f s%s%s",
+        label,
+        ph,
+        bar,
+        seconds,
+        finished ? " done" : bins,
+        extra.isEmpty() ? "" : "   " + extra);
   }
 
   private void print(String line, boolean keep) {
     if (tty) {
-      String pad = lastLine != null && lastLine.length() > line.length()
-          ? " ".repeat(lastLine.length() - line.length()) : "";
+      String pad =
+          lastLine != null && lastLine.length() > line.length()
+              ? " ".repeat(lastLine.length() - line.length())
+              : "";
       out.print("\r" + line + pad);
       if (keep) {
         out.println();
@@ -81,8 +92,8 @@ public final class ProgressView {
         lastLine = line;
       }
       out.flush();
-    } else if (!line.replaceAll("\\s+[0-9.]+ s", "").equals(
-        lastLine == null ? null : lastLine.replaceAll("\\s+[0-9.]+ s", ""))) {
+    } else if (!line.replaceAll("\\s+[0-9.]+ s", "")
+        .equals(lastLine == null ? null : lastLine.replaceAll("\\s+[0-9.]+ s", ""))) {
       // plain output: a line per change of phase or bins, not per tick of the clock
       out.println(line);
       lastLine = keep ? null : line;

@@ -36,79 +36,120 @@ import picocli.CommandLine.TypeConversionException;
  * subcommand per command, each with its generated {@code --help}.
  */
 public final class PsiCli {
-  private static final DateTimeFormatter TIME = DateTimeFormatter.ofPattern("HH:mm:ss")
-      .withZone(ZoneOffset.UTC);
+  private static final DateTimeFormatter TIME =
+      DateTimeFormatter.ofPattern("HH:mm:ss").withZone(ZoneOffset.UTC);
 
   /** Where a client command finds its coordinator; each falls back to an environment variable. */
   static final class Connection {
-    @Option(names = "--coordinator", paramLabel = "URL", description = "the coordinator, e.g. "
-        + "https://alice.example:8443 (default: env PSI_COORDINATOR)")
+    @Option(
+        names = "--coordinator",
+        paramLabel = "URL",
+        description =
+            "the coordinator, e.g. " + "https://alice.example:8443 (default: env PSI_COORDINATOR)")
     URI coordinator;
 
-    @Option(names = "--token-file", paramLabel = "FILE", description = "a file with a party "
-        + "token (default: env PSI_TOKEN with the token itself)")
+    @Option(
+        names = "--token-file",
+        paramLabel = "FILE",
+        description =
+            "a file with a party " + "token (default: env PSI_TOKEN with the token itself)")
     Path tokenFile;
 
-    @Option(names = "--ca", paramLabel = "PEM", description = "the CA of the coordinator's "
-        + "certificate (default: env PSI_CA, else the JVM's trust store)")
+    @Option(
+        names = "--ca",
+        paramLabel = "PEM",
+        description =
+            "the CA of the coordinator's "
+                + "certificate (default: env PSI_CA, else the JVM's trust store)")
     Path ca;
   }
 
-  @Command(name = "./psi", description = "Runs a coordinator, or talks to a running one over "
-      + "HTTPS with a party token. `./psi COMMAND --help` describes a command.",
+  @Command(
+      name = "./psi",
+      description =
+          "Runs a coordinator, or talks to a running one over "
+              + "HTTPS with a party token. `./psi COMMAND --help` describes a command.",
       synopsisSubcommandLabel = "COMMAND")
   static final class Top {
-    @Option(names = {"-h", "--help"}, usageHelp = true, description = "print this help and exit")
+    @Option(
+        names = {"-h", "--help"},
+        usageHelp = true,
+        description = "print this help and exit")
     boolean help;
   }
 
   /** {@code ./psi submit}: a new query at this party's coordinator. */
-  @Command(name = "submit", description = "Submits a query to your coordinator; the peer's "
-      + "approver decides on it.")
+  @Command(
+      name = "submit",
+      description = "Submits a query to your coordinator; the peer's " + "approver decides on it.")
   static final class Submit {
-    @Option(names = "--dataset", required = true, paramLabel = "D",
+    @Option(
+        names = "--dataset",
+        required = true,
+        paramLabel = "D",
         description = "your registered dataset")
     String dataset;
 
-    @Option(names = "--peer-dataset", required = true, paramLabel = "P",
+    @Option(
+        names = "--peer-dataset",
+        required = true,
+        paramLabel = "P",
         description = "the peer's registered dataset")
     String peerDataset;
 
-    @Option(names = "--sql", required = true, paramLabel = "SQL",
+    @Option(
+        names = "--sql",
+        required = true,
+        paramLabel = "SQL",
         description = "the join: SELECT ... FROM a JOIN b ON ... [WHERE ...]")
     String sql;
 
-    @Option(names = "--role", paramLabel = "A|B", converter = RoleConverter.class,
-        description = "the party your dataset plays: A (table a, gets the joined table) or B "
-            + "(default: the coordinator's)")
+    @Option(
+        names = "--role",
+        paramLabel = "A|B",
+        converter = RoleConverter.class,
+        description =
+            "the party your dataset plays: A (table a, gets the joined table) or B "
+                + "(default: the coordinator's)")
     Role role;
 
-    @Option(names = "--output", paramLabel = "DIR",
+    @Option(
+        names = "--output",
+        paramLabel = "DIR",
         description = "where party A writes the joined table")
     Path output;
 
-    @Option(names = "--format", paramLabel = "avro|csv",
-        converter = FormatConverter.class, description = "the joined table's format")
+    @Option(
+        names = "--format",
+        paramLabel = "avro|csv",
+        converter = FormatConverter.class,
+        description = "the joined table's format")
     OutputFormat format;
 
     @Option(names = "--bins", paramLabel = "M", description = "the job's bins")
     Integer bins;
 
-    @Option(names = "--sigma", paramLabel = "S",
+    @Option(
+        names = "--sigma",
+        paramLabel = "S",
         description = "the job's statistical security parameter")
     Integer sigma;
 
-    @Option(names = "--protocol", paramLabel = "P",
+    @Option(
+        names = "--protocol",
+        paramLabel = "P",
         description = "the PSI protocol, one the coordinators offer")
     String protocol;
 
     @Option(names = "--wait", description = "follow the query until its session ends")
     boolean await;
 
-    @Mixin
-    Connection connection = new Connection();
+    @Mixin Connection connection = new Connection();
 
-    @Option(names = {"-h", "--help"}, usageHelp = true, description = "print this help and exit")
+    @Option(
+        names = {"-h", "--help"},
+        usageHelp = true,
+        description = "print this help and exit")
     boolean help;
   }
 
@@ -120,15 +161,18 @@ public final class PsiCli {
     @Option(names = "--reason", paramLabel = "TEXT", description = "why, for the other party")
     String reason;
 
-    @Mixin
-    Connection connection = new Connection();
+    @Mixin Connection connection = new Connection();
 
-    @Option(names = {"-h", "--help"}, usageHelp = true, description = "print this help and exit")
+    @Option(
+        names = {"-h", "--help"},
+        usageHelp = true,
+        description = "print this help and exit")
     boolean help;
   }
 
-  @Command(name = "approve", description = "Approves a query the other party submitted; its "
-      + "session's jobs start.")
+  @Command(
+      name = "approve",
+      description = "Approves a query the other party submitted; its " + "session's jobs start.")
   static final class Approve extends Decide {
     @Option(names = "--wait", description = "follow the session until it ends")
     boolean await;
@@ -139,15 +183,18 @@ public final class PsiCli {
 
   /** A command about one query or session. */
   static class ById {
-    @Mixin
-    Connection connection = new Connection();
+    @Mixin Connection connection = new Connection();
 
-    @Option(names = {"-h", "--help"}, usageHelp = true, description = "print this help and exit")
+    @Option(
+        names = {"-h", "--help"},
+        usageHelp = true,
+        description = "print this help and exit")
     boolean help;
   }
 
-  @Command(name = "status", description = "A query's or session's status, phase and bins "
-      + "done/total.")
+  @Command(
+      name = "status",
+      description = "A query's or session's status, phase and bins " + "done/total.")
   static final class Status extends ById {
     @Parameters(paramLabel = "ID", description = "a query or a session id")
     String id;
@@ -156,8 +203,9 @@ public final class PsiCli {
     boolean json;
   }
 
-  @Command(name = "cancel", description = "Stops a session's jobs (yours, and through your "
-      + "coordinator the peer's).")
+  @Command(
+      name = "cancel",
+      description = "Stops a session's jobs (yours, and through your " + "coordinator the peer's).")
   static final class Cancel extends ById {
     @Parameters(paramLabel = "SESSION_ID", description = "the session")
     String sessionId;
@@ -274,12 +322,18 @@ public final class PsiCli {
     } catch (ParameterException e) {
       CommandLine failed = e.getCommandLine();
       String synopsis = failed.getHelp().synopsis(0).replaceAll("\\s+", " ").trim();
-      err.println("psi " + (failed == cl ? cmd : failed.getCommandName()) + ": "
-          + e.getMessage() + " (usage: " + synopsis + "; --help lists the options)");
+      err.println(
+          "psi "
+              + (failed == cl ? cmd : failed.getCommandName())
+              + ": "
+              + e.getMessage()
+              + " (usage: "
+              + synopsis
+              + "; --help lists the options)");
       return 2;
     }
-    if (CommandLine.printHelpIfRequested(r.asCommandLineList(), out, err,
-        CommandLine.Help.Ansi.OFF)) {
+    if (CommandLine.printHelpIfRequested(
+        r.asCommandLineList(), out, err, CommandLine.Help.Ansi.OFF)) {
       return 0;
     }
     if (!r.hasSubcommand()) {
@@ -330,16 +384,16 @@ public final class PsiCli {
   private ApiClient client(Connection a) {
     String url = a.coordinator != null ? a.coordinator.toString() : env.get("PSI_COORDINATOR");
     if (url == null || url.isBlank()) {
-      throw new IllegalArgumentException("which coordinator? give --coordinator URL or set"
-          + " PSI_COORDINATOR");
+      throw new IllegalArgumentException(
+          "which coordinator? give --coordinator URL or set" + " PSI_COORDINATOR");
     }
     String token;
     if (a.tokenFile != null) {
       try {
         token = Files.readString(a.tokenFile, StandardCharsets.UTF_8).strip();
       } catch (IOException e) {
-        throw new IllegalArgumentException("--token-file: cannot read the token file "
-            + a.tokenFile + ": " + e.getMessage());
+        throw new IllegalArgumentException(
+            "--token-file: cannot read the token file " + a.tokenFile + ": " + e.getMessage());
       }
     } else {
       token = env.get("PSI_TOKEN");
@@ -384,8 +438,14 @@ public final class PsiCli {
     ApiClient c = client(a.connection);
     JsonNode r = c.post("/v1/queries", q);
     String id = r.path("id").asText();
-    out.println("query " + id + " submitted: " + r.path("status").asText() + " (waiting for "
-        + r.path("approver").asText() + " to approve)");
+    out.println(
+        "query "
+            + id
+            + " submitted: "
+            + r.path("status").asText()
+            + " (waiting for "
+            + r.path("approver").asText()
+            + " to approve)");
     printDisclosure(r);
     if (!a.await) {
       return 0;
@@ -396,8 +456,8 @@ public final class PsiCli {
       query = c.get("/v1/queries/" + id);
     }
     if (!query.path("status").asText().equals("approved")) {
-      err.println("psi submit: query " + id + " was " + query.path("status").asText()
-          + reason(query));
+      err.println(
+          "psi submit: query " + id + " was " + query.path("status").asText() + reason(query));
       return 1;
     }
     return follow(c, query.path("session").path("id").asText());
@@ -413,8 +473,12 @@ public final class PsiCli {
     ApiClient c = client(connection);
     JsonNode r = c.post("/v1/queries/" + id + (approve ? "/approve" : "/reject"), body);
     String session = r.path("session").path("id").asText(null);
-    out.println("query " + id + " " + r.path("status").asText()
-        + (session != null ? "; session " + session + " (its jobs start now)" : ""));
+    out.println(
+        "query "
+            + id
+            + " "
+            + r.path("status").asText()
+            + (session != null ? "; session " + session + " (its jobs start now)" : ""));
     printDisclosure(r);
     return await && session != null ? follow(c, session) : 0;
   }
@@ -462,10 +526,16 @@ public final class PsiCli {
       return 0;
     }
     if (query != null) {
-      out.printf(Locale.ROOT, "query %s: %s%s (%s, this party is %s; %s with the peer's %s)%n",
-          query.path("id").asText(), query.path("status").asText(), reason(query),
-          query.path("direction").asText(), query.path("localSide").asText(),
-          query.path("localDataset").asText(), query.path("peerDataset").asText());
+      out.printf(
+          Locale.ROOT,
+          "query %s: %s%s (%s, this party is %s; %s with the peer's %s)%n",
+          query.path("id").asText(),
+          query.path("status").asText(),
+          reason(query),
+          query.path("direction").asText(),
+          query.path("localSide").asText(),
+          query.path("localDataset").asText(),
+          query.path("peerDataset").asText());
       printDisclosure(query);
     }
     if (session != null) {
@@ -487,20 +557,28 @@ public final class PsiCli {
 
   private void printSession(JsonNode s) {
     JsonNode p = s.path("progress");
-    StringBuilder sb = new StringBuilder(String.format(Locale.ROOT, "session %s: %s",
-        s.path("id").asText(), s.path("status").asText()));
+    StringBuilder sb =
+        new StringBuilder(
+            String.format(
+                Locale.ROOT, "session %s: %s", s.path("id").asText(), s.path("status").asText()));
     if (p.isObject()) {
       sb.append(", phase ").append(p.path("phase").asText());
-      sb.append(", bins ").append(p.path("binsDone").asLong()).append('/')
+      sb.append(", bins ")
+          .append(p.path("binsDone").asLong())
+          .append('/')
           .append(p.path("binsTotal").isNumber() ? p.path("binsTotal").asText() : "?");
     }
     if (s.path("startedAt").isNumber()) {
-      sb.append(", started ").append(TIME.format(Instant.ofEpochMilli(
-          s.path("startedAt").asLong()))).append(" UTC");
+      sb.append(", started ")
+          .append(TIME.format(Instant.ofEpochMilli(s.path("startedAt").asLong())))
+          .append(" UTC");
     }
     if (s.path("endedAt").isNumber() && s.path("startedAt").isNumber()) {
-      sb.append(String.format(Locale.ROOT, ", ran %.1f s", (s.path("endedAt").asLong()
-          - s.path("startedAt").asLong()) / 1000.0));
+      sb.append(
+          String.format(
+              Locale.ROOT,
+              ", ran %.1f s",
+              (s.path("endedAt").asLong() - s.path("startedAt").asLong()) / 1000.0));
     }
     out.println(sb);
     if (s.path("error").isTextual()) {
@@ -508,8 +586,12 @@ public final class PsiCli {
     }
     if (s.path("result").isObject()) {
       JsonNode r = s.path("result");
-      out.printf(Locale.ROOT, "result: %s (%s, %,d rows)%n", r.path("location").asText(),
-          r.path("format").asText(), r.path("rowsOut").asLong());
+      out.printf(
+          Locale.ROOT,
+          "result: %s (%s, %,d rows)%n",
+          r.path("location").asText(),
+          r.path("format").asText(),
+          r.path("rowsOut").asLong());
     }
   }
 
@@ -524,8 +606,12 @@ public final class PsiCli {
     if (a.json) {
       out.println(r.toPrettyString());
     } else {
-      out.printf(Locale.ROOT, "%s (%s, %,d rows)%n", r.path("location").asText(),
-          r.path("format").asText(), r.path("rowsOut").asLong());
+      out.printf(
+          Locale.ROOT,
+          "%s (%s, %,d rows)%n",
+          r.path("location").asText(),
+          r.path("format").asText(),
+          r.path("rowsOut").asLong());
     }
     return 0;
   }

@@ -32,19 +32,48 @@ class PsiCliCommandLineTest {
   private static Run run(String... args) {
     ByteArrayOutputStream out = new ByteArrayOutputStream();
     ByteArrayOutputStream err = new ByteArrayOutputStream();
-    int code = new PsiCli(new PrintStream(out, true, StandardCharsets.UTF_8),
-        new PrintStream(err, true, StandardCharsets.UTF_8), Map.of()).run(args);
-    return new Run(code, out.toString(StandardCharsets.UTF_8),
-        err.toString(StandardCharsets.UTF_8));
+    int code =
+        new PsiCli(
+                new PrintStream(out, true, StandardCharsets.UTF_8),
+                new PrintStream(err, true, StandardCharsets.UTF_8),
+                Map.of())
+            .run(args);
+    return new Run(
+        code, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
   }
 
   @Test
   void submitParsesToTypedValues() {
-    PsiCli.Submit s = assertInstanceOf(PsiCli.Submit.class, PsiCli.parse("submit",
-        "--dataset", "purchases", "--peer-dataset", "customers", "--sql", SQL, "--role", "B",
-        "--output", "out/joined", "--format", "csv", "--bins", "64", "--sigma", "40",
-        "--protocol", "ecdh", "--wait", "--coordinator", "https://alice.example:8443",
-        "--token-file", "alice.token", "--ca", "pki/ca.pem"));
+    PsiCli.Submit s =
+        assertInstanceOf(
+            PsiCli.Submit.class,
+            PsiCli.parse(
+                "submit",
+                "--dataset",
+                "purchases",
+                "--peer-dataset",
+                "customers",
+                "--sql",
+                SQL,
+                "--role",
+                "B",
+                "--output",
+                "out/joined",
+                "--format",
+                "csv",
+                "--bins",
+                "64",
+                "--sigma",
+                "40",
+                "--protocol",
+                "ecdh",
+                "--wait",
+                "--coordinator",
+                "https://alice.example:8443",
+                "--token-file",
+                "alice.token",
+                "--ca",
+                "pki/ca.pem"));
     assertEquals("purchases", s.dataset);
     assertEquals("customers", s.peerDataset);
     assertEquals(SQL, s.sql);
@@ -60,44 +89,61 @@ class PsiCliCommandLineTest {
     assertEquals(Path.of("pki/ca.pem"), s.connection.ca);
 
     // the docs' form: only the required options, --name=value too
-    PsiCli.Submit d = assertInstanceOf(PsiCli.Submit.class, PsiCli.parse("submit",
-        "--dataset=purchases", "--peer-dataset", "customers", "--sql", SQL));
+    PsiCli.Submit d =
+        assertInstanceOf(
+            PsiCli.Submit.class,
+            PsiCli.parse(
+                "submit", "--dataset=purchases", "--peer-dataset", "customers", "--sql", SQL));
     assertNull(d.role);
     assertNull(d.format);
     assertNull(d.bins);
     assertFalse(d.await);
     assertNull(d.connection.coordinator);
     // role A in any case
-    PsiCli.Submit lower = (PsiCli.Submit) PsiCli.parse("submit", "--dataset", "x",
-        "--peer-dataset", "y", "--sql", SQL, "--role", "a", "--format", "AVRO");
+    PsiCli.Submit lower =
+        (PsiCli.Submit)
+            PsiCli.parse(
+                "submit",
+                "--dataset",
+                "x",
+                "--peer-dataset",
+                "y",
+                "--sql",
+                SQL,
+                "--role",
+                "a",
+                "--format",
+                "AVRO");
     assertEquals(Role.A, lower.role);
     assertEquals(OutputFormat.AVRO, lower.format);
   }
 
   @Test
   void theOtherCommandsParseToTypedValues() {
-    PsiCli.Approve a = assertInstanceOf(PsiCli.Approve.class,
-        PsiCli.parse("approve", "q-1", "--reason", "ok by legal", "--wait"));
+    PsiCli.Approve a =
+        assertInstanceOf(
+            PsiCli.Approve.class,
+            PsiCli.parse("approve", "q-1", "--reason", "ok by legal", "--wait"));
     assertEquals("q-1", a.queryId);
     assertEquals("ok by legal", a.reason);
     assertTrue(a.await);
-    PsiCli.Reject r = assertInstanceOf(PsiCli.Reject.class,
-        PsiCli.parse("reject", "q-2", "--reason", "no"));
+    PsiCli.Reject r =
+        assertInstanceOf(PsiCli.Reject.class, PsiCli.parse("reject", "q-2", "--reason", "no"));
     assertEquals("q-2", r.queryId);
     assertEquals("no", r.reason);
-    PsiCli.Status st = assertInstanceOf(PsiCli.Status.class,
-        PsiCli.parse("status", "s-1", "--json"));
+    PsiCli.Status st =
+        assertInstanceOf(PsiCli.Status.class, PsiCli.parse("status", "s-1", "--json"));
     assertEquals("s-1", st.id);
     assertTrue(st.json);
     assertFalse(((PsiCli.Status) PsiCli.parse("status", "s-1")).json);
-    assertEquals("s-2", assertInstanceOf(PsiCli.Cancel.class,
-        PsiCli.parse("cancel", "s-2")).sessionId);
-    PsiCli.Result res = assertInstanceOf(PsiCli.Result.class,
-        PsiCli.parse("result", "s-3", "--json"));
+    assertEquals(
+        "s-2", assertInstanceOf(PsiCli.Cancel.class, PsiCli.parse("cancel", "s-2")).sessionId);
+    PsiCli.Result res =
+        assertInstanceOf(PsiCli.Result.class, PsiCli.parse("result", "s-3", "--json"));
     assertEquals("s-3", res.sessionId);
     assertTrue(res.json);
-    CoordinatorMain.Serve serve = assertInstanceOf(CoordinatorMain.Serve.class,
-        PsiCli.parse("serve", "alice.yaml"));
+    CoordinatorMain.Serve serve =
+        assertInstanceOf(CoordinatorMain.Serve.class, PsiCli.parse("serve", "alice.yaml"));
     assertEquals(Path.of("alice.yaml"), serve.config());
   }
 
@@ -105,50 +151,78 @@ class PsiCliCommandLineTest {
   void helpListsEveryCommandAndOption() {
     Run top = run("--help");
     assertEquals(0, top.code(), top.toString());
-    for (String c : List.of("serve", "submit", "approve", "reject", "status", "cancel",
-        "result")) {
+    for (String c : List.of("serve", "submit", "approve", "reject", "status", "cancel", "result")) {
       assertTrue(top.out().contains(c), c + " in " + top.out());
     }
     // the options ./psi help and docs/coordinator.md name, per command
-    Map<String, List<String>> options = Map.of(
-        "submit", List.of("--dataset", "--peer-dataset", "--sql", "--role", "--output",
-            "--format", "--bins", "--sigma", "--protocol", "--wait", "--coordinator",
-            "--token-file", "--ca"),
-        "approve", List.of("QUERY_ID", "--reason", "--wait", "--coordinator", "--token-file",
-            "--ca"),
-        "reject", List.of("QUERY_ID", "--reason", "--coordinator", "--token-file", "--ca"),
-        "status", List.of("ID", "--json", "--coordinator", "--token-file", "--ca"),
-        "cancel", List.of("SESSION_ID", "--coordinator", "--token-file", "--ca"),
-        "result", List.of("SESSION_ID", "--json", "--coordinator", "--token-file", "--ca"),
-        "serve", List.of("CONFIG.yaml"));
-    options.forEach((cmd, names) -> {
-      Run h = run(cmd, "--help");
-      assertEquals(0, h.code(), h.toString());
-      for (String n : names) {
-        assertTrue(h.out().contains(n), cmd + " --help lacks " + n + ":\n" + h.out());
-      }
-      assertEquals(h.out(), run("help", cmd).out());
-    });
+    Map<String, List<String>> options =
+        Map.of(
+            "submit",
+                List.of(
+                    "--dataset",
+                    "--peer-dataset",
+                    "--sql",
+                    "--role",
+                    "--output",
+                    "--format",
+                    "--bins",
+                    "--sigma",
+                    "--protocol",
+                    "--wait",
+                    "--coordinator",
+                    "--token-file",
+                    "--ca"),
+            "approve",
+                List.of("QUERY_ID", "--reason", "--wait", "--coordinator", "--token-file", "--ca"),
+            "reject", List.of("QUERY_ID", "--reason", "--coordinator", "--token-file", "--ca"),
+            "status", List.of("ID", "--json", "--coordinator", "--token-file", "--ca"),
+            "cancel", List.of("SESSION_ID", "--coordinator", "--token-file", "--ca"),
+            "result", List.of("SESSION_ID", "--json", "--coordinator", "--token-file", "--ca"),
+            "serve", List.of("CONFIG.yaml"));
+    options.forEach(
+        (cmd, names) -> {
+          Run h = run(cmd, "--help");
+          assertEquals(0, h.code(), h.toString());
+          for (String n : names) {
+            assertTrue(h.out().contains(n), cmd + " --help lacks " + n + ":\n" + h.out());
+          }
+          assertEquals(h.out(), run("help", cmd).out());
+        });
     assertFalse(run("approve", "--help").out().contains("--json"));
   }
 
   @Test
   void wrongCommandLinesFailNamingTheOption() {
     assertFails(run("status", "s-1", "--bogus"), "--bogus");
-    assertFails(run("submit", "--dataset", "x", "--peer-dataset", "y", "--sql", SQL, "--role",
-        "C"), "--role");
-    assertFails(run("submit", "--dataset", "x", "--peer-dataset", "y", "--sql", SQL, "--role",
-        "helper"), "--role");
-    assertFails(run("submit", "--dataset", "x", "--peer-dataset", "y", "--sql", SQL, "--format",
-        "xml"), "--format");
+    assertFails(
+        run("submit", "--dataset", "x", "--peer-dataset", "y", "--sql", SQL, "--role", "C"),
+        "--role");
+    assertFails(
+        run("submit", "--dataset", "x", "--peer-dataset", "y", "--sql", SQL, "--role", "helper"),
+        "--role");
+    assertFails(
+        run("submit", "--dataset", "x", "--peer-dataset", "y", "--sql", SQL, "--format", "xml"),
+        "--format");
     // the job writes parquet, a coordinator's output does not
-    assertFails(run("submit", "--dataset", "x", "--peer-dataset", "y", "--sql", SQL, "--format",
-        "parquet"), "--format");
-    assertFails(run("submit", "--dataset", "x", "--peer-dataset", "y", "--sql", SQL, "--bins",
-        "many"), "--bins");
+    assertFails(
+        run("submit", "--dataset", "x", "--peer-dataset", "y", "--sql", SQL, "--format", "parquet"),
+        "--format");
+    assertFails(
+        run("submit", "--dataset", "x", "--peer-dataset", "y", "--sql", SQL, "--bins", "many"),
+        "--bins");
     assertFails(run("submit", "--dataset", "x", "--sql", SQL), "--peer-dataset");
-    assertFails(run("submit", "--dataset", "x", "--peer-dataset", "y", "--sql", SQL,
-        "--coordinator", "not a url"), "--coordinator");
+    assertFails(
+        run(
+            "submit",
+            "--dataset",
+            "x",
+            "--peer-dataset",
+            "y",
+            "--sql",
+            SQL,
+            "--coordinator",
+            "not a url"),
+        "--coordinator");
     assertFails(run("approve"), "QUERY_ID");
     assertFails(run("cancel", "s-1", "s-2"), "s-2");
     assertFails(run("reject", "q-1", "--wait"), "--wait");

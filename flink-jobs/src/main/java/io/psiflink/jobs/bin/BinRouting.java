@@ -26,8 +26,8 @@ public final class BinRouting implements Serializable {
    */
   public BinRouting(int bins, int maxParallelism, int parallelism) {
     if (bins < 1 || parallelism < 1 || maxParallelism < parallelism) {
-      throw new IllegalArgumentException("bins " + bins + ", maxParallelism " + maxParallelism
-          + ", parallelism " + parallelism);
+      throw new IllegalArgumentException(
+          "bins " + bins + ", maxParallelism " + maxParallelism + ", parallelism " + parallelism);
     }
     this.parallelism = parallelism;
     this.keys = new int[bins];
@@ -40,8 +40,9 @@ public final class BinRouting implements Serializable {
     }
     int left = bins;
     for (int k = 0; left > 0; k++) {
-      ArrayDeque<Integer> q = waiting.get(
-          KeyGroupRangeAssignment.assignKeyToParallelOperator(k, maxParallelism, parallelism));
+      ArrayDeque<Integer> q =
+          waiting.get(
+              KeyGroupRangeAssignment.assignKeyToParallelOperator(k, maxParallelism, parallelism));
       if (!q.isEmpty()) {
         keys[q.poll()] = k;
         left--;

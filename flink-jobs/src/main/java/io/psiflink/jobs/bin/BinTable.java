@@ -9,7 +9,8 @@ import java.util.List;
 /**
  * One bin's rows, as this party collected them: the distinct tokens (the set fed to PSI) and, for
  * each, the chain of encoded rows that carry it (for the reverse lookup). Built from the chunks the
- * bin kept in keyed state; each chunk is a run of records {@code hi(8) lo(8) varint len, row bytes}.
+ * bin kept in keyed state; each chunk is a run of records {@code hi(8) lo(8) varint len, row
+ * bytes}.
  */
 public final class BinTable {
   private final List<byte[]> chunks;
@@ -102,14 +103,18 @@ public final class BinTable {
 
   /**
    * The given distinct-token indices ordered by token, ascending: the order in which B sends the
-   * columns of the intersecting keys, so that A matches them to its own keys by walking both
-   * lists instead of looking each token up in a table far larger than the caches.
+   * columns of the intersecting keys, so that A matches them to its own keys by walking both lists
+   * instead of looking each token up in a table far larger than the caches.
    */
   public int[] byToken(long[] indices) {
     int n = indices.length;
     if (n > 0 && Integer.highestOneBit(unique) >= 1 << INDEX_BITS) {
-      return Arrays.stream(indices).mapToInt(i -> (int) i).boxed()
-          .sorted(this::compareTokens).mapToInt(Integer::intValue).toArray();
+      return Arrays.stream(indices)
+          .mapToInt(i -> (int) i)
+          .boxed()
+          .sorted(this::compareTokens)
+          .mapToInt(Integer::intValue)
+          .toArray();
     }
     // Sort (top bits of hi, index) packed in one long with the JDK's primitive sort; real
     // tokens have hi >= 0. Equal top bits are rare and are put in full token order after.
@@ -126,7 +131,8 @@ public final class BinTable {
     for (int k = 1; k < n; k++) { // insertion sort fixes the runs of equal prefixes
       int u = order[k];
       int j = k - 1;
-      while (j >= 0 && (packed[j] & ~INDEX_MASK) == (uniqueHi[u] & ~INDEX_MASK)
+      while (j >= 0
+          && (packed[j] & ~INDEX_MASK) == (uniqueHi[u] & ~INDEX_MASK)
           && compareTokens(order[j], u) > 0) {
         order[j + 1] = order[j];
         packed[j + 1] = packed[j];

@@ -7,8 +7,9 @@ import java.io.ByteArrayOutputStream;
 /**
  * One tokenized row as it is shuffled to its bin: the bin (4 bytes, big-endian), then exactly the
  * record a bin stores ({@link BinTable}): the 16-byte token, the varint length of the row, and the
- * row's kept columns as {@link io.psiflink.connectors.row.RowCodec} encoded them. A plain byte[] because
- * Flink ships byte arrays with its cheapest serializer; a POJO cost a fifth of the tokenize stage.
+ * row's kept columns as {@link io.psiflink.connectors.row.RowCodec} encoded them. A plain byte[]
+ * because Flink ships byte arrays with its cheapest serializer; a POJO cost a fifth of the tokenize
+ * stage.
  */
 public final class TokenRecord {
   private static final int BIN_BYTES = 4;
@@ -29,7 +30,9 @@ public final class TokenRecord {
   }
 
   public static int bin(byte[] record) {
-    return (record[0] & 0xff) << 24 | (record[1] & 0xff) << 16 | (record[2] & 0xff) << 8
+    return (record[0] & 0xff) << 24
+        | (record[1] & 0xff) << 16
+        | (record[2] & 0xff) << 8
         | (record[3] & 0xff);
   }
 

@@ -1,9 +1,9 @@
 package io.psiflink.jobs.filter;
 
+import io.psiflink.api.TableSchema;
+import io.psiflink.connectors.FlinkTypes;
 import io.psiflink.query.FlinkDialect;
 import io.psiflink.query.QueryException;
-import io.psiflink.connectors.FlinkTypes;
-import io.psiflink.api.TableSchema;
 import java.util.Objects;
 import java.util.Set;
 import java.util.UUID;
@@ -17,8 +17,8 @@ import org.apache.flink.types.RowKind;
 
 /**
  * Applies a party's WHERE predicate ({@link PartyView#wherePredicate()}) to its rows with Flink's
- * own SQL engine, as part of a DataStream batch job: the rows become a temporary view, the predicate
- * is planned by Flink's SQL planner and the filtered rows come back as a DataStream.
+ * own SQL engine, as part of a DataStream batch job: the rows become a temporary view, the
+ * predicate is planned by Flink's SQL planner and the filtered rows come back as a DataStream.
  */
 public final class WhereFilter {
   private WhereFilter() {}
@@ -31,8 +31,8 @@ public final class WhereFilter {
    *     io.psiflink.api.ColumnType#flinkType()} names
    * @param schema the columns of {@code rows}; the predicate refers to them by name
    * @param predicate Flink SQL boolean expression over the columns, or empty for no filter
-   * @return {@code rows} itself when the predicate is empty or blank; otherwise the rows for which it
-   *     is TRUE, as plain positional {@link Row}s ({@link RowKind#INSERT}) of type {@code
+   * @return {@code rows} itself when the predicate is empty or blank; otherwise the rows for which
+   *     it is TRUE, as plain positional {@link Row}s ({@link RowKind#INSERT}) of type {@code
    *     FlinkTypes.rowType(schema)}
    * @throws QueryException clause {@code WHERE}, when Flink cannot parse or validate the predicate
    *     (unknown column or function, type error, not a boolean), thrown while the job is built
@@ -49,20 +49,23 @@ public final class WhereFilter {
     RowTypeInfo rowType = FlinkTypes.rowType(schema);
     DataStream<Row> typed = rows;
     if (!rowType.schemaEquals(rows.getType())) { // equals() ignores field names
-      typed = rows.map(new Positional(schema.names().toArray(new String[0]), false))
-          .returns(rowType)
-          .name("as " + schema);
+      typed =
+          rows.map(new Positional(schema.names().toArray(new String[0]), false))
+              .returns(rowType)
+              .name("as " + schema);
     }
     String view = "psi_where_" + UUID.randomUUID().toString().replace("-", "");
     tEnv.createTemporaryView(view, tEnv.fromDataStream(typed));
     try {
       Table filtered;
       try {
-        filtered = tEnv.sqlQuery("SELECT * FROM " + FlinkDialect.quote(view) + " WHERE "
-            + predicate);
+        filtered =
+            tEnv.sqlQuery("SELECT * FROM " + FlinkDialect.quote(view) + " WHERE " + predicate);
       } catch (RuntimeException e) {
-        throw new QueryException("WHERE", "Flink cannot evaluate the predicate: " + reason(e)
-            + " (predicate: " + predicate + ")", e);
+        throw new QueryException(
+            "WHERE",
+            "Flink cannot evaluate the predicate: " + reason(e) + " (predicate: " + predicate + ")",
+            e);
       }
       return tEnv.toDataStream(filtered)
           .map(new Positional(schema.names().toArray(new String[0]), true))
@@ -92,8 +95,9 @@ public final class WhereFilter {
     if (nl >= 0) {
       s = s.substring(0, nl).strip();
     }
-    s = s.replaceFirst("^From line \\d+, column \\d+ to line \\d+, column \\d+: ", "")
-        .replaceFirst("^(SQL validation failed|SQL parse failed)\\.\\s*", "");
+    s =
+        s.replaceFirst("^From line \\d+, column \\d+ to line \\d+, column \\d+: ", "")
+            .replaceFirst("^(SQL validation failed|SQL parse failed)\\.\\s*", "");
     int supported = s.indexOf(". Supported form(s)");
     if (supported >= 0) {
       s = s.substring(0, supported);

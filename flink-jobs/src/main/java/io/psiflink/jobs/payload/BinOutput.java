@@ -18,15 +18,16 @@ public interface BinOutput {
   RowCodec COUNT_CODEC = new RowCodec(List.of(ColumnType.BIGINT));
 
   /** Nothing to emit. */
-  BinOutput NONE = new BinOutput() {
-    @Override
-    public long rows() {
-      return 0;
-    }
+  BinOutput NONE =
+      new BinOutput() {
+        @Override
+        public long rows() {
+          return 0;
+        }
 
-    @Override
-    public void emitTo(Consumer<byte[]> out) {}
-  };
+        @Override
+        public void emitTo(Consumer<byte[]> out) {}
+      };
 
   /** How many rows {@link #emitTo} emits. */
   long rows();

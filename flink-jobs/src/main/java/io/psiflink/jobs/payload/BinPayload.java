@@ -3,15 +3,15 @@ package io.psiflink.jobs.payload;
 import io.psiflink.bridge.BridgeException;
 import io.psiflink.connectors.row.RowCodec;
 import io.psiflink.connectors.row.Varint;
+import io.psiflink.jobs.bin.BinTable;
 import io.psiflink.jobs.control.v1.PayloadEnd;
-import io.psiflink.jobs.token.Tokens;
 import io.psiflink.jobs.psi.BinContext;
 import io.psiflink.jobs.psi.BinExchange;
-import io.psiflink.jobs.bin.BinTable;
 import io.psiflink.jobs.psi.ControlMessages;
 import io.psiflink.jobs.psi.Frames;
 import io.psiflink.jobs.psi.PeerProtocolException;
 import io.psiflink.jobs.psi.SealedBinStream;
+import io.psiflink.jobs.token.Tokens;
 import java.io.ByteArrayOutputStream;
 import java.nio.ByteBuffer;
 import java.util.function.Consumer;
@@ -19,14 +19,15 @@ import java.util.function.Consumer;
 /**
  * The payload step of a bin, after its PSI: party B sends, for every intersecting token in token
  * order, its row count and its revealed columns; party A checks them against its own intersecting
- * keys and joins them with its own rows. The frames travel on the bin's sealed stream; the
- * exchange around this step (HELLO/REVEAL, the PSI, DONE) is {@link BinExchange}'s.
+ * keys and joins them with its own rows. The frames travel on the bin's sealed stream; the exchange
+ * around this step (HELLO/REVEAL, the PSI, DONE) is {@link BinExchange}'s.
  *
  * <p>PAYLOAD frames carry chunks of records {@code token ‖ i32 rows ‖ (varint len ‖ encoded row)*}
  * (opaque to control.proto); a {@code PayloadEnd} gives the totals.
  */
 public final class BinPayload {
   private static final int PAYLOAD_FRAME_BYTES = 256 * 1024;
+
   /** A payload record starts with the token and the peer's row count for it. */
   private static final int KEY_HEADER_BYTES = Tokens.BYTES + 4;
 
@@ -36,7 +37,10 @@ public final class BinPayload {
     this.ctx = ctx;
   }
 
-  /** Party B: sends the columns of {@code keys} (intersecting, in token order); returns the rows sent. */
+  /**
+   * Party B: sends the columns of {@code keys} (intersecting, in token order); returns the rows
+   * sent.
+   */
   public long send(SealedBinStream stream, BinTable table, int[] keys) throws BridgeException {
     ByteArrayOutputStream plain = new ByteArrayOutputStream(PAYLOAD_FRAME_BYTES + 4096);
     byte[] head = new byte[KEY_HEADER_BYTES];
@@ -47,10 +51,12 @@ public final class BinPayload {
       ByteBuffer.wrap(head, Tokens.BYTES, 4).putInt(count);
       plain.write(head, 0, head.length);
       rows += count;
-      table.forEachRow(u, (buf, off, len) -> {
-        Varint.write(plain, len);
-        plain.write(buf, off, len);
-      });
+      table.forEachRow(
+          u,
+          (buf, off, len) -> {
+            Varint.write(plain, len);
+            plain.write(buf, off, len);
+          });
       if (plain.size() >= PAYLOAD_FRAME_BYTES) {
         sendChunk(stream, plain);
       }
@@ -58,8 +64,8 @@ public final class BinPayload {
     if (plain.size() > 0) {
       sendChunk(stream, plain);
     }
-    stream.send(Frames.PAYLOAD_END, PayloadEnd.newBuilder().setKeys(keys.length).setRows(rows)
-        .build());
+    stream.send(
+        Frames.PAYLOAD_END, PayloadEnd.newBuilder().setKeys(keys.length).setRows(rows).build());
     return rows;
   }
 
@@ -85,8 +91,11 @@ public final class BinPayload {
       }
       byte t = Frames.type(f);
       if (t == Frames.PAYLOAD_END) {
-        end = ControlMessages.parse(PayloadEnd.parser(), Frames.body(f, t, "reading PAYLOAD_END"),
-            "the peer's PAYLOAD_END");
+        end =
+            ControlMessages.parse(
+                PayloadEnd.parser(),
+                Frames.body(f, t, "reading PAYLOAD_END"),
+                "the peer's PAYLOAD_END");
         break;
       }
       if (t != Frames.PAYLOAD) {
@@ -95,8 +104,11 @@ public final class BinPayload {
       plain.write(f, 1, f.length - 1);
     }
     if (end.getKeys() != keys.length) {
-      throw new PeerProtocolException("peer sent columns for " + Long.toUnsignedString(end.getKeys())
-          + " intersecting keys, this party found " + keys.length);
+      throw new PeerProtocolException(
+          "peer sent columns for "
+              + Long.toUnsignedString(end.getKeys())
+              + " intersecting keys, this party found "
+              + keys.length);
     }
     return decode(plain.toByteArray(), table, keys, end.getKeys(), end.getRows());
   }
@@ -110,8 +122,12 @@ public final class BinPayload {
       throws PeerProtocolException {
     int arity = ctx.peerCodec().arity();
     if (peerRows < 0 || peerRows > b.length / (arity + 1)) { // a row takes arity + 1 bytes or more
-      throw new PeerProtocolException("peer's summary claims " + Long.toUnsignedString(peerRows)
-          + " rows in " + b.length + " bytes");
+      throw new PeerProtocolException(
+          "peer's summary claims "
+              + Long.toUnsignedString(peerRows)
+              + " rows in "
+              + b.length
+              + " bytes");
     }
     int[] columns = new int[(int) peerRows * (arity + 1)];
     int[] first = new int[table.distinct()];
@@ -125,8 +141,9 @@ public final class BinPayload {
         }
         int u = seenTokens < keys.length ? keys[(int) seenTokens] : -1;
         if (u < 0 || Tokens.hiAt(b, p) != table.hi(u) || Tokens.loAt(b, p) != table.lo(u)) {
-          throw new PeerProtocolException("peer sent columns for a key that is not the next "
-              + "intersecting key in token order");
+          throw new PeerProtocolException(
+              "peer sent columns for a key that is not the next "
+                  + "intersecting key in token order");
         }
         int n = ByteBuffer.wrap(b, p + Tokens.BYTES, 4).getInt();
         if (n <= 0 || n > peerRows - rows) {
@@ -150,8 +167,15 @@ public final class BinPayload {
       throw new PeerProtocolException("peer's payload is malformed: " + e.getMessage());
     }
     if (seenTokens != tokens || rows != peerRows) {
-      throw new PeerProtocolException("payload holds " + seenTokens + " keys and " + rows
-          + " rows, its summary says " + tokens + " and " + peerRows);
+      throw new PeerProtocolException(
+          "payload holds "
+              + seenTokens
+              + " keys and "
+              + rows
+              + " rows, its summary says "
+              + tokens
+              + " and "
+              + peerRows);
     }
     long out = 0;
     for (int u : keys) {
@@ -198,31 +222,33 @@ public final class BinPayload {
       int[] pc = peer.columns();
       byte[] pb = peer.payload();
       for (int u : keys) {
-        table.forEachRow(u, (buf, off, len) -> {
-          ownCodec.columns(buf, off, len, own, 0, false);
-          for (int r = peer.first()[u], end = r + peer.count()[u]; r < end; r++) {
-            int base = r * stride;
-            int size = 0;
-            for (int s : output) {
-              size += s >= 0 ? own[s + 1] - own[s] : pc[base - s] - pc[base - 1 - s];
-            }
-            byte[] row = new byte[size];
-            int p = 0;
-            for (int s : output) {
-              if (s >= 0) {
-                int n = own[s + 1] - own[s];
-                System.arraycopy(buf, own[s], row, p, n);
-                p += n;
-              } else {
-                int from = pc[base - 1 - s];
-                int n = pc[base - s] - from;
-                System.arraycopy(pb, from, row, p, n);
-                p += n;
+        table.forEachRow(
+            u,
+            (buf, off, len) -> {
+              ownCodec.columns(buf, off, len, own, 0, false);
+              for (int r = peer.first()[u], end = r + peer.count()[u]; r < end; r++) {
+                int base = r * stride;
+                int size = 0;
+                for (int s : output) {
+                  size += s >= 0 ? own[s + 1] - own[s] : pc[base - s] - pc[base - 1 - s];
+                }
+                byte[] row = new byte[size];
+                int p = 0;
+                for (int s : output) {
+                  if (s >= 0) {
+                    int n = own[s + 1] - own[s];
+                    System.arraycopy(buf, own[s], row, p, n);
+                    p += n;
+                  } else {
+                    int from = pc[base - 1 - s];
+                    int n = pc[base - s] - from;
+                    System.arraycopy(pb, from, row, p, n);
+                    p += n;
+                  }
+                }
+                out.accept(row);
               }
-            }
-            out.accept(row);
-          }
-        });
+            });
       }
     }
   }

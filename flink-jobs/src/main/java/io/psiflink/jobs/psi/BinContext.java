@@ -2,9 +2,9 @@ package io.psiflink.jobs.psi;
 
 import io.psiflink.api.Role;
 import io.psiflink.connectors.row.RowCodec;
+import io.psiflink.jobs.session.BinKeys;
 import io.psiflink.nativepsi.ProtocolInfo;
 import io.psiflink.nativepsi.PsiRole;
-import io.psiflink.jobs.session.BinKeys;
 import java.io.Serializable;
 
 /**
@@ -41,12 +41,21 @@ public final class BinContext implements Serializable {
    * @param cardinality the query asks only how many keys both tables hold: the PSI reveals only
    *     that count, to A, and no columns are exchanged
    */
-  public BinContext(String session, Role role, int bins, int sigma, String protocol,
-      String protocolParams, RowCodec ownCodec, RowCodec peerCodec, int[] output, int maxAttempts,
+  public BinContext(
+      String session,
+      Role role,
+      int bins,
+      int sigma,
+      String protocol,
+      String protocolParams,
+      RowCodec ownCodec,
+      RowCodec peerCodec,
+      int[] output,
+      int maxAttempts,
       boolean cardinality) {
     if (!role.isParty() || role.parties() != 2) {
-      throw new IllegalArgumentException("a bin is exchanged between party A and party B, not "
-          + role.label());
+      throw new IllegalArgumentException(
+          "a bin is exchanged between party A and party B, not " + role.label());
     }
     this.session = session;
     this.roleKind = role.kind();

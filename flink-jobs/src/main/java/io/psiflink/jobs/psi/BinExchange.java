@@ -3,20 +3,20 @@ package io.psiflink.jobs.psi;
 import io.psiflink.api.Role;
 import io.psiflink.bridge.BridgeException;
 import io.psiflink.bridge.BridgeStream;
+import io.psiflink.jobs.bin.BinOverflowException;
 import io.psiflink.jobs.bin.BinPlan;
-import io.psiflink.nativepsi.ProtocolInfo;
+import io.psiflink.jobs.bin.BinTable;
 import io.psiflink.jobs.control.v1.BinHello;
 import io.psiflink.jobs.control.v1.Done;
 import io.psiflink.jobs.control.v1.Reveal;
+import io.psiflink.jobs.payload.BinOutput;
+import io.psiflink.jobs.payload.BinPayload;
+import io.psiflink.jobs.session.BinKeys;
+import io.psiflink.nativepsi.ProtocolInfo;
 import io.psiflink.nativepsi.PsiParams;
 import io.psiflink.nativepsi.PsiPhase;
 import io.psiflink.nativepsi.PsiRole;
 import io.psiflink.nativepsi.PsiSession;
-import io.psiflink.jobs.session.BinKeys;
-import io.psiflink.jobs.payload.BinOutput;
-import io.psiflink.jobs.bin.BinOverflowException;
-import io.psiflink.jobs.payload.BinPayload;
-import io.psiflink.jobs.bin.BinTable;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
@@ -26,21 +26,24 @@ import java.util.function.Consumer;
 /**
  * One attempt at one bin, on one bridge stream, every frame sealed end to end ({@link
  * SealedBinStream}):
+ *
  * <ol>
- *   <li>HELLO both ways ({@code BinHello} of control.proto): role, bin, bin count, σ, this party's n
- *       and padded bound, and a commitment to a fresh 32-byte nonce; once both HELLOs arrived, REVEAL both ways: the nonce, checked against
- *       its commitment. The protocol instance is the SHA-256 of both nonces and the stream's
- *       context, so it is fresh on every attempt and after task restarts (it is the PRG nonce
- *       under the shared setup), and neither party can choose it after seeing the other's nonce;
- *       the frames after REVEAL are sealed under keys bound to the instance;</li>
+ *   <li>HELLO both ways ({@code BinHello} of control.proto): role, bin, bin count, σ, this party's
+ *       n and padded bound, and a commitment to a fresh 32-byte nonce; once both HELLOs arrived,
+ *       REVEAL both ways: the nonce, checked against its commitment. The protocol instance is the
+ *       SHA-256 of both nonces and the stream's context, so it is fresh on every attempt and after
+ *       task restarts (it is the PRG nonce under the shared setup), and neither party can choose it
+ *       after seeing the other's nonce; the frames after REVEAL are sealed under keys bound to the
+ *       instance;
  *   <li>the PSI protocol on the padded sets (its setup rounds too, for a protocol whose setup is
  *       the sender's set), both parties learning which of their own elements intersect, or, for a
- *       count-only query, A learning only how many;</li>
+ *       count-only query, A learning only how many;
  *   <li>the payload step ({@link BinPayload}): party B sends, for every intersecting token in token
  *       order its row count and its revealed columns; party A checks them and joins them with its
- *       own rows (a count-only query skips this step: A's output is the count);</li>
- *   <li>A sends DONE once it has everything: only then B counts the bin as done.</li>
+ *       own rows (a count-only query skips this step: A's output is the count);
+ *   <li>A sends DONE once it has everything: only then B counts the bin as done.
  * </ol>
+ *
  * {@link #exchange} does the network part and returns what the bin gives to emit ({@link
  * BinOutput}), so the operator can run it off its mailbox thread and emit on it. Anything
  * unexpected from the peer is a {@link PeerProtocolException}; the caller aborts the stream and may
@@ -68,8 +71,13 @@ public final class BinExchange {
   }
 
   /** Counters of one completed bin. */
-  public record BinStats(long intersecting, long rowsOut, long bytesSent, long bytesReceived,
-      long psiNanos, long payloadNanos) {}
+  public record BinStats(
+      long intersecting,
+      long rowsOut,
+      long bytesSent,
+      long bytesReceived,
+      long psiNanos,
+      long payloadNanos) {}
 
   /** A completed bin: its counters, and what it gives this party to emit. */
   public record BinResult(BinStats stats, BinOutput output) {}
@@ -88,8 +96,8 @@ public final class BinExchange {
   }
 
   /**
-   * Runs the bin's network exchange to completion on {@code stream}. The output party's rows are
-   * in the result, all checked; nothing is emitted here, so this may run on any thread.
+   * Runs the bin's network exchange to completion on {@code stream}. The output party's rows are in
+   * the result, all checked; nothing is emitted here, so this may run on any thread.
    *
    * @param ownRows this party's n: rows that reached tokenization, over all bins
    */
@@ -108,17 +116,20 @@ public final class BinExchange {
     if (table.distinct() > ownBound) {
       // The peer learns that the bin overflowed (the job stops anyway), never by how much.
       raw.abort("bin " + bin + " of party " + ctx.party() + " is over the public bound");
-      throw new BinOverflowException(bin, table.distinct(), ownBound, ownRows, ctx.bins(),
-          ctx.sigma());
+      throw new BinOverflowException(
+          bin, table.distinct(), ownBound, ownRows, ctx.bins(), ctx.sigma());
     }
     Agreed agreed = hello(stream, bin, ownRows, ownBound);
 
     // A is the PSI's receiver and gets the columns; B is its sender and sends them
     boolean receiver = ctx.psiRole() == PsiRole.RECEIVER;
-    PsiParams params = PsiParams.parse(ctx.protocolParams()).toBuilder()
-        .receiverSize(receiver ? ownBound : agreed.peerBound())
-        .senderSize(receiver ? agreed.peerBound() : ownBound).instance(agreed.instance())
-        .output(ProtocolChoice.output(ctx.cardinality())).build();
+    PsiParams params =
+        PsiParams.parse(ctx.protocolParams()).toBuilder()
+            .receiverSize(receiver ? ownBound : agreed.peerBound())
+            .senderSize(receiver ? agreed.peerBound() : ownBound)
+            .instance(agreed.instance())
+            .output(ProtocolChoice.output(ctx.cardinality()))
+            .build();
     long[] mine;
     long cardinality;
     try (PsiSession s = PsiSession.create(ctx.protocol(), ctx.psiRole(), params)) {
@@ -134,13 +145,18 @@ public final class BinExchange {
       mine = ctx.cardinality() ? new long[0] : s.resultIndices();
     }
     if (cardinality > table.distinct()) {
-      throw new PeerProtocolException("PSI counted " + cardinality + " common keys, but this "
-          + "party holds only " + table.distinct() + " in the bin");
+      throw new PeerProtocolException(
+          "PSI counted "
+              + cardinality
+              + " common keys, but this "
+              + "party holds only "
+              + table.distinct()
+              + " in the bin");
     }
     for (long i : mine) {
       if (i >= table.distinct()) {
-        throw new PeerProtocolException("PSI reported padding element " + i
-            + " as intersecting; dummies cannot match");
+        throw new PeerProtocolException(
+            "PSI reported padding element " + i + " as intersecting; dummies cannot match");
       }
     }
     long psiDone = System.nanoTime();
@@ -164,8 +180,15 @@ public final class BinExchange {
     }
     done(stream, ctx.psiRole());
     long intersecting = ctx.cardinality() ? Math.max(cardinality, 0) : mine.length;
-    return new BinResult(new BinStats(intersecting, rowsOut, raw.bytesSent(), raw.bytesReceived(),
-        psiDone - started, System.nanoTime() - psiDone), output);
+    return new BinResult(
+        new BinStats(
+            intersecting,
+            rowsOut,
+            raw.bytesSent(),
+            raw.bytesReceived(),
+            psiDone - started,
+            System.nanoTime() - psiDone),
+        output);
   }
 
   /** What both HELLOs and REVEALs fixed: the peer's bound and the bin's protocol instance. */
@@ -180,29 +203,47 @@ public final class BinExchange {
     BridgeStream raw = stream.raw();
     byte[] nonce = new byte[NONCE_BYTES];
     random.nextBytes(nonce);
-    byte[] ownHello = Frames.of(Frames.HELLO, BinHello.newBuilder()
-        .setRole(ControlMessages.roleId(self)).setBin(bin).setBins(ctx.bins())
-        .setSigma(ctx.sigma()).setRows(ownRows).setBound(ownBound)
-        .setCommitment(com.google.protobuf.ByteString.copyFrom(commitment(raw, bin, self, nonce)))
-        .build());
+    byte[] ownHello =
+        Frames.of(
+            Frames.HELLO,
+            BinHello.newBuilder()
+                .setRole(ControlMessages.roleId(self))
+                .setBin(bin)
+                .setBins(ctx.bins())
+                .setSigma(ctx.sigma())
+                .setRows(ownRows)
+                .setBound(ownBound)
+                .setCommitment(
+                    com.google.protobuf.ByteString.copyFrom(commitment(raw, bin, self, nonce)))
+                .build());
     stream.send(ownHello);
     byte[] peerHello = stream.receive();
     BinHello peer = parseHello(Frames.body(peerHello, Frames.HELLO, "waiting for HELLO"), bin);
     long peerBound = BinPlan.bound(peer.getRows(), ctx.bins(), ctx.sigma());
     if (peer.getBound() != peerBound) {
-      throw new PeerProtocolException("peer's bound " + peer.getBound() + " for n="
-          + peer.getRows() + " disagrees with " + peerBound);
+      throw new PeerProtocolException(
+          "peer's bound "
+              + peer.getBound()
+              + " for n="
+              + peer.getRows()
+              + " disagrees with "
+              + peerBound);
     }
     // Only now, with the peer committed, this party reveals its nonce.
-    stream.send(Frames.REVEAL, Reveal.newBuilder()
-        .setNonce(com.google.protobuf.ByteString.copyFrom(nonce)).build());
-    Reveal reveal = ControlMessages.parse(Reveal.parser(), Frames.body(stream.receive(),
-        Frames.REVEAL, "waiting for the peer's nonce"), "the peer's REVEAL");
+    stream.send(
+        Frames.REVEAL,
+        Reveal.newBuilder().setNonce(com.google.protobuf.ByteString.copyFrom(nonce)).build());
+    Reveal reveal =
+        ControlMessages.parse(
+            Reveal.parser(),
+            Frames.body(stream.receive(), Frames.REVEAL, "waiting for the peer's nonce"),
+            "the peer's REVEAL");
     byte[] peerNonce = reveal.getNonce().toByteArray();
-    if (peerNonce.length != NONCE_BYTES || !MessageDigest.isEqual(
-        peer.getCommitment().toByteArray(), commitment(raw, bin, self.peer(), peerNonce))) {
-      throw new PeerProtocolException("peer's revealed nonce does not match the commitment in "
-          + "its HELLO");
+    if (peerNonce.length != NONCE_BYTES
+        || !MessageDigest.isEqual(
+            peer.getCommitment().toByteArray(), commitment(raw, bin, self.peer(), peerNonce))) {
+      throw new PeerProtocolException(
+          "peer's revealed nonce does not match the commitment in " + "its HELLO");
     }
     boolean a = self.equals(Role.A);
     byte[] instance = instance(raw, bin, a ? nonce : peerNonce, a ? peerNonce : nonce);
@@ -222,13 +263,17 @@ public final class BinExchange {
       stream.send(Frames.DONE, Done.getDefaultInstance());
       stream.finish();
     } else {
-      ControlMessages.parse(Done.parser(), Frames.body(stream.receive(), Frames.DONE,
-          "waiting for the output party's DONE"), "the peer's DONE");
+      ControlMessages.parse(
+          Done.parser(),
+          Frames.body(stream.receive(), Frames.DONE, "waiting for the output party's DONE"),
+          "the peer's DONE");
       try {
         stream.finish();
       } catch (BridgeException e) {
-        LOG.warn("could not close {} cleanly after the bin was complete: {}",
-            stream.raw().channel(), e.getMessage());
+        LOG.warn(
+            "could not close {} cleanly after the bin was complete: {}",
+            stream.raw().channel(),
+            e.getMessage());
       }
     }
     awaitPeerEnd(stream);
@@ -241,8 +286,10 @@ public final class BinExchange {
         LOG.warn("peer sent frames after the bin was complete on {}", stream.raw().channel());
       }
     } catch (BridgeException e) {
-      LOG.warn("peer did not close {} cleanly after the bin was complete: {}",
-          stream.raw().channel(), e.getMessage());
+      LOG.warn(
+          "peer did not close {} cleanly after the bin was complete: {}",
+          stream.raw().channel(),
+          e.getMessage());
     }
   }
 
@@ -254,29 +301,48 @@ public final class BinExchange {
     }
     Role role = ControlMessages.role(h.getRole(), "the peer's HELLO");
     if (!role.equals(self.peer())) {
-      throw new PeerProtocolException("peer plays " + role.label() + ", expected "
-          + self.peer().label() + (role.equals(self) ? " (the same role as this party)" : ""));
+      throw new PeerProtocolException(
+          "peer plays "
+              + role.label()
+              + ", expected "
+              + self.peer().label()
+              + (role.equals(self) ? " (the same role as this party)" : ""));
     }
     if (h.getBin() != bin || h.getBins() != ctx.bins() || h.getSigma() != ctx.sigma()) {
-      throw new PeerProtocolException("peer is at bin " + Integer.toUnsignedString(h.getBin())
-          + " of " + Integer.toUnsignedString(h.getBins()) + " with sigma "
-          + Integer.toUnsignedString(h.getSigma()) + ", this party at bin " + bin + " of "
-          + ctx.bins() + " with sigma " + ctx.sigma());
+      throw new PeerProtocolException(
+          "peer is at bin "
+              + Integer.toUnsignedString(h.getBin())
+              + " of "
+              + Integer.toUnsignedString(h.getBins())
+              + " with sigma "
+              + Integer.toUnsignedString(h.getSigma())
+              + ", this party at bin "
+              + bin
+              + " of "
+              + ctx.bins()
+              + " with sigma "
+              + ctx.sigma());
     }
     if (h.getRows() < 0 || h.getBound() < 0 || h.getBound() > BinPlan.MAX_BIN_ELEMENTS) {
-      throw new PeerProtocolException("peer's HELLO has n=" + Long.toUnsignedString(h.getRows())
-          + ", bound=" + Long.toUnsignedString(h.getBound()));
+      throw new PeerProtocolException(
+          "peer's HELLO has n="
+              + Long.toUnsignedString(h.getRows())
+              + ", bound="
+              + Long.toUnsignedString(h.getBound()));
     }
     if (h.getCommitment().size() != COMMITMENT_BYTES) {
-      throw new PeerProtocolException("peer's HELLO has a commitment of "
-          + h.getCommitment().size() + " bytes, expected " + COMMITMENT_BYTES);
+      throw new PeerProtocolException(
+          "peer's HELLO has a commitment of "
+              + h.getCommitment().size()
+              + " bytes, expected "
+              + COMMITMENT_BYTES);
     }
     return h;
   }
 
   /**
-   * SHA-256(label ‖ u16 len ‖ session ‖ i32 bin ‖ i32 attempt ‖ u8 party index ‖ nonce): binds the nonce
-   * to this stream and to the party that chose it, so a commitment cannot be echoed back.
+   * SHA-256(label ‖ u16 len ‖ session ‖ i32 bin ‖ i32 attempt ‖ u8 party index ‖ nonce): binds the
+   * nonce to this stream and to the party that chose it, so a commitment cannot be echoed back.
    */
   static byte[] commitment(BridgeStream stream, int bin, Role committer, byte[] nonce) {
     MessageDigest d = sha256();

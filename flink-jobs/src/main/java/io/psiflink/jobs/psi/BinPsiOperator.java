@@ -6,11 +6,11 @@ import io.psiflink.bridge.BridgeClient;
 import io.psiflink.bridge.BridgeException;
 import io.psiflink.bridge.BridgeStream;
 import io.psiflink.jobs.bin.BinRouting;
-import io.psiflink.nativepsi.PsiException;
-import io.psiflink.jobs.session.BinKeys;
 import io.psiflink.jobs.bin.BinTable;
-import io.psiflink.jobs.session.JobSecrets;
 import io.psiflink.jobs.bin.TokenRecord;
+import io.psiflink.jobs.session.BinKeys;
+import io.psiflink.jobs.session.JobSecrets;
+import io.psiflink.nativepsi.PsiException;
 import java.io.ByteArrayOutputStream;
 import java.security.SecureRandom;
 import java.util.ArrayList;
@@ -39,14 +39,14 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Phases 4 to 6 for the bins of one subtask. Input 1: tokenized rows keyed by bin, appended in chunks
- * to keyed list state (RocksDB in psi-flink's configuration, so a party's set need not fit in
- * memory). Input 2: the party's total row count n, broadcast, which fixes the public padded bin size.
- * Once both inputs end, the subtask runs its bins in ascending order, one PSI exchange per bin over the
- * bridge. Ascending order on both sides cannot deadlock, whatever the two jobs' parallelism: the
- * smallest unfinished bin is always being worked on by both parties. A bin that fails is retried
- * alone, as a new attempt on the bridge; other bins are not redone. The output party emits the
- * joined rows in {@link io.psiflink.connectors.row.RowCodec} encoding, for {@link
+ * Phases 4 to 6 for the bins of one subtask. Input 1: tokenized rows keyed by bin, appended in
+ * chunks to keyed list state (RocksDB in psi-flink's configuration, so a party's set need not fit
+ * in memory). Input 2: the party's total row count n, broadcast, which fixes the public padded bin
+ * size. Once both inputs end, the subtask runs its bins in ascending order, one PSI exchange per
+ * bin over the bridge. Ascending order on both sides cannot deadlock, whatever the two jobs'
+ * parallelism: the smallest unfinished bin is always being worked on by both parties. A bin that
+ * fails is retried alone, as a new attempt on the bridge; other bins are not redone. The output
+ * party emits the joined rows in {@link io.psiflink.connectors.row.RowCodec} encoding, for {@link
  * io.psiflink.connectors.TableSink#writeEncoded}; party B emits nothing.
  *
  * <p>Threads: keyed state and the output belong to the task's mailbox thread, which loads each bin,
@@ -58,6 +58,7 @@ public final class BinPsiOperator extends AbstractStreamOperator<byte[]>
     implements TwoInputStreamOperator<byte[], Long, byte[]>, BoundedMultiInput {
   private static final long serialVersionUID = 1L;
   private static final Logger LOG = LoggerFactory.getLogger(BinPsiOperator.class);
+
   /** Rows are appended to state in chunks of about this many bytes. */
   private static final int CHUNK_BYTES = 128 * 1024;
 
@@ -87,8 +88,8 @@ public final class BinPsiOperator extends AbstractStreamOperator<byte[]>
    *     {@link #open}: the keys are never fields of the operator, so never in the job graph
    * @param routing how the input is keyed: records carry {@code routing.key(bin)} as their key
    */
-  public BinPsiOperator(BinContext ctx, String secretsName, BridgeEndpoint bridge,
-      BinRouting routing) {
+  public BinPsiOperator(
+      BinContext ctx, String secretsName, BridgeEndpoint bridge, BinRouting routing) {
     this.ctx = ctx;
     this.secretsName = secretsName;
     this.bridge = bridge;
@@ -105,12 +106,16 @@ public final class BinPsiOperator extends AbstractStreamOperator<byte[]>
   public void open() throws Exception {
     super.open();
     if (mailbox == null) { // created without an operator factory that hands one over
-      mailbox = getContainingTask().getMailboxExecutorFactory()
-          .createExecutor(getOperatorConfig().getChainIndex());
+      mailbox =
+          getContainingTask()
+              .getMailboxExecutorFactory()
+              .createExecutor(getOperatorConfig().getChainIndex());
     }
     keys = JobSecrets.fromCache(getRuntimeContext(), secretsName).binKeys();
-    chunks = getPartitionedState(new ListStateDescriptor<>("bin-chunks",
-        PrimitiveArrayTypeInfo.BYTE_PRIMITIVE_ARRAY_TYPE_INFO));
+    chunks =
+        getPartitionedState(
+            new ListStateDescriptor<>(
+                "bin-chunks", PrimitiveArrayTypeInfo.BYTE_PRIMITIVE_ARRAY_TYPE_INFO));
     buffers = new HashMap<>();
     // the coordinator's progress reader (FlinkProgress) finds these by the same names
     var metrics = getMetricGroup().addGroup(JobMetricNames.PSI_GROUP);
@@ -136,8 +141,8 @@ public final class BinPsiOperator extends AbstractStreamOperator<byte[]>
   public void processElement1(StreamRecord<byte[]> element) throws Exception {
     byte[] r = element.getValue();
     int bin = TokenRecord.bin(r);
-    ByteArrayOutputStream buf = buffers.computeIfAbsent(bin,
-        b -> new ByteArrayOutputStream(CHUNK_BYTES + 1024));
+    ByteArrayOutputStream buf =
+        buffers.computeIfAbsent(bin, b -> new ByteArrayOutputStream(CHUNK_BYTES + 1024));
     TokenRecord.appendTo(buf, r);
     if (buf.size() >= CHUNK_BYTES) {
       setCurrentKey(routing.key(bin));
@@ -181,12 +186,18 @@ public final class BinPsiOperator extends AbstractStreamOperator<byte[]>
     var info = getRuntimeContext().getTaskInfo();
     List<Integer> owned = routing.binsOf(info.getIndexOfThisSubtask());
     for (int b : owned) {
-      if (KeyGroupRangeAssignment.assignKeyToParallelOperator(routing.key(b),
-          info.getMaxNumberOfParallelSubtasks(), info.getNumberOfParallelSubtasks())
+      if (KeyGroupRangeAssignment.assignKeyToParallelOperator(
+              routing.key(b),
+              info.getMaxNumberOfParallelSubtasks(),
+              info.getNumberOfParallelSubtasks())
           != info.getIndexOfThisSubtask()) {
-        throw new IllegalStateException("bin " + b + " is not routed to subtask "
-            + info.getIndexOfThisSubtask() + ": the operator's parallelism or max parallelism "
-            + "differs from the routing's");
+        throw new IllegalStateException(
+            "bin "
+                + b
+                + " is not routed to subtask "
+                + info.getIndexOfThisSubtask()
+                + ": the operator's parallelism or max parallelism "
+                + "differs from the routing's");
       }
     }
     return owned;
@@ -194,8 +205,8 @@ public final class BinPsiOperator extends AbstractStreamOperator<byte[]>
 
   private void runBins() throws Exception {
     if (totalsSeen != 1) {
-      throw new IllegalStateException("expected the party's row count once, got " + totalsSeen
-          + " values");
+      throw new IllegalStateException(
+          "expected the party's row count once, got " + totalsSeen + " values");
     }
     // what the bins announce in HELLO and pad to, for the summary (the same on every subtask)
     clock.maximum(Accumulators.ROWS_ANNOUNCED, totalRows);
@@ -204,12 +215,16 @@ public final class BinPsiOperator extends AbstractStreamOperator<byte[]>
     BinExchange exchange = new BinExchange(ctx, keys, random);
     long psiNanos = 0;
     long payloadNanos = 0;
-    ExecutorService network = Executors.newSingleThreadExecutor(r -> {
-      Thread t = new Thread(r, "psi bins of " + getRuntimeContext().getTaskInfo()
-          .getTaskNameWithSubtasks());
-      t.setDaemon(true);
-      return t;
-    });
+    ExecutorService network =
+        Executors.newSingleThreadExecutor(
+            r -> {
+              Thread t =
+                  new Thread(
+                      r,
+                      "psi bins of " + getRuntimeContext().getTaskInfo().getTaskNameWithSubtasks());
+              t.setDaemon(true);
+              return t;
+            });
     try (BridgeClient client = BridgeClient.connect(bridge.clientConfig())) {
       int done = 0;
       for (int bin : owned) {
@@ -238,10 +253,19 @@ public final class BinPsiOperator extends AbstractStreamOperator<byte[]>
         clock.add(Accumulators.BINS_DONE, 1);
         clock.add(Accumulators.ROWS_OUT, stats.rowsOut());
         done++;
-        LOG.info("party {} bin {} done ({} of {} on this subtask): {} rows, {} distinct keys, {} "
-            + "intersecting, {} rows out, {} bytes sent, {} received, {} ms", ctx.party(), bin,
-            done, owned.size(), table.rows(), table.distinct(), stats.intersecting(),
-            stats.rowsOut(), stats.bytesSent(), stats.bytesReceived(),
+        LOG.info(
+            "party {} bin {} done ({} of {} on this subtask): {} rows, {} distinct keys, {} "
+                + "intersecting, {} rows out, {} bytes sent, {} received, {} ms",
+            ctx.party(),
+            bin,
+            done,
+            owned.size(),
+            table.rows(),
+            table.distinct(),
+            stats.intersecting(),
+            stats.rowsOut(),
+            stats.bytesSent(),
+            stats.bytesReceived(),
             (System.nanoTime() - start) / 1_000_000);
       }
     } finally {
@@ -258,18 +282,22 @@ public final class BinPsiOperator extends AbstractStreamOperator<byte[]>
    * this (mailbox) thread yields. Longer than gRPC's first reconnect backoff (1 s), so a dropped
    * connection is back.
    */
-  private BinExchange.BinResult exchangeWithRetries(BridgeClient client, BinExchange exchange,
-      ExecutorService network, int bin, BinTable table) throws Exception {
+  private BinExchange.BinResult exchangeWithRetries(
+      BridgeClient client, BinExchange exchange, ExecutorService network, int bin, BinTable table)
+      throws Exception {
     Executor next = network;
     for (int attempt = 1; ; attempt++) {
       int a = attempt;
-      CompletableFuture<BinExchange.BinResult> f = CompletableFuture.supplyAsync(() -> {
-        try {
-          return attempt(client, exchange, bin, table, a);
-        } catch (Exception e) {
-          throw new java.util.concurrent.CompletionException(e);
-        }
-      }, next);
+      CompletableFuture<BinExchange.BinResult> f =
+          CompletableFuture.supplyAsync(
+              () -> {
+                try {
+                  return attempt(client, exchange, bin, table, a);
+                } catch (Exception e) {
+                  throw new java.util.concurrent.CompletionException(e);
+                }
+              },
+              next);
       Exception e;
       try {
         return MailboxWait.await(mailbox, f);
@@ -281,16 +309,23 @@ public final class BinPsiOperator extends AbstractStreamOperator<byte[]>
       }
       retries.inc();
       clock.add(Accumulators.BIN_RETRIES, 1);
-      LOG.warn("party {} bin {} attempt {} of {} failed, retrying the bin alone: {}",
-          ctx.party(), bin, attempt, ctx.maxAttempts(), e.getMessage());
-      next = CompletableFuture.delayedExecutor(Math.min(10_000, 1_000L << attempt),
-          TimeUnit.MILLISECONDS, network);
+      LOG.warn(
+          "party {} bin {} attempt {} of {} failed, retrying the bin alone: {}",
+          ctx.party(),
+          bin,
+          attempt,
+          ctx.maxAttempts(),
+          e.getMessage());
+      next =
+          CompletableFuture.delayedExecutor(
+              Math.min(10_000, 1_000L << attempt), TimeUnit.MILLISECONDS, network);
     }
   }
 
   /** One attempt, on the network thread: the stream is aborted if it fails. */
-  private BinExchange.BinResult attempt(BridgeClient client, BinExchange exchange, int bin,
-      BinTable table, int attempt) throws Exception {
+  private BinExchange.BinResult attempt(
+      BridgeClient client, BinExchange exchange, int bin, BinTable table, int attempt)
+      throws Exception {
     String channel = "bin-" + bin;
     BridgeStream stream = null;
     try {
@@ -312,8 +347,8 @@ public final class BinPsiOperator extends AbstractStreamOperator<byte[]>
     private static final long serialVersionUID = 1L;
 
     BinFailedException(int bin, int attempts, Exception cause) {
-      super("bin " + bin + " failed after " + attempts + " attempt(s): " + cause.getMessage(),
-          cause);
+      super(
+          "bin " + bin + " failed after " + attempts + " attempt(s): " + cause.getMessage(), cause);
     }
   }
 

@@ -30,8 +30,8 @@ public final class ControlMessages {
       CodedInputStream in = CodedInputStream.newInstance(body);
       m = parser.parseFrom(in);
     } catch (InvalidProtocolBufferException e) {
-      throw new PeerProtocolException(what + " is malformed (not a psiflink.control.v1 message: "
-          + e.getMessage() + ")");
+      throw new PeerProtocolException(
+          what + " is malformed (not a psiflink.control.v1 message: " + e.getMessage() + ")");
     }
     noUnknownFields(m, what);
     return m;
@@ -39,9 +39,14 @@ public final class ControlMessages {
 
   private static void noUnknownFields(Message m, String what) throws PeerProtocolException {
     if (!m.getUnknownFields().asMap().isEmpty()) {
-      throw new PeerProtocolException(what + " has fields " + m.getUnknownFields().asMap().keySet()
-          + " that " + m.getDescriptorForType().getFullName() + " does not know: the peer runs "
-          + "another version of psi-flink");
+      throw new PeerProtocolException(
+          what
+              + " has fields "
+              + m.getUnknownFields().asMap().keySet()
+              + " that "
+              + m.getDescriptorForType().getFullName()
+              + " does not know: the peer runs "
+              + "another version of psi-flink");
     }
     for (Map.Entry<FieldDescriptor, Object> e : m.getAllFields().entrySet()) {
       if (e.getKey().getJavaType() != FieldDescriptor.JavaType.MESSAGE) {
@@ -59,22 +64,29 @@ public final class ControlMessages {
 
   /** The wire form of {@code role}. */
   public static RoleId roleId(Role role) {
-    return RoleId.newBuilder().setKind(switch (role.kind()) {
-      case PARTY -> RoleId.Kind.PARTY;
-      case HELPER -> RoleId.Kind.HELPER;
-      case PROVIDER -> RoleId.Kind.PROVIDER;
-    }).setIndex(role.index()).setParties(role.parties()).build();
+    return RoleId.newBuilder()
+        .setKind(
+            switch (role.kind()) {
+              case PARTY -> RoleId.Kind.PARTY;
+              case HELPER -> RoleId.Kind.HELPER;
+              case PROVIDER -> RoleId.Kind.PROVIDER;
+            })
+        .setIndex(role.index())
+        .setParties(role.parties())
+        .build();
   }
 
   /** The role a peer names, checked: a known kind, an index within the parties. */
   public static Role role(RoleId id, String what) throws PeerProtocolException {
-    Role.Kind kind = switch (id.getKind()) {
-      case PARTY -> Role.Kind.PARTY;
-      case HELPER -> Role.Kind.HELPER;
-      case PROVIDER -> Role.Kind.PROVIDER;
-      default -> throw new PeerProtocolException(what + " names no known role kind ("
-          + id.getKindValue() + ")");
-    };
+    Role.Kind kind =
+        switch (id.getKind()) {
+          case PARTY -> Role.Kind.PARTY;
+          case HELPER -> Role.Kind.HELPER;
+          case PROVIDER -> Role.Kind.PROVIDER;
+          default ->
+              throw new PeerProtocolException(
+                  what + " names no known role kind (" + id.getKindValue() + ")");
+        };
     try {
       return new Role(kind, id.getIndex(), id.getParties());
     } catch (IllegalArgumentException e) {

@@ -1,23 +1,25 @@
 package io.psiflink.jobs.psi;
 
 import io.psiflink.jobs.control.v1.FrameType;
-import io.psiflink.nativepsi.PsiPhase;
 import io.psiflink.jobs.payload.BinPayload;
+import io.psiflink.nativepsi.PsiPhase;
 
 /**
  * The frames psi-flink's jobs exchange on a bridge stream. The bridge moves opaque frames; this is
  * their content: one type byte ({@code FrameType} of control.proto), then the body. On bin streams
  * (and the setup rounds of the control stream) every frame travels sealed as a whole, type byte
  * included ({@link SealedBinStream}).
+ *
  * <ul>
- *   <li>HELLO: a {@code SignedSessionHello} on the control stream, a {@code BinHello} on a bin's;</li>
- *   <li>REVEAL: a {@code Reveal}, the nonce a bin HELLO committed to;</li>
+ *   <li>HELLO: a {@code SignedSessionHello} on the control stream, a {@code BinHello} on a bin's;
+ *   <li>REVEAL: a {@code Reveal}, the nonce a bin HELLO committed to;
  *   <li>PSI: phase u8, round u8, last u8, then a chunk of the native protocol message the sender
- *       emitted in that round (opaque);</li>
- *   <li>PAYLOAD: a chunk of revealed columns (opaque, {@link BinPayload}); PAYLOAD_END: a
- *       {@code PayloadEnd};</li>
- *   <li>DONE: a {@code Done}: the output party has everything for this bin.</li>
+ *       emitted in that round (opaque);
+ *   <li>PAYLOAD: a chunk of revealed columns (opaque, {@link BinPayload}); PAYLOAD_END: a {@code
+ *       PayloadEnd};
+ *   <li>DONE: a {@code Done}: the output party has everything for this bin.
  * </ul>
+ *
  * Control bodies are parsed and checked by {@link ControlMessages}.
  */
 public final class Frames {
@@ -26,8 +28,10 @@ public final class Frames {
   public static final byte PAYLOAD = FrameType.PAYLOAD_VALUE;
   public static final byte PAYLOAD_END = FrameType.PAYLOAD_END_VALUE;
   public static final byte DONE = FrameType.DONE_VALUE;
+
   /** The nonce a HELLO committed to, sent once both HELLOs arrived. */
   public static final byte REVEAL = FrameType.REVEAL_VALUE;
+
   /** Header length of a PSI frame. */
   public static final int PSI_HEADER = 4;
 
@@ -37,8 +41,8 @@ public final class Frames {
   public static byte[] of(byte type, com.google.protobuf.MessageLite body) {
     byte[] f = new byte[1 + body.getSerializedSize()];
     f[0] = type;
-    com.google.protobuf.CodedOutputStream out = com.google.protobuf.CodedOutputStream.newInstance(f, 1,
-        f.length - 1);
+    com.google.protobuf.CodedOutputStream out =
+        com.google.protobuf.CodedOutputStream.newInstance(f, 1, f.length - 1);
     try {
       body.writeTo(out);
     } catch (java.io.IOException e) {
@@ -51,7 +55,9 @@ public final class Frames {
   /** The name of a frame type, for messages. */
   public static String name(byte type) {
     FrameType t = FrameType.forNumber(type);
-    return t == null || t == FrameType.FRAME_TYPE_UNSPECIFIED ? "unknown frame type " + type : t.name();
+    return t == null || t == FrameType.FRAME_TYPE_UNSPECIFIED
+        ? "unknown frame type " + type
+        : t.name();
   }
 
   public static byte[] of(byte type, byte[] body) {
@@ -82,8 +88,8 @@ public final class Frames {
       throw new PeerProtocolException("peer ended the stream while " + what);
     }
     if (type(frame) != expected) {
-      throw new PeerProtocolException("peer sent " + name(frame[0]) + " while " + what
-          + " (expected " + name(expected) + ")");
+      throw new PeerProtocolException(
+          "peer sent " + name(frame[0]) + " while " + what + " (expected " + name(expected) + ")");
     }
     byte[] b = new byte[frame.length - 1];
     System.arraycopy(frame, 1, b, 0, b.length);

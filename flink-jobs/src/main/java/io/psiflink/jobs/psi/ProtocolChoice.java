@@ -6,9 +6,9 @@ import io.psiflink.nativepsi.PsiParams;
 import java.util.stream.Collectors;
 
 /**
- * The job's demands on a native protocol, checked against what the library says of it
- * ({@link ProtocolInfo}) before anything starts: which output mode a query needs, and which
- * protocols offer it.
+ * The job's demands on a native protocol, checked against what the library says of it ({@link
+ * ProtocolInfo}) before anything starts: which output mode a query needs, and which protocols offer
+ * it.
  */
 public final class ProtocolChoice {
   private ProtocolChoice() {}
@@ -23,8 +23,8 @@ public final class ProtocolChoice {
   }
 
   /**
-   * The protocol of that name, checked to be a two-party protocol that takes the job's
-   * {@value Tokens#BYTES}-byte tokens and has the output mode the query needs.
+   * The protocol of that name, checked to be a two-party protocol that takes the job's {@value
+   * Tokens#BYTES}-byte tokens and has the output mode the query needs.
    *
    * @throws IllegalArgumentException naming the known protocols for an unknown name, or the
    *     protocols that would do when this one cannot
@@ -32,29 +32,49 @@ public final class ProtocolChoice {
   public static ProtocolInfo check(String name, boolean countOnly) {
     ProtocolInfo p = ProtocolInfo.byName(name);
     if (p.parties() != 2) {
-      throw new IllegalArgumentException("protocol " + name + " is for " + p.parties()
-          + " parties; this job joins two (two-party protocols: " + which(2, null) + ")");
+      throw new IllegalArgumentException(
+          "protocol "
+              + name
+              + " is for "
+              + p.parties()
+              + " parties; this job joins two (two-party protocols: "
+              + which(2, null)
+              + ")");
     }
     if (!p.acceptsElementLength(Tokens.BYTES)) {
-      throw new IllegalArgumentException("protocol " + name + " takes elements of "
-          + p.elementLenMin() + ".." + p.elementLenMax() + " bytes, not the job's " + Tokens.BYTES
-          + "-byte tokens");
+      throw new IllegalArgumentException(
+          "protocol "
+              + name
+              + " takes elements of "
+              + p.elementLenMin()
+              + ".."
+              + p.elementLenMax()
+              + " bytes, not the job's "
+              + Tokens.BYTES
+              + "-byte tokens");
     }
     PsiParams.Output needed = output(countOnly);
     if (!p.supports(needed)) {
-      throw new IllegalArgumentException((countOnly
-          ? "SELECT COUNT(DISTINCT ...) needs a protocol that can reveal only the count"
-          : "a join needs a protocol in which both parties learn their common keys")
-          + " (--protocol " + which(2, needed) + "): " + name + " offers output "
-          + p.outputs().stream().map(PsiParams.Output::value).collect(Collectors.joining("/")));
+      throw new IllegalArgumentException(
+          (countOnly
+                  ? "SELECT COUNT(DISTINCT ...) needs a protocol that can reveal only the count"
+                  : "a join needs a protocol in which both parties learn their common keys")
+              + " (--protocol "
+              + which(2, needed)
+              + "): "
+              + name
+              + " offers output "
+              + p.outputs().stream().map(PsiParams.Output::value).collect(Collectors.joining("/")));
     }
     return p;
   }
 
   private static String which(int parties, PsiParams.Output output) {
-    String names = ProtocolInfo.all().stream()
-        .filter(p -> p.parties() == parties && (output == null || p.supports(output)))
-        .map(ProtocolInfo::name).collect(Collectors.joining(" or "));
+    String names =
+        ProtocolInfo.all().stream()
+            .filter(p -> p.parties() == parties && (output == null || p.supports(output)))
+            .map(ProtocolInfo::name)
+            .collect(Collectors.joining(" or "));
     return names.isEmpty() ? "none in this library" : names;
   }
 }

@@ -17,9 +17,9 @@ import java.util.Objects;
  *       {@code a}, which writes the joined rows) is the {@link PsiRole#RECEIVER}; party B is the
  *       {@link PsiRole#SENDER}</b>. The job asks for {@code output=both}, so both learn their
  *       intersecting keys either way; A is the receiver because a cardinality-only output goes to
- *       the receiver and A writes the result.</li>
- *   <li>The helper plays {@link PsiRole#HELPER}, if the protocol has one.</li>
- *   <li>The provider of a multiparty join plays no role in any protocol so far.</li>
+ *       the receiver and A writes the result.
+ *   <li>The helper plays {@link PsiRole#HELPER}, if the protocol has one.
+ *   <li>The provider of a multiparty join plays no role in any protocol so far.
  * </ul>
  */
 public final class ProtocolRoles {
@@ -33,13 +33,20 @@ public final class ProtocolRoles {
   public static PsiRole of(Role org, ProtocolInfo protocol) {
     Objects.requireNonNull(org, "org");
     Objects.requireNonNull(protocol, "protocol");
-    List<PsiRole> partyRoles =
-        protocol.roles().stream().filter(r -> r != PsiRole.HELPER).toList();
+    List<PsiRole> partyRoles = protocol.roles().stream().filter(r -> r != PsiRole.HELPER).toList();
     switch (org.kind()) {
       case PARTY -> {
         if (org.parties() != partyRoles.size()) {
-          throw new IllegalArgumentException("protocol " + protocol.name() + " is for "
-              + partyRoles.size() + " parties, not " + org.parties() + " (role " + org + ")");
+          throw new IllegalArgumentException(
+              "protocol "
+                  + protocol.name()
+                  + " is for "
+                  + partyRoles.size()
+                  + " parties, not "
+                  + org.parties()
+                  + " (role "
+                  + org
+                  + ")");
         }
         return partyRoles.get(org.index());
       }
@@ -52,7 +59,13 @@ public final class ProtocolRoles {
         // no protocol has a provider role yet
       }
     }
-    throw new IllegalArgumentException("protocol " + protocol.name() + " has no role for the "
-        + org + " (its roles: " + protocol.roles() + ")");
+    throw new IllegalArgumentException(
+        "protocol "
+            + protocol.name()
+            + " has no role for the "
+            + org
+            + " (its roles: "
+            + protocol.roles()
+            + ")");
   }
 }

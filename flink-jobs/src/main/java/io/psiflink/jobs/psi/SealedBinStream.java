@@ -21,21 +21,22 @@ import javax.crypto.spec.SecretKeySpec;
  * key (agreed in the signed control handshake, unknown to the relay) and the stream's context:
  * {@code K_dir = HMAC-SHA256(frameKey, "psi-flink frame key v1" ‖ 0x00 ‖ u16 len ‖ session (UTF-8)
  * ‖ i32 bin ‖ i32 attempt ‖ u8 dir)}, dir 0 for frames party A sends, 1 for party B's, bin -1 for
- * the control stream. Binding the context into the key does the work of associated data (the
- * native AEAD takes none): a frame sealed for another session, bin, attempt or direction does not
- * open. The frame type is inside the ciphertext. The nonce is {@code u8 dir ‖ 0x000000 ‖ u64 seq},
- * seq counting the frames of one direction from 0, so a gap, a repeat or a swap fails the next
- * open. Once the bin's protocol instance is fixed, {@link #rekey} moves both directions to keys
- * that also bind the instance and the HELLO transcript, so frames of an earlier attempt cannot be
- * replayed into a later one even if the relay repeats an attempt number.
+ * the control stream. Binding the context into the key does the work of associated data (the native
+ * AEAD takes none): a frame sealed for another session, bin, attempt or direction does not open.
+ * The frame type is inside the ciphertext. The nonce is {@code u8 dir ‖ 0x000000 ‖ u64 seq}, seq
+ * counting the frames of one direction from 0, so a gap, a repeat or a swap fails the next open.
+ * Once the bin's protocol instance is fixed, {@link #rekey} moves both directions to keys that also
+ * bind the instance and the HELLO transcript, so frames of an earlier attempt cannot be replayed
+ * into a later one even if the relay repeats an attempt number.
  *
- * <p>A frame that fails to open is a {@link PeerProtocolException}; the end of the stream is
- * passed on as null (callers know which frame they waited for, so a cut is refused there). Not
+ * <p>A frame that fails to open is a {@link PeerProtocolException}; the end of the stream is passed
+ * on as null (callers know which frame they waited for, so a cut is refused there). Not
  * thread-safe; does not own the bridge stream.
  */
 public final class SealedBinStream implements AutoCloseable {
   /** The bin of the control stream's frames (the session's setup rounds). */
   public static final int CONTROL = -1;
+
   private static final String KEY_LABEL = "psi-flink frame key v1";
   private static final String INSTANCE_KEY_LABEL = "psi-flink frame key v1 instance";
 
@@ -72,8 +73,11 @@ public final class SealedBinStream implements AutoCloseable {
    * hash of both HELLOs (sequence numbers go on counting).
    */
   public void rekey(byte[] instance, byte[] transcriptHash) {
-    byte[] extra = ByteBuffer.allocate(instance.length + transcriptHash.length).put(instance)
-        .put(transcriptHash).array();
+    byte[] extra =
+        ByteBuffer.allocate(instance.length + transcriptHash.length)
+            .put(instance)
+            .put(transcriptHash)
+            .array();
     out.close();
     in.close();
     out = aead(INSTANCE_KEY_LABEL, extra, direction(self));
@@ -107,8 +111,8 @@ public final class SealedBinStream implements AutoCloseable {
   /**
    * The next frame from the peer, opened (type byte first), or null when the peer ended the stream.
    *
-   * @throws PeerProtocolException if the frame does not open: altered, forged, replayed,
-   *     reordered, an earlier one dropped, or sealed for another session, bin, attempt or direction
+   * @throws PeerProtocolException if the frame does not open: altered, forged, replayed, reordered,
+   *     an earlier one dropped, or sealed for another session, bin, attempt or direction
    */
   public byte[] receive() throws BridgeException, PeerProtocolException {
     byte[] f = raw.receive();
@@ -120,9 +124,15 @@ public final class SealedBinStream implements AutoCloseable {
     try {
       plain = in.open(nonce(direction(self.peer()), seq), f, 0, f.length);
     } catch (PsiException e) {
-      throw new PeerProtocolException("frame " + seq + " from party " + self.peer().label()
-          + " on " + where() + " failed authentication (altered, forged, replayed, reordered, "
-          + "an earlier frame dropped, or not sealed by the peer for this stream)");
+      throw new PeerProtocolException(
+          "frame "
+              + seq
+              + " from party "
+              + self.peer().label()
+              + " on "
+              + where()
+              + " failed authentication (altered, forged, replayed, reordered, "
+              + "an earlier frame dropped, or not sealed by the peer for this stream)");
     }
     if (plain.length == 0) {
       throw new PeerProtocolException("peer sent an empty frame on " + where());
@@ -154,8 +164,12 @@ public final class SealedBinStream implements AutoCloseable {
     if (session.length > 0xffff) {
       throw new IllegalArgumentException("session id too long");
     }
-    return ByteBuffer.allocate(2 + session.length + 8).putShort((short) session.length)
-        .put(session).putInt(bin).putInt(stream.attempt()).array();
+    return ByteBuffer.allocate(2 + session.length + 8)
+        .putShort((short) session.length)
+        .put(session)
+        .putInt(bin)
+        .putInt(stream.attempt())
+        .array();
   }
 
   private String where() {

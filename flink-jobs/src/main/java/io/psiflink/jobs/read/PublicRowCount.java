@@ -1,7 +1,7 @@
 package io.psiflink.jobs.read;
 
-import io.psiflink.connectors.ReadCounts;
 import io.psiflink.api.PublicSize;
+import io.psiflink.connectors.ReadCounts;
 import org.apache.flink.streaming.api.operators.AbstractStreamOperator;
 import org.apache.flink.streaming.api.operators.BoundedMultiInput;
 import org.apache.flink.streaming.api.operators.TwoInputStreamOperator;

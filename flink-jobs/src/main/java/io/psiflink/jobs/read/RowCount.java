@@ -6,8 +6,8 @@ import org.apache.flink.streaming.api.operators.OneInputStreamOperator;
 import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
 
 /**
- * Counts the elements of its input and emits the count once the input ends, per subtask;
- * {@link PublicRowCount} adds up the partial counts into the party's public n.
+ * Counts the elements of its input and emits the count once the input ends, per subtask; {@link
+ * PublicRowCount} adds up the partial counts into the party's public n.
  */
 public final class RowCount<T> extends AbstractStreamOperator<Long>
     implements OneInputStreamOperator<T, Long>, BoundedOneInput {

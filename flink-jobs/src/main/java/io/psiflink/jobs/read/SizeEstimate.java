@@ -14,13 +14,15 @@ import org.apache.flink.core.fs.Path;
 /**
  * A cheap estimate of a table's row count, from its size and (CSV) the line length of the first
  * megabyte of each file; Parquet from the row counts in the footers, PostgreSQL from the planner's
- * statistics. It only steers the automatic bin count (the handshake sends it as the party's
- * {@link PublicSize} policy allows); the padding bound uses the public n.
+ * statistics. It only steers the automatic bin count (the handshake sends it as the party's {@link
+ * PublicSize} policy allows); the padding bound uses the public n.
  */
 public final class SizeEstimate {
   private static final int SAMPLE_BYTES = 1 << 20;
+
   /** CSV files sampled at most; the rest of a directory is extrapolated by byte length. */
   private static final int SAMPLE_FILES = 8;
+
   /** Assumed bytes per Avro row: Avro rows are compact; an estimate is all the bin count needs. */
   private static final int AVRO_ROW_BYTES = 32;
 

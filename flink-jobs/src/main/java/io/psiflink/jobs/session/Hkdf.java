@@ -9,7 +9,9 @@ import javax.crypto.spec.SecretKeySpec;
 public final class Hkdf {
   private Hkdf() {}
 
-  /** HKDF-Extract of RFC 5869 section 2.2; an empty salt stands for 32 zero bytes, as the RFC says. */
+  /**
+   * HKDF-Extract of RFC 5869 section 2.2; an empty salt stands for 32 zero bytes, as the RFC says.
+   */
   public static byte[] extract(byte[] salt, byte[] ikm) {
     return hmac(salt.length == 0 ? new byte[32] : salt, ikm);
   }

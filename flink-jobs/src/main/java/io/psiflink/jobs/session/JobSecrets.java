@@ -26,6 +26,7 @@ import org.apache.flink.api.common.functions.RuntimeContext;
 public record JobSecrets(byte[] tokenKey, byte[] binSeed, byte[] frameKey, byte[] setup) {
   /** The distributed-cache name of the secret file. */
   public static final String CACHE_NAME = "psi-flink-session-secrets";
+
   private static final int MAGIC = 0x50534b31; // "PSK1"
   private static final int MAX_FIELD = 64 << 20;
 
@@ -39,8 +40,12 @@ public record JobSecrets(byte[] tokenKey, byte[] binSeed, byte[] frameKey, byte[
    */
   public Path writeTo(Path dir) throws IOException {
     Files.createDirectories(dir);
-    Path file = Files.createTempFile(dir, "session-secrets-", ".bin",
-        PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")));
+    Path file =
+        Files.createTempFile(
+            dir,
+            "session-secrets-",
+            ".bin",
+            PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")));
     byte[] bytes = encode();
     try {
       Files.write(file, bytes);

@@ -1,18 +1,17 @@
 package io.psiflink.jobs.session;
 
 import com.google.protobuf.ByteString;
+import io.psiflink.api.Column;
+import io.psiflink.api.ColumnType;
 import io.psiflink.api.Role;
 import io.psiflink.bridge.BridgeClient;
 import io.psiflink.bridge.BridgeException;
 import io.psiflink.bridge.BridgeStream;
 import io.psiflink.bridge.PartyCredentials;
 import io.psiflink.bridge.PartyTrust;
-import io.psiflink.api.Column;
-import io.psiflink.api.ColumnType;
 import io.psiflink.jobs.bin.BinPlan;
 import io.psiflink.jobs.control.v1.SessionHello;
 import io.psiflink.jobs.control.v1.SignedSessionHello;
-import io.psiflink.jobs.psi.BinContext;
 import io.psiflink.jobs.psi.ControlMessages;
 import io.psiflink.jobs.psi.Frames;
 import io.psiflink.jobs.psi.PeerProtocolException;
@@ -41,24 +40,28 @@ import java.util.List;
 import javax.crypto.KeyAgreement;
 
 /**
- * The session's control handshake between the two parties' jobs, on the bridge stream
- * (session, "control"), before either job reads a row:
+ * The session's control handshake between the two parties' jobs, on the bridge stream (session,
+ * "control"), before either job reads a row:
+ *
  * <ol>
- *   <li>both send a signed HELLO ({@code SignedSessionHello} of control.proto): their role, the query fingerprint, protocol, σ, requested bin count, a size
- *       estimate, key column types, every column of their table the query names (in table order), an
- *       ephemeral X25519 public key and their certificate chain; the signature (by the party's TLS key) covers the session id and the HELLO,
- *       so the bridge relay can neither read nor alter the key agreement;</li>
+ *   <li>both send a signed HELLO ({@code SignedSessionHello} of control.proto): their role, the
+ *       query fingerprint, protocol, σ, requested bin count, a size estimate, key column types,
+ *       every column of their table the query names (in table order), an ephemeral X25519 public
+ *       key and their certificate chain; the signature (by the party's TLS key) covers the session
+ *       id and the HELLO, so the bridge relay can neither read nor alter the key agreement;
  *   <li>both check the peer's certificate (trusted CA, expected party name and, when the session
  *       names it, its SHA-256 fingerprint) and signature, and that both run the same query with
- *       compatible key types;</li>
+ *       compatible key types;
  *   <li>both derive the token key, bin seed and bin frame key with HKDF from the X25519 secret,
- *       salted with the hash of both HELLOs: no coordinator or relay ever holds them;</li>
- *   <li>both run the protocol's setup rounds once, sealed under the frame key; every bin imports the result (unless the
- *       protocol's setup depends on a bin's set, as ECDH's does: then every bin runs it).</li>
+ *       salted with the hash of both HELLOs: no coordinator or relay ever holds them;
+ *   <li>both run the protocol's setup rounds once, sealed under the frame key; every bin imports
+ *       the result (unless the protocol's setup depends on a bin's set, as ECDH's does: then every
+ *       bin runs it).
  * </ol>
  */
 public final class SessionHandshake {
   private static final String MAGIC = "psi-flink control v1";
+
   /** Longest HELLO accepted (its certificates make most of it). */
   private static final int MAX_HELLO_BYTES = 1 << 20;
 
@@ -67,19 +70,41 @@ public final class SessionHandshake {
    * of the peer's certificate (DER) as the session names it, or null to accept any certificate of
    * {@code expectedPeer} from a trusted CA.
    */
-  public record LocalFacts(Role role, String expectedPeer, String fingerprint, String protocol,
-      String protocolParams, int sigma, int binsRequested, long sizeEstimate, int parallelism,
-      List<Column> keys, List<Column> revealed, List<Column> named,
+  public record LocalFacts(
+      Role role,
+      String expectedPeer,
+      String fingerprint,
+      String protocol,
+      String protocolParams,
+      int sigma,
+      int binsRequested,
+      long sizeEstimate,
+      int parallelism,
+      List<Column> keys,
+      List<Column> revealed,
+      List<Column> named,
       byte[] peerCertificateSha256) {}
 
-  private record Hello(Role role, String fingerprint, String protocol, int sigma,
-      int binsRequested, long sizeEstimate, int parallelism, List<Column> keys,
-      List<Column> revealed, List<Column> named, byte[] dhPublic, List<X509Certificate> chain, byte[] bytes) {}
+  private record Hello(
+      Role role,
+      String fingerprint,
+      String protocol,
+      int sigma,
+      int binsRequested,
+      long sizeEstimate,
+      int parallelism,
+      List<Column> keys,
+      List<Column> revealed,
+      List<Column> named,
+      byte[] dhPublic,
+      List<X509Certificate> chain,
+      byte[] bytes) {}
 
   private SessionHandshake() {}
 
-  public static SessionSecrets run(BridgeClient client, String session, PartyCredentials me,
-      LocalFacts facts) throws BridgeException, PeerProtocolException, HandshakeException {
+  public static SessionSecrets run(
+      BridgeClient client, String session, PartyCredentials me, LocalFacts facts)
+      throws BridgeException, PeerProtocolException, HandshakeException {
     try (BridgeStream stream = client.open(session, "control")) {
       try {
         SessionSecrets s = run(stream, session, me, facts);
@@ -89,23 +114,27 @@ public final class SessionHandshake {
         }
         return s;
       } catch (PeerProtocolException | HandshakeException | RuntimeException e) {
-        stream.abort("party " + facts.role().label() + " stopped the handshake: "
-            + e.getMessage());
+        stream.abort("party " + facts.role().label() + " stopped the handshake: " + e.getMessage());
         throw e;
       }
     }
   }
 
-  static SessionSecrets run(BridgeStream stream, String session, PartyCredentials me,
-      LocalFacts facts) throws BridgeException, PeerProtocolException, HandshakeException {
+  static SessionSecrets run(
+      BridgeStream stream, String session, PartyCredentials me, LocalFacts facts)
+      throws BridgeException, PeerProtocolException, HandshakeException {
     try {
       KeyPairGenerator g = KeyPairGenerator.getInstance("X25519");
       KeyPair dh = g.generateKeyPair();
       byte[] hello = encodeHello(facts, dh.getPublic().getEncoded(), me.chain());
       byte[] signature = sign(me, session, hello);
-      stream.send(Frames.of(Frames.HELLO, SignedSessionHello.newBuilder()
-          .setHello(ByteString.copyFrom(hello)).setSignature(ByteString.copyFrom(signature))
-          .build()));
+      stream.send(
+          Frames.of(
+              Frames.HELLO,
+              SignedSessionHello.newBuilder()
+                  .setHello(ByteString.copyFrom(hello))
+                  .setSignature(ByteString.copyFrom(signature))
+                  .build()));
 
       byte[] body = Frames.body(stream.receive(), Frames.HELLO, "waiting for the peer's HELLO");
       Hello peer = verify(body, session, me, facts);
@@ -121,8 +150,9 @@ public final class SessionHandshake {
       sha.update(helloB);
       KeyAgreement ka = KeyAgreement.getInstance("X25519");
       ka.init(dh.getPrivate());
-      ka.doPhase(KeyFactory.getInstance("X25519")
-          .generatePublic(new X509EncodedKeySpec(peer.dhPublic)), true);
+      ka.doPhase(
+          KeyFactory.getInstance("X25519").generatePublic(new X509EncodedKeySpec(peer.dhPublic)),
+          true);
       byte[] prk = Hkdf.extract(sha.digest(), ka.generateSecret());
       byte[] tokenKey = Hkdf.expand(prk, "token key", 32);
       byte[] binSeed = Hkdf.expand(prk, "bin seed", 16);
@@ -131,10 +161,20 @@ public final class SessionHandshake {
       java.util.Arrays.fill(prk, (byte) 0);
 
       // A protocol whose setup depends on a bin's set runs it in every bin instead.
-      byte[] setup = ProtocolInfo.byName(facts.protocol()).setupNeedsSenderSet() ? null
-          : runSetup(stream, facts, frameKey);
-      return new SessionSecrets(tokenKey, binSeed, frameKey, setup, bins, facts.expectedPeer(),
-          peer.keys, peer.revealed, peer.named);
+      byte[] setup =
+          ProtocolInfo.byName(facts.protocol()).setupNeedsSenderSet()
+              ? null
+              : runSetup(stream, facts, frameKey);
+      return new SessionSecrets(
+          tokenKey,
+          binSeed,
+          frameKey,
+          setup,
+          bins,
+          facts.expectedPeer(),
+          peer.keys,
+          peer.revealed,
+          peer.named);
     } catch (GeneralSecurityException e) {
       throw new HandshakeException("key agreement failed: " + e.getMessage(), e);
     }
@@ -142,12 +182,15 @@ public final class SessionHandshake {
 
   private static byte[] runSetup(BridgeStream stream, LocalFacts facts, byte[] frameKey)
       throws BridgeException, PeerProtocolException {
-    PsiParams params = PsiParams.parse(facts.protocolParams()).toBuilder()
-        .receiverSize(1).senderSize(1).build();
-    try (PsiSession s = PsiSession.create(facts.protocol(), ProtocolRoles.of(
-        facts.role(), ProtocolInfo.byName(facts.protocol())), params);
-        SealedBinStream sealed = new SealedBinStream(stream, frameKey, SealedBinStream.CONTROL,
-            facts.role())) {
+    PsiParams params =
+        PsiParams.parse(facts.protocolParams()).toBuilder().receiverSize(1).senderSize(1).build();
+    try (PsiSession s =
+            PsiSession.create(
+                facts.protocol(),
+                ProtocolRoles.of(facts.role(), ProtocolInfo.byName(facts.protocol())),
+                params);
+        SealedBinStream sealed =
+            new SealedBinStream(stream, frameKey, SealedBinStream.CONTROL, facts.role())) {
       // the setup rounds come after the signed HELLOs: sealed, so the relay cannot alter them
       StreamRounds.run(s, PsiPhase.SETUP, sealed);
       return s.exportSetup();
@@ -157,21 +200,37 @@ public final class SessionHandshake {
   /** Checks both HELLOs describe the same join and returns the bin count m. */
   private static int agree(LocalFacts me, Hello peer) throws HandshakeException {
     if (!peer.role.equals(me.role().peer())) {
-      throw new HandshakeException(peer.role.equals(me.role())
-          ? "both jobs play party " + me.role().label()
-          : "the peer plays " + peer.role.label() + ", expected " + me.role().peer().label());
+      throw new HandshakeException(
+          peer.role.equals(me.role())
+              ? "both jobs play party " + me.role().label()
+              : "the peer plays " + peer.role.label() + ", expected " + me.role().peer().label());
     }
     if (!peer.fingerprint.equals(me.fingerprint())) {
-      throw new HandshakeException("the parties run different queries (fingerprints "
-          + me.fingerprint() + " here, " + peer.fingerprint + " at the peer)");
+      throw new HandshakeException(
+          "the parties run different queries (fingerprints "
+              + me.fingerprint()
+              + " here, "
+              + peer.fingerprint
+              + " at the peer)");
     }
     if (!peer.protocol.equals(me.protocol()) || peer.sigma != me.sigma()) {
-      throw new HandshakeException("protocol/σ differ: " + me.protocol() + "/" + me.sigma()
-          + " here, " + peer.protocol + "/" + peer.sigma + " at the peer");
+      throw new HandshakeException(
+          "protocol/σ differ: "
+              + me.protocol()
+              + "/"
+              + me.sigma()
+              + " here, "
+              + peer.protocol
+              + "/"
+              + peer.sigma
+              + " at the peer");
     }
     if (peer.keys.size() != me.keys().size()) {
-      throw new HandshakeException("the peer joins on " + peer.keys.size()
-          + " key columns, this party on " + me.keys().size());
+      throw new HandshakeException(
+          "the peer joins on "
+              + peer.keys.size()
+              + " key columns, this party on "
+              + me.keys().size());
     }
     for (int i = 0; i < peer.keys.size(); i++) {
       Column mine = me.keys().get(i);
@@ -180,36 +239,51 @@ public final class SessionHandshake {
         boolean meA = me.role().equals(Role.A);
         Column a = meA ? mine : theirs;
         Column b = meA ? theirs : mine;
-        throw new HandshakeException("ON: a." + a.name() + " (" + a.type().sqlName() + ") = b."
-            + b.name() + " (" + b.type().sqlName() + "): these types do not compare");
+        throw new HandshakeException(
+            "ON: a."
+                + a.name()
+                + " ("
+                + a.type().sqlName()
+                + ") = b."
+                + b.name()
+                + " ("
+                + b.type().sqlName()
+                + "): these types do not compare");
       }
     }
-    if (me.binsRequested() > 0 && peer.binsRequested > 0
+    if (me.binsRequested() > 0
+        && peer.binsRequested > 0
         && me.binsRequested() != peer.binsRequested) {
-      throw new HandshakeException("bin counts differ: " + me.binsRequested() + " here, "
-          + peer.binsRequested + " at the peer");
+      throw new HandshakeException(
+          "bin counts differ: "
+              + me.binsRequested()
+              + " here, "
+              + peer.binsRequested
+              + " at the peer");
     }
     if (me.binsRequested() > 0 || peer.binsRequested > 0) {
       return Math.max(me.binsRequested(), peer.binsRequested);
     }
-    return BinPlan.autoBins(Math.max(me.sizeEstimate(), peer.sizeEstimate),
+    return BinPlan.autoBins(
+        Math.max(me.sizeEstimate(), peer.sizeEstimate),
         Math.max(me.parallelism(), peer.parallelism));
   }
 
   private static byte[] encodeHello(LocalFacts f, byte[] dhPublic, List<X509Certificate> chain)
       throws GeneralSecurityException {
-    SessionHello.Builder h = SessionHello.newBuilder()
-        .setRole(ControlMessages.roleId(f.role()))
-        .setFingerprint(f.fingerprint())
-        .setProtocol(f.protocol())
-        .setSigma(f.sigma())
-        .setBinsRequested(f.binsRequested())
-        .setSizeEstimate(f.sizeEstimate())
-        .setParallelism(f.parallelism())
-        .addAllKeys(toWire(f.keys()))
-        .addAllRevealed(toWire(f.revealed()))
-        .addAllNamed(toWire(f.named()))
-        .setDhPublic(ByteString.copyFrom(dhPublic));
+    SessionHello.Builder h =
+        SessionHello.newBuilder()
+            .setRole(ControlMessages.roleId(f.role()))
+            .setFingerprint(f.fingerprint())
+            .setProtocol(f.protocol())
+            .setSigma(f.sigma())
+            .setBinsRequested(f.binsRequested())
+            .setSizeEstimate(f.sizeEstimate())
+            .setParallelism(f.parallelism())
+            .addAllKeys(toWire(f.keys()))
+            .addAllRevealed(toWire(f.revealed()))
+            .addAllNamed(toWire(f.named()))
+            .setDhPublic(ByteString.copyFrom(dhPublic));
     for (X509Certificate c : chain) {
       h.addCertificateChain(ByteString.copyFrom(c.getEncoded()));
     }
@@ -220,14 +294,20 @@ public final class SessionHandshake {
       throws PeerProtocolException, HandshakeException, BridgeException {
     String expectedPeer = facts.expectedPeer();
     try {
-      SignedSessionHello signed = ControlMessages.parse(SignedSessionHello.parser(), body,
-          "the peer's HELLO");
+      SignedSessionHello signed =
+          ControlMessages.parse(SignedSessionHello.parser(), body, "the peer's HELLO");
       byte[] hello = signed.getHello().toByteArray();
       byte[] signature = signed.getSignature().toByteArray();
       if (hello.length > MAX_HELLO_BYTES || signature.length == 0 || signature.length > 4096) {
-        throw new PeerProtocolException("the peer's HELLO has " + hello.length + " bytes and a "
-            + "signature of " + signature.length + " bytes (at most " + MAX_HELLO_BYTES
-            + " and 1 to 4096)");
+        throw new PeerProtocolException(
+            "the peer's HELLO has "
+                + hello.length
+                + " bytes and a "
+                + "signature of "
+                + signature.length
+                + " bytes (at most "
+                + MAX_HELLO_BYTES
+                + " and 1 to 4096)");
       }
       SessionHello h = ControlMessages.parse(SessionHello.parser(), hello, "the peer's HELLO");
       // The certificate and the signature first: nothing else of an unsigned HELLO is believed.
@@ -235,35 +315,45 @@ public final class SessionHandshake {
         throw new PeerProtocolException("the peer's HELLO carries no certificate");
       }
       if (h.getCertificateChainCount() > 8) {
-        throw new PeerProtocolException("the peer's HELLO carries "
-            + h.getCertificateChainCount() + " certificates, at most 8");
+        throw new PeerProtocolException(
+            "the peer's HELLO carries "
+                + h.getCertificateChainCount()
+                + " certificates, at most 8");
       }
       CertificateFactory cf = CertificateFactory.getInstance("X.509");
       List<X509Certificate> chain = new ArrayList<>();
       for (ByteString der : h.getCertificateChainList()) {
         if (der.size() > 64 * 1024) {
-          throw new PeerProtocolException("a certificate of the peer's HELLO has " + der.size()
-              + " bytes, at most 65536");
+          throw new PeerProtocolException(
+              "a certificate of the peer's HELLO has " + der.size() + " bytes, at most 65536");
         }
-        chain.add((X509Certificate) cf.generateCertificate(new ByteArrayInputStream(
-            der.toByteArray())));
+        chain.add(
+            (X509Certificate) cf.generateCertificate(new ByteArrayInputStream(der.toByteArray())));
       }
       me.verifyPeer(chain.get(0), expectedPeer);
       if (facts.peerCertificateSha256() != null) {
         // Pinning: another certificate the CA issued to the same name is not this session's peer.
         byte[] actual = PartyTrust.sha256(chain.get(0));
         if (!MessageDigest.isEqual(actual, facts.peerCertificateSha256())) {
-          throw new HandshakeException("the certificate of '" + expectedPeer + "' (SHA-256 "
-              + HexFormat.of().formatHex(actual) + ") is not the one the session names ("
-              + HexFormat.of().formatHex(facts.peerCertificateSha256()) + ")");
+          throw new HandshakeException(
+              "the certificate of '"
+                  + expectedPeer
+                  + "' (SHA-256 "
+                  + HexFormat.of().formatHex(actual)
+                  + ") is not the one the session names ("
+                  + HexFormat.of().formatHex(facts.peerCertificateSha256())
+                  + ")");
         }
       }
       Signature v = Signature.getInstance(signatureAlgorithm(chain.get(0).getPublicKey()));
       v.initVerify(chain.get(0).getPublicKey());
       v.update(signedBytes(session, hello));
       if (!v.verify(signature)) {
-        throw new HandshakeException("the peer's HELLO signature does not verify with the "
-            + "certificate of '" + expectedPeer + "'");
+        throw new HandshakeException(
+            "the peer's HELLO signature does not verify with the "
+                + "certificate of '"
+                + expectedPeer
+                + "'");
       }
       if (!h.hasRole()) {
         throw new PeerProtocolException("the peer's HELLO names no role");
@@ -273,20 +363,44 @@ public final class SessionHandshake {
       int bins = h.getBinsRequested();
       long estimate = h.getSizeEstimate();
       int parallelism = h.getParallelism();
-      if (sigma < 1 || sigma > 128 || bins < 0 || bins > BinPlan.MAX_BINS || estimate < 0
+      if (sigma < 1
+          || sigma > 128
+          || bins < 0
+          || bins > BinPlan.MAX_BINS
+          || estimate < 0
           || parallelism < 1) {
         throw new PeerProtocolException("the peer's HELLO has out-of-range values");
       }
-      if (h.getDhPublic().size() > 256 || h.getKeysCount() > 64 || h.getRevealedCount() > 4096
+      if (h.getDhPublic().size() > 256
+          || h.getKeysCount() > 64
+          || h.getRevealedCount() > 4096
           || h.getNamedCount() > 4096) {
-        throw new PeerProtocolException("the peer's HELLO has a key share of "
-            + h.getDhPublic().size() + " bytes and " + h.getKeysCount() + "/"
-            + h.getRevealedCount() + "/" + h.getNamedCount() + " key/revealed/named columns "
-            + "(at most 256 bytes and 64/4096/4096)");
+        throw new PeerProtocolException(
+            "the peer's HELLO has a key share of "
+                + h.getDhPublic().size()
+                + " bytes and "
+                + h.getKeysCount()
+                + "/"
+                + h.getRevealedCount()
+                + "/"
+                + h.getNamedCount()
+                + " key/revealed/named columns "
+                + "(at most 256 bytes and 64/4096/4096)");
       }
-      return new Hello(role, h.getFingerprint(), h.getProtocol(), sigma, bins, estimate,
-          parallelism, fromWire(h.getKeysList()), fromWire(h.getRevealedList()),
-          fromWire(h.getNamedList()), h.getDhPublic().toByteArray(), chain, hello);
+      return new Hello(
+          role,
+          h.getFingerprint(),
+          h.getProtocol(),
+          sigma,
+          bins,
+          estimate,
+          parallelism,
+          fromWire(h.getKeysList()),
+          fromWire(h.getRevealedList()),
+          fromWire(h.getNamedList()),
+          h.getDhPublic().toByteArray(),
+          chain,
+          hello);
     } catch (GeneralSecurityException e) {
       throw new HandshakeException("the peer's HELLO does not verify: " + e.getMessage(), e);
     }
@@ -318,8 +432,14 @@ public final class SessionHandshake {
   }
 
   private static List<io.psiflink.jobs.control.v1.Column> toWire(List<Column> columns) {
-    return columns.stream().map(c -> io.psiflink.jobs.control.v1.Column.newBuilder()
-        .setName(c.name()).setType(c.type().name()).build()).toList();
+    return columns.stream()
+        .map(
+            c ->
+                io.psiflink.jobs.control.v1.Column.newBuilder()
+                    .setName(c.name())
+                    .setType(c.type().name())
+                    .build())
+        .toList();
   }
 
   /** The peer's columns; a type this version does not know is refused in words. */
@@ -331,12 +451,16 @@ public final class SessionHandshake {
       try {
         type = ColumnType.valueOf(c.getType());
       } catch (IllegalArgumentException e) {
-        throw new PeerProtocolException("the peer's HELLO gives column '" + c.getName()
-            + "' the unknown type '" + c.getType() + "'");
+        throw new PeerProtocolException(
+            "the peer's HELLO gives column '"
+                + c.getName()
+                + "' the unknown type '"
+                + c.getType()
+                + "'");
       }
       if (c.getName().isEmpty() || c.getName().length() > 1024) {
-        throw new PeerProtocolException("the peer's HELLO names a column of "
-            + c.getName().length() + " characters");
+        throw new PeerProtocolException(
+            "the peer's HELLO names a column of " + c.getName().length() + " characters");
       }
       out.add(new Column(c.getName(), type, true));
     }

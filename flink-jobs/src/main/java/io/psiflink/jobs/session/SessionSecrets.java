@@ -15,9 +15,16 @@ import java.util.List;
  * @param peerParty the peer's authenticated party name
  * @param peerKeys the peer's key columns, in ON order
  * @param peerRevealed the columns the peer reveals, in the order it sends them
- * @param peerNamed every column of the peer's table that the query names (keys, revealed, filtered),
- *     in the peer's table order: all the peer tells of its schema
+ * @param peerNamed every column of the peer's table that the query names (keys, revealed,
+ *     filtered), in the peer's table order: all the peer tells of its schema
  */
-public record SessionSecrets(byte[] tokenKey, byte[] binSeed, byte[] frameKey, byte[] setup,
-    int bins, String peerParty, List<Column> peerKeys, List<Column> peerRevealed,
+public record SessionSecrets(
+    byte[] tokenKey,
+    byte[] binSeed,
+    byte[] frameKey,
+    byte[] setup,
+    int bins,
+    String peerParty,
+    List<Column> peerKeys,
+    List<Column> peerRevealed,
     List<Column> peerNamed) {}

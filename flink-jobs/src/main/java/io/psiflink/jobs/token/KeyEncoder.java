@@ -8,19 +8,21 @@ import java.util.Arrays;
 import org.apache.flink.types.Row;
 
 /**
- * The canonical, typed, length-prefixed encoding of a row's join-key values that tokens are computed
- * from. Per key column, in ON order: one tag byte for the key class, then
+ * The canonical, typed, length-prefixed encoding of a row's join-key values that tokens are
+ * computed from. Per key column, in ON order: one tag byte for the key class, then
+ *
  * <ul>
- *   <li>INTEGER (INT, BIGINT): the value as 8 bytes big-endian two's complement;</li>
- *   <li>FLOATING (FLOAT, DOUBLE): the IEEE-754 bits of the value widened to double, -0.0 as 0.0;</li>
+ *   <li>INTEGER (INT, BIGINT): the value as 8 bytes big-endian two's complement;
+ *   <li>FLOATING (FLOAT, DOUBLE): the IEEE-754 bits of the value widened to double, -0.0 as 0.0;
  *   <li>STRING: 4-byte length, then the UTF-8 bytes of the Unicode NFC normal form (no trimming, no
- *       case folding: 'Ab' and 'ab ' are different keys);</li>
- *   <li>BOOLEAN: one byte 0 or 1; BYTES: 4-byte length, then the bytes.</li>
+ *       case folding: 'Ab' and 'ab ' are different keys);
+ *   <li>BOOLEAN: one byte 0 or 1; BYTES: 4-byte length, then the bytes.
  * </ul>
+ *
  * The tag and the length prefixes make the encoding injective: ("ab","c") and ("a","bc") differ. A
- * NULL or NaN key value has no encoding: such a row never matches (SQL: NULL = x is not true) and is
- * counted instead. Neither has a string with an unpaired UTF-16 surrogate: UTF-8 cannot encode it,
- * and a lenient encoder would replace it with '?', so that two different keys shared one token
+ * NULL or NaN key value has no encoding: such a row never matches (SQL: NULL = x is not true) and
+ * is counted instead. Neither has a string with an unpaired UTF-16 surrogate: UTF-8 cannot encode
+ * it, and a lenient encoder would replace it with '?', so that two different keys shared one token
  * (the reader quarantines such rows; this is the second line). Not thread-safe: reuses one buffer.
  */
 public final class KeyEncoder {
@@ -29,7 +31,9 @@ public final class KeyEncoder {
   private byte[] buf = new byte[64];
   private int len;
 
-  /** @param fields positions of the key columns in the row, in ON order; types their types */
+  /**
+   * @param fields positions of the key columns in the row, in ON order; types their types
+   */
   public KeyEncoder(int[] fields, ColumnType[] types) {
     if (fields.length != types.length || fields.length == 0) {
       throw new IllegalArgumentException("need one type per key field and at least one key field");
@@ -39,8 +43,8 @@ public final class KeyEncoder {
   }
 
   /**
-   * Encodes the key of {@code row}; false (and nothing encoded) when a key value is NULL or NaN or a
-   * string with an unpaired surrogate.
+   * Encodes the key of {@code row}; false (and nothing encoded) when a key value is NULL or NaN or
+   * a string with an unpaired surrogate.
    */
   public boolean encode(Row row) {
     len = 0;

@@ -8,7 +8,9 @@ public final class SipHash {
   private final long k0;
   private final long k1;
 
-  /** @param key 16 bytes, little-endian k0 || k1 as in the reference implementation */
+  /**
+   * @param key 16 bytes, little-endian k0 || k1 as in the reference implementation
+   */
   public SipHash(byte[] key) {
     if (key.length != 16) {
       throw new IllegalArgumentException("SipHash key must be 16 bytes, got " + key.length);
@@ -46,19 +48,39 @@ public final class SipHash {
       long x = w == 0 ? a : w == 1 ? b : 16L << 56;
       v3 ^= x;
       for (int r = 0; r < 2; r++) {
-        v0 += v1; v1 = Long.rotateLeft(v1, 13); v1 ^= v0; v0 = Long.rotateLeft(v0, 32);
-        v2 += v3; v3 = Long.rotateLeft(v3, 16); v3 ^= v2;
-        v0 += v3; v3 = Long.rotateLeft(v3, 21); v3 ^= v0;
-        v2 += v1; v1 = Long.rotateLeft(v1, 17); v1 ^= v2; v2 = Long.rotateLeft(v2, 32);
+        v0 += v1;
+        v1 = Long.rotateLeft(v1, 13);
+        v1 ^= v0;
+        v0 = Long.rotateLeft(v0, 32);
+        v2 += v3;
+        v3 = Long.rotateLeft(v3, 16);
+        v3 ^= v2;
+        v0 += v3;
+        v3 = Long.rotateLeft(v3, 21);
+        v3 ^= v0;
+        v2 += v1;
+        v1 = Long.rotateLeft(v1, 17);
+        v1 ^= v2;
+        v2 = Long.rotateLeft(v2, 32);
       }
       v0 ^= x;
     }
     v2 ^= 0xff;
     for (int r = 0; r < 4; r++) {
-      v0 += v1; v1 = Long.rotateLeft(v1, 13); v1 ^= v0; v0 = Long.rotateLeft(v0, 32);
-      v2 += v3; v3 = Long.rotateLeft(v3, 16); v3 ^= v2;
-      v0 += v3; v3 = Long.rotateLeft(v3, 21); v3 ^= v0;
-      v2 += v1; v1 = Long.rotateLeft(v1, 17); v1 ^= v2; v2 = Long.rotateLeft(v2, 32);
+      v0 += v1;
+      v1 = Long.rotateLeft(v1, 13);
+      v1 ^= v0;
+      v0 = Long.rotateLeft(v0, 32);
+      v2 += v3;
+      v3 = Long.rotateLeft(v3, 16);
+      v3 ^= v2;
+      v0 += v3;
+      v3 = Long.rotateLeft(v3, 21);
+      v3 ^= v0;
+      v2 += v1;
+      v1 = Long.rotateLeft(v1, 17);
+      v1 ^= v2;
+      v2 = Long.rotateLeft(v2, 32);
     }
     return v0 ^ v1 ^ v2 ^ v3;
   }
@@ -79,10 +101,20 @@ public final class SipHash {
   }
 
   private static void sipRound(long[] v) {
-    v[0] += v[1]; v[1] = Long.rotateLeft(v[1], 13); v[1] ^= v[0]; v[0] = Long.rotateLeft(v[0], 32);
-    v[2] += v[3]; v[3] = Long.rotateLeft(v[3], 16); v[3] ^= v[2];
-    v[0] += v[3]; v[3] = Long.rotateLeft(v[3], 21); v[3] ^= v[0];
-    v[2] += v[1]; v[1] = Long.rotateLeft(v[1], 17); v[1] ^= v[2]; v[2] = Long.rotateLeft(v[2], 32);
+    v[0] += v[1];
+    v[1] = Long.rotateLeft(v[1], 13);
+    v[1] ^= v[0];
+    v[0] = Long.rotateLeft(v[0], 32);
+    v[2] += v[3];
+    v[3] = Long.rotateLeft(v[3], 16);
+    v[3] ^= v[2];
+    v[0] += v[3];
+    v[3] = Long.rotateLeft(v[3], 21);
+    v[3] ^= v[0];
+    v[2] += v[1];
+    v[1] = Long.rotateLeft(v[1], 17);
+    v[1] ^= v[2];
+    v[2] = Long.rotateLeft(v[2], 32);
   }
 
   static long le64(byte[] b, int off) {

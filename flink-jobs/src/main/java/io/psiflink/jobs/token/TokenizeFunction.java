@@ -3,9 +3,9 @@ package io.psiflink.jobs.token;
 import io.psiflink.api.ColumnType;
 import io.psiflink.api.JobMetricNames.Accumulators;
 import io.psiflink.connectors.row.RowCodec;
+import io.psiflink.jobs.bin.TokenRecord;
 import io.psiflink.jobs.psi.BinPsiOperator.PhaseClock;
 import io.psiflink.jobs.session.JobSecrets;
-import io.psiflink.jobs.bin.TokenRecord;
 import org.apache.flink.api.common.accumulators.LongCounter;
 import org.apache.flink.api.common.functions.OpenContext;
 import org.apache.flink.metrics.Counter;
@@ -25,8 +25,10 @@ public final class TokenizeFunction extends ProcessFunction<Row, byte[]> {
   private final ColumnType[] keyTypes;
   private final int[] keptFields;
   private final RowCodec keptCodec;
+
   /** The distributed-cache name of the session's secrets: the keys are read in open(). */
   private final String secretsName;
+
   private final int bins;
   private final String name;
 
@@ -43,8 +45,14 @@ public final class TokenizeFunction extends ProcessFunction<Row, byte[]> {
    * @param secretsName the distributed-cache name of the session's {@link JobSecrets} (token key
    *     and bin seed), so that the keys never enter the job graph
    */
-  public TokenizeFunction(String name, int[] keyFields, ColumnType[] keyTypes, int[] keptFields,
-      RowCodec keptCodec, String secretsName, int bins) {
+  public TokenizeFunction(
+      String name,
+      int[] keyFields,
+      ColumnType[] keyTypes,
+      int[] keptFields,
+      RowCodec keptCodec,
+      String secretsName,
+      int bins) {
     this.name = name;
     this.keyFields = keyFields.clone();
     this.keyTypes = keyTypes.clone();
@@ -78,8 +86,8 @@ public final class TokenizeFunction extends ProcessFunction<Row, byte[]> {
     tokenizer.tokenize(encoder.buffer(), encoder.length());
     kept.reset();
     keptCodec.encode(row, keptFields, kept);
-    out.collect(TokenRecord.of(tokenizer.bin(), tokenizer.hi(), tokenizer.lo(), kept.array(),
-        kept.size()));
+    out.collect(
+        TokenRecord.of(tokenizer.bin(), tokenizer.hi(), tokenizer.lo(), kept.array(), kept.size()));
     tokenized.inc();
     tokenizedAcc.add(1);
   }

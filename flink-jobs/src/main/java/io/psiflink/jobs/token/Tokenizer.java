@@ -9,8 +9,8 @@ import javax.crypto.spec.SecretKeySpec;
 /**
  * Computes 128-bit tokens of canonical key encodings and their bins.
  *
- * <p>{@code token = HMAC-SHA256(k, canonical(keys))} truncated to 128 bits with the top bit cleared:
- * real tokens live in the lower half of the 128-bit space, so a dummy (top bit set, see
+ * <p>{@code token = HMAC-SHA256(k, canonical(keys))} truncated to 128 bits with the top bit
+ * cleared: real tokens live in the lower half of the 128-bit space, so a dummy (top bit set, see
  * {@link Tokens}) can never equal a real token. {@code bin = SipHash-2-4_s(token) mod m}. Both keys
  * are agreed between the two parties' jobs for one session only. Not thread-safe.
  */
@@ -41,7 +41,9 @@ public final class Tokenizer {
     this.bins = bins;
   }
 
-  /** Tokenizes {@code len} bytes of {@code encoding}; read the result with {@link #hi}/{@link #lo}. */
+  /**
+   * Tokenizes {@code len} bytes of {@code encoding}; read the result with {@link #hi}/{@link #lo}.
+   */
   public void tokenize(byte[] encoding, int len) {
     mac.update(encoding, 0, len);
     try {

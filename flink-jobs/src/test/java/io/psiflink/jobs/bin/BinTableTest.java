@@ -1,10 +1,10 @@
 package io.psiflink.jobs.bin;
 
-import io.psiflink.api.Role;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.psiflink.api.Role;
 import io.psiflink.jobs.token.Tokens;
 import java.io.ByteArrayOutputStream;
 import java.util.ArrayList;
@@ -119,13 +119,19 @@ class BinTableTest {
       BinChunks.append(chunk, hi, i % 7 == 0 ? -r.nextLong(1000) : r.nextLong(), new byte[0]);
     }
     BinTable t = new BinTable(List.of(chunk.toByteArray()));
-    long[] some = java.util.stream.LongStream.range(0, t.distinct())
-        .filter(u -> r.nextInt(3) > 0).toArray();
-    int[] expected = java.util.Arrays.stream(some).mapToInt(u -> (int) u).boxed()
-        .sorted((a, b) -> {
-          int c = Long.compareUnsigned(t.hi(a), t.hi(b));
-          return c != 0 ? c : Long.compareUnsigned(t.lo(a), t.lo(b));
-        }).mapToInt(Integer::intValue).toArray();
+    long[] some =
+        java.util.stream.LongStream.range(0, t.distinct()).filter(u -> r.nextInt(3) > 0).toArray();
+    int[] expected =
+        java.util.Arrays.stream(some)
+            .mapToInt(u -> (int) u)
+            .boxed()
+            .sorted(
+                (a, b) -> {
+                  int c = Long.compareUnsigned(t.hi(a), t.hi(b));
+                  return c != 0 ? c : Long.compareUnsigned(t.lo(a), t.lo(b));
+                })
+            .mapToInt(Integer::intValue)
+            .toArray();
     assertArrayEquals(expected, t.byToken(some));
     assertArrayEquals(new int[0], t.byToken(new long[0]));
   }

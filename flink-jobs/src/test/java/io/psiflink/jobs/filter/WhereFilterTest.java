@@ -1,9 +1,5 @@
 package io.psiflink.jobs.filter;
 
-import io.psiflink.api.Role;
-import io.psiflink.query.JoinQuery;
-import io.psiflink.query.QueryException;
-import io.psiflink.connectors.FlinkTypes;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -11,7 +7,11 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.psiflink.api.Column;
 import io.psiflink.api.ColumnType;
+import io.psiflink.api.Role;
 import io.psiflink.api.TableSchema;
+import io.psiflink.connectors.FlinkTypes;
+import io.psiflink.query.JoinQuery;
+import io.psiflink.query.QueryException;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.LinkedHashMap;
@@ -32,17 +32,20 @@ import org.junit.jupiter.api.Test;
 
 /**
  * Runs WHERE predicates, parsed from join queries, through Flink's SQL engine on a MiniCluster in
- * BATCH mode (the local environment starts one for the job), and compares the surviving rows with the same predicate evaluated in plain Java.
+ * BATCH mode (the local environment starts one for the job), and compares the surviving rows with
+ * the same predicate evaluated in plain Java.
  */
 class WhereFilterTest {
-  static final TableSchema A = new TableSchema(List.of(
-      new Column("id", ColumnType.BIGINT, false),
-      new Column("n", ColumnType.INT, true),
-      new Column("x", ColumnType.DOUBLE, true),
-      new Column("s", ColumnType.STRING, true),
-      new Column("flag", ColumnType.BOOLEAN, true),
-      new Column("home city", ColumnType.STRING, true),
-      new Column("raw", ColumnType.BYTES, true)));
+  static final TableSchema A =
+      new TableSchema(
+          List.of(
+              new Column("id", ColumnType.BIGINT, false),
+              new Column("n", ColumnType.INT, true),
+              new Column("x", ColumnType.DOUBLE, true),
+              new Column("s", ColumnType.STRING, true),
+              new Column("flag", ColumnType.BOOLEAN, true),
+              new Column("home city", ColumnType.STRING, true),
+              new Column("raw", ColumnType.BYTES, true)));
 
   static final String[] WORDS = {"alpha", "beta", "gamma", "delta", "it's", "Müller", " pad ", ""};
   static final String[] CITIES = {"Hamburg", "Berlin", "Augsburg", "Köln"};
@@ -51,14 +54,15 @@ class WhereFilterTest {
     Random rnd = new Random(42);
     List<Row> out = new ArrayList<>();
     for (int i = 0; i < count; i++) {
-      out.add(Row.of(
-          (long) i,
-          rnd.nextInt(8) == 0 ? null : rnd.nextInt(120) - 10,
-          rnd.nextInt(8) == 0 ? null : Math.round(rnd.nextDouble() * 400) / 10.0,
-          rnd.nextInt(6) == 0 ? null : WORDS[rnd.nextInt(WORDS.length)],
-          rnd.nextInt(5) == 0 ? null : rnd.nextBoolean(),
-          rnd.nextInt(7) == 0 ? null : CITIES[rnd.nextInt(CITIES.length)],
-          rnd.nextInt(4) == 0 ? null : new byte[] {(byte) i, (byte) (i >> 8)}));
+      out.add(
+          Row.of(
+              (long) i,
+              rnd.nextInt(8) == 0 ? null : rnd.nextInt(120) - 10,
+              rnd.nextInt(8) == 0 ? null : Math.round(rnd.nextDouble() * 400) / 10.0,
+              rnd.nextInt(6) == 0 ? null : WORDS[rnd.nextInt(WORDS.length)],
+              rnd.nextInt(5) == 0 ? null : rnd.nextBoolean(),
+              rnd.nextInt(7) == 0 ? null : CITIES[rnd.nextInt(CITIES.length)],
+              rnd.nextInt(4) == 0 ? null : new byte[] {(byte) i, (byte) (i >> 8)}));
     }
     return out;
   }
@@ -88,35 +92,54 @@ class WhereFilterTest {
     Map<String, Predicate<Row>> m = new LinkedHashMap<>();
     m.put("a.n > 50", r -> n(r) != null && n(r) > 50);
     m.put("a.x BETWEEN 10 AND 20.5", r -> x(r) != null && x(r) >= 10 && x(r) <= 20.5);
-    m.put("a.s IN ('alpha', 'it''s', 'Müller')",
+    m.put(
+        "a.s IN ('alpha', 'it''s', 'Müller')",
         r -> s(r) != null && List.of("alpha", "it's", "Müller").contains(s(r)));
-    m.put("a.`home city` LIKE '%burg' AND a.s NOT LIKE '_e%'",
-        r -> city(r) != null && city(r).endsWith("burg")
-            && s(r) != null && !(s(r).length() >= 2 && s(r).charAt(1) == 'e'));
-    m.put("(a.n < 0 OR a.s = 'gamma') AND a.flag IS NOT TRUE",
-        r -> ((n(r) != null && n(r) < 0) || "gamma".equals(s(r)))
-            && !Boolean.TRUE.equals(flag(r)));
-    m.put("a.n IS NULL OR (MOD(a.id, 3) = 0 AND a.n % 4 = 1)",
+    m.put(
+        "a.`home city` LIKE '%burg' AND a.s NOT LIKE '_e%'",
+        r ->
+            city(r) != null
+                && city(r).endsWith("burg")
+                && s(r) != null
+                && !(s(r).length() >= 2 && s(r).charAt(1) == 'e'));
+    m.put(
+        "(a.n < 0 OR a.s = 'gamma') AND a.flag IS NOT TRUE",
+        r -> ((n(r) != null && n(r) < 0) || "gamma".equals(s(r))) && !Boolean.TRUE.equals(flag(r)));
+    m.put(
+        "a.n IS NULL OR (MOD(a.id, 3) = 0 AND a.n % 4 = 1)",
         r -> n(r) == null || ((long) r.getField(0) % 3 == 0 && n(r) % 4 == 1));
-    m.put("NOT (a.n * 2 + 1 > 100 OR a.x - a.n < 0)",
+    m.put(
+        "NOT (a.n * 2 + 1 > 100 OR a.x - a.n < 0)",
         r -> n(r) != null && x(r) != null && !(n(r) * 2 + 1 > 100 || x(r) - n(r) < 0));
-    m.put("UPPER(a.s) = 'BETA' OR CHAR_LENGTH(TRIM(a.s)) = 3"
+    m.put(
+        "UPPER(a.s) = 'BETA' OR CHAR_LENGTH(TRIM(a.s)) = 3"
             + " OR SUBSTRING(a.s FROM 2 FOR 2) = 'el' OR SPLIT_INDEX(a.`home city`, 'u', 0) = 'A'",
-        r -> (s(r) != null && (s(r).toUpperCase().equals("BETA") || s(r).strip().length() == 3
-            || (s(r).length() >= 3 && s(r).substring(1, 3).equals("el"))))
-            || "Augsburg".equals(city(r)));
-    m.put("CAST(a.x AS INT) = 15 OR CAST(a.n AS STRING) = '42'"
+        r ->
+            (s(r) != null
+                    && (s(r).toUpperCase().equals("BETA")
+                        || s(r).strip().length() == 3
+                        || (s(r).length() >= 3 && s(r).substring(1, 3).equals("el"))))
+                || "Augsburg".equals(city(r)));
+    m.put(
+        "CAST(a.x AS INT) = 15 OR CAST(a.n AS STRING) = '42'"
             + " OR (a.flag AND (a.n > 90 OR CURRENT_DATE < DATE '2000-01-01'))",
-        r -> (x(r) != null && (int) x(r).doubleValue() == 15) || (n(r) != null && n(r) == 42)
-            || (Boolean.TRUE.equals(flag(r)) && n(r) != null && n(r) > 90));
-    m.put("a.s <> 'it''s' AND a.s > 'b' AND a.raw IS NOT NULL",
-        r -> s(r) != null && !s(r).equals("it's") && s(r).compareTo("b") > 0
-            && r.getField(6) != null);
+        r ->
+            (x(r) != null && (int) x(r).doubleValue() == 15)
+                || (n(r) != null && n(r) == 42)
+                || (Boolean.TRUE.equals(flag(r)) && n(r) != null && n(r) > 90));
+    m.put(
+        "a.s <> 'it''s' AND a.s > 'b' AND a.raw IS NOT NULL",
+        r ->
+            s(r) != null
+                && !s(r).equals("it's")
+                && s(r).compareTo("b") > 0
+                && r.getField(6) != null);
     return m;
   }
 
   /** One environment for the class: creating a table environment takes seconds. */
   static StreamExecutionEnvironment env;
+
   static StreamTableEnvironment tEnv;
 
   @BeforeAll
@@ -136,8 +159,11 @@ class WhereFilterTest {
     Map<String, String> flinkText = new LinkedHashMap<>();
     Map<String, CloseableIterator<Row>> results = new LinkedHashMap<>();
     for (String where : cases.keySet()) {
-      JoinQuery q = JoinQuery.parse("SELECT a.id, b.v FROM a JOIN b ON a.id = b.id WHERE ("
-          + where + ") AND b.country = 'DE'");
+      JoinQuery q =
+          JoinQuery.parse(
+              "SELECT a.id, b.v FROM a JOIN b ON a.id = b.id WHERE ("
+                  + where
+                  + ") AND b.country = 'DE'");
       String predicate = q.view(Role.A, A).wherePredicate();
       flinkText.put(where, predicate);
       DataStream<Row> filtered = WhereFilter.apply(tEnv, source, A, predicate);
@@ -165,7 +191,8 @@ class WhereFilterTest {
       }
       List<Row> expected = input.stream().filter(c.getValue()).toList();
       String what = c.getKey() + "  ->  " + flinkText.get(c.getKey());
-      assertTrue(!expected.isEmpty() && expected.size() < input.size(),
+      assertTrue(
+          !expected.isEmpty() && expected.size() < input.size(),
           "the oracle should keep some but not all rows: " + what);
       for (Row r : actual) {
         assertEquals(RowKind.INSERT, r.getKind(), what);
@@ -189,8 +216,10 @@ class WhereFilterTest {
     for (int i = 0; i < expected.getArity(); i++) {
       Object e = expected.getField(i);
       Object a = actual.getField(i);
-      boolean same = e instanceof byte[] eb && a instanceof byte[] ab ? Arrays.equals(eb, ab)
-          : java.util.Objects.equals(e, a);
+      boolean same =
+          e instanceof byte[] eb && a instanceof byte[] ab
+              ? Arrays.equals(eb, ab)
+              : java.util.Objects.equals(e, a);
       if (!same || (e != null && a != null && e.getClass() != a.getClass())) {
         return false;
       }
@@ -202,23 +231,33 @@ class WhereFilterTest {
   void emptyPredicateReturnsTheStreamItself() throws Exception {
     DataStream<Row> source = env.fromData(rows(3), FlinkTypes.rowType(A));
     assertSame(source, WhereFilter.apply(tEnv, source, A, ""));
-    assertSame(source, WhereFilter.apply(tEnv, source, A,
-        JoinQuery.parse("SELECT a.id FROM a JOIN b ON a.id = b.id WHERE b.v > 1")
-            .view(Role.A, A).wherePredicate()));
+    assertSame(
+        source,
+        WhereFilter.apply(
+            tEnv,
+            source,
+            A,
+            JoinQuery.parse("SELECT a.id FROM a JOIN b ON a.id = b.id WHERE b.v > 1")
+                .view(Role.A, A)
+                .wherePredicate()));
   }
 
   @Test
   void predicatesFlinkCannotValidateFailAtJobBuildTime() throws Exception {
     DataStream<Row> source = env.fromData(rows(3), FlinkTypes.rowType(A));
-    for (String[] bad : new String[][] {
-        {"a.flag + 1 > 2", "+"},
-        {"NO_SUCH_FUNCTION(a.s) = 1", "NO_SUCH_FUNCTION"},
-        {"a.s", "condition"},
-    }) {
-      String predicate = JoinQuery.parse("SELECT a.id FROM a JOIN b ON a.id = b.id WHERE " + bad[0])
-          .view(Role.A, A).wherePredicate();
-      QueryException e = assertThrows(QueryException.class,
-          () -> WhereFilter.apply(tEnv, source, A, predicate), bad[0]);
+    for (String[] bad :
+        new String[][] {
+          {"a.flag + 1 > 2", "+"},
+          {"NO_SUCH_FUNCTION(a.s) = 1", "NO_SUCH_FUNCTION"},
+          {"a.s", "condition"},
+        }) {
+      String predicate =
+          JoinQuery.parse("SELECT a.id FROM a JOIN b ON a.id = b.id WHERE " + bad[0])
+              .view(Role.A, A)
+              .wherePredicate();
+      QueryException e =
+          assertThrows(
+              QueryException.class, () -> WhereFilter.apply(tEnv, source, A, predicate), bad[0]);
       assertEquals("WHERE", e.clause());
       assertTrue(e.getMessage().contains(predicate), e.getMessage());
       assertTrue(e.getMessage().toUpperCase().contains(bad[1].toUpperCase()), e.getMessage());

@@ -1,18 +1,18 @@
 package io.psiflink.jobs.psi;
 
-import io.psiflink.api.Role;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
+import io.psiflink.api.Role;
 import io.psiflink.bridge.BridgeClient;
 import io.psiflink.bridge.BridgeStream;
 import io.psiflink.connectors.row.RowCodec;
+import io.psiflink.jobs.bin.BinChunks;
+import io.psiflink.jobs.bin.BinTable;
+import io.psiflink.jobs.session.BinKeys;
 import io.psiflink.nativepsi.PsiParams;
 import io.psiflink.nativepsi.PsiRole;
 import io.psiflink.nativepsi.PsiSession;
 import io.psiflink.nativepsi.RoundDriver;
-import io.psiflink.jobs.bin.BinChunks;
-import io.psiflink.jobs.session.BinKeys;
-import io.psiflink.jobs.bin.BinTable;
 import java.io.ByteArrayOutputStream;
 import java.nio.file.Path;
 import java.security.SecureRandom;
@@ -29,8 +29,7 @@ import org.junit.jupiter.api.io.TempDir;
  * uniform keys) send and receive exactly the same number of bytes.
  */
 class BinExchangePaddingTest {
-  @TempDir
-  Path dir;
+  @TempDir Path dir;
 
   @Test
   void bytesOnTheWireDoNotDependOnTheKeys() throws Exception {
@@ -60,22 +59,25 @@ class BinExchangePaddingTest {
       BinChunks.append(b, r.nextLong() & Long.MAX_VALUE, r.nextLong(), new byte[0]);
     }
     try (TwoParties parties = new TwoParties(dir.resolve("pki" + seed))) {
-      CompletableFuture<Long> fa = CompletableFuture.supplyAsync(() ->
-          exchange(parties.a, Role.A, setups[0], new BinTable(aChunks)));
-      CompletableFuture<Long> fb = CompletableFuture.supplyAsync(() ->
-          exchange(parties.b, Role.B, setups[1], new BinTable(List.of(b.toByteArray()))));
+      CompletableFuture<Long> fa =
+          CompletableFuture.supplyAsync(
+              () -> exchange(parties.a, Role.A, setups[0], new BinTable(aChunks)));
+      CompletableFuture<Long> fb =
+          CompletableFuture.supplyAsync(
+              () -> exchange(parties.b, Role.B, setups[1], new BinTable(List.of(b.toByteArray()))));
       return new long[] {fa.get(), fb.get()};
     }
   }
 
   private static long exchange(BridgeClient client, Role role, byte[] setup, BinTable t) {
     RowCodec empty = new RowCodec(List.of());
-    BinContext ctx = new BinContext("padding-test", role, 4, 40, "kkrt", "", empty, empty,
-        new int[0], 1, false);
+    BinContext ctx =
+        new BinContext("padding-test", role, 4, 40, "kkrt", "", empty, empty, new int[0], 1, false);
     try (BridgeStream s = client.open("padding-test", "bin-0")) {
       List<Object> out = new ArrayList<>();
-      BinExchange.BinStats st = new BinExchange(ctx, new BinKeys(new byte[32], setup), new SecureRandom()).run(s, 0, t, 8000,
-          out::add);
+      BinExchange.BinStats st =
+          new BinExchange(ctx, new BinKeys(new byte[32], setup), new SecureRandom())
+              .run(s, 0, t, 8000, out::add);
       assertEquals(0, st.intersecting());
       return st.bytesSent();
     } catch (Exception e) {

@@ -1,18 +1,18 @@
 package io.psiflink.jobs.psi;
 
-import io.psiflink.api.Role;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.psiflink.api.Role;
 import io.psiflink.bridge.BridgePeerException;
 import io.psiflink.bridge.BridgeStream;
 import io.psiflink.connectors.row.RowCodec;
-import io.psiflink.jobs.bin.BinPlan;
 import io.psiflink.jobs.bin.BinChunks;
-import io.psiflink.jobs.session.BinKeys;
 import io.psiflink.jobs.bin.BinOverflowException;
+import io.psiflink.jobs.bin.BinPlan;
 import io.psiflink.jobs.bin.BinTable;
+import io.psiflink.jobs.session.BinKeys;
 import java.io.ByteArrayOutputStream;
 import java.nio.file.Path;
 import java.security.SecureRandom;
@@ -28,8 +28,7 @@ import org.junit.jupiter.api.io.TempDir;
  * only that a bin overflowed. Forced with σ = 1 and far more keys in one bin than n/m.
  */
 class BinOverflowTest {
-  @TempDir
-  Path dir;
+  @TempDir Path dir;
 
   @Test
   void overflowingBinFailsClearlyAndTellsThePeerNoSize() throws Exception {
@@ -47,27 +46,37 @@ class BinOverflowTest {
 
     RowCodec empty = new RowCodec(List.of());
     try (TwoParties parties = new TwoParties(dir)) {
-      CompletableFuture<BridgeStream> peer = CompletableFuture.supplyAsync(() -> {
-        try {
-          return parties.b.open("overflow", "bin-3");
-        } catch (Exception e) {
-          throw new RuntimeException(e);
-        }
-      });
-      try (BridgeStream a = parties.a.open("overflow", "bin-3"); BridgeStream b = peer.get(10,
-          TimeUnit.SECONDS)) {
-        BinContext ctx = new BinContext("overflow", Role.A, bins, 1, "kkrt", "", empty, empty,
-            new int[0], 3, false);
-        BinOverflowException e = assertThrows(BinOverflowException.class,
-            () -> new BinExchange(ctx, new BinKeys(new byte[32], new byte[0]), new SecureRandom()).run(a, 3, table, n, row -> { }));
-        assertTrue(e.getMessage().contains("bin 3 holds 1,000 distinct keys, above the public bound"),
+      CompletableFuture<BridgeStream> peer =
+          CompletableFuture.supplyAsync(
+              () -> {
+                try {
+                  return parties.b.open("overflow", "bin-3");
+                } catch (Exception e) {
+                  throw new RuntimeException(e);
+                }
+              });
+      try (BridgeStream a = parties.a.open("overflow", "bin-3");
+          BridgeStream b = peer.get(10, TimeUnit.SECONDS)) {
+        BinContext ctx =
+            new BinContext(
+                "overflow", Role.A, bins, 1, "kkrt", "", empty, empty, new int[0], 3, false);
+        BinOverflowException e =
+            assertThrows(
+                BinOverflowException.class,
+                () ->
+                    new BinExchange(ctx, new BinKeys(new byte[32], new byte[0]), new SecureRandom())
+                        .run(a, 3, table, n, row -> {}));
+        assertTrue(
+            e.getMessage().contains("bin 3 holds 1,000 distinct keys, above the public bound"),
             e.getMessage());
         assertTrue(e.getMessage().contains("raise σ"), e.getMessage());
         assertTrue(a.bytesSent() == 0, "nothing of the bin was sent");
         BridgePeerException seen = assertThrows(BridgePeerException.class, b::receive);
-        assertTrue(seen.getMessage().contains("bin 3 of party A is over the public bound"),
+        assertTrue(
+            seen.getMessage().contains("bin 3 of party A is over the public bound"),
             seen.getMessage());
-        assertFalse(seen.getMessage().contains("1,000") || seen.getMessage().contains("1000"),
+        assertFalse(
+            seen.getMessage().contains("1,000") || seen.getMessage().contains("1000"),
             "the peer must not learn the bin's size: " + seen.getMessage());
       }
     }

@@ -30,8 +30,11 @@ class MailboxWaitTest {
     int yields;
 
     @Override
-    public void execute(MailOptions options, ThrowingRunnable<? extends Exception> command,
-        String description, Object... args) {
+    public void execute(
+        MailOptions options,
+        ThrowingRunnable<? extends Exception> command,
+        String description,
+        Object... args) {
       mails.add(command);
     }
 
@@ -62,20 +65,25 @@ class MailboxWaitTest {
     Thread mailboxThread = Thread.currentThread();
     List<String> ranOn = new CopyOnWriteArrayList<>();
     CountDownLatch otherMailRan = new CountDownLatch(1);
-    CompletableFuture<String> work = CompletableFuture.supplyAsync(() -> {
-      // a checkpoint or a cancellation arrives while the bin is exchanged
-      mailbox.execute(() -> {
-        ranOn.add(Thread.currentThread() == mailboxThread ? "mailbox" : "other");
-        otherMailRan.countDown();
-      }, "other mail");
-      try {
-        // the work finishes only once the mailbox thread has run the other mail: it was not blocked
-        assertTrue(otherMailRan.await(10, TimeUnit.SECONDS));
-      } catch (InterruptedException e) {
-        throw new IllegalStateException(e);
-      }
-      return "bin done";
-    });
+    CompletableFuture<String> work =
+        CompletableFuture.supplyAsync(
+            () -> {
+              // a checkpoint or a cancellation arrives while the bin is exchanged
+              mailbox.execute(
+                  () -> {
+                    ranOn.add(Thread.currentThread() == mailboxThread ? "mailbox" : "other");
+                    otherMailRan.countDown();
+                  },
+                  "other mail");
+              try {
+                // the work finishes only once the mailbox thread has run the other mail: it was not
+                // blocked
+                assertTrue(otherMailRan.await(10, TimeUnit.SECONDS));
+              } catch (InterruptedException e) {
+                throw new IllegalStateException(e);
+              }
+              return "bin done";
+            });
     assertEquals("bin done", MailboxWait.await(mailbox, work));
     assertEquals(List.of("mailbox"), ranOn);
     // the other mail ran through a yield; the completion's mail may find the work already done
@@ -86,11 +94,13 @@ class MailboxWaitTest {
   void theWorksFailureIsRethrownAsIs() {
     Mailbox mailbox = new Mailbox();
     PeerProtocolException cause = new PeerProtocolException("peer sent nonsense");
-    CompletableFuture<String> work = CompletableFuture.supplyAsync(() -> {
-      throw new CompletionException(cause);
-    });
-    assertSame(cause, assertThrows(PeerProtocolException.class,
-        () -> MailboxWait.await(mailbox, work)));
+    CompletableFuture<String> work =
+        CompletableFuture.supplyAsync(
+            () -> {
+              throw new CompletionException(cause);
+            });
+    assertSame(
+        cause, assertThrows(PeerProtocolException.class, () -> MailboxWait.await(mailbox, work)));
   }
 
   @Test

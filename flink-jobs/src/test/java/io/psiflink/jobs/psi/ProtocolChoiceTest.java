@@ -24,16 +24,18 @@ class ProtocolChoiceTest {
   @Test
   void countOnlyNeedsACardinalityOutputAndNamesTheProtocolsThatHaveOne() {
     assertEquals("ecdh", ProtocolChoice.check("ecdh", true).name());
-    IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
-        () -> ProtocolChoice.check("kkrt", true));
-    assertEquals("SELECT COUNT(DISTINCT ...) needs a protocol that can reveal only the count "
-        + "(--protocol ecdh): kkrt offers output receiver/both", e.getMessage());
+    IllegalArgumentException e =
+        assertThrows(IllegalArgumentException.class, () -> ProtocolChoice.check("kkrt", true));
+    assertEquals(
+        "SELECT COUNT(DISTINCT ...) needs a protocol that can reveal only the count "
+            + "(--protocol ecdh): kkrt offers output receiver/both",
+        e.getMessage());
   }
 
   @Test
   void anUnknownProtocolNamesTheKnownOnes() {
-    IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
-        () -> ProtocolChoice.check("rsa", false));
+    IllegalArgumentException e =
+        assertThrows(IllegalArgumentException.class, () -> ProtocolChoice.check("rsa", false));
     assertEquals("unknown protocol 'rsa' (known: kkrt, ecdh)", e.getMessage());
   }
 
@@ -54,21 +56,34 @@ class ProtocolChoiceTest {
   @Test
   void rolesAProtocolDoesNotHaveAreRefused() {
     ProtocolInfo kkrt = ProtocolInfo.byName("kkrt");
-    assertTrue(assertThrows(IllegalArgumentException.class,
-        () -> ProtocolRoles.of(Role.HELPER, kkrt)).getMessage().contains("no role for the helper"));
+    assertTrue(
+        assertThrows(IllegalArgumentException.class, () -> ProtocolRoles.of(Role.HELPER, kkrt))
+            .getMessage()
+            .contains("no role for the helper"));
     assertThrows(IllegalArgumentException.class, () -> ProtocolRoles.of(Role.PROVIDER, kkrt));
-    assertEquals("protocol kkrt is for 2 parties, not 3 (role P1)", assertThrows(
-        IllegalArgumentException.class, () -> ProtocolRoles.of(Role.party(0, 3), kkrt))
-        .getMessage());
+    assertEquals(
+        "protocol kkrt is for 2 parties, not 3 (role P1)",
+        assertThrows(IllegalArgumentException.class, () -> ProtocolRoles.of(Role.party(0, 3), kkrt))
+            .getMessage());
   }
 
   @Test
   void aHelperProtocolMapsTheHelper() {
     // a description as a future server-aided protocol would give it: the mapping needs no edit
-    ProtocolInfo aided = new ProtocolInfo("aided", "", 3,
-        List.of(PsiRole.RECEIVER, PsiRole.SENDER, PsiRole.HELPER),
-        java.util.Set.of(PsiParams.Output.BOTH), PsiParams.Output.BOTH, false, false, 16, 16,
-        1L << 20, List.of());
+    ProtocolInfo aided =
+        new ProtocolInfo(
+            "aided",
+            "",
+            3,
+            List.of(PsiRole.RECEIVER, PsiRole.SENDER, PsiRole.HELPER),
+            java.util.Set.of(PsiParams.Output.BOTH),
+            PsiParams.Output.BOTH,
+            false,
+            false,
+            16,
+            16,
+            1L << 20,
+            List.of());
     assertEquals(PsiRole.HELPER, ProtocolRoles.of(Role.HELPER, aided));
     assertEquals(PsiRole.RECEIVER, ProtocolRoles.of(Role.A, aided));
     assertEquals(PsiRole.SENDER, ProtocolRoles.of(Role.B, aided));

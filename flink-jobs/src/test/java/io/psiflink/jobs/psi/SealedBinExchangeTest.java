@@ -1,9 +1,5 @@
 package io.psiflink.jobs.psi;
 
-import io.psiflink.jobs.control.v1.Reveal;
-import io.psiflink.jobs.control.v1.BinHello;
-import com.google.protobuf.ByteString;
-import io.psiflink.api.Role;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -11,19 +7,23 @@ import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import com.google.protobuf.ByteString;
+import io.psiflink.api.ColumnType;
+import io.psiflink.api.Role;
 import io.psiflink.bridge.BridgeClient;
 import io.psiflink.bridge.BridgeException;
 import io.psiflink.bridge.BridgeStream;
-import io.psiflink.api.ColumnType;
 import io.psiflink.connectors.row.RowCodec;
+import io.psiflink.jobs.bin.BinChunks;
 import io.psiflink.jobs.bin.BinPlan;
+import io.psiflink.jobs.bin.BinTable;
+import io.psiflink.jobs.control.v1.BinHello;
+import io.psiflink.jobs.control.v1.Reveal;
+import io.psiflink.jobs.session.BinKeys;
 import io.psiflink.nativepsi.PsiParams;
 import io.psiflink.nativepsi.PsiRole;
 import io.psiflink.nativepsi.PsiSession;
 import io.psiflink.nativepsi.RoundDriver;
-import io.psiflink.jobs.bin.BinChunks;
-import io.psiflink.jobs.session.BinKeys;
-import io.psiflink.jobs.bin.BinTable;
 import java.io.ByteArrayOutputStream;
 import java.security.SecureRandom;
 import java.util.ArrayList;
@@ -116,12 +116,20 @@ class SealedBinExchangeTest {
   }
 
   private BinContext ctx(Role role) {
-    return new BinContext(SESSION, role, BINS, 40, "kkrt", "", STRING, STRING,
-        new int[] {0, -1}, 1, false);
+    return new BinContext(
+        SESSION, role, BINS, 40, "kkrt", "", STRING, STRING, new int[] {0, -1}, 1, false);
   }
 
   /** What the relay does to the frames one party receives. */
-  enum Attack { NONE, FLIP, SWAP, REPLAY, DROP, CUT, FORGE_DONE }
+  enum Attack {
+    NONE,
+    FLIP,
+    SWAP,
+    REPLAY,
+    DROP,
+    CUT,
+    FORGE_DONE
+  }
 
   /**
    * Plays the relay for the frames {@code inner} receives: frame {@code at} (counting from 0) is
@@ -180,12 +188,13 @@ class SealedBinExchangeTest {
             return null;
           }
           case FORGE_DONE -> {
-            // the bin protocol's DONE as it looked before frames were sealed, and with a made-up tag
+            // the bin protocol's DONE as it looked before frames were sealed, and with a made-up
+            // tag
             byte[] forged = new byte[17];
             forged[0] = Frames.DONE;
             return forged;
           }
-          default -> { }
+          default -> {}
         }
       }
       byte[] f = inner.receive();
@@ -246,8 +255,8 @@ class SealedBinExchangeTest {
     }
   }
 
-  private record Outcome(Object a, Object b, List<String> joined, int framesAReceived,
-      int framesBReceived) {}
+  private record Outcome(
+      Object a, Object b, List<String> joined, int framesAReceived, int framesBReceived) {}
 
   /**
    * Runs one bin between honest A and B; the relay applies {@code attack} to frame {@code at} of
@@ -258,10 +267,12 @@ class SealedBinExchangeTest {
     String channel = "bin-" + channels.incrementAndGet();
     List<String> joined = Collections.synchronizedList(new ArrayList<>());
     Relay[] relays = new Relay[2];
-    CompletableFuture<Object> fa = CompletableFuture.supplyAsync(() -> side(parties.a, channel,
-        Role.A, onB ? Attack.NONE : attack, at, relays, joined));
-    CompletableFuture<Object> fb = CompletableFuture.supplyAsync(() -> side(parties.b, channel,
-        Role.B, onB ? attack : Attack.NONE, at, relays, joined));
+    CompletableFuture<Object> fa =
+        CompletableFuture.supplyAsync(
+            () -> side(parties.a, channel, Role.A, onB ? Attack.NONE : attack, at, relays, joined));
+    CompletableFuture<Object> fb =
+        CompletableFuture.supplyAsync(
+            () -> side(parties.b, channel, Role.B, onB ? attack : Attack.NONE, at, relays, joined));
     Object a = fa.get(60, TimeUnit.SECONDS);
     Object b = fb.get(60, TimeUnit.SECONDS);
     List<String> sorted = new ArrayList<>(joined);
@@ -269,20 +280,33 @@ class SealedBinExchangeTest {
     return new Outcome(a, b, sorted, relays[0].received, relays[1].received);
   }
 
-  private Object side(BridgeClient client, String channel, Role role, Attack attack, int at,
-      Relay[] relays, List<String> joined) {
+  private Object side(
+      BridgeClient client,
+      String channel,
+      Role role,
+      Attack attack,
+      int at,
+      Relay[] relays,
+      List<String> joined) {
     BridgeStream raw = null;
     try {
       raw = client.open(SESSION, channel);
       Relay relay = new Relay(raw, attack, at);
       relays[role.index()] = relay;
-      BinExchange x = new BinExchange(ctx(role), new BinKeys(frameKey, setups[role.index()]),
-          new SecureRandom());
-      Object stats = x.run(relay, 0, role.equals(Role.B) ? tableB : tableA, N, r -> {
-        Object[] cols = new Object[2];
-        OUT.decode(r, 0, r.length, cols, 0);
-        joined.add(cols[0] + "|" + cols[1]);
-      });
+      BinExchange x =
+          new BinExchange(
+              ctx(role), new BinKeys(frameKey, setups[role.index()]), new SecureRandom());
+      Object stats =
+          x.run(
+              relay,
+              0,
+              role.equals(Role.B) ? tableB : tableA,
+              N,
+              r -> {
+                Object[] cols = new Object[2];
+                OUT.decode(r, 0, r.length, cols, 0);
+                joined.add(cols[0] + "|" + cols[1]);
+              });
       raw.close();
       return stats;
     } catch (Exception e) {
@@ -308,15 +332,27 @@ class SealedBinExchangeTest {
    * last PAYLOAD: its successor is in the same flight, so a drop or swap is not a mere stall.
    */
   @ParameterizedTest(name = "{0} at frame {1}")
-  @CsvSource({"FLIP, 0", "FLIP, 1", "FLIP, 2", "REPLAY, 2", "CUT, 2", "FLIP, last", "SWAP, last",
-      "REPLAY, last", "DROP, last", "CUT, last"})
+  @CsvSource({
+    "FLIP, 0",
+    "FLIP, 1",
+    "FLIP, 2",
+    "REPLAY, 2",
+    "CUT, 2",
+    "FLIP, last",
+    "SWAP, last",
+    "REPLAY, last",
+    "DROP, last",
+    "CUT, last"
+  })
   void aRelayThatTampersWithFramesToTheOutputPartyIsRefused(Attack attack, String where)
       throws Exception {
-    int at = where.equals("last") ? run(Attack.NONE, -1, false).framesAReceived() - 2
-        : Integer.parseInt(where);
+    int at =
+        where.equals("last")
+            ? run(Attack.NONE, -1, false).framesAReceived() - 2
+            : Integer.parseInt(where);
     Outcome o = run(attack, at, false);
-    PeerProtocolException e = assertInstanceOf(PeerProtocolException.class, o.a(),
-        String.valueOf(o.a()));
+    PeerProtocolException e =
+        assertInstanceOf(PeerProtocolException.class, o.a(), String.valueOf(o.a()));
     String expectedCause = attack == Attack.CUT ? "peer ended the stream" : "failed authentication";
     assertTrue(e.getMessage().contains(expectedCause), e.getMessage());
     assertTrue(o.joined().isEmpty(), "a refused bin emits no rows");
@@ -328,25 +364,34 @@ class SealedBinExchangeTest {
     // DONE (A would never get the columns, B would count the bin as done)
     int total = run(Attack.NONE, -1, true).framesBReceived();
     Outcome o = run(Attack.FORGE_DONE, total - 1, true);
-    PeerProtocolException e = assertInstanceOf(PeerProtocolException.class, o.b(),
-        String.valueOf(o.b()));
+    PeerProtocolException e =
+        assertInstanceOf(PeerProtocolException.class, o.b(), String.valueOf(o.b()));
     assertTrue(e.getMessage().contains("failed authentication"), e.getMessage());
   }
 
   @Test
   void aRevealThatDoesNotMatchItsCommitmentIsRefused() throws Exception {
     String channel = "bin-" + channels.incrementAndGet();
-    CompletableFuture<Object> fa = CompletableFuture.supplyAsync(() -> side(parties.a, channel,
-        Role.A, Attack.NONE, -1, new Relay[2], new ArrayList<>()));
+    CompletableFuture<Object> fa =
+        CompletableFuture.supplyAsync(
+            () ->
+                side(parties.a, channel, Role.A, Attack.NONE, -1, new Relay[2], new ArrayList<>()));
     try (BridgeStream raw = parties.b.open(SESSION, channel);
         SealedBinStream b = new SealedBinStream(raw, frameKey, 0, Role.B)) {
       byte[] nonce = new byte[32];
       new SecureRandom().nextBytes(nonce);
       // B's HELLO as control.proto documents it: role, bin, bins, σ, n, bound, commitment
-      b.send(Frames.HELLO, BinHello.newBuilder().setRole(ControlMessages.roleId(Role.B))
-          .setBin(0).setBins(BINS).setSigma(40).setRows(N).setBound(BinPlan.bound(N, BINS, 40))
-          .setCommitment(ByteString.copyFrom(BinExchange.commitment(raw, 0, Role.B, nonce)))
-          .build());
+      b.send(
+          Frames.HELLO,
+          BinHello.newBuilder()
+              .setRole(ControlMessages.roleId(Role.B))
+              .setBin(0)
+              .setBins(BINS)
+              .setSigma(40)
+              .setRows(N)
+              .setBound(BinPlan.bound(N, BINS, 40))
+              .setCommitment(ByteString.copyFrom(BinExchange.commitment(raw, 0, Role.B, nonce)))
+              .build());
       assertEquals(Frames.HELLO, b.receive()[0]);
       byte[] other = nonce.clone();
       other[0] ^= 1; // B changes its mind after seeing A's HELLO
@@ -360,8 +405,10 @@ class SealedBinExchangeTest {
   /** B (played by the test) sends {@code hello} as its HELLO; A must refuse it, naming why. */
   private void assertHelloRefused(byte[] hello, String problem) throws Exception {
     String channel = "bin-" + channels.incrementAndGet();
-    CompletableFuture<Object> fa = CompletableFuture.supplyAsync(() -> side(parties.a, channel,
-        Role.A, Attack.NONE, -1, new Relay[2], new ArrayList<>()));
+    CompletableFuture<Object> fa =
+        CompletableFuture.supplyAsync(
+            () ->
+                side(parties.a, channel, Role.A, Attack.NONE, -1, new Relay[2], new ArrayList<>()));
     try (BridgeStream raw = parties.b.open(SESSION, channel);
         SealedBinStream b = new SealedBinStream(raw, frameKey, 0, Role.B)) {
       b.send(Frames.HELLO, hello);
@@ -372,24 +419,32 @@ class SealedBinExchangeTest {
   }
 
   private static BinHello.Builder honestHelloOfB() {
-    return BinHello.newBuilder().setRole(ControlMessages.roleId(Role.B)).setBin(0).setBins(BINS)
-        .setSigma(40).setRows(N).setBound(BinPlan.bound(N, BINS, 40))
+    return BinHello.newBuilder()
+        .setRole(ControlMessages.roleId(Role.B))
+        .setBin(0)
+        .setBins(BINS)
+        .setSigma(40)
+        .setRows(N)
+        .setBound(BinPlan.bound(N, BINS, 40))
         .setCommitment(ByteString.copyFrom(new byte[32]));
   }
 
   @Test
   void malformedOrWrongHellosAreRefusedInWords() throws Exception {
     assertHelloRefused(new byte[] {0x0a, 9, 1}, "the peer's HELLO is malformed");
-    assertHelloRefused(honestHelloOfB().setRole(ControlMessages.roleId(Role.A)).build()
-        .toByteArray(), "the same role as this party");
-    assertHelloRefused(honestHelloOfB().setRole(ControlMessages.roleId(Role.HELPER)).build()
-        .toByteArray(), "peer plays helper, expected B");
+    assertHelloRefused(
+        honestHelloOfB().setRole(ControlMessages.roleId(Role.A)).build().toByteArray(),
+        "the same role as this party");
+    assertHelloRefused(
+        honestHelloOfB().setRole(ControlMessages.roleId(Role.HELPER)).build().toByteArray(),
+        "peer plays helper, expected B");
     assertHelloRefused(honestHelloOfB().clearRole().build().toByteArray(), "names no role");
     assertHelloRefused(honestHelloOfB().setSigma(41).build().toByteArray(), "with sigma 41");
-    assertHelloRefused(honestHelloOfB().setBound(-1).build().toByteArray(),
-        "bound=18446744073709551615");
-    assertHelloRefused(honestHelloOfB().setCommitment(ByteString.copyFrom(new byte[31])).build()
-        .toByteArray(), "a commitment of 31 bytes, expected 32");
+    assertHelloRefused(
+        honestHelloOfB().setBound(-1).build().toByteArray(), "bound=18446744073709551615");
+    assertHelloRefused(
+        honestHelloOfB().setCommitment(ByteString.copyFrom(new byte[31])).build().toByteArray(),
+        "a commitment of 31 bytes, expected 32");
     byte[] later = honestHelloOfB().build().toByteArray();
     byte[] withField = java.util.Arrays.copyOf(later, later.length + 2);
     withField[later.length] = 0x78; // field 15, varint
@@ -409,9 +464,12 @@ class SealedBinExchangeTest {
     assertFalse(java.util.Arrays.equals(first, BinExchange.instance(stub(0), 4, na, nb)));
     assertFalse(java.util.Arrays.equals(first, BinExchange.instance(stub(0), 3, nb, na)));
     // A's commitment echoed back as B's would not match B's reveal of the same nonce
-    assertFalse(java.util.Arrays.equals(BinExchange.commitment(stub(0), 3, Role.A, na),
-        BinExchange.commitment(stub(0), 3, Role.B, na)));
-    assertArrayEquals(BinExchange.commitment(stub(0), 3, Role.B, na),
+    assertFalse(
+        java.util.Arrays.equals(
+            BinExchange.commitment(stub(0), 3, Role.A, na),
+            BinExchange.commitment(stub(0), 3, Role.B, na)));
+    assertArrayEquals(
+        BinExchange.commitment(stub(0), 3, Role.B, na),
         BinExchange.commitment(stub(0), 3, Role.B, na));
   }
 
@@ -438,8 +496,8 @@ class SealedBinExchangeTest {
         SealedBinStream b = new SealedBinStream(loop, frameKey, 5, Role.B);
         SealedBinStream otherBin = new SealedBinStream(loop, frameKey, 6, Role.B);
         SealedBinStream sameSide = new SealedBinStream(loop, frameKey, 5, Role.A);
-        SealedBinStream otherAttempt = new SealedBinStream(new Loop(SESSION, 3), frameKey, 5,
-            Role.B)) {
+        SealedBinStream otherAttempt =
+            new SealedBinStream(new Loop(SESSION, 3), frameKey, 5, Role.B)) {
       a.send(Frames.HELLO, "x".getBytes());
       byte[] sealed = loop.frames.get(0);
       assertEquals(2 + 16, sealed.length, "type, body and tag");

@@ -16,17 +16,22 @@ final class TwoParties implements AutoCloseable {
 
   TwoParties(Path pkiDir) throws Exception {
     ThrowawayPki pki = ThrowawayPki.create(pkiDir, "relay", "party-a", "party-b");
-    relay = BridgeRelay.start(RelayConfig.defaults(pki.credentials("relay"),
-        Set.of("party-a", "party-b")));
-    a = BridgeClient.connect(BridgeClientConfig.defaults("127.0.0.1", relay.port(),
-        pki.credentials("party-a")));
-    b = BridgeClient.connect(BridgeClientConfig.defaults("127.0.0.1", relay.port(),
-        pki.credentials("party-b")));
+    relay =
+        BridgeRelay.start(
+            RelayConfig.defaults(pki.credentials("relay"), Set.of("party-a", "party-b")));
+    a =
+        BridgeClient.connect(
+            BridgeClientConfig.defaults("127.0.0.1", relay.port(), pki.credentials("party-a")));
+    b =
+        BridgeClient.connect(
+            BridgeClientConfig.defaults("127.0.0.1", relay.port(), pki.credentials("party-b")));
   }
 
   @Override
   public void close() throws Exception {
-    try (BridgeRelay r = relay; BridgeClient ca = a; BridgeClient cb = b) {
+    try (BridgeRelay r = relay;
+        BridgeClient ca = a;
+        BridgeClient cb = b) {
       // closes the clients, then the relay
     }
   }

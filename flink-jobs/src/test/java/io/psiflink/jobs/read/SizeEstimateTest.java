@@ -18,9 +18,14 @@ class SizeEstimateTest {
   private void part(Path file, int rows) throws IOException {
     StringBuilder sb = new StringBuilder("id,email,spend\n");
     for (int i = 0; i < rows; i++) {
-      sb.append(random.nextLong(1, 1L << 40)).append(',')
-          .append("user").append(random.nextInt(1_000_000)).append("@example.org").append(',')
-          .append(random.nextInt(100_000)).append('\n');
+      sb.append(random.nextLong(1, 1L << 40))
+          .append(',')
+          .append("user")
+          .append(random.nextInt(1_000_000))
+          .append("@example.org")
+          .append(',')
+          .append(random.nextInt(100_000))
+          .append('\n');
     }
     Files.createDirectories(file.getParent());
     Files.writeString(file, sb);

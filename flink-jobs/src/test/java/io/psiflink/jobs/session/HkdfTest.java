@@ -17,8 +17,8 @@ import org.junit.jupiter.api.Test;
 class HkdfTest {
   private static final HexFormat HEX = HexFormat.of();
 
-  private static void check(String ikm, String salt, String info, int length, String prk,
-      String okm) {
+  private static void check(
+      String ikm, String salt, String info, int length, String prk, String okm) {
     byte[] p = Hkdf.extract(HEX.parseHex(salt), HEX.parseHex(ikm));
     assertArrayEquals(HEX.parseHex(prk), p, "PRK");
     assertArrayEquals(HEX.parseHex(okm), Hkdf.expand(p, HEX.parseHex(info), length), "OKM");
@@ -26,15 +26,19 @@ class HkdfTest {
 
   @Test
   void rfc5869Case1BasicSha256() {
-    check("0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b", "000102030405060708090a0b0c",
-        "f0f1f2f3f4f5f6f7f8f9", 42,
+    check(
+        "0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b",
+        "000102030405060708090a0b0c",
+        "f0f1f2f3f4f5f6f7f8f9",
+        42,
         "077709362c2e32df0ddc3f0dc47bba6390b6c73bb50f9c3122ec844ad7c2b3e5",
         "3cb25f25faacd57a90434f64d0362f2a2d2d0a90cf1a5a4c5db02d56ecc4c5bf34007208d5b887185865");
   }
 
   @Test
   void rfc5869Case2LongerInputsSha256() {
-    check("000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f"
+    check(
+        "000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f"
             + "202122232425262728292a2b2c2d2e2f303132333435363738393a3b3c3d3e3f"
             + "404142434445464748494a4b4c4d4e4f",
         "606162636465666768696a6b6c6d6e6f707172737475767778797a7b7c7d7e7f"
@@ -52,7 +56,11 @@ class HkdfTest {
 
   @Test
   void rfc5869Case3EmptySaltAndInfoSha256() {
-    check("0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b", "", "", 42,
+    check(
+        "0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b",
+        "",
+        "",
+        42,
         "19ef24a32c717b167f33a91d6f648bdf96596776afdb6377ac434c1c293ccb04",
         "8da4e775a563c18f715f802a063c5a31b8a11f5c5ee1879ec3454e5f3c738d2d9d201395faa4b61a96c8");
   }
@@ -68,8 +76,8 @@ class HkdfTest {
         bc.init(new HKDFParameters(ikm, salt, label.getBytes(StandardCharsets.UTF_8)));
         byte[] expected = new byte[length];
         bc.generateBytes(expected, 0, length);
-        assertArrayEquals(expected, Hkdf.expand(Hkdf.extract(salt, ikm), label, length),
-            label + " / " + length);
+        assertArrayEquals(
+            expected, Hkdf.expand(Hkdf.extract(salt, ikm), label, length), label + " / " + length);
       }
     }
   }

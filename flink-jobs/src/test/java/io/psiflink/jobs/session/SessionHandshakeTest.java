@@ -1,24 +1,24 @@
 package io.psiflink.jobs.session;
 
-import io.psiflink.jobs.psi.Frames;
-import io.psiflink.jobs.control.v1.SignedSessionHello;
-import io.psiflink.jobs.control.v1.SessionHello;
-import io.psiflink.bridge.BridgeStream;
-import io.psiflink.bridge.BridgeException;
-import com.google.protobuf.ByteString;
-import io.psiflink.api.Role;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import com.google.protobuf.ByteString;
+import io.psiflink.api.Column;
+import io.psiflink.api.ColumnType;
+import io.psiflink.api.Role;
 import io.psiflink.bridge.BridgeClient;
 import io.psiflink.bridge.BridgeClientConfig;
+import io.psiflink.bridge.BridgeException;
 import io.psiflink.bridge.BridgeRelay;
+import io.psiflink.bridge.BridgeStream;
 import io.psiflink.bridge.PartyCredentials;
 import io.psiflink.bridge.RelayConfig;
 import io.psiflink.bridge.ThrowawayPki;
-import io.psiflink.api.Column;
-import io.psiflink.api.ColumnType;
+import io.psiflink.jobs.control.v1.SessionHello;
+import io.psiflink.jobs.control.v1.SignedSessionHello;
+import io.psiflink.jobs.psi.Frames;
 import java.nio.file.Files;
 import java.security.MessageDigest;
 import java.util.List;
@@ -44,9 +44,12 @@ class SessionHandshakeTest {
 
   @BeforeAll
   void start() throws Exception {
-    pki = ThrowawayPki.create(Files.createTempDirectory("psi-handshake-"), "party-a", "party-b", "party-c", "bridge");
-    relay = BridgeRelay.start(RelayConfig.defaults(pki.credentials("bridge"),
-        Set.of("party-a", "party-b")));
+    pki =
+        ThrowawayPki.create(
+            Files.createTempDirectory("psi-handshake-"), "party-a", "party-b", "party-c", "bridge");
+    relay =
+        BridgeRelay.start(
+            RelayConfig.defaults(pki.credentials("bridge"), Set.of("party-a", "party-b")));
   }
 
   @AfterAll
@@ -60,21 +63,22 @@ class SessionHandshakeTest {
 
   private static SessionHandshake.LocalFacts facts(Role role, String peer, byte[] pin) {
     List<Column> keys = List.of(new Column("k", ColumnType.STRING, true));
-    return new SessionHandshake.LocalFacts(role, peer, "query-fingerprint", "kkrt", "", 40, 4,
-        1000, 1, keys, List.of(), keys, pin);
+    return new SessionHandshake.LocalFacts(
+        role, peer, "query-fingerprint", "kkrt", "", 40, 4, 1000, 1, keys, List.of(), keys, pin);
   }
 
-  private CompletableFuture<SessionSecrets> party(String session, String name, Role role,
-      String peer, byte[] pin) {
+  private CompletableFuture<SessionSecrets> party(
+      String session, String name, Role role, String peer, byte[] pin) {
     PartyCredentials me = pki.credentials(name);
-    return CompletableFuture.supplyAsync(() -> {
-      try (BridgeClient client = BridgeClient.connect(
-          BridgeClientConfig.defaults("127.0.0.1", relay.port(), me))) {
-        return SessionHandshake.run(client, session, me, facts(role, peer, pin));
-      } catch (Exception e) {
-        throw new IllegalStateException(e.getMessage(), e);
-      }
-    });
+    return CompletableFuture.supplyAsync(
+        () -> {
+          try (BridgeClient client =
+              BridgeClient.connect(BridgeClientConfig.defaults("127.0.0.1", relay.port(), me))) {
+            return SessionHandshake.run(client, session, me, facts(role, peer, pin));
+          } catch (Exception e) {
+            throw new IllegalStateException(e.getMessage(), e);
+          }
+        });
   }
 
   @Test
@@ -95,9 +99,10 @@ class SessionHandshakeTest {
     // party-b's certificate is valid (same CA, right name) but A's session names another one
     var a = party(session, "party-a", Role.A, "party-b", sha256(pki.credentials("party-c")));
     var b = party(session, "party-b", Role.B, "party-a", null);
-    ExecutionException ea = assertThrows(ExecutionException.class,
-        () -> a.get(60, TimeUnit.SECONDS));
-    assertTrue(ea.getCause().getMessage().contains("is not the one the session names"),
+    ExecutionException ea =
+        assertThrows(ExecutionException.class, () -> a.get(60, TimeUnit.SECONDS));
+    assertTrue(
+        ea.getCause().getMessage().contains("is not the one the session names"),
         ea.getCause().getMessage());
     // B learns no keys either: A aborts the control stream
     assertThrows(ExecutionException.class, () -> b.get(60, TimeUnit.SECONDS));
@@ -107,19 +112,23 @@ class SessionHandshakeTest {
   private void assertHelloRefused(byte[] body, String problem) throws Exception {
     String session = UUID.randomUUID().toString();
     var a = party(session, "party-a", Role.A, "party-b", null);
-    try (BridgeClient client = BridgeClient.connect(BridgeClientConfig.defaults("127.0.0.1",
-        relay.port(), pki.credentials("party-b")));
+    try (BridgeClient client =
+            BridgeClient.connect(
+                BridgeClientConfig.defaults(
+                    "127.0.0.1", relay.port(), pki.credentials("party-b")));
         BridgeStream raw = client.open(session, "control")) {
       raw.send(Frames.of(Frames.HELLO, body));
-      ExecutionException ea = assertThrows(ExecutionException.class,
-          () -> a.get(60, TimeUnit.SECONDS));
+      ExecutionException ea =
+          assertThrows(ExecutionException.class, () -> a.get(60, TimeUnit.SECONDS));
       assertTrue(ea.getCause().getMessage().contains(problem), ea.getCause().getMessage());
       // A aborts the control stream: B is told, it does not wait for the idle timeout
-      assertThrows(BridgeException.class, () -> {
-        while (raw.receive() != null) {
-          // A's HELLO
-        }
-      });
+      assertThrows(
+          BridgeException.class,
+          () -> {
+            while (raw.receive() != null) {
+              // A's HELLO
+            }
+          });
     }
   }
 
@@ -127,16 +136,25 @@ class SessionHandshakeTest {
   void malformedHellosAreRefusedInWords() throws Exception {
     assertHelloRefused(new byte[] {0x0a, 9, 1}, "the peer's HELLO is malformed");
     // a signed HELLO whose hello holds a field this version does not know
-    assertHelloRefused(SignedSessionHello.newBuilder()
-        .setHello(ByteString.copyFrom(new byte[] {(byte) 0xf8, 0x01, 1}))
-        .setSignature(ByteString.copyFrom(new byte[64])).build().toByteArray(),
+    assertHelloRefused(
+        SignedSessionHello.newBuilder()
+            .setHello(ByteString.copyFrom(new byte[] {(byte) 0xf8, 0x01, 1}))
+            .setSignature(ByteString.copyFrom(new byte[64]))
+            .build()
+            .toByteArray(),
         "does not know: the peer runs another version");
-    assertHelloRefused(SignedSessionHello.newBuilder()
-        .setHello(SessionHello.newBuilder().setFingerprint("f").build().toByteString())
-        .setSignature(ByteString.copyFrom(new byte[64])).build().toByteArray(),
+    assertHelloRefused(
+        SignedSessionHello.newBuilder()
+            .setHello(SessionHello.newBuilder().setFingerprint("f").build().toByteString())
+            .setSignature(ByteString.copyFrom(new byte[64]))
+            .build()
+            .toByteArray(),
         "carries no certificate");
-    assertHelloRefused(SignedSessionHello.newBuilder()
-        .setHello(SessionHello.getDefaultInstance().toByteString()).build().toByteArray(),
+    assertHelloRefused(
+        SignedSessionHello.newBuilder()
+            .setHello(SessionHello.getDefaultInstance().toByteString())
+            .build()
+            .toByteArray(),
         "a signature of 0 bytes");
   }
 
@@ -146,10 +164,10 @@ class SessionHandshakeTest {
     String session = UUID.randomUUID().toString();
     var a = party(session, "party-a", Role.A, "party-b", null);
     var b = party(session, "party-b", Role.A, "party-a", null);
-    ExecutionException ea = assertThrows(ExecutionException.class,
-        () -> a.get(60, TimeUnit.SECONDS));
-    assertTrue(ea.getCause().getMessage().contains("both jobs play party A"),
-        ea.getCause().getMessage());
+    ExecutionException ea =
+        assertThrows(ExecutionException.class, () -> a.get(60, TimeUnit.SECONDS));
+    assertTrue(
+        ea.getCause().getMessage().contains("both jobs play party A"), ea.getCause().getMessage());
     assertThrows(ExecutionException.class, () -> b.get(60, TimeUnit.SECONDS));
   }
 }

@@ -27,7 +27,8 @@ class TokenizerTest {
 
   @Test
   void sipHashMatchesReferenceVectors() {
-    // Reference vectors of SipHash-2-4 (key 00..0f, message 00..len-1) from the SipHash paper's code.
+    // Reference vectors of SipHash-2-4 (key 00..0f, message 00..len-1) from the SipHash paper's
+    // code.
     SipHash h = new SipHash(SEED);
     assertEquals(0x726fdb47dd0e0e31L, h.hash(msg(0), 0, 0));
     assertEquals(0x74f839c593dc67fdL, h.hash(msg(1), 0, 1));
@@ -53,8 +54,8 @@ class TokenizerTest {
 
   @Test
   void encodingIsInjectiveAcrossColumnBoundaries() {
-    KeyEncoder e = new KeyEncoder(new int[] {0, 1}, new ColumnType[] {ColumnType.STRING,
-        ColumnType.STRING});
+    KeyEncoder e =
+        new KeyEncoder(new int[] {0, 1}, new ColumnType[] {ColumnType.STRING, ColumnType.STRING});
     assertTrue(e.encode(Row.of("ab", "c")));
     byte[] x = Arrays.copyOf(e.buffer(), e.length());
     assertTrue(e.encode(Row.of("a", "bc")));
@@ -109,8 +110,8 @@ class TokenizerTest {
 
   @Test
   void nullKeysHaveNoEncoding() {
-    KeyEncoder e = new KeyEncoder(new int[] {0, 1}, new ColumnType[] {ColumnType.STRING,
-        ColumnType.BIGINT});
+    KeyEncoder e =
+        new KeyEncoder(new int[] {0, 1}, new ColumnType[] {ColumnType.STRING, ColumnType.BIGINT});
     assertFalse(e.encode(Row.of("x", null)));
     assertFalse(e.encode(Row.of(null, 1L)));
   }

@@ -1,9 +1,6 @@
 package io.psiflink.it.airflow;
 
-import io.psiflink.it.JoinTables;
 import io.psiflink.coordinator.Client;
-import io.psiflink.coordinator.CoordinatorConfig;
-import io.psiflink.coordinator.Parties;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -38,12 +35,21 @@ final class Airflow {
   static Airflow install(Path home) throws Exception {
     Path venv = Path.of(System.getenv().getOrDefault("PSI_AIRFLOW_VENV", "/tmp/psi-airflow-venv"));
     Path airflow = venv.resolve("bin/airflow");
-    if (!Files.isExecutable(airflow) || !run(List.of(airflow.toString(), "version"), Map.of(),
-        120).log().contains(VERSION)) {
-      require(run(List.of("python3", "-m", "venv", venv.toString()), Map.of(), 120),
+    if (!Files.isExecutable(airflow)
+        || !run(List.of(airflow.toString(), "version"), Map.of(), 120).log().contains(VERSION)) {
+      require(
+          run(List.of("python3", "-m", "venv", venv.toString()), Map.of(), 120),
           "python3 -m venv (Debian: python3-venv)");
-      require(run(List.of(venv.resolve("bin/pip").toString(), "install", "-q",
-          "apache-airflow==" + VERSION), Map.of(), 900), "pip install apache-airflow");
+      require(
+          run(
+              List.of(
+                  venv.resolve("bin/pip").toString(),
+                  "install",
+                  "-q",
+                  "apache-airflow==" + VERSION),
+              Map.of(),
+              900),
+          "pip install apache-airflow");
     }
     Path repo = Path.of(System.getProperty("user.dir")).toAbsolutePath().getParent();
     Airflow a = new Airflow(venv, home, repo.resolve("deploy/airflow"));
@@ -55,10 +61,20 @@ final class Airflow {
    * {@code airflow dags test DAG -c CONF} with the connection {@code psi_coordinator} pointing at
    * {@code url} with a party token and the coordinator's CA.
    */
-  Run dagsTest(String dag, String confJson, String url, String token, Path ca,
-      Map<String, String> env) throws Exception {
-    String conn = Client.JSON.writeValueAsString(Map.of("conn_type", "http", "host", url,
-        "password", token, "extra", Map.of("ca", ca.toString())));
+  Run dagsTest(
+      String dag, String confJson, String url, String token, Path ca, Map<String, String> env)
+      throws Exception {
+    String conn =
+        Client.JSON.writeValueAsString(
+            Map.of(
+                "conn_type",
+                "http",
+                "host",
+                url,
+                "password",
+                token,
+                "extra",
+                Map.of("ca", ca.toString())));
     Map<String, String> e = new java.util.HashMap<>(env);
     e.put("AIRFLOW_CONN_PSI_COORDINATOR", conn);
     return airflow(List.of("dags", "test", dag, "-c", confJson), e, 600);
@@ -80,14 +96,18 @@ final class Airflow {
   private static Run run(List<String> cmd, Map<String, String> env, int timeoutSeconds)
       throws IOException, InterruptedException {
     Path log = Files.createTempFile("psi-airflow-", ".log");
-    ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true)
-        .redirectOutput(log.toFile());
+    ProcessBuilder pb =
+        new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(log.toFile());
     pb.environment().putAll(env);
     Process p = pb.start();
     if (!p.waitFor(timeoutSeconds, TimeUnit.SECONDS)) {
       p.destroyForcibly().waitFor();
-      return new Run(-1, Files.readString(log, StandardCharsets.UTF_8)
-          + "\n(killed after " + timeoutSeconds + " s)");
+      return new Run(
+          -1,
+          Files.readString(log, StandardCharsets.UTF_8)
+              + "\n(killed after "
+              + timeoutSeconds
+              + " s)");
     }
     String out = Files.readString(log, StandardCharsets.UTF_8);
     Files.delete(log);
@@ -103,7 +123,6 @@ final class Airflow {
   /** The last lines of a log, for assertion messages. */
   static String tail(String log) {
     String[] lines = log.split("\n");
-    return String.join("\n", List.of(lines).subList(Math.max(0, lines.length - 60),
-        lines.length));
+    return String.join("\n", List.of(lines).subList(Math.max(0, lines.length - 60), lines.length));
   }
 }

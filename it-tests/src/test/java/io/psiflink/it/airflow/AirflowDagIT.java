@@ -1,15 +1,15 @@
 package io.psiflink.it.airflow;
 
-import io.psiflink.it.JoinTables;
-import io.psiflink.coordinator.Client;
-import io.psiflink.coordinator.CoordinatorConfig;
-import io.psiflink.coordinator.Parties;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.psiflink.coordinator.Client;
 import io.psiflink.coordinator.Client.Reply;
+import io.psiflink.coordinator.CoordinatorConfig;
+import io.psiflink.coordinator.Parties;
+import io.psiflink.it.JoinTables;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -39,12 +39,31 @@ class AirflowDagIT {
   @BeforeAll
   void start() throws Exception {
     dir = Files.createTempDirectory("psi-airflow-it-");
-    CoordinatorConfig.Job job = new CoordinatorConfig.Job(io.psiflink.coordinator.JobMode.EMBEDDED, "768m", 1, null, null,
-        dir.resolve("unused.key"), dir.resolve("unused.pem"), null, null, null, null, 2,
-        Duration.ofSeconds(90), Duration.ofSeconds(90), JoinTables.MAX_BAD_ROWS,
-        JoinTables.jobClasspath());
-    parties = new Parties(dir.resolve("parties"), p -> "jdbc:sqlite:" + dir.resolve(p + ".db"),
-        Duration.ofHours(1), Duration.ofSeconds(1), job);
+    CoordinatorConfig.Job job =
+        new CoordinatorConfig.Job(
+            io.psiflink.coordinator.JobMode.EMBEDDED,
+            "768m",
+            1,
+            null,
+            null,
+            dir.resolve("unused.key"),
+            dir.resolve("unused.pem"),
+            null,
+            null,
+            null,
+            null,
+            2,
+            Duration.ofSeconds(90),
+            Duration.ofSeconds(90),
+            JoinTables.MAX_BAD_ROWS,
+            JoinTables.jobClasspath());
+    parties =
+        new Parties(
+            dir.resolve("parties"),
+            p -> "jdbc:sqlite:" + dir.resolve(p + ".db"),
+            Duration.ofHours(1),
+            Duration.ofSeconds(1),
+            job);
     tables = new JoinTables(dir);
     tables.register(parties.aliceApi(), parties.bobApi());
     airflow = Airflow.install(dir.resolve("airflow-home"));
@@ -58,15 +77,21 @@ class AirflowDagIT {
   }
 
   private Airflow.Run runDag(String sql, Path out) throws Exception {
-    Map<String, Object> params = new HashMap<>(Map.of("local_dataset", "purchases",
-        "peer_dataset", "customers", "sql", sql));
+    Map<String, Object> params =
+        new HashMap<>(
+            Map.of("local_dataset", "purchases", "peer_dataset", "customers", "sql", sql));
     if (out != null) {
       params.put("output_location", out.toString());
       params.put("output_format", "csv");
     }
     String conf = Client.JSON.writeValueAsString(params);
-    return airflow.dagsTest(DAG, conf, "https://localhost:" + parties.alice.port(),
-        parties.aliceToken, parties.pki.caCertificate(), Map.of("PSI_FLINK_POKE_SECONDS", "1"));
+    return airflow.dagsTest(
+        DAG,
+        conf,
+        "https://localhost:" + parties.alice.port(),
+        parties.aliceToken,
+        parties.pki.caCertificate(),
+        Map.of("PSI_FLINK_POKE_SECONDS", "1"));
   }
 
   /** Waits for the one pending query at bob and returns its id. */
@@ -84,13 +109,14 @@ class AirflowDagIT {
   }
 
   private CompletableFuture<Airflow.Run> startDag(String sql, Path out) {
-    return CompletableFuture.supplyAsync(() -> {
-      try {
-        return runDag(sql, out);
-      } catch (Exception e) {
-        throw new IllegalStateException(e);
-      }
-    });
+    return CompletableFuture.supplyAsync(
+        () -> {
+          try {
+            return runDag(sql, out);
+          } catch (Exception e) {
+            throw new IllegalStateException(e);
+          }
+        });
   }
 
   @Test
@@ -104,7 +130,8 @@ class AirflowDagIT {
     assertEquals(0, run.exit(), Airflow.tail(run.log()));
     List<String> expected = tables.assertOutputIsThePlaintextJoin(out);
     // the sensor logged the coordinator's result
-    assertTrue(run.log().contains("succeeded: " + expected.size() + " rows at " + out),
+    assertTrue(
+        run.log().contains("succeeded: " + expected.size() + " rows at " + out),
         Airflow.tail(run.log()));
   }
 
@@ -112,13 +139,17 @@ class AirflowDagIT {
   void rejectionFailsTheDagWithTheApproversReason() throws Exception {
     CompletableFuture<Airflow.Run> dag = startDag(JoinTables.SQL, null);
     String id = pendingAtBob();
-    Reply r = parties.bobApi().post("/v1/queries/" + id + "/reject",
-        Map.of("reason", "not before the audit"));
+    Reply r =
+        parties
+            .bobApi()
+            .post("/v1/queries/" + id + "/reject", Map.of("reason", "not before the audit"));
     assertEquals(200, r.status(), r.toString());
     Airflow.Run run = dag.get();
     assertNotEquals(0, run.exit(), Airflow.tail(run.log()));
-    assertTrue(run.log().contains("query " + id + " was rejected")
-        && run.log().contains("not before the audit"), Airflow.tail(run.log()));
+    assertTrue(
+        run.log().contains("query " + id + " was rejected")
+            && run.log().contains("not before the audit"),
+        Airflow.tail(run.log()));
     // no retries: a rejection is final
     assertTrue(!run.log().contains("up_for_retry"), Airflow.tail(run.log()));
   }
@@ -126,10 +157,13 @@ class AirflowDagIT {
   @Test
   void invalidQueryFailsAtSubmitWithTheCoordinatorsError() throws Exception {
     // bob lets alice filter on country, not see it
-    Airflow.Run run = runDag("SELECT a.spend, b.country FROM a JOIN b ON a.card = b.card"
-        + " AND a.zip = b.zip", null);
+    Airflow.Run run =
+        runDag(
+            "SELECT a.spend, b.country FROM a JOIN b ON a.card = b.card" + " AND a.zip = b.zip",
+            null);
     assertNotEquals(0, run.exit(), Airflow.tail(run.log()));
-    assertTrue(run.log().contains("coordinator answered 422") && run.log().contains("country"),
+    assertTrue(
+        run.log().contains("coordinator answered 422") && run.log().contains("country"),
         Airflow.tail(run.log()));
     assertTrue(!run.log().contains("up_for_retry"), Airflow.tail(run.log()));
   }

@@ -16,8 +16,8 @@ import org.junit.jupiter.api.Test;
 
 /**
  * Runs {@code deploy/local-cluster/run-e2e.sh} at a small size (psi.e2e.rows, 20 000 rows per side
- * by default): Flink 2.3 from PyPI, two standalone clusters, HDFS in a process, {@code flink run} of
- * the job jar for both parties. Passes when the script succeeds and its report shows party A's
+ * by default): Flink 2.3 from PyPI, two standalone clusters, HDFS in a process, {@code flink run}
+ * of the job jar for both parties. Passes when the script succeeds and its report shows party A's
  * output equal, as a multiset, to the plaintext join — whose size this test computes again.
  *
  * <p>Needs network access the first time on a machine (the PyPI download is cached under /tmp).
@@ -31,25 +31,41 @@ class ClusterE2eIT {
     long rows = Long.parseLong(System.getProperty("psi.e2e.rows", "20000"));
     Path root = Path.of(System.getProperty("psi.repo.root", "..")).toAbsolutePath().normalize();
     Path target = root.resolve("deploy/target");
-    Path jar = Path.of(System.getProperty("psi.job.jar", target.resolve("psi-flink-job.jar")
-        .toString()));
-    Path hadoopLib = Path.of(System.getProperty("psi.hadoop.lib", target.resolve("hadoop-lib")
-        .toString()));
+    Path jar =
+        Path.of(System.getProperty("psi.job.jar", target.resolve("psi-flink-job.jar").toString()));
+    Path hadoopLib =
+        Path.of(System.getProperty("psi.hadoop.lib", target.resolve("hadoop-lib").toString()));
     // the helpers (E2eTool) are this module's test classes
     Path own = root.resolve("it-tests/target");
-    String classpath = own.resolve("test-classes") + ":"
-        + Files.readString(own.resolve("test-classpath.txt")).trim();
+    String classpath =
+        own.resolve("test-classes")
+            + ":"
+            + Files.readString(own.resolve("test-classpath.txt")).trim();
     Path work = own.resolve("cluster-e2e");
     deleteTree(work);
     Files.createDirectories(work);
     Path report = work.resolve("report.json");
     Path log = own.resolve("cluster-e2e.log");
 
-    Process p = new ProcessBuilder("bash", root.resolve("deploy/local-cluster/run-e2e.sh").toString(),
-        "--rows", Long.toString(rows), "--jar", jar.toString(), "--hadoop-lib",
-        hadoopLib.toString(), "--classpath", classpath, "--work", work.toString(), "--report",
-        report.toString())
-        .redirectErrorStream(true).redirectOutput(log.toFile()).start();
+    Process p =
+        new ProcessBuilder(
+                "bash",
+                root.resolve("deploy/local-cluster/run-e2e.sh").toString(),
+                "--rows",
+                Long.toString(rows),
+                "--jar",
+                jar.toString(),
+                "--hadoop-lib",
+                hadoopLib.toString(),
+                "--classpath",
+                classpath,
+                "--work",
+                work.toString(),
+                "--report",
+                report.toString())
+            .redirectErrorStream(true)
+            .redirectOutput(log.toFile())
+            .start();
     if (!p.waitFor(TIMEOUT_MINUTES, TimeUnit.MINUTES)) {
       p.destroy(); // SIGTERM: the script's trap stops the clusters, HDFS and the relay
       p.waitFor(60, TimeUnit.SECONDS);
@@ -60,8 +76,10 @@ class ClusterE2eIT {
     }
 
     String json = Files.readString(report);
-    long expected = JoinOracle.expected(E2eTool.spec(rows)).values().stream()
-        .mapToLong(Integer::longValue).sum();
+    long expected =
+        JoinOracle.expected(E2eTool.spec(rows)).values().stream()
+            .mapToLong(Integer::longValue)
+            .sum();
     assertTrue(expected > rows / 10, "the query should join a good share of the rows: " + expected);
     assertEquals("true", field(json, "match"), json);
     assertEquals("true", field(json, "success_marker"), json);

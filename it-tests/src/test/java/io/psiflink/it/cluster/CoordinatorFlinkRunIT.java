@@ -1,16 +1,16 @@
 package io.psiflink.it.cluster;
 
-import io.psiflink.it.JoinTables;
-import io.psiflink.coordinator.Client;
-import io.psiflink.coordinator.CoordinatorConfig;
-import io.psiflink.coordinator.Parties;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.psiflink.coordinator.Client;
 import io.psiflink.coordinator.Client.Reply;
+import io.psiflink.coordinator.CoordinatorConfig;
+import io.psiflink.coordinator.Parties;
+import io.psiflink.it.JoinTables;
 import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -36,15 +36,15 @@ import org.junit.jupiter.api.TestInstance;
 
 /**
  * The coordinator's {@code flink-run} mode against real Flink 2.3 clusters: two standalone
- * clusters, one per party (deploy/local-cluster/flink-clusters.sh, the distribution from PyPI as
- * in ClusterE2eIT), and two real coordinators in this JVM (the coordinator module's fixtures) with
- * {@code job.mode: flink-run}, the cluster's {@code flinkConfDir} and {@code flinkRestUrl}, and
- * the job jar. A query submitted at alice and approved at bob runs {@code flink run} of each
- * party; A's rows must equal the plaintext join ({@link JoinTables#plaintextJoin}), and each
- * cluster's REST API must show its party's job, FINISHED: with local tables and output, and with
- * both on HDFS (a MiniDFSCluster in this JVM; the clients find Hadoop through HADOOP_CLASSPATH,
- * which failsafe sets as an operator would for the coordinator). Then a cancel, which must cancel
- * the Flink jobs on the clusters and leave no output.
+ * clusters, one per party (deploy/local-cluster/flink-clusters.sh, the distribution from PyPI as in
+ * ClusterE2eIT), and two real coordinators in this JVM (the coordinator module's fixtures) with
+ * {@code job.mode: flink-run}, the cluster's {@code flinkConfDir} and {@code flinkRestUrl}, and the
+ * job jar. A query submitted at alice and approved at bob runs {@code flink run} of each party; A's
+ * rows must equal the plaintext join ({@link JoinTables#plaintextJoin}), and each cluster's REST
+ * API must show its party's job, FINISHED: with local tables and output, and with both on HDFS (a
+ * MiniDFSCluster in this JVM; the clients find Hadoop through HADOOP_CLASSPATH, which failsafe sets
+ * as an operator would for the coordinator). Then a cancel, which must cancel the Flink jobs on the
+ * clusters and leave no output.
  *
  * <p>Logs stay in it-tests/target/coordinator-flink-run/ (the clusters' in flink-*&#47;log, the
  * clients' in {alice,bob}/work/SESSION/job.log).
@@ -71,10 +71,10 @@ class CoordinatorFlinkRunIT {
   void start() throws Exception {
     root = Path.of(System.getProperty("psi.repo.root", "..")).toAbsolutePath().normalize();
     Path target = root.resolve("deploy/target");
-    Path jar = Path.of(System.getProperty("psi.job.jar",
-        target.resolve("psi-flink-job.jar").toString()));
-    Path hadoopLib = Path.of(System.getProperty("psi.hadoop.lib",
-        target.resolve("hadoop-lib").toString()));
+    Path jar =
+        Path.of(System.getProperty("psi.job.jar", target.resolve("psi-flink-job.jar").toString()));
+    Path hadoopLib =
+        Path.of(System.getProperty("psi.hadoop.lib", target.resolve("hadoop-lib").toString()));
     assertTrue(Files.isRegularFile(jar), "no job jar " + jar + " (mvn -pl deploy -am package)");
     dir = root.resolve("it-tests/target/coordinator-flink-run");
     clustersScript = root.resolve("deploy/local-cluster/flink-clusters.sh");
@@ -84,14 +84,25 @@ class CoordinatorFlinkRunIT {
     deleteTree(dir);
     Files.createDirectories(dir);
 
-    List<String> cmd = new ArrayList<>(List.of("bash", clustersScript.toString(), "start",
-        "--work", dir.toString(), "--hadoop-lib", hadoopLib.toString(), "--parallelism", "2",
-        // the REST API serves metrics fetched at most this long ago (default 10 s)
-        "--conf", "metrics.fetcher.update-interval=1000"));
+    List<String> cmd =
+        new ArrayList<>(
+            List.of(
+                "bash",
+                clustersScript.toString(),
+                "start",
+                "--work",
+                dir.toString(),
+                "--hadoop-lib",
+                hadoopLib.toString(),
+                "--parallelism",
+                "2",
+                // the REST API serves metrics fetched at most this long ago (default 10 s)
+                "--conf",
+                "metrics.fetcher.update-interval=1000"));
     cmd.addAll(PARTIES);
     Path log = dir.resolve("clusters.log");
-    Process p = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(log.toFile())
-        .start();
+    Process p =
+        new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(log.toFile()).start();
     if (!p.waitFor(5, TimeUnit.MINUTES)) {
       p.destroy();
       p.waitFor(60, TimeUnit.SECONDS);
@@ -102,21 +113,42 @@ class CoordinatorFlinkRunIT {
     if (p.exitValue() != 0) {
       fail("flink-clusters.sh start failed (exit " + p.exitValue() + ")\n" + out);
     }
-    Path flinkHome = Path.of(out.lines().filter(l -> l.startsWith("FLINK_HOME=")).findFirst()
-        .orElseThrow(() -> new AssertionError("no FLINK_HOME= in\n" + out))
-        .substring("FLINK_HOME=".length()));
+    Path flinkHome =
+        Path.of(
+            out.lines()
+                .filter(l -> l.startsWith("FLINK_HOME="))
+                .findFirst()
+                .orElseThrow(() -> new AssertionError("no FLINK_HOME= in\n" + out))
+                .substring("FLINK_HOME=".length()));
     for (String party : PARTIES) {
       restUrl.put(party, Files.readString(dir.resolve("flink-" + party + "/rest.url")).trim());
     }
 
     // key paths are filled in per party by Parties; generous timeouts, as the two clients may
     // start far apart on a loaded machine
-    parties = new Parties(dir.resolve("parties"),
-        party -> "jdbc:sqlite:" + dir.resolve(party + ".db"), Duration.ofHours(1),
-        Duration.ofHours(1), party -> new CoordinatorConfig.Job(io.psiflink.coordinator.JobMode.FLINK_RUN, null, 2, null, null,
-            dir.resolve("unused.key"), dir.resolve("unused.pem"), flinkHome, jar,
-            restUrl.get(party), dir.resolve("flink-" + party + "/conf"), 2,
-            Duration.ofSeconds(90), Duration.ofSeconds(90), JoinTables.MAX_BAD_ROWS));
+    parties =
+        new Parties(
+            dir.resolve("parties"),
+            party -> "jdbc:sqlite:" + dir.resolve(party + ".db"),
+            Duration.ofHours(1),
+            Duration.ofHours(1),
+            party ->
+                new CoordinatorConfig.Job(
+                    io.psiflink.coordinator.JobMode.FLINK_RUN,
+                    null,
+                    2,
+                    null,
+                    null,
+                    dir.resolve("unused.key"),
+                    dir.resolve("unused.pem"),
+                    flinkHome,
+                    jar,
+                    restUrl.get(party),
+                    dir.resolve("flink-" + party + "/conf"),
+                    2,
+                    Duration.ofSeconds(90),
+                    Duration.ofSeconds(90),
+                    JoinTables.MAX_BAD_ROWS));
     alice = parties.aliceApi();
     bob = parties.bobApi();
     tables = new JoinTables(dir);
@@ -129,14 +161,20 @@ class CoordinatorFlinkRunIT {
     hdfs.waitActive();
     hdfsUri = "hdfs://localhost:" + hdfs.getNameNodePort();
     hdfsFs = hdfs.getFileSystem();
-    hdfsFs.copyFromLocalFile(new org.apache.hadoop.fs.Path(tables.a.toString()),
+    hdfsFs.copyFromLocalFile(
+        new org.apache.hadoop.fs.Path(tables.a.toString()),
         new org.apache.hadoop.fs.Path(hdfsUri + "/alice/tables/a.csv"));
-    hdfsFs.copyFromLocalFile(new org.apache.hadoop.fs.Path(tables.b.toString()),
+    hdfsFs.copyFromLocalFile(
+        new org.apache.hadoop.fs.Path(tables.b.toString()),
         new org.apache.hadoop.fs.Path(hdfsUri + "/bob/tables/b.csv"));
-    JoinTables.register(alice, "purchases_hdfs", hdfsUri + "/alice/tables/a.csv",
-        List.of("spend", "card"), List.of("spend"));
-    JoinTables.register(bob, "customers_hdfs", hdfsUri + "/bob/tables/b.csv",
-        List.of("email"), List.of("country"));
+    JoinTables.register(
+        alice,
+        "purchases_hdfs",
+        hdfsUri + "/alice/tables/a.csv",
+        List.of("spend", "card"),
+        List.of("spend"));
+    JoinTables.register(
+        bob, "customers_hdfs", hdfsUri + "/bob/tables/b.csv", List.of("email"), List.of("country"));
   }
 
   @AfterAll
@@ -157,24 +195,30 @@ class CoordinatorFlinkRunIT {
   }
 
   private void stopClusters() throws Exception {
-    List<String> cmd = new ArrayList<>(List.of("bash", clustersScript.toString(), "stop",
-        "--work", dir.toString()));
+    List<String> cmd =
+        new ArrayList<>(
+            List.of("bash", clustersScript.toString(), "stop", "--work", dir.toString()));
     cmd.addAll(PARTIES);
-    Process p = new ProcessBuilder(cmd).redirectErrorStream(true)
-        .redirectOutput(dir.resolve("clusters-stop.log").toFile()).start();
+    Process p =
+        new ProcessBuilder(cmd)
+            .redirectErrorStream(true)
+            .redirectOutput(dir.resolve("clusters-stop.log").toFile())
+            .start();
     p.waitFor(2, TimeUnit.MINUTES);
   }
 
   /** The state of a party's Flink job of a session, as its cluster's REST API reports it. */
   private String flinkState(String party, String partyLetter, String session) throws Exception {
-    HttpResponse<String> r = http.send(HttpRequest.newBuilder(
-        URI.create(restUrl.get(party) + "/jobs/overview")).GET().build(),
-        HttpResponse.BodyHandlers.ofString());
+    HttpResponse<String> r =
+        http.send(
+            HttpRequest.newBuilder(URI.create(restUrl.get(party) + "/jobs/overview")).GET().build(),
+            HttpResponse.BodyHandlers.ofString());
     assertEquals(200, r.statusCode(), r.body());
     String state = null;
     for (JsonNode j : Client.JSON.readTree(r.body()).path("jobs")) {
-      if (j.path("name").asText().equals("psi-flink party " + partyLetter + " session "
-          + session)) {
+      if (j.path("name")
+          .asText()
+          .equals("psi-flink party " + partyLetter + " session " + session)) {
         assertEquals(null, state, "one job of the session on " + party + "'s cluster: " + r.body());
         state = j.path("state").asText();
       }
@@ -188,8 +232,11 @@ class CoordinatorFlinkRunIT {
       Path log = dir.resolve("parties/" + party + "/work/" + session + "/job.log");
       try {
         List<String> lines = Files.readAllLines(log, StandardCharsets.UTF_8);
-        sb.append("----- ").append(log).append('\n').append(String.join("\n",
-            lines.subList(Math.max(0, lines.size() - 40), lines.size()))).append('\n');
+        sb.append("----- ")
+            .append(log)
+            .append('\n')
+            .append(String.join("\n", lines.subList(Math.max(0, lines.size() - 40), lines.size())))
+            .append('\n');
       } catch (IOException e) {
         sb.append("----- no ").append(log).append('\n');
       }
@@ -200,15 +247,15 @@ class CoordinatorFlinkRunIT {
   @Test
   void submittedAtAApprovedAtBRunsOnBothClustersAndEqualsThePlaintextJoin() throws Exception {
     Path out = dir.resolve("joined");
-    String session = JoinTables.submitAndApprove(alice, bob, "purchases", "customers",
-        out.toString());
+    String session =
+        JoinTables.submitAndApprove(alice, bob, "purchases", "customers", out.toString());
     List<String> seenA = new ArrayList<>();
-    JsonNode a = JoinTables.awaitEnd(alice, session, seenA, JOB_TIMEOUT,
-        () -> clientLogs(session));
-    JsonNode b = JoinTables.awaitEnd(bob, session, new ArrayList<>(), JOB_TIMEOUT,
-        () -> clientLogs(session));
-    assertEquals("succeeded", a.path("status").asText(), a + " seen " + seenA + "\n"
-        + clientLogs(session));
+    JsonNode a = JoinTables.awaitEnd(alice, session, seenA, JOB_TIMEOUT, () -> clientLogs(session));
+    JsonNode b =
+        JoinTables.awaitEnd(
+            bob, session, new ArrayList<>(), JOB_TIMEOUT, () -> clientLogs(session));
+    assertEquals(
+        "succeeded", a.path("status").asText(), a + " seen " + seenA + "\n" + clientLogs(session));
     assertEquals("succeeded", b.path("status").asText(), b + "\n" + clientLogs(session));
     // here progress comes from the cluster's REST API
     JoinTables.assertProgressFromFlink(a, seenA);
@@ -227,8 +274,8 @@ class CoordinatorFlinkRunIT {
   @Test
   void cancelAtACancelsBothFlinkJobsAndLeavesNoOutput() throws Exception {
     Path out = dir.resolve("cancelled");
-    String session = JoinTables.submitAndApprove(alice, bob, "purchases", "customers",
-        out.toString());
+    String session =
+        JoinTables.submitAndApprove(alice, bob, "purchases", "customers", out.toString());
     // cancel once A's job runs on its cluster (the handshake is over, the Flink job submitted)
     long deadline = System.nanoTime() + JOB_TIMEOUT.toNanos();
     String state = null;
@@ -243,13 +290,15 @@ class CoordinatorFlinkRunIT {
     assertEquals("cancelled", c.json().path("status").asText());
     // the cancel returns once alice's cluster has cancelled the job
     assertEquals("CANCELED", flinkState("alice", "A", session));
-    JsonNode b = JoinTables.awaitEnd(bob, session, new ArrayList<>(), JOB_TIMEOUT,
-        () -> clientLogs(session));
+    JsonNode b =
+        JoinTables.awaitEnd(
+            bob, session, new ArrayList<>(), JOB_TIMEOUT, () -> clientLogs(session));
     assertEquals("failed", b.path("status").asText(), b.toString());
-    assertTrue(b.path("error").asText().contains("alice ended the session: cancelled"),
-        b.toString());
+    assertTrue(
+        b.path("error").asText().contains("alice ended the session: cancelled"), b.toString());
     String stateB = flinkState("bob", "B", session);
-    assertTrue(stateB == null || List.of("CANCELED", "FAILED").contains(stateB),
+    assertTrue(
+        stateB == null || List.of("CANCELED", "FAILED").contains(stateB),
         "B's Flink job, if it was submitted, must have ended: " + stateB);
     assertFalse(Files.exists(out), "no output after a cancel");
     Reply result = alice.get("/v1/sessions/" + session + "/result");
@@ -259,12 +308,14 @@ class CoordinatorFlinkRunIT {
   @Test
   void tablesAndOutputOnHdfs() throws Exception {
     String out = hdfsUri + "/alice/out/joined";
-    String session = JoinTables.submitAndApprove(alice, bob, "purchases_hdfs", "customers_hdfs",
-        out);
-    JsonNode a = JoinTables.awaitEnd(alice, session, new ArrayList<>(), JOB_TIMEOUT,
-        () -> clientLogs(session));
-    JsonNode b = JoinTables.awaitEnd(bob, session, new ArrayList<>(), JOB_TIMEOUT,
-        () -> clientLogs(session));
+    String session =
+        JoinTables.submitAndApprove(alice, bob, "purchases_hdfs", "customers_hdfs", out);
+    JsonNode a =
+        JoinTables.awaitEnd(
+            alice, session, new ArrayList<>(), JOB_TIMEOUT, () -> clientLogs(session));
+    JsonNode b =
+        JoinTables.awaitEnd(
+            bob, session, new ArrayList<>(), JOB_TIMEOUT, () -> clientLogs(session));
     assertEquals("succeeded", a.path("status").asText(), a + "\n" + clientLogs(session));
     assertEquals("succeeded", b.path("status").asText(), b + "\n" + clientLogs(session));
     assertEquals("FINISHED", flinkState("alice", "A", session));
@@ -272,8 +323,8 @@ class CoordinatorFlinkRunIT {
     assertEquals(out, a.path("result").path("location").asText(), a.toString());
     assertTrue(hdfsFs.exists(new org.apache.hadoop.fs.Path(out + "/_SUCCESS")));
     Path local = dir.resolve("joined-from-hdfs");
-    hdfsFs.copyToLocalFile(new org.apache.hadoop.fs.Path(out),
-        new org.apache.hadoop.fs.Path(local.toString()));
+    hdfsFs.copyToLocalFile(
+        new org.apache.hadoop.fs.Path(out), new org.apache.hadoop.fs.Path(local.toString()));
     assertEquals(tables.plaintextJoin(), JoinTables.readCsvOutput(local));
   }
 

@@ -36,12 +36,12 @@ import org.apache.hadoop.hdfs.MiniDFSCluster;
  *   <li>{@code hdfs --dir DIR --uri-file F}: a standalone HDFS (MiniDFSCluster: one NameNode, one
  *       DataNode) in this process, standing in for a party's Hadoop cluster; writes its {@code
  *       hdfs://host:port} URI to F once it accepts clients and runs until killed;
- *   <li>{@code relay --pki DIR --port-file F}: a throwaway CA with certificates for {@code party-a},
- *       {@code party-b} and {@code bridge} in DIR, and a bridge relay on loopback with them; writes its
- *       port to F and runs until killed;
+ *   <li>{@code relay --pki DIR --port-file F}: a throwaway CA with certificates for {@code
+ *       party-a}, {@code party-b} and {@code bridge} in DIR, and a bridge relay on loopback with
+ *       them; writes its port to F and runs until killed;
  *   <li>{@code tables --rows N --hdfs URI --local DIR}: generates the benchmark tables (a, b) into
- *       DIR and copies each onto HDFS under its party's tree ({@code /party-a/tables/a.csv},
- *       {@code /party-b/tables/b.csv}), and the query both run into DIR/query.sql;
+ *       DIR and copies each onto HDFS under its party's tree ({@code /party-a/tables/a.csv}, {@code
+ *       /party-b/tables/b.csv}), and the query both run into DIR/query.sql;
  *   <li>{@code check --rows N --out URI --report F}: reads party A's Avro output from HDFS and
  *       compares it, as a multiset of rows, with {@link JoinOracle}; writes a JSON report and exits
  *       1 when they differ.
@@ -58,10 +58,13 @@ public final class E2eTool {
     switch (args[0]) {
       case "hdfs" -> hdfs(Path.of(req(o, "dir")), Path.of(req(o, "uri-file")));
       case "relay" -> relay(Path.of(req(o, "pki")), Path.of(req(o, "port-file")));
-      case "tables" -> tables(Long.parseLong(req(o, "rows")), req(o, "hdfs"),
-          Path.of(req(o, "local")));
-      case "check" -> System.exit(check(Long.parseLong(req(o, "rows")), req(o, "out"),
-          Path.of(req(o, "report"))) ? 0 : 1);
+      case "tables" ->
+          tables(Long.parseLong(req(o, "rows")), req(o, "hdfs"), Path.of(req(o, "local")));
+      case "check" ->
+          System.exit(
+              check(Long.parseLong(req(o, "rows")), req(o, "out"), Path.of(req(o, "report")))
+                  ? 0
+                  : 1);
       default -> fail("unknown subcommand " + args[0]);
     }
   }
@@ -82,11 +85,13 @@ public final class E2eTool {
 
   static void relay(Path pkiDir, Path portFile) throws Exception {
     ThrowawayPki pki = ThrowawayPki.create(pkiDir, "party-a", "party-b", "bridge");
-    BridgeRelay relay = BridgeRelay.start(RelayConfig.defaults(pki.credentials("bridge"),
-        Set.of("party-a", "party-b")));
+    BridgeRelay relay =
+        BridgeRelay.start(
+            RelayConfig.defaults(pki.credentials("bridge"), Set.of("party-a", "party-b")));
     Runtime.getRuntime().addShutdownHook(new Thread(relay::close, "relay shutdown"));
     writeAtomically(portFile, Integer.toString(relay.port()));
-    System.out.println("bridge relay on port " + relay.port() + " (certificates in " + pkiDir + ")");
+    System.out.println(
+        "bridge relay on port " + relay.port() + " (certificates in " + pkiDir + ")");
     new CountDownLatch(1).await();
   }
 
@@ -102,13 +107,17 @@ public final class E2eTool {
   private static void put(FileSystem fs, Path src, String dst) throws IOException {
     org.apache.hadoop.fs.Path p = new org.apache.hadoop.fs.Path(dst);
     fs.mkdirs(p.getParent());
-    try (InputStream in = Files.newInputStream(src); OutputStream out = fs.create(p, false)) {
+    try (InputStream in = Files.newInputStream(src);
+        OutputStream out = fs.create(p, false)) {
       in.transferTo(out);
     }
-    System.out.println("put " + src + " -> " + dst + " (" + fs.getFileStatus(p).getLen() + " bytes)");
+    System.out.println(
+        "put " + src + " -> " + dst + " (" + fs.getFileStatus(p).getLen() + " bytes)");
   }
 
-  /** The tables of the end-to-end run: equal sizes, half the keys shared, some repeated and NULL. */
+  /**
+   * The tables of the end-to-end run: equal sizes, half the keys shared, some repeated and NULL.
+   */
   public static GeneratorSpec spec(long rows) {
     return new GeneratorSpec(rows, rows, 0.5, 0.05, 0.01, GeneratorSpec.DEFAULT_SEED);
   }
@@ -130,8 +139,8 @@ public final class E2eTool {
       }
       parts++;
       try (InputStream in = fs.open(st.getPath());
-          DataFileStream<GenericRecord> avro = new DataFileStream<>(in,
-              new GenericDatumReader<>())) {
+          DataFileStream<GenericRecord> avro =
+              new DataFileStream<>(in, new GenericDatumReader<>())) {
         if (fields == null) {
           fields = avro.getSchema().getFields().stream().map(f -> f.name()).toList();
         }
@@ -167,8 +176,12 @@ public final class E2eTool {
         }
       }
     }
-    boolean ok = success && missing == 0 && unexpected == 0
-        && JoinOracle.COLUMNS.equals(fields) && expectedRows > 0;
+    boolean ok =
+        success
+            && missing == 0
+            && unexpected == 0
+            && JoinOracle.COLUMNS.equals(fields)
+            && expectedRows > 0;
     Map<String, Object> rep = new LinkedHashMap<>();
     rep.put("match", ok);
     rep.put("rows_per_side", rows);

@@ -17,8 +17,9 @@ import org.apache.flink.types.Row;
  */
 public final class JoinOracle {
   /** The query both parties run (columns of the generator's tables a and b). */
-  public static final String SQL = "SELECT a.id, a.spend, b.email_domain, b.country FROM a JOIN b "
-      + "ON a.card = b.card AND a.zip = b.zip WHERE a.spend > 50 AND b.country <> 'DE'";
+  public static final String SQL =
+      "SELECT a.id, a.spend, b.email_domain, b.country FROM a JOIN b "
+          + "ON a.card = b.card AND a.zip = b.zip WHERE a.spend > 50 AND b.country <> 'DE'";
 
   /** The output's column names. */
   public static final List<String> COLUMNS = List.of("id", "spend", "email_domain", "country");
@@ -29,25 +30,35 @@ public final class JoinOracle {
   public static Map<String, Integer> expected(GeneratorSpec spec) {
     // b side: (card, zip) -> rows passing b.country <> 'DE' (SQL: a NULL country is not <> 'DE')
     Map<List<Object>, List<Row>> index = new HashMap<>();
-    TableGenerator.forEachRow(spec, Role.B, r -> {
-      List<Object> k = key(r);
-      Object country = r.getField(3);
-      if (k != null && country != null && !country.equals("DE")) {
-        index.computeIfAbsent(k, x -> new ArrayList<>()).add(r);
-      }
-    });
+    TableGenerator.forEachRow(
+        spec,
+        Role.B,
+        r -> {
+          List<Object> k = key(r);
+          Object country = r.getField(3);
+          if (k != null && country != null && !country.equals("DE")) {
+            index.computeIfAbsent(k, x -> new ArrayList<>()).add(r);
+          }
+        });
     Map<String, Integer> out = new HashMap<>();
-    TableGenerator.forEachRow(spec, Role.A, r -> {
-      List<Object> k = key(r);
-      Object spend = r.getField(3);
-      if (k == null || spend == null || !((Double) spend > 50)) {
-        return;
-      }
-      for (Row b : index.getOrDefault(k, List.of())) {
-        out.merge(line(List.of(r.getField(0), spend, nullable(b.getField(4)),
-            nullable(b.getField(3)))), 1, Integer::sum);
-      }
-    });
+    TableGenerator.forEachRow(
+        spec,
+        Role.A,
+        r -> {
+          List<Object> k = key(r);
+          Object spend = r.getField(3);
+          if (k == null || spend == null || !((Double) spend > 50)) {
+            return;
+          }
+          for (Row b : index.getOrDefault(k, List.of())) {
+            out.merge(
+                line(
+                    List.of(
+                        r.getField(0), spend, nullable(b.getField(4)), nullable(b.getField(3)))),
+                1,
+                Integer::sum);
+          }
+        });
     return out;
   }
 
@@ -55,12 +66,13 @@ public final class JoinOracle {
     return o == null ? NULL : o;
   }
 
-  private static final Object NULL = new Object() {
-    @Override
-    public String toString() {
-      return "\\N";
-    }
-  };
+  private static final Object NULL =
+      new Object() {
+        @Override
+        public String toString() {
+          return "\\N";
+        }
+      };
 
   private static List<Object> key(Row r) {
     Object card = r.getField(1);

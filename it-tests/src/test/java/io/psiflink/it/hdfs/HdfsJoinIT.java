@@ -39,15 +39,16 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * The HDFS-to-HDFS enrichment join: party A's table (Parquet part files) on A's own HDFS, party
- * B's (Avro) on B's own HDFS, each party a JVM with its own Flink MiniCluster (as {@code ./psi
- * local} runs them), the bridge over TLS on loopback, the joined rows written as Avro to A's HDFS,
- * read back and compared with the plaintext join computed here. Rows with a NULL key on either
- * side go to the quarantine; a threshold below their number fails the join without output.
+ * The HDFS-to-HDFS enrichment join: party A's table (Parquet part files) on A's own HDFS, party B's
+ * (Avro) on B's own HDFS, each party a JVM with its own Flink MiniCluster (as {@code ./psi local}
+ * runs them), the bridge over TLS on loopback, the joined rows written as Avro to A's HDFS, read
+ * back and compared with the plaintext join computed here. Rows with a NULL key on either side go
+ * to the quarantine; a threshold below their number fails the join without output.
  */
 class HdfsJoinIT {
-  private static final String SQL = "SELECT a.id, a.spend, b.email FROM a JOIN b"
-      + " ON a.card = b.card AND a.zip = b.zip WHERE b.country = 'DE'";
+  private static final String SQL =
+      "SELECT a.id, a.spend, b.email FROM a JOIN b"
+          + " ON a.card = b.card AND a.zip = b.zip WHERE b.country = 'DE'";
   private static final String[] ZIPS = {"10115", "80331", "01234"};
   private static final String[] COUNTRIES = {"DE", "FR", "DE", "NL"};
 
@@ -60,6 +61,7 @@ class HdfsJoinIT {
 
   /** a: id, card, zip, spend; b: id, card, zip, country, email (the test's own copies). */
   private static final List<Object[]> A = new ArrayList<>();
+
   private static final List<Object[]> B = new ArrayList<>();
 
   @BeforeAll
@@ -71,13 +73,24 @@ class HdfsJoinIT {
     SplittableRandom r = new SplittableRandom(5);
     for (long i = 0; i < 3000; i++) {
       Long card = r.nextInt(100) < 2 ? null : (long) r.nextInt(1200);
-      A.add(new Object[] {i, card, ZIPS[r.nextInt(ZIPS.length)],
-          r.nextInt(10) == 0 ? null : r.nextInt(100_000) / 100.0});
+      A.add(
+          new Object[] {
+            i,
+            card,
+            ZIPS[r.nextInt(ZIPS.length)],
+            r.nextInt(10) == 0 ? null : r.nextInt(100_000) / 100.0
+          });
     }
     for (long i = 0; i < 4000; i++) {
       Long card = r.nextInt(100) < 2 ? null : (long) r.nextInt(1500);
-      B.add(new Object[] {i, card, ZIPS[r.nextInt(ZIPS.length)],
-          COUNTRIES[r.nextInt(COUNTRIES.length)], "u" + i + "@example.org"});
+      B.add(
+          new Object[] {
+            i,
+            card,
+            ZIPS[r.nextInt(ZIPS.length)],
+            COUNTRIES[r.nextInt(COUNTRIES.length)],
+            "u" + i + "@example.org"
+          });
     }
     writeA();
     writeB();
@@ -102,12 +115,22 @@ class HdfsJoinIT {
 
   /** Two Parquet parts, written with parquet-avro through Hadoop's client. */
   private static void writeA() throws IOException {
-    Schema s = SchemaBuilder.record("a").fields().requiredLong("id").optionalLong("card")
-        .requiredString("zip").optionalDouble("spend").endRecord();
+    Schema s =
+        SchemaBuilder.record("a")
+            .fields()
+            .requiredLong("id")
+            .optionalLong("card")
+            .requiredString("zip")
+            .optionalDouble("spend")
+            .endRecord();
     for (int part = 0; part < 2; part++) {
-      try (ParquetWriter<GenericRecord> w = AvroParquetWriter.<GenericRecord>builder(
-          HadoopOutputFile.fromPath(new org.apache.hadoop.fs.Path("/data/a/part-" + part
-              + ".parquet"), hdfsA.getConfiguration(0))).withSchema(s).build()) {
+      try (ParquetWriter<GenericRecord> w =
+          AvroParquetWriter.<GenericRecord>builder(
+                  HadoopOutputFile.fromPath(
+                      new org.apache.hadoop.fs.Path("/data/a/part-" + part + ".parquet"),
+                      hdfsA.getConfiguration(0)))
+              .withSchema(s)
+              .build()) {
         for (int i = part; i < A.size(); i += 2) {
           GenericRecord rec = new GenericData.Record(s);
           for (int f = 0; f < 4; f++) {
@@ -120,10 +143,17 @@ class HdfsJoinIT {
   }
 
   private static void writeB() throws IOException {
-    Schema s = SchemaBuilder.record("b").fields().requiredLong("id").optionalLong("card")
-        .requiredString("zip").requiredString("country").requiredString("email").endRecord();
-    try (OutputStream out = hdfsB.getFileSystem().create(
-            new org.apache.hadoop.fs.Path("/warehouse/b.avro"));
+    Schema s =
+        SchemaBuilder.record("b")
+            .fields()
+            .requiredLong("id")
+            .optionalLong("card")
+            .requiredString("zip")
+            .requiredString("country")
+            .requiredString("email")
+            .endRecord();
+    try (OutputStream out =
+            hdfsB.getFileSystem().create(new org.apache.hadoop.fs.Path("/warehouse/b.avro"));
         DataFileWriter<GenericRecord> w = new DataFileWriter<>(new GenericDatumWriter<>(s))) {
       w.create(s, out);
       for (Object[] x : B) {
@@ -203,34 +233,50 @@ class HdfsJoinIT {
     assertTrue(r.summaryB().contains("\"rows_quarantined\":" + nullKeys(B)), r.summaryB());
 
     // every NULL key in the quarantine next to the output, with its reason
-    List<Row> badA = TableReader.readAll(out + ".quarantine/a", TableFormat.CSV,
-        QuarantineSink.SCHEMA).rows();
+    List<Row> badA =
+        TableReader.readAll(out + ".quarantine/a", TableFormat.CSV, QuarantineSink.SCHEMA).rows();
     assertEquals(nullKeys(A), badA.size());
     for (Row b : badA) {
-      assertEquals("column 'card': NULL in a join key column (it can never match)",
-          b.getField(2));
+      assertEquals("column 'card': NULL in a join key column (it can never match)", b.getField(2));
       assertTrue(((String) b.getField(0)).startsWith(rootA + "/data/a/part-"), b.toString());
     }
-    assertEquals(nullKeys(B), TableReader.readAll(out + ".quarantine/b", TableFormat.CSV,
-        QuarantineSink.SCHEMA).rows().size());
+    assertEquals(
+        nullKeys(B),
+        TableReader.readAll(out + ".quarantine/b", TableFormat.CSV, QuarantineSink.SCHEMA)
+            .rows()
+            .size());
   }
 
   @Test
   void tooManyBadRowsFailTheJoinAndLeaveNoOutput() throws Exception {
     String out = rootA + "/results/strict";
     ByteArrayOutputStream log = new ByteArrayOutputStream();
-    Exception e = assertThrows(Exception.class, () -> LocalJoin.run(options(out, "10"),
-        new PrintStream(log, true, StandardCharsets.UTF_8)));
+    Exception e =
+        assertThrows(
+            Exception.class,
+            () ->
+                LocalJoin.run(
+                    options(out, "10"), new PrintStream(log, true, StandardCharsets.UTF_8)));
     assertTrue(e.getMessage().contains("the join failed"), e.getMessage());
     String text = log.toString(StandardCharsets.UTF_8);
-    assertTrue(text.contains("too many bad rows: party A: table a: " + nullKeys(A) + " of 3,000"
-        + " records"), text);
-    assertTrue(text.contains("more than --max-bad-rows 10 allows; each is in " + out
-        + ".quarantine/a with its reason; the output was not written"), text);
-    assertFalse(hdfsA.getFileSystem().exists(new org.apache.hadoop.fs.Path("/results/strict")),
+    assertTrue(
+        text.contains(
+            "too many bad rows: party A: table a: " + nullKeys(A) + " of 3,000" + " records"),
+        text);
+    assertTrue(
+        text.contains(
+            "more than --max-bad-rows 10 allows; each is in "
+                + out
+                + ".quarantine/a with its reason; the output was not written"),
+        text);
+    assertFalse(
+        hdfsA.getFileSystem().exists(new org.apache.hadoop.fs.Path("/results/strict")),
         "no output at the target");
     // the quarantine says why
-    assertEquals(nullKeys(A), TableReader.readAll(out + ".quarantine/a", TableFormat.CSV,
-        QuarantineSink.SCHEMA).rows().size());
+    assertEquals(
+        nullKeys(A),
+        TableReader.readAll(out + ".quarantine/a", TableFormat.CSV, QuarantineSink.SCHEMA)
+            .rows()
+            .size());
   }
 }

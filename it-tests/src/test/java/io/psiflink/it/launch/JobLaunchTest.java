@@ -1,16 +1,16 @@
 package io.psiflink.it.launch;
 
-import io.psiflink.it.JoinTables;
-import io.psiflink.coordinator.Client;
-import io.psiflink.coordinator.CoordinatorConfig;
-import io.psiflink.coordinator.Parties;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.psiflink.coordinator.Client;
 import io.psiflink.coordinator.Client.Reply;
+import io.psiflink.coordinator.CoordinatorConfig;
+import io.psiflink.coordinator.Parties;
+import io.psiflink.it.JoinTables;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -46,13 +46,31 @@ class JobLaunchTest {
     // the template's key paths are replaced per party by Parties; generous timeouts, as the two
     // jobs may start far apart on a loaded machine (cancel and failure do not wait for them: the
     // coordinators tell each other)
-    CoordinatorConfig.Job job = new CoordinatorConfig.Job(io.psiflink.coordinator.JobMode.EMBEDDED, "768m", 1, null, null,
-        dir.resolve("unused.key"), dir.resolve("unused.pem"), null, null, null, null, 2,
-        Duration.ofSeconds(90), Duration.ofSeconds(90), JoinTables.MAX_BAD_ROWS,
-        JoinTables.jobClasspath());
-    parties = new Parties(dir.resolve("parties"),
-        party -> "jdbc:sqlite:" + dir.resolve(party + ".db"), Duration.ofHours(1),
-        Duration.ofHours(1), job);
+    CoordinatorConfig.Job job =
+        new CoordinatorConfig.Job(
+            io.psiflink.coordinator.JobMode.EMBEDDED,
+            "768m",
+            1,
+            null,
+            null,
+            dir.resolve("unused.key"),
+            dir.resolve("unused.pem"),
+            null,
+            null,
+            null,
+            null,
+            2,
+            Duration.ofSeconds(90),
+            Duration.ofSeconds(90),
+            JoinTables.MAX_BAD_ROWS,
+            JoinTables.jobClasspath());
+    parties =
+        new Parties(
+            dir.resolve("parties"),
+            party -> "jdbc:sqlite:" + dir.resolve(party + ".db"),
+            Duration.ofHours(1),
+            Duration.ofHours(1),
+            job);
     alice = parties.aliceApi();
     bob = parties.bobApi();
     tables = new JoinTables(dir);
@@ -79,8 +97,8 @@ class JobLaunchTest {
   @Test
   void submittedAtAApprovedAtBRunsAndEqualsThePlaintextJoin() throws Exception {
     Path out = dir.resolve("joined");
-    String session = JoinTables.submitAndApprove(alice, bob, "purchases", "customers",
-        out.toString());
+    String session =
+        JoinTables.submitAndApprove(alice, bob, "purchases", "customers", out.toString());
     List<String> seenA = new ArrayList<>();
     JsonNode a = JoinTables.awaitEnd(alice, session, seenA, JOB_TIMEOUT, () -> "");
     JsonNode b = JoinTables.awaitEnd(bob, session, new ArrayList<>(), JOB_TIMEOUT, () -> "");
@@ -88,8 +106,10 @@ class JobLaunchTest {
     assertEquals("succeeded", b.path("status").asText(), b.toString());
     assertTrue(a.path("error").isNull());
     JoinTables.assertProgressFromFlink(a, seenA);
-    assertTrue(a.path("startedAt").asLong() > 0 && a.path("endedAt").asLong()
-        >= a.path("startedAt").asLong(), a.toString());
+    assertTrue(
+        a.path("startedAt").asLong() > 0
+            && a.path("endedAt").asLong() >= a.path("startedAt").asLong(),
+        a.toString());
 
     List<String> expected = tables.assertOutputIsThePlaintextJoin(out);
 
@@ -100,8 +120,10 @@ class JobLaunchTest {
     assertEquals(expected.size(), result.json().path("rowsOut").asLong());
     assertEquals(expected.size(), result.json().path("summary").path("rows_out").asLong());
     tables.assertCountsOfA(result.json().path("summary"));
-    assertEquals(a.path("result"), Client.JSON.valueToTree(Map.of("location", out.toString(),
-        "format", "csv", "rowsOut", expected.size())));
+    assertEquals(
+        a.path("result"),
+        Client.JSON.valueToTree(
+            Map.of("location", out.toString(), "format", "csv", "rowsOut", expected.size())));
     assertTrue(b.path("result").isNull());
     Reply atB = bob.get("/v1/sessions/" + session + "/result");
     assertEquals(404, atB.status(), atB.toString());
@@ -110,10 +132,10 @@ class JobLaunchTest {
     // the query view embeds the same session
     String queryId = a.path("queryId").asText();
     assertEquals(a, alice.get("/v1/queries/" + queryId).json().path("session"));
-    assertEquals(List.of("session.created", "job.started", "job.succeeded", "result.written"),
+    assertEquals(
+        List.of("session.created", "job.started", "job.succeeded", "result.written"),
         actions(alice, session));
-    assertEquals(List.of("session.created", "job.started", "job.succeeded"),
-        actions(bob, session));
+    assertEquals(List.of("session.created", "job.started", "job.succeeded"), actions(bob, session));
     Reply again = alice.post("/v1/sessions/" + session + "/cancel", "{}");
     assertEquals(409, again.status(), again.toString());
     assertTrue(again.error().contains("already ended: succeeded"), again.error());
@@ -122,8 +144,8 @@ class JobLaunchTest {
   @Test
   void cancelAtAStopsBothJobsAndLeavesNoOutput() throws Exception {
     Path out = dir.resolve("cancelled");
-    String session = JoinTables.submitAndApprove(alice, bob, "purchases", "customers",
-        out.toString());
+    String session =
+        JoinTables.submitAndApprove(alice, bob, "purchases", "customers", out.toString());
     assertEquals("running", alice.get("/v1/sessions/" + session).json().path("status").asText());
     Reply c = alice.post("/v1/sessions/" + session + "/cancel", "{}");
     assertEquals(200, c.status(), c.toString());
@@ -131,15 +153,15 @@ class JobLaunchTest {
     assertTrue(c.json().path("endedAt").asLong() > 0);
     JsonNode b = JoinTables.awaitEnd(bob, session, new ArrayList<>(), JOB_TIMEOUT, () -> "");
     assertEquals("failed", b.path("status").asText(), b.toString());
-    assertTrue(b.path("error").asText().contains("alice ended the session: cancelled"),
-        b.toString());
+    assertTrue(
+        b.path("error").asText().contains("alice ended the session: cancelled"), b.toString());
     assertFalse(Files.exists(out), "no output after a cancel");
     Reply result = alice.get("/v1/sessions/" + session + "/result");
     assertEquals(409, result.status(), result.toString());
     assertTrue(result.error().contains("cancelled"), result.error());
     assertEquals(409, alice.post("/v1/sessions/" + session + "/cancel", "{}").status());
-    assertTrue(actions(alice, session).contains("job.cancelled"), actions(alice, session)
-        .toString());
+    assertTrue(
+        actions(alice, session).contains("job.cancelled"), actions(alice, session).toString());
     assertTrue(actions(bob, session).contains("session.aborted_by_peer"));
   }
 
@@ -149,8 +171,9 @@ class JobLaunchTest {
     Files.copy(tables.a, gone);
     JoinTables.register(alice, "vanishing", gone, List.of("spend", "card"), List.of("spend"));
     Files.delete(gone);
-    String session = JoinTables.submitAndApprove(alice, bob, "vanishing", "customers",
-        dir.resolve("never").toString());
+    String session =
+        JoinTables.submitAndApprove(
+            alice, bob, "vanishing", "customers", dir.resolve("never").toString());
     JsonNode a = JoinTables.awaitEnd(alice, session, new ArrayList<>(), JOB_TIMEOUT, () -> "");
     assertEquals("failed", a.path("status").asText(), a.toString());
     String error = a.path("error").asText();

@@ -5,13 +5,12 @@ import java.nio.charset.StandardCharsets;
 import java.util.Base64;
 
 /**
- * The CSV dialect of the benchmark tables (RFC 4180 with LF line ends): fields separated by
- * {@code ,}, quoted with {@code "} by {@link CsvQuoting} (the rule of the joined outputs too); SQL
- * NULL is the empty, unquoted field; the empty string is written as {@code ""} (Flink's csv format
- * reads both as NULL, so the generator never produces empty strings);
- * the first record is the header of column names. Values: integers in decimal, doubles as
- * {@link Double#toString}, booleans {@code true}/{@code false}, bytes in base64 (as Flink's csv
- * format writes them).
+ * The CSV dialect of the benchmark tables (RFC 4180 with LF line ends): fields separated by {@code
+ * ,}, quoted with {@code "} by {@link CsvQuoting} (the rule of the joined outputs too); SQL NULL is
+ * the empty, unquoted field; the empty string is written as {@code ""} (Flink's csv format reads
+ * both as NULL, so the generator never produces empty strings); the first record is the header of
+ * column names. Values: integers in decimal, doubles as {@link Double#toString}, booleans {@code
+ * true}/{@code false}, bytes in base64 (as Flink's csv format writes them).
  */
 public final class Csv {
   private Csv() {}

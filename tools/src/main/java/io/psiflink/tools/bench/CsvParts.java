@@ -11,9 +11,10 @@ import java.util.List;
 
 /**
  * Copies a CSV file with a header into up to {@code parts} part files of about equal size, cutting
- * only at record boundaries (an LF outside double quotes), so that every reader subtask gets a share
- * of the rows. Flink's csv format can neither skip a header nor split one file between readers: the
- * baseline join reads header-less parts; psi-flink reads a directory of parts with a header each.
+ * only at record boundaries (an LF outside double quotes), so that every reader subtask gets a
+ * share of the rows. Flink's csv format can neither skip a header nor split one file between
+ * readers: the baseline join reads header-less parts; psi-flink reads a directory of parts with a
+ * header each.
  */
 final class CsvParts {
   private CsvParts() {}
@@ -25,7 +26,9 @@ final class CsvParts {
     return split(csv, outDir, prefix, parts, false);
   }
 
-  /** As {@link #split(Path, Path, String, int)}; with {@code withHeader} every part starts with it. */
+  /**
+   * As {@link #split(Path, Path, String, int)}; with {@code withHeader} every part starts with it.
+   */
   static Split split(Path csv, Path outDir, String prefix, int parts, boolean withHeader)
       throws IOException {
     if (parts < 1) {

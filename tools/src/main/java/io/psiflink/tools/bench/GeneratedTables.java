@@ -2,7 +2,6 @@ package io.psiflink.tools.bench;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.nio.file.Path;
-import java.util.Locale;
 
 /**
  * The two generated CSV files and what is known about them by construction.
@@ -12,7 +11,12 @@ import java.util.Locale;
  * @param seconds wall time of generating both files
  */
 public record GeneratedTables(
-    Path a, Path b, long expectedJoinRows, GeneratorSpec spec, SideStats statsA, SideStats statsB,
+    Path a,
+    Path b,
+    long expectedJoinRows,
+    GeneratorSpec spec,
+    SideStats statsA,
+    SideStats statsB,
     double seconds) {
 
   /**
@@ -23,13 +27,20 @@ public record GeneratedTables(
    * @param matchingRows rows whose (card, zip) occurs in the other table
    * @param sharedKeys distinct keys that occur in both tables
    * @param distinctKeys distinct non-null keys of this table
-   * @param duplicateRows rows repeating an earlier key of this table (= non-null rows − distinct keys)
+   * @param duplicateRows rows repeating an earlier key of this table (= non-null rows − distinct
+   *     keys)
    * @param nearMissRows non-matching rows whose card equals the card of a shared key (zip differs)
    * @param bytes file size
    */
   public record SideStats(
-      long rows, long nullKeyRows, long matchingRows, long sharedKeys, long distinctKeys,
-      long duplicateRows, long nearMissRows, long bytes) {
+      long rows,
+      long nullKeyRows,
+      long matchingRows,
+      long sharedKeys,
+      long distinctKeys,
+      long duplicateRows,
+      long nearMissRows,
+      long bytes) {
 
     ObjectNode toJsonNode() {
       ObjectNode n = Json.object();

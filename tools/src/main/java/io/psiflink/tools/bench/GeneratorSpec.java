@@ -5,22 +5,27 @@ package io.psiflink.tools.bench;
  *
  * <ul>
  *   <li>{@code rowsA}, {@code rowsB}: rows of table a and table b.
- *   <li>{@code nullKeyFraction}: on each side, {@code round(nullKeyFraction · rows)} rows have card or
- *       zip (or both) NULL; they never join.
+ *   <li>{@code nullKeyFraction}: on each side, {@code round(nullKeyFraction · rows)} rows have card
+ *       or zip (or both) NULL; they never join.
  *   <li>{@code overlap} F: on each side exactly {@code M = round(F · min(nonNullA, nonNullB))} rows
- *       carry a key that also occurs in the other table, where {@code nonNull = rows − nullKeyRows}. For
- *       equal sizes without nulls this is "F of a's rows match b, and as many of b's rows match a"; for
- *       unequal sizes F is the fraction of the smaller side's (non-null-key) rows that match.
- *   <li>{@code duplicateFraction} d: of the M matching rows, {@code round(d · M)} repeat an earlier key
- *       of the same table, so {@code K = M − round(d · M)} distinct keys are shared (at least 1 when
- *       M ≥ 1); likewise for the non-matching rows. Repeats are spread evenly (each key occurs ⌊M/K⌋
- *       or ⌈M/K⌉ times) and the heavier keys of a and b overlap only partly, so the join expands
- *       1×1, 1×2, 2×1, 2×2, … exactly as SQL does.
+ *       carry a key that also occurs in the other table, where {@code nonNull = rows −
+ *       nullKeyRows}. For equal sizes without nulls this is "F of a's rows match b, and as many of
+ *       b's rows match a"; for unequal sizes F is the fraction of the smaller side's (non-null-key)
+ *       rows that match.
+ *   <li>{@code duplicateFraction} d: of the M matching rows, {@code round(d · M)} repeat an earlier
+ *       key of the same table, so {@code K = M − round(d · M)} distinct keys are shared (at least 1
+ *       when M ≥ 1); likewise for the non-matching rows. Repeats are spread evenly (each key occurs
+ *       ⌊M/K⌋ or ⌈M/K⌉ times) and the heavier keys of a and b overlap only partly, so the join
+ *       expands 1×1, 1×2, 2×1, 2×2, … exactly as SQL does.
  *   <li>{@code seed}: everything is a deterministic function of the spec.
  * </ul>
  */
 public record GeneratorSpec(
-    long rowsA, long rowsB, double overlap, double duplicateFraction, double nullKeyFraction,
+    long rowsA,
+    long rowsB,
+    double overlap,
+    double duplicateFraction,
+    double nullKeyFraction,
     long seed) {
 
   public static final long DEFAULT_SEED = 20240229L;
@@ -33,7 +38,8 @@ public record GeneratorSpec(
       throw new IllegalArgumentException("overlap must be in [0, 1]: " + overlap);
     }
     if (!(duplicateFraction >= 0 && duplicateFraction < 1)) {
-      throw new IllegalArgumentException("duplicateFraction must be in [0, 1): " + duplicateFraction);
+      throw new IllegalArgumentException(
+          "duplicateFraction must be in [0, 1): " + duplicateFraction);
     }
     if (!(nullKeyFraction >= 0 && nullKeyFraction <= 1)) {
       throw new IllegalArgumentException("nullKeyFraction must be in [0, 1]: " + nullKeyFraction);

@@ -3,12 +3,12 @@ package io.psiflink.tools.bench;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.psiflink.api.Column;
 import io.psiflink.api.ColumnType;
-import io.psiflink.connectors.TableFormat;
-import io.psiflink.api.TableSchema;
-import io.psiflink.connectors.TableSink;
 import io.psiflink.api.CommandLineSyntax;
 import io.psiflink.api.OptionValues;
+import io.psiflink.api.TableSchema;
 import io.psiflink.api.TypedOption;
+import io.psiflink.connectors.TableFormat;
+import io.psiflink.connectors.TableSink;
 import io.psiflink.tools.cli.ToolOptions;
 import java.io.IOException;
 import java.lang.management.ManagementFactory;
@@ -61,7 +61,10 @@ public final class InsecureFlinkJoin {
   private InsecureFlinkJoin() {}
 
   public static final String ACCUMULATOR = "insecure-join-digest";
-  /** Managed memory of the embedded TaskManager unless {@link Options#managedMemory} says otherwise. */
+
+  /**
+   * Managed memory of the embedded TaskManager unless {@link Options#managedMemory} says otherwise.
+   */
   public static final String DEFAULT_MANAGED_MEMORY = "1g";
 
   /**
@@ -72,12 +75,16 @@ public final class InsecureFlinkJoin {
    * @param joinOperator the join node of Flink's optimised physical plan, e.g. {@code HashJoin} or
    *     {@code SortMergeJoin} (with its build side/broadcast attributes when present)
    * @param phases seconds per phase: prepare (header-less copy), plan (DDL, parse, optimise),
-   *     execute (= seconds), netRuntime (the job's own runtime as Flink reports it),
-   *     sinceJvmStart (the JVM's uptime when the job ended)
+   *     execute (= seconds), netRuntime (the job's own runtime as Flink reports it), sinceJvmStart
+   *     (the JVM's uptime when the job ended)
    * @param plan Flink's explain output
    */
   public record Result(
-      long rows, RowDigest digest, double seconds, String joinOperator, Map<String, Double> phases,
+      long rows,
+      RowDigest digest,
+      double seconds,
+      String joinOperator,
+      Map<String, Double> phases,
       String plan) {
 
     public String toJson() {
@@ -95,8 +102,8 @@ public final class InsecureFlinkJoin {
   /**
    * Knobs of the embedded cluster.
    *
-   * @param managedMemory TaskManager managed memory (hash tables and sort buffers of the join), e.g.
-   *     "1g"
+   * @param managedMemory TaskManager managed memory (hash tables and sort buffers of the join),
+   *     e.g. "1g"
    * @param extra further Flink configuration (applied last)
    */
   public record Options(String managedMemory, Map<String, String> extra) {
@@ -106,14 +113,27 @@ public final class InsecureFlinkJoin {
   }
 
   public static Result run(
-      Path aCsv, TableSchema aSchema, Path bCsv, TableSchema bSchema, String sql, int parallelism,
-      Optional<Path> outDir) throws Exception {
+      Path aCsv,
+      TableSchema aSchema,
+      Path bCsv,
+      TableSchema bSchema,
+      String sql,
+      int parallelism,
+      Optional<Path> outDir)
+      throws Exception {
     return run(aCsv, aSchema, bCsv, bSchema, sql, parallelism, outDir, Options.defaults());
   }
 
   public static Result run(
-      Path aCsv, TableSchema aSchema, Path bCsv, TableSchema bSchema, String sql, int parallelism,
-      Optional<Path> outDir, Options options) throws Exception {
+      Path aCsv,
+      TableSchema aSchema,
+      Path bCsv,
+      TableSchema bSchema,
+      String sql,
+      int parallelism,
+      Optional<Path> outDir,
+      Options options)
+      throws Exception {
     if (parallelism < 1) {
       throw new IllegalArgumentException("parallelism < 1");
     }
@@ -148,8 +168,10 @@ public final class InsecureFlinkJoin {
       DataStream<Row> rows = tEnv.toDataStream(result);
       if (outDir.isPresent()) {
         // the same Avro writer as the private join's output, so both pay the same for writing
-        TableSink.write(RowDigests.digestAndForward(rows, ACCUMULATOR),
-            outputSchema(result.getResolvedSchema()), outDir.get().toUri().toString(),
+        TableSink.write(
+            RowDigests.digestAndForward(rows, ACCUMULATOR),
+            outputSchema(result.getResolvedSchema()),
+            outDir.get().toUri().toString(),
             TableFormat.AVRO);
       } else {
         RowDigests.ofStream(rows, ACCUMULATOR);
@@ -175,31 +197,46 @@ public final class InsecureFlinkJoin {
     List<Column> columns = new ArrayList<>();
     for (org.apache.flink.table.catalog.Column c : schema.getColumns()) {
       LogicalType t = c.getDataType().getLogicalType();
-      ColumnType type = switch (t.getTypeRoot()) {
-        case BOOLEAN -> ColumnType.BOOLEAN;
-        case INTEGER -> ColumnType.INT;
-        case BIGINT -> ColumnType.BIGINT;
-        case FLOAT -> ColumnType.FLOAT;
-        case DOUBLE -> ColumnType.DOUBLE;
-        case CHAR, VARCHAR -> ColumnType.STRING;
-        case BINARY, VARBINARY -> ColumnType.BYTES;
-        default -> throw new IllegalArgumentException(
-            "result column " + c.getName() + " has type " + t + ", which psi-flink does not write");
-      };
+      ColumnType type =
+          switch (t.getTypeRoot()) {
+            case BOOLEAN -> ColumnType.BOOLEAN;
+            case INTEGER -> ColumnType.INT;
+            case BIGINT -> ColumnType.BIGINT;
+            case FLOAT -> ColumnType.FLOAT;
+            case DOUBLE -> ColumnType.DOUBLE;
+            case CHAR, VARCHAR -> ColumnType.STRING;
+            case BINARY, VARBINARY -> ColumnType.BYTES;
+            default ->
+                throw new IllegalArgumentException(
+                    "result column "
+                        + c.getName()
+                        + " has type "
+                        + t
+                        + ", which psi-flink does not write");
+          };
       columns.add(new Column(c.getName(), type, t.isNullable()));
     }
     return new TableSchema(columns);
   }
 
-  private static void checkHeader(String table, Path file, List<String> header, TableSchema schema) {
+  private static void checkHeader(
+      String table, Path file, List<String> header, TableSchema schema) {
     if (!header.equals(schema.names())) {
-      throw new IllegalArgumentException("header of " + file + " is " + header
-          + " but table " + table + " has columns " + schema.names());
+      throw new IllegalArgumentException(
+          "header of "
+              + file
+              + " is "
+              + header
+              + " but table "
+              + table
+              + " has columns "
+              + schema.names());
     }
   }
 
   static String createTable(String name, TableSchema schema, Path dir) {
-    StringBuilder sb = new StringBuilder("CREATE TEMPORARY TABLE ").append(ident(name)).append(" (");
+    StringBuilder sb =
+        new StringBuilder("CREATE TEMPORARY TABLE ").append(ident(name)).append(" (");
     for (int i = 0; i < schema.size(); i++) {
       Column c = schema.column(i);
       sb.append(i == 0 ? "" : ", ").append(ident(c.name())).append(' ').append(c.type().sqlName());
@@ -209,7 +246,9 @@ public final class InsecureFlinkJoin {
     }
     sb.append(") WITH (")
         .append("'connector' = 'filesystem', ")
-        .append("'path' = ").append(literal(dir.toUri().toString())).append(", ")
+        .append("'path' = ")
+        .append(literal(dir.toUri().toString()))
+        .append(", ")
         .append("'format' = 'csv', ")
         .append("'csv.allow-comments' = 'false', ")
         .append("'csv.ignore-parse-errors' = 'false', ")
@@ -228,11 +267,18 @@ public final class InsecureFlinkJoin {
     return '\'' + s.replace("'", "''") + '\'';
   }
 
-  private static final Pattern JOIN_NODE = Pattern.compile(
-      "\\b(AdaptiveJoin|HashJoin|SortMergeJoin|NestedLoopJoin|MultipleInput|Join)\\((.*)\\)");
-  private static final Set<String> JOIN_ATTRIBUTES = Set.of(
-      "joinType", "build", "isBroadcast", "tryDistinctBuildRow", "originalJoin", "leftIsBuild",
-      "singleRowJoin");
+  private static final Pattern JOIN_NODE =
+      Pattern.compile(
+          "\\b(AdaptiveJoin|HashJoin|SortMergeJoin|NestedLoopJoin|MultipleInput|Join)\\((.*)\\)");
+  private static final Set<String> JOIN_ATTRIBUTES =
+      Set.of(
+          "joinType",
+          "build",
+          "isBroadcast",
+          "tryDistinctBuildRow",
+          "originalJoin",
+          "leftIsBuild",
+          "singleRowJoin");
 
   /**
    * The join node of the optimised physical plan with the attributes that say which algorithm runs
@@ -263,47 +309,52 @@ public final class InsecureFlinkJoin {
     List<Column> cols = new ArrayList<>();
     for (String part : text.split(",")) {
       String[] t = part.trim().split("\\s+");
-      if (t.length != 2 && !(t.length == 4 && t[2].equalsIgnoreCase("NOT")
-          && t[3].equalsIgnoreCase("NULL"))) {
+      if (t.length != 2
+          && !(t.length == 4 && t[2].equalsIgnoreCase("NOT") && t[3].equalsIgnoreCase("NULL"))) {
         throw new IllegalArgumentException("bad column '" + part.trim() + "' in schema: " + text);
       }
-      ColumnType type = Stream.of(ColumnType.values())
-          .filter(ct -> ct.sqlName().equalsIgnoreCase(t[1]))
-          .findFirst()
-          .orElseThrow(() -> new IllegalArgumentException("unknown type " + t[1]));
+      ColumnType type =
+          Stream.of(ColumnType.values())
+              .filter(ct -> ct.sqlName().equalsIgnoreCase(t[1]))
+              .findFirst()
+              .orElseThrow(() -> new IllegalArgumentException("unknown type " + t[1]));
       cols.add(new Column(t[0], type, t.length == 2));
     }
     return new TableSchema(cols);
   }
 
   /**
-   * Deletes a directory tree. Flink's IOManager may still be removing its own spill directory inside
-   * it when the job has returned, so vanished entries are fine.
+   * Deletes a directory tree. Flink's IOManager may still be removing its own spill directory
+   * inside it when the job has returned, so vanished entries are fine.
    */
   private static void deleteTree(Path root) {
     for (int attempt = 0; attempt < 3 && Files.exists(root); attempt++) {
       try {
-        Files.walkFileTree(root, new SimpleFileVisitor<>() {
-          @Override
-          public FileVisitResult visitFile(Path file, BasicFileAttributes attrs) throws IOException {
-            Files.deleteIfExists(file);
-            return FileVisitResult.CONTINUE;
-          }
+        Files.walkFileTree(
+            root,
+            new SimpleFileVisitor<>() {
+              @Override
+              public FileVisitResult visitFile(Path file, BasicFileAttributes attrs)
+                  throws IOException {
+                Files.deleteIfExists(file);
+                return FileVisitResult.CONTINUE;
+              }
 
-          @Override
-          public FileVisitResult visitFileFailed(Path file, IOException e) throws IOException {
-            if (e instanceof NoSuchFileException) {
-              return FileVisitResult.CONTINUE;
-            }
-            throw e;
-          }
+              @Override
+              public FileVisitResult visitFileFailed(Path file, IOException e) throws IOException {
+                if (e instanceof NoSuchFileException) {
+                  return FileVisitResult.CONTINUE;
+                }
+                throw e;
+              }
 
-          @Override
-          public FileVisitResult postVisitDirectory(Path dir, IOException e) throws IOException {
-            Files.deleteIfExists(dir);
-            return FileVisitResult.CONTINUE;
-          }
-        });
+              @Override
+              public FileVisitResult postVisitDirectory(Path dir, IOException e)
+                  throws IOException {
+                Files.deleteIfExists(dir);
+                return FileVisitResult.CONTINUE;
+              }
+            });
       } catch (NoSuchFileException | DirectoryNotEmptyException e) {
         // raced with Flink's own cleanup: walk again
       } catch (IOException e) {
@@ -323,44 +374,63 @@ public final class InsecureFlinkJoin {
   }
 
   // the insecure join's command line
-  static final TypedOption<Path> A = ToolOptions.path("a", "PATH", "table a's file or directory")
-      .asRequired();
-  static final TypedOption<Path> B = ToolOptions.path("b", "PATH", "table b's file or directory")
-      .asRequired();
-  static final TypedOption<String> SQL = TypedOption.text("sql", "SQL", "the join",
-      TableGenerator.DEFAULT_QUERY);
-  static final TypedOption<Integer> PARALLELISM = TypedOption.integer("parallelism", "P",
-      "the join's parallelism", 2, 1);
-  static final TypedOption<Path> OUT = ToolOptions.path("out", "DIR",
-      "where the joined rows are written (default: only counted and digested)");
-  static final TypedOption<Boolean> JSON = TypedOption.flag("json",
-      "print the outcome as one JSON object");
-  static final TypedOption<TableSchema> SCHEMA_A = schema("schema-a",
-      "table a's schema, 'id BIGINT, name STRING NOT NULL, ...' (default: the bench table a's)");
-  static final TypedOption<TableSchema> SCHEMA_B = schema("schema-b",
-      "table b's schema (default: the bench table b's)");
-  static final TypedOption<String> MANAGED_MEMORY = new TypedOption<>("managed-memory",
-      String.class, "SIZE", "the MiniCluster's managed memory, e.g. 1g", DEFAULT_MANAGED_MEMORY,
-      false, s -> {
-        MemorySize.parse(s);
-        return s;
-      }, t -> t);
+  static final TypedOption<Path> A =
+      ToolOptions.path("a", "PATH", "table a's file or directory").asRequired();
+  static final TypedOption<Path> B =
+      ToolOptions.path("b", "PATH", "table b's file or directory").asRequired();
+  static final TypedOption<String> SQL =
+      TypedOption.text("sql", "SQL", "the join", TableGenerator.DEFAULT_QUERY);
+  static final TypedOption<Integer> PARALLELISM =
+      TypedOption.integer("parallelism", "P", "the join's parallelism", 2, 1);
+  static final TypedOption<Path> OUT =
+      ToolOptions.path(
+          "out", "DIR", "where the joined rows are written (default: only counted and digested)");
+  static final TypedOption<Boolean> JSON =
+      TypedOption.flag("json", "print the outcome as one JSON object");
+  static final TypedOption<TableSchema> SCHEMA_A =
+      schema(
+          "schema-a",
+          "table a's schema, 'id BIGINT, name STRING NOT NULL, ...' (default: the bench table a's)");
+  static final TypedOption<TableSchema> SCHEMA_B =
+      schema("schema-b", "table b's schema (default: the bench table b's)");
+  static final TypedOption<String> MANAGED_MEMORY =
+      new TypedOption<>(
+          "managed-memory",
+          String.class,
+          "SIZE",
+          "the MiniCluster's managed memory, e.g. 1g",
+          DEFAULT_MANAGED_MEMORY,
+          false,
+          s -> {
+            MemorySize.parse(s);
+            return s;
+          },
+          t -> t);
 
   /** The command line of the insecure join's main. */
-  static final CommandLineSyntax SYNTAX = new CommandLineSyntax("InsecureFlinkJoin",
-      "Joins two tables with a plain Flink SQL batch join and prints rows, digest, seconds and the "
-          + "join operator.",
-      List.of(A, B, SQL, PARALLELISM, OUT, JSON, SCHEMA_A, SCHEMA_B, MANAGED_MEMORY));
+  static final CommandLineSyntax SYNTAX =
+      new CommandLineSyntax(
+          "InsecureFlinkJoin",
+          "Joins two tables with a plain Flink SQL batch join and prints rows, digest, seconds and the "
+              + "join operator.",
+          List.of(A, B, SQL, PARALLELISM, OUT, JSON, SCHEMA_A, SCHEMA_B, MANAGED_MEMORY));
 
   private static TypedOption<TableSchema> schema(String name, String description) {
-    return new TypedOption<>(name, TableSchema.class, "SCHEMA", description, null, false,
-        InsecureFlinkJoin::parseSchema, InsecureFlinkJoin::schemaText);
+    return new TypedOption<>(
+        name,
+        TableSchema.class,
+        "SCHEMA",
+        description,
+        null,
+        false,
+        InsecureFlinkJoin::parseSchema,
+        InsecureFlinkJoin::schemaText);
   }
 
   /** See {@link #SYNTAX}; {@code --help} lists the options. */
   public static void main(String[] args) throws Exception {
-    ToolOptions.Parsed parsed = ToolOptions.parse(SYNTAX, "InsecureFlinkJoin", args, System.out,
-        System.err);
+    ToolOptions.Parsed parsed =
+        ToolOptions.parse(SYNTAX, "InsecureFlinkJoin", args, System.out, System.err);
     if (parsed.done()) {
       System.exit(parsed.exitCode());
       return;
@@ -379,9 +449,14 @@ public final class InsecureFlinkJoin {
     if (json) {
       System.out.println(r.toJson());
     } else {
-      System.out.printf(Locale.ROOT, "rows        %d%ndigest      %s%nseconds     %.3f%n"
-              + "join        %s%nphases      %s%n",
-          r.rows(), r.digest(), r.seconds(), r.joinOperator(), r.phases());
+      System.out.printf(
+          Locale.ROOT,
+          "rows        %d%ndigest      %s%nseconds     %.3f%n" + "join        %s%nphases      %s%n",
+          r.rows(),
+          r.digest(),
+          r.seconds(),
+          r.joinOperator(),
+          r.phases());
     }
   }
 }

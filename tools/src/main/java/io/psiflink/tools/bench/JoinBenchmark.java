@@ -4,20 +4,20 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.fasterxml.jackson.databind.util.RawValue;
-import io.psiflink.connectors.TableFiles;
 import io.psiflink.api.CommandLineSyntax;
 import io.psiflink.api.OptionValues;
 import io.psiflink.api.PartyOptions;
-import io.psiflink.api.TypedOption;
 import io.psiflink.api.PublicSize;
-import io.psiflink.tools.cli.ToolOptions;
+import io.psiflink.api.TypedOption;
+import io.psiflink.connectors.TableFiles;
 import io.psiflink.coordinator.JvmOptions;
+import io.psiflink.tools.cli.ToolOptions;
 import io.psiflink.tools.local.LocalJoin;
 import java.io.BufferedReader;
-import java.math.BigDecimal;
 import java.io.IOException;
 import java.io.InputStreamReader;
 import java.io.PrintStream;
+import java.math.BigDecimal;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -35,51 +35,97 @@ import org.apache.avro.util.Utf8;
 import org.apache.flink.types.Row;
 
 /**
- * {@code ./psi bench join}: generates both parties' tables, runs the private join as
- * {@code ./psi local} does (two JVMs, two MiniClusters, the bridge over TLS), checks its rows against
- * the same join done insecurely by a plain Flink SQL batch join of the same files (row count and an
+ * {@code ./psi bench join}: generates both parties' tables, runs the private join as {@code ./psi
+ * local} does (two JVMs, two MiniClusters, the bridge over TLS), checks its rows against the same
+ * join done insecurely by a plain Flink SQL batch join of the same files (row count and an
  * order-independent digest of every row), and times both.
  */
 public final class JoinBenchmark {
   // ./psi bench join's options; the ones it hands to the private join are the job's (PartyOptions)
-  static final TypedOption<Long> ROWS = ToolOptions.count("rows", "N",
-      "party A's rows (1000000, 1_000_000 or 1e6)", null, 0).asRequired();
-  static final TypedOption<Long> ROWS_B = ToolOptions.count("rows-b", "N",
-      "party B's rows (default: --rows)", null, 0);
-  static final TypedOption<BigDecimal> OVERLAP = ToolOptions.decimalFraction("overlap", "F",
-      "the fraction of the smaller table's keys that the other table has too", null)
-      .asRequired();
+  static final TypedOption<Long> ROWS =
+      ToolOptions.count("rows", "N", "party A's rows (1000000, 1_000_000 or 1e6)", null, 0)
+          .asRequired();
+  static final TypedOption<Long> ROWS_B =
+      ToolOptions.count("rows-b", "N", "party B's rows (default: --rows)", null, 0);
+  static final TypedOption<BigDecimal> OVERLAP =
+      ToolOptions.decimalFraction(
+              "overlap",
+              "F",
+              "the fraction of the smaller table's keys that the other table has too",
+              null)
+          .asRequired();
   static final TypedOption<Integer> BINS = PartyOptions.BINS;
-  static final TypedOption<Integer> PARALLELISM = TypedOption.integer("parallelism", "P",
-      "each join's parallelism, and the number of parts each table is split into", 2, 1);
-  static final TypedOption<Integer> RUNS = TypedOption.integer("runs", "R",
-      "how often each join runs (the report gives the medians)", 1, 1);
+  static final TypedOption<Integer> PARALLELISM =
+      TypedOption.integer(
+          "parallelism",
+          "P",
+          "each join's parallelism, and the number of parts each table is split into",
+          2,
+          1);
+  static final TypedOption<Integer> RUNS =
+      TypedOption.integer(
+          "runs", "R", "how often each join runs (the report gives the medians)", 1, 1);
   static final TypedOption<Integer> SIGMA = PartyOptions.SIGMA;
-  static final TypedOption<String> PARTY_HEAP = TypedOption.text("party-heap", "SIZE",
-      "the heap of each party's JVM and of the insecure join's JVM (-Xmx)", "6g");
-  static final TypedOption<Path> WORK = ToolOptions.path("work", "DIR",
-      "where the generated tables, their parts and the runs go (default: "
-          + "<java.io.tmpdir>/psi-bench-join)");
-  static final TypedOption<Long> SEED = ToolOptions.anyLong("seed", "S",
-      "the table generator's seed", GeneratorSpec.DEFAULT_SEED);
-  static final TypedOption<Boolean> NO_INSECURE = TypedOption.flag("no-insecure",
-      "skip the insecure Flink SQL join (no reference digest, no ratio)");
-  static final TypedOption<Boolean> JSON = TypedOption.flag("json",
-      "print the report as one JSON object instead of text");
-  static final TypedOption<Double> WHERE_SELECTIVITY = ToolOptions.fraction("where-selectivity",
-      "F", "both parties keep the first F of their rows (WHERE a.id <= F*rows AND b.id <= "
-          + "F*rows_b)", 1.0, false);
-  static final TypedOption<PublicSizes> PUBLIC_SIZE = new TypedOption<>("public-size",
-      PublicSizes.class, "P[,P...]", "public size policies, rounded|exact|declared:N; each run "
-          + "joins once per policy, to compare them", PublicSizes.parse("rounded"), false,
-      PublicSizes::parse, PublicSizes::text);
+  static final TypedOption<String> PARTY_HEAP =
+      TypedOption.text(
+          "party-heap",
+          "SIZE",
+          "the heap of each party's JVM and of the insecure join's JVM (-Xmx)",
+          "6g");
+  static final TypedOption<Path> WORK =
+      ToolOptions.path(
+          "work",
+          "DIR",
+          "where the generated tables, their parts and the runs go (default: "
+              + "<java.io.tmpdir>/psi-bench-join)");
+  static final TypedOption<Long> SEED =
+      ToolOptions.anyLong("seed", "S", "the table generator's seed", GeneratorSpec.DEFAULT_SEED);
+  static final TypedOption<Boolean> NO_INSECURE =
+      TypedOption.flag(
+          "no-insecure", "skip the insecure Flink SQL join (no reference digest, no ratio)");
+  static final TypedOption<Boolean> JSON =
+      TypedOption.flag("json", "print the report as one JSON object instead of text");
+  static final TypedOption<Double> WHERE_SELECTIVITY =
+      ToolOptions.fraction(
+          "where-selectivity",
+          "F",
+          "both parties keep the first F of their rows (WHERE a.id <= F*rows AND b.id <= "
+              + "F*rows_b)",
+          1.0,
+          false);
+  static final TypedOption<PublicSizes> PUBLIC_SIZE =
+      new TypedOption<>(
+          "public-size",
+          PublicSizes.class,
+          "P[,P...]",
+          "public size policies, rounded|exact|declared:N; each run "
+              + "joins once per policy, to compare them",
+          PublicSizes.parse("rounded"),
+          false,
+          PublicSizes::parse,
+          PublicSizes::text);
 
   /** The command line of {@code ./psi bench join}. */
-  static final CommandLineSyntax SYNTAX = new CommandLineSyntax("./psi bench join",
-      "Generates both parties' tables, runs the private join as ./psi local does, checks its rows "
-          + "against a plain Flink SQL join of the same files and times both.",
-      List.of(ROWS, ROWS_B, OVERLAP, BINS, PARALLELISM, RUNS, SIGMA, PARTY_HEAP, WORK, SEED,
-          NO_INSECURE, JSON, WHERE_SELECTIVITY, PUBLIC_SIZE));
+  static final CommandLineSyntax SYNTAX =
+      new CommandLineSyntax(
+          "./psi bench join",
+          "Generates both parties' tables, runs the private join as ./psi local does, checks its rows "
+              + "against a plain Flink SQL join of the same files and times both.",
+          List.of(
+              ROWS,
+              ROWS_B,
+              OVERLAP,
+              BINS,
+              PARALLELISM,
+              RUNS,
+              SIGMA,
+              PARTY_HEAP,
+              WORK,
+              SEED,
+              NO_INSECURE,
+              JSON,
+              WHERE_SELECTIVITY,
+              PUBLIC_SIZE));
 
   /** The public size policies of {@code --public-size}, in the order given (at least one). */
   record PublicSizes(List<PublicSize> policies) {
@@ -106,8 +152,8 @@ public final class JoinBenchmark {
   private JoinBenchmark() {}
 
   public static void main(String[] args) throws Exception {
-    ToolOptions.Parsed parsed = ToolOptions.parse(SYNTAX, "psi bench join", args, System.out,
-        System.err);
+    ToolOptions.Parsed parsed =
+        ToolOptions.parse(SYNTAX, "psi bench join", args, System.out, System.err);
     if (parsed.done()) {
       System.exit(parsed.exitCode());
       return;
@@ -118,8 +164,10 @@ public final class JoinBenchmark {
     String overlapText = o.get(OVERLAP).toString();
     int parallelism = o.get(PARALLELISM);
     int runs = o.get(RUNS);
-    Path work = o.has(WORK) ? o.get(WORK)
-        : Path.of(System.getProperty("java.io.tmpdir") + "/psi-bench-join");
+    Path work =
+        o.has(WORK)
+            ? o.get(WORK)
+            : Path.of(System.getProperty("java.io.tmpdir") + "/psi-bench-join");
     GeneratorSpec spec;
     try {
       spec = new GeneratorSpec(rows, rowsB, o.get(OVERLAP).doubleValue(), 0, 0, o.get(SEED));
@@ -128,15 +176,16 @@ public final class JoinBenchmark {
       System.exit(2);
       return;
     }
-    List<String> policies = o.get(PUBLIC_SIZE).policies().stream().map(PublicSize::text)
-        .toList();
+    List<String> policies = o.get(PUBLIC_SIZE).policies().stream().map(PublicSize::text).toList();
     double selectivity = o.get(WHERE_SELECTIVITY);
     PrintStream log = System.err;
 
-    Path data = work.resolve(String.format(Locale.ROOT, "data-%d-%d-%s-%d", rows, rowsB,
-        overlapText, spec.seed()));
+    Path data =
+        work.resolve(
+            String.format(Locale.ROOT, "data-%d-%d-%s-%d", rows, rowsB, overlapText, spec.seed()));
     GeneratedTables tables = generated(spec, data, log);
-    // Both joins read P parts per table, so every reading subtask has work (splitting is not timed).
+    // Both joins read P parts per table, so every reading subtask has work (splitting is not
+    // timed).
     Path partsA = parts(tables.a(), data.resolve("a-parts-" + parallelism), parallelism, log);
     Path partsB = parts(tables.b(), data.resolve("b-parts-" + parallelism), parallelism, log);
 
@@ -168,15 +217,21 @@ public final class JoinBenchmark {
             opts.put(k.name(), k.print(o.get(k)));
           }
         }
-        log.printf(Locale.ROOT, "== run %d of %d: private join of %,d x %,d rows, public size "
-            + "%s%n", r + 1, runs, rows, rowsB, policy);
+        log.printf(
+            Locale.ROOT,
+            "== run %d of %d: private join of %,d x %,d rows, public size " + "%s%n",
+            r + 1,
+            runs,
+            rows,
+            rowsB,
+            policy);
         LocalJoin.Result res = LocalJoin.run(opts, log);
         secureByPolicy.get(policy)[r] = res.seconds();
         secureRuns.add(res.toJson());
         RowDigest d = digestAvro(out);
         if (got != null && !got.equals(d)) {
-          log.printf("MISMATCH: public size %s gave %s, %s gave %s%n", policies.get(0), got,
-              policy, d);
+          log.printf(
+              "MISMATCH: public size %s gave %s, %s gave %s%n", policies.get(0), got, policy, d);
           correct = false;
         }
         got = got == null ? d : got;
@@ -185,19 +240,21 @@ public final class JoinBenchmark {
         log.printf(Locale.ROOT, "== run %d of %d: insecure Flink SQL join%n", r + 1, runs);
         Path insecureOut = work.resolve("insecure-out");
         deleteTree(insecureOut);
-        InsecureRun ins = insecureInFreshJvm(tables, sql, parallelism,
-            o.get(PARTY_HEAP), insecureOut, log);
+        InsecureRun ins =
+            insecureInFreshJvm(tables, sql, parallelism, o.get(PARTY_HEAP), insecureOut, log);
         deleteTree(insecureOut);
         insecure[r] = ins.seconds();
         reference = ins.digest();
         joinOperator = ins.joinOperator();
       }
       // with a WHERE, only the insecure join knows the expected rows
-      boolean ok = (selectivity < 1 || got.count() == tables.expectedJoinRows())
-          && (reference == null || reference.equals(got));
+      boolean ok =
+          (selectivity < 1 || got.count() == tables.expectedJoinRows())
+              && (reference == null || reference.equals(got));
       if (!ok) {
-        log.printf("MISMATCH: private join gave %s, expected %d rows%s%n", got,
-            tables.expectedJoinRows(), reference == null ? "" : " with digest " + reference);
+        log.printf(
+            "MISMATCH: private join gave %s, expected %d rows%s%n",
+            got, tables.expectedJoinRows(), reference == null ? "" : " with digest " + reference);
       }
       correct &= ok;
     }
@@ -229,12 +286,27 @@ public final class JoinBenchmark {
       secureRuns.forEach(r -> runsJson.addRawValue(new RawValue(r)));
       System.out.println(Json.write(n));
     } else {
-      System.out.printf(Locale.ROOT, "private join: %,d x %,d rows, overlap %s: median %.1f s over "
-          + "%d run(s); insecure Flink SQL join (%s): %s s; ratio %s; result %s%n", rows, rowsB,
-          overlapText, secureMedian, runs, joinOperator, fmt(insecureMedian),
-          fmt(secureMedian / insecureMedian), correct ? "correct" : "WRONG");
-      secureByPolicy.forEach((ps, t) -> System.out.printf(Locale.ROOT, "  public size %s: median "
-          + "%.1f s (WHERE selectivity %s)%n", ps, median(t), fmt(selectivity)));
+      System.out.printf(
+          Locale.ROOT,
+          "private join: %,d x %,d rows, overlap %s: median %.1f s over "
+              + "%d run(s); insecure Flink SQL join (%s): %s s; ratio %s; result %s%n",
+          rows,
+          rowsB,
+          overlapText,
+          secureMedian,
+          runs,
+          joinOperator,
+          fmt(insecureMedian),
+          fmt(secureMedian / insecureMedian),
+          correct ? "correct" : "WRONG");
+      secureByPolicy.forEach(
+          (ps, t) ->
+              System.out.printf(
+                  Locale.ROOT,
+                  "  public size %s: median " + "%.1f s (WHERE selectivity %s)%n",
+                  ps,
+                  median(t),
+                  fmt(selectivity)));
     }
     System.exit(correct ? 0 : 1);
   }
@@ -244,9 +316,12 @@ public final class JoinBenchmark {
     if (selectivity >= 1) {
       return TableGenerator.DEFAULT_QUERY;
     }
-    return TableGenerator.DEFAULT_QUERY + String.format(Locale.ROOT,
-        " WHERE a.id <= %d AND b.id <= %d", Math.round(selectivity * rows),
-        Math.round(selectivity * rowsB));
+    return TableGenerator.DEFAULT_QUERY
+        + String.format(
+            Locale.ROOT,
+            " WHERE a.id <= %d AND b.id <= %d",
+            Math.round(selectivity * rows),
+            Math.round(selectivity * rowsB));
   }
 
   private static GeneratedTables generated(GeneratorSpec spec, Path dir, PrintStream log)
@@ -255,11 +330,17 @@ public final class JoinBenchmark {
     if (Files.exists(marker)) {
       long expected = Long.parseLong(Files.readString(marker).trim());
       log.println("== reusing generated tables in " + dir);
-      return new GeneratedTables(dir.resolve(TableGenerator.FILE_A),
-          dir.resolve(TableGenerator.FILE_B), expected, spec, null, null, 0);
+      return new GeneratedTables(
+          dir.resolve(TableGenerator.FILE_A),
+          dir.resolve(TableGenerator.FILE_B),
+          expected,
+          spec,
+          null,
+          null,
+          0);
     }
-    log.printf(Locale.ROOT, "== generating %,d + %,d rows into %s%n", spec.rowsA(), spec.rowsB(),
-        dir);
+    log.printf(
+        Locale.ROOT, "== generating %,d + %,d rows into %s%n", spec.rowsA(), spec.rowsB(), dir);
     Files.createDirectories(dir);
     GeneratedTables t = TableGenerator.generate(spec, dir);
     Files.writeString(marker, Long.toString(t.expectedJoinRows()));
@@ -278,14 +359,15 @@ public final class JoinBenchmark {
     return dir;
   }
 
-  /** Digest of every row of the Avro part files in {@code dir}, read with the plain Avro library. */
+  /**
+   * Digest of every row of the Avro part files in {@code dir}, read with the plain Avro library.
+   */
   static RowDigest digestAvro(Path dir) throws IOException {
     RowDigest d = new RowDigest();
     try (Stream<Path> files = Files.list(dir)) {
-      for (Path p : files.filter(p -> TableFiles.isVisible(p.getFileName().toString()))
-          .toList()) {
-        try (DataFileReader<GenericRecord> r = new DataFileReader<>(p.toFile(),
-            new GenericDatumReader<>())) {
+      for (Path p : files.filter(p -> TableFiles.isVisible(p.getFileName().toString())).toList()) {
+        try (DataFileReader<GenericRecord> r =
+            new DataFileReader<>(p.toFile(), new GenericDatumReader<>())) {
           int n = r.getSchema().getFields().size();
           for (GenericRecord rec : r) {
             Row row = new Row(n);
@@ -302,32 +384,43 @@ public final class JoinBenchmark {
   }
 
   /**
-   * @param seconds from the JVM's start to the end of the job, without the header-stripping copy
-   *     of the tables (which only the baseline needs)
+   * @param seconds from the JVM's start to the end of the job, without the header-stripping copy of
+   *     the tables (which only the baseline needs)
    */
   record InsecureRun(double seconds, RowDigest digest, String joinOperator) {}
-
 
   /**
    * Runs the insecure join in a JVM of its own, with the parties' JVM options and heap, so that it
    * starts cold as they do (JVM start, class loading and JIT are part of both measurements).
    */
-  static InsecureRun insecureInFreshJvm(GeneratedTables tables, String sql, int parallelism,
-      String heap, Path out, PrintStream log) throws IOException, InterruptedException {
+  static InsecureRun insecureInFreshJvm(
+      GeneratedTables tables, String sql, int parallelism, String heap, Path out, PrintStream log)
+      throws IOException, InterruptedException {
     List<String> cmd = new ArrayList<>();
     cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
     cmd.add("-Xmx" + heap);
     cmd.addAll(JvmOptions.FLINK_JVM);
     cmd.add("-Dlog4j2.configurationFile=log4j2.properties");
-    cmd.addAll(List.of("-cp", System.getProperty("java.class.path"),
-        InsecureFlinkJoin.class.getName(), "--a", tables.a().toString(), "--b",
-        tables.b().toString(), "--sql", sql, "--parallelism", Integer.toString(parallelism),
-        "--out",
-        out.toString(), "--json"));
+    cmd.addAll(
+        List.of(
+            "-cp",
+            System.getProperty("java.class.path"),
+            InsecureFlinkJoin.class.getName(),
+            "--a",
+            tables.a().toString(),
+            "--b",
+            tables.b().toString(),
+            "--sql",
+            sql,
+            "--parallelism",
+            Integer.toString(parallelism),
+            "--out",
+            out.toString(),
+            "--json"));
     Process p = new ProcessBuilder(cmd).redirectError(ProcessBuilder.Redirect.INHERIT).start();
     String json = null;
-    try (BufferedReader r = new BufferedReader(
-        new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8))) {
+    try (BufferedReader r =
+        new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8))) {
       for (String line; (line = r.readLine()) != null; ) {
         if (line.startsWith("{\"rows\"")) {
           json = line;
@@ -343,8 +436,8 @@ public final class JoinBenchmark {
     JsonNode r = Json.parse(json);
     JsonNode phases = r.path("phases");
     double seconds = phases.path("sinceJvmStart").asDouble() - phases.path("prepare").asDouble();
-    return new InsecureRun(seconds, RowDigest.parse(r.path("digest").asText()),
-        r.path("joinOperator").asText());
+    return new InsecureRun(
+        seconds, RowDigest.parse(r.path("digest").asText()), r.path("joinOperator").asText());
   }
 
   private static void deleteTree(Path p) throws IOException {

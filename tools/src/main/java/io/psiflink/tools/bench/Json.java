@@ -8,9 +8,9 @@ import java.math.BigDecimal;
 import java.math.RoundingMode;
 
 /**
- * The JSON the tools print (bench, table generator, insecure baseline, {@code ./psi local}), through
- * Jackson. The field names are the ones ./psi, the docs and the benchmark notes read; measurements
- * keep the three decimals they always had.
+ * The JSON the tools print (bench, table generator, insecure baseline, {@code ./psi local}),
+ * through Jackson. The field names are the ones ./psi, the docs and the benchmark notes read;
+ * measurements keep the three decimals they always had.
  */
 public final class Json {
   // configured here once and only read afterwards (ObjectMapper is thread-safe then)

@@ -63,8 +63,8 @@ final class Permutations {
   }
 
   /**
-   * A keyed permutation of {@code [0, n)}: a balanced Feistel network on the smallest even number of
-   * bits covering n (a domain of less than 4n values), with cycle walking back into range.
+   * A keyed permutation of {@code [0, n)}: a balanced Feistel network on the smallest even number
+   * of bits covering n (a domain of less than 4n values), with cycle walking back into range.
    */
   static final class SmallDomain {
     private final long n;

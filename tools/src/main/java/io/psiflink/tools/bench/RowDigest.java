@@ -36,8 +36,9 @@ import org.apache.flink.types.Row;
  * </pre>
  *
  * Field names and the row kind are not part of a row's identity; rows must be positional (or
- * position-and-name, as Flink's {@code toDataStream} gives them), purely name-based rows are rejected. The sum is kept as two longs
- * ({@code hi}, {@code lo}) with carry. The result is the same on every JVM.
+ * position-and-name, as Flink's {@code toDataStream} gives them), purely name-based rows are
+ * rejected. The sum is kept as two longs ({@code hi}, {@code lo}) with carry. The result is the
+ * same on every JVM.
  *
  * <p>Mutable and not thread-safe; {@link Serializable} so that it can be a Flink accumulator value.
  */
@@ -147,7 +148,8 @@ public final class RowDigest implements Serializable {
 
   private void ensure(int n) {
     if (buf.remaining() < n) {
-      ByteBuffer bigger = ByteBuffer.allocate(Math.max(buf.capacity() * 2, buf.position() + n + 64));
+      ByteBuffer bigger =
+          ByteBuffer.allocate(Math.max(buf.capacity() * 2, buf.position() + n + 64));
       buf.flip();
       bigger.put(buf);
       buf = bigger;
@@ -205,7 +207,10 @@ public final class RowDigest implements Serializable {
     } else if (v instanceof Boolean b) {
       put((byte) 1);
       put((byte) (b ? 1 : 0));
-    } else if (v instanceof Long || v instanceof Integer || v instanceof Short || v instanceof Byte) {
+    } else if (v instanceof Long
+        || v instanceof Integer
+        || v instanceof Short
+        || v instanceof Byte) {
       put((byte) 2);
       putLong(((Number) v).longValue());
     } else if (v instanceof Double || v instanceof Float) {
@@ -239,7 +244,8 @@ public final class RowDigest implements Serializable {
       byte[] b = v.toString().getBytes(StandardCharsets.UTF_8);
       putBytes((byte) 8, b, 0, b.length);
     } else {
-      throw new IllegalArgumentException("RowDigest: unsupported value type " + v.getClass().getName());
+      throw new IllegalArgumentException(
+          "RowDigest: unsupported value type " + v.getClass().getName());
     }
   }
 

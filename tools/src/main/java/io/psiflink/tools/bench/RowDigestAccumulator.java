@@ -4,8 +4,8 @@ import org.apache.flink.api.common.accumulators.Accumulator;
 import org.apache.flink.types.Row;
 
 /**
- * A Flink accumulator of a {@link RowDigest}: each parallel instance adds its rows, Flink merges the
- * partial digests; the job result holds the digest of all rows ({@code
+ * A Flink accumulator of a {@link RowDigest}: each parallel instance adds its rows, Flink merges
+ * the partial digests; the job result holds the digest of all rows ({@code
  * JobExecutionResult.getAccumulatorResult(name)} returns a {@link RowDigest}).
  */
 public final class RowDigestAccumulator implements Accumulator<Row, RowDigest> {

@@ -26,8 +26,8 @@ public final class RowDigests {
   }
 
   /**
-   * Adds every row to the accumulator {@code accumulatorName} and passes it on unchanged (to digest a
-   * stream that is also written somewhere).
+   * Adds every row to the accumulator {@code accumulatorName} and passes it on unchanged (to digest
+   * a stream that is also written somewhere).
    */
   public static SingleOutputStreamOperator<Row> digestAndForward(
       DataStream<Row> rows, String accumulatorName) {

@@ -1,20 +1,20 @@
 package io.psiflink.tools.bench;
 
-import io.psiflink.api.Role;
 import io.psiflink.api.Column;
 import io.psiflink.api.ColumnType;
-import io.psiflink.api.TableSchema;
 import io.psiflink.api.CommandLineSyntax;
 import io.psiflink.api.OptionValues;
+import io.psiflink.api.Role;
+import io.psiflink.api.TableSchema;
 import io.psiflink.api.TypedOption;
 import io.psiflink.api.UsageException;
-import io.psiflink.tools.cli.ToolOptions;
 import io.psiflink.tools.bench.GeneratedTables.SideStats;
 import io.psiflink.tools.bench.Permutations.Feistel64;
 import io.psiflink.tools.bench.Permutations.SmallDomain;
+import io.psiflink.tools.cli.ToolOptions;
 import java.io.IOException;
-import java.io.PrintStream;
 import java.io.OutputStream;
+import java.io.PrintStream;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -32,44 +32,49 @@ import org.apache.flink.types.Row;
  *
  * <h2>How keys are made</h2>
  *
- * Every key comes from a 64-bit <em>key index</em>: shared keys use indices {@code [0, K)}, keys only
- * in a use {@code 2^61 + j}, keys only in b use {@code 2^62 + j}. A keyed 64-bit Feistel permutation
- * P maps an index to {@code v = P(index)}, and {@code card = 4·10^15 + v / 10^5} (unsigned),
- * {@code zip = v mod 10^5} as five digits. (card, zip) determines v, so distinct indices give
- * distinct keys, and a key is shared exactly when its index is. One row in eight of the non-shared
- * keys is a <em>near miss</em> instead: the card of a shared key with a different zip (offsets odd in
- * a, even in b, so near misses never meet; the inverse of P proves the new key belongs to no used
- * index). Zip values collide freely between keys. Rows with a NULL key reuse the card or zip of a
- * shared key, so a join that ignored NULLs or compared only one column would be caught.
+ * Every key comes from a 64-bit <em>key index</em>: shared keys use indices {@code [0, K)}, keys
+ * only in a use {@code 2^61 + j}, keys only in b use {@code 2^62 + j}. A keyed 64-bit Feistel
+ * permutation P maps an index to {@code v = P(index)}, and {@code card = 4·10^15 + v / 10^5}
+ * (unsigned), {@code zip = v mod 10^5} as five digits. (card, zip) determines v, so distinct
+ * indices give distinct keys, and a key is shared exactly when its index is. One row in eight of
+ * the non-shared keys is a <em>near miss</em> instead: the card of a shared key with a different
+ * zip (offsets odd in a, even in b, so near misses never meet; the inverse of P proves the new key
+ * belongs to no used index). Zip values collide freely between keys. Rows with a NULL key reuse the
+ * card or zip of a shared key, so a join that ignored NULLs or compared only one column would be
+ * caught.
  *
  * <p>Row order is a keyed permutation of the row positions, so NULL-key, matching, non-matching and
- * repeated rows are spread through the file. Which keys repeat, and how often, is fixed by the layout
- * (see {@link GeneratorSpec}); hence {@link #expectedJoinRows} is a closed formula.
+ * repeated rows are spread through the file. Which keys repeat, and how often, is fixed by the
+ * layout (see {@link GeneratorSpec}); hence {@link #expectedJoinRows} is a closed formula.
  *
  * <h2>Other columns</h2>
  *
- * {@code id} is the 1-based row number; {@code spend} a two-decimal amount in [0, 1000); {@code name},
- * {@code country}, {@code email_domain} come from fixed lists with non-ASCII entries and, at about 1 %,
- * values that need CSV quoting (commas, double quotes). Each non-key column is NULL in about 0.5 % of
- * rows. The empty string never occurs (Flink's csv format cannot tell it from NULL).
+ * {@code id} is the 1-based row number; {@code spend} a two-decimal amount in [0, 1000); {@code
+ * name}, {@code country}, {@code email_domain} come from fixed lists with non-ASCII entries and, at
+ * about 1 %, values that need CSV quoting (commas, double quotes). Each non-key column is NULL in
+ * about 0.5 % of rows. The empty string never occurs (Flink's csv format cannot tell it from NULL).
  */
 public final class TableGenerator {
 
   /** Schema of party A's table {@code a}. */
-  public static final TableSchema SCHEMA_A = new TableSchema(List.of(
-      new Column("id", ColumnType.BIGINT, false),
-      new Column("card", ColumnType.BIGINT, true),
-      new Column("zip", ColumnType.STRING, true),
-      new Column("spend", ColumnType.DOUBLE, true),
-      new Column("name", ColumnType.STRING, true)));
+  public static final TableSchema SCHEMA_A =
+      new TableSchema(
+          List.of(
+              new Column("id", ColumnType.BIGINT, false),
+              new Column("card", ColumnType.BIGINT, true),
+              new Column("zip", ColumnType.STRING, true),
+              new Column("spend", ColumnType.DOUBLE, true),
+              new Column("name", ColumnType.STRING, true)));
 
   /** Schema of party B's table {@code b}. */
-  public static final TableSchema SCHEMA_B = new TableSchema(List.of(
-      new Column("id", ColumnType.BIGINT, false),
-      new Column("card", ColumnType.BIGINT, true),
-      new Column("zip", ColumnType.STRING, true),
-      new Column("country", ColumnType.STRING, true),
-      new Column("email_domain", ColumnType.STRING, true)));
+  public static final TableSchema SCHEMA_B =
+      new TableSchema(
+          List.of(
+              new Column("id", ColumnType.BIGINT, false),
+              new Column("card", ColumnType.BIGINT, true),
+              new Column("zip", ColumnType.STRING, true),
+              new Column("country", ColumnType.STRING, true),
+              new Column("email_domain", ColumnType.STRING, true)));
 
   /** The join key columns, in both tables. */
   public static final List<String> JOIN_KEYS = List.of("card", "zip");
@@ -84,6 +89,7 @@ public final class TableGenerator {
 
   /** The two tables. */
   private static final long A_BASE = 1L << 61;
+
   private static final long B_BASE = 1L << 62;
   private static final long CARD_BASE = 4_000_000_000_000_000L;
   private static final long ZIP_MOD = 100_000L;
@@ -95,19 +101,55 @@ public final class TableGenerator {
   // value lists
 
   private static final String[] FIRST = {
-    "Anna", "Ben", "Clara", "David", "Emma", "Felix", "Greta", "Hugo", "Ida", "Jonas", "Karl", "Lena",
-    "Mia", "Noah", "Olga", "Paul", "Quentin", "Rosa", "Sofia", "Tom", "Ulla", "Viktor", "Wen", "Yusuf",
+    "Anna", "Ben", "Clara", "David", "Emma", "Felix", "Greta", "Hugo", "Ida", "Jonas", "Karl",
+        "Lena",
+    "Mia", "Noah", "Olga", "Paul", "Quentin", "Rosa", "Sofia", "Tom", "Ulla", "Viktor", "Wen",
+        "Yusuf",
     "José", "Zoë", "Øyvind", "Łucja", "Sören", "François", "Иван", "美咲"
   };
   private static final String[] LAST = {
-    "Schmidt", "Meyer", "Weber", "Wagner", "Becker", "Hoffmann", "Koch", "Richter", "Klein", "Wolf",
-    "Neumann", "Schwarz", "Braun", "Zimmermann", "Hartmann", "Lange", "Martin", "Bernard", "Dubois",
-    "Rossi", "García", "Müller", "Schröder", "Nowak", "Kovačević", "Ødegård", "Öztürk", "Петров",
-    "佐藤", "O'Neil", "van der Berg", "Smith"
+    "Schmidt",
+    "Meyer",
+    "Weber",
+    "Wagner",
+    "Becker",
+    "Hoffmann",
+    "Koch",
+    "Richter",
+    "Klein",
+    "Wolf",
+    "Neumann",
+    "Schwarz",
+    "Braun",
+    "Zimmermann",
+    "Hartmann",
+    "Lange",
+    "Martin",
+    "Bernard",
+    "Dubois",
+    "Rossi",
+    "García",
+    "Müller",
+    "Schröder",
+    "Nowak",
+    "Kovačević",
+    "Ødegård",
+    "Öztürk",
+    "Петров",
+    "佐藤",
+    "O'Neil",
+    "van der Berg",
+    "Smith"
   };
   private static final String[] NAME_ODD = {
-    "Smith, John", "Robert \"Bob\" Jones", "\"Quoted\"", "Müller, Jürgen", "O'Brien, \"Mac\"",
-    "a,b,\"c\"", "Ng, Wen \"Ada\"", "\"\""
+    "Smith, John",
+    "Robert \"Bob\" Jones",
+    "\"Quoted\"",
+    "Müller, Jürgen",
+    "O'Brien, \"Mac\"",
+    "a,b,\"c\"",
+    "Ng, Wen \"Ada\"",
+    "\"\""
   };
   private static final String[] COUNTRY = {
     "DE", "DE", "DE", "DE", "DE", "FR", "FR", "NL", "AT", "CH", "IT", "ES", "PL", "US", "GB", "SE",
@@ -128,8 +170,10 @@ public final class TableGenerator {
   private static final byte[][] COUNTRIES_CSV;
   private static final String[] DOMAINS;
   private static final byte[][] DOMAINS_CSV;
+
   /** Names at index >= NAME_PLAIN need quoting (the odd ones). */
   private static final int NAME_PLAIN = FIRST.length * LAST.length;
+
   private static final int DOMAIN_PLAIN = DOMAIN.length;
 
   static {
@@ -202,8 +246,8 @@ public final class TableGenerator {
       if (r == 0) {
         both = 0;
       }
-      return Math.addExact(Math.addExact(Math.multiplyExact(sharedKeys, q * q),
-          Math.multiplyExact(2 * q, r)), both);
+      return Math.addExact(
+          Math.addExact(Math.multiplyExact(sharedKeys, q * q), Math.multiplyExact(2 * q, r)), both);
     }
 
     /** Whether a key index is used by either table. */
@@ -233,7 +277,13 @@ public final class TableGenerator {
     final long sharedRotation;
     final SmallDomain order;
 
-    Layout(Role side, long rows, long nullRows, long sharedRows, long sharedKeys, GeneratorSpec spec,
+    Layout(
+        Role side,
+        long rows,
+        long nullRows,
+        long sharedRows,
+        long sharedKeys,
+        GeneratorSpec spec,
         long sharedRotation) {
       this.side = side;
       this.rows = rows;
@@ -243,7 +293,8 @@ public final class TableGenerator {
       this.privateRows = rows - nullRows - sharedRows;
       this.privateKeys = keysFor(privateRows, spec.duplicateFraction());
       this.sharedRotation = sharedRotation;
-      this.order = new SmallDomain(rows, spec.seed(), Role.A.equals(side) ? 0x6f72645fL : 0x6f72645eL);
+      this.order =
+          new SmallDomain(rows, spec.seed(), Role.A.equals(side) ? 0x6f72645fL : 0x6f72645eL);
     }
 
     long distinctKeys() {
@@ -306,9 +357,7 @@ public final class TableGenerator {
       if (s < lay.nullRows) {
         counts.nullKeyRows++;
         long r = nextRandom(rnd);
-        long v = plan.sharedKeys > 0
-            ? perm.apply((r >>> 2) % plan.sharedKeys)
-            : nextRandom(rnd);
+        long v = plan.sharedKeys > 0 ? perm.apply((r >>> 2) % plan.sharedKeys) : nextRandom(rnd);
         switch ((int) ((r & 0xff) % 3)) {
           case 0 -> {
             cardNull = true;
@@ -418,7 +467,8 @@ public final class TableGenerator {
   }
 
   /** Writes one table as CSV (header first) to {@code out}, which is closed. */
-  public static SideStats write(GeneratorSpec spec, Role side, OutputStream out) throws IOException {
+  public static SideStats write(GeneratorSpec spec, Role side, OutputStream out)
+      throws IOException {
     return write(new Plan(spec), side, out);
   }
 
@@ -433,32 +483,36 @@ public final class TableGenerator {
       }
       w.endRecord();
       boolean isA = Role.A.equals(side);
-      generate(plan, side, (id, cardNull, card, zip, c3, c4) -> {
-        w.longField(id);
-        if (cardNull) {
-          w.nullField();
-        } else {
-          w.longField(card);
-        }
-        if (zip < 0) {
-          w.nullField();
-        } else {
-          w.paddedField(zip, 5);
-        }
-        if (c3 < 0) {
-          w.nullField();
-        } else if (isA) {
-          w.centsField(c3);
-        } else {
-          w.raw(COUNTRIES_CSV[(int) c3]);
-        }
-        if (c4 < 0) {
-          w.nullField();
-        } else {
-          w.raw(c4csv[c4]);
-        }
-        w.endRecord();
-      }, counts);
+      generate(
+          plan,
+          side,
+          (id, cardNull, card, zip, c3, c4) -> {
+            w.longField(id);
+            if (cardNull) {
+              w.nullField();
+            } else {
+              w.longField(card);
+            }
+            if (zip < 0) {
+              w.nullField();
+            } else {
+              w.paddedField(zip, 5);
+            }
+            if (c3 < 0) {
+              w.nullField();
+            } else if (isA) {
+              w.centsField(c3);
+            } else {
+              w.raw(COUNTRIES_CSV[(int) c3]);
+            }
+            if (c4 < 0) {
+              w.nullField();
+            } else {
+              w.raw(c4csv[c4]);
+            }
+            w.endRecord();
+          },
+          counts);
       w.flush();
       bytes = w.bytesWritten();
     }
@@ -471,8 +525,15 @@ public final class TableGenerator {
       throw new AssertionError("layout and rows disagree");
     }
     long nonNull = lay.rows - lay.nullRows;
-    return new SideStats(lay.rows, lay.nullRows, lay.sharedRows, lay.sharedKeys,
-        lay.distinctKeys(), nonNull - lay.distinctKeys(), counts.nearMissRows, bytes);
+    return new SideStats(
+        lay.rows,
+        lay.nullRows,
+        lay.sharedRows,
+        lay.sharedKeys,
+        lay.distinctKeys(),
+        nonNull - lay.distinctKeys(),
+        counts.nearMissRows,
+        bytes);
   }
 
   /**
@@ -484,19 +545,28 @@ public final class TableGenerator {
     Plan plan = new Plan(spec);
     boolean isA = Role.A.equals(side);
     try {
-      generate(plan, side, (id, cardNull, card, zip, c3, c4) -> {
-        Object v3;
-        Object v4;
-        if (isA) {
-          v3 = c3 < 0 ? null : c3 / 100.0;
-          v4 = c4 < 0 ? null : NAMES[c4];
-        } else {
-          v3 = c3 < 0 ? null : COUNTRIES[(int) c3];
-          v4 = c4 < 0 ? null : DOMAINS[c4];
-        }
-        consumer.accept(Row.of(id, cardNull ? null : card,
-            zip < 0 ? null : String.format(Locale.ROOT, "%05d", zip), v3, v4));
-      }, new Counts());
+      generate(
+          plan,
+          side,
+          (id, cardNull, card, zip, c3, c4) -> {
+            Object v3;
+            Object v4;
+            if (isA) {
+              v3 = c3 < 0 ? null : c3 / 100.0;
+              v4 = c4 < 0 ? null : NAMES[c4];
+            } else {
+              v3 = c3 < 0 ? null : COUNTRIES[(int) c3];
+              v4 = c4 < 0 ? null : DOMAINS[c4];
+            }
+            consumer.accept(
+                Row.of(
+                    id,
+                    cardNull ? null : card,
+                    zip < 0 ? null : String.format(Locale.ROOT, "%05d", zip),
+                    v3,
+                    v4));
+          },
+          new Counts());
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }
@@ -512,13 +582,15 @@ public final class TableGenerator {
     Path a = dir.resolve(FILE_A);
     Path b = dir.resolve(FILE_B);
     long t0 = System.nanoTime();
-    CompletableFuture<SideStats> fb = CompletableFuture.supplyAsync(() -> {
-      try {
-        return write(plan, Role.B, Files.newOutputStream(b));
-      } catch (IOException e) {
-        throw new UncheckedIOException(e);
-      }
-    });
+    CompletableFuture<SideStats> fb =
+        CompletableFuture.supplyAsync(
+            () -> {
+              try {
+                return write(plan, Role.B, Files.newOutputStream(b));
+              } catch (IOException e) {
+                throw new UncheckedIOException(e);
+              }
+            });
     SideStats sa = write(plan, Role.A, Files.newOutputStream(a));
     SideStats sb;
     try {
@@ -536,25 +608,35 @@ public final class TableGenerator {
   // ------------------------------------------------------------------------------------------------
 
   // the table generator's command line
-  static final TypedOption<Long> ROWS = ToolOptions.count("rows", "N",
-      "table a's rows (1000000, 1_000_000 or 1e6)", null, 0).asRequired();
-  static final TypedOption<Long> ROWS_B = ToolOptions.count("rows-b", "N",
-      "table b's rows (default: --rows)", null, 0);
-  static final TypedOption<Double> OVERLAP = ToolOptions.fraction("overlap", "F",
-      "the fraction of the smaller table's keys that the other table has too", 0.5, true);
-  static final TypedOption<Double> DUP = ToolOptions.fraction("dup", "F",
-      "the fraction of rows that repeat another row's key, in [0, 1)", 0.0, true);
-  static final TypedOption<Double> NULLS = ToolOptions.fraction("nulls", "F",
-      "the fraction of rows with a NULL key", 0.0, true);
-  static final TypedOption<Long> SEED = ToolOptions.anyLong("seed", "S", "the generator's seed",
-      GeneratorSpec.DEFAULT_SEED);
-  static final TypedOption<Path> OUT = ToolOptions.path("out", "DIR",
-      "where a.csv and b.csv are written").asRequired();
+  static final TypedOption<Long> ROWS =
+      ToolOptions.count("rows", "N", "table a's rows (1000000, 1_000_000 or 1e6)", null, 0)
+          .asRequired();
+  static final TypedOption<Long> ROWS_B =
+      ToolOptions.count("rows-b", "N", "table b's rows (default: --rows)", null, 0);
+  static final TypedOption<Double> OVERLAP =
+      ToolOptions.fraction(
+          "overlap",
+          "F",
+          "the fraction of the smaller table's keys that the other table has too",
+          0.5,
+          true);
+  static final TypedOption<Double> DUP =
+      ToolOptions.fraction(
+          "dup", "F", "the fraction of rows that repeat another row's key, in [0, 1)", 0.0, true);
+  static final TypedOption<Double> NULLS =
+      ToolOptions.fraction("nulls", "F", "the fraction of rows with a NULL key", 0.0, true);
+  static final TypedOption<Long> SEED =
+      ToolOptions.anyLong("seed", "S", "the generator's seed", GeneratorSpec.DEFAULT_SEED);
+  static final TypedOption<Path> OUT =
+      ToolOptions.path("out", "DIR", "where a.csv and b.csv are written").asRequired();
 
   /** The command line of the table generator's main. */
-  static final CommandLineSyntax SYNTAX = new CommandLineSyntax("TableGenerator",
-      "Writes DIR/a.csv and DIR/b.csv and prints a JSON summary (with expectedJoinRows) on "
-          + "stdout.", List.of(ROWS, ROWS_B, OVERLAP, DUP, NULLS, SEED, OUT));
+  static final CommandLineSyntax SYNTAX =
+      new CommandLineSyntax(
+          "TableGenerator",
+          "Writes DIR/a.csv and DIR/b.csv and prints a JSON summary (with expectedJoinRows) on "
+              + "stdout.",
+          List.of(ROWS, ROWS_B, OVERLAP, DUP, NULLS, SEED, OUT));
 
   /** What a command line asks for: the tables and where they go. */
   record Command(GeneratorSpec spec, Path out) {
@@ -566,8 +648,15 @@ public final class TableGenerator {
     static Command of(OptionValues o) {
       long rows = o.get(ROWS);
       try {
-        return new Command(new GeneratorSpec(rows, o.has(ROWS_B) ? o.get(ROWS_B) : rows,
-            o.get(OVERLAP), o.get(DUP), o.get(NULLS), o.get(SEED)), o.get(OUT));
+        return new Command(
+            new GeneratorSpec(
+                rows,
+                o.has(ROWS_B) ? o.get(ROWS_B) : rows,
+                o.get(OVERLAP),
+                o.get(DUP),
+                o.get(NULLS),
+                o.get(SEED)),
+            o.get(OUT));
       } catch (IllegalArgumentException e) {
         throw new UsageException(e.getMessage());
       }

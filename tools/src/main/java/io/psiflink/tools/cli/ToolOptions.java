@@ -21,26 +21,46 @@ public final class ToolOptions {
    * A count such as a number of rows: {@code 1000000}, {@code 1_000_000} or {@code 1e6}, at least
    * {@code least}.
    */
-  public static TypedOption<Long> count(String name, String label, String description,
-      Long defaultValue, long least) {
-    return new TypedOption<>(name, Long.class, label, description, defaultValue, false,
-        s -> atLeast(parseLong(s), least), String::valueOf);
+  public static TypedOption<Long> count(
+      String name, String label, String description, Long defaultValue, long least) {
+    return new TypedOption<>(
+        name,
+        Long.class,
+        label,
+        description,
+        defaultValue,
+        false,
+        s -> atLeast(parseLong(s), least),
+        String::valueOf);
   }
 
   /** A fraction in [0, 1], or in (0, 1] when {@code zeroAllowed} is false. */
-  public static TypedOption<Double> fraction(String name, String label, String description,
-      Double defaultValue, boolean zeroAllowed) {
-    return new TypedOption<>(name, Double.class, label, description, defaultValue, false,
-        s -> inUnit(parseDouble(s), zeroAllowed), ToolOptions::printDouble);
+  public static TypedOption<Double> fraction(
+      String name, String label, String description, Double defaultValue, boolean zeroAllowed) {
+    return new TypedOption<>(
+        name,
+        Double.class,
+        label,
+        description,
+        defaultValue,
+        false,
+        s -> inUnit(parseDouble(s), zeroAllowed),
+        ToolOptions::printDouble);
   }
 
   /**
    * A fraction in [0, 1] kept as written ({@code 0.50} stays {@code 0.50}): for values that name
    * directories or are echoed in reports.
    */
-  public static TypedOption<BigDecimal> decimalFraction(String name, String label,
-      String description, BigDecimal defaultValue) {
-    return new TypedOption<>(name, BigDecimal.class, label, description, defaultValue, false,
+  public static TypedOption<BigDecimal> decimalFraction(
+      String name, String label, String description, BigDecimal defaultValue) {
+    return new TypedOption<>(
+        name,
+        BigDecimal.class,
+        label,
+        description,
+        defaultValue,
+        false,
         s -> {
           BigDecimal d;
           try {
@@ -50,24 +70,40 @@ public final class ToolOptions {
           }
           inUnit(d.doubleValue(), true);
           return d;
-        }, BigDecimal::toString);
+        },
+        BigDecimal::toString);
   }
 
   /** A file or directory. */
   public static TypedOption<Path> path(String name, String label, String description) {
-    return new TypedOption<>(name, Path.class, label, description, null, false, s -> {
-      if (s.isEmpty()) {
-        throw new IllegalArgumentException("must not be empty");
-      }
-      return Path.of(s);
-    }, Path::toString);
+    return new TypedOption<>(
+        name,
+        Path.class,
+        label,
+        description,
+        null,
+        false,
+        s -> {
+          if (s.isEmpty()) {
+            throw new IllegalArgumentException("must not be empty");
+          }
+          return Path.of(s);
+        },
+        Path::toString);
   }
 
   /** Any long ({@code 1e6} and underscores accepted), e.g. a seed. */
-  public static TypedOption<Long> anyLong(String name, String label, String description,
-      long defaultValue) {
-    return new TypedOption<>(name, Long.class, label, description, defaultValue, false,
-        ToolOptions::parseLong, String::valueOf);
+  public static TypedOption<Long> anyLong(
+      String name, String label, String description, long defaultValue) {
+    return new TypedOption<>(
+        name,
+        Long.class,
+        label,
+        description,
+        defaultValue,
+        false,
+        ToolOptions::parseLong,
+        String::valueOf);
   }
 
   /**
@@ -77,8 +113,8 @@ public final class ToolOptions {
    * @param prefix the error lines' prefix, e.g. {@code psi bench join}
    * @return the values, or null when the command ends here with {@link Parsed#exitCode}
    */
-  public static Parsed parse(CommandLineSyntax syntax, String prefix, String[] args,
-      PrintStream out, PrintStream err) {
+  public static Parsed parse(
+      CommandLineSyntax syntax, String prefix, String[] args, PrintStream out, PrintStream err) {
     if (CommandLineSyntax.wantsHelp(args)) {
       out.print(syntax.usage());
       return new Parsed(null, 0);
@@ -132,14 +168,15 @@ public final class ToolOptions {
 
   private static double inUnit(double v, boolean zeroAllowed) {
     if (!((zeroAllowed ? v >= 0 : v > 0) && v <= 1)) {
-      throw new IllegalArgumentException("must be in " + (zeroAllowed ? "[0" : "(0") + ", 1], not "
-          + printDouble(v));
+      throw new IllegalArgumentException(
+          "must be in " + (zeroAllowed ? "[0" : "(0") + ", 1], not " + printDouble(v));
     }
     return v;
   }
 
   private static String printDouble(double v) {
-    return v == Math.rint(v) && Math.abs(v) < 1e15 ? String.format(Locale.ROOT, "%d", (long) v)
+    return v == Math.rint(v) && Math.abs(v) < 1e15
+        ? String.format(Locale.ROOT, "%d", (long) v)
         : Double.toString(v);
   }
 }

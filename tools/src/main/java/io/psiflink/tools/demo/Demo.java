@@ -1,23 +1,23 @@
 package io.psiflink.tools.demo;
 
-import io.psiflink.api.Role;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import io.psiflink.coordinator.cli.ApiClient;
-import io.psiflink.coordinator.cli.ProgressView;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.psiflink.api.CommandLineSyntax;
+import io.psiflink.api.OptionValues;
+import io.psiflink.api.Role;
+import io.psiflink.api.TypedOption;
 import io.psiflink.bridge.ThrowawayPki;
 import io.psiflink.coordinator.CoordinatorConfig;
 import io.psiflink.coordinator.CoordinatorServer;
 import io.psiflink.coordinator.Tokens;
-import io.psiflink.api.CommandLineSyntax;
-import io.psiflink.api.OptionValues;
-import io.psiflink.api.TypedOption;
-import io.psiflink.tools.cli.ToolOptions;
+import io.psiflink.coordinator.cli.ApiClient;
+import io.psiflink.coordinator.cli.ProgressView;
 import io.psiflink.tools.bench.GeneratedTables;
 import io.psiflink.tools.bench.GeneratorSpec;
 import io.psiflink.tools.bench.RowDigest;
 import io.psiflink.tools.bench.TableGenerator;
+import io.psiflink.tools.cli.ToolOptions;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.net.ServerSocket;
@@ -42,41 +42,47 @@ import org.apache.flink.types.Row;
  * parties' tables, makes a throwaway PKI and a coordinator config per party, starts both
  * coordinators (SQLite; alice's runs the bridge relay), registers a dataset at each, submits a SQL
  * join at alice (party A), approves it at bob, and follows both jobs (each a child JVM with its own
- * Flink MiniCluster, talking through the relay over TLS on loopback) with a progress bar per
- * phase. Then it checks the joined table against the plaintext join of the generated rows,
- * computed here independently, and prints a summary. Exits 1 if they disagree or a job failed.
+ * Flink MiniCluster, talking through the relay over TLS on loopback) with a progress bar per phase.
+ * Then it checks the joined table against the plaintext join of the generated rows, computed here
+ * independently, and prints a summary. Exits 1 if they disagree or a job failed.
  */
 public final class Demo {
   private static final ObjectMapper JSON = new ObjectMapper();
-  static final String SQL = "SELECT a.id, a.spend, b.email_domain, b.country FROM a JOIN b"
-      + " ON a.card = b.card AND a.zip = b.zip"
-      + " WHERE a.spend > 100 AND b.country IN ('DE', 'FR', 'NL', 'AT')";
+  static final String SQL =
+      "SELECT a.id, a.spend, b.email_domain, b.country FROM a JOIN b"
+          + " ON a.card = b.card AND a.zip = b.zip"
+          + " WHERE a.spend > 100 AND b.country IN ('DE', 'FR', 'NL', 'AT')";
   private static final Set<String> COUNTRIES = Set.of("DE", "FR", "NL", "AT");
-  static final TypedOption<Long> ROWS = ToolOptions.count("rows", "N",
-      "each generated table's rows (100000, 100_000 or 1e5)", 100_000L, 1);
-  static final TypedOption<Double> OVERLAP = ToolOptions.fraction("overlap", "F",
-      "the fraction of keys the two tables share", 0.5, true);
-  static final TypedOption<Integer> PARALLELISM = TypedOption.integer("parallelism", "P",
-      "each job's parallelism", 2, 1);
-  static final TypedOption<String> PARTY_HEAP = TypedOption.text("party-heap", "H",
-      "the heap of each party's job JVM (-Xmx)", "2g");
-  static final TypedOption<Path> WORK = ToolOptions.path("work", "DIR",
-      "where the tables, certificates, coordinator databases and logs go (default: a new "
-          + "temporary directory)");
+  static final TypedOption<Long> ROWS =
+      ToolOptions.count(
+          "rows", "N", "each generated table's rows (100000, 100_000 or 1e5)", 100_000L, 1);
+  static final TypedOption<Double> OVERLAP =
+      ToolOptions.fraction("overlap", "F", "the fraction of keys the two tables share", 0.5, true);
+  static final TypedOption<Integer> PARALLELISM =
+      TypedOption.integer("parallelism", "P", "each job's parallelism", 2, 1);
+  static final TypedOption<String> PARTY_HEAP =
+      TypedOption.text("party-heap", "H", "the heap of each party's job JVM (-Xmx)", "2g");
+  static final TypedOption<Path> WORK =
+      ToolOptions.path(
+          "work",
+          "DIR",
+          "where the tables, certificates, coordinator databases and logs go (default: a new "
+              + "temporary directory)");
 
   /** The command line of {@code ./psi demo}. */
-  static final CommandLineSyntax SYNTAX = new CommandLineSyntax("./psi demo",
-      "The whole product on one machine: two coordinators, a query submitted at alice and "
-          + "approved at bob, both jobs followed, the joined table checked.",
-      List.of(ROWS, OVERLAP, PARALLELISM, PARTY_HEAP, WORK));
+  static final CommandLineSyntax SYNTAX =
+      new CommandLineSyntax(
+          "./psi demo",
+          "The whole product on one machine: two coordinators, a query submitted at alice and "
+              + "approved at bob, both jobs followed, the joined table checked.",
+          List.of(ROWS, OVERLAP, PARALLELISM, PARTY_HEAP, WORK));
 
   private final PrintStream out = System.out;
 
   private Demo() {}
 
   public static void main(String[] argv) {
-    ToolOptions.Parsed parsed = ToolOptions.parse(SYNTAX, "psi demo", argv, System.out,
-        System.err);
+    ToolOptions.Parsed parsed = ToolOptions.parse(SYNTAX, "psi demo", argv, System.out, System.err);
     if (parsed.done()) {
       System.exit(parsed.exitCode());
       return;
@@ -98,12 +104,19 @@ public final class Demo {
     // before any logger exists: the coordinators' logs go to a file, the terminal shows the demo
     Path log4j = work.resolve("log4j2-demo.properties");
     try {
-      Files.writeString(log4j, String.join("\n", "status = error",
-          "appender.file.type = File", "appender.file.name = file",
-          "appender.file.fileName = " + work.resolve("demo.log"),
-          "appender.file.layout.type = PatternLayout",
-          "appender.file.layout.pattern = %d{HH:mm:ss.SSS} %-5p %c{1} - %m%n",
-          "rootLogger.level = INFO", "rootLogger.appenderRef.file.ref = file", ""));
+      Files.writeString(
+          log4j,
+          String.join(
+              "\n",
+              "status = error",
+              "appender.file.type = File",
+              "appender.file.name = file",
+              "appender.file.fileName = " + work.resolve("demo.log"),
+              "appender.file.layout.type = PatternLayout",
+              "appender.file.layout.pattern = %d{HH:mm:ss.SSS} %-5p %c{1} - %m%n",
+              "rootLogger.level = INFO",
+              "rootLogger.appenderRef.file.ref = file",
+              ""));
     } catch (IOException e) {
       System.err.println("psi demo: cannot write to " + work + ": " + e.getMessage());
       System.exit(1);
@@ -113,8 +126,8 @@ public final class Demo {
     try {
       code = new Demo().run(rows, overlap, parallelism, heap, work);
     } catch (Exception e) {
-      System.err.println("psi demo: " + e.getMessage() + " (log: " + work.resolve("demo.log")
-          + ")");
+      System.err.println(
+          "psi demo: " + e.getMessage() + " (log: " + work.resolve("demo.log") + ")");
       code = 1;
     }
     System.exit(code);
@@ -123,12 +136,21 @@ public final class Demo {
   private int run(long rows, double overlap, int parallelism, String heap, Path work)
       throws Exception {
     long t0 = System.nanoTime();
-    out.printf(Locale.ROOT, "psi demo: a private join of two generated tables of %,d rows"
-        + " (overlap %.2f), work directory %s%n", rows, overlap, work);
+    out.printf(
+        Locale.ROOT,
+        "psi demo: a private join of two generated tables of %,d rows"
+            + " (overlap %.2f), work directory %s%n",
+        rows,
+        overlap,
+        work);
     GeneratorSpec spec = GeneratorSpec.of(rows, overlap);
     GeneratedTables tables = TableGenerator.generate(spec, work.resolve("tables"));
-    out.printf(Locale.ROOT, "  generated %s (alice: purchases) and %s (bob: visits) in %.1f s%n",
-        tables.a(), tables.b(), tables.seconds());
+    out.printf(
+        Locale.ROOT,
+        "  generated %s (alice: purchases) and %s (bob: visits) in %.1f s%n",
+        tables.a(),
+        tables.b(),
+        tables.seconds());
 
     ThrowawayPki.create(work.resolve("pki"), "alice", "bob", "relay-alice", "relay-bob");
     int[] ports = {freePort(), freePort(), freePort(), freePort()};
@@ -136,35 +158,69 @@ public final class Demo {
     String bobToken = Tokens.newToken();
     String aliceToBob = Tokens.newToken();
     String bobToAlice = Tokens.newToken();
-    Path aliceYaml = writeConfig(work, "alice", "bob", ports[0], ports[1], ports[2],
-        aliceToken, bobToAlice, aliceToBob, parallelism, heap);
-    Path bobYaml = writeConfig(work, "bob", "alice", ports[1], ports[0], ports[3], bobToken,
-        aliceToBob, bobToAlice, parallelism, heap);
+    Path aliceYaml =
+        writeConfig(
+            work,
+            "alice",
+            "bob",
+            ports[0],
+            ports[1],
+            ports[2],
+            aliceToken,
+            bobToAlice,
+            aliceToBob,
+            parallelism,
+            heap);
+    Path bobYaml =
+        writeConfig(
+            work,
+            "bob",
+            "alice",
+            ports[1],
+            ports[0],
+            ports[3],
+            bobToken,
+            aliceToBob,
+            bobToAlice,
+            parallelism,
+            heap);
     Path ca = work.resolve("pki/ca.pem");
 
-    try (CoordinatorServer aliceServer = CoordinatorServer.start(CoordinatorConfig.load(
-            aliceYaml));
+    try (CoordinatorServer aliceServer =
+            CoordinatorServer.start(CoordinatorConfig.load(aliceYaml));
         CoordinatorServer bobServer = CoordinatorServer.start(CoordinatorConfig.load(bobYaml))) {
       // Ctrl-C: stop the coordinators, and with them the jobs' JVMs they launched
-      Runtime.getRuntime().addShutdownHook(new Thread(() -> {
-        for (CoordinatorServer s : List.of(aliceServer, bobServer)) {
-          try {
-            s.close();
-          } catch (Exception e) {
-            // exiting anyway
-          }
-        }
-      }, "psi-demo-stop"));
-      out.printf(Locale.ROOT, "  coordinators: alice https://localhost:%d (bridge relay on"
-          + " 127.0.0.1:%d), bob https://localhost:%d; configs %s, %s%n", aliceServer.port(),
-          aliceServer.relayPort(), bobServer.port(), aliceYaml, bobYaml);
+      Runtime.getRuntime()
+          .addShutdownHook(
+              new Thread(
+                  () -> {
+                    for (CoordinatorServer s : List.of(aliceServer, bobServer)) {
+                      try {
+                        s.close();
+                      } catch (Exception e) {
+                        // exiting anyway
+                      }
+                    }
+                  },
+                  "psi-demo-stop"));
+      out.printf(
+          Locale.ROOT,
+          "  coordinators: alice https://localhost:%d (bridge relay on"
+              + " 127.0.0.1:%d), bob https://localhost:%d; configs %s, %s%n",
+          aliceServer.port(),
+          aliceServer.relayPort(),
+          bobServer.port(),
+          aliceYaml,
+          bobYaml);
       ApiClient alice = new ApiClient("https://localhost:" + aliceServer.port(), aliceToken, ca);
       ApiClient bob = new ApiClient("https://localhost:" + bobServer.port(), bobToken, ca);
 
-      alice.post("/v1/datasets", dataset("purchases", tables.a(), List.of("id", "spend"),
-          List.of("spend")));
-      bob.post("/v1/datasets", dataset("visits", tables.b(), List.of("email_domain", "country"),
-          List.of("country")));
+      alice.post(
+          "/v1/datasets",
+          dataset("purchases", tables.a(), List.of("id", "spend"), List.of("spend")));
+      bob.post(
+          "/v1/datasets",
+          dataset("visits", tables.b(), List.of("email_domain", "country"), List.of("country")));
       ObjectNode q = JSON.createObjectNode();
       q.put("localDataset", "purchases");
       q.put("peerDataset", "visits");
@@ -173,14 +229,13 @@ public final class Demo {
       String queryId = submitted.path("id").asText();
       out.println("  alice submits query " + queryId + ":");
       out.println("    " + SQL);
-      JsonNode approved = bob.post("/v1/queries/" + queryId + "/approve",
-          Map.of("reason", "demo"));
+      JsonNode approved = bob.post("/v1/queries/" + queryId + "/approve", Map.of("reason", "demo"));
       String session = approved.path("session").path("id").asText();
       out.println("  bob approves it: session " + session + "; both jobs start");
       JsonNode disclosure = approved.path("disclosure");
       if (disclosure.isObject()) {
-        out.println("    alice learns " + disclosure.path("peerLearnsAboutMine").path("text")
-            .asText());
+        out.println(
+            "    alice learns " + disclosure.path("peerLearnsAboutMine").path("text").asText());
         out.println("    bob learns " + disclosure.path("iLearnAboutPeer").path("text").asText());
       }
 
@@ -192,23 +247,34 @@ public final class Demo {
         out.println("psi demo: the join did not succeed:");
         out.println("  alice: " + sa.path("status").asText() + " " + sa.path("error").asText(""));
         out.println("  bob:   " + sb.path("status").asText() + " " + sb.path("error").asText(""));
-        out.println("  job logs: " + work.resolve("alice/work/" + session + "/job.log") + ", "
-            + work.resolve("bob/work/" + session + "/job.log"));
+        out.println(
+            "  job logs: "
+                + work.resolve("alice/work/" + session + "/job.log")
+                + ", "
+                + work.resolve("bob/work/" + session + "/job.log"));
         return 1;
       }
       JsonNode result = alice.get("/v1/sessions/" + session + "/result");
       JsonNode summaryA = result.path("summary");
       // bob's coordinator serves no result (party B receives no rows); its job's summary is in
       // its work directory
-      JsonNode summaryB = JSON.readTree(work.resolve("bob/work").resolve(session)
-          .resolve("summary.json").toFile());
+      JsonNode summaryB =
+          JSON.readTree(work.resolve("bob/work").resolve(session).resolve("summary.json").toFile());
       Path location = Path.of(result.path("location").asText());
       double jobSeconds = (sa.path("endedAt").asLong() - sa.path("startedAt").asLong()) / 1000.0;
 
       RowDigest expected = plaintextJoin(spec);
       RowDigest actual = readAvro(location);
       boolean agree = expected.equals(actual);
-      printSummary(tables, summaryA, summaryB, location, jobSeconds, expected, actual, agree,
+      printSummary(
+          tables,
+          summaryA,
+          summaryB,
+          location,
+          jobSeconds,
+          expected,
+          actual,
+          agree,
           (System.nanoTime() - t0) / 1e9);
       return agree ? 0 : 1;
     }
@@ -222,9 +288,12 @@ public final class Demo {
       JsonNode sa = alice.get("/v1/sessions/" + session);
       JsonNode sb = bob.get("/v1/sessions/" + session);
       JsonNode pb = sb.path("progress");
-      String b = "B: " + (pb.isObject() ? pb.path("phase").asText() : sb.path("status").asText())
-          + (pb.path("binsTotal").isNumber() ? " " + pb.path("binsDone").asLong() + "/"
-          + pb.path("binsTotal").asLong() : "");
+      String b =
+          "B: "
+              + (pb.isObject() ? pb.path("phase").asText() : sb.path("status").asText())
+              + (pb.path("binsTotal").isNumber()
+                  ? " " + pb.path("binsDone").asLong() + "/" + pb.path("binsTotal").asLong()
+                  : "");
       view.update(sa, b);
       if (end.contains(sa.path("status").asText()) && end.contains(sb.path("status").asText())) {
         view.finish();
@@ -234,64 +303,113 @@ public final class Demo {
     }
   }
 
-  private void printSummary(GeneratedTables t, JsonNode a, JsonNode b, Path location,
-      double jobSeconds, RowDigest expected, RowDigest actual, boolean agree, double wall) {
+  private void printSummary(
+      GeneratedTables t,
+      JsonNode a,
+      JsonNode b,
+      Path location,
+      double jobSeconds,
+      RowDigest expected,
+      RowDigest actual,
+      boolean agree,
+      double wall) {
     out.println();
     out.println("summary");
-    out.printf(Locale.ROOT, "  rows in           A %,d   B %,d   (after WHERE and NULL keys:"
-        + " A %,d, B %,d)%n", a.path("rows_read").asLong(), b.path("rows_read").asLong(),
-        a.path("rows_tokenized").asLong(), b.path("rows_tokenized").asLong());
-    out.printf(Locale.ROOT, "  sizes disclosed   A n=%,d (%s)   B n=%,d (%s)%n",
-        a.path("rows_disclosed").asLong(), a.path("public_size").asText(),
-        b.path("rows_disclosed").asLong(), b.path("public_size").asText());
-    out.printf(Locale.ROOT, "  intersection      %,d keys in %d bins%n",
-        a.path("intersecting_keys").asLong(), a.path("bins").asLong());
-    out.printf(Locale.ROOT, "  rows out          %,d, written to %s (Avro)%n",
-        a.path("rows_out").asLong(), location);
+    out.printf(
+        Locale.ROOT,
+        "  rows in           A %,d   B %,d   (after WHERE and NULL keys:" + " A %,d, B %,d)%n",
+        a.path("rows_read").asLong(),
+        b.path("rows_read").asLong(),
+        a.path("rows_tokenized").asLong(),
+        b.path("rows_tokenized").asLong());
+    out.printf(
+        Locale.ROOT,
+        "  sizes disclosed   A n=%,d (%s)   B n=%,d (%s)%n",
+        a.path("rows_disclosed").asLong(),
+        a.path("public_size").asText(),
+        b.path("rows_disclosed").asLong(),
+        b.path("public_size").asText());
+    out.printf(
+        Locale.ROOT,
+        "  intersection      %,d keys in %d bins%n",
+        a.path("intersecting_keys").asLong(),
+        a.path("bins").asLong());
+    out.printf(
+        Locale.ROOT,
+        "  rows out          %,d, written to %s (Avro)%n",
+        a.path("rows_out").asLong(),
+        location);
     StringBuilder phases = new StringBuilder();
     for (Iterator<Map.Entry<String, JsonNode>> it = a.path("phase_seconds").fields();
         it.hasNext(); ) {
       Map.Entry<String, JsonNode> e = it.next();
-      phases.append(String.format(Locale.ROOT, "%s%s %.1f s", phases.isEmpty() ? "" : ", ",
-          e.getKey(), e.getValue().asDouble()));
+      phases.append(
+          String.format(
+              Locale.ROOT,
+              "%s%s %.1f s",
+              phases.isEmpty() ? "" : ", ",
+              e.getKey(),
+              e.getValue().asDouble()));
     }
     out.println("  time per phase    (A) " + phases);
-    out.printf(Locale.ROOT, "  bytes exchanged   A→B %s, B→A %s%n",
-        bytes(a.path("bytes_sent").asLong()), bytes(a.path("bytes_received").asLong()));
-    out.printf(Locale.ROOT, "  plaintext join    %,d rows (computed from the generated rows"
-        + " here); the private join's rows %s%n", expected.count(),
-        agree ? "are the same multiset: AGREE" : "DIFFER (" + actual.count() + " rows, digest "
-        + actual + " vs " + expected + ")");
-    out.printf(Locale.ROOT, "  wall time         %.1f s (jobs %.1f s, table generation %.1f s)%n",
-        wall, jobSeconds, t.seconds());
+    out.printf(
+        Locale.ROOT,
+        "  bytes exchanged   A→B %s, B→A %s%n",
+        bytes(a.path("bytes_sent").asLong()),
+        bytes(a.path("bytes_received").asLong()));
+    out.printf(
+        Locale.ROOT,
+        "  plaintext join    %,d rows (computed from the generated rows"
+            + " here); the private join's rows %s%n",
+        expected.count(),
+        agree
+            ? "are the same multiset: AGREE"
+            : "DIFFER (" + actual.count() + " rows, digest " + actual + " vs " + expected + ")");
+    out.printf(
+        Locale.ROOT,
+        "  wall time         %.1f s (jobs %.1f s, table generation %.1f s)%n",
+        wall,
+        jobSeconds,
+        t.seconds());
   }
 
   private static String bytes(long n) {
-    return n >= 1 << 20 ? String.format(Locale.ROOT, "%.1f MiB", n / 1048576.0)
+    return n >= 1 << 20
+        ? String.format(Locale.ROOT, "%.1f MiB", n / 1048576.0)
         : String.format(Locale.ROOT, "%.1f KiB", n / 1024.0);
   }
 
   /** The oracle: the SQL's inner join with both WHERE conjuncts over the generated rows. */
   static RowDigest plaintextJoin(GeneratorSpec spec) {
     Map<List<Object>, List<Row>> b = new HashMap<>();
-    TableGenerator.forEachRow(spec, Role.B, r -> {
-      Object country = r.getField(3);
-      if (r.getField(1) != null && r.getField(2) != null && country != null
-          && COUNTRIES.contains((String) country)) {
-        b.computeIfAbsent(List.of(r.getField(1), r.getField(2)), k -> new ArrayList<>()).add(r);
-      }
-    });
+    TableGenerator.forEachRow(
+        spec,
+        Role.B,
+        r -> {
+          Object country = r.getField(3);
+          if (r.getField(1) != null
+              && r.getField(2) != null
+              && country != null
+              && COUNTRIES.contains((String) country)) {
+            b.computeIfAbsent(List.of(r.getField(1), r.getField(2)), k -> new ArrayList<>()).add(r);
+          }
+        });
     RowDigest d = new RowDigest();
-    TableGenerator.forEachRow(spec, Role.A, r -> {
-      Object spend = r.getField(3);
-      if (r.getField(1) == null || r.getField(2) == null || spend == null
-          || (Double) spend <= 100) {
-        return;
-      }
-      for (Row rb : b.getOrDefault(List.of(r.getField(1), r.getField(2)), List.of())) {
-        d.add(Row.of(r.getField(0), spend, rb.getField(4), rb.getField(3)));
-      }
-    });
+    TableGenerator.forEachRow(
+        spec,
+        Role.A,
+        r -> {
+          Object spend = r.getField(3);
+          if (r.getField(1) == null
+              || r.getField(2) == null
+              || spend == null
+              || (Double) spend <= 100) {
+            return;
+          }
+          for (Row rb : b.getOrDefault(List.of(r.getField(1), r.getField(2)), List.of())) {
+            d.add(Row.of(r.getField(0), spend, rb.getField(4), rb.getField(3)));
+          }
+        });
     return d;
   }
 
@@ -300,12 +418,18 @@ public final class Demo {
     RowDigest d = new RowDigest();
     List<Path> parts;
     try (Stream<Path> s = Files.list(dir)) {
-      parts = s.filter(Files::isRegularFile).filter(p -> !p.getFileName().toString()
-          .startsWith("_") && !p.getFileName().toString().startsWith(".")).sorted().toList();
+      parts =
+          s.filter(Files::isRegularFile)
+              .filter(
+                  p ->
+                      !p.getFileName().toString().startsWith("_")
+                          && !p.getFileName().toString().startsWith("."))
+              .sorted()
+              .toList();
     }
     for (Path p : parts) {
-      try (DataFileReader<GenericRecord> r = new DataFileReader<>(p.toFile(),
-          new GenericDatumReader<>())) {
+      try (DataFileReader<GenericRecord> r =
+          new DataFileReader<>(p.toFile(), new GenericDatumReader<>())) {
         for (GenericRecord g : r) {
           d.add(Row.of(g.get(0), g.get(1), str(g.get(2)), str(g.get(3))));
         }
@@ -318,8 +442,8 @@ public final class Demo {
     return o == null ? null : o.toString();
   }
 
-  private static ObjectNode dataset(String name, Path csv, List<String> reveal,
-      List<String> filter) {
+  private static ObjectNode dataset(
+      String name, Path csv, List<String> reveal, List<String> filter) {
     ObjectNode n = JSON.createObjectNode();
     n.put("name", name);
     n.put("location", csv.toString());
@@ -334,36 +458,68 @@ public final class Demo {
    * One party's coordinator config (YAML, as a party would write it; docs/coordinator.md), its
    * tokens file and the token it presents to the peer.
    */
-  private static Path writeConfig(Path work, String party, String peer, int port, int peerPort,
-      int relayPort, String partyToken, String inboundPeerToken, String outboundPeerToken,
-      int parallelism, String heap) throws IOException {
+  private static Path writeConfig(
+      Path work,
+      String party,
+      String peer,
+      int port,
+      int peerPort,
+      int relayPort,
+      String partyToken,
+      String inboundPeerToken,
+      String outboundPeerToken,
+      int parallelism,
+      String heap)
+      throws IOException {
     Path home = work.resolve(party);
     Files.createDirectories(home);
-    Files.write(home.resolve("tokens"), List.of(
-        Tokens.line(partyToken, Tokens.Kind.PARTY, party + "-demo"),
-        Tokens.line(inboundPeerToken, Tokens.Kind.PEER, peer + "-coordinator")));
+    Files.write(
+        home.resolve("tokens"),
+        List.of(
+            Tokens.line(partyToken, Tokens.Kind.PARTY, party + "-demo"),
+            Tokens.line(inboundPeerToken, Tokens.Kind.PEER, peer + "-coordinator")));
     Files.writeString(home.resolve("peer-token"), outboundPeerToken + "\n");
     // the party token, for trying ./psi status|result against this coordinator by hand
     Files.writeString(home.resolve("party-token"), partyToken + "\n");
-    String yaml = String.join("\n",
-        "party: " + party,
-        "listen: {host: 127.0.0.1, port: " + port + "}",
-        "tls: {certificate: ../pki/" + party + ".pem, privateKey: ../pki/" + party + ".key,"
-            + " trustedCa: ../pki/ca.pem}",
-        "database: {url: \"jdbc:sqlite:coordinator.db\"}",
-        "tokensFile: tokens",
-        "peer: {name: " + peer + ", url: \"https://localhost:" + peerPort + "\","
-            + " tokenFile: peer-token}",
-        "bridge:",
-        "  endpoint: \"127.0.0.1:" + relayPort + "\"",
-        "  certificate: ../pki/" + party + ".pem",
-        "  relay: {listen: \"127.0.0.1:" + relayPort + "\", certificate: ../pki/relay-" + party
-            + ".pem, privateKey: ../pki/relay-" + party + ".key, trustedCa: ../pki/ca.pem}",
-        "job: {mode: embedded, javaHeap: " + heap + ", parallelism: " + parallelism
-            + ", workDir: work, privateKey: ../pki/" + party + ".key,"
-            + " trustedCa: ../pki/ca.pem}",
-        "output: {directory: results, format: avro}",
-        "");
+    String yaml =
+        String.join(
+            "\n",
+            "party: " + party,
+            "listen: {host: 127.0.0.1, port: " + port + "}",
+            "tls: {certificate: ../pki/"
+                + party
+                + ".pem, privateKey: ../pki/"
+                + party
+                + ".key,"
+                + " trustedCa: ../pki/ca.pem}",
+            "database: {url: \"jdbc:sqlite:coordinator.db\"}",
+            "tokensFile: tokens",
+            "peer: {name: "
+                + peer
+                + ", url: \"https://localhost:"
+                + peerPort
+                + "\","
+                + " tokenFile: peer-token}",
+            "bridge:",
+            "  endpoint: \"127.0.0.1:" + relayPort + "\"",
+            "  certificate: ../pki/" + party + ".pem",
+            "  relay: {listen: \"127.0.0.1:"
+                + relayPort
+                + "\", certificate: ../pki/relay-"
+                + party
+                + ".pem, privateKey: ../pki/relay-"
+                + party
+                + ".key, trustedCa: ../pki/ca.pem}",
+            "job: {mode: embedded, javaHeap: "
+                + heap
+                + ", parallelism: "
+                + parallelism
+                + ", workDir: work, privateKey: ../pki/"
+                + party
+                + ".key,"
+                + " trustedCa: ../pki/ca.pem}",
+            "output: {directory: results, format: avro}",
+            "");
     Path file = home.resolve("coordinator.yaml");
     Files.writeString(file, yaml, StandardCharsets.UTF_8);
     return file;

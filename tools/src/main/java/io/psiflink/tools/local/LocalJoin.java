@@ -2,15 +2,14 @@ package io.psiflink.tools.local;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.fasterxml.jackson.databind.util.RawValue;
-import io.psiflink.tools.bench.Json;
-import io.psiflink.coordinator.JvmOptions;
 import io.psiflink.api.CommandLineSyntax;
 import io.psiflink.api.HostPort;
 import io.psiflink.api.OptionValues;
 import io.psiflink.api.PartyConfiguration;
 import io.psiflink.api.PartyOptions;
-import io.psiflink.api.Role;
 import io.psiflink.api.PublicSize;
+import io.psiflink.api.Role;
+import io.psiflink.api.TableSchema;
 import io.psiflink.api.TypedOption;
 import io.psiflink.api.UsageException;
 import io.psiflink.bridge.BridgeRelay;
@@ -22,9 +21,10 @@ import io.psiflink.connectors.CsvOptions;
 import io.psiflink.connectors.JdbcTable;
 import io.psiflink.connectors.SchemaDiscovery;
 import io.psiflink.connectors.TableException;
-import io.psiflink.api.TableSchema;
+import io.psiflink.coordinator.JvmOptions;
 import io.psiflink.query.JoinQuery;
 import io.psiflink.query.QueryException;
+import io.psiflink.tools.bench.Json;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStream;
@@ -45,56 +45,95 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
 /**
- * {@code ./psi local}: runs both parties of a private join on this machine. Each party is its own JVM
- * running its own Flink job on an embedded MiniCluster; they talk through a real bridge relay over
- * mutually authenticated TLS on loopback, with certificates from a throwaway CA made for the run.
- * Party A (table {@code a}) writes the joined table.
+ * {@code ./psi local}: runs both parties of a private join on this machine. Each party is its own
+ * JVM running its own Flink job on an embedded MiniCluster; they talk through a real bridge relay
+ * over mutually authenticated TLS on loopback, with certificates from a throwaway CA made for the
+ * run. Party A (table {@code a}) writes the joined table.
  */
 public final class LocalJoin {
   /** How long a party may run on after its peer failed (see {@link #waitForBoth}). */
   private static final Duration SURVIVOR_GRACE = Duration.ofSeconds(15);
 
   // ./psi local's own options; the ones it hands to both parties are the job's (PartyOptions)
-  static final TypedOption<String> A = TypedOption.text("a", "A_TABLE",
-      "party A's table: local or hdfs:// .csv/.avro/.parquet files or directories of part files, "
-          + "or a jdbc:postgresql://host:port/db?table=T URL", null).asRequired();
-  static final TypedOption<String> B = TypedOption.text("b", "B_TABLE",
-      "party B's table (as --a)", null).asRequired();
-  static final TypedOption<String> A_TABLE = PartyOptions.TABLE_NAME.named("a-table",
-      "the table of --a when it is a JDBC URL without ?table=");
-  static final TypedOption<String> B_TABLE = PartyOptions.TABLE_NAME.named("b-table",
-      "the table of --b when it is a JDBC URL without ?table=");
-  static final TypedOption<Character> A_DELIMITER = PartyOptions.CSV_DELIMITER.named(
-      "a-delimiter", "the field delimiter of a CSV --a (or 'tab')");
-  static final TypedOption<Character> B_DELIMITER = PartyOptions.CSV_DELIMITER.named(
-      "b-delimiter", "the field delimiter of a CSV --b (or 'tab')");
-  static final TypedOption<String> OUT = PartyOptions.OUT.describedAs(
-      "where party A writes the joined table").asRequired();
-  static final TypedOption<String> QUARANTINE = PartyOptions.QUARANTINE.describedAs(
-      "where the parties' quarantined rows go, DIR/a and DIR/b (default: <out>.quarantine)");
-  static final TypedOption<PublicSize> A_PUBLIC_SIZE = PartyOptions.PUBLIC_SIZE.named(
-      "a-public-size", "what B learns of A's size (default: --public-size)");
-  static final TypedOption<PublicSize> B_PUBLIC_SIZE = PartyOptions.PUBLIC_SIZE.named(
-      "b-public-size", "what A learns of B's size (default: --public-size)");
-  static final TypedOption<String> WORK = TypedOption.text("work", "DIR",
-      "where the run's certificates, party work directories, summaries and its log go "
-          + "(default: a new temporary directory)", null);
-  static final TypedOption<String> PARTY_HEAP = TypedOption.text("party-heap", "SIZE",
-      "the heap of each party's JVM (-Xmx)", "6g");
-  static final TypedOption<Boolean> JSON = TypedOption.flag("json",
-      "print both parties' summaries as JSON instead of one line");
+  static final TypedOption<String> A =
+      TypedOption.text(
+              "a",
+              "A_TABLE",
+              "party A's table: local or hdfs:// .csv/.avro/.parquet files or directories of part files, "
+                  + "or a jdbc:postgresql://host:port/db?table=T URL",
+              null)
+          .asRequired();
+  static final TypedOption<String> B =
+      TypedOption.text("b", "B_TABLE", "party B's table (as --a)", null).asRequired();
+  static final TypedOption<String> A_TABLE =
+      PartyOptions.TABLE_NAME.named(
+          "a-table", "the table of --a when it is a JDBC URL without ?table=");
+  static final TypedOption<String> B_TABLE =
+      PartyOptions.TABLE_NAME.named(
+          "b-table", "the table of --b when it is a JDBC URL without ?table=");
+  static final TypedOption<Character> A_DELIMITER =
+      PartyOptions.CSV_DELIMITER.named(
+          "a-delimiter", "the field delimiter of a CSV --a (or 'tab')");
+  static final TypedOption<Character> B_DELIMITER =
+      PartyOptions.CSV_DELIMITER.named(
+          "b-delimiter", "the field delimiter of a CSV --b (or 'tab')");
+  static final TypedOption<String> OUT =
+      PartyOptions.OUT.describedAs("where party A writes the joined table").asRequired();
+  static final TypedOption<String> QUARANTINE =
+      PartyOptions.QUARANTINE.describedAs(
+          "where the parties' quarantined rows go, DIR/a and DIR/b (default: <out>.quarantine)");
+  static final TypedOption<PublicSize> A_PUBLIC_SIZE =
+      PartyOptions.PUBLIC_SIZE.named(
+          "a-public-size", "what B learns of A's size (default: --public-size)");
+  static final TypedOption<PublicSize> B_PUBLIC_SIZE =
+      PartyOptions.PUBLIC_SIZE.named(
+          "b-public-size", "what A learns of B's size (default: --public-size)");
+  static final TypedOption<String> WORK =
+      TypedOption.text(
+          "work",
+          "DIR",
+          "where the run's certificates, party work directories, summaries and its log go "
+              + "(default: a new temporary directory)",
+          null);
+  static final TypedOption<String> PARTY_HEAP =
+      TypedOption.text("party-heap", "SIZE", "the heap of each party's JVM (-Xmx)", "6g");
+  static final TypedOption<Boolean> JSON =
+      TypedOption.flag("json", "print both parties' summaries as JSON instead of one line");
 
   /** The command line of {@code ./psi local}. */
-  static final CommandLineSyntax SYNTAX = new CommandLineSyntax("./psi local",
-      "Runs a private join on this machine: party A and party B each run their own Flink job in "
-          + "their own JVM and talk through a bridge relay over TLS on loopback; A writes the "
-          + "joined table.",
-      List.of(A, B, PartyOptions.SQL, OUT, PartyOptions.FORMAT, A_TABLE, B_TABLE, A_DELIMITER,
-          B_DELIMITER, PartyOptions.MAX_BAD_ROWS, QUARANTINE, PartyOptions.BINS,
-          PartyOptions.SIGMA, PartyOptions.PROTOCOL, PartyOptions.PROTOCOL_PARAMS,
-          PartyOptions.PARALLELISM, PartyOptions.ATTEMPTS, PartyOptions.PAIR_TIMEOUT,
-          PartyOptions.IDLE_TIMEOUT, PartyOptions.PUBLIC_SIZE, A_PUBLIC_SIZE, B_PUBLIC_SIZE, WORK,
-          PARTY_HEAP, JSON, PartyOptions.INSECURE_TEST_ONLY));
+  static final CommandLineSyntax SYNTAX =
+      new CommandLineSyntax(
+          "./psi local",
+          "Runs a private join on this machine: party A and party B each run their own Flink job in "
+              + "their own JVM and talk through a bridge relay over TLS on loopback; A writes the "
+              + "joined table.",
+          List.of(
+              A,
+              B,
+              PartyOptions.SQL,
+              OUT,
+              PartyOptions.FORMAT,
+              A_TABLE,
+              B_TABLE,
+              A_DELIMITER,
+              B_DELIMITER,
+              PartyOptions.MAX_BAD_ROWS,
+              QUARANTINE,
+              PartyOptions.BINS,
+              PartyOptions.SIGMA,
+              PartyOptions.PROTOCOL,
+              PartyOptions.PROTOCOL_PARAMS,
+              PartyOptions.PARALLELISM,
+              PartyOptions.ATTEMPTS,
+              PartyOptions.PAIR_TIMEOUT,
+              PartyOptions.IDLE_TIMEOUT,
+              PartyOptions.PUBLIC_SIZE,
+              A_PUBLIC_SIZE,
+              B_PUBLIC_SIZE,
+              WORK,
+              PARTY_HEAP,
+              JSON,
+              PartyOptions.INSECURE_TEST_ONLY));
 
   /** The file, in the run's work directory, that gets the stack trace of a failed run. */
   static final String LOG_FILE = "psi-local.log";
@@ -162,14 +201,15 @@ public final class LocalJoin {
       if (o.get(JSON)) {
         out.println(r.toJson());
       } else {
-        out.printf(Locale.ROOT, "joined table written to %s in %.1f s%n", o.get(OUT),
-            r.seconds());
+        out.printf(Locale.ROOT, "joined table written to %s in %.1f s%n", o.get(OUT), r.seconds());
       }
       return 0;
     } catch (Exception e) {
       boolean logged = logTrace(logFile, e);
-      err.println("psi local: " + firstLine(e.getMessage())
-          + (logged ? " (details: " + logFile + ")" : ""));
+      err.println(
+          "psi local: "
+              + firstLine(e.getMessage())
+              + (logged ? " (details: " + logFile + ")" : ""));
       return e instanceof InvalidJoinException || e instanceof UsageException ? 2 : 1;
     }
   }
@@ -184,8 +224,13 @@ public final class LocalJoin {
 
   /** Appends the stack trace to the run's log file; false when it cannot be written. */
   private static boolean logTrace(Path logFile, Throwable t) {
-    try (PrintWriter w = new PrintWriter(Files.newBufferedWriter(logFile, StandardCharsets.UTF_8,
-        java.nio.file.StandardOpenOption.CREATE, java.nio.file.StandardOpenOption.APPEND))) {
+    try (PrintWriter w =
+        new PrintWriter(
+            Files.newBufferedWriter(
+                logFile,
+                StandardCharsets.UTF_8,
+                java.nio.file.StandardOpenOption.CREATE,
+                java.nio.file.StandardOpenOption.APPEND))) {
       w.println(java.time.Instant.now() + " psi local failed:");
       t.printStackTrace(w);
       return true;
@@ -226,16 +271,19 @@ public final class LocalJoin {
   /** Options held in a map (name without dashes to text), read as their command line would be. */
   static OptionValues options(Map<String, String> opts) {
     List<String> args = new ArrayList<>();
-    new java.util.TreeMap<>(opts).forEach((k, v) -> {
-      args.add("--" + k);
-      boolean flag = SYNTAX.options().stream().anyMatch(o -> o.name().equals(k) && o.isFlag());
-      if (flag && !v.equals("true")) {
-        throw new UsageException("--" + k + " takes no value");
-      }
-      if (!flag) {
-        args.add(v);
-      }
-    });
+    new java.util.TreeMap<>(opts)
+        .forEach(
+            (k, v) -> {
+              args.add("--" + k);
+              boolean flag =
+                  SYNTAX.options().stream().anyMatch(o -> o.name().equals(k) && o.isFlag());
+              if (flag && !v.equals("true")) {
+                throw new UsageException("--" + k + " takes no value");
+              }
+              if (!flag) {
+                args.add(v);
+              }
+            });
     return SYNTAX.parse(args.toArray(String[]::new));
   }
 
@@ -246,28 +294,57 @@ public final class LocalJoin {
     ThrowawayPki pki = ThrowawayPki.create(work.resolve("pki"), "party-a", "party-b", "bridge");
     String session = "local-" + UUID.randomUUID();
     long start = System.nanoTime();
-    try (BridgeRelay relay = BridgeRelay.start(RelayConfig.defaults(pki.credentials("bridge"),
-        Set.of("party-a", "party-b")))) {
+    try (BridgeRelay relay =
+        BridgeRelay.start(
+            RelayConfig.defaults(pki.credentials("bridge"), Set.of("party-a", "party-b")))) {
       // This tool made both certificates, so each party gets the other's pinned, as the
       // coordinators' session records do for a real join.
       PartyCredentials ca = pki.credentials("party-a");
       PartyCredentials cb = pki.credentials("party-b");
-      Process pa = launch(o, partyConfiguration(o, Role.A, ca, "party-b", sha256(cb), session,
-          hooks.bridgePort(Role.A, relay.port()), work), log);
+      Process pa =
+          launch(
+              o,
+              partyConfiguration(
+                  o,
+                  Role.A,
+                  ca,
+                  "party-b",
+                  sha256(cb),
+                  session,
+                  hooks.bridgePort(Role.A, relay.port()),
+                  work),
+              log);
       hooks.started(Role.A, pa);
-      Process pb = launch(o, partyConfiguration(o, Role.B, cb, "party-a", sha256(ca), session,
-          hooks.bridgePort(Role.B, relay.port()), work), log);
+      Process pb =
+          launch(
+              o,
+              partyConfiguration(
+                  o,
+                  Role.B,
+                  cb,
+                  "party-a",
+                  sha256(ca),
+                  session,
+                  hooks.bridgePort(Role.B, relay.port()),
+                  work),
+              log);
       hooks.started(Role.B, pb);
       int[] exits = waitForBoth(pa, pb, log);
       int ea = exits[0];
       int eb = exits[1];
       double seconds = (System.nanoTime() - start) / 1e9;
       if (ea != 0 || eb != 0) {
-        throw new IOException("the join failed (party A exit " + ea + ", party B exit " + eb
-            + "); see the party logs above");
+        throw new IOException(
+            "the join failed (party A exit "
+                + ea
+                + ", party B exit "
+                + eb
+                + "); see the party logs above");
       }
-      return new Result(Files.readString(work.resolve("summary-A.json")),
-          Files.readString(work.resolve("summary-B.json")), seconds);
+      return new Result(
+          Files.readString(work.resolve("summary-A.json")),
+          Files.readString(work.resolve("summary-B.json")),
+          seconds);
     }
   }
 
@@ -319,9 +396,11 @@ public final class LocalJoin {
     String table = table(o, role);
     String shown = shown(table, role);
     try {
-      return SchemaDiscovery.discover(table, CsvOptions.of(
-          o.get(role.equals(Role.A) ? A_DELIMITER : B_DELIMITER),
-          PartyOptions.CSV_QUOTE.defaultValue()));
+      return SchemaDiscovery.discover(
+          table,
+          CsvOptions.of(
+              o.get(role.equals(Role.A) ? A_DELIMITER : B_DELIMITER),
+              PartyOptions.CSV_QUOTE.defaultValue()));
     } catch (TableException | RuntimeException e) {
       throw new InvalidJoinException(shown + ": " + firstLine(e.getMessage()), e);
     }
@@ -331,8 +410,7 @@ public final class LocalJoin {
   private static String table(OptionValues o, Role role) {
     String table = o.get(role.equals(Role.A) ? A : B);
     TypedOption<String> name = role.equals(Role.A) ? A_TABLE : B_TABLE;
-    return o.has(name) && JdbcTable.isJdbc(table) ? JdbcTable.withTable(table, o.get(name))
-        : table;
+    return o.has(name) && JdbcTable.isJdbc(table) ? JdbcTable.withTable(table, o.get(name)) : table;
   }
 
   /** The SHA-256 of a party's certificate in hex, as {@code --peer-cert-sha256} takes it. */
@@ -348,52 +426,72 @@ public final class LocalJoin {
    * One party's job options in this run: its table and its share of {@code ./psi local}'s options,
    * the session, the bridge and the certificates this run made.
    */
-  static PartyConfiguration partyConfiguration(OptionValues o, Role party,
-      PartyCredentials creds, String peer, String peerSha256, String session, int port,
+  static PartyConfiguration partyConfiguration(
+      OptionValues o,
+      Role party,
+      PartyCredentials creds,
+      String peer,
+      String peerSha256,
+      String session,
+      int port,
       Path work) {
     boolean a = party.equals(Role.A);
     // a JDBC password goes to the party's environment, not its command line (ps shows that)
     String table = o.get(a ? A : B);
-    PartyConfiguration c = PartyConfiguration.empty()
-        .with(PartyOptions.PARTY, party)
-        .with(PartyOptions.TABLE, JdbcTable.isJdbc(table) ? JdbcTable.withoutPassword(table)
-            : table)
-        .with(PartyOptions.TABLE_NAME, o.has(a ? A_TABLE : B_TABLE) ? o.get(a ? A_TABLE : B_TABLE)
-            : null)
-        .with(PartyOptions.CSV_DELIMITER, o.has(a ? A_DELIMITER : B_DELIMITER)
-            ? o.get(a ? A_DELIMITER : B_DELIMITER) : null)
-        .with(PartyOptions.SQL, o.get(PartyOptions.SQL))
-        .with(PartyOptions.OUT, a ? o.get(OUT) : null)
-        .with(PartyOptions.FORMAT, a && o.has(PartyOptions.FORMAT) ? o.get(PartyOptions.FORMAT)
-            : null)
-        .with(PartyOptions.QUARANTINE, quarantineDir(o) + "/" + party.table())
-        .with(PartyOptions.SESSION, session)
-        .with(PartyOptions.BRIDGE, new HostPort("127.0.0.1", port))
-        .with(PartyOptions.CERT, creds.certChainPem())
-        .with(PartyOptions.KEY, creds.privateKeyPem())
-        .with(PartyOptions.CA, creds.trustedCaPem())
-        .with(PartyOptions.PEER, peer)
-        .with(PartyOptions.PEER_CERT_SHA256, peerSha256)
-        // what this party discloses of its size: its own option, else the common one
-        .with(PartyOptions.PUBLIC_SIZE, o.has(a ? A_PUBLIC_SIZE : B_PUBLIC_SIZE)
-            ? o.get(a ? A_PUBLIC_SIZE : B_PUBLIC_SIZE)
-            : o.has(PartyOptions.PUBLIC_SIZE) ? o.get(PartyOptions.PUBLIC_SIZE) : null)
-        // lets tests use σ < 40
-        .with(PartyOptions.INSECURE_TEST_ONLY, o.get(PartyOptions.INSECURE_TEST_ONLY))
-        .with(PartyOptions.WORK, work.resolve("party-" + party.label()).toString())
-        .with(PartyOptions.SUMMARY, work.resolve("summary-" + party.label() + ".json"));
+    PartyConfiguration c =
+        PartyConfiguration.empty()
+            .with(PartyOptions.PARTY, party)
+            .with(
+                PartyOptions.TABLE,
+                JdbcTable.isJdbc(table) ? JdbcTable.withoutPassword(table) : table)
+            .with(
+                PartyOptions.TABLE_NAME,
+                o.has(a ? A_TABLE : B_TABLE) ? o.get(a ? A_TABLE : B_TABLE) : null)
+            .with(
+                PartyOptions.CSV_DELIMITER,
+                o.has(a ? A_DELIMITER : B_DELIMITER) ? o.get(a ? A_DELIMITER : B_DELIMITER) : null)
+            .with(PartyOptions.SQL, o.get(PartyOptions.SQL))
+            .with(PartyOptions.OUT, a ? o.get(OUT) : null)
+            .with(
+                PartyOptions.FORMAT,
+                a && o.has(PartyOptions.FORMAT) ? o.get(PartyOptions.FORMAT) : null)
+            .with(PartyOptions.QUARANTINE, quarantineDir(o) + "/" + party.table())
+            .with(PartyOptions.SESSION, session)
+            .with(PartyOptions.BRIDGE, new HostPort("127.0.0.1", port))
+            .with(PartyOptions.CERT, creds.certChainPem())
+            .with(PartyOptions.KEY, creds.privateKeyPem())
+            .with(PartyOptions.CA, creds.trustedCaPem())
+            .with(PartyOptions.PEER, peer)
+            .with(PartyOptions.PEER_CERT_SHA256, peerSha256)
+            // what this party discloses of its size: its own option, else the common one
+            .with(
+                PartyOptions.PUBLIC_SIZE,
+                o.has(a ? A_PUBLIC_SIZE : B_PUBLIC_SIZE)
+                    ? o.get(a ? A_PUBLIC_SIZE : B_PUBLIC_SIZE)
+                    : o.has(PartyOptions.PUBLIC_SIZE) ? o.get(PartyOptions.PUBLIC_SIZE) : null)
+            // lets tests use σ < 40
+            .with(PartyOptions.INSECURE_TEST_ONLY, o.get(PartyOptions.INSECURE_TEST_ONLY))
+            .with(PartyOptions.WORK, work.resolve("party-" + party.label()).toString())
+            .with(PartyOptions.SUMMARY, work.resolve("summary-" + party.label() + ".json"));
     // the options both parties share, as given
-    for (TypedOption<?> shared : List.of(PartyOptions.MAX_BAD_ROWS, PartyOptions.BINS,
-        PartyOptions.SIGMA, PartyOptions.PROTOCOL, PartyOptions.PROTOCOL_PARAMS,
-        PartyOptions.PARALLELISM, PartyOptions.ATTEMPTS, PartyOptions.IDLE_TIMEOUT,
-        PartyOptions.PAIR_TIMEOUT)) {
+    for (TypedOption<?> shared :
+        List.of(
+            PartyOptions.MAX_BAD_ROWS,
+            PartyOptions.BINS,
+            PartyOptions.SIGMA,
+            PartyOptions.PROTOCOL,
+            PartyOptions.PROTOCOL_PARAMS,
+            PartyOptions.PARALLELISM,
+            PartyOptions.ATTEMPTS,
+            PartyOptions.IDLE_TIMEOUT,
+            PartyOptions.PAIR_TIMEOUT)) {
       c = copy(o, c, shared);
     }
     return c;
   }
 
-  private static <T> PartyConfiguration copy(OptionValues from, PartyConfiguration to,
-      TypedOption<T> option) {
+  private static <T> PartyConfiguration copy(
+      OptionValues from, PartyConfiguration to, TypedOption<T> option) {
     return from.has(option) ? to.with(option, from.get(option)) : to;
   }
 
@@ -403,7 +501,8 @@ public final class LocalJoin {
     cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
     cmd.add("-Xmx" + o.get(PARTY_HEAP));
     cmd.addAll(JvmOptions.FLINK_JVM);
-    // Our console logging, even where Flink's test jars put a silencing log4j2-test.properties first.
+    // Our console logging, even where Flink's test jars put a silencing log4j2-test.properties
+    // first.
     cmd.add("-Dlog4j2.configurationFile=log4j2.properties");
     cmd.add("-cp");
     cmd.add(System.getProperty("java.class.path"));
@@ -433,35 +532,45 @@ public final class LocalJoin {
   }
 
   private static void pump(InputStream in, String prefix, PrintStream log) {
-    Thread t = new Thread(() -> {
-      try (BufferedReader r = new BufferedReader(new InputStreamReader(in,
-          StandardCharsets.UTF_8))) {
-        String line;
-        while ((line = r.readLine()) != null) {
-          log.println(prefix + line);
-        }
-      } catch (IOException e) {
-        log.println(prefix + "(log lost: " + e.getMessage() + ")");
-      }
-    }, "log " + prefix.trim());
+    Thread t =
+        new Thread(
+            () -> {
+              try (BufferedReader r =
+                  new BufferedReader(new InputStreamReader(in, StandardCharsets.UTF_8))) {
+                String line;
+                while ((line = r.readLine()) != null) {
+                  log.println(prefix + line);
+                }
+              } catch (IOException e) {
+                log.println(prefix + "(log lost: " + e.getMessage() + ")");
+              }
+            },
+            "log " + prefix.trim());
     t.setDaemon(true);
     t.start();
   }
 
   /**
-   * Waits for both parties. When one fails, the other gets {@link #SURVIVOR_GRACE} to notice through
-   * the bridge and fail on its own, then is stopped: it would otherwise wait out its timeouts.
+   * Waits for both parties. When one fails, the other gets {@link #SURVIVOR_GRACE} to notice
+   * through the bridge and fail on its own, then is stopped: it would otherwise wait out its
+   * timeouts.
    */
   private static int[] waitForBoth(Process pa, Process pb, PrintStream log)
       throws InterruptedException {
     try {
       CompletableFuture.anyOf(pa.onExit(), pb.onExit()).join();
-      Process failed = !pa.isAlive() && pa.exitValue() != 0 ? pa
-          : !pb.isAlive() && pb.exitValue() != 0 ? pb : null;
+      Process failed =
+          !pa.isAlive() && pa.exitValue() != 0
+              ? pa
+              : !pb.isAlive() && pb.exitValue() != 0 ? pb : null;
       Process other = failed == pa ? pb : pa;
       if (failed != null && !other.waitFor(SURVIVOR_GRACE.toSeconds(), TimeUnit.SECONDS)) {
-        log.println("psi local: party " + (other == pa ? Role.A : Role.B) + " still runs "
-            + SURVIVOR_GRACE.toSeconds() + " s after its peer failed; stopping it");
+        log.println(
+            "psi local: party "
+                + (other == pa ? Role.A : Role.B)
+                + " still runs "
+                + SURVIVOR_GRACE.toSeconds()
+                + " s after its peer failed; stopping it");
         other.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
       }
       return new int[] {pa.waitFor(), pb.waitFor()};

@@ -1,16 +1,16 @@
 package io.psiflink.tools.bench;
 
+import static io.psiflink.tools.cli.CommandLineAssertions.assertFails;
+import static io.psiflink.tools.cli.CommandLineAssertions.assertHelpLists;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
-import static io.psiflink.tools.cli.CommandLineAssertions.assertFails;
-import static io.psiflink.tools.cli.CommandLineAssertions.assertHelpLists;
 
 import io.psiflink.api.OptionValues;
+import io.psiflink.api.PublicSize;
 import io.psiflink.api.TableSchema;
 import io.psiflink.api.UsageException;
-import io.psiflink.api.PublicSize;
 import java.math.BigDecimal;
 import java.nio.file.Path;
 import java.util.List;
@@ -24,10 +24,34 @@ import org.junit.jupiter.api.Test;
 class BenchCommandLinesTest {
   @Test
   void benchJoinParsesToTypedValues() {
-    OptionValues o = JoinBenchmark.SYNTAX.parse("--rows", "1e6", "--rows-b", "1_000", "--overlap",
-        "0.50", "--bins", "64", "--parallelism", "4", "--runs", "3", "--sigma", "40",
-        "--party-heap", "4g", "--work", "/tmp/w", "--seed", "7", "--no-insecure", "--json",
-        "--where-selectivity", "0.25", "--public-size", "rounded,exact,declared:5000");
+    OptionValues o =
+        JoinBenchmark.SYNTAX.parse(
+            "--rows",
+            "1e6",
+            "--rows-b",
+            "1_000",
+            "--overlap",
+            "0.50",
+            "--bins",
+            "64",
+            "--parallelism",
+            "4",
+            "--runs",
+            "3",
+            "--sigma",
+            "40",
+            "--party-heap",
+            "4g",
+            "--work",
+            "/tmp/w",
+            "--seed",
+            "7",
+            "--no-insecure",
+            "--json",
+            "--where-selectivity",
+            "0.25",
+            "--public-size",
+            "rounded,exact,declared:5000");
     assertEquals(1_000_000L, o.get(JoinBenchmark.ROWS));
     assertEquals(1_000L, o.get(JoinBenchmark.ROWS_B));
     // kept as written: it names the data directory and is echoed in the report
@@ -42,7 +66,8 @@ class BenchCommandLinesTest {
     assertTrue(o.get(JoinBenchmark.NO_INSECURE));
     assertTrue(o.get(JoinBenchmark.JSON));
     assertEquals(0.25, o.get(JoinBenchmark.WHERE_SELECTIVITY));
-    assertEquals(List.of(PublicSize.ROUNDED, PublicSize.EXACT, PublicSize.declared(5000)),
+    assertEquals(
+        List.of(PublicSize.ROUNDED, PublicSize.EXACT, PublicSize.declared(5000)),
         o.get(JoinBenchmark.PUBLIC_SIZE).policies());
 
     // ./psi help's short form: the defaults
@@ -62,25 +87,57 @@ class BenchCommandLinesTest {
 
   @Test
   void tableGeneratorParsesToTypedValues() {
-    TableGenerator.Command c = TableGenerator.Command.of(TableGenerator.SYNTAX.parse("--rows",
-        "1000", "--rows-b", "2000", "--overlap", "0.3", "--dup", "0.1", "--nulls", "0.05",
-        "--seed", "42", "--out", "/tmp/t"));
+    TableGenerator.Command c =
+        TableGenerator.Command.of(
+            TableGenerator.SYNTAX.parse(
+                "--rows",
+                "1000",
+                "--rows-b",
+                "2000",
+                "--overlap",
+                "0.3",
+                "--dup",
+                "0.1",
+                "--nulls",
+                "0.05",
+                "--seed",
+                "42",
+                "--out",
+                "/tmp/t"));
     assertEquals(new GeneratorSpec(1000, 2000, 0.3, 0.1, 0.05, 42), c.spec());
     assertEquals(Path.of("/tmp/t"), c.out());
-    TableGenerator.Command d = TableGenerator.Command.of(TableGenerator.SYNTAX.parse("--rows",
-        "10", "--out", "x"));
+    TableGenerator.Command d =
+        TableGenerator.Command.of(TableGenerator.SYNTAX.parse("--rows", "10", "--out", "x"));
     assertEquals(new GeneratorSpec(10, 10, 0.5, 0, 0, GeneratorSpec.DEFAULT_SEED), d.spec());
     // GeneratorSpec's own bound, reported as a usage error
-    assertThrows(UsageException.class, () -> TableGenerator.Command.of(
-        TableGenerator.SYNTAX.parse("--rows", "10", "--out", "x", "--dup", "1")));
+    assertThrows(
+        UsageException.class,
+        () ->
+            TableGenerator.Command.of(
+                TableGenerator.SYNTAX.parse("--rows", "10", "--out", "x", "--dup", "1")));
   }
 
   @Test
   void insecureJoinParsesToTypedValues() {
-    OptionValues o = InsecureFlinkJoin.SYNTAX.parse("--a", "a.csv", "--b", "b.csv", "--sql",
-        "SELECT a.id FROM a JOIN b ON a.id = b.id", "--parallelism", "3", "--out", "o",
-        "--json", "--schema-a", "id BIGINT NOT NULL, name STRING", "--schema-b", "id BIGINT",
-        "--managed-memory", "512m");
+    OptionValues o =
+        InsecureFlinkJoin.SYNTAX.parse(
+            "--a",
+            "a.csv",
+            "--b",
+            "b.csv",
+            "--sql",
+            "SELECT a.id FROM a JOIN b ON a.id = b.id",
+            "--parallelism",
+            "3",
+            "--out",
+            "o",
+            "--json",
+            "--schema-a",
+            "id BIGINT NOT NULL, name STRING",
+            "--schema-b",
+            "id BIGINT",
+            "--managed-memory",
+            "512m");
     assertEquals(Path.of("a.csv"), o.get(InsecureFlinkJoin.A));
     assertEquals(Path.of("b.csv"), o.get(InsecureFlinkJoin.B));
     assertEquals("SELECT a.id FROM a JOIN b ON a.id = b.id", o.get(InsecureFlinkJoin.SQL));
@@ -100,19 +157,47 @@ class BenchCommandLinesTest {
     assertEquals(2, d.get(InsecureFlinkJoin.PARALLELISM));
     assertFalse(d.has(InsecureFlinkJoin.OUT));
     assertFalse(d.has(InsecureFlinkJoin.SCHEMA_A));
-    assertEquals(InsecureFlinkJoin.DEFAULT_MANAGED_MEMORY,
-        d.get(InsecureFlinkJoin.MANAGED_MEMORY));
+    assertEquals(InsecureFlinkJoin.DEFAULT_MANAGED_MEMORY, d.get(InsecureFlinkJoin.MANAGED_MEMORY));
   }
 
   @Test
   void helpListsEveryOption() {
-    assertHelpLists(JoinBenchmark.SYNTAX, "--rows", "--rows-b", "--overlap", "--bins",
-        "--parallelism", "--runs", "--sigma", "--party-heap", "--work", "--seed",
-        "--no-insecure", "--json", "--where-selectivity", "--public-size");
-    assertHelpLists(TableGenerator.SYNTAX, "--rows", "--rows-b", "--overlap", "--dup",
-        "--nulls", "--seed", "--out");
-    assertHelpLists(InsecureFlinkJoin.SYNTAX, "--a", "--b", "--sql", "--parallelism", "--out",
-        "--json", "--schema-a", "--schema-b", "--managed-memory");
+    assertHelpLists(
+        JoinBenchmark.SYNTAX,
+        "--rows",
+        "--rows-b",
+        "--overlap",
+        "--bins",
+        "--parallelism",
+        "--runs",
+        "--sigma",
+        "--party-heap",
+        "--work",
+        "--seed",
+        "--no-insecure",
+        "--json",
+        "--where-selectivity",
+        "--public-size");
+    assertHelpLists(
+        TableGenerator.SYNTAX,
+        "--rows",
+        "--rows-b",
+        "--overlap",
+        "--dup",
+        "--nulls",
+        "--seed",
+        "--out");
+    assertHelpLists(
+        InsecureFlinkJoin.SYNTAX,
+        "--a",
+        "--b",
+        "--sql",
+        "--parallelism",
+        "--out",
+        "--json",
+        "--schema-a",
+        "--schema-b",
+        "--managed-memory");
   }
 
   @Test
@@ -120,20 +205,47 @@ class BenchCommandLinesTest {
     assertFails(JoinBenchmark.SYNTAX, "--rows", "--overlap", "0.5");
     assertFails(JoinBenchmark.SYNTAX, "--overlap", "--rows", "10", "--overlap", "1.5");
     assertFails(JoinBenchmark.SYNTAX, "--rows", "--rows", "ten", "--overlap", "0.5");
-    assertFails(JoinBenchmark.SYNTAX, "--where-selectivity", "--rows", "10", "--overlap", "0.5",
-        "--where-selectivity", "0");
-    assertFails(JoinBenchmark.SYNTAX, "--public-size", "--rows", "10", "--overlap", "0.5",
-        "--public-size", "rounded,huge");
-    assertFails(JoinBenchmark.SYNTAX, "--runs", "--rows", "10", "--overlap", "0.5", "--runs",
+    assertFails(
+        JoinBenchmark.SYNTAX,
+        "--where-selectivity",
+        "--rows",
+        "10",
+        "--overlap",
+        "0.5",
+        "--where-selectivity",
         "0");
+    assertFails(
+        JoinBenchmark.SYNTAX,
+        "--public-size",
+        "--rows",
+        "10",
+        "--overlap",
+        "0.5",
+        "--public-size",
+        "rounded,huge");
+    assertFails(JoinBenchmark.SYNTAX, "--runs", "--rows", "10", "--overlap", "0.5", "--runs", "0");
     assertFails(JoinBenchmark.SYNTAX, "--bogus", "--rows", "10", "--overlap", "0.5", "--bogus");
     assertFails(TableGenerator.SYNTAX, "--out", "--rows", "10");
     assertFails(TableGenerator.SYNTAX, "--nulls", "--rows", "10", "--out", "x", "--nulls", "-1");
     assertFails(TableGenerator.SYNTAX, "--rows", "--rows", "1.5", "--out", "x");
-    assertFails(InsecureFlinkJoin.SYNTAX, "--schema-a", "--a", "a", "--b", "b", "--schema-a",
+    assertFails(
+        InsecureFlinkJoin.SYNTAX,
+        "--schema-a",
+        "--a",
+        "a",
+        "--b",
+        "b",
+        "--schema-a",
         "id WHATEVER");
-    assertFails(InsecureFlinkJoin.SYNTAX, "--managed-memory", "--a", "a", "--b", "b",
-        "--managed-memory", "lots");
+    assertFails(
+        InsecureFlinkJoin.SYNTAX,
+        "--managed-memory",
+        "--a",
+        "a",
+        "--b",
+        "b",
+        "--managed-memory",
+        "lots");
     assertFails(InsecureFlinkJoin.SYNTAX, "--extra", "--a", "a", "--b", "b", "--extra", "1");
   }
 }

@@ -10,8 +10,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 class CsvPartsTest {
-  @TempDir
-  Path dir;
+  @TempDir Path dir;
 
   @Test
   void partsCutAtRecordBoundariesAndCarryTheHeaderWhenAsked() throws Exception {

@@ -5,8 +5,8 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.psiflink.api.Column;
-import io.psiflink.connectors.SchemaDiscovery;
 import io.psiflink.api.TableSchema;
+import io.psiflink.connectors.SchemaDiscovery;
 import io.psiflink.tools.bench.InsecureFlinkJoin.Options;
 import io.psiflink.tools.bench.InsecureFlinkJoin.Result;
 import java.nio.charset.StandardCharsets;
@@ -33,7 +33,9 @@ class InsecureFlinkJoinTest {
 
   @BeforeAll
   static void generate() throws Exception {
-    tables = TableGenerator.generate(new GeneratorSpec(2000, 3000, 0.5, 0.2, 0.05, 11), tmp.resolve("in"));
+    tables =
+        TableGenerator.generate(
+            new GeneratorSpec(2000, 3000, 0.5, 0.2, 0.05, 11), tmp.resolve("in"));
     a = JavaJoin.readTyped(tables.a(), TableGenerator.SCHEMA_A);
     b = JavaJoin.readTyped(tables.b(), TableGenerator.SCHEMA_B);
   }
@@ -41,55 +43,96 @@ class InsecureFlinkJoinTest {
   @Test
   void defaultQueryMatchesPlainJavaJoin() throws Exception {
     List<Row> expected = JavaJoin.join(a, b, r -> true, r -> true, JavaJoin::defaultSelect);
-    Result r = InsecureFlinkJoin.run(tables.a(), TableGenerator.SCHEMA_A, tables.b(),
-        TableGenerator.SCHEMA_B, TableGenerator.DEFAULT_QUERY, 2, Optional.empty(), SMALL);
+    Result r =
+        InsecureFlinkJoin.run(
+            tables.a(),
+            TableGenerator.SCHEMA_A,
+            tables.b(),
+            TableGenerator.SCHEMA_B,
+            TableGenerator.DEFAULT_QUERY,
+            2,
+            Optional.empty(),
+            SMALL);
     assertEquals(tables.expectedJoinRows(), r.rows());
     assertEquals(expected.size(), r.rows());
     assertEquals(RowDigest.of(expected), r.digest());
-    assertTrue(r.joinOperator().matches("(HashJoin|SortMergeJoin|AdaptiveJoin)\\(.*"), r.joinOperator());
-    assertTrue(r.seconds() > 0 && r.phases().keySet().containsAll(List.of("prepare", "plan", "execute")));
+    assertTrue(
+        r.joinOperator().matches("(HashJoin|SortMergeJoin|AdaptiveJoin)\\(.*"), r.joinOperator());
+    assertTrue(
+        r.seconds() > 0 && r.phases().keySet().containsAll(List.of("prepare", "plan", "execute")));
     assertTrue(r.toJson().contains("\"rows\":" + expected.size() + ","));
   }
 
   @Test
   void whereOnBothSidesAndCsvOutput() throws Exception {
-    String sql = "SELECT a.id, a.name, a.zip, b.id AS bid, b.email_domain, b.country, a.spend "
-        + "FROM a JOIN b ON a.card = b.card AND a.zip = b.zip "
-        + "WHERE a.spend > 50 AND b.country = 'DE'";
-    List<Row> expected = JavaJoin.join(a, b,
-        ra -> ra.getField(3) != null && (Double) ra.getField(3) > 50,
-        rb -> "DE".equals(rb.getField(3)),
-        (ra, rb) -> Row.of(ra.getField(0), ra.getField(4), ra.getField(2), rb.getField(0),
-            rb.getField(4), rb.getField(3), ra.getField(3)));
+    String sql =
+        "SELECT a.id, a.name, a.zip, b.id AS bid, b.email_domain, b.country, a.spend "
+            + "FROM a JOIN b ON a.card = b.card AND a.zip = b.zip "
+            + "WHERE a.spend > 50 AND b.country = 'DE'";
+    List<Row> expected =
+        JavaJoin.join(
+            a,
+            b,
+            ra -> ra.getField(3) != null && (Double) ra.getField(3) > 50,
+            rb -> "DE".equals(rb.getField(3)),
+            (ra, rb) ->
+                Row.of(
+                    ra.getField(0),
+                    ra.getField(4),
+                    ra.getField(2),
+                    rb.getField(0),
+                    rb.getField(4),
+                    rb.getField(3),
+                    ra.getField(3)));
     assertTrue(expected.size() > 50 && expected.size() < tables.expectedJoinRows());
     // the WHERE rows include names that needed quoting or are non-ASCII, and NULL names/domains
     assertTrue(expected.stream().anyMatch(r -> r.getField(1) == null || r.getField(4) == null));
 
     Path out = tmp.resolve("out");
-    Result r = InsecureFlinkJoin.run(tables.a(), TableGenerator.SCHEMA_A, tables.b(),
-        TableGenerator.SCHEMA_B, sql, 2, Optional.of(out), SMALL);
+    Result r =
+        InsecureFlinkJoin.run(
+            tables.a(),
+            TableGenerator.SCHEMA_A,
+            tables.b(),
+            TableGenerator.SCHEMA_B,
+            sql,
+            2,
+            Optional.of(out),
+            SMALL);
     assertEquals(expected.size(), r.rows());
     assertEquals(RowDigest.of(expected), r.digest());
 
     // the Avro written holds the same rows, under the result's column names and types
     assertEquals(RowDigest.of(expected), JoinBenchmark.digestAvro(out));
-    TableSchema outSchema = InsecureFlinkJoin.parseSchema(
-        "id BIGINT, name STRING, zip STRING, bid BIGINT, email_domain STRING, country STRING, spend DOUBLE");
+    TableSchema outSchema =
+        InsecureFlinkJoin.parseSchema(
+            "id BIGINT, name STRING, zip STRING, bid BIGINT, email_domain STRING, country STRING, spend DOUBLE");
     try (Stream<Path> files = Files.list(out)) {
-      Path part = files.filter(p -> p.getFileName().toString().endsWith(".avro")).findFirst()
-          .orElseThrow();
+      Path part =
+          files.filter(p -> p.getFileName().toString().endsWith(".avro")).findFirst().orElseThrow();
       TableSchema written = SchemaDiscovery.discover(part.toString());
       assertEquals(outSchema.names(), written.names());
-      assertEquals(outSchema.columns().stream().map(Column::type).toList(),
+      assertEquals(
+          outSchema.columns().stream().map(Column::type).toList(),
           written.columns().stream().map(Column::type).toList());
     }
   }
 
   @Test
   void headerMustMatchSchema() {
-    IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
-        () -> InsecureFlinkJoin.run(tables.b(), TableGenerator.SCHEMA_A, tables.a(),
-            TableGenerator.SCHEMA_B, TableGenerator.DEFAULT_QUERY, 1, Optional.empty(), SMALL));
+    IllegalArgumentException e =
+        assertThrows(
+            IllegalArgumentException.class,
+            () ->
+                InsecureFlinkJoin.run(
+                    tables.b(),
+                    TableGenerator.SCHEMA_A,
+                    tables.a(),
+                    TableGenerator.SCHEMA_B,
+                    TableGenerator.DEFAULT_QUERY,
+                    1,
+                    Optional.empty(),
+                    SMALL));
     assertTrue(e.getMessage().contains("header"), e.getMessage());
   }
 
@@ -126,15 +169,19 @@ class InsecureFlinkJoinTest {
 
   @Test
   void joinOperatorIsReadFromThePhysicalPlan() {
-    String plan = "== Abstract Syntax Tree ==\nLogicalJoin(condition=[...])\n"
-        + "== Optimized Physical Plan ==\nCalc(select=[id])\n"
-        + "+- HashJoin(joinType=[InnerJoin], where=[AND(=(card, card0), =(zip, zip0))], "
-        + "select=[id, card], isBroadcast=[true], build=[left])\n"
-        + "== Optimized Execution Plan ==\nHashJoin(joinType=[InnerJoin])\n";
-    assertEquals("HashJoin(joinType=[InnerJoin], isBroadcast=[true], build=[left])",
+    String plan =
+        "== Abstract Syntax Tree ==\nLogicalJoin(condition=[...])\n"
+            + "== Optimized Physical Plan ==\nCalc(select=[id])\n"
+            + "+- HashJoin(joinType=[InnerJoin], where=[AND(=(card, card0), =(zip, zip0))], "
+            + "select=[id, card], isBroadcast=[true], build=[left])\n"
+            + "== Optimized Execution Plan ==\nHashJoin(joinType=[InnerJoin])\n";
+    assertEquals(
+        "HashJoin(joinType=[InnerJoin], isBroadcast=[true], build=[left])",
         InsecureFlinkJoin.joinOperator(plan));
     assertEquals("none", InsecureFlinkJoin.joinOperator("== Optimized Physical Plan ==\nCalc()\n"));
-    assertTrue(Objects.requireNonNull(InsecureFlinkJoin.createTable("a", TableGenerator.SCHEMA_A,
-        Path.of("/x/it's"))).contains("`id` BIGINT NOT NULL"));
+    assertTrue(
+        Objects.requireNonNull(
+                InsecureFlinkJoin.createTable("a", TableGenerator.SCHEMA_A, Path.of("/x/it's")))
+            .contains("`id` BIGINT NOT NULL"));
   }
 }

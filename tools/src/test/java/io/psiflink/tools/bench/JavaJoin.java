@@ -11,7 +11,9 @@ import java.util.function.BiFunction;
 import java.util.function.Predicate;
 import org.apache.flink.types.Row;
 
-/** The test oracle: CSV → typed rows with {@link SimpleCsv}, and an inner equi-join in plain Java. */
+/**
+ * The test oracle: CSV → typed rows with {@link SimpleCsv}, and an inner equi-join in plain Java.
+ */
 final class JavaJoin {
   private JavaJoin() {}
 
@@ -30,12 +32,16 @@ final class JavaJoin {
       Row row = new Row(schema.size());
       for (int i = 0; i < schema.size(); i++) {
         String s = f.get(i);
-        row.setField(i, s == null ? null : switch (schema.column(i).type()) {
-          case BIGINT -> Long.parseLong(s);
-          case DOUBLE -> Double.parseDouble(s);
-          case STRING -> s;
-          default -> throw new AssertionError("type " + schema.column(i).type());
-        });
+        row.setField(
+            i,
+            s == null
+                ? null
+                : switch (schema.column(i).type()) {
+                  case BIGINT -> Long.parseLong(s);
+                  case DOUBLE -> Double.parseDouble(s);
+                  case STRING -> s;
+                  default -> throw new AssertionError("type " + schema.column(i).type());
+                });
       }
       rows.add(row);
     }
@@ -50,7 +56,11 @@ final class JavaJoin {
   }
 
   /** Inner join on (card, zip) with per-side filters, projecting each pair. */
-  static List<Row> join(List<Row> a, List<Row> b, Predicate<Row> whereA, Predicate<Row> whereB,
+  static List<Row> join(
+      List<Row> a,
+      List<Row> b,
+      Predicate<Row> whereA,
+      Predicate<Row> whereB,
       BiFunction<Row, Row, Row> select) {
     Map<List<Object>, List<Row>> index = new HashMap<>();
     for (Row rb : b) {

@@ -27,8 +27,12 @@ class RowDigestTest {
     Random r = new Random(seed);
     List<Row> rows = new ArrayList<>();
     for (int i = 0; i < n; i++) {
-      rows.add(Row.of((long) r.nextInt(50), r.nextDouble(), r.nextBoolean() ? null : "s" + r.nextInt(9),
-          r.nextInt(3) == 0 ? null : (long) i));
+      rows.add(
+          Row.of(
+              (long) r.nextInt(50),
+              r.nextDouble(),
+              r.nextBoolean() ? null : "s" + r.nextInt(9),
+              r.nextInt(3) == 0 ? null : (long) i));
     }
     return rows;
   }
@@ -72,13 +76,16 @@ class RowDigestTest {
 
   @Test
   void numericAndStringClassesAreCanonicalized() {
-    assertEquals(RowDigest.of(Row.of(5, 1.5f, "é", (short) 2)),
+    assertEquals(
+        RowDigest.of(Row.of(5, 1.5f, "é", (short) 2)),
         RowDigest.of(Row.of(5L, 1.5d, new Utf8("é"), 2L)));
     assertEquals(RowDigest.of(Row.of(-0.0)), RowDigest.of(Row.of(0.0f)));
     assertEquals(RowDigest.of(Row.of(Double.NaN)), RowDigest.of(Row.of(Float.NaN)));
-    assertEquals(RowDigest.of(Row.of(new byte[] {1, 2})),
+    assertEquals(
+        RowDigest.of(Row.of(new byte[] {1, 2})),
         RowDigest.of(Row.of(ByteBuffer.wrap(new byte[] {0, 1, 2}).position(1))));
-    assertEquals(RowDigest.of(Row.of(new BigDecimal("1.50"))), RowDigest.of(Row.of(new BigDecimal("1.5"))));
+    assertEquals(
+        RowDigest.of(Row.of(new BigDecimal("1.50"))), RowDigest.of(Row.of(new BigDecimal("1.5"))));
     // a name-only row has no field order: rejected
     Row named = Row.withNames();
     named.setField("id", 7L);
@@ -114,7 +121,9 @@ class RowDigestTest {
     RowDigest y = RowDigest.parse("2:00000000000000000000000000000001");
     assertEquals("3:00000000000000010000000000000000", x.copy().merge(y).toString());
     RowDigest z = RowDigest.parse("0:ffffffffffffffffffffffffffffffff");
-    assertEquals("0:00000000000000000000000000000000", z.merge(RowDigest.parse("0:00000000000000000000000000000001")).toString());
+    assertEquals(
+        "0:00000000000000000000000000000000",
+        z.merge(RowDigest.parse("0:00000000000000000000000000000001")).toString());
   }
 
   @Test
@@ -134,13 +143,21 @@ class RowDigestTest {
   @Test
   void knownAnswer() throws Exception {
     Row row = Row.of(1L, "é", null, 2.5, true);
-    byte[] expectedEncoding = HexFormat.of().parseHex(
-        "01" + "00000005"                      // version, arity 5
-        + "02" + "0000000000000001"            // integer 1
-        + "04" + "00000002" + "c3a9"           // string "é" (UTF-8)
-        + "00"                                 // NULL
-        + "03" + "4004000000000000"            // double 2.5
-        + "01" + "01");                        // true
+    byte[] expectedEncoding =
+        HexFormat.of()
+            .parseHex(
+                "01"
+                    + "00000005" // version, arity 5
+                    + "02"
+                    + "0000000000000001" // integer 1
+                    + "04"
+                    + "00000002"
+                    + "c3a9" // string "é" (UTF-8)
+                    + "00" // NULL
+                    + "03"
+                    + "4004000000000000" // double 2.5
+                    + "01"
+                    + "01"); // true
     assertArrayEquals(expectedEncoding, new RowDigest().encode(row));
     byte[] sha = MessageDigest.getInstance("SHA-256").digest(expectedEncoding);
     ByteBuffer bb = ByteBuffer.wrap(sha);
@@ -148,8 +165,9 @@ class RowDigestTest {
     assertEquals("1:" + HexFormat.of().formatHex(sha, 0, 16), RowDigest.of(row).toString());
 
     // pinned: any change of encoding or hash is a format change of the digest
-    RowDigest d = RowDigest.of(Row.of(1L, "a"), Row.of(2L, null), Row.of(3, ""),
-        Row.of("x,\"y\"", 0.1, false));
+    RowDigest d =
+        RowDigest.of(
+            Row.of(1L, "a"), Row.of(2L, null), Row.of(3, ""), Row.of("x,\"y\"", 0.1, false));
     assertEquals(PINNED, d.toString());
   }
 

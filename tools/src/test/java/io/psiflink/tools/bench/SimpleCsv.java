@@ -35,7 +35,8 @@ final class SimpleCsv {
         i++;
         while (true) {
           if (i >= n) {
-            throw new IllegalArgumentException("unterminated quoted field at record " + records.size());
+            throw new IllegalArgumentException(
+                "unterminated quoted field at record " + records.size());
           }
           char c = text.charAt(i++);
           if (c == '"') {
@@ -56,7 +57,8 @@ final class SimpleCsv {
             break;
           }
           if (c == '"') {
-            throw new IllegalArgumentException("quote in unquoted field at record " + records.size());
+            throw new IllegalArgumentException(
+                "quote in unquoted field at record " + records.size());
           }
           f.append(c);
           i++;

@@ -8,8 +8,8 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.psiflink.tools.bench.GeneratedTables.SideStats;
 import io.psiflink.api.Role;
+import io.psiflink.tools.bench.GeneratedTables.SideStats;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
@@ -49,8 +49,8 @@ class TableGeneratorTest {
 
   @ParameterizedTest(name = "{0}x{1} overlap={2} dup={3} nulls={4}")
   @MethodSource("specs")
-  void generatedTablesJoinAsPromised(long rowsA, long rowsB, double overlap, double dup,
-      double nulls) throws Exception {
+  void generatedTablesJoinAsPromised(
+      long rowsA, long rowsB, double overlap, double dup, double nulls) throws Exception {
     GeneratorSpec spec = new GeneratorSpec(rowsA, rowsB, overlap, dup, nulls, 99);
     GeneratedTables g = TableGenerator.generate(spec, tmp);
     List<Row> a = JavaJoin.readTyped(g.a(), TableGenerator.SCHEMA_A);
@@ -74,8 +74,8 @@ class TableGeneratorTest {
     }
   }
 
-  private static void checkSide(GeneratorSpec spec, List<Row> self, List<Row> other,
-      SideStats st, long n, long nOther) {
+  private static void checkSide(
+      GeneratorSpec spec, List<Row> self, List<Row> other, SideStats st, long n, long nOther) {
     Set<List<Object>> otherKeys = new HashSet<>();
     Set<Object> otherCards = new HashSet<>();
     for (Row r : other) {
@@ -121,10 +121,11 @@ class TableGeneratorTest {
     long nonNull = n - nulls;
     assertEquals(st.distinctKeys(), mult.size());
     assertEquals(nonNull - mult.size(), st.duplicateRows());
-    long expectedDup = Math.round(spec.duplicateFraction() * matching)
-        + Math.round(spec.duplicateFraction() * (nonNull - matching));
-    assertTrue(Math.abs(st.duplicateRows() - expectedDup) <= 2,
-        st.duplicateRows() + " vs " + expectedDup);
+    long expectedDup =
+        Math.round(spec.duplicateFraction() * matching)
+            + Math.round(spec.duplicateFraction() * (nonNull - matching));
+    assertTrue(
+        Math.abs(st.duplicateRows() - expectedDup) <= 2, st.duplicateRows() + " vs " + expectedDup);
     if (st.duplicateRows() > 0) {
       assertTrue(mult.values().stream().anyMatch(m -> m > 1));
     }
@@ -226,8 +227,20 @@ class TableGeneratorTest {
 
   @Test
   void csvFieldQuotingRoundTrips() {
-    String[] tricky = {"plain", "a,b", "say \"hi\"", "\"", "\"\"", "line\nbreak", "cr\rlf\r\n",
-        " spaced ", "Müller", "例え", ",", "x\"y,z"};
+    String[] tricky = {
+      "plain",
+      "a,b",
+      "say \"hi\"",
+      "\"",
+      "\"\"",
+      "line\nbreak",
+      "cr\rlf\r\n",
+      " spaced ",
+      "Müller",
+      "例え",
+      ",",
+      "x\"y,z"
+    };
     Object[] values = new Object[tricky.length + 3];
     System.arraycopy(tricky, 0, values, 0, tricky.length);
     values[tricky.length] = null;
@@ -251,7 +264,8 @@ class TableGeneratorTest {
     assertThrows(IllegalArgumentException.class, () -> new GeneratorSpec(10, 10, 1.5, 0, 0, 1));
     assertThrows(IllegalArgumentException.class, () -> new GeneratorSpec(10, 10, 0.5, 1.0, 0, 1));
     assertThrows(IllegalArgumentException.class, () -> new GeneratorSpec(-1, 10, 0.5, 0, 0, 1));
-    assertThrows(IllegalArgumentException.class, () -> new GeneratorSpec(10, 10, Double.NaN, 0, 0, 1));
+    assertThrows(
+        IllegalArgumentException.class, () -> new GeneratorSpec(10, 10, Double.NaN, 0, 0, 1));
   }
 
   @Test
@@ -260,8 +274,10 @@ class TableGeneratorTest {
     long[] edge = {0, 1, 99_999, 100_000, Long.MAX_VALUE, Long.MIN_VALUE, -1, -100_000, -99_999};
     for (int i = 0; i < 100_000 + edge.length; i++) {
       long v = i < edge.length ? edge[i] : r.nextLong();
-      assertEquals(Long.divideUnsigned(v, 100_000), TableGenerator.cardPart(v), Long.toUnsignedString(v));
-      assertEquals(Long.remainderUnsigned(v, 100_000), TableGenerator.zipPart(v), Long.toUnsignedString(v));
+      assertEquals(
+          Long.divideUnsigned(v, 100_000), TableGenerator.cardPart(v), Long.toUnsignedString(v));
+      assertEquals(
+          Long.remainderUnsigned(v, 100_000), TableGenerator.zipPart(v), Long.toUnsignedString(v));
     }
   }
 
@@ -273,10 +289,11 @@ class TableGeneratorTest {
     assertEquals(PINNED_A, bos.toString(StandardCharsets.UTF_8));
   }
 
-  static final String PINNED_A = "id,card,zip,spend,name\n"
-      + "1,4071923849985307,60011,823.52,Zoë Braun\n"
-      + "2,4097871001012692,15037,737.57,Sofia Richter\n"
-      + "3,4098764100584834,47267,345.74,Greta Becker\n";
+  static final String PINNED_A =
+      "id,card,zip,spend,name\n"
+          + "1,4071923849985307,60011,823.52,Zoë Braun\n"
+          + "2,4097871001012692,15037,737.57,Sofia Richter\n"
+          + "3,4098764100584834,47267,345.74,Greta Becker\n";
 
   @Test
   void permutationsAreBijections() {
@@ -294,25 +311,46 @@ class TableGeneratorTest {
       }
       assertEquals(n, seen.size());
     }
-    assertNotEquals(new Permutations.Feistel64(1, 1).apply(5), new Permutations.Feistel64(2, 1).apply(5));
+    assertNotEquals(
+        new Permutations.Feistel64(1, 1).apply(5), new Permutations.Feistel64(2, 1).apply(5));
   }
 
   @Test
   void mainWritesFilesAndPrintsJson() throws Exception {
     var out = new ByteArrayOutputStream();
     ByteArrayOutputStream err = new ByteArrayOutputStream();
-    assertEquals(0, TableGenerator.run(new String[] {"--rows", "100", "--rows-b", "1e2",
-        "--overlap", "0.5", "--dup", "0.1", "--nulls", "0.1", "--seed", "3", "--out",
-        tmp.toString()}, new PrintStream(out, true, StandardCharsets.UTF_8),
-        new PrintStream(err, true, StandardCharsets.UTF_8)));
+    assertEquals(
+        0,
+        TableGenerator.run(
+            new String[] {
+              "--rows",
+              "100",
+              "--rows-b",
+              "1e2",
+              "--overlap",
+              "0.5",
+              "--dup",
+              "0.1",
+              "--nulls",
+              "0.1",
+              "--seed",
+              "3",
+              "--out",
+              tmp.toString()
+            },
+            new PrintStream(out, true, StandardCharsets.UTF_8),
+            new PrintStream(err, true, StandardCharsets.UTF_8)));
     String json = out.toString(StandardCharsets.UTF_8);
     long expected = TableGenerator.expectedJoinRows(new GeneratorSpec(100, 100, 0.5, 0.1, 0.1, 3));
     assertTrue(json.contains("\"expectedJoinRows\":" + expected + ","), json);
     assertTrue(Files.exists(tmp.resolve("a.csv")) && Files.exists(tmp.resolve("b.csv")));
     // an unknown option: exit 2, one line naming it
-    assertEquals(2, TableGenerator.run(new String[] {"--rows", "5", "--out", tmp.toString(),
-        "--bogus", "1"}, new PrintStream(out, true, StandardCharsets.UTF_8),
-        new PrintStream(err, true, StandardCharsets.UTF_8)));
+    assertEquals(
+        2,
+        TableGenerator.run(
+            new String[] {"--rows", "5", "--out", tmp.toString(), "--bogus", "1"},
+            new PrintStream(out, true, StandardCharsets.UTF_8),
+            new PrintStream(err, true, StandardCharsets.UTF_8)));
     assertTrue(err.toString(StandardCharsets.UTF_8).contains("--bogus"), err.toString());
   }
 }

@@ -12,8 +12,18 @@ import org.junit.jupiter.api.Test;
 class DemoCommandLineTest {
   @Test
   void parsesToTypedValues() {
-    OptionValues o = Demo.SYNTAX.parse("--rows", "1e5", "--overlap", "0.3", "--parallelism",
-        "4", "--party-heap", "3g", "--work", "/tmp/demo");
+    OptionValues o =
+        Demo.SYNTAX.parse(
+            "--rows",
+            "1e5",
+            "--overlap",
+            "0.3",
+            "--parallelism",
+            "4",
+            "--party-heap",
+            "3g",
+            "--work",
+            "/tmp/demo");
     assertEquals(100_000L, o.get(Demo.ROWS));
     assertEquals(0.3, o.get(Demo.OVERLAP));
     assertEquals(4, o.get(Demo.PARALLELISM));
@@ -29,8 +39,8 @@ class DemoCommandLineTest {
 
   @Test
   void helpListsEveryOption() {
-    CommandLineAssertions.assertHelpLists(Demo.SYNTAX, "--rows", "--overlap", "--parallelism",
-        "--party-heap", "--work");
+    CommandLineAssertions.assertHelpLists(
+        Demo.SYNTAX, "--rows", "--overlap", "--parallelism", "--party-heap", "--work");
   }
 
   @Test

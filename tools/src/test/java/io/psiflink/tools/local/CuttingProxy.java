@@ -56,30 +56,36 @@ final class CuttingProxy implements AutoCloseable {
   }
 
   private void pipe(Socket from, Socket to, boolean counts) {
-    Thread t = new Thread(() -> {
-      byte[] buf = new byte[16384];
-      try (InputStream in = from.getInputStream(); OutputStream out = to.getOutputStream()) {
-        int n;
-        while ((n = in.read(buf)) > 0) {
-          out.write(buf, 0, n);
-          if (counts && forwarded.addAndGet(n) > cutAfter && cut.compareAndSet(false, true)) {
-            for (Socket s : open) {
-              s.close();
-            }
-            open.clear();
-            return;
-          }
-        }
-      } catch (IOException e) {
-        // connection closed
-      } finally {
-        try {
-          to.close();
-        } catch (IOException ignored) {
-          // already closed
-        }
-      }
-    }, "proxy pipe");
+    Thread t =
+        new Thread(
+            () -> {
+              byte[] buf = new byte[16384];
+              try (InputStream in = from.getInputStream();
+                  OutputStream out = to.getOutputStream()) {
+                int n;
+                while ((n = in.read(buf)) > 0) {
+                  out.write(buf, 0, n);
+                  if (counts
+                      && forwarded.addAndGet(n) > cutAfter
+                      && cut.compareAndSet(false, true)) {
+                    for (Socket s : open) {
+                      s.close();
+                    }
+                    open.clear();
+                    return;
+                  }
+                }
+              } catch (IOException e) {
+                // connection closed
+              } finally {
+                try {
+                  to.close();
+                } catch (IOException ignored) {
+                  // already closed
+                }
+              }
+            },
+            "proxy pipe");
     t.setDaemon(true);
     t.start();
   }

@@ -25,7 +25,8 @@ class EcdhJoinTest {
     Map<String, String> opts = f.localJoinOptions(dir, "csv", "2", "512m");
     opts.put("protocol", "ecdh");
     run(opts);
-    assertEquals(f.expected(),
+    assertEquals(
+        f.expected(),
         JoinFixture.readAvro(dir.resolve("out"), List.of("id", "spend", "email", "bid")));
   }
 
@@ -35,10 +36,14 @@ class EcdhJoinTest {
     Map<String, String> opts = f.localJoinOptions(dir, "csv", "0", "512m");
     opts.remove("bins");
     opts.put("protocol", "ecdh");
-    opts.put("sql", JoinFixture.SQL.replace("SELECT a.id, a.spend, b.email, b.id AS bid",
-        "SELECT COUNT(DISTINCT a.zip, a.card) AS common"));
+    opts.put(
+        "sql",
+        JoinFixture.SQL.replace(
+            "SELECT a.id, a.spend, b.email, b.id AS bid",
+            "SELECT COUNT(DISTINCT a.zip, a.card) AS common"));
     LocalJoin.Result r = run(opts);
-    assertEquals(List.of(Long.toString(f.expectedKeyCount())),
+    assertEquals(
+        List.of(Long.toString(f.expectedKeyCount())),
         JoinFixture.readAvro(dir.resolve("out"), List.of("common")));
     assertTrue(f.expectedKeyCount() > 50, "the fixture should have common keys");
     // B learned nothing: no intersecting keys, no rows

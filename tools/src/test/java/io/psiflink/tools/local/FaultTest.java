@@ -17,10 +17,11 @@ import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** Faults on the path between the parties: the join is exactly right or fails clearly, never hangs. */
+/**
+ * Faults on the path between the parties: the join is exactly right or fails clearly, never hangs.
+ */
 class FaultTest {
-  @TempDir
-  Path dir;
+  @TempDir Path dir;
 
   @Test
   void connectionCutMidBinRetriesTheBinAndTheJoinIsExact() throws Exception {
@@ -31,16 +32,20 @@ class FaultTest {
     LocalJoin.Result r;
     // Past the handshake (a few hundred KB) and into the bins' matrices (~0.7 MB per bin here).
     try (PrintStream ps = new PrintStream(log, true, StandardCharsets.UTF_8)) {
-      r = LocalJoin.run(opts, ps, new LocalJoin.Hooks() {
-        @Override
-        public int bridgePort(Role party, int relayPort) throws IOException {
-          if (!party.equals(Role.A)) {
-            return relayPort;
-          }
-          proxy.set(new CuttingProxy(relayPort, 1_500_000));
-          return proxy.get().port();
-        }
-      });
+      r =
+          LocalJoin.run(
+              opts,
+              ps,
+              new LocalJoin.Hooks() {
+                @Override
+                public int bridgePort(Role party, int relayPort) throws IOException {
+                  if (!party.equals(Role.A)) {
+                    return relayPort;
+                  }
+                  proxy.set(new CuttingProxy(relayPort, 1_500_000));
+                  return proxy.get().port();
+                }
+              });
     } finally {
       if (proxy.get() != null) {
         proxy.get().close();
@@ -50,13 +55,15 @@ class FaultTest {
     assertTrue(proxy.get().hasCut(), "the proxy never cut the connection");
     assertTrue(text.contains("retrying the bin alone"), text);
     assertTrue(!r.summaryA().contains("\"bin_retries\":0"), r.summaryA());
-    assertEquals(f.expected(), JoinFixture.readAvro(dir.resolve("out"),
-        List.of("id", "spend", "email", "bid")));
+    assertEquals(
+        f.expected(),
+        JoinFixture.readAvro(dir.resolve("out"), List.of("id", "spend", "email", "bid")));
   }
 
   @Test
   void aPartyFailingAtStartStopsTheRunLongBeforeThePairTimeout() throws Exception {
-    Map<String, String> opts = JoinFixture.generate(100, 100, 0.5, 0.0, 0.0, 13).localJoinOptions(dir, "csv", "4", "512m");
+    Map<String, String> opts =
+        JoinFixture.generate(100, 100, 0.5, 0.0, 0.0, 13).localJoinOptions(dir, "csv", "4", "512m");
     // A fails at its start (its output exists), which no up-front check of ./psi local catches:
     // a missing table, as this test used before, is now refused before any party starts
     java.nio.file.Files.createDirectories(dir.resolve("out"));
@@ -85,34 +92,42 @@ class FaultTest {
     AtomicReference<Process> partyB = new AtomicReference<>();
     ByteArrayOutputStream log = new ByteArrayOutputStream();
     // Kill B as soon as it reports its first finished bin: the other bins are mid-flight.
-    OutputStream watcher = new OutputStream() {
-      private final StringBuilder line = new StringBuilder();
+    OutputStream watcher =
+        new OutputStream() {
+          private final StringBuilder line = new StringBuilder();
 
-      @Override
-      public synchronized void write(int c) {
-        log.write(c);
-        if (c != '\n') {
-          line.append((char) c);
-          return;
-        }
-        if (line.toString().startsWith("[B]") && line.toString().contains(" done (")
-            && partyB.get() != null) {
-          partyB.get().destroyForcibly();
-        }
-        line.setLength(0);
-      }
-    };
+          @Override
+          public synchronized void write(int c) {
+            log.write(c);
+            if (c != '\n') {
+              line.append((char) c);
+              return;
+            }
+            if (line.toString().startsWith("[B]")
+                && line.toString().contains(" done (")
+                && partyB.get() != null) {
+              partyB.get().destroyForcibly();
+            }
+            line.setLength(0);
+          }
+        };
     long start = System.nanoTime();
     try (PrintStream ps = new PrintStream(watcher, true, StandardCharsets.UTF_8)) {
-      Exception e = assertThrows(Exception.class, () -> LocalJoin.run(opts, ps,
-          new LocalJoin.Hooks() {
-            @Override
-            public void started(Role party, Process p) {
-              if (party.equals(Role.B)) {
-                partyB.set(p);
-              }
-            }
-          }));
+      Exception e =
+          assertThrows(
+              Exception.class,
+              () ->
+                  LocalJoin.run(
+                      opts,
+                      ps,
+                      new LocalJoin.Hooks() {
+                        @Override
+                        public void started(Role party, Process p) {
+                          if (party.equals(Role.B)) {
+                            partyB.set(p);
+                          }
+                        }
+                      }));
       assertTrue(e.getMessage().contains("party A exit 1"), e.getMessage());
     }
     double seconds = (System.nanoTime() - start) / 1e9;

@@ -26,12 +26,13 @@ import org.apache.avro.generic.GenericRecord;
  * Two small generated tables, written as CSV, and the plaintext SQL join of them computed here in
  * plain Java: the oracle the private join is checked against.
  *
- * <p>a(id BIGINT, card BIGINT, zip STRING, spend DOUBLE, name STRING) and
- * b(id BIGINT, card BIGINT, zip STRING, country STRING, email STRING), joined on (card, zip).
+ * <p>a(id BIGINT, card BIGINT, zip STRING, spend DOUBLE, name STRING) and b(id BIGINT, card BIGINT,
+ * zip STRING, country STRING, email STRING), joined on (card, zip).
  */
 final class JoinFixture {
-  static final String SQL = "SELECT a.id, a.spend, b.email, b.id AS bid FROM a JOIN b "
-      + "ON a.card = b.card AND a.zip = b.zip WHERE a.spend > 20 AND b.country <> 'FR'";
+  static final String SQL =
+      "SELECT a.id, a.spend, b.email, b.id AS bid FROM a JOIN b "
+          + "ON a.card = b.card AND a.zip = b.zip WHERE a.spend > 20 AND b.country <> 'FR'";
 
   record RowA(long id, Long card, String zip, Double spend, String name) {}
 
@@ -45,21 +46,27 @@ final class JoinFixture {
    * @param dup probability that a row repeats an earlier key of its table
    * @param nulls probability that a row's card or zip is NULL
    */
-  static JoinFixture generate(int rowsA, int rowsB, double overlap, double dup, double nulls,
-      long seed) {
+  static JoinFixture generate(
+      int rowsA, int rowsB, double overlap, double dup, double nulls, long seed) {
     JoinFixture f = new JoinFixture();
     SplittableRandom r = new SplittableRandom(seed);
     List<Object[]> keysA = new ArrayList<>();
     List<Object[]> keysB = new ArrayList<>();
     String[] countries = {"DE", "FR", "NL", null};
     for (int i = 0; i < rowsA; i++) {
-      Object[] k = !keysA.isEmpty() && r.nextDouble() < dup ? keysA.get(r.nextInt(keysA.size()))
-          : new Object[] {1_000_000L + i, "z" + (i % 97)};
+      Object[] k =
+          !keysA.isEmpty() && r.nextDouble() < dup
+              ? keysA.get(r.nextInt(keysA.size()))
+              : new Object[] {1_000_000L + i, "z" + (i % 97)};
       keysA.add(k);
       Object[] kk = maybeNull(k, nulls, r);
-      f.a.add(new RowA(i, (Long) kk[0], (String) kk[1],
-          r.nextInt(10) == 0 ? null : Math.round(r.nextDouble() * 10000) / 100.0,
-          "n\u00e4me, \"" + i + "\""));
+      f.a.add(
+          new RowA(
+              i,
+              (Long) kk[0],
+              (String) kk[1],
+              r.nextInt(10) == 0 ? null : Math.round(r.nextDouble() * 10000) / 100.0,
+              "n\u00e4me, \"" + i + "\""));
     }
     List<Object[]> distinctA = keysA.stream().distinct().toList();
     for (int i = 0; i < rowsB; i++) {
@@ -73,8 +80,13 @@ final class JoinFixture {
       }
       keysB.add(k);
       Object[] kk = maybeNull(k, nulls, r);
-      f.b.add(new RowB(i, (Long) kk[0], (String) kk[1], countries[r.nextInt(countries.length)],
-          "user" + i + "@example.org"));
+      f.b.add(
+          new RowB(
+              i,
+              (Long) kk[0],
+              (String) kk[1],
+              countries[r.nextInt(countries.length)],
+              "user" + i + "@example.org"));
     }
     return f;
   }
@@ -91,8 +103,17 @@ final class JoinFixture {
     try (Writer w = Files.newBufferedWriter(aCsv, StandardCharsets.UTF_8)) {
       w.write("id,card,zip,spend,name\n");
       for (RowA x : a) {
-        w.write(x.id + "," + str(x.card) + "," + str(x.zip) + "," + str(x.spend) + ","
-            + quote(x.name) + "\n");
+        w.write(
+            x.id
+                + ","
+                + str(x.card)
+                + ","
+                + str(x.zip)
+                + ","
+                + str(x.spend)
+                + ","
+                + quote(x.name)
+                + "\n");
       }
     }
     if (bFile.toString().endsWith(".avro")) {
@@ -102,15 +123,24 @@ final class JoinFixture {
     try (Writer w = Files.newBufferedWriter(bFile, StandardCharsets.UTF_8)) {
       w.write("id,card,zip,country,email\n");
       for (RowB x : b) {
-        w.write(x.id + "," + str(x.card) + "," + str(x.zip) + "," + str(x.country) + ","
-            + x.email + "\n");
+        w.write(
+            x.id
+                + ","
+                + str(x.card)
+                + ","
+                + str(x.zip)
+                + ","
+                + str(x.country)
+                + ","
+                + x.email
+                + "\n");
       }
     }
   }
 
   /**
-   * Writes the tables into {@code dir} (a as CSV, b as {@code b.<bFormat>}) and returns the
-   * options of a {@link LocalJoin} of {@link #SQL} on them, writing to {@code dir/out}, parallelism 2.
+   * Writes the tables into {@code dir} (a as CSV, b as {@code b.<bFormat>}) and returns the options
+   * of a {@link LocalJoin} of {@link #SQL} on them, writing to {@code dir/out}, parallelism 2.
    */
   Map<String, String> localJoinOptions(Path dir, String bFormat, String bins, String heap)
       throws IOException {
@@ -133,9 +163,15 @@ final class JoinFixture {
 
   /** b as Avro: its schema travels in the file, so even an empty b has typed columns. */
   private void writeAvroB(Path file) throws IOException {
-    Schema schema = SchemaBuilder.record("b").fields()
-        .requiredLong("id").optionalLong("card").optionalString("zip")
-        .optionalString("country").requiredString("email").endRecord();
+    Schema schema =
+        SchemaBuilder.record("b")
+            .fields()
+            .requiredLong("id")
+            .optionalLong("card")
+            .optionalString("zip")
+            .optionalString("country")
+            .requiredString("email")
+            .endRecord();
     try (DataFileWriter<GenericRecord> w = new DataFileWriter<>(new GenericDatumWriter<>(schema))) {
       w.create(schema, file.toFile());
       for (RowB x : b) {
@@ -152,13 +188,13 @@ final class JoinFixture {
 
   /** The plaintext join of {@link #SQL}, each row rendered as "id|spend|email|bid", sorted. */
   List<String> expected() {
-    return expected(x -> x.spend != null && x.spend > 20,
-        y -> y.country != null && !y.country.equals("FR"));
+    return expected(
+        x -> x.spend != null && x.spend > 20, y -> y.country != null && !y.country.equals("FR"));
   }
 
   /** The same join under another WHERE: {@code whereA} and {@code whereB} as in SQL. */
-  List<String> expected(java.util.function.Predicate<RowA> whereA,
-      java.util.function.Predicate<RowB> whereB) {
+  List<String> expected(
+      java.util.function.Predicate<RowA> whereA, java.util.function.Predicate<RowB> whereB) {
     Map<String, List<RowB>> byKey = new HashMap<>();
     for (RowB x : b) {
       if (x.card != null && x.zip != null && whereB.test(x)) {
@@ -179,8 +215,8 @@ final class JoinFixture {
   }
 
   /**
-   * The number of distinct (card, zip) keys both filtered tables hold: the answer of
-   * {@code SELECT COUNT(DISTINCT a.card, a.zip)} with {@link #SQL}'s ON and WHERE.
+   * The number of distinct (card, zip) keys both filtered tables hold: the answer of {@code SELECT
+   * COUNT(DISTINCT a.card, a.zip)} with {@link #SQL}'s ON and WHERE.
    */
   long expectedKeyCount() {
     java.util.Set<String> inB = new java.util.HashSet<>();
@@ -191,7 +227,10 @@ final class JoinFixture {
     }
     java.util.Set<String> both = new java.util.HashSet<>();
     for (RowA x : a) {
-      if (x.card != null && x.zip != null && x.spend != null && x.spend > 20
+      if (x.card != null
+          && x.zip != null
+          && x.spend != null
+          && x.spend > 20
           && inB.contains(x.card + "|" + x.zip)) {
         both.add(x.card + "|" + x.zip);
       }
@@ -203,10 +242,9 @@ final class JoinFixture {
   static List<String> readAvro(Path dir, List<String> fields) throws IOException {
     List<String> out = new ArrayList<>();
     try (Stream<Path> files = Files.list(dir)) {
-      for (Path p : files.filter(p -> TableFiles.isVisible(p.getFileName().toString()))
-          .toList()) {
-        try (DataFileReader<GenericRecord> r = new DataFileReader<>(p.toFile(),
-            new GenericDatumReader<>())) {
+      for (Path p : files.filter(p -> TableFiles.isVisible(p.getFileName().toString())).toList()) {
+        try (DataFileReader<GenericRecord> r =
+            new DataFileReader<>(p.toFile(), new GenericDatumReader<>())) {
           for (GenericRecord rec : r) {
             List<String> vals = new ArrayList<>();
             for (String f : fields) {

@@ -10,8 +10,8 @@ import io.psiflink.api.OptionValues;
 import io.psiflink.api.OutputFormat;
 import io.psiflink.api.PartyConfiguration;
 import io.psiflink.api.PartyOptions;
-import io.psiflink.api.Role;
 import io.psiflink.api.PublicSize;
+import io.psiflink.api.Role;
 import io.psiflink.api.UsageException;
 import io.psiflink.bridge.PartyCredentials;
 import io.psiflink.bridge.ThrowawayPki;
@@ -29,8 +29,7 @@ import org.junit.jupiter.api.io.TempDir;
  * as the configuration meant (written out here option by option), and the job accepts it.
  */
 class LocalJoinCommandLineTest {
-  @TempDir
-  Path dir;
+  @TempDir Path dir;
 
   @Test
   void eachPartysCommandLineParsesToTheIntendedConfiguration() throws Exception {
@@ -58,35 +57,36 @@ class LocalJoinCommandLineTest {
     String pinA = LocalJoin.sha256(ca);
     String pinB = LocalJoin.sha256(cb);
 
-    PartyConfiguration a = LocalJoin.partyConfiguration(o, Role.A, ca, "party-b", pinB, "s1",
-        4711, work);
-    PartyConfiguration intendedA = PartyConfiguration.empty()
-        .with(PartyOptions.PARTY, Role.A)
-        .with(PartyOptions.TABLE, "/data/a.csv")
-        .with(PartyOptions.CSV_DELIMITER, ';')
-        .with(PartyOptions.SQL, "SELECT a.x, b.y FROM a JOIN b ON a.k = b.k")
-        .with(PartyOptions.OUT, "/r/joined.parquet/")
-        .with(PartyOptions.FORMAT, OutputFormat.CSV)
-        .with(PartyOptions.QUARANTINE, "/r/joined.parquet.quarantine/a")
-        .with(PartyOptions.MAX_BAD_ROWS, "5%")
-        .with(PartyOptions.SESSION, "s1")
-        .with(PartyOptions.BRIDGE, new HostPort("127.0.0.1", 4711))
-        .with(PartyOptions.CERT, ca.certChainPem())
-        .with(PartyOptions.KEY, ca.privateKeyPem())
-        .with(PartyOptions.CA, ca.trustedCaPem())
-        .with(PartyOptions.PEER, "party-b")
-        .with(PartyOptions.PEER_CERT_SHA256, pinB)
-        .with(PartyOptions.BINS, 8)
-        .with(PartyOptions.SIGMA, 30)
-        .with(PartyOptions.PAIR_TIMEOUT, Duration.ofSeconds(7))
-        .with(PartyOptions.PUBLIC_SIZE, PublicSize.EXACT)
-        .with(PartyOptions.INSECURE_TEST_ONLY, true)
-        .with(PartyOptions.WORK, work.resolve("party-A").toString())
-        .with(PartyOptions.SUMMARY, work.resolve("summary-A.json"));
+    PartyConfiguration a =
+        LocalJoin.partyConfiguration(o, Role.A, ca, "party-b", pinB, "s1", 4711, work);
+    PartyConfiguration intendedA =
+        PartyConfiguration.empty()
+            .with(PartyOptions.PARTY, Role.A)
+            .with(PartyOptions.TABLE, "/data/a.csv")
+            .with(PartyOptions.CSV_DELIMITER, ';')
+            .with(PartyOptions.SQL, "SELECT a.x, b.y FROM a JOIN b ON a.k = b.k")
+            .with(PartyOptions.OUT, "/r/joined.parquet/")
+            .with(PartyOptions.FORMAT, OutputFormat.CSV)
+            .with(PartyOptions.QUARANTINE, "/r/joined.parquet.quarantine/a")
+            .with(PartyOptions.MAX_BAD_ROWS, "5%")
+            .with(PartyOptions.SESSION, "s1")
+            .with(PartyOptions.BRIDGE, new HostPort("127.0.0.1", 4711))
+            .with(PartyOptions.CERT, ca.certChainPem())
+            .with(PartyOptions.KEY, ca.privateKeyPem())
+            .with(PartyOptions.CA, ca.trustedCaPem())
+            .with(PartyOptions.PEER, "party-b")
+            .with(PartyOptions.PEER_CERT_SHA256, pinB)
+            .with(PartyOptions.BINS, 8)
+            .with(PartyOptions.SIGMA, 30)
+            .with(PartyOptions.PAIR_TIMEOUT, Duration.ofSeconds(7))
+            .with(PartyOptions.PUBLIC_SIZE, PublicSize.EXACT)
+            .with(PartyOptions.INSECURE_TEST_ONLY, true)
+            .with(PartyOptions.WORK, work.resolve("party-A").toString())
+            .with(PartyOptions.SUMMARY, work.resolve("summary-A.json"));
     assertEquals(intendedA, PartyConfiguration.parse(a.toArgs()));
 
-    PartyConfiguration b = LocalJoin.partyConfiguration(o, Role.B, cb, "party-a", pinA, "s1",
-        4712, work);
+    PartyConfiguration b =
+        LocalJoin.partyConfiguration(o, Role.B, cb, "party-a", pinA, "s1", 4712, work);
     PartyConfiguration parsedB = PartyConfiguration.parse(b.toArgs());
     assertEquals(Role.B, parsedB.role());
     // the password stays off the command line (the party's environment carries it)
@@ -96,8 +96,8 @@ class LocalJoinCommandLineTest {
     assertFalse(parsedB.has(PartyOptions.OUT));
     assertFalse(parsedB.has(PartyOptions.FORMAT));
     assertFalse(parsedB.has(PartyOptions.CSV_DELIMITER));
-    assertEquals(new PublicSize(PublicSize.Policy.DECLARED, 5000),
-        parsedB.get(PartyOptions.PUBLIC_SIZE));
+    assertEquals(
+        new PublicSize(PublicSize.Policy.DECLARED, 5000), parsedB.get(PartyOptions.PUBLIC_SIZE));
     assertEquals("/r/joined.parquet.quarantine/b", parsedB.get(PartyOptions.QUARANTINE));
     assertEquals(pinA, parsedB.get(PartyOptions.PEER_CERT_SHA256));
 
@@ -112,20 +112,55 @@ class LocalJoinCommandLineTest {
 
   @Test
   void theLocalCommandLineKeepsItsOptionNamesAndNamesWhatIsWrong() {
-    OptionValues o = LocalJoin.SYNTAX.parse("--a", "a.csv", "--b", "b.csv", "--sql", "S",
-        "--out", "o", "--json", "--a-table", "t", "--b-delimiter", "tab", "--quarantine", "q",
-        "--a-public-size", "exact", "--work", "w", "--party-heap", "1g", "--protocol", "ecdh",
-        "--protocol-params", "output=cardinality", "--parallelism", "3", "--attempts", "1",
-        "--idle-timeout", "9", "--max-bad-rows", "2");
+    OptionValues o =
+        LocalJoin.SYNTAX.parse(
+            "--a",
+            "a.csv",
+            "--b",
+            "b.csv",
+            "--sql",
+            "S",
+            "--out",
+            "o",
+            "--json",
+            "--a-table",
+            "t",
+            "--b-delimiter",
+            "tab",
+            "--quarantine",
+            "q",
+            "--a-public-size",
+            "exact",
+            "--work",
+            "w",
+            "--party-heap",
+            "1g",
+            "--protocol",
+            "ecdh",
+            "--protocol-params",
+            "output=cardinality",
+            "--parallelism",
+            "3",
+            "--attempts",
+            "1",
+            "--idle-timeout",
+            "9",
+            "--max-bad-rows",
+            "2");
     assertTrue(o.get(LocalJoin.JSON));
     assertEquals('\t', o.get(LocalJoin.B_DELIMITER));
     assertEquals(PublicSize.EXACT, o.get(LocalJoin.A_PUBLIC_SIZE));
-    UsageException missing = assertThrows(UsageException.class,
-        () -> LocalJoin.SYNTAX.parse("--a", "a.csv", "--sql", "S", "--out", "o"));
+    UsageException missing =
+        assertThrows(
+            UsageException.class,
+            () -> LocalJoin.SYNTAX.parse("--a", "a.csv", "--sql", "S", "--out", "o"));
     assertTrue(missing.getMessage().contains("--b"), missing.getMessage());
-    UsageException unknown = assertThrows(UsageException.class,
-        () -> LocalJoin.SYNTAX.parse("--a", "a", "--b", "b", "--sql", "S", "--out", "o",
-            "--party", "A"));
+    UsageException unknown =
+        assertThrows(
+            UsageException.class,
+            () ->
+                LocalJoin.SYNTAX.parse(
+                    "--a", "a", "--b", "b", "--sql", "S", "--out", "o", "--party", "A"));
     assertTrue(unknown.getMessage().contains("--party"), unknown.getMessage());
     for (String option : List.of("--a", "--b", "--sql", "--out", "--public-size", "--json")) {
       assertTrue(LocalJoin.SYNTAX.usage().contains(option), option);

@@ -20,19 +20,20 @@ import org.junit.jupiter.params.provider.CsvSource;
  * bridge with TLS on loopback; the joined rows must equal the plaintext join computed in the test.
  */
 class LocalJoinTest {
-  @TempDir
-  Path dir;
+  @TempDir Path dir;
 
   @ParameterizedTest(name = "{0} x {1} rows, overlap {2}, dup {3}, nulls {4}, b as {5}")
   @CsvSource({
-      "2000, 3000, 0.5, 0.2, 0.05, csv",
-      "1500, 1500, 0.0, 0.1, 0.0, csv",
-      "1500, 1500, 1.0, 0.0, 0.0, csv",
-      "20, 5000, 0.01, 0.3, 0.1, avro",
-      // an empty CSV has no values to infer types from: Avro carries them
-      "1000, 0, 0.5, 0.0, 0.0, avro"})
-  void privateJoinEqualsPlaintextJoin(int rowsA, int rowsB, double overlap, double dup,
-      double nulls, String bFormat) throws Exception {
+    "2000, 3000, 0.5, 0.2, 0.05, csv",
+    "1500, 1500, 0.0, 0.1, 0.0, csv",
+    "1500, 1500, 1.0, 0.0, 0.0, csv",
+    "20, 5000, 0.01, 0.3, 0.1, avro",
+    // an empty CSV has no values to infer types from: Avro carries them
+    "1000, 0, 0.5, 0.0, 0.0, avro"
+  })
+  void privateJoinEqualsPlaintextJoin(
+      int rowsA, int rowsB, double overlap, double dup, double nulls, String bFormat)
+      throws Exception {
     JoinFixture f = JoinFixture.generate(rowsA, rowsB, overlap, dup, nulls, rowsA * 31L + rowsB);
     joinAndCheck(f, bFormat, "4", "512m");
   }
@@ -47,16 +48,37 @@ class LocalJoinTest {
   /** Other CSV dialects reach both parties: ';' at A, tab at B, Parquet out by extension. */
   @Test
   void delimitersPerTableAndParquetOut() throws Exception {
-    java.nio.file.Files.writeString(dir.resolve("a.csv"),
-        "id;k;note\n1;10;\"x;y\"\n2;20;z\n3;30;w\n4;;nokey\n", StandardCharsets.UTF_8);
-    java.nio.file.Files.writeString(dir.resolve("b.csv"),
-        "k\tv\n10\tten\n30\tthirty\n30\tdreissig\n40\tforty\n", StandardCharsets.UTF_8);
-    Map<String, String> opts = new java.util.HashMap<>(Map.of(
-        "a", dir.resolve("a.csv").toString(), "b", dir.resolve("b.csv").toString(),
-        "a-delimiter", ";", "b-delimiter", "tab",
-        "sql", "SELECT a.id, a.note, b.v FROM a JOIN b ON a.k = b.k",
-        "out", dir.resolve("joined.parquet").toString(), "bins", "2", "parallelism", "2",
-        "party-heap", "512m", "work", dir.resolve("work").toString()));
+    java.nio.file.Files.writeString(
+        dir.resolve("a.csv"),
+        "id;k;note\n1;10;\"x;y\"\n2;20;z\n3;30;w\n4;;nokey\n",
+        StandardCharsets.UTF_8);
+    java.nio.file.Files.writeString(
+        dir.resolve("b.csv"),
+        "k\tv\n10\tten\n30\tthirty\n30\tdreissig\n40\tforty\n",
+        StandardCharsets.UTF_8);
+    Map<String, String> opts =
+        new java.util.HashMap<>(
+            Map.of(
+                "a",
+                dir.resolve("a.csv").toString(),
+                "b",
+                dir.resolve("b.csv").toString(),
+                "a-delimiter",
+                ";",
+                "b-delimiter",
+                "tab",
+                "sql",
+                "SELECT a.id, a.note, b.v FROM a JOIN b ON a.k = b.k",
+                "out",
+                dir.resolve("joined.parquet").toString(),
+                "bins",
+                "2",
+                "parallelism",
+                "2",
+                "party-heap",
+                "512m",
+                "work",
+                dir.resolve("work").toString()));
     opts.put("max-bad-rows", "1"); // the one NULL key of a
     ByteArrayOutputStream log = new ByteArrayOutputStream();
     LocalJoin.Result run;
@@ -68,18 +90,20 @@ class LocalJoinTest {
     }
     // the summaries' source counts, as the files above have them: the names the source writes
     // its accumulators under are the ones the summary reads (JobMetricNames)
-    for (String field : List.of("\"rows_read\":3,", "\"rows_quarantined\":1,",
-        "\"rows_with_null_key\":1,")) {
+    for (String field :
+        List.of("\"rows_read\":3,", "\"rows_quarantined\":1,", "\"rows_with_null_key\":1,")) {
       assertTrue(run.summaryA().contains(field), field + " in " + run.summaryA());
     }
-    for (String field : List.of("\"rows_read\":4,", "\"rows_quarantined\":0,",
-        "\"rows_with_null_key\":0,")) {
+    for (String field :
+        List.of("\"rows_read\":4,", "\"rows_quarantined\":0,", "\"rows_with_null_key\":0,")) {
       assertTrue(run.summaryB().contains(field), field + " in " + run.summaryB());
     }
     List<String> rows = new java.util.ArrayList<>();
-    for (org.apache.flink.types.Row r : io.psiflink.connectors.TableReader.readAll(
-        dir.resolve("joined.parquet").toString(), io.psiflink.connectors.TableFormat.PARQUET)
-        .rows()) {
+    for (org.apache.flink.types.Row r :
+        io.psiflink.connectors.TableReader.readAll(
+                dir.resolve("joined.parquet").toString(),
+                io.psiflink.connectors.TableFormat.PARQUET)
+            .rows()) {
       rows.add(r.getField(0) + "|" + r.getField(1) + "|" + r.getField(2));
     }
     rows.sort(null);
@@ -98,14 +122,15 @@ class LocalJoinTest {
       throw e;
     }
     List<String> expected = f.expected();
-    List<String> actual = JoinFixture.readAvro(dir.resolve("out"), List.of("id", "spend", "email", "bid"));
+    List<String> actual =
+        JoinFixture.readAvro(dir.resolve("out"), List.of("id", "spend", "email", "bid"));
     assertEquals(expected.size(), actual.size(), "joined row count");
     assertEquals(expected, actual);
     assertTrue(r.summaryA().contains("\"rows_out\":" + expected.size()), r.summaryA());
     // each party's session secret file is gone once its job ended
     for (String party : List.of("A", "B")) {
-      java.nio.file.Path secrets = java.nio.file.Path.of(opts.get("work"), "party-" + party,
-          "secrets");
+      java.nio.file.Path secrets =
+          java.nio.file.Path.of(opts.get("work"), "party-" + party, "secrets");
       assertTrue(java.nio.file.Files.isDirectory(secrets), "the job wrote its secrets there");
       try (var files = java.nio.file.Files.list(secrets)) {
         assertEquals(List.of(), files.toList(), "secret files left behind");

@@ -21,8 +21,7 @@ import org.junit.jupiter.api.io.TempDir;
  * the clause and position (or the table), exit code 2, the stack trace in the run's log file.
  */
 class LocalJoinValidationTest {
-  @TempDir
-  Path dir;
+  @TempDir Path dir;
 
   @BeforeEach
   void tables() throws Exception {
@@ -31,8 +30,8 @@ class LocalJoinValidationTest {
   }
 
   /** What one run of the command printed and returned, and whether a party JVM started. */
-  private record Outcome(int code, String out, String err, List<Role> started, Path log,
-      double seconds) {}
+  private record Outcome(
+      int code, String out, String err, List<Role> started, Path log, double seconds) {}
 
   private Outcome run(String a, String sql) {
     ByteArrayOutputStream out = new ByteArrayOutputStream();
@@ -40,18 +39,35 @@ class LocalJoinValidationTest {
     List<Role> started = new ArrayList<>();
     Path work = dir.resolve("work");
     long t0 = System.nanoTime();
-    int code = LocalJoin.execute(new String[] {"--a", a, "--b", dir.resolve("b.csv").toString(),
-        "--sql", sql, "--out", dir.resolve("out").toString(), "--work", work.toString()},
-        new PrintStream(out, true, StandardCharsets.UTF_8),
-        new PrintStream(err, true, StandardCharsets.UTF_8), new LocalJoin.Hooks() {
-          @Override
-          public void started(Role party, Process process) {
-            started.add(party);
-            process.destroyForcibly();
-          }
-        });
-    return new Outcome(code, out.toString(StandardCharsets.UTF_8),
-        err.toString(StandardCharsets.UTF_8), started, work.resolve(LocalJoin.LOG_FILE),
+    int code =
+        LocalJoin.execute(
+            new String[] {
+              "--a",
+              a,
+              "--b",
+              dir.resolve("b.csv").toString(),
+              "--sql",
+              sql,
+              "--out",
+              dir.resolve("out").toString(),
+              "--work",
+              work.toString()
+            },
+            new PrintStream(out, true, StandardCharsets.UTF_8),
+            new PrintStream(err, true, StandardCharsets.UTF_8),
+            new LocalJoin.Hooks() {
+              @Override
+              public void started(Role party, Process process) {
+                started.add(party);
+                process.destroyForcibly();
+              }
+            });
+    return new Outcome(
+        code,
+        out.toString(StandardCharsets.UTF_8),
+        err.toString(StandardCharsets.UTF_8),
+        started,
+        work.resolve(LocalJoin.LOG_FILE),
         (System.nanoTime() - t0) / 1e9);
   }
 
@@ -80,8 +96,8 @@ class LocalJoinValidationTest {
 
   @Test
   void invalidSqlIsOneLineNamingTheClauseAndPosition() throws Exception {
-    Outcome o = run(dir.resolve("a.csv").toString(),
-        "SELECT a.spend FROM a JOIN b ON a.k = b.k WHERE");
+    Outcome o =
+        run(dir.resolve("a.csv").toString(), "SELECT a.spend FROM a JOIN b ON a.k = b.k WHERE");
     assertRefusedBeforeAnyParty(o, "invalid query: SQL: ", "line 1, column");
   }
 
@@ -89,8 +105,8 @@ class LocalJoinValidationTest {
   void anUnknownColumnIsOneLineNamingItsClauseColumnAndPosition() throws Exception {
     String sql = "SELECT a.spend, b.email FROM a JOIN b ON a.k = b.k WHERE a.nope > 1";
     Outcome o = run(dir.resolve("a.csv").toString(), sql);
-    assertRefusedBeforeAnyParty(o, "WHERE: ", "nope",
-        "line 1, column " + (sql.indexOf("a.nope") + 1) + ": `a.nope`");
+    assertRefusedBeforeAnyParty(
+        o, "WHERE: ", "nope", "line 1, column " + (sql.indexOf("a.nope") + 1) + ": `a.nope`");
   }
 
   @Test
@@ -115,9 +131,12 @@ class LocalJoinValidationTest {
   @Test
   void aWrongCommandLineIsOneLineNamingTheOption() {
     ByteArrayOutputStream err = new ByteArrayOutputStream();
-    int code = LocalJoin.execute(new String[] {"--a", "x", "--sql", "S", "--out", "o"},
-        new PrintStream(new ByteArrayOutputStream(), true, StandardCharsets.UTF_8),
-        new PrintStream(err, true, StandardCharsets.UTF_8), LocalJoin.Hooks.NONE);
+    int code =
+        LocalJoin.execute(
+            new String[] {"--a", "x", "--sql", "S", "--out", "o"},
+            new PrintStream(new ByteArrayOutputStream(), true, StandardCharsets.UTF_8),
+            new PrintStream(err, true, StandardCharsets.UTF_8),
+            LocalJoin.Hooks.NONE);
     assertEquals(2, code);
     String text = err.toString(StandardCharsets.UTF_8);
     assertEquals(1, text.lines().count(), text);

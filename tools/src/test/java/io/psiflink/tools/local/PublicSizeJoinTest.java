@@ -25,8 +25,9 @@ import org.junit.jupiter.api.io.TempDir;
  * WHEREs: the same under rounded and declared, the filtered size under exact; results stay exact.
  */
 class PublicSizeJoinTest {
-  private static final String SQL_2 = "SELECT a.id, a.spend, b.email, b.id AS bid FROM a JOIN b "
-      + "ON a.card = b.card AND a.zip = b.zip WHERE a.spend > 80 AND b.country = 'DE'";
+  private static final String SQL_2 =
+      "SELECT a.id, a.spend, b.email, b.id AS bid FROM a JOIN b "
+          + "ON a.card = b.card AND a.zip = b.zip WHERE a.spend > 80 AND b.country = 'DE'";
   private static final Pattern DISCLOSED = Pattern.compile("\"rows_disclosed\":(\\d+)");
 
   @TempDir Path dir;
@@ -48,8 +49,9 @@ class PublicSizeJoinTest {
     o.put("a-public-size", "rounded");
     o.put("b-public-size", "declared:" + declaredB);
     LocalJoin.Result r1 = run(o);
-    assertEquals(f.expected(), JoinFixture.readAvro(dir.resolve("out1"),
-        List.of("id", "spend", "email", "bid")));
+    assertEquals(
+        f.expected(),
+        JoinFixture.readAvro(dir.resolve("out1"), List.of("id", "spend", "email", "bid")));
     assertEquals(roundedA, disclosed(r1.summaryA()));
     assertEquals(declaredB, disclosed(r1.summaryB()));
 
@@ -59,10 +61,14 @@ class PublicSizeJoinTest {
     o2.put("b-public-size", "declared:" + declaredB);
     o2.put("protocol", "ecdh");
     o2.remove("bins");
-    o2.put("sql", SQL_2.replace("SELECT a.id, a.spend, b.email, b.id AS bid",
-        "SELECT COUNT(DISTINCT a.zip, a.card) AS common"));
+    o2.put(
+        "sql",
+        SQL_2.replace(
+            "SELECT a.id, a.spend, b.email, b.id AS bid",
+            "SELECT COUNT(DISTINCT a.zip, a.card) AS common"));
     LocalJoin.Result r2 = run(o2);
-    assertEquals(List.of(Long.toString(commonKeys())),
+    assertEquals(
+        List.of(Long.toString(commonKeys())),
         JoinFixture.readAvro(dir.resolve("out2"), List.of("common")));
     assertEquals(roundedA, disclosed(r2.summaryA()));
     assertEquals(declaredB, disclosed(r2.summaryB()));
@@ -72,13 +78,17 @@ class PublicSizeJoinTest {
     o3.put("public-size", "exact");
     o3.put("sql", SQL_2);
     LocalJoin.Result r3 = run(o3);
-    assertEquals(f.expected(x -> x.spend() != null && x.spend() > 80,
-        y -> "DE".equals(y.country())), JoinFixture.readAvro(dir.resolve("out3"),
-        List.of("id", "spend", "email", "bid")));
-    long filteredA = f.a.stream().filter(x -> x.card() != null && x.zip() != null
-        && x.spend() != null && x.spend() > 80).count();
-    long filteredB = f.b.stream().filter(y -> y.card() != null && y.zip() != null
-        && "DE".equals(y.country())).count();
+    assertEquals(
+        f.expected(x -> x.spend() != null && x.spend() > 80, y -> "DE".equals(y.country())),
+        JoinFixture.readAvro(dir.resolve("out3"), List.of("id", "spend", "email", "bid")));
+    long filteredA =
+        f.a.stream()
+            .filter(x -> x.card() != null && x.zip() != null && x.spend() != null && x.spend() > 80)
+            .count();
+    long filteredB =
+        f.b.stream()
+            .filter(y -> y.card() != null && y.zip() != null && "DE".equals(y.country()))
+            .count();
     assertEquals(filteredA, disclosed(r3.summaryA()));
     assertEquals(filteredB, disclosed(r3.summaryB()));
     assertTrue(filteredA < 1000 && filteredB < 1000, filteredA + " " + filteredB);
@@ -95,7 +105,7 @@ class PublicSizeJoinTest {
     String text = log.toString(StandardCharsets.UTF_8);
     assertTrue(text.contains("more than the 100 this party declared as its public size"), text);
     // no bin of either party got as far as its PSI
-    assertFalse(text.contains(" done (") , text);
+    assertFalse(text.contains(" done ("), text);
     assertFalse(java.nio.file.Files.exists(dir.resolve("out")));
   }
 
@@ -108,11 +118,18 @@ class PublicSizeJoinTest {
 
   private long commonKeys() {
     Set<String> inB = new HashSet<>();
-    f.b.stream().filter(y -> y.card() != null && y.zip() != null && "DE".equals(y.country()))
+    f.b.stream()
+        .filter(y -> y.card() != null && y.zip() != null && "DE".equals(y.country()))
         .forEach(y -> inB.add(y.card() + "|" + y.zip()));
     Set<String> both = new HashSet<>();
-    f.a.stream().filter(x -> x.card() != null && x.zip() != null && x.spend() != null
-        && x.spend() > 80 && inB.contains(x.card() + "|" + x.zip()))
+    f.a.stream()
+        .filter(
+            x ->
+                x.card() != null
+                    && x.zip() != null
+                    && x.spend() != null
+                    && x.spend() > 80
+                    && inB.contains(x.card() + "|" + x.zip()))
         .forEach(x -> both.add(x.card() + "|" + x.zip()));
     return both.size();
   }
