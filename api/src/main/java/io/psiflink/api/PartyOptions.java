@@ -98,13 +98,14 @@ public final class PartyOptions {
           HostPort::toString);
 
   public static final TypedOption<Path> CERT =
-      path("cert", "PEM", "this party's bridge certificate chain").asRequired();
+      TypedOption.path("cert", "PEM", "this party's bridge certificate chain").asRequired();
 
   public static final TypedOption<Path> KEY =
-      path("key", "PEM", "the private key of --cert").asRequired();
+      TypedOption.path("key", "PEM", "the private key of --cert").asRequired();
 
   public static final TypedOption<Path> CA =
-      path("ca", "PEM", "the CAs this party trusts for the relay's and the peer's certificates")
+      TypedOption.path(
+              "ca", "PEM", "the CAs this party trusts for the relay's and the peer's certificates")
           .asRequired();
 
   public static final TypedOption<String> PEER =
@@ -176,7 +177,7 @@ public final class PartyOptions {
       seconds("idle-timeout", "how long a paired bin stream may stay silent", 60);
 
   public static final TypedOption<Path> SUMMARY =
-      path("summary", "FILE", "write the job's summary (JSON) here when it succeeded");
+      TypedOption.path("summary", "FILE", "write the job's summary (JSON) here when it succeeded");
 
   public static final TypedOption<PublicSize> PUBLIC_SIZE =
       new TypedOption<>(
@@ -270,23 +271,6 @@ public final class PartyOptions {
           return s.charAt(0);
         },
         c -> c == '\t' ? "tab" : String.valueOf(c));
-  }
-
-  private static TypedOption<Path> path(String name, String label, String description) {
-    return new TypedOption<>(
-        name,
-        Path.class,
-        label,
-        description,
-        null,
-        false,
-        s -> {
-          if (s.isEmpty()) {
-            throw new IllegalArgumentException("must not be empty");
-          }
-          return Path.of(s);
-        },
-        Path::toString);
   }
 
   private static TypedOption<Duration> seconds(String name, String description, int dflt) {

@@ -1,5 +1,6 @@
 package io.psiflink.api;
 
+import java.nio.file.Path;
 import java.util.Objects;
 import java.util.function.Function;
 
@@ -62,6 +63,19 @@ public record TypedOption<T>(
         false,
         TypedOption::nonEmpty,
         Function.identity());
+  }
+
+  /** A file or directory (an empty text is refused). */
+  public static TypedOption<Path> path(String name, String label, String description) {
+    return new TypedOption<>(
+        name,
+        Path.class,
+        label,
+        description,
+        null,
+        false,
+        s -> Path.of(nonEmpty(s)),
+        Path::toString);
   }
 
   /** An option with a non-negative or positive int value. */

@@ -375,15 +375,15 @@ public final class InsecureFlinkJoin {
 
   // the insecure join's command line
   static final TypedOption<Path> A =
-      ToolOptions.path("a", "PATH", "table a's file or directory").asRequired();
+      TypedOption.path("a", "PATH", "table a's file or directory").asRequired();
   static final TypedOption<Path> B =
-      ToolOptions.path("b", "PATH", "table b's file or directory").asRequired();
+      TypedOption.path("b", "PATH", "table b's file or directory").asRequired();
   static final TypedOption<String> SQL =
       TypedOption.text("sql", "SQL", "the join", TableGenerator.DEFAULT_QUERY);
   static final TypedOption<Integer> PARALLELISM =
       TypedOption.integer("parallelism", "P", "the join's parallelism", 2, 1);
   static final TypedOption<Path> OUT =
-      ToolOptions.path(
+      TypedOption.path(
           "out", "DIR", "where the joined rows are written (default: only counted and digested)");
   static final TypedOption<Boolean> JSON =
       TypedOption.flag("json", "print the outcome as one JSON object");

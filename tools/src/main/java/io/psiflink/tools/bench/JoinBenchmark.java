@@ -73,7 +73,7 @@ public final class JoinBenchmark {
           "the heap of each party's JVM and of the insecure join's JVM (-Xmx)",
           "6g");
   static final TypedOption<Path> WORK =
-      ToolOptions.path(
+      TypedOption.path(
           "work",
           "DIR",
           "where the generated tables, their parts and the runs go (default: "

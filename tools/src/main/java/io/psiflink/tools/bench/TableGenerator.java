@@ -628,7 +628,7 @@ public final class TableGenerator {
   static final TypedOption<Long> SEED =
       ToolOptions.anyLong("seed", "S", "the generator's seed", GeneratorSpec.DEFAULT_SEED);
   static final TypedOption<Path> OUT =
-      ToolOptions.path("out", "DIR", "where a.csv and b.csv are written").asRequired();
+      TypedOption.path("out", "DIR", "where a.csv and b.csv are written").asRequired();
 
   /** The command line of the table generator's main. */
   static final CommandLineSyntax SYNTAX =

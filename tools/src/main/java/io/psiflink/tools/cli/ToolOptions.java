@@ -6,7 +6,6 @@ import io.psiflink.api.TypedOption;
 import io.psiflink.api.UsageException;
 import java.io.PrintStream;
 import java.math.BigDecimal;
-import java.nio.file.Path;
 import java.util.Locale;
 
 /**
@@ -72,24 +71,6 @@ public final class ToolOptions {
           return d;
         },
         BigDecimal::toString);
-  }
-
-  /** A file or directory. */
-  public static TypedOption<Path> path(String name, String label, String description) {
-    return new TypedOption<>(
-        name,
-        Path.class,
-        label,
-        description,
-        null,
-        false,
-        s -> {
-          if (s.isEmpty()) {
-            throw new IllegalArgumentException("must not be empty");
-          }
-          return Path.of(s);
-        },
-        Path::toString);
   }
 
   /** Any long ({@code 1e6} and underscores accepted), e.g. a seed. */

@@ -63,7 +63,7 @@ public final class Demo {
   static final TypedOption<String> PARTY_HEAP =
       TypedOption.text("party-heap", "H", "the heap of each party's job JVM (-Xmx)", "2g");
   static final TypedOption<Path> WORK =
-      ToolOptions.path(
+      TypedOption.path(
           "work",
           "DIR",
           "where the tables, certificates, coordinator databases and logs go (default: a new "
