@@ -419,7 +419,7 @@ public record JdbcTable(String url, String table, String partitionColumn, int pa
     long blocks;
     try (PreparedStatement p =
         c.prepareStatement(
-            "SELECT pg_relation_size(?::regclass)" + " / current_setting('block_size')::bigint")) {
+            "SELECT pg_relation_size(?::regclass) / current_setting('block_size')::bigint")) {
       p.setString(1, quotedTable());
       try (ResultSet rs = p.executeQuery()) {
         rs.next();

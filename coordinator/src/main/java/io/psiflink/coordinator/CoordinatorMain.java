@@ -41,7 +41,7 @@ public final class CoordinatorMain {
   /** {@code serve CONFIG.yaml} (also {@code ./psi serve}). */
   @Command(
       name = "serve",
-      description = "Runs a party's coordinator until it is stopped " + "(docs/coordinator.md).")
+      description = "Runs a party's coordinator until it is stopped (docs/coordinator.md).")
   public static final class Serve {
     @Parameters(paramLabel = "CONFIG.yaml", description = "the coordinator's configuration")
     Path config;
@@ -60,7 +60,7 @@ public final class CoordinatorMain {
   /** {@code token party|peer LABEL}. */
   @Command(
       name = "token",
-      description = "Makes a new API token: prints it, then its line for the " + "tokens file.")
+      description = "Makes a new API token: prints it, then its line for the tokens file.")
   static final class Token {
     @Parameters(
         index = "0",
@@ -72,7 +72,7 @@ public final class CoordinatorMain {
     @Parameters(
         index = "1",
         paramLabel = "LABEL",
-        description = "who holds the token, e.g. " + "alice-analyst")
+        description = "who holds the token, e.g. alice-analyst")
     String label;
 
     @Option(

@@ -52,7 +52,7 @@ final class DatasetRegistry {
             c -> {
               if (Store.dataset(c, d.name()).isPresent()) {
                 throw ApiException.conflict(
-                        "dataset " + d.name() + " already exists (names are never" + " reused)")
+                        "dataset " + d.name() + " already exists (names are never reused)")
                     .with("field", "name");
               }
               Store.insertDataset(c, d);
@@ -102,7 +102,7 @@ final class DatasetRegistry {
       String location, io.psiflink.api.OutputFormat format) {
     if (format == io.psiflink.api.OutputFormat.PARQUET) {
       throw ApiException.badRequest(
-          "schema", "is required for parquet datasets (discovery reads" + " csv and avro files)");
+          "schema", "is required for parquet datasets (discovery reads csv and avro files)");
     }
     io.psiflink.api.TableSchema found;
     try {

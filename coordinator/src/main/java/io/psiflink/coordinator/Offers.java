@@ -234,7 +234,7 @@ final class Offers {
         queries.finish(
             q.id(),
             QueryStatus.FAILED,
-            "the peer has no record of the query: it was" + " never delivered",
+            "the peer has no record of the query: it was never delivered",
             "query.undelivered");
       }
       LOG.debug("poll of {} at the peer: {}", q.id(), e.getMessage());

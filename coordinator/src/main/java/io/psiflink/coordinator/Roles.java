@@ -32,7 +32,7 @@ final class Roles {
       case "B", "b" -> Role.B;
       default ->
           throw ApiException.badRequest(
-              field, "must be A (table a, receives the joined" + " rows) or B (table b)");
+              field, "must be A (table a, receives the joined rows) or B (table b)");
     };
   }
 

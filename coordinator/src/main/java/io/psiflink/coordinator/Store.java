@@ -103,7 +103,7 @@ public final class Store {
   /** Stores what each party learns from a query (JSON), computed when it was validated. */
   public static void setDisclosure(Connection c, String queryId, String json) throws SQLException {
     try (PreparedStatement ps =
-        c.prepareStatement("UPDATE queries SET disclosure_json = ?" + " WHERE id = ?")) {
+        c.prepareStatement("UPDATE queries SET disclosure_json = ? WHERE id = ?")) {
       ps.setString(1, json);
       ps.setString(2, queryId);
       ps.executeUpdate();
@@ -113,7 +113,7 @@ public final class Store {
   /** The disclosure JSON of a query, if stored. */
   public static Optional<String> disclosure(Connection c, String queryId) throws SQLException {
     try (PreparedStatement ps =
-        c.prepareStatement("SELECT disclosure_json FROM queries" + " WHERE id = ?")) {
+        c.prepareStatement("SELECT disclosure_json FROM queries WHERE id = ?")) {
       ps.setString(1, queryId);
       try (ResultSet rs = ps.executeQuery()) {
         return rs.next() ? Optional.ofNullable(rs.getString(1)) : Optional.empty();
@@ -125,7 +125,7 @@ public final class Store {
   public static boolean retireDataset(Connection c, String name, long at) throws SQLException {
     try (PreparedStatement ps =
         c.prepareStatement(
-            "UPDATE datasets SET status = ?," + " retired_at = ? WHERE name = ? AND status = ?")) {
+            "UPDATE datasets SET status = ?, retired_at = ? WHERE name = ? AND status = ?")) {
       bind(ps, DatasetStatus.RETIRED.name(), at, name, DatasetStatus.ACTIVE.name());
       return ps.executeUpdate() == 1;
     }

@@ -156,8 +156,7 @@ class ConfigAndTokensTest {
             () -> unwrap(() -> CoordinatorConfig.load(dir.resolve("m.yaml"))));
     assertTrue(e.getMessage().startsWith("config: job.mode"), e.getMessage());
     assertTrue(
-        e.getMessage().contains("'flink-rn'")
-            && e.getMessage().contains("embedded or" + " flink-run"),
+        e.getMessage().contains("'flink-rn'") && e.getMessage().contains("embedded or flink-run"),
         e.getMessage());
     // a bad format names its key too
     Files.writeString(dir.resolve("f.yaml"), "party: alice\noutput: {format: orc}\n");

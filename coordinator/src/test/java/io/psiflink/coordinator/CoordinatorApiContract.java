@@ -696,7 +696,7 @@ abstract class CoordinatorApiContract {
             List.of("card", "zip", "email"),
             List.of()));
     ObjectNode q =
-        sqlQuery("SELECT a.spend, b.* FROM a JOIN b ON a.card = b.card " + "AND a.zip = b.zip");
+        sqlQuery("SELECT a.spend, b.* FROM a JOIN b ON a.card = b.card AND a.zip = b.zip");
     q.put("peerDataset", "contacts");
     String id = submit(alice, q);
     String expanded =
@@ -994,8 +994,7 @@ abstract class CoordinatorApiContract {
     assertEquals("done", s.path("progress").path("phase").asText());
     assertEquals(8, s.path("progress").path("binsDone").asLong());
     assertEquals(
-        Client.JSON.readTree(
-            "{\"location\":\"/out/joined\",\"format\":\"avro\"," + "\"rowsOut\":42}"),
+        Client.JSON.readTree("{\"location\":\"/out/joined\",\"format\":\"avro\",\"rowsOut\":42}"),
         s.path("result"));
     assertEquals(2000L, s.path("endedAt").asLong());
     assertTrue(s.path("error").isNull());

@@ -382,7 +382,7 @@ class JobLauncherTest {
       Dataset d =
           new Dataset(
               "crm",
-              "jdbc:postgresql://db:5432/crm?user=psi&password=p%26ss" + "&table=people",
+              "jdbc:postgresql://db:5432/crm?user=psi&password=p%26ss&table=people",
               io.psiflink.api.OutputFormat.CSV,
               List.of(),
               List.of("k"),

@@ -122,7 +122,7 @@ public record JobSummary(
     sb.append(
         String.format(
             Locale.ROOT,
-            "party %s: disclosed n = %,d to the peer (public size " + "%s)%n",
+            "party %s: disclosed n = %,d to the peer (public size %s)%n",
             party,
             rowsDisclosed,
             publicSize));

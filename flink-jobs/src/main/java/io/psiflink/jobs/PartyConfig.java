@@ -111,7 +111,7 @@ public record PartyConfig(
     ProtocolInfo.byName(protocol); // an unknown name fails here, naming the known ones
     if (bins < 0 || sigma < 1 || sigma > 128 || parallelism < 1 || maxAttempts < 1) {
       throw new IllegalArgumentException(
-          "bins >= 0, 1 <= sigma <= 128, parallelism >= 1 and " + "attempts >= 1 are required");
+          "bins >= 0, 1 <= sigma <= 128, parallelism >= 1 and attempts >= 1 are required");
     }
     if (!insecureTestOnly && sigma < MIN_SIGMA) {
       throw new IllegalArgumentException(

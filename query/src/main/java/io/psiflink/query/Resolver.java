@@ -278,9 +278,7 @@ final class Resolver {
       if (!bases.add(base)) {
         if (o.alias() != null) {
           throw new QueryException(
-              "SELECT",
-              "output name " + base + " is used twice; choose" + " another AS name",
-              o.span());
+              "SELECT", "output name " + base + " is used twice; choose another AS name", o.span());
         }
         name = o.side().table() + "_" + base;
       }

@@ -45,14 +45,13 @@ public final class PsiCli {
         names = "--coordinator",
         paramLabel = "URL",
         description =
-            "the coordinator, e.g. " + "https://alice.example:8443 (default: env PSI_COORDINATOR)")
+            "the coordinator, e.g. https://alice.example:8443 (default: env PSI_COORDINATOR)")
     URI coordinator;
 
     @Option(
         names = "--token-file",
         paramLabel = "FILE",
-        description =
-            "a file with a party " + "token (default: env PSI_TOKEN with the token itself)")
+        description = "a file with a party token (default: env PSI_TOKEN with the token itself)")
     Path tokenFile;
 
     @Option(
@@ -81,7 +80,7 @@ public final class PsiCli {
   /** {@code ./psi submit}: a new query at this party's coordinator. */
   @Command(
       name = "submit",
-      description = "Submits a query to your coordinator; the peer's " + "approver decides on it.")
+      description = "Submits a query to your coordinator; the peer's approver decides on it.")
   static final class Submit {
     @Option(
         names = "--dataset",
@@ -172,7 +171,7 @@ public final class PsiCli {
 
   @Command(
       name = "approve",
-      description = "Approves a query the other party submitted; its " + "session's jobs start.")
+      description = "Approves a query the other party submitted; its session's jobs start.")
   static final class Approve extends Decide {
     @Option(names = "--wait", description = "follow the session until it ends")
     boolean await;
@@ -194,7 +193,7 @@ public final class PsiCli {
 
   @Command(
       name = "status",
-      description = "A query's or session's status, phase and bins " + "done/total.")
+      description = "A query's or session's status, phase and bins done/total.")
   static final class Status extends ById {
     @Parameters(paramLabel = "ID", description = "a query or a session id")
     String id;
@@ -205,7 +204,7 @@ public final class PsiCli {
 
   @Command(
       name = "cancel",
-      description = "Stops a session's jobs (yours, and through your " + "coordinator the peer's).")
+      description = "Stops a session's jobs (yours, and through your coordinator the peer's).")
   static final class Cancel extends ById {
     @Parameters(paramLabel = "SESSION_ID", description = "the session")
     String sessionId;
@@ -385,7 +384,7 @@ public final class PsiCli {
     String url = a.coordinator != null ? a.coordinator.toString() : env.get("PSI_COORDINATOR");
     if (url == null || url.isBlank()) {
       throw new IllegalArgumentException(
-          "which coordinator? give --coordinator URL or set" + " PSI_COORDINATOR");
+          "which coordinator? give --coordinator URL or set PSI_COORDINATOR");
     }
     String token;
     if (a.tokenFile != null) {

@@ -243,7 +243,7 @@ public final class BinExchange {
         || !MessageDigest.isEqual(
             peer.getCommitment().toByteArray(), commitment(raw, bin, self.peer(), peerNonce))) {
       throw new PeerProtocolException(
-          "peer's revealed nonce does not match the commitment in " + "its HELLO");
+          "peer's revealed nonce does not match the commitment in its HELLO");
     }
     boolean a = self.equals(Role.A);
     byte[] instance = instance(raw, bin, a ? nonce : peerNonce, a ? peerNonce : nonce);

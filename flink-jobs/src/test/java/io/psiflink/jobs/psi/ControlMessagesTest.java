@@ -82,7 +82,7 @@ class ControlMessagesTest {
         () ->
             ControlMessages.parse(
                 BinHello.parser(), new byte[] {0x10, 3, 0x78, 1}, "the peer's HELLO"),
-        "the peer's HELLO has fields [15] that psiflink.control.v1.BinHello " + "does not know");
+        "the peer's HELLO has fields [15] that psiflink.control.v1.BinHello does not know");
     // BinHello whose role (field 1) holds field 9
     assertProblem(
         () ->

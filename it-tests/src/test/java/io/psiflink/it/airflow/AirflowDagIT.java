@@ -159,8 +159,7 @@ class AirflowDagIT {
     // bob lets alice filter on country, not see it
     Airflow.Run run =
         runDag(
-            "SELECT a.spend, b.country FROM a JOIN b ON a.card = b.card" + " AND a.zip = b.zip",
-            null);
+            "SELECT a.spend, b.country FROM a JOIN b ON a.card = b.card AND a.zip = b.zip", null);
     assertNotEquals(0, run.exit(), Airflow.tail(run.log()));
     assertTrue(
         run.log().contains("coordinator answered 422") && run.log().contains("country"),

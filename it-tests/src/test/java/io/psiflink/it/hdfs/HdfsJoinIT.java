@@ -260,8 +260,7 @@ class HdfsJoinIT {
     assertTrue(e.getMessage().contains("the join failed"), e.getMessage());
     String text = log.toString(StandardCharsets.UTF_8);
     assertTrue(
-        text.contains(
-            "too many bad rows: party A: table a: " + nullKeys(A) + " of 3,000" + " records"),
+        text.contains("too many bad rows: party A: table a: " + nullKeys(A) + " of 3,000 records"),
         text);
     assertTrue(
         text.contains(

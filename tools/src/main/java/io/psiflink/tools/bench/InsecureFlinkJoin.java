@@ -451,7 +451,7 @@ public final class InsecureFlinkJoin {
     } else {
       System.out.printf(
           Locale.ROOT,
-          "rows        %d%ndigest      %s%nseconds     %.3f%n" + "join        %s%nphases      %s%n",
+          "rows        %d%ndigest      %s%nseconds     %.3f%njoin        %s%nphases      %s%n",
           r.rows(),
           r.digest(),
           r.seconds(),

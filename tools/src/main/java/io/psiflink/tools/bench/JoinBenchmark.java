@@ -219,7 +219,7 @@ public final class JoinBenchmark {
         }
         log.printf(
             Locale.ROOT,
-            "== run %d of %d: private join of %,d x %,d rows, public size " + "%s%n",
+            "== run %d of %d: private join of %,d x %,d rows, public size %s%n",
             r + 1,
             runs,
             rows,
@@ -303,7 +303,7 @@ public final class JoinBenchmark {
           (ps, t) ->
               System.out.printf(
                   Locale.ROOT,
-                  "  public size %s: median " + "%.1f s (WHERE selectivity %s)%n",
+                  "  public size %s: median %.1f s (WHERE selectivity %s)%n",
                   ps,
                   median(t),
                   fmt(selectivity)));

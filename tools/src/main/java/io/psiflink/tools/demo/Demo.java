@@ -317,7 +317,7 @@ public final class Demo {
     out.println("summary");
     out.printf(
         Locale.ROOT,
-        "  rows in           A %,d   B %,d   (after WHERE and NULL keys:" + " A %,d, B %,d)%n",
+        "  rows in           A %,d   B %,d   (after WHERE and NULL keys: A %,d, B %,d)%n",
         a.path("rows_read").asLong(),
         b.path("rows_read").asLong(),
         a.path("rows_tokenized").asLong(),
