@@ -23,7 +23,7 @@ public final class PartyOptions {
           "the party this job plays: A (table a; receives the PSI and writes the joined table) or B",
           null,
           true,
-          PartyOptions::twoPartyRole,
+          Role::twoParty,
           Role::label);
 
   public static final TypedOption<String> TABLE =
@@ -242,15 +242,6 @@ public final class PartyOptions {
           "PartyMain",
           "Runs one party's private join job (on an embedded Flink MiniCluster, or inside flink run).",
           ALL);
-
-  /** The two parties a job can play today; the type has room for more roles. */
-  private static Role twoPartyRole(String text) {
-    Role r = Role.parse(text);
-    if (!r.equals(Role.A) && !r.equals(Role.B)) {
-      throw new IllegalArgumentException("must be A or B, not '" + text + "'");
-    }
-    return r;
-  }
 
   /** One character, or {@code tab} / {@code \t} for a tab (hard to pass on a command line). */
   private static TypedOption<Character> csvChar(String name, String description, char dflt) {

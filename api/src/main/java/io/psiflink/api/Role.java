@@ -115,6 +115,24 @@ public record Role(Kind kind, int index, int parties) {
         "not a role: '" + t + "' (expected A or B, P1..Pn of n >= 3 parties, helper or provider)");
   }
 
+  /**
+   * A party of a two-party join: {@link #A} or {@link #B} as {@link #parse(String)} reads them.
+   *
+   * @throws IllegalArgumentException {@code must be A or B, not '<text>'} for anything else
+   */
+  public static Role twoParty(String text) {
+    Role r;
+    try {
+      r = parse(text);
+    } catch (IllegalArgumentException e) {
+      r = null;
+    }
+    if (r == null || !r.isParty()) {
+      throw new IllegalArgumentException("must be A or B, not '" + text + "'");
+    }
+    return r;
+  }
+
   /** {@link #parse(String, int)} for the two-party world: A, B, helper, provider. */
   public static Role parse(String text) {
     return parse(text, 2);

@@ -29,6 +29,17 @@ class RoleTest {
   }
 
   @Test
+  void twoPartyRolesAreAOrB() {
+    assertEquals(Role.A, Role.twoParty("a"));
+    assertEquals(Role.B, Role.twoParty("B"));
+    for (String t : new String[] {"helper", "provider", "C", "P1", ""}) {
+      IllegalArgumentException e =
+          assertThrows(IllegalArgumentException.class, () -> Role.twoParty(t));
+      assertEquals("must be A or B, not '" + t + "'", e.getMessage());
+    }
+  }
+
+  @Test
   void refusesWhatIsNotARole() {
     assertThrows(IllegalArgumentException.class, () -> Role.parse("C"));
     assertThrows(IllegalArgumentException.class, () -> Role.parse("P3"));

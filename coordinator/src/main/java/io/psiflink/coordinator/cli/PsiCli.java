@@ -223,16 +223,11 @@ public final class PsiCli {
   static final class RoleConverter implements ITypeConverter<Role> {
     @Override
     public Role convert(String text) {
-      Role r;
       try {
-        r = Role.parse(text);
+        return Role.twoParty(text);
       } catch (IllegalArgumentException e) {
-        throw new TypeConversionException("must be A or B, not '" + text + "'");
+        throw new TypeConversionException(e.getMessage());
       }
-      if (!r.isParty()) {
-        throw new TypeConversionException("must be A or B, not '" + text + "'");
-      }
-      return r;
     }
   }
 
