@@ -1,5 +1,6 @@
 package io.psiflink.api;
 
+import java.io.Serializable;
 import java.util.Objects;
 
 /**
@@ -13,7 +14,7 @@ import java.util.Objects;
  * SQL), {@code P1}…{@code Pn} for party {@code i} of {@code n ≥ 3} (1-based), {@code helper},
  * {@code provider}.
  */
-public record Role(Kind kind, int index, int parties) {
+public record Role(Kind kind, int index, int parties) implements Serializable {
 
   /** The kinds of organisation a session can have. */
   public enum Kind {
@@ -136,6 +137,16 @@ public record Role(Kind kind, int index, int parties) {
   /** {@link #parse(String, int)} for the two-party world: A, B, helper, provider. */
   public static Role parse(String text) {
     return parse(text, 2);
+  }
+
+  /** A deserialized A, B, helper or provider is the constant itself (validated on the way in). */
+  private Object readResolve() {
+    for (Role r : new Role[] {A, B, HELPER, PROVIDER}) {
+      if (r.equals(this)) {
+        return r;
+      }
+    }
+    return this;
   }
 
   @Override

@@ -1,6 +1,7 @@
 package io.psiflink.api;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
 import org.junit.jupiter.api.Test;
@@ -26,6 +27,25 @@ class RoleTest {
     assertEquals("a", Role.A.table());
     assertEquals("b", Role.B.table());
     assertEquals(Role.A, Role.parse(" a "));
+  }
+
+  @Test
+  void serializedRolesComeBackAsThemselves() throws Exception {
+    for (Role r : new Role[] {Role.A, Role.B, Role.HELPER, Role.PROVIDER}) {
+      assertSame(r, roundTrip(r));
+    }
+    assertEquals(Role.party(2, 5), roundTrip(Role.party(2, 5)));
+  }
+
+  private static Object roundTrip(Object o) throws Exception {
+    java.io.ByteArrayOutputStream bytes = new java.io.ByteArrayOutputStream();
+    try (java.io.ObjectOutputStream out = new java.io.ObjectOutputStream(bytes)) {
+      out.writeObject(o);
+    }
+    try (java.io.ObjectInputStream in =
+        new java.io.ObjectInputStream(new java.io.ByteArrayInputStream(bytes.toByteArray()))) {
+      return in.readObject();
+    }
   }
 
   @Test

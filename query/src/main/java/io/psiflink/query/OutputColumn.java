@@ -14,15 +14,4 @@ public record OutputColumn(Role side, String column, String outputName) implemen
     Objects.requireNonNull(column, "column");
     Objects.requireNonNull(outputName, "outputName");
   }
-
-  // Role is not Serializable: an output column travels with its party's label
-  private Object writeReplace() {
-    return new Form(side.label(), column, outputName);
-  }
-
-  private record Form(String side, String column, String outputName) implements Serializable {
-    private Object readResolve() {
-      return new OutputColumn(Role.parse(side), column, outputName);
-    }
-  }
 }

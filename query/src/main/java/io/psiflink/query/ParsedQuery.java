@@ -53,17 +53,6 @@ record ParsedQuery(
     String written() {
       return span == null ? column : span.text();
     }
-
-    // Role is not Serializable: a reference travels with its qualifier's label
-    private Object writeReplace() {
-      return new Form(qualifier == null ? null : qualifier.label(), column, span);
-    }
-
-    private record Form(String qualifier, String column, SourceSpan span) implements Serializable {
-      private Object readResolve() {
-        return new Ref(qualifier == null ? null : Role.parse(qualifier), column, span);
-      }
-    }
   }
 
   /**
@@ -73,18 +62,6 @@ record ParsedQuery(
   record Item(Ref ref, Role starSide, String alias, SourceSpan span) implements Serializable {
     boolean star() {
       return ref == null;
-    }
-
-    // Role is not Serializable: an item travels with its star's party label
-    private Object writeReplace() {
-      return new Form(ref, starSide == null ? null : starSide.label(), alias, span);
-    }
-
-    private record Form(Ref ref, String starSide, String alias, SourceSpan span)
-        implements Serializable {
-      private Object readResolve() {
-        return new Item(ref, starSide == null ? null : Role.parse(starSide), alias, span);
-      }
     }
   }
 

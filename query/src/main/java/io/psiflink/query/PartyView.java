@@ -40,29 +40,4 @@ public record PartyView(
     filterColumns = List.copyOf(filterColumns);
     neededColumns = List.copyOf(neededColumns);
   }
-
-  // Role is not Serializable: a view travels with its party's label
-  private Object writeReplace() {
-    return new Form(
-        side.label(), keyColumns, revealedColumns, wherePredicate, filterColumns, neededColumns);
-  }
-
-  private record Form(
-      String side,
-      List<String> keyColumns,
-      List<String> revealedColumns,
-      String wherePredicate,
-      List<String> filterColumns,
-      List<String> neededColumns)
-      implements Serializable {
-    private Object readResolve() {
-      return new PartyView(
-          Role.parse(side),
-          keyColumns,
-          revealedColumns,
-          wherePredicate,
-          filterColumns,
-          neededColumns);
-    }
-  }
 }

@@ -14,8 +14,7 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The query's records that name a party travel through Java serialization (Flink ships them to its
- * operators) although {@link Role} is not Serializable: each comes back equal, with the very {@link
- * Role#A}/{@link Role#B} constants.
+ * operators): each comes back equal, with the very {@link Role#A}/{@link Role#B} constants.
  */
 class RoleSerializationTest {
   @SuppressWarnings("unchecked")

@@ -11,16 +11,12 @@ import java.io.Serializable;
  * What every bin of one party's job shares: the session, the agreed parameters and how rows are
  * encoded. Public within the party's cluster: it travels in the job graph. The session's secrets do
  * not ({@link BinKeys}). Immutable.
- *
- * <p>Role is kept as its parts ({@link Role} is not {@link Serializable}).
  */
 public final class BinContext implements Serializable {
-  private static final long serialVersionUID = 2L;
+  private static final long serialVersionUID = 3L;
 
   private final String session;
-  private final Role.Kind roleKind;
-  private final int roleIndex;
-  private final int roleParties;
+  private final Role role;
   private final int bins;
   private final int sigma;
   private final String protocol;
@@ -58,9 +54,7 @@ public final class BinContext implements Serializable {
           "a bin is exchanged between party A and party B, not " + role.label());
     }
     this.session = session;
-    this.roleKind = role.kind();
-    this.roleIndex = role.index();
-    this.roleParties = role.parties();
+    this.role = role;
     this.bins = bins;
     this.sigma = sigma;
     this.protocol = protocol;
@@ -78,7 +72,7 @@ public final class BinContext implements Serializable {
 
   /** This party's role: {@link Role#A} or {@link Role#B}. */
   public Role role() {
-    return new Role(roleKind, roleIndex, roleParties);
+    return role;
   }
 
   /** The protocol role this party plays ({@link ProtocolRoles}: A receives, B sends). */
