@@ -1,0 +1,58 @@
+// silent_vole.h — one silent VOLE over GF(2^128) (semi-honest), from correlated OTs:
+//   receiver gets a, c (m Blocks each), sender gets b (m Blocks) with c[i] = b[i] ^ a[i] * Delta,
+//   where Delta is the sender's IKNP Delta and a is pseudorandom (the receiver's OKVS mask in PSI).
+// Construction (Boyle et al. CCS 2019 / Weng et al. "Wolverine" S&P 2021, as in libOTe's SilentVole):
+//   * base VOLEs: for each of the t noise blocks, 128 correlated OTs packed (gf128_pack) give the
+//     receiver beta_i, c_i and the sender b_i with c_i = b_i ^ beta_i * Delta (beta_i = the packed
+//     random choice bits);
+//   * punctured PRFs: the sender expands one GGM tree per noise block (2^depth leaves, fixed-key AES
+//     length-doubling PRG); for each level it sends the XORs of all left and of all right children,
+//     each masked with H(q_j) / H(q_j ^ Delta) of one correlated OT whose choice bit is the negated
+//     bit of the receiver's noise position alpha_i at that level; and d_i = XOR of all leaves ^ b_i,
+//     from which the receiver completes its leaf at alpha_i to v[alpha_i] ^ beta_i * Delta;
+//   * the LPN code (lpn_code.h) compresses the sparse correlation w = v + e*Delta to length m.
+// Messages: the correlated OTs come from the caller (IKNP, one run for all pieces); the sender's
+// message per piece is message_bytes() long. Every piece of a run has its own tweak (piece index),
+// hashed into every H call, so pieces and runs are independent.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+#include "../core/block.h"
+#include "../core/bytes.h"
+#include "../core/prg.h"
+#include "../core/status.h"
+#include "lpn_code.h"
+
+namespace psi {
+
+class SilentVoleReceiver {
+ public:
+  // shape = lpn_shape(m); code_seed is public (both parties derive it from the instance); tweak
+  // separates pieces and runs; the noise positions alpha_i are drawn from rng.
+  SilentVoleReceiver(const LpnShape& shape, Block code_seed, Block tweak, Prg& rng);
+  // Correlated OTs this piece needs: t * depth (GGM) + t * 128 (base VOLEs).
+  size_t cot_count() const;
+  // The choice bits to request from IKNP for this piece's OTs, packed (bit j%8 of byte j/8):
+  // negated alpha bits for the GGM OTs, random bits for the base VOLEs. ceil(cot_count()/8) bytes.
+  void choices(uint8_t* out) const;
+  // Bytes of the sender's message for this piece.
+  size_t message_bytes() const;
+  // t: the cot_count() IKNP outputs for choices(); msg: the sender's message (exactly
+  // message_bytes(), else PSI_ERR_PEER_MESSAGE). Writes a and c (shape.m Blocks each).
+  Status finish(const Block* t, ByteView msg, Block* a, Block* c);
+};
+
+class SilentVoleSender {
+ public:
+  SilentVoleSender(const LpnShape& shape, Block code_seed, Block tweak, Prg& rng);
+  size_t cot_count() const;
+  size_t message_bytes() const;
+  // q: the cot_count() IKNP sender outputs (q_j = t_j ^ r_j * delta). Writes the message
+  // (message_bytes()) and b (shape.m Blocks).
+  void run(const Block* q, Block delta, uint8_t* msg, Block* b);
+};
+
+}  // namespace psi
