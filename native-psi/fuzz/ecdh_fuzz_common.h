@@ -2,18 +2,18 @@
 // to the state just before the round a fuzz target attacks, so each target feeds arbitrary bytes to
 // one parser. The setup runs once per process; every input then uses fresh sessions that import it.
 // The generic helpers (pull, push, exported, feed_fuzz, feed_raw_or_mutated) come from
-// kkrt_fuzz_common.h.
+// round_fuzz_common.h.
 #pragma once
 
-#include "kkrt_fuzz_common.h"
+#include "round_fuzz_common.h"
 
 namespace ecdh_fuzz {
 
-using kkrt_fuzz::exported;
-using kkrt_fuzz::feed_fuzz;
-using kkrt_fuzz::feed_raw_or_mutated;
-using kkrt_fuzz::pull;
-using kkrt_fuzz::push;
+using round_fuzz::exported;
+using round_fuzz::feed_fuzz;
+using round_fuzz::feed_raw_or_mutated;
+using round_fuzz::pull;
+using round_fuzz::push;
 
 constexpr size_t kClient = 12, kServer = 24;
 inline const char* params() { return "receiver_size=12,sender_size=24,output=both,filter=gcs"; }

@@ -2,10 +2,10 @@
 // elements (duplicates, wrong lengths).
 #include <string>
 
-#include "kkrt_fuzz_common.h"
+#include "round_fuzz_common.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
-  using namespace kkrt_fuzz;
+  using namespace round_fuzz;
   if (size == 0) return 0;
   const uint8_t mode = data[0] % 3;
   ++data;
@@ -19,11 +19,11 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
         psi_session_create("kkrt", PSI_ROLE_RECEIVER, p.c_str(), seed, 32, &s, err, sizeof err);
     check(st);
   } else if (mode == 1) {
-    s = make(size > 0 ? data[0] & 1 : 0, 9);
+    s = make(kKkrt, size > 0 ? data[0] & 1 : 0, 9);
     check(psi_setup_import(s, data, size));
   } else {
-    s = make(PSI_ROLE_SENDER, 9);
-    check(psi_setup_import(s, setup().sender.data(), setup().sender.size()));
+    s = make(kKkrt, PSI_ROLE_SENDER, 9);
+    check(psi_setup_import(s, setup(kKkrt).sender.data(), setup(kKkrt).sender.size()));
     check(psi_set_input(s, data, size / 16, 16));
   }
   psi_session_free(s);

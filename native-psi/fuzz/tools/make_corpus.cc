@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "../ecdh_fuzz_common.h"
+#include "../round_fuzz_common.h"
 #include "core/prg.h"
 #include "ot/base_ot.h"
 #include "protocols/ecdh/set_filter.h"
@@ -286,11 +287,12 @@ void ecdh_messages() {
 
 // ---- kkrt ---------------------------------------------------------------------------------------
 void kkrt() {
-  using namespace kkrt_fuzz;
+  using namespace round_fuzz;
+  const Target& k = kKkrt;
   {
     const std::string t = "fuzz_kkrt_setup";
-    psi_session* r = make(PSI_ROLE_RECEIVER, 1);
-    psi_session* s = make(PSI_ROLE_SENDER, 2);
+    psi_session* r = make(k, PSI_ROLE_RECEIVER, 1);
+    psi_session* s = make(k, PSI_ROLE_SENDER, 2);
     if (psi_round_feed(r, PSI_PHASE_SETUP, 0, nullptr, 0, 1) != PSI_OK) std::exit(1);
     const Bytes a = pull(r, PSI_PHASE_SETUP, 0);
     push(s, PSI_PHASE_SETUP, 1, a);
@@ -311,9 +313,9 @@ void kkrt() {
     write(t, "receiver_B0_equals_A", cat({Bytes{0}, bad}));
     write(t, "receiver_short", cat({Bytes{0}, Bytes(b.begin(), b.end() - 1)}));
   }
-  psi_session* r = online(PSI_ROLE_RECEIVER);
-  psi_session* s = online(PSI_ROLE_SENDER);
-  const Bytes matrix = matrix_of(r);
+  psi_session* r = online(k, PSI_ROLE_RECEIVER);
+  psi_session* s = online(k, PSI_ROLE_SENDER);
+  const Bytes matrix = first_message(r);
   push(s, PSI_PHASE_ONLINE, 1, matrix);
   const Bytes masks = pull(s, PSI_PHASE_ONLINE, 1);
   push(r, PSI_PHASE_ONLINE, 2, masks);
@@ -381,8 +383,8 @@ void kkrt() {
           std::string("receiver_size=268435455,sender_size=1"), base + "bin_factor=0.5,stash=auto",
           base + "sigma=15", std::string("receiver_size=1,,sender_size=1,=,x=")})
       write(t, "params_" + std::to_string(g_files), cat({Bytes{0}, str(p)}));
-    write(t, "setup_receiver_blob", cat({Bytes{1}, Bytes{0}, setup().receiver}));
-    write(t, "setup_sender_blob", cat({Bytes{1}, Bytes{1}, setup().sender}));
+    write(t, "setup_receiver_blob", cat({Bytes{1}, Bytes{0}, setup(k).receiver}));
+    write(t, "setup_sender_blob", cat({Bytes{1}, Bytes{1}, setup(k).sender}));
     Bytes elems(kN * 16, 0x5a);
     for (size_t k = 0; k < kN; ++k) elems[16 * k] = uint8_t(k);
     write(t, "elements_distinct", cat({Bytes{2}, elems}));
@@ -390,6 +392,45 @@ void kkrt() {
     write(t, "elements_duplicate", cat({Bytes{2}, elems}));
     write(t, "elements_one_short", cat({Bytes{2}, Bytes(elems.begin(), elems.end() - 16)}));
   }
+}
+
+// ---- rr22 ---------------------------------------------------------------------------------------
+void rr22() {
+  using namespace round_fuzz;
+  const Target& k = kRr22;
+  {
+    const std::string t = "fuzz_rr22_setup";
+    psi_session* r = make(k, PSI_ROLE_RECEIVER, 1);
+    psi_session* s = make(k, PSI_ROLE_SENDER, 2);
+    if (psi_round_feed(r, PSI_PHASE_SETUP, 0, nullptr, 0, 1) != PSI_OK) std::exit(1);
+    const Bytes a = pull(r, PSI_PHASE_SETUP, 0);
+    push(s, PSI_PHASE_SETUP, 1, a);
+    const Bytes b = pull(s, PSI_PHASE_SETUP, 1);
+    psi_session_free(r);
+    psi_session_free(s);
+    write(t, "sender_honest_A", cat({Bytes{1}, a}));
+    write(t, "sender_identity_A", cat({Bytes{1}, fill(32, 0)}));
+    write(t, "receiver_honest_B", cat({Bytes{0}, b}));
+    write(t, "receiver_short", cat({Bytes{0}, Bytes(b.begin(), b.end() - 1)}));
+  }
+  // The honest messages of every online round, each the seed of the target that parses it.
+  psi_session* party[2] = {online(k, PSI_ROLE_RECEIVER), online(k, PSI_ROLE_SENDER)};
+  std::vector<Bytes> msgs = {first_message(party[0])};
+  for (uint32_t r = 1; r < 5; ++r) {
+    psi_session* owner = party[r % 2];
+    push(owner, PSI_PHASE_ONLINE, r, msgs.back());
+    msgs.push_back(pull(owner, PSI_PHASE_ONLINE, r));
+  }
+  psi_session_free(party[0]);
+  psi_session_free(party[1]);
+  const char* targets[] = {"fuzz_rr22_matrix", "fuzz_rr22_vole", "fuzz_rr22_masked",
+                           "fuzz_rr22_masks", "fuzz_rr22_claims"};
+  for (size_t r = 0; r < 5; ++r) message_seeds(targets[r], msgs[r]);
+  write("fuzz_rr22_matrix", "instance_high_bit", mutated(msgs[0], {{0, Bytes{0x80}}}));
+  write("fuzz_rr22_vole", "first_level_flipped", mutated(msgs[1], {{0, fill(32, 0xff)}}));
+  write("fuzz_rr22_claims", "count_max_raw", le(0xffffffffu, 4));
+  if (msgs[4].size() >= 16)
+    write("fuzz_rr22_claims", "proof_bit_flipped", mutated(msgs[4], {{8, Bytes{0x01}}}));
 }
 
 }  // namespace
@@ -406,6 +447,7 @@ int main(int argc, char** argv) {
   ecdh_bloom();
   ecdh_messages();
   kkrt();
+  rr22();
   std::printf("wrote %zu seed files under %s\n", g_files, g_root.c_str());
   return 0;
 }

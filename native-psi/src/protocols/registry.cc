@@ -5,6 +5,7 @@
 
 #include "ecdh/ecdh_psi.h"
 #include "kkrt/kkrt_psi.h"
+#include "rr22/rr22_psi.h"
 #include "protocol.h"
 
 namespace psi {
@@ -49,6 +50,21 @@ const Entry kProtocols[] = {
       uint64_t(1) << 32,
       "receiver_size,sender_size,instance,output,fpr,filter"},
      make_ecdh},
+    {{"rr22",
+      "RR22 VOLE-based PSI (OKVS, silent VOLE from expand-convolute LPN): least traffic and time, "
+      "setup reusable across bins",
+      2,
+      2,
+      {PSI_ROLE_RECEIVER, PSI_ROLE_SENDER, 0, 0},
+      PSI_OUTPUT_RECEIVER | PSI_OUTPUT_BOTH,
+      PSI_OUTPUT_RECEIVER,
+      0,
+      0,
+      16,
+      16,
+      uint64_t(1) << 28,
+      "receiver_size,sender_size,instance,output,sigma"},
+     make_rr22},
 };
 
 constexpr size_t kCount = sizeof kProtocols / sizeof kProtocols[0];

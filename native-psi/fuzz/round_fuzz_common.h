@@ -1,30 +1,41 @@
-// kkrt_fuzz_common.h — brings a pair of KKRT sessions to the state just before the round a fuzz
-// target attacks, so each target feeds arbitrary bytes to exactly one parser. The setup (base OTs)
-// runs once per process; every input then uses fresh sessions that import it.
+// round_fuzz_common.h — brings a pair of sessions of a two-party protocol whose setup is independent
+// of the sets (kkrt, rr22) to the state just before the round a fuzz target attacks, so each target
+// feeds arbitrary bytes to exactly one parser. The setup (base OTs) runs once per process; every
+// input then uses fresh sessions that import it.
 #pragma once
 
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
+#include <map>
+#include <string>
 #include <vector>
 
 #include "psi_native.h"
 
-namespace kkrt_fuzz {
+namespace round_fuzz {
 
 constexpr size_t kN = 24;
-inline const char* params() { return "receiver_size=24,sender_size=24,output=both,stash=2"; }
+
+// The protocol a target attacks and its parameters (kN elements per side, output=both).
+struct Target {
+  const char* protocol;
+  const char* params;
+};
+inline constexpr Target kKkrt{"kkrt", "receiver_size=24,sender_size=24,output=both,stash=2"};
+inline constexpr Target kRr22{"rr22", "receiver_size=24,sender_size=24,output=both"};
 
 inline void check(psi_status st) {
   // Errors are expected on hostile input; an internal error or a crash is a bug.
   if (st == PSI_ERR_INTERNAL || st == PSI_ERR_NO_MEMORY) std::abort();
 }
 
-inline psi_session* make(int role, uint8_t seed_byte) {
+inline psi_session* make(const Target& t, int role, uint8_t seed_byte) {
   uint8_t seed[32];
   std::memset(seed, seed_byte, 32);
   psi_session* s = nullptr;
-  if (psi_session_create("kkrt", role, params(), seed, 32, &s, nullptr, 0) != PSI_OK) std::abort();
+  if (psi_session_create(t.protocol, role, t.params, seed, 32, &s, nullptr, 0) != PSI_OK)
+    std::abort();
   return s;
 }
 
@@ -56,12 +67,14 @@ struct Setup {
   std::vector<uint8_t> receiver, sender;
 };
 
-// Runs the real setup once and keeps both exported blobs.
-inline const Setup& setup() {
-  static const Setup blobs = [] {
+// Runs the real setup once per protocol and keeps both exported blobs.
+inline const Setup& setup(const Target& t) {
+  static std::map<std::string, Setup> cache;
+  auto it = cache.find(t.protocol);
+  if (it == cache.end()) {
     Setup b;
-    psi_session* r = make(PSI_ROLE_RECEIVER, 1);
-    psi_session* s = make(PSI_ROLE_SENDER, 2);
+    psi_session* r = make(t, PSI_ROLE_RECEIVER, 1);
+    psi_session* s = make(t, PSI_ROLE_SENDER, 2);
     if (psi_round_feed(r, PSI_PHASE_SETUP, 0, nullptr, 0, 1) != PSI_OK) std::abort();
     push(s, PSI_PHASE_SETUP, 1, pull(r, PSI_PHASE_SETUP, 0));
     push(r, PSI_PHASE_SETUP, 2, pull(s, PSI_PHASE_SETUP, 1));
@@ -70,15 +83,16 @@ inline const Setup& setup() {
     b.sender = exported(s);
     psi_session_free(r);
     psi_session_free(s);
-    return b;
-  }();
-  return blobs;
+    it = cache.emplace(t.protocol, std::move(b)).first;
+  }
+  return it->second;
 }
 
 // A fresh session of `role` with the shared setup imported and kN elements (half shared).
-inline psi_session* online(int role) {
-  psi_session* s = make(role, uint8_t(3 + role));
-  const std::vector<uint8_t>& blob = role == PSI_ROLE_RECEIVER ? setup().receiver : setup().sender;
+inline psi_session* online(const Target& t, int role) {
+  psi_session* s = make(t, role, uint8_t(3 + role));
+  const Setup& setups = setup(t);
+  const std::vector<uint8_t>& blob = role == PSI_ROLE_RECEIVER ? setups.receiver : setups.sender;
   if (psi_setup_import(s, blob.data(), blob.size()) != PSI_OK) std::abort();
   // Distinct elements; the first half equal on both sides.
   std::vector<uint8_t> elems(kN * 16, 0x5a);
@@ -91,7 +105,7 @@ inline psi_session* online(int role) {
 }
 
 // The receiver's online round 0: the OT-extension matrix it sends.
-inline std::vector<uint8_t> matrix_of(psi_session* r) {
+inline std::vector<uint8_t> first_message(psi_session* r) {
   if (psi_round_feed(r, PSI_PHASE_ONLINE, 0, nullptr, 0, 1) != PSI_OK) std::abort();
   return pull(r, PSI_PHASE_ONLINE, 0);
 }
@@ -134,4 +148,42 @@ inline void feed_raw_or_mutated(psi_session* s, int phase, uint32_t round,
   }
 }
 
-}  // namespace kkrt_fuzz
+// The setup parsers: first byte odd, the sender parses the receiver's first message; even, the
+// receiver parses the sender's reply (base-OT points, shared seed).
+inline void fuzz_setup(const Target& t, const uint8_t* data, size_t size) {
+  if (size == 0) return;
+  if (data[0] & 1) {
+    psi_session* s = make(t, PSI_ROLE_SENDER, 2);
+    feed_fuzz(s, PSI_PHASE_SETUP, 1, data + 1, size - 1);
+    psi_session_free(s);
+  } else {
+    psi_session* r = make(t, PSI_ROLE_RECEIVER, 1);
+    if (psi_round_feed(r, PSI_PHASE_SETUP, 0, nullptr, 0, 1) != PSI_OK) std::abort();
+    pull(r, PSI_PHASE_SETUP, 0);
+    feed_fuzz(r, PSI_PHASE_SETUP, 2, data + 1, size - 1);
+    psi_session_free(r);
+  }
+}
+
+// Runs the honest online rounds before `round`, then feeds the fuzz bytes (raw or mutating the
+// honest message, see feed_raw_or_mutated) to the owner of `round` (>= 1) and returns that session
+// for the caller's checks (the caller frees it).
+inline psi_session* fuzz_online(const Target& t, uint32_t round, const uint8_t* data, size_t size) {
+  psi_session* party[2] = {online(t, PSI_ROLE_RECEIVER), online(t, PSI_ROLE_SENDER)};
+  auto owner = [&](uint32_t r) {
+    int mine = 0;
+    if (psi_round_is_mine(party[0], PSI_PHASE_ONLINE, r, &mine) != PSI_OK) std::abort();
+    return mine ? party[0] : party[1];
+  };
+  std::vector<uint8_t> msg = first_message(owner(0));
+  for (uint32_t r = 1; r < round; ++r) {
+    push(owner(r), PSI_PHASE_ONLINE, r, msg);
+    msg = pull(owner(r), PSI_PHASE_ONLINE, r);
+  }
+  psi_session* target = owner(round);
+  psi_session_free(target == party[0] ? party[1] : party[0]);
+  feed_raw_or_mutated(target, PSI_PHASE_ONLINE, round, std::move(msg), data, size);
+  return target;
+}
+
+}  // namespace round_fuzz

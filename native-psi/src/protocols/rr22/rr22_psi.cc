@@ -1,0 +1,956 @@
+#include "rr22_psi.h"
+
+#include <algorithm>
+#include <array>
+#include <cstring>
+#include <string>
+
+#include "../../core/aes.h"
+#include "../../core/gf128.h"
+#include "../../core/prg.h"
+#include "../../okvs/okvs.h"
+#include "../../ot/base_ot.h"
+#include "../../vole/iknp.h"
+#include "../../vole/silent_vole.h"
+
+namespace psi {
+namespace {
+
+constexpr uint64_t kRr22PieceMax = uint64_t(1) << 21;  // VOLE outputs per piece
+constexpr uint64_t kMaxSetSize = uint64_t(1) << 28;     // element indices fit the lookup's 32 bits
+constexpr size_t kSetupSenderBytes = kIknpBaseOts * 32 + 32;
+constexpr char kSetupMagic[8] = {'r', 'r', '2', '2', 's', 'e', 't', '1'};
+constexpr size_t kInstanceBytes = 32;
+constexpr size_t kClaimBytes = 12;       // u32 position | u64 proof, as for kkrt
+constexpr size_t kBatch = 1024;          // elements hashed / decoded at a time
+constexpr size_t kMaskChunk = 1u << 14;  // sender outputs emitted per refill
+
+uint32_t ceil_log2(uint64_t x) {
+  uint32_t r = 0;
+  while ((uint64_t(1) << r) < x) ++r;
+  return r;
+}
+
+std::string where(const char* who, psi_phase phase, uint32_t round) {
+  return std::string("rr22 ") + who + (phase == PSI_PHASE_SETUP ? " setup" : " online") +
+         " round " + std::to_string(round);
+}
+
+struct Rr22Config {
+  uint64_t receiver_size = 0, sender_size = 0;
+  uint32_t sigma = 40;
+  uint32_t mask_bytes = 0;  // sigma + log2 n_r + log2 n_s bits, rounded up to bytes
+  bool output_both = false;
+  std::array<uint8_t, 32> instance{};
+};
+
+Status config_from_params(const Params& params, Rr22Config* c) {
+  uint64_t sigma;
+  std::string output;
+  if (!params.has("receiver_size") || !params.has("sender_size"))
+    return argument_error("rr22 needs receiver_size and sender_size");
+  PSI_RETURN_IF_ERROR(params.get_u64("receiver_size", 0, &c->receiver_size));
+  PSI_RETURN_IF_ERROR(params.get_u64("sender_size", 0, &c->sender_size));
+  PSI_RETURN_IF_ERROR(params.get_u64("sigma", 40, &sigma));
+  PSI_RETURN_IF_ERROR(params.get_instance("instance", c->instance.data()));
+  PSI_RETURN_IF_ERROR(params.get_string("output", "receiver", &output));
+  if (c->receiver_size >= kMaxSetSize || c->sender_size >= kMaxSetSize)
+    return argument_error("rr22 set sizes must be below 2^28 per side (bin larger inputs)");
+  if (sigma < 16 || sigma > 80) return argument_error("sigma must be in [16, 80]");
+  if (output != "receiver" && output != "both")
+    return argument_error("output must be 'receiver' or 'both', not '" + output + "'");
+  c->sigma = uint32_t(sigma);
+  c->output_both = output == "both";
+  const uint32_t bits = c->sigma + ceil_log2(std::max<uint64_t>(c->receiver_size, 1)) +
+                        ceil_log2(std::max<uint64_t>(c->sender_size, 1));
+  c->mask_bytes = std::min<uint32_t>((bits + 7) / 8, 16);
+  return Status::ok();
+}
+
+std::string instance_label(const char* domain, const uint8_t instance[32]) {
+  std::string label(domain);
+  label.push_back('\0');
+  label.append(reinterpret_cast<const char*>(instance), 32);
+  return label;
+}
+
+// The public split of the VOLE of length m into pieces of near-equal size, and each piece's
+// offset among the VOLE outputs and among the correlated OTs (IKNP needs multiples of 128).
+struct Piece {
+  LpnShape shape;
+  uint64_t offset = 0;      // first VOLE output
+  uint64_t cot_first = 0;   // first correlated OT of the run
+  uint64_t cot_padded = 0;  // correlated OTs requested (cot_count rounded up to 128)
+};
+
+std::vector<Piece> split_pieces(uint64_t m) {
+  std::vector<Piece> pieces;
+  if (m == 0) return pieces;
+  const uint64_t count = (m + kRr22PieceMax - 1) / kRr22PieceMax;
+  uint64_t offset = 0;
+  for (uint64_t p = 0; p < count; ++p) {
+    Piece piece;
+    piece.shape = lpn_shape(m / count + (p < m % count ? 1 : 0));
+    piece.offset = offset;
+    offset += piece.shape.m;
+    pieces.push_back(piece);
+  }
+  return pieces;
+}
+
+// Keys of one online run, from the setup's shared seed and the 256-bit instance. Both parties
+// derive the same public ones (OKVS rows, codes, value hash, output key).
+struct RunKeys {
+  Block okvs_seed, value_key, out_key, proof_tweak;
+  Block code_seed(size_t piece) const { return piece_block("code", piece); }
+  Block vole_tweak(size_t piece) const { return piece_block("vole", piece); }
+
+  void derive(const uint8_t shared_seed[32], const uint8_t instance[32]) {
+    derive_key(shared_seed, 32, instance_label("psi-flink rr22 v1 instance", instance), key, 32);
+    okvs_seed = derive_block(key, 32, "okvs");
+    value_key = derive_block(key, 32, "value");
+    out_key = derive_block(key, 32, "output");
+    proof_tweak = derive_block(key, 32, "proof");
+  }
+  ~RunKeys() { secure_wipe(key, sizeof key); }
+
+ private:
+  Block piece_block(const char* what, size_t piece) const {
+    return derive_block(key, 32, std::string(what) + " " + std::to_string(piece));
+  }
+  uint8_t key[32] = {0};
+};
+
+// The OPRF's last step on a batch: z = o ^ E(x) binds the element, tag = H(z) is compared, proof =
+// H(z ^ proof_tweak) backs an output=both claim (H: the fixed-key correlation-robust hash).
+class OutputHash {
+ public:
+  void init(const RunKeys& k) {
+    elem_.set_key(k.out_key);
+    proof_tweak_ = k.proof_tweak;
+  }
+  // o[i] becomes the tag; proofs (if not null) get the first 8 bytes of the proof.
+  void finish(const Block* xs, Block* o, size_t n, uint64_t* proofs) const {
+    Block e[kBatch];
+    for (size_t i0 = 0; i0 < n; i0 += kBatch) {
+      const size_t c = std::min(kBatch, n - i0);
+      elem_.encrypt_blocks(xs + i0, e, c);
+      for (size_t i = 0; i < c; ++i) e[i] ^= o[i0 + i];
+      if (proofs) {
+        Block p[kBatch];
+        for (size_t i = 0; i < c; ++i) p[i] = e[i] ^ proof_tweak_;
+        hash_.hash_blocks(p, p, c);
+        for (size_t i = 0; i < c; ++i) proofs[i0 + i] = block_lo(p[i]);
+      }
+      hash_.hash_blocks(e, o + i0, c);
+    }
+  }
+
+ private:
+  Aes128 elem_;
+  Block proof_tweak_ = zero_block();
+  FixedKeyHash hash_;
+};
+
+// Collects one peer message of a known maximum size, refusing anything longer.
+class MessageBuffer {
+ public:
+  void reset(size_t max) {
+    max_ = max;
+    data_.clear();
+  }
+  Status append(ByteView c, const std::string& at) {
+    if (c.size > max_ - data_.size())
+      return peer_error(at + ": message longer than the expected " + std::to_string(max_) +
+                        " bytes");
+    data_.insert(data_.end(), c.data, c.data + c.size);
+    return Status::ok();
+  }
+  const std::vector<uint8_t>& data() const { return data_; }
+  void release() { std::vector<uint8_t>().swap(data_); }
+
+ private:
+  size_t max_ = 0;
+  std::vector<uint8_t> data_;
+};
+
+class Rr22Base : public Protocol {
+ public:
+  Rr22Base(const Rr22Config& cfg, const uint8_t seed[32])
+      : cfg_(cfg) {
+    rng_.reseed(derive_block(seed, 32, "psi-flink rr22 rng"));
+  }
+  ~Rr22Base() override { secure_wipe(shared_seed_, sizeof shared_seed_); }
+
+  uint32_t round_count(psi_phase phase) const override {
+    return phase == PSI_PHASE_SETUP ? 3 : (cfg_.output_both ? 6 : 5);
+  }
+  const std::vector<uint64_t>& result() const override { return result_; }
+
+  Status set_input(const uint8_t* elements, size_t count, size_t element_len) override {
+    if (element_len != 16)
+      return input_error("rr22 takes 16-byte elements (tokens), got element_len " +
+                         std::to_string(element_len));
+    if (count != own_size())
+      return input_error("input has " + std::to_string(count) +
+                         " elements but this party declared " + std::to_string(own_size()));
+    elements_.resize(count);
+    if (count) std::memcpy(elements_.data(), elements, count * 16);
+    input_set_ = true;
+    return ready_hook();
+  }
+
+ protected:
+  virtual uint64_t own_size() const = 0;
+  virtual Status prepare_online() = 0;
+  // Work that needs only the input and the setup runs as soon as both are there.
+  Status ready_hook() {
+    if (!input_set_ || !setup_done_ || prepared_) return Status::ok();
+    prepared_ = true;
+    keys_.derive(shared_seed_, cfg_.instance.data());
+    okvs_ = std::make_unique<Okvs>(cfg_.receiver_size, keys_.okvs_seed);
+    pieces_ = split_pieces(okvs_->size());
+    value_.set_key(keys_.value_key);
+    out_hash_.init(keys_);
+    return prepare_online();
+  }
+
+  Status export_blob(psi_role role, ByteView secrets, std::vector<uint8_t>* out) const {
+    if (!setup_done_) return state_error("rr22: setup is not complete");
+    out->clear();
+    put_bytes(out, kSetupMagic, 8);
+    out->push_back(uint8_t(role));
+    put_bytes(out, shared_seed_, 32);
+    put_bytes(out, secrets.data, secrets.size);
+    return Status::ok();
+  }
+  Status import_blob(ByteView data, psi_role role, size_t secrets_len, ByteView* secrets) {
+    if (data.size != 41 + secrets_len || std::memcmp(data.data, kSetupMagic, 8) != 0 ||
+        data.data[8] != role)
+      return argument_error(std::string("not an rr22 ") + psi_role_name(role) + " setup blob (" +
+                            std::to_string(data.size) + " bytes)");
+    std::memcpy(shared_seed_, data.data + 9, 32);
+    *secrets = ByteView(data.data + 41, secrets_len);
+    setup_done_ = true;
+    return Status::ok();
+  }
+
+  // The IKNP matrix bytes of all pieces (after the 32-byte instance).
+  uint64_t matrix_bytes() const {
+    uint64_t b = 0;
+    for (const Piece& p : pieces_) b += 16 * p.cot_padded;
+    return b;
+  }
+
+  Rr22Config cfg_;
+  Prg rng_;
+  uint8_t shared_seed_[32] = {0};
+  bool setup_done_ = false, input_set_ = false, prepared_ = false;
+  std::vector<Block> elements_;
+  RunKeys keys_;
+  std::unique_ptr<Okvs> okvs_;
+  std::vector<Piece> pieces_;
+  Aes128 value_;  // Hv(x) = AES_value_key(x): the value the receiver's OKVS maps x to
+  OutputHash out_hash_;
+  std::vector<uint64_t> result_;
+  std::vector<uint8_t> out_;
+  size_t out_pos_ = 0;
+};
+
+// ---------------------------------------------------------------------------------------------
+class Rr22Receiver final : public Rr22Base {
+ public:
+  using Rr22Base::Rr22Base;
+  ~Rr22Receiver() override {
+    secure_wipe(base_keys_.data(), base_keys_.size() * sizeof(base_keys_[0]));
+    secure_wipe(P_.data(), P_.size() * sizeof(Block));
+  }
+
+  bool is_mine(psi_phase, uint32_t round) const override { return round % 2 == 0; }
+
+  Status feed(psi_phase phase, uint32_t round, ByteView chunk, bool last) override {
+    const std::string at = where("receiver", phase, round);
+    if (round == 0) {
+      if (chunk.size) return peer_error(at + ": expects no input");
+      if (!last) return Status::ok();
+      if (phase == PSI_PHASE_SETUP) {
+        base_ot_ = std::make_unique<BaseOtSender>(kIknpBaseOts, rng_);
+        out_ = base_ot_->first_message();
+        out_pos_ = 0;
+        setup_in_.reset(kSetupSenderBytes);
+        return Status::ok();
+      }
+      PSI_RETURN_IF_ERROR(ready_hook());
+      if (!prepared_) return state_error(at + ": setup not complete");
+      out_.assign(cfg_.instance.begin(), cfg_.instance.end());
+      out_pos_ = 0;
+      return Status::ok();
+    }
+    if (phase == PSI_PHASE_SETUP) {
+      PSI_RETURN_IF_ERROR(setup_in_.append(chunk, at));
+      return last ? finish_setup(at) : Status::ok();
+    }
+    if (round == 2) {
+      PSI_RETURN_IF_ERROR(vole_in_.append(chunk, at));
+      if (!last) return Status::ok();
+      if (vole_in_.data().size() != vole_bytes_)
+        return peer_error(at + ": message ended after " + std::to_string(vole_in_.data().size()) +
+                          " of " + std::to_string(vole_bytes_) + " bytes");
+      out_.clear();
+      out_pos_ = 0;
+      return Status::ok();
+    }
+    return absorb_masks(chunk, last, at);  // round 4
+  }
+
+  Status emit(psi_phase phase, uint32_t round, uint8_t* out, size_t cap, size_t* written,
+              bool* done) override {
+    if (phase == PSI_PHASE_ONLINE && round == 0)
+      return emit_streamed(out, cap, written, done, [this](bool* more) { return next_matrix_piece(more); },
+                           [this] { return encode_set(); });
+    if (phase == PSI_PHASE_ONLINE && round == 2)
+      return emit_streamed(out, cap, written, done, [this](bool* more) { return next_masked_piece(more); },
+                           [this] { return own_outputs(); });
+    emit_from_buffer(out_, &out_pos_, out, cap, written, done);
+    return Status::ok();
+  }
+
+  Status export_setup(std::vector<uint8_t>* out) const override {
+    return export_blob(PSI_ROLE_RECEIVER,
+                       ByteView(reinterpret_cast<const uint8_t*>(base_keys_.data()),
+                                base_keys_.size() * sizeof(base_keys_[0])),
+                       out);
+  }
+
+  Status import_setup(ByteView data) override {
+    ByteView keys;
+    PSI_RETURN_IF_ERROR(import_blob(data, PSI_ROLE_RECEIVER, kIknpBaseOts * 32, &keys));
+    base_keys_.resize(kIknpBaseOts);
+    std::memcpy(base_keys_.data(), keys.data, keys.size);
+    return ready_hook();
+  }
+
+ protected:
+  uint64_t own_size() const override { return cfg_.receiver_size; }
+
+ private:
+  Status finish_setup(const std::string& at) {
+    const auto& msg = setup_in_.data();
+    if (msg.size() != kSetupSenderBytes)
+      return peer_error(at + ": expected " + std::to_string(kSetupSenderBytes) + " bytes, got " +
+                        std::to_string(msg.size()));
+    PSI_RETURN_IF_ERROR(base_ot_->finish(ByteView(msg.data(), msg.size() - 32), &base_keys_));
+    std::memcpy(shared_seed_, msg.data() + msg.size() - 32, 32);
+    base_ot_.reset();
+    setup_in_.release();
+    out_.clear();
+    out_pos_ = 0;
+    setup_done_ = true;
+    return ready_hook();
+  }
+
+  Status prepare_online() override {
+    vole_.clear();
+    vole_bytes_ = 0;
+    for (size_t p = 0; p < pieces_.size(); ++p) {
+      vole_.push_back(std::make_unique<SilentVoleReceiver>(
+          pieces_[p].shape, keys_.code_seed(p), keys_.vole_tweak(p), rng_));
+      pieces_[p].cot_padded = (vole_[p]->cot_count() + 127) / 128 * 128;
+      vole_bytes_ += vole_[p]->message_bytes();
+    }
+    uint64_t cot = 0;
+    for (Piece& p : pieces_) {
+      p.cot_first = cot;
+      cot += p.cot_padded;
+    }
+    vole_in_.reset(vole_bytes_);
+    iknp_ = std::make_unique<IknpReceiver>(base_keys_.data(), cfg_.instance.data());
+    cots_.resize(pieces_.size());
+    return Status::ok();
+  }
+
+  // Streams out_ and refills it with produce() until that says no more; then runs after() in a
+  // call of its own that writes nothing, so the caller has sent the last bytes before the work
+  // starts (the peer's next round overlaps it).
+  template <typename Produce, typename After>
+  Status emit_streamed(uint8_t* out, size_t cap, size_t* written, bool* done, Produce produce,
+                       After after) {
+    *written = 0;
+    *done = false;
+    while (cap > 0) {
+      if (out_pos_ == out_.size()) {
+        out_.clear();
+        out_pos_ = 0;
+        if (!produced_all_) {
+          bool more = false;
+          PSI_RETURN_IF_ERROR(produce(&more));
+          produced_all_ = !more;
+        }
+        if (out_.empty()) break;
+      }
+      const size_t n = std::min(cap, out_.size() - out_pos_);
+      std::memcpy(out, out_.data() + out_pos_, n);
+      out_pos_ += n;
+      out += n;
+      cap -= n;
+      *written += n;
+    }
+    if (produced_all_ && out_pos_ == out_.size() && *written == 0) {
+      PSI_RETURN_IF_ERROR(after());
+      produced_all_ = false;
+      out_.clear();
+      out_pos_ = 0;
+      *done = true;
+    }
+    return Status::ok();
+  }
+
+  // Round 0: the next piece's IKNP matrix (first the instance, already in out_ at feed time).
+  Status next_matrix_piece(bool* more) {
+    if (next_piece_ == pieces_.size()) {
+      *more = false;
+      next_piece_ = 0;
+      return Status::ok();
+    }
+    const Piece& p = pieces_[next_piece_];
+    std::vector<uint8_t> choices(p.cot_padded / 8, 0);
+    vole_[next_piece_]->choices(choices.data());
+    out_.resize(16 * p.cot_padded);
+    cots_[next_piece_].resize(p.cot_padded);
+    iknp_->extend(p.cot_first, p.cot_padded, choices.data(), out_.data(),
+                  cots_[next_piece_].data());
+    secure_wipe(choices.data(), choices.size());
+    ++next_piece_;
+    *more = true;
+    return Status::ok();
+  }
+
+  // After round 0 has gone: the OKVS of (x, Hv(x)) while the sender computes its VOLE.
+  Status encode_set() {
+    iknp_.reset();
+    const uint64_t n = cfg_.receiver_size;
+    std::vector<Block> values(n);
+    value_.encrypt_blocks(elements_.data(), values.data(), n);
+    P_.resize(okvs_->size());
+    Status s = okvs_->encode(elements_.data(), values.data(), n, P_.data(), rng_);
+    if (!s.is_ok())
+      return Status(s.code(), where("receiver", PSI_PHASE_ONLINE, 0) + ": " + s.message());
+    return Status::ok();
+  }
+
+  // Round 2: the next piece's P + a; P's range then holds c.
+  Status next_masked_piece(bool* more) {
+    if (next_piece_ == pieces_.size()) {
+      *more = false;
+      return Status::ok();
+    }
+    const size_t q = next_piece_;
+    const Piece& p = pieces_[q];
+    uint64_t msg_off = 0;
+    for (size_t k = 0; k < q; ++k) msg_off += vole_[k]->message_bytes();
+    c_tmp_.resize(p.shape.m);
+    out_.resize(16 * p.shape.m);
+    Block* a = reinterpret_cast<Block*>(out_.data());  // vector storage is 16-byte aligned
+    PSI_RETURN_IF_ERROR(vole_[q]->finish(
+        cots_[q].data(),
+        ByteView(vole_in_.data().data() + msg_off, vole_[q]->message_bytes()), a, c_tmp_.data()));
+    Block* P = P_.data() + p.offset;
+    for (uint64_t i = 0; i < p.shape.m; ++i) {
+      store_block(&out_[16 * i], load_block(&out_[16 * i]) ^ P[i]);
+      P[i] = c_tmp_[i];
+    }
+    secure_wipe(cots_[q].data(), cots_[q].size() * sizeof(Block));
+    std::vector<Block>().swap(cots_[q]);
+    vole_[q].reset();
+    ++next_piece_;
+    *more = true;
+    return Status::ok();
+  }
+
+  // After round 2 has gone: this party's OPRF outputs H(decode(c, x), x) and their lookup table.
+  Status own_outputs() {
+    vole_in_.release();
+    std::vector<Block>().swap(c_tmp_);
+    const uint64_t n = cfg_.receiver_size;
+    const uint32_t L = cfg_.mask_bytes;
+    item_mask_.assign(n * L, 0);
+    if (cfg_.output_both) item_proof_.assign(n, 0);
+    Block o[kBatch];
+    for (uint64_t i0 = 0; i0 < n; i0 += kBatch) {
+      const size_t c = size_t(std::min<uint64_t>(kBatch, n - i0));
+      okvs_->decode(P_.data(), &elements_[i0], c, o);
+      out_hash_.finish(&elements_[i0], o, c, cfg_.output_both ? &item_proof_[i0] : nullptr);
+      for (size_t k = 0; k < c; ++k) std::memcpy(&item_mask_[(i0 + k) * L], &o[k], L);
+    }
+    secure_wipe(P_.data(), P_.size() * sizeof(Block));
+    std::vector<Block>().swap(P_);
+    std::vector<Block>().swap(elements_);
+    uint64_t cap = 16;
+    while (cap < 2 * n) cap <<= 1;
+    lookup_.assign(cap, 0);
+    lookup_mask_ = cap - 1;
+    for (uint64_t i = 0; i < n; ++i) {
+      const uint64_t key = mask_key(&item_mask_[i * L]);
+      uint64_t slot = key & lookup_mask_;
+      while (lookup_[slot]) slot = (slot + 1) & lookup_mask_;
+      lookup_[slot] = (key >> 32) << 32 | (i + 1);
+    }
+    masks_seen_ = 0;
+    carry_len_ = 0;
+    return Status::ok();
+  }
+
+  uint64_t mask_key(const uint8_t* m) const {
+    uint64_t k = 0;
+    std::memcpy(&k, m, std::min<uint32_t>(8, cfg_.mask_bytes));
+    return k;
+  }
+
+  // Checks masks number g0 .. g0+count-1 (contiguous at m): prefetch the slots, probe, verify the
+  // candidates' full masks. Colliding fingerprints cost time but never hide a match.
+  void check_masks(uint64_t g0, const uint8_t* m, size_t count) {
+    const uint32_t L = cfg_.mask_bytes;
+    constexpr size_t kStep = 32;
+    for (size_t k0 = 0; k0 < count; k0 += kStep) {
+      const size_t c = std::min(kStep, count - k0);
+      for (size_t k = 0; k < c; ++k)
+        __builtin_prefetch(&lookup_[mask_key(m + (k0 + k) * L) & lookup_mask_]);
+      for (size_t k = 0; k < c; ++k) {
+        const uint8_t* mk = m + (k0 + k) * L;
+        const uint64_t key = mask_key(mk), want = key >> 32;
+        for (uint64_t slot = key & lookup_mask_; lookup_[slot]; slot = (slot + 1) & lookup_mask_) {
+          const uint64_t e = lookup_[slot];
+          if ((e >> 32) != want) continue;
+          const uint64_t item = (e & 0xFFFFFFFF) - 1;
+          if (std::memcmp(&item_mask_[item * L], mk, L) == 0) {
+            matched_items_.push_back(item);
+            matched_positions_.push_back(uint32_t(g0 + k0 + k));
+          }
+        }
+      }
+    }
+  }
+
+  Status absorb_masks(ByteView chunk, bool last, const std::string& at) {
+    const uint32_t L = cfg_.mask_bytes;
+    const uint64_t total = cfg_.sender_size;
+    if (chunk.size > (total - masks_seen_) * L - carry_len_)
+      return peer_error(at + ": message longer than the expected " + std::to_string(total * L) +
+                        " bytes");
+    ByteReader rd(chunk);
+    if (carry_len_) {
+      const size_t n = std::min<size_t>(L - carry_len_, rd.remaining());
+      rd.read(carry_ + carry_len_, n);
+      carry_len_ += n;
+      if (carry_len_ < L) return last ? masks_done(at) : Status::ok();
+      check_masks(masks_seen_++, carry_, 1);
+      carry_len_ = 0;
+    }
+    ByteView body;
+    const size_t whole = rd.remaining() / L;
+    rd.take(whole * L, &body);
+    check_masks(masks_seen_, body.data, whole);
+    masks_seen_ += whole;
+    carry_len_ = rd.remaining();
+    rd.read(carry_, carry_len_);
+    return last ? masks_done(at) : Status::ok();
+  }
+
+  Status masks_done(const std::string& at) {
+    const uint32_t L = cfg_.mask_bytes;
+    if (masks_seen_ != cfg_.sender_size || carry_len_ != 0)
+      return peer_error(at + ": message ended after " +
+                        std::to_string(masks_seen_ * L + carry_len_) + " of " +
+                        std::to_string(cfg_.sender_size * L) + " bytes");
+    result_.assign(matched_items_.begin(), matched_items_.end());
+    std::sort(result_.begin(), result_.end());
+    result_.erase(std::unique(result_.begin(), result_.end()), result_.end());
+    std::vector<uint8_t>().swap(item_mask_);
+    std::vector<uint64_t>().swap(lookup_);
+    out_.clear();
+    out_pos_ = 0;
+    if (cfg_.output_both) {
+      // Claims: u32 count | count x (u32 position | u64 proof), ascending positions, each once.
+      std::vector<std::pair<uint32_t, uint64_t>> claims(matched_positions_.size());
+      for (size_t k = 0; k < claims.size(); ++k)
+        claims[k] = {matched_positions_[k], item_proof_[matched_items_[k]]};
+      std::sort(claims.begin(), claims.end(),
+                [](const auto& a, const auto& b) { return a.first < b.first; });
+      claims.erase(std::unique(claims.begin(), claims.end(),
+                               [](const auto& a, const auto& b) { return a.first == b.first; }),
+                   claims.end());
+      put_u32(&out_, uint32_t(claims.size()));
+      for (const auto& c : claims) {
+        put_u32(&out_, c.first);
+        put_u64(&out_, c.second);
+      }
+      secure_wipe(item_proof_.data(), item_proof_.size() * sizeof(uint64_t));
+      std::vector<uint64_t>().swap(item_proof_);
+    }
+    return Status::ok();
+  }
+
+  MessageBuffer setup_in_;
+  std::unique_ptr<BaseOtSender> base_ot_;
+  std::vector<std::array<Block, 2>> base_keys_;
+  std::unique_ptr<IknpReceiver> iknp_;
+  std::vector<std::unique_ptr<SilentVoleReceiver>> vole_;
+  std::vector<std::vector<Block>> cots_;  // per piece: the IKNP receiver's t_j
+  uint64_t vole_bytes_ = 0;
+  MessageBuffer vole_in_;
+  size_t next_piece_ = 0;
+  bool produced_all_ = false;
+  std::vector<Block> P_;  // the OKVS; piece by piece replaced by the VOLE's c
+  std::vector<Block> c_tmp_;
+  std::vector<uint8_t> item_mask_;
+  std::vector<uint64_t> item_proof_;
+  std::vector<uint64_t> lookup_;
+  uint64_t lookup_mask_ = 0;
+  uint8_t carry_[16];
+  size_t carry_len_ = 0;
+  uint64_t masks_seen_ = 0;
+  std::vector<uint64_t> matched_items_;
+  std::vector<uint32_t> matched_positions_;
+};
+
+// ---------------------------------------------------------------------------------------------
+class Rr22Sender final : public Rr22Base {
+ public:
+  Rr22Sender(const Rr22Config& cfg, const uint8_t seed[32]) : Rr22Base(cfg, seed) {
+    setup_in_.reset(32);
+    claims_in_.reset(4 + kClaimBytes * size_t(cfg.sender_size));
+  }
+  ~Rr22Sender() override {
+    secure_wipe(base_keys_.data(), base_keys_.size() * sizeof(Block));
+    secure_wipe(s_, sizeof s_);
+    secure_wipe(K_.data(), K_.size() * sizeof(Block));
+    secure_wipe(proofs_.data(), proofs_.size() * sizeof(uint64_t));
+  }
+
+  bool is_mine(psi_phase, uint32_t round) const override { return round % 2 == 1; }
+
+  Status feed(psi_phase phase, uint32_t round, ByteView chunk, bool last) override {
+    const std::string at = where("sender", phase, round);
+    if (phase == PSI_PHASE_SETUP) {
+      PSI_RETURN_IF_ERROR(setup_in_.append(chunk, at));
+      return last ? answer_setup(at) : Status::ok();
+    }
+    if (round == 1) return absorb_matrix(chunk, last, at);
+    if (round == 3) return absorb_masked(chunk, last, at);
+    PSI_RETURN_IF_ERROR(claims_in_.append(chunk, at));
+    return last ? finish_claims(at) : Status::ok();
+  }
+
+  Status emit(psi_phase phase, uint32_t round, uint8_t* out, size_t cap, size_t* written,
+              bool* done) override {
+    if (phase == PSI_PHASE_ONLINE && round == 3) return emit_masks(out, cap, written, done);
+    emit_from_buffer(out_, &out_pos_, out, cap, written, done);
+    // The setup reply has gone: prepare (duplicate check, order) while the receiver finishes.
+    if (phase == PSI_PHASE_SETUP && *done) return ready_hook();
+    return Status::ok();
+  }
+
+  Status export_setup(std::vector<uint8_t>* out) const override {
+    std::vector<uint8_t> secrets(s_, s_ + sizeof s_);
+    put_bytes(&secrets, base_keys_.data(), base_keys_.size() * sizeof(Block));
+    Status st = export_blob(PSI_ROLE_SENDER, ByteView(secrets), out);
+    secure_wipe(secrets.data(), secrets.size());
+    return st;
+  }
+
+  Status import_setup(ByteView data) override {
+    ByteView secrets;
+    PSI_RETURN_IF_ERROR(import_blob(data, PSI_ROLE_SENDER, 16 + kIknpBaseOts * 16, &secrets));
+    std::memcpy(s_, secrets.data, 16);
+    base_keys_.resize(kIknpBaseOts);
+    std::memcpy(base_keys_.data(), secrets.data + 16, kIknpBaseOts * 16);
+    return ready_hook();
+  }
+
+ protected:
+  uint64_t own_size() const override { return cfg_.sender_size; }
+
+ private:
+  Status answer_setup(const std::string& at) {
+    const auto& a = setup_in_.data();
+    if (a.size() != 32)
+      return peer_error(at + ": expected 32 bytes, got " + std::to_string(a.size()));
+    rng_.fill(s_, sizeof s_);
+    std::vector<uint8_t> choices(kIknpBaseOts);
+    for (size_t i = 0; i < kIknpBaseOts; ++i) choices[i] = (s_[i / 8] >> (i % 8)) & 1;
+    BaseOtReceiver ot(std::move(choices), rng_);
+    PSI_RETURN_IF_ERROR(ot.respond(ByteView(a.data(), a.size()), &out_, &base_keys_));
+    rng_.fill(shared_seed_, 32);
+    put_bytes(&out_, shared_seed_, 32);
+    out_pos_ = 0;
+    setup_done_ = true;
+    return Status::ok();
+  }
+
+  // Duplicates are refused up front (equal elements would give equal outputs); then the secret
+  // order of the outputs.
+  Status prepare_online() override {
+    const uint64_t n = cfg_.sender_size;
+    PSI_RETURN_IF_ERROR(check_distinct());
+    vole_.clear();
+    uint64_t cot = 0;
+    for (size_t p = 0; p < pieces_.size(); ++p) {
+      vole_.push_back(std::make_unique<SilentVoleSender>(pieces_[p].shape, keys_.code_seed(p),
+                                                         keys_.vole_tweak(p), rng_));
+      pieces_[p].cot_padded = (vole_[p]->cot_count() + 127) / 128 * 128;
+      pieces_[p].cot_first = cot;
+      cot += pieces_[p].cot_padded;
+    }
+    order_.resize(n);
+    for (uint64_t i = 0; i < n; ++i) order_[i] = uint32_t(i);
+    for (uint64_t i = n; i > 1; --i) std::swap(order_[i - 1], order_[rng_.uniform(i)]);
+    delta_ = load_block(s_);
+    K_.resize(okvs_->size());
+    iknp_ = std::make_unique<IknpSender>(base_keys_.data(), delta_, cfg_.instance.data());
+    out_.clear();
+    out_pos_ = 0;
+    return Status::ok();
+  }
+
+  Status check_distinct() const {
+    const uint64_t n = cfg_.sender_size;
+    uint64_t cap = 16;
+    while (cap < 2 * n) cap <<= 1;
+    std::vector<uint32_t> table(cap, 0);
+    for (uint64_t i = 0; i < n; ++i) {
+      const Block x = elements_[i];
+      uint64_t h = (block_lo(x) ^ (block_hi(x) * 0x9E3779B97F4A7C15ull)) * 0xBF58476D1CE4E5B9ull;
+      for (uint64_t slot = (h >> 17) & (cap - 1);; slot = (slot + 1) & (cap - 1)) {
+        if (table[slot] == 0) {
+          table[slot] = uint32_t(i + 1);
+          break;
+        }
+        if (block_equal(elements_[table[slot] - 1], x))
+          return input_error("duplicate element at input indices " +
+                             std::to_string(table[slot] - 1) + " and " + std::to_string(i));
+      }
+    }
+    return Status::ok();
+  }
+
+  // Round 1 input: the instance, then each piece's IKNP matrix; a complete piece runs its VOLE
+  // at once, so the sender's work overlaps the rest of the transfer.
+  Status absorb_matrix(ByteView chunk, bool last, const std::string& at) {
+    PSI_RETURN_IF_ERROR(ready_hook());
+    if (!prepared_) return state_error(at + ": setup not complete");
+    const uint64_t total = kInstanceBytes + matrix_bytes();
+    if (chunk.size > total - received_)
+      return peer_error(at + ": message longer than the expected " + std::to_string(total) +
+                        " bytes");
+    ByteReader rd(chunk);
+    while (received_ < kInstanceBytes && rd.remaining()) {
+      rd.read(&header_[received_], 1);
+      if (++received_ == kInstanceBytes &&
+          std::memcmp(header_, cfg_.instance.data(), kInstanceBytes) != 0)
+        return peer_error(at + ": peer runs instance " + instance_hex(header_) +
+                          ", this session instance " + instance_hex(cfg_.instance.data()));
+    }
+    while (rd.remaining()) {
+      const Piece& p = pieces_[next_piece_];
+      const size_t want = 16 * p.cot_padded;
+      if (ubuf_.size() != want) ubuf_.resize(want);
+      const size_t n = std::min(want - ubuf_fill_, rd.remaining());
+      rd.read(&ubuf_[ubuf_fill_], n);
+      ubuf_fill_ += n;
+      received_ += n;
+      if (ubuf_fill_ == want) {
+        run_piece(next_piece_++);
+        ubuf_fill_ = 0;
+      }
+    }
+    if (!last) return Status::ok();
+    if (received_ != total)
+      return peer_error(at + ": message ended after " + std::to_string(received_) + " of " +
+                        std::to_string(total) + " bytes");
+    iknp_.reset();
+    std::vector<uint8_t>().swap(ubuf_);
+    out_pos_ = 0;
+    return Status::ok();
+  }
+
+  void run_piece(size_t q) {
+    const Piece& p = pieces_[q];
+    std::vector<Block> cots(p.cot_padded);
+    iknp_->extend(p.cot_first, p.cot_padded, ubuf_.data(), cots.data());
+    const size_t base = out_.size();
+    out_.resize(base + vole_[q]->message_bytes());
+    vole_[q]->run(cots.data(), delta_, out_.data() + base, K_.data() + p.offset);
+    secure_wipe(cots.data(), cots.size() * sizeof(Block));
+    vole_[q].reset();
+  }
+
+  // Round 3 input: P + a, folded into K = b + (P + a) * Delta block by block as it arrives.
+  Status absorb_masked(ByteView chunk, bool last, const std::string& at) {
+    const uint64_t total = 16 * K_.size();
+    if (chunk.size > total - received_p_)
+      return peer_error(at + ": message longer than the expected " + std::to_string(total) +
+                        " bytes");
+    ByteReader rd(chunk);
+    while (rd.remaining()) {
+      if (carry_len_ || rd.remaining() < 16) {
+        const size_t n = std::min<size_t>(16 - carry_len_, rd.remaining());
+        rd.read(carry_ + carry_len_, n);
+        carry_len_ += n;
+        received_p_ += n;
+        if (carry_len_ < 16) break;
+        const uint64_t i = received_p_ / 16 - 1;
+        K_[i] ^= gf128_mul(load_block(carry_), delta_);
+        carry_len_ = 0;
+        continue;
+      }
+      const size_t blocks = rd.remaining() / 16;
+      ByteView body;
+      rd.take(blocks * 16, &body);
+      const uint64_t first = received_p_ / 16;
+      Block tmp[kBatch];
+      for (size_t b0 = 0; b0 < blocks; b0 += kBatch) {
+        const size_t c = std::min(kBatch, blocks - b0);
+        std::memcpy(tmp, body.data + 16 * b0, 16 * c);
+        gf128_mul_const(tmp, delta_, tmp, c);
+        for (size_t k = 0; k < c; ++k) K_[first + b0 + k] ^= tmp[k];
+      }
+      received_p_ += 16 * blocks;
+    }
+    if (!last) return Status::ok();
+    if (received_p_ != total)
+      return peer_error(at + ": message ended after " + std::to_string(received_p_) + " of " +
+                        std::to_string(total) + " bytes");
+    if (cfg_.output_both) proofs_.assign(cfg_.sender_size, 0);
+    masks_done_ = 0;
+    out_.clear();
+    out_pos_ = 0;
+    return Status::ok();
+  }
+
+  // Round 3 output, computed chunk by chunk as it is sent: position k carries the output of
+  // element order_[k], H(decode(K, y) + Hv(y) * Delta, y).
+  Status emit_masks(uint8_t* out, size_t cap, size_t* written, bool* done) {
+    *written = 0;
+    *done = false;
+    while (cap > 0) {
+      if (out_pos_ == out_.size()) {
+        if (masks_done_ == cfg_.sender_size) break;
+        fill_masks();
+      }
+      const size_t n = std::min(cap, out_.size() - out_pos_);
+      std::memcpy(out, out_.data() + out_pos_, n);
+      out_pos_ += n;
+      out += n;
+      cap -= n;
+      *written += n;
+    }
+    if (out_pos_ == out_.size() && masks_done_ == cfg_.sender_size) {
+      *done = true;
+      if (!cfg_.output_both) std::vector<uint32_t>().swap(order_);
+      secure_wipe(K_.data(), K_.size() * sizeof(Block));
+      std::vector<Block>().swap(K_);
+      std::vector<Block>().swap(elements_);
+    }
+    return Status::ok();
+  }
+
+  void fill_masks() {
+    const uint32_t L = cfg_.mask_bytes;
+    const uint64_t first = masks_done_;
+    const size_t count = size_t(std::min<uint64_t>(kMaskChunk, cfg_.sender_size - first));
+    out_.resize(count * L);
+    out_pos_ = 0;
+    Block ys[kBatch], o[kBatch], hv[kBatch];
+    for (size_t k0 = 0; k0 < count; k0 += kBatch) {
+      const size_t c = std::min(kBatch, count - k0);
+      for (size_t k = 0; k < c; ++k) __builtin_prefetch(&elements_[order_[first + k0 + k]]);
+      for (size_t k = 0; k < c; ++k) ys[k] = elements_[order_[first + k0 + k]];
+      okvs_->decode(K_.data(), ys, c, o);
+      value_.encrypt_blocks(ys, hv, c);
+      gf128_mul_const(hv, delta_, hv, c);
+      for (size_t k = 0; k < c; ++k) o[k] ^= hv[k];
+      out_hash_.finish(ys, o, c, cfg_.output_both ? &proofs_[first + k0] : nullptr);
+      for (size_t k = 0; k < c; ++k) std::memcpy(&out_[(k0 + k) * L], &o[k], L);
+    }
+    masks_done_ += count;
+  }
+
+  // The receiver's claims: u32 count | count x (u32 position | u64 proof), strictly ascending. A
+  // claim is accepted only with the proof of the output at that position (constant-time compare);
+  // one bad claim fails the run.
+  Status finish_claims(const std::string& at) {
+    const auto& d = claims_in_.data();
+    ByteReader rd(ByteView(d.data(), d.size()));
+    uint32_t count;
+    if (!rd.read_u32(&count)) return peer_error(at + ": message shorter than 4 bytes");
+    const uint64_t ns = cfg_.sender_size;
+    if (count > ns || rd.remaining() != size_t(count) * kClaimBytes)
+      return peer_error(at + ": claims " + std::to_string(count) + " positions in " +
+                        std::to_string(d.size()) + " bytes for a set of " + std::to_string(ns));
+    std::vector<uint32_t> found;
+    found.reserve(count);
+    uint64_t prev = 0, bad = 0;
+    for (uint32_t k = 0; k < count; ++k) {
+      uint32_t p = 0;
+      uint64_t proof = 0;
+      rd.read_u32(&p);
+      rd.read_u64(&proof);
+      if (p >= ns || (k > 0 && p <= prev))
+        return peer_error(at + ": claimed position " + std::to_string(p) +
+                          (p >= ns ? " out of range" : " repeated or out of ascending order"));
+      prev = p;
+      const uint64_t x = proofs_[p] ^ proof;
+      bad += ((x | (0 - x)) >> 63);  // 1 iff x != 0, without a branch
+      found.push_back(p);
+    }
+    secure_wipe(proofs_.data(), proofs_.size() * sizeof(uint64_t));
+    std::vector<uint64_t>().swap(proofs_);
+    claims_in_.release();
+    if (bad)
+      return peer_error(at + ": " + std::to_string(bad) + " of " + std::to_string(count) +
+                        " claimed positions carry no valid proof of a match");
+    result_.clear();
+    for (uint32_t p : found) result_.push_back(order_[p]);
+    std::sort(result_.begin(), result_.end());
+    std::vector<uint32_t>().swap(order_);
+    out_.clear();
+    out_pos_ = 0;
+    return Status::ok();
+  }
+
+  MessageBuffer setup_in_, claims_in_;
+  uint8_t s_[16] = {0};
+  Block delta_ = zero_block();
+  std::vector<Block> base_keys_;
+  std::unique_ptr<IknpSender> iknp_;
+  std::vector<std::unique_ptr<SilentVoleSender>> vole_;
+  size_t next_piece_ = 0;
+  std::vector<uint8_t> ubuf_;
+  size_t ubuf_fill_ = 0;
+  uint64_t received_ = 0, received_p_ = 0;
+  uint8_t header_[kInstanceBytes];
+  uint8_t carry_[16];
+  size_t carry_len_ = 0;
+  std::vector<Block> K_;  // b, then K = b + (P + a) * Delta
+  std::vector<uint32_t> order_;
+  std::vector<uint64_t> proofs_;  // output=both: the proof of the output at each position
+  uint64_t masks_done_ = 0;
+};
+
+}  // namespace
+
+std::unique_ptr<Protocol> make_rr22(psi_role role, const Params& params, const uint8_t seed[32],
+                                    Status* status) {
+  Rr22Config cfg;
+  *status = config_from_params(params, &cfg);
+  if (!status->is_ok()) return nullptr;
+  *status = params.check_all_used();
+  if (!status->is_ok()) return nullptr;
+  if (role == PSI_ROLE_RECEIVER) return std::make_unique<Rr22Receiver>(cfg, seed);
+  if (role == PSI_ROLE_SENDER) return std::make_unique<Rr22Sender>(cfg, seed);
+  *status =
+      argument_error("rr22 has roles receiver (0) and sender (1), not " + std::to_string(role));
+  return nullptr;
+}
+
+}  // namespace psi
