@@ -177,10 +177,18 @@ std::string index_pair(size_t i, size_t j) {
 }
 
 // Reusable per-bin scratch of encode (sized for the largest bin once; no per-key allocation).
+struct Cols3 {
+  uint32_t c[3];
+};
+struct ColState {
+  uint32_t deg;  // rows left that use the column
+  uint32_t xr;   // XOR of their row ids: the row itself once deg == 1
+};
 struct Scratch {
-  std::vector<Row> rows;
+  std::vector<Cols3> cols;  // per row of the bin
+  std::vector<uint64_t> dense;
   std::vector<Block> vals;
-  std::vector<uint32_t> deg, xr;   // per column: degree and XOR of the incident row ids
+  std::vector<ColState> col;       // per sparse column
   std::vector<uint32_t> stack;     // columns of degree 1 to look at
   std::vector<uint32_t> peel_row;  // peeling order: row, and the column it was peeled on
   std::vector<uint32_t> peel_col;
@@ -298,8 +306,8 @@ Status Okvs::encode(const Block* keys, const Block* values, size_t count, Block*
   const uint64_t B = bins_;
   Block* pdense_all = P + B * sparse_;
 
-  // 1. Bin the keys: counting sort of the key indices by bin (4 bytes per key), hashing twice
-  //    rather than keeping each key's bin.
+  // 1. Bin the keys: counting sort of the key indices by bin. Scratch: 4 bytes per key (order) +
+  //    2 (each key's bin, bins <= 2^16 as n < 2^32).
   std::vector<uint64_t> start(B + 1, 0);
   std::vector<uint32_t> order;
   if (B == 1) {
@@ -307,24 +315,20 @@ Status Okvs::encode(const Block* keys, const Block* values, size_t count, Block*
   } else {
     constexpr size_t kBatch = 64;
     Block h[kBatch];
-    for (int pass = 0; pass < 2; ++pass) {
-      if (pass == 1) {
-        for (uint64_t b = 0; b < B; ++b) start[b + 1] += start[b];
-        order.resize(count);
-      }
-      std::vector<uint64_t> fill(start.begin(), start.end() - 1);
-      for (size_t off = 0; off < count; off += kBatch) {
-        const size_t nb = count - off < kBatch ? count - off : kBatch;
-        bin_hash_.encrypt_blocks(keys + off, h, nb);
-        for (size_t i = 0; i < nb; ++i) {
-          const uint64_t b = mulhi64(block_lo(h[i]), B);
-          if (pass == 0)
-            ++start[b + 1];
-          else
-            order[fill[b]++] = static_cast<uint32_t>(off + i);
-        }
+    std::vector<uint16_t> kbin(count);
+    for (size_t off = 0; off < count; off += kBatch) {
+      const size_t nb = count - off < kBatch ? count - off : kBatch;
+      bin_hash_.encrypt_blocks(keys + off, h, nb);
+      for (size_t i = 0; i < nb; ++i) {
+        const uint64_t bin = mulhi64(block_lo(h[i]), B);
+        kbin[off + i] = static_cast<uint16_t>(bin);
+        ++start[bin + 1];
       }
     }
+    for (uint64_t bin = 0; bin < B; ++bin) start[bin + 1] += start[bin];
+    order.resize(count);
+    std::vector<uint64_t> fill(start.begin(), start.end() - 1);
+    for (size_t i = 0; i < count; ++i) order[fill[kbin[i]]++] = static_cast<uint32_t>(i);
   }
   auto key_index = [&](uint64_t k) -> size_t { return B == 1 ? size_t(k) : size_t(order[k]); };
 
@@ -332,13 +336,13 @@ Status Okvs::encode(const Block* keys, const Block* values, size_t count, Block*
   uint64_t largest = 0;
   for (uint64_t b = 0; b < B; ++b) largest = std::max(largest, start[b + 1] - start[b]);
   const uint64_t rows_cap = std::max(largest, uint64_t(1));
-  sc.rows.resize(rows_cap);
+  sc.cols.resize(rows_cap);
+  sc.dense.resize(rows_cap);
   sc.vals.resize(rows_cap);
   sc.peel_row.resize(rows_cap);
   sc.peel_col.resize(rows_cap);
   sc.peeled.resize(rows_cap);
-  sc.deg.resize(sparse_);
-  sc.xr.resize(sparse_);
+  sc.col.resize(sparse_);
   sc.stack.resize(sparse_);
 
   // Duplicate search among some rows of a bin (sorted by key, then index): PSI_ERR_INPUT.
@@ -391,40 +395,53 @@ Status Okvs::encode(const Block* keys, const Block* values, size_t count, Block*
         }
         bin_hash_.encrypt_blocks(kb, h1, nb);
         row_hash_.encrypt_blocks(kb, h2, nb);
-        for (size_t i = 0; i < nb; ++i) make_row(h1[i], h2[i], B, sparse_, mask, &sc.rows[off + i]);
+        for (size_t i = 0; i < nb; ++i) {
+          Row r;
+          make_row(h1[i], h2[i], B, sparse_, mask, &r);
+          sc.cols[off + i] = Cols3{{r.col[0], r.col[1], r.col[2]}};
+          sc.dense[off + i] = r.dense;
+        }
       }
     }
 
     // 3. Peel: a column of degree 1 determines its only row, which then leaves the graph.
-    uint32_t* deg = sc.deg.data();
-    uint32_t* xr = sc.xr.data();
-    std::memset(deg, 0, sparse_ * sizeof(uint32_t));
-    std::memset(xr, 0, sparse_ * sizeof(uint32_t));
-    for (uint32_t i = 0; i < c; ++i) {
-      const Row& r = sc.rows[i];
+    ColState* col = sc.col.data();
+    const Cols3* cols = sc.cols.data();
+    std::memset(static_cast<void*>(col), 0, sparse_ * sizeof(ColState));
+    for (uint32_t i = 0; i < c; ++i)
       for (int j = 0; j < 3; ++j) {
-        ++deg[r.col[j]];
-        xr[r.col[j]] ^= i;
+        ColState& cs = col[cols[i].c[j]];
+        ++cs.deg;
+        cs.xr ^= i;
       }
-    }
-    size_t top = 0;
-    for (uint32_t col = 0; col < sparse_; ++col)
-      if (deg[col] == 1) sc.stack[top++] = col;
+    // FIFO rather than a stack, so that the rows of queued columns can be prefetched: each column
+    // enters the queue at most once (when its degree reaches 1; degrees only fall).
+    uint32_t* queue = sc.stack.data();
+    size_t tail = 0;
+    for (uint32_t k = 0; k < sparse_; ++k)
+      if (col[k].deg == 1) queue[tail++] = k;
     size_t npeeled = 0;
     std::memset(sc.peeled.data(), 0, c);
-    while (top > 0) {
-      const uint32_t col = sc.stack[--top];
-      if (deg[col] != 1) continue;
-      const uint32_t i = xr[col];
+    for (size_t head = 0; head < tail; ++head) {
+      if (head + 16 < tail) {
+        _mm_prefetch(reinterpret_cast<const char*>(&cols[col[queue[head + 16]].xr]), _MM_HINT_T0);
+        if (head + 8 < tail) {
+          const Cols3& ahead = cols[col[queue[head + 8]].xr];
+          for (int j = 0; j < 3; ++j)
+            _mm_prefetch(reinterpret_cast<const char*>(&col[ahead.c[j]]), _MM_HINT_T0);
+        }
+      }
+      const uint32_t k = queue[head];
+      if (col[k].deg != 1) continue;
+      const uint32_t i = col[k].xr;
       sc.peel_row[npeeled] = i;
-      sc.peel_col[npeeled] = col;
+      sc.peel_col[npeeled] = k;
       ++npeeled;
       sc.peeled[i] = 1;
-      const Row& r = sc.rows[i];
       for (int j = 0; j < 3; ++j) {
-        const uint32_t cj = r.col[j];
-        xr[cj] ^= i;
-        if (--deg[cj] == 1) sc.stack[top++] = cj;
+        ColState& cs = col[cols[i].c[j]];
+        cs.xr ^= i;
+        if (--cs.deg == 1) queue[tail++] = cols[i].c[j];
       }
     }
 
@@ -443,29 +460,29 @@ Status Okvs::encode(const Block* keys, const Block* values, size_t count, Block*
                                             std::to_string(b) +
                                             ", the system is not solvable; retry with a new seed");
       // Columns: the core's sparse columns (local ids through xr, free after peeling), then dense.
-      std::vector<uint32_t> cols;
       for (uint32_t i : sc.core)
-        for (int j = 0; j < 3; ++j) xr[sc.rows[i].col[j]] = UINT32_MAX;
+        for (int j = 0; j < 3; ++j) col[cols[i].c[j]].xr = UINT32_MAX;
+      std::vector<uint32_t> core_cols;
       for (uint32_t i : sc.core)
         for (int j = 0; j < 3; ++j) {
-          const uint32_t cj = sc.rows[i].col[j];
-          if (xr[cj] == UINT32_MAX) {
-            xr[cj] = uint32_t(cols.size());
-            cols.push_back(cj);
+          const uint32_t cj = cols[i].c[j];
+          if (col[cj].xr == UINT32_MAX) {
+            col[cj].xr = uint32_t(core_cols.size());
+            core_cols.push_back(cj);
           }
         }
-      const size_t K = cols.size(), ncols = K + dense_, W = (ncols + 63) / 64;
+      const size_t K = core_cols.size(), ncols = K + dense_, W = (ncols + 63) / 64;
       std::vector<uint64_t> mat(R * W, 0);
       std::vector<Block> rhs(R);
       for (size_t k = 0; k < R; ++k) {
-        const Row& r = sc.rows[sc.core[k]];
+        const uint32_t i = sc.core[k];
         uint64_t* m = &mat[k * W];
         for (int j = 0; j < 3; ++j) {
-          const uint32_t l = xr[r.col[j]];
+          const uint32_t l = col[cols[i].c[j]].xr;
           m[l / 64] |= uint64_t(1) << (l % 64);
         }
         for (uint64_t j = 0; j < dense_; ++j)
-          if ((r.dense >> j) & 1) m[(K + j) / 64] |= uint64_t(1) << ((K + j) % 64);
+          if ((sc.dense[i] >> j) & 1) m[(K + j) / 64] |= uint64_t(1) << ((K + j) % 64);
         rhs[k] = sc.vals[sc.core[k]];
       }
       std::vector<int64_t> pivot(R, -1);
@@ -490,7 +507,7 @@ Status Okvs::encode(const Block* keys, const Block* values, size_t count, Block*
           }
         }
       }
-      auto var = [&](size_t l) -> Block& { return l < K ? ps[cols[l]] : pd[l - K]; };
+      auto var = [&](size_t l) -> Block& { return l < K ? ps[core_cols[l]] : pd[l - K]; };
       for (size_t k = R; k-- > 0;) {
         if (pivot[k] < 0) continue;
         const uint64_t* m = &mat[k * W];
@@ -510,12 +527,23 @@ Status Okvs::encode(const Block* keys, const Block* values, size_t count, Block*
     // 5. Back-substitution of the peeled rows, last peeled first.
     sc.tables.build(pd, dense_);
     for (size_t t = npeeled; t-- > 0;) {
-      const uint32_t i = sc.peel_row[t], col = sc.peel_col[t];
-      const Row& r = sc.rows[i];
-      Block acc = sc.vals[i] ^ sc.tables.dot(r.dense);
-      for (int j = 0; j < 3; ++j)
-        if (r.col[j] != col) acc ^= ps[r.col[j]];
-      ps[col] = acc;
+      // two-stage prefetch: the row's data 16 ahead, then its P entries 8 ahead
+      if (t >= 16) {
+        const uint32_t i16 = sc.peel_row[t - 16];
+        _mm_prefetch(reinterpret_cast<const char*>(&cols[i16]), _MM_HINT_T0);
+        _mm_prefetch(reinterpret_cast<const char*>(&sc.vals[i16]), _MM_HINT_T0);
+        _mm_prefetch(reinterpret_cast<const char*>(&sc.dense[i16]), _MM_HINT_T0);
+      }
+      if (t >= 8) {
+        const Cols3& c8 = cols[sc.peel_row[t - 8]];
+        for (int j = 0; j < 3; ++j)
+          _mm_prefetch(reinterpret_cast<const char*>(&ps[c8.c[j]]), _MM_HINT_T0);
+      }
+      const uint32_t i = sc.peel_row[t], k = sc.peel_col[t];
+      // XOR of all three, the pivot's (still random) value cancelled by xoring it in once more
+      Block acc = sc.vals[i] ^ sc.tables.dot(sc.dense[i]) ^ ps[k];
+      for (int j = 0; j < 3; ++j) acc ^= ps[cols[i].c[j]];
+      ps[k] = acc;
     }
   }
   return Status::ok();
