@@ -184,6 +184,8 @@ struct ColState {
   uint32_t deg;  // rows left that use the column
   uint32_t xr;   // XOR of their row ids: the row itself once deg == 1
 };
+constexpr uint32_t kPivot = UINT32_MAX;  // ColState::deg of a column a peeled row was solved on
+
 struct Scratch {
   std::vector<Cols3> cols;  // per row of the bin
   std::vector<uint64_t> dense;
@@ -372,10 +374,11 @@ Status Okvs::encode(const Block* keys, const Block* values, size_t count, Block*
                                           std::to_string(c) + " keys, above its capacity " +
                                           std::to_string(bin_cap_) + "; retry with a new seed");
     }
-    // Positions no equation fixes keep these random values.
-    rng.fill(ps, sparse_ * sizeof(Block));
-    rng.fill(pd, dense_ * sizeof(Block));
-    if (c == 0) continue;
+    if (c == 0) {  // nothing to fix: all random
+      rng.fill(ps, sparse_ * sizeof(Block));
+      rng.fill(pd, dense_ * sizeof(Block));
+      continue;
+    }
 
     // 2. Rows of the bin's keys.
     {
@@ -443,7 +446,13 @@ Status Okvs::encode(const Block* keys, const Block* values, size_t count, Block*
         cs.xr ^= i;
         if (--cs.deg == 1) queue[tail++] = cols[i].c[j];
       }
+      col[k].deg = kPivot;  // no row left uses k: the mark cannot be disturbed
     }
+    // Positions no peeled row fixes get random values (the 2-core's pivots are overwritten below),
+    // so the PRG runs for ~(m - n) blocks rather than m.
+    for (uint32_t k = 0; k < sparse_; ++k)
+      if (col[k].deg != kPivot) ps[k] = rng.next_block();
+    rng.fill(pd, dense_ * sizeof(Block));
 
     // 4. The 2-core: duplicates first (they always end up here), then elimination.
     if (npeeled < c) {
