@@ -1,8 +1,8 @@
 // okvs.h — an oblivious key-value store (OKVS) with binary rows and GF(2^128) values: encode()
 // finds a vector P of size() Blocks with decode(P, k_i) = v_i for every key, decode(P, k) is the
 // XOR of the P entries that row(k) selects. The row of a key is fixed by the key and the 128-bit
-// seed only (both PSI parties build the same Okvs from the run's instance), so decoding is linear in
-// P: decode(P ^ Q, k) = decode(P, k) ^ decode(Q, k), which VOLE-based PSI relies on.
+// seed only (both PSI parties build the same Okvs from the run's instance), so decoding is linear
+// in P: decode(P ^ Q, k) = decode(P, k) ^ decode(Q, k), which VOLE-based PSI relies on.
 //
 // Failure: for any set of n distinct keys, encode() fails with probability <= 2^-40 over the seed
 // (the bound, its source and the parameters are in docs/protocols.md, "OKVS"); failure is
@@ -13,6 +13,7 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "../core/aes.h"
 #include "../core/block.h"
 #include "../core/prg.h"
 #include "../core/status.h"
@@ -35,8 +36,22 @@ class Okvs {
   // Slow reference for tests: the row of `key` as the sorted list of selected positions.
   void row(Block key, uint64_t* positions, size_t cap, size_t* count) const;
 
+  // Test-only: the same construction with `sparse_per_bin` sparse columns per bin instead of the
+  // bound's (>= 3), so that tests can force unsolvable systems and see PSI_ERR_CAPACITY.
+  static Okvs with_sparse_columns_for_test(uint64_t n, Block seed, uint64_t sparse_per_bin);
+
  private:
-  // (the OKVS engineer's: parameters derived from n and the seed; movable, no global state)
+  // Construction (okvs.cc): RR22's 3-hash garbled cuckoo table with clustering. Keys go to one of
+  // bins_ bins; bin b owns sparse_ columns at b*sparse_ and dense_ (<= 64) columns at
+  // bins_*sparse_ + b*dense_. A key's row: 3 distinct sparse columns of its bin + a uniform
+  // dense_-bit mask. Everything below is a function of n, except the two AES keys (of the seed).
+  uint64_t n_ = 0;
+  uint64_t bins_ = 1;
+  uint64_t bin_cap_ = 0;  // most keys a bin may hold (bin overflow beyond it: PSI_ERR_CAPACITY)
+  uint64_t sparse_ = 0;   // sparse columns per bin
+  uint64_t dense_ = 0;    // dense columns per bin
+  Aes128 bin_hash_;       // key -> bin (low half) and dense mask (high half)
+  Aes128 row_hash_;       // key -> the 3 sparse columns
 };
 
 }  // namespace psi
