@@ -6,7 +6,11 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <array>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
 #include <functional>
 #include <vector>
 
@@ -180,7 +184,7 @@ TEST_P(SilentVoleSizes, CorrelationHoldsAtEveryIndex) {
   EXPECT_LT(zeros, m);  // a is not all zero
 }
 
-INSTANTIATE_TEST_SUITE_P(Sizes, SilentVoleSizes,
+INSTANTIATE_TEST_SUITE_P(SilentVole, SilentVoleSizes,
                          ::testing::Values(1, 2, 100, 1000, (1 << 12) + 3, 1 << 16, 1 << 20));
 
 TEST(SilentVole, OutputsDifferBetweenRunsAndAreNotZero) {
@@ -255,6 +259,72 @@ TEST(SilentVole, FlippedByteBreaksCorrelationWithoutCrash) {
     for (size_t i = 0; i < m; ++i) bad += !block_equal(v.c[i], v.b[i] ^ ref_mul(v.a[i], v.delta));
     EXPECT_GT(bad, 0u) << pos;
   }
+}
+
+}  // namespace
+}  // namespace psi
+
+namespace psi {
+namespace {
+
+// Timing at the size rr22 uses for n = 2^20 (m = 1.3 * 2^20), single-threaded, median of 5; run
+// with PSI_LARGE=1 (skipped otherwise): PSI_LARGE=1 psi_tests --gtest_filter='SilentVoleLarge*'
+double median_ms(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v[v.size() / 2];
+}
+
+TEST(SilentVoleLarge, Timing) {
+  if (!std::getenv("PSI_LARGE")) GTEST_SKIP() << "set PSI_LARGE=1";
+  const uint64_t m = uint64_t(1.3 * (1 << 20));
+  const LpnShape shape = lpn_shape(m);
+  std::printf("m=%llu N=%llu t=%llu depth=%u cots=%llu msg=%llu bytes\n", (unsigned long long)m,
+              (unsigned long long)shape.N, (unsigned long long)shape.t, shape.depth,
+              (unsigned long long)(shape.t * (shape.depth + 128)),
+              (unsigned long long)(shape.t * (32 * shape.depth + 16)));
+  using clk = std::chrono::steady_clock;
+  auto ms = [](clk::time_point a, clk::time_point b) {
+    return std::chrono::duration<double, std::milli>(b - a).count();
+  };
+  std::vector<double> ts, tr, tl1, tl2;
+  for (int rep = 0; rep < 5; ++rep) {
+    Prg rr(make_block(rep, 1)), rs(make_block(rep, 2)), ot(make_block(rep, 3));
+    SilentVoleReceiver rcv(shape, make_block(1, 1), make_block(2, 2), rr);
+    SilentVoleSender snd(shape, make_block(1, 1), make_block(2, 2), rs);
+    const size_t n = rcv.cot_count();
+    std::vector<uint8_t> r((n + 7) / 8);
+    rcv.choices(r.data());
+    const Block delta = ot.next_block();
+    std::vector<Block> t(n), q(n), a(m), b(m), c(m);
+    for (size_t j = 0; j < n; ++j) {
+      t[j] = ot.next_block();
+      q[j] = ((r[j / 8] >> (j % 8)) & 1) ? t[j] ^ delta : t[j];
+    }
+    std::vector<uint8_t> msg(snd.message_bytes());
+    auto t0 = clk::now();
+    snd.run(q.data(), delta, msg.data(), b.data());
+    auto t1 = clk::now();
+    ASSERT_TRUE(rcv.finish(t.data(), ByteView(msg), a.data(), c.data()).is_ok());
+    auto t2 = clk::now();
+    ts.push_back(ms(t0, t1));
+    tr.push_back(ms(t1, t2));
+    for (size_t i = 0; i < m; i += 997)
+      ASSERT_TRUE(block_equal(c[i], b[i] ^ gf128_mul(a[i], delta)));
+    // the LPN part alone, on buffers already touched
+    LpnCode code(shape, make_block(1, 1));
+    std::vector<Block> x(shape.N, make_block(1, 2)), y(shape.N, make_block(3, 4));
+    auto t3 = clk::now();
+    code.dual_encode(x.data());
+    auto t4 = clk::now();
+    code.dual_encode2(x.data(), y.data());
+    auto t5 = clk::now();
+    tl1.push_back(ms(t3, t4));
+    tl2.push_back(ms(t4, t5));
+  }
+  std::printf(
+      "median of 5: sender run %.1f ms, receiver finish %.1f ms, LPN dual_encode %.1f ms, "
+      "dual_encode2 %.1f ms\n",
+      median_ms(ts), median_ms(tr), median_ms(tl1), median_ms(tl2));
 }
 
 }  // namespace
