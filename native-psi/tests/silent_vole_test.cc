@@ -12,6 +12,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <functional>
+#include <string>
 #include <vector>
 
 #include "core/aes.h"
@@ -51,7 +52,20 @@ Block ref_node(Block root, uint32_t level, uint64_t index) {
   return ((index & 1) ? k1 : k0).encrypt(parent) ^ parent;
 }
 
-TEST(SilentVoleGgm, ExpansionMatchesRecursiveReference) {
+// Both AES kernels (VAES where the CPU has it, AES-NI) are checked.
+class SilentVoleGgmKernel : public ::testing::TestWithParam<bool> {
+ protected:
+  void SetUp() override {
+    if (!ggm_use_vaes(GetParam()) && GetParam()) GTEST_SKIP() << "no VAES on this CPU";
+  }
+  void TearDown() override { ggm_use_vaes(true); }
+};
+INSTANTIATE_TEST_SUITE_P(SilentVoleGgm, SilentVoleGgmKernel, ::testing::Values(true, false),
+                         [](const ::testing::TestParamInfo<bool>& i) {
+                           return std::string(i.param ? "Vaes" : "AesNi");
+                         });
+
+TEST_P(SilentVoleGgmKernel, ExpansionMatchesRecursiveReference) {
   Prg rng(make_block(1, 1));
   for (uint32_t depth : {1u, 2u, 5u, 9u}) {
     for (size_t trees : {size_t(1), size_t(3), size_t(8), size_t(11), size_t(17)}) {
@@ -85,7 +99,7 @@ TEST(SilentVoleGgm, KnownAnswer) {
   EXPECT_TRUE(block_equal(leaves[0], Aes128(ggm_fixed_key(0)).encrypt(zero_block())));
 }
 
-TEST(SilentVoleGgm, PuncturedLeavesEqualSendersExceptAtAlpha) {
+TEST_P(SilentVoleGgmKernel, PuncturedLeavesEqualSendersExceptAtAlpha) {
   Prg rng(make_block(2, 2));
   for (uint32_t depth : {1u, 3u, 8u}) {
     for (size_t trees : {size_t(1), size_t(9), size_t(16)}) {

@@ -5,7 +5,8 @@
 // level is node 2k of the next, the right child node 2k + 1, so leaf k is reached by the bits of k
 // from the most significant (level 0) down. Tree i's 2^depth leaves are leaves[i << depth ...].
 // Trees are expanded eight at a time, level by level, in place (the leaf array is the only buffer),
-// so sixteen AES encryptions are in flight.
+// so sixteen AES encryptions are in flight
+// (eight 256-bit VAES ones when the CPU has VAES).
 #pragma once
 
 #include <cstddef>
@@ -16,6 +17,11 @@
 namespace psi {
 
 Block ggm_fixed_key(int side);
+
+// The AES kernel: VAES (256-bit) when the CPU has it, else AES-NI; both give the same trees.
+// Tests call ggm_use_vaes(false) to exercise the AES-NI path; returns whether VAES is now used.
+// Not thread-safe: call it only when no expansion runs.
+bool ggm_use_vaes(bool allow);
 
 // Sender: expands `trees` trees from their roots. sums[2 * (i * depth + l) + s] = XOR of the side-s
 // children (s = 0: even index, 1: odd) created at level l + 1 of tree i, for l < depth.
