@@ -4,8 +4,11 @@
 // sender: the matrix U, 16 bytes per extended OT. Extensions are keyed per run: each column PRG key
 // is BLAKE2b(base-OT key, label || instance), so runs of different instances under one set of base
 // OTs share no PRG stream (as kkrt_column_key does for KKRT).
-// Roles: the IKNP receiver is the base-OT *sender* (holds both keys of each base OT), the IKNP sender
-// is the base-OT receiver (holds k_{s_i} and the choice bits s = Delta).
+// U is column-major over one extend() call: bytes [i * count/8, (i+1) * count/8) are column i, bit
+// j of that column (bit j%8 of byte j/8) is u_i for OT first + j. The column PRGs are AES-CTR with
+// the counter = OT index / 128, so any range [first, first + count) can be extended on its own.
+// Roles: the IKNP receiver is the base-OT *sender* (holds both keys of each base OT), the IKNP
+// sender is the base-OT receiver (holds k_{s_i} and the choice bits s = Delta).
 #pragma once
 
 #include <array>
@@ -27,6 +30,10 @@ class IknpReceiver {
   // OTs [first, first + count) of this run (first and count multiples of 128): choices packed
   // (bit j%8 of byte j/8 is r_{first+j}), writes U (16*count bytes) and t (count Blocks).
   void extend(uint64_t first, size_t count, const uint8_t* choices, uint8_t* u, Block* t);
+
+ private:
+  std::array<Aes128, kIknpBaseOts> g0_, g1_;  // column PRGs of k0_i and k1_i, keyed per instance
+  std::vector<Block> cols_, tmp_;             // one chunk of the 128 columns; one column of G1
 };
 
 class IknpSender {
@@ -36,6 +43,11 @@ class IknpSender {
   Block delta() const;
   // Consumes U for OTs [first, first + count) (16*count bytes), writes q (count Blocks).
   void extend(uint64_t first, size_t count, const uint8_t* u, Block* q);
+
+ private:
+  std::array<Aes128, kIknpBaseOts> g_;  // column PRGs of k_{s_i}, keyed per instance
+  Block delta_;
+  std::vector<Block> cols_;  // one chunk of the 128 columns
 };
 
 }  // namespace psi

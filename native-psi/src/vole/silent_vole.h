@@ -1,15 +1,17 @@
 // silent_vole.h — one silent VOLE over GF(2^128) (semi-honest), from correlated OTs:
 //   receiver gets a, c (m Blocks each), sender gets b (m Blocks) with c[i] = b[i] ^ a[i] * Delta,
 //   where Delta is the sender's IKNP Delta and a is pseudorandom (the receiver's OKVS mask in PSI).
-// Construction (Boyle et al. CCS 2019 / Weng et al. "Wolverine" S&P 2021, as in libOTe's SilentVole):
+// Construction (Boyle et al. CCS 2019 / Weng et al. "Wolverine" S&P 2021, as in libOTe's
+// SilentVole):
 //   * base VOLEs: for each of the t noise blocks, 128 correlated OTs packed (gf128_pack) give the
 //     receiver beta_i, c_i and the sender b_i with c_i = b_i ^ beta_i * Delta (beta_i = the packed
 //     random choice bits);
-//   * punctured PRFs: the sender expands one GGM tree per noise block (2^depth leaves, fixed-key AES
+//   * punctured PRFs: the sender expands one GGM tree per noise block (2^depth leaves, fixed-key
+//   AES
 //     length-doubling PRG); for each level it sends the XORs of all left and of all right children,
 //     each masked with H(q_j) / H(q_j ^ Delta) of one correlated OT whose choice bit is the negated
-//     bit of the receiver's noise position alpha_i at that level; and d_i = XOR of all leaves ^ b_i,
-//     from which the receiver completes its leaf at alpha_i to v[alpha_i] ^ beta_i * Delta;
+//     bit of the receiver's noise position alpha_i at that level; and d_i = XOR of all leaves ^
+//     b_i, from which the receiver completes its leaf at alpha_i to v[alpha_i] ^ beta_i * Delta;
 //   * the LPN code (lpn_code.h) compresses the sparse correlation w = v + e*Delta to length m.
 // Messages: the correlated OTs come from the caller (IKNP, one run for all pieces); the sender's
 // message per piece is message_bytes() long. Every piece of a run has its own tweak (piece index),
@@ -43,6 +45,13 @@ class SilentVoleReceiver {
   // t: the cot_count() IKNP outputs for choices(); msg: the sender's message (exactly
   // message_bytes(), else PSI_ERR_PEER_MESSAGE). Writes a and c (shape.m Blocks each).
   Status finish(const Block* t, ByteView msg, Block* a, Block* c);
+
+ private:
+  LpnShape shape_;
+  LpnCode code_;
+  Block piece_key_;              // pi(tweak): the base of this piece's TCCR tweaks
+  std::vector<uint64_t> alpha_;  // noise position of each tree, < 2^depth
+  std::vector<Block> beta_;      // choice bits of each base VOLE's 128 OTs = its packed value
 };
 
 class SilentVoleSender {
@@ -53,6 +62,12 @@ class SilentVoleSender {
   // q: the cot_count() IKNP sender outputs (q_j = t_j ^ r_j * delta). Writes the message
   // (message_bytes()) and b (shape.m Blocks).
   void run(const Block* q, Block delta, uint8_t* msg, Block* b);
+
+ private:
+  LpnShape shape_;
+  LpnCode code_;
+  Block piece_key_;
+  std::vector<Block> roots_;  // GGM root of each tree
 };
 
 }  // namespace psi
