@@ -1,5 +1,5 @@
 // psi_protocol_info: the registry's self-descriptions through the C ABI. Lookup by index and by
-// name, status codes for unknown or malformed requests, the fields of kkrt and ecdh as documented
+// name, status codes for unknown or malformed requests, the fields of kkrt, ecdh and rr22 as documented
 // (docs/protocols.md), and — as an oracle independent of the table — that every description agrees
 // with what psi_session_create / psi_set_input / the setup rounds actually accept.
 #include <gtest/gtest.h>
@@ -66,7 +66,7 @@ TEST(ProtocolInfo, IndexAndNameGiveTheSameEntries) {
     ASSERT_EQ(PSI_OK, psi_protocol_info_by_name(by_index.name, &by_name, sizeof by_name));
     EXPECT_EQ(0, std::memcmp(&by_index, &by_name, sizeof by_name)) << by_index.name;
   }
-  EXPECT_EQ((std::set<std::string>{"kkrt", "ecdh"}), names);
+  EXPECT_EQ((std::set<std::string>{"kkrt", "ecdh", "rr22"}), names);
   EXPECT_STREQ("kkrt", info_at(0).name);  // the order is fixed: index 0 is the default protocol
 }
 
@@ -134,6 +134,24 @@ TEST(ProtocolInfo, EcdhFields) {
   EXPECT_EQ(4096u, d.element_len_max);
   EXPECT_EQ(uint64_t(1) << 32, d.max_set_size);
   EXPECT_STREQ("receiver_size,sender_size,instance,output,fpr,filter", d.params);
+}
+
+TEST(ProtocolInfo, Rr22Fields) {
+  psi_protocol_description d;
+  ASSERT_EQ(PSI_OK, psi_protocol_info_by_name("rr22", &d, sizeof d));
+  EXPECT_STREQ("rr22", d.name);
+  EXPECT_EQ(2u, d.parties);
+  ASSERT_EQ(2u, d.role_count);
+  EXPECT_EQ(PSI_ROLE_RECEIVER, d.roles[0]);
+  EXPECT_EQ(PSI_ROLE_SENDER, d.roles[1]);
+  EXPECT_EQ(uint32_t(PSI_OUTPUT_RECEIVER | PSI_OUTPUT_BOTH), d.outputs);
+  EXPECT_EQ(uint32_t(PSI_OUTPUT_RECEIVER), d.default_output);
+  EXPECT_EQ(0, d.setup_needs_sender_set);
+  EXPECT_EQ(0, d.labels);
+  EXPECT_EQ(16u, d.element_len_min);
+  EXPECT_EQ(16u, d.element_len_max);
+  EXPECT_EQ(uint64_t(1) << 28, d.max_set_size);
+  EXPECT_STREQ("receiver_size,sender_size,instance,output,sigma", d.params);
 }
 
 TEST(ProtocolInfo, RoleNames) {

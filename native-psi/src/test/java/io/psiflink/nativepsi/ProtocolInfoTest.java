@@ -17,7 +17,7 @@ import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
 
 /**
- * {@link ProtocolInfo} as read from the library: the fields of kkrt and ecdh, the lookups, and that
+ * {@link ProtocolInfo} as read from the library: the fields of kkrt, ecdh and rr22, the lookups, and that
  * every protocol the library lists — whatever it is — runs end to end by its description alone,
  * checked against a plaintext intersection.
  */
@@ -26,9 +26,9 @@ class ProtocolInfoTest {
   @Test
   void listsTheLibrarysProtocolsInItsOrder() {
     List<ProtocolInfo> all = ProtocolInfo.all();
-    assertEquals(List.of("kkrt", "ecdh"), all.stream().map(ProtocolInfo::name).toList());
+    assertEquals(List.of("kkrt", "ecdh", "rr22"), all.stream().map(ProtocolInfo::name).toList());
     assertEquals(PsiNative.psi_protocol_count(), all.size());
-    assertEquals("kkrt, ecdh", ProtocolInfo.knownNames());
+    assertEquals("kkrt, ecdh, rr22", ProtocolInfo.knownNames());
     assertEquals("kkrt", ProtocolInfo.defaultProtocol().name());
     assertThrows(UnsupportedOperationException.class, () -> all.add(all.get(0)));
   }
@@ -82,10 +82,25 @@ class ProtocolInfoTest {
   }
 
   @Test
+  void rr22AsDocumented() {
+    ProtocolInfo r = ProtocolInfo.byName("rr22");
+    assertEquals(2, r.parties());
+    assertEquals(List.of(PsiRole.RECEIVER, PsiRole.SENDER), r.roles());
+    assertEquals(EnumSet.of(PsiParams.Output.RECEIVER, PsiParams.Output.BOTH), r.outputs());
+    assertFalse(r.supportsCardinality());
+    assertFalse(r.setupNeedsSenderSet());
+    assertTrue(r.setupReusable());
+    assertEquals(16, r.elementLenMin());
+    assertEquals(16, r.elementLenMax());
+    assertEquals(1L << 28, r.maxSetSize());
+    assertEquals(List.of("receiver_size", "sender_size", "instance", "output", "sigma"), r.params());
+  }
+
+  @Test
   void anUnknownNameNamesTheKnownOnes() {
     IllegalArgumentException e =
         assertThrows(IllegalArgumentException.class, () -> ProtocolInfo.byName("rsa"));
-    assertEquals("unknown protocol 'rsa' (known: kkrt, ecdh)", e.getMessage());
+    assertEquals("unknown protocol 'rsa' (known: kkrt, ecdh, rr22)", e.getMessage());
     assertTrue(ProtocolInfo.find("KKRT").isEmpty(), "names are case-sensitive, as in the library");
   }
 
