@@ -1,7 +1,7 @@
-// round_fuzz_common.h — brings a pair of sessions of a two-party protocol whose setup is independent
-// of the sets (kkrt, rr22) to the state just before the round a fuzz target attacks, so each target
-// feeds arbitrary bytes to exactly one parser. The setup (base OTs) runs once per process; every
-// input then uses fresh sessions that import it.
+// round_fuzz_common.h — brings a pair of sessions of a two-party protocol whose setup is
+// independent of the sets (kkrt, rr22) to the state just before the round a fuzz target attacks, so
+// each target feeds arbitrary bytes to exactly one parser. The setup (base OTs) runs once per
+// process; every input then uses fresh sessions that import it.
 #pragma once
 
 #include <cstdint>

@@ -151,7 +151,7 @@ TEST(ProtocolInfo, Rr22Fields) {
   EXPECT_EQ(16u, d.element_len_min);
   EXPECT_EQ(16u, d.element_len_max);
   EXPECT_EQ(uint64_t(1) << 28, d.max_set_size);
-  EXPECT_STREQ("receiver_size,sender_size,instance,output,sigma", d.params);
+  EXPECT_STREQ("receiver_size,sender_size,instance,output,sigma,piece,threads", d.params);
 }
 
 TEST(ProtocolInfo, RoleNames) {

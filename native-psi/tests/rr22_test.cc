@@ -1,5 +1,5 @@
-// End-to-end RR22 through the C ABI against a plaintext intersection computed independently, and the
-// same hostile-input guarantees as KKRT at every round.
+// End-to-end RR22 through the C ABI against a plaintext intersection computed independently, and
+// the same hostile-input guarantees as KKRT at every round.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -94,6 +94,27 @@ TEST(Rr22, SetupExportedOnceServesManyInstances) {
   }
 }
 
+TEST(Rr22, ManyPiecesAndThreadsGiveTheSameAnswer) {
+  // About 15k VOLE outputs in pieces of at most 4096: four pieces, each with its own trees and
+  // code; each party picks its own thread count (it changes no message).
+  Sets s = make_sets(12000, 9000, 4000, 47);
+  for (const auto& [rt, st] : {std::pair<int, int>{1, 1}, {3, 1}, {1, 2}, {4, 4}}) {
+    const std::string common = "output=both,piece=4096";
+    Outcome o = run_psi("rr22",
+                        party(PSI_ROLE_RECEIVER, s.a,
+                              sizes(12000, 9000, common + ",threads=" + std::to_string(rt)), 1),
+                        party(PSI_ROLE_SENDER, s.b,
+                              sizes(12000, 9000, common + ",threads=" + std::to_string(st)), 2));
+    ASSERT_EQ(o.status, PSI_OK) << rt << "/" << st << ": " << o.error;
+    EXPECT_EQ(o.receiver, s.expect_a) << rt << "/" << st;
+    EXPECT_EQ(o.sender, s.expect_b) << rt << "/" << st;
+  }
+  // The piece size is public: parties that disagree fail cleanly.
+  Outcome o = run_psi("rr22", party(0, s.a, sizes(12000, 9000, "piece=4096"), 1),
+                      party(1, s.b, sizes(12000, 9000, "piece=8192"), 2));
+  EXPECT_EQ(o.status, PSI_ERR_PEER_MESSAGE) << o.error;
+}
+
 TEST(Rr22, TrafficIsFarBelowKkrt) {
   // P + a is 16 bytes per OKVS column, the masks (40 + 18 + 18) / 8 = 10 bytes per sender element;
   // the VOLE's correlated OTs and trees add a sublinear part (about 1 MB per 2^21 VOLE outputs).
@@ -128,7 +149,9 @@ TEST(Rr22, BadParametersAreArgumentErrors) {
        {"receiver_size=10", "receiver_size=10,sender_size=10,colour=blue",
         "receiver_size=10,sender_size=x", "receiver_size=10,sender_size=10,output=all",
         "receiver_size=10,sender_size=10,sigma=2", "receiver_size=10,sender_size=10,hashes=3",
-        "receiver_size=10,sender_size=10,instance=xyz", "receiver_size=268435456,sender_size=10"}) {
+        "receiver_size=10,sender_size=10,instance=xyz", "receiver_size=268435456,sender_size=10",
+        "receiver_size=10,sender_size=10,threads=0", "receiver_size=10,sender_size=10,threads=65",
+        "receiver_size=10,sender_size=10,piece=1000"}) {
     Outcome o =
         run_psi("rr22", party(PSI_ROLE_RECEIVER, s.a, p, 1), party(PSI_ROLE_SENDER, s.b, p, 2));
     EXPECT_EQ(o.status, PSI_ERR_ARGUMENT) << p << " -> " << o.error;
@@ -161,7 +184,7 @@ TEST(Rr22, HostileMessagesAtEveryRoundGiveErrorsNotCrashes) {
     int phase;
     uint32_t round;
   };
-  const Target targets[] = {{PSI_PHASE_SETUP, 0}, {PSI_PHASE_SETUP, 1}, {PSI_PHASE_ONLINE, 0},
+  const Target targets[] = {{PSI_PHASE_SETUP, 0},  {PSI_PHASE_SETUP, 1},  {PSI_PHASE_ONLINE, 0},
                             {PSI_PHASE_ONLINE, 1}, {PSI_PHASE_ONLINE, 2}, {PSI_PHASE_ONLINE, 3},
                             {PSI_PHASE_ONLINE, 4}};
   for (const Target& t : targets) {
@@ -172,8 +195,7 @@ TEST(Rr22, HostileMessagesAtEveryRoundGiveErrorsNotCrashes) {
         if (ph == t.phase && r == t.round) f(c);
       };
     };
-    for (auto& [name, tamper] :
-         std::vector<std::pair<std::string, psi_test::Tamper>>{
+    for (auto& [name, tamper] : std::vector<std::pair<std::string, psi_test::Tamper>>{
              {"truncated", only([](std::vector<uint8_t>* c) {
                 if (!c->empty()) c->pop_back();
               })},
@@ -229,7 +251,8 @@ TEST(Rr22, MasksOfAnotherInstanceMatchNothing) {
   Outcome a = run_psi("rr22", party(0, s.a, sizes(400, 400, "instance=1"), 1),
                       party(1, s.b, sizes(400, 400, "instance=1"), 2), 1 << 20,
                       [&](int ph, uint32_t r, bool, std::vector<uint8_t>* c) {
-                        if (ph == PSI_PHASE_ONLINE && r == 3) masks.insert(masks.end(), c->begin(), c->end());
+                        if (ph == PSI_PHASE_ONLINE && r == 3)
+                          masks.insert(masks.end(), c->begin(), c->end());
                       });
   ASSERT_EQ(a.status, PSI_OK) << a.error;
   EXPECT_EQ(a.receiver, s.expect_a);

@@ -63,7 +63,7 @@ const Entry kProtocols[] = {
       16,
       16,
       uint64_t(1) << 28,
-      "receiver_size,sender_size,instance,output,sigma"},
+      "receiver_size,sender_size,instance,output,sigma,piece,threads"},
      make_rr22},
 };
 

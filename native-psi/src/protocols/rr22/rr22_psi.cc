@@ -3,7 +3,9 @@
 #include <algorithm>
 #include <array>
 #include <cstring>
+#include <exception>
 #include <string>
+#include <thread>
 
 #include "../../core/aes.h"
 #include "../../core/gf128.h"
@@ -16,8 +18,8 @@
 namespace psi {
 namespace {
 
-constexpr uint64_t kRr22PieceMax = uint64_t(1) << 21;  // VOLE outputs per piece
-constexpr uint64_t kMaxSetSize = uint64_t(1) << 28;     // element indices fit the lookup's 32 bits
+constexpr uint64_t kDefaultPiece = uint64_t(1) << 21;  // VOLE outputs per piece (default)
+constexpr uint64_t kMaxSetSize = uint64_t(1) << 28;    // element indices fit the lookup's 32 bits
 constexpr size_t kSetupSenderBytes = kIknpBaseOts * 32 + 32;
 constexpr char kSetupMagic[8] = {'r', 'r', '2', '2', 's', 'e', 't', '1'};
 constexpr size_t kInstanceBytes = 32;
@@ -41,11 +43,45 @@ struct Rr22Config {
   uint32_t sigma = 40;
   uint32_t mask_bytes = 0;  // sigma + log2 n_r + log2 n_s bits, rounded up to bytes
   bool output_both = false;
+  uint64_t piece = kDefaultPiece;  // most VOLE outputs per piece (public: both pass the same)
+  uint32_t threads =
+      1;  // threads of this party's session (its choice; the messages do not depend on it)
   std::array<uint8_t, 32> instance{};
 };
 
+// Runs fn(begin, end) over [0, count) in up to `threads` contiguous parts, the first on the calling
+// thread. An exception on a worker is carried to the caller (the ABI layer turns it into a status):
+// none may escape a thread, which would end the process (and a JVM with it).
+template <typename Fn>
+void parallel_for(uint32_t threads, size_t count, size_t min_part, Fn fn) {
+  const size_t parts =
+      std::max<size_t>(1, std::min<size_t>(threads, count / std::max<size_t>(min_part, 1)));
+  if (parts == 1) {
+    fn(size_t(0), count);
+    return;
+  }
+  std::vector<std::exception_ptr> errors(parts);
+  std::vector<std::thread> pool;
+  for (size_t p = 1; p < parts; ++p)
+    pool.emplace_back([&, p] {
+      try {
+        fn(count * p / parts, count * (p + 1) / parts);
+      } catch (...) {
+        errors[p] = std::current_exception();
+      }
+    });
+  try {
+    fn(size_t(0), count / parts);
+  } catch (...) {
+    errors[0] = std::current_exception();
+  }
+  for (auto& t : pool) t.join();
+  for (auto& e : errors)
+    if (e) std::rethrow_exception(e);
+}
+
 Status config_from_params(const Params& params, Rr22Config* c) {
-  uint64_t sigma;
+  uint64_t sigma, threads;
   std::string output;
   if (!params.has("receiver_size") || !params.has("sender_size"))
     return argument_error("rr22 needs receiver_size and sender_size");
@@ -54,6 +90,12 @@ Status config_from_params(const Params& params, Rr22Config* c) {
   PSI_RETURN_IF_ERROR(params.get_u64("sigma", 40, &sigma));
   PSI_RETURN_IF_ERROR(params.get_instance("instance", c->instance.data()));
   PSI_RETURN_IF_ERROR(params.get_string("output", "receiver", &output));
+  PSI_RETURN_IF_ERROR(params.get_u64("threads", 1, &threads));
+  PSI_RETURN_IF_ERROR(params.get_u64("piece", kDefaultPiece, &c->piece));
+  if (c->piece < 1024 || c->piece > (uint64_t(1) << 26))
+    return argument_error("piece must be in [1024, 2^26] VOLE outputs");
+  if (threads < 1 || threads > 64) return argument_error("threads must be in [1, 64]");
+  c->threads = uint32_t(threads);
   if (c->receiver_size >= kMaxSetSize || c->sender_size >= kMaxSetSize)
     return argument_error("rr22 set sizes must be below 2^28 per side (bin larger inputs)");
   if (sigma < 16 || sigma > 80) return argument_error("sigma must be in [16, 80]");
@@ -79,14 +121,15 @@ std::string instance_label(const char* domain, const uint8_t instance[32]) {
 struct Piece {
   LpnShape shape;
   uint64_t offset = 0;      // first VOLE output
+  uint64_t msg_offset = 0;  // first byte of the piece's VOLE message in the sender's round 1
   uint64_t cot_first = 0;   // first correlated OT of the run
   uint64_t cot_padded = 0;  // correlated OTs requested (cot_count rounded up to 128)
 };
 
-std::vector<Piece> split_pieces(uint64_t m) {
+std::vector<Piece> split_pieces(uint64_t m, uint64_t piece_max) {
   std::vector<Piece> pieces;
   if (m == 0) return pieces;
-  const uint64_t count = (m + kRr22PieceMax - 1) / kRr22PieceMax;
+  const uint64_t count = (m + piece_max - 1) / piece_max;
   uint64_t offset = 0;
   for (uint64_t p = 0; p < count; ++p) {
     Piece piece;
@@ -176,8 +219,7 @@ class MessageBuffer {
 
 class Rr22Base : public Protocol {
  public:
-  Rr22Base(const Rr22Config& cfg, const uint8_t seed[32])
-      : cfg_(cfg) {
+  Rr22Base(const Rr22Config& cfg, const uint8_t seed[32]) : cfg_(cfg) {
     rng_.reseed(derive_block(seed, 32, "psi-flink rr22 rng"));
   }
   ~Rr22Base() override { secure_wipe(shared_seed_, sizeof shared_seed_); }
@@ -209,7 +251,7 @@ class Rr22Base : public Protocol {
     prepared_ = true;
     keys_.derive(shared_seed_, cfg_.instance.data());
     okvs_ = std::make_unique<Okvs>(cfg_.receiver_size, keys_.okvs_seed);
-    pieces_ = split_pieces(okvs_->size());
+    pieces_ = split_pieces(okvs_->size(), cfg_.piece);
     value_.set_key(keys_.value_key);
     out_hash_.init(keys_);
     return prepare_online();
@@ -306,11 +348,13 @@ class Rr22Receiver final : public Rr22Base {
   Status emit(psi_phase phase, uint32_t round, uint8_t* out, size_t cap, size_t* written,
               bool* done) override {
     if (phase == PSI_PHASE_ONLINE && round == 0)
-      return emit_streamed(out, cap, written, done, [this](bool* more) { return next_matrix_piece(more); },
-                           [this] { return encode_set(); });
+      return emit_streamed(
+          out, cap, written, done, [this](bool* more) { return next_matrix_piece(more); },
+          [this] { return encode_set(); });
     if (phase == PSI_PHASE_ONLINE && round == 2)
-      return emit_streamed(out, cap, written, done, [this](bool* more) { return next_masked_piece(more); },
-                           [this] { return own_outputs(); });
+      return emit_streamed(
+          out, cap, written, done, [this](bool* more) { return next_masked_piece(more); },
+          [this] { return own_outputs(); });
     emit_from_buffer(out_, &out_pos_, out, cap, written, done);
     return Status::ok();
   }
@@ -353,9 +397,10 @@ class Rr22Receiver final : public Rr22Base {
     vole_.clear();
     vole_bytes_ = 0;
     for (size_t p = 0; p < pieces_.size(); ++p) {
-      vole_.push_back(std::make_unique<SilentVoleReceiver>(
-          pieces_[p].shape, keys_.code_seed(p), keys_.vole_tweak(p), rng_));
+      vole_.push_back(std::make_unique<SilentVoleReceiver>(pieces_[p].shape, keys_.code_seed(p),
+                                                           keys_.vole_tweak(p), rng_));
       pieces_[p].cot_padded = (vole_[p]->cot_count() + 127) / 128 * 128;
+      pieces_[p].msg_offset = vole_bytes_;
       vole_bytes_ += vole_[p]->message_bytes();
     }
     uint64_t cot = 0;
@@ -438,31 +483,43 @@ class Rr22Receiver final : public Rr22Base {
     return Status::ok();
   }
 
-  // Round 2: the next piece's P + a; P's range then holds c.
+  // Round 2: the next pieces' P + a (up to `threads` pieces at once); P's range then holds c.
   Status next_masked_piece(bool* more) {
     if (next_piece_ == pieces_.size()) {
       *more = false;
       return Status::ok();
     }
-    const size_t q = next_piece_;
-    const Piece& p = pieces_[q];
-    uint64_t msg_off = 0;
-    for (size_t k = 0; k < q; ++k) msg_off += vole_[k]->message_bytes();
-    c_tmp_.resize(p.shape.m);
-    out_.resize(16 * p.shape.m);
-    Block* a = reinterpret_cast<Block*>(out_.data());  // vector storage is 16-byte aligned
-    PSI_RETURN_IF_ERROR(vole_[q]->finish(
-        cots_[q].data(),
-        ByteView(vole_in_.data().data() + msg_off, vole_[q]->message_bytes()), a, c_tmp_.data()));
-    Block* P = P_.data() + p.offset;
-    for (uint64_t i = 0; i < p.shape.m; ++i) {
-      store_block(&out_[16 * i], load_block(&out_[16 * i]) ^ P[i]);
-      P[i] = c_tmp_[i];
-    }
-    secure_wipe(cots_[q].data(), cots_[q].size() * sizeof(Block));
-    std::vector<Block>().swap(cots_[q]);
-    vole_[q].reset();
-    ++next_piece_;
+    const size_t q0 = next_piece_;
+    const size_t k = std::min<size_t>(cfg_.threads, pieces_.size() - q0);
+    const uint64_t first = pieces_[q0].offset;
+    const uint64_t end = q0 + k < pieces_.size() ? pieces_[q0 + k].offset : P_.size();
+    out_.resize(16 * (end - first));
+    std::vector<Status> st(k);
+    parallel_for(uint32_t(k), k, 1, [&](size_t b, size_t e) {
+      for (size_t j = b; j < e; ++j) {
+        const size_t q = q0 + j;
+        const Piece& p = pieces_[q];
+        std::vector<Block> c(p.shape.m);
+        // vector storage is 16-byte aligned and every piece starts at a multiple of 16 bytes
+        Block* a = reinterpret_cast<Block*>(out_.data() + 16 * (p.offset - first));
+        st[j] = vole_[q]->finish(
+            cots_[q].data(),
+            ByteView(vole_in_.data().data() + p.msg_offset, vole_[q]->message_bytes()), a,
+            c.data());
+        if (!st[j].is_ok()) continue;
+        Block* P = P_.data() + p.offset;
+        for (uint64_t i = 0; i < p.shape.m; ++i) {
+          a[i] ^= P[i];
+          P[i] = c[i];
+        }
+        secure_wipe(c.data(), c.size() * sizeof(Block));
+        secure_wipe(cots_[q].data(), cots_[q].size() * sizeof(Block));
+        std::vector<Block>().swap(cots_[q]);
+        vole_[q].reset();
+      }
+    });
+    for (const Status& x : st) PSI_RETURN_IF_ERROR(x);
+    next_piece_ += k;
     *more = true;
     return Status::ok();
   }
@@ -470,18 +527,19 @@ class Rr22Receiver final : public Rr22Base {
   // After round 2 has gone: this party's OPRF outputs H(decode(c, x), x) and their lookup table.
   Status own_outputs() {
     vole_in_.release();
-    std::vector<Block>().swap(c_tmp_);
     const uint64_t n = cfg_.receiver_size;
     const uint32_t L = cfg_.mask_bytes;
     item_mask_.assign(n * L, 0);
     if (cfg_.output_both) item_proof_.assign(n, 0);
-    Block o[kBatch];
-    for (uint64_t i0 = 0; i0 < n; i0 += kBatch) {
-      const size_t c = size_t(std::min<uint64_t>(kBatch, n - i0));
-      okvs_->decode(P_.data(), &elements_[i0], c, o);
-      out_hash_.finish(&elements_[i0], o, c, cfg_.output_both ? &item_proof_[i0] : nullptr);
-      for (size_t k = 0; k < c; ++k) std::memcpy(&item_mask_[(i0 + k) * L], &o[k], L);
-    }
+    parallel_for(cfg_.threads, n, 4 * kBatch, [&](size_t b, size_t e) {
+      Block o[kBatch];
+      for (uint64_t i0 = b; i0 < e; i0 += kBatch) {
+        const size_t c = size_t(std::min<uint64_t>(kBatch, e - i0));
+        okvs_->decode(P_.data(), &elements_[i0], c, o);
+        out_hash_.finish(&elements_[i0], o, c, cfg_.output_both ? &item_proof_[i0] : nullptr);
+        for (size_t k = 0; k < c; ++k) std::memcpy(&item_mask_[(i0 + k) * L], &o[k], L);
+      }
+    });
     secure_wipe(P_.data(), P_.size() * sizeof(Block));
     std::vector<Block>().swap(P_);
     std::vector<Block>().swap(elements_);
@@ -601,7 +659,6 @@ class Rr22Receiver final : public Rr22Base {
   size_t next_piece_ = 0;
   bool produced_all_ = false;
   std::vector<Block> P_;  // the OKVS; piece by piece replaced by the VOLE's c
-  std::vector<Block> c_tmp_;
   std::vector<uint8_t> item_mask_;
   std::vector<uint64_t> item_proof_;
   std::vector<uint64_t> lookup_;
@@ -692,6 +749,8 @@ class Rr22Sender final : public Rr22Base {
   Status prepare_online() override {
     const uint64_t n = cfg_.sender_size;
     PSI_RETURN_IF_ERROR(check_distinct());
+    delta_ = load_block(s_);
+    out_.clear();
     vole_.clear();
     uint64_t cot = 0;
     for (size_t p = 0; p < pieces_.size(); ++p) {
@@ -700,14 +759,14 @@ class Rr22Sender final : public Rr22Base {
       pieces_[p].cot_padded = (vole_[p]->cot_count() + 127) / 128 * 128;
       pieces_[p].cot_first = cot;
       cot += pieces_[p].cot_padded;
+      pieces_[p].msg_offset = out_.size();
+      out_.resize(out_.size() + vole_[p]->message_bytes());
     }
+    pending_.resize(std::min<size_t>(cfg_.threads, std::max<size_t>(pieces_.size(), 1)));
     order_.resize(n);
     for (uint64_t i = 0; i < n; ++i) order_[i] = uint32_t(i);
     for (uint64_t i = n; i > 1; --i) std::swap(order_[i - 1], order_[rng_.uniform(i)]);
-    delta_ = load_block(s_);
     K_.resize(okvs_->size());
-    iknp_ = std::make_unique<IknpSender>(base_keys_.data(), delta_, cfg_.instance.data());
-    out_.clear();
     out_pos_ = 0;
     return Status::ok();
   }
@@ -733,8 +792,8 @@ class Rr22Sender final : public Rr22Base {
     return Status::ok();
   }
 
-  // Round 1 input: the instance, then each piece's IKNP matrix; a complete piece runs its VOLE
-  // at once, so the sender's work overlaps the rest of the transfer.
+  // Round 1 input: the instance, then each piece's IKNP matrix; complete pieces run their VOLE at
+  // once (`threads` of them together), so the sender's work overlaps the rest of the transfer.
   Status absorb_matrix(ByteView chunk, bool last, const std::string& at) {
     PSI_RETURN_IF_ERROR(ready_hook());
     if (!prepared_) return state_error(at + ": setup not complete");
@@ -752,36 +811,44 @@ class Rr22Sender final : public Rr22Base {
     }
     while (rd.remaining()) {
       const Piece& p = pieces_[next_piece_];
+      std::vector<uint8_t>& u = pending_[next_piece_ - batch_first_];
       const size_t want = 16 * p.cot_padded;
-      if (ubuf_.size() != want) ubuf_.resize(want);
+      if (u.size() != want) u.resize(want);
       const size_t n = std::min(want - ubuf_fill_, rd.remaining());
-      rd.read(&ubuf_[ubuf_fill_], n);
+      rd.read(&u[ubuf_fill_], n);
       ubuf_fill_ += n;
       received_ += n;
       if (ubuf_fill_ == want) {
-        run_piece(next_piece_++);
         ubuf_fill_ = 0;
+        if (++next_piece_ - batch_first_ == pending_.size() || next_piece_ == pieces_.size())
+          run_pieces();
       }
     }
     if (!last) return Status::ok();
     if (received_ != total)
       return peer_error(at + ": message ended after " + std::to_string(received_) + " of " +
                         std::to_string(total) + " bytes");
-    iknp_.reset();
-    std::vector<uint8_t>().swap(ubuf_);
+    std::vector<std::vector<uint8_t>>().swap(pending_);
     out_pos_ = 0;
     return Status::ok();
   }
 
-  void run_piece(size_t q) {
-    const Piece& p = pieces_[q];
-    std::vector<Block> cots(p.cot_padded);
-    iknp_->extend(p.cot_first, p.cot_padded, ubuf_.data(), cots.data());
-    const size_t base = out_.size();
-    out_.resize(base + vole_[q]->message_bytes());
-    vole_[q]->run(cots.data(), delta_, out_.data() + base, K_.data() + p.offset);
-    secure_wipe(cots.data(), cots.size() * sizeof(Block));
-    vole_[q].reset();
+  // The VOLEs of the pieces whose matrices are complete, each writing its message at its offset.
+  void run_pieces() {
+    const size_t k = next_piece_ - batch_first_;
+    parallel_for(uint32_t(k), k, 1, [&](size_t b, size_t e) {
+      for (size_t j = b; j < e; ++j) {
+        const size_t q = batch_first_ + j;
+        const Piece& p = pieces_[q];
+        IknpSender iknp(base_keys_.data(), delta_, cfg_.instance.data());
+        std::vector<Block> cots(p.cot_padded);
+        iknp.extend(p.cot_first, p.cot_padded, pending_[j].data(), cots.data());
+        vole_[q]->run(cots.data(), delta_, out_.data() + p.msg_offset, K_.data() + p.offset);
+        secure_wipe(cots.data(), cots.size() * sizeof(Block));
+        vole_[q].reset();
+      }
+    });
+    batch_first_ = next_piece_;
   }
 
   // Round 3 input: P + a, folded into K = b + (P + a) * Delta block by block as it arrives.
@@ -857,21 +924,24 @@ class Rr22Sender final : public Rr22Base {
   void fill_masks() {
     const uint32_t L = cfg_.mask_bytes;
     const uint64_t first = masks_done_;
-    const size_t count = size_t(std::min<uint64_t>(kMaskChunk, cfg_.sender_size - first));
+    const size_t count =
+        size_t(std::min<uint64_t>(kMaskChunk * cfg_.threads, cfg_.sender_size - first));
     out_.resize(count * L);
     out_pos_ = 0;
-    Block ys[kBatch], o[kBatch], hv[kBatch];
-    for (size_t k0 = 0; k0 < count; k0 += kBatch) {
-      const size_t c = std::min(kBatch, count - k0);
-      for (size_t k = 0; k < c; ++k) __builtin_prefetch(&elements_[order_[first + k0 + k]]);
-      for (size_t k = 0; k < c; ++k) ys[k] = elements_[order_[first + k0 + k]];
-      okvs_->decode(K_.data(), ys, c, o);
-      value_.encrypt_blocks(ys, hv, c);
-      gf128_mul_const(hv, delta_, hv, c);
-      for (size_t k = 0; k < c; ++k) o[k] ^= hv[k];
-      out_hash_.finish(ys, o, c, cfg_.output_both ? &proofs_[first + k0] : nullptr);
-      for (size_t k = 0; k < c; ++k) std::memcpy(&out_[(k0 + k) * L], &o[k], L);
-    }
+    parallel_for(cfg_.threads, count, 4 * kBatch, [&](size_t b, size_t e) {
+      Block ys[kBatch], o[kBatch], hv[kBatch];
+      for (size_t k0 = b; k0 < e; k0 += kBatch) {
+        const size_t c = std::min(kBatch, e - k0);
+        for (size_t k = 0; k < c; ++k) __builtin_prefetch(&elements_[order_[first + k0 + k]]);
+        for (size_t k = 0; k < c; ++k) ys[k] = elements_[order_[first + k0 + k]];
+        okvs_->decode(K_.data(), ys, c, o);
+        value_.encrypt_blocks(ys, hv, c);
+        gf128_mul_const(hv, delta_, hv, c);
+        for (size_t k = 0; k < c; ++k) o[k] ^= hv[k];
+        out_hash_.finish(ys, o, c, cfg_.output_both ? &proofs_[first + k0] : nullptr);
+        for (size_t k = 0; k < c; ++k) std::memcpy(&out_[(k0 + k) * L], &o[k], L);
+      }
+    });
     masks_done_ += count;
   }
 
@@ -922,10 +992,9 @@ class Rr22Sender final : public Rr22Base {
   uint8_t s_[16] = {0};
   Block delta_ = zero_block();
   std::vector<Block> base_keys_;
-  std::unique_ptr<IknpSender> iknp_;
   std::vector<std::unique_ptr<SilentVoleSender>> vole_;
-  size_t next_piece_ = 0;
-  std::vector<uint8_t> ubuf_;
+  size_t next_piece_ = 0, batch_first_ = 0;
+  std::vector<std::vector<uint8_t>> pending_;  // IKNP matrices of the pieces not yet run
   size_t ubuf_fill_ = 0;
   uint64_t received_ = 0, received_p_ = 0;
   uint8_t header_[kInstanceBytes];

@@ -2,9 +2,9 @@
 // Subfield VOLE", CCS 2022; Rindal, Schoppmann, "VOLE-PSI", Eurocrypt 2021) behind the round API,
 // semi-honest. The receiver encodes its set in an OKVS P with decode(P, x) = Hv(x); a silent VOLE
 // of length m = |P| gives the receiver (a, c) and the sender (b, Delta) with c = b + a * Delta; the
-// receiver sends P + a, the sender computes K = b + (P + a) * Delta = c + P * Delta, and its OPRF of
-// y is H(decode(K, y) + Hv(y) * Delta, y), which equals the receiver's H(decode(c, x), x) exactly
-// when y = x. See docs/protocols.md, "rr22".
+// receiver sends P + a, the sender computes K = b + (P + a) * Delta = c + P * Delta, and its OPRF
+// of y is H(decode(K, y) + Hv(y) * Delta, y), which equals the receiver's H(decode(c, x), x)
+// exactly when y = x. See docs/protocols.md, "rr22".
 //
 // Setup (once per pair of parties; exportable):
 //   round 0, receiver: A of 128 base OTs                                        (32 bytes)
@@ -16,7 +16,8 @@
 //                      OTs (16 bytes per OT)
 //   round 1, sender:   per piece, the silent VOLE message (GGM level ciphertexts, corrections)
 //   round 2, receiver: P + a (16 m bytes)
-//   round 3, sender:   its OPRF outputs truncated to mask_bytes, one per element, in a secret random
+//   round 3, sender:   its OPRF outputs truncated to mask_bytes, one per element, in a secret
+//   random
 //                      order
 //   round 4, receiver: looks its own outputs up; with output=both sends claims (u32 count, then u32
 //                      position | u64 proof, ascending), else nothing

@@ -93,7 +93,9 @@ class ProtocolInfoTest {
     assertEquals(16, r.elementLenMin());
     assertEquals(16, r.elementLenMax());
     assertEquals(1L << 28, r.maxSetSize());
-    assertEquals(List.of("receiver_size", "sender_size", "instance", "output", "sigma"), r.params());
+    assertEquals(
+        List.of("receiver_size", "sender_size", "instance", "output", "sigma", "piece", "threads"),
+        r.params());
   }
 
   @Test
