@@ -1,5 +1,6 @@
 #include "lpn_code.h"
 
+#include <cstring>
 #include <vector>
 
 #include "../core/prg.h"
@@ -9,33 +10,199 @@ namespace psi {
 namespace {
 
 constexpr uint64_t kMaxM = uint64_t{1} << 26;
-// Randomness is drawn in chunks of this many entries; every Prg::fill is a whole number of blocks,
-// so the streams are the plain concatenation of the Prg's output whatever the chunking.
-constexpr uint64_t kChunk = 4096;
 
 inline uint64_t mul_shift(uint64_t r, uint64_t bound) {
   return static_cast<uint64_t>((static_cast<unsigned __int128>(r) * bound) >> 64);
 }
 
-// One cyclic convolution pass over p[0 .. P) (see the header), on kVectors vectors at once.
-template <int kVectors>
-void convolute(Block* p, Block* q, uint64_t P, Block seed) {
-  Prg prg(seed);
-  std::vector<uint32_t> coef(kChunk);
-  for (uint64_t i = 0; i < P; ++i) {
-    if (i % kChunk == 0) prg.fill(coef.data(), kChunk * sizeof(uint32_t));
-    uint32_t c = coef[i % kChunk];
-    const Block v = p[i];
-    Block w = zero_block();
-    if (kVectors == 2) w = q[i];
-    for (uint32_t j = 1; j <= LpnCode::kConvWidth + 1; ++j) {
-      // the bit for distance 25 is forced to 1
-      const bool on = j == LpnCode::kConvWidth + 1 || ((c >> (j - 1)) & 1);
-      if (!on) continue;
-      uint64_t k = i + j;
-      if (k >= P) k -= P;
-      p[k] = _mm_xor_si128(p[k], v);
-      if (kVectors == 2) q[k] = _mm_xor_si128(q[k], w);
+// The output stream of Prg(seed, stream) (AES-128 keyed by seed over the blocks (stream, counter),
+// see core/prg.cc), produced 8 blocks at a time with the states in registers: core/aes.cc's
+// ctr_blocks keeps them on the stack at -O2 and runs at ~11 ns a block on the reference machine,
+// which would dominate the encoder. The tests check the code built from Prg itself.
+class CtrStream {
+ public:
+  explicit CtrStream(Block seed, uint64_t stream = 0) : aes_(seed), stream_(stream) {}
+  // The next n blocks of the stream (n a multiple of 8).
+  void fill(Block* out, size_t n) {
+    const Block* rk = aes_.round_keys();
+    for (size_t i = 0; i < n; i += 8, counter_ += 8) {
+      Block b0 = _mm_xor_si128(make_block(stream_, counter_ + 0), rk[0]);
+      Block b1 = _mm_xor_si128(make_block(stream_, counter_ + 1), rk[0]);
+      Block b2 = _mm_xor_si128(make_block(stream_, counter_ + 2), rk[0]);
+      Block b3 = _mm_xor_si128(make_block(stream_, counter_ + 3), rk[0]);
+      Block b4 = _mm_xor_si128(make_block(stream_, counter_ + 4), rk[0]);
+      Block b5 = _mm_xor_si128(make_block(stream_, counter_ + 5), rk[0]);
+      Block b6 = _mm_xor_si128(make_block(stream_, counter_ + 6), rk[0]);
+      Block b7 = _mm_xor_si128(make_block(stream_, counter_ + 7), rk[0]);
+      for (int r = 1; r < 10; ++r) {
+        const Block k = rk[r];
+        b0 = _mm_aesenc_si128(b0, k);
+        b1 = _mm_aesenc_si128(b1, k);
+        b2 = _mm_aesenc_si128(b2, k);
+        b3 = _mm_aesenc_si128(b3, k);
+        b4 = _mm_aesenc_si128(b4, k);
+        b5 = _mm_aesenc_si128(b5, k);
+        b6 = _mm_aesenc_si128(b6, k);
+        b7 = _mm_aesenc_si128(b7, k);
+      }
+      const Block k = rk[10];
+      store_block(out + i + 0, _mm_aesenclast_si128(b0, k));
+      store_block(out + i + 1, _mm_aesenclast_si128(b1, k));
+      store_block(out + i + 2, _mm_aesenclast_si128(b2, k));
+      store_block(out + i + 3, _mm_aesenclast_si128(b3, k));
+      store_block(out + i + 4, _mm_aesenclast_si128(b4, k));
+      store_block(out + i + 5, _mm_aesenclast_si128(b5, k));
+      store_block(out + i + 6, _mm_aesenclast_si128(b6, k));
+      store_block(out + i + 7, _mm_aesenclast_si128(b7, k));
+    }
+  }
+
+ private:
+  Aes128 aes_;
+  uint64_t stream_;
+  uint64_t counter_ = 0;
+};
+
+// Sequential reader of the convolution coefficients: the uint32 values of a CtrStream.
+class CoefStream {
+ public:
+  explicit CoefStream(Block seed) : ctr_(seed) {}
+  uint32_t next() {
+    if (pos_ == kWords) {
+      ctr_.fill(buf_, kBlocks);
+      pos_ = 0;
+    }
+    uint32_t c;
+    std::memcpy(&c, reinterpret_cast<const uint8_t*>(buf_) + 4 * pos_++, 4);
+    return c;
+  }
+
+ private:
+  static constexpr size_t kBlocks = 256, kWords = kBlocks * 4;
+  CtrStream ctr_;
+  Block buf_[kBlocks];
+  size_t pos_ = kWords;
+};
+
+constexpr uint32_t kFixed = uint32_t{1} << LpnCode::kConvWidth;  // the distance-25 coefficient
+
+// One step of the convolution at i, any i (with the wrap): p[(i+d) mod P] ^= p[i] for the set
+// bits d-1 of c (bit 24 set). Branch-free in the coefficients.
+template <int K>
+inline void conv_step(Block* const* v, uint64_t P, uint64_t i, uint32_t c) {
+  Block y[K];
+  for (int k = 0; k < K; ++k) y[k] = v[k][i];
+  for (uint32_t d = 1; d <= LpnCode::kConvWidth + 1; ++d) {
+    const Block mask = _mm_set1_epi32(-static_cast<int32_t>((c >> (d - 1)) & 1));
+    uint64_t j = i + d;
+    if (j >= P) j -= P;
+    for (int k = 0; k < K; ++k) v[k][j] = _mm_xor_si128(v[k][j], _mm_and_si128(mask, y[k]));
+  }
+}
+
+// Shift counts that move the coefficient bits of the pair of targets k (blocks i+2+2k, i+3+2k)
+// into bit 31 of the lanes of the low and the high 128-bit half: for the source i (distances
+// 2+2k, 3+2k: bits 1+2k, 2+2k) and the source i+1 (distances 1+2k, 2+2k: bits 2k, 2k+1).
+struct PairShifts {
+  __m256i a[12], b[12];
+  PairShifts() {
+    for (int k = 0; k < 12; ++k) {
+      a[k] = _mm256_setr_epi32(30 - 2 * k, 30 - 2 * k, 30 - 2 * k, 30 - 2 * k, 29 - 2 * k,
+                               29 - 2 * k, 29 - 2 * k, 29 - 2 * k);
+      b[k] = _mm256_setr_epi32(31 - 2 * k, 31 - 2 * k, 31 - 2 * k, 31 - 2 * k, 30 - 2 * k,
+                               30 - 2 * k, 30 - 2 * k, 30 - 2 * k);
+    }
+  }
+};
+
+// One cyclic convolution pass over p[0 .. P) (see the header), on K vectors at once. The steps i
+// and i+1 are done together so that every 32-byte access of the band is at the same (32-aligned
+// when the vector is) pair of blocks as the previous steps' stores: no store-forwarding stalls.
+template <int K>
+void convolute(Block* const* v, uint64_t P, Block seed) {
+  static const PairShifts shifts;
+  CoefStream coef(seed);
+  uint64_t i = 0;
+  if ((reinterpret_cast<uintptr_t>(v[0]) & 31) != 0) {
+    conv_step<K>(v, P, 0, coef.next() | kFixed);
+    i = 1;
+  }
+  for (; i + 27 < P; i += 2) {
+    const uint32_t ca = coef.next() | kFixed;
+    const uint32_t cb = coef.next();
+    const __m256i CA = _mm256_set1_epi32(static_cast<int32_t>(ca));
+    const __m256i CB = _mm256_set1_epi32(static_cast<int32_t>(cb));
+    const Block m1 = _mm_set1_epi32(-static_cast<int32_t>(ca & 1));
+    __m256i Y0[K], Y1[K];
+    for (int k = 0; k < K; ++k) {
+      const Block y0 = v[k][i];
+      const Block y1 = _mm_xor_si128(v[k][i + 1], _mm_and_si128(m1, y0));
+      v[k][i + 1] = y1;
+      v[k][i + 26] = _mm_xor_si128(v[k][i + 26], y1);  // distance 25 from i+1
+      Y0[k] = _mm256_broadcastsi128_si256(y0);
+      Y1[k] = _mm256_broadcastsi128_si256(y1);
+    }
+    for (int p = 0; p < 12; ++p) {
+      const __m256i MA = _mm256_srai_epi32(_mm256_sllv_epi32(CA, shifts.a[p]), 31);
+      const __m256i MB = _mm256_srai_epi32(_mm256_sllv_epi32(CB, shifts.b[p]), 31);
+      for (int k = 0; k < K; ++k) {
+        __m256i* t = reinterpret_cast<__m256i*>(v[k] + i + 2 + 2 * p);
+        __m256i T = _mm256_loadu_si256(t);
+        T = _mm256_xor_si256(T, _mm256_and_si256(MA, Y0[k]));
+        T = _mm256_xor_si256(T, _mm256_and_si256(MB, Y1[k]));
+        _mm256_storeu_si256(t, T);
+      }
+    }
+  }
+  for (; i < P; ++i) conv_step<K>(v, P, i, coef.next() | kFixed);
+}
+
+// x[r] ^= XOR of p at the 7 expander columns of row r, for r < m, on K vector pairs (x, p). The
+// columns are drawn a batch of rows ahead into a ring of two batches, so that the gathers of the
+// row D ahead can be prefetched while the AES work for the next batch runs.
+template <int K>
+void expand(Block* const* x, Block* const* p, uint64_t m, uint64_t P, Block seed) {
+  constexpr uint32_t W = LpnCode::kExpanderWeight;
+  constexpr uint64_t kBatch = 64;  // rows per batch (a multiple of 16: whole blocks of uint64s)
+  constexpr uint64_t D = 16;       // prefetch distance in rows, <= kBatch
+  const uint64_t quarter = P / LpnCode::kRegularWeight;
+  uint64_t base[W], bound[W];
+  for (uint32_t j = 0; j < W; ++j) {
+    base[j] = j < LpnCode::kRegularWeight ? j * quarter : 0;
+    bound[j] = j < LpnCode::kRegularWeight ? quarter : P;
+  }
+  CtrStream streams[W] = {CtrStream(seed, 0), CtrStream(seed, 1), CtrStream(seed, 2),
+                          CtrStream(seed, 3), CtrStream(seed, 4), CtrStream(seed, 5),
+                          CtrStream(seed, 6)};
+  uint32_t cols[2 * kBatch * W];  // ring of two batches, row-major
+  Block rnd[kBatch / 2];
+  auto generate = [&](uint64_t batch) {
+    uint32_t* c = cols + (batch % 2) * kBatch * W;
+    for (uint32_t j = 0; j < W; ++j) {
+      streams[j].fill(rnd, kBatch / 2);
+      const uint64_t* r = reinterpret_cast<const uint64_t*>(rnd);
+      for (uint64_t i = 0; i < kBatch; ++i)
+        c[i * W + j] = static_cast<uint32_t>(base[j] + mul_shift(r[i], bound[j]));
+    }
+  };
+  generate(0);
+  if (m > kBatch) generate(1);
+  for (uint64_t r = 0; r < m; ++r) {
+    if (r % kBatch == 0 && r > 0 && r + kBatch < m) generate(r / kBatch + 1);
+    if (r + D < m) {
+      const uint32_t* c = cols + ((r + D) % (2 * kBatch)) * W;
+      for (uint32_t j = 0; j < W; ++j)
+        for (int k = 0; k < K; ++k)
+          _mm_prefetch(reinterpret_cast<const char*>(p[k] + c[j]), _MM_HINT_T0);
+    }
+    const uint32_t* c = cols + (r % (2 * kBatch)) * W;
+    for (int k = 0; k < K; ++k) {
+      const Block* pk = p[k];
+      Block a = _mm_xor_si128(x[k][r], pk[c[0]]);
+      Block b = _mm_xor_si128(pk[c[1]], pk[c[2]]);
+      a = _mm_xor_si128(a, _mm_xor_si128(pk[c[3]], pk[c[4]]));
+      b = _mm_xor_si128(b, _mm_xor_si128(pk[c[5]], pk[c[6]]));
+      x[k][r] = _mm_xor_si128(a, b);
     }
   }
 }
@@ -72,35 +239,11 @@ void LpnCode::encode(Block* x, Block* y) const {
   const uint64_t m = shape_.m;
   if (m == 0 || shape_.N <= m) return;
   const uint64_t P = shape_.N - m;
-  Block* p = x + m;
-  Block* q = kVectors == 2 ? y + m : nullptr;
-  convolute<kVectors>(p, q, P, conv_seed_[0]);
-  convolute<kVectors>(p, q, P, conv_seed_[1]);
-
-  // Expander: x[r] ^= XOR of p at the 7 columns of row r.
-  const uint64_t quarter = P / kRegularWeight;
-  Prg streams[kExpanderWeight];
-  for (uint32_t j = 0; j < kExpanderWeight; ++j) streams[j].reseed(expander_seed_, j);
-  std::vector<uint64_t> rnd(kChunk * kExpanderWeight);
-  for (uint64_t r0 = 0; r0 < m; r0 += kChunk) {
-    for (uint32_t j = 0; j < kExpanderWeight; ++j)
-      streams[j].fill(&rnd[j * kChunk], kChunk * sizeof(uint64_t));
-    const uint64_t end = m - r0 < kChunk ? m - r0 : kChunk;
-    for (uint64_t r = 0; r < end; ++r) {
-      Block a = x[r0 + r];
-      Block b = zero_block();
-      if (kVectors == 2) b = y[r0 + r];
-      for (uint32_t j = 0; j < kExpanderWeight; ++j) {
-        const uint64_t col = j < kRegularWeight
-                                 ? j * quarter + mul_shift(rnd[j * kChunk + r], quarter)
-                                 : mul_shift(rnd[j * kChunk + r], P);
-        a = _mm_xor_si128(a, p[col]);
-        if (kVectors == 2) b = _mm_xor_si128(b, q[col]);
-      }
-      x[r0 + r] = a;
-      if (kVectors == 2) y[r0 + r] = b;
-    }
-  }
+  Block* const xs[2] = {x, y};
+  Block* const ps[2] = {x + m, kVectors == 2 ? y + m : nullptr};
+  convolute<kVectors>(ps, P, conv_seed_[0]);
+  convolute<kVectors>(ps, P, conv_seed_[1]);
+  expand<kVectors>(xs, ps, m, P, expander_seed_);
 }
 
 void LpnCode::dual_encode(Block* x) const { encode<1>(x, nullptr); }
