@@ -1,6 +1,7 @@
 #include "lpn_code.h"
 
 #include <cstring>
+#include <memory>
 #include <vector>
 
 #include "../core/prg.h"
@@ -157,11 +158,80 @@ void convolute(Block* const* v, uint64_t P, Block seed) {
   for (; i < P; ++i) conv_step<K>(v, P, i, coef.next() | kFixed);
 }
 
-// x[r] ^= XOR of p at the 7 expander columns of row r, for r < m, on K vector pairs (x, p). The
-// columns are drawn a batch of rows ahead into a ring of two batches, so that the gathers of the
-// row D ahead can be prefetched while the AES work for the next batch runs.
-template <int K>
-void expand(Block* const* x, Block* const* p, uint64_t m, uint64_t P, Block seed) {
+// The expander's view of one vector: x[r] ^= XOR of p at the 7 columns of row r.
+struct OneVector {
+  Block* x;
+  const Block* p;
+  void prefetch(const uint32_t* c) const {
+    for (uint32_t j = 0; j < LpnCode::kExpanderWeight; ++j)
+      _mm_prefetch(reinterpret_cast<const char*>(p + c[j]), _MM_HINT_T0);
+  }
+  void row(uint64_t r, const uint32_t* c) const {
+    Block a = _mm_xor_si128(x[r], p[c[0]]);
+    Block b = _mm_xor_si128(p[c[1]], p[c[2]]);
+    a = _mm_xor_si128(a, _mm_xor_si128(p[c[3]], p[c[4]]));
+    b = _mm_xor_si128(b, _mm_xor_si128(p[c[5]], p[c[6]]));
+    x[r] = _mm_xor_si128(a, b);
+  }
+};
+
+// Two vectors whose parity parts were interleaved by interleave(): column c < h is the pair at
+// X + 2c, column h <= c < 2h the pair at Y + 2(c - h), and for odd P the last column is X[2h] and
+// Y[2h]. One cache line then serves both vectors.
+struct TwoVectors {
+  Block* x;
+  Block* y;
+  const Block* X;
+  const Block* Y;
+  uint64_t h;
+  const Block* pair(uint32_t c) const { return c < h ? X + 2 * uint64_t{c} : Y + 2 * (c - h); }
+  void prefetch(const uint32_t* c) const {
+    for (uint32_t j = 0; j < LpnCode::kExpanderWeight; ++j)
+      _mm_prefetch(reinterpret_cast<const char*>(pair(c[j])), _MM_HINT_T0);
+  }
+  void row(uint64_t r, const uint32_t* c) const {
+    Block a = x[r], b = y[r];
+    for (uint32_t j = 0; j < LpnCode::kExpanderWeight; ++j) {
+      if (__builtin_expect(c[j] == 2 * h, 0)) {  // odd P: the unpaired last column
+        a = _mm_xor_si128(a, X[2 * h]);
+        b = _mm_xor_si128(b, Y[2 * h]);
+        continue;
+      }
+      const Block* e = pair(c[j]);
+      a = _mm_xor_si128(a, e[0]);
+      b = _mm_xor_si128(b, e[1]);
+    }
+    x[r] = a;
+    y[r] = b;
+  }
+};
+
+// In place: X = (p, P Blocks), Y = (q, P Blocks) become X = (p_0, q_0, .., p_{h-1}, q_{h-1}),
+// Y = (p_h, q_h, .., p_{2h-1}, q_{2h-1}), h = floor(P/2), with an odd last element left in place.
+// Uses h Blocks of scratch.
+void interleave(Block* X, Block* Y, uint64_t P) {
+  const uint64_t h = P / 2;
+  std::unique_ptr<Block[]> tmp(new Block[h > 0 ? h : 1]);
+  std::memcpy(tmp.get(), Y, h * sizeof(Block));
+  // Forward: the write at 2i+1 <= h+i never passes the unread q_{h+k}, k > i.
+  for (uint64_t i = 0; i < h; ++i) {
+    const Block b = X[h + i], d = Y[h + i];
+    Y[2 * i] = b;
+    Y[2 * i + 1] = d;
+  }
+  // Backward: the writes at 2i, 2i+1 >= i never reach the unread p_k, k < i.
+  for (uint64_t i = h; i-- > 0;) {
+    const Block a = X[i];
+    X[2 * i] = a;
+    X[2 * i + 1] = tmp[i];
+  }
+}
+
+// Applies the expander rows 0 .. m-1 through `v` (OneVector or TwoVectors). The columns are drawn
+// a batch of rows ahead into a ring of two batches, so that the gathers of the row D ahead can be
+// prefetched while the AES work for the next batch runs.
+template <typename View>
+void expand(const View& v, uint64_t m, uint64_t P, Block seed) {
   constexpr uint32_t W = LpnCode::kExpanderWeight;
   constexpr uint64_t kBatch = 64;  // rows per batch (a multiple of 16: whole blocks of uint64s)
   constexpr uint64_t D = 16;       // prefetch distance in rows, <= kBatch
@@ -189,21 +259,8 @@ void expand(Block* const* x, Block* const* p, uint64_t m, uint64_t P, Block seed
   if (m > kBatch) generate(1);
   for (uint64_t r = 0; r < m; ++r) {
     if (r % kBatch == 0 && r > 0 && r + kBatch < m) generate(r / kBatch + 1);
-    if (r + D < m) {
-      const uint32_t* c = cols + ((r + D) % (2 * kBatch)) * W;
-      for (uint32_t j = 0; j < W; ++j)
-        for (int k = 0; k < K; ++k)
-          _mm_prefetch(reinterpret_cast<const char*>(p[k] + c[j]), _MM_HINT_T0);
-    }
-    const uint32_t* c = cols + (r % (2 * kBatch)) * W;
-    for (int k = 0; k < K; ++k) {
-      const Block* pk = p[k];
-      Block a = _mm_xor_si128(x[k][r], pk[c[0]]);
-      Block b = _mm_xor_si128(pk[c[1]], pk[c[2]]);
-      a = _mm_xor_si128(a, _mm_xor_si128(pk[c[3]], pk[c[4]]));
-      b = _mm_xor_si128(b, _mm_xor_si128(pk[c[5]], pk[c[6]]));
-      x[k][r] = _mm_xor_si128(a, b);
-    }
+    if (r + D < m) v.prefetch(cols + ((r + D) % (2 * kBatch)) * W);
+    v.row(r, cols + (r % (2 * kBatch)) * W);
   }
 }
 
@@ -239,11 +296,15 @@ void LpnCode::encode(Block* x, Block* y) const {
   const uint64_t m = shape_.m;
   if (m == 0 || shape_.N <= m) return;
   const uint64_t P = shape_.N - m;
-  Block* const xs[2] = {x, y};
   Block* const ps[2] = {x + m, kVectors == 2 ? y + m : nullptr};
   convolute<kVectors>(ps, P, conv_seed_[0]);
   convolute<kVectors>(ps, P, conv_seed_[1]);
-  expand<kVectors>(xs, ps, m, P, expander_seed_);
+  if (kVectors == 1) {
+    expand(OneVector{x, x + m}, m, P, expander_seed_);
+  } else {
+    interleave(x + m, y + m, P);
+    expand(TwoVectors{x, y, x + m, y + m, P / 2}, m, P, expander_seed_);
+  }
 }
 
 void LpnCode::dual_encode(Block* x) const { encode<1>(x, nullptr); }
