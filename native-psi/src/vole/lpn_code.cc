@@ -244,15 +244,14 @@ void expand(const View& v, uint64_t m, uint64_t P, Block seed) {
   CtrStream streams[W] = {CtrStream(seed, 0), CtrStream(seed, 1), CtrStream(seed, 2),
                           CtrStream(seed, 3), CtrStream(seed, 4), CtrStream(seed, 5),
                           CtrStream(seed, 6)};
-  uint32_t cols[2 * kBatch * W];  // ring of two batches, row-major
-  Block rnd[kBatch / 2];
+  uint32_t cols[2 * kBatch * W];     // ring of two batches, row-major
+  alignas(16) uint64_t rnd[kBatch];  // written through _mm_storeu_si128 (may alias anything)
   auto generate = [&](uint64_t batch) {
     uint32_t* c = cols + (batch % 2) * kBatch * W;
     for (uint32_t j = 0; j < W; ++j) {
-      streams[j].fill(rnd, kBatch / 2);
-      const uint64_t* r = reinterpret_cast<const uint64_t*>(rnd);
+      streams[j].fill(reinterpret_cast<Block*>(rnd), kBatch / 2);
       for (uint64_t i = 0; i < kBatch; ++i)
-        c[i * W + j] = static_cast<uint32_t>(base[j] + mul_shift(r[i], bound[j]));
+        c[i * W + j] = static_cast<uint32_t>(base[j] + mul_shift(rnd[i], bound[j]));
     }
   };
   generate(0);
