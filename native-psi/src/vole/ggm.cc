@@ -3,6 +3,7 @@
 #include <vector>
 
 #include "../core/aes.h"
+#include "../core/bytes.h"
 
 namespace psi {
 namespace {
@@ -180,6 +181,7 @@ void expand_all(const Block* roots, const uint64_t* alpha, const Block* known, s
       }
     }
   }
+  secure_wipe(il.data(), il.size() * sizeof(Block));  // inner nodes determine the leaves
 }
 
 }  // namespace

@@ -139,6 +139,8 @@ Status SilentVoleReceiver::finish(const Block* t, ByteView msg, Block* a, Block*
     w[pos] = di ^ leaf_xor[i] ^ ci;
     e[pos] = beta_[i];
   }
+  secure_wipe(alpha_.data(), alpha_.size() * sizeof(uint64_t));
+  secure_wipe(beta_.data(), beta_.size() * sizeof(Block));
   code_.dual_encode2(e.get(), w.get());
   std::memcpy(a, e.get(), shape_.m * sizeof(Block));
   std::memcpy(c, w.get(), shape_.m * sizeof(Block));
@@ -164,6 +166,7 @@ void SilentVoleSender::run(const Block* q, Block delta, uint8_t* msg, Block* b) 
   BlockBuf v(N);
   std::unique_ptr<Block[]> sums(new Block[2 * ng]);
   ggm_expand(roots_.data(), nt, d, v.get(), sums.get());
+  secure_wipe(roots_.data(), roots_.size() * sizeof(Block));
 
   // Level sums masked with H(q_j) (left) and H(q_j ^ Delta) (right), the two messages of COT j.
   std::unique_ptr<Block[]> x(new Block[ng]), h0(new Block[ng]), h1(new Block[ng]);
@@ -183,6 +186,9 @@ void SilentVoleSender::run(const Block* q, Block delta, uint8_t* msg, Block* b) 
     store_block(m + 32 * size_t(d),
                 sums[2 * last] ^ sums[2 * last + 1] ^ gf128_pack(q + ng + 128 * i));
   }
+  secure_wipe(h0.get(), ng * sizeof(Block));
+  secure_wipe(h1.get(), ng * sizeof(Block));
+  secure_wipe(x.get(), ng * sizeof(Block));
   code_.dual_encode(v.get());
   std::memcpy(b, v.get(), shape_.m * sizeof(Block));
 }
