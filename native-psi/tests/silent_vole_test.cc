@@ -202,6 +202,15 @@ TEST_P(SilentVoleSizes, CorrelationHoldsAtEveryIndex) {
 INSTANTIATE_TEST_SUITE_P(SilentVole, SilentVoleSizes,
                          ::testing::Values(1, 2, 100, 1000, (1 << 12) + 3, 1 << 16, 1 << 20));
 
+TEST(SilentVole, CorrelationHoldsWithAesNiKernel) {
+  ggm_use_vaes(false);
+  VoleRun v = run_vole(3000, 77);
+  ggm_use_vaes(true);
+  ASSERT_TRUE(v.status.is_ok());
+  for (size_t i = 0; i < 3000; ++i)
+    ASSERT_TRUE(block_equal(v.c[i], v.b[i] ^ ref_mul(v.a[i], v.delta))) << i;
+}
+
 TEST(SilentVole, OutputsDifferBetweenRunsAndAreNotZero) {
   VoleRun v1 = run_vole(1000, 101), v2 = run_vole(1000, 102);
   ASSERT_TRUE(v1.status.is_ok() && v2.status.is_ok());
