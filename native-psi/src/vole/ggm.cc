@@ -1,8 +1,10 @@
 #include "ggm.h"
 
+#include <atomic>
 #include <vector>
 
 #include "../core/aes.h"
+#include "../core/bytes.h"
 
 namespace psi {
 namespace {
@@ -128,12 +130,12 @@ bool have_vaes() {
   static const bool v = __builtin_cpu_supports("vaes") && __builtin_cpu_supports("avx2");
   return v;
 }
-bool g_allow_vaes = true;
+std::atomic<bool> g_allow_vaes{true};  // atomic: expansions may run on several threads
 
 template <bool kLeaf>
 void level(const Block* in, size_t w, const Out& out, Block s0[kLanes], Block s1[kLanes]) {
   for (int k = 0; k < kLanes; ++k) s0[k] = s1[k] = zero_block();
-  if (g_allow_vaes && have_vaes())
+  if (g_allow_vaes.load(std::memory_order_relaxed) && have_vaes())
     level_vaes<kLeaf>(in, w, out, s0, s1);
   else
     level_aesni<kLeaf>(in, w, out, s0, s1);
@@ -180,6 +182,7 @@ void expand_all(const Block* roots, const uint64_t* alpha, const Block* known, s
       }
     }
   }
+  secure_wipe(il.data(), il.size() * sizeof(Block));  // inner nodes determine the leaves
 }
 
 }  // namespace
@@ -187,7 +190,7 @@ void expand_all(const Block* roots, const uint64_t* alpha, const Block* known, s
 Block ggm_fixed_key(int side) { return fixed_aes(side).round_keys()[0]; }
 
 bool ggm_use_vaes(bool allow) {
-  g_allow_vaes = allow;
+  g_allow_vaes.store(allow, std::memory_order_relaxed);
   return allow && have_vaes();
 }
 

@@ -20,7 +20,7 @@ Block ggm_fixed_key(int side);
 
 // The AES kernel: VAES (256-bit) when the CPU has it, else AES-NI; both give the same trees.
 // Tests call ggm_use_vaes(false) to exercise the AES-NI path; returns whether VAES is now used.
-// Not thread-safe: call it only when no expansion runs.
+// Meant for tests (a switch for the whole process).
 bool ggm_use_vaes(bool allow);
 
 // Sender: expands `trees` trees from their roots. sums[2 * (i * depth + l) + s] = XOR of the side-s

@@ -1,5 +1,7 @@
 #include "lpn_code.h"
 
+#include <cstring>
+#include <memory>
 #include <vector>
 
 #include "../core/prg.h"
@@ -9,34 +11,255 @@ namespace psi {
 namespace {
 
 constexpr uint64_t kMaxM = uint64_t{1} << 26;
-// Randomness is drawn in chunks of this many entries; every Prg::fill is a whole number of blocks,
-// so the streams are the plain concatenation of the Prg's output whatever the chunking.
-constexpr uint64_t kChunk = 4096;
 
 inline uint64_t mul_shift(uint64_t r, uint64_t bound) {
   return static_cast<uint64_t>((static_cast<unsigned __int128>(r) * bound) >> 64);
 }
 
-// One cyclic convolution pass over p[0 .. P) (see the header), on kVectors vectors at once.
-template <int kVectors>
-void convolute(Block* p, Block* q, uint64_t P, Block seed) {
-  Prg prg(seed);
-  std::vector<uint32_t> coef(kChunk);
-  for (uint64_t i = 0; i < P; ++i) {
-    if (i % kChunk == 0) prg.fill(coef.data(), kChunk * sizeof(uint32_t));
-    uint32_t c = coef[i % kChunk];
-    const Block v = p[i];
-    Block w = zero_block();
-    if (kVectors == 2) w = q[i];
-    for (uint32_t j = 1; j <= LpnCode::kConvWidth + 1; ++j) {
-      // the bit for distance 25 is forced to 1
-      const bool on = j == LpnCode::kConvWidth + 1 || ((c >> (j - 1)) & 1);
-      if (!on) continue;
-      uint64_t k = i + j;
-      if (k >= P) k -= P;
-      p[k] = _mm_xor_si128(p[k], v);
-      if (kVectors == 2) q[k] = _mm_xor_si128(q[k], w);
+// The output stream of Prg(seed, stream) (AES-128 keyed by seed over the blocks (stream, counter),
+// see core/prg.cc), produced 8 blocks at a time with the states in registers: core/aes.cc's
+// ctr_blocks keeps them on the stack at -O2 and runs at ~11 ns a block on the reference machine,
+// which would dominate the encoder. The tests check the code built from Prg itself.
+class CtrStream {
+ public:
+  explicit CtrStream(Block seed, uint64_t stream = 0) : aes_(seed), stream_(stream) {}
+  // The next n blocks of the stream (n a multiple of 8).
+  void fill(Block* out, size_t n) {
+    const Block* rk = aes_.round_keys();
+    for (size_t i = 0; i < n; i += 8, counter_ += 8) {
+      Block b0 = _mm_xor_si128(make_block(stream_, counter_ + 0), rk[0]);
+      Block b1 = _mm_xor_si128(make_block(stream_, counter_ + 1), rk[0]);
+      Block b2 = _mm_xor_si128(make_block(stream_, counter_ + 2), rk[0]);
+      Block b3 = _mm_xor_si128(make_block(stream_, counter_ + 3), rk[0]);
+      Block b4 = _mm_xor_si128(make_block(stream_, counter_ + 4), rk[0]);
+      Block b5 = _mm_xor_si128(make_block(stream_, counter_ + 5), rk[0]);
+      Block b6 = _mm_xor_si128(make_block(stream_, counter_ + 6), rk[0]);
+      Block b7 = _mm_xor_si128(make_block(stream_, counter_ + 7), rk[0]);
+      for (int r = 1; r < 10; ++r) {
+        const Block k = rk[r];
+        b0 = _mm_aesenc_si128(b0, k);
+        b1 = _mm_aesenc_si128(b1, k);
+        b2 = _mm_aesenc_si128(b2, k);
+        b3 = _mm_aesenc_si128(b3, k);
+        b4 = _mm_aesenc_si128(b4, k);
+        b5 = _mm_aesenc_si128(b5, k);
+        b6 = _mm_aesenc_si128(b6, k);
+        b7 = _mm_aesenc_si128(b7, k);
+      }
+      const Block k = rk[10];
+      store_block(out + i + 0, _mm_aesenclast_si128(b0, k));
+      store_block(out + i + 1, _mm_aesenclast_si128(b1, k));
+      store_block(out + i + 2, _mm_aesenclast_si128(b2, k));
+      store_block(out + i + 3, _mm_aesenclast_si128(b3, k));
+      store_block(out + i + 4, _mm_aesenclast_si128(b4, k));
+      store_block(out + i + 5, _mm_aesenclast_si128(b5, k));
+      store_block(out + i + 6, _mm_aesenclast_si128(b6, k));
+      store_block(out + i + 7, _mm_aesenclast_si128(b7, k));
     }
+  }
+
+ private:
+  Aes128 aes_;
+  uint64_t stream_;
+  uint64_t counter_ = 0;
+};
+
+// Sequential reader of the convolution coefficients: the uint32 values of a CtrStream.
+class CoefStream {
+ public:
+  explicit CoefStream(Block seed) : ctr_(seed) {}
+  uint32_t next() {
+    if (pos_ == kWords) {
+      ctr_.fill(buf_, kBlocks);
+      pos_ = 0;
+    }
+    uint32_t c;
+    std::memcpy(&c, reinterpret_cast<const uint8_t*>(buf_) + 4 * pos_++, 4);
+    return c;
+  }
+
+ private:
+  static constexpr size_t kBlocks = 256, kWords = kBlocks * 4;
+  CtrStream ctr_;
+  Block buf_[kBlocks];
+  size_t pos_ = kWords;
+};
+
+constexpr uint32_t kFixed = uint32_t{1} << LpnCode::kConvWidth;  // the distance-25 coefficient
+
+// One step of the convolution at i, any i (with the wrap): p[(i+d) mod P] ^= p[i] for the set
+// bits d-1 of c (bit 24 set). Branch-free in the coefficients.
+template <int K>
+inline void conv_step(Block* const* v, uint64_t P, uint64_t i, uint32_t c) {
+  Block y[K];
+  for (int k = 0; k < K; ++k) y[k] = v[k][i];
+  for (uint32_t d = 1; d <= LpnCode::kConvWidth + 1; ++d) {
+    const Block mask = _mm_set1_epi32(-static_cast<int32_t>((c >> (d - 1)) & 1));
+    uint64_t j = i + d;
+    if (j >= P) j -= P;
+    for (int k = 0; k < K; ++k) v[k][j] = _mm_xor_si128(v[k][j], _mm_and_si128(mask, y[k]));
+  }
+}
+
+// Shift counts that move the coefficient bits of the pair of targets k (blocks i+2+2k, i+3+2k)
+// into bit 31 of the lanes of the low and the high 128-bit half: for the source i (distances
+// 2+2k, 3+2k: bits 1+2k, 2+2k) and the source i+1 (distances 1+2k, 2+2k: bits 2k, 2k+1).
+struct PairShifts {
+  __m256i a[12], b[12];
+  PairShifts() {
+    for (int k = 0; k < 12; ++k) {
+      a[k] = _mm256_setr_epi32(30 - 2 * k, 30 - 2 * k, 30 - 2 * k, 30 - 2 * k, 29 - 2 * k,
+                               29 - 2 * k, 29 - 2 * k, 29 - 2 * k);
+      b[k] = _mm256_setr_epi32(31 - 2 * k, 31 - 2 * k, 31 - 2 * k, 31 - 2 * k, 30 - 2 * k,
+                               30 - 2 * k, 30 - 2 * k, 30 - 2 * k);
+    }
+  }
+};
+
+// One cyclic convolution pass over p[0 .. P) (see the header), on K vectors at once. The steps i
+// and i+1 are done together so that every 32-byte access of the band is at the same (32-aligned
+// when the vector is) pair of blocks as the previous steps' stores: no store-forwarding stalls.
+template <int K>
+void convolute(Block* const* v, uint64_t P, Block seed) {
+  static const PairShifts shifts;
+  CoefStream coef(seed);
+  uint64_t i = 0;
+  if ((reinterpret_cast<uintptr_t>(v[0]) & 31) != 0) {
+    conv_step<K>(v, P, 0, coef.next() | kFixed);
+    i = 1;
+  }
+  for (; i + 27 < P; i += 2) {
+    const uint32_t ca = coef.next() | kFixed;
+    const uint32_t cb = coef.next();
+    const __m256i CA = _mm256_set1_epi32(static_cast<int32_t>(ca));
+    const __m256i CB = _mm256_set1_epi32(static_cast<int32_t>(cb));
+    const Block m1 = _mm_set1_epi32(-static_cast<int32_t>(ca & 1));
+    __m256i Y0[K], Y1[K];
+    for (int k = 0; k < K; ++k) {
+      const Block y0 = v[k][i];
+      const Block y1 = _mm_xor_si128(v[k][i + 1], _mm_and_si128(m1, y0));
+      v[k][i + 1] = y1;
+      v[k][i + 26] = _mm_xor_si128(v[k][i + 26], y1);  // distance 25 from i+1
+      Y0[k] = _mm256_broadcastsi128_si256(y0);
+      Y1[k] = _mm256_broadcastsi128_si256(y1);
+    }
+    for (int p = 0; p < 12; ++p) {
+      const __m256i MA = _mm256_srai_epi32(_mm256_sllv_epi32(CA, shifts.a[p]), 31);
+      const __m256i MB = _mm256_srai_epi32(_mm256_sllv_epi32(CB, shifts.b[p]), 31);
+      for (int k = 0; k < K; ++k) {
+        __m256i* t = reinterpret_cast<__m256i*>(v[k] + i + 2 + 2 * p);
+        __m256i T = _mm256_loadu_si256(t);
+        T = _mm256_xor_si256(T, _mm256_and_si256(MA, Y0[k]));
+        T = _mm256_xor_si256(T, _mm256_and_si256(MB, Y1[k]));
+        _mm256_storeu_si256(t, T);
+      }
+    }
+  }
+  for (; i < P; ++i) conv_step<K>(v, P, i, coef.next() | kFixed);
+}
+
+// The expander's view of one vector: x[r] ^= XOR of p at the 7 columns of row r.
+struct OneVector {
+  Block* x;
+  const Block* p;
+  void prefetch(const uint32_t* c) const {
+    for (uint32_t j = 0; j < LpnCode::kExpanderWeight; ++j)
+      _mm_prefetch(reinterpret_cast<const char*>(p + c[j]), _MM_HINT_T0);
+  }
+  void row(uint64_t r, const uint32_t* c) const {
+    Block a = _mm_xor_si128(x[r], p[c[0]]);
+    Block b = _mm_xor_si128(p[c[1]], p[c[2]]);
+    a = _mm_xor_si128(a, _mm_xor_si128(p[c[3]], p[c[4]]));
+    b = _mm_xor_si128(b, _mm_xor_si128(p[c[5]], p[c[6]]));
+    x[r] = _mm_xor_si128(a, b);
+  }
+};
+
+// Two vectors whose parity parts were interleaved by interleave(): column c < h is the pair at
+// X + 2c, column h <= c < 2h the pair at Y + 2(c - h), and for odd P the last column is X[2h] and
+// Y[2h]. One cache line then serves both vectors.
+struct TwoVectors {
+  Block* x;
+  Block* y;
+  const Block* X;
+  const Block* Y;
+  uint64_t h;
+  const Block* pair(uint32_t c) const { return c < h ? X + 2 * uint64_t{c} : Y + 2 * (c - h); }
+  void prefetch(const uint32_t* c) const {
+    for (uint32_t j = 0; j < LpnCode::kExpanderWeight; ++j)
+      _mm_prefetch(reinterpret_cast<const char*>(pair(c[j])), _MM_HINT_T0);
+  }
+  void row(uint64_t r, const uint32_t* c) const {
+    Block a = x[r], b = y[r];
+    for (uint32_t j = 0; j < LpnCode::kExpanderWeight; ++j) {
+      if (__builtin_expect(c[j] == 2 * h, 0)) {  // odd P: the unpaired last column
+        a = _mm_xor_si128(a, X[2 * h]);
+        b = _mm_xor_si128(b, Y[2 * h]);
+        continue;
+      }
+      const Block* e = pair(c[j]);
+      a = _mm_xor_si128(a, e[0]);
+      b = _mm_xor_si128(b, e[1]);
+    }
+    x[r] = a;
+    y[r] = b;
+  }
+};
+
+// In place: X = (p, P Blocks), Y = (q, P Blocks) become X = (p_0, q_0, .., p_{h-1}, q_{h-1}),
+// Y = (p_h, q_h, .., p_{2h-1}, q_{2h-1}), h = floor(P/2), with an odd last element left in place.
+// Uses h Blocks of scratch.
+void interleave(Block* X, Block* Y, uint64_t P) {
+  const uint64_t h = P / 2;
+  std::unique_ptr<Block[]> tmp(new Block[h > 0 ? h : 1]);
+  std::memcpy(tmp.get(), Y, h * sizeof(Block));
+  // Forward: the write at 2i+1 <= h+i never passes the unread q_{h+k}, k > i.
+  for (uint64_t i = 0; i < h; ++i) {
+    const Block b = X[h + i], d = Y[h + i];
+    Y[2 * i] = b;
+    Y[2 * i + 1] = d;
+  }
+  // Backward: the writes at 2i, 2i+1 >= i never reach the unread p_k, k < i.
+  for (uint64_t i = h; i-- > 0;) {
+    const Block a = X[i];
+    X[2 * i] = a;
+    X[2 * i + 1] = tmp[i];
+  }
+}
+
+// Applies the expander rows 0 .. m-1 through `v` (OneVector or TwoVectors). The columns are drawn
+// a batch of rows ahead into a ring of two batches, so that the gathers of the row D ahead can be
+// prefetched while the AES work for the next batch runs.
+template <typename View>
+void expand(const View& v, uint64_t m, uint64_t P, Block seed) {
+  constexpr uint32_t W = LpnCode::kExpanderWeight;
+  constexpr uint64_t kBatch = 64;  // rows per batch (a multiple of 16: whole blocks of uint64s)
+  constexpr uint64_t D = 16;       // prefetch distance in rows, <= kBatch
+  const uint64_t quarter = P / LpnCode::kRegularWeight;
+  uint64_t base[W], bound[W];
+  for (uint32_t j = 0; j < W; ++j) {
+    base[j] = j < LpnCode::kRegularWeight ? j * quarter : 0;
+    bound[j] = j < LpnCode::kRegularWeight ? quarter : P;
+  }
+  CtrStream streams[W] = {CtrStream(seed, 0), CtrStream(seed, 1), CtrStream(seed, 2),
+                          CtrStream(seed, 3), CtrStream(seed, 4), CtrStream(seed, 5),
+                          CtrStream(seed, 6)};
+  uint32_t cols[2 * kBatch * W];     // ring of two batches, row-major
+  alignas(16) uint64_t rnd[kBatch];  // written through _mm_storeu_si128 (may alias anything)
+  auto generate = [&](uint64_t batch) {
+    uint32_t* c = cols + (batch % 2) * kBatch * W;
+    for (uint32_t j = 0; j < W; ++j) {
+      streams[j].fill(reinterpret_cast<Block*>(rnd), kBatch / 2);
+      for (uint64_t i = 0; i < kBatch; ++i)
+        c[i * W + j] = static_cast<uint32_t>(base[j] + mul_shift(rnd[i], bound[j]));
+    }
+  };
+  generate(0);
+  if (m > kBatch) generate(1);
+  for (uint64_t r = 0; r < m; ++r) {
+    if (r % kBatch == 0 && r > 0 && r + kBatch < m) generate(r / kBatch + 1);
+    if (r + D < m) v.prefetch(cols + ((r + D) % (2 * kBatch)) * W);
+    v.row(r, cols + (r % (2 * kBatch)) * W);
   }
 }
 
@@ -72,34 +295,14 @@ void LpnCode::encode(Block* x, Block* y) const {
   const uint64_t m = shape_.m;
   if (m == 0 || shape_.N <= m) return;
   const uint64_t P = shape_.N - m;
-  Block* p = x + m;
-  Block* q = kVectors == 2 ? y + m : nullptr;
-  convolute<kVectors>(p, q, P, conv_seed_[0]);
-  convolute<kVectors>(p, q, P, conv_seed_[1]);
-
-  // Expander: x[r] ^= XOR of p at the 7 columns of row r.
-  const uint64_t quarter = P / kRegularWeight;
-  Prg streams[kExpanderWeight];
-  for (uint32_t j = 0; j < kExpanderWeight; ++j) streams[j].reseed(expander_seed_, j);
-  std::vector<uint64_t> rnd(kChunk * kExpanderWeight);
-  for (uint64_t r0 = 0; r0 < m; r0 += kChunk) {
-    for (uint32_t j = 0; j < kExpanderWeight; ++j)
-      streams[j].fill(&rnd[j * kChunk], kChunk * sizeof(uint64_t));
-    const uint64_t end = m - r0 < kChunk ? m - r0 : kChunk;
-    for (uint64_t r = 0; r < end; ++r) {
-      Block a = x[r0 + r];
-      Block b = zero_block();
-      if (kVectors == 2) b = y[r0 + r];
-      for (uint32_t j = 0; j < kExpanderWeight; ++j) {
-        const uint64_t col = j < kRegularWeight
-                                 ? j * quarter + mul_shift(rnd[j * kChunk + r], quarter)
-                                 : mul_shift(rnd[j * kChunk + r], P);
-        a = _mm_xor_si128(a, p[col]);
-        if (kVectors == 2) b = _mm_xor_si128(b, q[col]);
-      }
-      x[r0 + r] = a;
-      if (kVectors == 2) y[r0 + r] = b;
-    }
+  Block* const ps[2] = {x + m, kVectors == 2 ? y + m : nullptr};
+  convolute<kVectors>(ps, P, conv_seed_[0]);
+  convolute<kVectors>(ps, P, conv_seed_[1]);
+  if (kVectors == 1) {
+    expand(OneVector{x, x + m}, m, P, expander_seed_);
+  } else {
+    interleave(x + m, y + m, P);
+    expand(TwoVectors{x, y, x + m, y + m, P / 2}, m, P, expander_seed_);
   }
 }
 

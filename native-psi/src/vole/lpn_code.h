@@ -22,8 +22,10 @@
 //   Prg(expander_seed, stream j) and U(r, b) = (r * b) >> 64 (128-bit product). Repeated columns
 //   cancel (entries are summed in F2).
 // * conv_seed_1, conv_seed_2, expander_seed are the first three blocks of Prg(seed).
-// The noise weight: t >= 400 = -128 / log2(1 - 2 * 0.1) rounded up to a multiple of 8 (regular
-// noise, relative minimum distance 0.1, libOTe's getRegNoiseWeight for ExConv7x24 as published).
+// The noise weight: t >= 848 = -128 / log2(1 - 0.1) rounded up to a multiple of 8: a linear test
+// whose codeword has relative weight >= delta = 0.1 (ExConv7x24's minimum distance as published)
+// misses all t regular noise positions with probability <= (1 - delta)^t <= 2^-128, and over
+// GF(2^128) a test that hits one is unbiased. (libOTe's (1 - 2 delta)^t, t >= 400, is the F2 bias.)
 #pragma once
 
 #include <cstddef>
@@ -60,7 +62,7 @@ class LpnCode {
   static constexpr uint32_t kExpanderWeight = 7;
   static constexpr uint32_t kRegularWeight = 4;  // of the 7: one per quarter of p
   static constexpr uint32_t kConvWidth = 24;     // random band; plus a fixed 1 at distance 25
-  static constexpr uint64_t kMinNoiseWeight = 400;
+  static constexpr uint64_t kMinNoiseWeight = 848;
 
  private:
   template <int kVectors>

@@ -7,15 +7,24 @@
 //     receiver beta_i, c_i and the sender b_i with c_i = b_i ^ beta_i * Delta (beta_i = the packed
 //     random choice bits);
 //   * punctured PRFs: the sender expands one GGM tree per noise block (2^depth leaves, fixed-key
-//   AES
-//     length-doubling PRG); for each level it sends the XORs of all left and of all right children,
-//     each masked with H(q_j) / H(q_j ^ Delta) of one correlated OT whose choice bit is the negated
-//     bit of the receiver's noise position alpha_i at that level; and d_i = XOR of all leaves ^
-//     b_i, from which the receiver completes its leaf at alpha_i to v[alpha_i] ^ beta_i * Delta;
+//     AES length-doubling PRG, vole/ggm.h); for each level it sends the XORs of all left and of all
+//     right children, each masked with H(q_j) / H(q_j ^ Delta) of one correlated OT whose choice
+//     bit is the negated bit of the receiver's noise position alpha_i at that level; and
+//     d_i = XOR of all leaves ^ b_i, from which the receiver completes its leaf at alpha_i to
+//     v[alpha_i] ^ beta_i * Delta;
 //   * the LPN code (lpn_code.h) compresses the sparse correlation w = v + e*Delta to length m.
 // Messages: the correlated OTs come from the caller (IKNP, one run for all pieces); the sender's
 // message per piece is message_bytes() long. Every piece of a run has its own tweak (piece index),
 // hashed into every H call, so pieces and runs are independent.
+// As built:
+//   * OT layout of a piece: GGM OT of tree i, level l (l = 0 at the root) is OT i * depth + l; base
+//     VOLE i uses OTs t * depth + 128 * i + k, k < 128. alpha's bit depth-1-l is the path's turn at
+//     level l (leaf index = the turns read from the most significant bit).
+//   * message: per tree i, for l < depth: 16 bytes left sum ^ H(q_j, tw_j), 16 bytes right sum ^
+//     H(q_j ^ Delta, tw_j); then 16 bytes d_i. t * (32 * depth + 16) bytes in all.
+//   * H is Guo et al.'s TCCR H(x, i) = pi(pi(x) ^ i) ^ pi(x), pi fixed-key AES; the tweak of OT j
+//     is tw_j = pi(tweak) ^ j (j in the low 64 bits).
+//   * each object is one-shot: run() / finish() wipe the GGM roots / noise positions after use.
 #pragma once
 
 #include <cstddef>
