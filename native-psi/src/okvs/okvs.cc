@@ -22,6 +22,8 @@
 #include <string>
 #include <vector>
 
+#include "../cuckoo/cuckoo.h"  // detail::HugePageAllocator
+
 namespace psi {
 
 namespace {
@@ -186,17 +188,21 @@ struct ColState {
 };
 constexpr uint32_t kPivot = UINT32_MAX;  // ColState::deg of a column a peeled row was solved on
 
+// Large scratch lives in transparent huge pages: the group pass writes 4 streams per bin.
+template <class T>
+using HugeVec = std::vector<T, detail::HugePageAllocator<T>>;
+
 struct Scratch {
-  std::vector<Cols3> cols;  // per row of the bin
-  std::vector<uint64_t> dense;
-  std::vector<Block> vals;
+  HugeVec<Cols3> cols;  // per row of the bin (of the group of bins)
+  HugeVec<uint64_t> dense;
+  HugeVec<Block> vals;
   std::vector<ColState> col;       // per sparse column
   std::vector<uint32_t> stack;     // columns of degree 1 to look at
   std::vector<uint32_t> peel_row;  // peeling order: row, and the column it was peeled on
   std::vector<uint32_t> peel_col;
   std::vector<uint8_t> peeled;
   std::vector<uint32_t> core;
-  std::vector<uint32_t> idx;  // original key index of each row (several bins)
+  HugeVec<uint32_t> idx;  // original key index of each row (several bins)
   DenseTables tables;
 };
 
@@ -535,7 +541,7 @@ Status Okvs::encode(const Block* keys, const Block* values, size_t count, Block*
 
   // Several bins. Count pass: each key's bin (kept as u16: bins <= 2^16 since n < 2^32).
   std::vector<uint64_t> start(B + 1, 0);
-  std::vector<uint16_t> kbin(count);
+  HugeVec<uint16_t> kbin(count);
   {
     Block h[64];
     for (size_t off = 0; off < count; off += 64) {
