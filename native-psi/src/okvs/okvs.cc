@@ -188,21 +188,39 @@ struct ColState {
 };
 constexpr uint32_t kPivot = UINT32_MAX;  // ColState::deg of a column a peeled row was solved on
 
-// Large scratch lives in transparent huge pages: the group pass writes 4 streams per bin.
+// Large scratch: uninitialised (every element is written before it is read), in transparent huge
+// pages (the group pass writes 4 streams per bin).
 template <class T>
-using HugeVec = std::vector<T, detail::HugePageAllocator<T>>;
+class HugeBuf {
+ public:
+  HugeBuf() = default;
+  explicit HugeBuf(size_t n) { resize(n); }
+  HugeBuf(const HugeBuf&) = delete;
+  HugeBuf& operator=(const HugeBuf&) = delete;
+  ~HugeBuf() { detail::huge_page_free(p_); }
+  void resize(size_t n) {
+    detail::huge_page_free(p_);
+    p_ = nullptr;
+    p_ = static_cast<T*>(detail::huge_page_alloc((n == 0 ? 1 : n) * sizeof(T)));
+  }
+  T* data() { return p_; }
+  T& operator[](size_t i) { return p_[i]; }
+
+ private:
+  T* p_ = nullptr;
+};
 
 struct Scratch {
-  HugeVec<Cols3> cols;  // per row of the bin (of the group of bins)
-  HugeVec<uint64_t> dense;
-  HugeVec<Block> vals;
+  HugeBuf<Cols3> cols;  // per row of the bin (of the group of bins)
+  HugeBuf<uint64_t> dense;
+  HugeBuf<Block> vals;
   std::vector<ColState> col;       // per sparse column
   std::vector<uint32_t> stack;     // columns of degree 1 to look at
   std::vector<uint32_t> peel_row;  // peeling order: row, and the column it was peeled on
   std::vector<uint32_t> peel_col;
   std::vector<uint8_t> peeled;
   std::vector<uint32_t> core;
-  HugeVec<uint32_t> idx;  // original key index of each row (several bins)
+  HugeBuf<uint32_t> idx;  // original key index of each row (several bins)
   DenseTables tables;
 };
 
@@ -541,7 +559,7 @@ Status Okvs::encode(const Block* keys, const Block* values, size_t count, Block*
 
   // Several bins. Count pass: each key's bin (kept as u16: bins <= 2^16 since n < 2^32).
   std::vector<uint64_t> start(B + 1, 0);
-  HugeVec<uint16_t> kbin(count);
+  HugeBuf<uint16_t> kbin(count);
   {
     Block h[64];
     for (size_t off = 0; off < count; off += 64) {
