@@ -473,12 +473,17 @@ void Okvs::decode(const Block* P, const Block* keys, size_t count, Block* out) c
       }
     }
   }
-  Block h1[kBatch], h2[kBatch];
-  uint64_t pos[kBatch][3];
-  uint64_t bin[kBatch];
-  uint64_t bits[kBatch];
-  for (size_t off = 0; off < count; off += kBatch) {
+  // Software pipeline over batches: batch k+1 is hashed and its P lines prefetched before batch k
+  // is consumed, so that the hashing overlaps the memory latency of the previous batch.
+  struct Batch {
+    uint64_t pos[kBatch][3];
+    uint64_t bin[kBatch];
+    uint64_t bits[kBatch];
+  };
+  Batch st[2];
+  auto prepare = [&](size_t off, Batch& s) {
     const size_t nb = count - off < kBatch ? count - off : kBatch;
+    Block h1[kBatch], h2[kBatch];
     bin_hash_.encrypt_blocks(keys + off, h1, nb);
     row_hash_.encrypt_blocks(keys + off, h2, nb);
     for (size_t i = 0; i < nb; ++i) {
@@ -486,21 +491,27 @@ void Okvs::decode(const Block* P, const Block* keys, size_t count, Block* out) c
       make_row(h1[i], h2[i], bins_, sparse_, mask, &r);
       const uint64_t base = r.bin * sparse_;
       for (int j = 0; j < 3; ++j) {
-        pos[i][j] = base + r.col[j];
-        _mm_prefetch(reinterpret_cast<const char*>(P + pos[i][j]), _MM_HINT_T0);
+        s.pos[i][j] = base + r.col[j];
+        _mm_prefetch(reinterpret_cast<const char*>(P + s.pos[i][j]), _MM_HINT_T0);
       }
-      bin[i] = r.bin;
-      bits[i] = r.dense;
+      s.bin[i] = r.bin;
+      s.bits[i] = r.dense;
     }
+  };
+  if (count > 0) prepare(0, st[0]);
+  for (size_t off = 0, k = 0; off < count; off += kBatch, ++k) {
+    const size_t nb = count - off < kBatch ? count - off : kBatch;
+    if (off + kBatch < count) prepare(off + kBatch, st[(k + 1) & 1]);
+    const Batch& s = st[k & 1];
     if (tab.empty()) {
       for (size_t i = 0; i < nb; ++i)
-        out[off + i] = P[pos[i][0]] ^ P[pos[i][1]] ^ P[pos[i][2]] ^
-                       dense_dot(pdense + bin[i] * dense_, bits[i]);
+        out[off + i] = P[s.pos[i][0]] ^ P[s.pos[i][1]] ^ P[s.pos[i][2]] ^
+                       dense_dot(pdense + s.bin[i] * dense_, s.bits[i]);
     } else {
       for (size_t i = 0; i < nb; ++i) {
-        const Block* t = &tab[bin[i] * chunks * 16];
-        uint64_t x = bits[i];
-        Block a0 = P[pos[i][0]] ^ P[pos[i][1]], a1 = P[pos[i][2]];
+        const Block* t = &tab[s.bin[i] * chunks * 16];
+        uint64_t x = s.bits[i];
+        Block a0 = P[s.pos[i][0]] ^ P[s.pos[i][1]], a1 = P[s.pos[i][2]];
         for (uint64_t c = 0; c + 1 < chunks; c += 2, x >>= 8, t += 32) {
           a0 ^= t[x & 15];
           a1 ^= t[16 + ((x >> 4) & 15)];
