@@ -18,6 +18,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <memory>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -531,7 +532,9 @@ Status Okvs::encode(const Block* keys, const Block* values, size_t count, Block*
   const uint64_t mask = dense_mask_of(dense_);
   const uint64_t B = bins_;
   Block* pdense_all = P + B * sparse_;
-  Scratch sc;
+  // on the heap: DenseTables is 32 KiB, too much for the small stacks of JVM threads
+  std::unique_ptr<Scratch> scratch(new Scratch);
+  Scratch& sc = *scratch;
   sc.col.resize(sparse_);
   sc.stack.resize(sparse_);
 
