@@ -18,9 +18,12 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <memory>
 #include <stdexcept>
 #include <string>
 #include <vector>
+
+#include "../cuckoo/cuckoo.h"  // detail::HugePageAllocator
 
 namespace psi {
 
@@ -186,18 +189,229 @@ struct ColState {
 };
 constexpr uint32_t kPivot = UINT32_MAX;  // ColState::deg of a column a peeled row was solved on
 
+// Large scratch: uninitialised (every element is written before it is read), in transparent huge
+// pages (the group pass writes 4 streams per bin).
+template <class T>
+class HugeBuf {
+ public:
+  HugeBuf() = default;
+  explicit HugeBuf(size_t n) { resize(n); }
+  HugeBuf(const HugeBuf&) = delete;
+  HugeBuf& operator=(const HugeBuf&) = delete;
+  ~HugeBuf() { detail::huge_page_free(p_); }
+  void resize(size_t n) {
+    detail::huge_page_free(p_);
+    p_ = nullptr;
+    p_ = static_cast<T*>(detail::huge_page_alloc((n == 0 ? 1 : n) * sizeof(T)));
+  }
+  T* data() { return p_; }
+  T& operator[](size_t i) { return p_[i]; }
+
+ private:
+  T* p_ = nullptr;
+};
+
 struct Scratch {
-  std::vector<Cols3> cols;  // per row of the bin
-  std::vector<uint64_t> dense;
-  std::vector<Block> vals;
+  HugeBuf<Cols3> cols;  // per row of the bin (of the group of bins)
+  HugeBuf<uint64_t> dense;
+  HugeBuf<Block> vals;
   std::vector<ColState> col;       // per sparse column
   std::vector<uint32_t> stack;     // columns of degree 1 to look at
   std::vector<uint32_t> peel_row;  // peeling order: row, and the column it was peeled on
   std::vector<uint32_t> peel_col;
   std::vector<uint8_t> peeled;
   std::vector<uint32_t> core;
+  HugeBuf<uint32_t> idx;  // original key index of each row (several bins)
   DenseTables tables;
 };
+
+// The rows of one bin, in bin-local order: sparse columns, dense masks, values and the rows'
+// original key indices (idx == nullptr: row r is key idx_base + r).
+struct BinRows {
+  uint64_t bin;
+  uint64_t count;
+  const Cols3* cols;
+  const uint64_t* dense;
+  const Block* vals;
+  const uint32_t* idx;
+  uint64_t idx_base;
+  size_t key_index(uint32_t r) const { return idx ? size_t(idx[r]) : size_t(idx_base + r); }
+};
+
+// Two equal keys among `local` (rows of `in`, sorted here by key, then index): PSI_ERR_INPUT.
+Status find_duplicates(const Block* keys, const BinRows& in, std::vector<uint32_t>& local) {
+  std::sort(local.begin(), local.end(), [&](uint32_t x, uint32_t y) {
+    const size_t ix = in.key_index(x), iy = in.key_index(y);
+    const int c = std::memcmp(&keys[ix], &keys[iy], 16);
+    return c != 0 ? c < 0 : ix < iy;
+  });
+  for (size_t i = 1; i < local.size(); ++i) {
+    const size_t ix = in.key_index(local[i - 1]), iy = in.key_index(local[i]);
+    if (std::memcmp(&keys[ix], &keys[iy], 16) == 0)
+      return input_error("okvs: duplicate key at indices " + index_pair(ix, iy));
+  }
+  return Status::ok();
+}
+
+// Solves one bin: ps (sparse Blocks) and pd (ndense Blocks) of P. Positions no equation fixes
+// get values from rng.
+Status solve_bin(const Block* keys, const BinRows& in, uint64_t sparse, uint64_t ndense, Block* ps,
+                 Block* pd, Prg& rng, Scratch& sc) {
+  const uint64_t b = in.bin, c = in.count;
+  if (c == 0) {  // nothing to fix: all random
+    rng.fill(ps, sparse * sizeof(Block));
+    rng.fill(pd, ndense * sizeof(Block));
+    return Status::ok();
+  }
+  // 3. Peel: a column of degree 1 determines its only row, which then leaves the graph.
+  ColState* col = sc.col.data();
+  const Cols3* cols = in.cols;
+  std::memset(static_cast<void*>(col), 0, sparse * sizeof(ColState));
+  for (uint32_t i = 0; i < c; ++i)
+    for (int j = 0; j < 3; ++j) {
+      ColState& cs = col[cols[i].c[j]];
+      ++cs.deg;
+      cs.xr ^= i;
+    }
+  // FIFO rather than a stack, so that the rows of queued columns can be prefetched: each column
+  // enters the queue at most once (when its degree reaches 1; degrees only fall).
+  uint32_t* queue = sc.stack.data();
+  size_t tail = 0;
+  for (uint32_t k = 0; k < sparse; ++k)
+    if (col[k].deg == 1) queue[tail++] = k;
+  size_t npeeled = 0;
+  std::memset(sc.peeled.data(), 0, c);
+  for (size_t head = 0; head < tail; ++head) {
+    if (head + 16 < tail) {
+      _mm_prefetch(reinterpret_cast<const char*>(&cols[col[queue[head + 16]].xr]), _MM_HINT_T0);
+      if (head + 8 < tail) {
+        const Cols3& ahead = cols[col[queue[head + 8]].xr];
+        for (int j = 0; j < 3; ++j)
+          _mm_prefetch(reinterpret_cast<const char*>(&col[ahead.c[j]]), _MM_HINT_T0);
+      }
+    }
+    const uint32_t k = queue[head];
+    if (col[k].deg != 1) continue;
+    const uint32_t i = col[k].xr;
+    sc.peel_row[npeeled] = i;
+    sc.peel_col[npeeled] = k;
+    ++npeeled;
+    sc.peeled[i] = 1;
+    for (int j = 0; j < 3; ++j) {
+      ColState& cs = col[cols[i].c[j]];
+      cs.xr ^= i;
+      if (--cs.deg == 1) queue[tail++] = cols[i].c[j];
+    }
+    col[k].deg = kPivot;  // no row left uses k: the mark cannot be disturbed
+  }
+  // Positions no peeled row fixes get random values (the 2-core's pivots are overwritten below),
+  // so the PRG runs for ~(m - n) blocks rather than m.
+  for (uint32_t k = 0; k < sparse; ++k)
+    if (col[k].deg != kPivot) ps[k] = rng.next_block();
+  rng.fill(pd, ndense * sizeof(Block));
+
+  // 4. The 2-core: duplicates first (they always end up here), then elimination.
+  if (npeeled < c) {
+    sc.core.clear();
+    for (uint32_t i = 0; i < c; ++i)
+      if (!sc.peeled[i]) sc.core.push_back(i);
+    {
+      std::vector<uint32_t> dup = sc.core;
+      PSI_RETURN_IF_ERROR(find_duplicates(keys, in, dup));
+    }
+    const size_t R = sc.core.size();
+    if (R > kMaxCoreRows)
+      return Status(PSI_ERR_CAPACITY, "okvs: 2-core of " + std::to_string(R) + " rows in bin " +
+                                          std::to_string(b) +
+                                          ", the system is not solvable; retry with a new seed");
+    // Columns: the core's sparse columns (local ids through xr, free after peeling), then dense.
+    for (uint32_t i : sc.core)
+      for (int j = 0; j < 3; ++j) col[cols[i].c[j]].xr = UINT32_MAX;
+    std::vector<uint32_t> core_cols;
+    for (uint32_t i : sc.core)
+      for (int j = 0; j < 3; ++j) {
+        const uint32_t cj = cols[i].c[j];
+        if (col[cj].xr == UINT32_MAX) {
+          col[cj].xr = uint32_t(core_cols.size());
+          core_cols.push_back(cj);
+        }
+      }
+    const size_t K = core_cols.size(), ncols = K + ndense, W = (ncols + 63) / 64;
+    std::vector<uint64_t> mat(R * W, 0);
+    std::vector<Block> rhs(R);
+    for (size_t k = 0; k < R; ++k) {
+      const uint32_t i = sc.core[k];
+      uint64_t* m = &mat[k * W];
+      for (int j = 0; j < 3; ++j) {
+        const uint32_t l = col[cols[i].c[j]].xr;
+        m[l / 64] |= uint64_t(1) << (l % 64);
+      }
+      for (uint64_t j = 0; j < ndense; ++j)
+        if ((in.dense[i] >> j) & 1) m[(K + j) / 64] |= uint64_t(1) << ((K + j) % 64);
+      rhs[k] = in.vals[sc.core[k]];
+    }
+    std::vector<int64_t> pivot(R, -1);
+    for (size_t k = 0; k < R; ++k) {
+      uint64_t* m = &mat[k * W];
+      size_t w = 0;
+      while (w < W && m[w] == 0) ++w;
+      if (w == W) {
+        // A zero row: consistent only if its right-hand side is zero too.
+        if (!block_equal(rhs[k], zero_block()))
+          return Status(PSI_ERR_CAPACITY, "okvs: rank-deficient 2-core in bin " +
+                                              std::to_string(b) + "; retry with a new seed");
+        continue;
+      }
+      const size_t p = w * 64 + size_t(__builtin_ctzll(m[w]));
+      pivot[k] = int64_t(p);
+      for (size_t k2 = k + 1; k2 < R; ++k2) {
+        uint64_t* m2 = &mat[k2 * W];
+        if ((m2[p / 64] >> (p % 64)) & 1) {
+          for (size_t x = 0; x < W; ++x) m2[x] ^= m[x];
+          rhs[k2] ^= rhs[k];
+        }
+      }
+    }
+    auto var = [&](size_t l) -> Block& { return l < K ? ps[core_cols[l]] : pd[l - K]; };
+    for (size_t k = R; k-- > 0;) {
+      if (pivot[k] < 0) continue;
+      const uint64_t* m = &mat[k * W];
+      Block acc = rhs[k];
+      for (size_t x = 0; x < W; ++x) {
+        uint64_t bits = m[x];
+        while (bits) {
+          const size_t l = x * 64 + size_t(__builtin_ctzll(bits));
+          bits &= bits - 1;
+          if (l != size_t(pivot[k])) acc ^= var(l);
+        }
+      }
+      var(size_t(pivot[k])) = acc;
+    }
+  }
+
+  // 5. Back-substitution of the peeled rows, last peeled first.
+  sc.tables.build(pd, ndense);
+  for (size_t t = npeeled; t-- > 0;) {
+    // two-stage prefetch: the row's data 16 ahead, then its P entries 8 ahead
+    if (t >= 16) {
+      const uint32_t i16 = sc.peel_row[t - 16];
+      _mm_prefetch(reinterpret_cast<const char*>(&cols[i16]), _MM_HINT_T0);
+      _mm_prefetch(reinterpret_cast<const char*>(&in.vals[i16]), _MM_HINT_T0);
+      _mm_prefetch(reinterpret_cast<const char*>(&in.dense[i16]), _MM_HINT_T0);
+    }
+    if (t >= 8) {
+      const Cols3& c8 = cols[sc.peel_row[t - 8]];
+      for (int j = 0; j < 3; ++j)
+        _mm_prefetch(reinterpret_cast<const char*>(&ps[c8.c[j]]), _MM_HINT_T0);
+    }
+    const uint32_t i = sc.peel_row[t], k = sc.peel_col[t];
+    // XOR of all three, the pivot's (still random) value cancelled by xoring it in once more
+    Block acc = in.vals[i] ^ sc.tables.dot(in.dense[i]) ^ ps[k];
+    for (int j = 0; j < 3; ++j) acc ^= ps[cols[i].c[j]];
+    ps[k] = acc;
+  }
+  return Status::ok();
+}
 
 }  // namespace
 
@@ -260,12 +474,17 @@ void Okvs::decode(const Block* P, const Block* keys, size_t count, Block* out) c
       }
     }
   }
-  Block h1[kBatch], h2[kBatch];
-  uint64_t pos[kBatch][3];
-  uint64_t bin[kBatch];
-  uint64_t bits[kBatch];
-  for (size_t off = 0; off < count; off += kBatch) {
+  // Software pipeline over batches: batch k+1 is hashed and its P lines prefetched before batch k
+  // is consumed, so that the hashing overlaps the memory latency of the previous batch.
+  struct Batch {
+    uint64_t pos[kBatch][3];
+    uint64_t bin[kBatch];
+    uint64_t bits[kBatch];
+  };
+  Batch st[2];
+  auto prepare = [&](size_t off, Batch& s) {
     const size_t nb = count - off < kBatch ? count - off : kBatch;
+    Block h1[kBatch], h2[kBatch];
     bin_hash_.encrypt_blocks(keys + off, h1, nb);
     row_hash_.encrypt_blocks(keys + off, h2, nb);
     for (size_t i = 0; i < nb; ++i) {
@@ -273,21 +492,27 @@ void Okvs::decode(const Block* P, const Block* keys, size_t count, Block* out) c
       make_row(h1[i], h2[i], bins_, sparse_, mask, &r);
       const uint64_t base = r.bin * sparse_;
       for (int j = 0; j < 3; ++j) {
-        pos[i][j] = base + r.col[j];
-        _mm_prefetch(reinterpret_cast<const char*>(P + pos[i][j]), _MM_HINT_T0);
+        s.pos[i][j] = base + r.col[j];
+        _mm_prefetch(reinterpret_cast<const char*>(P + s.pos[i][j]), _MM_HINT_T0);
       }
-      bin[i] = r.bin;
-      bits[i] = r.dense;
+      s.bin[i] = r.bin;
+      s.bits[i] = r.dense;
     }
+  };
+  if (count > 0) prepare(0, st[0]);
+  for (size_t off = 0, k = 0; off < count; off += kBatch, ++k) {
+    const size_t nb = count - off < kBatch ? count - off : kBatch;
+    if (off + kBatch < count) prepare(off + kBatch, st[(k + 1) & 1]);
+    const Batch& s = st[k & 1];
     if (tab.empty()) {
       for (size_t i = 0; i < nb; ++i)
-        out[off + i] = P[pos[i][0]] ^ P[pos[i][1]] ^ P[pos[i][2]] ^
-                       dense_dot(pdense + bin[i] * dense_, bits[i]);
+        out[off + i] = P[s.pos[i][0]] ^ P[s.pos[i][1]] ^ P[s.pos[i][2]] ^
+                       dense_dot(pdense + s.bin[i] * dense_, s.bits[i]);
     } else {
       for (size_t i = 0; i < nb; ++i) {
-        const Block* t = &tab[bin[i] * chunks * 16];
-        uint64_t x = bits[i];
-        Block a0 = P[pos[i][0]] ^ P[pos[i][1]], a1 = P[pos[i][2]];
+        const Block* t = &tab[s.bin[i] * chunks * 16];
+        uint64_t x = s.bits[i];
+        Block a0 = P[s.pos[i][0]] ^ P[s.pos[i][1]], a1 = P[s.pos[i][2]];
         for (uint64_t c = 0; c + 1 < chunks; c += 2, x >>= 8, t += 32) {
           a0 ^= t[x & 15];
           a1 ^= t[16 + ((x >> 4) & 15)];
@@ -307,19 +532,52 @@ Status Okvs::encode(const Block* keys, const Block* values, size_t count, Block*
   const uint64_t mask = dense_mask_of(dense_);
   const uint64_t B = bins_;
   Block* pdense_all = P + B * sparse_;
+  // on the heap: DenseTables is 32 KiB, too much for the small stacks of JVM threads
+  std::unique_ptr<Scratch> scratch(new Scratch);
+  Scratch& sc = *scratch;
+  sc.col.resize(sparse_);
+  sc.stack.resize(sparse_);
 
-  // 1. Bin the keys: counting sort of the key indices by bin. Scratch: 4 bytes per key (order) +
-  //    2 (each key's bin, bins <= 2^16 as n < 2^32).
-  std::vector<uint64_t> start(B + 1, 0);
-  std::vector<uint32_t> order;
+  // Rows of keys[idx[r]] (or keys[base + r] when idx is null) for r < nb <= 32.
+  auto hash_rows = [&](const uint32_t* idx, size_t base, size_t nb, Cols3* cols, uint64_t* dense) {
+    Block h1[32], h2[32];
+    if (idx) {
+      for (size_t i = 0; i < nb; ++i) h1[i] = keys[idx[i]];
+      bin_hash_.encrypt_blocks(h1, h2, nb);
+      std::swap(h1, h2);                     // h1 = AES_1(key), h2 = key
+      row_hash_.encrypt_blocks(h2, h2, nb);  // in place
+    } else {
+      bin_hash_.encrypt_blocks(keys + base, h1, nb);
+      row_hash_.encrypt_blocks(keys + base, h2, nb);
+    }
+    for (size_t i = 0; i < nb; ++i) {
+      Row r;
+      make_row(h1[i], h2[i], B, sparse_, mask, &r);
+      cols[i] = Cols3{{r.col[0], r.col[1], r.col[2]}};
+      dense[i] = r.dense;
+    }
+  };
+
   if (B == 1) {
-    start[1] = count;
-  } else {
-    constexpr size_t kBatch = 64;
-    Block h[kBatch];
-    std::vector<uint16_t> kbin(count);
-    for (size_t off = 0; off < count; off += kBatch) {
-      const size_t nb = count - off < kBatch ? count - off : kBatch;
+    // One bin: rows in key order; values are read in place. Scratch: 20 bytes per key.
+    sc.cols.resize(std::max<size_t>(count, 1));
+    sc.dense.resize(std::max<size_t>(count, 1));
+    sc.peel_row.resize(std::max<size_t>(count, 1));
+    sc.peel_col.resize(std::max<size_t>(count, 1));
+    sc.peeled.resize(std::max<size_t>(count, 1));
+    for (size_t off = 0; off < count; off += 32)
+      hash_rows(nullptr, off, std::min<size_t>(32, count - off), &sc.cols[off], &sc.dense[off]);
+    const BinRows in{0, count, sc.cols.data(), sc.dense.data(), values, nullptr, 0};
+    return solve_bin(keys, in, sparse_, dense_, P, pdense_all, rng, sc);
+  }
+
+  // Several bins. Count pass: each key's bin (kept as u16: bins <= 2^16 since n < 2^32).
+  std::vector<uint64_t> start(B + 1, 0);
+  HugeBuf<uint16_t> kbin(count);
+  {
+    Block h[64];
+    for (size_t off = 0; off < count; off += 64) {
+      const size_t nb = std::min<size_t>(64, count - off);
       bin_hash_.encrypt_blocks(keys + off, h, nb);
       for (size_t i = 0; i < nb; ++i) {
         const uint64_t bin = mulhi64(block_lo(h[i]), B);
@@ -327,232 +585,74 @@ Status Okvs::encode(const Block* keys, const Block* values, size_t count, Block*
         ++start[bin + 1];
       }
     }
-    for (uint64_t bin = 0; bin < B; ++bin) start[bin + 1] += start[bin];
-    order.resize(count);
-    std::vector<uint64_t> fill(start.begin(), start.end() - 1);
-    for (size_t i = 0; i < count; ++i) order[fill[kbin[i]]++] = static_cast<uint32_t>(i);
   }
-  auto key_index = [&](uint64_t k) -> size_t { return B == 1 ? size_t(k) : size_t(order[k]); };
-
-  Scratch sc;
-  uint64_t largest = 0;
-  for (uint64_t b = 0; b < B; ++b) largest = std::max(largest, start[b + 1] - start[b]);
-  const uint64_t rows_cap = std::max(largest, uint64_t(1));
-  sc.cols.resize(rows_cap);
-  sc.dense.resize(rows_cap);
-  sc.vals.resize(rows_cap);
-  sc.peel_row.resize(rows_cap);
-  sc.peel_col.resize(rows_cap);
-  sc.peeled.resize(rows_cap);
-  sc.col.resize(sparse_);
-  sc.stack.resize(sparse_);
-
-  // Duplicate search among some rows of a bin (sorted by key, then index): PSI_ERR_INPUT.
-  auto find_duplicates = [&](uint64_t b, std::vector<uint32_t>& local) -> Status {
-    std::sort(local.begin(), local.end(), [&](uint32_t x, uint32_t y) {
-      const size_t ix = key_index(start[b] + x), iy = key_index(start[b] + y);
-      const int c = std::memcmp(&keys[ix], &keys[iy], 16);
-      return c != 0 ? c < 0 : ix < iy;
-    });
-    for (size_t i = 1; i < local.size(); ++i) {
-      const size_t ix = key_index(start[b] + local[i - 1]), iy = key_index(start[b] + local[i]);
-      if (std::memcmp(&keys[ix], &keys[iy], 16) == 0)
-        return input_error("okvs: duplicate key at indices " + index_pair(ix, iy));
-    }
-    return Status::ok();
-  };
-
   for (uint64_t b = 0; b < B; ++b) {
-    const uint64_t first = start[b], c = start[b + 1] - start[b];
-    Block* ps = P + b * sparse_;
-    Block* pd = pdense_all + b * dense_;
+    const uint64_t c = start[b + 1];
     if (c > bin_cap_) {
-      std::vector<uint32_t> all(c);
-      for (uint64_t i = 0; i < c; ++i) all[i] = uint32_t(i);
-      PSI_RETURN_IF_ERROR(find_duplicates(b, all));
+      std::vector<uint32_t> idx, local;
+      for (size_t i = 0; i < count; ++i)
+        if (kbin[i] == b) idx.push_back(uint32_t(i));
+      for (uint32_t r = 0; r < idx.size(); ++r) local.push_back(r);
+      const BinRows in{b, c, nullptr, nullptr, nullptr, idx.data(), 0};
+      PSI_RETURN_IF_ERROR(find_duplicates(keys, in, local));
       return Status(PSI_ERR_CAPACITY, "okvs: bin " + std::to_string(b) + " got " +
                                           std::to_string(c) + " keys, above its capacity " +
                                           std::to_string(bin_cap_) + "; retry with a new seed");
     }
-    if (c == 0) {  // nothing to fix: all random
-      rng.fill(ps, sparse_ * sizeof(Block));
-      rng.fill(pd, dense_ * sizeof(Block));
-      continue;
-    }
+  }
+  for (uint64_t b = 0; b < B; ++b) start[b + 1] += start[b];
 
-    // 2. Rows of the bin's keys.
-    {
-      constexpr size_t kBatch = 32;
-      Block kb[kBatch], h1[kBatch], h2[kBatch];
-      for (uint64_t off = 0; off < c; off += kBatch) {
-        const size_t nb = c - off < kBatch ? size_t(c - off) : kBatch;
-        for (size_t i = 0; i < nb; ++i) {
-          if (B != 1 && off + i + kBatch < c) {
-            const size_t ahead = order[first + off + i + kBatch];
-            _mm_prefetch(reinterpret_cast<const char*>(keys + ahead), _MM_HINT_T0);
-            _mm_prefetch(reinterpret_cast<const char*>(values + ahead), _MM_HINT_T0);
-          }
-          const size_t ix = key_index(first + off + i);
-          kb[i] = keys[ix];
-          sc.vals[off + i] = values[ix];
-        }
-        bin_hash_.encrypt_blocks(kb, h1, nb);
-        row_hash_.encrypt_blocks(kb, h2, nb);
-        for (size_t i = 0; i < nb; ++i) {
-          Row r;
-          make_row(h1[i], h2[i], B, sparse_, mask, &r);
-          sc.cols[off + i] = Cols3{{r.col[0], r.col[1], r.col[2]}};
-          sc.dense[off + i] = r.dense;
-        }
+  // Groups of floor(B/2) bins (about half the keys each): one sequential pass over the keys per
+  // group gathers the group's rows, values and indices (40 bytes per row) bin by bin, so no key
+  // or value is ever read at random. Scratch: 2 (kbin) + ~20 (half the keys' records) bytes per
+  // key, plus one bin's peeling state.
+  const uint64_t per_group = std::max<uint64_t>(1, B / 2);
+  uint64_t group_cap = 1;
+  for (uint64_t g0 = 0; g0 < B; g0 += per_group) {
+    const uint64_t g1 = std::min(B, g0 + per_group);
+    group_cap = std::max(group_cap, start[g1] - start[g0]);
+  }
+  sc.cols.resize(group_cap);
+  sc.dense.resize(group_cap);
+  sc.vals.resize(group_cap);
+  sc.idx.resize(group_cap);
+  uint64_t largest = 1;
+  for (uint64_t b = 0; b < B; ++b) largest = std::max(largest, start[b + 1] - start[b]);
+  sc.peel_row.resize(largest);
+  sc.peel_col.resize(largest);
+  sc.peeled.resize(largest);
+  std::vector<uint64_t> fill(B);
+  for (uint64_t g0 = 0; g0 < B; g0 += per_group) {
+    const uint64_t g1 = std::min(B, g0 + per_group), gbase = start[g0];
+    for (uint64_t b = g0; b < g1; ++b) fill[b] = start[b] - gbase;
+    uint32_t batch[32];
+    size_t nb = 0;
+    auto flush = [&]() {
+      Cols3 cols[32];
+      uint64_t dense[32];
+      hash_rows(batch, 0, nb, cols, dense);
+      for (size_t i = 0; i < nb; ++i) {
+        const uint64_t at = fill[kbin[batch[i]]]++;
+        sc.cols[at] = cols[i];
+        sc.dense[at] = dense[i];
+        sc.vals[at] = values[batch[i]];
+        sc.idx[at] = batch[i];
       }
+      nb = 0;
+    };
+    for (size_t i = 0; i < count; ++i) {
+      if (kbin[i] < g0 || kbin[i] >= g1) continue;
+      batch[nb++] = uint32_t(i);
+      if (nb == 32) flush();
     }
-
-    // 3. Peel: a column of degree 1 determines its only row, which then leaves the graph.
-    ColState* col = sc.col.data();
-    const Cols3* cols = sc.cols.data();
-    std::memset(static_cast<void*>(col), 0, sparse_ * sizeof(ColState));
-    for (uint32_t i = 0; i < c; ++i)
-      for (int j = 0; j < 3; ++j) {
-        ColState& cs = col[cols[i].c[j]];
-        ++cs.deg;
-        cs.xr ^= i;
-      }
-    // FIFO rather than a stack, so that the rows of queued columns can be prefetched: each column
-    // enters the queue at most once (when its degree reaches 1; degrees only fall).
-    uint32_t* queue = sc.stack.data();
-    size_t tail = 0;
-    for (uint32_t k = 0; k < sparse_; ++k)
-      if (col[k].deg == 1) queue[tail++] = k;
-    size_t npeeled = 0;
-    std::memset(sc.peeled.data(), 0, c);
-    for (size_t head = 0; head < tail; ++head) {
-      if (head + 16 < tail) {
-        _mm_prefetch(reinterpret_cast<const char*>(&cols[col[queue[head + 16]].xr]), _MM_HINT_T0);
-        if (head + 8 < tail) {
-          const Cols3& ahead = cols[col[queue[head + 8]].xr];
-          for (int j = 0; j < 3; ++j)
-            _mm_prefetch(reinterpret_cast<const char*>(&col[ahead.c[j]]), _MM_HINT_T0);
-        }
-      }
-      const uint32_t k = queue[head];
-      if (col[k].deg != 1) continue;
-      const uint32_t i = col[k].xr;
-      sc.peel_row[npeeled] = i;
-      sc.peel_col[npeeled] = k;
-      ++npeeled;
-      sc.peeled[i] = 1;
-      for (int j = 0; j < 3; ++j) {
-        ColState& cs = col[cols[i].c[j]];
-        cs.xr ^= i;
-        if (--cs.deg == 1) queue[tail++] = cols[i].c[j];
-      }
-      col[k].deg = kPivot;  // no row left uses k: the mark cannot be disturbed
-    }
-    // Positions no peeled row fixes get random values (the 2-core's pivots are overwritten below),
-    // so the PRG runs for ~(m - n) blocks rather than m.
-    for (uint32_t k = 0; k < sparse_; ++k)
-      if (col[k].deg != kPivot) ps[k] = rng.next_block();
-    rng.fill(pd, dense_ * sizeof(Block));
-
-    // 4. The 2-core: duplicates first (they always end up here), then elimination.
-    if (npeeled < c) {
-      sc.core.clear();
-      for (uint32_t i = 0; i < c; ++i)
-        if (!sc.peeled[i]) sc.core.push_back(i);
-      {
-        std::vector<uint32_t> dup = sc.core;
-        PSI_RETURN_IF_ERROR(find_duplicates(b, dup));
-      }
-      const size_t R = sc.core.size();
-      if (R > kMaxCoreRows)
-        return Status(PSI_ERR_CAPACITY, "okvs: 2-core of " + std::to_string(R) + " rows in bin " +
-                                            std::to_string(b) +
-                                            ", the system is not solvable; retry with a new seed");
-      // Columns: the core's sparse columns (local ids through xr, free after peeling), then dense.
-      for (uint32_t i : sc.core)
-        for (int j = 0; j < 3; ++j) col[cols[i].c[j]].xr = UINT32_MAX;
-      std::vector<uint32_t> core_cols;
-      for (uint32_t i : sc.core)
-        for (int j = 0; j < 3; ++j) {
-          const uint32_t cj = cols[i].c[j];
-          if (col[cj].xr == UINT32_MAX) {
-            col[cj].xr = uint32_t(core_cols.size());
-            core_cols.push_back(cj);
-          }
-        }
-      const size_t K = core_cols.size(), ncols = K + dense_, W = (ncols + 63) / 64;
-      std::vector<uint64_t> mat(R * W, 0);
-      std::vector<Block> rhs(R);
-      for (size_t k = 0; k < R; ++k) {
-        const uint32_t i = sc.core[k];
-        uint64_t* m = &mat[k * W];
-        for (int j = 0; j < 3; ++j) {
-          const uint32_t l = col[cols[i].c[j]].xr;
-          m[l / 64] |= uint64_t(1) << (l % 64);
-        }
-        for (uint64_t j = 0; j < dense_; ++j)
-          if ((sc.dense[i] >> j) & 1) m[(K + j) / 64] |= uint64_t(1) << ((K + j) % 64);
-        rhs[k] = sc.vals[sc.core[k]];
-      }
-      std::vector<int64_t> pivot(R, -1);
-      for (size_t k = 0; k < R; ++k) {
-        uint64_t* m = &mat[k * W];
-        size_t w = 0;
-        while (w < W && m[w] == 0) ++w;
-        if (w == W) {
-          // A zero row: consistent only if its right-hand side is zero too.
-          if (!block_equal(rhs[k], zero_block()))
-            return Status(PSI_ERR_CAPACITY, "okvs: rank-deficient 2-core in bin " +
-                                                std::to_string(b) + "; retry with a new seed");
-          continue;
-        }
-        const size_t p = w * 64 + size_t(__builtin_ctzll(m[w]));
-        pivot[k] = int64_t(p);
-        for (size_t k2 = k + 1; k2 < R; ++k2) {
-          uint64_t* m2 = &mat[k2 * W];
-          if ((m2[p / 64] >> (p % 64)) & 1) {
-            for (size_t x = 0; x < W; ++x) m2[x] ^= m[x];
-            rhs[k2] ^= rhs[k];
-          }
-        }
-      }
-      auto var = [&](size_t l) -> Block& { return l < K ? ps[core_cols[l]] : pd[l - K]; };
-      for (size_t k = R; k-- > 0;) {
-        if (pivot[k] < 0) continue;
-        const uint64_t* m = &mat[k * W];
-        Block acc = rhs[k];
-        for (size_t x = 0; x < W; ++x) {
-          uint64_t bits = m[x];
-          while (bits) {
-            const size_t l = x * 64 + size_t(__builtin_ctzll(bits));
-            bits &= bits - 1;
-            if (l != size_t(pivot[k])) acc ^= var(l);
-          }
-        }
-        var(size_t(pivot[k])) = acc;
-      }
-    }
-
-    // 5. Back-substitution of the peeled rows, last peeled first.
-    sc.tables.build(pd, dense_);
-    for (size_t t = npeeled; t-- > 0;) {
-      // two-stage prefetch: the row's data 16 ahead, then its P entries 8 ahead
-      if (t >= 16) {
-        const uint32_t i16 = sc.peel_row[t - 16];
-        _mm_prefetch(reinterpret_cast<const char*>(&cols[i16]), _MM_HINT_T0);
-        _mm_prefetch(reinterpret_cast<const char*>(&sc.vals[i16]), _MM_HINT_T0);
-        _mm_prefetch(reinterpret_cast<const char*>(&sc.dense[i16]), _MM_HINT_T0);
-      }
-      if (t >= 8) {
-        const Cols3& c8 = cols[sc.peel_row[t - 8]];
-        for (int j = 0; j < 3; ++j)
-          _mm_prefetch(reinterpret_cast<const char*>(&ps[c8.c[j]]), _MM_HINT_T0);
-      }
-      const uint32_t i = sc.peel_row[t], k = sc.peel_col[t];
-      // XOR of all three, the pivot's (still random) value cancelled by xoring it in once more
-      Block acc = sc.vals[i] ^ sc.tables.dot(sc.dense[i]) ^ ps[k];
-      for (int j = 0; j < 3; ++j) acc ^= ps[cols[i].c[j]];
-      ps[k] = acc;
+    if (nb) flush();
+    for (uint64_t b = g0; b < g1; ++b) {
+      const uint64_t off = start[b] - gbase;
+      const BinRows in{
+          b, start[b + 1] - start[b], &sc.cols[off], &sc.dense[off], &sc.vals[off], &sc.idx[off],
+          0};
+      PSI_RETURN_IF_ERROR(
+          solve_bin(keys, in, sparse_, dense_, P + b * sparse_, pdense_all + b * dense_, rng, sc));
     }
   }
   return Status::ok();

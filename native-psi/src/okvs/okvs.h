@@ -32,6 +32,8 @@ class Okvs {
   // PSI_ERR_INPUT naming both indices; an unsolvable system PSI_ERR_CAPACITY.
   Status encode(const Block* keys, const Block* values, size_t count, Block* P, Prg& rng) const;
   // out[i] = decode(P, keys[i]) for i < count; P has size() Blocks. Any count, any keys.
+  // Memory-bound (3 random reads of P per key): for large n keep P in transparent huge pages
+  // (detail::HugePageAllocator of cuckoo.h) and pass large batches. Thread-safe (const, no state).
   void decode(const Block* P, const Block* keys, size_t count, Block* out) const;
   // Slow reference for tests: the row of `key` as the sorted list of selected positions.
   void row(Block key, uint64_t* positions, size_t cap, size_t* count) const;
