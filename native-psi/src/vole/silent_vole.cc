@@ -159,13 +159,15 @@ size_t SilentVoleSender::cot_count() const { return ggm_ots(shape_) + size_t(sha
 
 size_t SilentVoleSender::message_bytes() const { return size_t(shape_.t) * tree_msg_bytes(shape_); }
 
-void SilentVoleSender::run(const Block* q, Block delta, uint8_t* msg, Block* b) {
+void SilentVoleSender::send(const Block* q, Block delta, uint8_t* msg) {
   const uint32_t d = shape_.depth;
   const size_t nt = shape_.t, ng = ggm_ots(shape_), tb = tree_msg_bytes(shape_);
   const size_t N = size_t(shape_.N);
-  BlockBuf v(N);
+  BlockBuf* buf = new BlockBuf(N);
+  leaves_ = std::shared_ptr<Block>(buf->get(), [buf](Block*) { delete buf; });
+  Block* v = leaves_.get();
   std::unique_ptr<Block[]> sums(new Block[2 * ng]);
-  ggm_expand(roots_.data(), nt, d, v.get(), sums.get());
+  ggm_expand(roots_.data(), nt, d, v, sums.get());
   secure_wipe(roots_.data(), roots_.size() * sizeof(Block));
 
   // Level sums masked with H(q_j) (left) and H(q_j ^ Delta) (right), the two messages of COT j.
@@ -189,8 +191,17 @@ void SilentVoleSender::run(const Block* q, Block delta, uint8_t* msg, Block* b) 
   secure_wipe(h0.get(), ng * sizeof(Block));
   secure_wipe(h1.get(), ng * sizeof(Block));
   secure_wipe(x.get(), ng * sizeof(Block));
-  code_.dual_encode(v.get());
-  std::memcpy(b, v.get(), shape_.m * sizeof(Block));
+}
+
+void SilentVoleSender::encode(Block* b) {
+  code_.dual_encode(leaves_.get());
+  std::memcpy(b, leaves_.get(), shape_.m * sizeof(Block));
+  leaves_.reset();  // unmapped: the kernel wipes the pages
+}
+
+void SilentVoleSender::run(const Block* q, Block delta, uint8_t* msg, Block* b) {
+  send(q, delta, msg);
+  encode(b);
 }
 
 }  // namespace psi

@@ -29,6 +29,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 #include "../core/block.h"
@@ -69,14 +70,20 @@ class SilentVoleSender {
   size_t cot_count() const;
   size_t message_bytes() const;
   // q: the cot_count() IKNP sender outputs (q_j = t_j ^ r_j * delta). Writes the message
-  // (message_bytes()) and b (shape.m Blocks).
+  // (message_bytes()) and b (shape.m Blocks): send() then encode().
   void run(const Block* q, Block delta, uint8_t* msg, Block* b);
+  // The two halves of run(): send() expands the trees and writes the message, keeping the N leaves;
+  // encode() compresses them into b. A caller sends the message in between, so that the LPN
+  // encoding overlaps the receiver's work.
+  void send(const Block* q, Block delta, uint8_t* msg);
+  void encode(Block* b);
 
  private:
   LpnShape shape_;
   LpnCode code_;
   Block piece_key_;
-  std::vector<Block> roots_;  // GGM root of each tree
+  std::vector<Block> roots_;       // GGM root of each tree
+  std::shared_ptr<Block> leaves_;  // the N leaves between send() and encode()
 };
 
 }  // namespace psi

@@ -10,6 +10,7 @@
 #include "../../core/aes.h"
 #include "../../core/gf128.h"
 #include "../../core/prg.h"
+#include "../../cuckoo/cuckoo.h"  // detail::HugePageAllocator
 #include "../../okvs/okvs.h"
 #include "../../ot/base_ot.h"
 #include "../../vole/iknp.h"
@@ -23,9 +24,15 @@ constexpr uint64_t kMaxSetSize = uint64_t(1) << 28;    // element indices fit th
 constexpr size_t kSetupSenderBytes = kIknpBaseOts * 32 + 32;
 constexpr char kSetupMagic[8] = {'r', 'r', '2', '2', 's', 'e', 't', '1'};
 constexpr size_t kInstanceBytes = 32;
-constexpr size_t kClaimBytes = 12;       // u32 position | u64 proof, as for kkrt
-constexpr size_t kBatch = 1024;          // elements hashed / decoded at a time
-constexpr size_t kMaskChunk = 1u << 14;  // sender outputs emitted per refill
+constexpr size_t kClaimBytes = 12;  // u32 position | u64 proof, as for kkrt
+constexpr size_t kBatch = 1024;     // elements hashed / decoded at a time
+// Outputs computed per step: the sender's per refill of its round-3 message. Decoding this many
+// keys per call lets the OKVS use its tables for the dense part.
+constexpr size_t kMaskChunk = 1u << 15;
+
+// The OKVS-sized vectors (tens to hundreds of MB) in transparent huge pages: fewer page faults,
+// fewer TLB misses on decode's random reads.
+using BigBlocks = std::vector<Block, detail::HugePageAllocator<Block>>;
 
 uint32_t ceil_log2(uint64_t x) {
   uint32_t r = 0;
@@ -284,6 +291,42 @@ class Rr22Base : public Protocol {
     return b;
   }
 
+  // Streams out_ and refills it with produce() until that says no more; then runs after() in a
+  // call of its own that writes nothing, so the caller has sent the last bytes before the work
+  // starts (the peer's next round overlaps it).
+  template <typename Produce, typename After>
+  Status emit_streamed(uint8_t* out, size_t cap, size_t* written, bool* done, Produce produce,
+                       After after) {
+    *written = 0;
+    *done = false;
+    while (cap > 0) {
+      if (out_pos_ == out_.size()) {
+        out_.clear();
+        out_pos_ = 0;
+        if (!produced_all_) {
+          bool more = false;
+          PSI_RETURN_IF_ERROR(produce(&more));
+          produced_all_ = !more;
+        }
+        if (out_.empty()) break;
+      }
+      const size_t n = std::min(cap, out_.size() - out_pos_);
+      std::memcpy(out, out_.data() + out_pos_, n);
+      out_pos_ += n;
+      out += n;
+      cap -= n;
+      *written += n;
+    }
+    if (produced_all_ && out_pos_ == out_.size() && *written == 0) {
+      PSI_RETURN_IF_ERROR(after());
+      produced_all_ = false;
+      out_.clear();
+      out_pos_ = 0;
+      *done = true;
+    }
+    return Status::ok();
+  }
+
   Rr22Config cfg_;
   Prg rng_;
   uint8_t shared_seed_[32] = {0};
@@ -297,6 +340,7 @@ class Rr22Base : public Protocol {
   std::vector<uint64_t> result_;
   std::vector<uint8_t> out_;
   size_t out_pos_ = 0;
+  bool produced_all_ = false;
 };
 
 // ---------------------------------------------------------------------------------------------
@@ -414,42 +458,6 @@ class Rr22Receiver final : public Rr22Base {
     return Status::ok();
   }
 
-  // Streams out_ and refills it with produce() until that says no more; then runs after() in a
-  // call of its own that writes nothing, so the caller has sent the last bytes before the work
-  // starts (the peer's next round overlaps it).
-  template <typename Produce, typename After>
-  Status emit_streamed(uint8_t* out, size_t cap, size_t* written, bool* done, Produce produce,
-                       After after) {
-    *written = 0;
-    *done = false;
-    while (cap > 0) {
-      if (out_pos_ == out_.size()) {
-        out_.clear();
-        out_pos_ = 0;
-        if (!produced_all_) {
-          bool more = false;
-          PSI_RETURN_IF_ERROR(produce(&more));
-          produced_all_ = !more;
-        }
-        if (out_.empty()) break;
-      }
-      const size_t n = std::min(cap, out_.size() - out_pos_);
-      std::memcpy(out, out_.data() + out_pos_, n);
-      out_pos_ += n;
-      out += n;
-      cap -= n;
-      *written += n;
-    }
-    if (produced_all_ && out_pos_ == out_.size() && *written == 0) {
-      PSI_RETURN_IF_ERROR(after());
-      produced_all_ = false;
-      out_.clear();
-      out_pos_ = 0;
-      *done = true;
-    }
-    return Status::ok();
-  }
-
   // Round 0: the next piece's IKNP matrix (first the instance, already in out_ at feed time).
   Status next_matrix_piece(bool* more) {
     if (next_piece_ == pieces_.size()) {
@@ -531,17 +539,18 @@ class Rr22Receiver final : public Rr22Base {
     const uint32_t L = cfg_.mask_bytes;
     item_mask_.assign(n * L, 0);
     if (cfg_.output_both) item_proof_.assign(n, 0);
-    parallel_for(cfg_.threads, n, 4 * kBatch, [&](size_t b, size_t e) {
-      Block o[kBatch];
-      for (uint64_t i0 = b; i0 < e; i0 += kBatch) {
-        const size_t c = size_t(std::min<uint64_t>(kBatch, e - i0));
-        okvs_->decode(P_.data(), &elements_[i0], c, o);
-        out_hash_.finish(&elements_[i0], o, c, cfg_.output_both ? &item_proof_[i0] : nullptr);
+    parallel_for(cfg_.threads, n, kMaskChunk, [&](size_t b, size_t e) {
+      std::vector<Block> o(std::min<size_t>(kMaskChunk, e - b));
+      for (uint64_t i0 = b; i0 < e; i0 += kMaskChunk) {
+        const size_t c = size_t(std::min<uint64_t>(kMaskChunk, e - i0));
+        okvs_->decode(P_.data(), &elements_[i0], c, o.data());
+        out_hash_.finish(&elements_[i0], o.data(), c,
+                         cfg_.output_both ? &item_proof_[i0] : nullptr);
         for (size_t k = 0; k < c; ++k) std::memcpy(&item_mask_[(i0 + k) * L], &o[k], L);
       }
     });
     secure_wipe(P_.data(), P_.size() * sizeof(Block));
-    std::vector<Block>().swap(P_);
+    BigBlocks().swap(P_);
     std::vector<Block>().swap(elements_);
     uint64_t cap = 16;
     while (cap < 2 * n) cap <<= 1;
@@ -657,8 +666,7 @@ class Rr22Receiver final : public Rr22Base {
   uint64_t vole_bytes_ = 0;
   MessageBuffer vole_in_;
   size_t next_piece_ = 0;
-  bool produced_all_ = false;
-  std::vector<Block> P_;  // the OKVS; piece by piece replaced by the VOLE's c
+  BigBlocks P_;  // the OKVS; piece by piece replaced by the VOLE's c
   std::vector<uint8_t> item_mask_;
   std::vector<uint64_t> item_proof_;
   std::vector<uint64_t> lookup_;
@@ -701,6 +709,14 @@ class Rr22Sender final : public Rr22Base {
   Status emit(psi_phase phase, uint32_t round, uint8_t* out, size_t cap, size_t* written,
               bool* done) override {
     if (phase == PSI_PHASE_ONLINE && round == 3) return emit_masks(out, cap, written, done);
+    if (phase == PSI_PHASE_ONLINE && round == 1)
+      return emit_streamed(
+          out, cap, written, done,
+          [](bool* more) {
+            *more = false;
+            return Status::ok();
+          },
+          [this] { return encode_last_piece(); });
     emit_from_buffer(out_, &out_pos_, out, cap, written, done);
     // The setup reply has gone: prepare (duplicate check, order) while the receiver finishes.
     if (phase == PSI_PHASE_SETUP && *done) return ready_hook();
@@ -843,12 +859,26 @@ class Rr22Sender final : public Rr22Base {
         IknpSender iknp(base_keys_.data(), delta_, cfg_.instance.data());
         std::vector<Block> cots(p.cot_padded);
         iknp.extend(p.cot_first, p.cot_padded, pending_[j].data(), cots.data());
-        vole_[q]->run(cots.data(), delta_, out_.data() + p.msg_offset, K_.data() + p.offset);
+        vole_[q]->send(cots.data(), delta_, out_.data() + p.msg_offset);
         secure_wipe(cots.data(), cots.size() * sizeof(Block));
-        vole_[q].reset();
+        // The last piece's encoding waits until its message has gone (emit, round 1).
+        if (q + 1 < pieces_.size()) {
+          vole_[q]->encode(K_.data() + p.offset);
+          vole_[q].reset();
+        }
       }
     });
     batch_first_ = next_piece_;
+  }
+
+  // After the VOLE messages have gone: the last piece's LPN encoding, while the receiver finishes
+  // its VOLE.
+  Status encode_last_piece() {
+    if (!pieces_.empty() && vole_.back()) {
+      vole_.back()->encode(K_.data() + pieces_.back().offset);
+      vole_.back().reset();
+    }
+    return Status::ok();
   }
 
   // Round 3 input: P + a, folded into K = b + (P + a) * Delta block by block as it arrives.
@@ -915,7 +945,7 @@ class Rr22Sender final : public Rr22Base {
       *done = true;
       if (!cfg_.output_both) std::vector<uint32_t>().swap(order_);
       secure_wipe(K_.data(), K_.size() * sizeof(Block));
-      std::vector<Block>().swap(K_);
+      BigBlocks().swap(K_);
       std::vector<Block>().swap(elements_);
     }
     return Status::ok();
@@ -926,20 +956,25 @@ class Rr22Sender final : public Rr22Base {
     const uint64_t first = masks_done_;
     const size_t count =
         size_t(std::min<uint64_t>(kMaskChunk * cfg_.threads, cfg_.sender_size - first));
+
     out_.resize(count * L);
     out_pos_ = 0;
     parallel_for(cfg_.threads, count, 4 * kBatch, [&](size_t b, size_t e) {
-      Block ys[kBatch], o[kBatch], hv[kBatch];
-      for (size_t k0 = b; k0 < e; k0 += kBatch) {
-        const size_t c = std::min(kBatch, e - k0);
-        for (size_t k = 0; k < c; ++k) __builtin_prefetch(&elements_[order_[first + k0 + k]]);
-        for (size_t k = 0; k < c; ++k) ys[k] = elements_[order_[first + k0 + k]];
-        okvs_->decode(K_.data(), ys, c, o);
-        value_.encrypt_blocks(ys, hv, c);
+      std::vector<Block> ys(e - b), o(e - b);
+      constexpr size_t kAhead = 16;
+      for (size_t k = b; k < e; ++k) {
+        if (k + kAhead < e) __builtin_prefetch(&elements_[order_[first + k + kAhead]]);
+        ys[k - b] = elements_[order_[first + k]];
+      }
+      okvs_->decode(K_.data(), ys.data(), e - b, o.data());
+      Block hv[kBatch];
+      for (size_t k0 = 0; k0 < e - b; k0 += kBatch) {
+        const size_t c = std::min(kBatch, e - b - k0);
+        value_.encrypt_blocks(&ys[k0], hv, c);
         gf128_mul_const(hv, delta_, hv, c);
-        for (size_t k = 0; k < c; ++k) o[k] ^= hv[k];
-        out_hash_.finish(ys, o, c, cfg_.output_both ? &proofs_[first + k0] : nullptr);
-        for (size_t k = 0; k < c; ++k) std::memcpy(&out_[(k0 + k) * L], &o[k], L);
+        for (size_t k = 0; k < c; ++k) o[k0 + k] ^= hv[k];
+        out_hash_.finish(&ys[k0], &o[k0], c, cfg_.output_both ? &proofs_[first + b + k0] : nullptr);
+        for (size_t k = 0; k < c; ++k) std::memcpy(&out_[(b + k0 + k) * L], &o[k0 + k], L);
       }
     });
     masks_done_ += count;
@@ -1000,7 +1035,7 @@ class Rr22Sender final : public Rr22Base {
   uint8_t header_[kInstanceBytes];
   uint8_t carry_[16];
   size_t carry_len_ = 0;
-  std::vector<Block> K_;  // b, then K = b + (P + a) * Delta
+  BigBlocks K_;  // b, then K = b + (P + a) * Delta
   std::vector<uint32_t> order_;
   std::vector<uint64_t> proofs_;  // output=both: the proof of the output at each position
   uint64_t masks_done_ = 0;
