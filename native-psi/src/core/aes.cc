@@ -37,27 +37,60 @@ Block Aes128::encrypt(Block in) const {
   return _mm_aesenclast_si128(x, rk_[10]);
 }
 
-// Eight blocks at a time keep the AES units' pipelines full.
+// Eight blocks at a time keep the AES units' pipelines full. The loops are unrolled by hand (GCC
+// leaves them rolled at -O2, with the eight states on the stack: ~10x slower).
+#define PSI_AES8(x, rk)                     \
+  do {                                      \
+    _Pragma("GCC unroll 10") for (int r = 1; r < 10; ++r) { \
+      const Block k = (rk)[r];              \
+      x##0 = _mm_aesenc_si128(x##0, k);     \
+      x##1 = _mm_aesenc_si128(x##1, k);     \
+      x##2 = _mm_aesenc_si128(x##2, k);     \
+      x##3 = _mm_aesenc_si128(x##3, k);     \
+      x##4 = _mm_aesenc_si128(x##4, k);     \
+      x##5 = _mm_aesenc_si128(x##5, k);     \
+      x##6 = _mm_aesenc_si128(x##6, k);     \
+      x##7 = _mm_aesenc_si128(x##7, k);     \
+    }                                       \
+  } while (0)
+
+namespace {
+// out[0..8) = AES(x0..x7) given states already xored with round key 0.
+inline void aes8_finish(Block x0, Block x1, Block x2, Block x3, Block x4, Block x5, Block x6,
+                        Block x7, const Block* rk, Block* out) {
+  PSI_AES8(x, rk);
+  const Block k = rk[10];
+  store_block(out + 0, _mm_aesenclast_si128(x0, k));
+  store_block(out + 1, _mm_aesenclast_si128(x1, k));
+  store_block(out + 2, _mm_aesenclast_si128(x2, k));
+  store_block(out + 3, _mm_aesenclast_si128(x3, k));
+  store_block(out + 4, _mm_aesenclast_si128(x4, k));
+  store_block(out + 5, _mm_aesenclast_si128(x5, k));
+  store_block(out + 6, _mm_aesenclast_si128(x6, k));
+  store_block(out + 7, _mm_aesenclast_si128(x7, k));
+}
+}  // namespace
+
 void Aes128::encrypt_blocks(const Block* in, Block* out, size_t n) const {
   size_t i = 0;
-  for (; i + 8 <= n; i += 8) {
-    Block x[8];
-    for (int j = 0; j < 8; ++j) x[j] = _mm_xor_si128(in[i + j], rk_[0]);
-    for (int r = 1; r < 10; ++r)
-      for (int j = 0; j < 8; ++j) x[j] = _mm_aesenc_si128(x[j], rk_[r]);
-    for (int j = 0; j < 8; ++j) out[i + j] = _mm_aesenclast_si128(x[j], rk_[10]);
-  }
+  const Block k0 = rk_[0];
+  for (; i + 8 <= n; i += 8)
+    aes8_finish(load_block(in + i) ^ k0, load_block(in + i + 1) ^ k0, load_block(in + i + 2) ^ k0,
+                load_block(in + i + 3) ^ k0, load_block(in + i + 4) ^ k0,
+                load_block(in + i + 5) ^ k0, load_block(in + i + 6) ^ k0,
+                load_block(in + i + 7) ^ k0, rk_, out + i);
   for (; i < n; ++i) out[i] = encrypt(in[i]);
 }
 
 void Aes128::ctr_blocks(uint64_t nonce_hi, uint64_t counter, Block* out, size_t n) const {
   size_t i = 0;
+  const Block k0 = rk_[0];
   for (; i + 8 <= n; i += 8) {
-    Block x[8];
-    for (int j = 0; j < 8; ++j) x[j] = _mm_xor_si128(make_block(nonce_hi, counter + i + j), rk_[0]);
-    for (int r = 1; r < 10; ++r)
-      for (int j = 0; j < 8; ++j) x[j] = _mm_aesenc_si128(x[j], rk_[r]);
-    for (int j = 0; j < 8; ++j) out[i + j] = _mm_aesenclast_si128(x[j], rk_[10]);
+    const uint64_t c = counter + i;
+    aes8_finish(make_block(nonce_hi, c) ^ k0, make_block(nonce_hi, c + 1) ^ k0,
+                make_block(nonce_hi, c + 2) ^ k0, make_block(nonce_hi, c + 3) ^ k0,
+                make_block(nonce_hi, c + 4) ^ k0, make_block(nonce_hi, c + 5) ^ k0,
+                make_block(nonce_hi, c + 6) ^ k0, make_block(nonce_hi, c + 7) ^ k0, rk_, out + i);
   }
   for (; i < n; ++i) out[i] = encrypt(make_block(nonce_hi, counter + i));
 }

@@ -13,22 +13,12 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * The ECDH protocol in the job, as two party JVMs over the real bridge: a row join equal to the
- * plaintext join, and a cardinality-only query equal to the plaintext count of common keys.
+ * The ECDH protocol's cardinality output in the job, as two party JVMs over the real bridge: a
+ * count-only query equal to the plaintext count of common keys (row joins of every protocol: {@link
+ * ProtocolJoinTest}).
  */
 class EcdhJoinTest {
   @TempDir Path dir;
-
-  @Test
-  void rowJoinWithEcdhEqualsPlaintextJoin() throws Exception {
-    JoinFixture f = JoinFixture.generate(1500, 2000, 0.5, 0.2, 0.05, 77);
-    Map<String, String> opts = f.localJoinOptions(dir, "csv", "2", "512m");
-    opts.put("protocol", "ecdh");
-    run(opts);
-    assertEquals(
-        f.expected(),
-        JoinFixture.readAvro(dir.resolve("out"), List.of("id", "spend", "email", "bid")));
-  }
 
   @Test
   void countDistinctKeysRevealsOnlyTheCount() throws Exception {
