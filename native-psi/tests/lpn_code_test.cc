@@ -266,6 +266,32 @@ TEST(LpnCode, Linear) {
   }
 }
 
+TEST(LpnCode, HandMadeTinyShapesStayInBoundsAndLinear) {
+  // Not secure shapes (lpn_shape never makes them), but the encoder must not read out of bounds.
+  for (uint64_t m : {1, 2, 3, 5}) {
+    for (uint64_t N : {m + 1, m + 2, 2 * m + 3, m + 30}) {
+      LpnShape s;
+      s.m = m;
+      s.N = N;
+      s.t = N;
+      s.depth = 0;
+      const LpnCode code(s, make_block(m, N));
+      std::vector<Block> x = random_blocks(N, N), y = random_blocks(N, N + 1), z(N);
+      for (size_t i = 0; i < N; ++i) z[i] = _mm_xor_si128(x[i], y[i]);
+      std::vector<Block> x2 = x, y2 = y;
+      code.dual_encode(x.data());
+      code.dual_encode(y.data());
+      code.dual_encode(z.data());
+      code.dual_encode2(x2.data(), y2.data());
+      for (size_t i = 0; i < m; ++i) {
+        ASSERT_TRUE(block_equal(z[i], _mm_xor_si128(x[i], y[i])));
+        ASSERT_TRUE(block_equal(x2[i], x[i]));
+        ASSERT_TRUE(block_equal(y2[i], y[i]));
+      }
+    }
+  }
+}
+
 TEST(LpnCode, DeterministicInSeedAndSeedMatters) {
   const LpnShape s = lpn_shape(5000);
   const std::vector<Block> x = random_blocks(s.N, 1);

@@ -97,8 +97,7 @@ inline void conv_step(Block* const* v, uint64_t P, uint64_t i, uint32_t c) {
   for (int k = 0; k < K; ++k) y[k] = v[k][i];
   for (uint32_t d = 1; d <= LpnCode::kConvWidth + 1; ++d) {
     const Block mask = _mm_set1_epi32(-static_cast<int32_t>((c >> (d - 1)) & 1));
-    uint64_t j = i + d;
-    if (j >= P) j -= P;
+    const uint64_t j = (i + d) % P;  // only at the ends of a pass; any P >= 1
     for (int k = 0; k < K; ++k) v[k][j] = _mm_xor_si128(v[k][j], _mm_and_si128(mask, y[k]));
   }
 }
