@@ -50,6 +50,7 @@ LpnShape lpn_shape(uint64_t m);
 class LpnCode {
  public:
   // The code for `shape`, its randomness (expander positions, convolution coefficients) from seed.
+  // Any shape with N > m encodes by the definition; only lpn_shape's are the secure ones.
   LpnCode(const LpnShape& shape, Block seed);
   const LpnShape& shape() const;
   // In place: x has shape().N Blocks; afterwards x[0 .. m) = H(x) and the rest is scratch.
