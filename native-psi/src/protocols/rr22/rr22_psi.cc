@@ -562,6 +562,8 @@ class Rr22Receiver final : public Rr22Base {
       while (lookup_[slot]) slot = (slot + 1) & lookup_mask_;
       lookup_[slot] = (key >> 32) << 32 | (i + 1);
     }
+    matched_.assign((n + 63) / 64, 0);
+    if (cfg_.output_both) claim_item_.assign(cfg_.sender_size, kNone);
     masks_seen_ = 0;
     carry_len_ = 0;
     return Status::ok();
@@ -590,8 +592,8 @@ class Rr22Receiver final : public Rr22Base {
           if ((e >> 32) != want) continue;
           const uint64_t item = (e & 0xFFFFFFFF) - 1;
           if (std::memcmp(&item_mask_[item * L], mk, L) == 0) {
-            matched_items_.push_back(item);
-            matched_positions_.push_back(uint32_t(g0 + k0 + k));
+            matched_[item / 64] |= uint64_t(1) << (item % 64);
+            if (cfg_.output_both) claim_item_[g0 + k0 + k] = uint32_t(item);
           }
         }
       }
@@ -629,28 +631,28 @@ class Rr22Receiver final : public Rr22Base {
       return peer_error(at + ": message ended after " +
                         std::to_string(masks_seen_ * L + carry_len_) + " of " +
                         std::to_string(cfg_.sender_size * L) + " bytes");
-    result_.assign(matched_items_.begin(), matched_items_.end());
-    std::sort(result_.begin(), result_.end());
-    result_.erase(std::unique(result_.begin(), result_.end()), result_.end());
+    // Ascending by construction: no sort.
+    result_.clear();
+    for (uint64_t w = 0; w < matched_.size(); ++w)
+      for (uint64_t bits = matched_[w]; bits; bits &= bits - 1)
+        result_.push_back(64 * w + uint64_t(__builtin_ctzll(bits)));
+    std::vector<uint64_t>().swap(matched_);
     std::vector<uint8_t>().swap(item_mask_);
     std::vector<uint64_t>().swap(lookup_);
     out_.clear();
     out_pos_ = 0;
     if (cfg_.output_both) {
       // Claims: u32 count | count x (u32 position | u64 proof), ascending positions, each once.
-      std::vector<std::pair<uint32_t, uint64_t>> claims(matched_positions_.size());
-      for (size_t k = 0; k < claims.size(); ++k)
-        claims[k] = {matched_positions_[k], item_proof_[matched_items_[k]]};
-      std::sort(claims.begin(), claims.end(),
-                [](const auto& a, const auto& b) { return a.first < b.first; });
-      claims.erase(std::unique(claims.begin(), claims.end(),
-                               [](const auto& a, const auto& b) { return a.first == b.first; }),
-                   claims.end());
-      put_u32(&out_, uint32_t(claims.size()));
-      for (const auto& c : claims) {
-        put_u32(&out_, c.first);
-        put_u64(&out_, c.second);
+      uint32_t count = 0;
+      for (uint32_t item : claim_item_) count += item != kNone;
+      out_.reserve(4 + size_t(count) * kClaimBytes);
+      put_u32(&out_, count);
+      for (uint64_t pos = 0; pos < claim_item_.size(); ++pos) {
+        if (claim_item_[pos] == kNone) continue;
+        put_u32(&out_, uint32_t(pos));
+        put_u64(&out_, item_proof_[claim_item_[pos]]);
       }
+      std::vector<uint32_t>().swap(claim_item_);
       secure_wipe(item_proof_.data(), item_proof_.size() * sizeof(uint64_t));
       std::vector<uint64_t>().swap(item_proof_);
     }
@@ -674,8 +676,9 @@ class Rr22Receiver final : public Rr22Base {
   uint8_t carry_[16];
   size_t carry_len_ = 0;
   uint64_t masks_seen_ = 0;
-  std::vector<uint64_t> matched_items_;
-  std::vector<uint32_t> matched_positions_;
+  static constexpr uint32_t kNone = 0xFFFFFFFFu;
+  std::vector<uint64_t> matched_;     // bit i: element i matched
+  std::vector<uint32_t> claim_item_;  // output=both: the element matched at each sender position
 };
 
 // ---------------------------------------------------------------------------------------------
