@@ -1,5 +1,7 @@
 #include "ggm.h"
 
+#include <cpuid.h>
+
 #include <atomic>
 #include <vector>
 
@@ -126,8 +128,14 @@ __attribute__((target("vaes,avx2"))) void level_vaes(const Block* in, size_t w, 
   }
 }
 
+// CPUID leaf 7: VAES is ECX bit 9 (read directly: clang 14's __builtin_cpu_supports has no "vaes").
+// AVX2, and the OS's saving of the YMM state, are checked at session creation (api/cpu.cc).
 bool have_vaes() {
-  static const bool v = __builtin_cpu_supports("vaes") && __builtin_cpu_supports("avx2");
+  static const bool v = [] {
+    unsigned a = 0, b = 0, c = 0, d = 0;
+    return __get_cpuid_count(7, 0, &a, &b, &c, &d) && (c & (1u << 9)) != 0 &&
+           __builtin_cpu_supports("avx2");
+  }();
   return v;
 }
 std::atomic<bool> g_allow_vaes{true};  // atomic: expansions may run on several threads
