@@ -193,16 +193,7 @@ public final class JoinBenchmark {
     double selectivity = o.get(WHERE_SELECTIVITY);
     PrintStream log = System.err;
 
-    Path data =
-        work.resolve(
-            String.format(Locale.ROOT, "data-%d-%d-%s-%d", rows, rowsB, overlapText, spec.seed()));
-    GeneratedTables tables = generated(spec, data, log);
-    // Both joins read P parts per table, so every reading subtask has work (splitting is not
-    // timed).
-    Path partsA = parts(tables.a(), data.resolve("a-parts-" + parallelism), parallelism, log);
-    Path partsB = parts(tables.b(), data.resolve("b-parts-" + parallelism), parallelism, log);
-
-    String sql = query(selectivity, rows, rowsB);
+    // the link first: a missing tool or privilege fails before anything is generated
     SlowNetwork net = null;
     JsonNode netMeasured = null;
     if (o.has(NET)) {
@@ -219,6 +210,16 @@ public final class JoinBenchmark {
       }
     }
     LocalJoin.Hooks hooks = net == null ? LocalJoin.Hooks.NONE : net.hooks();
+    Path data =
+        work.resolve(
+            String.format(Locale.ROOT, "data-%d-%d-%s-%d", rows, rowsB, overlapText, spec.seed()));
+    GeneratedTables tables = generated(spec, data, log);
+    // Both joins read P parts per table, so every reading subtask has work (splitting is not
+    // timed).
+    Path partsA = parts(tables.a(), data.resolve("a-parts-" + parallelism), parallelism, log);
+    Path partsB = parts(tables.b(), data.resolve("b-parts-" + parallelism), parallelism, log);
+
+    String sql = query(selectivity, rows, rowsB);
     List<String> secureRuns = new ArrayList<>();
     // per public size policy, the runs' wall times
     Map<String, double[]> secureByPolicy = new java.util.LinkedHashMap<>();
