@@ -104,6 +104,18 @@ public final class JoinBenchmark {
           false,
           PublicSizes::parse,
           PublicSizes::text);
+  static final TypedOption<NetSpec> NET =
+      new TypedOption<>(
+          "net",
+          NetSpec.class,
+          "RATE,DELAY",
+          "the private join's traffic between the parties crosses a link of this rate and one-way "
+              + "delay, each direction (e.g. 100mbit,10ms; tc's units; needs root and tc: party B "
+              + "runs in a network namespace, see docs/benchmarks.md)",
+          null,
+          false,
+          NetSpec::parse,
+          NetSpec::text);
 
   /** The command line of {@code ./psi bench join}. */
   static final CommandLineSyntax SYNTAX =
@@ -125,7 +137,8 @@ public final class JoinBenchmark {
               NO_INSECURE,
               JSON,
               WHERE_SELECTIVITY,
-              PUBLIC_SIZE));
+              PUBLIC_SIZE,
+              NET));
 
   /** The public size policies of {@code --public-size}, in the order given (at least one). */
   record PublicSizes(List<PublicSize> policies) {
@@ -180,6 +193,23 @@ public final class JoinBenchmark {
     double selectivity = o.get(WHERE_SELECTIVITY);
     PrintStream log = System.err;
 
+    // the link first: a missing tool or privilege fails before anything is generated
+    SlowNetwork net = null;
+    JsonNode netMeasured = null;
+    if (o.has(NET)) {
+      try {
+        net = SlowNetwork.start(o.get(NET), log);
+        netMeasured = net.measure(log);
+      } catch (IOException e) {
+        if (net != null) {
+          net.close();
+        }
+        System.err.println("psi bench join: --net " + o.get(NET).text() + ": " + e.getMessage());
+        System.exit(2);
+        return;
+      }
+    }
+    LocalJoin.Hooks hooks = net == null ? LocalJoin.Hooks.NONE : net.hooks();
     Path data =
         work.resolve(
             String.format(Locale.ROOT, "data-%d-%d-%s-%d", rows, rowsB, overlapText, spec.seed()));
@@ -225,7 +255,7 @@ public final class JoinBenchmark {
             rows,
             rowsB,
             policy);
-        LocalJoin.Result res = LocalJoin.run(opts, log);
+        LocalJoin.Result res = LocalJoin.run(opts, log, hooks);
         secureByPolicy.get(policy)[r] = res.seconds();
         secureRuns.add(res.toJson());
         RowDigest d = digestAvro(out);
@@ -258,6 +288,9 @@ public final class JoinBenchmark {
       }
       correct &= ok;
     }
+    if (net != null) {
+      net.close();
+    }
     double secureMedian = median(secure);
     double insecureMedian = insecure.length == 0 ? Double.NaN : median(insecure);
     if (o.get(JSON)) {
@@ -279,6 +312,13 @@ public final class JoinBenchmark {
       n.put("insecure_join_operator", joinOperator);
       n.put("ratio", Json.threeOrNull(secureMedian / insecureMedian));
       n.put("where_selectivity", Json.threeOrNull(selectivity));
+      if (net == null) {
+        n.putNull("net");
+      } else {
+        ObjectNode netJson = net.toJson();
+        netJson.set("measured", netMeasured);
+        n.set("net", netJson);
+      }
       ObjectNode byPolicy = n.putObject("secure_seconds_median_by_public_size");
       secureByPolicy.forEach((ps, t) -> byPolicy.put(ps, Json.three(median(t))));
       ArrayNode runsJson = n.putArray("secure_runs");
@@ -299,6 +339,13 @@ public final class JoinBenchmark {
           fmt(insecureMedian),
           fmt(secureMedian / insecureMedian),
           correct ? "correct" : "WRONG");
+      if (net != null) {
+        System.out.printf(
+            Locale.ROOT,
+            "  between the parties: --net %s (measured: %s)%n",
+            o.get(NET).text(),
+            netMeasured);
+      }
       secureByPolicy.forEach(
           (ps, t) ->
               System.out.printf(

@@ -261,6 +261,14 @@ public final class LocalJoin {
 
     /** Called once the party's JVM runs. */
     default void started(Role party, Process process) {}
+
+    /**
+     * What the party's JVM command line starts with, e.g. {@code ip netns exec NS} to run it in a
+     * network namespace ({@code ./psi bench join --net}).
+     */
+    default List<String> launchPrefix(Role party) {
+      return List.of();
+    }
   }
 
   public static Result run(Map<String, String> opts, PrintStream log, Hooks hooks)
@@ -313,6 +321,7 @@ public final class LocalJoin {
                   session,
                   hooks.bridgePort(Role.A, relay.port()),
                   work),
+              hooks.launchPrefix(Role.A),
               log);
       hooks.started(Role.A, pa);
       Process pb =
@@ -327,6 +336,7 @@ public final class LocalJoin {
                   session,
                   hooks.bridgePort(Role.B, relay.port()),
                   work),
+              hooks.launchPrefix(Role.B),
               log);
       hooks.started(Role.B, pb);
       int[] exits = waitForBoth(pa, pb, log);
@@ -495,9 +505,10 @@ public final class LocalJoin {
     return from.has(option) ? to.with(option, from.get(option)) : to;
   }
 
-  private static Process launch(OptionValues o, PartyConfiguration party, PrintStream log)
+  private static Process launch(
+      OptionValues o, PartyConfiguration party, List<String> prefix, PrintStream log)
       throws IOException {
-    List<String> cmd = new ArrayList<>();
+    List<String> cmd = new ArrayList<>(prefix);
     cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
     cmd.add("-Xmx" + o.get(PARTY_HEAP));
     cmd.addAll(JvmOptions.FLINK_JVM);

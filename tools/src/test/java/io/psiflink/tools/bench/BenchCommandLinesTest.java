@@ -51,7 +51,9 @@ class BenchCommandLinesTest {
             "--where-selectivity",
             "0.25",
             "--public-size",
-            "rounded,exact,declared:5000");
+            "rounded,exact,declared:5000",
+            "--net",
+            "100mbit,10ms");
     assertEquals(1_000_000L, o.get(JoinBenchmark.ROWS));
     assertEquals(1_000L, o.get(JoinBenchmark.ROWS_B));
     // kept as written: it names the data directory and is echoed in the report
@@ -69,6 +71,7 @@ class BenchCommandLinesTest {
     assertEquals(
         List.of(PublicSize.ROUNDED, PublicSize.EXACT, PublicSize.declared(5000)),
         o.get(JoinBenchmark.PUBLIC_SIZE).policies());
+    assertEquals(NetSpec.parse("100mbit,10ms"), o.get(JoinBenchmark.NET));
 
     // ./psi help's short form: the defaults
     OptionValues d = JoinBenchmark.SYNTAX.parse("--rows", "100000", "--overlap", "0.5");
@@ -83,6 +86,8 @@ class BenchCommandLinesTest {
     assertFalse(d.get(JoinBenchmark.NO_INSECURE));
     assertEquals(1.0, d.get(JoinBenchmark.WHERE_SELECTIVITY));
     assertEquals(List.of(PublicSize.ROUNDED), d.get(JoinBenchmark.PUBLIC_SIZE).policies());
+    // no --net: the parties talk over loopback, unshaped, as before
+    assertFalse(d.has(JoinBenchmark.NET));
   }
 
   @Test
@@ -177,7 +182,8 @@ class BenchCommandLinesTest {
         "--no-insecure",
         "--json",
         "--where-selectivity",
-        "--public-size");
+        "--public-size",
+        "--net");
     assertHelpLists(
         TableGenerator.SYNTAX,
         "--rows",
@@ -224,6 +230,8 @@ class BenchCommandLinesTest {
         "--public-size",
         "rounded,huge");
     assertFails(JoinBenchmark.SYNTAX, "--runs", "--rows", "10", "--overlap", "0.5", "--runs", "0");
+    assertFails(
+        JoinBenchmark.SYNTAX, "--net", "--rows", "10", "--overlap", "0.5", "--net", "100mbps,10ms");
     assertFails(JoinBenchmark.SYNTAX, "--bogus", "--rows", "10", "--overlap", "0.5", "--bogus");
     assertFails(TableGenerator.SYNTAX, "--out", "--rows", "10");
     assertFails(TableGenerator.SYNTAX, "--nulls", "--rows", "10", "--out", "x", "--nulls", "-1");
