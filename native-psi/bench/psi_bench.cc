@@ -132,6 +132,7 @@ struct Options {
   std::string params;
   int trials = 20;
   uint64_t sender_n = 0, receiver_n = 0;  // unbalanced sizes (phased runs); 0: 2^log2n
+  bool one_thread = false;  // both roles round after round on one thread (phased)
 };
 
 struct Measure {
@@ -238,7 +239,7 @@ bool in_child(F&& body) {
 int bench_phased(const Options& o);
 
 int bench_native(const Options& o) {
-  if (o.protocol == "ecdh") return bench_phased(o);
+  if (o.protocol == "ecdh" || o.one_thread) return bench_phased(o);
   bool all_ok = true;
   if (!o.json)
     std::printf("%-9s %6s %4s %10s %10s %12s %12s %9s %12s %s\n", "protocol", "log2n", "runs",
@@ -588,9 +589,10 @@ int usage() {
   std::fprintf(
       stderr,
       "usage: psi_bench native [--protocol P] [--log2n K[,K...]] [--runs R] [--overlap F]\n"
-      "                        [--params k=v,...] [--json]\n"
-      "                        ecdh only: [--sender-n N] [--receiver-n N] (unbalanced sizes;\n"
-      "                        rounds run one after the other on one thread, per-phase times)\n"
+      "                        [--params k=v,...] [--json] [--one-thread]\n"
+      "                        --one-thread (always for ecdh): both roles' rounds one after the\n"
+      "                        other on one thread, per-phase times; then also [--sender-n N]\n"
+      "                        [--receiver-n N] (unbalanced sizes)\n"
       "       psi_bench cuckoo [--log2n K] [--trials T] [--runs R] [--json]\n"
       "       psi_bench gcs-size N QUERIES FPR   (ecdh setup message size, no group arithmetic)\n");
   return 2;
@@ -637,6 +639,8 @@ int main(int argc, char** argv) {
         o.trials = std::max(1, std::stoi(next()));
       else if (a == "--json")
         o.json = true;
+      else if (a == "--one-thread")
+        o.one_thread = true;
       else if (a == "--sender-n")
         o.sender_n = std::stoull(next());
       else if (a == "--receiver-n")

@@ -66,6 +66,7 @@ public final class JoinBenchmark {
       TypedOption.integer(
           "runs", "R", "how often each join runs (the report gives the medians)", 1, 1);
   static final TypedOption<Integer> SIGMA = PartyOptions.SIGMA;
+  static final TypedOption<String> PROTOCOL = PartyOptions.PROTOCOL;
   static final TypedOption<String> PARTY_HEAP =
       TypedOption.text(
           "party-heap",
@@ -131,6 +132,7 @@ public final class JoinBenchmark {
               PARALLELISM,
               RUNS,
               SIGMA,
+              PROTOCOL,
               PARTY_HEAP,
               WORK,
               SEED,
@@ -242,7 +244,7 @@ public final class JoinBenchmark {
         opts.put("parallelism", Integer.toString(parallelism));
         opts.put("work", work.resolve("run").toString());
         opts.put("public-size", policy);
-        for (TypedOption<?> k : List.of(BINS, SIGMA, PARTY_HEAP)) {
+        for (TypedOption<?> k : List.of(BINS, SIGMA, PROTOCOL, PARTY_HEAP)) {
           if (o.has(k)) {
             opts.put(k.name(), k.print(o.get(k)));
           }
@@ -299,6 +301,7 @@ public final class JoinBenchmark {
       n.put("rows_b", rowsB);
       n.put("overlap", new BigDecimal(overlapText));
       n.put("parallelism", parallelism);
+      n.put("protocol", o.get(PROTOCOL));
       n.put("runs", runs);
       // the generator's closed formula holds for the query without WHERE only
       if (selectivity < 1) {

@@ -40,6 +40,8 @@ class BenchCommandLinesTest {
             "3",
             "--sigma",
             "40",
+            "--protocol",
+            "rr22",
             "--party-heap",
             "4g",
             "--work",
@@ -62,6 +64,7 @@ class BenchCommandLinesTest {
     assertEquals(4, o.get(JoinBenchmark.PARALLELISM));
     assertEquals(3, o.get(JoinBenchmark.RUNS));
     assertEquals(40, o.get(JoinBenchmark.SIGMA));
+    assertEquals("rr22", o.get(JoinBenchmark.PROTOCOL));
     assertEquals("4g", o.get(JoinBenchmark.PARTY_HEAP));
     assertEquals(Path.of("/tmp/w"), o.get(JoinBenchmark.WORK));
     assertEquals(7L, o.get(JoinBenchmark.SEED));
