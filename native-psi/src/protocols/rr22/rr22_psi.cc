@@ -386,7 +386,13 @@ class Rr22Receiver final : public Rr22Base {
       out_pos_ = 0;
       return Status::ok();
     }
-    return absorb_masks(chunk, last, at);  // round 4
+    // Round 4. This party's own outputs wait until the sender's arrive: computing them earlier
+    // (after P + a has gone) would hold back the end of round 2, and with it the sender's outputs.
+    if (!own_ready_) {
+      PSI_RETURN_IF_ERROR(own_outputs());
+      own_ready_ = true;
+    }
+    return absorb_masks(chunk, last, at);
   }
 
   Status emit(psi_phase phase, uint32_t round, uint8_t* out, size_t cap, size_t* written,
@@ -398,7 +404,7 @@ class Rr22Receiver final : public Rr22Base {
     if (phase == PSI_PHASE_ONLINE && round == 2)
       return emit_streamed(
           out, cap, written, done, [this](bool* more) { return next_masked_piece(more); },
-          [this] { return own_outputs(); });
+          [] { return Status::ok(); });
     emit_from_buffer(out_, &out_pos_, out, cap, written, done);
     return Status::ok();
   }
@@ -532,7 +538,7 @@ class Rr22Receiver final : public Rr22Base {
     return Status::ok();
   }
 
-  // After round 2 has gone: this party's OPRF outputs H(decode(c, x), x) and their lookup table.
+  // This party's OPRF outputs H(decode(c, x), x) and their lookup table.
   Status own_outputs() {
     vole_in_.release();
     const uint64_t n = cfg_.receiver_size;
@@ -668,6 +674,7 @@ class Rr22Receiver final : public Rr22Base {
   uint64_t vole_bytes_ = 0;
   MessageBuffer vole_in_;
   size_t next_piece_ = 0;
+  bool own_ready_ = false;
   BigBlocks P_;  // the OKVS; piece by piece replaced by the VOLE's c
   std::vector<uint8_t> item_mask_;
   std::vector<uint64_t> item_proof_;
