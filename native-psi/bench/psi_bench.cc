@@ -132,7 +132,7 @@ struct Options {
   std::string params;
   int trials = 20;
   uint64_t sender_n = 0, receiver_n = 0;  // unbalanced sizes (phased runs); 0: 2^log2n
-  bool one_thread = false;  // both roles round after round on one thread (phased)
+  bool one_thread = false;                // both roles round after round on one thread (phased)
 };
 
 struct Measure {

@@ -1,7 +1,8 @@
 // psi_protocol_info: the registry's self-descriptions through the C ABI. Lookup by index and by
-// name, status codes for unknown or malformed requests, the fields of kkrt, ecdh and rr22 as documented
-// (docs/protocols.md), and — as an oracle independent of the table — that every description agrees
-// with what psi_session_create / psi_set_input / the setup rounds actually accept.
+// name, status codes for unknown or malformed requests, the fields of kkrt, ecdh and rr22 as
+// documented (docs/protocols.md), and — as an oracle independent of the table — that every
+// description agrees with what psi_session_create / psi_set_input / the setup rounds actually
+// accept.
 #include <gtest/gtest.h>
 
 #include <cstdint>
@@ -67,7 +68,7 @@ TEST(ProtocolInfo, IndexAndNameGiveTheSameEntries) {
     EXPECT_EQ(0, std::memcmp(&by_index, &by_name, sizeof by_name)) << by_index.name;
   }
   EXPECT_EQ((std::set<std::string>{"kkrt", "ecdh", "rr22"}), names);
-  EXPECT_STREQ("kkrt", info_at(0).name);  // the order is fixed: index 0 is the default protocol
+  EXPECT_STREQ("rr22", info_at(0).name);  // the order is fixed: index 0 is the default protocol
 }
 
 TEST(ProtocolInfo, UnknownIndexOrNameIsAnArgumentErrorAndZeroesTheOutput) {

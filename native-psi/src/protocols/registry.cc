@@ -5,8 +5,8 @@
 
 #include "ecdh/ecdh_psi.h"
 #include "kkrt/kkrt_psi.h"
-#include "rr22/rr22_psi.h"
 #include "protocol.h"
+#include "rr22/rr22_psi.h"
 
 namespace psi {
 namespace {
@@ -18,8 +18,23 @@ struct Entry {
   Factory make;
 };
 
-// Immutable; the order is the index order of psi_protocol_info.
+// Immutable; the order is the index order of psi_protocol_info, and index 0 is the default.
 const Entry kProtocols[] = {
+    {{"rr22",
+      "RR22 VOLE-based PSI (OKVS, silent VOLE from expand-convolute LPN): least traffic and time, "
+      "setup reusable across bins",
+      2,
+      2,
+      {PSI_ROLE_RECEIVER, PSI_ROLE_SENDER, 0, 0},
+      PSI_OUTPUT_RECEIVER | PSI_OUTPUT_BOTH,
+      PSI_OUTPUT_RECEIVER,
+      0,
+      0,
+      16,
+      16,
+      uint64_t(1) << 28,
+      "receiver_size,sender_size,instance,output,sigma,piece,threads"},
+     make_rr22},
     {{"kkrt",
       "KKRT16 OPRF-based PSI (cuckoo hashing, OT extension): fast, setup reusable across bins",
       2,
@@ -50,21 +65,6 @@ const Entry kProtocols[] = {
       uint64_t(1) << 32,
       "receiver_size,sender_size,instance,output,fpr,filter"},
      make_ecdh},
-    {{"rr22",
-      "RR22 VOLE-based PSI (OKVS, silent VOLE from expand-convolute LPN): least traffic and time, "
-      "setup reusable across bins",
-      2,
-      2,
-      {PSI_ROLE_RECEIVER, PSI_ROLE_SENDER, 0, 0},
-      PSI_OUTPUT_RECEIVER | PSI_OUTPUT_BOTH,
-      PSI_OUTPUT_RECEIVER,
-      0,
-      0,
-      16,
-      16,
-      uint64_t(1) << 28,
-      "receiver_size,sender_size,instance,output,sigma,piece,threads"},
-     make_rr22},
 };
 
 constexpr size_t kCount = sizeof kProtocols / sizeof kProtocols[0];

@@ -138,7 +138,7 @@ public final class PartyOptions {
           1);
 
   public static final TypedOption<String> PROTOCOL =
-      TypedOption.text("protocol", "P", "the native PSI protocol", "kkrt");
+      TypedOption.text("protocol", "P", "the native PSI protocol", "rr22");
 
   public static final TypedOption<String> PROTOCOL_PARAMS =
       new TypedOption<>(

@@ -77,7 +77,7 @@ class PartyConfigurationTest {
     assertEquals(0, c.get(PartyOptions.BINS));
     assertEquals(2, c.get(PartyOptions.PARALLELISM));
     assertEquals(3, c.get(PartyOptions.ATTEMPTS));
-    assertEquals("kkrt", c.get(PartyOptions.PROTOCOL));
+    assertEquals("rr22", c.get(PartyOptions.PROTOCOL));
     assertEquals("1%", c.get(PartyOptions.MAX_BAD_ROWS));
     assertEquals(
         PublicSize.ROUNDED, PartyConfiguration.parse(minimal()).get(PartyOptions.PUBLIC_SIZE));

@@ -68,7 +68,7 @@ class ConfigAndTokensTest {
     CoordinatorConfig config = CoordinatorConfig.load(dir.resolve("coordinator.yaml"));
     assertEquals(Duration.ofHours(2), config.approvalTtl());
     assertEquals(40, config.defaults().sigma());
-    assertEquals("kkrt", config.defaults().protocol());
+    assertEquals("rr22", config.defaults().protocol());
     assertEquals("jdbc:sqlite:" + dir.resolve("state/coordinator.db"), config.database().url());
     assertEquals(dir.resolve("tokens"), config.tokensFile());
     assertEquals(dir.resolve("results").toString(), config.output().directory());

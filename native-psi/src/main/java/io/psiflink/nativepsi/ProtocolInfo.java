@@ -96,7 +96,7 @@ public record ProtocolInfo(
                     "unknown protocol '" + name + "' (known: " + knownNames() + ")"));
   }
 
-  /** The names of all protocols, comma-separated, for messages: {@code "kkrt, ecdh"}. */
+  /** The names of all protocols, comma-separated, for messages: {@code "rr22, kkrt, ecdh"}. */
   public static String knownNames() {
     return all().stream().map(ProtocolInfo::name).collect(Collectors.joining(", "));
   }

@@ -17,19 +17,19 @@ import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
 
 /**
- * {@link ProtocolInfo} as read from the library: the fields of kkrt, ecdh and rr22, the lookups, and that
- * every protocol the library lists — whatever it is — runs end to end by its description alone,
- * checked against a plaintext intersection.
+ * {@link ProtocolInfo} as read from the library: the fields of kkrt, ecdh and rr22, the lookups,
+ * and that every protocol the library lists — whatever it is — runs end to end by its description
+ * alone, checked against a plaintext intersection.
  */
 class ProtocolInfoTest {
 
   @Test
   void listsTheLibrarysProtocolsInItsOrder() {
     List<ProtocolInfo> all = ProtocolInfo.all();
-    assertEquals(List.of("kkrt", "ecdh", "rr22"), all.stream().map(ProtocolInfo::name).toList());
+    assertEquals(List.of("rr22", "kkrt", "ecdh"), all.stream().map(ProtocolInfo::name).toList());
     assertEquals(PsiNative.psi_protocol_count(), all.size());
-    assertEquals("kkrt, ecdh, rr22", ProtocolInfo.knownNames());
-    assertEquals("kkrt", ProtocolInfo.defaultProtocol().name());
+    assertEquals("rr22, kkrt, ecdh", ProtocolInfo.knownNames());
+    assertEquals("rr22", ProtocolInfo.defaultProtocol().name());
     assertThrows(UnsupportedOperationException.class, () -> all.add(all.get(0)));
   }
 
@@ -102,7 +102,7 @@ class ProtocolInfoTest {
   void anUnknownNameNamesTheKnownOnes() {
     IllegalArgumentException e =
         assertThrows(IllegalArgumentException.class, () -> ProtocolInfo.byName("rsa"));
-    assertEquals("unknown protocol 'rsa' (known: kkrt, ecdh, rr22)", e.getMessage());
+    assertEquals("unknown protocol 'rsa' (known: rr22, kkrt, ecdh)", e.getMessage());
     assertTrue(ProtocolInfo.find("KKRT").isEmpty(), "names are case-sensitive, as in the library");
   }
 

@@ -36,7 +36,7 @@ class ProtocolChoiceTest {
   void anUnknownProtocolNamesTheKnownOnes() {
     IllegalArgumentException e =
         assertThrows(IllegalArgumentException.class, () -> ProtocolChoice.check("rsa", false));
-    assertEquals("unknown protocol 'rsa' (known: kkrt, ecdh)", e.getMessage());
+    assertEquals("unknown protocol 'rsa' (known: rr22, kkrt, ecdh)", e.getMessage());
   }
 
   @Test
