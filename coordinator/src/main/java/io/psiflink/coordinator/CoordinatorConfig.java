@@ -42,9 +42,10 @@ import java.util.Objects;
  *     there; the session records carry the endpoint and the certificate's SHA-256 fingerprint
  * @param approvalTtl how long a submitted query waits for the other party's decision
  * @param sweepInterval how often pending queries are checked for expiry and polled at the peer
- * @param defaults session defaults: σ, protocol, bins (0: chosen by the job)
+ * @param defaults session defaults: σ, protocol (unset: the library's default, rr22, when this
+ *     party offers it, else the first protocol it offers), bins (0: chosen by the job)
  * @param protocols the native PSI protocols this party's jobs offer (default: the library's
- *     default, kkrt), each a name the native library lists ({@link ProtocolInfo}); a query naming
+ *     default, rr22), each a name the native library lists ({@link ProtocolInfo}); a query naming
  *     another one is refused
  * @param job how this party's job is launched once a session is approved (null: sessions are
  *     recorded but no job is launched)
@@ -358,16 +359,18 @@ public record CoordinatorConfig(
         || sweepInterval.isZero()) {
       throw new IllegalArgumentException("config: approvalTtl and sweepInterval must be positive");
     }
+    String libraryDefault = ProtocolInfo.defaultProtocol().name();
+    protocols =
+        protocols == null || protocols.isEmpty() ? List.of(libraryDefault) : List.copyOf(protocols);
+    // Unset, the default is the library's if this party offers it, else the first it offers.
     Defaults d = defaults == null ? new Defaults(null, null, null) : defaults;
     defaults =
         new Defaults(
             d.sigma() == null ? 40 : d.sigma(),
-            d.protocol() == null ? ProtocolInfo.defaultProtocol().name() : d.protocol(),
+            d.protocol() != null
+                ? d.protocol()
+                : protocols.contains(libraryDefault) ? libraryDefault : protocols.get(0),
             d.bins() == null ? 0 : d.bins());
-    protocols =
-        protocols == null || protocols.isEmpty()
-            ? List.of(ProtocolInfo.defaultProtocol().name())
-            : List.copyOf(protocols);
     for (String p : protocols) {
       if (ProtocolInfo.find(p).isEmpty()) {
         throw new IllegalArgumentException(

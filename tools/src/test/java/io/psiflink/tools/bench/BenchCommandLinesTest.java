@@ -179,6 +179,7 @@ class BenchCommandLinesTest {
         "--parallelism",
         "--runs",
         "--sigma",
+        "--protocol",
         "--party-heap",
         "--work",
         "--seed",
