@@ -11,6 +11,7 @@
 #include "../../core/prg.h"
 #include "../../core/transpose.h"
 #include "../../ot/base_ot.h"
+#include "../message_buffer.h"
 #include "kkrt_config.h"
 #include "kkrt_oprf.h"
 
@@ -25,24 +26,6 @@ constexpr size_t kInstanceBytes = 32;  // the online matrix message starts with 
 // proof with probability 2^-64, and the first wrong guess fails the run (the caller must start a
 // new attempt with a fresh instance, which the peer sees), so forging even one row is out of reach.
 constexpr size_t kClaimBytes = 12;
-
-// Collects one peer message of a known maximum size, refusing anything longer.
-class MessageBuffer {
- public:
-  explicit MessageBuffer(size_t max) : max_(max) {}
-  Status append(ByteView c, const std::string& what) {
-    if (c.size > max_ - data_.size())
-      return peer_error(what + ": message longer than the expected " + std::to_string(max_) +
-                        " bytes");
-    data_.insert(data_.end(), c.data, c.data + c.size);
-    return Status::ok();
-  }
-  const std::vector<uint8_t>& data() const { return data_; }
-
- private:
-  size_t max_;
-  std::vector<uint8_t> data_;
-};
 
 std::string role_round(const char* who, psi_phase phase, uint32_t round) {
   return std::string("kkrt ") + who + (phase == PSI_PHASE_SETUP ? " setup" : " online") +

@@ -15,6 +15,7 @@
 #include "../../ot/base_ot.h"
 #include "../../vole/iknp.h"
 #include "../../vole/silent_vole.h"
+#include "../message_buffer.h"
 
 namespace psi {
 namespace {
@@ -200,28 +201,6 @@ class OutputHash {
   Aes128 elem_;
   Block proof_tweak_ = zero_block();
   FixedKeyHash hash_;
-};
-
-// Collects one peer message of a known maximum size, refusing anything longer.
-class MessageBuffer {
- public:
-  void reset(size_t max) {
-    max_ = max;
-    data_.clear();
-  }
-  Status append(ByteView c, const std::string& at) {
-    if (c.size > max_ - data_.size())
-      return peer_error(at + ": message longer than the expected " + std::to_string(max_) +
-                        " bytes");
-    data_.insert(data_.end(), c.data, c.data + c.size);
-    return Status::ok();
-  }
-  const std::vector<uint8_t>& data() const { return data_; }
-  void release() { std::vector<uint8_t>().swap(data_); }
-
- private:
-  size_t max_ = 0;
-  std::vector<uint8_t> data_;
 };
 
 class Rr22Base : public Protocol {
