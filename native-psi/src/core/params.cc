@@ -1,5 +1,6 @@
 #include "params.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <cmath>
 #include <cstdlib>
@@ -119,6 +120,16 @@ Status Params::check_all_used() const {
   for (const auto& kv : kv_)
     if (!used_.count(kv.first)) return argument_error("unknown parameter '" + kv.first + "'");
   return Status::ok();
+}
+
+uint32_t mask_bytes(uint32_t sigma, uint64_t n_r, uint64_t n_s) {
+  auto ceil_log2 = [](uint64_t x) {
+    uint32_t r = 0;
+    while ((uint64_t(1) << r) < x) ++r;
+    return r;
+  };
+  const uint32_t bits = sigma + ceil_log2(n_r ? n_r : 1) + ceil_log2(n_s ? n_s : 1);
+  return std::min<uint32_t>((bits + 7) / 8, 16);
 }
 
 }  // namespace psi

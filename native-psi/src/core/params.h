@@ -31,6 +31,11 @@ class Params {
   mutable std::set<std::string> used_;
 };
 
+// Bytes of the OPRF outputs a two-party protocol compares: sigma + ceil(log2 n_r) + ceil(log2 n_s)
+// bits (the receiver makes at most n_r * n_s comparisons, so a false match has probability
+// <= 2^-sigma), rounded up to bytes, at most 16.
+uint32_t mask_bytes(uint32_t sigma, uint64_t n_r, uint64_t n_s);
+
 // The 64 lowercase hex digits of a 256-bit instance (for error messages and labels).
 std::string instance_hex(const uint8_t instance[32]);
 

@@ -4,6 +4,8 @@
 
 #include <cstring>
 
+#include "bytes.h"
+
 namespace psi {
 
 void Prg::reseed(Block seed, uint64_t stream) {
@@ -82,6 +84,21 @@ bool ct_equal(const void* a, const void* b, size_t n) {
   uint8_t d = 0;
   for (size_t i = 0; i < n; ++i) d |= uint8_t(x[i] ^ y[i]);
   return d == 0;
+}
+
+std::string instance_label(const std::string& domain, const uint8_t instance[32]) {
+  std::string label(domain);
+  label.push_back('\0');
+  label.append(reinterpret_cast<const char*>(instance), 32);
+  return label;
+}
+
+Block derive_instance_block(Block key, const std::string& domain, const uint8_t instance[32]) {
+  uint8_t k[16];
+  store_block(k, key);
+  Block r = derive_block(k, 16, instance_label(domain, instance));
+  secure_wipe(k, sizeof k);
+  return r;
 }
 
 }  // namespace psi

@@ -40,6 +40,11 @@ class Prg {
 void derive_key(const uint8_t* key, size_t key_len, const std::string& label, uint8_t* out,
                 size_t out_len);
 Block derive_block(const uint8_t* key, size_t key_len, const std::string& label);
+// The label of a per-run key: domain || 0x00 || the 32 instance bytes (the 0x00 makes the domain a
+// prefix-free part of the label).
+std::string instance_label(const std::string& domain, const uint8_t instance[32]);
+// derive_block keyed by a 128-bit key (e.g. a base-OT key) over instance_label(domain, instance).
+Block derive_instance_block(Block key, const std::string& domain, const uint8_t instance[32]);
 
 // Constant-time comparison for secret-dependent equality (returns true iff equal).
 bool ct_equal(const void* a, const void* b, size_t n);

@@ -16,14 +16,7 @@ constexpr size_t kChunk = 4096;
 // BLAKE2b(base-OT key, "psi-flink rr22 v1 iknp column" || 0x00 || instance): per-run column keys,
 // as kkrt_column_key does for KKRT (the 0x00 makes the domain a prefix-free part of the label).
 Block column_key(Block ot_key, const uint8_t instance[32]) {
-  std::string label("psi-flink rr22 v1 iknp column");
-  label.push_back('\0');
-  label.append(reinterpret_cast<const char*>(instance), 32);
-  uint8_t k[16];
-  store_block(k, ot_key);
-  Block r = derive_block(k, 16, label);
-  secure_wipe(k, sizeof k);
-  return r;
+  return derive_instance_block(ot_key, "psi-flink rr22 v1 iknp column", instance);
 }
 
 }  // namespace

@@ -19,46 +19,14 @@ inline uint64_t mul_shift(uint64_t r, uint64_t bound) {
 }
 
 // The output stream of Prg(seed, stream) (AES-128 keyed by seed over the blocks (stream, counter),
-// see core/prg.cc), produced 8 blocks at a time with the states in registers: core/aes.cc's
-// ctr_blocks keeps them on the stack at -O2 and ran at 5-11 ns a block on the reference machine
-// against 2-2.5 ns here, which would dominate the expander. The tests check the code built from Prg
-// itself.
+// see core/prg.cc), read in batches. The tests check the code built from Prg itself.
 class CtrStream {
  public:
   explicit CtrStream(Block seed, uint64_t stream = 0) : aes_(seed), stream_(stream) {}
-  // The next n blocks of the stream (n a multiple of 8).
+  // The next n blocks of the stream.
   void fill(Block* out, size_t n) {
-    const Block* rk = aes_.round_keys();
-    for (size_t i = 0; i < n; i += 8, counter_ += 8) {
-      Block b0 = _mm_xor_si128(make_block(stream_, counter_ + 0), rk[0]);
-      Block b1 = _mm_xor_si128(make_block(stream_, counter_ + 1), rk[0]);
-      Block b2 = _mm_xor_si128(make_block(stream_, counter_ + 2), rk[0]);
-      Block b3 = _mm_xor_si128(make_block(stream_, counter_ + 3), rk[0]);
-      Block b4 = _mm_xor_si128(make_block(stream_, counter_ + 4), rk[0]);
-      Block b5 = _mm_xor_si128(make_block(stream_, counter_ + 5), rk[0]);
-      Block b6 = _mm_xor_si128(make_block(stream_, counter_ + 6), rk[0]);
-      Block b7 = _mm_xor_si128(make_block(stream_, counter_ + 7), rk[0]);
-      for (int r = 1; r < 10; ++r) {
-        const Block k = rk[r];
-        b0 = _mm_aesenc_si128(b0, k);
-        b1 = _mm_aesenc_si128(b1, k);
-        b2 = _mm_aesenc_si128(b2, k);
-        b3 = _mm_aesenc_si128(b3, k);
-        b4 = _mm_aesenc_si128(b4, k);
-        b5 = _mm_aesenc_si128(b5, k);
-        b6 = _mm_aesenc_si128(b6, k);
-        b7 = _mm_aesenc_si128(b7, k);
-      }
-      const Block k = rk[10];
-      store_block(out + i + 0, _mm_aesenclast_si128(b0, k));
-      store_block(out + i + 1, _mm_aesenclast_si128(b1, k));
-      store_block(out + i + 2, _mm_aesenclast_si128(b2, k));
-      store_block(out + i + 3, _mm_aesenclast_si128(b3, k));
-      store_block(out + i + 4, _mm_aesenclast_si128(b4, k));
-      store_block(out + i + 5, _mm_aesenclast_si128(b5, k));
-      store_block(out + i + 6, _mm_aesenclast_si128(b6, k));
-      store_block(out + i + 7, _mm_aesenclast_si128(b7, k));
-    }
+    aes_.ctr_blocks(stream_, counter_, out, n);
+    counter_ += n;
   }
 
  private:

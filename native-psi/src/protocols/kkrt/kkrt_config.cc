@@ -5,15 +5,6 @@
 #include <cstdlib>
 
 namespace psi {
-namespace {
-
-uint32_t ceil_log2(uint64_t x) {
-  uint32_t r = 0;
-  while ((uint64_t(1) << r) < x) ++r;
-  return r;
-}
-
-}  // namespace
 
 uint32_t kkrt_default_stash(uint64_t n, uint32_t sigma) {
   // Failure model for 3 hash functions, 1.27 n slots, the insertion of cuckoo.cc
@@ -83,10 +74,7 @@ Status kkrt_config_from_params(const Params& params, KkrtConfig* c) {
   PSI_RETURN_IF_ERROR(validate_cuckoo_params(p));
   if (c->rows() >= (uint64_t(1) << 31)) return argument_error("too many OPRF instances");
 
-  uint32_t bits = c->sigma + ceil_log2(c->receiver_size ? c->receiver_size : 1) +
-                  ceil_log2(c->sender_size ? c->sender_size : 1);
-  c->mask_bytes = (bits + 7) / 8;
-  if (c->mask_bytes > 16) c->mask_bytes = 16;
+  c->mask_bytes = mask_bytes(c->sigma, c->receiver_size, c->sender_size);
   return Status::ok();
 }
 

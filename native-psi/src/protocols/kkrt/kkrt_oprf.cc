@@ -7,25 +7,12 @@
 
 namespace psi {
 
-namespace {
-std::string instance_label(const char* domain, const uint8_t instance[32]) {
-  std::string label(domain);
-  label.push_back('\0');  // the domain is a prefix-free part of the label
-  label.append(reinterpret_cast<const char*>(instance), 32);
-  return label;
-}
-}  // namespace
-
 void kkrt_instance_key(const uint8_t shared_seed[32], const uint8_t instance[32], uint8_t out[32]) {
   derive_key(shared_seed, 32, instance_label("psi-flink kkrt v2 instance", instance), out, 32);
 }
 
 Block kkrt_column_key(Block ot_key, const uint8_t instance[32]) {
-  uint8_t k[16];
-  store_block(k, ot_key);
-  Block r = derive_block(k, 16, instance_label("psi-flink kkrt v2 column", instance));
-  secure_wipe(k, sizeof k);
-  return r;
+  return derive_instance_block(ot_key, "psi-flink kkrt v2 column", instance);
 }
 
 Block kkrt_output_tweak(const uint8_t inst_key[32]) {

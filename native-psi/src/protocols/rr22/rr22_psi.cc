@@ -35,12 +35,6 @@ constexpr size_t kMaskChunk = 1u << 15;
 // fewer TLB misses on decode's random reads.
 using BigBlocks = std::vector<Block, detail::HugePageAllocator<Block>>;
 
-uint32_t ceil_log2(uint64_t x) {
-  uint32_t r = 0;
-  while ((uint64_t(1) << r) < x) ++r;
-  return r;
-}
-
 std::string where(const char* who, psi_phase phase, uint32_t round) {
   return std::string("rr22 ") + who + (phase == PSI_PHASE_SETUP ? " setup" : " online") +
          " round " + std::to_string(round);
@@ -111,17 +105,8 @@ Status config_from_params(const Params& params, Rr22Config* c) {
     return argument_error("output must be 'receiver' or 'both', not '" + output + "'");
   c->sigma = uint32_t(sigma);
   c->output_both = output == "both";
-  const uint32_t bits = c->sigma + ceil_log2(std::max<uint64_t>(c->receiver_size, 1)) +
-                        ceil_log2(std::max<uint64_t>(c->sender_size, 1));
-  c->mask_bytes = std::min<uint32_t>((bits + 7) / 8, 16);
+  c->mask_bytes = mask_bytes(c->sigma, c->receiver_size, c->sender_size);
   return Status::ok();
-}
-
-std::string instance_label(const char* domain, const uint8_t instance[32]) {
-  std::string label(domain);
-  label.push_back('\0');
-  label.append(reinterpret_cast<const char*>(instance), 32);
-  return label;
 }
 
 // The public split of the VOLE of length m into pieces of near-equal size, and each piece's
