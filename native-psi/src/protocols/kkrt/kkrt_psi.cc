@@ -369,8 +369,7 @@ class KkrtReceiver final : public KkrtBase {
     }
     out_.clear();
     out_pos_ = 0;
-    carry_len_ = 0;
-    masks_seen_ = 0;
+    masks_in_.reset(cfg_.mask_bytes, uint64_t(cfg_.mask_tables()) * cfg_.sender_size);
   }
 
   uint64_t mask_key(const uint8_t* m) const {
@@ -439,37 +438,14 @@ class KkrtReceiver final : public KkrtBase {
   }
 
   Status absorb_masks(ByteView chunk, bool last, const std::string& where) {
-    const uint32_t L = cfg_.mask_bytes;
-    const uint64_t total = uint64_t(cfg_.mask_tables()) * cfg_.sender_size;
-    ByteReader rd(chunk);
-    if (chunk.size > (total - masks_seen_) * L - carry_len_)
-      return peer_error(where + ": message longer than the expected " + std::to_string(total * L) +
-                        " bytes");
-    if (carry_len_) {
-      size_t n = std::min<size_t>(L - carry_len_, rd.remaining());
-      rd.read(carry_ + carry_len_, n);
-      carry_len_ += n;
-      if (carry_len_ < L) return last ? masks_done(where) : Status::ok();
-      check_masks(masks_seen_++, carry_, 1);
-      carry_len_ = 0;
-    }
-    ByteView body;
-    const size_t whole = rd.remaining() / L;
-    rd.take(whole * L, &body);
-    check_masks(masks_seen_, body.data, whole);
-    masks_seen_ += whole;
-    carry_len_ = rd.remaining();
-    rd.read(carry_, carry_len_);
+    PSI_RETURN_IF_ERROR(masks_in_.absorb(
+        chunk, where,
+        [this](uint64_t g0, const uint8_t* m, size_t count) { check_masks(g0, m, count); }));
     return last ? masks_done(where) : Status::ok();
   }
 
   Status masks_done(const std::string& where) {
-    const uint32_t L = cfg_.mask_bytes;
-    const uint64_t total = uint64_t(cfg_.mask_tables()) * cfg_.sender_size;
-    if (masks_seen_ != total || carry_len_ != 0)
-      return peer_error(where + ": message ended after " +
-                        std::to_string(masks_seen_ * L + carry_len_) + " of " +
-                        std::to_string(total * L) + " bytes");
+    PSI_RETURN_IF_ERROR(masks_in_.finish(where));
     result_.assign(matched_items_.begin(), matched_items_.end());
     std::sort(result_.begin(), result_.end());
     result_.erase(std::unique(result_.begin(), result_.end()), result_.end());
@@ -521,9 +497,7 @@ class KkrtReceiver final : public KkrtBase {
   std::vector<uint32_t> stash_items_;
   std::vector<uint64_t> lookup_;
   uint64_t lookup_mask_ = 0;
-  uint8_t carry_[16];
-  size_t carry_len_ = 0;
-  uint64_t masks_seen_ = 0;
+  RecordStream masks_in_;
   std::vector<uint64_t> matched_items_;
   std::vector<uint32_t> matched_positions_;
 };

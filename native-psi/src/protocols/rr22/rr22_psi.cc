@@ -534,8 +534,7 @@ class Rr22Receiver final : public Rr22Base {
     }
     matched_.assign((n + 63) / 64, 0);
     if (cfg_.output_both) claim_item_.assign(cfg_.sender_size, kNone);
-    masks_seen_ = 0;
-    carry_len_ = 0;
+    masks_in_.reset(cfg_.mask_bytes, cfg_.sender_size);
     return Status::ok();
   }
 
@@ -571,36 +570,14 @@ class Rr22Receiver final : public Rr22Base {
   }
 
   Status absorb_masks(ByteView chunk, bool last, const std::string& at) {
-    const uint32_t L = cfg_.mask_bytes;
-    const uint64_t total = cfg_.sender_size;
-    if (chunk.size > (total - masks_seen_) * L - carry_len_)
-      return peer_error(at + ": message longer than the expected " + std::to_string(total * L) +
-                        " bytes");
-    ByteReader rd(chunk);
-    if (carry_len_) {
-      const size_t n = std::min<size_t>(L - carry_len_, rd.remaining());
-      rd.read(carry_ + carry_len_, n);
-      carry_len_ += n;
-      if (carry_len_ < L) return last ? masks_done(at) : Status::ok();
-      check_masks(masks_seen_++, carry_, 1);
-      carry_len_ = 0;
-    }
-    ByteView body;
-    const size_t whole = rd.remaining() / L;
-    rd.take(whole * L, &body);
-    check_masks(masks_seen_, body.data, whole);
-    masks_seen_ += whole;
-    carry_len_ = rd.remaining();
-    rd.read(carry_, carry_len_);
+    PSI_RETURN_IF_ERROR(masks_in_.absorb(
+        chunk, at,
+        [this](uint64_t g0, const uint8_t* m, size_t count) { check_masks(g0, m, count); }));
     return last ? masks_done(at) : Status::ok();
   }
 
   Status masks_done(const std::string& at) {
-    const uint32_t L = cfg_.mask_bytes;
-    if (masks_seen_ != cfg_.sender_size || carry_len_ != 0)
-      return peer_error(at + ": message ended after " +
-                        std::to_string(masks_seen_ * L + carry_len_) + " of " +
-                        std::to_string(cfg_.sender_size * L) + " bytes");
+    PSI_RETURN_IF_ERROR(masks_in_.finish(at));
     // Ascending by construction: no sort.
     result_.clear();
     for (uint64_t w = 0; w < matched_.size(); ++w)
@@ -644,9 +621,7 @@ class Rr22Receiver final : public Rr22Base {
   std::vector<uint64_t> item_proof_;
   std::vector<uint64_t> lookup_;
   uint64_t lookup_mask_ = 0;
-  uint8_t carry_[16];
-  size_t carry_len_ = 0;
-  uint64_t masks_seen_ = 0;
+  RecordStream masks_in_;
   static constexpr uint32_t kNone = 0xFFFFFFFFu;
   std::vector<uint64_t> matched_;     // bit i: element i matched
   std::vector<uint32_t> claim_item_;  // output=both: the element matched at each sender position
@@ -757,6 +732,7 @@ class Rr22Sender final : public Rr22Base {
     for (uint64_t i = 0; i < n; ++i) order_[i] = uint32_t(i);
     for (uint64_t i = n; i > 1; --i) std::swap(order_[i - 1], order_[rng_.uniform(i)]);
     K_.resize(okvs_->size());
+    masked_in_.reset(16, K_.size());
     out_pos_ = 0;
     return Status::ok();
   }
@@ -857,40 +833,18 @@ class Rr22Sender final : public Rr22Base {
 
   // Round 3 input: P + a, folded into K = b + (P + a) * Delta block by block as it arrives.
   Status absorb_masked(ByteView chunk, bool last, const std::string& at) {
-    const uint64_t total = 16 * K_.size();
-    if (chunk.size > total - received_p_)
-      return peer_error(at + ": message longer than the expected " + std::to_string(total) +
-                        " bytes");
-    ByteReader rd(chunk);
-    while (rd.remaining()) {
-      if (carry_len_ || rd.remaining() < 16) {
-        const size_t n = std::min<size_t>(16 - carry_len_, rd.remaining());
-        rd.read(carry_ + carry_len_, n);
-        carry_len_ += n;
-        received_p_ += n;
-        if (carry_len_ < 16) break;
-        const uint64_t i = received_p_ / 16 - 1;
-        K_[i] ^= gf128_mul(load_block(carry_), delta_);
-        carry_len_ = 0;
-        continue;
-      }
-      const size_t blocks = rd.remaining() / 16;
-      ByteView body;
-      rd.take(blocks * 16, &body);
-      const uint64_t first = received_p_ / 16;
-      Block tmp[kBatch];
-      for (size_t b0 = 0; b0 < blocks; b0 += kBatch) {
-        const size_t c = std::min(kBatch, blocks - b0);
-        std::memcpy(tmp, body.data + 16 * b0, 16 * c);
-        gf128_mul_const(tmp, delta_, tmp, c);
-        for (size_t k = 0; k < c; ++k) K_[first + b0 + k] ^= tmp[k];
-      }
-      received_p_ += 16 * blocks;
-    }
+    PSI_RETURN_IF_ERROR(
+        masked_in_.absorb(chunk, at, [this](uint64_t first, const uint8_t* p, size_t blocks) {
+          Block tmp[kBatch];
+          for (size_t b0 = 0; b0 < blocks; b0 += kBatch) {
+            const size_t c = std::min(kBatch, blocks - b0);
+            std::memcpy(tmp, p + 16 * b0, 16 * c);
+            gf128_mul_const(tmp, delta_, tmp, c);
+            for (size_t k = 0; k < c; ++k) K_[first + b0 + k] ^= tmp[k];
+          }
+        }));
     if (!last) return Status::ok();
-    if (received_p_ != total)
-      return peer_error(at + ": message ended after " + std::to_string(received_p_) + " of " +
-                        std::to_string(total) + " bytes");
+    PSI_RETURN_IF_ERROR(masked_in_.finish(at));
     if (cfg_.output_both) proofs_.assign(cfg_.sender_size, 0);
     masks_done_ = 0;
     out_.clear();
@@ -1005,10 +959,9 @@ class Rr22Sender final : public Rr22Base {
   size_t next_piece_ = 0, batch_first_ = 0;
   std::vector<std::vector<uint8_t>> pending_;  // IKNP matrices of the pieces not yet run
   size_t ubuf_fill_ = 0;
-  uint64_t received_ = 0, received_p_ = 0;
+  uint64_t received_ = 0;
+  RecordStream masked_in_;  // P + a, 16 bytes per OKVS column
   uint8_t header_[kInstanceBytes];
-  uint8_t carry_[16];
-  size_t carry_len_ = 0;
   BigBlocks K_;  // b, then K = b + (P + a) * Delta
   std::vector<uint32_t> order_;
   std::vector<uint64_t> proofs_;  // output=both: the proof of the output at each position
