@@ -67,14 +67,9 @@ public final class SlowNetwork implements AutoCloseable {
               target::get,
               spec.delay(),
               DelayProxy.DEFAULT_MAX_QUEUED_BYTES);
-      List<String> cmd = new ArrayList<>(link.exec());
+      List<String> cmd = jvmIn(link, DelayProxy.class);
       cmd.addAll(
           List.of(
-              Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-              "-Xmx256m",
-              "-cp",
-              System.getProperty("java.class.path"),
-              DelayProxy.class.getName(),
               "--listen",
               "127.0.0.1:0",
               "--target",
@@ -100,6 +95,19 @@ public final class SlowNetwork implements AutoCloseable {
       link.close();
       throw e;
     }
+  }
+
+  /** The command line of a small JVM inside the link's namespace running {@code main} of ours. */
+  private static List<String> jvmIn(ShapedLink link, Class<?> main) {
+    List<String> cmd = new ArrayList<>(link.exec());
+    cmd.addAll(
+        List.of(
+            Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+            "-Xmx256m",
+            "-cp",
+            System.getProperty("java.class.path"),
+            main.getName()));
+    return cmd;
   }
 
   public NetSpec spec() {
@@ -141,16 +149,8 @@ public final class SlowNetwork implements AutoCloseable {
     long bytes = Math.max(1 << 20, Math.min(256L << 20, spec().rateBytesPerSecond() * 2));
     try (NetProbe.Server server = new NetProbe.Server()) {
       target.set(server.address());
-      List<String> cmd = new ArrayList<>(link.exec());
-      cmd.addAll(
-          List.of(
-              Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-              "-Xmx256m",
-              "-cp",
-              System.getProperty("java.class.path"),
-              NetProbe.class.getName(),
-              "127.0.0.1:" + forwarderPort,
-              Long.toString(bytes)));
+      List<String> cmd = jvmIn(link, NetProbe.class);
+      cmd.addAll(List.of("127.0.0.1:" + forwarderPort, Long.toString(bytes)));
       Process p = new ProcessBuilder(cmd).redirectError(ProcessBuilder.Redirect.INHERIT).start();
       String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8).trim();
       if (!p.waitFor(300, TimeUnit.SECONDS) || p.exitValue() != 0) {
