@@ -285,34 +285,38 @@ void ecdh_messages() {
   }
 }
 
+// The setup parsers' seeds of a two-party protocol with base-OT setup (round_fuzz_common.h,
+// fuzz_setup): first byte odd, the sender parses A; even, the receiver parses B || shared seed.
+void setup_seeds(const round_fuzz::Target& k, const std::string& t) {
+  using namespace round_fuzz;
+  psi_session* r = make(k, PSI_ROLE_RECEIVER, 1);
+  psi_session* s = make(k, PSI_ROLE_SENDER, 2);
+  if (psi_round_feed(r, PSI_PHASE_SETUP, 0, nullptr, 0, 1) != PSI_OK) std::exit(1);
+  const Bytes a = pull(r, PSI_PHASE_SETUP, 0);
+  push(s, PSI_PHASE_SETUP, 1, a);
+  const Bytes b = pull(s, PSI_PHASE_SETUP, 1);
+  psi_session_free(r);
+  psi_session_free(s);
+  // first byte odd: the sender parses A; even: the receiver parses B || shared seed
+  write(t, "sender_honest_A", cat({Bytes{1}, a}));
+  write(t, "sender_identity_A", cat({Bytes{1}, fill(32, 0)}));
+  write(t, "sender_noncanonical_A", cat({Bytes{1}, noncanonical()}));
+  write(t, "sender_short_A", cat({Bytes{1}, Bytes(a.begin(), a.end() - 1)}));
+  write(t, "receiver_honest_B", cat({Bytes{0}, b}));
+  Bytes bad = b;
+  std::fill(bad.begin() + 32 * 7, bad.begin() + 32 * 8, 0);
+  write(t, "receiver_identity_B7", cat({Bytes{0}, bad}));
+  bad = b;
+  std::copy(a.begin(), a.end(), bad.begin());
+  write(t, "receiver_B0_equals_A", cat({Bytes{0}, bad}));
+  write(t, "receiver_short", cat({Bytes{0}, Bytes(b.begin(), b.end() - 1)}));
+}
+
 // ---- kkrt ---------------------------------------------------------------------------------------
 void kkrt() {
   using namespace round_fuzz;
   const Target& k = kKkrt;
-  {
-    const std::string t = "fuzz_kkrt_setup";
-    psi_session* r = make(k, PSI_ROLE_RECEIVER, 1);
-    psi_session* s = make(k, PSI_ROLE_SENDER, 2);
-    if (psi_round_feed(r, PSI_PHASE_SETUP, 0, nullptr, 0, 1) != PSI_OK) std::exit(1);
-    const Bytes a = pull(r, PSI_PHASE_SETUP, 0);
-    push(s, PSI_PHASE_SETUP, 1, a);
-    const Bytes b = pull(s, PSI_PHASE_SETUP, 1);
-    psi_session_free(r);
-    psi_session_free(s);
-    // first byte odd: the sender parses A; even: the receiver parses B || shared seed
-    write(t, "sender_honest_A", cat({Bytes{1}, a}));
-    write(t, "sender_identity_A", cat({Bytes{1}, fill(32, 0)}));
-    write(t, "sender_noncanonical_A", cat({Bytes{1}, noncanonical()}));
-    write(t, "sender_short_A", cat({Bytes{1}, Bytes(a.begin(), a.end() - 1)}));
-    write(t, "receiver_honest_B", cat({Bytes{0}, b}));
-    Bytes bad = b;
-    std::fill(bad.begin() + 32 * 7, bad.begin() + 32 * 8, 0);
-    write(t, "receiver_identity_B7", cat({Bytes{0}, bad}));
-    bad = b;
-    std::copy(a.begin(), a.end(), bad.begin());
-    write(t, "receiver_B0_equals_A", cat({Bytes{0}, bad}));
-    write(t, "receiver_short", cat({Bytes{0}, Bytes(b.begin(), b.end() - 1)}));
-  }
+  setup_seeds(k, "fuzz_kkrt_setup");
   psi_session* r = online(k, PSI_ROLE_RECEIVER);
   psi_session* s = online(k, PSI_ROLE_SENDER);
   const Bytes matrix = first_message(r);
@@ -398,21 +402,7 @@ void kkrt() {
 void rr22() {
   using namespace round_fuzz;
   const Target& k = kRr22;
-  {
-    const std::string t = "fuzz_rr22_setup";
-    psi_session* r = make(k, PSI_ROLE_RECEIVER, 1);
-    psi_session* s = make(k, PSI_ROLE_SENDER, 2);
-    if (psi_round_feed(r, PSI_PHASE_SETUP, 0, nullptr, 0, 1) != PSI_OK) std::exit(1);
-    const Bytes a = pull(r, PSI_PHASE_SETUP, 0);
-    push(s, PSI_PHASE_SETUP, 1, a);
-    const Bytes b = pull(s, PSI_PHASE_SETUP, 1);
-    psi_session_free(r);
-    psi_session_free(s);
-    write(t, "sender_honest_A", cat({Bytes{1}, a}));
-    write(t, "sender_identity_A", cat({Bytes{1}, fill(32, 0)}));
-    write(t, "receiver_honest_B", cat({Bytes{0}, b}));
-    write(t, "receiver_short", cat({Bytes{0}, Bytes(b.begin(), b.end() - 1)}));
-  }
+  setup_seeds(k, "fuzz_rr22_setup");
   // The honest messages of every online round, each the seed of the target that parses it.
   psi_session* party[2] = {online(k, PSI_ROLE_RECEIVER), online(k, PSI_ROLE_SENDER)};
   std::vector<Bytes> msgs = {first_message(party[0])};
