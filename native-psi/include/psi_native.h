@@ -110,9 +110,11 @@ PSI_API const char* psi_status_name(int status);
 
 /* Output modes (values of the "output" parameter) as bits of psi_protocol_description.outputs. */
 typedef enum {
-  PSI_OUTPUT_RECEIVER = 1u << 0,   /* output=receiver: only the receiver learns its indices */
-  PSI_OUTPUT_BOTH = 1u << 1,       /* output=both: each party learns its own intersecting indices */
-  PSI_OUTPUT_CARDINALITY = 1u << 2 /* output=cardinality: the receiver learns only the count */
+  PSI_OUTPUT_RECEIVER = 1u << 0, /* output=receiver: only the receiver learns its indices */
+  PSI_OUTPUT_BOTH = 1u << 1,     /* output=both: each party learns its own intersecting indices */
+  PSI_OUTPUT_CARDINALITY = 1u << 2, /* output=cardinality: the receiver learns only the count */
+  PSI_OUTPUT_LABELS = 1u << 3       /* output=labels: the receiver learns its intersecting indices
+                                     * and the sender's label of each; the sender learns nothing */
 } psi_output;
 
 typedef struct {
@@ -127,7 +129,7 @@ typedef struct {
    * after psi_set_input, and an exported setup is good for that same set only. 0: the setup is
    * independent of the sets ("kkrt": base OTs) and may be run once and imported by many runs. */
   int32_t setup_needs_sender_set;
-  int32_t labels; /* 1: elements may carry labels (labelled PSI); 0 for every protocol today */
+  int32_t labels; /* 1: the sender's elements may carry labels (output=labels, psi_set_labels) */
   uint32_t element_len_min; /* psi_set_input's element_len must lie in [min, max] */
   uint32_t element_len_max;
   uint64_t max_set_size; /* receiver_size and sender_size must each be below this */
@@ -181,6 +183,29 @@ PSI_API psi_status psi_setup_import(psi_session* s, const uint8_t* data, size_t 
 PSI_API psi_status psi_result_size(const psi_session* s, uint64_t* count);
 PSI_API psi_status psi_result_indices(const psi_session* s, uint64_t* out, size_t cap,
                                       size_t* written);
+
+/* Labelled PSI (output=labels; protocols whose description has labels = 1). The "label" parameter
+ * (bytes, 1 .. PSI_MAX_LABEL_BYTES, public: both parties pass the same) is the length of every
+ * label. The sender gives one label per element, in psi_set_input's order: count must equal
+ * psi_set_input's count and label_len the "label" parameter (else PSI_ERR_INPUT); it is called
+ * after psi_set_input and before the sender's first round whose message carries labels (its first
+ * setup round for a protocol whose setup is made of the sender's set, else its first online round),
+ * else PSI_ERR_STATE. Only the sender calls it (PSI_ERR_STATE for a receiver).
+ *
+ * Every label travels encrypted under a key derived from the sender's OPRF value of its element,
+ * once per element, with a tag only a receiver holding that element can compute; message sizes
+ * depend only on receiver_size, sender_size and label, never on the sets or their intersection.
+ *
+ * psi_result_labels, receiver after the last online round: the labels of its intersecting elements,
+ * label bytes each, in the order of psi_result_indices. With out NULL and cap 0 only *written is
+ * set (the bytes needed); a smaller non-zero cap is PSI_ERR_ARGUMENT. A label whose tag matched but
+ * that does not authenticate is PSI_ERR_PEER_MESSAGE. The sender of a labelled run learns nothing:
+ * psi_result_size, psi_result_indices and psi_result_labels are PSI_ERR_STATE for it. */
+#define PSI_MAX_LABEL_BYTES (1u << 20)
+PSI_API psi_status psi_set_labels(psi_session* s, const uint8_t* labels, size_t count,
+                                  size_t label_len);
+PSI_API psi_status psi_result_labels(const psi_session* s, uint8_t* out, size_t cap,
+                                     size_t* written);
 
 /* Authenticated encryption of data a caller ships beside a protocol (e.g. the columns one party
  * reveals to the other), so that a relay in between sees none of it: ChaCha20-Poly1305 (IETF) from

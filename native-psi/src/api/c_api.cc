@@ -326,6 +326,7 @@ psi_status psi_result_size(const psi_session* cs, uint64_t* count) {
   return guarded(s, [&]() -> Status {
     if (count == nullptr) return psi::argument_error("count must not be NULL");
     if (!s->finished) return psi::state_error("result requested before the last online round");
+    PSI_RETURN_IF_ERROR(s->proto->result_available());
     *count = s->proto->result_size();
     return Status::ok();
   });
@@ -337,11 +338,46 @@ psi_status psi_result_indices(const psi_session* cs, uint64_t* out, size_t cap, 
     if (written == nullptr || (out == nullptr && cap > 0))
       return psi::argument_error("out and written must not be NULL");
     if (!s->finished) return psi::state_error("result requested before the last online round");
+    PSI_RETURN_IF_ERROR(s->proto->result_available());
     PSI_RETURN_IF_ERROR(s->proto->indices_available());
     const auto& r = s->proto->result();
     size_t n = r.size() < cap ? r.size() : cap;
     if (n) std::memcpy(out, r.data(), n * sizeof(uint64_t));
     *written = n;
+    return Status::ok();
+  });
+}
+
+psi_status psi_set_labels(psi_session* s, const uint8_t* labels, size_t count, size_t label_len) {
+  return guarded(s, [&]() -> Status {
+    if (labels == nullptr && count > 0) return psi::argument_error("labels is NULL");
+    if (label_len == 0 || label_len > PSI_MAX_LABEL_BYTES)
+      return psi::argument_error("label_len must be in [1, PSI_MAX_LABEL_BYTES]");
+    if (count > SIZE_MAX / label_len) return psi::argument_error("count * label_len overflows");
+    if (!s->input_set) return psi::state_error("psi_set_labels before psi_set_input");
+    if (s->online_started)
+      return psi::state_error("psi_set_labels after the online rounds started");
+    return s->proto->set_labels(labels, count, label_len);
+  });
+}
+
+psi_status psi_result_labels(const psi_session* cs, uint8_t* out, size_t cap, size_t* written) {
+  psi_session* s = const_cast<psi_session*>(cs);
+  return guarded(s, [&]() -> Status {
+    if (written == nullptr || (out == nullptr && cap > 0))
+      return psi::argument_error("out and written must not be NULL");
+    if (!s->finished) return psi::state_error("result requested before the last online round");
+    PSI_RETURN_IF_ERROR(s->proto->labels_available());
+    const auto& l = s->proto->result_labels();
+    if (out == nullptr) {
+      *written = l.size();
+      return Status::ok();
+    }
+    if (cap < l.size())
+      return psi::argument_error("cap " + std::to_string(cap) + " is below the " +
+                                 std::to_string(l.size()) + " bytes of the labels");
+    if (!l.empty()) std::memcpy(out, l.data(), l.size());
+    *written = l.size();
     return Status::ok();
   });
 }

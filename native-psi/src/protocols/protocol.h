@@ -27,11 +27,27 @@ class Protocol {
                       bool* done) = 0;
   virtual Status export_setup(std::vector<uint8_t>* out) const = 0;
   virtual Status import_setup(ByteView data) = 0;
-  // Valid after the last online round.
+  // Valid after the last online round, when result_available() (the sender of a labelled run has
+  // no result at all: it learns nothing).
+  virtual Status result_available() const { return Status::ok(); }
   virtual uint64_t result_size() const { return result().size(); }
   virtual const std::vector<uint64_t>& result() const = 0;
   // Whether psi_result_indices may be asked (a cardinality-only output has no indices to give).
   virtual Status indices_available() const { return Status::ok(); }
+  // Labelled PSI (see psi_set_labels in psi_native.h). The ABI layer has checked labels != NULL
+  // when count > 0 and that psi_set_input came first and no online round started; the protocol
+  // checks count, label_len, its role and the round order it needs.
+  virtual Status set_labels(const uint8_t* labels, size_t count, size_t label_len) {
+    (void)labels, (void)count, (void)label_len;
+    return state_error("this protocol does not take labels");
+  }
+  // Receiver of a labelled run, after the last online round: result().size() labels of
+  // label_len() bytes, in result()'s order. Other cases: an error saying why there are none.
+  virtual Status labels_available() const { return state_error("this run has no labels"); }
+  virtual const std::vector<uint8_t>& result_labels() const {
+    static const std::vector<uint8_t> none;
+    return none;
+  }
   // Whether this party's setup rounds need its input (a server whose setup message encodes its
   // set).
   virtual bool setup_needs_input() const { return false; }

@@ -193,6 +193,7 @@ public record ProtocolInfo(
         case RECEIVER -> PsiNative.OUTPUT_RECEIVER;
         case BOTH -> PsiNative.OUTPUT_BOTH;
         case CARDINALITY -> PsiNative.OUTPUT_CARDINALITY;
+        case LABELS -> PsiNative.OUTPUT_LABELS;
       };
     }
   }

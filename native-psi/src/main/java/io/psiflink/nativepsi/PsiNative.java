@@ -70,6 +70,7 @@ final class PsiNative {
 
   static final int OUTPUT_BOTH = 2;
   static final int OUTPUT_CARDINALITY = 4;
+  static final int OUTPUT_LABELS = 8;
 
   /** size_t psi_protocol_count(void). */
   static native long psi_protocol_count();
@@ -120,6 +121,11 @@ final class PsiNative {
 
   /** written: 8-byte out buffer (size_t). */
   static native int psi_result_indices(Pointer s, long[] out, long cap, Pointer written);
+
+  static native int psi_set_labels(Pointer s, Pointer labels, long count, long labelLen);
+
+  /** out may be null (cap 0) to query the length only; written: 8-byte out buffer (size_t). */
+  static native int psi_result_labels(Pointer s, byte[] out, long cap, Pointer written);
 
   /** written: 8-byte out buffer (size_t). */
   static native int psi_aead_seal(

@@ -39,6 +39,9 @@ public final class PsiParams {
   /** Length of a full instance in bytes, see {@link Builder#instance(byte[])}. */
   public static final int INSTANCE_BYTES = 32;
 
+  /** Parameter key: the length in bytes of every label of an {@code output=labels} run. */
+  public static final String LABEL = "label";
+
   /** Parameter key: who learns the intersection, see {@link Output}. */
   public static final String OUTPUT = "output";
 
@@ -52,7 +55,13 @@ public final class PsiParams {
      * Only the size of the intersection, to the receiver; no indices to either party ({@code ecdh}
      * only: the cardinality).
      */
-    CARDINALITY("cardinality");
+    CARDINALITY("cardinality"),
+    /**
+     * The receiver learns its intersecting indices and the sender's label of each ({@link
+     * PsiSession#setLabels}, {@link PsiSession#resultLabels}); the sender learns nothing, not even
+     * the size.
+     */
+    LABELS("labels");
 
     private final String value;
 
@@ -60,7 +69,9 @@ public final class PsiParams {
       this.value = value;
     }
 
-    /** The parameter value, {@code receiver}, {@code both} or {@code cardinality}. */
+    /**
+     * The parameter value: {@code receiver}, {@code both}, {@code cardinality} or {@code labels}.
+     */
     public String value() {
       return value;
     }
@@ -187,6 +198,14 @@ public final class PsiParams {
                 + instance32.length);
       }
       return with(INSTANCE, HexFormat.of().formatHex(instance32));
+    }
+
+    /** Sets {@value PsiParams#LABEL}: the length of every label, in bytes, at least 1. */
+    public Builder label(int bytes) {
+      if (bytes < 1) {
+        throw new IllegalArgumentException(LABEL + " must be at least 1 byte, got " + bytes);
+      }
+      return with(LABEL, Integer.toString(bytes));
     }
 
     /** Sets {@value PsiParams#OUTPUT}. */

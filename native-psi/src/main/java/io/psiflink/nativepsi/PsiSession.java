@@ -354,6 +354,48 @@ public final class PsiSession implements AutoCloseable {
     return out;
   }
 
+  /**
+   * Sender of an {@code output=labels} run: one label per element of {@link #setInput}, in its
+   * order, each exactly the {@value PsiParams#LABEL} parameter's bytes long, back to back. Call it
+   * after {@link #setInput} and before the first round that carries labels (see psi_set_labels).
+   *
+   * @throws IllegalArgumentException if {@code contiguous.length != count * labelLen}
+   * @throws PsiException {@link PsiStatus#INPUT} for a count or length the session does not expect
+   */
+  public void setLabels(byte[] contiguous, long count, int labelLen) {
+    Objects.requireNonNull(contiguous, "contiguous");
+    long bytes = inputBytes(count, labelLen, contiguous.length);
+    Pointer s = open();
+    try (Memory m = new Memory(Math.max(1, bytes))) {
+      m.write(0, contiguous, 0, (int) bytes);
+      try {
+        check(PsiNative.psi_set_labels(s, m, count, labelLen));
+      } finally {
+        m.clear();
+      }
+    }
+  }
+
+  /**
+   * Receiver of an {@code output=labels} run, after the last online round: the sender's labels of
+   * the intersecting elements, back to back, in the order of {@link #resultIndices}.
+   */
+  public byte[] resultLabels() {
+    Pointer s = open();
+    check(PsiNative.psi_result_labels(s, null, 0, out64));
+    long size = out64.getLong(0);
+    if (size < 0 || size > Integer.MAX_VALUE - 8) {
+      throw new PsiException(
+          PsiStatus.INTERNAL, "labels too large for a Java array: " + Long.toUnsignedString(size));
+    }
+    byte[] out = new byte[(int) size];
+    check(PsiNative.psi_result_labels(s, out, out.length, out64));
+    if (out64.getLong(0) != size) {
+      throw new PsiException(PsiStatus.INTERNAL, "psi_result_labels wrote a different length");
+    }
+    return out;
+  }
+
   /** Frees the native session and wipes its secrets. Idempotent. */
   @Override
   public void close() {
