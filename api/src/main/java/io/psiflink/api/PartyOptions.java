@@ -151,6 +151,30 @@ public final class PartyOptions {
           s -> s,
           s -> s);
 
+  public static final TypedOption<JoinMode> MODE =
+      new TypedOption<>(
+          "mode",
+          JoinMode.class,
+          "both|labeled",
+          "who learns the intersection: both parties, or only A (labeled: B sends every key's rows "
+              + "encrypted so that only a match opens them, and learns nothing)",
+          JoinMode.BOTH,
+          false,
+          JoinMode::parse,
+          JoinMode::text);
+
+  /** Default of {@link #LABEL_BYTES}. */
+  public static final int DEFAULT_LABEL_BYTES = 128;
+
+  public static final TypedOption<Integer> LABEL_BYTES =
+      TypedOption.integer(
+          "label-bytes",
+          "N",
+          "labeled mode: the public size every key's rows from B are padded to (row count and "
+              + "encoded rows); a key whose rows do not fit fails the join, naming this option",
+          DEFAULT_LABEL_BYTES,
+          8);
+
   public static final TypedOption<Integer> PARALLELISM =
       TypedOption.integer(
           "parallelism",
@@ -226,6 +250,8 @@ public final class PartyOptions {
           SIGMA,
           PROTOCOL,
           PROTOCOL_PARAMS,
+          MODE,
+          LABEL_BYTES,
           PARALLELISM,
           ATTEMPTS,
           WORK,
