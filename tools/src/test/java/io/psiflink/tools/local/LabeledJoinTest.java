@@ -29,7 +29,7 @@ class LabeledJoinTest {
     Map<String, String> opts = f.localJoinOptions(dir, "csv", "2", "512m");
     opts.put("protocol", protocol);
     opts.put("mode", "labeled");
-    opts.put("label-bytes", "96");
+    opts.put("label-bytes", "160"); // the fixture's largest key: 4 rows in 123 bytes
     ByteArrayOutputStream log = new ByteArrayOutputStream();
     LocalJoin.Result r;
     try (PrintStream ps = new PrintStream(log, true, StandardCharsets.UTF_8)) {
