@@ -35,12 +35,15 @@ struct Proto {
   const char* name;
   int label_phase;  // where the sender's label message travels
   uint32_t label_round;
+  bool labels_in_setup;  // the setup message carries the labels: psi_set_labels precedes it
 };
 
 // The rr22 label message replaces the masks of online round 3, kkrt's those of online round 1.
-const Proto kRr22{"rr22", PSI_PHASE_ONLINE, 3};
-const Proto kKkrt{"kkrt", PSI_PHASE_ONLINE, 1};
-#define LABEL_PROTOCOLS kRr22, kKkrt
+const Proto kRr22{"rr22", PSI_PHASE_ONLINE, 3, false};
+const Proto kKkrt{"kkrt", PSI_PHASE_ONLINE, 1, false};
+// ecdh's labels replace the filter of its setup message (setup round 0, the sender's).
+const Proto kEcdh{"ecdh", PSI_PHASE_SETUP, 0, true};
+#define LABEL_PROTOCOLS kRr22, kKkrt, kEcdh
 
 struct Labelled {
   Sets s;
@@ -337,10 +340,18 @@ TEST_P(Labels, SetLabelsMisuseIsRefusedCleanly) {
       if (done) break;
     }
   };
+  if (p.labels_in_setup) {
+    ASSERT_EQ(PSI_OK, psi_set_labels(s, labels.data(), 4, 8));
+  }
   for (uint32_t k = 0; k < rounds; ++k) pass(PSI_PHASE_SETUP, k, k + 1 < rounds);
-  ASSERT_EQ(PSI_OK, psi_set_labels(s, labels.data(), 4, 8));
-  pass(PSI_PHASE_ONLINE, 0, true);
-  EXPECT_EQ(PSI_ERR_STATE, psi_set_labels(s, labels.data(), 4, 8));
+  if (p.labels_in_setup) {
+    // after the setup round that carried them: refused
+    EXPECT_EQ(PSI_ERR_STATE, psi_set_labels(s, labels.data(), 4, 8));
+  } else {
+    ASSERT_EQ(PSI_OK, psi_set_labels(s, labels.data(), 4, 8));
+    pass(PSI_PHASE_ONLINE, 0, true);
+    EXPECT_EQ(PSI_ERR_STATE, psi_set_labels(s, labels.data(), 4, 8));
+  }
   psi_session_free(s);
   psi_session_free(rs);
 }
