@@ -38,12 +38,14 @@ class ProtocolInfoTest {
     ProtocolInfo k = ProtocolInfo.byName("kkrt");
     assertEquals(2, k.parties());
     assertEquals(List.of(PsiRole.RECEIVER, PsiRole.SENDER), k.roles());
-    assertEquals(EnumSet.of(PsiParams.Output.RECEIVER, PsiParams.Output.BOTH), k.outputs());
+    assertEquals(
+        EnumSet.of(PsiParams.Output.RECEIVER, PsiParams.Output.BOTH, PsiParams.Output.LABELS),
+        k.outputs());
     assertEquals(PsiParams.Output.RECEIVER, k.defaultOutput());
     assertFalse(k.supportsCardinality());
     assertFalse(k.setupNeedsSenderSet());
     assertTrue(k.setupReusable());
-    assertFalse(k.labels());
+    assertTrue(k.labels());
     assertEquals(16, k.elementLenMin());
     assertEquals(16, k.elementLenMax());
     assertEquals(1L << 28, k.maxSetSize());
@@ -53,6 +55,7 @@ class ProtocolInfoTest {
             "sender_size",
             "instance",
             "output",
+            "label",
             "sigma",
             "hashes",
             "slots",
@@ -70,6 +73,7 @@ class ProtocolInfoTest {
     assertEquals(List.of(PsiRole.RECEIVER, PsiRole.SENDER), e.roles());
     assertEquals(EnumSet.allOf(PsiParams.Output.class), e.outputs());
     assertTrue(e.supportsCardinality());
+    assertTrue(e.labels());
     assertTrue(e.setupNeedsSenderSet());
     assertFalse(e.setupReusable());
     assertEquals(1, e.elementLenMin());
@@ -78,7 +82,8 @@ class ProtocolInfoTest {
     assertFalse(e.acceptsElementLength(4097));
     assertEquals(1L << 32, e.maxSetSize());
     assertEquals(
-        List.of("receiver_size", "sender_size", "instance", "output", "fpr", "filter"), e.params());
+        List.of("receiver_size", "sender_size", "instance", "output", "label", "fpr", "filter"),
+        e.params());
   }
 
   @Test
@@ -86,7 +91,10 @@ class ProtocolInfoTest {
     ProtocolInfo r = ProtocolInfo.byName("rr22");
     assertEquals(2, r.parties());
     assertEquals(List.of(PsiRole.RECEIVER, PsiRole.SENDER), r.roles());
-    assertEquals(EnumSet.of(PsiParams.Output.RECEIVER, PsiParams.Output.BOTH), r.outputs());
+    assertEquals(
+        EnumSet.of(PsiParams.Output.RECEIVER, PsiParams.Output.BOTH, PsiParams.Output.LABELS),
+        r.outputs());
+    assertTrue(r.labels());
     assertFalse(r.supportsCardinality());
     assertFalse(r.setupNeedsSenderSet());
     assertTrue(r.setupReusable());
@@ -94,7 +102,15 @@ class ProtocolInfoTest {
     assertEquals(16, r.elementLenMax());
     assertEquals(1L << 28, r.maxSetSize());
     assertEquals(
-        List.of("receiver_size", "sender_size", "instance", "output", "sigma", "piece", "threads"),
+        List.of(
+            "receiver_size",
+            "sender_size",
+            "instance",
+            "output",
+            "label",
+            "sigma",
+            "piece",
+            "threads"),
         r.params());
   }
 
