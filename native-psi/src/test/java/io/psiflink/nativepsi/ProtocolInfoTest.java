@@ -190,19 +190,30 @@ class ProtocolInfoTest {
     assertEquals(2, p.parties(), "this in-process run drives two-party protocols");
     assertTrue(p.acceptsElementLength(ElementSets.LEN));
     ElementSets sets = ElementSets.random(name.hashCode() + output.ordinal(), 300, 260, 117);
-    PsiParams params =
+    PsiParams.Builder builder =
         PsiParams.builder()
             .receiverSize(sets.receiverCount)
             .senderSize(sets.senderCount)
             .instance(42)
-            .output(output)
-            .build();
+            .output(output);
+    // output=labels: each sender element's label is its own first 8 bytes, so the receiver's
+    // expected labels are the first 8 bytes of its matching elements
+    boolean labelled = output == PsiParams.Output.LABELS;
+    int labelLen = 8;
+    byte[] labels = new byte[sets.senderCount * labelLen];
+    for (int j = 0; j < sets.senderCount; j++) {
+      System.arraycopy(sets.sender, j * ElementSets.LEN, labels, j * labelLen, labelLen);
+    }
+    PsiParams params = (labelled ? builder.label(labelLen) : builder).build();
     PsiRole receiverRole = p.roles().get(0);
     PsiRole senderRole = p.roles().get(1);
     try (PsiSession r = PsiSession.create(name, receiverRole, params);
         PsiSession s = PsiSession.create(name, senderRole, params)) {
       r.setInput(sets.receiver, sets.receiverCount, ElementSets.LEN);
       s.setInput(sets.sender, sets.senderCount, ElementSets.LEN);
+      if (labelled) {
+        s.setLabels(labels, sets.senderCount, labelLen);
+      }
       PsiRunResult result;
       RoundDriver driver = new RoundDriver(4096);
       if (p.setupReusable()) {
@@ -216,6 +227,9 @@ class ProtocolInfoTest {
           s2.importSetup(ss);
           r2.setInput(sets.receiver, sets.receiverCount, ElementSets.LEN);
           s2.setInput(sets.sender, sets.senderCount, ElementSets.LEN);
+          if (labelled) {
+            s2.setLabels(labels, sets.senderCount, labelLen);
+          }
           result = driver.run(r2, s2);
         }
       } else {
@@ -235,6 +249,16 @@ class ProtocolInfoTest {
         case BOTH -> {
           assertArrayEquals(wantR, result.receiverIndices());
           assertArrayEquals(wantS, result.senderIndices().orElseThrow());
+        }
+        case LABELS -> {
+          assertArrayEquals(wantR, result.receiverIndices());
+          assertTrue(result.senderIndices().isEmpty());
+          byte[] want = new byte[wantR.length * labelLen];
+          for (int k = 0; k < wantR.length; k++) {
+            System.arraycopy(
+                sets.receiver, (int) wantR[k] * ElementSets.LEN, want, k * labelLen, labelLen);
+          }
+          assertArrayEquals(want, result.labels().orElseThrow());
         }
       }
     }
