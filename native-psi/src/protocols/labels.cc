@@ -3,7 +3,6 @@
 #include <sodium.h>
 
 #include <algorithm>
-#include <numeric>
 
 #include "../core/params.h"
 #include "psi_native.h"
@@ -216,7 +215,7 @@ void LabelReceiver::start(const LabelLayout& layout, const uint8_t instance[32],
     while (lookup_[slot]) slot = (slot + 1) & lookup_mask_;
     lookup_[slot] = (key >> 32) << 32 | (i + 1);
   }
-  matched_.assign(count, 0);
+  item_match_.assign(count, 0);
   if (!layout.direct()) want_.assign(layout.sender_size, 0);
   matches_.clear();
   match_labels_.clear();
@@ -254,11 +253,11 @@ Status LabelReceiver::on_key_record(uint64_t index, const uint8_t* rec, const st
   const int64_t found = find_item(rec);
   if (found < 0) return Status::ok();
   const uint32_t item = uint32_t(found);
-  if (matched_[item])
+  if (item_match_[item])
     return peer_error(at + ": record " + std::to_string(index) + " matches element " +
                       std::to_string(item) + " a second time");
-  matched_[item] = 1;
   const uint32_t m = uint32_t(matches_.size());
+  item_match_[item] = m + 1;
   matches_.push_back(Match{item, zero_block()});
   match_labels_.resize(matches_.size() * size_t(layout_.label_len));
   const size_t T = layout_.tag_bytes;
@@ -321,12 +320,24 @@ Status LabelReceiver::absorb(ByteView chunk, const std::string& at) {
       PSI_RETURN_IF_ERROR(on_record(carry_.data(), at));
       continue;
     }
-    // Whole records straight from the chunk, up to the end of the current section.
-    const uint64_t section_end = records_seen_ < nk ? nk : total;
+    // Whole records straight from the chunk, up to the end of the current section; the lookup
+    // slots of a step of key records are prefetched first, so their cache misses overlap.
+    const bool keys = records_seen_ < nk;
+    const uint64_t section_end = keys ? nk : total;
     const uint64_t whole = std::min<uint64_t>(rd.remaining() / R, section_end - records_seen_);
     ByteView body;
     rd.take(size_t(whole) * R, &body);
-    for (uint64_t k = 0; k < whole; ++k) PSI_RETURN_IF_ERROR(on_record(body.data + k * R, at));
+    constexpr uint64_t kStep = 16;
+    for (uint64_t k0 = 0; k0 < whole; k0 += kStep) {
+      const uint64_t c = std::min(kStep, whole - k0);
+      if (keys)
+        for (uint64_t k = 0; k < c; ++k) {
+          uint64_t key = 0;
+          std::memcpy(&key, body.data + (k0 + k) * R, std::min<size_t>(8, layout_.tag_bytes));
+          __builtin_prefetch(&lookup_[key & lookup_mask_]);
+        }
+      for (uint64_t k = 0; k < c; ++k) PSI_RETURN_IF_ERROR(on_record(body.data + (k0 + k) * R, at));
+    }
   }
   return Status::ok();
 }
@@ -337,15 +348,15 @@ Status LabelReceiver::finish(const std::string& at) {
     return peer_error(at + ": label message ended after " + std::to_string(records_seen_) + " of " +
                       std::to_string(total) + " records");
   const size_t L = layout_.label_len;
-  std::vector<uint32_t> order(matches_.size());
-  std::iota(order.begin(), order.end(), 0u);
-  std::sort(order.begin(), order.end(),
-            [&](uint32_t a, uint32_t b) { return matches_[a].item < matches_[b].item; });
+  // Ascending items: a scan of the per-item match index, no sort.
   result_.clear();
+  result_.reserve(matches_.size());
   labels_.assign(matches_.size() * L, 0);
-  for (size_t k = 0; k < order.size(); ++k) {
-    result_.push_back(matches_[order[k]].item);
-    if (L) std::memcpy(&labels_[k * L], &match_labels_[size_t(order[k]) * L], L);
+  for (size_t i = 0; i < item_match_.size(); ++i) {
+    const uint32_t m = item_match_[i];
+    if (!m) continue;
+    std::memcpy(&labels_[result_.size() * L], &match_labels_[size_t(m - 1) * L], L);
+    result_.push_back(i);
   }
   secure_wipe(match_labels_.data(), match_labels_.size());
   std::vector<uint8_t>().swap(match_labels_);
@@ -355,7 +366,7 @@ Status LabelReceiver::finish(const std::string& at) {
   std::vector<Match>().swap(matches_);
   std::vector<uint64_t>().swap(lookup_);
   std::vector<uint8_t>().swap(item_tag_);
-  std::vector<uint8_t>().swap(matched_);
+  std::vector<uint32_t>().swap(item_match_);
   std::vector<uint32_t>().swap(want_);
   return Status::ok();
 }

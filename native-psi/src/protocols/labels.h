@@ -143,8 +143,8 @@ class LabelReceiver {
   std::vector<Block> item_key_;    // 2 per item: k1, k2
   std::vector<uint64_t> lookup_;   // fingerprint (tag bytes 4..7) << 32 | item + 1
   uint64_t lookup_mask_ = 0;
-  std::vector<uint8_t> matched_;  // per item: already matched
-  std::vector<uint32_t> want_;    // indirect: per label position, match index + 1
+  std::vector<uint32_t> item_match_;  // per item: its match index + 1, 0 if none yet
+  std::vector<uint32_t> want_;        // indirect: per label position, match index + 1
   std::vector<Match> matches_;
   std::vector<uint8_t> match_labels_;  // label_len per match, in match order
   uint64_t records_seen_ = 0;          // key records, then label records
