@@ -359,6 +359,53 @@ TEST_P(Labels, SetLabelsMisuseIsRefusedCleanly) {
 INSTANTIATE_TEST_SUITE_P(Protocols, Labels, ::testing::Values(LABEL_PROTOCOLS),
                          [](const auto& info) { return proto_name(info.param); });
 
+// ecdh: one labelled setup (the label records are in the setup message) serves a second client
+// query set: the sender imports its setup (its psi_set_labels is then refused: the setup holds the
+// labels), the receiver imports the checked setup message, and the labels still match the oracle.
+TEST(LabelsEcdh, OneLabelledSetupServesManyClientQueries) {
+  Labelled t = make(300, 400, 150, 24, 61);
+  const std::string params = label_params(300, 400, 24);
+  Party r = party(PSI_ROLE_RECEIVER, t.s.a, params, 1);
+  Party s = party(PSI_ROLE_SENDER, t.s.b, params, 2);
+  r.label_len = s.label_len = 24;
+  s.labels = t.labels;
+  Outcome first = run_psi("ecdh", r, s, 1 << 16, nullptr, true);
+  ASSERT_EQ(first.status, PSI_OK) << first.error;
+  EXPECT_EQ(first.labels, t.expect);
+  // a second query set: every 3rd sender element plus fresh ones, under a new instance
+  std::vector<uint8_t> a2;
+  std::vector<uint64_t> want_idx;
+  std::vector<uint8_t> want_labels;
+  std::mt19937_64 rng(62);
+  for (size_t i = 0; i < 300; ++i) {
+    if (i % 3 == 0) {
+      const size_t j = i;  // sender element j
+      a2.insert(a2.end(), t.s.b.begin() + 16 * j, t.s.b.begin() + 16 * j + 16);
+      want_idx.push_back(i);
+      want_labels.insert(want_labels.end(), t.labels.begin() + j * 24,
+                         t.labels.begin() + (j + 1) * 24);
+    } else {
+      for (int b = 0; b < 16; ++b) a2.push_back(uint8_t(rng()));
+    }
+  }
+  const std::string params2 = label_params(300, 400, 24, "instance=7");
+  Party r2 = party(PSI_ROLE_RECEIVER, a2, params2, 3);
+  Party s2 = party(PSI_ROLE_SENDER, t.s.b, params2, 2);
+  r2.label_len = s2.label_len = 24;
+  r2.setup = first.receiver_setup;
+  s2.setup = first.sender_setup;
+  s2.skip_set_labels = true;
+  Outcome second = run_psi("ecdh", r2, s2);
+  ASSERT_EQ(second.status, PSI_OK) << second.error;
+  EXPECT_EQ(second.receiver, want_idx);
+  EXPECT_EQ(second.labels, want_labels);
+  // the sender with an imported setup refuses new labels: they are in the setup already
+  s2.skip_set_labels = false;
+  s2.labels = t.labels;
+  Outcome refused = run_psi("ecdh", r2, s2);
+  EXPECT_EQ(refused.status, PSI_ERR_STATE) << refused.error;
+}
+
 // ---------------------------------------------------------------------------------------------
 // labels.h alone: a receiver that knows the OPRF values of its own elements tries every key it can
 // derive (its own items' keys, and every content key it unpads) on every ciphertext in the
