@@ -564,6 +564,8 @@ class KkrtSender final : public KkrtBase {
 
   Status emit(psi_phase phase, uint32_t round, uint8_t* out, size_t cap, size_t* written,
               bool* done) override {
+    if (phase == PSI_PHASE_ONLINE && round == 1 && cfg_.output_labels)
+      return emit_label_message(out, cap, written, done);
     if (phase == PSI_PHASE_ONLINE && round == 1) {
       emit_from_buffer(masks_, &out_pos_, out, cap, written, done);
       if (*done) std::vector<uint8_t>().swap(masks_);
@@ -680,9 +682,10 @@ class KkrtSender final : public KkrtBase {
       for (uint64_t k = 0; k < m; ++k) std::swap(pos_[i - 1 - k], pos_[js[k]]);
       i -= m;
     }
-    // output=labels: the key records in the masks' layout, then the label records
-    masks_.assign(cfg_.output_labels ? size_t(cfg_.labels.message_bytes())
-                                     : size_t(cfg_.mask_tables()) * n * cfg_.mask_bytes,
+    // output=labels: the key records in the masks' layout (the label records follow at emit time)
+    masks_.assign(cfg_.output_labels
+                      ? size_t(cfg_.labels.key_records() * cfg_.labels.key_record_bytes())
+                      : size_t(cfg_.mask_tables()) * n * cfg_.mask_bytes,
                   0);
     if (cfg_.output_both) proofs_.assign(size_t(cfg_.mask_tables()) * n, 0);
     rowbuf_.resize(kChunkRows * kKkrtRowBytes);
@@ -854,11 +857,9 @@ class KkrtSender final : public KkrtBase {
     if (cfg_.output_labels) {
       // Label record p holds the label of the element at position p of the key tables.
       const uint64_t n = cfg_.sender_size;
-      std::vector<uint32_t> elem_at(n);
-      for (uint64_t i = 0; i < n; ++i) elem_at[pos_[i]] = uint32_t(i);
-      const size_t key_bytes = size_t(cfg_.labels.key_records() * cfg_.labels.key_record_bytes());
-      labels_.label_records(elem_at.data(), 0, n, masks_.data() + key_bytes);
-      labels_.clear();
+      elem_at_.resize(n);
+      for (uint64_t i = 0; i < n; ++i) elem_at_[pos_[i]] = uint32_t(i);
+      labels_next_ = 0;
     }
     std::vector<uint32_t>().swap(entries_);
     std::vector<uint32_t>().swap(bin_start_);
@@ -869,6 +870,47 @@ class KkrtSender final : public KkrtBase {
     if (!cfg_.output_both) std::vector<uint32_t>().swap(pos_);
     std::vector<Block>().swap(elements_);
     out_pos_ = 0;
+    return Status::ok();
+  }
+
+  // output=labels, round 1: the key records (masks_), then the label records, sealed a chunk at a
+  // time as they are sent (so a large label needs no message-sized buffer).
+  Status emit_label_message(uint8_t* out, size_t cap, size_t* written, bool* done) {
+    *written = 0;
+    *done = false;
+    const uint64_t n = cfg_.sender_size;
+    const size_t R = cfg_.labels.label_record_bytes();
+    while (cap > 0) {
+      std::vector<uint8_t>& cur = labels_next_ == 0 && !masks_sent_ ? masks_ : label_buf_;
+      if (out_pos_ == cur.size()) {
+        if (&cur == &masks_) {
+          masks_sent_ = true;
+          std::vector<uint8_t>().swap(masks_);
+        } else if (labels_next_ == n) {
+          break;
+        }
+        const size_t count = size_t(
+            std::min<uint64_t>(std::max<size_t>(1, (size_t(8) << 20) / R), n - labels_next_));
+        label_buf_.resize(count * R);
+        if (count) labels_.label_records(elem_at_.data(), labels_next_, count, label_buf_.data());
+        labels_next_ += count;
+        out_pos_ = 0;
+        if (count == 0) break;
+        continue;
+      }
+      const size_t k = std::min(cap, cur.size() - out_pos_);
+      std::memcpy(out, cur.data() + out_pos_, k);
+      out_pos_ += k;
+      out += k;
+      cap -= k;
+      *written += k;
+    }
+    if (masks_sent_ && labels_next_ == n && out_pos_ == label_buf_.size()) {
+      *done = true;
+      labels_.clear();
+      std::vector<uint8_t>().swap(label_buf_);
+      std::vector<uint32_t>().swap(elem_at_);
+    }
     return Status::ok();
   }
 
@@ -934,7 +976,10 @@ class KkrtSender final : public KkrtBase {
   std::vector<uint32_t> bin_start_, entries_, pos_;
   std::vector<uint8_t> masks_;
   LabelSender labels_;  // output=labels: the labels and round 1's record writer
-  bool labels_started_ = false;
+  bool labels_started_ = false, masks_sent_ = false;
+  std::vector<uint32_t> elem_at_;   // output=labels: the element at each label position
+  std::vector<uint8_t> label_buf_;  // output=labels: the label records being sent
+  uint64_t labels_next_ = 0;        // output=labels: label records produced
   // output=both: the claim proof of every (table, position) mask, same layout as masks_ (8 bytes
   // each)
   std::vector<uint64_t> proofs_;
