@@ -1,9 +1,8 @@
 #include "labels.h"
 
-#include <sodium.h>
-
 #include <algorithm>
 
+#include "../core/aes_gcm.h"
 #include "../core/params.h"
 #include "psi_native.h"
 
@@ -11,18 +10,13 @@ namespace psi {
 namespace {
 
 constexpr size_t kDeriveBatch = 256;
-const uint8_t kZeroNonce[crypto_aead_chacha20poly1305_IETF_NPUBBYTES] = {0};
-
-void seal(const uint8_t key[32], const uint8_t* label, size_t len, uint8_t* out) {
-  unsigned long long n = 0;
-  crypto_aead_chacha20poly1305_ietf_encrypt(out, &n, label, len, nullptr, 0, nullptr, kZeroNonce,
-                                            key);
+// AES-128-GCM under a single-use key (aes_gcm.h: nonce 0, no associated data).
+void seal(const uint8_t key[16], const uint8_t* label, size_t len, uint8_t* out) {
+  aes128gcm_seal(key, label, len, out);
 }
 
-bool open(const uint8_t key[32], const uint8_t* ct, size_t len, uint8_t* out) {
-  unsigned long long n = 0;
-  return crypto_aead_chacha20poly1305_ietf_decrypt(out, &n, nullptr, ct, len + kLabelMacBytes,
-                                                   nullptr, 0, kZeroNonce, key) == 0;
+bool open(const uint8_t key[16], const uint8_t* ct, size_t len, uint8_t* out) {
+  return aes128gcm_open(key, ct, len, out);
 }
 
 void key_of(const Block* k, uint8_t key[32]) {
@@ -54,7 +48,6 @@ void LabelDerive::init(const uint8_t instance[32], const std::string& domain) {
   t_k1_ = derive_block(key, 32, "key 1");
   t_k2_ = derive_block(key, 32, "key 2");
   t_c1_ = derive_block(key, 32, "content 1");
-  t_c2_ = derive_block(key, 32, "content 2");
   secure_wipe(key, sizeof key);
 }
 
@@ -83,12 +76,8 @@ void LabelDerive::derive(const Block* F, size_t n, Block* tags, Block* keys) con
   secure_wipe(o, sizeof o);
 }
 
-void LabelDerive::content_key(Block c, uint8_t key[32]) const {
-  Block in[2] = {c ^ t_c1_, c ^ t_c2_}, o[2];
-  hash_.hash_blocks(in, o, 2);
-  key_of(o, key);
-  secure_wipe(in, sizeof in);
-  secure_wipe(o, sizeof o);
+void LabelDerive::content_key(Block c, uint8_t key[16]) const {
+  store_block(key, hash_.hash(c ^ t_c1_));
 }
 
 // ---------------------------------------------------------------------------------------------
