@@ -26,7 +26,7 @@
 //
 // output=labels (see labels.h and psi_set_labels): the setup message carries, in place of the
 // filter, kind byte 3, varint label length, then the direct label message of labels.h (per sender
-// element, in a secret order: tag | ChaCha20-Poly1305 label under keys derived from F(y) =
+// element, in a secret order: tag | AES-128-GCM label under keys derived from F(y) =
 // BLAKE2b-128(H(y)^k) and the setup id), sized for `queries` client elements; so psi_set_labels
 // must precede the setup round. The online rounds are those of output=receiver; in round 2 the
 // client opens the labels of its elements whose tags it finds. The sender learns nothing.
