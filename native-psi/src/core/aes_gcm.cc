@@ -18,8 +18,8 @@ namespace {
 // other (the field polynomial is the same).
 inline Block reflect(Block x) {
   const Block lo_mask = _mm_set1_epi8(0x0f);
-  const Block rev = _mm_setr_epi8(0x0, 0x8, 0x4, 0xc, 0x2, 0xa, 0x6, 0xe, 0x1, 0x9, 0x5, 0xd, 0x3,
-                                  0xb, 0x7, 0xf);
+  const Block rev =
+      _mm_setr_epi8(0x0, 0x8, 0x4, 0xc, 0x2, 0xa, 0x6, 0xe, 0x1, 0x9, 0x5, 0xd, 0x3, 0xb, 0x7, 0xf);
   const Block lo = _mm_and_si128(x, lo_mask);
   const Block hi = _mm_and_si128(_mm_srli_epi16(x, 4), lo_mask);
   return _mm_or_si128(_mm_slli_epi16(_mm_shuffle_epi8(rev, lo), 4), _mm_shuffle_epi8(rev, hi));
@@ -44,7 +44,8 @@ struct Gcm {
   Block ks[6];   // E(counter 2 .. 7)
   explicit Gcm(const uint8_t key[16]) : aes(load_block(key)) {
     Block in[8] = {zero_block(), counter(1), counter(2), counter(3),
-                   counter(4),   counter(5), counter(6), counter(7)}, o[8];
+                   counter(4),   counter(5), counter(6), counter(7)},
+          o[8];
     aes.encrypt_blocks(in, o, 8);
     h = reflect(o[0]);
     ej0 = o[1];

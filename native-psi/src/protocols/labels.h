@@ -105,6 +105,8 @@ class LabelSender {
   void clear();
 
  private:
+  void prefetch_labels(const uint32_t* elems, size_t n) const;
+
   LabelLayout layout_;
   bool set_ = false;
   LabelDerive derive_;
