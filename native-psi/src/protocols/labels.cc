@@ -152,6 +152,12 @@ void LabelSender::key_records_at(const Block* F, const uint32_t* pos, size_t n,
   uint8_t plain[32];
   for (size_t i0 = 0; i0 < n; i0 += kDeriveBatch) {
     const size_t c = std::min(kDeriveBatch, n - i0);
+    // The content keys and the records are at random places: their misses overlap the derivation.
+    for (size_t i = 0; i < c; ++i) {
+      __builtin_prefetch(&content_[pos[i0 + i]]);
+      __builtin_prefetch(outs[i0 + i], 1);
+      __builtin_prefetch(outs[i0 + i] + layout_.key_record_bytes() - 1, 1);
+    }
     derive_.derive(F + i0, c, tags, keys);
     for (size_t i = 0; i < c; ++i) {
       uint8_t* rec = outs[i0 + i];
