@@ -133,6 +133,8 @@ struct Options {
   int trials = 20;
   uint64_t sender_n = 0, receiver_n = 0;  // unbalanced sizes (phased runs); 0: 2^log2n
   bool one_thread = false;                // both roles round after round on one thread (phased)
+  std::string output = "both";            // output mode of the threaded runs (receiver, both)
+  uint32_t labels = 0;                    // > 0: output=labels with labels of this many bytes
 };
 
 struct Measure {
@@ -158,11 +160,21 @@ Measure run_once(const Options& o, uint64_t n, uint64_t seed) {
     std::memcpy(&b[perm[i] * 16], &a[i * 16], 16);
     expect_b.push_back(perm[i]);
   }
+  // labelled runs: the sender's labels (random), and the receiver's expected ones (its element i <
+  // common is the sender's element perm[i])
+  const size_t L = o.labels;
+  std::vector<uint8_t> labels(L ? n * L : 0), expect_labels(L ? common * L : 0);
+  if (L) {
+    prg.fill(labels.data(), labels.size());
+    for (uint64_t i = 0; i < common; ++i)
+      std::memcpy(&expect_labels[i * L], &labels[perm[i] * L], L);
+  }
   std::sort(expect_b.begin(), expect_b.end());
   std::vector<uint64_t>().swap(perm);
 
+  const std::string output = L ? "labels,label=" + std::to_string(L) : o.output;
   std::string params = "receiver_size=" + std::to_string(n) + ",sender_size=" + std::to_string(n) +
-                       ",output=both" + (o.params.empty() ? "" : "," + o.params);
+                       ",output=" + output + (o.params.empty() ? "" : "," + o.params);
   PartyRun pa, pb;
   uint8_t sa[32], sb[32];
   prg.fill(sa, 32);
@@ -181,8 +193,13 @@ Measure run_once(const Options& o, uint64_t n, uint64_t seed) {
     m.error = std::string("set_input: ") + psi_session_error(pa.s) + psi_session_error(pb.s);
     return m;
   }
+  if (L && psi_set_labels(pb.s, labels.data(), n, L) != PSI_OK) {
+    m.error = std::string("set_labels: ") + psi_session_error(pb.s);
+    return m;
+  }
   std::vector<uint8_t>().swap(a);  // the sessions hold their own copies
   std::vector<uint8_t>().swap(b);
+  std::vector<uint8_t>().swap(labels);
   Channel ab(16), ba(16);
   std::thread ta(drive, &pa, &ab, &ba, true), tb(drive, &pb, &ba, &ab, true);
   ta.join();
@@ -195,6 +212,7 @@ Measure run_once(const Options& o, uint64_t n, uint64_t seed) {
     m.error = "receiver: " + pa.error + " sender: " + pb.error;
   } else {
     for (int side = 0; side < 2; ++side) {
+      if (side == 1 && output != "both") break;  // the sender learns nothing
       psi_session* s = side == 0 ? pa.s : pb.s;
       uint64_t cnt = 0;
       psi_result_size(s, &cnt);
@@ -205,6 +223,12 @@ Measure run_once(const Options& o, uint64_t n, uint64_t seed) {
         m.intersection = cnt;
         for (uint64_t i = 0; i < cnt && m.correct; ++i) m.correct = got[i] == i;
         m.correct = m.correct && cnt == common;
+        if (L) {
+          std::vector<uint8_t> got_labels(cnt * L);
+          m.correct = m.correct &&
+                      psi_result_labels(s, got_labels.data(), got_labels.size(), &w) == PSI_OK &&
+                      got_labels == expect_labels;
+        }
       } else {
         m.correct = m.correct && got == expect_b;
       }
@@ -239,7 +263,13 @@ bool in_child(F&& body) {
 int bench_phased(const Options& o);
 
 int bench_native(const Options& o) {
-  if (o.protocol == "ecdh" || o.one_thread) return bench_phased(o);
+  if (o.protocol == "ecdh" || o.one_thread) {
+    if (o.labels) {
+      std::fprintf(stderr, "psi_bench: --labels is for the threaded runs (rr22, kkrt)\n");
+      return 2;
+    }
+    return bench_phased(o);
+  }
   bool all_ok = true;
   if (!o.json)
     std::printf("%-9s %6s %4s %10s %10s %12s %12s %9s %12s %s\n", "protocol", "log2n", "runs",
@@ -269,16 +299,19 @@ int bench_native(const Options& o) {
             "{\"protocol\":\"%s\",\"n\":%llu,\"log2n\":%d,\"runs\":%d,\"seconds\":%.4f,"
             "\"setup_seconds\":%.4f,\"online_seconds\":%.4f,\"bytes_a_to_b\":%llu,"
             "\"bytes_b_to_a\":%llu,\"bytes_per_element\":%.2f,\"peak_rss_bytes\":%llu,"
-            "\"intersection\":%llu,\"correct\":true,\"params\":\"%s\"}\n",
+            "\"intersection\":%llu,\"correct\":true,\"output\":\"%s\",\"label_bytes\":%u,"
+            "\"params\":\"%s\"}\n",
             o.protocol.c_str(), (unsigned long long)n, k, o.runs, med, med_setup, med - med_setup,
             (unsigned long long)last.a_to_b, (unsigned long long)last.b_to_a, per,
             (unsigned long long)peak_rss_bytes(), (unsigned long long)last.intersection,
-            o.params.c_str());
+            o.labels ? "labels" : o.output.c_str(), o.labels, o.params.c_str());
       else
         std::printf("%-9s %6d %4d %10.3f %10.3f %12llu %12llu %9.1f %12.0f %s\n",
                     o.protocol.c_str(), k, o.runs, med, med_setup, (unsigned long long)last.a_to_b,
                     (unsigned long long)last.b_to_a, per, double(peak_rss_bytes()) / (1 << 20),
-                    "ok");
+                    (o.labels ? "ok output=labels label=" + std::to_string(o.labels)
+                              : "ok output=" + o.output)
+                        .c_str());
       return 0;
     });
   }
@@ -590,6 +623,8 @@ int usage() {
       stderr,
       "usage: psi_bench native [--protocol P] [--log2n K[,K...]] [--runs R] [--overlap F]\n"
       "                        [--params k=v,...] [--json] [--one-thread]\n"
+      "                        [--output receiver|both] [--labels L] (output=labels, L-byte\n"
+      "                        labels, checked against the sender's)\n"
       "                        --one-thread (always for ecdh): both roles' rounds one after the\n"
       "                        other on one thread, per-phase times; then also [--sender-n N]\n"
       "                        [--receiver-n N] (unbalanced sizes)\n"
@@ -641,6 +676,10 @@ int main(int argc, char** argv) {
         o.json = true;
       else if (a == "--one-thread")
         o.one_thread = true;
+      else if (a == "--output")
+        o.output = next();
+      else if (a == "--labels")
+        o.labels = uint32_t(std::stoul(next()));
       else if (a == "--sender-n")
         o.sender_n = std::stoull(next());
       else if (a == "--receiver-n")

@@ -24,6 +24,15 @@ struct Target {
 };
 inline constexpr Target kKkrt{"kkrt", "receiver_size=24,sender_size=24,output=both,stash=2"};
 inline constexpr Target kRr22{"rr22", "receiver_size=24,sender_size=24,output=both"};
+// Labelled runs (output=labels): the sender's label message replaces its masks (labels.h): kkrt's
+// in the indirect format (key records, then label records), rr22's in the direct one.
+constexpr size_t kLabelLen = 20;
+inline constexpr Target kKkrtLabels{
+    "kkrt", "receiver_size=24,sender_size=24,output=labels,label=20,stash=2"};
+inline constexpr Target kRr22Labels{"rr22",
+                                    "receiver_size=24,sender_size=24,output=labels,label=20"};
+
+inline bool labelled(const Target& t) { return std::strstr(t.params, "output=labels") != nullptr; }
 
 inline void check(psi_status st) {
   // Errors are expected on hostile input; an internal error or a crash is a bug.
@@ -69,8 +78,9 @@ struct Setup {
 
 // Runs the real setup once per protocol and keeps both exported blobs.
 inline const Setup& setup(const Target& t) {
-  static std::map<std::string, Setup> cache;
-  auto it = cache.find(t.protocol);
+  static std::map<std::string, Setup> cache;  // by protocol and parameters
+  const std::string key = std::string(t.protocol) + " " + t.params;
+  auto it = cache.find(key);
   if (it == cache.end()) {
     Setup b;
     psi_session* r = make(t, PSI_ROLE_RECEIVER, 1);
@@ -83,7 +93,7 @@ inline const Setup& setup(const Target& t) {
     b.sender = exported(s);
     psi_session_free(r);
     psi_session_free(s);
-    it = cache.emplace(t.protocol, std::move(b)).first;
+    it = cache.emplace(key, std::move(b)).first;
   }
   return it->second;
 }
@@ -101,6 +111,11 @@ inline psi_session* online(const Target& t, int role) {
     elems[16 * k + 1] = k < kN / 2 ? 0 : uint8_t(1 + role);
   }
   if (psi_set_input(s, elems.data(), kN, 16) != PSI_OK) std::abort();
+  if (labelled(t) && role == PSI_ROLE_SENDER) {
+    std::vector<uint8_t> labels(kN * kLabelLen);
+    for (size_t k = 0; k < labels.size(); ++k) labels[k] = uint8_t(k * 7 + 1);
+    if (psi_set_labels(s, labels.data(), kN, kLabelLen) != PSI_OK) std::abort();
+  }
   return s;
 }
 

@@ -3,9 +3,9 @@
 // both hold, in result-index order; the sender learns nothing; sizes do not depend on the overlap;
 // tampered messages give clean errors, never a wrong label. Plus the label message itself
 // (labels.h) against a receiver that tries every key it can derive on every record.
-#include <gtest/gtest.h>
+#include "protocols/labels.h"
 
-#include <sodium.h>
+#include <gtest/gtest.h>
 
 #include <algorithm>
 #include <array>
@@ -18,7 +18,7 @@
 #include <string>
 #include <vector>
 
-#include "protocols/labels.h"
+#include "core/aes_gcm.h"
 #include "psi_driver.h"
 
 using psi_test::make_sets;
@@ -35,12 +35,15 @@ struct Proto {
   const char* name;
   int label_phase;  // where the sender's label message travels
   uint32_t label_round;
+  bool labels_in_setup;  // the setup message carries the labels: psi_set_labels precedes it
 };
 
 // The rr22 label message replaces the masks of online round 3, kkrt's those of online round 1.
-const Proto kRr22{"rr22", PSI_PHASE_ONLINE, 3};
-const Proto kKkrt{"kkrt", PSI_PHASE_ONLINE, 1};
-#define LABEL_PROTOCOLS kRr22
+const Proto kRr22{"rr22", PSI_PHASE_ONLINE, 3, false};
+const Proto kKkrt{"kkrt", PSI_PHASE_ONLINE, 1, false};
+// ecdh's labels replace the filter of its setup message (setup round 0, the sender's).
+const Proto kEcdh{"ecdh", PSI_PHASE_SETUP, 0, true};
+#define LABEL_PROTOCOLS kRr22, kKkrt, kEcdh
 
 struct Labelled {
   Sets s;
@@ -68,8 +71,8 @@ Labelled make(size_t na, size_t nb, size_t common, size_t L, uint64_t seed) {
 }
 
 std::string label_params(size_t na, size_t nb, size_t L, const std::string& extra = "") {
-  return sizes(na, nb, "output=labels,label=" + std::to_string(L) + (extra.empty() ? "" : ",") +
-                           extra);
+  return sizes(na, nb,
+               "output=labels,label=" + std::to_string(L) + (extra.empty() ? "" : ",") + extra);
 }
 
 Outcome run(const Proto& p, const Labelled& t, size_t chunk = 1 << 16,
@@ -108,16 +111,14 @@ std::string proto_name(const Proto& p) { return p.name; }
 
 INSTANTIATE_TEST_SUITE_P(
     SizesOverlapsLengths, LabelsOracle,
-    ::testing::Combine(::testing::Values(LABEL_PROTOCOLS),
-                       ::testing::Values(Case{0, 0, 0, 17}, Case{0, 5, 0, 17}, Case{5, 0, 0, 17},
-                                         Case{1, 1, 1, 1}, Case{1, 1, 0, 1}, Case{2, 3, 1, 64},
-                                         Case{100, 100, 0, 17}, Case{100, 100, 50, 17},
-                                         Case{100, 100, 100, 17}, Case{300, 40, 40, 64},
-                                         Case{40, 300, 40, 64}, Case{64, 64, 32, 4096},
-                                         Case{1 << 14, 1 << 14, 1 << 13, 17},
-                                         Case{1 << 14, 1 << 14, 0, 1},
-                                         Case{1 << 14, 1 << 14, 1 << 14, 64},
-                                         Case{1000, 1 << 14, 700, 40})),
+    ::testing::Combine(
+        ::testing::Values(LABEL_PROTOCOLS),
+        ::testing::Values(Case{0, 0, 0, 17}, Case{0, 5, 0, 17}, Case{5, 0, 0, 17}, Case{1, 1, 1, 1},
+                          Case{1, 1, 0, 1}, Case{2, 3, 1, 64}, Case{100, 100, 0, 17},
+                          Case{100, 100, 50, 17}, Case{100, 100, 100, 17}, Case{300, 40, 40, 64},
+                          Case{40, 300, 40, 64}, Case{64, 64, 32, 4096},
+                          Case{1 << 14, 1 << 14, 1 << 13, 17}, Case{1 << 14, 1 << 14, 0, 1},
+                          Case{1 << 14, 1 << 14, 1 << 14, 64}, Case{1000, 1 << 14, 700, 40})),
     [](const auto& info) {
       const Case c = std::get<1>(info.param);
       return proto_name(std::get<0>(info.param)) + "_" + std::to_string(c.na) + "x" +
@@ -197,18 +198,17 @@ TEST_P(Labels, MessageHoldsNoLabelInTheClear) {
 }
 
 // Tamper with byte `at` of the label message (or its length): the run fails with `want`.
-Outcome tampered(const Proto& p, const Labelled& t, std::function<void(std::vector<uint8_t>*,
-                                                                       uint64_t offset, bool)>
-                                                        edit) {
+Outcome tampered(const Proto& p, const Labelled& t,
+                 std::function<void(std::vector<uint8_t>*, uint64_t offset, bool)> edit) {
   auto offset = std::make_shared<uint64_t>(0);
-  return run(p, t, 1000,
-             [p, offset, edit](int phase, uint32_t round, bool from_receiver,
-                               std::vector<uint8_t>* c) {
-               if (phase != p.label_phase || round != p.label_round || from_receiver) return;
-               const uint64_t first = *offset;
-               *offset += c->size();
-               edit(c, first, c->size() < 1000);  // a short chunk is the last one
-             });
+  return run(
+      p, t, 1000,
+      [p, offset, edit](int phase, uint32_t round, bool from_receiver, std::vector<uint8_t>* c) {
+        if (phase != p.label_phase || round != p.label_round || from_receiver) return;
+        const uint64_t first = *offset;
+        *offset += c->size();
+        edit(c, first, c->size() < 1000);  // a short chunk is the last one
+      });
 }
 
 TEST_P(Labels, TamperedMessagesFailCleanlyNeverAWrongLabel) {
@@ -264,8 +264,8 @@ TEST_P(Labels, SetLabelsMisuseIsRefusedCleanly) {
   for (size_t k = 0; k < 4; ++k) elems[16 * k] = uint8_t(k + 1);
   auto session = [&](int role, const std::string& prm) {
     psi_session* s = nullptr;
-    EXPECT_EQ(PSI_OK, psi_session_create(p.name, role, prm.c_str(), seed.data(), 32, &s, nullptr,
-                                         0));
+    EXPECT_EQ(PSI_OK,
+              psi_session_create(p.name, role, prm.c_str(), seed.data(), 32, &s, nullptr, 0));
     return s;
   };
   // receiver
@@ -288,9 +288,10 @@ TEST_P(Labels, SetLabelsMisuseIsRefusedCleanly) {
     size_t count, len;
     psi_status want;
   };
-  for (const Bad& b : {Bad{labels.data(), 3, 8, PSI_ERR_INPUT}, Bad{labels.data(), 4, 7, PSI_ERR_INPUT},
-                       Bad{labels.data(), 2, 16, PSI_ERR_INPUT}, Bad{nullptr, 4, 8, PSI_ERR_ARGUMENT},
-                       Bad{labels.data(), 4, 0, PSI_ERR_ARGUMENT}}) {
+  for (const Bad& b :
+       {Bad{labels.data(), 3, 8, PSI_ERR_INPUT}, Bad{labels.data(), 4, 7, PSI_ERR_INPUT},
+        Bad{labels.data(), 2, 16, PSI_ERR_INPUT}, Bad{nullptr, 4, 8, PSI_ERR_ARGUMENT},
+        Bad{labels.data(), 4, 0, PSI_ERR_ARGUMENT}}) {
     s = fresh_sender();
     EXPECT_EQ(b.want, psi_set_labels(s, b.labels, b.count, b.len)) << b.count << " x " << b.len;
     psi_session_free(s);
@@ -339,16 +340,71 @@ TEST_P(Labels, SetLabelsMisuseIsRefusedCleanly) {
       if (done) break;
     }
   };
+  if (p.labels_in_setup) {
+    ASSERT_EQ(PSI_OK, psi_set_labels(s, labels.data(), 4, 8));
+  }
   for (uint32_t k = 0; k < rounds; ++k) pass(PSI_PHASE_SETUP, k, k + 1 < rounds);
-  ASSERT_EQ(PSI_OK, psi_set_labels(s, labels.data(), 4, 8));
-  pass(PSI_PHASE_ONLINE, 0, true);
-  EXPECT_EQ(PSI_ERR_STATE, psi_set_labels(s, labels.data(), 4, 8));
+  if (p.labels_in_setup) {
+    // after the setup round that carried them: refused
+    EXPECT_EQ(PSI_ERR_STATE, psi_set_labels(s, labels.data(), 4, 8));
+  } else {
+    ASSERT_EQ(PSI_OK, psi_set_labels(s, labels.data(), 4, 8));
+    pass(PSI_PHASE_ONLINE, 0, true);
+    EXPECT_EQ(PSI_ERR_STATE, psi_set_labels(s, labels.data(), 4, 8));
+  }
   psi_session_free(s);
   psi_session_free(rs);
 }
 
 INSTANTIATE_TEST_SUITE_P(Protocols, Labels, ::testing::Values(LABEL_PROTOCOLS),
                          [](const auto& info) { return proto_name(info.param); });
+
+// ecdh: one labelled setup (the label records are in the setup message) serves a second client
+// query set: the sender imports its setup (its psi_set_labels is then refused: the setup holds the
+// labels), the receiver imports the checked setup message, and the labels still match the oracle.
+TEST(LabelsEcdh, OneLabelledSetupServesManyClientQueries) {
+  Labelled t = make(300, 400, 150, 24, 61);
+  const std::string params = label_params(300, 400, 24);
+  Party r = party(PSI_ROLE_RECEIVER, t.s.a, params, 1);
+  Party s = party(PSI_ROLE_SENDER, t.s.b, params, 2);
+  r.label_len = s.label_len = 24;
+  s.labels = t.labels;
+  Outcome first = run_psi("ecdh", r, s, 1 << 16, nullptr, true);
+  ASSERT_EQ(first.status, PSI_OK) << first.error;
+  EXPECT_EQ(first.labels, t.expect);
+  // a second query set: every 3rd sender element plus fresh ones, under a new instance
+  std::vector<uint8_t> a2;
+  std::vector<uint64_t> want_idx;
+  std::vector<uint8_t> want_labels;
+  std::mt19937_64 rng(62);
+  for (size_t i = 0; i < 300; ++i) {
+    if (i % 3 == 0) {
+      const size_t j = i;  // sender element j
+      a2.insert(a2.end(), t.s.b.begin() + 16 * j, t.s.b.begin() + 16 * j + 16);
+      want_idx.push_back(i);
+      want_labels.insert(want_labels.end(), t.labels.begin() + j * 24,
+                         t.labels.begin() + (j + 1) * 24);
+    } else {
+      for (int b = 0; b < 16; ++b) a2.push_back(uint8_t(rng()));
+    }
+  }
+  const std::string params2 = label_params(300, 400, 24, "instance=7");
+  Party r2 = party(PSI_ROLE_RECEIVER, a2, params2, 3);
+  Party s2 = party(PSI_ROLE_SENDER, t.s.b, params2, 2);
+  r2.label_len = s2.label_len = 24;
+  r2.setup = first.receiver_setup;
+  s2.setup = first.sender_setup;
+  s2.skip_set_labels = true;
+  Outcome second = run_psi("ecdh", r2, s2);
+  ASSERT_EQ(second.status, PSI_OK) << second.error;
+  EXPECT_EQ(second.receiver, want_idx);
+  EXPECT_EQ(second.labels, want_labels);
+  // the sender with an imported setup refuses new labels: they are in the setup already
+  s2.skip_set_labels = false;
+  s2.labels = t.labels;
+  Outcome refused = run_psi("ecdh", r2, s2);
+  EXPECT_EQ(refused.status, PSI_ERR_STATE) << refused.error;
+}
 
 // ---------------------------------------------------------------------------------------------
 // labels.h alone: a receiver that knows the OPRF values of its own elements tries every key it can
@@ -413,18 +469,22 @@ TEST_P(LabelMessage, TamperedReceiverOpensOnlyItsMatches) {
   d.init(instance, "test");
   std::vector<psi::Block> tags(nr), keys(2 * nr);
   d.derive(own.data(), nr, tags.data(), keys.data());
-  std::vector<std::array<uint8_t, 32>> cand;
+  std::vector<std::array<uint8_t, 16>> cand;
   for (uint64_t i = 0; i < nr; ++i) {
     std::array<uint8_t, 32> k;
     psi::store_block(k.data(), keys[2 * i]);
     psi::store_block(k.data() + 16, keys[2 * i + 1]);
-    cand.push_back(k);
+    for (int half = 0; half < 2; ++half) {  // k1 (the AEAD key), and k2 for good measure
+      std::array<uint8_t, 16> a;
+      std::memcpy(a.data(), k.data() + 16 * half, 16);
+      cand.push_back(a);
+    }
     if (!lay.direct())
       for (uint64_t r = 0; r < lay.key_records(); ++r) {
         const uint8_t* rec = msg.data() + r * lay.key_record_bytes() + lay.tag_bytes;
         uint8_t c[16];
         for (int b = 0; b < 16; ++b) c[b] = rec[b] ^ k[b];
-        std::array<uint8_t, 32> ck;
+        std::array<uint8_t, 16> ck;
         d.content_key(psi::load_block(c), ck.data());
         cand.push_back(ck);
       }
@@ -436,14 +496,10 @@ TEST_P(LabelMessage, TamperedReceiverOpensOnlyItsMatches) {
     cts.push_back(msg.data() + lay.key_records() * lay.key_record_bytes() +
                   p * lay.label_record_bytes());
   std::set<std::vector<uint8_t>> opened;
-  const uint8_t nonce[12] = {0};
   for (const uint8_t* ct : cts)
     for (const auto& k : cand) {
       std::vector<uint8_t> out(L);
-      unsigned long long n = 0;
-      if (crypto_aead_chacha20poly1305_ietf_decrypt(out.data(), &n, nullptr, ct, L + 16, nullptr,
-                                                    0, nonce, k.data()) == 0)
-        opened.insert(out);
+      if (psi::aes128gcm_open(k.data(), ct, L, out.data())) opened.insert(out);
     }
   std::set<std::vector<uint8_t>> mine;
   for (size_t e = 0; e < 20; ++e)

@@ -108,16 +108,16 @@ TEST(ProtocolInfo, KkrtFields) {
   ASSERT_EQ(2u, d.role_count);
   EXPECT_EQ(PSI_ROLE_RECEIVER, d.roles[0]);
   EXPECT_EQ(PSI_ROLE_SENDER, d.roles[1]);
-  EXPECT_EQ(uint32_t(PSI_OUTPUT_RECEIVER | PSI_OUTPUT_BOTH), d.outputs);
+  EXPECT_EQ(uint32_t(PSI_OUTPUT_RECEIVER | PSI_OUTPUT_BOTH | PSI_OUTPUT_LABELS), d.outputs);
   EXPECT_EQ(uint32_t(PSI_OUTPUT_RECEIVER), d.default_output);
   EXPECT_EQ(0, d.setup_needs_sender_set);
-  EXPECT_EQ(0, d.labels);
+  EXPECT_EQ(1, d.labels);
   EXPECT_EQ(16u, d.element_len_min);
   EXPECT_EQ(16u, d.element_len_max);
   EXPECT_EQ(uint64_t(1) << 28, d.max_set_size);
   EXPECT_STREQ(
-      "receiver_size,sender_size,instance,output,sigma,hashes,slots,separate_tables,bin_factor,"
-      "stash",
+      "receiver_size,sender_size,instance,output,label,sigma,hashes,slots,separate_tables,"
+      "bin_factor,stash",
       d.params);
 }
 
@@ -129,14 +129,16 @@ TEST(ProtocolInfo, EcdhFields) {
   ASSERT_EQ(2u, d.role_count);
   EXPECT_EQ(PSI_ROLE_RECEIVER, d.roles[0]);
   EXPECT_EQ(PSI_ROLE_SENDER, d.roles[1]);
-  EXPECT_EQ(uint32_t(PSI_OUTPUT_RECEIVER | PSI_OUTPUT_BOTH | PSI_OUTPUT_CARDINALITY), d.outputs);
+  EXPECT_EQ(
+      uint32_t(PSI_OUTPUT_RECEIVER | PSI_OUTPUT_BOTH | PSI_OUTPUT_CARDINALITY | PSI_OUTPUT_LABELS),
+      d.outputs);
   EXPECT_EQ(uint32_t(PSI_OUTPUT_RECEIVER), d.default_output);
   EXPECT_EQ(1, d.setup_needs_sender_set);
-  EXPECT_EQ(0, d.labels);
+  EXPECT_EQ(1, d.labels);
   EXPECT_EQ(1u, d.element_len_min);
   EXPECT_EQ(4096u, d.element_len_max);
   EXPECT_EQ(uint64_t(1) << 32, d.max_set_size);
-  EXPECT_STREQ("receiver_size,sender_size,instance,output,fpr,filter", d.params);
+  EXPECT_STREQ("receiver_size,sender_size,instance,output,label,fpr,filter", d.params);
 }
 
 TEST(ProtocolInfo, Rr22Fields) {

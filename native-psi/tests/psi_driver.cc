@@ -132,7 +132,15 @@ Outcome run_psi(const std::string& protocol, const Party& receiver, const Party&
   for (int i = 0; i < 2; ++i) {
     uint64_t n = 0;
     if (i == 1 && sender.label_len) {
-      // The sender of a labelled run learns nothing: record what each result call says.
+      // The sender of a labelled run learns nothing: record what each result call says (after
+      // the export: a refused call fails the session).
+      if (export_setup) {
+        size_t len = 0;
+        psi_setup_export(ss.s[i], nullptr, 0, &len);
+        out.sender_setup.resize(len);
+        psi_status st = psi_setup_export(ss.s[i], out.sender_setup.data(), len, &len);
+        if (st != PSI_OK) return failed(i, st);
+      }
       std::vector<uint8_t> none(1);
       std::vector<uint64_t> idx(1);
       size_t w = 0;
@@ -160,7 +168,7 @@ Outcome run_psi(const std::string& protocol, const Party& receiver, const Party&
       if (st != PSI_OK) return failed(i, st);
       out.labels.resize(len);
     }
-    if (export_setup) {
+    if (export_setup && !(i == 1 && sender.label_len)) {
       size_t len = 0;
       psi_setup_export(ss.s[i], nullptr, 0, &len);
       std::vector<uint8_t>& blob = i == 0 ? out.receiver_setup : out.sender_setup;

@@ -429,6 +429,67 @@ void rr22() {
     write("fuzz_rr22_claims", "proof_bit_flipped", mutated(msgs[4], {{8, Bytes{0x01}}}));
 }
 
+// ---- labels (output=labels of kkrt and rr22)
+// ------------------------------------------------------ The honest label message of a labelled
+// target (the round before `round`, from the sender).
+Bytes label_message(const round_fuzz::Target& k, uint32_t round) {
+  using namespace round_fuzz;
+  psi_session* party[2] = {online(k, PSI_ROLE_RECEIVER), online(k, PSI_ROLE_SENDER)};
+  Bytes msg = first_message(party[0]);
+  for (uint32_t r = 1; r < round; ++r) {
+    psi_session* owner = party[r % 2];
+    push(owner, PSI_PHASE_ONLINE, r, msg);
+    msg = pull(owner, PSI_PHASE_ONLINE, r);
+  }
+  psi_session_free(party[0]);
+  psi_session_free(party[1]);
+  return msg;
+}
+
+// Seeds of a label-message target: record_bytes per key record, `keys` of them, then label
+// records of label_bytes (none for the direct format).
+void label_seeds(const std::string& t, const Bytes& msg, size_t keys, size_t record_bytes,
+                 size_t tag_bytes) {
+  message_seeds(t, msg);
+  // every key record a copy of the first: a tag that matches matches again
+  Bytes same(msg.size(), 0);
+  for (size_t i = record_bytes; i < keys * record_bytes; ++i)
+    same[i] = uint8_t(msg[i] ^ msg[i % record_bytes]);
+  write(t, "key_records_all_equal", mutated(msg, {{0, same}}));
+  // one bit flipped right after every tag: a padded key / ciphertext that no longer opens
+  Bytes after_tag(msg.size(), 0);
+  for (size_t r = 0; r < keys; ++r) after_tag[r * record_bytes + tag_bytes] = 0x01;
+  write(t, "after_tag_flipped", mutated(msg, {{0, after_tag}}));
+  // the last byte of every key record flipped (indirect: the position's high byte, out of range)
+  Bytes last(msg.size(), 0);
+  for (size_t r = 0; r < keys; ++r) last[r * record_bytes + record_bytes - 1] = 0x80;
+  write(t, "record_end_flipped", mutated(msg, {{0, last}}));
+  // every tag zeroed: nothing matches
+  Bytes tags(msg.size(), 0);
+  for (size_t r = 0; r < keys; ++r)
+    for (size_t b = 0; b < tag_bytes; ++b) tags[r * record_bytes + b] = msg[r * record_bytes + b];
+  write(t, "tags_zeroed", mutated(msg, {{0, tags}}));
+  if (msg.size() > keys * record_bytes)  // indirect: the label section's first byte
+    write(t, "label_section_flipped", mutated(msg, {{keys * record_bytes, Bytes{0x01}}}));
+}
+
+void labels() {
+  using namespace round_fuzz;
+  // mask_bytes(40, 24, h * 24) of labels.h: 40 + 5 + ceil(log2(h * 24)) bits
+  {
+    const Bytes msg = label_message(kKkrtLabels, 2);
+    const size_t keys = 5 * kN;  // 3 hash tables + stash 2
+    const size_t label_records = kN * (kLabelLen + 16);
+    const size_t record = (msg.size() - label_records) / keys;
+    label_seeds("fuzz_kkrt_labels", msg, keys, record, record - 20);
+  }
+  {
+    const Bytes msg = label_message(kRr22Labels, 4);
+    const size_t record = msg.size() / kN;
+    label_seeds("fuzz_rr22_labels", msg, kN, record, record - kLabelLen - 16);
+  }
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -444,6 +505,7 @@ int main(int argc, char** argv) {
   ecdh_messages();
   kkrt();
   rr22();
+  labels();
   std::printf("wrote %zu seed files under %s\n", g_files, g_root.c_str());
   return 0;
 }

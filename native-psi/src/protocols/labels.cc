@@ -1,10 +1,8 @@
 #include "labels.h"
 
-#include <sodium.h>
-
 #include <algorithm>
-#include <numeric>
 
+#include "../core/aes_gcm.h"
 #include "../core/params.h"
 #include "psi_native.h"
 
@@ -12,18 +10,13 @@ namespace psi {
 namespace {
 
 constexpr size_t kDeriveBatch = 256;
-const uint8_t kZeroNonce[crypto_aead_chacha20poly1305_IETF_NPUBBYTES] = {0};
-
-void seal(const uint8_t key[32], const uint8_t* label, size_t len, uint8_t* out) {
-  unsigned long long n = 0;
-  crypto_aead_chacha20poly1305_ietf_encrypt(out, &n, label, len, nullptr, 0, nullptr, kZeroNonce,
-                                            key);
+// AES-128-GCM under a single-use key (aes_gcm.h: nonce 0, no associated data).
+void seal(const uint8_t key[16], const uint8_t* label, size_t len, uint8_t* out) {
+  aes128gcm_seal(key, label, len, out);
 }
 
-bool open(const uint8_t key[32], const uint8_t* ct, size_t len, uint8_t* out) {
-  unsigned long long n = 0;
-  return crypto_aead_chacha20poly1305_ietf_decrypt(out, &n, nullptr, ct, len + kLabelMacBytes,
-                                                   nullptr, 0, kZeroNonce, key) == 0;
+bool open(const uint8_t key[16], const uint8_t* ct, size_t len, uint8_t* out) {
+  return aes128gcm_open(key, ct, len, out);
 }
 
 void key_of(const Block* k, uint8_t key[32]) {
@@ -33,8 +26,8 @@ void key_of(const Block* k, uint8_t key[32]) {
 
 }  // namespace
 
-Status LabelLayout::make(uint32_t sigma, uint64_t n_r, uint64_t n_s, uint32_t h,
-                         uint64_t label_len, LabelLayout* out) {
+Status LabelLayout::make(uint32_t sigma, uint64_t n_r, uint64_t n_s, uint32_t h, uint64_t label_len,
+                         LabelLayout* out) {
   if (label_len < 1 || label_len > PSI_MAX_LABEL_BYTES)
     return argument_error("label must be in [1, " + std::to_string(PSI_MAX_LABEL_BYTES) +
                           "] bytes, got " + std::to_string(label_len));
@@ -55,7 +48,6 @@ void LabelDerive::init(const uint8_t instance[32], const std::string& domain) {
   t_k1_ = derive_block(key, 32, "key 1");
   t_k2_ = derive_block(key, 32, "key 2");
   t_c1_ = derive_block(key, 32, "content 1");
-  t_c2_ = derive_block(key, 32, "content 2");
   secure_wipe(key, sizeof key);
 }
 
@@ -84,12 +76,8 @@ void LabelDerive::derive(const Block* F, size_t n, Block* tags, Block* keys) con
   secure_wipe(o, sizeof o);
 }
 
-void LabelDerive::content_key(Block c, uint8_t key[32]) const {
-  Block in[2] = {c ^ t_c1_, c ^ t_c2_}, o[2];
-  hash_.hash_blocks(in, o, 2);
-  key_of(o, key);
-  secure_wipe(in, sizeof in);
-  secure_wipe(o, sizeof o);
+void LabelDerive::content_key(Block c, uint8_t key[16]) const {
+  store_block(key, hash_.hash(c ^ t_c1_));
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -118,6 +106,15 @@ void LabelSender::start(const uint8_t instance[32], const std::string& domain, P
   }
 }
 
+// The labels are read in the records' (secret, random) order: their first cache lines are
+// prefetched a batch ahead, while the batch's keys are derived.
+void LabelSender::prefetch_labels(const uint32_t* elems, size_t n) const {
+  const size_t L = layout_.label_len, lines = std::min<size_t>(2, (L + 63) / 64);
+  for (size_t i = 0; i < n; ++i)
+    for (size_t l = 0; l < lines; ++l)
+      __builtin_prefetch(&labels_[size_t(elems[i]) * L + std::min(64 * l, L - 1)]);
+}
+
 void LabelSender::direct_records(const Block* F, const uint32_t* elems, size_t n,
                                  uint8_t* out) const {
   const size_t T = layout_.tag_bytes, L = layout_.label_len, R = layout_.key_record_bytes();
@@ -125,6 +122,7 @@ void LabelSender::direct_records(const Block* F, const uint32_t* elems, size_t n
   uint8_t key[32];
   for (size_t i0 = 0; i0 < n; i0 += kDeriveBatch) {
     const size_t c = std::min(kDeriveBatch, n - i0);
+    prefetch_labels(elems + i0, c);
     derive_.derive(F + i0, c, tags, keys);
     for (size_t i = 0; i < c; ++i) {
       uint8_t* rec = out + (i0 + i) * R;
@@ -138,14 +136,31 @@ void LabelSender::direct_records(const Block* F, const uint32_t* elems, size_t n
 }
 
 void LabelSender::key_records(const Block* F, const uint32_t* pos, size_t n, uint8_t* out) const {
-  const size_t T = layout_.tag_bytes, R = layout_.key_record_bytes();
+  const size_t R = layout_.key_record_bytes();
+  uint8_t* outs[kDeriveBatch];
+  for (size_t i0 = 0; i0 < n; i0 += kDeriveBatch) {
+    const size_t c = std::min(kDeriveBatch, n - i0);
+    for (size_t i = 0; i < c; ++i) outs[i] = out + (i0 + i) * R;
+    key_records_at(F + i0, pos + i0, c, outs);
+  }
+}
+
+void LabelSender::key_records_at(const Block* F, const uint32_t* pos, size_t n,
+                                 uint8_t* const* outs) const {
+  const size_t T = layout_.tag_bytes;
   Block tags[kDeriveBatch], keys[2 * kDeriveBatch];
   uint8_t plain[32];
   for (size_t i0 = 0; i0 < n; i0 += kDeriveBatch) {
     const size_t c = std::min(kDeriveBatch, n - i0);
+    // The content keys and the records are at random places: their misses overlap the derivation.
+    for (size_t i = 0; i < c; ++i) {
+      __builtin_prefetch(&content_[pos[i0 + i]]);
+      __builtin_prefetch(outs[i0 + i], 1);
+      __builtin_prefetch(outs[i0 + i] + layout_.key_record_bytes() - 1, 1);
+    }
     derive_.derive(F + i0, c, tags, keys);
     for (size_t i = 0; i < c; ++i) {
-      uint8_t* rec = out + (i0 + i) * R;
+      uint8_t* rec = outs[i0 + i];
       std::memcpy(rec, &tags[i], T);
       const uint32_t p = pos[i0 + i];
       uint8_t pad[32];
@@ -163,8 +178,11 @@ void LabelSender::key_records(const Block* F, const uint32_t* pos, size_t n, uin
 void LabelSender::label_records(const uint32_t* elem_at, uint64_t first, size_t n,
                                 uint8_t* out) const {
   const size_t L = layout_.label_len, R = layout_.label_record_bytes();
+  constexpr size_t kAhead = 16;
+  prefetch_labels(elem_at + first, std::min(kAhead, n));
   uint8_t key[32];
   for (size_t k = 0; k < n; ++k) {
+    if (k + kAhead < n) prefetch_labels(elem_at + first + k + kAhead, 1);
     derive_.content_key(content_[first + k], key);
     seal(key, &labels_[size_t(elem_at[first + k]) * L], L, out + k * R);
   }
@@ -205,7 +223,7 @@ void LabelReceiver::start(const LabelLayout& layout, const uint8_t instance[32],
     while (lookup_[slot]) slot = (slot + 1) & lookup_mask_;
     lookup_[slot] = (key >> 32) << 32 | (i + 1);
   }
-  matched_.assign(count, 0);
+  item_match_.assign(count, 0);
   if (!layout.direct()) want_.assign(layout.sender_size, 0);
   matches_.clear();
   match_labels_.clear();
@@ -243,11 +261,11 @@ Status LabelReceiver::on_key_record(uint64_t index, const uint8_t* rec, const st
   const int64_t found = find_item(rec);
   if (found < 0) return Status::ok();
   const uint32_t item = uint32_t(found);
-  if (matched_[item])
+  if (item_match_[item])
     return peer_error(at + ": record " + std::to_string(index) + " matches element " +
                       std::to_string(item) + " a second time");
-  matched_[item] = 1;
   const uint32_t m = uint32_t(matches_.size());
+  item_match_[item] = m + 1;
   matches_.push_back(Match{item, zero_block()});
   match_labels_.resize(matches_.size() * size_t(layout_.label_len));
   const size_t T = layout_.tag_bytes;
@@ -300,8 +318,7 @@ Status LabelReceiver::absorb(ByteView chunk, const std::string& at) {
     if (records_seen_ == total)
       return peer_error(at + ": label message longer than the expected " +
                         std::to_string(layout_.message_bytes()) + " bytes");
-    const size_t R =
-        records_seen_ < nk ? layout_.key_record_bytes() : layout_.label_record_bytes();
+    const size_t R = records_seen_ < nk ? layout_.key_record_bytes() : layout_.label_record_bytes();
     if (carry_len_ || rd.remaining() < R) {
       const size_t n = std::min(R - carry_len_, rd.remaining());
       rd.read(carry_.data() + carry_len_, n);
@@ -311,12 +328,24 @@ Status LabelReceiver::absorb(ByteView chunk, const std::string& at) {
       PSI_RETURN_IF_ERROR(on_record(carry_.data(), at));
       continue;
     }
-    // Whole records straight from the chunk, up to the end of the current section.
-    const uint64_t section_end = records_seen_ < nk ? nk : total;
+    // Whole records straight from the chunk, up to the end of the current section; the lookup
+    // slots of a step of key records are prefetched first, so their cache misses overlap.
+    const bool keys = records_seen_ < nk;
+    const uint64_t section_end = keys ? nk : total;
     const uint64_t whole = std::min<uint64_t>(rd.remaining() / R, section_end - records_seen_);
     ByteView body;
     rd.take(size_t(whole) * R, &body);
-    for (uint64_t k = 0; k < whole; ++k) PSI_RETURN_IF_ERROR(on_record(body.data + k * R, at));
+    constexpr uint64_t kStep = 16;
+    for (uint64_t k0 = 0; k0 < whole; k0 += kStep) {
+      const uint64_t c = std::min(kStep, whole - k0);
+      if (keys)
+        for (uint64_t k = 0; k < c; ++k) {
+          uint64_t key = 0;
+          std::memcpy(&key, body.data + (k0 + k) * R, std::min<size_t>(8, layout_.tag_bytes));
+          __builtin_prefetch(&lookup_[key & lookup_mask_]);
+        }
+      for (uint64_t k = 0; k < c; ++k) PSI_RETURN_IF_ERROR(on_record(body.data + (k0 + k) * R, at));
+    }
   }
   return Status::ok();
 }
@@ -324,18 +353,18 @@ Status LabelReceiver::absorb(ByteView chunk, const std::string& at) {
 Status LabelReceiver::finish(const std::string& at) {
   const uint64_t total = layout_.key_records() + layout_.label_records();
   if (records_seen_ != total || carry_len_ != 0)
-    return peer_error(at + ": label message ended after " + std::to_string(records_seen_) +
-                      " of " + std::to_string(total) + " records");
+    return peer_error(at + ": label message ended after " + std::to_string(records_seen_) + " of " +
+                      std::to_string(total) + " records");
   const size_t L = layout_.label_len;
-  std::vector<uint32_t> order(matches_.size());
-  std::iota(order.begin(), order.end(), 0u);
-  std::sort(order.begin(), order.end(),
-            [&](uint32_t a, uint32_t b) { return matches_[a].item < matches_[b].item; });
+  // Ascending items: a scan of the per-item match index, no sort.
   result_.clear();
+  result_.reserve(matches_.size());
   labels_.assign(matches_.size() * L, 0);
-  for (size_t k = 0; k < order.size(); ++k) {
-    result_.push_back(matches_[order[k]].item);
-    if (L) std::memcpy(&labels_[k * L], &match_labels_[size_t(order[k]) * L], L);
+  for (size_t i = 0; i < item_match_.size(); ++i) {
+    const uint32_t m = item_match_[i];
+    if (!m) continue;
+    std::memcpy(&labels_[result_.size() * L], &match_labels_[size_t(m - 1) * L], L);
+    result_.push_back(i);
   }
   secure_wipe(match_labels_.data(), match_labels_.size());
   std::vector<uint8_t>().swap(match_labels_);
@@ -345,7 +374,7 @@ Status LabelReceiver::finish(const std::string& at) {
   std::vector<Match>().swap(matches_);
   std::vector<uint64_t>().swap(lookup_);
   std::vector<uint8_t>().swap(item_tag_);
-  std::vector<uint8_t>().swap(matched_);
+  std::vector<uint32_t>().swap(item_match_);
   std::vector<uint32_t>().swap(want_);
   return Status::ok();
 }

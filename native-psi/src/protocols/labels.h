@@ -5,21 +5,21 @@
 // From an OPRF value F (128 bits, secret unless the receiver holds the element) and public tweaks
 // derived from the run's instance and the protocol's domain, with H the fixed-key tweakable
 // correlation-robust hash (core/aes.h):
-//   tag(F) = H(F ^ t_tag) truncated to tag_bytes = sigma + log2 n_r + log2(h n_s) bits (mask_bytes),
-//   k1(F) = H(F ^ t_k1), k2(F) = H(F ^ t_k2).
-// Label ciphertexts are ChaCha20-Poly1305 (IETF, libsodium) under single-use keys, nonce 0, no
+//   tag(F) = H(F ^ t_tag) truncated to tag_bytes = sigma + log2 n_r + log2(h n_s) bits
+//   (mask_bytes), k1(F) = H(F ^ t_k1), k2(F) = H(F ^ t_k2).
+// Label ciphertexts are AES-128-GCM (core/aes_gcm.h) under single-use keys, nonce 0, no
 // associated data: label_len + 16 bytes each.
 //
 // Message, h = 1 OPRF value per sender element (rr22, ecdh), "direct":
-//   n_s records tag(F) | AEAD(k1(F) | k2(F), label), in the sender's secret order.
+//   n_s records tag(F) | AEAD(k1(F), label), in the sender's secret order.
 // Message, h > 1 values per element (kkrt: one per hash function and stash position), each label
 // still sent once, "indirect":
 //   h n_s key records tag(F) | ((c | u32 position) ^ (k1(F) | k2(F))[0..20)), the sender's order;
-//   then n_s label records AEAD(H(c ^ t_c1) | H(c ^ t_c2), label), record p for the element at
+//   then n_s label records AEAD(H(c ^ t_c1), label), record p for the element at
 //   label position p, c a fresh random 128-bit content key per element.
-// Sizes depend only on n_r, n_s, h and label_len. The receiver matches each record's tag against its
-// own items' tags; a match whose label does not authenticate (or whose position is out of range or
-// taken twice) is PSI_ERR_PEER_MESSAGE, never a wrong label.
+// Sizes depend only on n_r, n_s, h and label_len. The receiver matches each record's tag against
+// its own items' tags; a match whose label does not authenticate (or whose position is out of range
+// or taken twice) is PSI_ERR_PEER_MESSAGE, never a wrong label.
 #pragma once
 
 #include <cstddef>
@@ -35,8 +35,8 @@
 
 namespace psi {
 
-constexpr size_t kLabelMacBytes = 16;     // Poly1305 tag after each label ciphertext
-constexpr size_t kLabelKeyBytes = 16;     // content key c of the indirect format
+constexpr size_t kLabelMacBytes = 16;      // GCM tag after each label ciphertext
+constexpr size_t kLabelKeyBytes = 16;      // content key c of the indirect format
 constexpr size_t kLabelKeyPlain = 16 + 4;  // c | u32 position, padded in a key record
 
 // The public shape of one run's label message.
@@ -68,13 +68,13 @@ class LabelDerive {
   void init(const uint8_t instance[32], const std::string& domain);
   // For i < n: tags[i] = H(F[i] ^ t_tag); keys (if not null) keys[2i], keys[2i+1] = k1, k2.
   void derive(const Block* F, size_t n, Block* tags, Block* keys) const;
-  // The 32-byte AEAD key of a content key c (indirect format).
-  void content_key(Block c, uint8_t key[32]) const;
+  // The 16-byte AEAD key of a content key c (indirect format).
+  void content_key(Block c, uint8_t key[16]) const;
 
  private:
   FixedKeyHash hash_;
   Block t_tag_ = zero_block(), t_k1_ = zero_block(), t_k2_ = zero_block();
-  Block t_c1_ = zero_block(), t_c2_ = zero_block();
+  Block t_c1_ = zero_block();
 };
 
 // The sender's side: holds a copy of the labels (wiped on destruction) and writes records. The
@@ -96,6 +96,8 @@ class LabelSender {
   // Indirect format: out gets n key records, record k for OPRF value F[k] of the element whose
   // label position is pos[k].
   void key_records(const Block* F, const uint32_t* pos, size_t n, uint8_t* out) const;
+  // The same, record k written at outs[k] (for a caller that scatters records into tables).
+  void key_records_at(const Block* F, const uint32_t* pos, size_t n, uint8_t* const* outs) const;
   // Indirect format: label records for positions first .. first+n-1; elem_at[p] is the element at
   // label position p.
   void label_records(const uint32_t* elem_at, uint64_t first, size_t n, uint8_t* out) const;
@@ -103,6 +105,8 @@ class LabelSender {
   void clear();
 
  private:
+  void prefetch_labels(const uint32_t* elems, size_t n) const;
+
   LabelLayout layout_;
   bool set_ = false;
   LabelDerive derive_;
@@ -137,12 +141,12 @@ class LabelReceiver {
   };
   LabelLayout layout_;
   LabelDerive derive_;
-  std::vector<uint8_t> item_tag_;    // receiver_size * tag_bytes
-  std::vector<Block> item_key_;      // 2 per item: k1, k2
-  std::vector<uint64_t> lookup_;     // fingerprint (tag bytes 4..7) << 32 | item + 1
+  std::vector<uint8_t> item_tag_;  // receiver_size * tag_bytes
+  std::vector<Block> item_key_;    // 2 per item: k1, k2
+  std::vector<uint64_t> lookup_;   // fingerprint (tag bytes 4..7) << 32 | item + 1
   uint64_t lookup_mask_ = 0;
-  std::vector<uint8_t> matched_;     // per item: already matched
-  std::vector<uint32_t> want_;       // indirect: per label position, match index + 1
+  std::vector<uint32_t> item_match_;  // per item: its match index + 1, 0 if none yet
+  std::vector<uint32_t> want_;        // indirect: per label position, match index + 1
   std::vector<Match> matches_;
   std::vector<uint8_t> match_labels_;  // label_len per match, in match order
   uint64_t records_seen_ = 0;          // key records, then label records

@@ -40,15 +40,15 @@ const Entry kProtocols[] = {
       2,
       2,
       {PSI_ROLE_RECEIVER, PSI_ROLE_SENDER, 0, 0},
-      PSI_OUTPUT_RECEIVER | PSI_OUTPUT_BOTH,
+      PSI_OUTPUT_RECEIVER | PSI_OUTPUT_BOTH | PSI_OUTPUT_LABELS,
       PSI_OUTPUT_RECEIVER,
       0,
-      0,
+      1,
       16,
       16,
       uint64_t(1) << 28,
-      "receiver_size,sender_size,instance,output,sigma,hashes,slots,separate_tables,bin_factor,"
-      "stash"},
+      "receiver_size,sender_size,instance,output,label,sigma,hashes,slots,separate_tables,"
+      "bin_factor,stash"},
      make_kkrt},
     {{"ecdh",
       "ECDH (ristretto255 DDH) PSI with a GCS/Bloom setup filter: small traffic, cardinality-only "
@@ -56,14 +56,14 @@ const Entry kProtocols[] = {
       2,
       2,
       {PSI_ROLE_RECEIVER, PSI_ROLE_SENDER, 0, 0},
-      PSI_OUTPUT_RECEIVER | PSI_OUTPUT_BOTH | PSI_OUTPUT_CARDINALITY,
+      PSI_OUTPUT_RECEIVER | PSI_OUTPUT_BOTH | PSI_OUTPUT_CARDINALITY | PSI_OUTPUT_LABELS,
       PSI_OUTPUT_RECEIVER,
       1,
-      0,
+      1,
       1,
       4096,
       uint64_t(1) << 32,
-      "receiver_size,sender_size,instance,output,fpr,filter"},
+      "receiver_size,sender_size,instance,output,label,fpr,filter"},
      make_ecdh},
 };
 

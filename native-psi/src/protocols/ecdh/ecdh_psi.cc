@@ -10,6 +10,7 @@
 #include <string>
 
 #include "../../core/prg.h"
+#include "../labels.h"
 #include "set_filter.h"
 
 namespace psi {
@@ -31,8 +32,13 @@ constexpr size_t kResponseHeader = kSetupId + kInstance + 8;
 constexpr size_t kChunkElements = 1024;  // client points computed per emit batch
 constexpr char kHashDomain[] = "psi-flink ecdh hash-to-group v1";
 constexpr uint64_t kMaxSize = uint64_t(1) << 32;
+// output=labels: the setup message carries the label message of labels.h in place of a filter
+// (its tags are the membership test), under this kind byte; tags of sigma = 40 bits + log2 of both
+// sizes, like the masks of rr22 and kkrt.
+constexpr uint8_t kLabelsKind = 3;
+constexpr uint32_t kLabelSigma = 40;
 
-enum class Output { kReceiver, kBoth, kCardinality };
+enum class Output { kReceiver, kBoth, kCardinality, kLabels };
 
 struct EcdhConfig {
   uint64_t receiver_size = 0, sender_size = 0;
@@ -40,6 +46,7 @@ struct EcdhConfig {
   double fpr = 1e-9;
   FilterKind filter = FilterKind::kGcs;
   Output output = Output::kReceiver;
+  uint64_t label = 0;  // output=labels: the length of every label
 };
 
 Status config_from_params(const Params& p, EcdhConfig* c) {
@@ -52,6 +59,7 @@ Status config_from_params(const Params& p, EcdhConfig* c) {
   PSI_RETURN_IF_ERROR(p.get_double("fpr", 1e-9, &c->fpr));
   PSI_RETURN_IF_ERROR(p.get_string("filter", "gcs", &filter));
   PSI_RETURN_IF_ERROR(p.get_string("output", "receiver", &output));
+  PSI_RETURN_IF_ERROR(p.get_u64("label", 0, &c->label));
   PSI_RETURN_IF_ERROR(p.check_all_used());
   if (c->receiver_size >= kMaxSize || c->sender_size >= kMaxSize)
     return argument_error("ecdh: receiver_size and sender_size must be below 2^32");
@@ -69,9 +77,18 @@ Status config_from_params(const Params& p, EcdhConfig* c) {
     c->output = Output::kBoth;
   else if (output == "cardinality")
     c->output = Output::kCardinality;
+  else if (output == "labels")
+    c->output = Output::kLabels;
   else
-    return argument_error("ecdh: output must be 'receiver', 'both' or 'cardinality', not '" +
-                          output + "'");
+    return argument_error(
+        "ecdh: output must be 'receiver', 'both', 'cardinality' or 'labels', not '" + output + "'");
+  if (c->output == Output::kLabels) {
+    if (!p.has("label")) return argument_error("ecdh: output=labels needs the label parameter");
+    LabelLayout check;
+    PSI_RETURN_IF_ERROR(LabelLayout::make(kLabelSigma, 1, 1, 1, c->label, &check));
+  } else if (p.has("label")) {
+    return argument_error("ecdh: the label parameter goes with output=labels only");
+  }
   return Status::ok();
 }
 
@@ -96,6 +113,31 @@ void hash_to_group(const uint8_t* x, size_t len, uint8_t out[kPoint]) {
   crypto_generichash(wide, sizeof wide, x, len, reinterpret_cast<const uint8_t*>(kHashDomain),
                      sizeof kHashDomain - 1);
   crypto_core_ristretto255_from_hash(out, wide);
+}
+
+// The label message's shape for a setup of ns sender elements serving `queries` client elements.
+LabelLayout label_layout(const EcdhConfig& c, uint64_t queries) {
+  LabelLayout l;
+  LabelLayout::make(kLabelSigma, queries, c.sender_size, 1, c.label, &l);  // label checked
+  return l;
+}
+
+// The labels' derivations are keyed per setup (a setup serves many runs): the setup id, which
+// names the server key k, zero-padded to an instance.
+std::array<uint8_t, 32> label_instance(const uint8_t setup_id[kSetupId]) {
+  std::array<uint8_t, 32> inst{};
+  std::memcpy(inst.data(), setup_id, kSetupId);
+  return inst;
+}
+
+// The OPRF value F(y) = H(y)^k as the 128-bit input of labels.h: BLAKE2b-128 of the point.
+Block label_value(const uint8_t point[kPoint]) {
+  uint8_t d[16];
+  crypto_generichash(d, sizeof d, point, kPoint,
+                     reinterpret_cast<const uint8_t*>("psi-flink ecdh label value"), 26);
+  Block b = load_block(d);
+  sodium_memzero(d, sizeof d);
+  return b;
 }
 
 std::string where(const char* who, psi_phase phase, uint32_t round) {
@@ -181,6 +223,23 @@ Status check_setup_message(ByteView m, const EcdhConfig& c, uint64_t* queries, s
   if (q < c.receiver_size || q >= kMaxSize)
     return peer_error(w + ": setup is sized for fewer client queries than receiver_size=" +
                       std::to_string(c.receiver_size));
+  if (c.output == Output::kLabels) {
+    ecdh::u128 len = 0;
+    if (kind != kLabelsKind) return peer_error(w + ": setup carries no labels (output=labels)");
+    if (!ecdh::read_varint(m, &pos, &len)) return peer_error(w + ": setup header truncated");
+    if (len != c.label)
+      return peer_error(w + ": setup carries labels of " + std::to_string(uint64_t(len)) +
+                        " bytes, this session has label=" + std::to_string(c.label));
+    const uint64_t want = label_layout(c, uint64_t(q)).message_bytes();
+    if (m.size - pos != want)
+      return peer_error(w + ": label message of " + std::to_string(m.size - pos) +
+                        " bytes, expected " + std::to_string(want));
+    *queries = uint64_t(q);
+    *filter_at = pos;
+    return Status::ok();
+  }
+  if (kind == kLabelsKind)
+    return peer_error(w + ": setup carries labels but this session's output is not labels");
   if (kind != uint8_t(c.filter)) return peer_error(w + ": setup uses another filter than filter=");
   ByteView f(m.data + pos, m.size - pos);
   Status st = c.filter == FilterKind::kGcs
@@ -202,6 +261,7 @@ class EcdhBase : public Protocol {
 
  protected:
   bool both() const { return cfg_.output == Output::kBoth; }
+  bool labelled() const { return cfg_.output == Output::kLabels; }
   EcdhConfig cfg_;
   uint8_t seed_[32];
   std::vector<uint8_t> out_;
@@ -234,6 +294,20 @@ class EcdhSender final : public EcdhBase {
       return state_error(
           "ecdh output=cardinality: the sender learns nothing, there are no indices");
     return Status::ok();
+  }
+  Status result_available() const override {
+    if (labelled())
+      return state_error("ecdh: the sender of a labelled run learns nothing (no result)");
+    return Status::ok();
+  }
+  // The labels travel in the setup message: they must come before the setup round.
+  Status set_labels(const uint8_t* labels, size_t count, size_t label_len) override {
+    if (!labelled()) return state_error("ecdh: labels need output=labels");
+    if (setup_done_)
+      return state_error(
+          "ecdh: the setup (run or imported) already carries the labels; psi_set_labels must "
+          "precede the setup round");
+    return labels_.set(label_layout(cfg_, cfg_.receiver_size), labels, count, label_len);
   }
 
   Status set_input(const uint8_t* elements, size_t count, size_t element_len) override {
@@ -372,9 +446,12 @@ class EcdhSender final : public EcdhBase {
   Status compute_setup(const std::string& w) {
     if (setup_done_) return state_error(w + ": setup already imported");
     if (!have_digest_) return state_error(w + ": the sender's setup needs psi_set_input first");
+    if (labelled() && !labels_.has_labels())
+      return state_error(w + ": output=labels but psi_set_labels was not called before the setup");
     const uint64_t n = cfg_.sender_size;
     std::vector<FilterKey> keys(n);
     table_.resize(n);
+    std::vector<Block> values(labelled() ? n : 0);
     uint8_t h[kPoint], hk[kPoint];
     for (uint64_t i = 0; i < n; ++i) {
       hash_to_group(&elements_[i * element_len_], element_len_, h);
@@ -382,7 +459,9 @@ class EcdhSender final : public EcdhBase {
         return Status(PSI_ERR_INTERNAL, w + ": identity point");
       keys[i] = ecdh::filter_key(hk);
       table_[i] = {keys[i], i};
+      if (labelled()) values[i] = label_value(hk);
     }
+    sodium_memzero(hk, sizeof hk);
     std::sort(table_.begin(), table_.end(),
               [](const Entry& a, const Entry& b) { return a.key < b.key; });
     for (size_t i = 1; i < table_.size(); ++i)
@@ -396,17 +475,46 @@ class EcdhSender final : public EcdhBase {
     put_bytes(&setup_msg_, setup_id_, kSetupId);
     ecdh::put_varint(&setup_msg_, n);
     ecdh::put_varint(&setup_msg_, queries_);
-    setup_msg_.push_back(uint8_t(cfg_.filter));
-    if (cfg_.filter == FilterKind::kGcs)
-      ecdh::gcs_encode(keys, ecdh::gcs_range(n, queries_, cfg_.fpr), &setup_msg_);
-    else
-      ecdh::bloom_encode(keys, ecdh::bloom_shape(n, queries_, cfg_.fpr), &setup_msg_);
+    if (labelled()) {  // no filter: the label tags are the membership test
+      setup_msg_.push_back(kLabelsKind);
+      ecdh::put_varint(&setup_msg_, cfg_.label);
+      append_labels(values);
+    } else {
+      setup_msg_.push_back(uint8_t(cfg_.filter));
+      if (cfg_.filter == FilterKind::kGcs)
+        ecdh::gcs_encode(keys, ecdh::gcs_range(n, queries_, cfg_.fpr), &setup_msg_);
+      else
+        ecdh::bloom_encode(keys, ecdh::bloom_shape(n, queries_, cfg_.fpr), &setup_msg_);
+    }
     sodium_memzero(elements_.data(), elements_.size());
     std::vector<uint8_t>().swap(elements_);
     setup_done_ = true;
     out_ = setup_msg_;
     out_pos_ = 0;
     return Status::ok();
+  }
+
+  // The label records, one per element in a secret random order (the receiver must not learn the
+  // input index of an element it holds): the shuffle is derived from the seed and the setup id.
+  void append_labels(std::vector<Block>& values) {
+    const uint64_t n = cfg_.sender_size;
+    uint8_t k[16];
+    derive_key(seed_, 32, "psi-flink ecdh label order", k, 16);
+    Prg prg(load_block(k));
+    sodium_memzero(k, sizeof k);
+    std::vector<uint32_t> order(n);
+    for (uint64_t i = 0; i < n; ++i) order[i] = uint32_t(i);
+    for (uint64_t i = n; i > 1; --i) std::swap(order[i - 1], order[prg.uniform(i)]);
+    std::vector<Block> F(n);
+    for (uint64_t i = 0; i < n; ++i) F[i] = values[order[i]];
+    sodium_memzero(values.data(), values.size() * sizeof(Block));
+    const auto inst = label_instance(setup_id_);
+    labels_.start(inst.data(), "ecdh", &prg);
+    const size_t base = setup_msg_.size();
+    setup_msg_.resize(base + labels_.layout().message_bytes());
+    labels_.direct_records(F.data(), order.data(), n, setup_msg_.data() + base);
+    sodium_memzero(F.data(), F.size() * sizeof(Block));
+    labels_.clear();
   }
 
   Status on_request_header(const uint8_t* h, uint64_t* n, const std::string& w) {
@@ -501,6 +609,7 @@ class EcdhSender final : public EcdhBase {
   std::vector<Entry> table_;
   RecordStream request_{kRequestHeader, kPoint};
   std::vector<uint8_t> in_;
+  LabelSender labels_;  // output=labels: the labels, until the setup message holds them
 };
 
 // ---------------------------------------------------------------------------------------------
@@ -533,6 +642,16 @@ class EcdhReceiver final : public EcdhBase {
     return Status::ok();
   }
 
+  Status set_labels(const uint8_t*, size_t, size_t) override {
+    return state_error("ecdh: only the sender gives labels");
+  }
+  Status labels_available() const override {
+    if (!labelled()) return state_error("ecdh: this run's output is not labels");
+    if (!labels_done_) return state_error("ecdh: the labels are not complete");
+    return Status::ok();
+  }
+  const std::vector<uint8_t>& result_labels() const override { return labels_in_.labels(); }
+
   Status set_input(const uint8_t* elements, size_t count, size_t element_len) override {
     if (count != cfg_.receiver_size)
       return input_error("input has " + std::to_string(count) + " elements but receiver_size is " +
@@ -547,9 +666,12 @@ class EcdhReceiver final : public EcdhBase {
     if (phase == PSI_PHASE_SETUP) {  // round 1: the setup message
       const uint64_t cap =
           1024 +
-          std::max<uint64_t>(
-              cfg_.sender_size * 24,
-              (ecdh::bloom_shape(cfg_.sender_size, cfg_.receiver_size, cfg_.fpr).bits + 7) / 8);
+          (labelled()
+               ? cfg_.sender_size * (16 + cfg_.label + kLabelMacBytes)
+               : std::max<uint64_t>(
+                     cfg_.sender_size * 24,
+                     (ecdh::bloom_shape(cfg_.sender_size, cfg_.receiver_size, cfg_.fpr).bits + 7) /
+                         8));
       PSI_RETURN_IF_ERROR(
           append_bounded(&setup_msg_, chunk, size_t(std::max<uint64_t>(cap, 1 << 20)), w));
       if (!last) return Status::ok();
@@ -661,6 +783,7 @@ class EcdhReceiver final : public EcdhBase {
                         std::to_string(cfg_.receiver_size));
     keys_.resize(count);
     if (both()) unblinded_.resize(count * kPoint);
+    if (labelled()) values_.resize(count);
     *n = count;
     return Status::ok();
   }
@@ -672,6 +795,8 @@ class EcdhReceiver final : public EcdhBase {
                         " is not a valid non-identity ristretto255 encoding");
     keys_[i] = ecdh::filter_key(z);
     if (both()) std::memcpy(&unblinded_[i * kPoint], z, kPoint);
+    if (labelled()) values_[i] = label_value(z);
+    sodium_memzero(z, sizeof z);
     return Status::ok();
   }
 
@@ -684,6 +809,7 @@ class EcdhReceiver final : public EcdhBase {
         if (sorted[i - 1] == sorted[i])
           return input_error(w + ": duplicate element in the receiver's input");
     }
+    if (labelled()) return open_labels(w);
     std::vector<uint8_t> hits;
     ByteView f(setup_msg_.data() + filter_at_, setup_msg_.size() - filter_at_);
     if (cfg_.filter == FilterKind::kGcs) {
@@ -718,6 +844,26 @@ class EcdhReceiver final : public EcdhBase {
     return Status::ok();
   }
 
+  // output=labels: the setup's label records against this party's OPRF values H(x)^k.
+  Status open_labels(const std::string& w) {
+    std::vector<FilterKey>().swap(keys_);
+    sodium_memzero(elements_.data(), elements_.size());
+    std::vector<uint8_t>().swap(elements_);
+    const auto inst = label_instance(setup_msg_.data() + kSetupIdOffset);
+    labels_in_.start(label_layout(cfg_, queries_), inst.data(), "ecdh", values_.data(),
+                     values_.size());
+    sodium_memzero(values_.data(), values_.size() * sizeof(Block));
+    std::vector<Block>().swap(values_);
+    PSI_RETURN_IF_ERROR(labels_in_.absorb(
+        ByteView(setup_msg_.data() + filter_at_, setup_msg_.size() - filter_at_), w));
+    PSI_RETURN_IF_ERROR(labels_in_.finish(w));
+    result_ = labels_in_.result();
+    labels_done_ = true;
+    out_.clear();
+    out_pos_ = 0;
+    return Status::ok();
+  }
+
   Status finish_bitmask(const std::string& w) {
     const uint64_t m = matched_.size();
     if (in_.size() != 8 + (m + 7) / 8 || load_u64(in_.data()) != m)
@@ -747,6 +893,9 @@ class EcdhReceiver final : public EcdhBase {
   std::vector<uint64_t> matched_;
   std::vector<uint8_t> in_;
   uint64_t cardinality_ = 0;
+  std::vector<Block> values_;  // output=labels: this party's OPRF values, F(x) = H(x)^k
+  LabelReceiver labels_in_;
+  bool labels_done_ = false;
 };
 
 }  // namespace

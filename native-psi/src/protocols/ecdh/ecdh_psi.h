@@ -24,6 +24,13 @@
 //                      u64 m | ceil(m/8) bytes, bit j set iff value j was genuine
 //   round 4, receiver: (output=both) drops the filter's false positives; sends nothing
 //
+// output=labels (see labels.h and psi_set_labels): the setup message carries, in place of the
+// filter, kind byte 3, varint label length, then the direct label message of labels.h (per sender
+// element, in a secret order: tag | AES-128-GCM label under keys derived from F(y) =
+// BLAKE2b-128(H(y)^k) and the setup id), sized for `queries` client elements; so psi_set_labels
+// must precede the setup round. The online rounds are those of output=receiver; in round 2 the
+// client opens the labels of its elements whose tags it finds. The sender learns nothing.
+//
 // psi_setup_export: the sender's blob carries k, the setup message and its exact table (so a static
 // set is hashed and keyed once for any number of client queries, its psi_set_input must then be the
 // same array: checked by digest); the receiver's carries the checked setup message. Key rotation: a

@@ -18,7 +18,7 @@ uint32_t kkrt_default_stash(uint64_t n, uint32_t sigma) {
 }
 
 Status kkrt_config_from_params(const Params& params, KkrtConfig* c) {
-  uint64_t sigma, hashes, slots, separate;
+  uint64_t sigma, hashes, slots, separate, label;
   double bin_factor;
   std::string output, stash;
   PSI_RETURN_IF_ERROR(params.get_u64("receiver_size", 0, &c->receiver_size));
@@ -33,6 +33,7 @@ Status kkrt_config_from_params(const Params& params, KkrtConfig* c) {
   PSI_RETURN_IF_ERROR(params.get_string("stash", "auto", &stash));
   PSI_RETURN_IF_ERROR(params.get_instance("instance", c->instance.data()));
   PSI_RETURN_IF_ERROR(params.get_string("output", "receiver", &output));
+  PSI_RETURN_IF_ERROR(params.get_u64("label", 0, &label));
 
   const uint64_t kMaxSize = uint64_t(1) << 28;
   if (c->receiver_size >= kMaxSize || c->sender_size >= kMaxSize)
@@ -41,10 +42,15 @@ Status kkrt_config_from_params(const Params& params, KkrtConfig* c) {
   if (separate > 1) return argument_error("separate_tables must be 0 or 1");
   if (!(bin_factor >= 0.5 && bin_factor <= 16))
     return argument_error("bin_factor must be in [0.5, 16]");
-  if (output != "receiver" && output != "both")
-    return argument_error("output must be 'receiver' or 'both', not '" + output + "'");
+  if (output != "receiver" && output != "both" && output != "labels")
+    return argument_error("output must be 'receiver', 'both' or 'labels', not '" + output + "'");
   c->sigma = uint32_t(sigma);
   c->output_both = output == "both";
+  c->output_labels = output == "labels";
+  if (c->output_labels && !params.has("label"))
+    return argument_error("output=labels needs the label parameter");
+  if (!c->output_labels && params.has("label"))
+    return argument_error("the label parameter goes with output=labels only");
 
   CuckooParams& p = c->cuckoo;
   p.hashes = uint32_t(hashes);
@@ -75,6 +81,9 @@ Status kkrt_config_from_params(const Params& params, KkrtConfig* c) {
   if (c->rows() >= (uint64_t(1) << 31)) return argument_error("too many OPRF instances");
 
   c->mask_bytes = mask_bytes(c->sigma, c->receiver_size, c->sender_size);
+  if (c->output_labels)
+    PSI_RETURN_IF_ERROR(LabelLayout::make(c->sigma, c->receiver_size, c->sender_size,
+                                          c->mask_tables(), label, &c->labels));
   return Status::ok();
 }
 

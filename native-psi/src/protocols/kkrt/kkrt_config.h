@@ -8,6 +8,7 @@
 
 #include "../../core/params.h"
 #include "../../cuckoo/cuckoo.h"
+#include "../labels.h"
 
 namespace psi {
 
@@ -26,6 +27,10 @@ struct KkrtConfig {
   // material); every per-run key is derived from it (kkrt_oprf.h).
   std::array<uint8_t, 32> instance{};
   bool output_both = false;  // the sender also learns its intersecting indices
+  // output=labels: round 1 carries the label message of labels.h (indirect format, one OPRF value
+  // per mask table and element) instead of the masks
+  bool output_labels = false;
+  LabelLayout labels;
 
   uint64_t cuckoo_rows() const { return cuckoo.bins * cuckoo.slots_per_bin; }
   uint64_t rows() const { return cuckoo_rows() + cuckoo.stash; }  // OPRF instances
@@ -34,7 +39,7 @@ struct KkrtConfig {
 };
 
 // Reads receiver_size, sender_size, sigma, hashes, slots, separate_tables, bin_factor, stash,
-// instance, output from params.
+// instance, output, label from params.
 Status kkrt_config_from_params(const Params& params, KkrtConfig* out);
 
 // Stash capacity for cuckoo failure <= 2^-sigma at 3 hash functions and bin_factor 1.27

@@ -171,9 +171,27 @@ class KkrtReceiver final : public KkrtBase {
       out_pos_ = 0;
       return Status::ok();
     }
-    // round 2: the sender's masks
+    // round 2: the sender's masks (output=labels: its label message)
+    if (cfg_.output_labels) {
+      PSI_RETURN_IF_ERROR(labels_in_.absorb(chunk, where));
+      if (!last) return Status::ok();
+      PSI_RETURN_IF_ERROR(labels_in_.finish(where));
+      result_ = labels_in_.result();
+      labels_done_ = true;
+      return Status::ok();
+    }
     return absorb_masks(chunk, last, where);
   }
+
+  Status set_labels(const uint8_t*, size_t, size_t) override {
+    return state_error("kkrt: only the sender gives labels");
+  }
+  Status labels_available() const override {
+    if (!cfg_.output_labels) return state_error("kkrt: this run's output is not labels");
+    if (!labels_done_) return state_error("kkrt: the labels are not complete");
+    return Status::ok();
+  }
+  const std::vector<uint8_t>& result_labels() const override { return labels_in_.labels(); }
 
   Status emit(psi_phase phase, uint32_t round, uint8_t* out, size_t cap, size_t* written,
               bool* done) override {
@@ -232,7 +250,10 @@ class KkrtReceiver final : public KkrtBase {
       Status s = table_->build(hashes.data(), n, rng_.next_u64());
       if (!s.is_ok()) return Status(s.code(), where + ": " + s.message());
     }
-    item_mask_.assign(n * cfg_.mask_bytes, 0);
+    if (cfg_.output_labels)
+      item_value_.assign(n, zero_block());
+    else
+      item_mask_.assign(n * cfg_.mask_bytes, 0);
     if (cfg_.output_both) item_proof_.assign(n, 0);
     item_tag_.assign(n, 0xFF);
     stash_items_.assign(cfg_.cuckoo.stash, CuckooTable::kEmpty);
@@ -309,12 +330,16 @@ class KkrtReceiver final : public KkrtBase {
         c_code_[4 * k + l] = load_block(&rows0_[r * kKkrtRowBytes + 16 * l]);  // now: T row
       }
       c_j_[k] = first + r;
-      __builtin_prefetch(&item_mask_[size_t(c_item_[k]) * cfg_.mask_bytes], 1);
+      if (!cfg_.output_labels)
+        __builtin_prefetch(&item_mask_[size_t(c_item_[k]) * cfg_.mask_bytes], 1);
     }
     kkrt_output_hash(fixed_hash_, out_tweak_, c_j_.data(), c_code_.data(), used, c_x_.data(),
                      cfg_.output_both ? c_proof_.data() : nullptr);
-    for (size_t k = 0; k < used; ++k)
-      std::memcpy(&item_mask_[size_t(c_item_[k]) * cfg_.mask_bytes], &c_x_[k], cfg_.mask_bytes);
+    if (cfg_.output_labels)
+      for (size_t k = 0; k < used; ++k) item_value_[c_item_[k]] = c_x_[k];
+    else
+      for (size_t k = 0; k < used; ++k)
+        std::memcpy(&item_mask_[size_t(c_item_[k]) * cfg_.mask_bytes], &c_x_[k], cfg_.mask_bytes);
     if (cfg_.output_both)
       for (size_t k = 0; k < used; ++k) item_proof_[c_item_[k]] = c_proof_[k];
     next_row_ += rows;
@@ -356,6 +381,15 @@ class KkrtReceiver final : public KkrtBase {
     std::vector<Aes128>().swap(g1_);
     table_.reset();
     const uint64_t n = cfg_.receiver_size;
+    if (cfg_.output_labels) {
+      labels_in_.start(cfg_.labels, cfg_.instance.data(), "kkrt", item_value_.data(), n);
+      secure_wipe(item_value_.data(), item_value_.size() * sizeof(Block));
+      std::vector<Block>().swap(item_value_);
+      secure_wipe(c_x_.data(), c_x_.size() * sizeof(Block));
+      out_.clear();
+      out_pos_ = 0;
+      return;
+    }
     uint64_t cap = 16;
     while (cap < 2 * n) cap <<= 1;
     lookup_.assign(cap, 0);
@@ -491,6 +525,9 @@ class KkrtReceiver final : public KkrtBase {
   uint64_t next_row_ = 0;
   bool finished_matrix_ = false;
   std::vector<uint8_t> item_mask_;
+  std::vector<Block> item_value_;  // output=labels: each element's OPRF value
+  LabelReceiver labels_in_;        // output=labels: round 2's parser
+  bool labels_done_ = false;
   std::vector<uint64_t> item_proof_,
       c_proof_;  // output=both: claim proof of each element's OPRF value
   std::vector<uint8_t> item_tag_;
@@ -527,6 +564,8 @@ class KkrtSender final : public KkrtBase {
 
   Status emit(psi_phase phase, uint32_t round, uint8_t* out, size_t cap, size_t* written,
               bool* done) override {
+    if (phase == PSI_PHASE_ONLINE && round == 1 && cfg_.output_labels)
+      return emit_label_message(out, cap, written, done);
     if (phase == PSI_PHASE_ONLINE && round == 1) {
       emit_from_buffer(masks_, &out_pos_, out, cap, written, done);
       if (*done) std::vector<uint8_t>().swap(masks_);
@@ -543,6 +582,16 @@ class KkrtSender final : public KkrtBase {
     Status st = export_blob(PSI_ROLE_SENDER, ByteView(secrets), out);
     secure_wipe(secrets.data(), secrets.size());
     return st;
+  }
+
+  Status set_labels(const uint8_t* labels, size_t count, size_t label_len) override {
+    if (!cfg_.output_labels) return state_error("kkrt: labels need output=labels");
+    return labels_.set(cfg_.labels, labels, count, label_len);
+  }
+  Status result_available() const override {
+    if (cfg_.output_labels)
+      return state_error("kkrt: the sender of a labelled run learns nothing (no result)");
+    return Status::ok();
   }
 
   Status import_setup(ByteView data) override {
@@ -633,7 +682,11 @@ class KkrtSender final : public KkrtBase {
       for (uint64_t k = 0; k < m; ++k) std::swap(pos_[i - 1 - k], pos_[js[k]]);
       i -= m;
     }
-    masks_.assign(size_t(cfg_.mask_tables()) * n * cfg_.mask_bytes, 0);
+    // output=labels: the key records in the masks' layout (the label records follow at emit time)
+    masks_.assign(cfg_.output_labels
+                      ? size_t(cfg_.labels.key_records() * cfg_.labels.key_record_bytes())
+                      : size_t(cfg_.mask_tables()) * n * cfg_.mask_bytes,
+                  0);
     if (cfg_.output_both) proofs_.assign(size_t(cfg_.mask_tables()) * n, 0);
     rowbuf_.resize(kChunkRows * kKkrtRowBytes);
     qrows_.resize(kChunkRows * kKkrtRowBytes);
@@ -642,7 +695,8 @@ class KkrtSender final : public KkrtBase {
   }
 
   uint8_t* mask_slot(uint32_t table, uint32_t item) {
-    return &masks_[(size_t(table) * cfg_.sender_size + pos_[item]) * cfg_.mask_bytes];
+    const size_t R = cfg_.output_labels ? cfg_.labels.key_record_bytes() : cfg_.mask_bytes;
+    return &masks_[(size_t(table) * cfg_.sender_size + pos_[item]) * R];
   }
   uint64_t& proof_slot(uint32_t table, uint32_t item) {
     return proofs_[size_t(table) * cfg_.sender_size + pos_[item]];
@@ -654,6 +708,17 @@ class KkrtSender final : public KkrtBase {
     for (size_t k = 0; k < nb; ++k) __builtin_prefetch(mask_slot(b_table_[k], b_item_[k]), 1);
     kkrt_output_hash(fixed_hash_, out_tweak_, b_j_.data(), b_v_.data(), nb, b_out_.data(),
                      cfg_.output_both ? b_proof_.data() : nullptr);
+    if (cfg_.output_labels) {
+      std::array<uint8_t*, kBatch> outs;
+      std::array<uint32_t, kBatch> pos;
+      for (size_t k = 0; k < nb; ++k) {
+        outs[k] = mask_slot(b_table_[k], b_item_[k]);
+        pos[k] = pos_[b_item_[k]];
+      }
+      labels_.key_records_at(b_out_.data(), pos.data(), nb, outs.data());
+      secure_wipe(b_out_.data(), nb * sizeof(Block));
+      return;
+    }
     for (size_t k = 0; k < nb; ++k)
       std::memcpy(mask_slot(b_table_[k], b_item_[k]), &b_out_[k], cfg_.mask_bytes);
     if (cfg_.output_both)
@@ -751,6 +816,13 @@ class KkrtSender final : public KkrtBase {
   Status absorb_matrix(ByteView chunk, bool last, const std::string& where) {
     PSI_RETURN_IF_ERROR(ready_hook());
     if (!prepared_) return state_error(where + ": setup not complete");
+    if (cfg_.output_labels && !labels_started_) {
+      // This round's reply carries the labels: refuse their absence before any work.
+      if (!labels_.has_labels())
+        return state_error(where + ": output=labels but psi_set_labels was not called");
+      labels_.start(cfg_.instance.data(), "kkrt", &rng_);
+      labels_started_ = true;
+    }
     const uint64_t total = kInstanceBytes + cfg_.rows() * kKkrtRowBytes;
     if (chunk.size > total - received_)
       return peer_error(where + ": message longer than the expected " + std::to_string(total) +
@@ -782,6 +854,13 @@ class KkrtSender final : public KkrtBase {
                         std::to_string(total) + " bytes");
     // A zero-row matrix never reaches process_rows; nothing to do then.
     stash_masks();
+    if (cfg_.output_labels) {
+      // Label record p holds the label of the element at position p of the key tables.
+      const uint64_t n = cfg_.sender_size;
+      elem_at_.resize(n);
+      for (uint64_t i = 0; i < n; ++i) elem_at_[pos_[i]] = uint32_t(i);
+      labels_next_ = 0;
+    }
     std::vector<uint32_t>().swap(entries_);
     std::vector<uint32_t>().swap(bin_start_);
     std::vector<uint8_t>().swap(rowbuf_);
@@ -791,6 +870,47 @@ class KkrtSender final : public KkrtBase {
     if (!cfg_.output_both) std::vector<uint32_t>().swap(pos_);
     std::vector<Block>().swap(elements_);
     out_pos_ = 0;
+    return Status::ok();
+  }
+
+  // output=labels, round 1: the key records (masks_), then the label records, sealed a chunk at a
+  // time as they are sent (so a large label needs no message-sized buffer).
+  Status emit_label_message(uint8_t* out, size_t cap, size_t* written, bool* done) {
+    *written = 0;
+    *done = false;
+    const uint64_t n = cfg_.sender_size;
+    const size_t R = cfg_.labels.label_record_bytes();
+    while (cap > 0) {
+      std::vector<uint8_t>& cur = labels_next_ == 0 && !masks_sent_ ? masks_ : label_buf_;
+      if (out_pos_ == cur.size()) {
+        if (&cur == &masks_) {
+          masks_sent_ = true;
+          std::vector<uint8_t>().swap(masks_);
+        } else if (labels_next_ == n) {
+          break;
+        }
+        const size_t count = size_t(
+            std::min<uint64_t>(std::max<size_t>(1, (size_t(8) << 20) / R), n - labels_next_));
+        label_buf_.resize(count * R);
+        if (count) labels_.label_records(elem_at_.data(), labels_next_, count, label_buf_.data());
+        labels_next_ += count;
+        out_pos_ = 0;
+        if (count == 0) break;
+        continue;
+      }
+      const size_t k = std::min(cap, cur.size() - out_pos_);
+      std::memcpy(out, cur.data() + out_pos_, k);
+      out_pos_ += k;
+      out += k;
+      cap -= k;
+      *written += k;
+    }
+    if (masks_sent_ && labels_next_ == n && out_pos_ == label_buf_.size()) {
+      *done = true;
+      labels_.clear();
+      std::vector<uint8_t>().swap(label_buf_);
+      std::vector<uint32_t>().swap(elem_at_);
+    }
     return Status::ok();
   }
 
@@ -855,6 +975,11 @@ class KkrtSender final : public KkrtBase {
   std::vector<Aes128> gs_;
   std::vector<uint32_t> bin_start_, entries_, pos_;
   std::vector<uint8_t> masks_;
+  LabelSender labels_;  // output=labels: the labels and round 1's record writer
+  bool labels_started_ = false, masks_sent_ = false;
+  std::vector<uint32_t> elem_at_;   // output=labels: the element at each label position
+  std::vector<uint8_t> label_buf_;  // output=labels: the label records being sent
+  uint64_t labels_next_ = 0;        // output=labels: label records produced
   // output=both: the claim proof of every (table, position) mask, same layout as masks_ (8 bytes
   // each)
   std::vector<uint64_t> proofs_;

@@ -9,7 +9,9 @@
 //                      one 64-byte row per OPRF instance (bins*slots + stash rows)
 //   round 1, sender:   sends its OPRF outputs truncated to mask_bytes: for each hash function and
 //                      slot, then each stash position, one mask per element, all tables in the same
-//                      secret random order of the sender's elements
+//                      secret random order of the sender's elements; with output=labels instead
+//                      the label message of labels.h (indirect format: a key record per mask,
+//                      same layout, then one label record per element in the same order)
 //   round 2, receiver: looks its own outputs up; with output=both sends the sorted positions that
 //                      matched (u32 count, u32 each), else nothing
 //   round 3, sender:   (output=both only) maps positions back to its element indices

@@ -38,12 +38,14 @@ class ProtocolInfoTest {
     ProtocolInfo k = ProtocolInfo.byName("kkrt");
     assertEquals(2, k.parties());
     assertEquals(List.of(PsiRole.RECEIVER, PsiRole.SENDER), k.roles());
-    assertEquals(EnumSet.of(PsiParams.Output.RECEIVER, PsiParams.Output.BOTH), k.outputs());
+    assertEquals(
+        EnumSet.of(PsiParams.Output.RECEIVER, PsiParams.Output.BOTH, PsiParams.Output.LABELS),
+        k.outputs());
     assertEquals(PsiParams.Output.RECEIVER, k.defaultOutput());
     assertFalse(k.supportsCardinality());
     assertFalse(k.setupNeedsSenderSet());
     assertTrue(k.setupReusable());
-    assertFalse(k.labels());
+    assertTrue(k.labels());
     assertEquals(16, k.elementLenMin());
     assertEquals(16, k.elementLenMax());
     assertEquals(1L << 28, k.maxSetSize());
@@ -53,6 +55,7 @@ class ProtocolInfoTest {
             "sender_size",
             "instance",
             "output",
+            "label",
             "sigma",
             "hashes",
             "slots",
@@ -70,6 +73,7 @@ class ProtocolInfoTest {
     assertEquals(List.of(PsiRole.RECEIVER, PsiRole.SENDER), e.roles());
     assertEquals(EnumSet.allOf(PsiParams.Output.class), e.outputs());
     assertTrue(e.supportsCardinality());
+    assertTrue(e.labels());
     assertTrue(e.setupNeedsSenderSet());
     assertFalse(e.setupReusable());
     assertEquals(1, e.elementLenMin());
@@ -78,7 +82,8 @@ class ProtocolInfoTest {
     assertFalse(e.acceptsElementLength(4097));
     assertEquals(1L << 32, e.maxSetSize());
     assertEquals(
-        List.of("receiver_size", "sender_size", "instance", "output", "fpr", "filter"), e.params());
+        List.of("receiver_size", "sender_size", "instance", "output", "label", "fpr", "filter"),
+        e.params());
   }
 
   @Test
@@ -86,7 +91,10 @@ class ProtocolInfoTest {
     ProtocolInfo r = ProtocolInfo.byName("rr22");
     assertEquals(2, r.parties());
     assertEquals(List.of(PsiRole.RECEIVER, PsiRole.SENDER), r.roles());
-    assertEquals(EnumSet.of(PsiParams.Output.RECEIVER, PsiParams.Output.BOTH), r.outputs());
+    assertEquals(
+        EnumSet.of(PsiParams.Output.RECEIVER, PsiParams.Output.BOTH, PsiParams.Output.LABELS),
+        r.outputs());
+    assertTrue(r.labels());
     assertFalse(r.supportsCardinality());
     assertFalse(r.setupNeedsSenderSet());
     assertTrue(r.setupReusable());
@@ -94,7 +102,15 @@ class ProtocolInfoTest {
     assertEquals(16, r.elementLenMax());
     assertEquals(1L << 28, r.maxSetSize());
     assertEquals(
-        List.of("receiver_size", "sender_size", "instance", "output", "sigma", "piece", "threads"),
+        List.of(
+            "receiver_size",
+            "sender_size",
+            "instance",
+            "output",
+            "label",
+            "sigma",
+            "piece",
+            "threads"),
         r.params());
   }
 
@@ -174,19 +190,30 @@ class ProtocolInfoTest {
     assertEquals(2, p.parties(), "this in-process run drives two-party protocols");
     assertTrue(p.acceptsElementLength(ElementSets.LEN));
     ElementSets sets = ElementSets.random(name.hashCode() + output.ordinal(), 300, 260, 117);
-    PsiParams params =
+    PsiParams.Builder builder =
         PsiParams.builder()
             .receiverSize(sets.receiverCount)
             .senderSize(sets.senderCount)
             .instance(42)
-            .output(output)
-            .build();
+            .output(output);
+    // output=labels: each sender element's label is its own first 8 bytes, so the receiver's
+    // expected labels are the first 8 bytes of its matching elements
+    boolean labelled = output == PsiParams.Output.LABELS;
+    int labelLen = 8;
+    byte[] labels = new byte[sets.senderCount * labelLen];
+    for (int j = 0; j < sets.senderCount; j++) {
+      System.arraycopy(sets.sender, j * ElementSets.LEN, labels, j * labelLen, labelLen);
+    }
+    PsiParams params = (labelled ? builder.label(labelLen) : builder).build();
     PsiRole receiverRole = p.roles().get(0);
     PsiRole senderRole = p.roles().get(1);
     try (PsiSession r = PsiSession.create(name, receiverRole, params);
         PsiSession s = PsiSession.create(name, senderRole, params)) {
       r.setInput(sets.receiver, sets.receiverCount, ElementSets.LEN);
       s.setInput(sets.sender, sets.senderCount, ElementSets.LEN);
+      if (labelled) {
+        s.setLabels(labels, sets.senderCount, labelLen);
+      }
       PsiRunResult result;
       RoundDriver driver = new RoundDriver(4096);
       if (p.setupReusable()) {
@@ -200,6 +227,9 @@ class ProtocolInfoTest {
           s2.importSetup(ss);
           r2.setInput(sets.receiver, sets.receiverCount, ElementSets.LEN);
           s2.setInput(sets.sender, sets.senderCount, ElementSets.LEN);
+          if (labelled) {
+            s2.setLabels(labels, sets.senderCount, labelLen);
+          }
           result = driver.run(r2, s2);
         }
       } else {
@@ -219,6 +249,16 @@ class ProtocolInfoTest {
         case BOTH -> {
           assertArrayEquals(wantR, result.receiverIndices());
           assertArrayEquals(wantS, result.senderIndices().orElseThrow());
+        }
+        case LABELS -> {
+          assertArrayEquals(wantR, result.receiverIndices());
+          assertTrue(result.senderIndices().isEmpty());
+          byte[] want = new byte[wantR.length * labelLen];
+          for (int k = 0; k < wantR.length; k++) {
+            System.arraycopy(
+                sets.receiver, (int) wantR[k] * ElementSets.LEN, want, k * labelLen, labelLen);
+          }
+          assertArrayEquals(want, result.labels().orElseThrow());
         }
       }
     }

@@ -14,6 +14,7 @@ public final class PsiRunResult {
   private final PhaseTraffic setup;
   private final PhaseTraffic online;
   private final long cardinality; // -1 unless output=cardinality
+  private final byte[] labels; // null unless output=labels
 
   /**
    * @param receiverIndices the receiver's intersecting indices, ascending
@@ -28,6 +29,31 @@ public final class PsiRunResult {
     this.setup = Objects.requireNonNull(setup, "setup");
     this.online = Objects.requireNonNull(online, "online");
     this.cardinality = -1;
+    this.labels = null;
+  }
+
+  private PsiRunResult(
+      long[] receiverIndices, byte[] labels, PhaseTraffic setup, PhaseTraffic online) {
+    this.receiverIndices = Objects.requireNonNull(receiverIndices, "receiverIndices").clone();
+    this.senderIndices = null;
+    this.setup = Objects.requireNonNull(setup, "setup");
+    this.online = Objects.requireNonNull(online, "online");
+    this.cardinality = -1;
+    this.labels = Objects.requireNonNull(labels, "labels").clone();
+  }
+
+  /**
+   * A labelled outcome ({@code output=labels}): the receiver's indices and the sender's labels of
+   * them, back to back in index order; the sender learns nothing.
+   */
+  public static PsiRunResult labelled(
+      long[] receiverIndices, byte[] labels, PhaseTraffic setup, PhaseTraffic online) {
+    return new PsiRunResult(receiverIndices, labels, setup, online);
+  }
+
+  /** With {@code output=labels}: the receiver's labels in index order (a copy); else empty. */
+  public Optional<byte[]> labels() {
+    return labels == null ? Optional.empty() : Optional.of(labels.clone());
   }
 
   /**
@@ -49,6 +75,7 @@ public final class PsiRunResult {
     this.setup = Objects.requireNonNull(setup, "setup");
     this.online = Objects.requireNonNull(online, "online");
     this.cardinality = cardinality;
+    this.labels = null;
   }
 
   /** The intersection size the receiver learnt with {@code output=cardinality}; empty otherwise. */

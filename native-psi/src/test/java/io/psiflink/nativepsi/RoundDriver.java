@@ -48,7 +48,9 @@ public final class RoundDriver {
    * Runs the setup rounds (unless both sessions imported a setup), then the online rounds, and
    * collects the results. Inputs must be set on both sessions. The sender's indices are collected
    * when its parameters say {@code output=both}; with {@code output=cardinality} only the
-   * receiver's count ({@link PsiRunResult#cardinality()}).
+   * receiver's count ({@link PsiRunResult#cardinality()}); with {@code output=labels} the
+   * receiver's labels too ({@link PsiRunResult#labels()}; the sender must have called {@link
+   * PsiSession#setLabels} before the round that carries them).
    *
    * @throws IllegalArgumentException if the roles are not RECEIVER and SENDER, or only one session
    *     imported a setup
@@ -82,6 +84,11 @@ public final class RoundDriver {
     if (PsiParams.Output.CARDINALITY.value().equals(output)) {
       // the receiver learns only the count; neither party has indices
       return new PsiRunResult(new long[0], null, setup, online, receiver.resultSize());
+    }
+    if (PsiParams.Output.LABELS.value().equals(output)) {
+      // the receiver learns its indices and their labels; the sender learns nothing
+      return PsiRunResult.labelled(
+          receiver.resultIndices(), receiver.resultLabels(), setup, online);
     }
     long[] receiverIndices = receiver.resultIndices();
     boolean senderLearns =
