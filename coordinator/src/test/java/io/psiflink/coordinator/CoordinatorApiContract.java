@@ -161,6 +161,7 @@ abstract class CoordinatorApiContract {
     offer.put("sql", sql);
     offer.put("fingerprint", io.psiflink.query.JoinQuery.parse(sql).fingerprint());
     offer.put("protocol", "kkrt");
+    offer.put("mode", "both");
     offer.put("requesterEndpoint", requester + ".example:7443");
     offer.put("requesterFingerprint", "ab".repeat(32));
     offer.put("expiresAt", System.currentTimeMillis() + 60_000);
@@ -1053,6 +1054,8 @@ abstract class CoordinatorApiContract {
             0,
             40,
             "kkrt",
+            io.psiflink.api.JoinMode.BOTH,
+            null,
             "alice.example:7443",
             "fp",
             Model.QueryStatus.PENDING,

@@ -228,6 +228,7 @@ class HostilePeerTest {
     s.put("bins", 0);
     s.put("sigma", 40);
     s.put("protocol", "kkrt");
+    s.put("mode", "both");
     s.put("aEndpoint", "alice.example:7443");
     s.put("aFingerprint", "");
     s.put("bEndpoint", "bob.example:7443");
