@@ -583,6 +583,10 @@ public final class PsiCli {
   private void printDisclosure(JsonNode query) {
     JsonNode d = query.path("disclosure");
     if (d.isObject()) {
+      // which mode runs and what it means (null for queries stored before the labeled mode)
+      if (d.hasNonNull("modeText")) {
+        out.println(d.path("modeText").asText());
+      }
       out.println("the peer learns " + d.path("peerLearnsAboutMine").path("text").asText());
       out.println("this party learns " + d.path("iLearnAboutPeer").path("text").asText());
     }
