@@ -1,5 +1,6 @@
 package io.psiflink.jobs.psi;
 
+import io.psiflink.api.JoinMode;
 import io.psiflink.api.Role;
 import io.psiflink.connectors.row.RowCodec;
 import io.psiflink.jobs.session.BinKeys;
@@ -13,7 +14,7 @@ import java.io.Serializable;
  * not ({@link BinKeys}). Immutable.
  */
 public final class BinContext implements Serializable {
-  private static final long serialVersionUID = 3L;
+  private static final long serialVersionUID = 4L;
 
   private final String session;
   private final Role role;
@@ -26,6 +27,8 @@ public final class BinContext implements Serializable {
   private final int[] output;
   private final int maxAttempts;
   private final boolean cardinality;
+  private final JoinMode mode;
+  private final int labelBytes;
 
   /**
    * @param role {@link Role#A} (PSI receiver, output party) or {@link Role#B} (PSI sender, which
@@ -36,6 +39,8 @@ public final class BinContext implements Serializable {
    *     column i, {@code -1 - j} for the peer's revealed column j
    * @param cardinality the query asks only how many keys both tables hold: the PSI reveals only
    *     that count, to A, and no columns are exchanged
+   * @param mode who learns the intersection: in {@link JoinMode#LABELED} B's columns travel in the
+   *     PSI's labels of {@code labelBytes} bytes and B learns nothing
    */
   public BinContext(
       String session,
@@ -48,7 +53,9 @@ public final class BinContext implements Serializable {
       RowCodec peerCodec,
       int[] output,
       int maxAttempts,
-      boolean cardinality) {
+      boolean cardinality,
+      JoinMode mode,
+      int labelBytes) {
     if (!role.isParty() || role.parties() != 2) {
       throw new IllegalArgumentException(
           "a bin is exchanged between party A and party B, not " + role.label());
@@ -64,6 +71,8 @@ public final class BinContext implements Serializable {
     this.output = output.clone();
     this.maxAttempts = maxAttempts;
     this.cardinality = cardinality;
+    this.mode = java.util.Objects.requireNonNull(mode, "mode");
+    this.labelBytes = labelBytes;
   }
 
   public String session() {
@@ -120,5 +129,22 @@ public final class BinContext implements Serializable {
 
   public boolean cardinality() {
     return cardinality;
+  }
+
+  public JoinMode mode() {
+    return mode;
+  }
+
+  /**
+   * Whether B's columns travel as the PSI's labels: the labeled mode of a query that has B's
+   * columns to send (a count-only query has none: its PSI reveals only the count, to A).
+   */
+  public boolean labeled() {
+    return mode == JoinMode.LABELED && !cardinality;
+  }
+
+  /** The labeled mode's label size in bytes. */
+  public int labelBytes() {
+    return labelBytes;
   }
 }
