@@ -35,6 +35,9 @@ with DAG(
                                  description="where party A writes the joined table"),
         "output_format": Param(None, type=["null", "string"], enum=[None, "avro", "csv", "parquet"],
                                description="its format (default: the coordinator's)"),
+        "protocol": Param(None, type=["null", "string"],
+                          description="the PSI protocol, one both coordinators offer "
+                                      "(default: the coordinator's)"),
         "mode": Param(None, type=["null", "string"], enum=[None, "both", "labeled"],
                       description="who learns the intersection: both (default) or labeled "
                                   "(only party A; party B learns nothing of it)"),
@@ -51,6 +54,7 @@ with DAG(
         sql="{{ params.sql }}",
         output_location="{{ params.output_location or '' }}",
         output_format="{{ params.output_format or '' }}",
+        protocol="{{ params.protocol or '' }}",
         mode="{{ params.mode or '' }}",
         label_bytes="{{ params.label_bytes or '' }}",
     )

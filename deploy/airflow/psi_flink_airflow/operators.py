@@ -81,7 +81,7 @@ class PsiSubmitJoinOperator(BaseOperator):
     and refuses a mode that a dataset's ``revealIntersection: never`` forbids."""
 
     template_fields = ("sql", "local_dataset", "peer_dataset", "output_location",
-                       "output_format", "mode", "label_bytes")
+                       "output_format", "protocol", "mode", "label_bytes")
     template_fields_renderers = {"sql": "sql"}
 
     def __init__(self, *, sql: str, local_dataset: str, peer_dataset: str,
@@ -108,11 +108,12 @@ class PsiSubmitJoinOperator(BaseOperator):
             if self.output_format:
                 output["format"] = self.output_format
         # a template renders an unset parameter as "": the coordinator's default
+        protocol = (self.protocol or "").strip() or None
         mode = (self.mode or "").strip() or None
         label_bytes = _label_bytes(self.label_bytes)
         try:
             q = client.submit(self.local_dataset, self.peer_dataset, self.sql, output,
-                              protocol=self.protocol, mode=mode, labelBytes=label_bytes)
+                              protocol=protocol, mode=mode, labelBytes=label_bytes)
         except CoordinatorError as e:
             raise _fail_or_retry(e) from e
         shown = q.get("mode", "both")

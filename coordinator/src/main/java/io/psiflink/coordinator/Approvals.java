@@ -105,6 +105,7 @@ final class Approvals {
     QueryValidator.Policy theirPolicy = QueryValidator.policy(theirs);
     ResolvedJoin resolved = QueryValidator.validate(sql, "sql", ownSide, ownPolicy, theirPolicy);
     QueryValidator.checkProtocolFor(resolved, protocol); // the approver checks independently
+    QueryValidator.checkModeFor(resolved, protocol, offer.mode());
     // what our owner would learn, in the mode the requester chose (both jobs run the session's)
     IntersectionPolicy.check(
         ownName,

@@ -97,6 +97,7 @@ final class Offers {
     QueryValidator.checkProtocolFor(resolved, protocol); // before the peer sees the offer
     JoinMode mode = r.mode();
     Integer labelBytes = r.labelBytes();
+    QueryValidator.checkModeFor(resolved, protocol, mode);
     boolean countOnly = resolved.count() != null;
     // ours, and the peer's as it publishes it (its coordinator checks again on the offer)
     IntersectionPolicy.check(

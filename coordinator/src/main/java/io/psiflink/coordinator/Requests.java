@@ -35,15 +35,11 @@ final class Requests {
 
   static final Pattern DATASET_NAME = Pattern.compile("[A-Za-z0-9][A-Za-z0-9_.-]{0,127}");
 
-  /** The smallest label size: the job's own minimum of {@code --label-bytes} (PartyOptions). */
-  static final int MIN_LABEL_BYTES = 8;
+  /** The least label size a query may ask for: the job's ({@code --label-bytes}). */
+  static final int MIN_LABEL_BYTES = PartyOptions.LABEL_BYTES_MIN;
 
-  /**
-   * The largest label size a query may ask for: every key of B travels as one label of this size,
-   * so B's padded size times this is what crosses the network; 1 MiB per key is far beyond any
-   * sensible join and keeps a typo from asking for terabytes.
-   */
-  static final int MAX_LABEL_BYTES = 1 << 20;
+  /** The largest label size a query may ask for: the job's, the native library's bound. */
+  static final int MAX_LABEL_BYTES = PartyOptions.LABEL_BYTES_MAX;
 
   /**
    * {@code POST /v1/datasets}.

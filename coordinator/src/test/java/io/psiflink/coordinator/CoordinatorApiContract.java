@@ -688,6 +688,7 @@ abstract class CoordinatorApiContract {
   void aLabeledQueryIsOfferedApprovedAndRunsInModeLabeledAtBothParties() throws Exception {
     ObjectNode q = sqlQuery(GOOD_SQL);
     q.put("mode", "labeled");
+    q.put("protocol", "rr22"); // a protocol with labels
     q.put("labelBytes", 512);
     String id = submit(alice, q);
     for (Client c : List.of(alice, bob)) {
@@ -752,6 +753,7 @@ abstract class CoordinatorApiContract {
     // labeled without a size: the job's default
     ObjectNode q = sqlQuery(GOOD_SQL);
     q.put("mode", "LABELED");
+    q.put("protocol", "rr22"); // a protocol with labels
     id = submit(alice, q);
     assertEquals(
         io.psiflink.api.PartyOptions.DEFAULT_LABEL_BYTES,
@@ -802,6 +804,7 @@ abstract class CoordinatorApiContract {
     assertTrue(refusedModes >= 5, "refusals audited: " + refusedModes);
     // the well-formed labeled offer is stored with its mode
     o.put("mode", "labeled");
+    o.put("protocol", "rr22");
     o.put("labelBytes", 64);
     Reply ok = peerAtBob.post("/v1/peer/queries", o);
     assertEquals(201, ok.status(), ok.toString());
@@ -861,6 +864,7 @@ abstract class CoordinatorApiContract {
       qa.put("peerDataset", "private_customers");
       qa.put("role", "B");
       qa.put("mode", mode);
+      qa.put("protocol", "rr22"); // a protocol with labels
       Reply ra =
           refused(
               422,
@@ -871,6 +875,7 @@ abstract class CoordinatorApiContract {
       assertEquals("role", ra.json().path("field").asText());
       ObjectNode oa = offer("alice", "B", "purchases", "private_customers", asA);
       oa.put("mode", mode);
+      oa.put("protocol", "rr22"); // a protocol with labels
       if (mode.equals("labeled")) {
         oa.put("labelBytes", 128);
       }
@@ -886,6 +891,7 @@ abstract class CoordinatorApiContract {
 
     // accepted: B in mode labeled, ...
     q.put("mode", "labeled");
+    q.put("protocol", "rr22"); // a protocol with labels
     String id = submit(alice, q);
     JsonNode d = bob.get("/v1/queries/" + id).json().path("disclosure");
     assertEquals("none", d.path("iLearnAboutPeer").path("intersection").asText(), d.toString());
@@ -904,6 +910,46 @@ abstract class CoordinatorApiContract {
   }
 
   @Test
+  void aLabeledQueryNeedsAProtocolWhoseSenderAttachesLabels() throws Exception {
+    // the oracle: what the native library says of each protocol
+    List<String> able =
+        io.psiflink.nativepsi.ProtocolInfo.all().stream()
+            .filter(p -> p.supports(io.psiflink.nativepsi.PsiParams.Output.LABELS))
+            .map(io.psiflink.nativepsi.ProtocolInfo::name)
+            .toList();
+    assertFalse(able.contains("kkrt"));
+    assertTrue(able.contains("rr22"), able.toString());
+    int atBob = bob.get("/v1/queries").json().path("queries").size();
+    ObjectNode q = sqlQuery(GOOD_SQL);
+    q.put("mode", "labeled");
+    q.put("protocol", "kkrt");
+    refused(400, alice.post("/v1/queries", q), "protocol", "kkrt", "mode labeled", "rr22");
+    assertEquals(atBob, bob.get("/v1/queries").json().path("queries").size());
+    // the approver checks too
+    Client peerAtBob = parties.client(parties.bob, "Bearer " + parties.aliceToBob);
+    ObjectNode o =
+        offer(
+            "alice",
+            "A",
+            "purchases",
+            "customers",
+            "SELECT b.email FROM a JOIN b ON a.card = b.card");
+    o.put("mode", "labeled");
+    o.put("labelBytes", 128);
+    refused(400, peerAtBob.post("/v1/peer/queries", o), "protocol", "kkrt", "mode labeled");
+    assertEquals(atBob, bob.get("/v1/queries").json().path("queries").size());
+    // a count sends no rows of B: labeled with a count-only protocol is accepted
+    ObjectNode count = sqlQuery("SELECT COUNT(DISTINCT a.card) FROM a JOIN b ON a.card = b.card");
+    count.put("mode", "labeled");
+    count.put("protocol", "ecdh");
+    String id = submit(alice, count);
+    assertEquals(200, bob.post("/v1/queries/" + id + "/reject", Map.of("reason", "test")).status());
+    q.put("protocol", "rr22");
+    id = submit(alice, q);
+    assertEquals(200, bob.post("/v1/queries/" + id + "/reject", Map.of("reason", "test")).status());
+  }
+
+  @Test
   void theSubmittersOwnNeverDatasetIsCheckedAtSubmission() {
     ObjectNode ds = purchases("private_purchases");
     ds.put("revealIntersection", "never");
@@ -912,6 +958,7 @@ abstract class CoordinatorApiContract {
     ObjectNode q = sqlQuery(GOOD_SQL);
     q.put("localDataset", "private_purchases");
     q.put("mode", "labeled");
+    q.put("protocol", "rr22"); // a protocol with labels
     Reply r =
         refused(
             422,
@@ -927,6 +974,7 @@ abstract class CoordinatorApiContract {
     refused(422, alice.post("/v1/queries", asB), "private_purchases", "mode both");
     assertEquals(atBob, bob.get("/v1/queries").json().path("queries").size());
     asB.put("mode", "labeled");
+    asB.put("protocol", "rr22"); // a protocol with labels
     String id = submit(alice, asB);
     assertEquals("labeled", bob.get("/v1/queries/" + id).json().path("mode").asText());
   }

@@ -123,8 +123,8 @@ class HostilePeerTest {
             new CoordinatorConfig.Bridge("alice.example:7443", pkiDir.resolve("alice.pem")),
             Duration.ofHours(1),
             Duration.ofHours(1),
-            null,
-            List.of("kkrt", "ecdh"),
+            new CoordinatorConfig.Defaults(null, "kkrt", null),
+            List.of("kkrt", "ecdh", "rr22"),
             job,
             new CoordinatorConfig.Output(
                 home.resolve("results").toString(), io.psiflink.api.OutputFormat.AVRO));
@@ -301,6 +301,7 @@ class HostilePeerTest {
     labeled.put("peerDataset", "customers");
     labeled.put("sql", "SELECT b.email, a.spend FROM a JOIN b ON a.card = b.card");
     labeled.put("mode", "labeled");
+    labeled.put("protocol", "rr22");
     labeled.put("labelBytes", 256);
     Reply submitted = api.post("/v1/queries", labeled);
     assertEquals(201, submitted.status(), submitted.toString());
@@ -313,6 +314,7 @@ class HostilePeerTest {
 
     ObjectNode s = session(UUID.randomUUID().toString(), q);
     s.put("aFingerprint", aliceFp);
+    s.put("protocol", "rr22");
     s.put("mode", "nobody");
     Reply r = peerAtAlice.post("/v1/peer/queries/" + q + "/decision", decision(s));
     assertEquals(400, r.status(), r.toString());

@@ -155,7 +155,9 @@ class PsiCliTest {
             "--mode",
             "labeled",
             "--label-bytes",
-            "512");
+            "512",
+            "--protocol",
+            "rr22");
     assertEquals(0, s.code(), s.toString());
     Matcher m = Pattern.compile("query (\\S+) submitted: pending").matcher(s.out());
     assertTrue(m.find(), s.out());

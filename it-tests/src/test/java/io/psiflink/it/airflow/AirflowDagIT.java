@@ -166,7 +166,10 @@ class AirflowDagIT {
   @Test
   void theDagSubmitsInModeLabeledAndTheApproverIsShownWhatEachPartyLearns() throws Exception {
     CompletableFuture<Airflow.Run> dag =
-        startDag(JoinTables.SQL, null, Map.of("mode", "labeled", "label_bytes", 512));
+        startDag(
+            JoinTables.SQL,
+            null,
+            Map.of("mode", "labeled", "label_bytes", 512, "protocol", "rr22"));
     String id = pendingAtBob();
     JsonNode q = parties.bobApi().get("/v1/queries/" + id).json();
     assertEquals("labeled", q.path("mode").asText(), q.toString());
