@@ -392,7 +392,10 @@ final class JobLauncher implements AutoCloseable {
               c, run.session, SessionStatus.SUCCEEDED, null, done, result, summary, now)) {
             Map<String, Object> d = new LinkedHashMap<>();
             d.put("rowsRead", s.path("rows_read").asLong());
-            d.put("intersectingKeys", s.path("intersecting_keys").asLong());
+            // absent where the job did not learn it (B in the labeled mode): never a made-up 0
+            if (s.hasNonNull("intersecting_keys")) {
+              d.put("intersectingKeys", s.path("intersecting_keys").asLong());
+            }
             d.put("rowsOut", rowsOut);
             d.put("bytesSent", s.path("bytes_sent").asLong());
             d.put("bytesReceived", s.path("bytes_received").asLong());
