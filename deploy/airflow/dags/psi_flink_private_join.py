@@ -3,6 +3,8 @@
     airflow dags trigger psi_flink_private_join --conf '{"local_dataset": "purchases",
         "peer_dataset": "customers", "sql": "SELECT b.email, a.spend FROM a JOIN b ON a.card = b.card"}'
 
+(add ``"mode": "labeled"`` so that the other party, B, learns nothing of the intersection).
+
 The connection ``psi_coordinator`` names the coordinator (see docs/airflow.md). ``submit`` sends the
 query for the other party's approval; ``wait_for_join`` waits for the decision and the job, and
 fails with the coordinator's error when the query is refused or the job fails.
@@ -33,6 +35,15 @@ with DAG(
                                  description="where party A writes the joined table"),
         "output_format": Param(None, type=["null", "string"], enum=[None, "avro", "csv", "parquet"],
                                description="its format (default: the coordinator's)"),
+        "protocol": Param(None, type=["null", "string"],
+                          description="the PSI protocol, one both coordinators offer "
+                                      "(default: the coordinator's)"),
+        "mode": Param(None, type=["null", "string"], enum=[None, "both", "labeled"],
+                      description="who learns the intersection: both (default) or labeled "
+                                  "(only party A; party B learns nothing of it)"),
+        "label_bytes": Param(None, type=["null", "integer"], minimum=8, maximum=1048576,
+                             description="labeled mode: the size every key's rows from B are "
+                                         "padded to (default 128)"),
     },
     default_args={"retries": 3, "retry_delay": timedelta(minutes=1)},
 ) as dag:
@@ -43,6 +54,9 @@ with DAG(
         sql="{{ params.sql }}",
         output_location="{{ params.output_location or '' }}",
         output_format="{{ params.output_format or '' }}",
+        protocol="{{ params.protocol or '' }}",
+        mode="{{ params.mode or '' }}",
+        label_bytes="{{ params.label_bytes or '' }}",
     )
     wait = PsiJoinSensor(
         task_id="wait_for_join",

@@ -57,17 +57,38 @@ def _fail_or_retry(e: CoordinatorError) -> AirflowException:
     return AirflowException(str(e)) if e.transient else AirflowFailException(str(e))
 
 
+def _label_bytes(value: int | str | None) -> int | None:
+    """``label_bytes`` as given or rendered from a template ("" or None: not given)."""
+    if value is None or isinstance(value, int):
+        return value
+    text = str(value).strip()
+    if not text:
+        return None
+    try:
+        return int(text)
+    except ValueError:
+        raise AirflowFailException(
+            f"label_bytes must be a whole number of bytes, not '{value}'") from None
+
+
 class PsiSubmitJoinOperator(BaseOperator):
     """Submits ``sql`` (the subset of docs/private-join.md, tables ``a`` and ``b``) joining this
-    party's ``local_dataset`` with the peer's ``peer_dataset``. Returns the query id (XCom)."""
+    party's ``local_dataset`` with the peer's ``peer_dataset``. Returns the query id (XCom).
+
+    ``mode``: who learns the intersection, ``both`` (the coordinator's default) or ``labeled`` (only
+    party A; party B learns nothing of it); ``label_bytes``: in labeled mode, the public size every
+    key's rows from B are padded to (default: the coordinator's, 128). The coordinator checks both,
+    and refuses a mode that a dataset's ``revealIntersection: never`` forbids."""
 
     template_fields = ("sql", "local_dataset", "peer_dataset", "output_location",
-                       "output_format")
+                       "output_format", "protocol", "mode", "label_bytes")
     template_fields_renderers = {"sql": "sql"}
 
     def __init__(self, *, sql: str, local_dataset: str, peer_dataset: str,
                  output_location: str | None = None, output_format: str | None = None,
-                 protocol: str | None = None, psi_conn_id: str = "psi_coordinator", **kwargs):
+                 protocol: str | None = None, mode: str | None = None,
+                 label_bytes: int | str | None = None, psi_conn_id: str = "psi_coordinator",
+                 **kwargs):
         super().__init__(**kwargs)
         self.sql = sql
         self.local_dataset = local_dataset
@@ -75,6 +96,8 @@ class PsiSubmitJoinOperator(BaseOperator):
         self.output_location = output_location
         self.output_format = output_format
         self.protocol = protocol
+        self.mode = mode
+        self.label_bytes = label_bytes
         self.psi_conn_id = psi_conn_id
 
     def execute(self, context: Any) -> str:
@@ -84,12 +107,20 @@ class PsiSubmitJoinOperator(BaseOperator):
             output = {"location": self.output_location}
             if self.output_format:
                 output["format"] = self.output_format
+        # a template renders an unset parameter as "": the coordinator's default
+        protocol = (self.protocol or "").strip() or None
+        mode = (self.mode or "").strip() or None
+        label_bytes = _label_bytes(self.label_bytes)
         try:
             q = client.submit(self.local_dataset, self.peer_dataset, self.sql, output,
-                              protocol=self.protocol)
+                              protocol=protocol, mode=mode, labelBytes=label_bytes)
         except CoordinatorError as e:
             raise _fail_or_retry(e) from e
-        self.log.info("query %s submitted; waiting for %s to approve it", q["id"], q.get("approver"))
+        shown = q.get("mode", "both")
+        if q.get("labelBytes") is not None:
+            shown += f", labels of {q['labelBytes']} bytes"
+        self.log.info("query %s submitted (mode %s); waiting for %s to approve it", q["id"], shown,
+                      q.get("approver"))
         return q["id"]
 
 

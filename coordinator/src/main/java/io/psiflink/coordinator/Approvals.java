@@ -105,6 +105,15 @@ final class Approvals {
     QueryValidator.Policy theirPolicy = QueryValidator.policy(theirs);
     ResolvedJoin resolved = QueryValidator.validate(sql, "sql", ownSide, ownPolicy, theirPolicy);
     QueryValidator.checkProtocolFor(resolved, protocol); // the approver checks independently
+    QueryValidator.checkModeFor(resolved, protocol, offer.mode());
+    // what our owner would learn, in the mode the requester chose (both jobs run the session's)
+    IntersectionPolicy.check(
+        ownName,
+        own.revealIntersection(),
+        "this party's",
+        ownSide,
+        offer.mode(),
+        resolved.count() != null);
     // The requester's coordinator expands stars; one left here would be expanded by our job
     // against whatever columns our files have when it runs, not against the approved schema.
     if (!QueryValidator.expandStars(sql, "sql", ownSide, ownPolicy, theirPolicy).equals(sql)) {
@@ -119,6 +128,8 @@ final class Approvals {
             Disclosure.of(
                 ownSide,
                 resolved,
+                offer.mode(),
+                offer.labelBytes(),
                 ownName,
                 own.publicSize(),
                 requesterDataset,
@@ -142,6 +153,8 @@ final class Approvals {
             offer.bins(),
             offer.sigma(),
             protocol,
+            offer.mode(),
+            offer.labelBytes(),
             endpoint,
             peerFingerprint,
             QueryStatus.PENDING,
@@ -165,16 +178,7 @@ final class Approvals {
                   "query.received",
                   "query",
                   id,
-                  Store.json(
-                      Map.of(
-                          "sql",
-                          sql,
-                          "fingerprint",
-                          fingerprint,
-                          "localDataset",
-                          ownName,
-                          "peerDataset",
-                          requesterDataset)));
+                  Store.json(Offers.queryAudit(q)));
               return null;
             });
     return queries.peerView(id);
@@ -273,6 +277,8 @@ final class Approvals {
         q.bins(),
         q.sigma(),
         q.protocol(),
+        q.mode(),
+        q.labelBytes(),
         end.apply(Role.A),
         fp.apply(Role.A),
         end.apply(Role.B),

@@ -46,7 +46,8 @@ final class DatasetRegistry {
             DatasetStatus.ACTIVE,
             ctx.now(),
             null,
-            r.publicSize());
+            r.publicSize(),
+            r.revealIntersection());
     return ctx.db()
         .tx(
             c -> {
@@ -70,7 +71,9 @@ final class DatasetRegistry {
                           "format",
                           d.format().text(),
                           "publicSize",
-                          d.publicSize())));
+                          d.publicSize(),
+                          "revealIntersection",
+                          d.revealIntersection().wire())));
               return shown(d);
             });
   }
@@ -91,7 +94,8 @@ final class DatasetRegistry {
         d.status(),
         d.createdAt(),
         d.retiredAt(),
-        d.publicSize());
+        d.publicSize(),
+        d.revealIntersection());
   }
 
   /**
@@ -211,6 +215,8 @@ final class DatasetRegistry {
             new PublishedColumn(c.name(), c.type(), c.nullable() == null || c.nullable(), k, r, f));
       }
     }
-    return new PublishedDataset(ctx.party(), d.name(), cols, d.publicSize());
+    // the peer learns the setting, so that a query it would refuse fails at submission
+    return new PublishedDataset(
+        ctx.party(), d.name(), cols, d.publicSize(), d.revealIntersection());
   }
 }

@@ -1,5 +1,6 @@
 package io.psiflink.coordinator;
 
+import io.psiflink.api.JoinMode;
 import io.psiflink.api.PublicSize;
 import io.psiflink.api.Role;
 import io.psiflink.query.OutputColumn;
@@ -7,17 +8,29 @@ import io.psiflink.query.ResolvedJoin;
 import java.util.List;
 
 /**
- * What each party learns from a query, as the approval shows it: for this party, what the peer
- * learns about its table and what it learns about the peer's. Party A is the output party: it
- * receives B's revealed columns for the matching rows (its own revealed columns never leave it);
- * both learn the intersection (which of their own keys match), except for a count-only query, where
- * A learns only the number of common keys and B nothing of the intersection. Each learns the
- * other's size n as the other's public size policy fixes it (flink-jobs PublicSize), and the bin
- * count.
+ * What each party learns from a query, as the approval shows it: which mode runs, and for this
+ * party, what the peer learns about its table and what it learns about the peer's. Party A is the
+ * output party: it receives B's revealed columns for the matching rows (its own revealed columns
+ * never leave it). In mode {@code both} both learn the intersection (which of their own keys
+ * match); in mode {@code labeled} B learns nothing of it, not even its size (only A's padded size),
+ * and every key of B travels as a label of {@code labelBytes} bytes (public, shown). A count-only
+ * query tells A only the number of common keys and B nothing of the intersection, in either mode.
+ * Each learns the other's size n as the other's public size policy fixes it (flink-jobs
+ * PublicSize), and the bin count.
  *
  * <p>Stored as JSON with the query ({@code queries.disclosure_json}) and shown by the API.
+ *
+ * @param mode {@code both} or {@code labeled}
+ * @param labelBytes labeled mode: the size every key's rows from B are padded to; else null
+ * @param modeText the mode and its consequences in plain words
  */
-record Disclosure(String summary, Table peerLearnsAboutMine, Table iLearnAboutPeer) {
+record Disclosure(
+    String summary,
+    JoinMode mode,
+    Integer labelBytes,
+    String modeText,
+    Table peerLearnsAboutMine,
+    Table iLearnAboutPeer) {
 
   /** What the other party learns of the intersection through one table. */
   enum Intersection implements Model.Wire {
@@ -44,24 +57,52 @@ record Disclosure(String summary, Table peerLearnsAboutMine, Table iLearnAboutPe
   /**
    * @param mySide this party's table in the query
    * @param r the query resolved against this party's registered schema and the peer's published one
+   * @param labelBytes the label size of mode labeled (null in mode both)
    */
   static Disclosure of(
       Role mySide,
       ResolvedJoin r,
+      JoinMode mode,
+      Integer labelBytes,
       String myDataset,
       String myPolicy,
       String peerDataset,
       String peerPolicy) {
     boolean countOnly = r.count() != null;
-    Table mine = table(mySide, r, myDataset, myPolicy, countOnly);
-    Table theirs = table(mySide.peer(), r, peerDataset, peerPolicy, countOnly);
+    Table mine = table(mySide, r, mode, myDataset, myPolicy, countOnly);
+    Table theirs = table(mySide.peer(), r, mode, peerDataset, peerPolicy, countOnly);
+    String modeText = modeText(mode, labelBytes, countOnly);
     return new Disclosure(
-        "The peer learns " + mine.text() + " I learn " + theirs.text(), mine, theirs);
+        modeText + " The peer learns " + mine.text() + " I learn " + theirs.text(),
+        mode,
+        mode == JoinMode.LABELED ? labelBytes : null,
+        modeText,
+        mine,
+        theirs);
+  }
+
+  private static String modeText(JoinMode mode, Integer labelBytes, boolean countOnly) {
+    if (countOnly) {
+      // no row of B travels: the labels have nothing to carry, and B learns nothing already
+      return "Mode "
+          + mode.text()
+          + ": a count-only query; A learns only the number of common keys and B nothing of the"
+          + " intersection, in either mode.";
+    }
+    if (mode == JoinMode.LABELED) {
+      return "Mode labeled: B learns A's padded size only (not the intersection, not its size);"
+          + " A learns its matching rows and B's columns for them. Every key of B travels as a"
+          + " label of "
+          + labelBytes
+          + " bytes: the rows of one key must fit.";
+    }
+    return "Mode both: A and B each learn which of their own keys match; A receives B's columns"
+        + " for them.";
   }
 
   /** What the other party learns about the table of {@code owner}. */
   private static Table table(
-      Role owner, ResolvedJoin r, String dataset, String policy, boolean countOnly) {
+      Role owner, ResolvedJoin r, JoinMode mode, String dataset, String policy, boolean countOnly) {
     Size size;
     String sizeText;
     if (policy == null) {
@@ -89,6 +130,10 @@ record Disclosure(String summary, Table peerLearnsAboutMine, Table iLearnAboutPe
           Role.B.equals(owner)
               ? "only the number of join keys both tables hold"
               : "nothing of which keys are common";
+    } else if (mode == JoinMode.LABELED && Role.A.equals(owner)) {
+      // B, the other party, learns nothing through A's table but its padded size
+      intersection = Intersection.NONE;
+      intersectionText = "nothing of which keys are common, not even how many";
     } else {
       intersection = Intersection.KEYS;
       intersectionText = "which of its own join keys also occur in table " + owner.table();

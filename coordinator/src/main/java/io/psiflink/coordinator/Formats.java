@@ -7,6 +7,7 @@ import com.fasterxml.jackson.databind.JsonDeserializer;
 import com.fasterxml.jackson.databind.JsonSerializer;
 import com.fasterxml.jackson.databind.SerializerProvider;
 import com.fasterxml.jackson.databind.module.SimpleModule;
+import io.psiflink.api.JoinMode;
 import io.psiflink.api.OutputFormat;
 import java.io.IOException;
 
@@ -76,6 +77,31 @@ final class Formats {
               }
               return (OutputFormat)
                   ctx.handleWeirdStringValue(OutputFormat.class, text, "not a format");
+            }
+          }
+        });
+    // a join mode is its lower-case text too (both, labeled); anything else is Jackson's error
+    // naming the value, e.g. a peer's session with an unknown mode
+    m.addSerializer(
+        JoinMode.class,
+        new JsonSerializer<JoinMode>() {
+          @Override
+          public void serialize(JoinMode mode, JsonGenerator g, SerializerProvider p)
+              throws IOException {
+            g.writeString(mode.text());
+          }
+        });
+    m.addDeserializer(
+        JoinMode.class,
+        new JsonDeserializer<JoinMode>() {
+          @Override
+          public JoinMode deserialize(JsonParser p, DeserializationContext ctx) throws IOException {
+            String text = p.getValueAsString();
+            try {
+              return JoinMode.parse(text);
+            } catch (IllegalArgumentException | NullPointerException e) {
+              return (JoinMode)
+                  ctx.handleWeirdStringValue(JoinMode.class, text, "must be both or labeled");
             }
           }
         });

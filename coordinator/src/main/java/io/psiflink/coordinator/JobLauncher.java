@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import io.psiflink.api.Column;
 import io.psiflink.api.ColumnType;
 import io.psiflink.api.HostPort;
+import io.psiflink.api.JoinMode;
 import io.psiflink.api.OutputFormat;
 import io.psiflink.api.PartyConfiguration;
 import io.psiflink.api.PartyOptions;
@@ -131,6 +132,7 @@ final class JobLauncher implements AutoCloseable {
                 : config.output().format();
     Map<String, Object> detail = new LinkedHashMap<>();
     detail.put("mode", job.mode().text());
+    detail.put("joinMode", s.mode().text());
     detail.put("party", q.localSide().label());
     detail.put("dataset", local.name());
     detail.put("bridge", s.aEndpoint());
@@ -266,6 +268,9 @@ final class JobLauncher implements AutoCloseable {
                             .map(c2 -> new Column(c2.name(), ColumnType.valueOf(c2.type()), true))
                             .toList()))
             .with(PartyOptions.PROTOCOL, s.protocol())
+            // who learns the intersection: the session's, so both jobs run the same mode
+            .with(PartyOptions.MODE, s.mode())
+            .with(PartyOptions.LABEL_BYTES, s.mode() == JoinMode.LABELED ? s.labelBytes() : null)
             .with(PartyOptions.PARALLELISM, job.parallelism())
             .with(PartyOptions.ATTEMPTS, job.attempts())
             .with(PartyOptions.PAIR_TIMEOUT, atLeastASecond(job.pairTimeout()))
@@ -387,7 +392,10 @@ final class JobLauncher implements AutoCloseable {
               c, run.session, SessionStatus.SUCCEEDED, null, done, result, summary, now)) {
             Map<String, Object> d = new LinkedHashMap<>();
             d.put("rowsRead", s.path("rows_read").asLong());
-            d.put("intersectingKeys", s.path("intersecting_keys").asLong());
+            // absent where the job did not learn it (B in the labeled mode): never a made-up 0
+            if (s.hasNonNull("intersecting_keys")) {
+              d.put("intersectingKeys", s.path("intersecting_keys").asLong());
+            }
             d.put("rowsOut", rowsOut);
             d.put("bytesSent", s.path("bytes_sent").asLong());
             d.put("bytesReceived", s.path("bytes_received").asLong());

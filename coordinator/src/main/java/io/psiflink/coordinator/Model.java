@@ -2,6 +2,7 @@ package io.psiflink.coordinator;
 
 import com.fasterxml.jackson.annotation.JsonCreator;
 import com.fasterxml.jackson.annotation.JsonValue;
+import io.psiflink.api.JoinMode;
 import io.psiflink.api.OutputFormat;
 import io.psiflink.api.Role;
 import java.util.List;
@@ -44,6 +45,21 @@ public final class Model {
     @JsonCreator
     static DatasetStatus of(String wire) {
       return fromWire(DatasetStatus.class, wire);
+    }
+  }
+
+  /**
+   * Whether the owner of a dataset may learn the intersection of a join with it ({@code
+   * revealIntersection}): {@code allowed} (default), or {@code never}: the coordinator refuses any
+   * query that would tell the owner which keys (or how many) both tables hold (IntersectionPolicy).
+   */
+  public enum RevealIntersection implements Wire {
+    ALLOWED,
+    NEVER;
+
+    @JsonCreator
+    static RevealIntersection of(String wire) {
+      return fromWire(RevealIntersection.class, wire);
     }
   }
 
@@ -139,6 +155,7 @@ public final class Model {
    * @param status {@code active} or {@code retired}
    * @param publicSize what the peer learns of the dataset's size in every join: {@code rounded}
    *     (default), {@code exact} or {@code declared:N} (flink-jobs PublicSize)
+   * @param revealIntersection {@code never}: its owner must never learn an intersection with it
    */
   public record Dataset(
       String name,
@@ -151,24 +168,32 @@ public final class Model {
       DatasetStatus status,
       long createdAt,
       Long retiredAt,
-      String publicSize) {}
+      String publicSize,
+      RevealIntersection revealIntersection) {}
 
   /** A published column: what the peer coordinator may know about a dataset column. */
   public record PublishedColumn(
       String name, String type, boolean nullable, boolean key, boolean reveal, boolean filter) {}
 
   /**
-   * What the peer may see of a dataset: its name, its usable columns and what the owner discloses
-   * of its size ({@code publicSize}), nothing else.
+   * What the peer may see of a dataset: its name, its usable columns, what the owner discloses of
+   * its size ({@code publicSize}) and whether the owner may learn an intersection with it ({@code
+   * revealIntersection}; null from a coordinator that does not publish it), nothing else.
    */
   public record PublishedDataset(
-      String party, String name, List<PublishedColumn> columns, String publicSize) {}
+      String party,
+      String name,
+      List<PublishedColumn> columns,
+      String publicSize,
+      RevealIntersection revealIntersection) {}
 
   /**
    * A query, as seen by this coordinator.
    *
    * @param direction {@code outgoing} (submitted here) or {@code incoming} (submitted at the peer)
    * @param localSide this party's table in the SQL: {@code A} (table a) or {@code B} (table b)
+   * @param mode who learns the intersection: {@code both} parties, or only A ({@code labeled})
+   * @param labelBytes labeled mode: the public size of every key's rows from B; null in mode both
    * @param status pending, approved, rejected, expired, refused (the peer's validation failed) or
    *     failed (the peer could not be reached)
    */
@@ -185,6 +210,8 @@ public final class Model {
       int bins,
       int sigma,
       String protocol,
+      JoinMode mode,
+      Integer labelBytes,
       String requesterEndpoint,
       String requesterFingerprint,
       QueryStatus status,
@@ -209,6 +236,8 @@ public final class Model {
    * PRF key and the bin seed are not here: the two jobs agree them between themselves
    * (SessionHandshake).
    *
+   * @param mode who learns the intersection (QueryRecord), the same for both jobs
+   * @param labelBytes labeled mode: the label size both jobs use; null in mode both
    * @param status this party's job: {@code created} (approved, not launched), {@code running},
    *     {@code succeeded}, {@code failed}, {@code cancelled}
    * @param progress the job's phase and bins done of total, from Flink (null before it ran)
@@ -225,6 +254,8 @@ public final class Model {
       int bins,
       int sigma,
       String protocol,
+      JoinMode mode,
+      Integer labelBytes,
       String aEndpoint,
       String aFingerprint,
       String bEndpoint,
@@ -246,6 +277,8 @@ public final class Model {
         int bins,
         int sigma,
         String protocol,
+        JoinMode mode,
+        Integer labelBytes,
         String aEndpoint,
         String aFingerprint,
         String bEndpoint,
@@ -259,6 +292,8 @@ public final class Model {
           bins,
           sigma,
           protocol,
+          mode,
+          labelBytes,
           aEndpoint,
           aFingerprint,
           bEndpoint,
@@ -282,6 +317,8 @@ public final class Model {
           bins,
           sigma,
           protocol,
+          mode,
+          labelBytes,
           aEndpoint,
           aFingerprint,
           bEndpoint,

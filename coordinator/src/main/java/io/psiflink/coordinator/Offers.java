@@ -1,6 +1,7 @@
 package io.psiflink.coordinator;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.psiflink.api.JoinMode;
 import io.psiflink.api.Role;
 import io.psiflink.coordinator.Model.Approval;
 import io.psiflink.coordinator.Model.Dataset;
@@ -13,7 +14,9 @@ import io.psiflink.coordinator.Model.SessionRecord;
 import io.psiflink.query.ResolvedJoin;
 import java.io.IOException;
 import java.time.Duration;
+import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.Objects;
 import java.util.UUID;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -92,10 +95,31 @@ final class Offers {
     String sql = QueryValidator.expandStars(given, field, side, localPolicy, peerPolicy);
     ResolvedJoin resolved = QueryValidator.validate(sql, field, side, localPolicy, peerPolicy);
     QueryValidator.checkProtocolFor(resolved, protocol); // before the peer sees the offer
+    JoinMode mode = r.mode();
+    Integer labelBytes = r.labelBytes();
+    QueryValidator.checkModeFor(resolved, protocol, mode);
+    boolean countOnly = resolved.count() != null;
+    // ours, and the peer's as it publishes it (its coordinator checks again on the offer)
+    IntersectionPolicy.check(
+        localName, local.revealIntersection(), "this party's", side, mode, countOnly);
+    IntersectionPolicy.check(
+        peerName,
+        peerView.revealIntersection(),
+        "the peer " + ctx.peerName() + "'s",
+        side.peer(),
+        mode,
+        countOnly);
     String disclosure =
         Store.json(
             Disclosure.of(
-                side, resolved, localName, local.publicSize(), peerName, peerView.publicSize()));
+                side,
+                resolved,
+                mode,
+                labelBytes,
+                localName,
+                local.publicSize(),
+                peerName,
+                peerView.publicSize()));
     String fingerprint = QueryValidator.fingerprint(sql);
 
     long now = ctx.now();
@@ -113,6 +137,8 @@ final class Offers {
             bins,
             sigma,
             protocol,
+            mode,
+            labelBytes,
             config.bridge().endpoint(),
             ctx.bridgeFingerprint(),
             QueryStatus.PENDING,
@@ -133,18 +159,7 @@ final class Offers {
                   "query.submitted",
                   "query",
                   q.id(),
-                  Store.json(
-                      Map.of(
-                          "sql",
-                          sql,
-                          "fingerprint",
-                          fingerprint,
-                          "localDataset",
-                          localName,
-                          "peerDataset",
-                          peerName,
-                          "role",
-                          side.label())));
+                  Store.json(queryAudit(q)));
               return null;
             });
 
@@ -160,6 +175,8 @@ final class Offers {
             bins,
             sigma,
             protocol,
+            mode,
+            labelBytes,
             config.bridge().endpoint(),
             ctx.bridgeFingerprint(),
             q.expiresAt());
@@ -308,8 +325,29 @@ final class Offers {
         || !q.requesterFingerprint().equals(ourFp)
         || s.bins() != q.bins()
         || s.sigma() != q.sigma()
-        || !q.protocol().equals(s.protocol())) {
+        || !q.protocol().equals(s.protocol())
+        // both jobs launch with the session's mode: it is the one this party submitted
+        || s.mode() != q.mode()
+        || !Objects.equals(s.labelBytes(), q.labelBytes())) {
       throw ApiException.badRequest("session", "does not match the submitted query");
     }
+  }
+
+  /**
+   * The audit detail of a query submitted or received: its SQL, fingerprint, datasets, this party's
+   * role and the mode (with the label size in labeled mode).
+   */
+  static Map<String, Object> queryAudit(QueryRecord q) {
+    Map<String, Object> m = new LinkedHashMap<>();
+    m.put("sql", q.sql());
+    m.put("fingerprint", q.fingerprint());
+    m.put("localDataset", q.localDataset());
+    m.put("peerDataset", q.peerDataset());
+    m.put("role", q.localSide().label());
+    m.put("mode", q.mode().text());
+    if (q.labelBytes() != null) {
+      m.put("labelBytes", q.labelBytes());
+    }
+    return m;
   }
 }

@@ -35,6 +35,15 @@ final class PeerInput {
   void checkSession(String queryId, SessionRecord s) {
     id("session.id", s.id(), "session");
     id("session.queryId", s.queryId(), "session");
+    if (s.mode() == null) {
+      // what each owner learns depends on it: never read as the default
+      throw refused(
+          "session.mode",
+          null,
+          "query",
+          queryId,
+          "the session must say who learns the intersection: both or labeled");
+    }
     for (String[] f :
         new String[][] {
           {"session.aEndpoint", s.aEndpoint()}, {"session.bEndpoint", s.bEndpoint()}

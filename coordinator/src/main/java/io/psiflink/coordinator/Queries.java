@@ -140,6 +140,10 @@ final class Queries {
     m.put("bins", s.bins());
     m.put("sigma", s.sigma());
     m.put("protocol", s.protocol());
+    m.put("mode", s.mode().text());
+    if (s.labelBytes() != null) {
+      m.put("labelBytes", s.labelBytes());
+    }
     for (Role r : new Role[] {Role.A, Role.B}) {
       m.put(r.table(), s.party(r) + "@" + s.endpoint(r));
     }

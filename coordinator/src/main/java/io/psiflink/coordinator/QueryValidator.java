@@ -2,6 +2,7 @@ package io.psiflink.coordinator;
 
 import io.psiflink.api.Column;
 import io.psiflink.api.ColumnType;
+import io.psiflink.api.JoinMode;
 import io.psiflink.api.Role;
 import io.psiflink.api.TableSchema;
 import io.psiflink.coordinator.Model.ColumnSpec;
@@ -9,6 +10,7 @@ import io.psiflink.coordinator.Model.Dataset;
 import io.psiflink.coordinator.Model.PublishedColumn;
 import io.psiflink.coordinator.Model.PublishedDataset;
 import io.psiflink.nativepsi.ProtocolInfo;
+import io.psiflink.nativepsi.PsiParams;
 import io.psiflink.query.JoinQuery;
 import io.psiflink.query.PartyView;
 import io.psiflink.query.QueryException;
@@ -59,6 +61,34 @@ public final class QueryValidator {
             + (able.isEmpty()
                 ? "a protocol with the cardinality output (none in this library)"
                 : able));
+  }
+
+  /**
+   * A labeled query (not count-only: a count sends no rows of B) needs a protocol whose sender can
+   * attach labels to its elements (the library says which can, {@code Output.LABELS}), or the jobs
+   * would refuse it only after both parties approved and launched. A count-only query runs with the
+   * cardinality output in either mode (checkProtocolFor).
+   *
+   * @throws ApiException 400 naming {@code protocol} and the protocols that can
+   */
+  static void checkModeFor(ResolvedJoin resolved, String protocol, JoinMode mode) {
+    if (mode != JoinMode.LABELED
+        || resolved.count() != null
+        || ProtocolInfo.byName(protocol).supports(PsiParams.Output.LABELS)) {
+      return;
+    }
+    String able =
+        ProtocolInfo.all().stream()
+            .filter(p -> p.supports(PsiParams.Output.LABELS))
+            .map(ProtocolInfo::name)
+            .collect(Collectors.joining(" or "));
+    throw ApiException.badRequest(
+        "protocol",
+        "protocol "
+            + protocol
+            + " cannot run mode labeled: its sender cannot attach labels (B's rows) to its"
+            + " elements; use "
+            + (able.isEmpty() ? "a protocol with labels (none in this library)" : able));
   }
 
   /** A dataset's columns and usage policy, whether it is ours (full) or the peer's (published). */

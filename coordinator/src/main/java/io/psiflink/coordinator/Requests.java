@@ -3,12 +3,15 @@ package io.psiflink.coordinator;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.psiflink.api.ColumnType;
+import io.psiflink.api.JoinMode;
 import io.psiflink.api.OutputFormat;
+import io.psiflink.api.PartyOptions;
 import io.psiflink.api.PublicSize;
 import io.psiflink.api.Role;
 import io.psiflink.coordinator.Model.ColumnSpec;
 import io.psiflink.coordinator.Model.Decision;
 import io.psiflink.coordinator.Model.Output;
+import io.psiflink.coordinator.Model.RevealIntersection;
 import io.psiflink.coordinator.Model.SessionRecord;
 import java.io.IOException;
 import java.util.ArrayList;
@@ -32,6 +35,12 @@ final class Requests {
 
   static final Pattern DATASET_NAME = Pattern.compile("[A-Za-z0-9][A-Za-z0-9_.-]{0,127}");
 
+  /** The least label size a query may ask for: the job's ({@code --label-bytes}). */
+  static final int MIN_LABEL_BYTES = PartyOptions.LABEL_BYTES_MIN;
+
+  /** The largest label size a query may ask for: the job's, the native library's bound. */
+  static final int MAX_LABEL_BYTES = PartyOptions.LABEL_BYTES_MAX;
+
   /**
    * {@code POST /v1/datasets}.
    *
@@ -46,7 +55,8 @@ final class Requests {
       List<String> keyColumns,
       List<String> revealColumns,
       List<String> filterColumns,
-      String publicSize) {
+      String publicSize,
+      RevealIntersection revealIntersection) {
 
     static NewDataset parse(JsonNode body) {
       object(body);
@@ -70,6 +80,18 @@ final class Requests {
       } catch (IllegalArgumentException e) {
         throw ApiException.badRequest("publicSize", e.getMessage());
       }
+      RevealIntersection reveal = RevealIntersection.ALLOWED;
+      JsonNode revealNode = body.get("revealIntersection");
+      if (revealNode != null && !revealNode.isNull()) {
+        reveal =
+            revealNode.isTextual()
+                ? Model.fromWire(RevealIntersection.class, revealNode.asText())
+                : null;
+        if (reveal == null) {
+          throw ApiException.badRequest(
+              "revealIntersection", "must be allowed or never, not " + revealNode);
+        }
+      }
       return new NewDataset(
           name,
           location,
@@ -78,7 +100,8 @@ final class Requests {
           names(body, "keyColumns", true),
           names(body, "revealColumns", false),
           names(body, "filterColumns", false),
-          publicSize);
+          publicSize,
+          reveal);
     }
 
     /** A schema as given or discovered: non-empty, known types, no duplicate column. */
@@ -141,6 +164,9 @@ final class Requests {
    * {@code POST /v1/queries}: exactly one of {@code sql} and {@code query} (the JSON form).
    *
    * @param bins null: the configured default (likewise sigma, protocol)
+   * @param mode {@code both} (default) or {@code labeled}
+   * @param labelBytes labeled mode's label size ({@link PartyOptions#DEFAULT_LABEL_BYTES} when not
+   *     given); null in mode both
    */
   record Submission(
       String localDataset,
@@ -149,6 +175,8 @@ final class Requests {
       Integer bins,
       Integer sigma,
       String protocol,
+      JoinMode mode,
+      Integer labelBytes,
       String sql,
       QueryForm query,
       Output output) {
@@ -162,6 +190,23 @@ final class Requests {
       Integer bins = intField(body, "bins", 0, 1 << 24);
       Integer sigma = intField(body, "sigma", 40, 128);
       String protocol = body.hasNonNull("protocol") ? body.get("protocol").asText() : null;
+      JoinMode mode = JoinMode.BOTH;
+      JsonNode modeNode = body.get("mode");
+      if (modeNode != null && !modeNode.isNull()) {
+        mode = modeNode.isTextual() ? modeOrNull(modeNode.asText()) : null;
+        if (mode == null) {
+          throw ApiException.badRequest("mode", "must be both or labeled, not " + modeNode);
+        }
+      }
+      Integer labelBytes = intField(body, "labelBytes", MIN_LABEL_BYTES, MAX_LABEL_BYTES);
+      if (mode == JoinMode.BOTH && labelBytes != null) {
+        // ignoring it would let the submitter believe labels are padded to it
+        throw ApiException.badRequest(
+            "labelBytes", "is the label size of mode labeled; this query's mode is both");
+      }
+      if (mode == JoinMode.LABELED && labelBytes == null) {
+        labelBytes = PartyOptions.DEFAULT_LABEL_BYTES;
+      }
       boolean hasSql = body.hasNonNull("sql");
       boolean hasJson = body.hasNonNull("query");
       if (hasSql == hasJson) {
@@ -181,6 +226,8 @@ final class Requests {
           bins,
           sigma,
           protocol,
+          mode,
+          labelBytes,
           hasSql ? body.get("sql").asText() : null,
           hasJson ? QueryForm.parse(body.get("query")) : null,
           output(body.get("output")));
@@ -318,6 +365,8 @@ final class Requests {
       int bins,
       int sigma,
       String protocol,
+      JoinMode mode,
+      Integer labelBytes,
       String requesterEndpoint,
       String requesterFingerprint,
       long expiresAt) {
@@ -341,6 +390,38 @@ final class Requests {
       Integer bins = intField(offer, "bins", 0, 1 << 24);
       Integer sigma = intField(offer, "sigma", 40, 128);
       String protocol = requireText(offer, "protocol");
+      // The mode decides what this party's owner learns: a missing or unknown one is refused (and
+      // audited), never read as the default.
+      JsonNode modeNode = offer.get("mode");
+      JoinMode mode =
+          modeNode != null && modeNode.isTextual() ? modeOrNull(modeNode.asText()) : null;
+      if (mode == null) {
+        throw refuse.refused(
+            "mode",
+            modeNode == null ? null : modeNode.toString(),
+            "the offer must say who learns the intersection: both or labeled");
+      }
+      JsonNode lb = offer.get("labelBytes");
+      Integer labelBytes = null;
+      if (mode == JoinMode.LABELED) {
+        if (lb == null
+            || !lb.isInt()
+            || lb.asInt() < MIN_LABEL_BYTES
+            || lb.asInt() > MAX_LABEL_BYTES) {
+          throw refuse.refused(
+              "labelBytes",
+              lb == null ? null : lb.toString(),
+              "a labeled query carries its label size, an integer in ["
+                  + MIN_LABEL_BYTES
+                  + ", "
+                  + MAX_LABEL_BYTES
+                  + "]");
+        }
+        labelBytes = lb.asInt();
+      } else if (lb != null && !lb.isNull()) {
+        throw refuse.refused(
+            "labelBytes", lb.toString(), "only a labeled query has a label size; its mode is both");
+      }
       String endpoint = requireText(offer, "requesterEndpoint");
       String peerFingerprint = requireText(offer, "requesterFingerprint");
       return new Offer(
@@ -354,6 +435,8 @@ final class Requests {
           bins == null ? 0 : bins,
           sigma == null ? 40 : sigma,
           protocol,
+          mode,
+          labelBytes,
           endpoint,
           peerFingerprint,
           offer.path("expiresAt").asLong(0));
@@ -383,6 +466,10 @@ final class Requests {
         }
         if (session == null || session.id() == null) {
           throw ApiException.badRequest("session", "an approval carries the session of the query");
+        }
+        if (session.mode() == null) {
+          throw ApiException.badRequest(
+              "session.mode", "the session must say who learns the intersection: both or labeled");
         }
       }
       return new PeerDecision(
@@ -440,6 +527,15 @@ final class Requests {
   }
 
   // ------------------------------------------------------------------ helpers
+
+  /** A join mode's text (any case), or null if it is none. */
+  private static JoinMode modeOrNull(String text) {
+    try {
+      return JoinMode.parse(text);
+    } catch (IllegalArgumentException e) {
+      return null;
+    }
+  }
 
   private static void object(JsonNode body) {
     if (body == null || !body.isObject()) {

@@ -3,6 +3,7 @@ package io.psiflink.coordinator;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.core.type.TypeReference;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.psiflink.api.JoinMode;
 import io.psiflink.api.Role;
 import io.psiflink.coordinator.Model.Approval;
 import io.psiflink.coordinator.Model.AuditEntry;
@@ -41,7 +42,7 @@ public final class Store {
         c.prepareStatement(
             "INSERT INTO datasets (name, location, format,"
                 + " schema_json, key_columns, reveal_columns, filter_columns, status, created_at,"
-                + " retired_at, public_size) VALUES (?,?,?,?,?,?,?,?,?,?,?)")) {
+                + " retired_at, public_size, reveal_intersection) VALUES (?,?,?,?,?,?,?,?,?,?,?,?)")) {
       ps.setString(1, d.name());
       ps.setString(2, d.location());
       ps.setString(3, Formats.store(d.format()));
@@ -53,6 +54,7 @@ public final class Store {
       ps.setLong(9, d.createdAt());
       setLong(ps, 10, d.retiredAt());
       ps.setString(11, d.publicSize());
+      ps.setString(12, d.revealIntersection().name());
       ps.executeUpdate();
     }
   }
@@ -74,7 +76,7 @@ public final class Store {
         c.prepareStatement(
             "SELECT name, location, format, schema_json,"
                 + " key_columns, reveal_columns, filter_columns, status, created_at, retired_at,"
-                + " public_size FROM datasets "
+                + " public_size, reveal_intersection FROM datasets "
                 + where
                 + " ORDER BY name")) {
       bind(ps, args);
@@ -93,7 +95,8 @@ public final class Store {
                   DatasetStatus.valueOf(rs.getString(8)),
                   rs.getLong(9),
                   getLong(rs, 10),
-                  rs.getString(11)));
+                  rs.getString(11),
+                  Model.RevealIntersection.valueOf(rs.getString(12))));
         }
       }
       return out;
@@ -137,14 +140,14 @@ public final class Store {
       "id, direction, requester, approver, local_side,"
           + " local_dataset, peer_dataset, sql_text, fingerprint, bins, sigma, protocol,"
           + " requester_endpoint, requester_fingerprint, status, status_reason, created_at,"
-          + " expires_at, decided_at, output_location, output_format";
+          + " expires_at, decided_at, output_location, output_format, mode, label_bytes";
 
   public static void insertQuery(Connection c, QueryRecord q) throws SQLException {
     try (PreparedStatement ps =
         c.prepareStatement(
             "INSERT INTO queries ("
                 + QUERY_COLUMNS
-                + ") VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)")) {
+                + ") VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)")) {
       bind(
           ps,
           q.id(),
@@ -167,7 +170,9 @@ public final class Store {
           q.expiresAt(),
           q.decidedAt(),
           q.output() == null ? null : q.output().location(),
-          q.output() == null ? null : Formats.store(q.output().format()));
+          q.output() == null ? null : Formats.store(q.output().format()),
+          q.mode().name(),
+          q.labelBytes());
       ps.executeUpdate();
     }
   }
@@ -209,6 +214,8 @@ public final class Store {
                   rs.getInt(10),
                   rs.getInt(11),
                   rs.getString(12),
+                  JoinMode.valueOf(rs.getString(22)),
+                  getInt(rs, 23),
                   rs.getString(13),
                   rs.getString(14),
                   QueryStatus.valueOf(rs.getString(15)),
@@ -276,14 +283,14 @@ public final class Store {
       "id, query_id, party_a, party_b, bins, sigma,"
           + " protocol, a_endpoint, a_fingerprint, b_endpoint, b_fingerprint, status, created_at,"
           + " phase, bins_done, bins_total, error, result_location, result_format, rows_out,"
-          + " started_at, ended_at";
+          + " started_at, ended_at, mode, label_bytes";
 
   public static void insertSession(Connection c, SessionRecord s) throws SQLException {
     try (PreparedStatement ps =
         c.prepareStatement(
             "INSERT INTO sessions ("
                 + SESSION_COLUMNS
-                + ") VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)")) {
+                + ") VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)")) {
       bind(
           ps,
           s.id(),
@@ -307,7 +314,9 @@ public final class Store {
           s.result() == null ? null : Formats.store(s.result().format()),
           s.result() == null ? null : s.result().rowsOut(),
           s.startedAt(),
-          s.endedAt());
+          s.endedAt(),
+          s.mode().name(),
+          s.labelBytes());
       ps.executeUpdate();
     }
   }
@@ -433,6 +442,8 @@ public final class Store {
                   rs.getInt(5),
                   rs.getInt(6),
                   rs.getString(7),
+                  JoinMode.valueOf(rs.getString(23)),
+                  getInt(rs, 24),
                   rs.getString(8),
                   rs.getString(9),
                   rs.getString(10),
@@ -525,6 +536,11 @@ public final class Store {
     } else {
       ps.setLong(i, v);
     }
+  }
+
+  private static Integer getInt(ResultSet rs, int i) throws SQLException {
+    int v = rs.getInt(i);
+    return rs.wasNull() ? null : v;
   }
 
   private static Long getLong(ResultSet rs, int i) throws SQLException {

@@ -161,6 +161,7 @@ abstract class CoordinatorApiContract {
     offer.put("sql", sql);
     offer.put("fingerprint", io.psiflink.query.JoinQuery.parse(sql).fingerprint());
     offer.put("protocol", "kkrt");
+    offer.put("mode", "both");
     offer.put("requesterEndpoint", requester + ".example:7443");
     offer.put("requesterFingerprint", "ab".repeat(32));
     offer.put("expiresAt", System.currentTimeMillis() + 60_000);
@@ -676,6 +677,308 @@ abstract class CoordinatorApiContract {
     assertFalse(bob.get("/v1/queries").raw().contains(forged));
   }
 
+  // ------------------------------------------------------------------ issue 13: labeled mode
+
+  /** {@link #auditDetail} as JSON. */
+  static JsonNode auditJson(Client c, String action, String objectId) throws Exception {
+    return Client.JSON.readTree(auditDetail(c, action, objectId));
+  }
+
+  @Test
+  void aLabeledQueryIsOfferedApprovedAndRunsInModeLabeledAtBothParties() throws Exception {
+    ObjectNode q = sqlQuery(GOOD_SQL);
+    q.put("mode", "labeled");
+    q.put("protocol", "rr22"); // a protocol with labels
+    q.put("labelBytes", 512);
+    String id = submit(alice, q);
+    for (Client c : List.of(alice, bob)) {
+      JsonNode view = c.get("/v1/queries/" + id).json();
+      assertEquals("labeled", view.path("mode").asText(), view.toString());
+      assertEquals(512, view.path("labelBytes").asInt(), view.toString());
+      JsonNode d = view.path("disclosure");
+      assertEquals("labeled", d.path("mode").asText(), d.toString());
+      assertEquals(512, d.path("labelBytes").asInt(), d.toString());
+      assertTrue(
+          d.path("modeText")
+              .asText()
+              .contains(
+                  "Every key of B travels as a label of 512 bytes: the rows of one key must fit"),
+          d.toString());
+      assertTrue(d.path("summary").asText().startsWith("Mode labeled"), d.toString());
+    }
+    // at bob (B): alice learns his email of the matching rows; he learns nothing of the
+    // intersection, only alice's padded size
+    JsonNode atBob = bob.get("/v1/queries/" + id).json().path("disclosure");
+    assertEquals("keys", atBob.path("peerLearnsAboutMine").path("intersection").asText());
+    assertEquals("[\"email\"]", atBob.path("peerLearnsAboutMine").path("columns").toString());
+    assertEquals("none", atBob.path("iLearnAboutPeer").path("intersection").asText());
+    assertTrue(
+        atBob.path("iLearnAboutPeer").path("text").asText().contains("not even how many"),
+        atBob.toString());
+    assertEquals("rounded", atBob.path("iLearnAboutPeer").path("size").path("policy").asText());
+    JsonNode atAlice = alice.get("/v1/queries/" + id).json().path("disclosure");
+    assertEquals(atBob.path("iLearnAboutPeer"), atAlice.path("peerLearnsAboutMine"));
+    assertEquals(atBob.path("peerLearnsAboutMine"), atAlice.path("iLearnAboutPeer"));
+    // both audit the mode
+    assertEquals("labeled", auditJson(alice, "query.submitted", id).path("mode").asText());
+    assertEquals(512, auditJson(alice, "query.submitted", id).path("labelBytes").asInt());
+    assertEquals("labeled", auditJson(bob, "query.received", id).path("mode").asText());
+
+    Reply approved = bob.post("/v1/queries/" + id + "/approve", "{}");
+    assertEquals(200, approved.status(), approved.toString());
+    JsonNode session = approved.json().path("session");
+    assertEquals("labeled", session.path("mode").asText(), session.toString());
+    assertEquals(512, session.path("labelBytes").asInt(), session.toString());
+    // alice checked it against what she submitted and stored the same
+    String sid = session.path("id").asText();
+    assertEquals(session, alice.get("/v1/sessions/" + sid).json());
+    for (Client c : List.of(alice, bob)) {
+      JsonNode detail = auditJson(c, "session.created", sid);
+      assertEquals("labeled", detail.path("mode").asText(), detail.toString());
+      assertEquals(512, detail.path("labelBytes").asInt(), detail.toString());
+    }
+  }
+
+  @Test
+  void theModeAndLabelSizeOfASubmissionAreCheckedAndDefaulted() throws Exception {
+    // default: mode both, no label size
+    String id = submit(alice, sqlQuery(GOOD_SQL));
+    JsonNode view = bob.get("/v1/queries/" + id).json();
+    assertEquals("both", view.path("mode").asText(), view.toString());
+    assertTrue(view.path("labelBytes").isNull(), view.toString());
+    assertTrue(
+        view.path("disclosure").path("summary").asText().startsWith("Mode both"), view.toString());
+    assertEquals(
+        "keys", view.path("disclosure").path("iLearnAboutPeer").path("intersection").asText());
+    // labeled without a size: the job's default
+    ObjectNode q = sqlQuery(GOOD_SQL);
+    q.put("mode", "LABELED");
+    q.put("protocol", "rr22"); // a protocol with labels
+    id = submit(alice, q);
+    assertEquals(
+        io.psiflink.api.PartyOptions.DEFAULT_LABEL_BYTES,
+        bob.get("/v1/queries/" + id).json().path("labelBytes").asInt());
+    int atBob = bob.get("/v1/queries").json().path("queries").size();
+    q.put("mode", "sideways");
+    refused(400, alice.post("/v1/queries", q), "mode", "both or labeled", "sideways");
+    q.put("mode", 1);
+    refused(400, alice.post("/v1/queries", q), "mode", "both or labeled");
+    q.put("mode", "labeled");
+    q.put("labelBytes", 4);
+    refused(400, alice.post("/v1/queries", q), "labelBytes", "[8, 1048576]");
+    q.put("labelBytes", (1 << 20) + 1);
+    refused(400, alice.post("/v1/queries", q), "labelBytes", "[8, 1048576]");
+    q.put("labelBytes", "big");
+    refused(400, alice.post("/v1/queries", q), "labelBytes");
+    q.put("mode", "both");
+    q.put("labelBytes", 256);
+    refused(400, alice.post("/v1/queries", q), "labelBytes", "mode labeled", "mode is both");
+    // none of these reached bob
+    assertEquals(atBob, bob.get("/v1/queries").json().path("queries").size());
+  }
+
+  @Test
+  void anOfferWithAnUnknownMissingOrInconsistentModeIsRefusedInWords() throws Exception {
+    Client peerAtBob = parties.client(parties.bob, "Bearer " + parties.aliceToBob);
+    String sql = "SELECT b.email FROM a JOIN b ON a.card = b.card";
+    int atBob = bob.get("/v1/queries").json().path("queries").size();
+    ObjectNode o = offer("alice", "A", "purchases", "customers", sql);
+    o.put("mode", "everyone");
+    refused(400, peerAtBob.post("/v1/peer/queries", o), "mode", "both or labeled");
+    o.remove("mode");
+    refused(400, peerAtBob.post("/v1/peer/queries", o), "mode", "both or labeled");
+    o.put("mode", "labeled"); // without its label size
+    refused(400, peerAtBob.post("/v1/peer/queries", o), "labelBytes", "label size");
+    o.put("labelBytes", 2);
+    refused(400, peerAtBob.post("/v1/peer/queries", o), "labelBytes", "[8, 1048576]");
+    o.put("mode", "both"); // a label size without labels
+    o.put("labelBytes", 128);
+    refused(400, peerAtBob.post("/v1/peer/queries", o), "labelBytes", "mode is both");
+    assertEquals(atBob, bob.get("/v1/queries").json().path("queries").size());
+    // each refusal audited, with the field
+    long refusedModes =
+        bob.get("/v1/audit").json().path("entries").findValues("detail").stream()
+            .map(JsonNode::asText)
+            .filter(d -> d.contains("\"field\":\"mode\"") || d.contains("\"field\":\"labelBytes\""))
+            .count();
+    assertTrue(refusedModes >= 5, "refusals audited: " + refusedModes);
+    // the well-formed labeled offer is stored with its mode
+    o.put("mode", "labeled");
+    o.put("protocol", "rr22");
+    o.put("labelBytes", 64);
+    Reply ok = peerAtBob.post("/v1/peer/queries", o);
+    assertEquals(201, ok.status(), ok.toString());
+    JsonNode stored = bob.get("/v1/queries/" + o.get("id").asText()).json();
+    assertEquals("labeled", stored.path("mode").asText());
+    assertEquals(64, stored.path("labelBytes").asInt());
+  }
+
+  @Test
+  void aDatasetThatNeverRevealsTheIntersectionRefusesEveryQueryThatWouldTellItsOwner()
+      throws Exception {
+    Client peerAtBob = parties.client(parties.bob, "Bearer " + parties.aliceToBob);
+    ObjectNode ds = customers("private_customers");
+    ds.put("revealIntersection", "never");
+    register(bob, ds);
+    assertEquals(
+        "never",
+        bob.get("/v1/datasets/private_customers").json().path("revealIntersection").asText());
+    assertEquals(
+        "allowed", bob.get("/v1/datasets/customers").json().path("revealIntersection").asText());
+    assertEquals(
+        "never",
+        peerAtBob
+            .get("/v1/peer/datasets/private_customers")
+            .json()
+            .path("revealIntersection")
+            .asText());
+    ObjectNode bad = customers("badly_private");
+    bad.put("revealIntersection", "sometimes");
+    refused(400, bob.post("/v1/datasets", bad), "revealIntersection", "allowed or never");
+
+    // B in mode both: refused at alice's submission (the published setting) ...
+    ObjectNode q = sqlQuery(GOOD_SQL);
+    q.put("peerDataset", "private_customers");
+    Reply r =
+        refused(
+            422,
+            alice.post("/v1/queries", q),
+            "private_customers",
+            "revealIntersection: never",
+            "mode both",
+            "mode labeled");
+    assertEquals("mode", r.json().path("field").asText());
+    // ... and by bob himself, for an offer that did not come through a checking coordinator
+    String sql = "SELECT b.email FROM a JOIN b ON a.card = b.card";
+    ObjectNode o = offer("alice", "A", "purchases", "private_customers", sql);
+    refused(
+        422,
+        peerAtBob.post("/v1/peer/queries", o),
+        "private_customers",
+        "revealIntersection: never",
+        "mode both");
+    // as A (the output party) in either mode
+    String asA = "SELECT a.email, b.spend FROM a JOIN b ON a.card = b.card";
+    for (String mode : List.of("both", "labeled")) {
+      ObjectNode qa = sqlQuery(asA);
+      qa.put("peerDataset", "private_customers");
+      qa.put("role", "B");
+      qa.put("mode", mode);
+      qa.put("protocol", "rr22"); // a protocol with labels
+      Reply ra =
+          refused(
+              422,
+              alice.post("/v1/queries", qa),
+              "private_customers",
+              "revealIntersection: never",
+              "table a");
+      assertEquals("role", ra.json().path("field").asText());
+      ObjectNode oa = offer("alice", "B", "purchases", "private_customers", asA);
+      oa.put("mode", mode);
+      oa.put("protocol", "rr22"); // a protocol with labels
+      if (mode.equals("labeled")) {
+        oa.put("labelBytes", 128);
+      }
+      refused(422, peerAtBob.post("/v1/peer/queries", oa), "private_customers", "table a");
+    }
+    // a count-only query as A tells its owner the count: refused too
+    String count = "SELECT COUNT(DISTINCT b.card) FROM a JOIN b ON a.card = b.card";
+    ObjectNode qc = sqlQuery(count);
+    qc.put("peerDataset", "private_customers");
+    qc.put("role", "B");
+    qc.put("protocol", "ecdh");
+    refused(422, alice.post("/v1/queries", qc), "private_customers", "number of common keys");
+
+    // accepted: B in mode labeled, ...
+    q.put("mode", "labeled");
+    q.put("protocol", "rr22"); // a protocol with labels
+    String id = submit(alice, q);
+    JsonNode d = bob.get("/v1/queries/" + id).json().path("disclosure");
+    assertEquals("none", d.path("iLearnAboutPeer").path("intersection").asText(), d.toString());
+    // ... and B of a count-only query in either mode: B learns nothing of the intersection
+    for (String mode : List.of("both", "labeled")) {
+      ObjectNode qb = sqlQuery("SELECT COUNT(DISTINCT a.card) FROM a JOIN b ON a.card = b.card");
+      qb.put("peerDataset", "private_customers");
+      qb.put("protocol", "ecdh");
+      qb.put("mode", mode);
+      String cid = submit(alice, qb);
+      JsonNode cd = bob.get("/v1/queries/" + cid).json().path("disclosure");
+      assertEquals("none", cd.path("iLearnAboutPeer").path("intersection").asText(), cd.toString());
+      assertEquals("count", cd.path("peerLearnsAboutMine").path("intersection").asText());
+      assertTrue(cd.path("modeText").asText().contains("count-only"), cd.toString());
+    }
+  }
+
+  @Test
+  void aLabeledQueryNeedsAProtocolWhoseSenderAttachesLabels() throws Exception {
+    // the oracle: what the native library says of each protocol
+    List<String> able =
+        io.psiflink.nativepsi.ProtocolInfo.all().stream()
+            .filter(p -> p.supports(io.psiflink.nativepsi.PsiParams.Output.LABELS))
+            .map(io.psiflink.nativepsi.ProtocolInfo::name)
+            .toList();
+    assertFalse(able.contains("kkrt"));
+    assertTrue(able.contains("rr22"), able.toString());
+    int atBob = bob.get("/v1/queries").json().path("queries").size();
+    ObjectNode q = sqlQuery(GOOD_SQL);
+    q.put("mode", "labeled");
+    q.put("protocol", "kkrt");
+    refused(400, alice.post("/v1/queries", q), "protocol", "kkrt", "mode labeled", "rr22");
+    assertEquals(atBob, bob.get("/v1/queries").json().path("queries").size());
+    // the approver checks too
+    Client peerAtBob = parties.client(parties.bob, "Bearer " + parties.aliceToBob);
+    ObjectNode o =
+        offer(
+            "alice",
+            "A",
+            "purchases",
+            "customers",
+            "SELECT b.email FROM a JOIN b ON a.card = b.card");
+    o.put("mode", "labeled");
+    o.put("labelBytes", 128);
+    refused(400, peerAtBob.post("/v1/peer/queries", o), "protocol", "kkrt", "mode labeled");
+    assertEquals(atBob, bob.get("/v1/queries").json().path("queries").size());
+    // a count sends no rows of B: labeled with a count-only protocol is accepted
+    ObjectNode count = sqlQuery("SELECT COUNT(DISTINCT a.card) FROM a JOIN b ON a.card = b.card");
+    count.put("mode", "labeled");
+    count.put("protocol", "ecdh");
+    String id = submit(alice, count);
+    assertEquals(200, bob.post("/v1/queries/" + id + "/reject", Map.of("reason", "test")).status());
+    q.put("protocol", "rr22");
+    id = submit(alice, q);
+    assertEquals(200, bob.post("/v1/queries/" + id + "/reject", Map.of("reason", "test")).status());
+  }
+
+  @Test
+  void theSubmittersOwnNeverDatasetIsCheckedAtSubmission() {
+    ObjectNode ds = purchases("private_purchases");
+    ds.put("revealIntersection", "never");
+    register(alice, ds);
+    int atBob = bob.get("/v1/queries").json().path("queries").size();
+    ObjectNode q = sqlQuery(GOOD_SQL);
+    q.put("localDataset", "private_purchases");
+    q.put("mode", "labeled");
+    q.put("protocol", "rr22"); // a protocol with labels
+    Reply r =
+        refused(
+            422,
+            alice.post("/v1/queries", q),
+            "private_purchases",
+            "this party's",
+            "revealIntersection: never",
+            "table a");
+    assertEquals("role", r.json().path("field").asText());
+    ObjectNode asB = sqlQuery("SELECT a.email, b.spend FROM a JOIN b ON a.card = b.card");
+    asB.put("localDataset", "private_purchases");
+    asB.put("role", "B");
+    refused(422, alice.post("/v1/queries", asB), "private_purchases", "mode both");
+    assertEquals(atBob, bob.get("/v1/queries").json().path("queries").size());
+    asB.put("mode", "labeled");
+    asB.put("protocol", "rr22"); // a protocol with labels
+    String id = submit(alice, asB);
+    assertEquals("labeled", bob.get("/v1/queries/" + id).json().path("mode").asText());
+  }
+
   // ------------------------------------------------------------------ issue 18: * and sizes
 
   @Test
@@ -1053,6 +1356,8 @@ abstract class CoordinatorApiContract {
             0,
             40,
             "kkrt",
+            io.psiflink.api.JoinMode.BOTH,
+            null,
             "alice.example:7443",
             "fp",
             Model.QueryStatus.PENDING,

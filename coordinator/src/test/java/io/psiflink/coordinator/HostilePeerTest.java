@@ -123,8 +123,8 @@ class HostilePeerTest {
             new CoordinatorConfig.Bridge("alice.example:7443", pkiDir.resolve("alice.pem")),
             Duration.ofHours(1),
             Duration.ofHours(1),
-            null,
-            List.of("kkrt", "ecdh"),
+            new CoordinatorConfig.Defaults(null, "kkrt", null),
+            List.of("kkrt", "ecdh", "rr22"),
             job,
             new CoordinatorConfig.Output(
                 home.resolve("results").toString(), io.psiflink.api.OutputFormat.AVRO));
@@ -228,6 +228,7 @@ class HostilePeerTest {
     s.put("bins", 0);
     s.put("sigma", 40);
     s.put("protocol", "kkrt");
+    s.put("mode", "both");
     s.put("aEndpoint", "alice.example:7443");
     s.put("aFingerprint", "");
     s.put("bEndpoint", "bob.example:7443");
@@ -291,6 +292,66 @@ class HostilePeerTest {
     assertFalse(Files.exists(Path.of(HOSTILE.get(1))));
     assertTrue(audit("peer.refused").size() >= HOSTILE.size(), audit("peer.refused").toString());
     assertTrue(api.get("/v1/sessions").json().path("sessions").isEmpty());
+  }
+
+  @Test
+  void aSessionWhoseModeIsUnknownMissingOrNotTheSubmittedOneIsRefused() throws Exception {
+    ObjectNode labeled = Client.JSON.createObjectNode();
+    labeled.put("localDataset", "purchases");
+    labeled.put("peerDataset", "customers");
+    labeled.put("sql", "SELECT b.email, a.spend FROM a JOIN b ON a.card = b.card");
+    labeled.put("mode", "labeled");
+    labeled.put("protocol", "rr22");
+    labeled.put("labelBytes", 256);
+    Reply submitted = api.post("/v1/queries", labeled);
+    assertEquals(201, submitted.status(), submitted.toString());
+    String q = submitted.json().path("id").asText();
+    // the offer bob received says labeled, with its label size
+    JsonNode offer = Client.JSON.readTree(offers.get(offers.size() - 1));
+    assertEquals("labeled", offer.path("mode").asText(), offer.toString());
+    assertEquals(256, offer.path("labelBytes").asInt(), offer.toString());
+    String aliceFp = Tls.fingerprint(dir.resolve("pki/alice.pem"));
+
+    ObjectNode s = session(UUID.randomUUID().toString(), q);
+    s.put("aFingerprint", aliceFp);
+    s.put("protocol", "rr22");
+    s.put("mode", "nobody");
+    Reply r = peerAtAlice.post("/v1/peer/queries/" + q + "/decision", decision(s));
+    assertEquals(400, r.status(), r.toString());
+    assertTrue(
+        r.error().contains("session") && r.error().contains("must be both or labeled"), r.error());
+    s.remove("mode");
+    r = peerAtAlice.post("/v1/peer/queries/" + q + "/decision", decision(s));
+    assertEquals(400, r.status(), r.toString());
+    assertTrue(r.error().contains("session.mode"), r.error());
+    // well-formed, but not what alice submitted: her job would run another mode than she offered
+    s.put("mode", "both");
+    r = peerAtAlice.post("/v1/peer/queries/" + q + "/decision", decision(s));
+    assertEquals(400, r.status(), r.toString());
+    assertTrue(r.error().contains("does not match the submitted query"), r.error());
+    s.put("mode", "labeled");
+    s.put("labelBytes", 64);
+    r = peerAtAlice.post("/v1/peer/queries/" + q + "/decision", decision(s));
+    assertEquals(400, r.status(), r.toString());
+    assertTrue(r.error().contains("does not match the submitted query"), r.error());
+    // the same through the sweeper's poll: nothing is stored
+    ObjectNode answer = Client.JSON.createObjectNode();
+    answer.put("status", "approved");
+    s.remove("mode");
+    answer.set("session", s);
+    pollAnswer = answer;
+    alice.sweepNow();
+    assertTrue(audit("peer.refused").stream().anyMatch(d -> d.contains("session.mode")));
+    assertEquals("pending", api.get("/v1/queries/" + q).json().path("status").asText());
+    assertTrue(api.get("/v1/sessions").json().path("sessions").isEmpty());
+    // the session alice offered is accepted
+    s.put("mode", "labeled");
+    s.put("labelBytes", 256);
+    r = peerAtAlice.post("/v1/peer/queries/" + q + "/decision", decision(s));
+    assertEquals(200, r.status(), r.toString());
+    JsonNode stored = api.get("/v1/sessions/" + s.get("id").asText()).json();
+    assertEquals("labeled", stored.path("mode").asText(), stored.toString());
+    assertEquals(256, stored.path("labelBytes").asInt(), stored.toString());
   }
 
   @Test

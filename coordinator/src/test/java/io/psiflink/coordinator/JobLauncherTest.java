@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.psiflink.api.HostPort;
+import io.psiflink.api.JoinMode;
 import io.psiflink.api.OutputFormat;
 import io.psiflink.api.PartyConfiguration;
 import io.psiflink.api.PartyOptions;
@@ -78,6 +79,8 @@ class JobLauncherTest {
             16,
             40,
             "kkrt",
+            io.psiflink.api.JoinMode.BOTH,
+            null,
             "alice.example:7443",
             FA,
             "bob.example:7443",
@@ -97,6 +100,8 @@ class JobLauncherTest {
             16,
             40,
             "kkrt",
+            io.psiflink.api.JoinMode.BOTH,
+            null,
             "alice.example:7443",
             FA,
             Model.QueryStatus.APPROVED,
@@ -119,7 +124,8 @@ class JobLauncherTest {
             Model.DatasetStatus.ACTIVE,
             0,
             null,
-            "declared:5000");
+            "declared:5000",
+            Model.RevealIntersection.ALLOWED);
     List<String> cmd =
         launcher.command(
             s,
@@ -154,6 +160,7 @@ class JobLauncherTest {
             "--bins 16",
             "--sigma 40",
             "--protocol kkrt",
+            "--mode both",
             "--parallelism 4",
             "--attempts 2",
             "--pair-timeout 30",
@@ -186,6 +193,7 @@ class JobLauncherTest {
             .with(PartyOptions.BINS, 16)
             .with(PartyOptions.SIGMA, 40)
             .with(PartyOptions.PROTOCOL, "kkrt")
+            .with(PartyOptions.MODE, JoinMode.BOTH)
             .with(PartyOptions.PARALLELISM, 4)
             .with(PartyOptions.ATTEMPTS, 2)
             .with(PartyOptions.WORK, dir.resolve("w/s1/flink").toString())
@@ -243,6 +251,8 @@ class JobLauncherTest {
             0,
             41,
             "ecdh",
+            io.psiflink.api.JoinMode.BOTH,
+            null,
             "alice.example:7443",
             FA,
             "bob.example:7443",
@@ -262,6 +272,8 @@ class JobLauncherTest {
             0,
             41,
             "ecdh",
+            io.psiflink.api.JoinMode.BOTH,
+            null,
             "alice.example:7443",
             FA,
             Model.QueryStatus.APPROVED,
@@ -282,7 +294,8 @@ class JobLauncherTest {
             Model.DatasetStatus.ACTIVE,
             0,
             null,
-            null);
+            null,
+            Model.RevealIntersection.ALLOWED);
     List<String> cmd = launcher.command(s, q, d, dir.resolve("w/s2"), null, null, 12345);
     int main = cmd.indexOf("io.psiflink.jobs.PartyMain");
     assertTrue(main > 0, cmd.toString());
@@ -293,6 +306,8 @@ class JobLauncherTest {
     assertEquals("alice", parsed.get(PartyOptions.PEER));
     assertEquals(41, parsed.get(PartyOptions.SIGMA));
     assertEquals("ecdh", parsed.get(PartyOptions.PROTOCOL));
+    assertEquals(JoinMode.BOTH, parsed.get(PartyOptions.MODE));
+    assertTrue(!parsed.has(PartyOptions.LABEL_BYTES), "mode both has no label size");
     assertEquals(PublicSize.ROUNDED, parsed.get(PartyOptions.PUBLIC_SIZE));
     // a pair timeout under a second is one second on the command line, as before
     assertEquals(Duration.ofSeconds(1), parsed.get(PartyOptions.PAIR_TIMEOUT));
@@ -301,6 +316,126 @@ class JobLauncherTest {
             && !parsed.has(PartyOptions.FORMAT)
             && !parsed.has(PartyOptions.EXPECTED_COLUMNS)
             && !parsed.has(PartyOptions.MAX_BAD_ROWS));
+  }
+
+  @Test
+  void aLabeledSessionLaunchesEachPartysJobWithModeLabeledAndTheSessionsLabelSize() {
+    SessionRecord s =
+        new SessionRecord(
+            "s3",
+            "q3",
+            "alice",
+            "bob",
+            0,
+            40,
+            "rr22",
+            JoinMode.LABELED,
+            4096,
+            "alice.example:7443",
+            FA,
+            "bob.example:7443",
+            FB,
+            0L);
+    // each party's coordinator launches its own job from the same session
+    for (Role role : List.of(Role.A, Role.B)) {
+      String me = Role.A.equals(role) ? "alice" : "bob";
+      CoordinatorConfig.Job job =
+          new CoordinatorConfig.Job(
+              JobMode.EMBEDDED,
+              "768m",
+              1,
+              dir.resolve("w"),
+              dir.resolve("job.pem"),
+              dir.resolve("job.key"),
+              dir.resolve("ca.pem"),
+              null,
+              null,
+              null,
+              null,
+              1,
+              Duration.ofSeconds(30),
+              Duration.ofSeconds(45),
+              null,
+              List.of(dir.resolve("psi-flink-jobs.jar")));
+      CoordinatorConfig config =
+          new CoordinatorConfig(
+              me,
+              new CoordinatorConfig.Listen("127.0.0.1", 0),
+              new CoordinatorConfig.Tls(
+                  dir.resolve("a.pem"), dir.resolve("a.key"), dir.resolve("c")),
+              null,
+              dir.resolve("tokens"),
+              new CoordinatorConfig.Peer(
+                  Role.A.equals(role) ? "bob" : "alice", "https://peer", dir),
+              new CoordinatorConfig.Bridge(me + ".example:7443", dir.resolve("bridge.pem")),
+              null,
+              null,
+              null,
+              null,
+              job,
+              null);
+      JobLauncher launcher =
+          new JobLauncher(
+              config, null, CoordinatorServer.mapper(), Clock.systemUTC(), (x, r) -> {});
+      QueryRecord q =
+          new QueryRecord(
+              "q3",
+              Role.A.equals(role) ? Model.Direction.OUTGOING : Model.Direction.INCOMING,
+              "alice",
+              "bob",
+              role,
+              "t",
+              "u",
+              "SELECT b.x FROM a JOIN b ON a.k = b.k",
+              "fp",
+              0,
+              40,
+              "rr22",
+              JoinMode.LABELED,
+              4096,
+              "alice.example:7443",
+              FA,
+              Model.QueryStatus.APPROVED,
+              null,
+              0,
+              1,
+              0L,
+              null);
+      Dataset d =
+          new Dataset(
+              "t",
+              "/data/t.csv",
+              OutputFormat.CSV,
+              List.of(),
+              List.of("k"),
+              List.of("x"),
+              List.of(),
+              Model.DatasetStatus.ACTIVE,
+              0,
+              null,
+              "rounded",
+              Model.RevealIntersection.NEVER);
+      List<String> cmd =
+          launcher.command(
+              s,
+              q,
+              d,
+              dir.resolve("w/s3"),
+              Role.A.equals(role) ? dir.resolve("out").toString() : null,
+              Role.A.equals(role) ? OutputFormat.CSV : null,
+              12345);
+      int main = cmd.indexOf("io.psiflink.jobs.PartyMain");
+      assertTrue(main > 0, cmd.toString());
+      List<String> args = cmd.subList(main + 1, cmd.size());
+      assertTrue(
+          String.join(" ", args).contains("--mode labeled --label-bytes 4096"), args.toString());
+      // read back by the job's own parser
+      PartyConfiguration parsed = PartyConfiguration.parse(args);
+      assertEquals(role, parsed.role());
+      assertEquals(JoinMode.LABELED, parsed.get(PartyOptions.MODE));
+      assertEquals(4096, parsed.get(PartyOptions.LABEL_BYTES));
+      assertEquals("rr22", parsed.get(PartyOptions.PROTOCOL));
+    }
   }
 
   @Test
@@ -352,6 +487,8 @@ class JobLauncherTest {
               16,
               40,
               "kkrt",
+              io.psiflink.api.JoinMode.BOTH,
+              null,
               "alice.example:7443",
               FA,
               "bob.example:7443",
@@ -371,6 +508,8 @@ class JobLauncherTest {
               16,
               40,
               "kkrt",
+              io.psiflink.api.JoinMode.BOTH,
+              null,
               "alice.example:7443",
               FA,
               Model.QueryStatus.APPROVED,
@@ -391,7 +530,8 @@ class JobLauncherTest {
               Model.DatasetStatus.ACTIVE,
               0,
               null,
-              "rounded");
+              "rounded",
+              Model.RevealIntersection.ALLOWED);
       List<String> cmd = launcher.command(s, q, d, dir.resolve("w/s1"), null, null, 0);
       assertTrue(
           cmd.stream().noneMatch(a -> a.contains("p%26ss") || a.contains("p&ss")), cmd.toString());

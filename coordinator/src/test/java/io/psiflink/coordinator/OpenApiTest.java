@@ -92,4 +92,39 @@ class OpenApiTest {
     assertTrue(refs > 20);
     Files.writeString(dir.resolve("ok"), "checked " + refs);
   }
+
+  @Test
+  void theModesTheLabelSizesAndTheRevealSettingsAreTheCodes() throws Exception {
+    JsonNode schemas;
+    try (InputStream in = OpenApiTest.class.getResourceAsStream("/openapi.yaml")) {
+      schemas = new ObjectMapper(new YAMLFactory()).readTree(in).path("components").path("schemas");
+    }
+    assertEquals(
+        java.util.Arrays.stream(io.psiflink.api.JoinMode.values())
+            .map(io.psiflink.api.JoinMode::text)
+            .toList(),
+        words(schemas.path("JoinMode").path("enum")));
+    assertEquals(
+        java.util.Arrays.stream(Model.RevealIntersection.values())
+            .map(Model.RevealIntersection::wire)
+            .toList(),
+        words(schemas.path("RevealIntersection").path("enum")));
+    for (JsonNode n :
+        new JsonNode[] {
+          schemas.path("LabelBytes"),
+          schemas.path("QueryRequest").path("properties").path("labelBytes")
+        }) {
+      assertEquals(Requests.MIN_LABEL_BYTES, n.path("minimum").asInt(), n.toString());
+      assertEquals(Requests.MAX_LABEL_BYTES, n.path("maximum").asInt(), n.toString());
+    }
+    assertEquals(
+        io.psiflink.api.PartyOptions.DEFAULT_LABEL_BYTES,
+        schemas.path("QueryRequest").path("properties").path("labelBytes").path("default").asInt());
+  }
+
+  private static java.util.List<String> words(JsonNode array) {
+    java.util.List<String> out = new java.util.ArrayList<>();
+    array.forEach(n -> out.add(n.asText()));
+    return out;
+  }
 }

@@ -169,8 +169,9 @@ public final class Parties implements AutoCloseable {
                   job.pairTimeout())),
           ttl,
           sweep,
-          null,
-          List.of("kkrt", "ecdh"),
+          // kkrt by default, as before; rr22 is offered for the labeled mode
+          new CoordinatorConfig.Defaults(null, "kkrt", null),
+          List.of("kkrt", "ecdh", "rr22"),
           new CoordinatorConfig.Job(
               job.mode(),
               job.javaHeap(),
@@ -204,8 +205,8 @@ public final class Parties implements AutoCloseable {
             party + ".example:" + (7000 + port % 1000), pkiDir.resolve(party + ".pem")),
         ttl,
         sweep,
-        null,
-        List.of("kkrt", "ecdh"));
+        new CoordinatorConfig.Defaults(null, "kkrt", null),
+        List.of("kkrt", "ecdh", "rr22"));
   }
 
   /** Stops alice's coordinator (as if it went down). */

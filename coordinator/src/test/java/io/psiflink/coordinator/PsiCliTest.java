@@ -141,6 +141,60 @@ class PsiCliTest {
   }
 
   @Test
+  void submitInModeLabeledAndTheApprovalSaysWhatEachPartyLearns() {
+    Run s =
+        run(
+            aliceEnv,
+            "submit",
+            "--dataset",
+            "purchases",
+            "--peer-dataset",
+            "customers",
+            "--sql",
+            CoordinatorApiContract.GOOD_SQL,
+            "--mode",
+            "labeled",
+            "--label-bytes",
+            "512",
+            "--protocol",
+            "rr22");
+    assertEquals(0, s.code(), s.toString());
+    Matcher m = Pattern.compile("query (\\S+) submitted: pending").matcher(s.out());
+    assertTrue(m.find(), s.out());
+    String query = m.group(1);
+    // what bob, the approver, is shown
+    Run st = run(bobEnv, "status", query);
+    assertEquals(0, st.code(), st.toString());
+    assertTrue(st.out().contains("Mode labeled: B learns A's padded size only"), st.out());
+    assertTrue(
+        st.out()
+            .contains(
+                "Every key of B travels as a label of 512 bytes: the rows of one key must fit"),
+        st.out());
+    assertTrue(st.out().contains("not even how many"), st.out());
+    Run json = run(bobEnv, "status", query, "--json");
+    assertTrue(json.out().contains("\"mode\" : \"labeled\""), json.out());
+    assertTrue(json.out().contains("\"labelBytes\" : 512"), json.out());
+
+    Run noLabels =
+        run(
+            aliceEnv,
+            "submit",
+            "--dataset",
+            "purchases",
+            "--peer-dataset",
+            "customers",
+            "--sql",
+            CoordinatorApiContract.GOOD_SQL,
+            "--label-bytes",
+            "512");
+    assertEquals(1, noLabels.code(), noLabels.toString());
+    assertTrue(
+        noLabels.err().contains("labelBytes") && noLabels.err().contains("mode is both"),
+        noLabels.err());
+  }
+
+  @Test
   void errorsRepeatTheCoordinatorsErrorInWords() {
     Run bad =
         run(

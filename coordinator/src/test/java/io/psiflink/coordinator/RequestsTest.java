@@ -130,6 +130,8 @@ class RequestsTest {
             1,
             40,
             "kkrt",
+            io.psiflink.api.JoinMode.BOTH,
+            null,
             "e",
             "fp",
             Model.QueryStatus.PENDING,

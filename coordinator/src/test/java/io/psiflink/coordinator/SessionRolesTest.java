@@ -19,6 +19,8 @@ class SessionRolesTest {
           0,
           40,
           "kkrt",
+          io.psiflink.api.JoinMode.BOTH,
+          null,
           "alice.example:7443",
           "fa",
           "bob.example:7443",

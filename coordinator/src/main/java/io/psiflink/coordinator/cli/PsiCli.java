@@ -2,7 +2,9 @@ package io.psiflink.coordinator.cli;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.psiflink.api.JoinMode;
 import io.psiflink.api.OutputFormat;
+import io.psiflink.api.PartyOptions;
 import io.psiflink.api.Role;
 import io.psiflink.coordinator.CoordinatorMain;
 import io.psiflink.coordinator.cli.ApiClient.ApiError;
@@ -140,6 +142,24 @@ public final class PsiCli {
         description = "the PSI protocol, one the coordinators offer")
     String protocol;
 
+    @Option(
+        names = "--mode",
+        paramLabel = "both|labeled",
+        converter = ModeConverter.class,
+        description =
+            "who learns the intersection: both parties (default), or only A (labeled: B learns"
+                + " nothing of it)")
+    JoinMode mode;
+
+    @Option(
+        names = "--label-bytes",
+        paramLabel = "N",
+        description =
+            "labeled mode: the public size every key's rows from B are padded to (default "
+                + PartyOptions.DEFAULT_LABEL_BYTES
+                + ")")
+    Integer labelBytes;
+
     @Option(names = "--wait", description = "follow the query until its session ends")
     boolean await;
 
@@ -225,6 +245,18 @@ public final class PsiCli {
     public Role convert(String text) {
       try {
         return Role.twoParty(text);
+      } catch (IllegalArgumentException e) {
+        throw new TypeConversionException(e.getMessage());
+      }
+    }
+  }
+
+  /** {@code --mode}: both or labeled (JoinMode's words). */
+  static final class ModeConverter implements ITypeConverter<JoinMode> {
+    @Override
+    public JoinMode convert(String text) {
+      try {
+        return JoinMode.parse(text);
       } catch (IllegalArgumentException e) {
         throw new TypeConversionException(e.getMessage());
       }
@@ -420,6 +452,13 @@ public final class PsiCli {
     if (a.protocol != null) {
       q.put("protocol", a.protocol);
     }
+    if (a.mode != null) {
+      q.put("mode", a.mode.text());
+    }
+    if (a.labelBytes != null) {
+      // the coordinator refuses it with mode both, naming labelBytes
+      q.put("labelBytes", a.labelBytes);
+    }
     if (a.output != null || a.format != null) {
       ObjectNode o = q.putObject("output");
       if (a.output != null) {
@@ -544,6 +583,10 @@ public final class PsiCli {
   private void printDisclosure(JsonNode query) {
     JsonNode d = query.path("disclosure");
     if (d.isObject()) {
+      // which mode runs and what it means (null for queries stored before the labeled mode)
+      if (d.hasNonNull("modeText")) {
+        out.println(d.path("modeText").asText());
+      }
       out.println("the peer learns " + d.path("peerLearnsAboutMine").path("text").asText());
       out.println("this party learns " + d.path("iLearnAboutPeer").path("text").asText());
     }

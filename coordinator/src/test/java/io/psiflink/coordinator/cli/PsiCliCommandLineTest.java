@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.psiflink.api.JoinMode;
 import io.psiflink.api.OutputFormat;
 import io.psiflink.api.Role;
 import io.psiflink.coordinator.CoordinatorMain;
@@ -67,6 +68,10 @@ class PsiCliCommandLineTest {
                 "40",
                 "--protocol",
                 "ecdh",
+                "--mode",
+                "labeled",
+                "--label-bytes",
+                "512",
                 "--wait",
                 "--coordinator",
                 "https://alice.example:8443",
@@ -83,6 +88,8 @@ class PsiCliCommandLineTest {
     assertEquals(64, s.bins);
     assertEquals(40, s.sigma);
     assertEquals("ecdh", s.protocol);
+    assertEquals(JoinMode.LABELED, s.mode);
+    assertEquals(512, s.labelBytes);
     assertTrue(s.await);
     assertEquals(URI.create("https://alice.example:8443"), s.connection.coordinator);
     assertEquals(Path.of("alice.token"), s.connection.tokenFile);
@@ -97,6 +104,8 @@ class PsiCliCommandLineTest {
     assertNull(d.role);
     assertNull(d.format);
     assertNull(d.bins);
+    assertNull(d.mode); // the coordinator's default: both
+    assertNull(d.labelBytes);
     assertFalse(d.await);
     assertNull(d.connection.coordinator);
     // role A in any case
@@ -113,7 +122,10 @@ class PsiCliCommandLineTest {
                 "--role",
                 "a",
                 "--format",
-                "AVRO");
+                "AVRO",
+                "--mode",
+                "Both");
+    assertEquals(JoinMode.BOTH, lower.mode);
     assertEquals(Role.A, lower.role);
     assertEquals(OutputFormat.AVRO, lower.format);
   }
@@ -168,6 +180,8 @@ class PsiCliCommandLineTest {
                     "--bins",
                     "--sigma",
                     "--protocol",
+                    "--mode",
+                    "--label-bytes",
                     "--wait",
                     "--coordinator",
                     "--token-file",
@@ -211,6 +225,13 @@ class PsiCliCommandLineTest {
         run("submit", "--dataset", "x", "--peer-dataset", "y", "--sql", SQL, "--bins", "many"),
         "--bins");
     assertFails(run("submit", "--dataset", "x", "--sql", SQL), "--peer-dataset");
+    Run mode =
+        run("submit", "--dataset", "x", "--peer-dataset", "y", "--sql", SQL, "--mode", "nobody");
+    assertFails(mode, "--mode");
+    assertTrue(mode.err().contains("must be both or labeled"), mode.err());
+    assertFails(
+        run("submit", "--dataset", "x", "--peer-dataset", "y", "--sql", SQL, "--label-bytes", "k"),
+        "--label-bytes");
     assertFails(
         run(
             "submit",

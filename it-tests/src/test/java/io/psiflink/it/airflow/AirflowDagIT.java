@@ -77,9 +77,14 @@ class AirflowDagIT {
   }
 
   private Airflow.Run runDag(String sql, Path out) throws Exception {
+    return runDag(sql, out, Map.of());
+  }
+
+  private Airflow.Run runDag(String sql, Path out, Map<String, Object> more) throws Exception {
     Map<String, Object> params =
         new HashMap<>(
             Map.of("local_dataset", "purchases", "peer_dataset", "customers", "sql", sql));
+    params.putAll(more);
     if (out != null) {
       params.put("output_location", out.toString());
       params.put("output_format", "csv");
@@ -109,10 +114,14 @@ class AirflowDagIT {
   }
 
   private CompletableFuture<Airflow.Run> startDag(String sql, Path out) {
+    return startDag(sql, out, Map.of());
+  }
+
+  private CompletableFuture<Airflow.Run> startDag(String sql, Path out, Map<String, Object> more) {
     return CompletableFuture.supplyAsync(
         () -> {
           try {
-            return runDag(sql, out);
+            return runDag(sql, out, more);
           } catch (Exception e) {
             throw new IllegalStateException(e);
           }
@@ -151,6 +160,47 @@ class AirflowDagIT {
             && run.log().contains("not before the audit"),
         Airflow.tail(run.log()));
     // no retries: a rejection is final
+    assertTrue(!run.log().contains("up_for_retry"), Airflow.tail(run.log()));
+  }
+
+  @Test
+  void theDagSubmitsInModeLabeledAndTheApproverIsShownWhatEachPartyLearns() throws Exception {
+    CompletableFuture<Airflow.Run> dag =
+        startDag(
+            JoinTables.SQL,
+            null,
+            Map.of("mode", "labeled", "label_bytes", 512, "protocol", "rr22"));
+    String id = pendingAtBob();
+    JsonNode q = parties.bobApi().get("/v1/queries/" + id).json();
+    assertEquals("labeled", q.path("mode").asText(), q.toString());
+    assertEquals(512, q.path("labelBytes").asInt(), q.toString());
+    assertTrue(
+        q.path("disclosure").path("modeText").asText().contains("a label of 512 bytes"),
+        q.toString());
+    assertEquals(
+        "none", q.path("disclosure").path("iLearnAboutPeer").path("intersection").asText());
+    Reply r =
+        parties
+            .bobApi()
+            .post("/v1/queries/" + id + "/reject", Map.of("reason", "labels too small"));
+    assertEquals(200, r.status(), r.toString());
+    Airflow.Run run = dag.get();
+    assertNotEquals(0, run.exit(), Airflow.tail(run.log()));
+    assertTrue(
+        run.log().contains("(mode labeled, labels of 512 bytes)")
+            && run.log().contains("labels too small"),
+        Airflow.tail(run.log()));
+  }
+
+  @Test
+  void aLabelSizeWithoutModeLabeledFailsAtSubmitWithTheCoordinatorsError() throws Exception {
+    Airflow.Run run = runDag(JoinTables.SQL, null, Map.of("label_bytes", 512));
+    assertNotEquals(0, run.exit(), Airflow.tail(run.log()));
+    assertTrue(
+        run.log().contains("coordinator answered 400")
+            && run.log().contains("labelBytes")
+            && run.log().contains("mode is both"),
+        Airflow.tail(run.log()));
     assertTrue(!run.log().contains("up_for_retry"), Airflow.tail(run.log()));
   }
 

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.psiflink.coordinator.Client;
 import io.psiflink.coordinator.Client.Reply;
 import io.psiflink.coordinator.CoordinatorConfig;
@@ -139,6 +140,53 @@ class JobLaunchTest {
     Reply again = alice.post("/v1/sessions/" + session + "/cancel", "{}");
     assertEquals(409, again.status(), again.toString());
     assertTrue(again.error().contains("already ended: succeeded"), again.error());
+  }
+
+  @Test
+  void aLabeledQueryRunsBothJobsInModeLabeledAndEqualsThePlaintextJoin() throws Exception {
+    Path out = dir.resolve("joined-labeled");
+    ObjectNode q = Client.JSON.createObjectNode();
+    q.put("localDataset", "purchases");
+    q.put("peerDataset", "customers");
+    q.put("sql", JoinTables.SQL);
+    q.put("mode", "labeled");
+    q.put("labelBytes", 1024); // the fixture's rows of one key fit
+    q.put("protocol", "rr22");
+    q.putObject("output").put("location", out.toString()).put("format", "csv");
+    Reply submitted = alice.post("/v1/queries", q);
+    assertEquals(201, submitted.status(), submitted.toString());
+    String id = submitted.json().path("id").asText();
+    Reply approved = bob.post("/v1/queries/" + id + "/approve", "{}");
+    assertEquals(200, approved.status(), approved.toString());
+    String session = approved.json().path("session").path("id").asText();
+    JsonNode a = JoinTables.awaitEnd(alice, session, new ArrayList<>(), JOB_TIMEOUT, () -> "");
+    JsonNode b = JoinTables.awaitEnd(bob, session, new ArrayList<>(), JOB_TIMEOUT, () -> "");
+    assertEquals("succeeded", a.path("status").asText(), a.toString());
+    assertEquals("succeeded", b.path("status").asText(), b.toString());
+    assertEquals("labeled", a.path("mode").asText(), a.toString());
+    // A's rows are the plaintext join's, as in mode both
+    tables.assertOutputIsThePlaintextJoin(out);
+    // both jobs were launched in mode labeled; B's records hold no intersection size
+    for (Client c : List.of(alice, bob)) {
+      assertEquals(
+          "labeled",
+          Client.JSON.readTree(audit(c, "job.started", session)).path("joinMode").asText());
+    }
+    JsonNode atB = Client.JSON.readTree(audit(bob, "job.succeeded", session));
+    assertTrue(!atB.has("intersectingKeys"), atB.toString());
+    JsonNode atA = Client.JSON.readTree(audit(alice, "job.succeeded", session));
+    assertTrue(atA.path("intersectingKeys").asLong() > 0, atA.toString());
+  }
+
+  /** The detail of {@code action} on {@code objectId} in {@code c}'s audit log. */
+  private static String audit(Client c, String action, String objectId) {
+    for (JsonNode e : c.get("/v1/audit").json().path("entries")) {
+      if (e.path("action").asText().equals(action)
+          && e.path("objectId").asText().equals(objectId)) {
+        return e.path("detail").asText();
+      }
+    }
+    throw new AssertionError("no " + action + " of " + objectId);
   }
 
   @Test
