@@ -121,7 +121,12 @@ public final class JoinQuery implements Serializable {
         continue;
       }
       List<String> cols = new java.util.ArrayList<>();
-      for (Role s : item.starSide() == null ? PARTIES : List.of(item.starSide())) {
+      boolean subquery = parsed.kind() == JoinKind.SEMI || parsed.kind() == JoinKind.ANTI;
+      List<Role> starSides =
+          item.starSide() != null
+              ? List.of(item.starSide())
+              : subquery ? List.of(Role.A) : PARTIES;
+      for (Role s : starSides) {
         for (int i = 0; i < (Role.A.equals(s) ? a : b).names().size(); i++) {
           OutputColumn oc = out.get(next++);
           cols.add(
@@ -170,6 +175,15 @@ public final class JoinQuery implements Serializable {
     return parsed.count() != null;
   }
 
+  /**
+   * The join kind as written: INNER or LEFT for a JOIN, SEMI for EXISTS/IN, ANTI for NOT
+   * EXISTS/NOT IN. What A outputs may differ by SQL's rules for WHERE after a LEFT JOIN: see
+   * {@link ResolvedJoin#kind()} and {@link PartyView#kind()}.
+   */
+  public JoinKind writtenKind() {
+    return parsed.kind();
+  }
+
   public String fingerprint() {
     return fingerprint;
   }
@@ -202,7 +216,16 @@ public final class JoinQuery implements Serializable {
       }
       case "ON" -> {
         for (ParsedQuery.Equality e : parsed.on()) {
-          for (ParsedQuery.Ref r : java.util.List.of(e.left(), e.right())) {
+          for (ParsedQuery.Expr x : java.util.List.of(e.left(), e.right())) {
+            for (ParsedQuery.Ref r : x.refs()) {
+              if (matches.test(r)) {
+                out.add(r.span());
+              }
+            }
+          }
+        }
+        for (ParsedQuery.Conjunct c : parsed.onConditions()) {
+          for (ParsedQuery.Ref r : c.refs()) {
             if (matches.test(r)) {
               out.add(r.span());
             }
@@ -210,7 +233,9 @@ public final class JoinQuery implements Serializable {
         }
       }
       case "WHERE" -> {
-        for (ParsedQuery.Conjunct c : parsed.where()) {
+        java.util.List<ParsedQuery.Conjunct> conds = new java.util.ArrayList<>(parsed.where());
+        conds.addAll(parsed.onConditions());
+        for (ParsedQuery.Conjunct c : conds) {
           for (ParsedQuery.Ref r : c.refs()) {
             if (matches.test(r)) {
               out.add(r.span());
