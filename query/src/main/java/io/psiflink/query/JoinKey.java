@@ -12,8 +12,9 @@ import java.util.Objects;
  *
  * @param name the column's name for a column key, else the expression's Flink SQL text; names the
  *     key in messages and in the job's handshake
- * @param flinkSql the Flink SQL text of the key, identifiers unqualified and backtick-quoted ({@code
- *     `email`} or {@code LOWER(TRIM(`email`))}), evaluable on a table with the party's columns
+ * @param flinkSql the Flink SQL text of the key, identifiers unqualified and backtick-quoted
+ *     ({@code `email`} or {@code LOWER(TRIM(`email`))}), evaluable on a table with the party's
+ *     columns
  * @param columns the party's columns the key uses, deduplicated, in order of first use
  * @param plain whether the key is just the column {@code columns.get(0)}
  */

@@ -123,9 +123,7 @@ public final class JoinQuery implements Serializable {
       List<String> cols = new java.util.ArrayList<>();
       boolean subquery = parsed.kind() == JoinKind.SEMI || parsed.kind() == JoinKind.ANTI;
       List<Role> starSides =
-          item.starSide() != null
-              ? List.of(item.starSide())
-              : subquery ? List.of(Role.A) : PARTIES;
+          item.starSide() != null ? List.of(item.starSide()) : subquery ? List.of(Role.A) : PARTIES;
       for (Role s : starSides) {
         for (int i = 0; i < (Role.A.equals(s) ? a : b).names().size(); i++) {
           OutputColumn oc = out.get(next++);
@@ -176,9 +174,9 @@ public final class JoinQuery implements Serializable {
   }
 
   /**
-   * The join kind as written: INNER or LEFT for a JOIN, SEMI for EXISTS/IN, ANTI for NOT
-   * EXISTS/NOT IN. What A outputs may differ by SQL's rules for WHERE after a LEFT JOIN: see
-   * {@link ResolvedJoin#kind()} and {@link PartyView#kind()}.
+   * The join kind as written: INNER or LEFT for a JOIN, SEMI for EXISTS/IN, ANTI for NOT EXISTS/NOT
+   * IN. What A outputs may differ by SQL's rules for WHERE after a LEFT JOIN: see {@link
+   * ResolvedJoin#kind()} and {@link PartyView#kind()}.
    */
   public JoinKind writtenKind() {
     return parsed.kind();

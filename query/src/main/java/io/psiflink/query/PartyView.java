@@ -23,12 +23,12 @@ import java.util.Objects;
  *     deduplicated, in order of first appearance
  * @param neededColumns the union of {@code keyColumns} and {@code revealedColumns}, in schema
  *     order: the columns this side must keep after filtering
- * @param kind what A outputs ({@link JoinKind}), after WHERE: a LEFT JOIN whose WHERE rejects
- *     b's NULLs is INNER, one with {@code WHERE b.k IS NULL} is ANTI
+ * @param kind what A outputs ({@link JoinKind}), after WHERE: a LEFT JOIN whose WHERE rejects b's
+ *     NULLs is INNER, one with {@code WHERE b.k IS NULL} is ANTI
  * @param keys this side's join keys ({@link JoinKey}), one per equality in order: position {@code
  *     i} of A's list pairs with position {@code i} of B's, and the join key is their tuple
- * @param notes how the query was read where SQL's rules changed its join kind, for the plan and
- *     the log (e.g. a LEFT JOIN that runs as an inner join)
+ * @param notes how the query was read where SQL's rules changed its join kind, for the plan and the
+ *     log (e.g. a LEFT JOIN that runs as an inner join)
  */
 public record PartyView(
     Role side,

@@ -17,12 +17,12 @@ import java.util.Set;
 import java.util.stream.Collectors;
 import org.apache.calcite.config.Lex;
 import org.apache.calcite.runtime.CalciteException;
+import org.apache.calcite.sql.JoinType;
 import org.apache.calcite.sql.SqlBasicCall;
 import org.apache.calcite.sql.SqlCall;
 import org.apache.calcite.sql.SqlDataTypeSpec;
 import org.apache.calcite.sql.SqlDynamicParam;
 import org.apache.calcite.sql.SqlIdentifier;
-import org.apache.calcite.sql.JoinType;
 import org.apache.calcite.sql.SqlJoin;
 import org.apache.calcite.sql.SqlKind;
 import org.apache.calcite.sql.SqlLiteral;
@@ -170,6 +170,14 @@ final class QueryParser {
               + " quotes; string literals use single quotes)";
     }
     SourceSpan at = e.getPos() == null ? null : src.span(e.getPos());
+    if (at != null && at.text().equalsIgnoreCase("NORMALIZE")) {
+      return new QueryException(
+          "SQL",
+          "NORMALIZE is not available: Flink SQL has no Unicode normalisation function, so keys"
+              + " are compared as SQL compares strings (their exact characters); normalise the"
+              + " tables' strings before the join, or compare with LOWER, UPPER, TRIM, ...",
+          at);
+    }
     if (msg.startsWith("Encountered \"<EOF>\"")) {
       msg = "the query ends too early" + msg.substring("Encountered \"<EOF>\"".length());
       at = src.lastWord();
@@ -667,8 +675,8 @@ final class QueryParser {
   }
 
   /**
-   * Reads the AND-ed conditions of ON (or of a correlated subquery's WHERE, {@code clause} "WHERE"):
-   * an equality between two expressions that use columns is a candidate key equality (the
+   * Reads the AND-ed conditions of ON (or of a correlated subquery's WHERE, {@code clause}
+   * "WHERE"): an equality between two expressions that use columns is a candidate key equality (the
    * resolver decides which compare the two tables); anything else is a condition on one table.
    */
   private void readOn(SqlNode condition, String clause, List<Equality> on, List<Conjunct> conds)
@@ -776,9 +784,7 @@ final class QueryParser {
 
   /** The identifier parts a reference was written with. */
   private List<String> namesOf(Ref r) {
-    return r.qualifier() == null
-        ? List.of(r.column())
-        : List.of(q(r.qualifier()), r.column());
+    return r.qualifier() == null ? List.of(r.column()) : List.of(q(r.qualifier()), r.column());
   }
 
   private String q(Role side) {
@@ -848,6 +854,16 @@ final class QueryParser {
       }
     }
     if (found == null) {
+      for (SqlNode c : where) {
+        SqlNode nested = nestedQuery(c);
+        if (nested != null) {
+          throw new QueryException(
+              "WHERE",
+              "a subquery over b may only be one AND-ed condition of WHERE: [NOT] EXISTS (SELECT"
+                  + " 1 FROM b WHERE b.k = a.k ...) or a.k [NOT] IN (SELECT b.k FROM b ...)",
+              src.span(nested));
+        }
+      }
       throw new QueryException(
           "FROM",
           "the query must join the two tables: FROM a JOIN b ON <a-column> = <b-column>, or FROM a"
@@ -868,13 +884,40 @@ final class QueryParser {
     return found;
   }
 
+  /** The first subquery inside {@code n}, or null. */
+  private static SqlNode nestedQuery(SqlNode n) {
+    if (n == null) {
+      return null;
+    }
+    if (isQuery(n)) {
+      return n;
+    }
+    if (n instanceof SqlNodeList list) {
+      for (SqlNode o : list) {
+        SqlNode q = nestedQuery(o);
+        if (q != null) {
+          return q;
+        }
+      }
+    }
+    if (n instanceof SqlCall call) {
+      for (SqlNode o : call.getOperandList()) {
+        SqlNode q = nestedQuery(o);
+        if (q != null) {
+          return q;
+        }
+      }
+    }
+    return null;
+  }
+
   private static boolean isNegated(SqlNode c) {
     return c.getKind() == SqlKind.NOT || c.getKind() == SqlKind.NOT_IN;
   }
 
   /**
-   * Reads the subquery of a semi- or anti-join: its table b, the key equalities and b's
-   * conditions. Returns whether it is a NOT IN.
+   * Reads the subquery of a semi- or anti-join: its table b, the key equalities and b's conditions.
+   * Returns whether it is a NOT IN.
    */
   private boolean readSubquery(SqlNode c, List<Equality> on, List<Conjunct> conds)
       throws QueryException {
@@ -970,9 +1013,7 @@ final class QueryParser {
     String[] b = table(from);
     if (!b[0].equals("b")) {
       throw new QueryException(
-          "WHERE",
-          "the subquery must read table b (party B), not " + b[0],
-          src.span(from));
+          "WHERE", "the subquery must read table b (party B), not " + b[0], src.span(from));
     }
     if ("a".equals(b[1])) {
       throw new QueryException(

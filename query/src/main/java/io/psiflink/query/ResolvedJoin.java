@@ -10,8 +10,8 @@ import java.util.Objects;
  *
  * @param query the query
  * @param kind what A outputs, after WHERE ({@link PartyView#kind()})
- * @param on the key equalities in query order, each with the key of {@code a} first (its column,
- *     or its expression's Flink SQL text: {@link JoinKey#name()})
+ * @param on the key equalities in query order, each with the key of {@code a} first (its column, or
+ *     its expression's Flink SQL text: {@link JoinKey#name()})
  * @param output the result columns, in {@code SELECT} order with stars expanded, with unique output
  *     names; empty for a count
  * @param count for {@code SELECT COUNT(DISTINCT keys)}, the name of the one result column (a

@@ -281,7 +281,8 @@ final class Resolver {
     if (x.column() != null) {
       return JoinKey.column(x.column().column());
     }
-    List<String> columns = new ArrayList<>(new LinkedHashSet<>(x.refs().stream().map(Ref::column).toList()));
+    List<String> columns =
+        new ArrayList<>(new LinkedHashSet<>(x.refs().stream().map(Ref::column).toList()));
     return new JoinKey(x.flinkSql(), x.flinkSql(), columns, false);
   }
 
@@ -314,8 +315,8 @@ final class Resolver {
   }
 
   /**
-   * NOT IN means the anti-join only when neither key can be NULL: one NULL in b's keys makes NOT
-   * IN false for every row, and a NULL key of a makes it NULL (the row is left out).
+   * NOT IN means the anti-join only when neither key can be NULL: one NULL in b's keys makes NOT IN
+   * false for every row, and a NULL key of a makes it NULL (the row is left out).
    */
   private void checkNotIn() throws QueryException {
     for (ParsedQuery.Expr[] p : pairs) {

@@ -265,8 +265,7 @@ class JoinQueryParseTest {
   @Test
   void messagesSayWhatIsWrong() {
     assertMessage("SELECT a.\"k\" FROM a JOIN b ON a.k = b.k", "backticks");
-    assertMessage(
-        "SELECT a.k FROM a RIGHT JOIN b ON a.k = b.k", "outside the intersection");
+    assertMessage("SELECT a.k FROM a RIGHT JOIN b ON a.k = b.k", "outside the intersection");
     assertMessage("SELECT COUNT(*) FROM a JOIN b ON a.k = b.k", "COUNT(DISTINCT");
     assertMessage("SELECT SUM(a.x) FROM a JOIN b ON a.k = b.k", "aggregate");
     assertMessage("SELECT a.k FROM a AS x JOIN b ON x.k = b.k", "table a is called x");

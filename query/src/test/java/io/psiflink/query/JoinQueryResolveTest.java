@@ -390,8 +390,7 @@ class JoinQueryResolveTest {
     JoinQuery ambiguous = JoinQuery.parse("SELECT a.spend FROM a JOIN b ON zip = b.zip");
     assertEquals(List.of("zip"), ambiguous.view(Role.A, A).keyColumns());
     e = assertThrows(QueryException.class, () -> ambiguous.view(Role.B, B));
-    assertTrue(
-        e.getMessage().contains("both columns are in table b"), e.getMessage());
+    assertTrue(e.getMessage().contains("both columns are in table b"), e.getMessage());
     assertTrue(
         assertThrows(QueryException.class, () -> ambiguous.resolve(A, B))
             .getMessage()
