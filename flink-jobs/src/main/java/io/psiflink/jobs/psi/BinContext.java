@@ -5,6 +5,7 @@ import io.psiflink.connectors.row.RowCodec;
 import io.psiflink.jobs.session.BinKeys;
 import io.psiflink.nativepsi.ProtocolInfo;
 import io.psiflink.nativepsi.PsiRole;
+import io.psiflink.query.JoinKind;
 import java.io.Serializable;
 
 /**
@@ -13,7 +14,7 @@ import java.io.Serializable;
  * not ({@link BinKeys}). Immutable.
  */
 public final class BinContext implements Serializable {
-  private static final long serialVersionUID = 3L;
+  private static final long serialVersionUID = 4L;
 
   private final String session;
   private final Role role;
@@ -26,6 +27,7 @@ public final class BinContext implements Serializable {
   private final int[] output;
   private final int maxAttempts;
   private final boolean cardinality;
+  private final JoinKind kind;
 
   /**
    * @param role {@link Role#A} (PSI receiver, output party) or {@link Role#B} (PSI sender, which
@@ -49,6 +51,37 @@ public final class BinContext implements Serializable {
       int[] output,
       int maxAttempts,
       boolean cardinality) {
+    this(
+        session,
+        role,
+        bins,
+        sigma,
+        protocol,
+        protocolParams,
+        ownCodec,
+        peerCodec,
+        output,
+        maxAttempts,
+        cardinality,
+        JoinKind.INNER);
+  }
+
+  /**
+   * @param kind what A outputs ({@link JoinKind}); for SEMI and ANTI, B sends no columns
+   */
+  public BinContext(
+      String session,
+      Role role,
+      int bins,
+      int sigma,
+      String protocol,
+      String protocolParams,
+      RowCodec ownCodec,
+      RowCodec peerCodec,
+      int[] output,
+      int maxAttempts,
+      boolean cardinality,
+      JoinKind kind) {
     if (!role.isParty() || role.parties() != 2) {
       throw new IllegalArgumentException(
           "a bin is exchanged between party A and party B, not " + role.label());
@@ -64,6 +97,7 @@ public final class BinContext implements Serializable {
     this.output = output.clone();
     this.maxAttempts = maxAttempts;
     this.cardinality = cardinality;
+    this.kind = java.util.Objects.requireNonNull(kind, "kind");
   }
 
   public String session() {
@@ -120,5 +154,10 @@ public final class BinContext implements Serializable {
 
   public boolean cardinality() {
     return cardinality;
+  }
+
+  /** What A outputs: the query's join kind. */
+  public JoinKind kind() {
+    return kind;
   }
 }

@@ -11,6 +11,7 @@ import io.psiflink.jobs.control.v1.Done;
 import io.psiflink.jobs.control.v1.Reveal;
 import io.psiflink.jobs.payload.BinOutput;
 import io.psiflink.jobs.payload.BinPayload;
+import io.psiflink.jobs.payload.JoinKindOutput;
 import io.psiflink.jobs.session.BinKeys;
 import io.psiflink.nativepsi.ProtocolInfo;
 import io.psiflink.nativepsi.PsiParams;
@@ -170,12 +171,16 @@ public final class BinExchange {
       // Both parties take the intersecting keys in token order, so A pairs B's columns with its
       // own keys in one pass.
       int[] keys = table.byToken(mine);
+      // a semi- or anti-join needs no columns of B: B sends none (not even its row counts)
+      boolean columns = ctx.kind().peerColumns();
       if (receiver) {
-        output = payload.receive(stream, table, keys);
+        BinOutput matched = columns ? payload.receive(stream, table, keys) : BinOutput.NONE;
+        output =
+            JoinKindOutput.of(ctx.kind(), ctx.ownCodec(), ctx.output(), table, keys, matched);
         rowsOut = output.rows();
       } else {
         output = BinOutput.NONE;
-        rowsOut = payload.send(stream, table, keys);
+        rowsOut = columns ? payload.send(stream, table, keys) : 0;
       }
     }
     done(stream, ctx.psiRole());
