@@ -23,10 +23,10 @@ import org.apache.flink.types.Row;
 import org.apache.flink.types.RowKind;
 
 /**
- * A party's join keys that are expressions over its columns ({@code LOWER(TRIM(email))}),
- * evaluated with Flink's own SQL engine on the party's rows, as its WHERE is ({@link WhereFilter}):
- * the rows come back filtered, with one column appended per computed key, which the tokenizer
- * reads like any key column. A key that is a column is read where it is.
+ * A party's join keys that are expressions over its columns ({@code LOWER(TRIM(email))}), evaluated
+ * with Flink's own SQL engine on the party's rows, as its WHERE is ({@link WhereFilter}): the rows
+ * come back filtered, with one column appended per computed key, which the tokenizer reads like any
+ * key column. A key that is a column is read where it is.
  */
 public final class KeyExpressions {
   private KeyExpressions() {}
@@ -41,8 +41,7 @@ public final class KeyExpressions {
    *     schema's columns, or its type cannot be a join key (DECIMAL, dates and times, ...: the
    *     message says to CAST it)
    */
-  public static List<Column> columns(TableSchema schema, List<JoinKey> keys)
-      throws QueryException {
+  public static List<Column> columns(TableSchema schema, List<JoinKey> keys) throws QueryException {
     Objects.requireNonNull(schema, "schema");
     List<Column> out = new ArrayList<>();
     List<DataType> types = keys.stream().anyMatch(k -> !k.plain()) ? plan(schema, keys) : null;
@@ -58,8 +57,7 @@ public final class KeyExpressions {
   }
 
   /** Each key's Flink type, planned on an empty row of the schema's columns. */
-  private static List<DataType> plan(TableSchema schema, List<JoinKey> keys)
-      throws QueryException {
+  private static List<DataType> plan(TableSchema schema, List<JoinKey> keys) throws QueryException {
     List<String> nulls = new ArrayList<>();
     for (Column c : schema.columns()) {
       nulls.add("CAST(NULL AS " + c.type().sqlName() + ") AS " + FlinkDialect.quote(c.name()));
@@ -121,8 +119,8 @@ public final class KeyExpressions {
 
   /**
    * Filters {@code rows} by {@code predicate} (as {@link WhereFilter} does) and appends one column
-   * per computed key, CAST to its key column's type ({@link #columns}), so that the values have
-   * the Java types the tokenizer expects.
+   * per computed key, CAST to its key column's type ({@link #columns}), so that the values have the
+   * Java types the tokenizer expects.
    *
    * @param keyColumns {@link #columns} of these keys
    * @return rows of the schema's columns followed by the computed keys, positional

@@ -91,8 +91,8 @@ public final class JoinKindOutput {
   }
 
   /**
-   * One output row from one of A's encoded kept rows ({@code buf[off, off+len)}), every column of
-   * B NULL.
+   * One output row from one of A's encoded kept rows ({@code buf[off, off+len)}), every column of B
+   * NULL.
    *
    * @param starts scratch space of {@code ownCodec.arity() + 1} ints
    */

@@ -175,8 +175,7 @@ public final class BinExchange {
       boolean columns = ctx.kind().peerColumns();
       if (receiver) {
         BinOutput matched = columns ? payload.receive(stream, table, keys) : BinOutput.NONE;
-        output =
-            JoinKindOutput.of(ctx.kind(), ctx.ownCodec(), ctx.output(), table, keys, matched);
+        output = JoinKindOutput.of(ctx.kind(), ctx.ownCodec(), ctx.output(), table, keys, matched);
         rowsOut = output.rows();
       } else {
         output = BinOutput.NONE;

@@ -28,7 +28,8 @@ public final class TokenizeFunction extends ProcessFunction<Row, byte[]> {
 
   /** The side output of the output rows of A's rows whose key is NULL (LEFT and anti-joins). */
   public static final OutputTag<byte[]> NULL_KEY_ROWS =
-      new OutputTag<>("rows with a NULL key", PrimitiveArrayTypeInfo.BYTE_PRIMITIVE_ARRAY_TYPE_INFO);
+      new OutputTag<>(
+          "rows with a NULL key", PrimitiveArrayTypeInfo.BYTE_PRIMITIVE_ARRAY_TYPE_INFO);
 
   private final int[] keyFields;
   private final ColumnType[] keyTypes;
@@ -41,7 +42,9 @@ public final class TokenizeFunction extends ProcessFunction<Row, byte[]> {
   private final int bins;
   private final String name;
 
-  /** Per output column its source (BinContext#output), or null: rows with a NULL key are dropped. */
+  /**
+   * Per output column its source (BinContext#output), or null: rows with a NULL key are dropped.
+   */
   private final int[] nullKeyOutput;
 
   private transient KeyEncoder encoder;
@@ -124,8 +127,7 @@ public final class TokenizeFunction extends ProcessFunction<Row, byte[]> {
         keptCodec.encode(row, keptFields, kept);
         ctx.output(
             NULL_KEY_ROWS,
-            JoinKindOutput.ownRow(
-                keptCodec, nullKeyOutput, kept.array(), 0, kept.size(), starts));
+            JoinKindOutput.ownRow(keptCodec, nullKeyOutput, kept.array(), 0, kept.size(), starts));
         rowsOutAcc.add(1);
       }
       return;
