@@ -15,9 +15,20 @@ import java.util.List;
  * other's size n as the other's public size policy fixes it (flink-jobs PublicSize), and the bin
  * count.
  *
+ * <p>The approval shows the join too: its kind (what A's output holds: inner, left, semi- or
+ * anti-join, after SQL's rules for a WHERE after a LEFT JOIN), each key equality as the parties
+ * compute it (a column, or an expression each party evaluates on its own rows), and how SQL's rules
+ * changed the kind, if they did. A semi- or anti-join sends no column of B.
+ *
  * <p>Stored as JSON with the query ({@code queries.disclosure_json}) and shown by the API.
  */
-record Disclosure(String summary, Table peerLearnsAboutMine, Table iLearnAboutPeer) {
+record Disclosure(
+    String summary,
+    String join,
+    List<String> keys,
+    List<String> notes,
+    Table peerLearnsAboutMine,
+    Table iLearnAboutPeer) {
 
   /** What the other party learns of the intersection through one table. */
   enum Intersection implements Model.Wire {
@@ -55,8 +66,23 @@ record Disclosure(String summary, Table peerLearnsAboutMine, Table iLearnAboutPe
     boolean countOnly = r.count() != null;
     Table mine = table(mySide, r, myDataset, myPolicy, countOnly);
     Table theirs = table(mySide.peer(), r, peerDataset, peerPolicy, countOnly);
+    List<String> keys =
+        r.on().stream().map(k -> "a." + k.aColumn() + " = b." + k.bColumn()).toList();
+    String join = countOnly ? "count of common keys" : r.kind().text();
     return new Disclosure(
-        "The peer learns " + mine.text() + " I learn " + theirs.text(), mine, theirs);
+        "A "
+            + join
+            + " on "
+            + String.join(" AND ", keys)
+            + ". The peer learns "
+            + mine.text()
+            + " I learn "
+            + theirs.text(),
+        join,
+        keys,
+        r.notes(),
+        mine,
+        theirs);
   }
 
   /** What the other party learns about the table of {@code owner}. */
