@@ -66,8 +66,10 @@ record Disclosure(
     boolean countOnly = r.count() != null;
     Table mine = table(mySide, r, myDataset, myPolicy, countOnly);
     Table theirs = table(mySide.peer(), r, peerDataset, peerPolicy, countOnly);
-    List<String> keys =
-        r.on().stream().map(k -> "a." + k.aColumn() + " = b." + k.bColumn()).toList();
+    List<String> keys = new java.util.ArrayList<>();
+    for (int i = 0; i < r.a().keys().size(); i++) {
+      keys.add(key(Role.A, r.a().keys().get(i)) + " = " + key(Role.B, r.b().keys().get(i)));
+    }
     String join = countOnly ? "count of common keys" : r.kind().text();
     return new Disclosure(
         "A "
@@ -83,6 +85,13 @@ record Disclosure(
         r.notes(),
         mine,
         theirs);
+  }
+
+  /** A column key as {@code a.email}, an expression as {@code (LOWER(`email`) of a)}. */
+  private static String key(Role side, io.psiflink.query.JoinKey k) {
+    return k.plain()
+        ? side.table() + "." + k.name()
+        : "(" + k.flinkSql() + " of " + side.table() + ")";
   }
 
   /** What the other party learns about the table of {@code owner}. */

@@ -37,10 +37,12 @@ class DisclosureJoinTest {
                 + " LOWER(TRIM(b.mail))");
     assertEquals("left join", d.join());
     assertEquals(
-        List.of("a.LOWER(TRIM(BOTH ' ' FROM `email`)) = b.LOWER(TRIM(BOTH ' ' FROM `mail`))"),
+        List.of(
+            "(LOWER(TRIM(BOTH ' ' FROM `email`)) of a) = (LOWER(TRIM(BOTH ' ' FROM `mail`)) of"
+                + " b)"),
         d.keys());
     assertEquals(List.of("country"), d.peerLearnsAboutMine().columns());
-    assertTrue(d.summary().startsWith("A left join on a.LOWER("), d.summary());
+    assertTrue(d.summary().startsWith("A left join on (LOWER("), d.summary());
   }
 
   @Test
