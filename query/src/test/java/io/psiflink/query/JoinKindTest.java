@@ -150,6 +150,7 @@ class JoinKindTest {
     assertEquals(JoinKind.SEMI, in.kind());
     assertEquals(exists.a(), in.a());
     assertEquals(exists.b(), in.b());
+    assertEquals(exists.query().fingerprint(), in.query().fingerprint());
     assertEquals(
         JoinQuery.parse(
                 "SELECT a.x FROM a WHERE EXISTS (SELECT 1 FROM b WHERE b.k = a.k AND b.country ="
