@@ -48,6 +48,8 @@ const char* output_value(uint32_t bit) {
       return "both";
     case PSI_OUTPUT_CARDINALITY:
       return "cardinality";
+    case PSI_OUTPUT_LABELS:
+      return "labels,label=4";  // labels need their length
     default:
       return "?";
   }
@@ -145,14 +147,14 @@ TEST(ProtocolInfo, Rr22Fields) {
   ASSERT_EQ(2u, d.role_count);
   EXPECT_EQ(PSI_ROLE_RECEIVER, d.roles[0]);
   EXPECT_EQ(PSI_ROLE_SENDER, d.roles[1]);
-  EXPECT_EQ(uint32_t(PSI_OUTPUT_RECEIVER | PSI_OUTPUT_BOTH), d.outputs);
+  EXPECT_EQ(uint32_t(PSI_OUTPUT_RECEIVER | PSI_OUTPUT_BOTH | PSI_OUTPUT_LABELS), d.outputs);
   EXPECT_EQ(uint32_t(PSI_OUTPUT_RECEIVER), d.default_output);
   EXPECT_EQ(0, d.setup_needs_sender_set);
-  EXPECT_EQ(0, d.labels);
+  EXPECT_EQ(1, d.labels);
   EXPECT_EQ(16u, d.element_len_min);
   EXPECT_EQ(16u, d.element_len_max);
   EXPECT_EQ(uint64_t(1) << 28, d.max_set_size);
-  EXPECT_STREQ("receiver_size,sender_size,instance,output,sigma,piece,threads", d.params);
+  EXPECT_STREQ("receiver_size,sender_size,instance,output,label,sigma,piece,threads", d.params);
 }
 
 TEST(ProtocolInfo, RoleNames) {
@@ -180,10 +182,23 @@ TEST(ProtocolInfo, EveryDescriptionAgreesWithTheProtocolsBehaviour) {
     }
     // every output mode listed is accepted, every other is refused; the default one is a listed one
     EXPECT_NE(0u, d.default_output & d.outputs);
-    for (uint32_t bit : {PSI_OUTPUT_RECEIVER, PSI_OUTPUT_BOTH, PSI_OUTPUT_CARDINALITY}) {
+    for (uint32_t bit :
+         {PSI_OUTPUT_RECEIVER, PSI_OUTPUT_BOTH, PSI_OUTPUT_CARDINALITY, PSI_OUTPUT_LABELS}) {
       psi_status want = (d.outputs & bit) ? PSI_OK : PSI_ERR_ARGUMENT;
       EXPECT_EQ(want, create(d, PSI_ROLE_RECEIVER, base + ",output=" + output_value(bit)))
           << output_value(bit);
+    }
+    // labels = 1 exactly for the protocols offering output=labels, which then take "label" (and
+    // refuse it without output=labels)
+    EXPECT_EQ(d.labels != 0, (d.outputs & PSI_OUTPUT_LABELS) != 0);
+    if (d.labels) {
+      EXPECT_NE(nullptr, std::strstr(d.params, ",label,"));
+      EXPECT_EQ(PSI_ERR_ARGUMENT, create(d, PSI_ROLE_RECEIVER, base + ",output=labels"));
+      EXPECT_EQ(PSI_ERR_ARGUMENT, create(d, PSI_ROLE_RECEIVER, base + ",output=labels,label=0"));
+      EXPECT_EQ(PSI_ERR_ARGUMENT, create(d, PSI_ROLE_RECEIVER, base + ",label=4"));
+      EXPECT_EQ(PSI_OK, create(d, PSI_ROLE_SENDER, base + ",output=labels,label=1048576"));
+      EXPECT_EQ(PSI_ERR_ARGUMENT,
+                create(d, PSI_ROLE_SENDER, base + ",output=labels,label=1048577"));
     }
     // a key outside `params` is refused; sizes at the maximum are refused
     EXPECT_EQ(PSI_ERR_ARGUMENT, create(d, PSI_ROLE_RECEIVER, base + ",no_such_key=1"));

@@ -92,6 +92,11 @@ Outcome run_psi(const std::string& protocol, const Party& receiver, const Party&
     psi_status st =
         psi_set_input(ss.s[i], parties[i]->elements.data(), parties[i]->elements.size() / 16, 16);
     if (st != PSI_OK) return failed(i, st);
+    if (i == 1 && parties[i]->label_len && !parties[i]->skip_set_labels) {
+      st = psi_set_labels(ss.s[i], parties[i]->labels.data(), parties[i]->elements.size() / 16,
+                          parties[i]->label_len);
+      if (st != PSI_OK) return failed(i, st);
+    }
   }
   std::vector<uint8_t> buf(chunk);
   for (int phase : {PSI_PHASE_SETUP, PSI_PHASE_ONLINE}) {
@@ -126,14 +131,35 @@ Outcome run_psi(const std::string& protocol, const Party& receiver, const Party&
   }
   for (int i = 0; i < 2; ++i) {
     uint64_t n = 0;
-    psi_status st = psi_result_size(ss.s[i], &n);
-    if (st != PSI_OK) return failed(i, st);
-    std::vector<uint64_t>& dst = i == 0 ? out.receiver : out.sender;
-    dst.resize(n);
-    size_t w = 0;
-    st = psi_result_indices(ss.s[i], dst.data(), dst.size(), &w);
-    if (st != PSI_OK) return failed(i, st);
-    dst.resize(w);
+    if (i == 1 && sender.label_len) {
+      // The sender of a labelled run learns nothing: record what each result call says.
+      std::vector<uint8_t> none(1);
+      std::vector<uint64_t> idx(1);
+      size_t w = 0;
+      out.sender_size_status = psi_result_size(ss.s[i], &n);
+      out.sender_indices_status = psi_result_indices(ss.s[i], idx.data(), 1, &w);
+      out.sender_labels_status = psi_result_labels(ss.s[i], none.data(), 1, &w);
+    }
+    psi_status st = PSI_OK;
+    if (!(i == 1 && sender.label_len)) {
+      st = psi_result_size(ss.s[i], &n);
+      if (st != PSI_OK) return failed(i, st);
+      std::vector<uint64_t>& dst = i == 0 ? out.receiver : out.sender;
+      dst.resize(n);
+      size_t w = 0;
+      st = psi_result_indices(ss.s[i], dst.data(), dst.size(), &w);
+      if (st != PSI_OK) return failed(i, st);
+      dst.resize(w);
+    }
+    if (i == 0 && receiver.label_len) {
+      size_t len = 0;
+      st = psi_result_labels(ss.s[i], nullptr, 0, &len);
+      if (st != PSI_OK) return failed(i, st);
+      out.labels.resize(len);
+      st = psi_result_labels(ss.s[i], out.labels.data(), out.labels.size(), &len);
+      if (st != PSI_OK) return failed(i, st);
+      out.labels.resize(len);
+    }
     if (export_setup) {
       size_t len = 0;
       psi_setup_export(ss.s[i], nullptr, 0, &len);

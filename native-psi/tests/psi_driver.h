@@ -17,6 +17,11 @@ struct Party {
   std::vector<uint8_t> elements;  // count * 16 bytes
   std::vector<uint8_t> seed = std::vector<uint8_t>(32, 0);
   std::vector<uint8_t> setup;  // import this setup instead of running the setup rounds
+  // Labelled run (output=labels): the sender calls psi_set_labels(labels, count, label_len) after
+  // psi_set_input (unless skip_set_labels), the receiver fetches psi_result_labels.
+  size_t label_len = 0;
+  std::vector<uint8_t> labels;
+  bool skip_set_labels = false;
 };
 
 struct Outcome {
@@ -25,6 +30,10 @@ struct Outcome {
   std::vector<uint64_t> receiver, sender;
   uint64_t bytes_receiver_to_sender = 0, bytes_sender_to_receiver = 0;
   std::vector<uint8_t> receiver_setup, sender_setup;  // exported after the run when requested
+  std::vector<uint8_t> labels;  // labelled run: the receiver's labels, in receiver's order
+  // labelled run: what psi_result_size / psi_result_indices / psi_result_labels said to the sender
+  psi_status sender_size_status = PSI_OK, sender_indices_status = PSI_OK,
+             sender_labels_status = PSI_OK;
 };
 
 // Called on every chunk in flight: (phase, round, from_receiver, chunk) -> may modify the chunk.

@@ -15,6 +15,7 @@
 #include "../../ot/base_ot.h"
 #include "../../vole/iknp.h"
 #include "../../vole/silent_vole.h"
+#include "../labels.h"
 #include "../message_buffer.h"
 
 namespace psi {
@@ -45,6 +46,8 @@ struct Rr22Config {
   uint32_t sigma = 40;
   uint32_t mask_bytes = 0;  // sigma + log2 n_r + log2 n_s bits, rounded up to bytes
   bool output_both = false;
+  bool output_labels = false;      // the sender's round 3 carries labels (labels.h), not masks
+  LabelLayout labels;              // output=labels: the label message's shape
   uint64_t piece = kDefaultPiece;  // most VOLE outputs per piece (public: both pass the same)
   uint32_t threads =
       1;  // threads of this party's session (its choice; the messages do not depend on it)
@@ -83,7 +86,7 @@ void parallel_for(uint32_t threads, size_t count, size_t min_part, Fn fn) {
 }
 
 Status config_from_params(const Params& params, Rr22Config* c) {
-  uint64_t sigma, threads;
+  uint64_t sigma, threads, label;
   std::string output;
   if (!params.has("receiver_size") || !params.has("sender_size"))
     return argument_error("rr22 needs receiver_size and sender_size");
@@ -94,6 +97,7 @@ Status config_from_params(const Params& params, Rr22Config* c) {
   PSI_RETURN_IF_ERROR(params.get_string("output", "receiver", &output));
   PSI_RETURN_IF_ERROR(params.get_u64("threads", 1, &threads));
   PSI_RETURN_IF_ERROR(params.get_u64("piece", kDefaultPiece, &c->piece));
+  PSI_RETURN_IF_ERROR(params.get_u64("label", 0, &label));
   if (c->piece < 1024 || c->piece > (uint64_t(1) << 26))
     return argument_error("piece must be in [1024, 2^26] VOLE outputs");
   if (threads < 1 || threads > 64) return argument_error("threads must be in [1, 64]");
@@ -101,11 +105,19 @@ Status config_from_params(const Params& params, Rr22Config* c) {
   if (c->receiver_size >= kMaxSetSize || c->sender_size >= kMaxSetSize)
     return argument_error("rr22 set sizes must be below 2^28 per side (bin larger inputs)");
   if (sigma < 16 || sigma > 80) return argument_error("sigma must be in [16, 80]");
-  if (output != "receiver" && output != "both")
-    return argument_error("output must be 'receiver' or 'both', not '" + output + "'");
+  if (output != "receiver" && output != "both" && output != "labels")
+    return argument_error("output must be 'receiver', 'both' or 'labels', not '" + output + "'");
   c->sigma = uint32_t(sigma);
   c->output_both = output == "both";
+  c->output_labels = output == "labels";
   c->mask_bytes = mask_bytes(c->sigma, c->receiver_size, c->sender_size);
+  if (c->output_labels) {
+    if (!params.has("label")) return argument_error("output=labels needs the label parameter");
+    PSI_RETURN_IF_ERROR(
+        LabelLayout::make(c->sigma, c->receiver_size, c->sender_size, 1, label, &c->labels));
+  } else if (params.has("label")) {
+    return argument_error("the label parameter goes with output=labels only");
+  }
   return Status::ok();
 }
 
@@ -356,8 +368,26 @@ class Rr22Receiver final : public Rr22Base {
       PSI_RETURN_IF_ERROR(own_outputs());
       own_ready_ = true;
     }
+    if (cfg_.output_labels) {
+      PSI_RETURN_IF_ERROR(labels_in_.absorb(chunk, at));
+      if (!last) return Status::ok();
+      PSI_RETURN_IF_ERROR(labels_in_.finish(at));
+      result_ = labels_in_.result();
+      labels_done_ = true;
+      return Status::ok();
+    }
     return absorb_masks(chunk, last, at);
   }
+
+  Status set_labels(const uint8_t*, size_t, size_t) override {
+    return state_error("rr22: only the sender gives labels");
+  }
+  Status labels_available() const override {
+    if (!cfg_.output_labels) return state_error("rr22: this run's output is not labels");
+    if (!labels_done_) return state_error("rr22: the labels are not complete");
+    return Status::ok();
+  }
+  const std::vector<uint8_t>& result_labels() const override { return labels_in_.labels(); }
 
   Status emit(psi_phase phase, uint32_t round, uint8_t* out, size_t cap, size_t* written,
               bool* done) override {
@@ -502,10 +532,27 @@ class Rr22Receiver final : public Rr22Base {
     return Status::ok();
   }
 
-  // This party's OPRF outputs H(decode(c, x), x) and their lookup table.
+  // This party's OPRF outputs H(decode(c, x), x) and their lookup table (output=labels: the
+  // label receiver's).
   Status own_outputs() {
     vole_in_.release();
     const uint64_t n = cfg_.receiver_size;
+    if (cfg_.output_labels) {
+      std::vector<Block> F(n);
+      parallel_for(cfg_.threads, n, kMaskChunk, [&](size_t b, size_t e) {
+        for (uint64_t i0 = b; i0 < e; i0 += kMaskChunk) {
+          const size_t c = size_t(std::min<uint64_t>(kMaskChunk, e - i0));
+          okvs_->decode(P_.data(), &elements_[i0], c, &F[i0]);
+          out_hash_.finish(&elements_[i0], &F[i0], c, nullptr);
+        }
+      });
+      secure_wipe(P_.data(), P_.size() * sizeof(Block));
+      BigBlocks().swap(P_);
+      std::vector<Block>().swap(elements_);
+      labels_in_.start(cfg_.labels, cfg_.instance.data(), "rr22", F.data(), n);
+      secure_wipe(F.data(), F.size() * sizeof(Block));
+      return Status::ok();
+    }
     const uint32_t L = cfg_.mask_bytes;
     item_mask_.assign(n * L, 0);
     if (cfg_.output_both) item_proof_.assign(n, 0);
@@ -622,6 +669,8 @@ class Rr22Receiver final : public Rr22Base {
   std::vector<uint64_t> lookup_;
   uint64_t lookup_mask_ = 0;
   RecordStream masks_in_;
+  LabelReceiver labels_in_;  // output=labels: round 4's parser
+  bool labels_done_ = false;
   static constexpr uint32_t kNone = 0xFFFFFFFFu;
   std::vector<uint64_t> matched_;     // bit i: element i matched
   std::vector<uint32_t> claim_item_;  // output=both: the element matched at each sender position
@@ -678,6 +727,16 @@ class Rr22Sender final : public Rr22Base {
     Status st = export_blob(PSI_ROLE_SENDER, ByteView(secrets), out);
     secure_wipe(secrets.data(), secrets.size());
     return st;
+  }
+
+  Status set_labels(const uint8_t* labels, size_t count, size_t label_len) override {
+    if (!cfg_.output_labels) return state_error("rr22: labels need output=labels");
+    return labels_.set(cfg_.labels, labels, count, label_len);
+  }
+  Status result_available() const override {
+    if (cfg_.output_labels)
+      return state_error("rr22: the sender of a labelled run learns nothing (no result)");
+    return Status::ok();
   }
 
   Status import_setup(ByteView data) override {
@@ -763,6 +822,9 @@ class Rr22Sender final : public Rr22Base {
   Status absorb_matrix(ByteView chunk, bool last, const std::string& at) {
     PSI_RETURN_IF_ERROR(ready_hook());
     if (!prepared_) return state_error(at + ": setup not complete");
+    // Round 3 will carry the labels: refuse their absence now, not after the VOLE.
+    if (cfg_.output_labels && !labels_.has_labels())
+      return state_error(at + ": output=labels but psi_set_labels was not called");
     const uint64_t total = kInstanceBytes + matrix_bytes();
     if (chunk.size > total - received_)
       return peer_error(at + ": message longer than the expected " + std::to_string(total) +
@@ -846,6 +908,7 @@ class Rr22Sender final : public Rr22Base {
     if (!last) return Status::ok();
     PSI_RETURN_IF_ERROR(masked_in_.finish(at));
     if (cfg_.output_both) proofs_.assign(cfg_.sender_size, 0);
+    if (cfg_.output_labels) labels_.start(cfg_.instance.data(), "rr22", &rng_);
     masks_done_ = 0;
     out_.clear();
     out_pos_ = 0;
@@ -875,15 +938,21 @@ class Rr22Sender final : public Rr22Base {
       secure_wipe(K_.data(), K_.size() * sizeof(Block));
       BigBlocks().swap(K_);
       std::vector<Block>().swap(elements_);
+      labels_.clear();
     }
     return Status::ok();
   }
 
+  // output=labels: the records of labels.h (tag | label ciphertext) in place of the masks.
   void fill_masks() {
-    const uint32_t L = cfg_.mask_bytes;
+    const bool lab = cfg_.output_labels;
+    const size_t L = lab ? cfg_.labels.key_record_bytes() : cfg_.mask_bytes;
     const uint64_t first = masks_done_;
+    // Large labels: fewer elements per step, so the buffer stays near 8 MB per thread.
+    const size_t per_thread =
+        lab ? std::clamp<size_t>((size_t(8) << 20) / L, kBatch, kMaskChunk) : kMaskChunk;
     const size_t count =
-        size_t(std::min<uint64_t>(kMaskChunk * cfg_.threads, cfg_.sender_size - first));
+        size_t(std::min<uint64_t>(per_thread * cfg_.threads, cfg_.sender_size - first));
 
     out_.resize(count * L);
     out_pos_ = 0;
@@ -902,7 +971,12 @@ class Rr22Sender final : public Rr22Base {
         gf128_mul_const(hv, delta_, hv, c);
         for (size_t k = 0; k < c; ++k) o[k0 + k] ^= hv[k];
         out_hash_.finish(&ys[k0], &o[k0], c, cfg_.output_both ? &proofs_[first + b + k0] : nullptr);
-        for (size_t k = 0; k < c; ++k) std::memcpy(&out_[(b + k0 + k) * L], &o[k0 + k], L);
+        if (lab) {
+          labels_.direct_records(&o[k0], &order_[first + b + k0], c, &out_[(b + k0) * L]);
+          secure_wipe(&o[k0], c * sizeof(Block));
+        } else {
+          for (size_t k = 0; k < c; ++k) std::memcpy(&out_[(b + k0 + k) * L], &o[k0 + k], L);
+        }
       }
     });
     masks_done_ += count;
@@ -966,6 +1040,7 @@ class Rr22Sender final : public Rr22Base {
   std::vector<uint32_t> order_;
   std::vector<uint64_t> proofs_;  // output=both: the proof of the output at each position
   uint64_t masks_done_ = 0;
+  LabelSender labels_;  // output=labels: the labels and round 3's record writer
 };
 
 }  // namespace

@@ -17,10 +17,11 @@
 //   round 1, sender:   per piece, the silent VOLE message (GGM level ciphertexts, corrections)
 //   round 2, receiver: P + a (16 m bytes)
 //   round 3, sender:   its OPRF outputs truncated to mask_bytes, one per element, in a secret
-//   random
-//                      order
+//                      random order; with output=labels instead the label message of labels.h
+//                      (direct format: tag | label ciphertext per element, same order)
 //   round 4, receiver: looks its own outputs up; with output=both sends claims (u32 count, then u32
-//                      position | u64 proof, ascending), else nothing
+//                      position | u64 proof, ascending), else nothing (output=labels: opens the
+//                      labels of its matches)
 //   round 5, sender:   (output=both only) verifies the claims and maps positions to its indices
 #pragma once
 

@@ -166,6 +166,11 @@ public final class PartyOptions {
   /** Default of {@link #LABEL_BYTES}. */
   public static final int DEFAULT_LABEL_BYTES = 128;
 
+  /** The least and the largest {@link #LABEL_BYTES} (the native library's PSI_MAX_LABEL_BYTES). */
+  public static final int LABEL_BYTES_MIN = 8;
+
+  public static final int LABEL_BYTES_MAX = 1 << 20;
+
   public static final TypedOption<Integer> LABEL_BYTES =
       TypedOption.integer(
           "label-bytes",
@@ -173,7 +178,7 @@ public final class PartyOptions {
           "labeled mode: the public size every key's rows from B are padded to (row count and "
               + "encoded rows); a key whose rows do not fit fails the join, naming this option",
           DEFAULT_LABEL_BYTES,
-          8);
+          LABEL_BYTES_MIN);
 
   public static final TypedOption<Integer> PARALLELISM =
       TypedOption.integer(

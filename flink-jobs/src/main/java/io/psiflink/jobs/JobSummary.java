@@ -1,5 +1,6 @@
 package io.psiflink.jobs;
 
+import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.annotation.JsonPropertyOrder;
 import com.fasterxml.jackson.core.JsonGenerator;
 import com.fasterxml.jackson.core.JsonProcessingException;
@@ -25,7 +26,8 @@ import java.util.Map;
  * payload exchange and join; the wall time of the bin stage is split between the two in proportion
  * to the time the bins spent in each), write (until the job finished). publicSize: the party's
  * {@link PublicSize} policy; rowsDisclosed: the n its bins announced to the peer and padded to (all
- * the peer learns of its size).
+ * the peer learns of its size); intersectingKeys: null (left out of the JSON) for a party that does
+ * not learn the intersection (B in the labeled mode).
  */
 @JsonNaming(PropertyNamingStrategies.SnakeCaseStrategy.class)
 @JsonPropertyOrder({
@@ -60,7 +62,7 @@ public record JobSummary(
     int bins,
     long binsDone,
     long binRetries,
-    long intersectingKeys,
+    @JsonInclude(JsonInclude.Include.NON_NULL) Long intersectingKeys,
     long rowsOut,
     long bytesSent,
     long bytesReceived,
@@ -129,12 +131,13 @@ public record JobSummary(
     sb.append(
         String.format(
             Locale.ROOT,
-            "party %s: %d bins (%d retried), %,d intersecting keys, "
-                + "%,d rows out, %,d bytes sent, %,d received%n",
+            "party %s: %d bins (%d retried), %s, " + "%,d rows out, %,d bytes sent, %,d received%n",
             party,
             bins,
             binRetries,
-            intersectingKeys,
+            intersectingKeys == null
+                ? "intersection not learned (labeled mode)"
+                : String.format(Locale.ROOT, "%,d intersecting keys", intersectingKeys),
             rowsOut,
             bytesSent,
             bytesReceived));

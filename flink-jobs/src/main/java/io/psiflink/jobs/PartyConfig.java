@@ -1,6 +1,7 @@
 package io.psiflink.jobs;
 
 import io.psiflink.api.HostPort;
+import io.psiflink.api.JoinMode;
 import io.psiflink.api.OutputFormat;
 import io.psiflink.api.PartyConfiguration;
 import io.psiflink.api.PartyOptions;
@@ -40,6 +41,8 @@ import java.util.Objects;
  * @param sigma statistical security parameter σ of the padding bound
  * @param protocol native PSI protocol name, one of {@link ProtocolInfo#all()}
  * @param protocolParams extra protocol parameters ("k=v,..."), may be empty
+ * @param mode who learns the intersection ({@link JoinMode})
+ * @param labelBytes the labeled mode's public label size (B's rows of one key, padded)
  * @param parallelism Flink parallelism of the job (and bins processed at once)
  * @param maxAttempts attempts per bin before the job fails
  * @param workDir local directory for Flink's RocksDB and spill files
@@ -67,6 +70,8 @@ public record PartyConfig(
     int sigma,
     String protocol,
     String protocolParams,
+    JoinMode mode,
+    int labelBytes,
     int parallelism,
     int maxAttempts,
     String workDir,
@@ -101,6 +106,17 @@ public record PartyConfig(
     Objects.requireNonNull(maxBadRows, "maxBadRows");
     Objects.requireNonNull(csv, "csv");
     Objects.requireNonNull(publicSize, "publicSize");
+    Objects.requireNonNull(mode, "mode");
+    if (labelBytes < PartyOptions.LABEL_BYTES_MIN || labelBytes > PartyOptions.LABEL_BYTES_MAX) {
+      throw new IllegalArgumentException(
+          PartyOptions.LABEL_BYTES.flagName()
+              + " must lie in ["
+              + PartyOptions.LABEL_BYTES_MIN
+              + ", "
+              + PartyOptions.LABEL_BYTES_MAX
+              + "], not "
+              + labelBytes);
+    }
     expectedColumns = expectedColumns == null ? null : java.util.List.copyOf(expectedColumns);
     if (peerCertificateSha256 != null && peerCertificateSha256.length != 32) {
       throw new IllegalArgumentException("the peer certificate's SHA-256 has 32 bytes");
@@ -200,6 +216,8 @@ public record PartyConfig(
         c.get(PartyOptions.SIGMA),
         c.get(PartyOptions.PROTOCOL),
         c.get(PartyOptions.PROTOCOL_PARAMS),
+        c.get(PartyOptions.MODE),
+        c.get(PartyOptions.LABEL_BYTES),
         c.get(PartyOptions.PARALLELISM),
         c.get(PartyOptions.ATTEMPTS),
         work,

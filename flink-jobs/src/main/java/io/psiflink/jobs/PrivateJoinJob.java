@@ -4,6 +4,7 @@ import io.psiflink.api.Column;
 import io.psiflink.api.ColumnType;
 import io.psiflink.api.JobMetricNames;
 import io.psiflink.api.JobMetricNames.Accumulators;
+import io.psiflink.api.JoinMode;
 import io.psiflink.api.Role;
 import io.psiflink.api.TableSchema;
 import io.psiflink.bridge.BridgeClient;
@@ -154,7 +155,7 @@ public final class PrivateJoinJob {
     StagedOutput staged = isOutputParty(role) ? StagedOutput.prepare(cfg.out()) : null;
     StagedOutput quarantine =
         cfg.quarantine() == null ? null : StagedOutput.prepare(cfg.quarantine(), true);
-    ProtocolChoice.check(cfg.protocol(), query.countOnly());
+    ProtocolChoice.check(cfg.protocol(), query.countOnly(), cfg.mode());
     if (query.countOnly() && cfg.bins() > 1) {
       throw new IllegalArgumentException(
           "SELECT COUNT(DISTINCT ...) runs in one bin: per-bin "
@@ -192,6 +193,8 @@ public final class PrivateJoinJob {
                   query.fingerprint(),
                   cfg.protocol(),
                   cfg.protocolParams(),
+                  cfg.mode(),
+                  cfg.labelBytes(),
                   cfg.sigma(),
                   query.countOnly() ? 1 : cfg.bins(),
                   cfg.publicSize().estimate(SizeEstimate.rows(cfg.table())),
@@ -346,6 +349,8 @@ public final class PrivateJoinJob {
             output,
             cfg.maxAttempts(),
             query.countOnly(),
+            cfg.mode(),
+            cfg.labelBytes(),
             view.kind());
 
     StreamExecutionEnvironment env =
@@ -548,13 +553,18 @@ public final class PrivateJoinJob {
         bins,
         num(acc, Accumulators.BINS_DONE),
         num(acc, Accumulators.BIN_RETRIES),
-        num(acc, Accumulators.INTERSECTING),
+        learnsIntersection(cfg) ? num(acc, Accumulators.INTERSECTING) : null,
         num(acc, Accumulators.ROWS_OUT),
         num(acc, Accumulators.BYTES_SENT),
         num(acc, Accumulators.BYTES_RECEIVED),
         phases,
         (end - start) / 1000.0,
         peakRss());
+  }
+
+  /** Whether this party learns the intersection: all but B of a labeled join. */
+  private static boolean learnsIntersection(PartyConfig cfg) {
+    return !(cfg.mode() == JoinMode.LABELED && cfg.role().equals(Role.B));
   }
 
   private static long num(Map<String, Object> acc, String key) {

@@ -76,6 +76,8 @@ class JobGraphSecretsTest {
             40,
             "kkrt",
             "",
+            io.psiflink.api.JoinMode.BOTH,
+            io.psiflink.api.PartyOptions.DEFAULT_LABEL_BYTES,
             2,
             1,
             dir.resolve("work").toString(),

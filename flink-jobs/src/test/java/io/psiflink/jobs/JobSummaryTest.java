@@ -8,6 +8,10 @@ import org.junit.jupiter.api.Test;
 
 class JobSummaryTest {
   private static JobSummary summary(String party) {
+    return summary(party, 500L);
+  }
+
+  private static JobSummary summary(String party, Long intersecting) {
     Map<String, Double> phases = new LinkedHashMap<>();
     phases.put("handshake", 0.25);
     phases.put("tokenize", 1.0 / 3);
@@ -24,7 +28,7 @@ class JobSummaryTest {
         16,
         16,
         1,
-        500,
+        intersecting,
         500,
         123456789012L,
         42,
@@ -53,5 +57,16 @@ class JobSummaryTest {
     assertEquals(s.party(), JobSummary.fromJson(s.toJson()).party());
     assertEquals(s.rowsOut(), JobSummary.fromJson(s.toJson()).rowsOut());
     assertEquals(13.584, JobSummary.fromJson(s.toJson()).totalSeconds());
+  }
+
+  /** B of a labeled join learns nothing of the intersection: its summary has no count of it. */
+  @Test
+  void aPartyThatDoesNotLearnTheIntersectionReportsNoCount() throws Exception {
+    JobSummary b = summary("B", null);
+    String json = b.toJson();
+    org.junit.jupiter.api.Assertions.assertFalse(json.contains("intersecting"), json);
+    org.junit.jupiter.api.Assertions.assertNull(JobSummary.fromJson(json).intersectingKeys());
+    org.junit.jupiter.api.Assertions.assertTrue(
+        b.describe().contains("intersection not learned"), b.describe());
   }
 }

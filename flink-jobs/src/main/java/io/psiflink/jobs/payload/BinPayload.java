@@ -129,10 +129,7 @@ public final class BinPayload {
               + b.length
               + " bytes");
     }
-    int[] columns = new int[(int) peerRows * (arity + 1)];
-    int[] first = new int[table.distinct()];
-    int[] count = new int[table.distinct()];
-    int rows = 0;
+    PeerRowsReader reader = reader(b, table.distinct(), (int) peerRows);
     long seenTokens = 0;
     try {
       for (int p = 0; p < b.length; seenTokens++) {
@@ -146,42 +143,100 @@ public final class BinPayload {
                   + "intersecting key in token order");
         }
         int n = ByteBuffer.wrap(b, p + Tokens.BYTES, 4).getInt();
-        if (n <= 0 || n > peerRows - rows) {
-          throw new PeerProtocolException("peer sent " + n + " rows for an intersecting key");
-        }
-        p += KEY_HEADER_BYTES;
-        first[u] = rows;
-        count[u] = n;
-        for (int i = 0; i < n; i++, rows++) {
-          long r = Varint.read(b, p, b.length);
-          int len = Varint.value(r);
-          p = Varint.next(r);
-          if (len > b.length - p) {
-            throw new PeerProtocolException("payload truncated in a row");
-          }
-          ctx.peerCodec().columns(b, p, len, columns, rows * (arity + 1), true);
-          p += len;
-        }
+        p = reader.read(u, n, p + KEY_HEADER_BYTES, b.length);
       }
     } catch (IllegalArgumentException | IndexOutOfBoundsException e) {
       throw new PeerProtocolException("peer's payload is malformed: " + e.getMessage());
     }
-    if (seenTokens != tokens || rows != peerRows) {
+    if (seenTokens != tokens || reader.rows() != peerRows) {
       throw new PeerProtocolException(
           "payload holds "
               + seenTokens
               + " keys and "
-              + rows
+              + reader.rows()
               + " rows, its summary says "
               + tokens
               + " and "
               + peerRows);
     }
+    return join(table, keys, reader.done());
+  }
+
+  /** The arity of the peer's revealed rows. */
+  int peerArity() {
+    return ctx.peerCodec().arity();
+  }
+
+  /** A reader of the peer's rows in {@code b}; see {@link PeerRowsReader}. */
+  PeerRowsReader reader(byte[] b, int distinct, int maxRows) {
+    return new PeerRowsReader(b, distinct, maxRows);
+  }
+
+  /** The join of this party's rows of {@code keys} with the peer's rows of each. */
+  Join join(BinTable table, int[] keys, PeerRows peer) {
     long out = 0;
     for (int u : keys) {
-      out += (long) table.rowCount(u) * count[u];
+      out += (long) table.rowCount(u) * peer.count()[u];
     }
-    return new Join(table, keys, new PeerRows(b, arity, columns, first, count), out);
+    return new Join(table, keys, peer, out);
+  }
+
+  /**
+   * Reads and checks the peer's rows of one key after another out of one buffer (the payload, or
+   * the labels of a labeled run), recording where each column lies: nothing is copied.
+   */
+  final class PeerRowsReader {
+    private final byte[] b;
+    private final int arity;
+    private final int maxRows;
+    private final int[] columns;
+    private final int[] first;
+    private final int[] count;
+    private int rows;
+
+    /**
+     * @param distinct the keys of this party's bin (indices u range over them)
+     * @param maxRows the most rows the buffer can hold, which bounds what is allocated
+     */
+    PeerRowsReader(byte[] b, int distinct, int maxRows) {
+      this.b = b;
+      this.arity = ctx.peerCodec().arity();
+      this.maxRows = maxRows;
+      this.columns = new int[maxRows * (arity + 1)];
+      this.first = new int[distinct];
+      this.count = new int[distinct];
+    }
+
+    /**
+     * Reads the {@code n} rows of key {@code u} (each {@code varint len ‖ encoded row}) from {@code
+     * p} on, not past {@code end}; returns where they end.
+     */
+    int read(int u, int n, int p, int end) throws PeerProtocolException {
+      if (n <= 0 || n > maxRows - rows) {
+        throw new PeerProtocolException("peer sent " + n + " rows for an intersecting key");
+      }
+      first[u] = rows;
+      count[u] = n;
+      for (int i = 0; i < n; i++, rows++) {
+        long r = Varint.read(b, p, end);
+        int len = Varint.value(r);
+        p = Varint.next(r);
+        if (len > end - p) {
+          throw new PeerProtocolException("peer's rows truncated in a row");
+        }
+        ctx.peerCodec().columns(b, p, len, columns, rows * (arity + 1), true);
+        p += len;
+      }
+      return p;
+    }
+
+    int rows() {
+      return rows;
+    }
+
+    PeerRows done() {
+      return new PeerRows(b, arity, columns, first, count);
+    }
   }
 
   /**
@@ -189,13 +244,13 @@ public final class BinPayload {
    * payload[columns[r·(k+1)+c], columns[r·(k+1)+c+1])} for a peer arity k; the rows of key u are
    * {@code first[u]} on, {@code count[u]} of them.
    */
-  private record PeerRows(byte[] payload, int arity, int[] columns, int[] first, int[] count) {}
+  record PeerRows(byte[] payload, int arity, int[] columns, int[] first, int[] count) {}
 
   /**
    * The rows of the join for one bin: for every intersecting key, own rows × peer rows, each the
    * output columns copied as encoded ({@link RowCodec}) from the own and the peer's rows.
    */
-  private final class Join implements BinOutput {
+  final class Join implements BinOutput {
     private final BinTable table;
     private final int[] keys;
     private final PeerRows peer;

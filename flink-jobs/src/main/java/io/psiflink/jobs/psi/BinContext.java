@@ -1,5 +1,6 @@
 package io.psiflink.jobs.psi;
 
+import io.psiflink.api.JoinMode;
 import io.psiflink.api.Role;
 import io.psiflink.connectors.row.RowCodec;
 import io.psiflink.jobs.session.BinKeys;
@@ -14,7 +15,7 @@ import java.io.Serializable;
  * not ({@link BinKeys}). Immutable.
  */
 public final class BinContext implements Serializable {
-  private static final long serialVersionUID = 4L;
+  private static final long serialVersionUID = 5L;
 
   private final String session;
   private final Role role;
@@ -27,6 +28,8 @@ public final class BinContext implements Serializable {
   private final int[] output;
   private final int maxAttempts;
   private final boolean cardinality;
+  private final JoinMode mode;
+  private final int labelBytes;
   private final JoinKind kind;
 
   /**
@@ -38,6 +41,8 @@ public final class BinContext implements Serializable {
    *     column i, {@code -1 - j} for the peer's revealed column j
    * @param cardinality the query asks only how many keys both tables hold: the PSI reveals only
    *     that count, to A, and no columns are exchanged
+   * @param mode who learns the intersection: in {@link JoinMode#LABELED} B's columns travel in the
+   *     PSI's labels of {@code labelBytes} bytes and B learns nothing
    */
   public BinContext(
       String session,
@@ -50,7 +55,9 @@ public final class BinContext implements Serializable {
       RowCodec peerCodec,
       int[] output,
       int maxAttempts,
-      boolean cardinality) {
+      boolean cardinality,
+      JoinMode mode,
+      int labelBytes) {
     this(
         session,
         role,
@@ -63,6 +70,8 @@ public final class BinContext implements Serializable {
         output,
         maxAttempts,
         cardinality,
+        mode,
+        labelBytes,
         JoinKind.INNER);
   }
 
@@ -81,6 +90,8 @@ public final class BinContext implements Serializable {
       int[] output,
       int maxAttempts,
       boolean cardinality,
+      JoinMode mode,
+      int labelBytes,
       JoinKind kind) {
     if (!role.isParty() || role.parties() != 2) {
       throw new IllegalArgumentException(
@@ -97,6 +108,8 @@ public final class BinContext implements Serializable {
     this.output = output.clone();
     this.maxAttempts = maxAttempts;
     this.cardinality = cardinality;
+    this.mode = java.util.Objects.requireNonNull(mode, "mode");
+    this.labelBytes = labelBytes;
     this.kind = java.util.Objects.requireNonNull(kind, "kind");
   }
 
@@ -154,6 +167,23 @@ public final class BinContext implements Serializable {
 
   public boolean cardinality() {
     return cardinality;
+  }
+
+  public JoinMode mode() {
+    return mode;
+  }
+
+  /**
+   * Whether B's columns travel as the PSI's labels: the labeled mode of a query that has B's
+   * columns to send (a count-only query has none: its PSI reveals only the count, to A).
+   */
+  public boolean labeled() {
+    return mode == JoinMode.LABELED && !cardinality;
+  }
+
+  /** The labeled mode's label size in bytes. */
+  public int labelBytes() {
+    return labelBytes;
   }
 
   /** What A outputs: the query's join kind. */

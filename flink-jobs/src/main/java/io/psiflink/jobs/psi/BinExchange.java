@@ -9,6 +9,7 @@ import io.psiflink.jobs.bin.BinTable;
 import io.psiflink.jobs.control.v1.BinHello;
 import io.psiflink.jobs.control.v1.Done;
 import io.psiflink.jobs.control.v1.Reveal;
+import io.psiflink.jobs.payload.BinLabels;
 import io.psiflink.jobs.payload.BinOutput;
 import io.psiflink.jobs.payload.BinPayload;
 import io.psiflink.jobs.payload.JoinKindOutput;
@@ -129,21 +130,45 @@ public final class BinExchange {
             .receiverSize(receiver ? ownBound : agreed.peerBound())
             .senderSize(receiver ? agreed.peerBound() : ownBound)
             .instance(agreed.instance())
-            .output(ProtocolChoice.output(ctx.cardinality()))
+            .output(ProtocolChoice.output(ctx.cardinality(), ctx.mode()))
             .build();
+    if (ctx.labeled()) {
+      params = params.toBuilder().label(ctx.labelBytes()).build();
+    }
+    // B's labels before anything is sent: a key whose rows do not fit fails the bin up front
+    byte[] labels = null;
+    if (ctx.labeled() && !receiver) {
+      try {
+        labels = BinLabels.encode(table, ownBound, ctx.labelBytes(), bin);
+      } catch (BinLabels.LabelOverflowException e) {
+        // the peer learns that the job stopped, not why: the reason is about this party's rows
+        raw.abort("party " + ctx.party() + " stopped at bin " + bin);
+        throw e;
+      }
+    }
     long[] mine;
     long cardinality;
+    byte[] peerLabels = null;
     try (PsiSession s = PsiSession.create(ctx.protocol(), ctx.psiRole(), params)) {
       // the input first: a per-bin setup (ECDH) is made of the sender's set
       s.setInput(table.elements(ownBound, self, random), ownBound, 16);
+      if (labels != null) {
+        s.setLabels(labels, ownBound, ctx.labelBytes());
+        java.util.Arrays.fill(labels, (byte) 0);
+      }
       if (ProtocolInfo.byName(ctx.protocol()).setupNeedsSenderSet()) {
         StreamRounds.run(s, PsiPhase.SETUP, stream);
       } else {
         s.importSetup(binKeys.setup());
       }
       StreamRounds.run(s, PsiPhase.ONLINE, stream);
+      // the sender of a labeled run learns nothing: it has no result to ask for
+      boolean learns = receiver || !ctx.labeled();
       cardinality = ctx.cardinality() ? s.resultSize() : -1;
-      mine = ctx.cardinality() ? new long[0] : s.resultIndices();
+      mine = ctx.cardinality() || !learns ? new long[0] : s.resultIndices();
+      if (ctx.labeled() && receiver) {
+        peerLabels = s.resultLabels();
+      }
     }
     if (cardinality > table.distinct()) {
       throw new PeerProtocolException(
@@ -167,6 +192,21 @@ public final class BinExchange {
       // no columns are exchanged: A's output is the count, B learned nothing
       output = receiver ? BinOutput.count(cardinality) : BinOutput.NONE;
       rowsOut = output.rows();
+    } else if (ctx.labeled()) {
+      // B's columns came with the PSI; B learned nothing and sends nothing more
+      output =
+          receiver
+              ? JoinKindOutput.of(
+                  ctx.kind(),
+                  ctx.ownCodec(),
+                  ctx.output(),
+                  table,
+                  java.util.Arrays.stream(mine).mapToInt(i -> (int) i).toArray(),
+                  ctx.kind().peerColumns()
+                      ? BinLabels.decode(payload, table, mine, peerLabels, ctx.labelBytes())
+                      : BinOutput.NONE)
+              : BinOutput.NONE;
+      rowsOut = output.rows();
     } else {
       // Both parties take the intersecting keys in token order, so A pairs B's columns with its
       // own keys in one pass.
@@ -183,6 +223,7 @@ public final class BinExchange {
       }
     }
     done(stream, ctx.psiRole());
+    // B of a labeled run does not know how many keys intersect: it counts none
     long intersecting = ctx.cardinality() ? Math.max(cardinality, 0) : mine.length;
     return new BinResult(
         new BinStats(

@@ -225,6 +225,8 @@ public final class BinPsiOperator extends AbstractStreamOperator<byte[]>
               t.setDaemon(true);
               return t;
             });
+    // B of a labeled join learns nothing of the intersection: its logs say nothing of it either
+    boolean learns = !(ctx.labeled() && ctx.psiRole() == io.psiflink.nativepsi.PsiRole.SENDER);
     try (BridgeClient client = BridgeClient.connect(bridge.clientConfig())) {
       int done = 0;
       for (int bin : owned) {
@@ -254,15 +256,15 @@ public final class BinPsiOperator extends AbstractStreamOperator<byte[]>
         clock.add(Accumulators.ROWS_OUT, stats.rowsOut());
         done++;
         LOG.info(
-            "party {} bin {} done ({} of {} on this subtask): {} rows, {} distinct keys, {} "
-                + "intersecting, {} rows out, {} bytes sent, {} received, {} ms",
+            "party {} bin {} done ({} of {} on this subtask): {} rows, {} distinct keys, {}, "
+                + "{} rows out, {} bytes sent, {} received, {} ms",
             ctx.party(),
             bin,
             done,
             owned.size(),
             table.rows(),
             table.distinct(),
-            stats.intersecting(),
+            learns ? stats.intersecting() + " intersecting" : "intersection not learned (labeled)",
             stats.rowsOut(),
             stats.bytesSent(),
             stats.bytesReceived(),

@@ -1,5 +1,6 @@
 package io.psiflink.jobs.psi;
 
+import io.psiflink.api.JoinMode;
 import io.psiflink.jobs.token.Tokens;
 import io.psiflink.nativepsi.ProtocolInfo;
 import io.psiflink.nativepsi.PsiParams;
@@ -16,10 +17,14 @@ public final class ProtocolChoice {
   /**
    * The output mode the job runs a bin with: a count-only query reveals only the intersection's
    * size to the receiver; a join lets each party learn its own intersecting keys (A joins, B sends
-   * the columns of its matching rows).
+   * the columns of its matching rows), or in the labeled mode only A, B's columns travelling as
+   * labels of the PSI.
    */
-  public static PsiParams.Output output(boolean countOnly) {
-    return countOnly ? PsiParams.Output.CARDINALITY : PsiParams.Output.BOTH;
+  public static PsiParams.Output output(boolean countOnly, JoinMode mode) {
+    if (countOnly) {
+      return PsiParams.Output.CARDINALITY;
+    }
+    return mode == JoinMode.LABELED ? PsiParams.Output.LABELS : PsiParams.Output.BOTH;
   }
 
   /**
@@ -29,7 +34,7 @@ public final class ProtocolChoice {
    * @throws IllegalArgumentException naming the known protocols for an unknown name, or the
    *     protocols that would do when this one cannot
    */
-  public static ProtocolInfo check(String name, boolean countOnly) {
+  public static ProtocolInfo check(String name, boolean countOnly, JoinMode mode) {
     ProtocolInfo p = ProtocolInfo.byName(name);
     if (p.parties() != 2) {
       throw new IllegalArgumentException(
@@ -53,12 +58,14 @@ public final class ProtocolChoice {
               + Tokens.BYTES
               + "-byte tokens");
     }
-    PsiParams.Output needed = output(countOnly);
+    PsiParams.Output needed = output(countOnly, mode);
     if (!p.supports(needed)) {
       throw new IllegalArgumentException(
           (countOnly
                   ? "SELECT COUNT(DISTINCT ...) needs a protocol that can reveal only the count"
-                  : "a join needs a protocol in which both parties learn their common keys")
+                  : needed == PsiParams.Output.LABELS
+                      ? "the labeled mode needs a protocol whose sender can attach labels"
+                      : "a join needs a protocol in which both parties learn their common keys")
               + " (--protocol "
               + which(2, needed)
               + "): "

@@ -3,6 +3,8 @@ package io.psiflink.jobs.session;
 import com.google.protobuf.ByteString;
 import io.psiflink.api.Column;
 import io.psiflink.api.ColumnType;
+import io.psiflink.api.JoinMode;
+import io.psiflink.api.PartyOptions;
 import io.psiflink.api.Role;
 import io.psiflink.bridge.BridgeClient;
 import io.psiflink.bridge.BridgeException;
@@ -76,6 +78,8 @@ public final class SessionHandshake {
       String fingerprint,
       String protocol,
       String protocolParams,
+      JoinMode mode,
+      int labelBytes,
       int sigma,
       int binsRequested,
       long sizeEstimate,
@@ -89,6 +93,8 @@ public final class SessionHandshake {
       Role role,
       String fingerprint,
       String protocol,
+      JoinMode mode,
+      int labelBytes,
       int sigma,
       int binsRequested,
       long sizeEstimate,
@@ -225,6 +231,15 @@ public final class SessionHandshake {
               + peer.sigma
               + " at the peer");
     }
+    if (peer.mode != me.mode()
+        || (me.mode() == JoinMode.LABELED && peer.labelBytes != me.labelBytes())) {
+      throw new HandshakeException(
+          "modes differ: "
+              + describe(me.mode(), me.labelBytes())
+              + " here, "
+              + describe(peer.mode, peer.labelBytes)
+              + " at the peer");
+    }
     if (peer.keys.size() != me.keys().size()) {
       throw new HandshakeException(
           "the peer joins on "
@@ -277,6 +292,8 @@ public final class SessionHandshake {
             .setFingerprint(f.fingerprint())
             .setProtocol(f.protocol())
             .setSigma(f.sigma())
+            .setMode(f.mode().text())
+            .setLabelBytes(f.labelBytes())
             .setBinsRequested(f.binsRequested())
             .setSizeEstimate(f.sizeEstimate())
             .setParallelism(f.parallelism())
@@ -371,6 +388,23 @@ public final class SessionHandshake {
           || parallelism < 1) {
         throw new PeerProtocolException("the peer's HELLO has out-of-range values");
       }
+      JoinMode mode;
+      try {
+        mode = JoinMode.parse(h.getMode());
+      } catch (IllegalArgumentException e) {
+        throw new PeerProtocolException("the peer's HELLO names mode " + quoted(h.getMode()));
+      }
+      int labelBytes = h.getLabelBytes();
+      if (labelBytes < PartyOptions.LABEL_BYTES_MIN || labelBytes > PartyOptions.LABEL_BYTES_MAX) {
+        throw new PeerProtocolException(
+            "the peer's HELLO has a label size of "
+                + Integer.toUnsignedString(labelBytes)
+                + " bytes (at least "
+                + PartyOptions.LABEL_BYTES_MIN
+                + ", at most "
+                + PartyOptions.LABEL_BYTES_MAX
+                + ")");
+      }
       if (h.getDhPublic().size() > 256
           || h.getKeysCount() > 64
           || h.getRevealedCount() > 4096
@@ -391,6 +425,8 @@ public final class SessionHandshake {
           role,
           h.getFingerprint(),
           h.getProtocol(),
+          mode,
+          labelBytes,
           sigma,
           bins,
           estimate,
@@ -478,5 +514,23 @@ public final class SessionHandshake {
     public HandshakeException(String message, Throwable cause) {
       super(message, cause);
     }
+  }
+
+  private static String describe(JoinMode mode, int labelBytes) {
+    return mode == JoinMode.LABELED ? "labeled (" + labelBytes + "-byte labels)" : mode.text();
+  }
+
+  /** A peer's text for a message: at most 40 characters, control characters escaped. */
+  private static String quoted(String s) {
+    StringBuilder b = new StringBuilder("'");
+    s.codePoints()
+        .limit(40)
+        .forEach(
+            c ->
+                b.append(
+                    Character.isISOControl(c)
+                        ? "\\u" + Integer.toHexString(c)
+                        : Character.toString(c)));
+    return b.append(s.length() > 40 ? "...'" : "'").toString();
   }
 }

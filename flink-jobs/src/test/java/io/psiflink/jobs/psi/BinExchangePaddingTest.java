@@ -2,6 +2,7 @@ package io.psiflink.jobs.psi;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
+import io.psiflink.api.JoinMode;
 import io.psiflink.api.Role;
 import io.psiflink.bridge.BridgeClient;
 import io.psiflink.bridge.BridgeStream;
@@ -72,7 +73,20 @@ class BinExchangePaddingTest {
   private static long exchange(BridgeClient client, Role role, byte[] setup, BinTable t) {
     RowCodec empty = new RowCodec(List.of());
     BinContext ctx =
-        new BinContext("padding-test", role, 4, 40, "kkrt", "", empty, empty, new int[0], 1, false);
+        new BinContext(
+            "padding-test",
+            role,
+            4,
+            40,
+            "kkrt",
+            "",
+            empty,
+            empty,
+            new int[0],
+            1,
+            false,
+            JoinMode.BOTH,
+            128);
     try (BridgeStream s = client.open("padding-test", "bin-0")) {
       List<Object> out = new ArrayList<>();
       BinExchange.BinStats st =

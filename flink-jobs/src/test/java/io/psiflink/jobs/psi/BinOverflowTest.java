@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.psiflink.api.JoinMode;
 import io.psiflink.api.Role;
 import io.psiflink.bridge.BridgePeerException;
 import io.psiflink.bridge.BridgeStream;
@@ -59,7 +60,19 @@ class BinOverflowTest {
           BridgeStream b = peer.get(10, TimeUnit.SECONDS)) {
         BinContext ctx =
             new BinContext(
-                "overflow", Role.A, bins, 1, "kkrt", "", empty, empty, new int[0], 3, false);
+                "overflow",
+                Role.A,
+                bins,
+                1,
+                "kkrt",
+                "",
+                empty,
+                empty,
+                new int[0],
+                3,
+                false,
+                JoinMode.BOTH,
+                128);
         BinOverflowException e =
             assertThrows(
                 BinOverflowException.class,

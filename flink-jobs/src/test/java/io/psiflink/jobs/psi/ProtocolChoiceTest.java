@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.psiflink.api.JoinMode;
 import io.psiflink.api.Role;
 import io.psiflink.nativepsi.ProtocolInfo;
 import io.psiflink.nativepsi.PsiParams;
@@ -17,15 +18,17 @@ class ProtocolChoiceTest {
   @Test
   void everyListedProtocolIsSelectableForAJoin() {
     for (ProtocolInfo p : ProtocolInfo.all()) {
-      assertEquals(p, ProtocolChoice.check(p.name(), false));
+      assertEquals(p, ProtocolChoice.check(p.name(), false, JoinMode.BOTH));
     }
   }
 
   @Test
   void countOnlyNeedsACardinalityOutputAndNamesTheProtocolsThatHaveOne() {
-    assertEquals("ecdh", ProtocolChoice.check("ecdh", true).name());
+    assertEquals("ecdh", ProtocolChoice.check("ecdh", true, JoinMode.BOTH).name());
     IllegalArgumentException e =
-        assertThrows(IllegalArgumentException.class, () -> ProtocolChoice.check("kkrt", true));
+        assertThrows(
+            IllegalArgumentException.class,
+            () -> ProtocolChoice.check("kkrt", true, JoinMode.BOTH));
     assertEquals(
         "SELECT COUNT(DISTINCT ...) needs a protocol that can reveal only the count "
             + "(--protocol ecdh): kkrt offers output receiver/both",
@@ -35,14 +38,18 @@ class ProtocolChoiceTest {
   @Test
   void anUnknownProtocolNamesTheKnownOnes() {
     IllegalArgumentException e =
-        assertThrows(IllegalArgumentException.class, () -> ProtocolChoice.check("rsa", false));
+        assertThrows(
+            IllegalArgumentException.class,
+            () -> ProtocolChoice.check("rsa", false, JoinMode.BOTH));
     assertEquals("unknown protocol 'rsa' (known: rr22, kkrt, ecdh)", e.getMessage());
   }
 
   @Test
   void outputModes() {
-    assertEquals(PsiParams.Output.CARDINALITY, ProtocolChoice.output(true));
-    assertEquals(PsiParams.Output.BOTH, ProtocolChoice.output(false));
+    assertEquals(PsiParams.Output.CARDINALITY, ProtocolChoice.output(true, JoinMode.BOTH));
+    assertEquals(PsiParams.Output.BOTH, ProtocolChoice.output(false, JoinMode.BOTH));
+    assertEquals(PsiParams.Output.LABELS, ProtocolChoice.output(false, JoinMode.LABELED));
+    assertEquals(PsiParams.Output.CARDINALITY, ProtocolChoice.output(true, JoinMode.LABELED));
   }
 
   @Test

@@ -9,6 +9,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.google.protobuf.ByteString;
 import io.psiflink.api.ColumnType;
+import io.psiflink.api.JoinMode;
 import io.psiflink.api.Role;
 import io.psiflink.bridge.BridgeClient;
 import io.psiflink.bridge.BridgeException;
@@ -117,7 +118,19 @@ class SealedBinExchangeTest {
 
   private BinContext ctx(Role role) {
     return new BinContext(
-        SESSION, role, BINS, 40, "kkrt", "", STRING, STRING, new int[] {0, -1}, 1, false);
+        SESSION,
+        role,
+        BINS,
+        40,
+        "kkrt",
+        "",
+        STRING,
+        STRING,
+        new int[] {0, -1},
+        1,
+        false,
+        JoinMode.BOTH,
+        128);
   }
 
   /** What the relay does to the frames one party receives. */

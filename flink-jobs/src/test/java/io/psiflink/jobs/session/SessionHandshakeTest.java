@@ -7,6 +7,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import com.google.protobuf.ByteString;
 import io.psiflink.api.Column;
 import io.psiflink.api.ColumnType;
+import io.psiflink.api.JoinMode;
+import io.psiflink.api.PartyOptions;
 import io.psiflink.api.Role;
 import io.psiflink.bridge.BridgeClient;
 import io.psiflink.bridge.BridgeClientConfig;
@@ -62,19 +64,43 @@ class SessionHandshakeTest {
   }
 
   private static SessionHandshake.LocalFacts facts(Role role, String peer, byte[] pin) {
+    return facts(role, peer, pin, JoinMode.BOTH, PartyOptions.DEFAULT_LABEL_BYTES);
+  }
+
+  private static SessionHandshake.LocalFacts facts(
+      Role role, String peer, byte[] pin, JoinMode mode, int labelBytes) {
     List<Column> keys = List.of(new Column("k", ColumnType.STRING, true));
     return new SessionHandshake.LocalFacts(
-        role, peer, "query-fingerprint", "kkrt", "", 40, 4, 1000, 1, keys, List.of(), keys, pin);
+        role,
+        peer,
+        "query-fingerprint",
+        "kkrt",
+        "",
+        mode,
+        labelBytes,
+        40,
+        4,
+        1000,
+        1,
+        keys,
+        List.of(),
+        keys,
+        pin);
   }
 
   private CompletableFuture<SessionSecrets> party(
       String session, String name, Role role, String peer, byte[] pin) {
+    return party(session, name, facts(role, peer, pin));
+  }
+
+  private CompletableFuture<SessionSecrets> party(
+      String session, String name, SessionHandshake.LocalFacts facts) {
     PartyCredentials me = pki.credentials(name);
     return CompletableFuture.supplyAsync(
         () -> {
           try (BridgeClient client =
               BridgeClient.connect(BridgeClientConfig.defaults("127.0.0.1", relay.port(), me))) {
-            return SessionHandshake.run(client, session, me, facts(role, peer, pin));
+            return SessionHandshake.run(client, session, me, facts);
           } catch (Exception e) {
             throw new IllegalStateException(e.getMessage(), e);
           }
@@ -169,5 +195,30 @@ class SessionHandshakeTest {
     assertTrue(
         ea.getCause().getMessage().contains("both jobs play party A"), ea.getCause().getMessage());
     assertThrows(ExecutionException.class, () -> b.get(60, TimeUnit.SECONDS));
+  }
+
+  /** Both jobs must run the same mode: a labeled B never meets a peer expecting B's keys. */
+  @Test
+  void differentModesOrLabelSizesAreRefused() throws Exception {
+    for (int[] labels : new int[][] {{64, -1}, {64, 128}}) {
+      String session = UUID.randomUUID().toString();
+      var a =
+          party(session, "party-a", facts(Role.A, "party-b", null, JoinMode.LABELED, labels[0]));
+      var b =
+          party(
+              session,
+              "party-b",
+              labels[1] < 0
+                  ? facts(Role.B, "party-a", null)
+                  : facts(Role.B, "party-a", null, JoinMode.LABELED, labels[1]));
+      ExecutionException ea =
+          assertThrows(ExecutionException.class, () -> a.get(60, TimeUnit.SECONDS));
+      String expected =
+          labels[1] < 0
+              ? "modes differ: labeled (64-byte labels) here, both at the peer"
+              : "modes differ: labeled (64-byte labels) here, labeled (128-byte labels) at the peer";
+      assertTrue(ea.getCause().getMessage().contains(expected), ea.getCause().getMessage());
+      assertThrows(ExecutionException.class, () -> b.get(60, TimeUnit.SECONDS));
+    }
   }
 }

@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.fasterxml.jackson.databind.util.RawValue;
 import io.psiflink.api.CommandLineSyntax;
+import io.psiflink.api.JoinMode;
 import io.psiflink.api.OptionValues;
 import io.psiflink.api.PartyOptions;
 import io.psiflink.api.PublicSize;
@@ -105,6 +106,18 @@ public final class JoinBenchmark {
           false,
           PublicSizes::parse,
           PublicSizes::text);
+  static final TypedOption<Modes> MODE =
+      new TypedOption<>(
+          "mode",
+          Modes.class,
+          "M[,M...]",
+          "who learns the intersection, both|labeled; each run joins once per mode, to compare "
+              + "them (labeled: B's columns travel as padded labels, see --label-bytes)",
+          Modes.parse("both"),
+          false,
+          Modes::parse,
+          Modes::text);
+  static final TypedOption<Integer> LABEL_BYTES = PartyOptions.LABEL_BYTES;
   static final TypedOption<NetSpec> NET =
       new TypedOption<>(
           "net",
@@ -140,7 +153,31 @@ public final class JoinBenchmark {
               JSON,
               WHERE_SELECTIVITY,
               PUBLIC_SIZE,
+              MODE,
+              LABEL_BYTES,
               NET));
+
+  /** The modes of {@code --mode}, in the order given (at least one, each once). */
+  record Modes(List<JoinMode> modes) {
+    Modes {
+      modes = List.copyOf(modes);
+      if (modes.isEmpty() || new java.util.HashSet<>(modes).size() != modes.size()) {
+        throw new IllegalArgumentException("needs each mode at most once, and one at least");
+      }
+    }
+
+    static Modes parse(String text) {
+      List<JoinMode> ms = new ArrayList<>();
+      for (String m : text.split(",")) {
+        ms.add(JoinMode.parse(m));
+      }
+      return new Modes(ms);
+    }
+
+    String text() {
+      return String.join(",", modes.stream().map(JoinMode::text).toList());
+    }
+  }
 
   /** The public size policies of {@code --public-size}, in the order given (at least one). */
   record PublicSizes(List<PublicSize> policies) {
@@ -192,6 +229,7 @@ public final class JoinBenchmark {
       return;
     }
     List<String> policies = o.get(PUBLIC_SIZE).policies().stream().map(PublicSize::text).toList();
+    List<JoinMode> modes = o.get(MODE).modes();
     double selectivity = o.get(WHERE_SELECTIVITY);
     PrintStream log = System.err;
 
@@ -223,9 +261,14 @@ public final class JoinBenchmark {
 
     String sql = query(selectivity, rows, rowsB);
     List<String> secureRuns = new ArrayList<>();
-    // per public size policy, the runs' wall times
+    // per public size policy (in the first mode), and per mode (with the first policy), the runs'
+    // wall times
     Map<String, double[]> secureByPolicy = new java.util.LinkedHashMap<>();
     policies.forEach(ps -> secureByPolicy.put(ps, new double[runs]));
+    Map<JoinMode, double[]> secureByMode = new java.util.LinkedHashMap<>();
+    modes.forEach(m -> secureByMode.put(m, new double[runs]));
+    // per mode, the bytes between the parties (A's sent and received) in the last run
+    Map<JoinMode, Long> bytesByMode = new java.util.LinkedHashMap<>();
     double[] secure = secureByPolicy.get(policies.get(0));
     double[] insecure = new double[o.get(NO_INSECURE) ? 0 : runs];
     boolean correct = true;
@@ -235,38 +278,55 @@ public final class JoinBenchmark {
       Path out = work.resolve("out");
       RowDigest got = null;
       for (String policy : policies) {
-        deleteTree(out);
-        Map<String, String> opts = new HashMap<>();
-        opts.put("a", partsA.toString());
-        opts.put("b", partsB.toString());
-        opts.put("sql", sql);
-        opts.put("out", out.toString());
-        opts.put("parallelism", Integer.toString(parallelism));
-        opts.put("work", work.resolve("run").toString());
-        opts.put("public-size", policy);
-        for (TypedOption<?> k : List.of(BINS, SIGMA, PROTOCOL, PARTY_HEAP)) {
-          if (o.has(k)) {
-            opts.put(k.name(), k.print(o.get(k)));
+        for (JoinMode mode : modes) {
+          if (!policy.equals(policies.get(0)) && mode != modes.get(0)) {
+            continue; // policies are compared in the first mode, modes with the first policy
           }
-        }
-        log.printf(
-            Locale.ROOT,
-            "== run %d of %d: private join of %,d x %,d rows, public size %s%n",
-            r + 1,
-            runs,
-            rows,
-            rowsB,
-            policy);
-        LocalJoin.Result res = LocalJoin.run(opts, log, hooks);
-        secureByPolicy.get(policy)[r] = res.seconds();
-        secureRuns.add(res.toJson());
-        RowDigest d = digestAvro(out);
-        if (got != null && !got.equals(d)) {
+          deleteTree(out);
+          Map<String, String> opts = new HashMap<>();
+          opts.put("a", partsA.toString());
+          opts.put("b", partsB.toString());
+          opts.put("sql", sql);
+          opts.put("out", out.toString());
+          opts.put("parallelism", Integer.toString(parallelism));
+          opts.put("work", work.resolve("run").toString());
+          opts.put("public-size", policy);
+          opts.put("mode", mode.text());
+          for (TypedOption<?> k : List.of(BINS, SIGMA, PROTOCOL, PARTY_HEAP, LABEL_BYTES)) {
+            if (o.has(k)) {
+              opts.put(k.name(), k.print(o.get(k)));
+            }
+          }
           log.printf(
-              "MISMATCH: public size %s gave %s, %s gave %s%n", policies.get(0), got, policy, d);
-          correct = false;
+              Locale.ROOT,
+              "== run %d of %d: private join of %,d x %,d rows, public size %s, mode %s%n",
+              r + 1,
+              runs,
+              rows,
+              rowsB,
+              policy,
+              mode.text());
+          LocalJoin.Result res = LocalJoin.run(opts, log, hooks);
+          if (mode == modes.get(0)) {
+            secureByPolicy.get(policy)[r] = res.seconds();
+          }
+          if (policy.equals(policies.get(0))) {
+            secureByMode.get(mode)[r] = res.seconds();
+            JsonNode summaryA = Json.parse(res.summaryA());
+            bytesByMode.put(
+                mode,
+                summaryA.path("bytes_sent").asLong() + summaryA.path("bytes_received").asLong());
+          }
+          secureRuns.add(res.toJson());
+          RowDigest d = digestAvro(out);
+          if (got != null && !got.equals(d)) {
+            log.printf(
+                "MISMATCH: public size %s, mode %s gave %s; public size %s, mode %s gave %s%n",
+                policies.get(0), modes.get(0).text(), got, policy, mode.text(), d);
+            correct = false;
+          }
+          got = got == null ? d : got;
         }
-        got = got == null ? d : got;
       }
       if (insecure.length > 0) {
         log.printf(Locale.ROOT, "== run %d of %d: insecure Flink SQL join%n", r + 1, runs);
@@ -324,6 +384,10 @@ public final class JoinBenchmark {
       }
       ObjectNode byPolicy = n.putObject("secure_seconds_median_by_public_size");
       secureByPolicy.forEach((ps, t) -> byPolicy.put(ps, Json.three(median(t))));
+      ObjectNode byMode = n.putObject("secure_seconds_median_by_mode");
+      secureByMode.forEach((m, t) -> byMode.put(m.text(), Json.three(median(t))));
+      ObjectNode bytes = n.putObject("bytes_between_parties_by_mode");
+      bytesByMode.forEach((m, b) -> bytes.put(m.text(), b));
       ArrayNode runsJson = n.putArray("secure_runs");
       // each run as ./psi local --json prints it
       secureRuns.forEach(r -> runsJson.addRawValue(new RawValue(r)));
@@ -357,6 +421,19 @@ public final class JoinBenchmark {
                   ps,
                   median(t),
                   fmt(selectivity)));
+      if (modes.size() > 1) {
+        double first = median(secureByMode.get(modes.get(0)));
+        secureByMode.forEach(
+            (m, t) ->
+                System.out.printf(
+                    Locale.ROOT,
+                    "  mode %s: median %.1f s (%.2f x mode %s), %,d bytes between the parties%n",
+                    m.text(),
+                    median(t),
+                    median(t) / first,
+                    modes.get(0).text(),
+                    bytesByMode.get(m)));
+      }
     }
     System.exit(correct ? 0 : 1);
   }
