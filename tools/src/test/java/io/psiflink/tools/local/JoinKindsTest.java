@@ -130,6 +130,31 @@ class JoinKindsTest {
   @ParameterizedTest(name = "{1}: {0}")
   @MethodSource("queries")
   void privateJoinEqualsDuckDb(String sql, String format) throws Exception {
+    privateJoinEqualsDuckDb(sql, format, Map.of());
+  }
+
+  /** The labeled mode, where A gets B's columns from the PSI's labels: the kinds emit the same. */
+  static Stream<Arguments> labeledQueries() {
+    return Stream.of(
+        Arguments.of(
+            "SELECT a.id, a.email, b.id AS bid, b.country FROM a LEFT JOIN b"
+                + " ON LOWER(TRIM(a.email)) = LOWER(TRIM(b.mail)) AND b.country = 'DE'"
+                + " WHERE a.x <> 3",
+            "avro"),
+        Arguments.of(
+            "SELECT a.id, a.k, a.x FROM a WHERE NOT EXISTS (SELECT 1 FROM b WHERE b.k = a.k"
+                + " AND b.country <> 'NL') AND a.x < 8",
+            "parquet"));
+  }
+
+  @ParameterizedTest(name = "labeled {1}: {0}")
+  @MethodSource("labeledQueries")
+  void labeledJoinEqualsDuckDb(String sql, String format) throws Exception {
+    privateJoinEqualsDuckDb(sql, format, Map.of("mode", "labeled", "label-bytes", "1024"));
+  }
+
+  private void privateJoinEqualsDuckDb(String sql, String format, Map<String, String> extra)
+      throws Exception {
     List<RowA> a = new ArrayList<>();
     List<RowB> b = new ArrayList<>();
     generate(a, b, 11);
@@ -151,6 +176,7 @@ class JoinKindsTest {
     opts.put("party-heap", "512m");
     opts.put("work", dir.resolve("work").toString());
     opts.put("max-bad-rows", "100%"); // b's NULL keys are quarantined, as before
+    opts.putAll(extra);
     ByteArrayOutputStream log = new ByteArrayOutputStream();
     try (PrintStream ps = new PrintStream(log, true, StandardCharsets.UTF_8)) {
       LocalJoin.run(opts, ps);
