@@ -139,7 +139,12 @@ public final class BinExchange {
     byte[] labels = null;
     if (ctx.labeled() && !receiver) {
       try {
-        labels = BinLabels.encode(table, ownBound, ctx.labelBytes(), bin);
+        // a semi- or anti-join shows A no column of B: its labels carry nothing, not even row
+        // counts
+        labels =
+            ctx.kind().peerColumns()
+                ? BinLabels.encode(table, ownBound, ctx.labelBytes(), bin)
+                : new byte[Math.toIntExact(Math.multiplyExact(ownBound, ctx.labelBytes()))];
       } catch (BinLabels.LabelOverflowException e) {
         // the peer learns that the job stopped, not why: the reason is about this party's rows
         raw.abort("party " + ctx.party() + " stopped at bin " + bin);
