@@ -55,6 +55,17 @@ class KeyExpressionsTest {
   }
 
   @Test
+  void substringAndCoalesceAsFlinkReadsThem() throws Exception {
+    List<JoinKey> keys =
+        keysOf(
+            "SUBSTRING(a.email FROM 2 FOR 3) = b.x AND COALESCE(a.email, '') = b.y"
+                + " AND SUBSTRING(a.email, 1, 2) = b.z AND COALESCE(a.n, 0) = b.w");
+    assertEquals(
+        List.of(ColumnType.STRING, ColumnType.STRING, ColumnType.STRING, ColumnType.INT),
+        KeyExpressions.columns(A, keys).stream().map(Column::type).toList());
+  }
+
+  @Test
   void aKeyTypeThatCannotBeTokenizedIsRefusedSayingToCast() throws Exception {
     QueryException e =
         assertThrows(
