@@ -188,6 +188,25 @@ class JoinKindTest {
         resolve("SELECT a.x FROM a WHERE NOT (a.nn IN (SELECT b.nn FROM b))").kind());
   }
 
+  /** Known answers, computed by the implementation before join kinds and key expressions. */
+  @Test
+  void anInnerJoinOfColumnsKeepsItsFingerprint() throws Exception {
+    assertEquals(
+        "011b54cf7d2acb159e5d45ff5e20134c43862bd84bffd7511b664547b3877663",
+        JoinQuery.parse(
+                "SELECT b.email_domain, a.spend FROM a JOIN b ON a.card = b.card AND a.zip ="
+                    + " b.zip WHERE a.spend > 23 AND b.country = 'DE'")
+            .fingerprint());
+    assertEquals(
+        "b433f4259d508df85043339c2783ab92828b39078f45c462fc78954374be600e",
+        JoinQuery.parse("SELECT * FROM a x JOIN b ON b.k = x.k").fingerprint());
+    assertEquals(
+        "29de90838eae61c56b665a0a1caa6c9b89d1af862a5cfe8ea6c9ba721b59c413",
+        JoinQuery.parse(
+                "SELECT COUNT(DISTINCT a.k) AS n FROM a JOIN b ON a.k = b.k WHERE b.x IN (1, 2)")
+            .fingerprint());
+  }
+
   @Test
   void kindAndKeysAreInTheFingerprint() throws Exception {
     List<String> queries =
