@@ -3,9 +3,8 @@
 // both hold, in result-index order; the sender learns nothing; sizes do not depend on the overlap;
 // tampered messages give clean errors, never a wrong label. Plus the label message itself
 // (labels.h) against a receiver that tries every key it can derive on every record.
-#include "protocols/labels.h"
-
 #include <gtest/gtest.h>
+
 #include <sodium.h>
 
 #include <algorithm>
@@ -19,6 +18,7 @@
 #include <string>
 #include <vector>
 
+#include "protocols/labels.h"
 #include "psi_driver.h"
 
 using psi_test::make_sets;
@@ -68,8 +68,8 @@ Labelled make(size_t na, size_t nb, size_t common, size_t L, uint64_t seed) {
 }
 
 std::string label_params(size_t na, size_t nb, size_t L, const std::string& extra = "") {
-  return sizes(na, nb,
-               "output=labels,label=" + std::to_string(L) + (extra.empty() ? "" : ",") + extra);
+  return sizes(na, nb, "output=labels,label=" + std::to_string(L) + (extra.empty() ? "" : ",") +
+                           extra);
 }
 
 Outcome run(const Proto& p, const Labelled& t, size_t chunk = 1 << 16,
@@ -108,14 +108,16 @@ std::string proto_name(const Proto& p) { return p.name; }
 
 INSTANTIATE_TEST_SUITE_P(
     SizesOverlapsLengths, LabelsOracle,
-    ::testing::Combine(
-        ::testing::Values(LABEL_PROTOCOLS),
-        ::testing::Values(Case{0, 0, 0, 17}, Case{0, 5, 0, 17}, Case{5, 0, 0, 17}, Case{1, 1, 1, 1},
-                          Case{1, 1, 0, 1}, Case{2, 3, 1, 64}, Case{100, 100, 0, 17},
-                          Case{100, 100, 50, 17}, Case{100, 100, 100, 17}, Case{300, 40, 40, 64},
-                          Case{40, 300, 40, 64}, Case{64, 64, 32, 4096},
-                          Case{1 << 14, 1 << 14, 1 << 13, 17}, Case{1 << 14, 1 << 14, 0, 1},
-                          Case{1 << 14, 1 << 14, 1 << 14, 64}, Case{1000, 1 << 14, 700, 40})),
+    ::testing::Combine(::testing::Values(LABEL_PROTOCOLS),
+                       ::testing::Values(Case{0, 0, 0, 17}, Case{0, 5, 0, 17}, Case{5, 0, 0, 17},
+                                         Case{1, 1, 1, 1}, Case{1, 1, 0, 1}, Case{2, 3, 1, 64},
+                                         Case{100, 100, 0, 17}, Case{100, 100, 50, 17},
+                                         Case{100, 100, 100, 17}, Case{300, 40, 40, 64},
+                                         Case{40, 300, 40, 64}, Case{64, 64, 32, 4096},
+                                         Case{1 << 14, 1 << 14, 1 << 13, 17},
+                                         Case{1 << 14, 1 << 14, 0, 1},
+                                         Case{1 << 14, 1 << 14, 1 << 14, 64},
+                                         Case{1000, 1 << 14, 700, 40})),
     [](const auto& info) {
       const Case c = std::get<1>(info.param);
       return proto_name(std::get<0>(info.param)) + "_" + std::to_string(c.na) + "x" +
@@ -195,17 +197,18 @@ TEST_P(Labels, MessageHoldsNoLabelInTheClear) {
 }
 
 // Tamper with byte `at` of the label message (or its length): the run fails with `want`.
-Outcome tampered(const Proto& p, const Labelled& t,
-                 std::function<void(std::vector<uint8_t>*, uint64_t offset, bool)> edit) {
+Outcome tampered(const Proto& p, const Labelled& t, std::function<void(std::vector<uint8_t>*,
+                                                                       uint64_t offset, bool)>
+                                                        edit) {
   auto offset = std::make_shared<uint64_t>(0);
-  return run(
-      p, t, 1000,
-      [p, offset, edit](int phase, uint32_t round, bool from_receiver, std::vector<uint8_t>* c) {
-        if (phase != p.label_phase || round != p.label_round || from_receiver) return;
-        const uint64_t first = *offset;
-        *offset += c->size();
-        edit(c, first, c->size() < 1000);  // a short chunk is the last one
-      });
+  return run(p, t, 1000,
+             [p, offset, edit](int phase, uint32_t round, bool from_receiver,
+                               std::vector<uint8_t>* c) {
+               if (phase != p.label_phase || round != p.label_round || from_receiver) return;
+               const uint64_t first = *offset;
+               *offset += c->size();
+               edit(c, first, c->size() < 1000);  // a short chunk is the last one
+             });
 }
 
 TEST_P(Labels, TamperedMessagesFailCleanlyNeverAWrongLabel) {
@@ -261,8 +264,8 @@ TEST_P(Labels, SetLabelsMisuseIsRefusedCleanly) {
   for (size_t k = 0; k < 4; ++k) elems[16 * k] = uint8_t(k + 1);
   auto session = [&](int role, const std::string& prm) {
     psi_session* s = nullptr;
-    EXPECT_EQ(PSI_OK,
-              psi_session_create(p.name, role, prm.c_str(), seed.data(), 32, &s, nullptr, 0));
+    EXPECT_EQ(PSI_OK, psi_session_create(p.name, role, prm.c_str(), seed.data(), 32, &s, nullptr,
+                                         0));
     return s;
   };
   // receiver
@@ -285,10 +288,9 @@ TEST_P(Labels, SetLabelsMisuseIsRefusedCleanly) {
     size_t count, len;
     psi_status want;
   };
-  for (const Bad& b :
-       {Bad{labels.data(), 3, 8, PSI_ERR_INPUT}, Bad{labels.data(), 4, 7, PSI_ERR_INPUT},
-        Bad{labels.data(), 2, 16, PSI_ERR_INPUT}, Bad{nullptr, 4, 8, PSI_ERR_ARGUMENT},
-        Bad{labels.data(), 4, 0, PSI_ERR_ARGUMENT}}) {
+  for (const Bad& b : {Bad{labels.data(), 3, 8, PSI_ERR_INPUT}, Bad{labels.data(), 4, 7, PSI_ERR_INPUT},
+                       Bad{labels.data(), 2, 16, PSI_ERR_INPUT}, Bad{nullptr, 4, 8, PSI_ERR_ARGUMENT},
+                       Bad{labels.data(), 4, 0, PSI_ERR_ARGUMENT}}) {
     s = fresh_sender();
     EXPECT_EQ(b.want, psi_set_labels(s, b.labels, b.count, b.len)) << b.count << " x " << b.len;
     psi_session_free(s);
@@ -439,8 +441,8 @@ TEST_P(LabelMessage, TamperedReceiverOpensOnlyItsMatches) {
     for (const auto& k : cand) {
       std::vector<uint8_t> out(L);
       unsigned long long n = 0;
-      if (crypto_aead_chacha20poly1305_ietf_decrypt(out.data(), &n, nullptr, ct, L + 16, nullptr, 0,
-                                                    nonce, k.data()) == 0)
+      if (crypto_aead_chacha20poly1305_ietf_decrypt(out.data(), &n, nullptr, ct, L + 16, nullptr,
+                                                    0, nonce, k.data()) == 0)
         opened.insert(out);
     }
   std::set<std::vector<uint8_t>> mine;

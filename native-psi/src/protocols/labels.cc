@@ -33,8 +33,8 @@ void key_of(const Block* k, uint8_t key[32]) {
 
 }  // namespace
 
-Status LabelLayout::make(uint32_t sigma, uint64_t n_r, uint64_t n_s, uint32_t h, uint64_t label_len,
-                         LabelLayout* out) {
+Status LabelLayout::make(uint32_t sigma, uint64_t n_r, uint64_t n_s, uint32_t h,
+                         uint64_t label_len, LabelLayout* out) {
   if (label_len < 1 || label_len > PSI_MAX_LABEL_BYTES)
     return argument_error("label must be in [1, " + std::to_string(PSI_MAX_LABEL_BYTES) +
                           "] bytes, got " + std::to_string(label_len));
@@ -300,7 +300,8 @@ Status LabelReceiver::absorb(ByteView chunk, const std::string& at) {
     if (records_seen_ == total)
       return peer_error(at + ": label message longer than the expected " +
                         std::to_string(layout_.message_bytes()) + " bytes");
-    const size_t R = records_seen_ < nk ? layout_.key_record_bytes() : layout_.label_record_bytes();
+    const size_t R =
+        records_seen_ < nk ? layout_.key_record_bytes() : layout_.label_record_bytes();
     if (carry_len_ || rd.remaining() < R) {
       const size_t n = std::min(R - carry_len_, rd.remaining());
       rd.read(carry_.data() + carry_len_, n);
@@ -323,8 +324,8 @@ Status LabelReceiver::absorb(ByteView chunk, const std::string& at) {
 Status LabelReceiver::finish(const std::string& at) {
   const uint64_t total = layout_.key_records() + layout_.label_records();
   if (records_seen_ != total || carry_len_ != 0)
-    return peer_error(at + ": label message ended after " + std::to_string(records_seen_) + " of " +
-                      std::to_string(total) + " records");
+    return peer_error(at + ": label message ended after " + std::to_string(records_seen_) +
+                      " of " + std::to_string(total) + " records");
   const size_t L = layout_.label_len;
   std::vector<uint32_t> order(matches_.size());
   std::iota(order.begin(), order.end(), 0u);

@@ -5,8 +5,8 @@
 // From an OPRF value F (128 bits, secret unless the receiver holds the element) and public tweaks
 // derived from the run's instance and the protocol's domain, with H the fixed-key tweakable
 // correlation-robust hash (core/aes.h):
-//   tag(F) = H(F ^ t_tag) truncated to tag_bytes = sigma + log2 n_r + log2(h n_s) bits
-//   (mask_bytes), k1(F) = H(F ^ t_k1), k2(F) = H(F ^ t_k2).
+//   tag(F) = H(F ^ t_tag) truncated to tag_bytes = sigma + log2 n_r + log2(h n_s) bits (mask_bytes),
+//   k1(F) = H(F ^ t_k1), k2(F) = H(F ^ t_k2).
 // Label ciphertexts are ChaCha20-Poly1305 (IETF, libsodium) under single-use keys, nonce 0, no
 // associated data: label_len + 16 bytes each.
 //
@@ -17,9 +17,9 @@
 //   h n_s key records tag(F) | ((c | u32 position) ^ (k1(F) | k2(F))[0..20)), the sender's order;
 //   then n_s label records AEAD(H(c ^ t_c1) | H(c ^ t_c2), label), record p for the element at
 //   label position p, c a fresh random 128-bit content key per element.
-// Sizes depend only on n_r, n_s, h and label_len. The receiver matches each record's tag against
-// its own items' tags; a match whose label does not authenticate (or whose position is out of range
-// or taken twice) is PSI_ERR_PEER_MESSAGE, never a wrong label.
+// Sizes depend only on n_r, n_s, h and label_len. The receiver matches each record's tag against its
+// own items' tags; a match whose label does not authenticate (or whose position is out of range or
+// taken twice) is PSI_ERR_PEER_MESSAGE, never a wrong label.
 #pragma once
 
 #include <cstddef>
@@ -35,8 +35,8 @@
 
 namespace psi {
 
-constexpr size_t kLabelMacBytes = 16;      // Poly1305 tag after each label ciphertext
-constexpr size_t kLabelKeyBytes = 16;      // content key c of the indirect format
+constexpr size_t kLabelMacBytes = 16;     // Poly1305 tag after each label ciphertext
+constexpr size_t kLabelKeyBytes = 16;     // content key c of the indirect format
 constexpr size_t kLabelKeyPlain = 16 + 4;  // c | u32 position, padded in a key record
 
 // The public shape of one run's label message.
@@ -137,12 +137,12 @@ class LabelReceiver {
   };
   LabelLayout layout_;
   LabelDerive derive_;
-  std::vector<uint8_t> item_tag_;  // receiver_size * tag_bytes
-  std::vector<Block> item_key_;    // 2 per item: k1, k2
-  std::vector<uint64_t> lookup_;   // fingerprint (tag bytes 4..7) << 32 | item + 1
+  std::vector<uint8_t> item_tag_;    // receiver_size * tag_bytes
+  std::vector<Block> item_key_;      // 2 per item: k1, k2
+  std::vector<uint64_t> lookup_;     // fingerprint (tag bytes 4..7) << 32 | item + 1
   uint64_t lookup_mask_ = 0;
-  std::vector<uint8_t> matched_;  // per item: already matched
-  std::vector<uint32_t> want_;    // indirect: per label position, match index + 1
+  std::vector<uint8_t> matched_;     // per item: already matched
+  std::vector<uint32_t> want_;       // indirect: per label position, match index + 1
   std::vector<Match> matches_;
   std::vector<uint8_t> match_labels_;  // label_len per match, in match order
   uint64_t records_seen_ = 0;          // key records, then label records
