@@ -18,6 +18,11 @@ import java.util.List;
  * Each learns the other's size n as the other's public size policy fixes it (flink-jobs
  * PublicSize), and the bin count.
  *
+ * <p>The approval shows the join too: its kind (what A's output holds: inner, left, semi- or
+ * anti-join, after SQL's rules for a WHERE after a LEFT JOIN), each key equality as the parties
+ * compute it (a column, or an expression each party evaluates on its own rows), and how SQL's rules
+ * changed the kind, if they did. A semi- or anti-join sends no column of B.
+ *
  * <p>Stored as JSON with the query ({@code queries.disclosure_json}) and shown by the API.
  *
  * @param mode {@code both} or {@code labeled}
@@ -29,6 +34,9 @@ record Disclosure(
     JoinMode mode,
     Integer labelBytes,
     String modeText,
+    String join,
+    List<String> keys,
+    List<String> notes,
     Table peerLearnsAboutMine,
     Table iLearnAboutPeer) {
 
@@ -72,11 +80,28 @@ record Disclosure(
     Table mine = table(mySide, r, mode, myDataset, myPolicy, countOnly);
     Table theirs = table(mySide.peer(), r, mode, peerDataset, peerPolicy, countOnly);
     String modeText = modeText(mode, labelBytes, countOnly);
+    List<String> keys = new java.util.ArrayList<>();
+    for (int i = 0; i < r.a().keys().size(); i++) {
+      keys.add(key(Role.A, r.a().keys().get(i)) + " = " + key(Role.B, r.b().keys().get(i)));
+    }
+    String join = countOnly ? "count of common keys" : r.kind().text();
     return new Disclosure(
-        modeText + " The peer learns " + mine.text() + " I learn " + theirs.text(),
+        "A "
+            + join
+            + " on "
+            + String.join(" AND ", keys)
+            + ". "
+            + modeText
+            + " The peer learns "
+            + mine.text()
+            + " I learn "
+            + theirs.text(),
         mode,
         mode == JoinMode.LABELED ? labelBytes : null,
         modeText,
+        join,
+        keys,
+        r.notes(),
         mine,
         theirs);
   }
@@ -98,6 +123,13 @@ record Disclosure(
     }
     return "Mode both: A and B each learn which of their own keys match; A receives B's columns"
         + " for them.";
+  }
+
+  /** A column key as {@code a.email}, an expression as {@code (LOWER(`email`) of a)}. */
+  private static String key(Role side, io.psiflink.query.JoinKey k) {
+    return k.plain()
+        ? side.table() + "." + k.name()
+        : "(" + k.flinkSql() + " of " + side.table() + ")";
   }
 
   /** What the other party learns about the table of {@code owner}. */

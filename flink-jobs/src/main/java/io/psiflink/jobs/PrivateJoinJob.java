@@ -20,6 +20,7 @@ import io.psiflink.connectors.TableSource;
 import io.psiflink.connectors.row.RowCodec;
 import io.psiflink.jobs.bin.BinRouting;
 import io.psiflink.jobs.bin.TokenRecord;
+import io.psiflink.jobs.filter.KeyExpressions;
 import io.psiflink.jobs.filter.WhereFilter;
 import io.psiflink.jobs.psi.BinContext;
 import io.psiflink.jobs.psi.BinPsiOperator;
@@ -32,6 +33,7 @@ import io.psiflink.jobs.session.SessionHandshake;
 import io.psiflink.jobs.session.SessionSecrets;
 import io.psiflink.jobs.token.TokenizeFunction;
 import io.psiflink.query.ExpectedColumns;
+import io.psiflink.query.JoinKey;
 import io.psiflink.query.JoinQuery;
 import io.psiflink.query.OutputColumn;
 import io.psiflink.query.PartyView;
@@ -56,6 +58,7 @@ import org.apache.flink.configuration.PipelineOptions;
 import org.apache.flink.configuration.StateBackendOptions;
 import org.apache.flink.runtime.state.KeyGroupRangeAssignment;
 import org.apache.flink.streaming.api.datastream.DataStream;
+import org.apache.flink.streaming.api.datastream.SingleOutputStreamOperator;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.streaming.api.functions.sink.v2.DiscardingSink;
 import org.apache.flink.table.api.EnvironmentSettings;
@@ -128,10 +131,8 @@ public final class PrivateJoinJob {
       TableSchema schema,
       PartyView view,
       StagedOutput staged,
-      StagedOutput quarantine) {
-    List<Column> keys() {
-      return columns(schema, view.keyColumns());
-    }
+      StagedOutput quarantine,
+      List<Column> keys) {
 
     List<Column> kept() {
       return columns(schema, view.revealedColumns());
@@ -148,6 +149,8 @@ public final class PrivateJoinJob {
       ExpectedColumns.check(cfg.expectedColumns(), schema, "of party " + cfg.party());
     }
     PartyView view = query.view(role, schema);
+    // the keys' types, computed keys' by Flink: the handshake compares them with the peer's
+    List<Column> keys = KeyExpressions.columns(schema, view.keys());
     // checked before the handshake, so that an existing output fails fast, not after the join
     StagedOutput staged = isOutputParty(role) ? StagedOutput.prepare(cfg.out()) : null;
     StagedOutput quarantine =
@@ -159,14 +162,18 @@ public final class PrivateJoinJob {
               + "counts would tell A more than the total; leave --bins out");
     }
     LOG.info(
-        "party {}: table {} {}; keys {}, keeps {}, WHERE {}",
+        "party {}: table {} {}; {}, keys {}, keeps {}, WHERE {}",
         cfg.party(),
         JdbcTable.redact(cfg.table()),
         schema,
-        view.keyColumns(),
+        view.kind().text(),
+        keys,
         view.revealedColumns(),
         view.wherePredicate().isEmpty() ? "(none)" : view.wherePredicate());
-    return new Plan(role, query, schema, view, staged, quarantine);
+    for (String note : view.notes()) {
+      LOG.info("party {}: {}", cfg.party(), note);
+    }
+    return new Plan(role, query, schema, view, staged, quarantine, keys);
   }
 
   /** Step 2: the signed control handshake with the peer's job over the bridge. */
@@ -289,7 +296,7 @@ public final class PrivateJoinJob {
       throws Exception {
     Role role = role(cfg);
     boolean outputParty = isOutputParty(role);
-    List<Column> keys = columns(schema, view.keyColumns());
+    List<Column> keys = KeyExpressions.columns(schema, view.keys());
     List<Column> kept = columns(schema, view.revealedColumns());
     // Both parties resolve the whole query against their own schema and the columns the peer's half
     // references: this checks types across the tables and catches an unqualified name both tables
@@ -343,15 +350,23 @@ public final class PrivateJoinJob {
             cfg.maxAttempts(),
             query.countOnly(),
             cfg.mode(),
-            cfg.labelBytes());
+            cfg.labelBytes(),
+            view.kind());
 
     StreamExecutionEnvironment env =
         StreamExecutionEnvironment.getExecutionEnvironment(flinkConfig(cfg));
     env.registerCachedFile(secretFileUri, JobSecrets.CACHE_NAME);
     String name = role.table();
-    // rows with a NULL key are quarantined while reading, where their file and line are known
+    // Rows with a NULL key column are quarantined while reading, where their file and line are
+    // known; not at the output party of a LEFT or anti-join, whose output they belong to, and not
+    // for the columns of a computed key (COALESCE(k, '') is not NULL).
+    boolean keepNullKeys = outputParty && view.kind().emitsUnmatched();
+    List<String> quarantineKeys =
+        keepNullKeys
+            ? List.of()
+            : view.keys().stream().filter(JoinKey::plain).map(k -> k.columns().get(0)).toList();
     SourceResult source =
-        TableSource.read(env, name, cfg.table(), schema, cfg.csv(), view.keyColumns());
+        TableSource.read(env, name, cfg.table(), schema, cfg.csv(), quarantineKeys);
     DataStream<Long> written =
         quarantine == null
             ? null
@@ -367,22 +382,28 @@ public final class PrivateJoinJob {
             cfg.quarantine(),
             outputParty ? "; the output was not written" : "");
     DataStream<Row> rows = source.rows();
-    if (!view.wherePredicate().isEmpty()) {
+    if (view.computedKeys()) {
+      StreamTableEnvironment tEnv =
+          StreamTableEnvironment.create(
+              env, EnvironmentSettings.newInstance().inBatchMode().build());
+      rows = KeyExpressions.apply(tEnv, rows, schema, view.wherePredicate(), view.keys(), keys);
+    } else if (!view.wherePredicate().isEmpty()) {
       StreamTableEnvironment tEnv =
           StreamTableEnvironment.create(
               env, EnvironmentSettings.newInstance().inBatchMode().build());
       rows = WhereFilter.apply(tEnv, rows, schema, view.wherePredicate());
     }
-    DataStream<byte[]> tokenized =
+    SingleOutputStreamOperator<byte[]> tokenized =
         rows.process(
                 new TokenizeFunction(
                     name,
-                    indices(schema, keys),
+                    KeyExpressions.fields(schema, view.keys()),
                     keys.stream().map(Column::type).toArray(ColumnType[]::new),
                     indices(schema, kept),
                     keptCodec,
                     JobSecrets.CACHE_NAME,
-                    secrets.bins()))
+                    secrets.bins(),
+                    keepNullKeys && !query.countOnly() ? output : null))
             .name(JobMetricNames.tokenizeOperator(name));
     // n, the size the peer learns: by the party's public size policy, from the rows to intersect
     // and every record read (the bins wait for it, and so for the bad-row gate)
@@ -411,6 +432,9 @@ public final class PrivateJoinJob {
             // the routing's assumptions hold
             .setParallelism(cfg.parallelism())
             .setMaxParallelism(maxParallelism);
+    if (keepNullKeys) {
+      joined = joined.union(tokenized.getSideOutput(TokenizeFunction.NULL_KEY_ROWS));
+    }
     if (outputParty) {
       TableSink.writeEncoded(joined, outSchema, staged.stagingDir(), cfg.outFormat());
     } else {

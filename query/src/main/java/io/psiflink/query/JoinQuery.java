@@ -18,27 +18,48 @@ import java.util.Objects;
  * <h2>The subset</h2>
  *
  * <pre>
- * SELECT &lt;items&gt; FROM a [AS x] [INNER] JOIN b [AS y]
- *   ON &lt;a-col&gt; = &lt;b-col&gt; [AND &lt;a-col&gt; = &lt;b-col&gt; ...]
+ * SELECT &lt;items&gt; FROM a [AS x] [INNER | LEFT [OUTER]] JOIN b [AS y]
+ *   ON &lt;key of a&gt; = &lt;key of b&gt; [AND ...] [AND &lt;condition on one table&gt; ...]
  *   [WHERE &lt;conjunct&gt; [AND &lt;conjunct&gt; ...]]
+ *
+ * SELECT &lt;items of a&gt; FROM a [AS x]
+ *   WHERE [NOT] EXISTS (SELECT ... FROM b [AS y] WHERE &lt;key of b&gt; = &lt;key of a&gt; [AND ...])
+ *   [AND &lt;conjunct on a&gt; ...]
+ *
+ * SELECT &lt;items of a&gt; FROM a [AS x]
+ *   WHERE &lt;key of a&gt; [NOT] IN (SELECT &lt;key of b&gt; FROM b [WHERE ...]) [AND ...]
  * </pre>
  *
  * <ul>
  *   <li>SELECT items are column references ({@code a.spend}, {@code x.spend}, or {@code spend} if
  *       only one table has it), optionally {@code AS name}, or {@code *}, {@code a.*}, {@code b.*}
- *       (all columns in table order, a's before b's for {@code *}).
+ *       (all columns in table order, a's before b's for {@code *}; only a's in a semi- or
+ *       anti-join).
  *   <li>{@code a} comes first in FROM. With an alias, columns are qualified by the alias (standard
  *       SQL), and an alias may not be the other table's name.
- *   <li>ON is one or more equalities between a column of a and a column of b (either order) joined
- *       by AND; the two columns must have the same {@link io.psiflink.api.ColumnType.KeyClass}.
+ *   <li>A key is a column or an expression over one table's columns ({@code LOWER(TRIM(a.email))},
+ *       {@code CAST}, {@code SUBSTRING}, {@code ||}, {@code COALESCE}, ...), which its party
+ *       evaluates with Flink SQL on its own rows ({@link JoinKey}); an expression mixing the tables
+ *       is refused naming it, and so is {@code NORMALIZE} (Flink SQL has no Unicode normalisation).
+ *       Keys compare by SQL equality: strings by their exact characters. The two keys of an
+ *       equality must have the same {@link io.psiflink.api.ColumnType.KeyClass}.
+ *   <li>ON (or the subquery's WHERE) holds the key equalities and conditions on one table's
+ *       columns: a filter of that table, except a's in a LEFT JOIN and inside NOT EXISTS (refused:
+ *       SQL would keep a's rows that fail it).
  *   <li>WHERE is a conjunction; each AND-ed condition may use the columns of one table only, and
  *       must use at least one. Inside a condition anything Flink SQL can evaluate on one row is
  *       allowed (comparisons, BETWEEN, IN lists, LIKE, IS [NOT] NULL, arithmetic, CAST, functions,
- *       OR and NOT); subqueries, aggregate and window functions and {@code ?} parameters are not.
+ *       OR and NOT); aggregate and window functions and {@code ?} parameters are not.
+ *   <li>The join kind ({@link JoinKind}): JOIN is INNER, LEFT JOIN is LEFT, [NOT] EXISTS and [NOT]
+ *       IN are SEMI and ANTI. After a LEFT JOIN, a WHERE condition on b's columns that NULL never
+ *       satisfies makes it INNER, {@code b.k IS NULL} on a key column of b makes it ANTI, any other
+ *       is refused ({@link ResolvedJoin#kind()}, {@link PartyView#notes()}). NOT IN is accepted
+ *       only where its keys are columns that cannot be NULL (NOT NULL in the schema, or tested
+ *       {@code IS NOT NULL} in the query).
  *   <li>Everything else is rejected with a {@link QueryException} naming the clause: set
  *       operations, WITH, ORDER BY, LIMIT/OFFSET, GROUP BY, HAVING, DISTINCT, WINDOW, QUALIFY,
- *       hints, outer, cross, comma, NATURAL and USING joins, other tables, subqueries, expressions
- *       in SELECT.
+ *       hints, RIGHT and FULL joins (they would give A rows of b outside the intersection), cross,
+ *       comma, NATURAL and USING joins, other tables, other subqueries, expressions in SELECT.
  * </ul>
  *
  * <h2>Identifiers and quoting</h2>
@@ -121,7 +142,10 @@ public final class JoinQuery implements Serializable {
         continue;
       }
       List<String> cols = new java.util.ArrayList<>();
-      for (Role s : item.starSide() == null ? PARTIES : List.of(item.starSide())) {
+      boolean subquery = parsed.kind() == JoinKind.SEMI || parsed.kind() == JoinKind.ANTI;
+      List<Role> starSides =
+          item.starSide() != null ? List.of(item.starSide()) : subquery ? List.of(Role.A) : PARTIES;
+      for (Role s : starSides) {
         for (int i = 0; i < (Role.A.equals(s) ? a : b).names().size(); i++) {
           OutputColumn oc = out.get(next++);
           cols.add(
@@ -158,18 +182,29 @@ public final class JoinQuery implements Serializable {
     return Resolver.view(parsed, side, own);
   }
 
-  /**
-   * SHA-256 (lower-case hex) of a canonical unparse of the parsed query: equal for queries that
-   * differ only in whitespace, comments, keyword and function-name case, {@code JOIN} versus {@code
-   * INNER JOIN}, parenthesisation of the AND-ed conditions, the order of the two columns of an ON
-   * equality whose columns are both qualified, or table aliases; different when a column, an alias
-   * of a column, a predicate or a literal changes.
-   */
   /** Whether the query is {@code SELECT COUNT(DISTINCT keys)}: only a count is revealed. */
   public boolean countOnly() {
     return parsed.count() != null;
   }
 
+  /**
+   * The join kind as written: INNER or LEFT for a JOIN, SEMI for EXISTS/IN, ANTI for NOT EXISTS/NOT
+   * IN. What A outputs may differ by SQL's rules for WHERE after a LEFT JOIN: see {@link
+   * ResolvedJoin#kind()} and {@link PartyView#kind()}.
+   */
+  public JoinKind writtenKind() {
+    return parsed.kind();
+  }
+
+  /**
+   * SHA-256 (lower-case hex) of a canonical unparse of the parsed query: equal for queries that
+   * differ only in whitespace, comments, keyword and function-name case, {@code JOIN} versus {@code
+   * INNER JOIN}, parenthesisation of the AND-ed conditions, the order of the two sides of an ON
+   * equality whose columns are all qualified, {@code EXISTS} versus {@code IN} for the same keys,
+   * or table aliases; different when the join kind, a key expression, a column, an alias of a
+   * column, a predicate or a literal changes. An inner join of columns has the fingerprint it had
+   * before join kinds and key expressions existed.
+   */
   public String fingerprint() {
     return fingerprint;
   }
@@ -202,7 +237,16 @@ public final class JoinQuery implements Serializable {
       }
       case "ON" -> {
         for (ParsedQuery.Equality e : parsed.on()) {
-          for (ParsedQuery.Ref r : java.util.List.of(e.left(), e.right())) {
+          for (ParsedQuery.Expr x : java.util.List.of(e.left(), e.right())) {
+            for (ParsedQuery.Ref r : x.refs()) {
+              if (matches.test(r)) {
+                out.add(r.span());
+              }
+            }
+          }
+        }
+        for (ParsedQuery.Conjunct c : parsed.onConditions()) {
+          for (ParsedQuery.Ref r : c.refs()) {
             if (matches.test(r)) {
               out.add(r.span());
             }
@@ -210,7 +254,9 @@ public final class JoinQuery implements Serializable {
         }
       }
       case "WHERE" -> {
-        for (ParsedQuery.Conjunct c : parsed.where()) {
+        java.util.List<ParsedQuery.Conjunct> conds = new java.util.ArrayList<>(parsed.where());
+        conds.addAll(parsed.onConditions());
+        for (ParsedQuery.Conjunct c : conds) {
           for (ParsedQuery.Ref r : c.refs()) {
             if (matches.test(r)) {
               out.add(r.span());

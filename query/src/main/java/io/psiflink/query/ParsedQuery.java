@@ -10,18 +10,29 @@ import java.util.List;
  *
  * @param qualifierA how table {@code a} is referred to in the query (its alias, or {@code a})
  * @param qualifierB how table {@code b} is referred to in the query
+ * @param kind the join kind as written: INNER or LEFT for {@code a [LEFT] JOIN b}, SEMI for {@code
+ *     EXISTS}/{@code IN}, ANTI for {@code NOT EXISTS}/{@code NOT IN} (a LEFT JOIN may still become
+ *     an inner or anti-join by its WHERE: {@link Resolver})
+ * @param notIn the anti-join was written {@code NOT IN}: its keys must be provably non-NULL
  * @param select the SELECT items in order (empty for a count)
  * @param count the query's {@code COUNT(DISTINCT ...)}, or null when it selects columns
- * @param on the ON equalities in order
- * @param where the WHERE conjuncts in order
+ * @param on the candidate key equalities in order: of ON, of the subquery's WHERE, or the pairs of
+ *     an IN
+ * @param onConditions the other AND-ed conditions of ON or of the subquery's WHERE
+ * @param onSpan the ON condition (or the subquery) as written, for messages
+ * @param where the conjuncts of the (outer) WHERE in order, without the subquery
  * @param canonical the canonical text the fingerprint is computed from
  */
 record ParsedQuery(
     String qualifierA,
     String qualifierB,
+    JoinKind kind,
+    boolean notIn,
     List<Item> select,
     Count count,
     List<Equality> on,
+    List<Conjunct> onConditions,
+    SourceSpan onSpan,
     List<Conjunct> where,
     String canonical)
     implements Serializable {
@@ -29,6 +40,7 @@ record ParsedQuery(
   ParsedQuery {
     select = List.copyOf(select);
     on = List.copyOf(on);
+    onConditions = List.copyOf(onConditions);
     where = List.copyOf(where);
   }
 
@@ -65,14 +77,56 @@ record ParsedQuery(
     }
   }
 
-  /** One ON equality {@code left = right}, as written. */
-  record Equality(Ref left, Ref right, SourceSpan span) implements Serializable {}
+  /**
+   * An expression over one table's columns (one side of a key equality).
+   *
+   * @param refs the column references in it, in order
+   * @param flinkSql its Flink SQL text, identifiers unqualified and backtick-quoted
+   * @param canonical its canonical text (qualified by table names, see the fingerprint)
+   * @param column the reference when the expression is just a column, else null
+   * @param strictRefs the references whose NULL makes the whole expression NULL
+   */
+  record Expr(
+      List<Ref> refs,
+      String flinkSql,
+      String canonical,
+      Ref column,
+      List<Ref> strictRefs,
+      SourceSpan span)
+      implements Serializable {
+    Expr {
+      refs = List.copyOf(refs);
+      strictRefs = List.copyOf(strictRefs);
+    }
+  }
 
   /**
-   * One AND-ed condition of WHERE: the columns it uses, and its Flink SQL text with identifiers
-   * unqualified and backtick-quoted.
+   * A candidate key equality {@code left = right}, as written. Whether it compares the two tables
+   * (a key) or two expressions of one table (then {@code asCondition}, a plain condition; null for
+   * the pairs of an IN, which must compare the tables) is known once each reference's table is.
    */
-  record Conjunct(List<Ref> refs, String flinkSql, SourceSpan span) implements Serializable {
+  record Equality(Expr left, Expr right, Conjunct asCondition, SourceSpan span)
+      implements Serializable {}
+
+  /**
+   * One AND-ed condition: the columns it uses, and its Flink SQL text with identifiers unqualified
+   * and backtick-quoted.
+   *
+   * @param canonical its text for the fingerprint
+   * @param isNullOf the column when the condition is {@code <column> IS NULL}, else null
+   * @param isNotNullOf the column when the condition is {@code <column> IS NOT NULL}, else null
+   * @param rejectsNull whether the condition cannot be TRUE when all its columns are NULL (SQL's
+   *     null-rejecting predicate), as far as a conservative analysis proves it
+   */
+  record Conjunct(
+      List<Ref> refs,
+      String flinkSql,
+      SourceSpan span,
+      String canonical,
+      Ref isNullOf,
+      Ref isNotNullOf,
+      boolean rejectsNull)
+      implements Serializable {
     Conjunct {
       refs = List.copyOf(refs);
     }

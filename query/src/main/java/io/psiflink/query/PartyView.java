@@ -10,9 +10,9 @@ import java.util.Objects;
  * only.
  *
  * @param side the party
- * @param keyColumns this side's column of each {@code ON} equality, in {@code ON} order; one entry
- *     per equality (a column may repeat), so position {@code i} of A's list pairs with position
- *     {@code i} of B's: the join key is the tuple of these columns, in this order
+ * @param keyColumns the columns this side's join keys use, in {@code ON} order, one entry per use
+ *     (a column may repeat); when every key is a column this is one entry per equality, position
+ *     {@code i} of A's list pairing with position {@code i} of B's
  * @param revealedColumns this side's columns that appear in {@code SELECT} (stars expanded),
  *     deduplicated, in order of first appearance
  * @param wherePredicate Flink SQL text of this side's {@code WHERE} conjuncts joined by {@code
@@ -23,6 +23,12 @@ import java.util.Objects;
  *     deduplicated, in order of first appearance
  * @param neededColumns the union of {@code keyColumns} and {@code revealedColumns}, in schema
  *     order: the columns this side must keep after filtering
+ * @param kind what A outputs ({@link JoinKind}), after WHERE: a LEFT JOIN whose WHERE rejects b's
+ *     NULLs is INNER, one with {@code WHERE b.k IS NULL} is ANTI
+ * @param keys this side's join keys ({@link JoinKey}), one per equality in order: position {@code
+ *     i} of A's list pairs with position {@code i} of B's, and the join key is their tuple
+ * @param notes how the query was read where SQL's rules changed its join kind, for the plan and the
+ *     log (e.g. a LEFT JOIN that runs as an inner join)
  */
 public record PartyView(
     Role side,
@@ -30,7 +36,10 @@ public record PartyView(
     List<String> revealedColumns,
     String wherePredicate,
     List<String> filterColumns,
-    List<String> neededColumns)
+    List<String> neededColumns,
+    JoinKind kind,
+    List<JoinKey> keys,
+    List<String> notes)
     implements Serializable {
   public PartyView {
     Objects.requireNonNull(side, "side");
@@ -39,5 +48,13 @@ public record PartyView(
     Objects.requireNonNull(wherePredicate, "wherePredicate");
     filterColumns = List.copyOf(filterColumns);
     neededColumns = List.copyOf(neededColumns);
+    Objects.requireNonNull(kind, "kind");
+    keys = List.copyOf(keys);
+    notes = List.copyOf(notes);
+  }
+
+  /** Whether some join key is an expression (computed with Flink SQL), not a column. */
+  public boolean computedKeys() {
+    return keys.stream().anyMatch(k -> !k.plain());
   }
 }

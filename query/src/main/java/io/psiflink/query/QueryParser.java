@@ -4,6 +4,7 @@ import io.psiflink.api.Role;
 import io.psiflink.query.ParsedQuery.Conjunct;
 import io.psiflink.query.ParsedQuery.Count;
 import io.psiflink.query.ParsedQuery.Equality;
+import io.psiflink.query.ParsedQuery.Expr;
 import io.psiflink.query.ParsedQuery.Item;
 import io.psiflink.query.ParsedQuery.Ref;
 import java.util.ArrayList;
@@ -16,6 +17,7 @@ import java.util.Set;
 import java.util.stream.Collectors;
 import org.apache.calcite.config.Lex;
 import org.apache.calcite.runtime.CalciteException;
+import org.apache.calcite.sql.JoinType;
 import org.apache.calcite.sql.SqlBasicCall;
 import org.apache.calcite.sql.SqlCall;
 import org.apache.calcite.sql.SqlDataTypeSpec;
@@ -79,7 +81,6 @@ final class QueryParser {
   private final SourceText src;
   private String qualifierA;
   private String qualifierB;
-  private final List<String> canonicalWhere = new ArrayList<>();
 
   private QueryParser(String sql) {
     this.sql = sql;
@@ -101,13 +102,48 @@ final class QueryParser {
     }
     SqlSelect select = singleSelect(node);
     checkClauses(select);
-    SqlJoin join = readFrom(select);
+    List<SqlNode> whereNodes =
+        new ArrayList<>(select.getWhere() == null ? List.of() : conjuncts(select.getWhere()));
+    List<Equality> on = new ArrayList<>();
+    List<Conjunct> onConditions = new ArrayList<>();
+    JoinKind kind;
+    SourceSpan onSpan;
+    boolean notIn = false;
+    if (select.getFrom() instanceof SqlJoin) {
+      SqlJoin join = readFrom(select);
+      kind = join.getJoinType() == JoinType.LEFT ? JoinKind.LEFT : JoinKind.INNER;
+      onSpan = src.span(join.getCondition());
+      readOn(join.getCondition(), "ON", on, onConditions);
+    } else {
+      SqlNode sub = subqueryConjunct(select, whereNodes);
+      whereNodes.remove(sub);
+      onSpan = src.span(sub);
+      notIn = readSubquery(sub, on, onConditions);
+      kind = isNegated(sub) ? JoinKind.ANTI : JoinKind.SEMI;
+    }
     Count count = readCount(select.getSelectList());
+    if (count != null && kind != JoinKind.INNER) {
+      throw new QueryException(
+          "SELECT",
+          "COUNT(DISTINCT ...) is computed for an inner JOIN only (the number of keys both"
+              + " tables hold), not for a "
+              + kind.text(),
+          count.span());
+    }
     List<Item> items = count != null ? List.of() : readSelect(select.getSelectList());
-    List<Equality> on = readOn(join);
-    List<Conjunct> where = select.getWhere() == null ? List.of() : readWhere(select.getWhere());
+    List<Conjunct> where = readWhere(whereNodes);
     return new ParsedQuery(
-        qualifierA, qualifierB, items, count, on, where, canonical(items, count, on, where));
+        qualifierA,
+        qualifierB,
+        kind,
+        notIn,
+        items,
+        count,
+        on,
+        onConditions,
+        onSpan,
+        where,
+        canonical(kind, notIn, items, count, on, onConditions, where));
   }
 
   // ---------------------------------------------------------------- statement shape
@@ -134,6 +170,14 @@ final class QueryParser {
               + " quotes; string literals use single quotes)";
     }
     SourceSpan at = e.getPos() == null ? null : src.span(e.getPos());
+    if (at != null && at.text().equalsIgnoreCase("NORMALIZE")) {
+      return new QueryException(
+          "SQL",
+          "NORMALIZE is not available: Flink SQL has no Unicode normalisation function, so keys"
+              + " are compared as SQL compares strings (their exact characters); normalise the"
+              + " tables' strings before the join, or compare with LOWER, UPPER, TRIM, ...",
+          at);
+    }
     if (msg.startsWith("Encountered \"<EOF>\"")) {
       msg = "the query ends too early" + msg.substring("Encountered \"<EOF>\"".length());
       at = src.lastWord();
@@ -276,7 +320,17 @@ final class QueryParser {
     String joinText = describe(src.between(join.getLeft(), join.getRight()));
     switch (join.getJoinType()) {
       case INNER:
+      case LEFT:
         break;
+      case RIGHT:
+      case FULL:
+        throw new QueryException(
+            "FROM",
+            joinText
+                + " is not allowed: it would give party A the rows of b outside the intersection,"
+                + " which party B never reveals; a JOIN, LEFT JOIN, EXISTS or NOT EXISTS keeps"
+                + " to A's rows",
+            src.between(join.getLeft(), join.getRight()));
       case COMMA:
         throw new QueryException(
             "FROM",
@@ -285,7 +339,8 @@ final class QueryParser {
       default:
         throw new QueryException(
             "FROM",
-            joinText + " is not allowed: only an inner JOIN with equalities in ON is supported",
+            joinText
+                + " is not allowed: only JOIN and LEFT JOIN with equalities in ON are supported",
             src.between(join.getLeft(), join.getRight()));
     }
     if (join.isNatural()) {
@@ -619,72 +674,367 @@ final class QueryParser {
     }
   }
 
-  private List<Equality> readOn(SqlJoin join) throws QueryException {
-    List<Equality> out = new ArrayList<>();
-    for (SqlNode e : conjuncts(join.getCondition())) {
-      if (e.getKind() == SqlKind.OR) {
+  /**
+   * Reads the AND-ed conditions of ON (or of a correlated subquery's WHERE, {@code clause}
+   * "WHERE"): an equality between two expressions that use columns is a candidate key equality (the
+   * resolver decides which compare the two tables); anything else is a condition on one table.
+   */
+  private void readOn(SqlNode condition, String clause, List<Equality> on, List<Conjunct> conds)
+      throws QueryException {
+    SqlNode oneTableEquality = null;
+    for (SqlNode e : conjuncts(condition)) {
+      if (e.getKind() == SqlKind.EQUALS) {
+        SqlCall eq = (SqlCall) e;
+        Expr l = expr(eq.operand(0), clause);
+        Expr r = expr(eq.operand(1), clause);
+        Set<Role> ls = qualifiers(l.refs());
+        Set<Role> rs = qualifiers(r.refs());
+        boolean oneTable =
+            ls.size() == 1
+                && ls.equals(rs)
+                && l.refs().stream().allMatch(x -> x.qualifier() != null)
+                && r.refs().stream().allMatch(x -> x.qualifier() != null);
+        if (!l.refs().isEmpty() && !r.refs().isEmpty() && !oneTable) {
+          for (Expr x : List.of(l, r)) {
+            if (qualifiers(x.refs()).size() > 1) {
+              throw mixedKey(clause, x.span());
+            }
+          }
+          on.add(new Equality(l, r, condition(e, clause), src.span(e)));
+          continue;
+        }
+      }
+      Conjunct c = condition(e, clause);
+      if (e.getKind() == SqlKind.EQUALS && oneTableEquality == null) {
+        oneTableEquality = e;
+      }
+      if (qualifiers(c.refs()).size() > 1) {
         throw new QueryException(
-            "ON",
-            "OR is not allowed in ON: the ON condition is equalities"
-                + " between a column of a and a column of b, joined by AND",
+            clause,
+            "this condition uses columns of both a and b; besides the key equalities (an"
+                + " expression of a = an expression of b) each AND-ed condition may use the columns"
+                + " of only one table",
             src.span(e));
       }
-      if (e.getKind() != SqlKind.EQUALS) {
-        throw new QueryException(
-            "ON",
-            "only equalities between a column of a and a column of b"
-                + " are allowed in ON (joined by AND); conditions on one table belong in WHERE",
-            src.span(e));
+      conds.add(c);
+    }
+    if (on.isEmpty() && oneTableEquality != null) {
+      Set<Role> sides = qualifiers(condition(oneTableEquality, clause).refs());
+      throw new QueryException(
+          clause,
+          "this equality compares "
+              + (isConstant(((SqlCall) oneTableEquality).operand(0))
+                      || isConstant(((SqlCall) oneTableEquality).operand(1))
+                  ? "a constant with table "
+                  : "two columns of table ")
+              + (sides.isEmpty() ? "a or b" : sides.iterator().next().table())
+              + "; the join needs at least one equality between an expression of a and one of b",
+          src.span(oneTableEquality));
+    }
+    if (on.isEmpty()) {
+      throw new QueryException(
+          clause,
+          "the join needs at least one equality between an expression of a and one of b, e.g."
+              + " a.k = b.k or LOWER(a.email) = LOWER(b.email)",
+          src.span(condition));
+    }
+  }
+
+  private boolean isConstant(SqlNode n) throws QueryException {
+    return new Rewriter(false, "ON").rewriteRefs(n).isEmpty();
+  }
+
+  static QueryException mixedKey(String clause, SourceSpan at) {
+    return new QueryException(
+        clause,
+        "this key expression uses columns of both a and b; each side of a key equality is"
+            + " computed by one party on its own rows, from its own columns",
+        at);
+  }
+
+  private static Set<Role> qualifiers(List<Ref> refs) {
+    Set<Role> out = new HashSet<>();
+    for (Ref r : refs) {
+      if (r.qualifier() != null) {
+        out.add(r.qualifier());
       }
-      SqlCall eq = (SqlCall) e;
-      if (!isColumn(eq.operand(0)) || !isColumn(eq.operand(1))) {
-        throw new QueryException(
-            "ON",
-            "each equality must compare a column of a with a column"
-                + " of b, not expressions or constants",
-            src.span(e));
-      }
-      Ref l = ref((SqlIdentifier) eq.operand(0), "ON");
-      Ref r = ref((SqlIdentifier) eq.operand(1), "ON");
-      if (l.qualifier() != null && l.qualifier() == r.qualifier()) {
-        throw new QueryException(
-            "ON",
-            "this equality compares two columns of table "
-                + l.qualifier().table()
-                + "; each equality must compare a column of a with a column"
-                + " of b",
-            src.span(e));
-      }
-      out.add(new Equality(l, r, src.span(e)));
     }
     return out;
   }
 
-  // ---------------------------------------------------------------- WHERE
+  /** One side of a key equality: its Flink SQL, canonical text and references. */
+  private Expr expr(SqlNode n, String clause) throws QueryException {
+    Rewriter flink = new Rewriter(false, clause);
+    SqlNode rewritten = flink.rewrite(n);
+    Ref column = isColumn(n) ? ref((SqlIdentifier) n, clause) : null;
+    // a column is written as in ON before key expressions existed: fingerprints stay the same
+    String canonical =
+        column != null
+            ? canonical(column)
+            : FlinkDialect.unparse(new Rewriter(true, clause).rewrite(n));
+    List<Ref> strict = new ArrayList<>();
+    for (Ref r : flink.refs) {
+      if (Nulls.nullish(n, id -> id.names.equals(namesOf(r)))) {
+        strict.add(r);
+      }
+    }
+    return new Expr(
+        flink.refs, FlinkDialect.unparse(rewritten), canonical, column, strict, src.span(n));
+  }
 
-  private List<Conjunct> readWhere(SqlNode where) throws QueryException {
-    List<Conjunct> out = new ArrayList<>();
-    for (SqlNode c : conjuncts(where)) {
-      Rewriter flink = new Rewriter(false);
-      SqlNode rewritten = flink.rewrite(c);
-      Set<Role> sides = new HashSet<>();
-      for (Ref r : flink.refs) {
-        if (r.qualifier() != null) {
-          sides.add(r.qualifier());
+  /** The identifier parts a reference was written with. */
+  private List<String> namesOf(Ref r) {
+    return r.qualifier() == null ? List.of(r.column()) : List.of(q(r.qualifier()), r.column());
+  }
+
+  private String q(Role side) {
+    return Role.A.equals(side) ? qualifierA : qualifierB;
+  }
+
+  /** A single-table condition: its Flink SQL, canonical text and what the NULL analysis proves. */
+  private Conjunct condition(SqlNode c, String clause) throws QueryException {
+    Rewriter flink = new Rewriter(false, clause);
+    SqlNode rewritten = flink.rewrite(c);
+    if (flink.refs.isEmpty()) {
+      throw new QueryException(
+          clause,
+          "this condition uses no column: each AND-ed condition must test columns of a or of b",
+          src.span(c));
+    }
+    String canonical = FlinkDialect.unparse(new Rewriter(true, clause).rewrite(c));
+    Ref isNull = null;
+    Ref isNotNull = null;
+    if ((c.getKind() == SqlKind.IS_NULL || c.getKind() == SqlKind.IS_NOT_NULL)
+        && isColumn(((SqlCall) c).operand(0))) {
+      Ref r = ref((SqlIdentifier) ((SqlCall) c).operand(0), clause);
+      if (c.getKind() == SqlKind.IS_NULL) {
+        isNull = r;
+      } else {
+        isNotNull = r;
+      }
+    }
+    return new Conjunct(
+        flink.refs,
+        FlinkDialect.unparse(rewritten),
+        src.span(c),
+        canonical,
+        isNull,
+        isNotNull,
+        Nulls.rejects(c));
+  }
+
+  // ---------------------------------------------------------------- semi- and anti-joins
+
+  /**
+   * With FROM a alone, the one AND-ed condition of WHERE that is a subquery over b: EXISTS, NOT
+   * EXISTS, IN or NOT IN. Reads table a's name and alias first.
+   */
+  private SqlNode subqueryConjunct(SqlSelect select, List<SqlNode> where) throws QueryException {
+    SqlNode from = select.getFrom();
+    if (from == null) {
+      throw new QueryException(
+          "FROM", "the query must read FROM a JOIN b ON <a-column> = <b-column>", src.all());
+    }
+    String[] a = table(from);
+    SqlNode found = null;
+    for (SqlNode c : where) {
+      SqlNode e = c.getKind() == SqlKind.NOT ? ((SqlCall) c).operand(0) : c;
+      boolean sub =
+          e.getKind() == SqlKind.EXISTS
+              || ((e.getKind() == SqlKind.IN || e.getKind() == SqlKind.NOT_IN)
+                  && isQuery(((SqlCall) e).operand(1)));
+      if (sub) {
+        if (found != null) {
+          throw new QueryException(
+              "WHERE",
+              "only one subquery (EXISTS, NOT EXISTS, IN or NOT IN over b) is allowed",
+              src.span(c));
+        }
+        found = c;
+      }
+    }
+    if (found == null) {
+      for (SqlNode c : where) {
+        SqlNode nested = nestedQuery(c);
+        if (nested != null) {
+          throw new QueryException(
+              "WHERE",
+              "a subquery over b may only be one AND-ed condition of WHERE: [NOT] EXISTS (SELECT"
+                  + " 1 FROM b WHERE b.k = a.k ...) or a.k [NOT] IN (SELECT b.k FROM b ...)",
+              src.span(nested));
         }
       }
-      if (sides.size() > 1) {
-        throw mixesTables(src.span(c));
+      throw new QueryException(
+          "FROM",
+          "the query must join the two tables: FROM a JOIN b ON <a-column> = <b-column>, or FROM a"
+              + " WHERE [NOT] EXISTS (SELECT 1 FROM b WHERE b.k = a.k)",
+          src.span(from));
+    }
+    if (!a[0].equals("a")) {
+      throw new QueryException(
+          "FROM",
+          "write table a in FROM and b in the subquery: party A's table gives the rows",
+          src.span(from));
+    }
+    if ("b".equals(a[1])) {
+      throw new QueryException(
+          "FROM", "alias b of table a would be confused with table b", src.span(from));
+    }
+    qualifierA = a[1] != null ? a[1] : "a";
+    return found;
+  }
+
+  /** The first subquery inside {@code n}, or null. */
+  private static SqlNode nestedQuery(SqlNode n) {
+    if (n == null) {
+      return null;
+    }
+    if (isQuery(n)) {
+      return n;
+    }
+    if (n instanceof SqlNodeList list) {
+      for (SqlNode o : list) {
+        SqlNode q = nestedQuery(o);
+        if (q != null) {
+          return q;
+        }
       }
-      if (flink.refs.isEmpty()) {
+    }
+    if (n instanceof SqlCall call) {
+      for (SqlNode o : call.getOperandList()) {
+        SqlNode q = nestedQuery(o);
+        if (q != null) {
+          return q;
+        }
+      }
+    }
+    return null;
+  }
+
+  private static boolean isNegated(SqlNode c) {
+    return c.getKind() == SqlKind.NOT || c.getKind() == SqlKind.NOT_IN;
+  }
+
+  /**
+   * Reads the subquery of a semi- or anti-join: its table b, the key equalities and b's conditions.
+   * Returns whether it is a NOT IN.
+   */
+  private boolean readSubquery(SqlNode c, List<Equality> on, List<Conjunct> conds)
+      throws QueryException {
+    boolean negated = c.getKind() == SqlKind.NOT;
+    SqlCall e = (SqlCall) (negated ? ((SqlCall) c).operand(0) : c);
+    SqlSelect sub = subSelect(e.getKind() == SqlKind.EXISTS ? e.operand(0) : e.operand(1));
+    readSubqueryTable(sub);
+    if (e.getKind() == SqlKind.EXISTS) {
+      if (sub.getWhere() == null) {
         throw new QueryException(
             "WHERE",
-            "this condition uses no column: each AND-ed condition"
-                + " must test columns of a or of b",
-            src.span(c));
+            "the EXISTS subquery must relate b's rows to a's: SELECT 1 FROM b WHERE b.k = a.k",
+            src.span(sub));
       }
-      out.add(new Conjunct(flink.refs, FlinkDialect.unparse(rewritten), src.span(c)));
-      canonicalWhere.add(FlinkDialect.unparse(new Rewriter(true).rewrite(c)));
+      readOn(sub.getWhere(), "WHERE", on, conds);
+      return false;
+    }
+    // [NOT] IN: the left side's expressions pair with the subquery's SELECT items, in order
+    SqlNode left = e.operand(0);
+    List<SqlNode> lefts =
+        left instanceof SqlNodeList l
+            ? l.getList()
+            : left.getKind() == SqlKind.ROW ? ((SqlCall) left).getOperandList() : List.of(left);
+    List<SqlNode> rights = new ArrayList<>();
+    for (SqlNode item : sub.getSelectList()) {
+      SqlNode x = item.getKind() == SqlKind.AS ? ((SqlCall) item).operand(0) : item;
+      if (x instanceof SqlIdentifier id && id.isStar()) {
+        throw new QueryException(
+            "WHERE", "list b's key expressions in the IN subquery, not *", src.span(x));
+      }
+      rights.add(x);
+    }
+    if (lefts.size() != rights.size()) {
+      throw new QueryException(
+          "WHERE",
+          "IN compares "
+              + lefts.size()
+              + " expression(s) of a with "
+              + rights.size()
+              + " of the subquery",
+          src.span(e));
+    }
+    for (int i = 0; i < lefts.size(); i++) {
+      Expr l = expr(lefts.get(i), "WHERE");
+      Expr r = expr(rights.get(i), "WHERE");
+      for (Expr x : List.of(l, r)) {
+        if (x.refs().isEmpty()) {
+          throw new QueryException(
+              "WHERE", "IN must compare expressions of a with expressions of b", x.span());
+        }
+      }
+      if (qualifiers(l.refs()).contains(Role.B) || qualifiers(r.refs()).contains(Role.A)) {
+        throw new QueryException(
+            "WHERE",
+            "IN must compare expressions of a (left) with expressions of b (in the subquery)",
+            src.span(e));
+      }
+      on.add(new Equality(l, r, null, src.span(e)));
+    }
+    if (sub.getWhere() != null) {
+      for (SqlNode w : conjuncts(sub.getWhere())) {
+        Conjunct cond = condition(w, "WHERE");
+        if (qualifiers(cond.refs()).contains(Role.A)) {
+          throw new QueryException(
+              "WHERE",
+              "the IN subquery may test only b's columns; relate the tables with EXISTS (SELECT 1"
+                  + " FROM b WHERE b.k = a.k AND ...)",
+              src.span(w));
+        }
+        conds.add(cond);
+      }
+    }
+    return negated || e.getKind() == SqlKind.NOT_IN;
+  }
+
+  private SqlSelect subSelect(SqlNode n) throws QueryException {
+    if (!(n instanceof SqlSelect sub)) {
+      throw new QueryException(
+          "WHERE", "the subquery must be a single SELECT ... FROM b WHERE ...", src.span(n));
+    }
+    checkClauses(sub);
+    return sub;
+  }
+
+  private void readSubqueryTable(SqlSelect sub) throws QueryException {
+    SqlNode from = sub.getFrom();
+    if (from == null || from instanceof SqlJoin) {
+      throw new QueryException(
+          "WHERE",
+          "the subquery must read table b alone: SELECT 1 FROM b WHERE b.k = a.k",
+          from == null ? src.span(sub) : src.span(from));
+    }
+    String[] b = table(from);
+    if (!b[0].equals("b")) {
+      throw new QueryException(
+          "WHERE", "the subquery must read table b (party B), not " + b[0], src.span(from));
+    }
+    if ("a".equals(b[1])) {
+      throw new QueryException(
+          "WHERE", "alias a of table b would be confused with table a", src.span(from));
+    }
+    qualifierB = b[1] != null ? b[1] : "b";
+    if (qualifierA.equals(qualifierB)) {
+      throw new QueryException("WHERE", "both tables are called " + qualifierA, src.span(from));
+    }
+  }
+
+  // ---------------------------------------------------------------- WHERE
+
+  private List<Conjunct> readWhere(List<SqlNode> where) throws QueryException {
+    List<Conjunct> out = new ArrayList<>();
+    for (SqlNode c : where) {
+      Conjunct conjunct = condition(c, "WHERE");
+      if (qualifiers(conjunct.refs()).size() > 1) {
+        throw mixesTables(src.span(c));
+      }
+      out.add(conjunct);
     }
     return out;
   }
@@ -706,10 +1056,17 @@ final class QueryParser {
    */
   private final class Rewriter extends SqlShuttle {
     private final boolean canonical;
+    private final String clause;
     final List<Ref> refs = new ArrayList<>();
 
-    Rewriter(boolean canonical) {
+    Rewriter(boolean canonical, String clause) {
       this.canonical = canonical;
+      this.clause = clause;
+    }
+
+    List<Ref> rewriteRefs(SqlNode node) throws QueryException {
+      rewrite(node);
+      return refs;
     }
 
     SqlNode rewrite(SqlNode node) throws QueryException {
@@ -726,7 +1083,7 @@ final class QueryParser {
       if (fn != null) {
         return new SqlBasicCall(fn, List.of(), id.getParserPosition());
       }
-      Ref r = call(() -> ref(id, "WHERE"));
+      Ref r = call(() -> ref(id, clause));
       refs.add(r);
       // Quoted positions: an identifier spelled like a niladic function (a column named
       // CURRENT_DATE) must be written back quoted, or it would turn into the function.
@@ -740,7 +1097,7 @@ final class QueryParser {
     @Override
     public SqlNode visit(SqlDynamicParam param) {
       throw new Failure(
-          new QueryException("WHERE", "query parameters (?) are not allowed", src.span(param)));
+          new QueryException(clause, "query parameters (?) are not allowed", src.span(param)));
     }
 
     @Override
@@ -762,12 +1119,28 @@ final class QueryParser {
     public SqlNode visit(SqlCall call) {
       if (isQuery(call)) {
         throw new Failure(
-            new QueryException("WHERE", "subqueries are not allowed", src.span(call)));
+            new QueryException(
+                clause,
+                "subqueries are not allowed here (a subquery over b may only be one AND-ed"
+                    + " condition of WHERE with FROM a alone: [NOT] EXISTS, [NOT] IN)",
+                src.span(call)));
       }
       if (isAggregateOrWindow(call)) {
         throw new Failure(
             new QueryException(
-                "WHERE", "aggregate and window functions are not allowed", src.span(call)));
+                clause, "aggregate and window functions are not allowed", src.span(call)));
+      }
+      if (call.getOperator() instanceof SqlUnresolvedFunction fn
+          && UNICODE_NORMALIZATION.contains(fn.getName().toUpperCase(Locale.ROOT))) {
+        throw new Failure(
+            new QueryException(
+                clause,
+                fn.getName()
+                    + " is not available: Flink SQL has no Unicode normalisation function, so"
+                    + " keys are compared as SQL compares strings (their exact characters);"
+                    + " normalise the tables' strings before the join, or compare with LOWER,"
+                    + " UPPER, TRIM, ...",
+                src.span(call)));
       }
       SqlNode out = super.visit(call);
       if (out instanceof SqlCall c && c.getOperator() instanceof SqlUnresolvedFunction fn) {
@@ -791,6 +1164,10 @@ final class QueryParser {
       return out;
     }
   }
+
+  /** Function names of Unicode normalisation in other SQL dialects, which Flink SQL lacks. */
+  private static final Set<String> UNICODE_NORMALIZATION =
+      Set.of("NORMALIZE", "NFC", "NFD", "NFKC", "NFKD", "UNICODE_NORMALIZE");
 
   private interface Step<T> {
     T get() throws QueryException;
@@ -822,7 +1199,14 @@ final class QueryParser {
    * identifier quoted, keywords and unquoted function names upper-case. It does not depend on
    * whitespace, comments or keyword case.
    */
-  private String canonical(List<Item> items, Count count, List<Equality> on, List<Conjunct> where) {
+  private String canonical(
+      JoinKind kind,
+      boolean notIn,
+      List<Item> items,
+      Count count,
+      List<Equality> on,
+      List<Conjunct> onConditions,
+      List<Conjunct> where) {
     StringBuilder sb = new StringBuilder(CANONICAL_VERSION).append("\nSELECT ");
     if (count != null) {
       sb.append("COUNT(DISTINCT ")
@@ -832,23 +1216,37 @@ final class QueryParser {
           .append(FlinkDialect.quote(count.name()));
     }
     sb.append(items.stream().map(QueryParser::canonical).collect(Collectors.joining(", ")));
-    sb.append("\nFROM a INNER JOIN b\nON ");
+    // an inner join of columns reads as it did before join kinds and key expressions existed, so
+    // that its fingerprint did not change
+    sb.append("\nFROM a ")
+        .append(
+            switch (kind) {
+              case INNER -> "INNER JOIN";
+              case LEFT -> "LEFT JOIN";
+              case SEMI -> "SEMI JOIN";
+              case ANTI -> notIn ? "ANTI JOIN (NOT IN)" : "ANTI JOIN";
+            })
+        .append(" b\nON ");
     List<String> eqs = new ArrayList<>();
     for (Equality e : on) {
-      Ref l = e.left();
-      Ref r = e.right();
-      if (Role.B.equals(l.qualifier()) && Role.A.equals(r.qualifier())) {
-        Ref t = l;
+      Expr l = e.left();
+      Expr r = e.right();
+      if (qualifiers(l.refs()).equals(Set.of(Role.B))
+          && qualifiers(r.refs()).equals(Set.of(Role.A))) {
+        Expr t = l;
         l = r;
         r = t;
       }
-      eqs.add(canonical(l) + " = " + canonical(r));
+      eqs.add(l.canonical() + " = " + r.canonical());
+    }
+    for (Conjunct c : onConditions) {
+      eqs.add("(" + c.canonical() + ")");
     }
     sb.append(String.join(" AND ", eqs));
     if (!where.isEmpty()) {
       sb.append("\nWHERE ");
       sb.append(
-          canonicalWhere.stream().map(c -> "(" + c + ")").collect(Collectors.joining(" AND ")));
+          where.stream().map(c -> "(" + c.canonical() + ")").collect(Collectors.joining(" AND ")));
     }
     return sb.toString();
   }

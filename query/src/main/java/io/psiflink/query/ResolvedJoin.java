@@ -9,7 +9,9 @@ import java.util.Objects;
  * A join query checked against both parties' schemas.
  *
  * @param query the query
- * @param on the {@code ON} equalities in query order, each with the column of {@code a} first
+ * @param kind what A outputs, after WHERE ({@link PartyView#kind()})
+ * @param on the key equalities in query order, each with the key of {@code a} first (its column, or
+ *     its expression's Flink SQL text: {@link JoinKey#name()})
  * @param output the result columns, in {@code SELECT} order with stars expanded, with unique output
  *     names; empty for a count
  * @param count for {@code SELECT COUNT(DISTINCT keys)}, the name of the one result column (a
@@ -19,6 +21,7 @@ import java.util.Objects;
  */
 public record ResolvedJoin(
     JoinQuery query,
+    JoinKind kind,
     List<KeyPair> on,
     List<OutputColumn> output,
     String count,
@@ -27,10 +30,16 @@ public record ResolvedJoin(
     implements Serializable {
   public ResolvedJoin {
     Objects.requireNonNull(query, "query");
+    Objects.requireNonNull(kind, "kind");
     on = List.copyOf(on);
     output = List.copyOf(output);
     Objects.requireNonNull(a, "a");
     Objects.requireNonNull(b, "b");
+  }
+
+  /** How the query was read where SQL's rules changed its join kind ({@link PartyView#notes()}). */
+  public List<String> notes() {
+    return a.notes();
   }
 
   /** The view of the given party. */

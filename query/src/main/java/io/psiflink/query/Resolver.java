@@ -31,6 +31,11 @@ final class Resolver {
   private final Map<Role, Set<String>> revealed = new HashMap<>();
   private final Map<Role, List<String>> predicates = new HashMap<>();
   private final Map<Role, Set<String>> filtered = new HashMap<>();
+  private final Map<Role, List<JoinKey>> joinKeys = new HashMap<>();
+  private final List<ParsedQuery.Expr[]> pairs = new ArrayList<>();
+  private final Set<String> strictKeyColumnsB = new HashSet<>();
+  private final List<String> notes = new ArrayList<>();
+  private JoinKind kind;
 
   private Resolver(ParsedQuery q, TableSchema schemaA, TableSchema schemaB) {
     this.q = q;
@@ -41,6 +46,7 @@ final class Resolver {
       revealed.put(s, new LinkedHashSet<>());
       predicates.put(s, new ArrayList<>());
       filtered.put(s, new LinkedHashSet<>());
+      joinKeys.put(s, new ArrayList<>());
     }
   }
 
@@ -50,6 +56,7 @@ final class Resolver {
     r.run();
     return new ResolvedJoin(
         query,
+        r.kind,
         r.on,
         r.output,
         q.count() == null ? null : q.count().name(),
@@ -135,81 +142,287 @@ final class Resolver {
   }
 
   private void run() throws QueryException {
+    kind = q.kind();
     readOn();
     readWhere();
     readSelect();
   }
 
+  /** The clause that holds the key equalities: ON, or the subquery's WHERE. */
+  private String onClause() {
+    return q.kind() == JoinKind.SEMI || q.kind() == JoinKind.ANTI ? "WHERE" : "ON";
+  }
+
+  /** The one table an expression's references belong to. */
+  private Role sideOf(ParsedQuery.Expr x, String clause) throws QueryException {
+    Set<Role> sides = new HashSet<>();
+    for (Ref r : x.refs()) {
+      sides.add(sideOf(r, clause));
+    }
+    if (sides.size() > 1) {
+      throw QueryParser.mixedKey(clause, x.span());
+    }
+    return sides.iterator().next();
+  }
+
+  private Role sideOf(Conjunct c, String clause, boolean inWhere) throws QueryException {
+    Set<Role> sides = new HashSet<>();
+    for (Ref r : c.refs()) {
+      sides.add(sideOf(r, clause));
+    }
+    if (sides.size() > 1) {
+      throw inWhere
+          ? QueryParser.mixesTables(c.span())
+          : new QueryException(
+              clause,
+              "this condition uses columns of both a and b; besides the key equalities each"
+                  + " AND-ed condition may use the columns of only one table",
+              c.span());
+    }
+    return sides.iterator().next();
+  }
+
   private void readOn() throws QueryException {
+    String clause = onClause();
+    Equality oneTable = null; // the first equality that turned out to compare one table's columns
+    Role oneTableSide = null;
     for (Equality e : q.on()) {
-      Role l = sideOf(e.left(), "ON");
-      Role r = sideOf(e.right(), "ON");
+      Role l = sideOf(e.left(), clause);
+      Role r = sideOf(e.right(), clause);
       if (l == r) {
-        String problem;
-        if (schema(l) == null) {
-          Role own = l.peer();
-          problem =
-              "neither side of this equality is a column of "
-                  + own.table()
-                  + "; its columns are "
-                  + schema(own).names();
-        } else if (e.left().qualifier() == null || e.right().qualifier() == null) {
-          problem =
-              "both columns are in table "
-                  + l.table()
-                  + ": qualify them, e.g. "
-                  + q.qualifierA()
-                  + ".k = "
-                  + q.qualifierB()
-                  + ".k";
-        } else {
-          problem =
-              "this equality compares two columns of table "
-                  + l.table()
-                  + "; each equality must compare a column of a with a column of b";
+        if (e.asCondition() == null) {
+          throw new QueryException(
+              clause,
+              "IN must compare expressions of a (left) with expressions of b (in the subquery)",
+              e.span());
         }
-        throw new QueryException("ON", problem, e.span());
+        onCondition(l, e.asCondition());
+        if (oneTable == null) {
+          oneTable = e;
+          oneTableSide = l;
+        }
+        continue;
       }
-      Ref ra = Role.A.equals(l) ? e.left() : e.right();
-      Ref rb = Role.A.equals(l) ? e.right() : e.left();
-      if (full()) {
-        Column ca = schemaA.column(schemaA.indexOf(ra.column()).orElseThrow());
-        Column cb = schemaB.column(schemaB.indexOf(rb.column()).orElseThrow());
+      ParsedQuery.Expr xa = Role.A.equals(l) ? e.left() : e.right();
+      ParsedQuery.Expr xb = Role.A.equals(l) ? e.right() : e.left();
+      if (full() && xa.column() != null && xb.column() != null) {
+        Column ca = schemaA.column(schemaA.indexOf(xa.column().column()).orElseThrow());
+        Column cb = schemaB.column(schemaB.indexOf(xb.column().column()).orElseThrow());
         if (ca.type().keyClass() != cb.type().keyClass()) {
           throw new QueryException(
-              "ON",
+              clause,
               "a."
-                  + ra.column()
+                  + ca.name()
                   + " ("
                   + ca.type().sqlName()
                   + ") = b."
-                  + rb.column()
+                  + cb.name()
                   + " ("
                   + cb.type().sqlName()
                   + "): types do not compare",
               e.span());
         }
       }
-      on.add(new KeyPair(ra.column(), rb.column()));
-      keys.get(Role.A).add(ra.column());
-      keys.get(Role.B).add(rb.column());
+      JoinKey ka = key(xa);
+      JoinKey kb = key(xb);
+      on.add(new KeyPair(ka.name(), kb.name()));
+      pairs.add(new ParsedQuery.Expr[] {xa, xb});
+      joinKeys.get(Role.A).add(ka);
+      joinKeys.get(Role.B).add(kb);
+      for (Ref ref : xa.refs()) {
+        keys.get(Role.A).add(ref.column());
+      }
+      for (Ref ref : xb.refs()) {
+        keys.get(Role.B).add(ref.column());
+      }
+      for (Ref ref : xb.strictRefs()) {
+        strictKeyColumnsB.add(ref.column());
+      }
+    }
+    if (pairs.isEmpty() && oneTable != null && schema(oneTableSide) == null) {
+      Role own = oneTableSide.peer();
+      throw new QueryException(
+          clause,
+          "neither side of this equality is a column of "
+              + own.table()
+              + "; its columns are "
+              + schema(own).names(),
+          oneTable.span());
+    }
+    if (pairs.isEmpty() && oneTable != null) {
+      throw new QueryException(
+          clause,
+          "both columns are in table "
+              + oneTableSide.table()
+              + ": the join needs at least one equality between an expression of a and one of b;"
+              + " qualify the columns, e.g. "
+              + q.qualifierA()
+              + ".k = "
+              + q.qualifierB()
+              + ".k",
+          oneTable.span());
+    }
+    if (pairs.isEmpty()) {
+      throw new QueryException(
+          clause,
+          "the join needs at least one equality between an expression of a and one of b, e.g."
+              + " a.k = b.k",
+          q.onSpan());
+    }
+    for (Conjunct c : q.onConditions()) {
+      onCondition(sideOf(c, clause, false), c);
+    }
+    if (q.notIn()) {
+      checkNotIn();
     }
   }
 
+  private static JoinKey key(ParsedQuery.Expr x) {
+    if (x.column() != null) {
+      return JoinKey.column(x.column().column());
+    }
+    List<String> columns =
+        new ArrayList<>(new LinkedHashSet<>(x.refs().stream().map(Ref::column).toList()));
+    return new JoinKey(x.flinkSql(), x.flinkSql(), columns, false);
+  }
+
+  /** A condition of ON (or of the subquery's WHERE) on one table: that table's filter. */
+  private void onCondition(Role side, Conjunct c) throws QueryException {
+    if (Role.A.equals(side) && q.kind() == JoinKind.LEFT) {
+      throw new QueryException(
+          "ON",
+          "a condition on a's columns in the ON of a LEFT JOIN does not filter a's rows (SQL keeps"
+              + " a's other rows, with NULL for b's columns), which is not supported; to filter"
+              + " a's rows, put it in WHERE",
+          c.span());
+    }
+    if (Role.A.equals(side) && q.kind() == JoinKind.ANTI) {
+      throw new QueryException(
+          "WHERE",
+          "a condition on a's columns inside NOT EXISTS/NOT IN keeps a's rows that fail it"
+              + " (they have no match), which is not supported; to filter a's rows, put it in the"
+              + " outer WHERE",
+          c.span());
+    }
+    filter(side, c);
+  }
+
+  private void filter(Role side, Conjunct c) {
+    predicates.get(side).add(c.flinkSql());
+    for (Ref r : c.refs()) {
+      filtered.get(side).add(r.column());
+    }
+  }
+
+  /**
+   * NOT IN means the anti-join only when neither key can be NULL: one NULL in b's keys makes NOT IN
+   * false for every row, and a NULL key of a makes it NULL (the row is left out).
+   */
+  private void checkNotIn() throws QueryException {
+    for (ParsedQuery.Expr[] p : pairs) {
+      for (int i = 0; i < 2; i++) {
+        Role side = i == 0 ? Role.A : Role.B;
+        ParsedQuery.Expr x = p[i];
+        if (x.column() == null) {
+          throw notIn(side.table() + "'s key " + x.span().text() + " is an expression");
+        }
+        String col = x.column().column();
+        List<Conjunct> where = Role.A.equals(side) ? q.where() : q.onConditions();
+        boolean tested = false;
+        for (Conjunct c : where) {
+          if (c.isNotNullOf() != null
+              && c.isNotNullOf().column().equals(col)
+              && sideOf(c.isNotNullOf(), "WHERE") == side) {
+            tested = true;
+          }
+        }
+        TableSchema schema = schema(side);
+        boolean notNull =
+            schema != null && !schema.column(schema.indexOf(col).orElseThrow()).nullable();
+        if (!tested && !notNull && schema != null) {
+          throw notIn(
+              side.table()
+                  + "."
+                  + col
+                  + " may be NULL (its schema allows NULL and "
+                  + (Role.A.equals(side) ? "WHERE" : "the subquery's WHERE")
+                  + " has no "
+                  + x.span().text()
+                  + " IS NOT NULL)");
+        }
+      }
+    }
+  }
+
+  private QueryException notIn(String why) {
+    return new QueryException(
+        "WHERE",
+        "NOT IN is supported only where it means the anti-join: a NULL among b's keys makes NOT IN"
+            + " return no row at all, and a's rows with a NULL key are left out; here "
+            + why
+            + "; write NOT EXISTS (SELECT 1 FROM b WHERE b.k = a.k), or add b.k IS NOT NULL in the"
+            + " subquery and a.k IS NOT NULL in WHERE",
+        q.onSpan());
+  }
+
   private void readWhere() throws QueryException {
+    List<Conjunct> antiTests = new ArrayList<>();
+    List<Conjunct> rejecting = new ArrayList<>();
     for (Conjunct c : q.where()) {
-      Set<Role> sides = new HashSet<>();
-      Set<String> columns = new LinkedHashSet<>();
-      for (Ref r : c.refs()) {
-        sides.add(sideOf(r, "WHERE"));
-        columns.add(r.column());
+      Role side = sideOf(c, "WHERE", true);
+      if (Role.A.equals(side)) {
+        filter(side, c);
+        continue;
       }
-      if (sides.size() > 1) {
-        throw QueryParser.mixesTables(c.span());
+      switch (q.kind()) {
+        case INNER -> filter(side, c);
+        case SEMI, ANTI ->
+            throw new QueryException(
+                "WHERE",
+                "b's columns are not visible outside the subquery; test them inside it",
+                c.span());
+        case LEFT -> {
+          if (c.isNullOf() != null && strictKeyColumnsB.contains(c.isNullOf().column())) {
+            antiTests.add(c);
+          } else if (c.rejectsNull()) {
+            rejecting.add(c);
+          } else {
+            throw new QueryException(
+                "WHERE",
+                "after a LEFT JOIN this condition on b's columns would keep some of a's rows"
+                    + " without a match (b's columns NULL) and filter the matched ones, which is"
+                    + " not supported: put b's conditions in ON, use a condition that NULL fails"
+                    + " (then the query is an inner join), or b.k IS NULL on a key column of b"
+                    + " (then it is an anti-join)",
+                c.span());
+          }
+        }
       }
-      Role side = sides.iterator().next();
-      predicates.get(side).add(c.flinkSql());
-      filtered.get(side).addAll(columns);
+    }
+    if (!antiTests.isEmpty()) {
+      if (!rejecting.isEmpty()) {
+        throw new QueryException(
+            "WHERE",
+            "with "
+                + antiTests.get(0).span().text()
+                + " b's columns are NULL in every row, so this condition is never true",
+            rejecting.get(0).span());
+      }
+      kind = JoinKind.ANTI;
+      notes.add(
+          "LEFT JOIN with WHERE "
+              + antiTests.get(0).span().text()
+              + " (a key column of b) runs as an anti-join: a's rows without a match");
+    } else if (!rejecting.isEmpty()) {
+      kind = JoinKind.INNER;
+      for (Conjunct c : rejecting) {
+        filter(Role.B, c);
+      }
+      notes.add(
+          "LEFT JOIN with WHERE "
+              + rejecting.get(0).span().text()
+              + " runs as an inner join: that condition is never true for a's rows without a"
+              + " match (b's columns NULL)");
     }
   }
 
@@ -217,6 +430,17 @@ final class Resolver {
 
   /** COUNT(DISTINCT ...) must name exactly the join key columns of one table. */
   private void readCount() throws QueryException {
+    for (Role s : JoinQuery.PARTIES) {
+      for (JoinKey k : joinKeys.get(s)) {
+        if (!k.plain()) {
+          throw new QueryException(
+              "SELECT",
+              "COUNT(DISTINCT ...) needs join keys that are columns, not expressions such as "
+                  + k.name(),
+              q.count().span());
+        }
+      }
+    }
     Set<Role> sides = new HashSet<>();
     Set<String> columns = new HashSet<>();
     for (Ref r : q.count().keys()) {
@@ -245,9 +469,33 @@ final class Resolver {
       return;
     }
     List<Out> outs = new ArrayList<>();
+    boolean subquery = q.kind() == JoinKind.SEMI || q.kind() == JoinKind.ANTI;
     for (Item item : q.select()) {
+      boolean ofB =
+          item.star()
+              ? (item.starSide() == null ? !subquery : Role.B.equals(item.starSide()))
+              : sideOf(item.ref(), "SELECT") == Role.B;
+      if (ofB && subquery) {
+        throw new QueryException(
+            "SELECT",
+            "b's columns are not in the result of a "
+                + q.kind().text()
+                + ": the subquery only tests whether a row of a has a match",
+            item.span());
+      }
+      if (ofB && kind == JoinKind.ANTI) {
+        throw new QueryException(
+            "SELECT",
+            "b's columns are NULL in every row of this anti-join (WHERE b.k IS NULL); select a's"
+                + " columns only (a.* rather than *)",
+            item.span());
+      }
       if (item.star()) {
-        for (Role s : item.starSide() == null ? JoinQuery.PARTIES : List.of(item.starSide())) {
+        List<Role> sides =
+            item.starSide() != null
+                ? List.of(item.starSide())
+                : subquery ? List.of(Role.A) : JoinQuery.PARTIES;
+        for (Role s : sides) {
           if (schema(s) != null) {
             for (String col : schema(s).names()) {
               outs.add(new Out(s, col, null, item.span()));
@@ -311,6 +559,9 @@ final class Resolver {
         List.copyOf(revealed.get(side)),
         where,
         List.copyOf(filtered.get(side)),
-        neededInOrder);
+        neededInOrder,
+        kind,
+        joinKeys.get(side),
+        notes);
   }
 }

@@ -41,8 +41,8 @@ class JoinQueryParseTest {
     assertEquals(
         List.of("email_domain", "spend"), p.select().stream().map(i -> i.ref().column()).toList());
     assertEquals(2, p.on().size());
-    assertEquals("card", p.on().get(0).left().column());
-    assertEquals(Role.B, p.on().get(1).right().qualifier());
+    assertEquals("card", p.on().get(0).left().column().column());
+    assertEquals(Role.B, p.on().get(1).right().column().qualifier());
     assertEquals(
         List.of("`spend` > 23", "`country` = 'DE'"),
         p.where().stream().map(ParsedQuery.Conjunct::flinkSql).toList());
@@ -70,9 +70,9 @@ class JoinQueryParseTest {
   @Test
   void reversedOnKeepsBothOrientations() throws Exception {
     ParsedQuery p = JoinQuery.parse("SELECT a.k FROM a JOIN b ON b.k = a.k AND a.j = b.j").parsed();
-    assertEquals(Role.B, p.on().get(0).left().qualifier());
-    assertEquals(Role.A, p.on().get(0).right().qualifier());
-    assertEquals(Role.A, p.on().get(1).left().qualifier());
+    assertEquals(Role.B, p.on().get(0).left().column().qualifier());
+    assertEquals(Role.A, p.on().get(0).right().column().qualifier());
+    assertEquals(Role.A, p.on().get(1).left().column().qualifier());
   }
 
   @Test
@@ -98,7 +98,7 @@ class JoinQueryParseTest {
     assertEquals("City Name", p.select().get(0).alias());
     assertEquals("odd`name", p.select().get(1).ref().column());
     assertEquals("select", p.select().get(2).ref().column());
-    assertEquals("card no", p.on().get(0).left().column());
+    assertEquals("card no", p.on().get(0).left().column().column());
     assertEquals("`home city` LIKE 'Ber%'", p.where().get(0).flinkSql());
     assertEquals("`odd``name` <> 'x'", p.where().get(1).flinkSql());
   }
@@ -111,7 +111,7 @@ class JoinQueryParseTest {
                     .replace("a.Spend", "A_x.Spend"))
             .parsed();
     assertEquals("Spend", p.select().get(0).ref().column());
-    assertEquals("Card", p.on().get(0).left().column());
+    assertEquals("Card", p.on().get(0).left().column().column());
     QueryException e =
         assertThrows(
             QueryException.class, () -> JoinQuery.parse("SELECT A.k FROM a JOIN b ON a.k = b.k"));
@@ -191,7 +191,6 @@ class JoinQueryParseTest {
         Arguments.of("SELECT c.k FROM a JOIN b ON a.k = b.k", "SELECT", "c.k"),
         Arguments.of("SELECT a.k FROM a AS x JOIN b ON x.k = b.k", "SELECT", "a.k"),
         // FROM
-        Arguments.of("SELECT a.k FROM a LEFT JOIN b ON a.k = b.k", "FROM", "LEFT JOIN"),
         Arguments.of(
             "SELECT a.k FROM a RIGHT OUTER JOIN b ON a.k = b.k", "FROM", "RIGHT OUTER JOIN"),
         Arguments.of("SELECT a.k FROM a FULL JOIN b ON a.k = b.k", "FROM", "FULL JOIN"),
@@ -216,7 +215,6 @@ class JoinQueryParseTest {
         Arguments.of(
             "SELECT a.k FROM a JOIN b ON a.k = b.k OR a.j = b.j", "ON", "a.k = b.k OR a.j = b.j"),
         Arguments.of("SELECT a.k FROM a JOIN b ON a.k < b.k", "ON", "a.k < b.k"),
-        Arguments.of("SELECT a.k FROM a JOIN b ON UPPER(a.k) = b.k", "ON", "UPPER(a.k) = b.k"),
         Arguments.of("SELECT a.k FROM a JOIN b ON a.k = 1", "ON", "a.k = 1"),
         Arguments.of("SELECT a.k FROM a JOIN b ON a.k = a.j", "ON", "a.k = a.j"),
         Arguments.of("SELECT a.k FROM a JOIN b ON a.k = b.k AND TRUE", "ON", "TRUE"),
@@ -224,7 +222,6 @@ class JoinQueryParseTest {
             "SELECT a.k FROM a JOIN b ON a.k IS NOT DISTINCT FROM b.k",
             "ON",
             "a.k IS NOT DISTINCT FROM b.k"),
-        Arguments.of("SELECT a.k FROM a JOIN b ON a.k = b.k AND a.x > 3", "ON", "a.x > 3"),
         // WHERE
         Arguments.of(OK + " WHERE a.x = b.y", "WHERE", "a.x = b.y"),
         Arguments.of(OK + " WHERE a.x = 1 AND (a.y = 2 OR b.z = 3)", "WHERE", "a.y = 2 OR b.z = 3"),
@@ -268,7 +265,7 @@ class JoinQueryParseTest {
   @Test
   void messagesSayWhatIsWrong() {
     assertMessage("SELECT a.\"k\" FROM a JOIN b ON a.k = b.k", "backticks");
-    assertMessage("SELECT a.k FROM a LEFT JOIN b ON a.k = b.k", "LEFT JOIN is not allowed");
+    assertMessage("SELECT a.k FROM a RIGHT JOIN b ON a.k = b.k", "outside the intersection");
     assertMessage("SELECT COUNT(*) FROM a JOIN b ON a.k = b.k", "COUNT(DISTINCT");
     assertMessage("SELECT SUM(a.x) FROM a JOIN b ON a.k = b.k", "aggregate");
     assertMessage("SELECT a.k FROM a AS x JOIN b ON x.k = b.k", "table a is called x");

@@ -17,7 +17,9 @@ import java.nio.file.Path;
 import java.time.Instant;
 import java.time.ZoneOffset;
 import java.time.format.DateTimeFormatter;
+import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
@@ -583,6 +585,12 @@ public final class PsiCli {
   private void printDisclosure(JsonNode query) {
     JsonNode d = query.path("disclosure");
     if (d.isObject()) {
+      if (d.hasNonNull("join")) {
+        List<String> keys = new ArrayList<>();
+        d.path("keys").forEach(k -> keys.add(k.asText()));
+        out.println("join: " + d.path("join").asText() + " on " + String.join(" AND ", keys));
+        d.path("notes").forEach(n -> out.println("note: " + n.asText()));
+      }
       // which mode runs and what it means (null for queries stored before the labeled mode)
       if (d.hasNonNull("modeText")) {
         out.println(d.path("modeText").asText());

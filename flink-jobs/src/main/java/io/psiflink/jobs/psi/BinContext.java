@@ -6,6 +6,7 @@ import io.psiflink.connectors.row.RowCodec;
 import io.psiflink.jobs.session.BinKeys;
 import io.psiflink.nativepsi.ProtocolInfo;
 import io.psiflink.nativepsi.PsiRole;
+import io.psiflink.query.JoinKind;
 import java.io.Serializable;
 
 /**
@@ -14,7 +15,7 @@ import java.io.Serializable;
  * not ({@link BinKeys}). Immutable.
  */
 public final class BinContext implements Serializable {
-  private static final long serialVersionUID = 4L;
+  private static final long serialVersionUID = 5L;
 
   private final String session;
   private final Role role;
@@ -29,6 +30,7 @@ public final class BinContext implements Serializable {
   private final boolean cardinality;
   private final JoinMode mode;
   private final int labelBytes;
+  private final JoinKind kind;
 
   /**
    * @param role {@link Role#A} (PSI receiver, output party) or {@link Role#B} (PSI sender, which
@@ -56,6 +58,41 @@ public final class BinContext implements Serializable {
       boolean cardinality,
       JoinMode mode,
       int labelBytes) {
+    this(
+        session,
+        role,
+        bins,
+        sigma,
+        protocol,
+        protocolParams,
+        ownCodec,
+        peerCodec,
+        output,
+        maxAttempts,
+        cardinality,
+        mode,
+        labelBytes,
+        JoinKind.INNER);
+  }
+
+  /**
+   * @param kind what A outputs ({@link JoinKind}); for SEMI and ANTI, B sends no columns
+   */
+  public BinContext(
+      String session,
+      Role role,
+      int bins,
+      int sigma,
+      String protocol,
+      String protocolParams,
+      RowCodec ownCodec,
+      RowCodec peerCodec,
+      int[] output,
+      int maxAttempts,
+      boolean cardinality,
+      JoinMode mode,
+      int labelBytes,
+      JoinKind kind) {
     if (!role.isParty() || role.parties() != 2) {
       throw new IllegalArgumentException(
           "a bin is exchanged between party A and party B, not " + role.label());
@@ -73,6 +110,7 @@ public final class BinContext implements Serializable {
     this.cardinality = cardinality;
     this.mode = java.util.Objects.requireNonNull(mode, "mode");
     this.labelBytes = labelBytes;
+    this.kind = java.util.Objects.requireNonNull(kind, "kind");
   }
 
   public String session() {
@@ -146,5 +184,10 @@ public final class BinContext implements Serializable {
   /** The labeled mode's label size in bytes. */
   public int labelBytes() {
     return labelBytes;
+  }
+
+  /** What A outputs: the query's join kind. */
+  public JoinKind kind() {
+    return kind;
   }
 }

@@ -12,6 +12,7 @@ import io.psiflink.jobs.control.v1.Reveal;
 import io.psiflink.jobs.payload.BinLabels;
 import io.psiflink.jobs.payload.BinOutput;
 import io.psiflink.jobs.payload.BinPayload;
+import io.psiflink.jobs.payload.JoinKindOutput;
 import io.psiflink.jobs.session.BinKeys;
 import io.psiflink.nativepsi.ProtocolInfo;
 import io.psiflink.nativepsi.PsiParams;
@@ -138,7 +139,12 @@ public final class BinExchange {
     byte[] labels = null;
     if (ctx.labeled() && !receiver) {
       try {
-        labels = BinLabels.encode(table, ownBound, ctx.labelBytes(), bin);
+        // a semi- or anti-join shows A no column of B: its labels carry nothing, not even row
+        // counts
+        labels =
+            ctx.kind().peerColumns()
+                ? BinLabels.encode(table, ownBound, ctx.labelBytes(), bin)
+                : new byte[Math.toIntExact(Math.multiplyExact(ownBound, ctx.labelBytes()))];
       } catch (BinLabels.LabelOverflowException e) {
         // the peer learns that the job stopped, not why: the reason is about this party's rows
         raw.abort("party " + ctx.party() + " stopped at bin " + bin);
@@ -195,19 +201,30 @@ public final class BinExchange {
       // B's columns came with the PSI; B learned nothing and sends nothing more
       output =
           receiver
-              ? BinLabels.decode(payload, table, mine, peerLabels, ctx.labelBytes())
+              ? JoinKindOutput.of(
+                  ctx.kind(),
+                  ctx.ownCodec(),
+                  ctx.output(),
+                  table,
+                  java.util.Arrays.stream(mine).mapToInt(i -> (int) i).toArray(),
+                  ctx.kind().peerColumns()
+                      ? BinLabels.decode(payload, table, mine, peerLabels, ctx.labelBytes())
+                      : BinOutput.NONE)
               : BinOutput.NONE;
       rowsOut = output.rows();
     } else {
       // Both parties take the intersecting keys in token order, so A pairs B's columns with its
       // own keys in one pass.
       int[] keys = table.byToken(mine);
+      // a semi- or anti-join needs no columns of B: B sends none (not even its row counts)
+      boolean columns = ctx.kind().peerColumns();
       if (receiver) {
-        output = payload.receive(stream, table, keys);
+        BinOutput matched = columns ? payload.receive(stream, table, keys) : BinOutput.NONE;
+        output = JoinKindOutput.of(ctx.kind(), ctx.ownCodec(), ctx.output(), table, keys, matched);
         rowsOut = output.rows();
       } else {
         output = BinOutput.NONE;
-        rowsOut = payload.send(stream, table, keys);
+        rowsOut = columns ? payload.send(stream, table, keys) : 0;
       }
     }
     done(stream, ctx.psiRole());

@@ -3,7 +3,6 @@ package io.psiflink.jobs.token;
 import io.psiflink.api.ColumnType;
 import io.psiflink.connectors.row.Utf8;
 import java.nio.charset.StandardCharsets;
-import java.text.Normalizer;
 import java.util.Arrays;
 import org.apache.flink.types.Row;
 
@@ -14,8 +13,10 @@ import org.apache.flink.types.Row;
  * <ul>
  *   <li>INTEGER (INT, BIGINT): the value as 8 bytes big-endian two's complement;
  *   <li>FLOATING (FLOAT, DOUBLE): the IEEE-754 bits of the value widened to double, -0.0 as 0.0;
- *   <li>STRING: 4-byte length, then the UTF-8 bytes of the Unicode NFC normal form (no trimming, no
- *       case folding: 'Ab' and 'ab ' are different keys);
+ *   <li>STRING: 4-byte length, then the UTF-8 bytes of the string as it is: equal exactly when SQL
+ *       compares the strings equal (no Unicode normalisation, trimming or case folding: 'Ab', 'ab '
+ *       and 'ab', or a precomposed 'é' and 'e' with a combining accent, are different keys; a query
+ *       that wants them equal says so in ON, e.g. {@code LOWER(TRIM(a.k)) = LOWER(TRIM(b.k))});
  *   <li>BOOLEAN: one byte 0 or 1; BYTES: 4-byte length, then the bytes.
  * </ul>
  *
@@ -69,7 +70,7 @@ public final class KeyEncoder {
           if (Utf8.unpairedSurrogate(str) >= 0) {
             return false;
           }
-          putBytes(nfc(str).getBytes(StandardCharsets.UTF_8));
+          putBytes(str.getBytes(StandardCharsets.UTF_8));
         }
         case BOOLEAN -> put((byte) (((Boolean) v) ? 1 : 0));
         case BYTES -> putBytes((byte[]) v);
@@ -84,15 +85,6 @@ public final class KeyEncoder {
 
   public int length() {
     return len;
-  }
-
-  private static String nfc(String s) {
-    for (int i = 0; i < s.length(); i++) {
-      if (s.charAt(i) >= 0x300) { // below U+0300 nothing composes or decomposes
-        return Normalizer.normalize(s, Normalizer.Form.NFC);
-      }
-    }
-    return s;
   }
 
   private void ensure(int extra) {

@@ -4,22 +4,32 @@ import io.psiflink.api.ColumnType;
 import io.psiflink.api.JobMetricNames.Accumulators;
 import io.psiflink.connectors.row.RowCodec;
 import io.psiflink.jobs.bin.TokenRecord;
+import io.psiflink.jobs.payload.JoinKindOutput;
 import io.psiflink.jobs.psi.BinPsiOperator.PhaseClock;
 import io.psiflink.jobs.session.JobSecrets;
 import org.apache.flink.api.common.accumulators.LongCounter;
 import org.apache.flink.api.common.functions.OpenContext;
+import org.apache.flink.api.common.typeinfo.PrimitiveArrayTypeInfo;
 import org.apache.flink.metrics.Counter;
 import org.apache.flink.streaming.api.functions.ProcessFunction;
 import org.apache.flink.types.Row;
 import org.apache.flink.util.Collector;
+import org.apache.flink.util.OutputTag;
 
 /**
  * Phase 2 and the first half of phase 3: turns each filtered row into its token, its bin and the
  * encoded columns the party keeps for the output. Rows with a NULL (or NaN) key are counted, never
- * tokenized: they cannot match.
+ * tokenized: they cannot match. At the output party of a LEFT or anti-join they belong to the
+ * output (SQL: no match exists for them): they go to {@link #NULL_KEY_ROWS} as output rows, B's
+ * columns NULL.
  */
 public final class TokenizeFunction extends ProcessFunction<Row, byte[]> {
-  private static final long serialVersionUID = 1L;
+  private static final long serialVersionUID = 2L;
+
+  /** The side output of the output rows of A's rows whose key is NULL (LEFT and anti-joins). */
+  public static final OutputTag<byte[]> NULL_KEY_ROWS =
+      new OutputTag<>(
+          "rows with a NULL key", PrimitiveArrayTypeInfo.BYTE_PRIMITIVE_ARRAY_TYPE_INFO);
 
   private final int[] keyFields;
   private final ColumnType[] keyTypes;
@@ -32,6 +42,11 @@ public final class TokenizeFunction extends ProcessFunction<Row, byte[]> {
   private final int bins;
   private final String name;
 
+  /**
+   * Per output column its source (BinContext#output), or null: rows with a NULL key are dropped.
+   */
+  private final int[] nullKeyOutput;
+
   private transient KeyEncoder encoder;
   private transient Tokenizer tokenizer;
   private transient RowCodec.Out kept;
@@ -39,6 +54,8 @@ public final class TokenizeFunction extends ProcessFunction<Row, byte[]> {
   private transient Counter nullKeys;
   private transient LongCounter tokenizedAcc;
   private transient LongCounter nullKeysAcc;
+  private transient LongCounter rowsOutAcc;
+  private transient int[] starts;
 
   /**
    * @param name the table's name in the query ("a" or "b"), prefix of the accumulators
@@ -53,6 +70,24 @@ public final class TokenizeFunction extends ProcessFunction<Row, byte[]> {
       RowCodec keptCodec,
       String secretsName,
       int bins) {
+    this(name, keyFields, keyTypes, keptFields, keptCodec, secretsName, bins, null);
+  }
+
+  /**
+   * @param nullKeyOutput for the output party of a LEFT or anti-join, per output column its source
+   *     ({@code i >= 0} kept column i, negative a column of B): a row whose key is NULL is emitted
+   *     to {@link #NULL_KEY_ROWS} as that output row with B's columns NULL; null to drop such rows
+   */
+  public TokenizeFunction(
+      String name,
+      int[] keyFields,
+      ColumnType[] keyTypes,
+      int[] keptFields,
+      RowCodec keptCodec,
+      String secretsName,
+      int bins,
+      int[] nullKeyOutput) {
+    this.nullKeyOutput = nullKeyOutput == null ? null : nullKeyOutput.clone();
     this.name = name;
     this.keyFields = keyFields.clone();
     this.keyTypes = keyTypes.clone();
@@ -74,6 +109,12 @@ public final class TokenizeFunction extends ProcessFunction<Row, byte[]> {
     nullKeysAcc = new LongCounter();
     getRuntimeContext().addAccumulator(Accumulators.rowsTokenized(name), tokenizedAcc);
     getRuntimeContext().addAccumulator(Accumulators.rowsWithNullKey(name), nullKeysAcc);
+    if (nullKeyOutput != null) {
+      // the output's row count sums these with the bins' (accumulators merge by name)
+      rowsOutAcc = new LongCounter();
+      getRuntimeContext().addAccumulator(Accumulators.ROWS_OUT, rowsOutAcc);
+      starts = new int[keptCodec.arity() + 1];
+    }
   }
 
   @Override
@@ -81,6 +122,14 @@ public final class TokenizeFunction extends ProcessFunction<Row, byte[]> {
     if (!encoder.encode(row)) {
       nullKeys.inc();
       nullKeysAcc.add(1);
+      if (nullKeyOutput != null) {
+        kept.reset();
+        keptCodec.encode(row, keptFields, kept);
+        ctx.output(
+            NULL_KEY_ROWS,
+            JoinKindOutput.ownRow(keptCodec, nullKeyOutput, kept.array(), 0, kept.size(), starts));
+        rowsOutAcc.add(1);
+      }
       return;
     }
     tokenizer.tokenize(encoder.buffer(), encoder.length());

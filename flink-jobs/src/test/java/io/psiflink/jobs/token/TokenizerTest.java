@@ -1,5 +1,6 @@
 package io.psiflink.jobs.token;
 
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
@@ -81,16 +82,23 @@ class TokenizerTest {
   }
 
   @Test
-  void stringsAreNfcNormalisedButNotTrimmedOrFolded() {
+  void stringsAreTheirExactUtf8BytesAsSqlComparesThem() {
     KeyEncoder e = new KeyEncoder(new int[] {0}, new ColumnType[] {ColumnType.STRING});
     assertTrue(e.encode(Row.of("Cafe\u0301"))); // decomposed é
     byte[] decomposed = Arrays.copyOf(e.buffer(), e.length());
-    assertTrue(e.encode(Row.of("Caf\u00e9")));
-    assertTrue(Arrays.equals(decomposed, Arrays.copyOf(e.buffer(), e.length())));
+    // known answer: tag 4 (STRING), length 6, then the bytes as they are (no NFC)
+    assertArrayEquals(
+        new byte[] {4, 0, 0, 0, 6, 'C', 'a', 'f', 'e', (byte) 0xCC, (byte) 0x81}, decomposed);
+    assertTrue(e.encode(Row.of("Caf\u00e9"))); // precomposed é: SQL says a different string
+    assertArrayEquals(
+        new byte[] {4, 0, 0, 0, 5, 'C', 'a', 'f', (byte) 0xC3, (byte) 0xA9},
+        Arrays.copyOf(e.buffer(), e.length()));
     assertTrue(e.encode(Row.of("caf\u00e9")));
     assertFalse(Arrays.equals(decomposed, Arrays.copyOf(e.buffer(), e.length())));
     assertTrue(e.encode(Row.of("Caf\u00e9 ")));
     assertFalse(Arrays.equals(decomposed, Arrays.copyOf(e.buffer(), e.length())));
+    assertTrue(e.encode(Row.of("")));
+    assertArrayEquals(new byte[] {4, 0, 0, 0, 0}, Arrays.copyOf(e.buffer(), e.length()));
   }
 
   @Test
