@@ -155,7 +155,7 @@ public final class PrivateJoinJob {
     StagedOutput staged = isOutputParty(role) ? StagedOutput.prepare(cfg.out()) : null;
     StagedOutput quarantine =
         cfg.quarantine() == null ? null : StagedOutput.prepare(cfg.quarantine(), true);
-    ProtocolChoice.check(cfg.protocol(), query.countOnly(), cfg.mode());
+    ProtocolChoice.check(cfg.protocol(), query.countOnly(), cfg.mode(), view.kind().peerColumns());
     if (query.countOnly() && cfg.bins() > 1) {
       throw new IllegalArgumentException(
           "SELECT COUNT(DISTINCT ...) runs in one bin: per-bin "

@@ -11,7 +11,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 import java.util.UUID;
-import org.apache.flink.api.common.functions.MapFunction;
 import org.apache.flink.api.java.typeutils.RowTypeInfo;
 import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.table.api.EnvironmentSettings;
@@ -20,7 +19,6 @@ import org.apache.flink.table.api.TableEnvironment;
 import org.apache.flink.table.api.bridge.java.StreamTableEnvironment;
 import org.apache.flink.table.types.DataType;
 import org.apache.flink.types.Row;
-import org.apache.flink.types.RowKind;
 
 /**
  * A party's join keys that are expressions over its columns ({@code LOWER(TRIM(email))}), evaluated
@@ -138,7 +136,7 @@ public final class KeyExpressions {
     DataStream<Row> typed = rows;
     if (!rowType.schemaEquals(rows.getType())) {
       typed =
-          rows.map(new Positional(schema.names().toArray(new String[0]), false))
+          rows.map(new WhereFilter.Positional(schema.names().toArray(new String[0]), false))
               .returns(rowType)
               .name("as " + schema);
     }
@@ -186,7 +184,7 @@ public final class KeyExpressions {
             e);
       }
       return tEnv.toDataStream(computed)
-          .map(new Positional(extended.names().toArray(new String[0]), true))
+          .map(new WhereFilter.Positional(extended.names().toArray(new String[0]), true))
           .returns(FlinkTypes.rowType(extended))
           .name("keys " + keys.stream().map(JoinKey::name).toList());
     } finally {
@@ -196,27 +194,5 @@ public final class KeyExpressions {
 
   private static boolean startsWith(TableSchema schema, String prefix) {
     return schema.names().stream().anyMatch(n -> n.startsWith(prefix));
-  }
-
-  /** Copies each row into a plain positional INSERT row of the given columns. */
-  private static final class Positional implements MapFunction<Row, Row> {
-    private static final long serialVersionUID = 1L;
-    private final String[] names;
-    private final boolean byName;
-
-    Positional(String[] names, boolean byName) {
-      this.names = names;
-      this.byName = byName;
-    }
-
-    @Override
-    public Row map(Row in) {
-      Row out = new Row(RowKind.INSERT, names.length);
-      java.util.Set<String> named = in.getFieldNames(false);
-      for (int i = 0; i < names.length; i++) {
-        out.setField(i, byName && named != null ? in.getField(names[i]) : in.getField(i));
-      }
-      return out;
-    }
   }
 }

@@ -106,7 +106,7 @@ public final class WhereFilter {
   }
 
   /** Copies each row into a plain positional INSERT row of the schema's arity. */
-  private static final class Positional implements MapFunction<Row, Row> {
+  static final class Positional implements MapFunction<Row, Row> {
     private static final long serialVersionUID = 1L;
     private final String[] names;
     private final boolean byName;

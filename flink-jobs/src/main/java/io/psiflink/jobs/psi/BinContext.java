@@ -43,39 +43,6 @@ public final class BinContext implements Serializable {
    *     that count, to A, and no columns are exchanged
    * @param mode who learns the intersection: in {@link JoinMode#LABELED} B's columns travel in the
    *     PSI's labels of {@code labelBytes} bytes and B learns nothing
-   */
-  public BinContext(
-      String session,
-      Role role,
-      int bins,
-      int sigma,
-      String protocol,
-      String protocolParams,
-      RowCodec ownCodec,
-      RowCodec peerCodec,
-      int[] output,
-      int maxAttempts,
-      boolean cardinality,
-      JoinMode mode,
-      int labelBytes) {
-    this(
-        session,
-        role,
-        bins,
-        sigma,
-        protocol,
-        protocolParams,
-        ownCodec,
-        peerCodec,
-        output,
-        maxAttempts,
-        cardinality,
-        mode,
-        labelBytes,
-        JoinKind.INNER);
-  }
-
-  /**
    * @param kind what A outputs ({@link JoinKind}); for SEMI and ANTI, B sends no columns
    */
   public BinContext(
@@ -175,10 +142,16 @@ public final class BinContext implements Serializable {
 
   /**
    * Whether B's columns travel as the PSI's labels: the labeled mode of a query that has B's
-   * columns to send (a count-only query has none: its PSI reveals only the count, to A).
+   * columns to send (a count-only query has none: its PSI reveals only the count, to A; a semi- or
+   * anti-join none either: its PSI tells only A which of its keys match).
    */
   public boolean labeled() {
-    return mode == JoinMode.LABELED && !cardinality;
+    return mode == JoinMode.LABELED && !cardinality && kind.peerColumns();
+  }
+
+  /** Whether this party learns which of its keys intersect: all but B of the labeled mode. */
+  public boolean learnsIntersection() {
+    return psiRole() == PsiRole.RECEIVER || mode != JoinMode.LABELED;
   }
 
   /** The labeled mode's label size in bytes. */

@@ -130,7 +130,7 @@ public final class BinExchange {
             .receiverSize(receiver ? ownBound : agreed.peerBound())
             .senderSize(receiver ? agreed.peerBound() : ownBound)
             .instance(agreed.instance())
-            .output(ProtocolChoice.output(ctx.cardinality(), ctx.mode()))
+            .output(ProtocolChoice.output(ctx.cardinality(), ctx.mode(), ctx.kind().peerColumns()))
             .build();
     if (ctx.labeled()) {
       params = params.toBuilder().label(ctx.labelBytes()).build();
@@ -139,12 +139,7 @@ public final class BinExchange {
     byte[] labels = null;
     if (ctx.labeled() && !receiver) {
       try {
-        // a semi- or anti-join shows A no column of B: its labels carry nothing, not even row
-        // counts
-        labels =
-            ctx.kind().peerColumns()
-                ? BinLabels.encode(table, ownBound, ctx.labelBytes(), bin)
-                : new byte[Math.toIntExact(Math.multiplyExact(ownBound, ctx.labelBytes()))];
+        labels = BinLabels.encode(table, ownBound, ctx.labelBytes(), bin);
       } catch (BinLabels.LabelOverflowException e) {
         // the peer learns that the job stopped, not why: the reason is about this party's rows
         raw.abort("party " + ctx.party() + " stopped at bin " + bin);
@@ -168,7 +163,7 @@ public final class BinExchange {
       }
       StreamRounds.run(s, PsiPhase.ONLINE, stream);
       // the sender of a labeled run learns nothing: it has no result to ask for
-      boolean learns = receiver || !ctx.labeled();
+      boolean learns = ctx.learnsIntersection();
       cardinality = ctx.cardinality() ? s.resultSize() : -1;
       mine = ctx.cardinality() || !learns ? new long[0] : s.resultIndices();
       if (ctx.labeled() && receiver) {
@@ -207,9 +202,7 @@ public final class BinExchange {
                   ctx.output(),
                   table,
                   java.util.Arrays.stream(mine).mapToInt(i -> (int) i).toArray(),
-                  ctx.kind().peerColumns()
-                      ? BinLabels.decode(payload, table, mine, peerLabels, ctx.labelBytes())
-                      : BinOutput.NONE)
+                  BinLabels.decode(payload, table, mine, peerLabels, ctx.labelBytes()))
               : BinOutput.NONE;
       rowsOut = output.rows();
     } else {

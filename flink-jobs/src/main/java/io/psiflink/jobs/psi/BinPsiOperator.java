@@ -226,7 +226,7 @@ public final class BinPsiOperator extends AbstractStreamOperator<byte[]>
               return t;
             });
     // B of a labeled join learns nothing of the intersection: its logs say nothing of it either
-    boolean learns = !(ctx.labeled() && ctx.psiRole() == io.psiflink.nativepsi.PsiRole.SENDER);
+    boolean learns = ctx.learnsIntersection();
     try (BridgeClient client = BridgeClient.connect(bridge.clientConfig())) {
       int done = 0;
       for (int bin : owned) {

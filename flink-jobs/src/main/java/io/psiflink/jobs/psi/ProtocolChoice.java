@@ -18,13 +18,17 @@ public final class ProtocolChoice {
    * The output mode the job runs a bin with: a count-only query reveals only the intersection's
    * size to the receiver; a join lets each party learn its own intersecting keys (A joins, B sends
    * the columns of its matching rows), or in the labeled mode only A, B's columns travelling as
-   * labels of the PSI.
+   * labels of the PSI; a labeled semi- or anti-join ({@code peerColumns} false) needs no labels:
+   * only A learns which of its keys match.
    */
-  public static PsiParams.Output output(boolean countOnly, JoinMode mode) {
+  public static PsiParams.Output output(boolean countOnly, JoinMode mode, boolean peerColumns) {
     if (countOnly) {
       return PsiParams.Output.CARDINALITY;
     }
-    return mode == JoinMode.LABELED ? PsiParams.Output.LABELS : PsiParams.Output.BOTH;
+    if (mode == JoinMode.LABELED) {
+      return peerColumns ? PsiParams.Output.LABELS : PsiParams.Output.RECEIVER;
+    }
+    return PsiParams.Output.BOTH;
   }
 
   /**
@@ -34,7 +38,8 @@ public final class ProtocolChoice {
    * @throws IllegalArgumentException naming the known protocols for an unknown name, or the
    *     protocols that would do when this one cannot
    */
-  public static ProtocolInfo check(String name, boolean countOnly, JoinMode mode) {
+  public static ProtocolInfo check(
+      String name, boolean countOnly, JoinMode mode, boolean peerColumns) {
     ProtocolInfo p = ProtocolInfo.byName(name);
     if (p.parties() != 2) {
       throw new IllegalArgumentException(
@@ -58,7 +63,7 @@ public final class ProtocolChoice {
               + Tokens.BYTES
               + "-byte tokens");
     }
-    PsiParams.Output needed = output(countOnly, mode);
+    PsiParams.Output needed = output(countOnly, mode, peerColumns);
     if (!p.supports(needed)) {
       throw new IllegalArgumentException(
           (countOnly

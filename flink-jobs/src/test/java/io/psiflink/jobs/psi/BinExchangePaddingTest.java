@@ -14,6 +14,7 @@ import io.psiflink.nativepsi.PsiParams;
 import io.psiflink.nativepsi.PsiRole;
 import io.psiflink.nativepsi.PsiSession;
 import io.psiflink.nativepsi.RoundDriver;
+import io.psiflink.query.JoinKind;
 import java.io.ByteArrayOutputStream;
 import java.nio.file.Path;
 import java.security.SecureRandom;
@@ -86,7 +87,8 @@ class BinExchangePaddingTest {
             1,
             false,
             JoinMode.BOTH,
-            128);
+            128,
+            JoinKind.INNER);
     try (BridgeStream s = client.open("padding-test", "bin-0")) {
       List<Object> out = new ArrayList<>();
       BinExchange.BinStats st =

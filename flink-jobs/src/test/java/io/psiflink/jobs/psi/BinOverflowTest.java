@@ -14,6 +14,7 @@ import io.psiflink.jobs.bin.BinOverflowException;
 import io.psiflink.jobs.bin.BinPlan;
 import io.psiflink.jobs.bin.BinTable;
 import io.psiflink.jobs.session.BinKeys;
+import io.psiflink.query.JoinKind;
 import java.io.ByteArrayOutputStream;
 import java.nio.file.Path;
 import java.security.SecureRandom;
@@ -72,7 +73,8 @@ class BinOverflowTest {
                 3,
                 false,
                 JoinMode.BOTH,
-                128);
+                128,
+                JoinKind.INNER);
         BinOverflowException e =
             assertThrows(
                 BinOverflowException.class,

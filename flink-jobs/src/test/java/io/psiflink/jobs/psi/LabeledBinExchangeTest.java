@@ -20,6 +20,7 @@ import io.psiflink.nativepsi.PsiParams;
 import io.psiflink.nativepsi.PsiRole;
 import io.psiflink.nativepsi.PsiSession;
 import io.psiflink.nativepsi.RoundDriver;
+import io.psiflink.query.JoinKind;
 import java.io.ByteArrayOutputStream;
 import java.security.SecureRandom;
 import java.util.ArrayList;
@@ -144,7 +145,8 @@ class LabeledBinExchangeTest {
         1,
         false,
         JoinMode.LABELED,
-        label);
+        label,
+        JoinKind.INNER);
   }
 
   private static byte[][] setups(String protocol) {

@@ -18,20 +18,20 @@ class ProtocolChoiceTest {
   @Test
   void everyListedProtocolIsSelectableForAJoin() {
     for (ProtocolInfo p : ProtocolInfo.all()) {
-      assertEquals(p, ProtocolChoice.check(p.name(), false, JoinMode.BOTH));
+      assertEquals(p, ProtocolChoice.check(p.name(), false, JoinMode.BOTH, true));
     }
   }
 
   @Test
   void countOnlyNeedsACardinalityOutputAndNamesTheProtocolsThatHaveOne() {
-    assertEquals("ecdh", ProtocolChoice.check("ecdh", true, JoinMode.BOTH).name());
+    assertEquals("ecdh", ProtocolChoice.check("ecdh", true, JoinMode.BOTH, true).name());
     IllegalArgumentException e =
         assertThrows(
             IllegalArgumentException.class,
-            () -> ProtocolChoice.check("kkrt", true, JoinMode.BOTH));
+            () -> ProtocolChoice.check("kkrt", true, JoinMode.BOTH, true));
     assertEquals(
         "SELECT COUNT(DISTINCT ...) needs a protocol that can reveal only the count "
-            + "(--protocol ecdh): kkrt offers output receiver/both",
+            + "(--protocol ecdh): kkrt offers output receiver/both/labels",
         e.getMessage());
   }
 
@@ -40,16 +40,18 @@ class ProtocolChoiceTest {
     IllegalArgumentException e =
         assertThrows(
             IllegalArgumentException.class,
-            () -> ProtocolChoice.check("rsa", false, JoinMode.BOTH));
+            () -> ProtocolChoice.check("rsa", false, JoinMode.BOTH, true));
     assertEquals("unknown protocol 'rsa' (known: rr22, kkrt, ecdh)", e.getMessage());
   }
 
   @Test
   void outputModes() {
-    assertEquals(PsiParams.Output.CARDINALITY, ProtocolChoice.output(true, JoinMode.BOTH));
-    assertEquals(PsiParams.Output.BOTH, ProtocolChoice.output(false, JoinMode.BOTH));
-    assertEquals(PsiParams.Output.LABELS, ProtocolChoice.output(false, JoinMode.LABELED));
-    assertEquals(PsiParams.Output.CARDINALITY, ProtocolChoice.output(true, JoinMode.LABELED));
+    assertEquals(PsiParams.Output.CARDINALITY, ProtocolChoice.output(true, JoinMode.BOTH, true));
+    assertEquals(PsiParams.Output.BOTH, ProtocolChoice.output(false, JoinMode.BOTH, true));
+    assertEquals(PsiParams.Output.LABELS, ProtocolChoice.output(false, JoinMode.LABELED, true));
+    // a labeled semi- or anti-join: no column of B to carry, only A learns the matches
+    assertEquals(PsiParams.Output.RECEIVER, ProtocolChoice.output(false, JoinMode.LABELED, false));
+    assertEquals(PsiParams.Output.CARDINALITY, ProtocolChoice.output(true, JoinMode.LABELED, true));
   }
 
   @Test

@@ -25,6 +25,7 @@ import io.psiflink.nativepsi.PsiParams;
 import io.psiflink.nativepsi.PsiRole;
 import io.psiflink.nativepsi.PsiSession;
 import io.psiflink.nativepsi.RoundDriver;
+import io.psiflink.query.JoinKind;
 import java.io.ByteArrayOutputStream;
 import java.security.SecureRandom;
 import java.util.ArrayList;
@@ -130,7 +131,8 @@ class SealedBinExchangeTest {
         1,
         false,
         JoinMode.BOTH,
-        128);
+        128,
+        JoinKind.INNER);
   }
 
   /** What the relay does to the frames one party receives. */
