@@ -10,6 +10,8 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.condition.EnabledIfSystemProperty;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -22,9 +24,23 @@ import org.junit.jupiter.params.provider.ValueSource;
 class LabeledJoinTest {
   @TempDir Path dir;
 
+  @Test
+  void labeledJoinEqualsPlaintextJoinAndBLearnsNothing() throws Exception {
+    labeledJoin("rr22");
+  }
+
+  /**
+   * The other protocols' labels, end to end (each is tested against the oracle bin by bin in
+   * flink-jobs' LabeledBinExchangeTest in every build): two party JVMs each, so with --large.
+   */
   @ParameterizedTest
-  @ValueSource(strings = {"rr22", "kkrt", "ecdh"})
-  void labeledJoinEqualsPlaintextJoinAndBLearnsNothing(String protocol) throws Exception {
+  @ValueSource(strings = {"kkrt", "ecdh"})
+  @EnabledIfSystemProperty(named = "psi.large", matches = "true")
+  void labeledJoinWithEveryProtocol(String protocol) throws Exception {
+    labeledJoin(protocol);
+  }
+
+  private void labeledJoin(String protocol) throws Exception {
     JoinFixture f = JoinFixture.generate(1500, 2000, 0.5, 0.2, 0.05, 79);
     Map<String, String> opts = f.localJoinOptions(dir, "csv", "2", "512m");
     opts.put("protocol", protocol);
