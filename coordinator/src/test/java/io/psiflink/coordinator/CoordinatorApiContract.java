@@ -704,7 +704,7 @@ abstract class CoordinatorApiContract {
               .contains(
                   "Every key of B travels as a label of 512 bytes: the rows of one key must fit"),
           d.toString());
-      assertTrue(d.path("summary").asText().startsWith("Mode labeled"), d.toString());
+      assertTrue(d.path("summary").asText().contains(". Mode labeled: "), d.toString());
     }
     // at bob (B): alice learns his email of the matching rows; he learns nothing of the
     // intersection, only alice's padded size
@@ -747,7 +747,8 @@ abstract class CoordinatorApiContract {
     assertEquals("both", view.path("mode").asText(), view.toString());
     assertTrue(view.path("labelBytes").isNull(), view.toString());
     assertTrue(
-        view.path("disclosure").path("summary").asText().startsWith("Mode both"), view.toString());
+        view.path("disclosure").path("summary").asText().contains(". Mode both: "),
+        view.toString());
     assertEquals(
         "keys", view.path("disclosure").path("iLearnAboutPeer").path("intersection").asText());
     // labeled without a size: the job's default

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.psiflink.api.Column;
 import io.psiflink.api.ColumnType;
+import io.psiflink.api.JoinMode;
 import io.psiflink.api.Role;
 import io.psiflink.api.TableSchema;
 import io.psiflink.query.JoinQuery;
@@ -25,8 +26,19 @@ class DisclosureJoinTest {
               new Column("country", ColumnType.STRING, true)));
 
   static Disclosure of(String sql) throws Exception {
+    return of(sql, JoinMode.BOTH, null);
+  }
+
+  static Disclosure of(String sql, JoinMode mode, Integer labelBytes) throws Exception {
     return Disclosure.of(
-        Role.B, JoinQuery.parse(sql).resolve(A, B), "mine", "rounded", "theirs", "exact");
+        Role.B,
+        JoinQuery.parse(sql).resolve(A, B),
+        mode,
+        labelBytes,
+        "mine",
+        "rounded",
+        "theirs",
+        "exact");
   }
 
   @Test
@@ -54,5 +66,19 @@ class DisclosureJoinTest {
     assertTrue(d.notes().get(0).contains("anti-join"), d.notes().toString());
     assertEquals(
         "semi-join", of("SELECT a.spend FROM a WHERE a.email IN (SELECT b.mail FROM b)").join());
+  }
+
+  /** The summary names the join first, then the mode and what it means. */
+  @Test
+  void theSummarySaysTheJoinThenTheMode() throws Exception {
+    Disclosure d =
+        of(
+            "SELECT a.spend, b.country FROM a LEFT JOIN b ON a.email = b.mail",
+            JoinMode.LABELED,
+            96);
+    assertTrue(
+        d.summary().startsWith("A left join on a.email = b.mail. Mode labeled: B learns"),
+        d.summary());
+    assertEquals(96, d.labelBytes());
   }
 }
