@@ -169,6 +169,17 @@ class BenchCommandLinesTest {
   }
 
   @Test
+  void modesAreAListOfDistinctModes() {
+    assertEquals(
+        java.util.List.of(io.psiflink.api.JoinMode.BOTH, io.psiflink.api.JoinMode.LABELED),
+        JoinBenchmark.Modes.parse("both,labeled").modes());
+    org.junit.jupiter.api.Assertions.assertThrows(
+        IllegalArgumentException.class, () -> JoinBenchmark.Modes.parse("labeled,labeled"));
+    org.junit.jupiter.api.Assertions.assertThrows(
+        IllegalArgumentException.class, () -> JoinBenchmark.Modes.parse("both,secret"));
+  }
+
+  @Test
   void helpListsEveryOption() {
     assertHelpLists(
         JoinBenchmark.SYNTAX,
@@ -187,6 +198,8 @@ class BenchCommandLinesTest {
         "--json",
         "--where-selectivity",
         "--public-size",
+        "--mode",
+        "--label-bytes",
         "--net");
     assertHelpLists(
         TableGenerator.SYNTAX,
