@@ -16,6 +16,11 @@ public enum JoinMode {
    */
   LABELED;
 
+  /** Whether the party playing {@code role} learns the intersection: all but B of LABELED. */
+  public boolean revealsIntersectionTo(Role role) {
+    return this != LABELED || !role.equals(Role.B);
+  }
+
   /** {@code both} or {@code labeled} (any case). */
   public static JoinMode parse(String text) {
     try {

@@ -4,7 +4,6 @@ import io.psiflink.api.Column;
 import io.psiflink.api.ColumnType;
 import io.psiflink.api.JobMetricNames;
 import io.psiflink.api.JobMetricNames.Accumulators;
-import io.psiflink.api.JoinMode;
 import io.psiflink.api.Role;
 import io.psiflink.api.TableSchema;
 import io.psiflink.bridge.BridgeClient;
@@ -553,18 +552,13 @@ public final class PrivateJoinJob {
         bins,
         num(acc, Accumulators.BINS_DONE),
         num(acc, Accumulators.BIN_RETRIES),
-        learnsIntersection(cfg) ? num(acc, Accumulators.INTERSECTING) : null,
+        cfg.mode().revealsIntersectionTo(cfg.role()) ? num(acc, Accumulators.INTERSECTING) : null,
         num(acc, Accumulators.ROWS_OUT),
         num(acc, Accumulators.BYTES_SENT),
         num(acc, Accumulators.BYTES_RECEIVED),
         phases,
         (end - start) / 1000.0,
         peakRss());
-  }
-
-  /** Whether this party learns the intersection: all but B of a labeled join. */
-  private static boolean learnsIntersection(PartyConfig cfg) {
-    return !(cfg.mode() == JoinMode.LABELED && cfg.role().equals(Role.B));
   }
 
   private static long num(Map<String, Object> acc, String key) {

@@ -151,7 +151,7 @@ public final class BinContext implements Serializable {
 
   /** Whether this party learns which of its keys intersect: all but B of the labeled mode. */
   public boolean learnsIntersection() {
-    return psiRole() == PsiRole.RECEIVER || mode != JoinMode.LABELED;
+    return mode.revealsIntersectionTo(role);
   }
 
   /** The labeled mode's label size in bytes. */
