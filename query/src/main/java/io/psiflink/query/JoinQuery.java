@@ -40,9 +40,10 @@ import java.util.Objects;
  *   <li>A key is a column or an expression over one table's columns ({@code LOWER(TRIM(a.email))},
  *       {@code CAST}, {@code SUBSTRING}, {@code ||}, {@code COALESCE}, ...), which its party
  *       evaluates with Flink SQL on its own rows ({@link JoinKey}); an expression mixing the tables
- *       is refused naming it, and so is {@code NORMALIZE} (Flink SQL has no Unicode normalisation).
- *       Keys compare by SQL equality: strings by their exact characters. The two keys of an
- *       equality must have the same {@link io.psiflink.api.ColumnType.KeyClass}.
+ *       is refused naming it. {@code NFC(x)}, {@code NFD}, {@code NFKC} and {@code NFKD} normalise
+ *       Unicode (the jobs provide them; {@code NORMALIZE} is a reserved word of Flink SQL). Keys
+ *       compare by SQL equality: strings by their exact characters. The two keys of an equality
+ *       must have the same {@link io.psiflink.api.ColumnType.KeyClass}.
  *   <li>ON (or the subquery's WHERE) holds the key equalities and conditions on one table's
  *       columns: a filter of that table, except a's in a LEFT JOIN and inside NOT EXISTS (refused:
  *       SQL would keep a's rows that fail it).

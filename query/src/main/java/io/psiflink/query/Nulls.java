@@ -69,7 +69,11 @@ final class Nulls {
           "MOD",
           "REVERSE",
           "OVERLAY",
-          "POSITION");
+          "POSITION",
+          "NFC",
+          "NFD",
+          "NFKC",
+          "NFKD");
 
   /** Predicates that are NULL when their first operand is (whatever the others are). */
   private static final Set<SqlKind> STRICT_IN_FIRST =

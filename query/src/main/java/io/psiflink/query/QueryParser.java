@@ -173,9 +173,8 @@ final class QueryParser {
     if (at != null && at.text().equalsIgnoreCase("NORMALIZE")) {
       return new QueryException(
           "SQL",
-          "NORMALIZE is not available: Flink SQL has no Unicode normalisation function, so keys"
-              + " are compared as SQL compares strings (their exact characters); normalise the"
-              + " tables' strings before the join, or compare with LOWER, UPPER, TRIM, ...",
+          "NORMALIZE is a reserved word of Flink SQL: write NFC(x) for NORMALIZE(x) (or NFD,"
+              + " NFKC, NFKD for the other forms)",
           at);
     }
     if (msg.startsWith("Encountered \"<EOF>\"")) {
@@ -1136,10 +1135,8 @@ final class QueryParser {
             new QueryException(
                 clause,
                 fn.getName()
-                    + " is not available: Flink SQL has no Unicode normalisation function, so"
-                    + " keys are compared as SQL compares strings (their exact characters);"
-                    + " normalise the tables' strings before the join, or compare with LOWER,"
-                    + " UPPER, TRIM, ...",
+                    + " is not available: write NFC(x) (or NFD, NFKC, NFKD) for Unicode"
+                    + " normalisation",
                 src.span(call)));
       }
       SqlNode out = super.visit(call);
@@ -1165,9 +1162,12 @@ final class QueryParser {
     }
   }
 
-  /** Function names of Unicode normalisation in other SQL dialects, which Flink SQL lacks. */
+  /**
+   * Other dialects' names of Unicode normalisation; the jobs provide NFC, NFD, NFKC and NFKD
+   * (NORMALIZE itself does not parse: it is a reserved word).
+   */
   private static final Set<String> UNICODE_NORMALIZATION =
-      Set.of("NORMALIZE", "NFC", "NFD", "NFKC", "NFKD", "UNICODE_NORMALIZE");
+      Set.of("NFC_NORMALIZE", "UNICODE_NORMALIZE", "NORMALIZE_STRING");
 
   private interface Step<T> {
     T get() throws QueryException;

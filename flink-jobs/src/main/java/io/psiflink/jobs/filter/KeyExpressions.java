@@ -67,6 +67,7 @@ public final class KeyExpressions {
     String sql =
         "SELECT " + String.join(", ", exprs) + " FROM (SELECT " + String.join(", ", nulls) + ")";
     TableEnvironment tEnv = TableEnvironment.create(EnvironmentSettings.inBatchMode());
+    UnicodeNormalization.register(tEnv);
     try {
       return tEnv.sqlQuery(sql).getResolvedSchema().getColumnDataTypes();
     } catch (RuntimeException e) {
@@ -160,6 +161,7 @@ public final class KeyExpressions {
     }
     TableSchema extended = new TableSchema(out);
     String view = "psi_keys_" + UUID.randomUUID().toString().replace("-", "");
+    UnicodeNormalization.register(tEnv);
     tEnv.createTemporaryView(view, tEnv.fromDataStream(typed));
     String sql =
         "SELECT "

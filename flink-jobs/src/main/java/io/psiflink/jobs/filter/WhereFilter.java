@@ -55,6 +55,7 @@ public final class WhereFilter {
               .name("as " + schema);
     }
     String view = "psi_where_" + UUID.randomUUID().toString().replace("-", "");
+    UnicodeNormalization.register(tEnv);
     tEnv.createTemporaryView(view, tEnv.fromDataStream(typed));
     try {
       Table filtered;

@@ -66,6 +66,18 @@ class KeyExpressionsTest {
   }
 
   @Test
+  void unicodeNormalisationFunctionsAreStringKeys() throws Exception {
+    assertEquals(
+        List.of(ColumnType.STRING, ColumnType.STRING, ColumnType.STRING),
+        KeyExpressions.columns(
+                A,
+                keysOf("NFC(a.email) = b.x AND nfkd(LOWER(a.email)) = b.y AND NFD(a.email) = b.z"))
+            .stream()
+            .map(Column::type)
+            .toList());
+  }
+
+  @Test
   void aKeyTypeThatCannotBeTokenizedIsRefusedSayingToCast() throws Exception {
     QueryException e =
         assertThrows(

@@ -99,10 +99,10 @@ class JoinKindsTest {
                 + " ON LOWER(TRIM(a.email)) = LOWER(TRIM(b.mail)) AND b.country = 'DE'"
                 + " WHERE a.x <> 3",
             "parquet"),
-        // semi-join
+        // semi-join on NFC-normalised keys (DuckDB's nfc_normalize): the two é now match
         Arguments.of(
-            "SELECT a.id, a.x FROM a WHERE EXISTS (SELECT 1 FROM b WHERE b.k = a.k AND b.v >"
-                + " 0.5) AND a.x < 9",
+            "SELECT a.id, a.x FROM a WHERE EXISTS (SELECT 1 FROM b WHERE NFC(b.k) = NFC(a.k)"
+                + " AND b.v > 0.5) AND a.x < 9",
             "csv"),
         // anti-join: NOT EXISTS (a's NULL keys included)
         Arguments.of(
@@ -247,6 +247,7 @@ class JoinKindsTest {
   static List<String> duckDb(List<RowA> a, List<RowB> b, String sql) throws Exception {
     try (Connection c = DriverManager.getConnection("jdbc:duckdb:")) {
       try (Statement s = c.createStatement()) {
+        s.execute("CREATE MACRO nfc(s) AS nfc_normalize(s)"); // the jobs' NFC under its name
         s.execute("CREATE TABLE a (id BIGINT, k VARCHAR, email VARCHAR, x BIGINT)");
         s.execute("CREATE TABLE b (id BIGINT, k VARCHAR, mail VARCHAR, country VARCHAR, v DOUBLE)");
       }
