@@ -180,6 +180,68 @@ public final class PartyOptions {
           DEFAULT_LABEL_BYTES,
           LABEL_BYTES_MIN);
 
+  public static final TypedOption<Prefilter> PREFILTER =
+      new TypedOption<>(
+          "prefilter",
+          Prefilter.class,
+          "none|helper",
+          "helper: a third organisation (--helper) combines both parties' masked Bloom filters of "
+              + "their tokens, and the PSI runs only on the candidates (same output; the extra "
+              + "leakage is in docs/security.md)",
+          Prefilter.NONE,
+          false,
+          Prefilter::parse,
+          Prefilter::text);
+
+  /** The least and the largest {@link #FILTER_BITS}: filters of 2^16 to 2^36 bits. */
+  public static final int FILTER_BITS_MIN = 16;
+
+  public static final int FILTER_BITS_MAX = 36;
+
+  public static final TypedOption<Integer> FILTER_BITS =
+      TypedOption.integer(
+          "filter-bits",
+          "L",
+          "prefilter: the Bloom filter has 2^L bits ("
+              + FILTER_BITS_MIN
+              + " to "
+              + FILTER_BITS_MAX
+              + "); 0 chooses L from both parties' sizes",
+          0,
+          0);
+
+  /** The largest {@link #FILTER_HASHES}. */
+  public static final int FILTER_HASHES_MAX = 16;
+
+  public static final TypedOption<Integer> FILTER_HASHES =
+      TypedOption.integer(
+          "filter-hashes",
+          "K",
+          "prefilter: hash functions per key (1 to "
+              + FILTER_HASHES_MAX
+              + "); 0 chooses k from the filter's size and both parties' sizes",
+          0,
+          0);
+
+  public static final TypedOption<String> HELPER =
+      TypedOption.text(
+          "helper",
+          "NAME",
+          "prefilter: the helper's party name, as in its certificate (it must chain to --ca)",
+          null);
+
+  public static final TypedOption<String> HELPER_CERT_SHA256 =
+      new TypedOption<>(
+          "helper-cert-sha256",
+          String.class,
+          "HEX",
+          "prefilter: the SHA-256 of the helper's certificate, as the session names it; required "
+              + "with --prefilter helper unless --insecure-test-only",
+          null,
+          false,
+          PartyOptions::sha256Hex,
+          s -> s);
+
   public static final TypedOption<Integer> PARALLELISM =
       TypedOption.integer(
           "parallelism",
@@ -257,6 +319,11 @@ public final class PartyOptions {
           PROTOCOL_PARAMS,
           MODE,
           LABEL_BYTES,
+          PREFILTER,
+          FILTER_BITS,
+          FILTER_HASHES,
+          HELPER,
+          HELPER_CERT_SHA256,
           PARALLELISM,
           ATTEMPTS,
           WORK,
