@@ -5,6 +5,7 @@ import io.psiflink.api.JoinMode;
 import io.psiflink.api.OutputFormat;
 import io.psiflink.api.PartyConfiguration;
 import io.psiflink.api.PartyOptions;
+import io.psiflink.api.Prefilter;
 import io.psiflink.api.PublicSize;
 import io.psiflink.api.Role;
 import io.psiflink.api.TypedOption;
@@ -51,7 +52,13 @@ import java.util.Objects;
  *     order), or null when there is no registry (e.g. {@code ./psi local}): the job refuses to
  *     start, before the handshake, when the table's columns differ from them
  * @param insecureTestOnly accept σ below {@link #MIN_SIGMA} and a session without a pin of the
- *     peer's certificate: for tests only ({@value #INSECURE_FLAG})
+ *     peer's (or the helper's) certificate: for tests only ({@value #INSECURE_FLAG})
+ * @param prefilter whether a helper pre-filters both sets before the PSI ({@link Prefilter})
+ * @param filterBits the prefilter's L (a filter of 2^L bits), 0 to choose it from both sizes
+ * @param filterHashes the prefilter's k, 0 to choose it
+ * @param helper the helper's party name (with {@link Prefilter#HELPER}), else null
+ * @param helperCertificateSha256 the SHA-256 of the helper's certificate, or null to accept any
+ *     certificate of {@code helper} from a trusted CA (only with {@code insecureTestOnly})
  */
 public record PartyConfig(
     Role role,
@@ -77,7 +84,12 @@ public record PartyConfig(
     String workDir,
     PublicSize publicSize,
     java.util.List<io.psiflink.api.Column> expectedColumns,
-    boolean insecureTestOnly) {
+    boolean insecureTestOnly,
+    Prefilter prefilter,
+    int filterBits,
+    int filterHashes,
+    String helper,
+    byte[] helperCertificateSha256) {
 
   public static final int DEFAULT_SIGMA = PartyOptions.SIGMA.defaultValue();
 
@@ -90,6 +102,64 @@ public record PartyConfig(
   public static final int DEFAULT_ATTEMPTS = PartyOptions.ATTEMPTS.defaultValue();
   public static final Duration DEFAULT_PAIR_TIMEOUT = PartyOptions.PAIR_TIMEOUT.defaultValue();
   public static final Duration DEFAULT_IDLE_TIMEOUT = PartyOptions.IDLE_TIMEOUT.defaultValue();
+
+  /** A session without a prefilter (what every caller before the prefilter built). */
+  public PartyConfig(
+      Role role,
+      String sql,
+      String table,
+      String out,
+      TableFormat outFormat,
+      String quarantine,
+      BadRowLimit maxBadRows,
+      CsvOptions csv,
+      String session,
+      BridgeEndpoint bridge,
+      String peer,
+      byte[] peerCertificateSha256,
+      int bins,
+      int sigma,
+      String protocol,
+      String protocolParams,
+      JoinMode mode,
+      int labelBytes,
+      int parallelism,
+      int maxAttempts,
+      String workDir,
+      PublicSize publicSize,
+      java.util.List<io.psiflink.api.Column> expectedColumns,
+      boolean insecureTestOnly) {
+    this(
+        role,
+        sql,
+        table,
+        out,
+        outFormat,
+        quarantine,
+        maxBadRows,
+        csv,
+        session,
+        bridge,
+        peer,
+        peerCertificateSha256,
+        bins,
+        sigma,
+        protocol,
+        protocolParams,
+        mode,
+        labelBytes,
+        parallelism,
+        maxAttempts,
+        workDir,
+        publicSize,
+        expectedColumns,
+        insecureTestOnly,
+        Prefilter.NONE,
+        0,
+        0,
+        null,
+        null);
+  }
 
   public PartyConfig {
     Objects.requireNonNull(role, "role");
@@ -153,6 +223,66 @@ public record PartyConfig(
               + INSECURE_FLAG
               + " is given (tests only)");
     }
+    Objects.requireNonNull(prefilter, "prefilter");
+    checkPrefilter(
+        prefilter, filterBits, filterHashes, helper, helperCertificateSha256, insecureTestOnly);
+  }
+
+  /**
+   * The prefilter's own options: L and k in range, and with {@code --prefilter helper} a helper
+   * name and (unless insecure) its pin. Whether the query allows a prefilter at all (not COUNT, not
+   * the labeled mode) is checked against the query, before the handshake ({@code
+   * PrivateJoinJob.plan}).
+   */
+  private static void checkPrefilter(
+      Prefilter prefilter,
+      int filterBits,
+      int filterHashes,
+      String helper,
+      byte[] helperCertificateSha256,
+      boolean insecureTestOnly) {
+    if (filterBits != 0
+        && (filterBits < PartyOptions.FILTER_BITS_MIN
+            || filterBits > PartyOptions.FILTER_BITS_MAX)) {
+      throw new IllegalArgumentException(
+          PartyOptions.FILTER_BITS.flagName()
+              + " must be 0 (automatic) or lie in ["
+              + PartyOptions.FILTER_BITS_MIN
+              + ", "
+              + PartyOptions.FILTER_BITS_MAX
+              + "], not "
+              + filterBits);
+    }
+    if (filterHashes < 0 || filterHashes > PartyOptions.FILTER_HASHES_MAX) {
+      throw new IllegalArgumentException(
+          PartyOptions.FILTER_HASHES.flagName()
+              + " must be 0 (automatic) or lie in [1, "
+              + PartyOptions.FILTER_HASHES_MAX
+              + "], not "
+              + filterHashes);
+    }
+    if (helperCertificateSha256 != null && helperCertificateSha256.length != 32) {
+      throw new IllegalArgumentException("the helper certificate's SHA-256 has 32 bytes");
+    }
+    if (prefilter != Prefilter.HELPER) {
+      return;
+    }
+    if (helper == null || helper.isBlank()) {
+      throw new IllegalArgumentException(
+          "--prefilter helper needs "
+              + PartyOptions.HELPER.flagName()
+              + ": the party name of the helper that combines both filters");
+    }
+    if (!insecureTestOnly && helperCertificateSha256 == null) {
+      throw new IllegalArgumentException(
+          "no pin of the helper's certificate ("
+              + PartyOptions.HELPER_CERT_SHA256.flagName()
+              + "): any certificate the trusted CAs issued for '"
+              + helper
+              + "' would be accepted; refused unless "
+              + INSECURE_FLAG
+              + " is given (tests only)");
+    }
   }
 
   /** The role's label, {@code A} or {@code B}. */
@@ -195,6 +325,7 @@ public record PartyConfig(
       throw new IllegalArgumentException("--max-bad-rows: " + e.getMessage(), e);
     }
     String pin = c.get(PartyOptions.PEER_CERT_SHA256);
+    String helperPin = c.get(PartyOptions.HELPER_CERT_SHA256);
     String work =
         c.has(PartyOptions.WORK)
             ? c.get(PartyOptions.WORK)
@@ -223,7 +354,12 @@ public record PartyConfig(
         work,
         c.get(PartyOptions.PUBLIC_SIZE),
         ExpectedColumns.parse(c.get(PartyOptions.EXPECTED_COLUMNS)),
-        c.get(PartyOptions.INSECURE_TEST_ONLY));
+        c.get(PartyOptions.INSECURE_TEST_ONLY),
+        c.get(PartyOptions.PREFILTER),
+        c.get(PartyOptions.FILTER_BITS),
+        c.get(PartyOptions.FILTER_HASHES),
+        c.get(PartyOptions.HELPER),
+        helperPin == null ? null : java.util.HexFormat.of().parseHex(helperPin));
   }
 
   /**

@@ -4,6 +4,8 @@ import io.psiflink.api.Column;
 import io.psiflink.api.ColumnType;
 import io.psiflink.api.JobMetricNames;
 import io.psiflink.api.JobMetricNames.Accumulators;
+import io.psiflink.api.JoinMode;
+import io.psiflink.api.Prefilter;
 import io.psiflink.api.Role;
 import io.psiflink.api.TableSchema;
 import io.psiflink.bridge.BridgeClient;
@@ -93,9 +95,7 @@ public final class PrivateJoinJob {
     long handshakeDone = System.currentTimeMillis();
     // The keys reach the task managers in a file of the distributed cache, never in the job graph
     // (which the JobManager keeps, its HA store too); the file is deleted when the job ends.
-    Path secretFile =
-        new JobSecrets(secrets.tokenKey(), secrets.binSeed(), secrets.frameKey(), secrets.setup())
-            .writeTo(secretDir(cfg));
+    Path secretFile = JobSecrets.of(secrets).writeTo(secretDir(cfg));
     try {
       StreamExecutionEnvironment env =
           pipeline(
@@ -160,6 +160,7 @@ public final class PrivateJoinJob {
           "SELECT COUNT(DISTINCT ...) runs in one bin: per-bin "
               + "counts would tell A more than the total; leave --bins out");
     }
+    checkPrefilter(cfg, query);
     LOG.info(
         "party {}: table {} {}; {}, keys {}, keeps {}, WHERE {}",
         cfg.party(),
@@ -173,6 +174,27 @@ public final class PrivateJoinJob {
       LOG.info("party {}: {}", cfg.party(), note);
     }
     return new Plan(role, query, schema, view, staged, quarantine, keys);
+  }
+
+  /**
+   * The prefilter is refused where it would tell a party more than the mode allows: in the labeled
+   * mode B would learn its candidates (a superset of the intersection it must not learn), and with
+   * COUNT A would learn its candidates (more than the count). Checked before the handshake.
+   */
+  static void checkPrefilter(PartyConfig cfg, JoinQuery query) {
+    if (cfg.prefilter() == Prefilter.NONE) {
+      return;
+    }
+    if (cfg.mode() == JoinMode.LABELED) {
+      throw new IllegalArgumentException(
+          "--prefilter helper is refused with --mode labeled: B would learn its candidates, a "
+              + "superset of the intersection, which the labeled mode hides from B");
+    }
+    if (query.countOnly()) {
+      throw new IllegalArgumentException(
+          "--prefilter helper is refused with SELECT COUNT(...): A would learn its candidates, "
+              + "more than the count");
+    }
   }
 
   /** Step 2: the signed control handshake with the peer's job over the bridge. */
@@ -201,7 +223,9 @@ public final class PrivateJoinJob {
                   plan.keys(),
                   plan.kept(),
                   namedColumns(plan.schema(), plan.view()),
-                  cfg.peerCertificateSha256()));
+                  cfg.peerCertificateSha256(),
+                  new SessionHandshake.PrefilterRequest(
+                      cfg.prefilter(), cfg.filterBits(), cfg.filterHashes(), cfg.helper())));
     }
     LOG.info(
         "party {}: session {} agreed with '{}': {} bins, σ={}, protocol {}",

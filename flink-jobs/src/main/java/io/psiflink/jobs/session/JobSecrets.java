@@ -22,13 +22,33 @@ import org.apache.flink.api.common.functions.RuntimeContext;
  * @param binSeed SipHash key of the bin hash (16 bytes)
  * @param frameKey key sealing every bin frame (32 bytes)
  * @param setup this party's exported protocol setup, or null when every bin runs its own
+ * @param filterKey the prefilter's position key (32 bytes), or null without a prefilter
+ * @param maskSeed the prefilter's mask seed (32 bytes), or null without a prefilter
  */
-public record JobSecrets(byte[] tokenKey, byte[] binSeed, byte[] frameKey, byte[] setup) {
+public record JobSecrets(
+    byte[] tokenKey,
+    byte[] binSeed,
+    byte[] frameKey,
+    byte[] setup,
+    byte[] filterKey,
+    byte[] maskSeed) {
   /** The distributed-cache name of the secret file. */
   public static final String CACHE_NAME = "psi-flink-session-secrets";
 
-  private static final int MAGIC = 0x50534b31; // "PSK1"
+  private static final int MAGIC = 0x50534b32; // "PSK2"
   private static final int MAX_FIELD = 64 << 20;
+  private static final int FIELDS = 6;
+
+  /** The secrets of a session without a prefilter. */
+  public JobSecrets(byte[] tokenKey, byte[] binSeed, byte[] frameKey, byte[] setup) {
+    this(tokenKey, binSeed, frameKey, setup, null, null);
+  }
+
+  /** The job's part of the handshake's secrets. */
+  public static JobSecrets of(SessionSecrets s) {
+    return new JobSecrets(
+        s.tokenKey(), s.binSeed(), s.frameKey(), s.setup(), s.filterKey(), s.maskSeed());
+  }
 
   public BinKeys binKeys() {
     return new BinKeys(frameKey, setup);
@@ -73,7 +93,7 @@ public record JobSecrets(byte[] tokenKey, byte[] binSeed, byte[] frameKey, byte[
     ByteArrayOutputStream bytes = new ByteArrayOutputStream();
     try (DataOutputStream out = new DataOutputStream(bytes)) {
       out.writeInt(MAGIC);
-      for (byte[] b : new byte[][] {tokenKey, binSeed, frameKey, setup}) {
+      for (byte[] b : new byte[][] {tokenKey, binSeed, frameKey, setup, filterKey, maskSeed}) {
         out.writeInt(b == null ? -1 : b.length);
         if (b != null) {
           out.write(b);
@@ -90,8 +110,8 @@ public record JobSecrets(byte[] tokenKey, byte[] binSeed, byte[] frameKey, byte[
       if (in.readInt() != MAGIC) {
         throw new IOException("not a psi-flink session secret file");
       }
-      byte[][] f = new byte[4][];
-      for (int i = 0; i < 4; i++) {
+      byte[][] f = new byte[FIELDS][];
+      for (int i = 0; i < FIELDS; i++) {
         int n = in.readInt();
         if (n < -1 || n > MAX_FIELD) {
           throw new IOException("session secret file is corrupt (field length " + n + ")");
@@ -101,7 +121,7 @@ public record JobSecrets(byte[] tokenKey, byte[] binSeed, byte[] frameKey, byte[
           in.readFully(f[i]);
         }
       }
-      return new JobSecrets(f[0], f[1], f[2], f[3]);
+      return new JobSecrets(f[0], f[1], f[2], f[3], f[4], f[5]);
     }
   }
 }

@@ -5,6 +5,7 @@ import io.psiflink.api.Column;
 import io.psiflink.api.ColumnType;
 import io.psiflink.api.JoinMode;
 import io.psiflink.api.PartyOptions;
+import io.psiflink.api.Prefilter;
 import io.psiflink.api.Role;
 import io.psiflink.bridge.BridgeClient;
 import io.psiflink.bridge.BridgeException;
@@ -14,6 +15,7 @@ import io.psiflink.bridge.PartyTrust;
 import io.psiflink.jobs.bin.BinPlan;
 import io.psiflink.jobs.control.v1.SessionHello;
 import io.psiflink.jobs.control.v1.SignedSessionHello;
+import io.psiflink.jobs.prefilter.PrefilterPlan;
 import io.psiflink.jobs.psi.ControlMessages;
 import io.psiflink.jobs.psi.Frames;
 import io.psiflink.jobs.psi.PeerProtocolException;
@@ -87,7 +89,81 @@ public final class SessionHandshake {
       List<Column> keys,
       List<Column> revealed,
       List<Column> named,
-      byte[] peerCertificateSha256) {}
+      byte[] peerCertificateSha256,
+      PrefilterRequest prefilter) {
+
+    public LocalFacts {
+      prefilter = prefilter == null ? PrefilterRequest.NONE : prefilter;
+    }
+
+    /** Facts of a session without a prefilter. */
+    public LocalFacts(
+        Role role,
+        String expectedPeer,
+        String fingerprint,
+        String protocol,
+        String protocolParams,
+        JoinMode mode,
+        int labelBytes,
+        int sigma,
+        int binsRequested,
+        long sizeEstimate,
+        int parallelism,
+        List<Column> keys,
+        List<Column> revealed,
+        List<Column> named,
+        byte[] peerCertificateSha256) {
+      this(
+          role,
+          expectedPeer,
+          fingerprint,
+          protocol,
+          protocolParams,
+          mode,
+          labelBytes,
+          sigma,
+          binsRequested,
+          sizeEstimate,
+          parallelism,
+          keys,
+          revealed,
+          named,
+          peerCertificateSha256,
+          PrefilterRequest.NONE);
+    }
+  }
+
+  /**
+   * What this party asks of the prefilter: {@code filterBits} and {@code hashes} 0 for automatic,
+   * {@code helper} the helper's party name (null with {@link Prefilter#NONE}). Both parties' must
+   * be equal.
+   */
+  public record PrefilterRequest(Prefilter prefilter, int filterBits, int hashes, String helper) {
+    public static final PrefilterRequest NONE = new PrefilterRequest(Prefilter.NONE, 0, 0, null);
+
+    public PrefilterRequest {
+      java.util.Objects.requireNonNull(prefilter, "prefilter");
+      helper = prefilter == Prefilter.NONE ? null : helper;
+      if (prefilter == Prefilter.NONE) {
+        filterBits = 0;
+        hashes = 0;
+      }
+    }
+
+    String describe() {
+      return prefilter == Prefilter.NONE
+          ? "no prefilter"
+          : "prefilter "
+              + prefilter.text()
+              + " '"
+              + helper
+              + "' (L "
+              + (filterBits == 0 ? "auto" : filterBits)
+              + ", k "
+              + (hashes == 0 ? "auto" : hashes)
+              + ")";
+    }
+  }
 
   private record Hello(
       Role role,
@@ -104,7 +180,8 @@ public final class SessionHandshake {
       List<Column> named,
       byte[] dhPublic,
       List<X509Certificate> chain,
-      byte[] bytes) {}
+      byte[] bytes,
+      PrefilterRequest prefilter) {}
 
   private SessionHandshake() {}
 
@@ -145,6 +222,7 @@ public final class SessionHandshake {
       byte[] body = Frames.body(stream.receive(), Frames.HELLO, "waiting for the peer's HELLO");
       Hello peer = verify(body, session, me, facts);
       int bins = agree(facts, peer);
+      PrefilterPlan prefilter = agreePrefilter(facts, peer);
 
       boolean a = facts.role().equals(Role.A);
       byte[] helloA = a ? hello : peer.bytes;
@@ -164,6 +242,10 @@ public final class SessionHandshake {
       byte[] binSeed = Hkdf.expand(prk, "bin seed", 16);
       // Seals every bin frame (and the setup rounds below) end to end: see SealedBinStream.
       byte[] frameKey = Hkdf.expand(prk, "bin frame key", 32);
+      // The prefilter's keys (FF1 key and hash key; the mask's AES-CTR key and IV): the helper
+      // never holds them, so it sees only masked bits at pseudorandom positions.
+      byte[] filterKey = prefilter == null ? null : Hkdf.expand(prk, "prefilter filter key", 32);
+      byte[] maskSeed = prefilter == null ? null : Hkdf.expand(prk, "prefilter mask seed", 32);
       java.util.Arrays.fill(prk, (byte) 0);
 
       // A protocol whose setup depends on a bin's set runs it in every bin instead.
@@ -180,7 +262,10 @@ public final class SessionHandshake {
           facts.expectedPeer(),
           peer.keys,
           peer.revealed,
-          peer.named);
+          peer.named,
+          prefilter,
+          filterKey,
+          maskSeed);
     } catch (GeneralSecurityException e) {
       throw new HandshakeException("key agreement failed: " + e.getMessage(), e);
     }
@@ -284,6 +369,31 @@ public final class SessionHandshake {
         Math.max(me.parallelism(), peer.parallelism));
   }
 
+  /**
+   * Checks both parties ask for the same prefilter and returns its plan (null without one): L and k
+   * from the requests or, when 0, from both size estimates by the same rule at both.
+   */
+  private static PrefilterPlan agreePrefilter(LocalFacts me, Hello peer) throws HandshakeException {
+    PrefilterRequest mine = me.prefilter();
+    if (!mine.equals(peer.prefilter)) {
+      throw new HandshakeException(
+          "prefilters differ: "
+              + mine.describe()
+              + " here, "
+              + peer.prefilter.describe()
+              + " at the peer");
+    }
+    if (mine.prefilter() == Prefilter.NONE) {
+      return null;
+    }
+    boolean a = me.role().equals(Role.A);
+    return PrefilterPlan.choose(
+        mine.filterBits(),
+        mine.hashes(),
+        a ? me.sizeEstimate() : peer.sizeEstimate,
+        a ? peer.sizeEstimate : me.sizeEstimate());
+  }
+
   private static byte[] encodeHello(LocalFacts f, byte[] dhPublic, List<X509Certificate> chain)
       throws GeneralSecurityException {
     SessionHello.Builder h =
@@ -300,7 +410,11 @@ public final class SessionHandshake {
             .addAllKeys(toWire(f.keys()))
             .addAllRevealed(toWire(f.revealed()))
             .addAllNamed(toWire(f.named()))
-            .setDhPublic(ByteString.copyFrom(dhPublic));
+            .setDhPublic(ByteString.copyFrom(dhPublic))
+            .setPrefilter(f.prefilter().prefilter().text())
+            .setFilterBits(f.prefilter().filterBits())
+            .setFilterHashes(f.prefilter().hashes())
+            .setHelper(f.prefilter().helper() == null ? "" : f.prefilter().helper());
     for (X509Certificate c : chain) {
       h.addCertificateChain(ByteString.copyFrom(c.getEncoded()));
     }
@@ -421,6 +535,7 @@ public final class SessionHandshake {
                 + " key/revealed/named columns "
                 + "(at most 256 bytes and 64/4096/4096)");
       }
+      PrefilterRequest prefilter = prefilterOf(h);
       return new Hello(
           role,
           h.getFingerprint(),
@@ -436,13 +551,53 @@ public final class SessionHandshake {
           fromWire(h.getNamedList()),
           h.getDhPublic().toByteArray(),
           chain,
-          hello);
+          hello,
+          prefilter);
     } catch (GeneralSecurityException e) {
       throw new HandshakeException("the peer's HELLO does not verify: " + e.getMessage(), e);
     }
   }
 
-  private static byte[] sign(PartyCredentials me, String session, byte[] hello)
+  /** The peer's prefilter request, every field checked (its text goes into messages). */
+  private static PrefilterRequest prefilterOf(SessionHello h) throws PeerProtocolException {
+    Prefilter p;
+    try {
+      p = h.getPrefilter().isEmpty() ? Prefilter.NONE : Prefilter.parse(h.getPrefilter());
+    } catch (IllegalArgumentException e) {
+      throw new PeerProtocolException(
+          "the peer's HELLO names prefilter " + quoted(h.getPrefilter()));
+    }
+    int bits = h.getFilterBits();
+    int hashes = h.getFilterHashes();
+    if ((bits != 0 && (bits < PartyOptions.FILTER_BITS_MIN || bits > PartyOptions.FILTER_BITS_MAX))
+        || hashes < 0
+        || hashes > PartyOptions.FILTER_HASHES_MAX) {
+      throw new PeerProtocolException(
+          "the peer's HELLO asks for a filter of "
+              + Integer.toUnsignedString(bits)
+              + " bits and "
+              + Integer.toUnsignedString(hashes)
+              + " hashes (0 or "
+              + PartyOptions.FILTER_BITS_MIN
+              + " to "
+              + PartyOptions.FILTER_BITS_MAX
+              + " bits, 0 to "
+              + PartyOptions.FILTER_HASHES_MAX
+              + " hashes)");
+    }
+    String helper = h.getHelper();
+    if (p == Prefilter.HELPER && (helper.isEmpty() || helper.length() > 256)) {
+      throw new PeerProtocolException(
+          "the peer's HELLO names a helper of " + helper.length() + " characters (1 to 256)");
+    }
+    if (p == Prefilter.NONE && (bits != 0 || hashes != 0 || !helper.isEmpty())) {
+      throw new PeerProtocolException("the peer's HELLO has filter options without a prefilter");
+    }
+    return new PrefilterRequest(p, bits, hashes, p == Prefilter.NONE ? null : helper);
+  }
+
+  /** The signature of {@code hello} for {@code session} (package-private for tests). */
+  static byte[] sign(PartyCredentials me, String session, byte[] hello)
       throws GeneralSecurityException {
     Signature s = Signature.getInstance(signatureAlgorithm(me.certificate().getPublicKey()));
     s.initSign(me.privateKey());

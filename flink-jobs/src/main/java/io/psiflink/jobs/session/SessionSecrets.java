@@ -1,6 +1,7 @@
 package io.psiflink.jobs.session;
 
 import io.psiflink.api.Column;
+import io.psiflink.jobs.prefilter.PrefilterPlan;
 import java.util.List;
 
 /**
@@ -17,6 +18,9 @@ import java.util.List;
  * @param peerRevealed the columns the peer reveals, in the order it sends them
  * @param peerNamed every column of the peer's table that the query names (keys, revealed,
  *     filtered), in the peer's table order: all the peer tells of its schema
+ * @param prefilter the agreed prefilter, or null when the session has none
+ * @param filterKey the prefilter's position key (FF1 key ‖ hash key, 32 bytes), or null
+ * @param maskSeed the prefilter's mask seed (AES-128 key ‖ CTR IV, 32 bytes), or null
  */
 public record SessionSecrets(
     byte[] tokenKey,
@@ -27,4 +31,34 @@ public record SessionSecrets(
     String peerParty,
     List<Column> peerKeys,
     List<Column> peerRevealed,
-    List<Column> peerNamed) {}
+    List<Column> peerNamed,
+    PrefilterPlan prefilter,
+    byte[] filterKey,
+    byte[] maskSeed) {
+
+  /** Secrets of a session without a prefilter. */
+  public SessionSecrets(
+      byte[] tokenKey,
+      byte[] binSeed,
+      byte[] frameKey,
+      byte[] setup,
+      int bins,
+      String peerParty,
+      List<Column> peerKeys,
+      List<Column> peerRevealed,
+      List<Column> peerNamed) {
+    this(
+        tokenKey,
+        binSeed,
+        frameKey,
+        setup,
+        bins,
+        peerParty,
+        peerKeys,
+        peerRevealed,
+        peerNamed,
+        null,
+        null,
+        null);
+  }
+}

@@ -1,6 +1,9 @@
 package io.psiflink.jobs.session;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -9,6 +12,7 @@ import io.psiflink.api.Column;
 import io.psiflink.api.ColumnType;
 import io.psiflink.api.JoinMode;
 import io.psiflink.api.PartyOptions;
+import io.psiflink.api.Prefilter;
 import io.psiflink.api.Role;
 import io.psiflink.bridge.BridgeClient;
 import io.psiflink.bridge.BridgeClientConfig;
@@ -20,9 +24,11 @@ import io.psiflink.bridge.RelayConfig;
 import io.psiflink.bridge.ThrowawayPki;
 import io.psiflink.jobs.control.v1.SessionHello;
 import io.psiflink.jobs.control.v1.SignedSessionHello;
+import io.psiflink.jobs.prefilter.PrefilterPlan;
 import io.psiflink.jobs.psi.Frames;
 import java.nio.file.Files;
 import java.security.MessageDigest;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Set;
 import java.util.UUID;
@@ -136,7 +142,10 @@ class SessionHandshakeTest {
 
   /** party-b's job, played by the test, sends {@code body} as its HELLO; A refuses it in words. */
   private void assertHelloRefused(byte[] body, String problem) throws Exception {
-    String session = UUID.randomUUID().toString();
+    assertHelloRefused(UUID.randomUUID().toString(), body, problem);
+  }
+
+  private void assertHelloRefused(String session, byte[] body, String problem) throws Exception {
     var a = party(session, "party-a", Role.A, "party-b", null);
     try (BridgeClient client =
             BridgeClient.connect(
@@ -219,6 +228,132 @@ class SessionHandshakeTest {
               : "modes differ: labeled (64-byte labels) here, labeled (128-byte labels) at the peer";
       assertTrue(ea.getCause().getMessage().contains(expected), ea.getCause().getMessage());
       assertThrows(ExecutionException.class, () -> b.get(60, TimeUnit.SECONDS));
+    }
+  }
+
+  private static SessionHandshake.LocalFacts withPrefilter(
+      SessionHandshake.LocalFacts f, SessionHandshake.PrefilterRequest p) {
+    return new SessionHandshake.LocalFacts(
+        f.role(),
+        f.expectedPeer(),
+        f.fingerprint(),
+        f.protocol(),
+        f.protocolParams(),
+        f.mode(),
+        f.labelBytes(),
+        f.sigma(),
+        f.binsRequested(),
+        f.sizeEstimate(),
+        f.parallelism(),
+        f.keys(),
+        f.revealed(),
+        f.named(),
+        f.peerCertificateSha256(),
+        p);
+  }
+
+  private static SessionHandshake.PrefilterRequest helper(int bits, int hashes, String name) {
+    return new SessionHandshake.PrefilterRequest(Prefilter.HELPER, bits, hashes, name);
+  }
+
+  /**
+   * With the same prefilter request both derive the same filter key and mask seed (32 bytes each,
+   * distinct from each other and the token key) and the same plan: the automatic L of 1000 rows is
+   * the least, 16, and k is 2; without a prefilter there are no such keys.
+   */
+  @Test
+  void samePrefilterRequestsAgreeOnThePlanAndItsKeys() throws Exception {
+    String session = UUID.randomUUID().toString();
+    var a =
+        party(
+            session,
+            "party-a",
+            withPrefilter(facts(Role.A, "party-b", null), helper(0, 0, "helper")));
+    var b =
+        party(
+            session,
+            "party-b",
+            withPrefilter(facts(Role.B, "party-a", null), helper(0, 0, "helper")));
+    SessionSecrets sa = a.get(60, TimeUnit.SECONDS);
+    SessionSecrets sb = b.get(60, TimeUnit.SECONDS);
+    assertEquals(new PrefilterPlan(16, 2), sa.prefilter());
+    assertEquals(sa.prefilter(), sb.prefilter());
+    assertArrayEquals(sa.filterKey(), sb.filterKey());
+    assertArrayEquals(sa.maskSeed(), sb.maskSeed());
+    assertEquals(32, sa.filterKey().length);
+    assertEquals(32, sa.maskSeed().length);
+    assertFalse(Arrays.equals(sa.filterKey(), sa.maskSeed()));
+    assertFalse(Arrays.equals(sa.filterKey(), sa.tokenKey()));
+    // the job's secret file carries them to the task managers
+    JobSecrets js = JobSecrets.decode(JobSecrets.of(sa).encode());
+    assertArrayEquals(sa.filterKey(), js.filterKey());
+    assertArrayEquals(sa.maskSeed(), js.maskSeed());
+
+    String plain = UUID.randomUUID().toString();
+    var pa = party(plain, "party-a", Role.A, "party-b", null);
+    var pb = party(plain, "party-b", Role.B, "party-a", null);
+    SessionSecrets none = pa.get(60, TimeUnit.SECONDS);
+    pb.get(60, TimeUnit.SECONDS);
+    assertNull(none.prefilter());
+    assertNull(none.filterKey());
+    assertNull(none.maskSeed());
+  }
+
+  /** Both jobs must ask for the same prefilter, filter size, hashes and helper. */
+  @Test
+  void differentPrefilterRequestsAreRefused() throws Exception {
+    SessionHandshake.PrefilterRequest[][] cases = {
+      {helper(0, 0, "helper"), SessionHandshake.PrefilterRequest.NONE},
+      {helper(20, 0, "helper"), helper(0, 0, "helper")},
+      {helper(20, 3, "helper"), helper(20, 2, "helper")},
+      {helper(20, 3, "helper"), helper(20, 3, "other-helper")},
+    };
+    String[] expected = {
+      "prefilters differ: prefilter helper 'helper' (L auto, k auto) here, no prefilter at the peer",
+      "prefilters differ: prefilter helper 'helper' (L 20, k auto) here, prefilter helper 'helper'"
+          + " (L auto, k auto) at the peer",
+      "(L 20, k 3) here, prefilter helper 'helper' (L 20, k 2) at the peer",
+      "prefilter helper 'helper' (L 20, k 3) here, prefilter helper 'other-helper' (L 20, k 3)",
+    };
+    for (int i = 0; i < cases.length; i++) {
+      String session = UUID.randomUUID().toString();
+      var a = party(session, "party-a", withPrefilter(facts(Role.A, "party-b", null), cases[i][0]));
+      var b = party(session, "party-b", withPrefilter(facts(Role.B, "party-a", null), cases[i][1]));
+      ExecutionException ea =
+          assertThrows(ExecutionException.class, () -> a.get(60, TimeUnit.SECONDS));
+      assertTrue(ea.getCause().getMessage().contains(expected[i]), ea.getCause().getMessage());
+      assertThrows(ExecutionException.class, () -> b.get(60, TimeUnit.SECONDS));
+    }
+  }
+
+  /** A peer's prefilter fields out of range are refused before anything else is believed. */
+  @Test
+  void outOfRangeFilterOptionsAreRefused() throws Exception {
+    PartyCredentials b = pki.credentials("party-b");
+    for (SessionHello.Builder bad :
+        List.of(
+            SessionHello.newBuilder().setPrefilter("helper").setFilterBits(40).setHelper("h"),
+            SessionHello.newBuilder().setPrefilter("helper").setFilterHashes(99).setHelper("h"),
+            SessionHello.newBuilder().setPrefilter("helper"),
+            SessionHello.newBuilder().setPrefilter("sometimes"),
+            SessionHello.newBuilder().setFilterBits(20))) {
+      String session = UUID.randomUUID().toString();
+      bad.setRole(io.psiflink.jobs.psi.ControlMessages.roleId(Role.B))
+          .setFingerprint("query-fingerprint")
+          .setProtocol("kkrt")
+          .setSigma(40)
+          .setMode("both")
+          .setLabelBytes(PartyOptions.DEFAULT_LABEL_BYTES)
+          .setParallelism(1)
+          .addCertificateChain(ByteString.copyFrom(b.certificate().getEncoded()));
+      byte[] hello = bad.build().toByteArray();
+      byte[] body =
+          SignedSessionHello.newBuilder()
+              .setHello(ByteString.copyFrom(hello))
+              .setSignature(ByteString.copyFrom(SessionHandshake.sign(b, session, hello)))
+              .build()
+              .toByteArray();
+      assertHelloRefused(session, body, "the peer's HELLO");
     }
   }
 }
