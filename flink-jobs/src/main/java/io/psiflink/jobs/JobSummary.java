@@ -27,7 +27,8 @@ import java.util.Map;
  * to the time the bins spent in each), write (until the job finished). publicSize: the party's
  * {@link PublicSize} policy; rowsDisclosed: the n its bins announced to the peer and padded to (all
  * the peer learns of its size); intersectingKeys: null (left out of the JSON) for a party that does
- * not learn the intersection (B in the labeled mode).
+ * not learn the intersection (B in the labeled mode). prefilter: with {@code --prefilter helper}
+ * ({@link PrefilterSummary}), else null (left out of the JSON).
  */
 @JsonNaming(PropertyNamingStrategies.SnakeCaseStrategy.class)
 @JsonPropertyOrder({
@@ -48,7 +49,8 @@ import java.util.Map;
   "bytes_received",
   "phase_seconds",
   "total_seconds",
-  "peak_rss_bytes"
+  "peak_rss_bytes",
+  "prefilter"
 })
 public record JobSummary(
     String party,
@@ -68,7 +70,74 @@ public record JobSummary(
     long bytesReceived,
     @JsonSerialize(contentUsing = JobSummary.Seconds.class) Map<String, Double> phaseSeconds,
     @JsonSerialize(using = JobSummary.Seconds.class) double totalSeconds,
-    long peakRssBytes) {
+    long peakRssBytes,
+    @JsonInclude(JsonInclude.Include.NON_NULL) PrefilterSummary prefilter) {
+
+  /** A summary of a job without a prefilter. */
+  public JobSummary(
+      String party,
+      String publicSize,
+      long rowsDisclosed,
+      long rowsRead,
+      long rowsQuarantined,
+      long rowsFilteredOut,
+      long rowsWithNullKey,
+      long rowsTokenized,
+      int bins,
+      long binsDone,
+      long binRetries,
+      Long intersectingKeys,
+      long rowsOut,
+      long bytesSent,
+      long bytesReceived,
+      Map<String, Double> phaseSeconds,
+      double totalSeconds,
+      long peakRssBytes) {
+    this(
+        party,
+        publicSize,
+        rowsDisclosed,
+        rowsRead,
+        rowsQuarantined,
+        rowsFilteredOut,
+        rowsWithNullKey,
+        rowsTokenized,
+        bins,
+        binsDone,
+        binRetries,
+        intersectingKeys,
+        rowsOut,
+        bytesSent,
+        bytesReceived,
+        phaseSeconds,
+        totalSeconds,
+        peakRssBytes,
+        null);
+  }
+
+  /**
+   * What the prefilter did: the helper, L and k, this party's candidates (the rows that went on to
+   * the PSI, of rows_tokenized), the seconds from the end of this party's filter to the combined
+   * filter, and the filter bytes to and from the helper (2^L/8 each way).
+   */
+  @JsonNaming(PropertyNamingStrategies.SnakeCaseStrategy.class)
+  @JsonPropertyOrder({
+    "helper",
+    "filter_bits",
+    "filter_hashes",
+    "candidates",
+    "seconds",
+    "bytes_to_helper",
+    "bytes_from_helper"
+  })
+  public record PrefilterSummary(
+      String helper,
+      int filterBits,
+      int filterHashes,
+      long candidates,
+      @JsonSerialize(using = JobSummary.Seconds.class) double seconds,
+      long bytesToHelper,
+      long bytesFromHelper) {}
 
   private static final ObjectMapper JSON = new ObjectMapper();
 
@@ -141,6 +210,22 @@ public record JobSummary(
             rowsOut,
             bytesSent,
             bytesReceived));
+    if (prefilter != null) {
+      sb.append(
+          String.format(
+              Locale.ROOT,
+              "party %s: prefilter with helper '%s' (2^%d bits, k = %d): %,d candidates of %,d "
+                  + "tokenized rows, %.1f s, %,d bytes to the helper, %,d from it%n",
+              party,
+              prefilter.helper(),
+              prefilter.filterBits(),
+              prefilter.filterHashes(),
+              prefilter.candidates(),
+              rowsTokenized,
+              prefilter.seconds(),
+              prefilter.bytesToHelper(),
+              prefilter.bytesFromHelper()));
+    }
     sb.append(String.format(Locale.ROOT, "party %s: %.1f s in all:", party, totalSeconds));
     phaseSeconds.forEach((k, v) -> sb.append(String.format(Locale.ROOT, " %s %.1f s,", k, v)));
     sb.setLength(sb.length() - 1);
