@@ -160,4 +160,71 @@ class PartyMainTest {
     a.put("csv-delimiter", "\u00e9");
     assertThrows(IllegalArgumentException.class, () -> PartyMain.config(a));
   }
+
+  @Test
+  void thePrefilterNeedsAHelperAndItsPinUnlessTheTestFlagIsGiven() {
+    Map<String, String> a = base();
+    a.put("prefilter", "helper");
+    IllegalArgumentException e =
+        assertThrows(IllegalArgumentException.class, () -> PartyMain.config(a));
+    assertTrue(e.getMessage().contains("--prefilter helper needs --helper"), e.getMessage());
+    a.put("helper", "the-helper");
+    e = assertThrows(IllegalArgumentException.class, () -> PartyMain.config(a));
+    assertTrue(e.getMessage().contains("--helper-cert-sha256"), e.getMessage());
+    assertTrue(e.getMessage().contains("--insecure-test-only"), e.getMessage());
+    a.put("insecure-test-only", "true");
+    assertEquals(null, PartyMain.config(a).helperCertificateSha256());
+    a.remove("insecure-test-only");
+    a.put("helper-cert-sha256", "cd".repeat(32));
+    a.put("filter-bits", "20");
+    a.put("filter-hashes", "3");
+    PartyConfig c = PartyMain.config(a);
+    assertEquals(io.psiflink.api.Prefilter.HELPER, c.prefilter());
+    assertEquals("the-helper", c.helper());
+    assertEquals(20, c.filterBits());
+    assertEquals(3, c.filterHashes());
+    assertEquals((byte) 0xcd, c.helperCertificateSha256()[31]);
+    a.put("filter-bits", "15");
+    e = assertThrows(IllegalArgumentException.class, () -> PartyMain.config(a));
+    assertTrue(
+        e.getMessage().contains("--filter-bits must be 0 (automatic) or lie in [16, 36], not 15"),
+        e.getMessage());
+    a.put("filter-bits", "0");
+    a.put("filter-hashes", "17");
+    e = assertThrows(IllegalArgumentException.class, () -> PartyMain.config(a));
+    assertTrue(e.getMessage().contains("--filter-hashes"), e.getMessage());
+  }
+
+  /** Refused before the handshake, naming why: what B (labeled) or A (COUNT) would learn. */
+  @Test
+  void thePrefilterIsRefusedWithTheLabeledModeAndWithCount() throws Exception {
+    Map<String, String> a = base();
+    a.put("prefilter", "helper");
+    a.put("helper", "h");
+    a.put("helper-cert-sha256", "cd".repeat(32));
+    PartyConfig plain = PartyMain.config(a);
+    PrivateJoinJob.checkPrefilter(plain, io.psiflink.query.JoinQuery.parse(plain.sql()));
+    a.put("mode", "labeled");
+    PartyConfig labeled = PartyMain.config(a);
+    IllegalArgumentException e =
+        assertThrows(
+            IllegalArgumentException.class,
+            () ->
+                PrivateJoinJob.checkPrefilter(
+                    labeled, io.psiflink.query.JoinQuery.parse(labeled.sql())));
+    assertTrue(
+        e.getMessage().contains("refused with --mode labeled: B would learn its candidates"),
+        e.getMessage());
+    a.remove("mode");
+    a.put("sql", "SELECT COUNT(DISTINCT a.k) FROM a JOIN b ON a.k = b.k");
+    PartyConfig count = PartyMain.config(a);
+    e =
+        assertThrows(
+            IllegalArgumentException.class,
+            () ->
+                PrivateJoinJob.checkPrefilter(
+                    count, io.psiflink.query.JoinQuery.parse(count.sql())));
+    assertTrue(
+        e.getMessage().contains("refused with SELECT COUNT(...): A would learn"), e.getMessage());
+  }
 }
