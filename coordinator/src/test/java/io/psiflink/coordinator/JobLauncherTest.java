@@ -161,6 +161,7 @@ class JobLauncherTest {
             "--sigma 40",
             "--protocol kkrt",
             "--mode both",
+            "--prefilter none",
             "--parallelism 4",
             "--attempts 2",
             "--pair-timeout 30",
@@ -194,6 +195,7 @@ class JobLauncherTest {
             .with(PartyOptions.SIGMA, 40)
             .with(PartyOptions.PROTOCOL, "kkrt")
             .with(PartyOptions.MODE, JoinMode.BOTH)
+            .with(PartyOptions.PREFILTER, io.psiflink.api.Prefilter.NONE)
             .with(PartyOptions.PARALLELISM, 4)
             .with(PartyOptions.ATTEMPTS, 2)
             .with(PartyOptions.WORK, dir.resolve("w/s1/flink").toString())
