@@ -226,6 +226,11 @@ final class Approvals {
                     queries.expire(c, q, now);
                     return null;
                   }
+                  if (decision == Decision.APPROVED && q.prefiltering().helped()) {
+                    // the registry may have changed since the offer: a session its jobs could
+                    // not launch is not approved
+                    HelperPolicy.approve(ctx.config(), q.prefiltering());
+                  }
                   Store.decide(c, id, decision.status(), reason, now);
                   Store.insertApproval(c, new Approval(id, decision, ctx.party(), reason, now));
                   Store.audit(

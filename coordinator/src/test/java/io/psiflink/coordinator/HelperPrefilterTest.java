@@ -474,6 +474,64 @@ class HelperPrefilterTest {
     assertEquals("carol", launched("alice").get(PartyOptions.HELPER));
   }
 
+  /**
+   * The approver's registry may change between the offer and the decision (a restart with another
+   * config): approving a query whose helper is no longer registered, or now with another pin, is
+   * refused naming the helper, and no session is created.
+   */
+  @Test
+  void anApprovalIsRefusedWhenTheHelperWasUnregisteredSince() throws Exception {
+    Client bobAsRequester = bob;
+    ObjectNode q = Client.JSON.createObjectNode();
+    q.put("localDataset", "customers");
+    q.put("peerDataset", "purchases");
+    q.put("role", "B");
+    q.put("sql", SQL);
+    q.put("prefilter", "helper");
+    q.put("helper", "carol");
+    Reply submitted = bobAsRequester.post("/v1/queries", q);
+    assertEquals(201, submitted.status(), submitted.toString());
+    String id = submitted.json().path("id").asText();
+    CoordinatorConfig original = parties.aliceConfig;
+    for (List<Helper> now :
+        List.of(
+            List.<Helper>of(),
+            List.of(new Helper("carol", "c1".repeat(32), "carol's new certificate")))) {
+      parties.stopAlice();
+      parties.startAlice(withHelpers(original, now));
+      try {
+        Reply r = parties.aliceApi().post("/v1/queries/" + id + "/approve", "{}");
+        refused(422, r, "helper carol");
+        assertEquals(
+            "pending", parties.aliceApi().get("/v1/queries/" + id).json().path("status").asText());
+        assertTrue(parties.aliceApi().get("/v1/queries/" + id).json().path("session").isNull());
+      } finally {
+        parties.stopAlice();
+        parties.startAlice();
+      }
+    }
+    alice = parties.aliceApi();
+    assertEquals(200, alice.post("/v1/queries/" + id + "/reject", "{}").status());
+  }
+
+  static CoordinatorConfig withHelpers(CoordinatorConfig c, List<Helper> helpers) {
+    return new CoordinatorConfig(
+        c.party(),
+        c.listen(),
+        c.tls(),
+        c.database(),
+        c.tokensFile(),
+        c.peer(),
+        c.bridge(),
+        c.approvalTtl(),
+        c.sweepInterval(),
+        c.defaults(),
+        c.protocols(),
+        c.job(),
+        c.output(),
+        helpers);
+  }
+
   @Test
   void theHelpersAreListedToThePartyOnly() {
     Reply r = alice.get("/v1/helpers");

@@ -239,6 +239,11 @@ public final class Parties implements AutoCloseable {
     alice = CoordinatorServer.start(aliceConfig);
   }
 
+  /** Starts alice's coordinator again, on the same port and database, with {@code config}. */
+  public void startAlice(CoordinatorConfig config) throws Exception {
+    alice = CoordinatorServer.start(config);
+  }
+
   public static int freePort() throws Exception {
     try (ServerSocket s = new ServerSocket(0)) {
       return s.getLocalPort();

@@ -45,7 +45,8 @@ class PsiCliTest {
             null,
             party ->
                 java.util.List.of(
-                    new CoordinatorConfig.Helper("carol", CAROL, party + "'s contract with carol")));
+                    new CoordinatorConfig.Helper(
+                        "carol", CAROL, party + "'s contract with carol")));
     String ca = parties.pki.caCertificate().toString();
     aliceEnv =
         Map.of(
