@@ -26,7 +26,7 @@ import java.util.List;
  * <p>With a pre-filter ({@code prefilter: helper}) the approval names the helper (name, the
  * description this party registered, the certificate pin) and states what it adds: each party
  * learns the other's candidate count instead of its size, and a few bits of a keyed hash of the
- * other's keys outside the join; the helper learns only masked filters (docs/security.md).
+ * other's keys outside the join; the helper receives no data (docs/security.md).
  *
  * <p>Stored as JSON with the query ({@code queries.disclosure_json}) and shown by the API.
  *
@@ -175,10 +175,10 @@ record Disclosure(
         + helper
         + " (server-aided sample filtering). Each party learns the other's candidate count"
         + " (rounded by its public-size policy) instead of its table size, and, for each of its"
-        + " own Bloom filter positions left set after the PSI, that the other party holds some key"
-        + " hashing there (a few bits of a keyed hash of keys outside the join). The helper sees"
-        + " only masked filters: it learns the filter size and how many positions the two filters"
-        + " differ in, nothing about which keys. A helper that deviates from the protocol can make"
+        + " own Bloom filter positions, whether the other party's filter has it set too (a few"
+        + " bits of a keyed hash of keys outside the join). The helper receives no data: it learns"
+        + " the session, the parties' names and the filter size, nothing about either table. It"
+        + " must not collude with either party. A helper that deviates from the protocol can make"
         + " the join miss matches (never add wrong ones).";
   }
 

@@ -204,8 +204,8 @@ class HelperPrefilterTest {
               "Pre-filter by helper carol (server-aided sample filtering).",
               "the other's candidate count (rounded by its public-size policy) instead of its"
                   + " table size",
-              "that the other party holds some key hashing there",
-              "The helper sees only masked filters",
+              "whether the other party's filter has it set too",
+              "The helper receives no data",
               "can make the join miss matches (never add wrong ones)")) {
         assertTrue(h.path("text").asText().contains(fragment), h.toString());
         assertTrue(d.path("summary").asText().contains(fragment), d.toString());
