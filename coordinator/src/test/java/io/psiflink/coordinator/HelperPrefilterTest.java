@@ -136,7 +136,7 @@ class HelperPrefilterTest {
    */
   PartyConfiguration launched(String party) throws Exception {
     Path args = dir.resolve("flink-" + party).resolve("args");
-    for (int i = 0; i < 600 && !Files.exists(args); i++) {
+    for (int i = 0; i < 2400 && !Files.exists(args); i++) { // 2 minutes: CI machines are slow
       Thread.sleep(50);
     }
     assertTrue(Files.exists(args), party + "'s job was not launched");
