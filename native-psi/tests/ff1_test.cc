@@ -5,6 +5,8 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdio>
+#include <cstring>
 #include <random>
 #include <string>
 #include <vector>
@@ -138,23 +140,45 @@ TEST(Ff1Binary, EqualsGenericForEveryFilterWidth) {
   for (uint32_t l = 16; l <= 36; ++l) widths.push_back(l);
   for (uint32_t l : {2u, 3u, 8u, 15u, 40u, 57u, 63u, 64u}) widths.push_back(l);
   for (uint32_t l : widths) {
-    uint8_t key[16];
-    for (auto& k : key) k = uint8_t(rng());
-    Ff1 slow(key);
-    Ff1Binary fast(key, l);
-    const uint64_t mask = l == 64 ? ~uint64_t{0} : (uint64_t{1} << l) - 1;
-    std::vector<uint64_t> xs(67), batch(67);
-    for (auto& x : xs) x = rng() & mask;
-    xs[0] = 0;
-    xs[1] = mask;
-    fast.encrypt_batch(xs.data(), batch.data(), xs.size());
-    for (size_t i = 0; i < xs.size(); ++i) {
-      const uint64_t want = generic_binary(slow, l, xs[i], true);
-      EXPECT_EQ(fast.encrypt(xs[i]), want) << "L=" << l << " x=" << xs[i];
-      EXPECT_EQ(batch[i], want) << "batch, L=" << l << " i=" << i;
-      EXPECT_EQ(fast.decrypt(want), xs[i]) << "L=" << l;
-      EXPECT_EQ(generic_binary(slow, l, want, false), xs[i]) << "L=" << l;
+    for (auto kernel : {Ff1Binary::Kernel::kAuto, Ff1Binary::Kernel::kAesNi}) {
+      uint8_t key[16];
+      for (auto& k : key) k = uint8_t(rng());
+      Ff1 slow(key);
+      Ff1Binary fast(key, l, kernel);
+      if (kernel == Ff1Binary::Kernel::kAesNi) {
+        EXPECT_FALSE(fast.uses_vaes());
+      }
+      const uint64_t mask = l == 64 ? ~uint64_t{0} : (uint64_t{1} << l) - 1;
+      std::vector<uint64_t> xs(67), batch(67);
+      for (auto& x : xs) x = rng() & mask;
+      xs[0] = 0;
+      xs[1] = mask;
+      fast.encrypt_batch(xs.data(), batch.data(), xs.size());
+      for (size_t i = 0; i < xs.size(); ++i) {
+        const uint64_t want = generic_binary(slow, l, xs[i], true);
+        EXPECT_EQ(fast.encrypt(xs[i]), want) << "L=" << l << " x=" << xs[i];
+        EXPECT_EQ(batch[i], want) << "batch, L=" << l << " i=" << i;
+        EXPECT_EQ(fast.decrypt(want), xs[i]) << "L=" << l;
+        EXPECT_EQ(generic_binary(slow, l, want, false), xs[i]) << "L=" << l;
+      }
     }
+  }
+}
+
+TEST(Ff1Binary, KernelsAgreeOnLongBatches) {
+  // 16 per VAES step, 8 per AES-NI step, and ragged tails of both
+  uint8_t key[16] = {9, 8, 7, 6, 5, 4, 3, 2, 1, 0, 1, 2, 3, 4, 5, 6};
+  Ff1Binary vaes(key, 28), aesni(key, 28, Ff1Binary::Kernel::kAesNi);
+  if (!vaes.uses_vaes()) std::printf("(no VAES on this CPU: both kernels are AES-NI)\n");
+  std::mt19937_64 rng(3);
+  for (size_t n : {size_t(0), size_t(1), size_t(15), size_t(16), size_t(17), size_t(24), size_t(31),
+                   size_t(1000)}) {
+    std::vector<uint64_t> in(n), a(n), b(n);
+    for (auto& x : in) x = rng() & ((uint64_t{1} << 28) - 1);
+    vaes.encrypt_batch(in.data(), a.data(), n);
+    aesni.encrypt_batch(in.data(), b.data(), n);
+    EXPECT_EQ(a, b) << n;
+    for (size_t i = 0; i < n; ++i) ASSERT_EQ(a[i], aesni.encrypt(in[i])) << n << " " << i;
   }
 }
 

@@ -10,7 +10,8 @@
 //              result is NUM_2 of the output string. With t = 0 and b <= 4 the PRF input P || Q is
 //              two blocks and d = 8, so each round is R = AES_K(AES_K(P) ^ Q_i): AES_K(P) is a
 //              constant of (key, n) and a round costs one AES call; batches run 8 inputs side by
-//              side so their AES calls pipeline.
+//              side so their AES calls pipeline (16, two per VAES instruction, when the CPU has
+//              VAES; the Feistel arithmetic then runs in AVX2 lanes too).
 // Both compute the same function (tests/ff1_test.cc, every n in [16, 36] and more); known answers
 // from NIST's FF1samples (AES-128 samples 1-3).
 //
@@ -62,14 +63,18 @@ class Ff1Binary {
   // b = ceil(ceil(n/2) / 8) <= 4 keeps Q in one block with d = 8 (NUM(S) is one 64-bit word).
   static constexpr uint32_t kMaxBits = 64;
 
+  // The batch kernel: kAuto takes VAES when the CPU has it, kAesNi never (tests compare both).
+  enum class Kernel { kAuto, kAesNi };
+
   // key: 16 bytes (AES-128). Precondition: bits in [kMinBits, kMaxBits]; callers validate it
   // (FilterPositions::create turns a bad value into PSI_ERR_ARGUMENT before getting here).
-  Ff1Binary(const uint8_t* key, uint32_t bits);
+  Ff1Binary(const uint8_t* key, uint32_t bits, Kernel kernel = Kernel::kAuto);
   ~Ff1Binary();
   Ff1Binary(const Ff1Binary&) = delete;
   Ff1Binary& operator=(const Ff1Binary&) = delete;
 
   uint32_t bits() const { return bits_; }
+  bool uses_vaes() const { return vaes_; }
   // x < 2^bits (higher bits are ignored). The result is < 2^bits.
   uint64_t encrypt(uint64_t x) const;
   uint64_t decrypt(uint64_t y) const;
@@ -81,6 +86,7 @@ class Ff1Binary {
   Block first_;  // AES_K(P) ^ round key 0: the CBC-MAC's first block, ready for the second
   uint32_t bits_, u_, v_, qshift_;
   uint64_t mask_u_, mask_v_;
+  bool vaes_;
 };
 
 }  // namespace psi
