@@ -314,8 +314,9 @@ TEST(FilterPositionsLarge, ThroughputL28K3) {
     rates.push_back(double(n * k) / s);
   }
   std::sort(rates.begin(), rates.end());
-  std::printf("filter positions L=%u k=%u: median %.1f M positions/s (min %.1f, max %.1f)\n", bits,
-              k, rates[2] / 1e6, rates[0] / 1e6, rates[4] / 1e6);
+  std::printf("filter positions L=%u k=%u (%s): median %.1f M positions/s (min %.1f, max %.1f)\n",
+              bits, k, f->uses_vaes() ? "VAES" : "AES-NI", rates[2] / 1e6, rates[0] / 1e6,
+              rates[4] / 1e6);
   uint64_t any = 0;
   for (uint64_t p : out) any |= p;
   EXPECT_EQ(any >> bits, 0u);

@@ -50,6 +50,8 @@ class FilterPositions {
 
   uint32_t bits() const { return bits_; }
   uint32_t hashes() const { return hashes_; }
+  // Whether FF1 runs on the VAES kernel (Ff1Binary::Kernel::kAuto on a CPU with VAES).
+  bool uses_vaes() const { return ff1_.uses_vaes(); }
 
   // tokens: count * 16 bytes; out: count * hashes() positions (see above). Lengths are the
   // caller's (the C ABI checks them).
