@@ -225,6 +225,41 @@ PSI_API psi_status psi_aead_open(const uint8_t* key, size_t key_len, const uint8
                                  size_t nonce_len, const uint8_t* sealed, size_t len, uint8_t* out,
                                  size_t cap, size_t* written);
 
+/* Bloom filter positions of the server-aided prefilter (docs/protocols.md, "Prefilter positions
+ * (FF1)"): the k positions of a 16-byte token t in a filter of 2^L bits are
+ * p_j(t) = FF1_K1(h_j(t)), j < k, with h a keyed hash (AES-128 under K2) of t to k L-bit values and
+ * FF1 of NIST SP 800-38G (radix 2, AES-128). key: PSI_FILTER_KEY_BYTES = K1 (16) || K2 (16).
+ *
+ *   psi_filter_positions_create(key, key_len, filter_bits, hashes, &f, err, err_cap)
+ *       key_len must be 32, filter_bits in [PSI_FILTER_BITS_MIN, PSI_FILTER_BITS_MAX] (L), hashes
+ *       in [PSI_FILTER_HASHES_MIN, PSI_FILTER_HASHES_MAX] (k). On failure *f is NULL and err gets
+ *       the cause (NUL-terminated, truncated to err_cap; err may be NULL).
+ *   psi_filter_positions_compute(f, tokens, count, token_len, out, out_len)
+ *       tokens: count * token_len bytes, token_len must be PSI_FILTER_TOKEN_BYTES (16); out_len
+ * must equal count * hashes (no overflow); out[i*hashes + j] = p_j(token i) < 2^filter_bits. count
+ * may be 0 (tokens and out may then be NULL). Deterministic: the same key, L, k and token give the
+ * same positions on every machine. psi_filter_positions_error(f)   message of f's last failed call
+ * ("" if none); valid until the next call on f. psi_filter_positions_free(f)    wipes the keys;
+ * NULL allowed. Every function returns PSI_ERR_ARGUMENT for a NULL pointer or a bad length or range
+ * (nothing written to out), PSI_ERR_ARGUMENT also for a CPU without the instructions the library
+ * needs. An object is not thread-safe (its error text); use one per thread. */
+#define PSI_FILTER_KEY_BYTES 32
+#define PSI_FILTER_TOKEN_BYTES 16
+#define PSI_FILTER_BITS_MIN 16
+#define PSI_FILTER_BITS_MAX 36
+#define PSI_FILTER_HASHES_MIN 1
+#define PSI_FILTER_HASHES_MAX 16
+typedef struct psi_filter_positions psi_filter_positions;
+PSI_API psi_status psi_filter_positions_create(const uint8_t* key, size_t key_len,
+                                               uint32_t filter_bits, uint32_t hashes,
+                                               psi_filter_positions** out, char* err,
+                                               size_t err_cap);
+PSI_API psi_status psi_filter_positions_compute(const psi_filter_positions* f,
+                                                const uint8_t* tokens, size_t count,
+                                                size_t token_len, uint64_t* out, size_t out_len);
+PSI_API const char* psi_filter_positions_error(const psi_filter_positions* f);
+PSI_API void psi_filter_positions_free(psi_filter_positions* f);
+
 #ifdef __cplusplus
 }
 #endif

@@ -3,7 +3,9 @@
     airflow dags trigger psi_flink_private_join --conf '{"local_dataset": "purchases",
         "peer_dataset": "customers", "sql": "SELECT b.email, a.spend FROM a JOIN b ON a.card = b.card"}'
 
-(add ``"mode": "labeled"`` so that the other party, B, learns nothing of the intersection).
+(add ``"mode": "labeled"`` so that the other party, B, learns nothing of the intersection; add
+``"prefilter": "helper", "helper": "carol"`` so that the helper carol, registered with both
+coordinators, pre-filters both tables when they share few keys).
 
 The connection ``psi_coordinator`` names the coordinator (see docs/airflow.md). ``submit`` sends the
 query for the other party's approval; ``wait_for_join`` waits for the decision and the job, and
@@ -44,6 +46,18 @@ with DAG(
         "label_bytes": Param(None, type=["null", "integer"], minimum=8, maximum=1048576,
                              description="labeled mode: the size every key's rows from B are "
                                          "padded to (default 128)"),
+        "prefilter": Param(None, type=["null", "string"], enum=[None, "none", "helper"],
+                           description="helper: a helper both coordinators registered "
+                                       "pre-filters both tables (server-aided sample filter); "
+                                       "none (default)"),
+        "helper": Param(None, type=["null", "string"],
+                        description="prefilter helper: the helper's registered name"),
+        "filter_bits": Param(None, type=["null", "integer"], minimum=16, maximum=36,
+                             description="prefilter helper: the Bloom filter has 2^L bits "
+                                         "(default: chosen by the jobs)"),
+        "filter_hashes": Param(None, type=["null", "integer"], minimum=1, maximum=16,
+                               description="prefilter helper: hash functions per key "
+                                           "(default: chosen by the jobs)"),
     },
     default_args={"retries": 3, "retry_delay": timedelta(minutes=1)},
 ) as dag:
@@ -57,6 +71,10 @@ with DAG(
         protocol="{{ params.protocol or '' }}",
         mode="{{ params.mode or '' }}",
         label_bytes="{{ params.label_bytes or '' }}",
+        prefilter="{{ params.prefilter or '' }}",
+        helper="{{ params.helper or '' }}",
+        filter_bits="{{ params.filter_bits or '' }}",
+        filter_hashes="{{ params.filter_hashes or '' }}",
     )
     wait = PsiJoinSensor(
         task_id="wait_for_join",

@@ -57,8 +57,8 @@ def _fail_or_retry(e: CoordinatorError) -> AirflowException:
     return AirflowException(str(e)) if e.transient else AirflowFailException(str(e))
 
 
-def _label_bytes(value: int | str | None) -> int | None:
-    """``label_bytes`` as given or rendered from a template ("" or None: not given)."""
+def _whole_number(name: str, value: int | str | None, what: str) -> int | None:
+    """An integer parameter as given or rendered from a template ("" or None: not given)."""
     if value is None or isinstance(value, int):
         return value
     text = str(value).strip()
@@ -67,8 +67,12 @@ def _label_bytes(value: int | str | None) -> int | None:
     try:
         return int(text)
     except ValueError:
-        raise AirflowFailException(
-            f"label_bytes must be a whole number of bytes, not '{value}'") from None
+        raise AirflowFailException(f"{name} must be {what}, not '{value}'") from None
+
+
+def _label_bytes(value: int | str | None) -> int | None:
+    """``label_bytes`` as given or rendered from a template ("" or None: not given)."""
+    return _whole_number("label_bytes", value, "a whole number of bytes")
 
 
 class PsiSubmitJoinOperator(BaseOperator):
@@ -78,16 +82,26 @@ class PsiSubmitJoinOperator(BaseOperator):
     ``mode``: who learns the intersection, ``both`` (the coordinator's default) or ``labeled`` (only
     party A; party B learns nothing of it); ``label_bytes``: in labeled mode, the public size every
     key's rows from B are padded to (default: the coordinator's, 128). The coordinator checks both,
-    and refuses a mode that a dataset's ``revealIntersection: never`` forbids."""
+    and refuses a mode that a dataset's ``revealIntersection: never`` forbids.
+
+    ``prefilter``: ``helper`` has the registered helper ``helper`` pre-filter both tables (the
+    server-aided sample filter: the PSI runs on candidates only, same output), ``none`` (default)
+    not; ``filter_bits`` (2^L bits, 16..36) and ``filter_hashes`` (1..16) size its Bloom filter
+    (default: chosen by the jobs). The coordinators refuse a helper either has not registered (or
+    registered with another pin), and a pre-filter with mode labeled, a COUNT query or a dataset
+    registered with ``revealIntersection: never``."""
 
     template_fields = ("sql", "local_dataset", "peer_dataset", "output_location",
-                       "output_format", "protocol", "mode", "label_bytes")
+                       "output_format", "protocol", "mode", "label_bytes", "prefilter", "helper",
+                       "filter_bits", "filter_hashes")
     template_fields_renderers = {"sql": "sql"}
 
     def __init__(self, *, sql: str, local_dataset: str, peer_dataset: str,
                  output_location: str | None = None, output_format: str | None = None,
                  protocol: str | None = None, mode: str | None = None,
-                 label_bytes: int | str | None = None, psi_conn_id: str = "psi_coordinator",
+                 label_bytes: int | str | None = None, prefilter: str | None = None,
+                 helper: str | None = None, filter_bits: int | str | None = None,
+                 filter_hashes: int | str | None = None, psi_conn_id: str = "psi_coordinator",
                  **kwargs):
         super().__init__(**kwargs)
         self.sql = sql
@@ -98,6 +112,10 @@ class PsiSubmitJoinOperator(BaseOperator):
         self.protocol = protocol
         self.mode = mode
         self.label_bytes = label_bytes
+        self.prefilter = prefilter
+        self.helper = helper
+        self.filter_bits = filter_bits
+        self.filter_hashes = filter_hashes
         self.psi_conn_id = psi_conn_id
 
     def execute(self, context: Any) -> str:
@@ -111,14 +129,25 @@ class PsiSubmitJoinOperator(BaseOperator):
         protocol = (self.protocol or "").strip() or None
         mode = (self.mode or "").strip() or None
         label_bytes = _label_bytes(self.label_bytes)
+        prefilter = (self.prefilter or "").strip() or None
+        helper = (self.helper or "").strip() or None
+        # 0 is the jobs' choice, as unset
+        filter_bits = _whole_number("filter_bits", self.filter_bits, "a whole number (16..36)")
+        filter_hashes = _whole_number("filter_hashes", self.filter_hashes,
+                                      "a whole number (1..16)")
         try:
             q = client.submit(self.local_dataset, self.peer_dataset, self.sql, output,
-                              protocol=protocol, mode=mode, labelBytes=label_bytes)
+                              protocol=protocol, mode=mode, labelBytes=label_bytes,
+                              prefilter=prefilter, helper=helper, filterBits=filter_bits or None,
+                              filterHashes=filter_hashes or None)
         except CoordinatorError as e:
             raise _fail_or_retry(e) from e
         shown = q.get("mode", "both")
         if q.get("labelBytes") is not None:
             shown += f", labels of {q['labelBytes']} bytes"
+        pre = q.get("prefiltering") or {}
+        if pre.get("prefilter") == "helper":
+            shown += f", pre-filtered by helper {pre.get('helper')}"
         self.log.info("query %s submitted (mode %s); waiting for %s to approve it", q["id"], shown,
                       q.get("approver"))
         return q["id"]

@@ -11,6 +11,7 @@
 
 #include "../core/params.h"
 #include "../core/status.h"
+#include "../prefilter/positions.h"
 #include "../protocols/protocol.h"
 #include "cpu.h"
 #include "psi_native.h"
@@ -429,3 +430,83 @@ psi_status psi_aead_open(const uint8_t* key, size_t key_len, const uint8_t* nonc
   *written = static_cast<size_t>(n);
   return PSI_OK;
 }
+
+// ---------------------------------------------------------------------------------------------------
+// Prefilter positions. No session: a key, L and k; the object only adds the error text.
+
+struct psi_filter_positions {
+  std::unique_ptr<psi::FilterPositions> impl;
+  mutable std::string error;  // of the last failed call; the object is thread-confined anyway
+};
+
+psi_status psi_filter_positions_create(const uint8_t* key, size_t key_len, uint32_t filter_bits,
+                                       uint32_t hashes, psi_filter_positions** out, char* err,
+                                       size_t err_cap) {
+  try {
+    if (out == nullptr) {
+      copy_error(err, err_cap, "out must not be NULL");
+      return PSI_ERR_ARGUMENT;
+    }
+    *out = nullptr;
+    if (const char* missing = psi::missing_cpu_feature()) {
+      copy_error(
+          err, err_cap,
+          std::string("this CPU lacks the ") + missing + " instructions psi-native is built for");
+      return PSI_ERR_ARGUMENT;
+    }
+    std::unique_ptr<psi::FilterPositions> impl;
+    Status st = psi::FilterPositions::create(key, key_len, filter_bits, hashes, &impl);
+    if (!st.is_ok()) {
+      copy_error(err, err_cap, st.message());
+      return st.code();
+    }
+    auto f = std::make_unique<psi_filter_positions>();
+    f->impl = std::move(impl);
+    *out = f.release();
+    return PSI_OK;
+  } catch (const std::bad_alloc&) {
+    copy_error(err, err_cap, "out of memory");
+    return PSI_ERR_NO_MEMORY;
+  } catch (...) {
+    copy_error(err, err_cap, "internal error");
+    return PSI_ERR_INTERNAL;
+  }
+}
+
+psi_status psi_filter_positions_compute(const psi_filter_positions* f, const uint8_t* tokens,
+                                        size_t count, size_t token_len, uint64_t* out,
+                                        size_t out_len) {
+  if (f == nullptr) return PSI_ERR_ARGUMENT;
+  try {
+    f->error.clear();
+    const size_t k = f->impl->hashes();
+    std::string why;
+    if (token_len != psi::FilterPositions::kTokenBytes) {
+      why = "token_len must be " + std::to_string(psi::FilterPositions::kTokenBytes) + ", got " +
+            std::to_string(token_len);
+    } else if (count != 0 && (tokens == nullptr || out == nullptr)) {
+      why = "tokens and out must not be NULL";
+    } else if (count > SIZE_MAX / token_len || count > SIZE_MAX / k) {
+      why = "count " + std::to_string(count) + " overflows the buffer sizes";
+    } else if (out_len != count * k) {
+      why = "out_len must equal count * hashes = " + std::to_string(count * k) + ", got " +
+            std::to_string(out_len);
+    }
+    if (!why.empty()) {
+      f->error = "filter positions: " + why;
+      return PSI_ERR_ARGUMENT;
+    }
+    if (count != 0) f->impl->positions(tokens, count, out);
+    return PSI_OK;
+  } catch (const std::bad_alloc&) {
+    return PSI_ERR_NO_MEMORY;
+  } catch (...) {
+    return PSI_ERR_INTERNAL;
+  }
+}
+
+const char* psi_filter_positions_error(const psi_filter_positions* f) {
+  return f == nullptr ? "" : f->error.c_str();
+}
+
+void psi_filter_positions_free(psi_filter_positions* f) { delete f; }

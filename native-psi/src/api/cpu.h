@@ -6,4 +6,6 @@
 namespace psi {
 // nullptr if the CPU has every instruction set the library uses, else the name of a missing one.
 const char* missing_cpu_feature();
+// Whether the CPU has VAES (256-bit AES instructions) and AVX2, for kernels chosen at run time.
+bool cpu_has_vaes();
 }  // namespace psi

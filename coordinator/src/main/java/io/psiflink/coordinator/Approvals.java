@@ -106,6 +106,12 @@ final class Approvals {
     ResolvedJoin resolved = QueryValidator.validate(sql, "sql", ownSide, ownPolicy, theirPolicy);
     QueryValidator.checkProtocolFor(resolved, protocol); // the approver checks independently
     QueryValidator.checkModeFor(resolved, protocol, offer.mode());
+    // the pre-filter: a helper registered here with the same pin, on a query it may filter
+    CoordinatorConfig.Helper helper =
+        offer.prefiltering().helped() ? HelperPolicy.approve(config, offer.prefiltering()) : null;
+    HelperPolicy.checkQuery(offer.prefiltering(), offer.mode(), resolved.count() != null);
+    HelperPolicy.checkDataset(
+        offer.prefiltering(), ownName, own.revealIntersection(), "this party's");
     // what our owner would learn, in the mode the requester chose (both jobs run the session's)
     IntersectionPolicy.check(
         ownName,
@@ -130,6 +136,8 @@ final class Approvals {
                 resolved,
                 offer.mode(),
                 offer.labelBytes(),
+                offer.prefiltering(),
+                helper,
                 ownName,
                 own.publicSize(),
                 requesterDataset,
@@ -155,6 +163,7 @@ final class Approvals {
             protocol,
             offer.mode(),
             offer.labelBytes(),
+            offer.prefiltering(),
             endpoint,
             peerFingerprint,
             QueryStatus.PENDING,
@@ -216,6 +225,11 @@ final class Approvals {
                   if (q.expiresAt() <= now) {
                     queries.expire(c, q, now);
                     return null;
+                  }
+                  if (decision == Decision.APPROVED && q.prefiltering().helped()) {
+                    // the registry may have changed since the offer: a session its jobs could
+                    // not launch is not approved
+                    HelperPolicy.approve(ctx.config(), q.prefiltering());
                   }
                   Store.decide(c, id, decision.status(), reason, now);
                   Store.insertApproval(c, new Approval(id, decision, ctx.party(), reason, now));
@@ -279,6 +293,7 @@ final class Approvals {
         q.protocol(),
         q.mode(),
         q.labelBytes(),
+        q.prefiltering(),
         end.apply(Role.A),
         fp.apply(Role.A),
         end.apply(Role.B),

@@ -2,6 +2,7 @@ package io.psiflink.coordinator;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import java.time.Clock;
+import java.util.List;
 
 /**
  * The coordinator's logic, independent of HTTP, wired from its parts: the dataset registry, query
@@ -74,6 +75,11 @@ public final class Coordinator {
 
   PeerInput peerInput() {
     return peerInput;
+  }
+
+  /** The helpers registered here ({@code GET /v1/helpers}): name, pin and description. */
+  List<CoordinatorConfig.Helper> helpers() {
+    return ctx.config().helpers();
   }
 
   Queries queries() {

@@ -27,6 +27,8 @@ import java.util.Objects;
  * peer: {name: bob, url: "https://bob.example:8443", tokenFile: peer-token}
  * bridge: {endpoint: "alice.example:7443", certificate: alice.pem}
  * approvalTtl: PT24H
+ * helpers:
+ *   - {name: carol, certSha256: "5f...e1", description: "Carol Ltd's sample filter"}
  * </pre>
  *
  * @param party this party's name (one party per coordinator)
@@ -50,6 +52,9 @@ import java.util.Objects;
  * @param job how this party's job is launched once a session is approved (null: sessions are
  *     recorded but no job is launched)
  * @param output where party A's joined tables go by default: {@code <directory>/<session id>}
+ * @param helpers the helpers this party may use for a query's pre-filter ({@code prefilter:
+ *     helper}); a query may name only a helper registered here, and the peer's coordinator must
+ *     have registered it with the same pin. The relay this coordinator runs admits them (pinned).
  */
 @JsonIgnoreProperties(ignoreUnknown = false)
 public record CoordinatorConfig(
@@ -65,7 +70,38 @@ public record CoordinatorConfig(
     Defaults defaults,
     List<String> protocols,
     Job job,
-    Output output) {
+    Output output,
+    List<Helper> helpers) {
+
+  /**
+   * A helper of the server-aided sample filter: a third organisation that combines both parties'
+   * masked Bloom filters and learns nothing of which keys they hold (docs/security.md).
+   *
+   * @param name the CN of its certificate, as queries name it
+   * @param certSha256 the SHA-256 of its certificate (64 hex digits): the pin both parties' jobs
+   *     and the relay check, and the peer's coordinator must have registered the same
+   * @param description shown at approval (who runs it, under which agreement)
+   */
+  public record Helper(String name, String certSha256, String description) {
+    public Helper {
+      if (name == null || !Requests.PARTY_NAME.matcher(name).matches()) {
+        throw new IllegalArgumentException(
+            "config: helpers: name must be a certificate CN ("
+                + Requests.PARTY_NAME.pattern()
+                + "), not "
+                + (name == null ? "missing" : "'" + name + "'"));
+      }
+      if (certSha256 == null || !certSha256.matches("[0-9a-fA-F]{64}")) {
+        throw new IllegalArgumentException(
+            "config: helpers: "
+                + name
+                + ": certSha256 (the SHA-256 of the helper's certificate, 64 hex digits) is"
+                + " required");
+      }
+      certSha256 = certSha256.toLowerCase(java.util.Locale.ROOT);
+      description = description == null ? "" : description.strip();
+    }
+  }
 
   public record Listen(String host, int port) {}
 
@@ -327,6 +363,39 @@ public record CoordinatorConfig(
         defaults,
         protocols,
         null,
+        null,
+        null);
+  }
+
+  /** Without helpers. */
+  public CoordinatorConfig(
+      String party,
+      Listen listen,
+      Tls tls,
+      Database database,
+      Path tokensFile,
+      Peer peer,
+      Bridge bridge,
+      Duration approvalTtl,
+      Duration sweepInterval,
+      Defaults defaults,
+      List<String> protocols,
+      Job job,
+      Output output) {
+    this(
+        party,
+        listen,
+        tls,
+        database,
+        tokensFile,
+        peer,
+        bridge,
+        approvalTtl,
+        sweepInterval,
+        defaults,
+        protocols,
+        job,
+        output,
         null);
   }
 
@@ -389,6 +458,17 @@ public record CoordinatorConfig(
               + protocols);
     }
     output = output == null ? new Output(null, null) : output;
+    helpers = helpers == null ? List.of() : List.copyOf(helpers);
+    java.util.Set<String> helperNames = new java.util.HashSet<>();
+    for (Helper h : helpers) {
+      if (h.name().equals(party) || h.name().equals(peer.name())) {
+        throw new IllegalArgumentException(
+            "config: helpers: " + h.name() + " is a party of this coordinator, not a helper");
+      }
+      if (!helperNames.add(h.name())) {
+        throw new IllegalArgumentException("config: helpers: " + h.name() + " is listed twice");
+      }
+    }
     if (job != null && job.certificate() == null) {
       job =
           new Job(
@@ -471,6 +551,12 @@ public record CoordinatorConfig(
             output.directory().matches("[A-Za-z][A-Za-z0-9+.-]*:.*")
                 ? output.directory()
                 : dir.resolve(output.directory()).toString(),
-            output.format()));
+            output.format()),
+        helpers);
+  }
+
+  /** The registered helper called {@code name}, if any. */
+  public java.util.Optional<Helper> helper(String name) {
+    return helpers.stream().filter(h -> h.name().equals(name)).findFirst();
   }
 }

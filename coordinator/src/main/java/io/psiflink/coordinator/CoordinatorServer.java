@@ -153,7 +153,7 @@ public final class CoordinatorServer implements AutoCloseable {
     RelayConfig rc =
         RelayConfig.defaults(
                 PartyCredentials.load(r.certificate(), r.privateKey(), r.trustedCa()),
-                Set.of(config.party(), config.peer().name()))
+                allowedParties(config))
             .withBindHost(r.listen().substring(0, colon))
             .withPort(Integer.parseInt(r.listen().substring(colon + 1)))
             .withPartyTrust(relayTrust(config));
@@ -161,6 +161,18 @@ public final class CoordinatorServer implements AutoCloseable {
       rc = rc.withPairTimeout(r.pairTimeout());
     }
     return BridgeRelay.start(rc, sessionPins(db));
+  }
+
+  /**
+   * The names the relay admits: both parties' and every registered helper's (a helper connects to
+   * the relay as a client with its certificate, pinned by relayTrust).
+   */
+  static Set<String> allowedParties(CoordinatorConfig config) {
+    Set<String> names = new java.util.LinkedHashSet<>();
+    names.add(config.party());
+    names.add(config.peer().name());
+    config.helpers().forEach(h -> names.add(h.name()));
+    return Set.copyOf(names);
   }
 
   /**
@@ -179,7 +191,11 @@ public final class CoordinatorServer implements AutoCloseable {
               s ->
                   party.equals(s.partyA())
                       ? s.aFingerprint()
-                      : party.equals(s.partyB()) ? s.bFingerprint() : null)
+                      : party.equals(s.partyB())
+                          ? s.bFingerprint()
+                          : party.equals(s.prefiltering().helper())
+                              ? s.prefiltering().helperCertSha256()
+                              : null)
           .orElse(null);
     };
   }
@@ -202,7 +218,12 @@ public final class CoordinatorServer implements AutoCloseable {
           config.peer().name());
     }
     PartyTrust peer = PartyTrust.load(r.peerCa() != null ? r.peerCa() : r.trustedCa(), List.of());
-    return Map.of(config.party(), own, config.peer().name(), peer);
+    Map<String, PartyTrust> trust = new java.util.HashMap<>();
+    trust.put(config.party(), own);
+    trust.put(config.peer().name(), peer);
+    // a helper speaks only with the very certificate both coordinators registered
+    config.helpers().forEach(h -> trust.put(h.name(), PartyTrust.pinned(List.of(h.certSha256()))));
+    return Map.copyOf(trust);
   }
 
   private static String readToken(CoordinatorConfig config) throws IOException {

@@ -23,11 +23,17 @@ import java.util.List;
  * compute it (a column, or an expression each party evaluates on its own rows), and how SQL's rules
  * changed the kind, if they did. A semi- or anti-join sends no column of B.
  *
+ * <p>With a pre-filter ({@code prefilter: helper}) the approval names the helper (name, the
+ * description this party registered, the certificate pin) and states what it adds: each party
+ * learns the other's candidate count instead of its size, and a few bits of a keyed hash of the
+ * other's keys outside the join; the helper receives no data (docs/security.md).
+ *
  * <p>Stored as JSON with the query ({@code queries.disclosure_json}) and shown by the API.
  *
  * @param mode {@code both} or {@code labeled}
  * @param labelBytes labeled mode: the size every key's rows from B are padded to; else null
  * @param modeText the mode and its consequences in plain words
+ * @param helper the pre-filter's helper and what it adds to what each learns; null without one
  */
 record Disclosure(
     String summary,
@@ -37,8 +43,23 @@ record Disclosure(
     String join,
     List<String> keys,
     List<String> notes,
+    HelperText helper,
     Table peerLearnsAboutMine,
     Table iLearnAboutPeer) {
+
+  /**
+   * The helper of a pre-filter as this party registered it, and the leakage in plain words.
+   *
+   * @param filterBits log2 of the filter's size; 0: the jobs choose
+   * @param filterHashes hash functions per key; 0: the jobs choose
+   */
+  record HelperText(
+      String name,
+      String description,
+      String certSha256,
+      int filterBits,
+      int filterHashes,
+      String text) {}
 
   /** What the other party learns of the intersection through one table. */
   enum Intersection implements Model.Wire {
@@ -76,9 +97,48 @@ record Disclosure(
       String myPolicy,
       String peerDataset,
       String peerPolicy) {
+    return of(
+        mySide,
+        r,
+        mode,
+        labelBytes,
+        Model.Prefiltering.NONE,
+        null,
+        myDataset,
+        myPolicy,
+        peerDataset,
+        peerPolicy);
+  }
+
+  /**
+   * @param p the query's pre-filter
+   * @param helper with a pre-filter: the helper as this party registered it (its description)
+   */
+  static Disclosure of(
+      Role mySide,
+      ResolvedJoin r,
+      JoinMode mode,
+      Integer labelBytes,
+      Model.Prefiltering p,
+      CoordinatorConfig.Helper helper,
+      String myDataset,
+      String myPolicy,
+      String peerDataset,
+      String peerPolicy) {
     boolean countOnly = r.count() != null;
-    Table mine = table(mySide, r, mode, myDataset, myPolicy, countOnly);
-    Table theirs = table(mySide.peer(), r, mode, peerDataset, peerPolicy, countOnly);
+    boolean helped = p.helped();
+    Table mine = table(mySide, r, mode, helped, myDataset, myPolicy, countOnly);
+    Table theirs = table(mySide.peer(), r, mode, helped, peerDataset, peerPolicy, countOnly);
+    HelperText helperText =
+        helped
+            ? new HelperText(
+                p.helper(),
+                helper == null ? "" : helper.description(),
+                p.helperCertSha256(),
+                p.filterBits(),
+                p.filterHashes(),
+                helperText(p.helper()))
+            : null;
     String modeText = modeText(mode, labelBytes, countOnly);
     List<String> keys = new java.util.ArrayList<>();
     for (int i = 0; i < r.a().keys().size(); i++) {
@@ -90,20 +150,36 @@ record Disclosure(
             + join
             + " on "
             + String.join(" AND ", keys)
+            + (helped ? ", pre-filtered by helper " + p.helper() : "")
             + ". "
             + modeText
             + " The peer learns "
             + mine.text()
             + " I learn "
-            + theirs.text(),
+            + theirs.text()
+            + (helped ? " " + helperText.text() : ""),
         mode,
         mode == JoinMode.LABELED ? labelBytes : null,
         modeText,
         join,
         keys,
         r.notes(),
+        helperText,
         mine,
         theirs);
+  }
+
+  /** What a pre-filter adds to what each party and the helper learn (docs/security.md). */
+  static String helperText(String helper) {
+    return "Pre-filter by helper "
+        + helper
+        + " (server-aided sample filtering). Each party learns the other's candidate count"
+        + " (rounded by its public-size policy) instead of its table size, and, for each of its"
+        + " own Bloom filter positions, whether the other party's filter has it set too (a few"
+        + " bits of a keyed hash of keys outside the join). The helper receives no data: it learns"
+        + " the session, the parties' names and the filter size, nothing about either table. It"
+        + " must not collude with either party. A helper that deviates from the protocol can make"
+        + " the join miss matches (never add wrong ones).";
   }
 
   private static String modeText(JoinMode mode, Integer labelBytes, boolean countOnly) {
@@ -134,7 +210,13 @@ record Disclosure(
 
   /** What the other party learns about the table of {@code owner}. */
   private static Table table(
-      Role owner, ResolvedJoin r, JoinMode mode, String dataset, String policy, boolean countOnly) {
+      Role owner,
+      ResolvedJoin r,
+      JoinMode mode,
+      boolean helped,
+      String dataset,
+      String policy,
+      boolean countOnly) {
     Size size;
     String sizeText;
     if (policy == null) {
@@ -179,7 +261,10 @@ record Disclosure(
         intersection,
         "about "
             + table
-            + ": its size as "
+            // the jobs publish the candidate count after a pre-filter, under the same policy
+            + (helped
+                ? ": its candidate count (its rows the pre-filter leaves) as "
+                : ": its size as ")
             + sizeText
             + "; "
             + (columns.isEmpty()

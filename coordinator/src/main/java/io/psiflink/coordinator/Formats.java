@@ -9,6 +9,7 @@ import com.fasterxml.jackson.databind.SerializerProvider;
 import com.fasterxml.jackson.databind.module.SimpleModule;
 import io.psiflink.api.JoinMode;
 import io.psiflink.api.OutputFormat;
+import io.psiflink.api.Prefilter;
 import java.io.IOException;
 
 /**
@@ -102,6 +103,31 @@ final class Formats {
             } catch (IllegalArgumentException | NullPointerException e) {
               return (JoinMode)
                   ctx.handleWeirdStringValue(JoinMode.class, text, "must be both or labeled");
+            }
+          }
+        });
+    // a prefilter is its lower-case text too (none, helper)
+    m.addSerializer(
+        Prefilter.class,
+        new JsonSerializer<Prefilter>() {
+          @Override
+          public void serialize(Prefilter p, JsonGenerator g, SerializerProvider sp)
+              throws IOException {
+            g.writeString(p.text());
+          }
+        });
+    m.addDeserializer(
+        Prefilter.class,
+        new JsonDeserializer<Prefilter>() {
+          @Override
+          public Prefilter deserialize(JsonParser p, DeserializationContext ctx)
+              throws IOException {
+            String text = p.getValueAsString();
+            try {
+              return Prefilter.parse(text);
+            } catch (IllegalArgumentException | NullPointerException e) {
+              return (Prefilter)
+                  ctx.handleWeirdStringValue(Prefilter.class, text, "must be none or helper");
             }
           }
         });

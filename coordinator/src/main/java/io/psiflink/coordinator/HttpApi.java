@@ -104,6 +104,14 @@ final class HttpApi extends Handler.Abstract {
     add("GET", "/v1/datasets/{name}", Kind.PARTY, 200, (p, q, b) -> datasets.get(p.get(0)));
     add("DELETE", "/v1/datasets/{name}", Kind.PARTY, 200, (p, q, b) -> datasets.retire(p.get(0)));
 
+    // the helpers a query may name for its pre-filter, with the pins the peer must have too
+    add(
+        "GET",
+        "/v1/helpers",
+        Kind.PARTY,
+        200,
+        (p, q, b) -> Map.of("helpers", coordinator.helpers()));
+
     add(
         "GET",
         "/v1/queries",

@@ -119,6 +119,7 @@ final class JobLauncher implements AutoCloseable {
                   ? q.output().location()
                   : Confined.under(config.output().directory(), s.id());
       work = Confined.under(job.workDir(), s.id());
+      helperPin(s); // a helper unregistered since the approval: no job
     } catch (IllegalArgumentException e) {
       LOG.error("{}: refusing to launch session {}: {}", config.party(), s.id(), e.getMessage());
       fail(s.id(), "refusing to launch: " + e.getMessage(), null);
@@ -133,6 +134,9 @@ final class JobLauncher implements AutoCloseable {
     Map<String, Object> detail = new LinkedHashMap<>();
     detail.put("mode", job.mode().text());
     detail.put("joinMode", s.mode().text());
+    if (s.prefiltering().helped()) {
+      detail.put("helper", s.prefiltering().helper());
+    }
     detail.put("party", q.localSide().label());
     detail.put("dataset", local.name());
     detail.put("bridge", s.aEndpoint());
@@ -231,6 +235,7 @@ final class JobLauncher implements AutoCloseable {
       SessionRecord s, QueryRecord q, Dataset local, Path work, String out, OutputFormat format) {
     Role role = q.localSide();
     boolean receives = receivesRows(role);
+    boolean helped = s.prefiltering().helped();
     PartyConfiguration c =
         PartyConfiguration.empty()
             .with(PartyOptions.PARTY, role)
@@ -271,6 +276,12 @@ final class JobLauncher implements AutoCloseable {
             // who learns the intersection: the session's, so both jobs run the same mode
             .with(PartyOptions.MODE, s.mode())
             .with(PartyOptions.LABEL_BYTES, s.mode() == JoinMode.LABELED ? s.labelBytes() : null)
+            // the pre-filter: the session's helper and filter, the helper's pin from our registry
+            .with(PartyOptions.PREFILTER, s.prefiltering().prefilter())
+            .with(PartyOptions.HELPER, helped ? s.prefiltering().helper() : null)
+            .with(PartyOptions.HELPER_CERT_SHA256, helped ? helperPin(s) : null)
+            .with(PartyOptions.FILTER_BITS, helped ? s.prefiltering().filterBits() : null)
+            .with(PartyOptions.FILTER_HASHES, helped ? s.prefiltering().filterHashes() : null)
             .with(PartyOptions.PARALLELISM, job.parallelism())
             .with(PartyOptions.ATTEMPTS, job.attempts())
             .with(PartyOptions.PAIR_TIMEOUT, atLeastASecond(job.pairTimeout()))
@@ -279,6 +290,34 @@ final class JobLauncher implements AutoCloseable {
             .with(PartyOptions.WORK, work.resolve("flink").toString())
             .with(PartyOptions.SUMMARY, work.resolve("summary.json"));
     return c;
+  }
+
+  /**
+   * The pin of the session's helper as this coordinator registers it (null without a pre-filter).
+   * Both coordinators checked it at the approval; a helper removed from the registry since, or
+   * registered with another certificate, gets no job.
+   *
+   * @throws IllegalArgumentException naming the helper
+   */
+  String helperPin(SessionRecord s) {
+    Model.Prefiltering p = s.prefiltering();
+    if (!p.helped()) {
+      return null;
+    }
+    CoordinatorConfig.Helper h =
+        config
+            .helper(p.helper())
+            .orElseThrow(
+                () ->
+                    new IllegalArgumentException(
+                        "the session's helper " + p.helper() + " is no longer registered here"));
+    if (!h.certSha256().equals(p.helperCertSha256())) {
+      throw new IllegalArgumentException(
+          "the session's helper "
+              + p.helper()
+              + " is registered here with another certificate pin than the approved one");
+    }
+    return h.certSha256();
   }
 
   private static Duration atLeastASecond(Duration d) {

@@ -4,6 +4,8 @@ import com.fasterxml.jackson.annotation.JsonCreator;
 import com.fasterxml.jackson.annotation.JsonValue;
 import io.psiflink.api.JoinMode;
 import io.psiflink.api.OutputFormat;
+import io.psiflink.api.PartyOptions;
+import io.psiflink.api.Prefilter;
 import io.psiflink.api.Role;
 import java.util.List;
 import java.util.Locale;
@@ -188,12 +190,86 @@ public final class Model {
       RevealIntersection revealIntersection) {}
 
   /**
+   * Whether a query's parties shrink their sets before the PSI, and how: {@code prefilter} none, or
+   * helper with the helper's name (its certificate's CN), the SHA-256 pin of its certificate (both
+   * coordinators register the helper with this pin), and the filter's size 2^{@code filterBits} and
+   * hash count {@code filterHashes} (0: the jobs choose). The same in the query at both parties,
+   * the offer, the session and both jobs' command lines. The canonical constructor refuses an
+   * inconsistent one (a peer's session is read through it).
+   */
+  public record Prefiltering(
+      Prefilter prefilter,
+      String helper,
+      String helperCertSha256,
+      int filterBits,
+      int filterHashes) {
+    /** No pre-filter. */
+    public static final Prefiltering NONE = new Prefiltering(Prefilter.NONE, null, null, 0, 0);
+
+    public Prefiltering {
+      if (prefilter == null) {
+        throw new IllegalArgumentException("prefilter must be none or helper");
+      }
+      if (prefilter == Prefilter.NONE) {
+        if (helper != null || helperCertSha256 != null || filterBits != 0 || filterHashes != 0) {
+          throw new IllegalArgumentException(
+              "prefilter none has no helper, helper pin, filter bits or filter hashes");
+        }
+      } else {
+        if (helper == null || !Requests.PARTY_NAME.matcher(helper).matches()) {
+          throw new IllegalArgumentException(
+              "prefilter helper names its helper (" + Requests.PARTY_NAME.pattern() + ")");
+        }
+        if (!Confined.isFingerprint(helperCertSha256)) {
+          throw new IllegalArgumentException(
+              "helperCertSha256 must be a SHA-256 in hex (64 lower-case digits)");
+        }
+        if (!validBits(filterBits)) {
+          throw new IllegalArgumentException("filterBits " + bitsRule());
+        }
+        if (!validHashes(filterHashes)) {
+          throw new IllegalArgumentException("filterHashes " + hashesRule());
+        }
+      }
+    }
+
+    /** Whether a helper pre-filters. */
+    public boolean helped() {
+      return prefilter == Prefilter.HELPER;
+    }
+
+    static boolean validBits(int bits) {
+      return bits == 0
+          || (bits >= PartyOptions.FILTER_BITS_MIN && bits <= PartyOptions.FILTER_BITS_MAX);
+    }
+
+    static boolean validHashes(int hashes) {
+      return hashes >= 0 && hashes <= PartyOptions.FILTER_HASHES_MAX;
+    }
+
+    static String bitsRule() {
+      return "must be 0 (chosen by the jobs) or an integer in ["
+          + PartyOptions.FILTER_BITS_MIN
+          + ", "
+          + PartyOptions.FILTER_BITS_MAX
+          + "]";
+    }
+
+    static String hashesRule() {
+      return "must be 0 (chosen by the jobs) or an integer in [1, "
+          + PartyOptions.FILTER_HASHES_MAX
+          + "]";
+    }
+  }
+
+  /**
    * A query, as seen by this coordinator.
    *
    * @param direction {@code outgoing} (submitted here) or {@code incoming} (submitted at the peer)
    * @param localSide this party's table in the SQL: {@code A} (table a) or {@code B} (table b)
    * @param mode who learns the intersection: {@code both} parties, or only A ({@code labeled})
    * @param labelBytes labeled mode: the public size of every key's rows from B; null in mode both
+   * @param prefiltering the pre-filter ({@link Prefiltering#NONE} when none)
    * @param status pending, approved, rejected, expired, refused (the peer's validation failed) or
    *     failed (the peer could not be reached)
    */
@@ -212,6 +288,7 @@ public final class Model {
       String protocol,
       JoinMode mode,
       Integer labelBytes,
+      Prefiltering prefiltering,
       String requesterEndpoint,
       String requesterFingerprint,
       QueryStatus status,
@@ -219,7 +296,64 @@ public final class Model {
       long createdAt,
       long expiresAt,
       Long decidedAt,
-      Output output) {}
+      Output output) {
+
+    public QueryRecord {
+      if (prefiltering == null) {
+        throw new IllegalArgumentException("a query's prefiltering is required (NONE for none)");
+      }
+    }
+
+    /** A query without a pre-filter. */
+    public QueryRecord(
+        String id,
+        Direction direction,
+        String requester,
+        String approver,
+        Role localSide,
+        String localDataset,
+        String peerDataset,
+        String sql,
+        String fingerprint,
+        int bins,
+        int sigma,
+        String protocol,
+        JoinMode mode,
+        Integer labelBytes,
+        String requesterEndpoint,
+        String requesterFingerprint,
+        QueryStatus status,
+        String statusReason,
+        long createdAt,
+        long expiresAt,
+        Long decidedAt,
+        Output output) {
+      this(
+          id,
+          direction,
+          requester,
+          approver,
+          localSide,
+          localDataset,
+          peerDataset,
+          sql,
+          fingerprint,
+          bins,
+          sigma,
+          protocol,
+          mode,
+          labelBytes,
+          Prefiltering.NONE,
+          requesterEndpoint,
+          requesterFingerprint,
+          status,
+          statusReason,
+          createdAt,
+          expiresAt,
+          decidedAt,
+          output);
+    }
+  }
 
   /**
    * Where party A writes the joined table of a query (null fields: the coordinator's defaults,
@@ -238,6 +372,8 @@ public final class Model {
    *
    * @param mode who learns the intersection (QueryRecord), the same for both jobs
    * @param labelBytes labeled mode: the label size both jobs use; null in mode both
+   * @param prefiltering the pre-filter both jobs run (QueryRecord); null only in a peer's malformed
+   *     session, which PeerInput refuses
    * @param status this party's job: {@code created} (approved, not launched), {@code running},
    *     {@code succeeded}, {@code failed}, {@code cancelled}
    * @param progress the job's phase and bins done of total, from Flink (null before it ran)
@@ -256,6 +392,7 @@ public final class Model {
       String protocol,
       JoinMode mode,
       Integer labelBytes,
+      Prefiltering prefiltering,
       String aEndpoint,
       String aFingerprint,
       String bEndpoint,
@@ -268,7 +405,98 @@ public final class Model {
       Long startedAt,
       Long endedAt) {
 
+    // the one constructor Jackson reads a peer's session with
+    @JsonCreator
+    public SessionRecord {}
+
+    /** A session without a pre-filter, in any state (stored sessions of before, tests). */
+    public SessionRecord(
+        String id,
+        String queryId,
+        String partyA,
+        String partyB,
+        int bins,
+        int sigma,
+        String protocol,
+        JoinMode mode,
+        Integer labelBytes,
+        String aEndpoint,
+        String aFingerprint,
+        String bEndpoint,
+        String bFingerprint,
+        SessionStatus status,
+        long createdAt,
+        Progress progress,
+        String error,
+        Result result,
+        Long startedAt,
+        Long endedAt) {
+      this(
+          id,
+          queryId,
+          partyA,
+          partyB,
+          bins,
+          sigma,
+          protocol,
+          mode,
+          labelBytes,
+          Prefiltering.NONE,
+          aEndpoint,
+          aFingerprint,
+          bEndpoint,
+          bFingerprint,
+          status,
+          createdAt,
+          progress,
+          error,
+          result,
+          startedAt,
+          endedAt);
+    }
+
     /** A new session: approved, no job launched yet. */
+    public SessionRecord(
+        String id,
+        String queryId,
+        String partyA,
+        String partyB,
+        int bins,
+        int sigma,
+        String protocol,
+        JoinMode mode,
+        Integer labelBytes,
+        Prefiltering prefiltering,
+        String aEndpoint,
+        String aFingerprint,
+        String bEndpoint,
+        String bFingerprint,
+        long createdAt) {
+      this(
+          id,
+          queryId,
+          partyA,
+          partyB,
+          bins,
+          sigma,
+          protocol,
+          mode,
+          labelBytes,
+          prefiltering,
+          aEndpoint,
+          aFingerprint,
+          bEndpoint,
+          bFingerprint,
+          SessionStatus.CREATED,
+          createdAt,
+          null,
+          null,
+          null,
+          null,
+          null);
+    }
+
+    /** A new session without a pre-filter. */
     public SessionRecord(
         String id,
         String queryId,
@@ -294,17 +522,12 @@ public final class Model {
           protocol,
           mode,
           labelBytes,
+          Prefiltering.NONE,
           aEndpoint,
           aFingerprint,
           bEndpoint,
           bFingerprint,
-          SessionStatus.CREATED,
-          createdAt,
-          null,
-          null,
-          null,
-          null,
-          null);
+          createdAt);
     }
 
     /** The public parameters of this session as a new one here (the peer's job state dropped). */
@@ -319,6 +542,7 @@ public final class Model {
           protocol,
           mode,
           labelBytes,
+          prefiltering,
           aEndpoint,
           aFingerprint,
           bEndpoint,

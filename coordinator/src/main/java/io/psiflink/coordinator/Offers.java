@@ -2,11 +2,13 @@ package io.psiflink.coordinator;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.psiflink.api.JoinMode;
+import io.psiflink.api.Prefilter;
 import io.psiflink.api.Role;
 import io.psiflink.coordinator.Model.Approval;
 import io.psiflink.coordinator.Model.Dataset;
 import io.psiflink.coordinator.Model.Decision;
 import io.psiflink.coordinator.Model.Direction;
+import io.psiflink.coordinator.Model.Prefiltering;
 import io.psiflink.coordinator.Model.PublishedDataset;
 import io.psiflink.coordinator.Model.QueryRecord;
 import io.psiflink.coordinator.Model.QueryStatus;
@@ -99,6 +101,24 @@ final class Offers {
     Integer labelBytes = r.labelBytes();
     QueryValidator.checkModeFor(resolved, protocol, mode);
     boolean countOnly = resolved.count() != null;
+    // the helper's pin comes from our registry; the peer's coordinator checks it against its own
+    Prefiltering prefiltering = Prefiltering.NONE;
+    CoordinatorConfig.Helper helper = null;
+    if (r.prefilter() == Prefilter.HELPER) {
+      helper = HelperPolicy.registered(config, r.helper());
+      prefiltering =
+          new Prefiltering(
+              Prefilter.HELPER,
+              helper.name(),
+              helper.certSha256(),
+              r.filterBits(),
+              r.filterHashes());
+    }
+    // before the intersection policy: its refusals would not say that the pre-filter is why
+    HelperPolicy.checkQuery(prefiltering, mode, countOnly);
+    HelperPolicy.checkDataset(prefiltering, localName, local.revealIntersection(), "this party's");
+    HelperPolicy.checkDataset(
+        prefiltering, peerName, peerView.revealIntersection(), "the peer " + ctx.peerName() + "'s");
     // ours, and the peer's as it publishes it (its coordinator checks again on the offer)
     IntersectionPolicy.check(
         localName, local.revealIntersection(), "this party's", side, mode, countOnly);
@@ -116,6 +136,8 @@ final class Offers {
                 resolved,
                 mode,
                 labelBytes,
+                prefiltering,
+                helper,
                 localName,
                 local.publicSize(),
                 peerName,
@@ -139,6 +161,7 @@ final class Offers {
             protocol,
             mode,
             labelBytes,
+            prefiltering,
             config.bridge().endpoint(),
             ctx.bridgeFingerprint(),
             QueryStatus.PENDING,
@@ -177,6 +200,7 @@ final class Offers {
             protocol,
             mode,
             labelBytes,
+            prefiltering,
             config.bridge().endpoint(),
             ctx.bridgeFingerprint(),
             q.expiresAt());
@@ -328,7 +352,9 @@ final class Offers {
         || !q.protocol().equals(s.protocol())
         // both jobs launch with the session's mode: it is the one this party submitted
         || s.mode() != q.mode()
-        || !Objects.equals(s.labelBytes(), q.labelBytes())) {
+        || !Objects.equals(s.labelBytes(), q.labelBytes())
+        // and the pre-filter: the same helper, pin and filter parameters
+        || !q.prefiltering().equals(s.prefiltering())) {
       throw ApiException.badRequest("session", "does not match the submitted query");
     }
   }
@@ -348,6 +374,18 @@ final class Offers {
     if (q.labelBytes() != null) {
       m.put("labelBytes", q.labelBytes());
     }
+    prefilterAudit(m, q.prefiltering());
     return m;
+  }
+
+  /** The pre-filter in an audit detail: only when a helper filters (helper, pin, bits, hashes). */
+  static void prefilterAudit(Map<String, Object> m, Prefiltering p) {
+    if (p.helped()) {
+      m.put("prefilter", p.prefilter().text());
+      m.put("helper", p.helper());
+      m.put("helperCertSha256", p.helperCertSha256());
+      m.put("filterBits", p.filterBits());
+      m.put("filterHashes", p.filterHashes());
+    }
   }
 }

@@ -44,6 +44,15 @@ final class PeerInput {
           queryId,
           "the session must say who learns the intersection: both or labeled");
     }
+    if (s.prefiltering() == null) {
+      // whether a helper filters changes what each owner learns: never read as none
+      throw refused(
+          "session.prefiltering",
+          null,
+          "query",
+          queryId,
+          "the session must say whether a helper pre-filters: {\"prefilter\": \"none\"} at least");
+    }
     for (String[] f :
         new String[][] {
           {"session.aEndpoint", s.aEndpoint()}, {"session.bEndpoint", s.bEndpoint()}

@@ -144,6 +144,7 @@ final class Queries {
     if (s.labelBytes() != null) {
       m.put("labelBytes", s.labelBytes());
     }
+    Offers.prefilterAudit(m, s.prefiltering());
     for (Role r : new Role[] {Role.A, Role.B}) {
       m.put(r.table(), s.party(r) + "@" + s.endpoint(r));
     }

@@ -6,11 +6,13 @@ import io.psiflink.api.ColumnType;
 import io.psiflink.api.JoinMode;
 import io.psiflink.api.OutputFormat;
 import io.psiflink.api.PartyOptions;
+import io.psiflink.api.Prefilter;
 import io.psiflink.api.PublicSize;
 import io.psiflink.api.Role;
 import io.psiflink.coordinator.Model.ColumnSpec;
 import io.psiflink.coordinator.Model.Decision;
 import io.psiflink.coordinator.Model.Output;
+import io.psiflink.coordinator.Model.Prefiltering;
 import io.psiflink.coordinator.Model.RevealIntersection;
 import io.psiflink.coordinator.Model.SessionRecord;
 import java.io.IOException;
@@ -34,6 +36,9 @@ final class Requests {
   private Requests() {}
 
   static final Pattern DATASET_NAME = Pattern.compile("[A-Za-z0-9][A-Za-z0-9_.-]{0,127}");
+
+  /** A party's (or a helper's) name: its certificate's CN. */
+  static final Pattern PARTY_NAME = Pattern.compile("[A-Za-z0-9][A-Za-z0-9_.-]{0,63}");
 
   /** The least label size a query may ask for: the job's ({@code --label-bytes}). */
   static final int MIN_LABEL_BYTES = PartyOptions.LABEL_BYTES_MIN;
@@ -167,6 +172,10 @@ final class Requests {
    * @param mode {@code both} (default) or {@code labeled}
    * @param labelBytes labeled mode's label size ({@link PartyOptions#DEFAULT_LABEL_BYTES} when not
    *     given); null in mode both
+   * @param prefilter {@code none} (default) or {@code helper}
+   * @param helper prefilter helper: the helper's name (one this coordinator registered); else null
+   * @param filterBits prefilter helper: log2 of the filter's size, 0 (default) for the jobs' choice
+   * @param filterHashes prefilter helper: hash functions per key, 0 (default) for the jobs' choice
    */
   record Submission(
       String localDataset,
@@ -177,6 +186,10 @@ final class Requests {
       String protocol,
       JoinMode mode,
       Integer labelBytes,
+      Prefilter prefilter,
+      String helper,
+      int filterBits,
+      int filterHashes,
       String sql,
       QueryForm query,
       Output output) {
@@ -207,6 +220,53 @@ final class Requests {
       if (mode == JoinMode.LABELED && labelBytes == null) {
         labelBytes = PartyOptions.DEFAULT_LABEL_BYTES;
       }
+      Prefilter prefilter = Prefilter.NONE;
+      JsonNode prefilterNode = body.get("prefilter");
+      if (prefilterNode != null && !prefilterNode.isNull()) {
+        prefilter = prefilterNode.isTextual() ? prefilterOrNull(prefilterNode.asText()) : null;
+        if (prefilter == null) {
+          throw ApiException.badRequest(
+              "prefilter", "must be none or helper, not " + prefilterNode);
+        }
+      }
+      JsonNode helperNode = body.get("helper");
+      String helper = null;
+      if (helperNode != null && !helperNode.isNull()) {
+        if (!helperNode.isTextual() || !PARTY_NAME.matcher(helperNode.asText()).matches()) {
+          throw ApiException.badRequest(
+              "helper", "must be a helper's name (" + PARTY_NAME.pattern() + ")");
+        }
+        helper = helperNode.asText();
+      }
+      Integer filterBits = intField(body, "filterBits", 0, PartyOptions.FILTER_BITS_MAX);
+      if (filterBits != null && !Prefiltering.validBits(filterBits)) {
+        throw ApiException.badRequest("filterBits", Prefiltering.bitsRule());
+      }
+      Integer filterHashes = intField(body, "filterHashes", 0, PartyOptions.FILTER_HASHES_MAX);
+      if (prefilter == Prefilter.NONE) {
+        // ignoring any of them would let the submitter believe a helper filters
+        for (String[] f :
+            new String[][] {
+              {"helper", helper},
+              {"filterBits", filterBits == null || filterBits == 0 ? null : "set"},
+              {"filterHashes", filterHashes == null || filterHashes == 0 ? null : "set"}
+            }) {
+          if (f[1] != null) {
+            throw ApiException.badRequest(
+                f[0], "is an option of prefilter helper; this query's prefilter is none");
+          }
+        }
+      } else {
+        if (helper == null) {
+          throw ApiException.badRequest(
+              "helper",
+              "is required with prefilter helper: the name of a helper registered here"
+                  + " (GET /v1/helpers)");
+        }
+        if (mode == JoinMode.LABELED) {
+          throw ApiException.badRequest("prefilter", PREFILTER_LABELED);
+        }
+      }
       boolean hasSql = body.hasNonNull("sql");
       boolean hasJson = body.hasNonNull("query");
       if (hasSql == hasJson) {
@@ -228,6 +288,10 @@ final class Requests {
           protocol,
           mode,
           labelBytes,
+          prefilter,
+          helper,
+          filterBits == null ? 0 : filterBits,
+          filterHashes == null ? 0 : filterHashes,
           hasSql ? body.get("sql").asText() : null,
           hasJson ? QueryForm.parse(body.get("query")) : null,
           output(body.get("output")));
@@ -367,6 +431,7 @@ final class Requests {
       String protocol,
       JoinMode mode,
       Integer labelBytes,
+      Prefiltering prefiltering,
       String requesterEndpoint,
       String requesterFingerprint,
       long expiresAt) {
@@ -422,6 +487,7 @@ final class Requests {
         throw refuse.refused(
             "labelBytes", lb.toString(), "only a labeled query has a label size; its mode is both");
       }
+      Prefiltering prefiltering = Requests.prefiltering(offer.get("prefiltering"), refuse);
       String endpoint = requireText(offer, "requesterEndpoint");
       String peerFingerprint = requireText(offer, "requesterFingerprint");
       return new Offer(
@@ -437,9 +503,52 @@ final class Requests {
           protocol,
           mode,
           labelBytes,
+          prefiltering,
           endpoint,
           peerFingerprint,
           offer.path("expiresAt").asLong(0));
+    }
+  }
+
+  /**
+   * An offer's {@code prefiltering} ({prefilter, helper, helperCertSha256, filterBits,
+   * filterHashes}). It changes what this party's owner learns: a missing or malformed one is
+   * refused (and audited), never read as none.
+   */
+  static Prefiltering prefiltering(JsonNode n, Refusal refuse) {
+    if (n == null || !n.isObject()) {
+      throw refuse.refused(
+          "prefiltering",
+          n == null ? null : n.toString(),
+          "the offer must say whether a helper pre-filters: {\"prefilter\": \"none\"} at least");
+    }
+    JsonNode p = n.get("prefilter");
+    Prefilter prefilter = p != null && p.isTextual() ? prefilterOrNull(p.asText()) : null;
+    if (prefilter == null) {
+      throw refuse.refused(
+          "prefiltering.prefilter", p == null ? null : p.toString(), "must be none or helper");
+    }
+    for (String f : List.of("filterBits", "filterHashes")) {
+      JsonNode v = n.get(f);
+      if (v != null && !v.isNull() && !v.isInt()) {
+        throw refuse.refused("prefiltering." + f, v.toString(), "must be an integer");
+      }
+    }
+    for (String f : List.of("helper", "helperCertSha256")) {
+      JsonNode v = n.get(f);
+      if (v != null && !v.isNull() && !v.isTextual()) {
+        throw refuse.refused("prefiltering." + f, v.toString(), "must be a string");
+      }
+    }
+    try {
+      return new Prefiltering(
+          prefilter,
+          n.hasNonNull("helper") ? n.get("helper").asText() : null,
+          n.hasNonNull("helperCertSha256") ? n.get("helperCertSha256").asText() : null,
+          n.path("filterBits").asInt(0),
+          n.path("filterHashes").asInt(0));
+    } catch (IllegalArgumentException e) {
+      throw refuse.refused("prefiltering", n.toString(), e.getMessage());
     }
   }
 
@@ -526,7 +635,26 @@ final class Requests {
     return r.asText();
   }
 
+  /** Why a labeled query cannot be pre-filtered (the requester's and the approver's words). */
+  static final String PREFILTER_LABELED =
+      "prefilter helper cannot run with mode labeled: the pre-filter would tell B its candidates,"
+          + " a superset of the intersection, where mode labeled tells B nothing of it";
+
+  /** Why a count-only query cannot be pre-filtered. */
+  static final String PREFILTER_COUNT =
+      "prefilter helper cannot run with a count-only query (COUNT): the pre-filter would tell A"
+          + " its candidates, a superset of the intersection, where a count tells A only a number";
+
   // ------------------------------------------------------------------ helpers
+
+  /** A prefilter's text (any case), or null if it is none. */
+  private static Prefilter prefilterOrNull(String text) {
+    try {
+      return Prefilter.parse(text);
+    } catch (IllegalArgumentException e) {
+      return null;
+    }
+  }
 
   /** A join mode's text (any case), or null if it is none. */
   private static JoinMode modeOrNull(String text) {

@@ -140,14 +140,15 @@ public final class Store {
       "id, direction, requester, approver, local_side,"
           + " local_dataset, peer_dataset, sql_text, fingerprint, bins, sigma, protocol,"
           + " requester_endpoint, requester_fingerprint, status, status_reason, created_at,"
-          + " expires_at, decided_at, output_location, output_format, mode, label_bytes";
+          + " expires_at, decided_at, output_location, output_format, mode, label_bytes,"
+          + " prefilter, helper, helper_cert_sha256, filter_bits, filter_hashes";
 
   public static void insertQuery(Connection c, QueryRecord q) throws SQLException {
     try (PreparedStatement ps =
         c.prepareStatement(
             "INSERT INTO queries ("
                 + QUERY_COLUMNS
-                + ") VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)")) {
+                + ") VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)")) {
       bind(
           ps,
           q.id(),
@@ -172,7 +173,12 @@ public final class Store {
           q.output() == null ? null : q.output().location(),
           q.output() == null ? null : Formats.store(q.output().format()),
           q.mode().name(),
-          q.labelBytes());
+          q.labelBytes(),
+          q.prefiltering().prefilter().name(),
+          q.prefiltering().helper(),
+          q.prefiltering().helperCertSha256(),
+          q.prefiltering().filterBits(),
+          q.prefiltering().filterHashes());
       ps.executeUpdate();
     }
   }
@@ -216,6 +222,7 @@ public final class Store {
                   rs.getString(12),
                   JoinMode.valueOf(rs.getString(22)),
                   getInt(rs, 23),
+                  prefiltering(rs, 24),
                   rs.getString(13),
                   rs.getString(14),
                   QueryStatus.valueOf(rs.getString(15)),
@@ -283,14 +290,15 @@ public final class Store {
       "id, query_id, party_a, party_b, bins, sigma,"
           + " protocol, a_endpoint, a_fingerprint, b_endpoint, b_fingerprint, status, created_at,"
           + " phase, bins_done, bins_total, error, result_location, result_format, rows_out,"
-          + " started_at, ended_at, mode, label_bytes";
+          + " started_at, ended_at, mode, label_bytes, prefilter, helper, helper_cert_sha256,"
+          + " filter_bits, filter_hashes";
 
   public static void insertSession(Connection c, SessionRecord s) throws SQLException {
     try (PreparedStatement ps =
         c.prepareStatement(
             "INSERT INTO sessions ("
                 + SESSION_COLUMNS
-                + ") VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)")) {
+                + ") VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)")) {
       bind(
           ps,
           s.id(),
@@ -316,7 +324,12 @@ public final class Store {
           s.startedAt(),
           s.endedAt(),
           s.mode().name(),
-          s.labelBytes());
+          s.labelBytes(),
+          s.prefiltering().prefilter().name(),
+          s.prefiltering().helper(),
+          s.prefiltering().helperCertSha256(),
+          s.prefiltering().filterBits(),
+          s.prefiltering().filterHashes());
       ps.executeUpdate();
     }
   }
@@ -444,6 +457,7 @@ public final class Store {
                   rs.getString(7),
                   JoinMode.valueOf(rs.getString(23)),
                   getInt(rs, 24),
+                  prefiltering(rs, 25),
                   rs.getString(8),
                   rs.getString(9),
                   rs.getString(10),
@@ -536,6 +550,16 @@ public final class Store {
     } else {
       ps.setLong(i, v);
     }
+  }
+
+  /** The five prefilter columns from {@code first} on (prefilter, helper, pin, bits, hashes). */
+  private static Model.Prefiltering prefiltering(ResultSet rs, int first) throws SQLException {
+    return new Model.Prefiltering(
+        io.psiflink.api.Prefilter.valueOf(rs.getString(first)),
+        rs.getString(first + 1),
+        rs.getString(first + 2),
+        rs.getInt(first + 3),
+        rs.getInt(first + 4));
   }
 
   private static Integer getInt(ResultSet rs, int i) throws SQLException {

@@ -162,6 +162,7 @@ abstract class CoordinatorApiContract {
     offer.put("fingerprint", io.psiflink.query.JoinQuery.parse(sql).fingerprint());
     offer.put("protocol", "kkrt");
     offer.put("mode", "both");
+    offer.putObject("prefiltering").put("prefilter", "none");
     offer.put("requesterEndpoint", requester + ".example:7443");
     offer.put("requesterFingerprint", "ab".repeat(32));
     offer.put("expiresAt", System.currentTimeMillis() + 60_000);

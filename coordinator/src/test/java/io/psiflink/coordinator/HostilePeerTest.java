@@ -229,6 +229,7 @@ class HostilePeerTest {
     s.put("sigma", 40);
     s.put("protocol", "kkrt");
     s.put("mode", "both");
+    s.putObject("prefiltering").put("prefilter", "none");
     s.put("aEndpoint", "alice.example:7443");
     s.put("aFingerprint", "");
     s.put("bEndpoint", "bob.example:7443");

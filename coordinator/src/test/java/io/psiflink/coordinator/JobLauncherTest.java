@@ -161,6 +161,7 @@ class JobLauncherTest {
             "--sigma 40",
             "--protocol kkrt",
             "--mode both",
+            "--prefilter none",
             "--parallelism 4",
             "--attempts 2",
             "--pair-timeout 30",
@@ -194,6 +195,7 @@ class JobLauncherTest {
             .with(PartyOptions.SIGMA, 40)
             .with(PartyOptions.PROTOCOL, "kkrt")
             .with(PartyOptions.MODE, JoinMode.BOTH)
+            .with(PartyOptions.PREFILTER, io.psiflink.api.Prefilter.NONE)
             .with(PartyOptions.PARALLELISM, 4)
             .with(PartyOptions.ATTEMPTS, 2)
             .with(PartyOptions.WORK, dir.resolve("w/s1/flink").toString())
@@ -614,5 +616,106 @@ class JobLauncherTest {
     Files.write(log, List.of("Killed"));
     assertTrue(JobLauncher.errorOf(log, 137).contains("exited with code 137"));
     assertTrue(JobLauncher.errorOf(dir.resolve("missing.log"), 1).contains("code 1"));
+  }
+
+  /**
+   * The helper's pin comes from this coordinator's registry at launch: a helper removed since the
+   * approval, or registered now with another pin, gets no job (the launch fails naming it).
+   */
+  @Test
+  void theHelpersPinIsTheRegistrysAndAHelperNoLongerRegisteredGetsNoJob() {
+    String pin = "c0".repeat(32);
+    Model.Prefiltering carol =
+        new Model.Prefiltering(io.psiflink.api.Prefilter.HELPER, "carol", pin, 0, 7);
+    SessionRecord s =
+        new SessionRecord(
+            "s9",
+            "q9",
+            "alice",
+            "bob",
+            0,
+            40,
+            "rr22",
+            io.psiflink.api.JoinMode.BOTH,
+            null,
+            carol,
+            "alice.example:7443",
+            FA,
+            "bob.example:7443",
+            FB,
+            0L);
+    java.util.function.Function<List<CoordinatorConfig.Helper>, JobLauncher> launcher =
+        helpers ->
+            new JobLauncher(
+                new CoordinatorConfig(
+                    "bob",
+                    new CoordinatorConfig.Listen("127.0.0.1", 0),
+                    new CoordinatorConfig.Tls(
+                        dir.resolve("a.pem"), dir.resolve("a.key"), dir.resolve("c")),
+                    null,
+                    dir.resolve("tokens"),
+                    new CoordinatorConfig.Peer("alice", "https://alice", dir),
+                    new CoordinatorConfig.Bridge("bob.example:7443", dir.resolve("bridge.pem")),
+                    null,
+                    null,
+                    null,
+                    null,
+                    new CoordinatorConfig.Job(
+                        JobMode.EMBEDDED,
+                        null,
+                        1,
+                        dir.resolve("w"),
+                        dir.resolve("job.pem"),
+                        dir.resolve("job.key"),
+                        dir.resolve("ca.pem"),
+                        null,
+                        null,
+                        null,
+                        null,
+                        1,
+                        Duration.ofSeconds(30),
+                        Duration.ofSeconds(45)),
+                    null,
+                    helpers),
+                null,
+                CoordinatorServer.mapper(),
+                Clock.systemUTC(),
+                (x, r) -> {});
+    assertEquals(
+        pin, launcher.apply(List.of(new CoordinatorConfig.Helper("carol", pin, "c"))).helperPin(s));
+    IllegalArgumentException gone =
+        org.junit.jupiter.api.Assertions.assertThrows(
+            IllegalArgumentException.class, () -> launcher.apply(List.of()).helperPin(s));
+    assertTrue(
+        gone.getMessage().contains("helper carol is no longer registered"), gone.getMessage());
+    IllegalArgumentException other =
+        org.junit.jupiter.api.Assertions.assertThrows(
+            IllegalArgumentException.class,
+            () ->
+                launcher
+                    .apply(List.of(new CoordinatorConfig.Helper("carol", "c1".repeat(32), "c")))
+                    .helperPin(s));
+    assertTrue(other.getMessage().contains("another certificate pin"), other.getMessage());
+    // without a pre-filter there is no pin to look up
+    assertEquals(
+        null,
+        launcher
+            .apply(List.of())
+            .helperPin(
+                new SessionRecord(
+                    "s8",
+                    "q8",
+                    "alice",
+                    "bob",
+                    0,
+                    40,
+                    "rr22",
+                    io.psiflink.api.JoinMode.BOTH,
+                    null,
+                    "alice.example:7443",
+                    FA,
+                    "bob.example:7443",
+                    FB,
+                    0L)));
   }
 }

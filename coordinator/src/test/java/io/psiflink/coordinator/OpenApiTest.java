@@ -122,6 +122,60 @@ class OpenApiTest {
         schemas.path("QueryRequest").path("properties").path("labelBytes").path("default").asInt());
   }
 
+  @Test
+  void thePrefilterAndItsBoundsAreTheCodes() throws Exception {
+    JsonNode schemas;
+    try (InputStream in = OpenApiTest.class.getResourceAsStream("/openapi.yaml")) {
+      schemas = new ObjectMapper(new YAMLFactory()).readTree(in).path("components").path("schemas");
+    }
+    assertEquals(
+        java.util.Arrays.stream(io.psiflink.api.Prefilter.values())
+            .map(io.psiflink.api.Prefilter::text)
+            .toList(),
+        words(schemas.path("Prefilter").path("enum")));
+    JsonNode request = schemas.path("QueryRequest").path("properties");
+    for (JsonNode n : new JsonNode[] {schemas.path("FilterBits"), request.path("filterBits")}) {
+      assertEquals(0, n.path("minimum").asInt(), n.toString());
+      assertEquals(io.psiflink.api.PartyOptions.FILTER_BITS_MAX, n.path("maximum").asInt());
+    }
+    assertTrue(
+        schemas
+            .path("FilterBits")
+            .path("description")
+            .asText()
+            .contains(
+                io.psiflink.api.PartyOptions.FILTER_BITS_MIN
+                    + " to "
+                    + io.psiflink.api.PartyOptions.FILTER_BITS_MAX));
+    for (JsonNode n : new JsonNode[] {schemas.path("FilterHashes"), request.path("filterHashes")}) {
+      assertEquals(0, n.path("minimum").asInt(), n.toString());
+      assertEquals(io.psiflink.api.PartyOptions.FILTER_HASHES_MAX, n.path("maximum").asInt());
+    }
+    // what the API serves: the records' fields, as Jackson writes them
+    assertEquals(
+        words(schemas.path("Prefiltering").path("properties"), true),
+        java.util.Arrays.stream(Model.Prefiltering.class.getRecordComponents())
+            .map(java.lang.reflect.RecordComponent::getName)
+            .toList());
+    assertEquals(
+        words(schemas.path("Helper").path("properties"), true),
+        java.util.Arrays.stream(CoordinatorConfig.Helper.class.getRecordComponents())
+            .map(java.lang.reflect.RecordComponent::getName)
+            .toList());
+    assertEquals(
+        words(schemas.path("HelperDisclosure").path("properties"), true),
+        java.util.Arrays.stream(Disclosure.HelperText.class.getRecordComponents())
+            .map(java.lang.reflect.RecordComponent::getName)
+            .toList());
+  }
+
+  /** The field names of an object's properties, in order. */
+  private static java.util.List<String> words(JsonNode properties, boolean names) {
+    java.util.List<String> out = new java.util.ArrayList<>();
+    properties.fieldNames().forEachRemaining(out::add);
+    return out;
+  }
+
   private static java.util.List<String> words(JsonNode array) {
     java.util.List<String> out = new java.util.ArrayList<>();
     array.forEach(n -> out.add(n.asText()));

@@ -33,6 +33,7 @@ public final class Parties implements AutoCloseable {
   public final String bobToAlice;
   public final SSLContext trust;
   private final Function<String, CoordinatorConfig.Job> jobs;
+  private final Function<String, List<CoordinatorConfig.Helper>> helpers;
 
   /**
    * @param dbUrl the JDBC URL of a party's database, by party name
@@ -76,8 +77,23 @@ public final class Parties implements AutoCloseable {
       Duration sweep,
       Function<String, CoordinatorConfig.Job> jobs)
       throws Exception {
+    this(dir, dbUrl, ttl, sweep, jobs, party -> List.of());
+  }
+
+  /**
+   * @param helpers the helpers each party registers (config helpers), by party name
+   */
+  public Parties(
+      Path dir,
+      Function<String, String> dbUrl,
+      Duration ttl,
+      Duration sweep,
+      Function<String, CoordinatorConfig.Job> jobs,
+      Function<String, List<CoordinatorConfig.Helper>> helpers)
+      throws Exception {
     this.dir = dir;
     this.jobs = jobs;
+    this.helpers = helpers;
     this.pki = ThrowawayPki.create(dir.resolve("pki"), "alice", "bob", "relay-alice", "relay-bob");
     aliceToken = Tokens.newToken();
     bobToken = Tokens.newToken();
@@ -190,7 +206,8 @@ public final class Parties implements AutoCloseable {
               job.maxBadRows(),
               job.classpath()),
           new CoordinatorConfig.Output(
-              home.resolve("results").toString(), io.psiflink.api.OutputFormat.AVRO));
+              home.resolve("results").toString(), io.psiflink.api.OutputFormat.AVRO),
+          helpers.apply(party));
     }
     return new CoordinatorConfig(
         party,
@@ -206,7 +223,10 @@ public final class Parties implements AutoCloseable {
         ttl,
         sweep,
         new CoordinatorConfig.Defaults(null, "kkrt", null),
-        List.of("kkrt", "ecdh", "rr22"));
+        List.of("kkrt", "ecdh", "rr22"),
+        null,
+        null,
+        helpers.apply(party));
   }
 
   /** Stops alice's coordinator (as if it went down). */
@@ -217,6 +237,11 @@ public final class Parties implements AutoCloseable {
   /** Starts alice's coordinator again, on the same port and database. */
   public void startAlice() throws Exception {
     alice = CoordinatorServer.start(aliceConfig);
+  }
+
+  /** Starts alice's coordinator again, on the same port and database, with {@code config}. */
+  public void startAlice(CoordinatorConfig config) throws Exception {
+    alice = CoordinatorServer.start(config);
   }
 
   public static int freePort() throws Exception {

@@ -35,8 +35,18 @@ class PsiCliTest {
   @BeforeAll
   void start() throws Exception {
     dir = Files.createTempDirectory("psi-cli-test-");
+    // both register the helper carol with the same pin, each with its own description
     parties =
-        new Parties(dir, party -> "jdbc:sqlite:" + dir.resolve(party + ".db"), Duration.ofHours(1));
+        new Parties(
+            dir,
+            party -> "jdbc:sqlite:" + dir.resolve(party + ".db"),
+            Duration.ofHours(1),
+            Duration.ofHours(1),
+            null,
+            party ->
+                java.util.List.of(
+                    new CoordinatorConfig.Helper(
+                        "carol", CAROL, party + "'s contract with carol")));
     String ca = parties.pki.caCertificate().toString();
     aliceEnv =
         Map.of(
@@ -76,6 +86,82 @@ class PsiCliTest {
             .run(args);
     return new Run(
         code, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
+  }
+
+  static final String CAROL = "c0".repeat(32);
+
+  @Test
+  void aPrefilterByAHelperIsSubmittedAndEachApprovalPrintsTheHelperAndWhatItAdds() {
+    Run s =
+        run(
+            aliceEnv,
+            "submit",
+            "--dataset",
+            "purchases",
+            "--peer-dataset",
+            "customers",
+            "--sql",
+            CoordinatorApiContract.GOOD_SQL,
+            "--prefilter",
+            "helper",
+            "--helper",
+            "carol",
+            "--filter-bits",
+            "20");
+    assertEquals(0, s.code(), s.toString());
+    Matcher m = Pattern.compile("query (\\S+) submitted: pending").matcher(s.out());
+    assertTrue(m.find(), s.out());
+    String query = m.group(1);
+    String leakage =
+        "Pre-filter by helper carol (server-aided sample filtering). Each party learns the"
+            + " other's candidate count";
+    for (String[] at :
+        new String[][] {{"alice", s.out()}, {"bob", run(bobEnv, "status", query).out()}}) {
+      String out = at[1];
+      assertTrue(out.contains(", pre-filtered by helper carol\n"), out);
+      assertTrue(
+          out.contains(
+              "helper: carol ("
+                  + at[0]
+                  + "'s contract with carol), certificate SHA-256 "
+                  + CAROL
+                  + "; filter of 2^20 bits, hash count chosen by the jobs"),
+          out);
+      assertTrue(out.contains(leakage), out);
+    }
+    Run a = run(bobEnv, "approve", query);
+    assertEquals(0, a.code(), a.toString());
+    assertTrue(a.out().contains("helper: carol (bob's contract with carol)"), a.out());
+    // a helper option without the pre-filter: the coordinator's 400 naming it
+    Run bad =
+        run(
+            aliceEnv,
+            "submit",
+            "--dataset",
+            "purchases",
+            "--peer-dataset",
+            "customers",
+            "--sql",
+            CoordinatorApiContract.GOOD_SQL,
+            "--helper",
+            "carol");
+    assertEquals(1, bad.code(), bad.toString());
+    assertTrue(bad.err().contains("helper: is an option of prefilter helper"), bad.err());
+    Run usage =
+        run(
+            aliceEnv,
+            "submit",
+            "--dataset",
+            "purchases",
+            "--peer-dataset",
+            "customers",
+            "--sql",
+            CoordinatorApiContract.GOOD_SQL,
+            "--prefilter",
+            "sometimes");
+    assertEquals(2, usage.code(), usage.toString());
+    assertTrue(usage.err().contains("--prefilter"), usage.err());
+    assertTrue(usage.err().contains("must be none or helper"), usage.err());
   }
 
   @Test

@@ -143,4 +143,112 @@ class RelayTrustTest {
     assertThrows(
         BridgeException.class, () -> withCa.get("alice").check(leaf(b.resolve("alice.pem"))));
   }
+
+  /**
+   * A registered helper connects to the relay as a client: its name is admitted, only with the very
+   * certificate both coordinators registered (its pin), never with another certificate of the same
+   * CN from a trusted CA; a session's pin for the helper is the session's helper pin.
+   */
+  @Test
+  void aRegisteredHelperIsAdmittedOnlyWithItsPinnedCertificate() throws Exception {
+    Path a = dir.resolve("a");
+    Path b = dir.resolve("b");
+    ThrowawayPki alice = ThrowawayPki.create(a, "alice", "relay", "carol");
+    ThrowawayPki bob = ThrowawayPki.create(b, "bob", "carol");
+    Path both = dir.resolve("both.pem");
+    List<String> pem = new ArrayList<>(Files.readAllLines(alice.caCertificate()));
+    pem.addAll(Files.readAllLines(bob.caCertificate()));
+    Files.write(both, pem);
+    String carolPin = Tls.fingerprint(a.resolve("carol.pem"));
+    CoordinatorConfig base = config(a, both, null, bob.caCertificate());
+    CoordinatorConfig c =
+        new CoordinatorConfig(
+            base.party(),
+            base.listen(),
+            base.tls(),
+            base.database(),
+            base.tokensFile(),
+            base.peer(),
+            base.bridge(),
+            base.approvalTtl(),
+            base.sweepInterval(),
+            base.defaults(),
+            base.protocols(),
+            null,
+            null,
+            List.of(new CoordinatorConfig.Helper("carol", carolPin, "the helper")));
+    org.junit.jupiter.api.Assertions.assertEquals(
+        java.util.Set.of("alice", "bob", "carol"), CoordinatorServer.allowedParties(c));
+    org.junit.jupiter.api.Assertions.assertEquals(
+        java.util.Set.of("alice", "bob"), CoordinatorServer.allowedParties(base));
+    Map<String, PartyTrust> t = CoordinatorServer.relayTrust(c);
+    org.junit.jupiter.api.Assertions.assertEquals(
+        java.util.Set.of("alice", "bob", "carol"), t.keySet());
+    t.get("carol").check(leaf(a.resolve("carol.pem")));
+    // another CN=carol, from bob's CA (trusted by TLS): not the registered helper
+    assertThrows(BridgeException.class, () -> t.get("carol").check(leaf(b.resolve("carol.pem"))));
+    // nor does carol's certificate speak for a party
+    assertThrows(BridgeException.class, () -> t.get("alice").check(leaf(a.resolve("carol.pem"))));
+    assertThrows(BridgeException.class, () -> t.get("bob").check(leaf(a.resolve("carol.pem"))));
+
+    // a session with carol as its helper pins her to the session's helper pin
+    Db db = new Db("jdbc:sqlite:" + dir.resolve("helper-pins.db"), null, null);
+    db.migrate();
+    String sid = java.util.UUID.randomUUID().toString();
+    String qid = java.util.UUID.randomUUID().toString();
+    Model.Prefiltering helped =
+        new Model.Prefiltering(io.psiflink.api.Prefilter.HELPER, "carol", carolPin, 0, 0);
+    db.tx(
+        conn -> {
+          Store.insertQuery(
+              conn,
+              new Model.QueryRecord(
+                  qid,
+                  Model.Direction.INCOMING,
+                  "bob",
+                  "alice",
+                  io.psiflink.api.Role.A,
+                  "p",
+                  "c",
+                  "SELECT b.x FROM a JOIN b ON a.k = b.k",
+                  "fp",
+                  0,
+                  40,
+                  "rr22",
+                  io.psiflink.api.JoinMode.BOTH,
+                  null,
+                  helped,
+                  "bob.example:7443",
+                  "bb".repeat(32),
+                  Model.QueryStatus.APPROVED,
+                  null,
+                  0,
+                  1,
+                  0L,
+                  null));
+          Store.insertSession(
+              conn,
+              new Model.SessionRecord(
+                  sid,
+                  qid,
+                  "alice",
+                  "bob",
+                  0,
+                  40,
+                  "rr22",
+                  io.psiflink.api.JoinMode.BOTH,
+                  null,
+                  helped,
+                  "alice.example:7443",
+                  "aa".repeat(32),
+                  "bob.example:7443",
+                  "bb".repeat(32),
+                  0L));
+          return null;
+        });
+    var pins = CoordinatorServer.sessionPins(db);
+    org.junit.jupiter.api.Assertions.assertEquals(carolPin, pins.pin(sid, "carol"));
+    org.junit.jupiter.api.Assertions.assertEquals("aa".repeat(32), pins.pin(sid, "alice"));
+    org.junit.jupiter.api.Assertions.assertNull(pins.pin(sid, "dave"));
+  }
 }

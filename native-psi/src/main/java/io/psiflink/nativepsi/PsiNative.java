@@ -150,4 +150,22 @@ final class PsiNative {
       Pointer out,
       long cap,
       Pointer written);
+
+  /** err: a byte buffer for the NUL-terminated cause; out: the new object. */
+  static native int psi_filter_positions_create(
+      byte[] key,
+      long keyLen,
+      int filterBits,
+      int hashes,
+      PointerByReference out,
+      byte[] err,
+      long errCap);
+
+  /** tokens: count * tokenLen bytes; out: outLen = count * hashes positions (uint64). */
+  static native int psi_filter_positions_compute(
+      Pointer f, byte[] tokens, long count, long tokenLen, long[] out, long outLen);
+
+  static native String psi_filter_positions_error(Pointer f);
+
+  static native void psi_filter_positions_free(Pointer f);
 }

@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.psiflink.api.JoinMode;
 import io.psiflink.api.OutputFormat;
 import io.psiflink.api.PartyOptions;
+import io.psiflink.api.Prefilter;
 import io.psiflink.api.Role;
 import io.psiflink.coordinator.CoordinatorMain;
 import io.psiflink.coordinator.cli.ApiClient.ApiError;
@@ -162,6 +163,42 @@ public final class PsiCli {
                 + ")")
     Integer labelBytes;
 
+    @Option(
+        names = "--prefilter",
+        paramLabel = "none|helper",
+        converter = PrefilterConverter.class,
+        description =
+            "helper: a helper both coordinators registered pre-filters both tables (a server-aided"
+                + " sample filter), and the PSI runs on the candidates only; none (default)")
+    Prefilter prefilter;
+
+    @Option(
+        names = "--helper",
+        paramLabel = "NAME",
+        description =
+            "prefilter helper: the helper, one both coordinators registered (GET /v1/helpers)")
+    String helper;
+
+    @Option(
+        names = "--filter-bits",
+        paramLabel = "L",
+        description =
+            "prefilter helper: the Bloom filter has 2^L bits ("
+                + PartyOptions.FILTER_BITS_MIN
+                + " to "
+                + PartyOptions.FILTER_BITS_MAX
+                + "); default: chosen by the jobs")
+    Integer filterBits;
+
+    @Option(
+        names = "--filter-hashes",
+        paramLabel = "K",
+        description =
+            "prefilter helper: hash functions per key (1 to "
+                + PartyOptions.FILTER_HASHES_MAX
+                + "); default: chosen by the jobs")
+    Integer filterHashes;
+
     @Option(names = "--wait", description = "follow the query until its session ends")
     boolean await;
 
@@ -247,6 +284,18 @@ public final class PsiCli {
     public Role convert(String text) {
       try {
         return Role.twoParty(text);
+      } catch (IllegalArgumentException e) {
+        throw new TypeConversionException(e.getMessage());
+      }
+    }
+  }
+
+  /** {@code --prefilter}: none or helper (Prefilter's words). */
+  static final class PrefilterConverter implements ITypeConverter<Prefilter> {
+    @Override
+    public Prefilter convert(String text) {
+      try {
+        return Prefilter.parse(text);
       } catch (IllegalArgumentException e) {
         throw new TypeConversionException(e.getMessage());
       }
@@ -461,6 +510,19 @@ public final class PsiCli {
       // the coordinator refuses it with mode both, naming labelBytes
       q.put("labelBytes", a.labelBytes);
     }
+    // the coordinator refuses a helper or filter parameter without prefilter helper, naming it
+    if (a.prefilter != null) {
+      q.put("prefilter", a.prefilter.text());
+    }
+    if (a.helper != null) {
+      q.put("helper", a.helper);
+    }
+    if (a.filterBits != null) {
+      q.put("filterBits", a.filterBits);
+    }
+    if (a.filterHashes != null) {
+      q.put("filterHashes", a.filterHashes);
+    }
     if (a.output != null || a.format != null) {
       ObjectNode o = q.putObject("output");
       if (a.output != null) {
@@ -588,7 +650,13 @@ public final class PsiCli {
       if (d.hasNonNull("join")) {
         List<String> keys = new ArrayList<>();
         d.path("keys").forEach(k -> keys.add(k.asText()));
-        out.println("join: " + d.path("join").asText() + " on " + String.join(" AND ", keys));
+        JsonNode h = d.path("helper");
+        out.println(
+            "join: "
+                + d.path("join").asText()
+                + " on "
+                + String.join(" AND ", keys)
+                + (h.isObject() ? ", pre-filtered by helper " + h.path("name").asText() : ""));
         d.path("notes").forEach(n -> out.println("note: " + n.asText()));
       }
       // which mode runs and what it means (null for queries stored before the labeled mode)
@@ -597,6 +665,25 @@ public final class PsiCli {
       }
       out.println("the peer learns " + d.path("peerLearnsAboutMine").path("text").asText());
       out.println("this party learns " + d.path("iLearnAboutPeer").path("text").asText());
+      JsonNode h = d.path("helper");
+      if (h.isObject()) {
+        // the helper as this party registered it, and what the pre-filter adds to the above
+        out.printf(
+            Locale.ROOT,
+            "helper: %s%s, certificate SHA-256 %s; filter %s, %s%n",
+            h.path("name").asText(),
+            h.path("description").asText("").isEmpty()
+                ? ""
+                : " (" + h.path("description").asText() + ")",
+            h.path("certSha256").asText(),
+            h.path("filterBits").asInt() == 0
+                ? "size chosen by the jobs"
+                : "of 2^" + h.path("filterBits").asInt() + " bits",
+            h.path("filterHashes").asInt() == 0
+                ? "hash count chosen by the jobs"
+                : h.path("filterHashes").asInt() + " hashes per key");
+        out.println(h.path("text").asText());
+      }
     }
   }
 
