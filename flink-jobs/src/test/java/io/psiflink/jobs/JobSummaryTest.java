@@ -1,6 +1,7 @@
 package io.psiflink.jobs;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -49,6 +50,45 @@ class JobSummaryTest {
             + "\"phase_seconds\":{\"handshake\":0.250,\"tokenize\":0.333,\"psi\":12.000},"
             + "\"total_seconds\":13.584,\"peak_rss_bytes\":2147483648}",
         summary("A").toJson());
+  }
+
+  /** With the prefilter the summary ends with its part; it reads back, and describe() names it. */
+  @Test
+  void thePrefilterPartIsWrittenLastAndReadsBack() throws Exception {
+    JobSummary plain = summary("A");
+    JobSummary s =
+        new JobSummary(
+            plain.party(),
+            plain.publicSize(),
+            plain.rowsDisclosed(),
+            plain.rowsRead(),
+            plain.rowsQuarantined(),
+            plain.rowsFilteredOut(),
+            plain.rowsWithNullKey(),
+            plain.rowsTokenized(),
+            plain.bins(),
+            plain.binsDone(),
+            plain.binRetries(),
+            plain.intersectingKeys(),
+            plain.rowsOut(),
+            plain.bytesSent(),
+            plain.bytesReceived(),
+            plain.phaseSeconds(),
+            plain.totalSeconds(),
+            plain.peakRssBytes(),
+            new JobSummary.PrefilterSummary("helper", 20, 2, 612, 1.23456, 131072, 131072));
+    String json = s.toJson();
+    assertTrue(
+        json.endsWith(
+            "\"peak_rss_bytes\":2147483648,\"prefilter\":{\"helper\":\"helper\","
+                + "\"filter_bits\":20,\"filter_hashes\":2,\"candidates\":612,\"seconds\":1.235,"
+                + "\"bytes_to_helper\":131072,\"bytes_from_helper\":131072}}"),
+        json);
+    assertEquals(s.prefilter().candidates(), JobSummary.fromJson(json).prefilter().candidates());
+    assertEquals(null, JobSummary.fromJson(plain.toJson()).prefilter());
+    assertTrue(
+        s.describe().contains("prefilter with helper 'helper' (2^20 bits, k = 2): 612 candidates"),
+        s.describe());
   }
 
   @Test

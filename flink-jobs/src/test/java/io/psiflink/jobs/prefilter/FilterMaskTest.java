@@ -5,6 +5,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.psiflink.jobs.token.Tokens;
+import io.psiflink.nativepsi.FilterPositions;
 import java.math.BigInteger;
 import java.util.SplittableRandom;
 import javax.crypto.Cipher;
@@ -137,11 +139,16 @@ class FilterMaskTest {
     }
   }
 
+  /** The filter of n random tokens, positions by the job's own FilterPositions (native FF1). */
   private static long[] filterOf(SplittableRandom r, int n, int k, int bits) {
     long[] f = new long[1 << (bits - 6)];
+    byte[] key = new byte[32];
+    r.nextBytes(key);
+    byte[] tokens = new byte[n * Tokens.BYTES];
+    r.nextBytes(tokens);
     long[] positions = new long[n * k];
-    for (int i = 0; i < positions.length; i++) {
-      positions[i] = r.nextLong(1L << bits);
+    try (FilterPositions fp = FilterPositions.create(key, bits, k)) {
+      fp.positions(tokens, n, Tokens.BYTES, positions);
     }
     FilterChunks.set(f, positions, positions.length);
     return f;

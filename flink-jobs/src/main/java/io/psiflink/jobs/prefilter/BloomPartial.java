@@ -1,0 +1,104 @@
+package io.psiflink.jobs.prefilter;
+
+import io.psiflink.jobs.session.JobSecrets;
+import io.psiflink.jobs.token.Tokens;
+import io.psiflink.nativepsi.FilterPositions;
+import org.apache.flink.streaming.api.operators.AbstractStreamOperator;
+import org.apache.flink.streaming.api.operators.BoundedOneInput;
+import org.apache.flink.streaming.api.operators.OneInputStreamOperator;
+import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
+
+/**
+ * One subtask's part of this party's permuted Bloom filter B'_i: for every tokenized row ({@link
+ * io.psiflink.jobs.bin.TokenRecord}) the k positions FF1(h_j(token)) (native {@link
+ * FilterPositions}, in batches), set in a filter of 2^L bits; at the end of input the filter's
+ * pieces that have a set bit ({@link FilterChunks}) go to {@link PrefilterExchange}, which ORs
+ * them. The filter is allocated at the first token, so a subtask without tokens costs nothing.
+ */
+public final class BloomPartial extends AbstractStreamOperator<long[]>
+    implements OneInputStreamOperator<byte[], long[]>, BoundedOneInput {
+  private static final long serialVersionUID = 1L;
+
+  /** Tokens per native call: amortizes JNA's call cost, small enough to stay in cache. */
+  static final int BATCH = 4096;
+
+  /** A record's token: after the 4-byte bin. */
+  private static final int TOKEN_OFFSET = 4;
+
+  private final PrefilterPlan plan;
+  private final String secretsName;
+
+  private transient FilterPositions positions;
+  private transient long[] filter;
+  private transient byte[] batch;
+  private transient long[] out;
+  private transient int pending;
+
+  /**
+   * @param secretsName the distributed-cache name of the session's {@link JobSecrets} (the filter
+   *     key is read in open(), never part of the job graph)
+   */
+  public BloomPartial(PrefilterPlan plan, String secretsName) {
+    this.plan = plan;
+    this.secretsName = secretsName;
+  }
+
+  @Override
+  public void open() throws Exception {
+    super.open();
+    JobSecrets secrets = JobSecrets.fromCache(getRuntimeContext(), secretsName);
+    if (secrets.filterKey() == null) {
+      throw new IllegalStateException("the session's secrets hold no prefilter key");
+    }
+    positions = FilterPositions.create(secrets.filterKey(), plan.filterBits(), plan.hashes());
+    batch = new byte[BATCH * Tokens.BYTES];
+    out = new long[BATCH * plan.hashes()];
+  }
+
+  @Override
+  public void processElement(StreamRecord<byte[]> element) {
+    System.arraycopy(element.getValue(), TOKEN_OFFSET, batch, pending * Tokens.BYTES, Tokens.BYTES);
+    if (++pending == BATCH) {
+      flush();
+    }
+  }
+
+  private void flush() {
+    if (pending == 0) {
+      return;
+    }
+    if (filter == null) {
+      filter = new long[Math.toIntExact(plan.words())];
+    }
+    positions.positions(batch, pending, Tokens.BYTES, out);
+    FilterChunks.set(filter, out, pending * plan.hashes());
+    pending = 0;
+  }
+
+  @Override
+  public void endInput() {
+    flush();
+    if (filter == null) {
+      return;
+    }
+    for (int from = 0; from < filter.length; from += FilterChunks.WORDS) {
+      int len = Math.min(FilterChunks.WORDS, filter.length - from);
+      if (FilterChunks.anySet(filter, from, len)) {
+        output.collect(new StreamRecord<>(FilterChunks.of(filter, from, len)));
+      }
+    }
+    filter = null; // the exchange holds the union now
+  }
+
+  @Override
+  public void close() throws Exception {
+    try {
+      if (positions != null) {
+        positions.close();
+        positions = null;
+      }
+    } finally {
+      super.close();
+    }
+  }
+}

@@ -1,0 +1,167 @@
+package io.psiflink.jobs.prefilter;
+
+import io.psiflink.api.JobMetricNames.Accumulators;
+import io.psiflink.connectors.row.RowCodec;
+import io.psiflink.connectors.row.Varint;
+import io.psiflink.jobs.payload.JoinKindOutput;
+import io.psiflink.jobs.session.JobSecrets;
+import io.psiflink.jobs.token.Tokens;
+import io.psiflink.nativepsi.FilterPositions;
+import org.apache.flink.api.common.accumulators.LongCounter;
+import org.apache.flink.api.common.typeinfo.PrimitiveArrayTypeInfo;
+import org.apache.flink.streaming.api.operators.AbstractStreamOperator;
+import org.apache.flink.streaming.api.operators.BoundedMultiInput;
+import org.apache.flink.streaming.api.operators.InputSelectable;
+import org.apache.flink.streaming.api.operators.InputSelection;
+import org.apache.flink.streaming.api.operators.TwoInputStreamOperator;
+import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
+import org.apache.flink.util.OutputTag;
+
+/**
+ * Keeps this party's tokenized rows whose k filter positions are all set in the combined filter F =
+ * B'_A AND B'_B: the candidates, a superset of the rows whose key the peer holds (a Bloom filter
+ * has no false negatives). Input 1: the tokenized rows ({@link io.psiflink.jobs.bin.TokenRecord});
+ * input 2: F's pieces with a set bit, broadcast from {@link PrefilterExchange}. The operator reads
+ * input 2 to its end before input 1 ({@link InputSelectable}): Flink's "broadcast side first" of
+ * BATCH mode needs sorted inputs, which this job turns off, so the order is enforced here, and a
+ * row arriving before F is complete fails the job rather than being judged by half a filter.
+ *
+ * <p>At the output party of a LEFT or anti-join the other rows are certain non-matches and belong
+ * to the output: they go to {@link #UNMATCHED_ROWS} as output rows, B's columns NULL (as {@link
+ * io.psiflink.jobs.token.TokenizeFunction#NULL_KEY_ROWS} does for NULL keys).
+ */
+public final class CandidateSelect extends AbstractStreamOperator<byte[]>
+    implements TwoInputStreamOperator<byte[], long[], byte[]>, InputSelectable, BoundedMultiInput {
+  private static final long serialVersionUID = 1L;
+
+  /** The output rows of A's rows that are no candidates (LEFT and anti-joins). */
+  public static final OutputTag<byte[]> UNMATCHED_ROWS =
+      new OutputTag<>(
+          "rows that are no prefilter candidates",
+          PrimitiveArrayTypeInfo.BYTE_PRIMITIVE_ARRAY_TYPE_INFO);
+
+  private static final int TOKEN_OFFSET = 4;
+
+  private final PrefilterPlan plan;
+  private final String secretsName;
+  private final RowCodec keptCodec;
+
+  /** Per output column its source (BinContext#output), or null: non-candidates are dropped. */
+  private final int[] unmatchedOutput;
+
+  private transient FilterPositions positions;
+  private transient long[] filter;
+  private transient boolean filterComplete;
+  private transient byte[][] records;
+  private transient byte[] batch;
+  private transient long[] out;
+  private transient int pending;
+  private transient int[] starts;
+  private transient LongCounter candidates;
+  private transient LongCounter rowsOut;
+
+  /**
+   * @param unmatchedOutput for the output party of a LEFT or anti-join, per output column its
+   *     source ({@code i >= 0} kept column i, negative a column of B); null to drop non-candidates
+   */
+  public CandidateSelect(
+      PrefilterPlan plan, String secretsName, RowCodec keptCodec, int[] unmatchedOutput) {
+    this.plan = plan;
+    this.secretsName = secretsName;
+    this.keptCodec = keptCodec;
+    this.unmatchedOutput = unmatchedOutput == null ? null : unmatchedOutput.clone();
+  }
+
+  @Override
+  public void open() throws Exception {
+    super.open();
+    JobSecrets secrets = JobSecrets.fromCache(getRuntimeContext(), secretsName);
+    if (secrets.filterKey() == null) {
+      throw new IllegalStateException("the session's secrets hold no prefilter key");
+    }
+    positions = FilterPositions.create(secrets.filterKey(), plan.filterBits(), plan.hashes());
+    filter = new long[Math.toIntExact(plan.words())];
+    records = new byte[BloomPartial.BATCH][];
+    batch = new byte[BloomPartial.BATCH * Tokens.BYTES];
+    out = new long[BloomPartial.BATCH * plan.hashes()];
+    candidates = new LongCounter();
+    getRuntimeContext().addAccumulator(PrefilterMetrics.CANDIDATES, candidates);
+    if (unmatchedOutput != null) {
+      // the output's row count sums these with the bins' (accumulators merge by name)
+      rowsOut = new LongCounter();
+      getRuntimeContext().addAccumulator(Accumulators.ROWS_OUT, rowsOut);
+      starts = new int[keptCodec.arity() + 1];
+    }
+  }
+
+  @Override
+  public InputSelection nextSelection() {
+    return filterComplete ? InputSelection.FIRST : InputSelection.SECOND;
+  }
+
+  @Override
+  public void processElement2(StreamRecord<long[]> element) {
+    FilterChunks.copyInto(element.getValue(), filter);
+  }
+
+  @Override
+  public void processElement1(StreamRecord<byte[]> element) {
+    if (!filterComplete) {
+      throw new IllegalStateException(
+          "a tokenized row reached the candidate selection before the combined filter was complete");
+    }
+    byte[] r = element.getValue();
+    System.arraycopy(r, TOKEN_OFFSET, batch, pending * Tokens.BYTES, Tokens.BYTES);
+    records[pending] = r;
+    if (++pending == records.length) {
+      flush();
+    }
+  }
+
+  private void flush() {
+    if (pending == 0) {
+      return;
+    }
+    int k = plan.hashes();
+    positions.positions(batch, pending, Tokens.BYTES, out);
+    for (int i = 0; i < pending; i++) {
+      byte[] r = records[i];
+      records[i] = null;
+      if (FilterChunks.allSet(filter, out, i * k, k)) {
+        candidates.add(1);
+        output.collect(new StreamRecord<>(r));
+      } else if (unmatchedOutput != null) {
+        long len = Varint.read(r, TOKEN_OFFSET + Tokens.BYTES, r.length);
+        output.collect(
+            UNMATCHED_ROWS,
+            new StreamRecord<>(
+                JoinKindOutput.ownRow(
+                    keptCodec, unmatchedOutput, r, Varint.next(len), Varint.value(len), starts)));
+        rowsOut.add(1);
+      }
+    }
+    pending = 0;
+  }
+
+  @Override
+  public void endInput(int inputId) {
+    if (inputId == 2) {
+      filterComplete = true;
+    } else {
+      flush();
+    }
+  }
+
+  @Override
+  public void close() throws Exception {
+    try {
+      if (positions != null) {
+        positions.close();
+        positions = null;
+      }
+      filter = null;
+    } finally {
+      super.close();
+    }
+  }
+}
