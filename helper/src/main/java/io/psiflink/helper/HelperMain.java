@@ -1,0 +1,54 @@
+package io.psiflink.helper;
+
+import java.io.IOException;
+import java.nio.file.Path;
+import java.util.concurrent.CountDownLatch;
+
+/**
+ * {@code HelperMain CONFIG.yaml} ({@code ./psi helper CONFIG.yaml}): runs a {@link HelperService}
+ * until SIGTERM or SIGINT, then ends its sessions ("helper shutting down") and exits 0. A bad
+ * config or unusable credentials: one line on stderr naming the cause, exit 2; relay unreachable at
+ * start: exit 1.
+ */
+public final class HelperMain {
+  private HelperMain() {}
+
+  public static void main(String[] args) throws InterruptedException {
+    if (args.length != 1 || args[0].equals("--help") || args[0].equals("-h")) {
+      System.err.println(
+          "usage: psi helper CONFIG.yaml   (docs/operations.md, \"Running a helper\")");
+      System.exit(args.length == 1 ? 0 : 2);
+      return;
+    }
+    HelperConfig config;
+    try {
+      config = HelperConfig.load(Path.of(args[0]));
+    } catch (IllegalArgumentException | IOException e) {
+      System.err.println("psi helper: " + args[0] + ": " + e.getMessage());
+      System.exit(2);
+      return;
+    }
+    HelperService service;
+    try {
+      service = HelperService.start(config);
+    } catch (IllegalArgumentException | java.io.UncheckedIOException e) {
+      System.err.println("psi helper: " + e.getMessage());
+      System.exit(2);
+      return;
+    } catch (io.psiflink.bridge.BridgeException e) {
+      System.err.println("psi helper: " + e.getMessage());
+      System.exit(1);
+      return;
+    }
+    CountDownLatch stopped = new CountDownLatch(1);
+    Runtime.getRuntime()
+        .addShutdownHook(
+            new Thread(
+                () -> {
+                  service.close();
+                  stopped.countDown();
+                },
+                "psi-helper-shutdown"));
+    stopped.await();
+  }
+}
