@@ -172,7 +172,7 @@ public final class HelperClient {
         try {
           h = HelperWire.verifyHelperHello(answer, me, request, hello);
         } catch (HelperWire.WireException e) {
-          throw new HelperException(helper + " refused: " + e.getMessage(), e);
+          throw new HelperException("rejected the HELLO of " + helper + ": " + e.getMessage(), e);
         }
         byte[] key;
         try {

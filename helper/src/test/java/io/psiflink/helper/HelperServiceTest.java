@@ -137,7 +137,7 @@ class HelperServiceTest {
               HelperBed.request("pin-bad", Role.B, 10, TIMEOUT),
               mb);
       HelperException ea = failure(ga);
-      assertMentions(ea, "helper 'helper'", "not the pinned one", wrong);
+      assertMentions(ea, "rejected the HELLO of helper 'helper'", "not the pinned one", wrong);
       HelperException eb = failure(gb);
       assertMentions(eb, "helper 'helper'", "party A ('party-a')");
     }
