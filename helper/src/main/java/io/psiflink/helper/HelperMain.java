@@ -14,6 +14,12 @@ public final class HelperMain {
   private HelperMain() {}
 
   public static void main(String[] args) throws InterruptedException {
+    // before the first logger: the helper's own console layout, unless the operator chose one (a
+    // resource of its own name, so it cannot shadow another module's log4j2.properties)
+    if (System.getProperty("log4j2.configurationFile") == null) {
+      System.setProperty(
+          "log4j2.configurationFile", "classpath:io/psiflink/helper/helper-log4j2.properties");
+    }
     if (args.length != 1 || args[0].equals("--help") || args[0].equals("-h")) {
       System.err.println(
           "usage: psi helper CONFIG.yaml   (docs/operations.md, \"Running a helper\")");

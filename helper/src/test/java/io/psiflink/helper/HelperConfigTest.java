@@ -87,6 +87,17 @@ class HelperConfigTest {
   }
 
   @Test
+  void theExampleConfigOfDeployLoads() throws Exception {
+    Path example =
+        Path.of(System.getProperty("psi.repo.root", ".."), "deploy", "helper", "helper.yaml");
+    HelperConfig c = HelperConfig.load(example);
+    assertEquals(Set.of("alice", "bob"), c.allowedParties());
+    assertEquals(HelperConfig.DEFAULT_MAX_FILTER_BITS, c.maxFilterBits());
+    assertEquals(HelperConfig.DEFAULT_SESSION_TIMEOUT, c.sessionTimeout());
+    assertTrue(c.certificate().endsWith(Path.of("certs", "helper", "bridge.pem")));
+  }
+
+  @Test
   void durations() {
     assertEquals(Duration.ofMillis(500), HelperConfig.parseDuration("500ms"));
     assertEquals(Duration.ofHours(1), HelperConfig.parseDuration("1h"));
