@@ -28,8 +28,9 @@ import org.slf4j.LoggerFactory;
  * The helper of the server-aided sample filter (issue 14): listens on the relay, and per session
  * takes the masked filters m_A and m_B of the two parties chunk by chunk and returns B_C = m_A XNOR
  * m_B to both, chunk by chunk (helper.proto has the wire, {@link HelperClient} the parties' side).
- * It never holds more than one chunk per party, never sees the mask, the hash key or the
- * permutation key, and so learns nothing but L and the timing.
+ * It never holds more than one chunk per party and never sees the mask, the hash key or the
+ * permutation key: each m_i alone is uniformly random to it, and B_C (which it computes, and never
+ * logs or measures) is the agreement pattern of the two permuted filters (docs/security.md).
  *
  * <p>Per session it checks each party's signed HELLO (certificate chains to the configured CA, CN
  * among the allowed parties and equal to the relay-authenticated name, signature, session, role,
