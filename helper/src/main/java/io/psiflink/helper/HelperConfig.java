@@ -9,9 +9,11 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.time.format.DateTimeParseException;
 import java.util.Iterator;
+import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
 import java.util.regex.Matcher;
@@ -31,6 +33,9 @@ import java.util.regex.Pattern;
  * sessionTimeout: 10m                 # how long the first party waits for the second
  * idleTimeout: 2m                     # how long a stream may stay silent mid-session
  * maxSessions: 8                      # sessions served at once
+ * partyCas:                           # optional: each party's own CA(s); then a certificate
+ *   bank-a: bank-a-ca.pem             #   speaks for a party only if it chains to that party's
+ *   bank-b: bank-b-ca.pem             #   CA (trustedCa alone lets either CA issue either name)
  * </pre>
  *
  * Relative paths are taken relative to the file's directory. Durations: 500ms, 30s, 10m, 1h or
@@ -45,7 +50,8 @@ public record HelperConfig(
     int maxFilterBits,
     Duration sessionTimeout,
     Duration idleTimeout,
-    int maxSessions) {
+    int maxSessions,
+    Map<String, Path> partyCas) {
   public static final int DEFAULT_MAX_FILTER_BITS = 34;
   public static final Duration DEFAULT_SESSION_TIMEOUT = Duration.ofMinutes(10);
   public static final Duration DEFAULT_IDLE_TIMEOUT = Duration.ofMinutes(2);
@@ -59,7 +65,8 @@ public record HelperConfig(
           "maxFilterBits",
           "sessionTimeout",
           "idleTimeout",
-          "maxSessions");
+          "maxSessions",
+          "partyCas");
   private static final Set<String> TLS_KEYS = Set.of("certificate", "privateKey", "trustedCa");
   private static final Pattern DURATION = Pattern.compile("(\\d{1,9})(ms|s|m|h)");
 
@@ -88,6 +95,53 @@ public record HelperConfig(
       throw new IllegalArgumentException(
           "config: maxSessions must be 1..10000, got " + maxSessions);
     }
+    partyCas = partyCas == null ? Map.of() : Map.copyOf(partyCas);
+    if (!partyCas.isEmpty() && !partyCas.keySet().equals(allowedParties)) {
+      throw new IllegalArgumentException(
+          "config: partyCas must name exactly the allowed parties "
+              + new java.util.TreeSet<>(allowedParties)
+              + ", not "
+              + new java.util.TreeSet<>(partyCas.keySet()));
+    }
+  }
+
+  /** Without per-party CAs: any certificate of an allowed name from {@code trustedCa}. */
+  public HelperConfig(
+      HostPort relay,
+      Path certificate,
+      Path privateKey,
+      Path trustedCa,
+      Set<String> allowedParties,
+      int maxFilterBits,
+      Duration sessionTimeout,
+      Duration idleTimeout,
+      int maxSessions) {
+    this(
+        relay,
+        certificate,
+        privateKey,
+        trustedCa,
+        allowedParties,
+        maxFilterBits,
+        sessionTimeout,
+        idleTimeout,
+        maxSessions,
+        Map.of());
+  }
+
+  /** This config with each party tied to its own CA(s). */
+  public HelperConfig withPartyCas(Map<String, Path> partyCas) {
+    return new HelperConfig(
+        relay,
+        certificate,
+        privateKey,
+        trustedCa,
+        allowedParties,
+        maxFilterBits,
+        sessionTimeout,
+        idleTimeout,
+        maxSessions,
+        partyCas);
   }
 
   /**
@@ -126,6 +180,18 @@ public record HelperConfig(
       }
       allowed.add(p.asText());
     }
+    Map<String, Path> partyCas = new LinkedHashMap<>();
+    JsonNode cas = root.get("partyCas");
+    if (cas != null && !cas.isNull()) {
+      if (!cas.isObject()) {
+        throw new IllegalArgumentException(
+            "config: partyCas must map each allowed party to its CA file");
+      }
+      for (Iterator<String> it = cas.fieldNames(); it.hasNext(); ) {
+        String party = it.next();
+        partyCas.put(party, dir.resolve(text(cas, party, "partyCas.")));
+      }
+    }
     return new HelperConfig(
         relay,
         dir.resolve(text(tls, "certificate", "tls.")),
@@ -135,7 +201,8 @@ public record HelperConfig(
         integer(root, "maxFilterBits", DEFAULT_MAX_FILTER_BITS),
         duration(root, "sessionTimeout", DEFAULT_SESSION_TIMEOUT),
         duration(root, "idleTimeout", DEFAULT_IDLE_TIMEOUT),
-        integer(root, "maxSessions", DEFAULT_MAX_SESSIONS));
+        integer(root, "maxSessions", DEFAULT_MAX_SESSIONS),
+        partyCas);
   }
 
   /** Parses 500ms, 30s, 10m, 1h or ISO-8601. */

@@ -8,10 +8,12 @@ import io.psiflink.bridge.BridgeStream;
 import io.psiflink.bridge.IncomingCall;
 import io.psiflink.bridge.Listening;
 import io.psiflink.bridge.PartyCredentials;
+import io.psiflink.bridge.PartyTrust;
 import java.security.KeyPair;
 import java.time.Duration;
 import java.util.Arrays;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
@@ -49,6 +51,7 @@ public final class HelperService implements AutoCloseable {
 
   private final HelperConfig config;
   private final PartyCredentials self;
+  private final Map<String, PartyTrust> partyTrust;
   private final BridgeClient client;
   private final ExecutorService pool;
   private final ScheduledExecutorService timer;
@@ -118,9 +121,14 @@ public final class HelperService implements AutoCloseable {
     }
   }
 
-  private HelperService(HelperConfig config, PartyCredentials self, BridgeClient client) {
+  private HelperService(
+      HelperConfig config,
+      PartyCredentials self,
+      Map<String, PartyTrust> partyTrust,
+      BridgeClient client) {
     this.config = config;
     this.self = self;
+    this.partyTrust = partyTrust;
     this.client = client;
     this.pool =
         Executors.newCachedThreadPool(
@@ -147,12 +155,14 @@ public final class HelperService implements AutoCloseable {
   public static HelperService start(HelperConfig config) throws BridgeException {
     PartyCredentials self =
         PartyCredentials.load(config.certificate(), config.privateKey(), config.trustedCa());
+    Map<String, PartyTrust> partyTrust = new HashMap<>();
+    config.partyCas().forEach((party, ca) -> partyTrust.put(party, PartyTrust.load(ca, List.of())));
     BridgeClient client =
         BridgeClient.connect(
             BridgeClientConfig.defaults(config.relay().host(), config.relay().port(), self)
                 .withPairTimeout(config.idleTimeout())
                 .withIdleTimeout(config.idleTimeout()));
-    HelperService service = new HelperService(config, self, client);
+    HelperService service = new HelperService(config, self, Map.copyOf(partyTrust), client);
     try {
       service.listening = client.listen(service::onCall, service::onDropped);
     } catch (BridgeException | RuntimeException e) {
@@ -295,6 +305,7 @@ public final class HelperService implements AutoCloseable {
               stream.peerParty(),
               self,
               config.allowedParties(),
+              partyTrust,
               config.maxFilterBits());
       Meeting ready = arrive(call.session(), new Arrival(stream, hello));
       handedOver = true;

@@ -27,6 +27,7 @@ import java.security.spec.X509EncodedKeySpec;
 import java.util.Arrays;
 import java.util.HexFormat;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import javax.crypto.Cipher;
 import javax.crypto.KeyAgreement;
@@ -174,6 +175,7 @@ final class HelperWire {
       String relayPeer,
       PartyCredentials helper,
       Set<String> allowedParties,
+      Map<String, PartyTrust> partyTrust,
       int maxFilterBits)
       throws WireException {
     Signed signed = parseSigned(frame, "the HELLO");
@@ -195,6 +197,10 @@ final class HelperWire {
     }
     try {
       helper.verifyPeer(leaf, h.getParty());
+      PartyTrust own = partyTrust.get(h.getParty());
+      if (own != null) {
+        own.check(leaf); // that party's own CA: another organisation's CA cannot issue its name
+      }
     } catch (BridgeException e) {
       throw new WireException("the party's certificate is not acceptable: " + e.getMessage(), e);
     }

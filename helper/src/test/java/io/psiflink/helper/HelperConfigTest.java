@@ -98,6 +98,18 @@ class HelperConfigTest {
   }
 
   @Test
+  void partyCasTieEachAllowedPartyToItsCa() throws Exception {
+    HelperConfig c = load(FULL + "partyCas:\n  bank-a: cas/a.pem\n  bank-b: /etc/psi/b.pem\n");
+    assertEquals(dir.resolve("cas/a.pem"), c.partyCas().get("bank-a"));
+    assertEquals(Path.of("/etc/psi/b.pem"), c.partyCas().get("bank-b"));
+    assertEquals(java.util.Map.of(), load(FULL).partyCas());
+    assertRefused(
+        FULL + "partyCas:\n  bank-a: cas/a.pem\n",
+        "partyCas must name exactly the allowed parties [bank-a, bank-b]");
+    assertRefused(FULL + "partyCas: [a.pem]\n", "partyCas must map each allowed party");
+  }
+
+  @Test
   void durations() {
     assertEquals(Duration.ofMillis(500), HelperConfig.parseDuration("500ms"));
     assertEquals(Duration.ofHours(1), HelperConfig.parseDuration("1h"));

@@ -234,6 +234,36 @@ class HelperServiceTest {
   }
 
   @Test
+  void withPartyCasACertificateMustComeFromThatPartysOwnCa() throws Exception {
+    ThrowawayPki foreign = ThrowawayPki.create(dir.resolve("foreign"), "someone");
+    try (HelperBed bed = new HelperBed(pki)) {
+      // B's certificate is from the shared CA, but the helper ties B to another CA
+      bed.helper(
+          bed.config(Duration.ofSeconds(20))
+              .withPartyCas(
+                  java.util.Map.of(
+                      HelperBed.A, pki.caCertificate(), HelperBed.B, foreign.caCertificate())));
+      Future<long[]> fa =
+          HelperBed.exchange(
+              pool,
+              bed.client(HelperBed.A),
+              bed.creds(HelperBed.A),
+              HelperBed.request("own-ca", Role.A, 10, Duration.ofSeconds(3)),
+              HelperBed.filter(1, 10));
+      Future<long[]> fb =
+          HelperBed.exchange(
+              pool,
+              bed.client(HelperBed.B),
+              bed.creds(HelperBed.B),
+              HelperBed.request("own-ca", Role.B, 10, TIMEOUT),
+              HelperBed.filter(2, 10));
+      assertMentions(
+          failure(fb), "helper 'helper' refused", "the party's certificate is not acceptable");
+      failure(fa); // A alone: no second party, its timeout
+    }
+  }
+
+  @Test
   void tooManyFilterBitsAreRefused() throws Exception {
     try (HelperBed bed = new HelperBed(pki)) {
       bed.helper(); // max 34

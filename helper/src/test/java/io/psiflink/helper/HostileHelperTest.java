@@ -80,6 +80,7 @@ class HostileHelperTest {
               s.peerParty(),
               pki.credentials(HelperBed.HELPER),
               Set.of(HelperBed.A, HelperBed.B),
+              java.util.Map.of(),
               36);
       KeyPair dh = HelperWire.x25519();
       byte[] hello =
