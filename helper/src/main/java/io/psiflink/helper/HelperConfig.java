@@ -205,6 +205,43 @@ public record HelperConfig(
         partyCas);
   }
 
+  /**
+   * This config as YAML that {@link #load} reads back equal (absolute paths; durations in
+   * ISO-8601), e.g. for a tool that starts {@code HelperMain} in a JVM of its own.
+   */
+  public String toYaml() {
+    StringBuilder y = new StringBuilder();
+    y.append("relay: ").append(quote(relay.toString())).append('\n');
+    y.append("tls:\n");
+    y.append("  certificate: ").append(quote(certificate.toAbsolutePath().toString())).append('\n');
+    y.append("  privateKey: ").append(quote(privateKey.toAbsolutePath().toString())).append('\n');
+    y.append("  trustedCa: ").append(quote(trustedCa.toAbsolutePath().toString())).append('\n');
+    y.append("allowedParties:\n");
+    for (String p : new java.util.TreeSet<>(allowedParties)) {
+      y.append("  - ").append(quote(p)).append('\n');
+    }
+    y.append("maxFilterBits: ").append(maxFilterBits).append('\n');
+    y.append("sessionTimeout: ").append(sessionTimeout).append('\n');
+    y.append("idleTimeout: ").append(idleTimeout).append('\n');
+    y.append("maxSessions: ").append(maxSessions).append('\n');
+    if (!partyCas.isEmpty()) {
+      y.append("partyCas:\n");
+      for (String p : new java.util.TreeSet<>(partyCas.keySet())) {
+        y.append("  ")
+            .append(quote(p))
+            .append(": ")
+            .append(quote(partyCas.get(p).toAbsolutePath().toString()))
+            .append('\n');
+      }
+    }
+    return y.toString();
+  }
+
+  /** A YAML double-quoted scalar. */
+  private static String quote(String s) {
+    return "\"" + s.replace("\\", "\\\\").replace("\"", "\\\"") + "\"";
+  }
+
   /** Parses 500ms, 30s, 10m, 1h or ISO-8601. */
   static Duration parseDuration(String text) {
     String t = text.trim().toLowerCase(Locale.ROOT);

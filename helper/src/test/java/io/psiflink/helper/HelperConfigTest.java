@@ -110,6 +110,24 @@ class HelperConfigTest {
   }
 
   @Test
+  void toYamlReadsBackEqual() throws Exception {
+    HelperConfig c =
+        new HelperConfig(
+                new HostPort("relay.example.org", 7443),
+                dir.resolve("a dir/helper \"1\".pem"),
+                dir.resolve("helper.key"),
+                dir.resolve("ca.pem"),
+                Set.of("bank-a", "bank-b"),
+                28,
+                Duration.ofMillis(1500),
+                Duration.ofMinutes(3),
+                5)
+            .withPartyCas(
+                java.util.Map.of("bank-a", dir.resolve("a.pem"), "bank-b", dir.resolve("b.pem")));
+    assertEquals(c, load(c.toYaml()));
+  }
+
+  @Test
   void durations() {
     assertEquals(Duration.ofMillis(500), HelperConfig.parseDuration("500ms"));
     assertEquals(Duration.ofHours(1), HelperConfig.parseDuration("1h"));
