@@ -3,12 +3,14 @@ package io.psiflink.helper;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
 
 /**
  * {@code HelperMain CONFIG.yaml} ({@code ./psi helper CONFIG.yaml}): runs a {@link HelperService}
- * until SIGTERM or SIGINT, then ends its sessions ("helper shutting down") and exits 0. A bad
- * config or unusable credentials: one line on stderr naming the cause, exit 2; relay unreachable at
- * start: exit 1.
+ * until SIGTERM or SIGINT, then ends its sessions ("helper shutting down") and exits (status 143
+ * after SIGTERM). A bad config or unusable credentials: one line on stderr naming the cause, exit
+ * 2; relay unreachable at start: exit 1.
  */
 public final class HelperMain {
   private HelperMain() {}
@@ -19,6 +21,10 @@ public final class HelperMain {
     if (System.getProperty("log4j2.configurationFile") == null) {
       System.setProperty(
           "log4j2.configurationFile", "classpath:io/psiflink/helper/helper-log4j2.properties");
+    }
+    // log4j's own shutdown hook would race ours and swallow the last lines of a SIGTERM
+    if (System.getProperty("log4j2.shutdownHookEnabled") == null) {
+      System.setProperty("log4j2.shutdownHookEnabled", "false");
     }
     if (args.length != 1 || args[0].equals("--help") || args[0].equals("-h")) {
       System.err.println(
@@ -34,27 +40,40 @@ public final class HelperMain {
       System.exit(2);
       return;
     }
-    HelperService service;
-    try {
-      service = HelperService.start(config);
-    } catch (IllegalArgumentException | java.io.UncheckedIOException e) {
-      System.err.println("psi helper: " + e.getMessage());
-      System.exit(2);
-      return;
-    } catch (io.psiflink.bridge.BridgeException e) {
-      System.err.println("psi helper: " + e.getMessage());
-      System.exit(1);
-      return;
-    }
+    // the hook first: a SIGTERM right after the service announced itself must still close it
+    AtomicReference<HelperService> running = new AtomicReference<>();
+    CountDownLatch started = new CountDownLatch(1);
     CountDownLatch stopped = new CountDownLatch(1);
     Runtime.getRuntime()
         .addShutdownHook(
             new Thread(
                 () -> {
-                  service.close();
+                  try { // a start under way (it logs before it returns) gets a moment to finish
+                    started.await(5, TimeUnit.SECONDS);
+                  } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                  }
+                  HelperService s = running.get();
+                  if (s != null) {
+                    s.close();
+                  }
                   stopped.countDown();
                 },
                 "psi-helper-shutdown"));
+    try {
+      running.set(HelperService.start(config));
+      started.countDown();
+    } catch (IllegalArgumentException | java.io.UncheckedIOException e) {
+      started.countDown();
+      System.err.println("psi helper: " + e.getMessage());
+      System.exit(2);
+      return;
+    } catch (io.psiflink.bridge.BridgeException e) {
+      started.countDown();
+      System.err.println("psi helper: " + e.getMessage());
+      System.exit(1);
+      return;
+    }
     stopped.await();
   }
 }
