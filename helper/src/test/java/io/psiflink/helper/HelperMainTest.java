@@ -3,6 +3,7 @@ package io.psiflink.helper;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.psiflink.api.Role;
 import io.psiflink.bridge.ThrowawayPki;
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
@@ -13,6 +14,10 @@ import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -93,6 +98,67 @@ class HelperMainTest {
             "exit " + p.exitValue() + ":\n" + String.join("\n", out));
       } finally {
         p.destroyForcibly();
+      }
+    }
+  }
+
+  @Test
+  void aHelperKilledMidRunFailsThePartiesClearlyWithinTheirTimeout() throws Exception {
+    ThrowawayPki pki = HelperBed.pki(dir.resolve("pki"));
+    ExecutorService pool = Executors.newCachedThreadPool();
+    try (HelperBed bed = new HelperBed(pki)) {
+      Path config = dir.resolve("helper.yaml");
+      Files.writeString(config, bed.config(Duration.ofMinutes(1)).toYaml());
+      Process p = start(config);
+      CompletableFuture<String> listening = new CompletableFuture<>();
+      collect(p, "listens on relay", listening);
+      try {
+        listening.get(30, TimeUnit.SECONDS);
+        int bits = 24; // 4 chunks
+        Duration timeout = Duration.ofSeconds(20);
+        CountDownLatch atChunk1 = new CountDownLatch(1);
+        long[] ma = HelperBed.filter(1, bits);
+        Future<?> fa =
+            pool.submit(
+                () -> {
+                  HelperClient.exchange(
+                      bed.client(HelperBed.A),
+                      bed.creds(HelperBed.A),
+                      HelperBed.request("killed", Role.A, bits, timeout),
+                      c -> {
+                        if (c == 1) {
+                          atChunk1.countDown();
+                        }
+                        return HelperBed.slice(ma, bits, c);
+                      },
+                      (c, w) -> {
+                        try {
+                          Thread.sleep(200); // keeps the session going while the helper dies
+                        } catch (InterruptedException e) {
+                          Thread.currentThread().interrupt();
+                        }
+                      });
+                  return null;
+                });
+        Future<long[]> fb =
+            HelperBed.exchange(
+                pool,
+                bed.client(HelperBed.B),
+                bed.creds(HelperBed.B),
+                HelperBed.request("killed", Role.B, bits, timeout),
+                HelperBed.filter(2, bits));
+        assertTrue(atChunk1.await(30, TimeUnit.SECONDS));
+        long start = System.nanoTime();
+        p.destroyForcibly(); // SIGKILL: no goodbye from the helper
+        HelperException ea = HelperServiceTest.failure(fa);
+        HelperException eb = HelperServiceTest.failure(fb);
+        HelperServiceTest.assertMentions(ea, "helper 'helper'");
+        HelperServiceTest.assertMentions(eb, "helper 'helper'");
+        long ms = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
+        assertTrue(ms < timeout.toMillis(), "failed after " + ms + " ms: " + ea + " / " + eb);
+      } finally {
+        p.destroyForcibly();
+        pool.shutdownNow();
       }
     }
   }
