@@ -144,6 +144,24 @@ class HostilePartyTest {
   }
 
   @Test
+  void aHelloForAnotherSessionThanTheStreamsIsRefusedNamingIt() throws Exception {
+    try (HelperBed bed = new HelperBed(pki)) {
+      bed.helper();
+      PartyCredentials me = bed.creds(HelperBed.A);
+      HelperRequest r = HelperBed.request("session-in-hello", Role.A, BITS, TIMEOUT);
+      byte[] hello = HelperWire.partyHello(r, me, HelperWire.x25519().getPublic().getEncoded());
+      try (BridgeStream s =
+          bed.client(HelperBed.A)
+              .open("session-of-stream", HelperWire.channel(Role.A), HelperBed.HELPER)) {
+        // signed for the stream's session, so that only the session field is wrong
+        s.send(HelperWire.sign(me, "party hello", "session-of-stream", hello));
+        BridgePeerException e = assertThrows(BridgePeerException.class, s::receive);
+        assertMentions(e, "helper 'helper' refused", "another session than the stream's");
+      }
+    }
+  }
+
+  @Test
   void aHelloSignedWithAnotherKeyIsRefused() throws Exception {
     try (HelperBed bed = new HelperBed(pki)) {
       bed.helper();
