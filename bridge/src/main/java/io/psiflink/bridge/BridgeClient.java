@@ -1,14 +1,17 @@
 package io.psiflink.bridge;
 
+import io.grpc.CallOptions;
 import io.grpc.ManagedChannel;
 import io.grpc.netty.shaded.io.grpc.netty.NettyChannelBuilder;
 import java.time.Duration;
+import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -26,6 +29,7 @@ public final class BridgeClient implements AutoCloseable {
   private final ManagedChannel channel;
   private final ScheduledExecutorService timer;
   private final Set<ClientStream> streams = ConcurrentHashMap.newKeySet();
+  private final Set<Listening> listeners = ConcurrentHashMap.newKeySet();
   private final AtomicBoolean closed = new AtomicBoolean();
 
   private BridgeClient(
@@ -75,14 +79,36 @@ public final class BridgeClient implements AutoCloseable {
    *     characters without spaces
    */
   public BridgeStream open(String session, String channel) throws BridgeException {
+    return open(session, channel, null);
+  }
+
+  /**
+   * As {@link #open(String, String)}, and if no stream of another party waits on (session,
+   * channel), the relay calls {@code callee} (a party that {@link #listen}s) to open it; the stream
+   * then pairs only with {@code callee}.
+   *
+   * @param callee the listening party's name, or null for a plain {@link #open(String, String)}
+   * @throws BridgeException "party 'callee' is not connected to the relay" at once if {@code
+   *     callee} does not listen; {@link BridgeTimeoutException} if it does not open the stream
+   *     within the pair timeout
+   * @throws IllegalArgumentException if session, channel or callee is not 1 to 200 printable ASCII
+   *     characters without spaces, or callee is this party
+   */
+  public BridgeStream open(String session, String channel, String callee) throws BridgeException {
     BridgeProtocol.checkId(session, "session");
     BridgeProtocol.checkId(channel, "channel");
+    if (callee != null) {
+      BridgeProtocol.checkId(callee, "callee");
+      if (callee.equals(partyName())) {
+        throw new IllegalArgumentException("party '" + callee + "' cannot call itself");
+      }
+    }
     StreamKey key = new StreamKey(session, channel);
     if (closed.get()) {
       throw new BridgeException(
           "client of party '" + partyName() + "' is closed; cannot open " + key.describe());
     }
-    ClientStream stream = new ClientStream(this, key, this.channel);
+    ClientStream stream = new ClientStream(this, key, callee, this.channel);
     streams.add(stream);
     boolean paired = false;
     try {
@@ -98,6 +124,41 @@ public final class BridgeClient implements AutoCloseable {
   }
 
   /**
+   * Listens for callers (see {@link #open(String, String, String)}): blocks until the relay has
+   * registered the Listen call, then hands each {@link IncomingCall} to {@code onCall}, on a gRPC
+   * thread (it must not block: hand the work to an executor). If the call drops (relay restart or
+   * shutdown, lost connection, a newer Listen call of this party), {@code onDropped} gets the
+   * reason once and the returned handle keeps it; listening again is the caller's choice.
+   *
+   * @throws BridgeException if the relay refuses the call, is unreachable or does not confirm it
+   *     within the pair timeout
+   */
+  public Listening listen(Consumer<IncomingCall> onCall, Consumer<BridgeException> onDropped)
+      throws BridgeException {
+    Objects.requireNonNull(onCall, "onCall");
+    Objects.requireNonNull(onDropped, "onDropped");
+    if (closed.get()) {
+      throw new BridgeException("client of party '" + partyName() + "' is closed; cannot listen");
+    }
+    Listening l =
+        new Listening(
+            this, channel.newCall(BridgeProtocol.LISTEN, CallOptions.DEFAULT), onCall, onDropped);
+    listeners.add(l);
+    try {
+      l.start(config.pairTimeout());
+    } catch (BridgeException | RuntimeException e) {
+      listeners.remove(l);
+      throw e;
+    }
+    return l;
+  }
+
+  /** As {@link #listen(Consumer, Consumer)}; a drop is logged (WARN) and kept by the handle. */
+  public Listening listen(Consumer<IncomingCall> onCall) throws BridgeException {
+    return listen(onCall, e -> {});
+  }
+
+  /**
    * Aborts the open streams (their peers learn "client of party 'x' closed"), then closes the
    * connection.
    */
@@ -108,6 +169,9 @@ public final class BridgeClient implements AutoCloseable {
     }
     for (ClientStream stream : streams) {
       stream.abort("client of party '" + partyName() + "' closed");
+    }
+    for (Listening l : listeners) {
+      l.close();
     }
     channel.shutdown(); // lets the ABORT frames go out
     try {
@@ -143,6 +207,10 @@ public final class BridgeClient implements AutoCloseable {
 
   void forget(ClientStream stream) {
     streams.remove(stream);
+  }
+
+  void forget(Listening listening) {
+    listeners.remove(listening);
   }
 
   /** Runs {@code task} after {@code delay}, or now if the client is closing. */

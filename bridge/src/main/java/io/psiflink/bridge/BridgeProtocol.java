@@ -3,15 +3,18 @@ package io.psiflink.bridge;
 import io.grpc.Metadata;
 import io.grpc.MethodDescriptor;
 import io.psiflink.bridge.proto.v1.BridgeGrpc;
+import io.psiflink.bridge.proto.v1.Call;
 import io.psiflink.bridge.proto.v1.Frame;
+import io.psiflink.bridge.proto.v1.ListenRequest;
 import java.time.Duration;
 import java.util.regex.Pattern;
 
 /**
- * The gRPC contract between clients and relay: the Exchange method of bridge.proto's {@code
- * psiflink.bridge.v1.Bridge} service (generated: {@link BridgeGrpc}), plus its headers and timing.
- * Each side sends with the generated marshaller and receives through {@link Frames#PARSED}, which
- * turns a message that is no frame into a problem the receiver reports, instead of a call reset.
+ * The gRPC contract between clients and relay: the Exchange and Listen methods of bridge.proto's
+ * {@code psiflink.bridge.v1.Bridge} service (generated: {@link BridgeGrpc}), plus its headers and
+ * timing. Each side sends with the generated marshaller and receives through {@link Frames#PARSED},
+ * which turns a message that is no frame into a problem the receiver reports, instead of a call
+ * reset.
  */
 final class BridgeProtocol {
   static final String SERVICE = BridgeGrpc.SERVICE_NAME;
@@ -28,6 +31,13 @@ final class BridgeProtocol {
       Metadata.Key.of("psi-session", Metadata.ASCII_STRING_MARSHALLER);
   static final Metadata.Key<String> CHANNEL =
       Metadata.Key.of("psi-channel", Metadata.ASCII_STRING_MARSHALLER);
+
+  /** Optional on Exchange: the listening party the relay should call if no stream waits. */
+  static final Metadata.Key<String> CALLEE =
+      Metadata.Key.of("psi-callee", Metadata.ASCII_STRING_MARSHALLER);
+
+  /** Listen, with the generated marshallers (both sides). */
+  static final MethodDescriptor<ListenRequest, Call> LISTEN = BridgeGrpc.getListenMethod();
 
   /** Session and channel travel as ASCII headers: printable ASCII, bounded length. */
   static final Pattern ID = Pattern.compile("[\\x21-\\x7e]{1,200}");

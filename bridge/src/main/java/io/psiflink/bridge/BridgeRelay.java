@@ -24,6 +24,7 @@ public final class BridgeRelay implements AutoCloseable {
   private final Server server;
   private final int port;
   private final PairingRegistry registry;
+  private final ListenRegistry listeners;
   private final RelayCounters counters;
   private final ScheduledExecutorService timer;
   private final AtomicBoolean closed = new AtomicBoolean();
@@ -31,8 +32,10 @@ public final class BridgeRelay implements AutoCloseable {
   private BridgeRelay(
       Server server,
       PairingRegistry registry,
+      ListenRegistry listeners,
       RelayCounters counters,
       ScheduledExecutorService timer) {
+    this.listeners = listeners;
     this.server = server;
     this.port = server.getPort(); // kept: the server cannot be asked once terminated
     this.registry = registry;
@@ -53,9 +56,11 @@ public final class BridgeRelay implements AutoCloseable {
     var tls = TlsContexts.forRelay(config.server());
     RelayCounters counters = new RelayCounters();
     ScheduledExecutorService timer = DaemonTimer.create("psi-bridge-relay-timer");
-    PairingRegistry registry =
-        new PairingRegistry(config.pairTimeout(), config.maxFrameBytes(), timer, counters);
     Context.Key<String> partyKey = Context.key("psi-party");
+    ListenRegistry listeners = new ListenRegistry(partyKey);
+    PairingRegistry registry =
+        new PairingRegistry(
+            config.pairTimeout(), config.maxFrameBytes(), timer, counters, listeners);
     Context.Key<byte[]> certKey = Context.key("psi-party-certificate-sha256");
     Context.Key<CloseReasonTracer> tracerKey = Context.key("psi-close-reason");
     ServerServiceDefinition service =
@@ -63,6 +68,7 @@ public final class BridgeRelay implements AutoCloseable {
             .addMethod(
                 BridgeProtocol.RELAY_EXCHANGE,
                 new ExchangeHandler(registry, partyKey, certKey, pins, tracerKey))
+            .addMethod(BridgeProtocol.LISTEN, listeners)
             .build();
     Server server =
         NettyServerBuilder.forAddress(new InetSocketAddress(config.bindHost(), config.port()))
@@ -100,12 +106,17 @@ public final class BridgeRelay implements AutoCloseable {
         server.getPort(),
         config.server().partyName(),
         config.allowedParties());
-    return new BridgeRelay(server, registry, counters, timer);
+    return new BridgeRelay(server, registry, listeners, counters, timer);
   }
 
   /** The bound port (the actual one when the configuration asked for 0). */
   public int port() {
     return port;
+  }
+
+  /** Parties with a Listen call open (see bridge.proto), for tests and monitoring. */
+  public int listeningParties() {
+    return listeners.size();
   }
 
   public RelayStats stats() {
@@ -119,6 +130,7 @@ public final class BridgeRelay implements AutoCloseable {
       return;
     }
     registry.shutdown();
+    listeners.shutdown();
     server.shutdown(); // lets the closing statuses above reach the clients
     try {
       if (!server.awaitTermination(SHUTDOWN_GRACE_MS, TimeUnit.MILLISECONDS)) {

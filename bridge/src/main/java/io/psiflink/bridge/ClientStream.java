@@ -38,6 +38,10 @@ final class ClientStream implements BridgeStream {
 
   private final BridgeClient client;
   private final StreamKey key;
+
+  /** The party the relay should call if this stream finds nobody waiting, or null. */
+  private final String callee;
+
   private final ClientCall<Frame, Frames.Parsed> call;
   private final BlockingQueue<Inbound> inbound = new LinkedBlockingQueue<>();
   private final ReentrantLock lock = new ReentrantLock();
@@ -67,9 +71,10 @@ final class ClientStream implements BridgeStream {
 
   private record Closed() implements Inbound {}
 
-  ClientStream(BridgeClient client, StreamKey key, Channel channel) {
+  ClientStream(BridgeClient client, StreamKey key, String callee, Channel channel) {
     this.client = client;
     this.key = key;
+    this.callee = callee;
     this.call = channel.newCall(BridgeProtocol.CLIENT_EXCHANGE, CallOptions.DEFAULT);
   }
 
@@ -77,6 +82,9 @@ final class ClientStream implements BridgeStream {
     Metadata headers = new Metadata();
     headers.put(BridgeProtocol.SESSION, key.session());
     headers.put(BridgeProtocol.CHANNEL, key.channel());
+    if (callee != null) {
+      headers.put(BridgeProtocol.CALLEE, callee);
+    }
     lock.lock();
     try {
       call.start(new Listener(), headers);

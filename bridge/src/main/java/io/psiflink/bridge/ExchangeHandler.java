@@ -48,6 +48,13 @@ final class ExchangeHandler implements ServerCallHandler<Frames.Parsed, Frame> {
     if (problem == null) {
       problem = headerProblem(BridgeProtocol.CHANNEL, channel);
     }
+    String callee = headers.get(BridgeProtocol.CALLEE);
+    if (problem == null && callee != null) {
+      problem = headerProblem(BridgeProtocol.CALLEE, callee);
+    }
+    if (problem == null && party.equals(callee)) {
+      problem = "header " + BridgeProtocol.CALLEE.name() + " names the caller itself";
+    }
     if (problem != null) {
       call.close(Status.INVALID_ARGUMENT.withDescription(problem), new Metadata());
       return new ServerCall.Listener<>() {};
@@ -62,7 +69,8 @@ final class ExchangeHandler implements ServerCallHandler<Frames.Parsed, Frame> {
       return new ServerCall.Listener<>() {};
     }
     RelayStream stream =
-        new RelayStream(call, party, new StreamKey(session, channel), registry, tracerKey.get());
+        new RelayStream(
+            call, party, new StreamKey(session, channel), callee, registry, tracerKey.get());
     call.sendHeaders(new Metadata());
     registry.register(stream);
     return stream;

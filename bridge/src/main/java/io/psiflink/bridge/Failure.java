@@ -48,6 +48,9 @@ record Failure(Kind kind, String message, Throwable cause) {
               Kind.OTHER, "relay " + relay + " rejected this party's stream: " + desc + at, cause);
       case CANCELLED ->
           new Failure(Kind.OTHER, (desc.isEmpty() ? "stream cancelled" : desc) + at, cause);
+      case FAILED_PRECONDITION ->
+          new Failure(
+              Kind.OTHER, "relay " + relay + " cannot pair the stream: " + desc + at, cause);
       case RESOURCE_EXHAUSTED ->
           new Failure(Kind.OTHER, "frame larger than allowed: " + desc + at, cause);
       case UNAVAILABLE -> unavailable(desc, at, cause, attempt >= 0, relay);

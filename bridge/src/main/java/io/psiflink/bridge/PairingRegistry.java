@@ -26,13 +26,16 @@ final class PairingRegistry {
   private final int maxFrameBytes;
   private final ScheduledExecutorService timer;
   private final RelayCounters counters;
+  private final ListenRegistry listeners;
   private volatile boolean shuttingDown;
 
   PairingRegistry(
       Duration pairTimeout,
       int maxFrameBytes,
       ScheduledExecutorService timer,
-      RelayCounters counters) {
+      RelayCounters counters,
+      ListenRegistry listeners) {
+    this.listeners = listeners;
     this.pairTimeout = pairTimeout;
     this.maxFrameBytes = maxFrameBytes;
     this.timer = timer;
@@ -54,6 +57,25 @@ final class PairingRegistry {
         }
         supersedeEarlier(slot, stream);
         RelayStream partner = slot.waiting;
+        if (partner != null && !mayPair(partner, stream)) {
+          // a caller waits for one party only: a third party cannot take the callee's place
+          LOG.warn(
+              "refused a stream of party '{}' on {}: the waiting stream of '{}' is for '{}'",
+              stream.party,
+              slot.key.describe(),
+              partner.party,
+              partner.callee != null ? partner.callee : stream.callee);
+          stream.close(
+              Status.PERMISSION_DENIED.withDescription(
+                  "the stream of party '"
+                      + partner.party
+                      + "' waiting on "
+                      + slot.key.describe()
+                      + " is not for party '"
+                      + stream.party
+                      + "'"));
+          return;
+        }
         if (partner
             != null) { // necessarily of another party: an own waiting stream was just superseded
           slot.waiting = null;
@@ -61,11 +83,28 @@ final class PairingRegistry {
           partner.cancelPairTimer();
           new StreamPair(slot, partner, stream, slot.pairings++, maxFrameBytes, counters).start();
         } else {
+          if (stream.callee != null && !listeners.call(stream.callee, slot.key, stream.party)) {
+            LOG.info(
+                "party '{}' called '{}' on {}, which is not listening",
+                stream.party,
+                stream.callee,
+                slot.key.describe());
+            stream.close(
+                Status.FAILED_PRECONDITION.withDescription(
+                    "party '" + stream.callee + "' is not connected to the relay"));
+            return;
+          }
           startWaiting(slot, stream);
         }
         return;
       }
     }
+  }
+
+  /** Whether the waiting {@code partner} and {@code newer} may pair, as far as callees go. */
+  private static boolean mayPair(RelayStream partner, RelayStream newer) {
+    return (partner.callee == null || partner.callee.equals(newer.party))
+        && (newer.callee == null || newer.callee.equals(partner.party));
   }
 
   /** A waiting stream's client cancelled (or half-closed) before a peer came. */

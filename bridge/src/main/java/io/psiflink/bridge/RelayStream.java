@@ -18,6 +18,10 @@ final class RelayStream extends ServerCall.Listener<Frames.Parsed> {
   final ServerCall<Frames.Parsed, Frame> call;
   final String party;
   final StreamKey key;
+
+  /** The listening party to call if no stream waits on the key (header psi-callee), or null. */
+  final String callee;
+
   private final PairingRegistry registry;
 
   /** Why gRPC closed the call, if it did (null if the tracer is not installed). */
@@ -49,11 +53,13 @@ final class RelayStream extends ServerCall.Listener<Frames.Parsed> {
       ServerCall<Frames.Parsed, Frame> call,
       String party,
       StreamKey key,
+      String callee,
       PairingRegistry registry,
       CloseReasonTracer closeReason) {
     this.call = call;
     this.party = party;
     this.key = key;
+    this.callee = callee;
     this.registry = registry;
     this.closeReason = closeReason;
   }

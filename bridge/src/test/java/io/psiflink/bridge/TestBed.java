@@ -82,6 +82,12 @@ final class TestBed implements AutoCloseable {
 
   /** A raw gRPC call on the Exchange method, bypassing BridgeClient, to send arbitrary frames. */
   RawCall rawCall(String party, String session, String channel) throws BridgeException {
+    return rawCall(party, session, channel, null);
+  }
+
+  /** As {@link #rawCall(String, String, String)} with a psi-callee header (null: none). */
+  RawCall rawCall(String party, String session, String channel, String callee)
+      throws BridgeException {
     ManagedChannel ch =
         NettyChannelBuilder.forAddress("127.0.0.1", relay.port())
             .sslContext(TlsContexts.forClient(pki.credentials(party)))
@@ -91,7 +97,7 @@ final class TestBed implements AutoCloseable {
           ch.shutdownNow();
           ch.awaitTermination(5, TimeUnit.SECONDS);
         });
-    return new RawCall(ch, session, channel);
+    return new RawCall(ch, session, channel, callee);
   }
 
   @Override
@@ -173,11 +179,14 @@ final class TestBed implements AutoCloseable {
     final BlockingQueue<byte[]> received = new LinkedBlockingQueue<>();
     final CompletableFuture<Status> closed = new CompletableFuture<>();
 
-    RawCall(ManagedChannel channel, String session, String channelName) {
+    RawCall(ManagedChannel channel, String session, String channelName, String callee) {
       call = channel.newCall(RAW_EXCHANGE, CallOptions.DEFAULT);
       Metadata headers = new Metadata();
       headers.put(BridgeProtocol.SESSION, session);
       headers.put(BridgeProtocol.CHANNEL, channelName);
+      if (callee != null) {
+        headers.put(BridgeProtocol.CALLEE, callee);
+      }
       call.start(
           new ClientCall.Listener<>() {
             @Override

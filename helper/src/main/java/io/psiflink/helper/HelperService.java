@@ -1,0 +1,575 @@
+package io.psiflink.helper;
+
+import io.psiflink.api.Role;
+import io.psiflink.bridge.BridgeClient;
+import io.psiflink.bridge.BridgeClientConfig;
+import io.psiflink.bridge.BridgeException;
+import io.psiflink.bridge.BridgeStream;
+import io.psiflink.bridge.IncomingCall;
+import io.psiflink.bridge.Listening;
+import io.psiflink.bridge.PartyCredentials;
+import io.psiflink.bridge.PartyTrust;
+import java.security.KeyPair;
+import java.time.Duration;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The helper of the server-aided sample filter (issue 14): listens on the relay, and per session
+ * takes the masked filters m_A and m_B of the two parties chunk by chunk and returns B_C = m_A XNOR
+ * m_B to both, chunk by chunk (helper.proto has the wire, {@link HelperClient} the parties' side).
+ * It never holds more than one chunk per party and never sees the mask, the hash key or the
+ * permutation key: each m_i alone is uniformly random to it, and B_C (which it computes, and never
+ * logs or measures) is the agreement pattern of the two permuted filters (docs/security.md).
+ *
+ * <p>Per session it checks each party's signed HELLO (certificate chains to the configured CA, CN
+ * among the allowed parties and equal to the relay-authenticated name, signature, session, role,
+ * this helper's name, L ≤ the configured maximum), waits up to the session timeout for the second
+ * party, checks that both HELLOs agree (each names the other, same L), answers each with a signed
+ * HELLO and then combines. Any fault aborts both streams with a reason that names the cause and the
+ * party at fault, never data. It logs one line per session: session id, the two party names, L,
+ * outcome, duration and the filter bytes in and out (2^L-determined), and nothing else.
+ *
+ * <p>A dropped Listen call (relay restart, lost connection) is logged and listened again with
+ * backoff. Thread-safe; {@link #close} ends every session with "helper shutting down".
+ */
+public final class HelperService implements AutoCloseable {
+  private static final Logger LOG = LoggerFactory.getLogger(HelperService.class);
+  private static final Duration MAX_BACKOFF = Duration.ofSeconds(30);
+
+  private final HelperConfig config;
+  private final PartyCredentials self;
+  private final Map<String, PartyTrust> partyTrust;
+  private final BridgeClient client;
+  private final ExecutorService pool;
+  private final ScheduledExecutorService timer;
+
+  /** Sessions with at least one party arrived, running or not; guarded by itself. */
+  private final Map<String, Meeting> meetings = new HashMap<>();
+
+  private final Set<BridgeStream> open = ConcurrentHashMap.newKeySet();
+  private volatile Listening listening;
+  private volatile boolean closed;
+  private long backoffMillis = 500;
+
+  /** One party's verified arrival. */
+  private static final class Arrival {
+    final BridgeStream stream;
+    final HelperWire.PartyHelloView hello;
+    HelperWire.ChunkCipher cipher;
+
+    Arrival(BridgeStream stream, HelperWire.PartyHelloView hello) {
+      this.stream = stream;
+      this.hello = hello;
+    }
+
+    String describe() {
+      return "party " + hello.role().label() + " ('" + hello.party() + "')";
+    }
+  }
+
+  /** A session at the helper: who arrived, and whether the combining started. */
+  private static final class Meeting {
+    // sessions are keyed by the A-B session id alone: the parties' HELLOs bind it, and a third
+    // arrival for a session that has both parties is refused
+    final String session;
+    final long startNanos = System.nanoTime();
+    Arrival a;
+    Arrival b;
+    boolean started;
+    ScheduledFuture<?> expiry;
+
+    Meeting(String session) {
+      this.session = session;
+    }
+
+    Arrival get(Role role) {
+      return role.equals(Role.A) ? a : b;
+    }
+
+    void set(Role role, Arrival x) {
+      if (role.equals(Role.A)) {
+        a = x;
+      } else {
+        b = x;
+      }
+    }
+  }
+
+  /** A party broke the session; what each side is told. */
+  private static final class Fault extends Exception {
+    private static final long serialVersionUID = 1L;
+    final transient Arrival culprit;
+    final String toOther;
+
+    Fault(Arrival culprit, String toCulprit, String toOther) {
+      super(toCulprit);
+      this.culprit = culprit;
+      this.toOther = toOther;
+    }
+  }
+
+  private HelperService(
+      HelperConfig config,
+      PartyCredentials self,
+      Map<String, PartyTrust> partyTrust,
+      BridgeClient client) {
+    this.config = config;
+    this.self = self;
+    this.partyTrust = partyTrust;
+    this.client = client;
+    this.pool =
+        Executors.newCachedThreadPool(
+            r -> {
+              Thread t = new Thread(r, "psi-helper-session");
+              t.setDaemon(true);
+              return t;
+            });
+    this.timer =
+        Executors.newSingleThreadScheduledExecutor(
+            r -> {
+              Thread t = new Thread(r, "psi-helper-timer");
+              t.setDaemon(true);
+              return t;
+            });
+  }
+
+  /**
+   * Loads the credentials, connects to the relay and listens.
+   *
+   * @throws BridgeException if the relay is unreachable or refuses the Listen call
+   * @throws IllegalArgumentException if a credentials file is unusable (the message names it)
+   */
+  public static HelperService start(HelperConfig config) throws BridgeException {
+    PartyCredentials self =
+        PartyCredentials.load(config.certificate(), config.privateKey(), config.trustedCa());
+    Map<String, PartyTrust> partyTrust = new HashMap<>();
+    config.partyCas().forEach((party, ca) -> partyTrust.put(party, PartyTrust.load(ca, List.of())));
+    BridgeClient client =
+        BridgeClient.connect(
+            BridgeClientConfig.defaults(config.relay().host(), config.relay().port(), self)
+                .withPairTimeout(config.idleTimeout())
+                .withIdleTimeout(config.idleTimeout()));
+    HelperService service = new HelperService(config, self, Map.copyOf(partyTrust), client);
+    try {
+      service.listening = client.listen(service::onCall, service::onDropped);
+    } catch (BridgeException | RuntimeException e) {
+      service.close();
+      throw e;
+    }
+    LOG.info(
+        "helper '{}' listens on relay {} for parties {} (max filter bits {}, session timeout {},"
+            + " at most {} sessions)",
+        self.partyName(),
+        config.relay(),
+        config.allowedParties(),
+        config.maxFilterBits(),
+        config.sessionTimeout(),
+        config.maxSessions());
+    return service;
+  }
+
+  /** The helper's party name (CN of its certificate). */
+  public String partyName() {
+    return self.partyName();
+  }
+
+  /** Whether the Listen call is open (false while reconnecting after a drop, and after close). */
+  public boolean isListening() {
+    Listening l = listening;
+    return !closed && l != null && l.isOpen();
+  }
+
+  @Override
+  public void close() {
+    if (closed) {
+      return;
+    }
+    closed = true;
+    Listening l = listening;
+    if (l != null) {
+      l.close();
+    }
+    for (BridgeStream s : open) {
+      s.abort("helper '" + self.partyName() + "' is shutting down");
+    }
+    timer.shutdownNow();
+    pool.shutdownNow();
+    try {
+      pool.awaitTermination(5, TimeUnit.SECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+    client.close();
+    LOG.info("helper '{}' stopped", self.partyName());
+  }
+
+  // ---- listening -----------------------------------------------------------------------------
+
+  private void onCall(IncomingCall call) {
+    if (closed) {
+      return;
+    }
+    try {
+      pool.execute(() -> serve(call));
+    } catch (RejectedExecutionException e) {
+      // closing
+    }
+  }
+
+  private void onDropped(BridgeException why) {
+    if (closed) {
+      return;
+    }
+    LOG.warn(
+        "helper '{}' lost its Listen call ({}); listening again",
+        self.partyName(),
+        why.getMessage());
+    scheduleRelisten();
+  }
+
+  private synchronized void scheduleRelisten() {
+    long delay = backoffMillis;
+    backoffMillis = Math.min(backoffMillis * 2, MAX_BACKOFF.toMillis());
+    try {
+      timer.schedule(this::relisten, delay, TimeUnit.MILLISECONDS);
+    } catch (RejectedExecutionException e) {
+      // closing
+    }
+  }
+
+  private void relisten() {
+    if (closed) {
+      return;
+    }
+    try {
+      listening = client.listen(this::onCall, this::onDropped);
+      synchronized (this) {
+        backoffMillis = 500;
+      }
+      LOG.info("helper '{}' listens on relay {} again", self.partyName(), config.relay());
+    } catch (BridgeException | RuntimeException e) {
+      LOG.warn(
+          "helper '{}' cannot listen on relay {} yet: {}",
+          self.partyName(),
+          config.relay(),
+          e.getMessage());
+      scheduleRelisten();
+    }
+  }
+
+  // ---- one party's arrival -------------------------------------------------------------------
+
+  private void serve(IncomingCall call) {
+    BridgeStream stream;
+    try {
+      stream = client.open(call.session(), call.channel());
+    } catch (BridgeException | RuntimeException e) {
+      LOG.warn(
+          "session {}: cannot open the stream '{}' called for: {}",
+          call.session(),
+          call.caller(),
+          e.getMessage());
+      return;
+    }
+    open.add(stream);
+    boolean handedOver = false;
+    try {
+      Role role = HelperWire.roleOfChannel(call.channel());
+      if (role == null) {
+        refuse(stream, call, "channel '" + call.channel() + "' is no helper channel");
+        return;
+      }
+      byte[] frame = stream.receive();
+      if (frame == null) {
+        refuse(stream, call, "the stream ended before the party's HELLO");
+        return;
+      }
+      HelperWire.PartyHelloView hello =
+          HelperWire.verifyPartyHello(
+              frame,
+              call.session(),
+              role,
+              stream.peerParty(),
+              self,
+              config.allowedParties(),
+              partyTrust,
+              config.maxFilterBits());
+      Meeting ready = arrive(call.session(), new Arrival(stream, hello));
+      handedOver = true;
+      if (ready != null) {
+        combine(ready);
+      }
+    } catch (HelperWire.WireException e) {
+      refuse(stream, call, e.getMessage());
+    } catch (Refusal e) {
+      refuse(stream, call, e.getMessage());
+    } catch (BridgeException e) {
+      LOG.info(
+          "session {}: party '{}' left before its HELLO was read: {}",
+          call.session(),
+          stream.peerParty(),
+          e.getMessage());
+      stream.close();
+    } finally {
+      if (!handedOver) {
+        open.remove(stream);
+      }
+    }
+  }
+
+  /** The helper cannot take this arrival. */
+  private static final class Refusal extends Exception {
+    private static final long serialVersionUID = 1L;
+
+    Refusal(String message) {
+      super(message);
+    }
+  }
+
+  private void refuse(BridgeStream stream, IncomingCall call, String why) {
+    LOG.warn(
+        "session {}: refused party '{}' on channel '{}': {}",
+        call.session(),
+        stream.peerParty(),
+        call.channel(),
+        why);
+    stream.abort("helper '" + self.partyName() + "' refused: " + why);
+  }
+
+  /** Records the arrival; returns the meeting if it completes it. */
+  private Meeting arrive(String session, Arrival arrival) throws Refusal {
+    Role role = arrival.hello.role();
+    synchronized (meetings) {
+      Meeting m = meetings.get(session);
+      if (m == null) {
+        if (meetings.size() >= config.maxSessions()) {
+          throw new Refusal(
+              "the helper serves at most "
+                  + config.maxSessions()
+                  + " sessions at once; try again later");
+        }
+        m = new Meeting(session);
+        Meeting created = m;
+        try {
+          m.expiry =
+              timer.schedule(
+                  () -> expire(created), config.sessionTimeout().toNanos(), TimeUnit.NANOSECONDS);
+        } catch (RejectedExecutionException e) {
+          throw new Refusal("the helper is shutting down");
+        }
+        meetings.put(session, m);
+      }
+      if (m.get(role) != null || m.started) {
+        throw new Refusal("party " + role.label() + " of this session has already arrived");
+      }
+      m.set(role, arrival);
+      if (m.a != null && m.b != null) {
+        m.started = true;
+        m.expiry.cancel(false);
+        return m;
+      }
+      return null;
+    }
+  }
+
+  private void expire(Meeting m) {
+    Arrival present;
+    synchronized (meetings) {
+      if (m.started || meetings.get(m.session) != m) {
+        return;
+      }
+      meetings.remove(m.session);
+      present = m.a != null ? m.a : m.b;
+    }
+    Role missing = present.hello.role().peer();
+    String why =
+        "party "
+            + missing.label()
+            + " ('"
+            + present.hello.peer()
+            + "') did not reach the helper within "
+            + config.sessionTimeout();
+    present.stream.abort("helper '" + self.partyName() + "': " + why);
+    open.remove(present.stream);
+    logSession(m, present.hello.filterBits(), "failed: " + why, 0, 0);
+  }
+
+  // ---- the combining -------------------------------------------------------------------------
+
+  private void combine(Meeting m) {
+    long in = 0;
+    long out = 0;
+    int bits = m.a.hello.filterBits();
+    String outcome = "ok";
+    try {
+      agree(m);
+      for (Arrival x : new Arrival[] {m.a, m.b}) {
+        KeyPair dh = HelperWire.x25519();
+        byte[] hello =
+            HelperWire.helperHello(m.session, x.hello, self, dh.getPublic().getEncoded());
+        byte[] key;
+        try {
+          key =
+              HelperWire.frameKey(
+                  dh.getPrivate(), x.hello.dhPublic(), m.session, x.hello.helloBytes(), hello);
+        } catch (HelperWire.WireException e) {
+          throw fault(x, e.getMessage());
+        }
+        x.cipher = new HelperWire.ChunkCipher(key);
+        Arrays.fill(key, (byte) 0);
+        send(x, HelperWire.sign(self, "helper hello", m.session, hello));
+      }
+      int chunks = HelperClient.chunks(bits);
+      for (int c = 0; c < chunks; c++) {
+        int bytes = HelperClient.chunkWords(bits, c) * 8;
+        byte[] fromA = readChunk(m.a, c, bytes);
+        byte[] fromB = readChunk(m.b, c, bytes);
+        in += 2L * bytes;
+        for (int i = 0; i < bytes; i++) {
+          fromA[i] = (byte) ~(fromA[i] ^ fromB[i]); // XNOR; bytewise = wordwise (little-endian)
+        }
+        Arrays.fill(fromB, (byte) 0);
+        send(m.a, m.a.cipher.seal(HelperWire.TO_PARTY, c, fromA));
+        send(m.b, m.b.cipher.seal(HelperWire.TO_PARTY, c, fromA));
+        out += 2L * bytes;
+      }
+      expectEnd(m.a, chunks);
+      expectEnd(m.b, chunks);
+      for (Arrival x : new Arrival[] {m.a, m.b}) {
+        try {
+          x.stream.finish();
+        } catch (BridgeException e) {
+          throw fault(x, "cannot finish: " + e.getMessage());
+        }
+      }
+      m.a.stream.close();
+      m.b.stream.close();
+    } catch (Fault f) {
+      if (closed) { // close() aborted both streams already: no party is at fault
+        outcome = "failed: helper shutting down";
+        return;
+      }
+      Arrival other = f.culprit == m.a ? m.b : m.a;
+      f.culprit.stream.abort("helper '" + self.partyName() + "': " + f.getMessage());
+      other.stream.abort("helper '" + self.partyName() + "': " + f.toOther);
+      outcome = "failed: " + f.culprit.describe() + ": " + f.getMessage();
+    } catch (RuntimeException e) {
+      m.a.stream.abort("helper '" + self.partyName() + "' failed");
+      m.b.stream.abort("helper '" + self.partyName() + "' failed");
+      outcome = "failed in the helper: " + e;
+      LOG.error("session {} failed in the helper", m.session, e);
+    } finally {
+      synchronized (meetings) {
+        meetings.remove(m.session, m);
+      }
+      open.remove(m.a.stream);
+      open.remove(m.b.stream);
+      logSession(m, bits, outcome, in, out);
+    }
+  }
+
+  /** Both HELLOs describe the same session (the session id and helper were checked already). */
+  private void agree(Meeting m) throws Fault {
+    HelperWire.PartyHelloView a = m.a.hello;
+    HelperWire.PartyHelloView b = m.b.hello;
+    String problem = null;
+    if (!a.peer().equals(b.party()) || !b.peer().equals(a.party())) {
+      problem =
+          "the parties do not name each other (A '"
+              + a.party()
+              + "' names '"
+              + a.peer()
+              + "', B '"
+              + b.party()
+              + "' names '"
+              + b.peer()
+              + "')";
+    } else if (a.filterBits() != b.filterBits()) {
+      problem =
+          "the parties ask for different filter bits (L = "
+              + a.filterBits()
+              + " at A, "
+              + b.filterBits()
+              + " at B)";
+    }
+    if (problem != null) {
+      throw new Fault(m.a, "refused: " + problem, "refused: " + problem);
+    }
+  }
+
+  private byte[] readChunk(Arrival x, int c, int bytes) throws Fault {
+    byte[] sealed;
+    try {
+      sealed = x.stream.receive();
+    } catch (BridgeException e) {
+      throw fault(x, "left mid-session (" + e.getMessage() + ")");
+    }
+    if (sealed == null) {
+      throw fault(x, "ended its stream after " + c + " chunks");
+    }
+    if (sealed.length != bytes + HelperWire.TAG_BYTES) {
+      throw fault(
+          x,
+          "sent chunk "
+              + c
+              + " of "
+              + sealed.length
+              + " bytes, expected "
+              + (bytes + HelperWire.TAG_BYTES));
+    }
+    byte[] plain = x.cipher.open(HelperWire.TO_HELPER, c, sealed);
+    if (plain == null) {
+      throw fault(x, "sent chunk " + c + " that failed authentication");
+    }
+    return plain;
+  }
+
+  private void expectEnd(Arrival x, int chunks) throws Fault {
+    try {
+      if (x.stream.receive() != null) {
+        throw fault(x, "sent more than the " + chunks + " chunks");
+      }
+    } catch (BridgeException e) {
+      throw fault(x, "left before the end (" + e.getMessage() + ")");
+    }
+  }
+
+  private void send(Arrival x, byte[] frame) throws Fault {
+    try {
+      x.stream.send(frame);
+    } catch (BridgeException e) {
+      throw fault(x, "left mid-session (" + e.getMessage() + ")");
+    }
+  }
+
+  /** {@code x} is at fault: it is told why, the other party that {@code x} broke the session. */
+  private static Fault fault(Arrival x, String why) {
+    return new Fault(x, why, x.describe() + " broke off the session: " + why);
+  }
+
+  private void logSession(Meeting m, int bits, String outcome, long in, long out) {
+    LOG.info(
+        "session {}: parties '{}' (A) and '{}' (B), L={}, {}, duration={}, bytesIn={}, bytesOut={}",
+        m.session,
+        m.a == null ? "-" : m.a.hello.party(),
+        m.b == null ? "-" : m.b.hello.party(),
+        bits,
+        outcome,
+        Duration.ofNanos(System.nanoTime() - m.startNanos),
+        in,
+        out);
+  }
+}

@@ -1,0 +1,559 @@
+package io.psiflink.helper;
+
+import com.google.protobuf.ByteString;
+import com.google.protobuf.InvalidProtocolBufferException;
+import io.psiflink.api.Role;
+import io.psiflink.bridge.BridgeException;
+import io.psiflink.bridge.PartyCredentials;
+import io.psiflink.bridge.PartyTrust;
+import io.psiflink.helper.proto.v1.HelperHello;
+import io.psiflink.helper.proto.v1.PartyHello;
+import io.psiflink.helper.proto.v1.Signed;
+import java.io.ByteArrayInputStream;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.charset.StandardCharsets;
+import java.security.GeneralSecurityException;
+import java.security.KeyFactory;
+import java.security.KeyPair;
+import java.security.KeyPairGenerator;
+import java.security.MessageDigest;
+import java.security.PrivateKey;
+import java.security.PublicKey;
+import java.security.Signature;
+import java.security.cert.CertificateFactory;
+import java.security.cert.X509Certificate;
+import java.security.spec.X509EncodedKeySpec;
+import java.util.Arrays;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import javax.crypto.Cipher;
+import javax.crypto.KeyAgreement;
+import javax.crypto.Mac;
+import javax.crypto.spec.GCMParameterSpec;
+import javax.crypto.spec.SecretKeySpec;
+
+/**
+ * The helper protocol's messages and cryptography, shared by {@link HelperClient} (the party) and
+ * {@link HelperService} (the helper); helper.proto describes the wire. The helper module has its
+ * own small copy of the house handshake pieces (signed hellos, X25519, HKDF) rather than depending
+ * on the Flink job's: the job's session handshake carries the join's facts, this one the filter's.
+ */
+final class HelperWire {
+  static final String MAGIC = "psi-flink helper v1";
+  static final String CHUNK_AAD = "psi-flink helper v1 chunk";
+  static final int MAX_HELLO_BYTES = 1 << 20;
+  static final int MAX_SIGNATURE_BYTES = 4096;
+  static final int MAX_CERTIFICATES = 8;
+  static final int MAX_CERTIFICATE_BYTES = 64 * 1024;
+  static final int MAX_DH_BYTES = 64;
+  static final int TAG_BYTES = 16;
+
+  /** Direction of a chunk: party to helper. */
+  static final byte TO_HELPER = 0;
+
+  /** Direction of a chunk: helper to party. */
+  static final byte TO_PARTY = 1;
+
+  private HelperWire() {}
+
+  /** The bridge channel of a party's stream to the helper. */
+  static String channel(Role role) {
+    return "prefilter-" + role.label();
+  }
+
+  /** The role whose channel this is, or null. */
+  static Role roleOfChannel(String channel) {
+    return switch (channel) {
+      case "prefilter-A" -> Role.A;
+      case "prefilter-B" -> Role.B;
+      default -> null;
+    };
+  }
+
+  /** The peer broke the protocol; the message says how, naming no secret. */
+  static final class WireException extends Exception {
+    private static final long serialVersionUID = 1L;
+
+    WireException(String message) {
+      super(message);
+    }
+
+    WireException(String message, Throwable cause) {
+      super(message, cause);
+    }
+  }
+
+  /** A verified party HELLO. */
+  record PartyHelloView(
+      Role role,
+      String party,
+      String peer,
+      int filterBits,
+      byte[] dhPublic,
+      byte[] helloBytes,
+      byte[] helloSha256) {}
+
+  /** A verified helper HELLO. */
+  record HelperHelloView(byte[] dhPublic, byte[] helloBytes) {}
+
+  static KeyPair x25519() {
+    try {
+      return KeyPairGenerator.getInstance("X25519").generateKeyPair();
+    } catch (GeneralSecurityException e) {
+      throw new IllegalStateException("X25519 unavailable in this JVM", e);
+    }
+  }
+
+  // ---- party side ----------------------------------------------------------------------------
+
+  /** The encoded PartyHello. */
+  static byte[] partyHello(HelperRequest request, PartyCredentials me, byte[] dhPublic) {
+    PartyHello.Builder h =
+        PartyHello.newBuilder()
+            .setSession(request.session())
+            .setRole(request.role().label())
+            .setParty(me.partyName())
+            .setPeer(request.peerParty())
+            .setHelper(request.helperParty())
+            .setFilterBits(request.filterBits())
+            .setDhPublic(ByteString.copyFrom(dhPublic));
+    addChain(h::addCertificateChain, me.chain());
+    return h.build().toByteArray();
+  }
+
+  /** Checks the helper's answer to {@code myHello}. */
+  static HelperHelloView verifyHelperHello(
+      byte[] frame, PartyCredentials me, HelperRequest request, byte[] myHello)
+      throws WireException {
+    Signed signed = parseSigned(frame, "the helper's HELLO");
+    HelperHello h = parse(signed.getHello().toByteArray(), HelperHello::parseFrom, "HELLO");
+    X509Certificate leaf = leaf(h.getCertificateChainList(), "the helper's HELLO");
+    try {
+      me.verifyPeer(leaf, request.helperParty());
+    } catch (BridgeException e) {
+      throw new WireException("the helper's certificate is not acceptable: " + e.getMessage(), e);
+    }
+    byte[] pin = request.helperCertPin();
+    if (pin != null) {
+      byte[] actual = sha256(leaf);
+      if (!MessageDigest.isEqual(actual, pin)) {
+        throw new WireException(
+            "the certificate of helper '"
+                + request.helperParty()
+                + "' (SHA-256 "
+                + HexFormat.of().formatHex(actual)
+                + ") is not the pinned one ("
+                + request.helperCertSha256()
+                + ")");
+      }
+    }
+    verifySignature(leaf, "helper hello", request.session(), signed, "the helper's HELLO");
+    if (!h.getSession().equals(request.session())
+        || !h.getParty().equals(me.partyName())
+        || h.getFilterBits() != request.filterBits()
+        || !MessageDigest.isEqual(h.getPartyHelloSha256().toByteArray(), sha(myHello))) {
+      throw new WireException(
+          "the helper's HELLO answers another request (session, party, filter bits or hello"
+              + " differ)");
+    }
+    return new HelperHelloView(dh(h.getDhPublic()), signed.getHello().toByteArray());
+  }
+
+  // ---- helper side ---------------------------------------------------------------------------
+
+  /**
+   * Checks a party's HELLO on a stream of {@code session} and {@code channelRole}, whose peer the
+   * relay authenticated as {@code relayPeer}.
+   */
+  static PartyHelloView verifyPartyHello(
+      byte[] frame,
+      String session,
+      Role channelRole,
+      String relayPeer,
+      PartyCredentials helper,
+      Set<String> allowedParties,
+      Map<String, PartyTrust> partyTrust,
+      int maxFilterBits)
+      throws WireException {
+    Signed signed = parseSigned(frame, "the HELLO");
+    byte[] helloBytes = signed.getHello().toByteArray();
+    PartyHello h = parse(helloBytes, PartyHello::parseFrom, "HELLO");
+    // the certificate and the signature first: nothing else of an unsigned HELLO is believed
+    X509Certificate leaf = leaf(h.getCertificateChainList(), "the HELLO");
+    if (!allowedParties.contains(h.getParty())) {
+      throw new WireException(
+          "party " + quoted(h.getParty()) + " is not among the parties this helper serves");
+    }
+    if (!h.getParty().equals(relayPeer)) {
+      throw new WireException(
+          "the HELLO names party "
+              + quoted(h.getParty())
+              + " but the relay authenticated '"
+              + relayPeer
+              + "'");
+    }
+    try {
+      helper.verifyPeer(leaf, h.getParty());
+      PartyTrust own = partyTrust.get(h.getParty());
+      if (own != null) {
+        own.check(leaf); // that party's own CA: another organisation's CA cannot issue its name
+      }
+    } catch (BridgeException e) {
+      throw new WireException("the party's certificate is not acceptable: " + e.getMessage(), e);
+    }
+    verifySignature(leaf, "party hello", session, signed, "the HELLO");
+    if (!h.getSession().equals(session)) {
+      throw new WireException("the HELLO is for another session than the stream's");
+    }
+    Role role;
+    try {
+      role = Role.twoParty(h.getRole());
+    } catch (IllegalArgumentException e) {
+      throw new WireException("the HELLO's role " + e.getMessage());
+    }
+    if (!role.equals(channelRole)) {
+      throw new WireException(
+          "the HELLO says party " + role.label() + " on the channel of " + channelRole.label());
+    }
+    if (!h.getHelper().equals(helper.partyName())) {
+      throw new WireException(
+          "the HELLO is for helper "
+              + quoted(h.getHelper())
+              + ", this is '"
+              + helper.partyName()
+              + "'");
+    }
+    if (h.getPeer().isEmpty() || h.getPeer().equals(h.getParty())) {
+      throw new WireException("the HELLO names no other party as the peer");
+    }
+    int bits = h.getFilterBits();
+    if (bits < HelperClient.MIN_FILTER_BITS || bits > maxFilterBits) {
+      throw new WireException(
+          "filter bits "
+              + Integer.toUnsignedString(bits)
+              + " outside "
+              + HelperClient.MIN_FILTER_BITS
+              + ".."
+              + maxFilterBits
+              + " (this helper's maximum)");
+    }
+    return new PartyHelloView(
+        role, h.getParty(), h.getPeer(), bits, dh(h.getDhPublic()), helloBytes, sha(helloBytes));
+  }
+
+  /** The encoded HelperHello answering {@code party}. */
+  static byte[] helperHello(
+      String session, PartyHelloView party, PartyCredentials helper, byte[] dhPublic) {
+    HelperHello.Builder h =
+        HelperHello.newBuilder()
+            .setSession(session)
+            .setParty(party.party())
+            .setFilterBits(party.filterBits())
+            .setDhPublic(ByteString.copyFrom(dhPublic))
+            .setPartyHelloSha256(ByteString.copyFrom(party.helloSha256()));
+    addChain(h::addCertificateChain, helper.chain());
+    return h.build().toByteArray();
+  }
+
+  // ---- both sides ----------------------------------------------------------------------------
+
+  /** Signed{hello, signature over the labelled transcript}, encoded. */
+  static byte[] sign(PartyCredentials me, String label, String session, byte[] hello) {
+    try {
+      Signature s = Signature.getInstance(algorithm(me.certificate().getPublicKey()));
+      s.initSign(me.privateKey());
+      s.update(signedBytes(label, session, hello));
+      return Signed.newBuilder()
+          .setHello(ByteString.copyFrom(hello))
+          .setSignature(ByteString.copyFrom(s.sign()))
+          .build()
+          .toByteArray();
+    } catch (GeneralSecurityException e) {
+      throw new IllegalStateException("cannot sign with the key of '" + me.partyName() + "'", e);
+    }
+  }
+
+  /** The stream's 32-byte frame key (see helper.proto). */
+  static byte[] frameKey(
+      PrivateKey mine, byte[] theirPublic, String session, byte[] partyHello, byte[] helperHello)
+      throws WireException {
+    byte[] secret;
+    try {
+      KeyAgreement ka = KeyAgreement.getInstance("X25519");
+      ka.init(mine);
+      PublicKey theirs =
+          KeyFactory.getInstance("X25519").generatePublic(new X509EncodedKeySpec(theirPublic));
+      ka.doPhase(theirs, true);
+      secret = ka.generateSecret();
+    } catch (GeneralSecurityException | RuntimeException e) {
+      throw new WireException("the peer's X25519 key is not usable", e);
+    }
+    byte[] s = session.getBytes(StandardCharsets.UTF_8);
+    MessageDigest salt = digest();
+    salt.update(MAGIC.getBytes(StandardCharsets.US_ASCII));
+    salt.update((byte) 0);
+    salt.update(ByteBuffer.allocate(2).putShort((short) s.length).array());
+    salt.update(s);
+    salt.update(ByteBuffer.allocate(4).putInt(partyHello.length).array());
+    salt.update(partyHello);
+    salt.update(ByteBuffer.allocate(4).putInt(helperHello.length).array());
+    salt.update(helperHello);
+    try {
+      byte[] prk = hmac(salt.digest(), secret);
+      byte[] okm =
+          hmac(
+              prk,
+              concat(
+                  "psi-flink helper frame key v1".getBytes(StandardCharsets.US_ASCII),
+                  new byte[] {1}));
+      Arrays.fill(prk, (byte) 0);
+      return okm; // HKDF-Expand with one block: 32 bytes
+    } finally {
+      Arrays.fill(secret, (byte) 0);
+    }
+  }
+
+  /** AES-256-GCM sealing of chunks under one stream's frame key. Not thread-safe. */
+  static final class ChunkCipher {
+    private final SecretKeySpec key;
+    private final Cipher cipher;
+
+    ChunkCipher(byte[] frameKey) {
+      this.key = new SecretKeySpec(frameKey, "AES");
+      try {
+        this.cipher = Cipher.getInstance("AES/GCM/NoPadding");
+      } catch (GeneralSecurityException e) {
+        throw new IllegalStateException("AES-GCM unavailable in this JVM", e);
+      }
+    }
+
+    byte[] seal(byte dir, int chunk, byte[] plain) {
+      try {
+        cipher.init(Cipher.ENCRYPT_MODE, key, new GCMParameterSpec(128, nonce(dir, chunk)));
+        cipher.updateAAD(aad(dir, chunk));
+        return cipher.doFinal(plain);
+      } catch (GeneralSecurityException e) {
+        throw new IllegalStateException("AES-GCM sealing failed", e);
+      }
+    }
+
+    /** Opens chunk {@code chunk} of direction {@code dir}; null if it does not authenticate. */
+    byte[] open(byte dir, int chunk, byte[] sealed) {
+      if (sealed.length < TAG_BYTES) {
+        return null;
+      }
+      try {
+        cipher.init(Cipher.DECRYPT_MODE, key, new GCMParameterSpec(128, nonce(dir, chunk)));
+        cipher.updateAAD(aad(dir, chunk));
+        return cipher.doFinal(sealed);
+      } catch (javax.crypto.AEADBadTagException e) {
+        return null;
+      } catch (GeneralSecurityException e) {
+        throw new IllegalStateException("AES-GCM opening failed", e);
+      }
+    }
+
+    private static byte[] nonce(byte dir, int chunk) {
+      return ByteBuffer.allocate(12).put(dir).put(new byte[3]).putLong(chunk).array();
+    }
+
+    private static byte[] aad(byte dir, int chunk) {
+      byte[] label = CHUNK_AAD.getBytes(StandardCharsets.US_ASCII);
+      return ByteBuffer.allocate(label.length + 6)
+          .put(label)
+          .put((byte) 0)
+          .put(dir)
+          .putInt(chunk)
+          .array();
+    }
+  }
+
+  /** {@code words} as little-endian bytes. */
+  static byte[] toBytes(long[] words, int count) {
+    ByteBuffer b = ByteBuffer.allocate(count * 8).order(ByteOrder.LITTLE_ENDIAN);
+    b.asLongBuffer().put(words, 0, count);
+    return b.array();
+  }
+
+  /** Little-endian {@code bytes} into {@code words[0, bytes.length / 8)}. */
+  static void toWords(byte[] bytes, long[] words) {
+    ByteBuffer.wrap(bytes)
+        .order(ByteOrder.LITTLE_ENDIAN)
+        .asLongBuffer()
+        .get(words, 0, bytes.length / 8);
+  }
+
+  static byte[] sha(byte[] bytes) {
+    return digest().digest(bytes);
+  }
+
+  // ---- internals -----------------------------------------------------------------------------
+
+  private interface Parser<T> {
+    T parse(byte[] bytes) throws InvalidProtocolBufferException;
+  }
+
+  private static <T> T parse(byte[] bytes, Parser<T> parser, String what) throws WireException {
+    try {
+      return parser.parse(bytes);
+    } catch (InvalidProtocolBufferException e) {
+      throw new WireException("the " + what + " is not a psiflink.helper.v1 message");
+    }
+  }
+
+  private static Signed parseSigned(byte[] frame, String what) throws WireException {
+    if (frame.length > MAX_HELLO_BYTES + MAX_SIGNATURE_BYTES + 64) {
+      throw new WireException(what + " has " + frame.length + " bytes, at most " + MAX_HELLO_BYTES);
+    }
+    Signed s = parse(frame, Signed::parseFrom, "signed HELLO");
+    if (s.getHello().size() > MAX_HELLO_BYTES
+        || s.getSignature().isEmpty()
+        || s.getSignature().size() > MAX_SIGNATURE_BYTES) {
+      throw new WireException(
+          what
+              + " has a hello of "
+              + s.getHello().size()
+              + " bytes and a signature of "
+              + s.getSignature().size()
+              + " bytes (at most "
+              + MAX_HELLO_BYTES
+              + " and 1 to "
+              + MAX_SIGNATURE_BYTES
+              + ")");
+    }
+    return s;
+  }
+
+  private static X509Certificate leaf(List<ByteString> chain, String what) throws WireException {
+    if (chain.isEmpty() || chain.size() > MAX_CERTIFICATES) {
+      throw new WireException(
+          what + " carries " + chain.size() + " certificates, 1 to " + MAX_CERTIFICATES);
+    }
+    ByteString der = chain.get(0);
+    if (der.size() > MAX_CERTIFICATE_BYTES) {
+      throw new WireException(
+          what
+              + " carries a certificate of "
+              + der.size()
+              + " bytes, at most "
+              + MAX_CERTIFICATE_BYTES);
+    }
+    try {
+      return (X509Certificate)
+          CertificateFactory.getInstance("X.509")
+              .generateCertificate(new ByteArrayInputStream(der.toByteArray()));
+    } catch (GeneralSecurityException | RuntimeException e) {
+      throw new WireException(what + " carries an unreadable certificate");
+    }
+  }
+
+  private static void verifySignature(
+      X509Certificate leaf, String label, String session, Signed signed, String what)
+      throws WireException {
+    boolean ok;
+    try {
+      Signature v = Signature.getInstance(algorithm(leaf.getPublicKey()));
+      v.initVerify(leaf.getPublicKey());
+      v.update(signedBytes(label, session, signed.getHello().toByteArray()));
+      ok = v.verify(signed.getSignature().toByteArray());
+    } catch (GeneralSecurityException | IllegalArgumentException e) {
+      ok = false;
+    }
+    if (!ok) {
+      throw new WireException(
+          "the signature of " + what + " does not verify with its certificate's key");
+    }
+  }
+
+  private static byte[] signedBytes(String label, String session, byte[] hello) {
+    byte[] magic = MAGIC.getBytes(StandardCharsets.US_ASCII);
+    byte[] l = label.getBytes(StandardCharsets.US_ASCII);
+    byte[] s = session.getBytes(StandardCharsets.UTF_8);
+    return ByteBuffer.allocate(magic.length + 1 + l.length + 1 + 2 + s.length + hello.length)
+        .put(magic)
+        .put((byte) 0)
+        .put(l)
+        .put((byte) 0)
+        .putShort((short) s.length)
+        .put(s)
+        .put(hello)
+        .array();
+  }
+
+  private static String algorithm(PublicKey key) throws GeneralSecurityException {
+    return switch (key.getAlgorithm()) {
+      case "EC" -> "SHA256withECDSA";
+      case "RSA" -> "SHA256withRSA";
+      case "Ed25519", "EdDSA" -> "Ed25519";
+      default ->
+          throw new GeneralSecurityException("unsupported key algorithm " + key.getAlgorithm());
+    };
+  }
+
+  private static byte[] dh(ByteString key) throws WireException {
+    if (key.isEmpty() || key.size() > MAX_DH_BYTES) {
+      throw new WireException("the HELLO's X25519 key has " + key.size() + " bytes");
+    }
+    return key.toByteArray();
+  }
+
+  private static void addChain(
+      java.util.function.Consumer<ByteString> add, List<X509Certificate> chain) {
+    try {
+      for (X509Certificate c : chain) {
+        add.accept(ByteString.copyFrom(c.getEncoded()));
+      }
+    } catch (GeneralSecurityException e) {
+      throw new IllegalStateException("cannot encode a certificate", e);
+    }
+  }
+
+  private static byte[] sha256(X509Certificate cert) throws WireException {
+    try {
+      return PartyTrust.sha256(cert);
+    } catch (BridgeException e) {
+      throw new WireException(e.getMessage(), e);
+    }
+  }
+
+  private static MessageDigest digest() {
+    try {
+      return MessageDigest.getInstance("SHA-256");
+    } catch (GeneralSecurityException e) {
+      throw new IllegalStateException("SHA-256 unavailable in this JVM", e);
+    }
+  }
+
+  private static byte[] hmac(byte[] key, byte[] data) {
+    try {
+      Mac mac = Mac.getInstance("HmacSHA256");
+      mac.init(new SecretKeySpec(key, "HmacSHA256"));
+      return mac.doFinal(data);
+    } catch (GeneralSecurityException e) {
+      throw new IllegalStateException("HmacSHA256 unavailable in this JVM", e);
+    }
+  }
+
+  private static byte[] concat(byte[] a, byte[] b) {
+    byte[] out = Arrays.copyOf(a, a.length + b.length);
+    System.arraycopy(b, 0, out, a.length, b.length);
+    return out;
+  }
+
+  /** A peer's text for a message: at most 40 characters, control characters escaped. */
+  static String quoted(String s) {
+    StringBuilder b = new StringBuilder("'");
+    s.codePoints()
+        .limit(40)
+        .forEach(
+            c ->
+                b.append(
+                    Character.isISOControl(c)
+                        ? "\\u" + Integer.toHexString(c)
+                        : Character.toString(c)));
+    return b.append(s.codePointCount(0, s.length()) > 40 ? "...'" : "'").toString();
+  }
+}

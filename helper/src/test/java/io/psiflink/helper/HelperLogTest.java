@@ -1,0 +1,90 @@
+package io.psiflink.helper;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.psiflink.bridge.ThrowawayPki;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.apache.logging.log4j.Level;
+import org.apache.logging.log4j.LogManager;
+import org.apache.logging.log4j.core.LogEvent;
+import org.apache.logging.log4j.core.LoggerContext;
+import org.apache.logging.log4j.core.appender.AbstractAppender;
+import org.apache.logging.log4j.core.config.LoggerConfig;
+import org.apache.logging.log4j.core.config.Property;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * What the helper logs about a session: its id, the names, L, outcome, duration, bytes; no more.
+ */
+@Timeout(value = 60, unit = TimeUnit.SECONDS)
+class HelperLogTest {
+  @TempDir Path dir;
+  private final ExecutorService pool = Executors.newCachedThreadPool();
+
+  @AfterEach
+  void stopPool() {
+    pool.shutdownNow();
+  }
+
+  @Test
+  void aSessionsLogLinesCarryNoNumberButLAndByteCounts() throws Exception {
+    ThrowawayPki pki = HelperBed.pki(dir);
+    List<String> lines = new CopyOnWriteArrayList<>();
+    LoggerContext ctx = (LoggerContext) LogManager.getContext(false);
+    LoggerConfig helperLogs = ctx.getConfiguration().getLoggerConfig("io.psiflink.helper");
+    AbstractAppender capture =
+        new AbstractAppender("capture-helper", null, null, true, Property.EMPTY_ARRAY) {
+          @Override
+          public void append(LogEvent event) {
+            lines.add(event.getMessage().getFormattedMessage());
+          }
+        };
+    capture.start();
+    helperLogs.addAppender(capture, Level.ALL, null);
+    ctx.updateLoggers();
+    int bits = 12;
+    String session = "log-session";
+    try (HelperBed bed = new HelperBed(pki)) {
+      bed.helper();
+      HelperServiceTest.assertCombines(
+          pool, bed, bed.client(HelperBed.A), bed.client(HelperBed.B), session, bits);
+      bed.close();
+    } finally {
+      helperLogs.removeAppender("capture-helper");
+      ctx.updateLoggers();
+    }
+    List<String> about = lines.stream().filter(l -> l.contains(session)).toList();
+    assertEquals(1, about.size(), "one line per session: " + about);
+    String line = about.get(0);
+    long filterBytes = 1L << (bits - 3); // one party's 2^L-bit filter
+    assertTrue(line.contains("L=" + bits), line);
+    assertTrue(line.contains("ok"), line);
+    assertTrue(line.contains("bytesIn=" + 2 * filterBytes), line);
+    assertTrue(line.contains("bytesOut=" + 2 * filterBytes), line);
+    // strip the session id, the names and the duration: what is left may hold only L and bytes
+    String rest =
+        line.replace(session, "")
+            .replace(HelperBed.A, "")
+            .replace(HelperBed.B, "")
+            .replaceAll("duration=[^,]*", "");
+    Set<String> allowed = Set.of(Integer.toString(bits), Long.toString(2 * filterBytes));
+    Matcher m = Pattern.compile("\\d+").matcher(rest);
+    while (m.find()) {
+      assertTrue(allowed.contains(m.group()), "number " + m.group() + " in: " + line);
+    }
+    assertFalse(rest.matches(".*[0-9a-f]{16}.*"), "no hex dumps: " + line);
+  }
+}

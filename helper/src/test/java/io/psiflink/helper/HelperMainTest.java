@@ -1,0 +1,165 @@
+package io.psiflink.helper;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.psiflink.api.Role;
+import io.psiflink.bridge.ThrowawayPki;
+import java.io.BufferedReader;
+import java.io.InputStreamReader;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+/** HelperMain as `./psi helper` runs it: a JVM of its own, stopped by SIGTERM. */
+@Timeout(value = 60, unit = TimeUnit.SECONDS)
+class HelperMainTest {
+  @TempDir Path dir;
+
+  private static Process start(Path config) throws Exception {
+    return new ProcessBuilder(
+            Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+            "-Xmx128m",
+            "-cp",
+            System.getProperty("java.class.path"),
+            HelperMain.class.getName(),
+            config.toString())
+        .redirectErrorStream(true)
+        .start();
+  }
+
+  /** Collects the process's output lines; completes {@code seen} on the first with {@code text}. */
+  private static List<String> collect(Process p, String text, CompletableFuture<String> seen) {
+    List<String> lines = new CopyOnWriteArrayList<>();
+    Thread t =
+        new Thread(
+            () -> {
+              try (BufferedReader r =
+                  new BufferedReader(
+                      new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8))) {
+                for (String line; (line = r.readLine()) != null; ) {
+                  lines.add(line);
+                  if (line.contains(text)) {
+                    seen.complete(line);
+                  }
+                }
+              } catch (Exception e) {
+                // the process ended
+              }
+            });
+    t.setDaemon(true);
+    t.start();
+    return lines;
+  }
+
+  @Test
+  void aBadConfigExitsTwoNamingTheKey() throws Exception {
+    Path config = dir.resolve("helper.yaml");
+    Files.writeString(config, "relay: localhost:1\nrelayTimeout: 5s\n");
+    Process p = start(config);
+    List<String> out = collect(p, "", new CompletableFuture<>());
+    assertTrue(p.waitFor(30, TimeUnit.SECONDS));
+    assertEquals(2, p.exitValue());
+    Thread.sleep(100);
+    assertTrue(
+        out.stream().anyMatch(l -> l.contains("psi helper:") && l.contains("'relayTimeout'")),
+        String.join("\n", out));
+  }
+
+  @Test
+  void itServesUntilSigtermThenStopsCleanly() throws Exception {
+    ThrowawayPki pki = HelperBed.pki(dir.resolve("pki"));
+    try (HelperBed bed = new HelperBed(pki)) {
+      Path config = dir.resolve("helper.yaml");
+      Files.writeString(config, bed.config(Duration.ofMinutes(1)).toYaml());
+      Process p = start(config);
+      CompletableFuture<String> listening = new CompletableFuture<>();
+      List<String> out = collect(p, "listens on relay", listening);
+      try {
+        listening.get(30, TimeUnit.SECONDS);
+        assertEquals(1, bed.relay.listeningParties());
+        p.toHandle().destroy(); // SIGTERM (Process.destroy would also close our end of its output)
+        assertTrue(p.waitFor(20, TimeUnit.SECONDS), "stopped on SIGTERM");
+        Thread.sleep(500);
+        assertTrue(
+            out.stream().anyMatch(l -> l.contains("helper 'helper' stopped")),
+            "exit " + p.exitValue() + ":\n" + String.join("\n", out));
+      } finally {
+        p.destroyForcibly();
+      }
+    }
+  }
+
+  @Test
+  void aHelperKilledMidRunFailsThePartiesClearlyWithinTheirTimeout() throws Exception {
+    ThrowawayPki pki = HelperBed.pki(dir.resolve("pki"));
+    ExecutorService pool = Executors.newCachedThreadPool();
+    try (HelperBed bed = new HelperBed(pki)) {
+      Path config = dir.resolve("helper.yaml");
+      Files.writeString(config, bed.config(Duration.ofMinutes(1)).toYaml());
+      Process p = start(config);
+      CompletableFuture<String> listening = new CompletableFuture<>();
+      collect(p, "listens on relay", listening);
+      try {
+        listening.get(30, TimeUnit.SECONDS);
+        int bits = 24; // 4 chunks
+        Duration timeout = Duration.ofSeconds(20);
+        CountDownLatch atChunk1 = new CountDownLatch(1);
+        long[] ma = HelperBed.filter(1, bits);
+        Future<?> fa =
+            pool.submit(
+                () -> {
+                  HelperClient.exchange(
+                      bed.client(HelperBed.A),
+                      bed.creds(HelperBed.A),
+                      HelperBed.request("killed", Role.A, bits, timeout),
+                      c -> {
+                        if (c == 1) {
+                          atChunk1.countDown();
+                        }
+                        return HelperBed.slice(ma, bits, c);
+                      },
+                      (c, w) -> {
+                        try {
+                          Thread.sleep(200); // keeps the session going while the helper dies
+                        } catch (InterruptedException e) {
+                          Thread.currentThread().interrupt();
+                        }
+                      });
+                  return null;
+                });
+        Future<long[]> fb =
+            HelperBed.exchange(
+                pool,
+                bed.client(HelperBed.B),
+                bed.creds(HelperBed.B),
+                HelperBed.request("killed", Role.B, bits, timeout),
+                HelperBed.filter(2, bits));
+        assertTrue(atChunk1.await(30, TimeUnit.SECONDS));
+        long start = System.nanoTime();
+        p.destroyForcibly(); // SIGKILL: no goodbye from the helper
+        HelperException ea = HelperServiceTest.failure(fa);
+        HelperException eb = HelperServiceTest.failure(fb);
+        HelperServiceTest.assertMentions(ea, "helper 'helper'");
+        HelperServiceTest.assertMentions(eb, "helper 'helper'");
+        long ms = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
+        assertTrue(ms < timeout.toMillis(), "failed after " + ms + " ms: " + ea + " / " + eb);
+      } finally {
+        p.destroyForcibly();
+        pool.shutdownNow();
+      }
+    }
+  }
+}
