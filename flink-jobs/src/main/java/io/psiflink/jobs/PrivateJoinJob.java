@@ -23,6 +23,11 @@ import io.psiflink.jobs.bin.BinRouting;
 import io.psiflink.jobs.bin.TokenRecord;
 import io.psiflink.jobs.filter.KeyExpressions;
 import io.psiflink.jobs.filter.WhereFilter;
+import io.psiflink.jobs.prefilter.BloomPartial;
+import io.psiflink.jobs.prefilter.CandidateSelect;
+import io.psiflink.jobs.prefilter.PrefilterExchange;
+import io.psiflink.jobs.prefilter.PrefilterMetrics;
+import io.psiflink.jobs.prefilter.PrefilterPlan;
 import io.psiflink.jobs.psi.BinContext;
 import io.psiflink.jobs.psi.BinPsiOperator;
 import io.psiflink.jobs.psi.ProtocolChoice;
@@ -107,7 +112,7 @@ public final class PrivateJoinJob {
               secretFile.toUri().toString(),
               plan.staged(),
               plan.quarantine());
-      return execute(cfg, plan, env, secrets.bins(), start, handshakeDone);
+      return execute(cfg, plan, env, secrets, start, handshakeDone);
     } finally {
       try {
         Files.deleteIfExists(secretFile);
@@ -258,7 +263,7 @@ public final class PrivateJoinJob {
       PartyConfig cfg,
       Plan plan,
       StreamExecutionEnvironment env,
-      int bins,
+      SessionSecrets secrets,
       long start,
       long handshakeDone)
       throws Exception {
@@ -289,7 +294,16 @@ public final class PrivateJoinJob {
       staged.commit();
     }
     long end = System.currentTimeMillis();
-    return summarize(cfg, plan.role().table(), bins, result, start, handshakeDone, jobStart, end);
+    return summarize(
+        cfg,
+        plan.role().table(),
+        secrets.bins(),
+        secrets.prefilter(),
+        result,
+        start,
+        handshakeDone,
+        jobStart,
+        end);
   }
 
   /** This party's role in the session. */
@@ -428,22 +442,36 @@ public final class PrivateJoinJob {
                     secrets.bins(),
                     keepNullKeys && !query.countOnly() ? output : null))
             .name(JobMetricNames.tokenizeOperator(name));
+    // With the prefilter only the candidates go on: they are the rows to intersect.
+    DataStream<byte[]> toBins = tokenized;
+    DataStream<byte[]> nonCandidates = null;
+    PrefilterPlan prefilter = secrets.prefilter();
+    if (prefilter != null) {
+      SingleOutputStreamOperator<byte[]> candidates =
+          prefilter(cfg, prefilter, tokenized, keptCodec, keepNullKeys ? output : null);
+      if (keepNullKeys) {
+        nonCandidates = candidates.getSideOutput(CandidateSelect.UNMATCHED_ROWS);
+      }
+      toBins = candidates;
+    }
     // n, the size the peer learns: by the party's public size policy, from the rows to intersect
     // and every record read (the bins wait for it, and so for the bad-row gate)
     DataStream<Long> total =
-        tokenized
+        toBins
             .transform("count rows", Types.LONG, new RowCount<byte[]>())
             .union(gate)
             .global()
             .connect(source.counts().global())
             .transform(
-                "public size " + cfg.publicSize(), Types.LONG, new PublicRowCount(cfg.publicSize()))
+                "public size " + cfg.publicSize(),
+                Types.LONG,
+                new PublicRowCount(cfg.publicSize(), prefilter != null))
             .setParallelism(1)
             .setMaxParallelism(1);
     int maxParallelism = KeyGroupRangeAssignment.computeDefaultMaxParallelism(cfg.parallelism());
     BinRouting routing = new BinRouting(secrets.bins(), maxParallelism, cfg.parallelism());
     DataStream<byte[]> joined =
-        tokenized
+        toBins
             .keyBy(r -> routing.key(TokenRecord.bin(r)), Types.INT)
             .connect(total.broadcast())
             .transform(
@@ -458,12 +486,66 @@ public final class PrivateJoinJob {
     if (keepNullKeys) {
       joined = joined.union(tokenized.getSideOutput(TokenizeFunction.NULL_KEY_ROWS));
     }
+    if (nonCandidates != null) {
+      joined = joined.union(nonCandidates);
+    }
     if (outputParty) {
       TableSink.writeEncoded(joined, outSchema, staged.stagingDir(), cfg.outFormat());
     } else {
       joined.sinkTo(new DiscardingSink<>()).name("no output at party " + role.label());
     }
     return env;
+  }
+
+  /**
+   * The server-aided sample filter between tokenize and the bins: per subtask a Bloom filter of the
+   * tokens ({@link BloomPartial}, chained to the tokenizer), one exchange with the helper for the
+   * OR of them ({@link PrefilterExchange}), then the tokens whose positions are all set in the
+   * combined filter ({@link CandidateSelect}).
+   *
+   * @param unmatchedOutput the output party's column sources when non-candidates belong to the
+   *     output (LEFT and anti-joins), else null
+   */
+  static SingleOutputStreamOperator<byte[]> prefilter(
+      PartyConfig cfg,
+      PrefilterPlan plan,
+      DataStream<byte[]> tokenized,
+      RowCodec keptCodec,
+      int[] unmatchedOutput) {
+    String name = cfg.role().table();
+    DataStream<long[]> partial =
+        tokenized
+            .transform(
+                "prefilter: Bloom filter of " + name,
+                PrimitiveArrayTypeInfo.LONG_PRIMITIVE_ARRAY_TYPE_INFO,
+                new BloomPartial(plan, JobSecrets.CACHE_NAME))
+            .setParallelism(tokenized.getParallelism());
+    DataStream<long[]> combined =
+        partial
+            .global()
+            .transform(
+                "prefilter: exchange with helper " + cfg.helper(),
+                PrimitiveArrayTypeInfo.LONG_PRIMITIVE_ARRAY_TYPE_INFO,
+                new PrefilterExchange(
+                    plan,
+                    JobSecrets.CACHE_NAME,
+                    cfg.bridge(),
+                    cfg.session(),
+                    cfg.role(),
+                    cfg.peer(),
+                    cfg.helper(),
+                    cfg.helperCertificateSha256() == null
+                        ? null
+                        : java.util.HexFormat.of().formatHex(cfg.helperCertificateSha256())))
+            .setParallelism(1)
+            .setMaxParallelism(1);
+    return tokenized
+        .connect(combined.broadcast())
+        .transform(
+            "prefilter: candidates of " + name,
+            PrimitiveArrayTypeInfo.BYTE_PRIMITIVE_ARRAY_TYPE_INFO,
+            new CandidateSelect(plan, JobSecrets.CACHE_NAME, keptCodec, unmatchedOutput))
+        .setParallelism(tokenized.getParallelism());
   }
 
   /** The job failed because more rows were quarantined than {@code --max-bad-rows} allows. */
@@ -538,6 +620,7 @@ public final class PrivateJoinJob {
       PartyConfig cfg,
       String name,
       int bins,
+      PrefilterPlan prefilter,
       JobExecutionResult r,
       long start,
       long handshakeDone,
@@ -582,7 +665,17 @@ public final class PrivateJoinJob {
         num(acc, Accumulators.BYTES_RECEIVED),
         phases,
         (end - start) / 1000.0,
-        peakRss());
+        peakRss(),
+        prefilter == null
+            ? null
+            : new JobSummary.PrefilterSummary(
+                cfg.helper(),
+                prefilter.filterBits(),
+                prefilter.hashes(),
+                num(acc, PrefilterMetrics.CANDIDATES),
+                num(acc, PrefilterMetrics.MILLIS) / 1000.0,
+                num(acc, PrefilterMetrics.BYTES_TO_HELPER),
+                num(acc, PrefilterMetrics.BYTES_FROM_HELPER)));
   }
 
   private static long num(Map<String, Object> acc, String key) {

@@ -41,13 +41,17 @@ import org.junit.jupiter.params.ParameterizedTest;
 class JobGraphSecretsTest {
   @TempDir Path dir;
 
-  static java.util.stream.Stream<Role> parties() {
-    return java.util.stream.Stream.of(Role.A, Role.B);
+  static java.util.stream.Stream<org.junit.jupiter.params.provider.Arguments> parties() {
+    return java.util.stream.Stream.of(
+        org.junit.jupiter.params.provider.Arguments.of(Role.A, false),
+        org.junit.jupiter.params.provider.Arguments.of(Role.B, false),
+        org.junit.jupiter.params.provider.Arguments.of(Role.A, true),
+        org.junit.jupiter.params.provider.Arguments.of(Role.B, true));
   }
 
-  @ParameterizedTest(name = "party {0}")
+  @ParameterizedTest(name = "party {0}, prefilter {1}")
   @org.junit.jupiter.params.provider.MethodSource("parties")
-  void theJobGraphHoldsNoSecret(Role role) throws Exception {
+  void theJobGraphHoldsNoSecret(Role role, boolean prefilter) throws Exception {
     boolean sendsColumns = role.equals(Role.B); // B sends its columns, A writes the joined rows
     Path table = dir.resolve("t.csv");
     Files.writeString(table, "k,v\n1,x\n2,y\n");
@@ -83,12 +87,19 @@ class JobGraphSecretsTest {
             dir.resolve("work").toString(),
             PublicSize.DEFAULT,
             null,
-            false);
+            false,
+            prefilter ? io.psiflink.api.Prefilter.HELPER : io.psiflink.api.Prefilter.NONE,
+            0,
+            0,
+            prefilter ? "helper" : null,
+            prefilter ? new byte[32] : null);
     SecureRandom r = new SecureRandom();
     byte[] tokenKey = bytes(r, 32);
     byte[] binSeed = bytes(r, 16);
     byte[] frameKey = bytes(r, 32);
     byte[] setup = bytes(r, 4096);
+    byte[] filterKey = bytes(r, 32);
+    byte[] maskSeed = bytes(r, 32);
     Column k = new Column("k", ColumnType.BIGINT, true);
     List<Column> peerRevealed =
         sendsColumns
@@ -106,15 +117,17 @@ class JobGraphSecretsTest {
             sendsColumns ? "party-a" : "party-b",
             List.of(k),
             peerRevealed,
-            peerNamed);
+            peerNamed,
+            prefilter ? new io.psiflink.jobs.prefilter.PrefilterPlan(16, 2) : null,
+            prefilter ? filterKey : null,
+            prefilter ? maskSeed : null);
     // B's table has w, A's has v
     if (sendsColumns) {
       Files.writeString(table, "k,w\n1,x\n2,y\n");
     }
     JoinQuery query = JoinQuery.parse(cfg.sql());
     TableSchema schema = SchemaDiscovery.discover(cfg.table(), cfg.csv());
-    Path file =
-        new JobSecrets(tokenKey, binSeed, frameKey, setup).writeTo(PrivateJoinJob.secretDir(cfg));
+    Path file = JobSecrets.of(secrets).writeTo(PrivateJoinJob.secretDir(cfg));
     assertEquals(
         Set.of(PosixFilePermission.OWNER_READ, PosixFilePermission.OWNER_WRITE),
         Files.getPosixFilePermissions(file));
@@ -153,10 +166,18 @@ class JobGraphSecretsTest {
       assertFalse(
           contains(graph, java.util.Arrays.copyOf(setup, 32)),
           "the protocol setup is in the job graph");
+      assertFalse(contains(graph, filterKey), "the prefilter key is in the job graph");
+      assertFalse(contains(graph, maskSeed), "the prefilter mask seed is in the job graph");
+      assertEquals(
+          prefilter,
+          streamGraph.getStreamNodes().stream()
+              .anyMatch(n -> n.getOperatorName().startsWith("prefilter: candidates")),
+          "the prefilter's operators are in the graph exactly when it is on");
     }
     // the oracle finds what it looks for: the file itself holds the keys
     byte[] inFile = Files.readAllBytes(file);
     assertTrue(contains(inFile, tokenKey) && contains(inFile, frameKey));
+    assertEquals(prefilter, contains(inFile, filterKey) && contains(inFile, maskSeed));
   }
 
   private static byte[] bytes(SecureRandom r, int n) {

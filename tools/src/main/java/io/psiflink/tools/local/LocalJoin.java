@@ -7,6 +7,7 @@ import io.psiflink.api.HostPort;
 import io.psiflink.api.OptionValues;
 import io.psiflink.api.PartyConfiguration;
 import io.psiflink.api.PartyOptions;
+import io.psiflink.api.Prefilter;
 import io.psiflink.api.PublicSize;
 import io.psiflink.api.Role;
 import io.psiflink.api.TableSchema;
@@ -22,6 +23,7 @@ import io.psiflink.connectors.JdbcTable;
 import io.psiflink.connectors.SchemaDiscovery;
 import io.psiflink.connectors.TableException;
 import io.psiflink.coordinator.JvmOptions;
+import io.psiflink.jobs.JobSummary;
 import io.psiflink.query.JoinQuery;
 import io.psiflink.query.QueryException;
 import io.psiflink.tools.bench.Json;
@@ -125,6 +127,9 @@ public final class LocalJoin {
               PartyOptions.PROTOCOL_PARAMS,
               PartyOptions.MODE,
               PartyOptions.LABEL_BYTES,
+              PartyOptions.PREFILTER,
+              PartyOptions.FILTER_BITS,
+              PartyOptions.FILTER_HASHES,
               PartyOptions.PARALLELISM,
               PartyOptions.ATTEMPTS,
               PartyOptions.PAIR_TIMEOUT,
@@ -155,6 +160,34 @@ public final class LocalJoin {
 
   /** The outcome: each party's summary JSON and the whole run's wall time. */
   public record Result(String summaryA, String summaryB, double seconds) {
+    /**
+     * With the prefilter, one line with each party's candidates (of its tokenized rows) and the
+     * prefilter's seconds; else null.
+     */
+    public String prefilterLine() {
+      try {
+        JobSummary a = JobSummary.fromJson(summaryA);
+        JobSummary b = JobSummary.fromJson(summaryB);
+        if (a.prefilter() == null || b.prefilter() == null) {
+          return null;
+        }
+        return String.format(
+            Locale.ROOT,
+            "prefilter (2^%d bits, k = %d): party A %,d candidates of %,d rows, party B %,d of "
+                + "%,d; %.1f s at A, %.1f s at B",
+            a.prefilter().filterBits(),
+            a.prefilter().filterHashes(),
+            a.prefilter().candidates(),
+            a.rowsTokenized(),
+            b.prefilter().candidates(),
+            b.rowsTokenized(),
+            a.prefilter().seconds(),
+            b.prefilter().seconds());
+      } catch (java.io.IOException e) {
+        return "prefilter: the parties' summaries cannot be read (" + e.getMessage() + ")";
+      }
+    }
+
     public String toJson() {
       ObjectNode n = Json.object();
       n.put("total_seconds", Json.three(seconds));
@@ -204,6 +237,10 @@ public final class LocalJoin {
         out.println(r.toJson());
       } else {
         out.printf(Locale.ROOT, "joined table written to %s in %.1f s%n", o.get(OUT), r.seconds());
+        String prefilter = r.prefilterLine();
+        if (prefilter != null) {
+          out.println(prefilter);
+        }
       }
       return 0;
     } catch (Exception e) {
@@ -301,16 +338,31 @@ public final class LocalJoin {
     validate(o);
     Path work = o.has(WORK) ? Path.of(o.get(WORK)) : Files.createTempDirectory("psi-local-");
     Files.createDirectories(work);
-    ThrowawayPki pki = ThrowawayPki.create(work.resolve("pki"), "party-a", "party-b", "bridge");
+    boolean prefilter = o.get(PartyOptions.PREFILTER) == Prefilter.HELPER;
+    ThrowawayPki pki =
+        prefilter
+            ? ThrowawayPki.create(work.resolve("pki"), "party-a", "party-b", "bridge", HELPER)
+            : ThrowawayPki.create(work.resolve("pki"), "party-a", "party-b", "bridge");
     String session = "local-" + UUID.randomUUID();
     long start = System.nanoTime();
+    Process helper = null;
     try (BridgeRelay relay =
         BridgeRelay.start(
-            RelayConfig.defaults(pki.credentials("bridge"), Set.of("party-a", "party-b")))) {
+            RelayConfig.defaults(
+                pki.credentials("bridge"),
+                prefilter ? Set.of("party-a", "party-b", HELPER) : Set.of("party-a", "party-b")))) {
       // This tool made both certificates, so each party gets the other's pinned, as the
       // coordinators' session records do for a real join.
       PartyCredentials ca = pki.credentials("party-a");
       PartyCredentials cb = pki.credentials("party-b");
+      String helperSha256 = null;
+      if (prefilter) {
+        // the helper is a third organisation: its own JVM, its own certificate, next to the relay
+        PartyCredentials ch = pki.credentials(HELPER);
+        helperSha256 = sha256(ch);
+        helper = launchHelper(o, ch, relay.port(), work, log);
+        hooks.started(Role.HELPER, helper);
+      }
       Process pa =
           launch(
               o,
@@ -322,7 +374,8 @@ public final class LocalJoin {
                   sha256(cb),
                   session,
                   hooks.bridgePort(Role.A, relay.port()),
-                  work),
+                  work,
+                  helperSha256),
               hooks.launchPrefix(Role.A),
               log);
       hooks.started(Role.A, pa);
@@ -337,7 +390,8 @@ public final class LocalJoin {
                   sha256(ca),
                   session,
                   hooks.bridgePort(Role.B, relay.port()),
-                  work),
+                  work,
+                  helperSha256),
               hooks.launchPrefix(Role.B),
               log);
       hooks.started(Role.B, pb);
@@ -357,6 +411,97 @@ public final class LocalJoin {
           Files.readString(work.resolve("summary-A.json")),
           Files.readString(work.resolve("summary-B.json")),
           seconds);
+    } finally {
+      if (helper != null) {
+        stop(helper);
+      }
+    }
+  }
+
+  /** The helper's party name (its certificate's CN) in a local run. */
+  static final String HELPER = "helper";
+
+  /**
+   * Starts the helper service ({@code io.psiflink.helper.HelperMain}) in its own JVM with a config
+   * written for this run: the relay, its certificate from this run's throwaway CA, and parties a
+   * and b as the only ones it serves.
+   */
+  private static Process launchHelper(
+      OptionValues o, PartyCredentials creds, int relayPort, Path work, PrintStream log)
+      throws IOException {
+    Path config = work.resolve("helper.yaml");
+    Files.writeString(
+        config,
+        helperConfig(
+            relayPort,
+            creds,
+            o.get(PartyOptions.PAIR_TIMEOUT),
+            o.get(PartyOptions.IDLE_TIMEOUT),
+            o.has(PartyOptions.FILTER_BITS) ? o.get(PartyOptions.FILTER_BITS) : 0));
+    List<String> cmd = new ArrayList<>();
+    cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+    cmd.add("-Xmx512m"); // it never holds a filter: chunk by chunk
+    cmd.add("-Dlog4j2.configurationFile=log4j2.properties");
+    cmd.add("-cp");
+    cmd.add(System.getProperty("java.class.path"));
+    cmd.add("io.psiflink.helper.HelperMain");
+    cmd.add(config.toString());
+    Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
+    pump(p.getInputStream(), "[helper] ", log);
+    return p;
+  }
+
+  /**
+   * The local helper's YAML config (see io.psiflink.helper.HelperConfig). The session timeout is
+   * the parties' pair timeout: a party that does not arrive within it has failed anyway. {@code
+   * filterBits}: the run's --filter-bits, 0 for automatic (then the largest the options allow).
+   */
+  static String helperConfig(
+      int relayPort,
+      PartyCredentials creds,
+      java.time.Duration sessionTimeout,
+      java.time.Duration idleTimeout,
+      int filterBits) {
+    return "relay: 127.0.0.1:"
+        + relayPort
+        + "\n"
+        + "tls:\n"
+        + "  certificate: "
+        + quotedYaml(creds.certChainPem().toString())
+        + "\n"
+        + "  privateKey: "
+        + quotedYaml(creds.privateKeyPem().toString())
+        + "\n"
+        + "  trustedCa: "
+        + quotedYaml(creds.trustedCaPem().toString())
+        + "\n"
+        + "allowedParties: [party-a, party-b]\n"
+        + "maxFilterBits: "
+        + (filterBits == 0 ? PartyOptions.FILTER_BITS_MAX : filterBits)
+        + "\n"
+        + "sessionTimeout: "
+        + sessionTimeout.toMillis()
+        + "ms\n"
+        + "idleTimeout: "
+        + idleTimeout.toMillis()
+        + "ms\n";
+  }
+
+  /** A path as a YAML double-quoted scalar. */
+  private static String quotedYaml(String s) {
+    return "\"" + s.replace("\\", "\\\\").replace("\"", "\\\"") + "\"";
+  }
+
+  /** Stops the helper: SIGTERM (it ends its sessions and exits), then by force. */
+  private static void stop(Process helper) {
+    helper.destroy();
+    try {
+      if (!helper.waitFor(10, TimeUnit.SECONDS)) {
+        helper.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
+      }
+    } catch (InterruptedException e) {
+      helper.destroyForcibly();
+      Thread.currentThread().interrupt();
     }
   }
 
@@ -446,7 +591,8 @@ public final class LocalJoin {
       String peerSha256,
       String session,
       int port,
-      Path work) {
+      Path work,
+      String helperSha256) {
     boolean a = party.equals(Role.A);
     // a JDBC password goes to the party's environment, not its command line (ps shows that)
     String table = o.get(a ? A : B);
@@ -485,6 +631,14 @@ public final class LocalJoin {
             .with(PartyOptions.INSECURE_TEST_ONLY, o.get(PartyOptions.INSECURE_TEST_ONLY))
             .with(PartyOptions.WORK, work.resolve("party-" + party.label()).toString())
             .with(PartyOptions.SUMMARY, work.resolve("summary-" + party.label() + ".json"));
+    if (o.get(PartyOptions.PREFILTER) == Prefilter.HELPER) {
+      c =
+          c.with(PartyOptions.PREFILTER, Prefilter.HELPER)
+              .with(PartyOptions.HELPER, HELPER)
+              .with(PartyOptions.HELPER_CERT_SHA256, helperSha256);
+      c = copy(o, c, PartyOptions.FILTER_BITS);
+      c = copy(o, c, PartyOptions.FILTER_HASHES);
+    }
     // the options both parties share, as given
     for (TypedOption<?> shared :
         List.of(

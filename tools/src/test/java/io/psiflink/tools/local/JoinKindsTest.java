@@ -172,6 +172,18 @@ class JoinKindsTest {
         LABELED);
   }
 
+  /**
+   * With the prefilter, a LEFT join's output is the same: A's rows that are no candidates reach the
+   * output as unmatched rows (and its NULL keys as before).
+   */
+  @Test
+  void prefilteredLeftJoinEqualsDuckDb() throws Exception {
+    privateJoinEqualsDuckDb(
+        "SELECT a.id, a.k, b.id AS bid, b.v FROM a LEFT JOIN b ON a.k = b.k WHERE a.x <> 3",
+        "avro",
+        Map.of("prefilter", "helper", "filter-bits", "16"));
+  }
+
   private void privateJoinEqualsDuckDb(String sql, String format, Map<String, String> extra)
       throws Exception {
     List<RowA> a = new ArrayList<>();

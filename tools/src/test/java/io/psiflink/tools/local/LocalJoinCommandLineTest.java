@@ -58,7 +58,7 @@ class LocalJoinCommandLineTest {
     String pinB = LocalJoin.sha256(cb);
 
     PartyConfiguration a =
-        LocalJoin.partyConfiguration(o, Role.A, ca, "party-b", pinB, "s1", 4711, work);
+        LocalJoin.partyConfiguration(o, Role.A, ca, "party-b", pinB, "s1", 4711, work, null);
     PartyConfiguration intendedA =
         PartyConfiguration.empty()
             .with(PartyOptions.PARTY, Role.A)
@@ -86,7 +86,7 @@ class LocalJoinCommandLineTest {
     assertEquals(intendedA, PartyConfiguration.parse(a.toArgs()));
 
     PartyConfiguration b =
-        LocalJoin.partyConfiguration(o, Role.B, cb, "party-a", pinA, "s1", 4712, work);
+        LocalJoin.partyConfiguration(o, Role.B, cb, "party-a", pinA, "s1", 4712, work, null);
     PartyConfiguration parsedB = PartyConfiguration.parse(b.toArgs());
     assertEquals(Role.B, parsedB.role());
     // the password stays off the command line (the party's environment carries it)
@@ -108,6 +108,64 @@ class LocalJoinCommandLineTest {
     PartyConfig jobB = PartyConfig.of(parsedB);
     assertEquals("jdbc:postgresql://db:5432/crm?user=psi&table=people", jobB.table());
     assertEquals(Role.B, jobB.role());
+  }
+
+  /** --prefilter helper: both parties get the helper's name, its pin, L and k; the job takes it. */
+  @Test
+  void thePrefilterReachesBothPartiesWithTheHelpersPin() throws Exception {
+    ThrowawayPki pki =
+        ThrowawayPki.create(dir.resolve("pki"), "party-a", "party-b", "bridge", LocalJoin.HELPER);
+    PartyCredentials ca = pki.credentials("party-a");
+    PartyCredentials cb = pki.credentials("party-b");
+    String pinHelper = LocalJoin.sha256(pki.credentials(LocalJoin.HELPER));
+    Map<String, String> m = new HashMap<>();
+    m.put("a", "/data/a.csv");
+    m.put("b", "/data/b.csv");
+    m.put("sql", "SELECT a.x, b.y FROM a JOIN b ON a.k = b.k");
+    m.put("out", "/r/out");
+    m.put("prefilter", "helper");
+    m.put("filter-bits", "22");
+    m.put("filter-hashes", "3");
+    OptionValues o = LocalJoin.options(m);
+    Path work = dir.resolve("work");
+    for (Role role : List.of(Role.A, Role.B)) {
+      PartyCredentials me = role.equals(Role.A) ? ca : cb;
+      PartyConfiguration c =
+          LocalJoin.partyConfiguration(
+              o,
+              role,
+              me,
+              role.equals(Role.A) ? "party-b" : "party-a",
+              LocalJoin.sha256(role.equals(Role.A) ? cb : ca),
+              "s1",
+              4711,
+              work,
+              pinHelper);
+      PartyConfig job = PartyConfig.of(PartyConfiguration.parse(c.toArgs()));
+      assertEquals(io.psiflink.api.Prefilter.HELPER, job.prefilter());
+      assertEquals(LocalJoin.HELPER, job.helper());
+      assertEquals(pinHelper, java.util.HexFormat.of().formatHex(job.helperCertificateSha256()));
+      assertEquals(22, job.filterBits());
+      assertEquals(3, job.filterHashes());
+    }
+    // without --prefilter no party hears of a helper
+    m.remove("prefilter");
+    PartyConfig plain =
+        PartyConfig.of(
+            PartyConfiguration.parse(
+                LocalJoin.partyConfiguration(
+                        LocalJoin.options(m),
+                        Role.A,
+                        ca,
+                        "party-b",
+                        "ab".repeat(32),
+                        "s1",
+                        1,
+                        work,
+                        null)
+                    .toArgs()));
+    assertEquals(io.psiflink.api.Prefilter.NONE, plain.prefilter());
+    assertEquals(null, plain.helper());
   }
 
   @Test
