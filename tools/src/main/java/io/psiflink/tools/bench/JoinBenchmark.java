@@ -8,6 +8,7 @@ import io.psiflink.api.CommandLineSyntax;
 import io.psiflink.api.JoinMode;
 import io.psiflink.api.OptionValues;
 import io.psiflink.api.PartyOptions;
+import io.psiflink.api.Prefilter;
 import io.psiflink.api.PublicSize;
 import io.psiflink.api.TypedOption;
 import io.psiflink.connectors.TableFiles;
@@ -118,6 +119,19 @@ public final class JoinBenchmark {
           Modes::parse,
           Modes::text);
   static final TypedOption<Integer> LABEL_BYTES = PartyOptions.LABEL_BYTES;
+  static final TypedOption<Prefilters> PREFILTER =
+      new TypedOption<>(
+          "prefilter",
+          Prefilters.class,
+          "F[,F...]",
+          "pre-filter, none|helper; each run joins once per value, to compare them (helper: a "
+              + "helper on this machine shrinks both sets before the PSI, see --filter-bits)",
+          Prefilters.parse("none"),
+          false,
+          Prefilters::parse,
+          Prefilters::text);
+  static final TypedOption<Integer> FILTER_BITS = PartyOptions.FILTER_BITS;
+  static final TypedOption<Integer> FILTER_HASHES = PartyOptions.FILTER_HASHES;
   static final TypedOption<NetSpec> NET =
       new TypedOption<>(
           "net",
@@ -155,6 +169,9 @@ public final class JoinBenchmark {
               PUBLIC_SIZE,
               MODE,
               LABEL_BYTES,
+              PREFILTER,
+              FILTER_BITS,
+              FILTER_HASHES,
               NET));
 
   /** The modes of {@code --mode}, in the order given (at least one, each once). */
@@ -176,6 +193,47 @@ public final class JoinBenchmark {
 
     String text() {
       return String.join(",", modes.stream().map(JoinMode::text).toList());
+    }
+  }
+
+  /** The values of {@code --prefilter}, in the order given (at least one, each once). */
+  record Prefilters(List<Prefilter> values) {
+    Prefilters {
+      values = List.copyOf(values);
+      if (values.isEmpty() || new java.util.HashSet<>(values).size() != values.size()) {
+        throw new IllegalArgumentException("needs each pre-filter at most once, and one at least");
+      }
+    }
+
+    static Prefilters parse(String text) {
+      List<Prefilter> fs = new ArrayList<>();
+      for (String f : text.split(",")) {
+        fs.add(Prefilter.parse(f));
+      }
+      return new Prefilters(fs);
+    }
+
+    String text() {
+      return String.join(",", values.stream().map(Prefilter::text).toList());
+    }
+  }
+
+  /**
+   * One private join of a run: the first of each list, or one of them changed (policies are
+   * compared in the first mode without pre-filter, modes with the first policy, and so on).
+   */
+  record Variant(String policy, JoinMode mode, Prefilter prefilter) {
+    static List<Variant> of(List<String> policies, List<JoinMode> modes, List<Prefilter> filters) {
+      List<Variant> out = new ArrayList<>();
+      out.add(new Variant(policies.get(0), modes.get(0), filters.get(0)));
+      policies.stream().skip(1).forEach(p -> out.add(new Variant(p, modes.get(0), filters.get(0))));
+      modes.stream().skip(1).forEach(m -> out.add(new Variant(policies.get(0), m, filters.get(0))));
+      filters.stream().skip(1).forEach(f -> out.add(new Variant(policies.get(0), modes.get(0), f)));
+      return out;
+    }
+
+    String text() {
+      return "public size " + policy + ", mode " + mode.text() + ", prefilter " + prefilter.text();
     }
   }
 
@@ -261,15 +319,14 @@ public final class JoinBenchmark {
 
     String sql = query(selectivity, rows, rowsB);
     List<String> secureRuns = new ArrayList<>();
-    // per public size policy (in the first mode), and per mode (with the first policy), the runs'
-    // wall times
-    Map<String, double[]> secureByPolicy = new java.util.LinkedHashMap<>();
-    policies.forEach(ps -> secureByPolicy.put(ps, new double[runs]));
-    Map<JoinMode, double[]> secureByMode = new java.util.LinkedHashMap<>();
-    modes.forEach(m -> secureByMode.put(m, new double[runs]));
-    // per mode, the bytes between the parties (A's sent and received) in the last run
-    Map<JoinMode, Long> bytesByMode = new java.util.LinkedHashMap<>();
-    double[] secure = secureByPolicy.get(policies.get(0));
+    List<Prefilter> prefilters = o.get(PREFILTER).values();
+    List<Variant> variants = Variant.of(policies, modes, prefilters);
+    // per variant, the runs' wall times, and the bytes between the organisations in the last run
+    Map<Variant, double[]> secureByVariant = new java.util.LinkedHashMap<>();
+    variants.forEach(v -> secureByVariant.put(v, new double[runs]));
+    Map<Variant, Long> bytesByVariant = new java.util.LinkedHashMap<>();
+    Map<Variant, JsonNode> prefilterByVariant = new java.util.LinkedHashMap<>();
+    double[] secure = secureByVariant.get(variants.get(0));
     double[] insecure = new double[o.get(NO_INSECURE) ? 0 : runs];
     boolean correct = true;
     RowDigest reference = null;
@@ -277,56 +334,46 @@ public final class JoinBenchmark {
     for (int r = 0; r < runs; r++) {
       Path out = work.resolve("out");
       RowDigest got = null;
-      for (String policy : policies) {
-        for (JoinMode mode : modes) {
-          if (!policy.equals(policies.get(0)) && mode != modes.get(0)) {
-            continue; // policies are compared in the first mode, modes with the first policy
+      for (Variant v : variants) {
+        deleteTree(out);
+        Map<String, String> opts = new HashMap<>();
+        opts.put("a", partsA.toString());
+        opts.put("b", partsB.toString());
+        opts.put("sql", sql);
+        opts.put("out", out.toString());
+        opts.put("parallelism", Integer.toString(parallelism));
+        opts.put("work", work.resolve("run").toString());
+        opts.put("public-size", v.policy());
+        opts.put("mode", v.mode().text());
+        opts.put("prefilter", v.prefilter().text());
+        for (TypedOption<?> k :
+            List.of(BINS, SIGMA, PROTOCOL, PARTY_HEAP, LABEL_BYTES, FILTER_BITS, FILTER_HASHES)) {
+          if (o.has(k)) {
+            opts.put(k.name(), k.print(o.get(k)));
           }
-          deleteTree(out);
-          Map<String, String> opts = new HashMap<>();
-          opts.put("a", partsA.toString());
-          opts.put("b", partsB.toString());
-          opts.put("sql", sql);
-          opts.put("out", out.toString());
-          opts.put("parallelism", Integer.toString(parallelism));
-          opts.put("work", work.resolve("run").toString());
-          opts.put("public-size", policy);
-          opts.put("mode", mode.text());
-          for (TypedOption<?> k : List.of(BINS, SIGMA, PROTOCOL, PARTY_HEAP, LABEL_BYTES)) {
-            if (o.has(k)) {
-              opts.put(k.name(), k.print(o.get(k)));
-            }
-          }
-          log.printf(
-              Locale.ROOT,
-              "== run %d of %d: private join of %,d x %,d rows, public size %s, mode %s%n",
-              r + 1,
-              runs,
-              rows,
-              rowsB,
-              policy,
-              mode.text());
-          LocalJoin.Result res = LocalJoin.run(opts, log, hooks);
-          if (mode == modes.get(0)) {
-            secureByPolicy.get(policy)[r] = res.seconds();
-          }
-          if (policy.equals(policies.get(0))) {
-            secureByMode.get(mode)[r] = res.seconds();
-            JsonNode summaryA = Json.parse(res.summaryA());
-            bytesByMode.put(
-                mode,
-                summaryA.path("bytes_sent").asLong() + summaryA.path("bytes_received").asLong());
-          }
-          secureRuns.add(res.toJson());
-          RowDigest d = digestAvro(out);
-          if (got != null && !got.equals(d)) {
-            log.printf(
-                "MISMATCH: public size %s, mode %s gave %s; public size %s, mode %s gave %s%n",
-                policies.get(0), modes.get(0).text(), got, policy, mode.text(), d);
-            correct = false;
-          }
-          got = got == null ? d : got;
         }
+        log.printf(
+            Locale.ROOT,
+            "== run %d of %d: private join of %,d x %,d rows, %s%n",
+            r + 1,
+            runs,
+            rows,
+            rowsB,
+            v.text());
+        LocalJoin.Result res = LocalJoin.run(opts, log, hooks);
+        secureByVariant.get(v)[r] = res.seconds();
+        JsonNode summaryA = Json.parse(res.summaryA());
+        JsonNode summaryB = Json.parse(res.summaryB());
+        bytesByVariant.put(v, bytesBetweenOrganisations(summaryA, summaryB));
+        prefilterByVariant.put(v, prefilterFigures(summaryA, summaryB));
+        secureRuns.add(res.toJson());
+        RowDigest d = digestAvro(out);
+        if (got != null && !got.equals(d)) {
+          log.printf(
+              "MISMATCH: %s gave %s; %s gave %s%n", variants.get(0).text(), got, v.text(), d);
+          correct = false;
+        }
+        got = got == null ? d : got;
       }
       if (insecure.length > 0) {
         log.printf(Locale.ROOT, "== run %d of %d: insecure Flink SQL join%n", r + 1, runs);
@@ -383,11 +430,27 @@ public final class JoinBenchmark {
         n.set("net", netJson);
       }
       ObjectNode byPolicy = n.putObject("secure_seconds_median_by_public_size");
-      secureByPolicy.forEach((ps, t) -> byPolicy.put(ps, Json.three(median(t))));
       ObjectNode byMode = n.putObject("secure_seconds_median_by_mode");
-      secureByMode.forEach((m, t) -> byMode.put(m.text(), Json.three(median(t))));
       ObjectNode bytes = n.putObject("bytes_between_parties_by_mode");
-      bytesByMode.forEach((m, b) -> bytes.put(m.text(), b));
+      ObjectNode byFilter = n.putObject("secure_seconds_median_by_prefilter");
+      ObjectNode bytesByFilter = n.putObject("bytes_between_organisations_by_prefilter");
+      ObjectNode filterFigures = n.putObject("prefilter_by_prefilter");
+      Variant first = variants.get(0);
+      for (Variant v : variants) {
+        java.math.BigDecimal t = Json.three(median(secureByVariant.get(v)));
+        if (v.mode() == first.mode() && v.prefilter() == first.prefilter()) {
+          byPolicy.put(v.policy(), t);
+        }
+        if (v.policy().equals(first.policy()) && v.prefilter() == first.prefilter()) {
+          byMode.put(v.mode().text(), t);
+          bytes.put(v.mode().text(), bytesByVariant.get(v));
+        }
+        if (v.policy().equals(first.policy()) && v.mode() == first.mode()) {
+          byFilter.put(v.prefilter().text(), t);
+          bytesByFilter.put(v.prefilter().text(), bytesByVariant.get(v));
+          filterFigures.set(v.prefilter().text(), prefilterByVariant.get(v));
+        }
+      }
       ArrayNode runsJson = n.putArray("secure_runs");
       // each run as ./psi local --json prints it
       secureRuns.forEach(r -> runsJson.addRawValue(new RawValue(r)));
@@ -413,29 +476,51 @@ public final class JoinBenchmark {
             o.get(NET).text(),
             netMeasured);
       }
-      secureByPolicy.forEach(
-          (ps, t) ->
-              System.out.printf(
-                  Locale.ROOT,
-                  "  public size %s: median %.1f s (WHERE selectivity %s)%n",
-                  ps,
-                  median(t),
-                  fmt(selectivity)));
-      if (modes.size() > 1) {
-        double first = median(secureByMode.get(modes.get(0)));
-        secureByMode.forEach(
-            (m, t) ->
-                System.out.printf(
-                    Locale.ROOT,
-                    "  mode %s: median %.1f s (%.2f x mode %s), %,d bytes between the parties%n",
-                    m.text(),
-                    median(t),
-                    median(t) / first,
-                    modes.get(0).text(),
-                    bytesByMode.get(m)));
+      Variant first = variants.get(0);
+      double firstMedian = median(secureByVariant.get(first));
+      for (Variant v : variants) {
+        double t = median(secureByVariant.get(v));
+        System.out.printf(
+            Locale.ROOT,
+            "  %s: median %.1f s (%.2f x the first), %,d bytes between the organisations%s%n",
+            v.text(),
+            t,
+            t / firstMedian,
+            bytesByVariant.get(v),
+            selectivity < 1 ? " (WHERE selectivity " + fmt(selectivity) + ")" : "");
+        JsonNode f = prefilterByVariant.get(v);
+        if (f != null && !f.isNull()) {
+          System.out.println("    prefilter: " + f);
+        }
       }
     }
     System.exit(correct ? 0 : 1);
+  }
+
+  /**
+   * The bytes that crossed between organisations in one join: what A sent to and received from B
+   * (its summary counts both directions of every A-B stream), plus each party's traffic with the
+   * helper when there is one.
+   */
+  static long bytesBetweenOrganisations(JsonNode summaryA, JsonNode summaryB) {
+    long ab = summaryA.path("bytes_sent").asLong() + summaryA.path("bytes_received").asLong();
+    return ab + helperBytes(summaryA) + helperBytes(summaryB);
+  }
+
+  private static long helperBytes(JsonNode summary) {
+    JsonNode p = summary.path("prefilter");
+    return p.path("bytes_to_helper").asLong() + p.path("bytes_from_helper").asLong();
+  }
+
+  /** Each party's pre-filter figures from its summary, or null without a pre-filter. */
+  static JsonNode prefilterFigures(JsonNode summaryA, JsonNode summaryB) {
+    if (!summaryA.has("prefilter")) {
+      return com.fasterxml.jackson.databind.node.NullNode.getInstance();
+    }
+    ObjectNode n = Json.object();
+    n.set("a", summaryA.get("prefilter"));
+    n.set("b", summaryB.path("prefilter"));
+    return n;
   }
 
   /** The bench query, with a WHERE keeping the first {@code selectivity} of each table's rows. */

@@ -180,6 +180,42 @@ class BenchCommandLinesTest {
   }
 
   @Test
+  void variantsChangeOneThingAtATime() {
+    var both = io.psiflink.api.JoinMode.BOTH;
+    var none = io.psiflink.api.Prefilter.NONE;
+    var helper = io.psiflink.api.Prefilter.HELPER;
+    assertEquals(
+        java.util.List.of(
+            new JoinBenchmark.Variant("rounded", both, none),
+            new JoinBenchmark.Variant("exact", both, none),
+            new JoinBenchmark.Variant("rounded", io.psiflink.api.JoinMode.LABELED, none),
+            new JoinBenchmark.Variant("rounded", both, helper)),
+        JoinBenchmark.Variant.of(
+            java.util.List.of("rounded", "exact"),
+            java.util.List.of(both, io.psiflink.api.JoinMode.LABELED),
+            JoinBenchmark.Prefilters.parse("none,helper").values()));
+    org.junit.jupiter.api.Assertions.assertThrows(
+        IllegalArgumentException.class, () -> JoinBenchmark.Prefilters.parse("helper,helper"));
+    org.junit.jupiter.api.Assertions.assertThrows(
+        IllegalArgumentException.class, () -> JoinBenchmark.Prefilters.parse("bloom"));
+  }
+
+  @Test
+  void bytesBetweenOrganisationsCountTheHelperToo() throws Exception {
+    var a =
+        Json.parse(
+            "{\"bytes_sent\": 100, \"bytes_received\": 50,"
+                + " \"prefilter\": {\"bytes_to_helper\": 7, \"bytes_from_helper\": 30}}");
+    var b =
+        Json.parse(
+            "{\"bytes_sent\": 50, \"bytes_received\": 100,"
+                + " \"prefilter\": {\"bytes_to_helper\": 7, \"bytes_from_helper\": 1}}");
+    assertEquals(195, JoinBenchmark.bytesBetweenOrganisations(a, b));
+    var plain = Json.parse("{\"bytes_sent\": 100, \"bytes_received\": 50}");
+    assertEquals(150, JoinBenchmark.bytesBetweenOrganisations(plain, plain));
+  }
+
+  @Test
   void helpListsEveryOption() {
     assertHelpLists(
         JoinBenchmark.SYNTAX,
@@ -200,6 +236,9 @@ class BenchCommandLinesTest {
         "--public-size",
         "--mode",
         "--label-bytes",
+        "--prefilter",
+        "--filter-bits",
+        "--filter-hashes",
         "--net");
     assertHelpLists(
         TableGenerator.SYNTAX,
