@@ -1,31 +1,32 @@
 package io.psiflink.helper;
 
+import io.psiflink.api.Role;
 import io.psiflink.bridge.BridgeClient;
 import io.psiflink.bridge.BridgeException;
 import io.psiflink.bridge.BridgeStream;
 import io.psiflink.bridge.BridgeTimeoutException;
 import io.psiflink.bridge.PartyCredentials;
 import java.security.KeyPair;
-import java.time.Duration;
+import java.security.MessageDigest;
 import java.util.Arrays;
 import java.util.Objects;
-import java.util.concurrent.atomic.AtomicReference;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * A party's side of the server-aided sample filter: sends this party's masked filter m_i to the
- * helper and receives the helper's B_C = m_A XNOR m_B, chunk by chunk (helper.proto has the wire).
+ * A party's side of the server-aided sample filter: receives what the helper deals to this party
+ * for the helper-dealt AND ({@link DealtAnd}; helper.proto has the wire). Party B receives a
+ * 16-byte seed of its strings m0, m1; party A a 16-byte seed of its choice string σ and m_σ = m0 ⊕
+ * σ·(m0 ⊕ m1) in full, chunk by chunk; {@link CorrelationStreams} expands the seeds. The party
+ * sends the helper nothing but its signed HELLO (and, as the acknowledgement, the end of its
+ * stream).
  *
  * <p>The stream to the helper goes through the relay like any peer's: {@link BridgeClient#open}
  * with the helper as callee, on (session, "prefilter-A"|"prefilter-B"). It is end-to-end
  * authenticated and sealed: signed HELLOs (this party's TLS key, the helper's), X25519, HKDF,
- * AES-256-GCM per chunk, so the relay learns only the traffic volume (2^L bits each way). The
- * helper's certificate must chain to this party's CA, carry the helper's name and, when the request
- * pins it, have that SHA-256.
- *
- * <p>Chunks are sent ahead of the answers by a sender thread, so flow control cannot deadlock: the
- * helper answers chunk c once it has chunk c of both parties.
+ * AES-256-GCM per frame, so the relay learns only the traffic volume (2^L bits to A, a seed to B).
+ * The helper's certificate must chain to this party's CA, carry the helper's name and, when the
+ * request pins it, have that SHA-256.
  */
 public final class HelperClient {
   private static final Logger LOG = LoggerFactory.getLogger(HelperClient.class);
@@ -70,45 +71,74 @@ public final class HelperClient {
     return 1L << (filterBits - 6);
   }
 
-  /** Chunk {@code index} of this party's masked filter. */
-  @FunctionalInterface
-  public interface ChunkSource {
-    /**
-     * Called on a sender thread of the exchange, for index 0, 1, ... in order, concurrently with
-     * {@link ChunkSink#accept} on the caller's thread; must return exactly {@link #chunkWords}
-     * words (the array is not kept after the call returns).
-     */
-    long[] chunk(int index);
+  /**
+   * What the helper dealt to this party: its 16-byte seed (A: of σ, stream {@link
+   * CorrelationStreams#SIGMA}; B: of m0 and m1, streams {@link CorrelationStreams#M0} and {@link
+   * CorrelationStreams#M1}). Copies the seed in and out; toString does not show it.
+   */
+  public record Dealt(byte[] seed) {
+    public Dealt {
+      Objects.requireNonNull(seed, "seed");
+      if (seed.length != CorrelationStreams.SEED_BYTES) {
+        throw new IllegalArgumentException(
+            "a dealt seed has " + CorrelationStreams.SEED_BYTES + " bytes, not " + seed.length);
+      }
+      seed = seed.clone();
+    }
+
+    @Override
+    public byte[] seed() {
+      return seed.clone();
+    }
+
+    /** The expansion of this seed (a new instance each call: one per thread). */
+    public CorrelationStreams streams() {
+      return new CorrelationStreams(seed);
+    }
+
+    @Override
+    public boolean equals(Object o) {
+      return o instanceof Dealt d && MessageDigest.isEqual(seed, d.seed);
+    }
+
+    @Override
+    public int hashCode() {
+      return Arrays.hashCode(seed);
+    }
+
+    @Override
+    public String toString() {
+      return "Dealt[seed=<" + seed.length + " bytes>]";
+    }
   }
 
-  /** Receives chunk {@code index} of the helper's combined filter, on the caller's thread. */
+  /** Receives chunk {@code index} of m_σ (party A only), on the caller's thread. */
   @FunctionalInterface
   public interface ChunkSink {
     void accept(int index, long[] words);
   }
 
   /**
-   * Streams this party's masked filter, chunk c = source.chunk(c) (chunkWords long words, bit i of
-   * the filter = bit (i &amp; 63) of word i &gt;&gt;&gt; 6), and hands the helper's combined chunk
-   * c to sink.accept(c, words) in order (the array may be reused after return). Blocks until done.
+   * Sends this party's HELLO to the helper and receives what it deals: for party A, chunk c of m_σ
+   * goes to sink.accept(c, words) for c = 0 .. chunks(L)-1 in order ({@link #chunkWords} words, bit
+   * i = bit (i &amp; 63) of word i &gt;&gt;&gt; 6; the array may be reused after return); for party
+   * B the sink is never called. Blocks until the helper has dealt to both parties (B's call returns
+   * once A has received all of m_σ too). Nothing reaches the sink unless it opened under this
+   * stream's key as exactly that chunk.
    *
+   * @return this party's seed
    * @throws BridgeException if the relay cannot give this party a stream to the helper (e.g. "party
    *     'h' is not connected to the relay", or it did not open the stream in time)
-   * @throws HelperException if the helper refuses or aborts the session, sends anything that does
-   *     not verify or open, or makes no progress within {@code request.timeout()}
-   * @throws IllegalArgumentException if {@code source} returns a chunk of the wrong length
+   * @throws HelperException if the helper refuses or aborts the session (e.g. the other party did
+   *     not arrive within the helper's session timeout), sends anything that does not verify or
+   *     open, or makes no progress within {@code request.timeout()}
    */
-  public static void exchange(
-      BridgeClient bridge,
-      PartyCredentials me,
-      HelperRequest request,
-      ChunkSource source,
-      ChunkSink sink)
+  public static Dealt receive(
+      BridgeClient bridge, PartyCredentials me, HelperRequest request, ChunkSink sink)
       throws BridgeException, HelperException {
     Objects.requireNonNull(bridge, "bridge");
     Objects.requireNonNull(me, "me");
     Objects.requireNonNull(request, "request");
-    Objects.requireNonNull(source, "source");
     Objects.requireNonNull(sink, "sink");
     if (request.helperParty().equals(me.partyName())
         || request.peerParty().equals(me.partyName())) {
@@ -120,43 +150,33 @@ public final class HelperClient {
     byte[] signed = HelperWire.sign(me, "party hello", request.session(), hello);
     BridgeStream stream =
         bridge.open(request.session(), HelperWire.channel(request.role()), request.helperParty());
-    new Exchange(stream, me, request, source, sink).run(dh, hello, signed);
+    return new Session(stream, me, request, sink).run(dh, hello, signed);
   }
 
-  /** One exchange's state: the stream, its watchdog and the sender thread. */
-  private static final class Exchange {
+  /** One party's session with the helper: the stream and its watchdog. */
+  private static final class Session {
     private final BridgeStream stream;
     private final PartyCredentials me;
     private final HelperRequest request;
-    private final ChunkSource source;
     private final ChunkSink sink;
     private final String helper;
-    private final int chunks;
-    private final AtomicReference<Throwable> senderFailure = new AtomicReference<>();
     private volatile long lastProgress = System.nanoTime();
     private volatile boolean timedOut;
     private volatile boolean done;
 
-    Exchange(
-        BridgeStream stream,
-        PartyCredentials me,
-        HelperRequest request,
-        ChunkSource source,
-        ChunkSink sink) {
+    Session(BridgeStream stream, PartyCredentials me, HelperRequest request, ChunkSink sink) {
       this.stream = stream;
       this.me = me;
       this.request = request;
-      this.source = source;
       this.sink = sink;
       this.helper = "helper '" + request.helperParty() + "'";
-      this.chunks = chunks(request.filterBits());
     }
 
-    void run(KeyPair dh, byte[] hello, byte[] signed) throws HelperException {
+    Dealt run(KeyPair dh, byte[] hello, byte[] signed) throws HelperException {
       Thread watchdog = new Thread(this::watch, "psi-helper-watchdog-" + request.session());
       watchdog.setDaemon(true);
       watchdog.start();
-      Thread sender = null;
+      byte[] seed = null;
       try {
         try {
           send(signed);
@@ -182,40 +202,71 @@ public final class HelperClient {
         } catch (HelperWire.WireException e) {
           throw new HelperException(helper + ": " + e.getMessage(), e);
         }
-        HelperWire.ChunkCipher out = new HelperWire.ChunkCipher(key);
         HelperWire.ChunkCipher in = new HelperWire.ChunkCipher(key);
         Arrays.fill(key, (byte) 0);
-        sender = new Thread(() -> sendChunks(out), "psi-helper-sender-" + request.session());
-        sender.setDaemon(true);
-        sender.start();
-        receiveChunks(in);
-        sender.join();
-        rethrowSenderFailure();
+        seed = receiveSeed(in);
+        boolean a = request.role().equals(Role.A);
+        if (a) {
+          receiveChunks(in);
+        }
+        try {
+          stream.finish(); // the acknowledgement: this party has all it was dealt
+        } catch (BridgeException e) {
+          throw new HelperException("cannot acknowledge to " + helper + ": " + e.getMessage(), e);
+        }
+        if (receive("the end of the stream") != null) {
+          throw new HelperException(
+              helper
+                  + " sent more than "
+                  + (a
+                      ? "the seed and the " + chunks(request.filterBits()) + " chunks"
+                      : "the seed"));
+        }
         done = true;
         stream.close();
         LOG.debug(
-            "party '{}' exchanged its filter with {} for session {}",
+            "party '{}' received its correlations from {} for session {}",
             me.partyName(),
             helper,
             request.session());
+        return new Dealt(seed);
       } catch (HelperException | RuntimeException e) {
         stream.abort(abortReason(e));
-        joinQuietly(sender);
         throw e;
-      } catch (InterruptedException e) {
-        stream.abort("party '" + me.partyName() + "' was interrupted");
-        Thread.currentThread().interrupt();
-        throw new HelperException("interrupted while exchanging with " + helper, e);
       } finally {
         done = true;
         watchdog.interrupt();
+        if (seed != null) {
+          Arrays.fill(seed, (byte) 0);
+        }
       }
     }
 
+    private byte[] receiveSeed(HelperWire.ChunkCipher in) throws HelperException {
+      byte[] sealed = receive("this party's seed");
+      if (sealed == null) {
+        throw new HelperException(helper + " ended the stream before this party's seed");
+      }
+      int expected = CorrelationStreams.SEED_BYTES + HelperWire.TAG_BYTES;
+      if (sealed.length != expected) {
+        throw new HelperException(
+            helper + " sent a seed frame of " + sealed.length + " bytes, expected " + expected);
+      }
+      byte[] seed = in.open(HelperWire.SEED, 0, sealed);
+      if (seed == null) {
+        throw new HelperException(
+            helper
+                + "'s seed failed authentication (altered, forged, replayed, reordered or not"
+                + " sealed for this stream)");
+      }
+      return seed;
+    }
+
     private void receiveChunks(HelperWire.ChunkCipher in) throws HelperException {
+      int chunks = chunks(request.filterBits());
       long[] words = new long[chunkWords(request.filterBits(), 0)];
       for (int c = 0; c < chunks; c++) {
-        byte[] sealed = receive("combined chunk " + c + " of " + chunks);
+        byte[] sealed = receive("chunk " + c + " of " + chunks);
         if (sealed == null) {
           throw new HelperException(
               helper + " ended the stream after " + c + " of " + chunks + " chunks");
@@ -246,32 +297,6 @@ public final class HelperClient {
         HelperWire.toWords(plain, words);
         sink.accept(c, words);
         lastProgress = System.nanoTime();
-      }
-      if (receive("the end of the stream") != null) {
-        throw new HelperException(helper + " sent more than the " + chunks + " chunks");
-      }
-    }
-
-    private void sendChunks(HelperWire.ChunkCipher out) {
-      try {
-        for (int c = 0; c < chunks; c++) {
-          long[] words = source.chunk(c);
-          int expected = chunkWords(request.filterBits(), c);
-          if (words == null || words.length != expected) {
-            throw new IllegalArgumentException(
-                "the filter source gave chunk "
-                    + c
-                    + " with "
-                    + (words == null ? "no array" : words.length + " words")
-                    + ", expected "
-                    + expected);
-          }
-          send(out.seal(HelperWire.TO_HELPER, c, HelperWire.toBytes(words, expected)));
-        }
-        stream.finish();
-      } catch (Throwable t) {
-        senderFailure.compareAndSet(null, t);
-        stream.abort(abortReason(t)); // wakes the receiving thread
       }
     }
 
@@ -304,15 +329,8 @@ public final class HelperClient {
           if (timedOut) {
             throw timeout(what);
           }
-          Throwable s = senderFailure.get();
-          if (s instanceof RuntimeException r) {
-            throw r;
-          }
-          if (s instanceof Error err) {
-            throw err;
-          }
           throw new HelperException(
-              "exchange with "
+              "session with "
                   + helper
                   + " failed while waiting for "
                   + what
@@ -330,24 +348,7 @@ public final class HelperClient {
               + request.timeout()
               + " (waiting for "
               + what
-              + "; the helper answers once both parties have arrived)");
-    }
-
-    private void rethrowSenderFailure() throws HelperException {
-      Throwable t = senderFailure.get();
-      if (t == null) {
-        return;
-      }
-      if (t instanceof RuntimeException r) {
-        throw r;
-      }
-      if (t instanceof Error e) {
-        throw e;
-      }
-      if (timedOut) {
-        throw timeout("the helper to take this party's chunks");
-      }
-      throw new HelperException("sending to " + helper + " failed: " + t.getMessage(), t);
+              + "; the helper deals once both parties have arrived)");
     }
 
     /** Aborts the stream once the helper made no progress for the request's timeout. */
@@ -368,24 +369,13 @@ public final class HelperClient {
           }
         }
       } catch (InterruptedException e) {
-        // the exchange ended
+        // the session ended
       }
     }
 
     private String abortReason(Throwable t) {
       String what = t instanceof HelperException ? t.getMessage() : "it failed locally";
       return "party " + request.role().label() + " stopped: " + what;
-    }
-
-    private static void joinQuietly(Thread t) {
-      if (t == null) {
-        return;
-      }
-      try {
-        t.join(Duration.ofSeconds(5).toMillis());
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-      }
     }
   }
 }

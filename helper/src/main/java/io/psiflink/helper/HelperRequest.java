@@ -18,7 +18,8 @@ import java.util.Objects;
  * @param filterBits L: the filter has 2^L bits; {@value HelperClient#MIN_FILTER_BITS} to {@value
  *     HelperClient#MAX_FILTER_BITS}
  * @param timeout how long this party waits for the helper to make progress: its HELLO (which comes
- *     once the other party has arrived too) and each combined chunk
+ *     once the other party has arrived too), its seed, each chunk of m_σ (A), and the end of the
+ *     session (B waits for it while A receives m_σ: 2^L bits)
  */
 public record HelperRequest(
     String session,

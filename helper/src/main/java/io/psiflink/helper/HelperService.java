@@ -10,6 +10,7 @@ import io.psiflink.bridge.Listening;
 import io.psiflink.bridge.PartyCredentials;
 import io.psiflink.bridge.PartyTrust;
 import java.security.KeyPair;
+import java.security.SecureRandom;
 import java.time.Duration;
 import java.util.Arrays;
 import java.util.HashMap;
@@ -27,20 +28,22 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The helper of the server-aided sample filter (issue 14): listens on the relay, and per session
- * takes the masked filters m_A and m_B of the two parties chunk by chunk and returns B_C = m_A XNOR
- * m_B to both, chunk by chunk (helper.proto has the wire, {@link HelperClient} the parties' side).
- * It never holds more than one chunk per party and never sees the mask, the hash key or the
- * permutation key: each m_i alone is uniformly random to it, and B_C (which it computes, and never
- * logs or measures) is the agreement pattern of the two permuted filters (docs/security.md).
+ * The helper of the server-aided sample filter (issue 14), a dealer of correlations: listens on the
+ * relay and, per session, deals random oblivious transfers, one per filter bit, to the two parties
+ * (docs/security.md, "Pre-filtering with a helper"): to B a fresh seed sB of its strings m0, m1; to
+ * A a fresh seed sA of its choice string σ and m_σ = m0 ⊕ σ·(m0 ⊕ m1) in full, chunk by chunk
+ * ({@link CorrelationStreams} expands the seeds, helper.proto has the wire, {@link HelperClient}
+ * the parties' side). It takes no data from the parties, only their signed HELLOs, so it learns the
+ * session id, the names and L; it holds one chunk of the expansions at a time.
  *
  * <p>Per session it checks each party's signed HELLO (certificate chains to the configured CA, CN
  * among the allowed parties and equal to the relay-authenticated name, signature, session, role,
  * this helper's name, L ≤ the configured maximum), waits up to the session timeout for the second
- * party, checks that both HELLOs agree (each names the other, same L), answers each with a signed
- * HELLO and then combines. Any fault aborts both streams with a reason that names the cause and the
- * party at fault, never data. It logs one line per session: session id, the two party names, L,
- * outcome, duration and the filter bytes in and out (2^L-determined), and nothing else.
+ * party, checks that both HELLOs agree (each names the other, same L), and only then answers each
+ * with a signed HELLO and deals: it never deals to a lone party. Any fault aborts both streams with
+ * a reason that names the cause and the party at fault, never data. It logs one line per session:
+ * session id, the two party names, L, outcome, duration and the bytes dealt (2^L-determined), and
+ * nothing else.
  *
  * <p>A dropped Listen call (relay restart, lost connection) is logged and listened again with
  * backoff. Thread-safe; {@link #close} ends every session with "helper shutting down".
@@ -55,6 +58,7 @@ public final class HelperService implements AutoCloseable {
   private final BridgeClient client;
   private final ExecutorService pool;
   private final ScheduledExecutorService timer;
+  private final SecureRandom random = new SecureRandom();
 
   /** Sessions with at least one party arrived, running or not; guarded by itself. */
   private final Map<String, Meeting> meetings = new HashMap<>();
@@ -80,7 +84,7 @@ public final class HelperService implements AutoCloseable {
     }
   }
 
-  /** A session at the helper: who arrived, and whether the combining started. */
+  /** A session at the helper: who arrived, and whether the dealing started. */
   private static final class Meeting {
     // sessions are keyed by the A-B session id alone: the parties' HELLOs bind it, and a third
     // arrival for a session that has both parties is refused
@@ -310,7 +314,7 @@ public final class HelperService implements AutoCloseable {
       Meeting ready = arrive(call.session(), new Arrival(stream, hello));
       handedOver = true;
       if (ready != null) {
-        combine(ready);
+        deal(ready);
       }
     } catch (HelperWire.WireException e) {
       refuse(stream, call, e.getMessage());
@@ -404,13 +408,18 @@ public final class HelperService implements AutoCloseable {
             + config.sessionTimeout();
     present.stream.abort("helper '" + self.partyName() + "': " + why);
     open.remove(present.stream);
-    logSession(m, present.hello.filterBits(), "failed: " + why, 0, 0);
+    logSession(m, present.hello.filterBits(), "failed: " + why, 0);
   }
 
-  // ---- the combining -------------------------------------------------------------------------
+  // ---- the dealing ---------------------------------------------------------------------------
 
-  private void combine(Meeting m) {
-    long in = 0;
+  /**
+   * Answers both HELLOs, then deals: B gets its seed sB, A its seed sA and m_σ chunk by chunk (m_σ
+   * = m0 ⊕ σ·(m0 ⊕ m1), expanded here from both seeds one chunk at a time). Each party then
+   * acknowledges by finishing its stream (A once it has every chunk), and the helper finishes both:
+   * so both parties succeed or both fail, and neither takes a half-dealt session for a whole one.
+   */
+  private void deal(Meeting m) {
     long out = 0;
     int bits = m.a.hello.filterBits();
     String outcome = "ok";
@@ -432,22 +441,9 @@ public final class HelperService implements AutoCloseable {
         Arrays.fill(key, (byte) 0);
         send(x, HelperWire.sign(self, "helper hello", m.session, hello));
       }
-      int chunks = HelperClient.chunks(bits);
-      for (int c = 0; c < chunks; c++) {
-        int bytes = HelperClient.chunkWords(bits, c) * 8;
-        byte[] fromA = readChunk(m.a, c, bytes);
-        byte[] fromB = readChunk(m.b, c, bytes);
-        in += 2L * bytes;
-        for (int i = 0; i < bytes; i++) {
-          fromA[i] = (byte) ~(fromA[i] ^ fromB[i]); // XNOR; bytewise = wordwise (little-endian)
-        }
-        Arrays.fill(fromB, (byte) 0);
-        send(m.a, m.a.cipher.seal(HelperWire.TO_PARTY, c, fromA));
-        send(m.b, m.b.cipher.seal(HelperWire.TO_PARTY, c, fromA));
-        out += 2L * bytes;
-      }
-      expectEnd(m.a, chunks);
-      expectEnd(m.b, chunks);
+      out += dealTo(m, bits);
+      expectEnd(m.a);
+      expectEnd(m.b);
       for (Arrival x : new Arrival[] {m.a, m.b}) {
         try {
           x.stream.finish();
@@ -477,7 +473,45 @@ public final class HelperService implements AutoCloseable {
       }
       open.remove(m.a.stream);
       open.remove(m.b.stream);
-      logSession(m, bits, outcome, in, out);
+      logSession(m, bits, outcome, out);
+    }
+  }
+
+  /** Sends sB to B, then sA and m_σ to A; returns the plaintext bytes sent. */
+  private long dealTo(Meeting m, int bits) throws Fault {
+    byte[] seedA = new byte[CorrelationStreams.SEED_BYTES];
+    byte[] seedB = new byte[CorrelationStreams.SEED_BYTES];
+    random.nextBytes(seedA);
+    random.nextBytes(seedB);
+    int words = HelperClient.chunkWords(bits, 0); // the largest chunk
+    long[] m0 = new long[words];
+    long[] m1 = new long[words];
+    long[] sigma = new long[words];
+    try {
+      // each seed goes only to its own party's stream, sealed under that stream's key
+      send(m.b, m.b.cipher.seal(HelperWire.SEED, 0, seedB));
+      send(m.a, m.a.cipher.seal(HelperWire.SEED, 0, seedA));
+      long sent = 2L * CorrelationStreams.SEED_BYTES;
+      CorrelationStreams ofA = new CorrelationStreams(seedA);
+      CorrelationStreams ofB = new CorrelationStreams(seedB);
+      int chunks = HelperClient.chunks(bits);
+      for (int c = 0; c < chunks; c++) {
+        int n = HelperClient.chunkWords(bits, c);
+        long first = (long) c * HelperClient.CHUNK_WORDS;
+        ofB.expand(CorrelationStreams.M0, first, m0, n);
+        ofB.expand(CorrelationStreams.M1, first, m1, n);
+        ofA.expand(CorrelationStreams.SIGMA, first, sigma, n);
+        DealtAnd.dealChoice(m0, m1, sigma, n); // m0 becomes m_σ
+        send(m.a, m.a.cipher.seal(HelperWire.TO_PARTY, c, HelperWire.toBytes(m0, n)));
+        sent += n * 8L;
+      }
+      return sent;
+    } finally {
+      Arrays.fill(seedA, (byte) 0);
+      Arrays.fill(seedB, (byte) 0);
+      Arrays.fill(m0, 0);
+      Arrays.fill(m1, 0);
+      Arrays.fill(sigma, 0);
     }
   }
 
@@ -510,37 +544,11 @@ public final class HelperService implements AutoCloseable {
     }
   }
 
-  private byte[] readChunk(Arrival x, int c, int bytes) throws Fault {
-    byte[] sealed;
-    try {
-      sealed = x.stream.receive();
-    } catch (BridgeException e) {
-      throw fault(x, "left mid-session (" + e.getMessage() + ")");
-    }
-    if (sealed == null) {
-      throw fault(x, "ended its stream after " + c + " chunks");
-    }
-    if (sealed.length != bytes + HelperWire.TAG_BYTES) {
-      throw fault(
-          x,
-          "sent chunk "
-              + c
-              + " of "
-              + sealed.length
-              + " bytes, expected "
-              + (bytes + HelperWire.TAG_BYTES));
-    }
-    byte[] plain = x.cipher.open(HelperWire.TO_HELPER, c, sealed);
-    if (plain == null) {
-      throw fault(x, "sent chunk " + c + " that failed authentication");
-    }
-    return plain;
-  }
-
-  private void expectEnd(Arrival x, int chunks) throws Fault {
+  /** The party's acknowledgement: the end of its stream, after which it sends nothing. */
+  private void expectEnd(Arrival x) throws Fault {
     try {
       if (x.stream.receive() != null) {
-        throw fault(x, "sent more than the " + chunks + " chunks");
+        throw fault(x, "sent data after its HELLO (the helper takes none)");
       }
     } catch (BridgeException e) {
       throw fault(x, "left before the end (" + e.getMessage() + ")");
@@ -560,16 +568,15 @@ public final class HelperService implements AutoCloseable {
     return new Fault(x, why, x.describe() + " broke off the session: " + why);
   }
 
-  private void logSession(Meeting m, int bits, String outcome, long in, long out) {
+  private void logSession(Meeting m, int bits, String outcome, long out) {
     LOG.info(
-        "session {}: parties '{}' (A) and '{}' (B), L={}, {}, duration={}, bytesIn={}, bytesOut={}",
+        "session {}: parties '{}' (A) and '{}' (B), L={}, {}, duration={}, bytesOut={}",
         m.session,
         m.a == null ? "-" : m.a.hello.party(),
         m.b == null ? "-" : m.b.hello.party(),
         bits,
         outcome,
         Duration.ofNanos(System.nanoTime() - m.startNanos),
-        in,
         out);
   }
 }

@@ -51,11 +51,17 @@ final class HelperWire {
   static final int MAX_DH_BYTES = 64;
   static final int TAG_BYTES = 16;
 
-  /** Direction of a chunk: party to helper. */
+  /**
+   * Kind of a sealed frame (its nonce and associated data carry it): party to helper. No honest
+   * party sends one; kept so that a frame sealed in this direction never opens as another kind.
+   */
   static final byte TO_HELPER = 0;
 
-  /** Direction of a chunk: helper to party. */
+  /** Kind of a sealed frame: helper to party A, chunk c of m_σ. */
   static final byte TO_PARTY = 1;
+
+  /** Kind of a sealed frame: helper to party, its 16-byte correlation seed (index 0). */
+  static final byte SEED = 2;
 
   private HelperWire() {}
 
@@ -316,7 +322,11 @@ final class HelperWire {
     }
   }
 
-  /** AES-256-GCM sealing of chunks under one stream's frame key. Not thread-safe. */
+  /**
+   * AES-256-GCM sealing of frames under one stream's frame key; {@code kind} ({@link #TO_HELPER},
+   * {@link #TO_PARTY}, {@link #SEED}) and the index are in the nonce and the associated data, so a
+   * frame opens only as the kind and index it was sealed for. Not thread-safe.
+   */
   static final class ChunkCipher {
     private final SecretKeySpec key;
     private final Cipher cipher;
@@ -330,24 +340,24 @@ final class HelperWire {
       }
     }
 
-    byte[] seal(byte dir, int chunk, byte[] plain) {
+    byte[] seal(byte kind, int index, byte[] plain) {
       try {
-        cipher.init(Cipher.ENCRYPT_MODE, key, new GCMParameterSpec(128, nonce(dir, chunk)));
-        cipher.updateAAD(aad(dir, chunk));
+        cipher.init(Cipher.ENCRYPT_MODE, key, new GCMParameterSpec(128, nonce(kind, index)));
+        cipher.updateAAD(aad(kind, index));
         return cipher.doFinal(plain);
       } catch (GeneralSecurityException e) {
         throw new IllegalStateException("AES-GCM sealing failed", e);
       }
     }
 
-    /** Opens chunk {@code chunk} of direction {@code dir}; null if it does not authenticate. */
-    byte[] open(byte dir, int chunk, byte[] sealed) {
+    /** Opens frame {@code index} of kind {@code kind}; null if it does not authenticate. */
+    byte[] open(byte kind, int index, byte[] sealed) {
       if (sealed.length < TAG_BYTES) {
         return null;
       }
       try {
-        cipher.init(Cipher.DECRYPT_MODE, key, new GCMParameterSpec(128, nonce(dir, chunk)));
-        cipher.updateAAD(aad(dir, chunk));
+        cipher.init(Cipher.DECRYPT_MODE, key, new GCMParameterSpec(128, nonce(kind, index)));
+        cipher.updateAAD(aad(kind, index));
         return cipher.doFinal(sealed);
       } catch (javax.crypto.AEADBadTagException e) {
         return null;
@@ -356,17 +366,17 @@ final class HelperWire {
       }
     }
 
-    private static byte[] nonce(byte dir, int chunk) {
-      return ByteBuffer.allocate(12).put(dir).put(new byte[3]).putLong(chunk).array();
+    private static byte[] nonce(byte kind, int index) {
+      return ByteBuffer.allocate(12).put(kind).put(new byte[3]).putLong(index).array();
     }
 
-    private static byte[] aad(byte dir, int chunk) {
+    private static byte[] aad(byte kind, int index) {
       byte[] label = CHUNK_AAD.getBytes(StandardCharsets.US_ASCII);
       return ByteBuffer.allocate(label.length + 6)
           .put(label)
           .put((byte) 0)
-          .put(dir)
-          .putInt(chunk)
+          .put(kind)
+          .putInt(index)
           .array();
     }
   }

@@ -94,61 +94,107 @@ final class HelperBed implements AutoCloseable {
         session, role, role.equals(Role.A) ? B : A, HELPER, null, bits, timeout);
   }
 
-  /** A party's masked filter: deterministic random words. */
-  static long[] filter(long seed, int bits) {
-    long[] w = new long[1 << (bits - 6)];
-    SplittableRandom r = new SplittableRandom(seed);
-    for (int i = 0; i < w.length; i++) {
-      w[i] = r.nextLong();
-    }
-    return w;
-  }
+  /** What one party's {@link HelperClient#receive} gave: its seed, and m_σ (A) or null (B). */
+  record Received(HelperClient.Dealt dealt, long[] mSigma) {}
 
-  /** The oracle: m_A XNOR m_B, computed here word by word. */
-  static long[] xnor(long[] a, long[] b) {
-    long[] out = new long[a.length];
-    for (int i = 0; i < a.length; i++) {
-      out[i] = ~(a[i] ^ b[i]);
-    }
-    return out;
-  }
-
-  /** Chunk c of a whole filter. */
-  static long[] slice(long[] filter, int bits, int c) {
-    int n = HelperClient.chunkWords(bits, c);
-    long[] out = new long[n];
-    System.arraycopy(filter, c * HelperClient.CHUNK_WORDS, out, 0, n);
-    return out;
-  }
-
-  /** Runs one party's exchange of {@code filter}; the future gives the combined filter received. */
-  static Future<long[]> exchange(
-      ExecutorService pool,
-      BridgeClient client,
-      PartyCredentials me,
-      HelperRequest request,
-      long[] filter) {
-    Callable<long[]> task =
+  /** Runs one party's receive; checks the sink's calls (in order, all chunks for A, none for B). */
+  static Future<Received> receive(
+      ExecutorService pool, BridgeClient client, PartyCredentials me, HelperRequest request) {
+    Callable<Received> task =
         () -> {
           int bits = request.filterBits();
-          long[] got = new long[1 << (bits - 6)];
+          boolean a = request.role().equals(Role.A);
+          long[] got = a ? new long[1 << (bits - 6)] : null;
           int[] next = {0};
-          HelperClient.exchange(
-              client,
-              me,
-              request,
-              c -> slice(filter, bits, c),
-              (c, words) -> {
-                if (c != next[0]++) {
-                  throw new AssertionError("chunk " + c + " out of order");
-                }
-                System.arraycopy(words, 0, got, c * HelperClient.CHUNK_WORDS, words.length);
-              });
-          if (next[0] != HelperClient.chunks(bits)) {
-            throw new AssertionError("got " + next[0] + " chunks");
+          HelperClient.Dealt dealt =
+              HelperClient.receive(
+                  client,
+                  me,
+                  request,
+                  (c, words) -> {
+                    if (!a) {
+                      throw new AssertionError("party B's sink was called");
+                    }
+                    if (c != next[0]++) {
+                      throw new AssertionError("chunk " + c + " out of order");
+                    }
+                    if (words.length != HelperClient.chunkWords(bits, c)) {
+                      throw new AssertionError("chunk " + c + " has " + words.length + " words");
+                    }
+                    System.arraycopy(words, 0, got, c * HelperClient.CHUNK_WORDS, words.length);
+                  });
+          if (next[0] != (a ? HelperClient.chunks(bits) : 0)) {
+            throw new AssertionError("the sink got " + next[0] + " chunks");
           }
-          return got;
+          return new Received(dealt, got);
         };
     return pool.submit(task);
+  }
+
+  /**
+   * The oracle of {@link CorrelationStreams}: words [0, words) of stream {@code stream} of {@code
+   * seed}, as AES-128-ECB of the counter blocks (stream ‖ counter, big-endian), little-endian.
+   */
+  static long[] expand(byte[] seed, int stream, int words) throws Exception {
+    javax.crypto.Cipher ecb = javax.crypto.Cipher.getInstance("AES/ECB/NoPadding");
+    ecb.init(javax.crypto.Cipher.ENCRYPT_MODE, new javax.crypto.spec.SecretKeySpec(seed, "AES"));
+    int blocks = (words + 1) / 2;
+    java.nio.ByteBuffer counters = java.nio.ByteBuffer.allocate(blocks * 16);
+    for (long b = 0; b < blocks; b++) {
+      counters.putLong(stream).putLong(b);
+    }
+    byte[] ks = ecb.doFinal(counters.array());
+    long[] out = new long[words];
+    java.nio.ByteBuffer.wrap(ks)
+        .order(java.nio.ByteOrder.LITTLE_ENDIAN)
+        .asLongBuffer()
+        .get(out, 0, words);
+    return out;
+  }
+
+  /**
+   * Checks that A's and B's deals are one random OT per bit, against the oracle expansion: m_σ = m0
+   * ⊕ σ·(m0 ⊕ m1), bit by bit; and that DealtAnd over them gives x AND y for random x, y.
+   */
+  static void assertCorrelated(Received a, Received b, int bits, long seed) throws Exception {
+    int words = 1 << (bits - 6);
+    byte[] sa = a.dealt().seed();
+    byte[] sb = b.dealt().seed();
+    if (java.util.Arrays.equals(sa, sb)) {
+      throw new AssertionError("A and B were dealt the same seed");
+    }
+    long[] sigma = expand(sa, CorrelationStreams.SIGMA, words);
+    long[] m0 = expand(sb, CorrelationStreams.M0, words);
+    long[] m1 = expand(sb, CorrelationStreams.M1, words);
+    long[] mSigma = a.mSigma();
+    for (int i = 0; i < words * 64; i++) {
+      int w = i >>> 6;
+      long chosen = ((sigma[w] >>> i) & 1) == 0 ? m0[w] : m1[w];
+      if ((((mSigma[w] ^ chosen) >>> i) & 1) != 0) {
+        throw new AssertionError("m_σ bit " + i + " is not m_σ(bit)");
+      }
+    }
+    // the A-B part of the AND, run over the dealt correlations
+    SplittableRandom r = new SplittableRandom(seed);
+    long[] x = new long[words];
+    long[] y = new long[words];
+    for (int i = 0; i < words; i++) {
+      x[i] = r.nextLong();
+      y[i] = r.nextLong();
+    }
+    long[] e = sigma.clone();
+    DealtAnd.maskChoice(e, x, words); // A -> B
+    long[] w = e;
+    DealtAnd.answer(w, y, m0, m1, words); // B -> A
+    long[] c = w;
+    DealtAnd.open(c, x, mSigma, words); // A
+    for (int i = 0; i < words; i++) {
+      if (c[i] != (x[i] & y[i])) {
+        throw new AssertionError("c != x AND y at word " + i);
+      }
+    }
+    if (DealtAnd.firstOutside(c, y, words) != -1) {
+      throw new AssertionError("B refuses an honest c");
+    }
   }
 }

@@ -117,21 +117,17 @@ class HelperMainTest {
         int bits = 24; // 4 chunks
         Duration timeout = Duration.ofSeconds(20);
         CountDownLatch atChunk1 = new CountDownLatch(1);
-        long[] ma = HelperBed.filter(1, bits);
         Future<?> fa =
             pool.submit(
                 () -> {
-                  HelperClient.exchange(
+                  HelperClient.receive(
                       bed.client(HelperBed.A),
                       bed.creds(HelperBed.A),
                       HelperBed.request("killed", Role.A, bits, timeout),
-                      c -> {
+                      (c, w) -> {
                         if (c == 1) {
                           atChunk1.countDown();
                         }
-                        return HelperBed.slice(ma, bits, c);
-                      },
-                      (c, w) -> {
                         try {
                           Thread.sleep(200); // keeps the session going while the helper dies
                         } catch (InterruptedException e) {
@@ -140,13 +136,12 @@ class HelperMainTest {
                       });
                   return null;
                 });
-        Future<long[]> fb =
-            HelperBed.exchange(
+        Future<HelperBed.Received> fb =
+            HelperBed.receive(
                 pool,
                 bed.client(HelperBed.B),
                 bed.creds(HelperBed.B),
-                HelperBed.request("killed", Role.B, bits, timeout),
-                HelperBed.filter(2, bits));
+                HelperBed.request("killed", Role.B, bits, timeout));
         assertTrue(atChunk1.await(30, TimeUnit.SECONDS));
         long start = System.nanoTime();
         p.destroyForcibly(); // SIGKILL: no goodbye from the helper

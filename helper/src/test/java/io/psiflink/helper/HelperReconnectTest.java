@@ -1,6 +1,5 @@
 package io.psiflink.helper;
 
-import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.psiflink.api.HostPort;
@@ -63,25 +62,21 @@ class HelperReconnectTest {
           BridgeClient a = client(pki, HelperBed.A, port);
           BridgeClient b = client(pki, HelperBed.B, port)) {
         await(helper::isListening, "the helper listens on the restarted relay");
-        long[] ma = HelperBed.filter(11, 10);
-        long[] mb = HelperBed.filter(12, 10);
         Duration t = Duration.ofSeconds(20);
-        Future<long[]> fa =
-            HelperBed.exchange(
+        Future<HelperBed.Received> fa =
+            HelperBed.receive(
                 pool,
                 a,
                 pki.credentials(HelperBed.A),
-                HelperBed.request("after-restart", Role.A, 10, t),
-                ma);
-        Future<long[]> fb =
-            HelperBed.exchange(
+                HelperBed.request("after-restart", Role.A, 10, t));
+        Future<HelperBed.Received> fb =
+            HelperBed.receive(
                 pool,
                 b,
                 pki.credentials(HelperBed.B),
-                HelperBed.request("after-restart", Role.B, 10, t),
-                mb);
-        assertArrayEquals(HelperBed.xnor(ma, mb), fa.get(30, TimeUnit.SECONDS));
-        assertArrayEquals(HelperBed.xnor(ma, mb), fb.get(30, TimeUnit.SECONDS));
+                HelperBed.request("after-restart", Role.B, 10, t));
+        HelperBed.assertCorrelated(
+            fa.get(30, TimeUnit.SECONDS), fb.get(30, TimeUnit.SECONDS), 10, 11);
       }
     }
   }

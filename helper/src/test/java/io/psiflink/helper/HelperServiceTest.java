@@ -1,8 +1,10 @@
 package io.psiflink.helper;
 
-import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -11,11 +13,16 @@ import io.psiflink.bridge.BridgeClient;
 import io.psiflink.bridge.BridgeException;
 import io.psiflink.bridge.BridgePeerException;
 import io.psiflink.bridge.BridgeStream;
+import io.psiflink.bridge.PartyCredentials;
 import io.psiflink.bridge.PartyTrust;
 import io.psiflink.bridge.ThrowawayPki;
 import java.nio.file.Path;
+import java.security.KeyPair;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HexFormat;
+import java.util.List;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
@@ -28,7 +35,10 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
-/** Two parties' clients and the helper service over a real relay with TLS on loopback. */
+/**
+ * Two parties' clients and the helper service over a real relay with TLS on loopback; what they are
+ * dealt is checked against an AES-ECB expansion of the seeds done in the test (HelperBed).
+ */
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
 class HelperServiceTest {
   private static final Duration TIMEOUT = Duration.ofSeconds(20);
@@ -47,21 +57,21 @@ class HelperServiceTest {
     pool.shutdownNow();
   }
 
-  /** Runs a session of both parties and checks both received m_A XNOR m_B. */
-  static void assertCombines(
+  /** Runs a session of both parties and checks their deals form one random OT per bit. */
+  static HelperBed.Received[] assertDeals(
       ExecutorService pool, HelperBed bed, BridgeClient a, BridgeClient b, String session, int bits)
       throws Exception {
-    long[] ma = HelperBed.filter(session.hashCode() * 31L + 1, bits);
-    long[] mb = HelperBed.filter(session.hashCode() * 31L + 2, bits);
-    Future<long[]> fa =
-        HelperBed.exchange(
-            pool, a, bed.creds(HelperBed.A), HelperBed.request(session, Role.A, bits, TIMEOUT), ma);
-    Future<long[]> fb =
-        HelperBed.exchange(
-            pool, b, bed.creds(HelperBed.B), HelperBed.request(session, Role.B, bits, TIMEOUT), mb);
-    long[] expected = HelperBed.xnor(ma, mb);
-    assertArrayEquals(expected, fa.get(30, TimeUnit.SECONDS), "A's combined filter");
-    assertArrayEquals(expected, fb.get(30, TimeUnit.SECONDS), "B's combined filter");
+    Future<HelperBed.Received> fa =
+        HelperBed.receive(
+            pool, a, bed.creds(HelperBed.A), HelperBed.request(session, Role.A, bits, TIMEOUT));
+    Future<HelperBed.Received> fb =
+        HelperBed.receive(
+            pool, b, bed.creds(HelperBed.B), HelperBed.request(session, Role.B, bits, TIMEOUT));
+    HelperBed.Received ra = fa.get(30, TimeUnit.SECONDS);
+    HelperBed.Received rb = fb.get(30, TimeUnit.SECONDS);
+    assertNull(rb.mSigma(), "B gets no m_σ");
+    HelperBed.assertCorrelated(ra, rb, bits, session.hashCode());
+    return new HelperBed.Received[] {ra, rb};
   }
 
   @Test
@@ -81,14 +91,143 @@ class HelperServiceTest {
   }
 
   @Test
-  void theCombinedFilterIsTheXnorOfBothMaskedFilters() throws Exception {
+  void theDealsAreOneRandomOtPerBitAndGiveTheAnd() throws Exception {
     try (HelperBed bed = new HelperBed(pki)) {
       bed.helper();
       BridgeClient a = bed.client(HelperBed.A);
       BridgeClient b = bed.client(HelperBed.B);
-      assertCombines(pool, bed, a, b, "one-chunk", 10);
-      assertCombines(pool, bed, a, b, "smallest", 6);
-      assertCombines(pool, bed, a, b, "two-chunks", 23); // 2 chunks of 2^16 words
+      assertDeals(pool, bed, a, b, "one-chunk", 10);
+      assertDeals(pool, bed, a, b, "smallest", 6);
+      assertDeals(pool, bed, a, b, "two-chunks", 23); // 2 chunks of 2^16 words
+    }
+  }
+
+  @Test
+  void everySessionGetsFreshSeeds() throws Exception {
+    try (HelperBed bed = new HelperBed(pki)) {
+      bed.helper();
+      BridgeClient a = bed.client(HelperBed.A);
+      BridgeClient b = bed.client(HelperBed.B);
+      HelperBed.Received[] first = assertDeals(pool, bed, a, b, "fresh-1", 10);
+      HelperBed.Received[] second = assertDeals(pool, bed, a, b, "fresh-2", 10);
+      assertFalse(Arrays.equals(first[0].dealt().seed(), second[0].dealt().seed()), "A's seeds");
+      assertFalse(Arrays.equals(first[1].dealt().seed(), second[1].dealt().seed()), "B's seeds");
+      assertFalse(Arrays.equals(first[0].mSigma(), second[0].mSigma()), "A's m_σ");
+      assertFalse(first[0].dealt().toString().contains("seed=["), "toString hides the seed");
+    }
+  }
+
+  /** A party double that records the sealed frames its stream carried, and opens them. */
+  static List<byte[]> recordStream(BridgeClient client, PartyCredentials me, HelperRequest r)
+      throws Exception {
+    KeyPair dh = HelperWire.x25519();
+    byte[] hello = HelperWire.partyHello(r, me, dh.getPublic().getEncoded());
+    try (BridgeStream s = client.open(r.session(), HelperWire.channel(r.role()), r.helperParty())) {
+      s.send(HelperWire.sign(me, "party hello", r.session(), hello));
+      HelperWire.HelperHelloView h = HelperWire.verifyHelperHello(s.receive(), me, r, hello);
+      HelperWire.ChunkCipher cipher =
+          new HelperWire.ChunkCipher(
+              HelperWire.frameKey(
+                  dh.getPrivate(), h.dhPublic(), r.session(), hello, h.helloBytes()));
+      int expected = r.role().equals(Role.A) ? 1 + HelperClient.chunks(r.filterBits()) : 1;
+      List<byte[]> sealed = new ArrayList<>();
+      for (byte[] f = s.receive(); f != null; f = s.receive()) {
+        sealed.add(f);
+        if (sealed.size() == expected) {
+          s.finish(); // the acknowledgement; anything after it is still recorded
+        }
+      }
+      List<byte[]> plain = new ArrayList<>();
+      for (int i = 0; i < sealed.size(); i++) {
+        byte[] p =
+            i == 0
+                ? cipher.open(HelperWire.SEED, 0, sealed.get(0))
+                : cipher.open(HelperWire.TO_PARTY, i - 1, sealed.get(i));
+        assertNotNull(p, "frame " + i + " opens as what it should be");
+        plain.add(p);
+      }
+      return plain;
+    }
+  }
+
+  private static boolean contains(byte[] haystack, byte[] needle) {
+    for (int i = 0; i + needle.length <= haystack.length; i++) {
+      if (Arrays.equals(haystack, i, i + needle.length, needle, 0, needle.length)) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  @Test
+  void eachStreamCarriesOnlyItsOwnPartysDeal() throws Exception {
+    int bits = 23;
+    try (HelperBed bed = new HelperBed(pki)) {
+      bed.helper();
+      Future<List<byte[]>> fa =
+          pool.submit(
+              () ->
+                  recordStream(
+                      bed.client(HelperBed.A),
+                      bed.creds(HelperBed.A),
+                      HelperBed.request("carried", Role.A, bits, TIMEOUT)));
+      Future<List<byte[]>> fb =
+          pool.submit(
+              () ->
+                  recordStream(
+                      bed.client(HelperBed.B),
+                      bed.creds(HelperBed.B),
+                      HelperBed.request("carried", Role.B, bits, TIMEOUT)));
+      List<byte[]> toA = fa.get(30, TimeUnit.SECONDS);
+      List<byte[]> toB = fb.get(30, TimeUnit.SECONDS);
+      assertEquals(1, toB.size(), "B's stream carries exactly one sealed frame");
+      assertEquals(CorrelationStreams.SEED_BYTES, toB.get(0).length, "B's frame is a seed");
+      assertEquals(1 + HelperClient.chunks(bits), toA.size(), "A: its seed and the chunks");
+      byte[] sa = toA.get(0);
+      byte[] sb = toB.get(0);
+      assertEquals(CorrelationStreams.SEED_BYTES, sa.length);
+      for (int i = 0; i < toA.size(); i++) {
+        assertFalse(contains(toA.get(i), sb), "A's frame " + i + " carries B's seed");
+      }
+      assertFalse(Arrays.equals(sa, sb), "B's frame is not A's seed");
+      // what was carried is the deal: A's chunks are m_σ for these two seeds
+      long[] mSigma = new long[1 << (bits - 6)];
+      for (int c = 0; c + 1 < toA.size(); c++) {
+        long[] w = new long[HelperClient.chunkWords(bits, c)];
+        HelperWire.toWords(toA.get(c + 1), w);
+        System.arraycopy(w, 0, mSigma, c * HelperClient.CHUNK_WORDS, w.length);
+      }
+      HelperBed.assertCorrelated(
+          new HelperBed.Received(new HelperClient.Dealt(sa), mSigma),
+          new HelperBed.Received(new HelperClient.Dealt(sb), null),
+          bits,
+          7);
+    }
+  }
+
+  @Test
+  void aLonePartyIsDealtNothingAndTimesOutNamingTheMissingParty() throws Exception {
+    try (HelperBed bed = new HelperBed(pki)) {
+      bed.helper(bed.config(Duration.ofSeconds(1)));
+      PartyCredentials me = bed.creds(HelperBed.A);
+      HelperRequest r = HelperBed.request("alone", Role.A, 10, TIMEOUT);
+      byte[] hello = HelperWire.partyHello(r, me, HelperWire.x25519().getPublic().getEncoded());
+      try (BridgeStream s =
+          bed.client(HelperBed.A).open("alone", HelperWire.channel(Role.A), HelperBed.HELPER)) {
+        s.send(HelperWire.sign(me, "party hello", "alone", hello));
+        // the first thing on the stream is the abort: no HELLO, no seed, no chunk
+        BridgePeerException e = assertThrows(BridgePeerException.class, s::receive);
+        assertMentions(e, "party B ('party-b') did not reach the helper within PT1S");
+        assertEquals(0, s.bytesReceived(), "a lone party receives nothing");
+      }
+      // and through the client: a clear error, the sink never called
+      Future<HelperBed.Received> fa =
+          HelperBed.receive(
+              pool,
+              bed.client(HelperBed.A),
+              me,
+              HelperBed.request("alone-client", Role.A, 10, TIMEOUT));
+      assertMentions(failure(fa), "party B ('party-b') did not reach the helper within PT1S");
     }
   }
 
@@ -100,42 +239,35 @@ class HelperServiceTest {
           HexFormat.of().formatHex(PartyTrust.sha256(bed.creds(HelperBed.HELPER).certificate()));
       String wrong =
           HexFormat.of().formatHex(PartyTrust.sha256(bed.creds(HelperBed.X).certificate()));
-      long[] ma = HelperBed.filter(1, 10);
-      long[] mb = HelperBed.filter(2, 10);
-      // the right pin: the exchange works
-      Future<long[]> fa =
-          HelperBed.exchange(
+      // the right pin: the session works
+      Future<HelperBed.Received> fa =
+          HelperBed.receive(
               pool,
               bed.client(HelperBed.A),
               bed.creds(HelperBed.A),
               new HelperRequest(
-                  "pin-ok", Role.A, HelperBed.B, HelperBed.HELPER, right, 10, TIMEOUT),
-              ma);
-      Future<long[]> fb =
-          HelperBed.exchange(
+                  "pin-ok", Role.A, HelperBed.B, HelperBed.HELPER, right, 10, TIMEOUT));
+      Future<HelperBed.Received> fb =
+          HelperBed.receive(
               pool,
               bed.client(HelperBed.B),
               bed.creds(HelperBed.B),
-              HelperBed.request("pin-ok", Role.B, 10, TIMEOUT),
-              mb);
-      assertArrayEquals(HelperBed.xnor(ma, mb), fa.get(30, TimeUnit.SECONDS));
-      assertArrayEquals(HelperBed.xnor(ma, mb), fb.get(30, TimeUnit.SECONDS));
+              HelperBed.request("pin-ok", Role.B, 10, TIMEOUT));
+      HelperBed.assertCorrelated(fa.get(30, TimeUnit.SECONDS), fb.get(30, TimeUnit.SECONDS), 10, 3);
       // another pin: A refuses the helper, and B learns that A broke off
-      Future<long[]> ga =
-          HelperBed.exchange(
+      Future<HelperBed.Received> ga =
+          HelperBed.receive(
               pool,
               bed.client(HelperBed.A),
               bed.creds(HelperBed.A),
               new HelperRequest(
-                  "pin-bad", Role.A, HelperBed.B, HelperBed.HELPER, wrong, 10, TIMEOUT),
-              ma);
-      Future<long[]> gb =
-          HelperBed.exchange(
+                  "pin-bad", Role.A, HelperBed.B, HelperBed.HELPER, wrong, 10, TIMEOUT));
+      Future<HelperBed.Received> gb =
+          HelperBed.receive(
               pool,
               bed.client(HelperBed.B),
               bed.creds(HelperBed.B),
-              HelperBed.request("pin-bad", Role.B, 10, TIMEOUT),
-              mb);
+              HelperBed.request("pin-bad", Role.B, 10, TIMEOUT));
       HelperException ea = failure(ga);
       assertMentions(ea, "rejected the HELLO of helper 'helper'", "not the pinned one", wrong);
       HelperException eb = failure(gb);
@@ -147,20 +279,18 @@ class HelperServiceTest {
   void mismatchedFilterBitsAreRefusedNamingThem() throws Exception {
     try (HelperBed bed = new HelperBed(pki)) {
       bed.helper();
-      Future<long[]> fa =
-          HelperBed.exchange(
+      Future<HelperBed.Received> fa =
+          HelperBed.receive(
               pool,
               bed.client(HelperBed.A),
               bed.creds(HelperBed.A),
-              HelperBed.request("bits", Role.A, 10, TIMEOUT),
-              HelperBed.filter(1, 10));
-      Future<long[]> fb =
-          HelperBed.exchange(
+              HelperBed.request("bits", Role.A, 10, TIMEOUT));
+      Future<HelperBed.Received> fb =
+          HelperBed.receive(
               pool,
               bed.client(HelperBed.B),
               bed.creds(HelperBed.B),
-              HelperBed.request("bits", Role.B, 12, TIMEOUT),
-              HelperBed.filter(2, 12));
+              HelperBed.request("bits", Role.B, 12, TIMEOUT));
       assertMentions(
           failure(fa), "helper 'helper'", "different filter bits", "L = 10 at A, 12 at B");
       assertMentions(failure(fb), "helper 'helper'", "different filter bits");
@@ -171,20 +301,18 @@ class HelperServiceTest {
   void mismatchedNamesAreRefusedNamingThem() throws Exception {
     try (HelperBed bed = new HelperBed(pki)) {
       bed.helper();
-      Future<long[]> fa =
-          HelperBed.exchange(
+      Future<HelperBed.Received> fa =
+          HelperBed.receive(
               pool,
               bed.client(HelperBed.A),
               bed.creds(HelperBed.A),
-              new HelperRequest("names", Role.A, HelperBed.X, HelperBed.HELPER, null, 10, TIMEOUT),
-              HelperBed.filter(1, 10));
-      Future<long[]> fb =
-          HelperBed.exchange(
+              new HelperRequest("names", Role.A, HelperBed.X, HelperBed.HELPER, null, 10, TIMEOUT));
+      Future<HelperBed.Received> fb =
+          HelperBed.receive(
               pool,
               bed.client(HelperBed.B),
               bed.creds(HelperBed.B),
-              HelperBed.request("names", Role.B, 10, TIMEOUT),
-              HelperBed.filter(2, 10));
+              HelperBed.request("names", Role.B, 10, TIMEOUT));
       assertMentions(failure(fa), "do not name each other", "names 'party-x'");
       assertMentions(failure(fb), "do not name each other");
     }
@@ -195,20 +323,18 @@ class HelperServiceTest {
     try (HelperBed bed = new HelperBed(pki)) {
       bed.helper(bed.config(Duration.ofSeconds(1)));
       long start = System.nanoTime();
-      Future<long[]> fa =
-          HelperBed.exchange(
+      Future<HelperBed.Received> fa =
+          HelperBed.receive(
               pool,
               bed.client(HelperBed.A),
               bed.creds(HelperBed.A),
-              HelperBed.request("session-1", Role.A, 10, TIMEOUT),
-              HelperBed.filter(1, 10));
-      Future<long[]> fb =
-          HelperBed.exchange(
+              HelperBed.request("session-1", Role.A, 10, TIMEOUT));
+      Future<HelperBed.Received> fb =
+          HelperBed.receive(
               pool,
               bed.client(HelperBed.B),
               bed.creds(HelperBed.B),
-              HelperBed.request("session-2", Role.B, 10, TIMEOUT),
-              HelperBed.filter(2, 10));
+              HelperBed.request("session-2", Role.B, 10, TIMEOUT));
       assertMentions(failure(fa), "party B ('party-b') did not reach the helper within");
       assertMentions(failure(fb), "party A ('party-a') did not reach the helper within");
       assertTrue(
@@ -221,13 +347,12 @@ class HelperServiceTest {
   void aPartyTheHelperDoesNotServeIsRefused() throws Exception {
     try (HelperBed bed = new HelperBed(pki)) {
       bed.helper();
-      Future<long[]> fx =
-          HelperBed.exchange(
+      Future<HelperBed.Received> fx =
+          HelperBed.receive(
               pool,
               bed.client(HelperBed.X),
               bed.creds(HelperBed.X),
-              new HelperRequest("x", Role.A, HelperBed.B, HelperBed.HELPER, null, 10, TIMEOUT),
-              HelperBed.filter(1, 10));
+              new HelperRequest("x", Role.A, HelperBed.B, HelperBed.HELPER, null, 10, TIMEOUT));
       assertMentions(
           failure(fx), "helper 'helper'", "'party-x' is not among the parties this helper serves");
     }
@@ -243,20 +368,18 @@ class HelperServiceTest {
               .withPartyCas(
                   java.util.Map.of(
                       HelperBed.A, pki.caCertificate(), HelperBed.B, foreign.caCertificate())));
-      Future<long[]> fa =
-          HelperBed.exchange(
+      Future<HelperBed.Received> fa =
+          HelperBed.receive(
               pool,
               bed.client(HelperBed.A),
               bed.creds(HelperBed.A),
-              HelperBed.request("own-ca", Role.A, 10, Duration.ofSeconds(3)),
-              HelperBed.filter(1, 10));
-      Future<long[]> fb =
-          HelperBed.exchange(
+              HelperBed.request("own-ca", Role.A, 10, Duration.ofSeconds(3)));
+      Future<HelperBed.Received> fb =
+          HelperBed.receive(
               pool,
               bed.client(HelperBed.B),
               bed.creds(HelperBed.B),
-              HelperBed.request("own-ca", Role.B, 10, TIMEOUT),
-              HelperBed.filter(2, 10));
+              HelperBed.request("own-ca", Role.B, 10, TIMEOUT));
       assertMentions(
           failure(fb), "helper 'helper' refused", "the party's certificate is not acceptable");
       failure(fa); // A alone: no second party, its timeout
@@ -267,17 +390,16 @@ class HelperServiceTest {
   void tooManyFilterBitsAreRefused() throws Exception {
     try (HelperBed bed = new HelperBed(pki)) {
       bed.helper(); // max 34
-      Future<long[]> fa =
+      Future<HelperBed.Received> fa =
           pool.submit(
               () -> {
-                HelperClient.exchange(
+                HelperClient.receive(
                     bed.client(HelperBed.A),
                     bed.creds(HelperBed.A),
                     HelperBed.request("big", Role.A, 35, TIMEOUT),
-                    c -> {
-                      throw new AssertionError("no chunk may be asked for");
-                    },
-                    (c, w) -> {});
+                    (c, w) -> {
+                      throw new AssertionError("no chunk may be dealt");
+                    });
                 return null;
               });
       assertMentions(failure(fa), "filter bits 35 outside 6..34");
@@ -294,20 +416,19 @@ class HelperServiceTest {
         BridgePeerException e = assertThrows(BridgePeerException.class, s::receive);
         assertMentions(e, "helper 'helper' refused", "not a psiflink.helper.v1 message");
       }
-      assertCombines(pool, bed, a, bed.client(HelperBed.B), "after-garbage", 10);
+      assertDeals(pool, bed, a, bed.client(HelperBed.B), "after-garbage", 10);
     }
   }
 
   @Test
   void noHelperListeningFailsAtOnce() throws Exception {
     try (HelperBed bed = new HelperBed(pki)) {
-      Future<long[]> fa =
-          HelperBed.exchange(
+      Future<HelperBed.Received> fa =
+          HelperBed.receive(
               pool,
               bed.client(HelperBed.A),
               bed.creds(HelperBed.A),
-              HelperBed.request("nobody", Role.A, 10, TIMEOUT),
-              HelperBed.filter(1, 10));
+              HelperBed.request("nobody", Role.A, 10, TIMEOUT));
       ExecutionException e =
           assertThrows(ExecutionException.class, () -> fa.get(10, TimeUnit.SECONDS));
       BridgeException be = assertInstanceOf(BridgeException.class, e.getCause());
@@ -322,43 +443,37 @@ class HelperServiceTest {
       int bits = 24; // 4 chunks
       BridgeClient a = bed.client(HelperBed.A);
       CountDownLatch atChunk2 = new CountDownLatch(1);
-      long[] ma = HelperBed.filter(1, bits);
       Future<?> fa =
           pool.submit(
-              () -> {
-                HelperClient.exchange(
-                    a,
-                    bed.creds(HelperBed.A),
-                    HelperBed.request("vanish", Role.A, bits, TIMEOUT),
-                    c -> {
-                      if (c == 2) {
-                        atChunk2.countDown();
-                        try {
-                          Thread.sleep(60_000); // stuck until its client goes away
-                        } catch (InterruptedException e) {
-                          Thread.currentThread().interrupt();
+              () ->
+                  HelperClient.receive(
+                      a,
+                      bed.creds(HelperBed.A),
+                      HelperBed.request("vanish", Role.A, bits, TIMEOUT),
+                      (c, w) -> {
+                        if (c == 2) {
+                          atChunk2.countDown();
+                          try {
+                            Thread.sleep(60_000); // stuck until its client goes away
+                          } catch (InterruptedException e) {
+                            Thread.currentThread().interrupt();
+                          }
                         }
-                      }
-                      return HelperBed.slice(ma, bits, c);
-                    },
-                    (c, w) -> {});
-                return null;
-              });
+                      }));
       long start = System.nanoTime();
-      Future<long[]> fb =
-          HelperBed.exchange(
+      Future<HelperBed.Received> fb =
+          HelperBed.receive(
               pool,
               bed.client(HelperBed.B),
               bed.creds(HelperBed.B),
-              HelperBed.request("vanish", Role.B, bits, TIMEOUT),
-              HelperBed.filter(2, bits));
+              HelperBed.request("vanish", Role.B, bits, TIMEOUT));
       assertTrue(atChunk2.await(20, TimeUnit.SECONDS));
       a.close(); // party A's connection goes away mid-stream
       HelperException eb = failure(fb);
       assertMentions(eb, "helper 'helper'", "party A ('party-a') broke off the session");
       assertTrue(System.nanoTime() - start < TIMEOUT.toNanos(), "within the timeout");
       fa.cancel(true);
-      assertCombines(pool, bed, bed.client(HelperBed.A), bed.client(HelperBed.B), "next", 10);
+      assertDeals(pool, bed, bed.client(HelperBed.A), bed.client(HelperBed.B), "next", 10);
     }
   }
 
@@ -368,35 +483,29 @@ class HelperServiceTest {
       HelperService helper = bed.helper();
       int bits = 24;
       CountDownLatch atChunk1 = new CountDownLatch(1);
-      long[] ma = HelperBed.filter(1, bits);
       Future<?> fa =
           pool.submit(
-              () -> {
-                HelperClient.exchange(
-                    bed.client(HelperBed.A),
-                    bed.creds(HelperBed.A),
-                    HelperBed.request("stop", Role.A, bits, TIMEOUT),
-                    c -> {
-                      if (c == 1) {
-                        atChunk1.countDown();
-                        try {
-                          Thread.sleep(500);
-                        } catch (InterruptedException e) {
-                          Thread.currentThread().interrupt();
+              () ->
+                  HelperClient.receive(
+                      bed.client(HelperBed.A),
+                      bed.creds(HelperBed.A),
+                      HelperBed.request("stop", Role.A, bits, TIMEOUT),
+                      (c, w) -> {
+                        if (c == 1) {
+                          atChunk1.countDown();
+                          try {
+                            Thread.sleep(500); // keeps the session going while the helper stops
+                          } catch (InterruptedException e) {
+                            Thread.currentThread().interrupt();
+                          }
                         }
-                      }
-                      return HelperBed.slice(ma, bits, c);
-                    },
-                    (c, w) -> {});
-                return null;
-              });
-      Future<long[]> fb =
-          HelperBed.exchange(
+                      }));
+      Future<HelperBed.Received> fb =
+          HelperBed.receive(
               pool,
               bed.client(HelperBed.B),
               bed.creds(HelperBed.B),
-              HelperBed.request("stop", Role.B, bits, TIMEOUT),
-              HelperBed.filter(2, bits));
+              HelperBed.request("stop", Role.B, bits, TIMEOUT));
       assertTrue(atChunk1.await(20, TimeUnit.SECONDS));
       long start = System.nanoTime();
       helper.close();

@@ -27,7 +27,8 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * A party against a helper double that speaks the wire protocol but misbehaves: the party must
- * refuse it with a clear HelperException, never hand a bad chunk to its sink, and never hang.
+ * refuse it with a clear HelperException, never hand a bad chunk to its sink (HelperBed checks the
+ * sink's calls), and never hang.
  */
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
 class HostileHelperTest {
@@ -47,12 +48,18 @@ class HostileHelperTest {
 
   enum Misbehaviour {
     SILENT_AFTER_HELLO,
+    SILENT_AFTER_SEED,
+    SEED_OF_WRONG_LENGTH,
+    SEED_SEALED_AS_A_CHUNK,
+    NO_SEED,
     WRONG_CHUNK_LENGTH,
     BAD_SEAL,
     CHUNK_OF_ANOTHER_INDEX,
+    MISSING_CHUNK,
     FOREIGN_SIGNATURE,
     WRONG_NAME_CERTIFICATE,
-    TOO_MANY_CHUNKS
+    TOO_MANY_CHUNKS,
+    A_CHUNK_TO_B
   }
 
   /**
@@ -91,8 +98,15 @@ class HostileHelperTest {
               HelperWire.frameKey(
                   dh.getPrivate(), party.dhPublic(), call.session(), party.helloBytes(), hello));
       int bytes = HelperClient.chunkWords(party.filterBits(), 0) * 8;
+      byte[] seed = new byte[CorrelationStreams.SEED_BYTES];
       switch (how) {
         case SILENT_AFTER_HELLO -> Thread.sleep(30_000);
+        case SEED_OF_WRONG_LENGTH -> s.send(cipher.seal(HelperWire.SEED, 0, new byte[24]));
+        case SEED_SEALED_AS_A_CHUNK -> s.send(cipher.seal(HelperWire.TO_PARTY, 0, seed));
+        case NO_SEED -> s.finish();
+        default -> s.send(cipher.seal(HelperWire.SEED, 0, seed));
+      }
+      switch (how) {
         case WRONG_CHUNK_LENGTH -> s.send(cipher.seal(HelperWire.TO_PARTY, 0, new byte[bytes + 8]));
         case BAD_SEAL -> {
           byte[] sealed = cipher.seal(HelperWire.TO_PARTY, 0, new byte[bytes]);
@@ -100,9 +114,15 @@ class HostileHelperTest {
           s.send(sealed);
         }
         case CHUNK_OF_ANOTHER_INDEX -> s.send(cipher.seal(HelperWire.TO_PARTY, 1, new byte[bytes]));
+        case MISSING_CHUNK -> s.finish();
         case TOO_MANY_CHUNKS -> {
           s.send(cipher.seal(HelperWire.TO_PARTY, 0, new byte[bytes]));
           s.send(cipher.seal(HelperWire.TO_PARTY, 1, new byte[bytes]));
+          s.finish();
+        }
+        case A_CHUNK_TO_B -> {
+          s.send(cipher.seal(HelperWire.TO_PARTY, 0, new byte[bytes]));
+          s.finish();
         }
         default -> Thread.sleep(30_000);
       }
@@ -112,13 +132,11 @@ class HostileHelperTest {
     }
   }
 
-  private Future<long[]> party(HelperBed bed, String session, Duration timeout) throws Exception {
-    return HelperBed.exchange(
-        pool,
-        bed.client(HelperBed.A),
-        bed.creds(HelperBed.A),
-        HelperBed.request(session, Role.A, 10, timeout),
-        HelperBed.filter(1, 10));
+  private Future<HelperBed.Received> party(
+      HelperBed bed, Role role, String session, Duration timeout) throws Exception {
+    String name = role.equals(Role.A) ? HelperBed.A : HelperBed.B;
+    return HelperBed.receive(
+        pool, bed.client(name), bed.creds(name), HelperBed.request(session, role, 10, timeout));
   }
 
   private BridgeClient helperClient(HelperBed bed) throws Exception {
@@ -136,7 +154,8 @@ class HostileHelperTest {
             fakeHelper(helper, bed.creds(HelperBed.X), bed.creds(HelperBed.X), how);
         default -> fakeHelper(helper, h, h, how);
       }
-      return failure(party(bed, "hostile-" + how, timeout));
+      Role role = how == Misbehaviour.A_CHUNK_TO_B ? Role.B : Role.A;
+      return failure(party(bed, role, "hostile-" + how, timeout));
     }
   }
 
@@ -166,7 +185,50 @@ class HostileHelperTest {
   void moreChunksThanTheFilterHasAreRejected() throws Exception {
     assertMentions(
         against(Misbehaviour.TOO_MANY_CHUNKS, Duration.ofSeconds(20)),
-        "sent more than the 1 chunks");
+        "sent more than the seed and the 1 chunks");
+  }
+
+  @Test
+  void aChunkMissingAtTheEndIsRejected() throws Exception {
+    assertMentions(
+        against(Misbehaviour.MISSING_CHUNK, Duration.ofSeconds(20)),
+        "helper 'helper' ended the stream after 0 of 1 chunks");
+  }
+
+  @Test
+  void aSeedOfTheWrongLengthIsRejected() throws Exception {
+    assertMentions(
+        against(Misbehaviour.SEED_OF_WRONG_LENGTH, Duration.ofSeconds(20)),
+        "helper 'helper' sent a seed frame of 40 bytes, expected 32");
+  }
+
+  @Test
+  void aSeedSealedAsAChunkIsRejected() throws Exception {
+    assertMentions(
+        against(Misbehaviour.SEED_SEALED_AS_A_CHUNK, Duration.ofSeconds(20)),
+        "helper 'helper''s seed failed authentication");
+  }
+
+  @Test
+  void noSeedIsRejected() throws Exception {
+    assertMentions(
+        against(Misbehaviour.NO_SEED, Duration.ofSeconds(20)),
+        "helper 'helper' ended the stream before this party's seed");
+  }
+
+  @Test
+  void anythingAfterBsSeedIsRejected() throws Exception {
+    assertMentions(
+        against(Misbehaviour.A_CHUNK_TO_B, Duration.ofSeconds(20)),
+        "helper 'helper' sent more than the seed");
+  }
+
+  @Test
+  void aHelperSilentAfterTheSeedFailsThePartyWithinItsTimeout() throws Exception {
+    assertMentions(
+        against(Misbehaviour.SILENT_AFTER_SEED, Duration.ofSeconds(2)),
+        "helper 'helper' made no progress for PT2S",
+        "chunk 0 of 1");
   }
 
   @Test

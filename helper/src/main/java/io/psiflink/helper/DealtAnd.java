@@ -1,0 +1,54 @@
+package io.psiflink.helper;
+
+/**
+ * The bitwise steps of the helper-dealt AND of two filters x (A's) and y (B's), one random OT per
+ * bit (docs/security.md, "Pre-filtering with a helper"). The helper deals (m0, m1) to B and (σ,
+ * m_σ) to A; then A sends e = x ⊕ σ, B answers w = y ⊕ m_{1⊕e}, and A computes c = x · (w ⊕ m_σ) =
+ * x · y, which it sends to B. All arrays are 64-bit words of the same filter chunk; each method
+ * works on {@code words} words and writes its result over its first argument.
+ */
+public final class DealtAnd {
+  private DealtAnd() {}
+
+  /** The helper: m0 becomes m_σ = σ ? m1 : m0, bitwise. */
+  public static void dealChoice(long[] m0, long[] m1, long[] sigma, int words) {
+    for (int i = 0; i < words; i++) {
+      m0[i] ^= sigma[i] & (m0[i] ^ m1[i]);
+    }
+  }
+
+  /** A: sigma becomes e = x ⊕ σ (σ is a one-time pad: e tells B nothing). */
+  public static void maskChoice(long[] sigma, long[] x, int words) {
+    for (int i = 0; i < words; i++) {
+      sigma[i] ^= x[i];
+    }
+  }
+
+  /** B: e becomes w = y ⊕ m_{1⊕e}, bitwise (m_{1⊕e} = e ? m0 : m1). */
+  public static void answer(long[] e, long[] y, long[] m0, long[] m1, int words) {
+    for (int i = 0; i < words; i++) {
+      long e1 = e[i];
+      e[i] = y[i] ^ m1[i] ^ (e1 & (m0[i] ^ m1[i]));
+    }
+  }
+
+  /** A: w becomes c = x · (w ⊕ m_σ) = x · y. */
+  public static void open(long[] w, long[] x, long[] mSigma, int words) {
+    for (int i = 0; i < words; i++) {
+      w[i] = x[i] & (w[i] ^ mSigma[i]);
+    }
+  }
+
+  /**
+   * B: whether c can be x · y for B's y, i.e. c ⊆ y (A's answer is hostile input); the index of the
+   * first word that is not, or -1.
+   */
+  public static int firstOutside(long[] c, long[] y, int words) {
+    for (int i = 0; i < words; i++) {
+      if ((c[i] & ~y[i]) != 0) {
+        return i;
+      }
+    }
+    return -1;
+  }
+}

@@ -1,0 +1,94 @@
+package io.psiflink.helper;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.SplittableRandom;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Why the pre-filter does not run the seed paper's Table 1 as written (docs/security.md,
+ * "Pre-filtering with a helper"), and that the helper-dealt AND it runs instead gives each party
+ * only x·y. Filters here are random bit strings: the algebra does not depend on their content.
+ */
+class Table1LeakTest {
+  static final int WORDS = 1 << 10;
+
+  static long[] random(SplittableRandom r, double fill) {
+    long[] f = new long[WORDS];
+    for (int i = 0; i < WORDS * 64; i++) {
+      if (r.nextDouble() < fill) {
+        f[i >>> 6] |= 1L << i;
+      }
+    }
+    return f;
+  }
+
+  static long[] xnor(long[] a, long[] b) {
+    long[] out = new long[a.length];
+    for (int i = 0; i < a.length; i++) {
+      out[i] = ~(a[i] ^ b[i]);
+    }
+    return out;
+  }
+
+  @Test
+  void table1GivesEachPartyTheOthersWholeFilter() {
+    SplittableRandom r = new SplittableRandom(1);
+    long[] filterA = random(r, 0.3);
+    long[] filterB = random(r, 0.6);
+    long[] mask = random(r, 0.5); // the same M at both parties: it comes from the shared seed r2
+    long[] combined = xnor(xnor(filterA, mask), xnor(filterB, mask)); // the helper's B_C
+    assertArrayEquals(xnor(filterA, filterB), combined, "the mask cancels");
+    assertArrayEquals(filterB, xnor(combined, filterA), "A reads B's whole filter");
+    assertArrayEquals(filterA, xnor(combined, filterB), "B reads A's whole filter");
+  }
+
+  @Test
+  void theDealtAndGivesAOnlyTheAndAndBOnlyAPad() {
+    SplittableRandom r = new SplittableRandom(2);
+    long[] x = random(r, 0.3);
+    long[] y = random(r, 0.6);
+    byte[] seedA = new byte[16];
+    byte[] seedB = new byte[16];
+    r.nextBytes(seedA);
+    r.nextBytes(seedB);
+    // the helper
+    CorrelationStreams a = new CorrelationStreams(seedA);
+    CorrelationStreams b = new CorrelationStreams(seedB);
+    long[] m0 = new long[WORDS];
+    long[] m1 = new long[WORDS];
+    long[] sigma = new long[WORDS];
+    b.expand(CorrelationStreams.M0, 0, m0, WORDS);
+    b.expand(CorrelationStreams.M1, 0, m1, WORDS);
+    a.expand(CorrelationStreams.SIGMA, 0, sigma, WORDS);
+    long[] mSigma = m0.clone();
+    DealtAnd.dealChoice(mSigma, m1, sigma, WORDS);
+    // A -> B: e; B -> A: w; A: c
+    long[] e = sigma.clone();
+    DealtAnd.maskChoice(e, x, WORDS);
+    long[] w = e.clone();
+    DealtAnd.answer(w, y, m0, m1, WORDS);
+    long[] c = w.clone();
+    DealtAnd.open(c, x, mSigma, WORDS);
+    for (int i = 0; i < WORDS; i++) {
+      assertEquals(x[i] & y[i], c[i], "word " + i);
+    }
+    assertEquals(-1, DealtAnd.firstOutside(c, y, WORDS));
+    // Where x = 0, what A holds about y (w ⊕ m_σ) is y ⊕ m0 ⊕ m1: a pad A does not know.
+    int agree = 0;
+    int zeros = 0;
+    for (int i = 0; i < WORDS * 64; i++) {
+      if ((x[i >>> 6] >>> i & 1) == 0) {
+        zeros++;
+        agree += (int) (((w[i >>> 6] ^ mSigma[i >>> 6]) >>> i & 1) ^ (y[i >>> 6] >>> i & 1)) ^ 1;
+      }
+    }
+    // a fair coin's agreement with y: within 8 standard deviations of half
+    assertTrue(Math.abs(agree - zeros / 2.0) < 8 * Math.sqrt(zeros / 4.0), agree + " of " + zeros);
+    // a forged c (a bit outside y) is caught by B
+    c[3] |= ~y[3] & - ~y[3];
+    assertEquals(~y[3] == 0 ? -1 : 3, DealtAnd.firstOutside(c, y, WORDS));
+  }
+}
