@@ -117,8 +117,9 @@ public record JobSummary(
 
   /**
    * What the prefilter did: the helper, L and k, this party's candidates (the rows that went on to
-   * the PSI, of rows_tokenized), the seconds from the end of this party's filter to the combined
-   * filter, and the filter bytes to and from the helper (2^L/8 each way).
+   * the PSI, of rows_tokenized), the seconds from the end of this party's filter to the AND of
+   * both, the bytes to and from the helper (none to it; its seed, and m_σ of 2^L/8 bytes at A) and
+   * those of the AND to and from the peer (2^L/8 per step).
    */
   @JsonNaming(PropertyNamingStrategies.SnakeCaseStrategy.class)
   @JsonPropertyOrder({
@@ -128,7 +129,9 @@ public record JobSummary(
     "candidates",
     "seconds",
     "bytes_to_helper",
-    "bytes_from_helper"
+    "bytes_from_helper",
+    "bytes_to_peer",
+    "bytes_from_peer"
   })
   public record PrefilterSummary(
       String helper,
@@ -137,7 +140,9 @@ public record JobSummary(
       long candidates,
       @JsonSerialize(using = JobSummary.Seconds.class) double seconds,
       long bytesToHelper,
-      long bytesFromHelper) {}
+      long bytesFromHelper,
+      long bytesToPeer,
+      long bytesFromPeer) {}
 
   private static final ObjectMapper JSON = new ObjectMapper();
 
@@ -215,7 +220,8 @@ public record JobSummary(
           String.format(
               Locale.ROOT,
               "party %s: prefilter with helper '%s' (2^%d bits, k = %d): %,d candidates of %,d "
-                  + "tokenized rows, %.1f s, %,d bytes to the helper, %,d from it%n",
+                  + "tokenized rows, %.1f s, %,d bytes from the helper, %,d to the peer and %,d"
+                  + " from it%n",
               party,
               prefilter.helper(),
               prefilter.filterBits(),
@@ -223,8 +229,9 @@ public record JobSummary(
               prefilter.candidates(),
               rowsTokenized,
               prefilter.seconds(),
-              prefilter.bytesToHelper(),
-              prefilter.bytesFromHelper()));
+              prefilter.bytesFromHelper(),
+              prefilter.bytesToPeer(),
+              prefilter.bytesFromPeer()));
     }
     sb.append(String.format(Locale.ROOT, "party %s: %.1f s in all:", party, totalSeconds));
     phaseSeconds.forEach((k, v) -> sb.append(String.format(Locale.ROOT, " %s %.1f s,", k, v)));

@@ -675,7 +675,9 @@ public final class PrivateJoinJob {
                 num(acc, PrefilterMetrics.CANDIDATES),
                 num(acc, PrefilterMetrics.MILLIS) / 1000.0,
                 num(acc, PrefilterMetrics.BYTES_TO_HELPER),
-                num(acc, PrefilterMetrics.BYTES_FROM_HELPER)));
+                num(acc, PrefilterMetrics.BYTES_FROM_HELPER),
+                num(acc, PrefilterMetrics.BYTES_TO_PEER),
+                num(acc, PrefilterMetrics.BYTES_FROM_PEER)));
   }
 
   private static long num(Map<String, Object> acc, String key) {

@@ -99,7 +99,6 @@ class JobGraphSecretsTest {
     byte[] frameKey = bytes(r, 32);
     byte[] setup = bytes(r, 4096);
     byte[] filterKey = bytes(r, 32);
-    byte[] maskSeed = bytes(r, 32);
     Column k = new Column("k", ColumnType.BIGINT, true);
     List<Column> peerRevealed =
         sendsColumns
@@ -119,8 +118,7 @@ class JobGraphSecretsTest {
             peerRevealed,
             peerNamed,
             prefilter ? new io.psiflink.jobs.prefilter.PrefilterPlan(16, 2) : null,
-            prefilter ? filterKey : null,
-            prefilter ? maskSeed : null);
+            prefilter ? filterKey : null);
     // B's table has w, A's has v
     if (sendsColumns) {
       Files.writeString(table, "k,w\n1,x\n2,y\n");
@@ -167,7 +165,6 @@ class JobGraphSecretsTest {
           contains(graph, java.util.Arrays.copyOf(setup, 32)),
           "the protocol setup is in the job graph");
       assertFalse(contains(graph, filterKey), "the prefilter key is in the job graph");
-      assertFalse(contains(graph, maskSeed), "the prefilter mask seed is in the job graph");
       assertEquals(
           prefilter,
           streamGraph.getStreamNodes().stream()
@@ -177,7 +174,7 @@ class JobGraphSecretsTest {
     // the oracle finds what it looks for: the file itself holds the keys
     byte[] inFile = Files.readAllBytes(file);
     assertTrue(contains(inFile, tokenKey) && contains(inFile, frameKey));
-    assertEquals(prefilter, contains(inFile, filterKey) && contains(inFile, maskSeed));
+    assertEquals(prefilter, contains(inFile, filterKey));
   }
 
   private static byte[] bytes(SecureRandom r, int n) {

@@ -76,13 +76,15 @@ class JobSummaryTest {
             plain.phaseSeconds(),
             plain.totalSeconds(),
             plain.peakRssBytes(),
-            new JobSummary.PrefilterSummary("helper", 20, 2, 612, 1.23456, 131072, 131072));
+            new JobSummary.PrefilterSummary(
+                "helper", 20, 2, 612, 1.23456, 0, 131088, 262160, 131080));
     String json = s.toJson();
     assertTrue(
         json.endsWith(
             "\"peak_rss_bytes\":2147483648,\"prefilter\":{\"helper\":\"helper\","
                 + "\"filter_bits\":20,\"filter_hashes\":2,\"candidates\":612,\"seconds\":1.235,"
-                + "\"bytes_to_helper\":131072,\"bytes_from_helper\":131072}}"),
+                + "\"bytes_to_helper\":0,\"bytes_from_helper\":131088,\"bytes_to_peer\":262160,"
+                + "\"bytes_from_peer\":131080}}"),
         json);
     assertEquals(s.prefilter().candidates(), JobSummary.fromJson(json).prefilter().candidates());
     assertEquals(null, JobSummary.fromJson(plain.toJson()).prefilter());

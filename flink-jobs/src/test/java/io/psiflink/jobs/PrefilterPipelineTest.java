@@ -117,8 +117,6 @@ class PrefilterPipelineTest {
     SplittableRandom r = new SplittableRandom(14);
     byte[] filterKey = new byte[32];
     r.nextBytes(filterKey);
-    byte[] maskSeed = new byte[32];
-    r.nextBytes(maskSeed);
     // A: 6000 tokens; B: 3000 tokens, 300 of them A's; A holds one common token twice
     long[] a = tokens(r, 6000);
     long[] b = tokens(r, 3000);
@@ -171,7 +169,7 @@ class PrefilterPipelineTest {
 
     PartyConfig cfg = config();
     Path secrets =
-        new JobSecrets(new byte[32], new byte[16], new byte[32], null, filterKey, maskSeed)
+        new JobSecrets(new byte[32], new byte[16], new byte[32], null, filterKey)
             .writeTo(PrivateJoinJob.secretDir(cfg));
 
     // 1. the partial filters OR to A's whole filter

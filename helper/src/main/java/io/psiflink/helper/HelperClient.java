@@ -136,6 +136,25 @@ public final class HelperClient {
   public static Dealt receive(
       BridgeClient bridge, PartyCredentials me, HelperRequest request, ChunkSink sink)
       throws BridgeException, HelperException {
+    return receive(bridge, me, request, dealt -> {}, sink);
+  }
+
+  /**
+   * As {@link #receive(BridgeClient, PartyCredentials, HelperRequest, ChunkSink)}, and hands this
+   * party's seed to {@code onSeed} as soon as it arrives, before any chunk, on the caller's thread:
+   * so A can use σ while m_σ streams in, and B can run its side of the AND with A before the
+   * helper's end of session (which waits for A). While {@code onSeed} or {@code sink} runs, the
+   * no-progress timeout waits (they are the caller's work, with timeouts of their own); a runtime
+   * exception they throw aborts the stream and comes out of this call as it is.
+   */
+  public static Dealt receive(
+      BridgeClient bridge,
+      PartyCredentials me,
+      HelperRequest request,
+      java.util.function.Consumer<Dealt> onSeed,
+      ChunkSink sink)
+      throws BridgeException, HelperException {
+    Objects.requireNonNull(onSeed, "onSeed");
     Objects.requireNonNull(bridge, "bridge");
     Objects.requireNonNull(me, "me");
     Objects.requireNonNull(request, "request");
@@ -150,7 +169,7 @@ public final class HelperClient {
     byte[] signed = HelperWire.sign(me, "party hello", request.session(), hello);
     BridgeStream stream =
         bridge.open(request.session(), HelperWire.channel(request.role()), request.helperParty());
-    return new Session(stream, me, request, sink).run(dh, hello, signed);
+    return new Session(stream, me, request, onSeed, sink).run(dh, hello, signed);
   }
 
   /** One party's session with the helper: the stream and its watchdog. */
@@ -158,16 +177,24 @@ public final class HelperClient {
     private final BridgeStream stream;
     private final PartyCredentials me;
     private final HelperRequest request;
+    private final java.util.function.Consumer<Dealt> onSeed;
     private final ChunkSink sink;
     private final String helper;
     private volatile long lastProgress = System.nanoTime();
+    private volatile boolean inCallback;
     private volatile boolean timedOut;
     private volatile boolean done;
 
-    Session(BridgeStream stream, PartyCredentials me, HelperRequest request, ChunkSink sink) {
+    Session(
+        BridgeStream stream,
+        PartyCredentials me,
+        HelperRequest request,
+        java.util.function.Consumer<Dealt> onSeed,
+        ChunkSink sink) {
       this.stream = stream;
       this.me = me;
       this.request = request;
+      this.onSeed = onSeed;
       this.sink = sink;
       this.helper = "helper '" + request.helperParty() + "'";
     }
@@ -205,6 +232,8 @@ public final class HelperClient {
         HelperWire.ChunkCipher in = new HelperWire.ChunkCipher(key);
         Arrays.fill(key, (byte) 0);
         seed = receiveSeed(in);
+        Dealt dealt = new Dealt(seed);
+        callback(() -> onSeed.accept(dealt));
         boolean a = request.role().equals(Role.A);
         if (a) {
           receiveChunks(in);
@@ -295,8 +324,20 @@ public final class HelperClient {
           words = new long[expected];
         }
         HelperWire.toWords(plain, words);
-        sink.accept(c, words);
+        int index = c;
+        long[] chunk = words;
+        callback(() -> sink.accept(index, chunk));
+      }
+    }
+
+    /** Runs the caller's callback with the no-progress timeout held; its end is progress. */
+    private void callback(Runnable r) {
+      inCallback = true;
+      try {
+        r.run();
+      } finally {
         lastProgress = System.nanoTime();
+        inCallback = false;
       }
     }
 
@@ -358,7 +399,7 @@ public final class HelperClient {
       try {
         while (!done) {
           Thread.sleep(tick);
-          if (!done && System.nanoTime() - lastProgress > limit) {
+          if (!done && !inCallback && System.nanoTime() - lastProgress > limit) {
             timedOut = true;
             stream.abort(
                 "party '"

@@ -3,11 +3,18 @@ package io.psiflink.jobs.prefilter;
 import io.psiflink.api.Role;
 import io.psiflink.bridge.BridgeClient;
 import io.psiflink.bridge.BridgeException;
+import io.psiflink.bridge.BridgeStream;
+import io.psiflink.helper.CorrelationStreams;
+import io.psiflink.helper.DealtAnd;
 import io.psiflink.helper.HelperClient;
 import io.psiflink.helper.HelperException;
 import io.psiflink.helper.HelperRequest;
 import io.psiflink.jobs.psi.BridgeEndpoint;
+import io.psiflink.jobs.psi.PeerProtocolException;
+import io.psiflink.jobs.psi.SealedBinStream;
 import io.psiflink.jobs.session.JobSecrets;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
 import java.util.Locale;
 import org.apache.flink.api.common.accumulators.LongCounter;
 import org.apache.flink.streaming.api.operators.AbstractStreamOperator;
@@ -18,16 +25,30 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * This party's half of Table 1 of the paper (parallelism 1): ORs the partial filters of {@link
- * BloomPartial} into B'_i, sends m_i = B'_i XNOR M ({@link FilterMask}) to the helper chunk by
- * chunk and receives B_C = m_A XNOR m_B (= NOT(B'_A XOR B'_B)), turns B'_i into F = B_C AND B'_i (=
- * B'_A AND B'_B) in place, one filter in memory, and emits F's pieces with a set bit for {@link
- * CandidateSelect}. Only the masked filter leaves the party; the log and the accumulators hold L,
- * k, this party's own fill ratio, the duration and the (public, 2^L-determined) byte counts.
+ * This party's side of the pre-filter's AND (parallelism 1; docs/security.md, "Pre-filtering with a
+ * helper"): ORs the partial filters of {@link BloomPartial} into its filter (x at A, y at B), gets
+ * its random correlation from the helper, computes x · y with the peer's job over the bridge, chunk
+ * by chunk, and emits the AND's pieces with a set bit for {@link CandidateSelect}.
+ *
+ * <p>Per chunk: A sends e = x ⊕ σ; B answers w = y ⊕ m_{1⊕e}; A computes c = x · (w ⊕ m_σ) and
+ * sends it; B checks c ⊆ y. A runs its steps as the helper's m_σ chunks arrive; B runs its loop
+ * once its seed arrived, before the helper's end of session (which waits for A). The frames travel
+ * sealed under the session's frame key as stream {@link SealedBinStream#PREFILTER}. The log and
+ * accumulators hold L, k, this party's own fill ratio, the duration and byte counts, which depend
+ * on L only.
  */
 public final class PrefilterExchange extends AbstractStreamOperator<long[]>
     implements OneInputStreamOperator<long[], long[]>, BoundedOneInput {
   private static final long serialVersionUID = 1L;
+
+  /** The A-B stream of the AND. */
+  static final String CHANNEL = "prefilter";
+
+  /** Frame types of the A-B stream: A's e, B's w, A's c (each one chunk of words). */
+  static final byte E = 1;
+
+  static final byte W = 2;
+  static final byte C = 3;
 
   /** Our own logger: the inherited LOG is Flink's (AbstractStreamOperator), logged at WARN. */
   private static final Logger LOG = LoggerFactory.getLogger(PrefilterExchange.class);
@@ -42,7 +63,7 @@ public final class PrefilterExchange extends AbstractStreamOperator<long[]>
   private final String helperCertSha256;
 
   private transient long[] filter;
-  private transient FilterMask mask;
+  private transient byte[] frameKey;
 
   /**
    * @param helperCertSha256 the helper's certificate pin (hex), or null to accept any certificate
@@ -70,11 +91,7 @@ public final class PrefilterExchange extends AbstractStreamOperator<long[]>
   @Override
   public void open() throws Exception {
     super.open();
-    JobSecrets secrets = JobSecrets.fromCache(getRuntimeContext(), secretsName);
-    if (secrets.maskSeed() == null) {
-      throw new IllegalStateException("the session's secrets hold no prefilter mask seed");
-    }
-    mask = new FilterMask(secrets.maskSeed());
+    frameKey = JobSecrets.fromCache(getRuntimeContext(), secretsName).frameKey();
     filter = new long[Math.toIntExact(plan.words())];
   }
 
@@ -94,58 +111,60 @@ public final class PrefilterExchange extends AbstractStreamOperator<long[]>
         plan.filterBits(),
         plan.hashes(),
         String.format(Locale.ROOT, "%.3f", 100 * fill));
-    // the source runs on the client's sender thread, the sink on this one
-    java.util.concurrent.atomic.AtomicLong sent = new java.util.concurrent.atomic.AtomicLong();
-    long[] received = {0};
     int chunks = HelperClient.chunks(plan.filterBits());
-    long[] offsets = new long[chunks + 1];
-    for (int c = 0; c < chunks; c++) {
-      offsets[c + 1] = offsets[c] + HelperClient.chunkWords(plan.filterBits(), c);
-    }
-    if (offsets[chunks] != filter.length) {
-      throw new IllegalStateException(
-          "the helper client's chunks cover " + offsets[chunks] + " words, not " + filter.length);
-    }
     HelperRequest request =
         new HelperRequest(
             session, role, peer, helper, helperCertSha256, plan.filterBits(), bridge.pairTimeout());
+    And and = new And(chunks);
     try (BridgeClient client = BridgeClient.connect(bridge.clientConfig())) {
-      HelperClient.exchange(
-          client,
-          bridge.credentials(),
-          request,
-          c -> {
-            // m_c = B'_c XNOR M_c, computed when the client asks for it: one chunk at a time
-            int off = (int) offsets[c];
-            int len = (int) (offsets[c + 1] - off);
-            long[] m = new long[len];
-            mask.xnor(off, filter, off, m, 0, len);
-            sent.addAndGet(8L * len);
-            return m;
-          },
-          (c, words) -> {
-            int off = (int) offsets[c];
-            int len = (int) (offsets[c + 1] - off);
-            if (words.length != len) {
-              throw new IllegalStateException(
-                  "the helper's chunk " + c + " has " + words.length + " words, not " + len);
-            }
-            // F = B_C AND B'_i, in place: chunk c of B' was sent before the helper answered it
-            for (int i = 0; i < len; i++) {
-              filter[off + i] &= words[i];
-            }
-            received[0] += 8L * len;
-          });
-    } catch (HelperException | BridgeException e) {
-      // the helper refused, vanished or never came: the join cannot go on without F
+      BridgeStream raw = client.open(session, CHANNEL);
+      try (SealedBinStream peerStream =
+          new SealedBinStream(raw, frameKey, SealedBinStream.PREFILTER, role)) {
+        and.stream = peerStream;
+        HelperClient.receive(
+            client,
+            bridge.credentials(),
+            request,
+            dealt -> {
+              and.streams = dealt.streams();
+              if (role.equals(Role.B)) {
+                and.runB(); // all of it: A's steps need only the helper's chunks and our answers
+              }
+            },
+            and::stepA);
+        if (and.done != chunks) {
+          throw new PrefilterException(
+              "party "
+                  + role.label()
+                  + ": the prefilter ended after "
+                  + and.done
+                  + " of "
+                  + chunks
+                  + " chunks",
+              null);
+        }
+        peerStream.finish();
+        if (peerStream.receive() != null) {
+          throw new PeerProtocolException(
+              "party " + role.peer().label() + " sent more than the prefilter's chunks");
+        }
+      } catch (BridgeException | PeerProtocolException | AndFailure e) {
+        raw.abort("the prefilter failed at party " + role.label());
+        throw e;
+      } finally {
+        raw.close();
+      }
+    } catch (HelperException | BridgeException | PeerProtocolException | AndFailure e) {
+      // the helper refused, vanished or never came, or the peer's job broke off: no AND, no join
+      Throwable cause = e instanceof AndFailure f ? f.getCause() : e;
       throw new PrefilterException(
           "party "
               + role.label()
               + ": the prefilter with helper '"
               + helper
               + "' failed: "
-              + e.getMessage(),
-          e);
+              + cause.getMessage(),
+          cause);
     }
     for (int from = 0; from < filter.length; from += FilterChunks.WORDS) {
       int len = Math.min(FilterChunks.WORDS, filter.length - from);
@@ -161,14 +180,21 @@ public final class PrefilterExchange extends AbstractStreamOperator<long[]>
     getMetricGroup().gauge("prefilterFillPpm", () -> fillPpm);
     getMetricGroup().gauge("prefilterMillis", () -> ms);
     counter(PrefilterMetrics.MILLIS).add(ms);
-    counter(PrefilterMetrics.BYTES_TO_HELPER).add(sent.get());
-    counter(PrefilterMetrics.BYTES_FROM_HELPER).add(received[0]);
+    long fromHelper =
+        CorrelationStreams.SEED_BYTES + (role.equals(Role.A) ? 8 * (long) filter.length : 0);
+    counter(PrefilterMetrics.BYTES_TO_HELPER).add(0);
+    counter(PrefilterMetrics.BYTES_FROM_HELPER).add(fromHelper);
+    counter(PrefilterMetrics.BYTES_TO_PEER).add(and.sent);
+    counter(PrefilterMetrics.BYTES_FROM_PEER).add(and.received);
     LOG.info(
-        "party {}: prefilter exchange with helper '{}' done in {} ms ({} bytes each way)",
+        "party {}: prefilter with helper '{}' done in {} ms ({} bytes to the peer, {} from it, {}"
+            + " from the helper)",
         role.label(),
         helper,
         ms,
-        sent.get());
+        and.sent,
+        and.received,
+        fromHelper);
     filter = null;
   }
 
@@ -178,7 +204,129 @@ public final class PrefilterExchange extends AbstractStreamOperator<long[]>
     return c;
   }
 
-  /** The exchange with the helper failed; the message names the helper and the cause. */
+  /** The AND's state: one chunk of scratch at a time, the filter changed in place to x · y. */
+  private final class And {
+    final int chunks;
+    SealedBinStream stream;
+    CorrelationStreams streams;
+    int done;
+    long sent;
+    long received;
+    final long[] a = new long[HelperClient.CHUNK_WORDS];
+    final long[] b = new long[HelperClient.CHUNK_WORDS];
+
+    And(int chunks) {
+      this.chunks = chunks;
+    }
+
+    /** A, chunk c of m_σ: send e, read w, compute c = x · (w ⊕ m_σ), send it; x becomes c. */
+    void stepA(int c, long[] mSigma) {
+      try {
+        int len = HelperClient.chunkWords(plan.filterBits(), c);
+        int off = c * HelperClient.CHUNK_WORDS;
+        if (streams == null || c != done || mSigma.length < len) {
+          throw new IllegalStateException("the helper's chunk " + c + " came out of order");
+        }
+        streams.expand(CorrelationStreams.SIGMA, off, a, len);
+        DealtAnd.maskChoice(a, slice(off, len), len); // a = e = x ⊕ σ
+        send(E, a, len);
+        long[] w = read(W, c, len);
+        DealtAnd.open(w, slice(off, len), mSigma, len); // w = c = x · (w ⊕ m_σ)
+        send(C, w, len);
+        System.arraycopy(w, 0, filter, off, len);
+        done++;
+      } catch (BridgeException | PeerProtocolException e) {
+        throw new AndFailure(e);
+      }
+    }
+
+    /**
+     * B, once its seed is known: per chunk read e, answer w, read c and check c ⊆ y; y becomes c.
+     */
+    void runB() {
+      try {
+        for (int c = 0; c < chunks; c++) {
+          int len = HelperClient.chunkWords(plan.filterBits(), c);
+          int off = c * HelperClient.CHUNK_WORDS;
+          long[] e = read(E, c, len);
+          streams.expand(CorrelationStreams.M0, off, a, len);
+          streams.expand(CorrelationStreams.M1, off, b, len);
+          DealtAnd.answer(e, slice(off, len), a, b, len); // e = w
+          send(W, e, len);
+          long[] and = read(C, c, len);
+          int bad = DealtAnd.firstOutside(and, slice(off, len), len);
+          if (bad >= 0) {
+            throw new PeerProtocolException(
+                "party A's AND of chunk "
+                    + c
+                    + " sets bits B's filter does not have (word "
+                    + bad
+                    + ")");
+          }
+          System.arraycopy(and, 0, filter, off, len);
+          done++;
+        }
+      } catch (BridgeException | PeerProtocolException e) {
+        throw new AndFailure(e);
+      }
+    }
+
+    /** The filter's words [off, off + len) as an array the steps may read. */
+    private long[] slice(int off, int len) {
+      long[] s = new long[len];
+      System.arraycopy(filter, off, s, 0, len);
+      return s;
+    }
+
+    private void send(byte type, long[] words, int len) throws BridgeException {
+      byte[] body = new byte[1 + 8 * len];
+      body[0] = type;
+      ByteBuffer.wrap(body, 1, 8 * len)
+          .order(ByteOrder.LITTLE_ENDIAN)
+          .asLongBuffer()
+          .put(words, 0, len);
+      stream.send(body);
+      sent += body.length;
+    }
+
+    private long[] read(byte type, int c, int len) throws BridgeException, PeerProtocolException {
+      byte[] f = stream.receive();
+      String what = new String[] {"", "e", "w", "c"}[type] + " of chunk " + c;
+      if (f == null) {
+        throw new PeerProtocolException(
+            "party " + role.peer().label() + " ended the prefilter stream before its " + what);
+      }
+      if (f[0] != type || f.length != 1 + 8 * len) {
+        throw new PeerProtocolException(
+            "party "
+                + role.peer().label()
+                + " sent a frame of type "
+                + f[0]
+                + " and "
+                + (f.length - 1)
+                + " bytes where its "
+                + what
+                + " ("
+                + 8 * len
+                + " bytes) belongs");
+      }
+      received += f.length;
+      long[] words = new long[len];
+      ByteBuffer.wrap(f, 1, 8 * len).order(ByteOrder.LITTLE_ENDIAN).asLongBuffer().get(words);
+      return words;
+    }
+  }
+
+  /** A failure inside a callback of the helper's client, carried out of it unchecked. */
+  private static final class AndFailure extends RuntimeException {
+    private static final long serialVersionUID = 1L;
+
+    AndFailure(Exception cause) {
+      super(cause.getMessage(), cause);
+    }
+  }
+
+  /** The pre-filter failed; the message names the helper or the peer and the cause. */
   public static final class PrefilterException extends Exception {
     private static final long serialVersionUID = 1L;
 

@@ -9,9 +9,6 @@ import java.io.Serializable;
  * size estimates of the handshake), so it needs no extra round. Immutable.
  */
 public record PrefilterPlan(int filterBits, int hashes) implements Serializable {
-  /** The automatic k: the lead's starting rule, to be tuned by measurement. */
-  public static final int AUTO_HASHES = 2;
-
   public PrefilterPlan {
     if (filterBits < PartyOptions.FILTER_BITS_MIN || filterBits > PartyOptions.FILTER_BITS_MAX) {
       throw new IllegalArgumentException(
@@ -29,28 +26,89 @@ public record PrefilterPlan(int filterBits, int hashes) implements Serializable 
   }
 
   /**
-   * The plan for the requested L and k (0: automatic) and the two parties' size estimates. Auto L
-   * is ceil(log2(2 max(nA, nB))), a filter of at least twice the larger set (the paper finds that
-   * keeps the candidate ratio below about 5), clamped to the allowed range; auto k is {@link
-   * #AUTO_HASHES}.
+   * The largest L the automatic choice takes (a 512 MiB filter per copy; the job holds a few):
+   * larger filters must be asked for.
+   */
+  public static final int AUTO_MAX_BITS = 32;
+
+  /** The largest k the automatic choice takes: beyond, positions cost more than they save. */
+  public static final int AUTO_MAX_HASHES = 4;
+
+  /**
+   * The cost model of the automatic choice, in nanoseconds of this machine class (2 cores, P = 2):
+   * per filter bit (the helper's m_σ and the three A-B chunk streams, 4 bits on the wire per filter
+   * bit, the AND and the candidates' scan of the filter), per position computed (FF1 and the hash,
+   * both parties, two tasks each) and per candidate that goes on to the PSI (tokens spilled to the
+   * bins, the PSI at both parties and the lookups: the per-element time of a run without the
+   * filter). docs/benchmarks.md has the runs they come from.
+   */
+  static final double NANOS_PER_FILTER_BIT = 2;
+
+  static final double NANOS_PER_POSITION = 15;
+  static final double NANOS_PER_CANDIDATE = 1500;
+
+  /**
+   * The plan for the requested L and k (0: automatic) and the two parties' size estimates. The
+   * automatic choice minimises the model's time: the filter's cost, 2^L bits, against the
+   * candidates' {@link #expectedFalseCandidates} when no key is common (the filter pays for itself
+   * when few are, and the intersection goes to the PSI whatever the filter).
    */
   public static PrefilterPlan choose(int requestedBits, int requestedHashes, long nA, long nB) {
     if (nA < 0 || nB < 0) {
       throw new IllegalArgumentException("size estimates are not negative");
     }
-    int bits = requestedBits != 0 ? requestedBits : autoBits(Math.max(nA, nB));
-    int hashes = requestedHashes != 0 ? requestedHashes : AUTO_HASHES;
-    return new PrefilterPlan(bits, hashes);
+    PrefilterPlan best = null;
+    double bestCost = Double.POSITIVE_INFINITY;
+    int fromBits = requestedBits != 0 ? requestedBits : PartyOptions.FILTER_BITS_MIN;
+    int toBits = requestedBits != 0 ? requestedBits : AUTO_MAX_BITS;
+    int fromHashes = requestedHashes != 0 ? requestedHashes : 1;
+    int toHashes = requestedHashes != 0 ? requestedHashes : AUTO_MAX_HASHES;
+    for (int bits = fromBits; bits <= toBits; bits++) {
+      for (int k = fromHashes; k <= toHashes; k++) {
+        PrefilterPlan p = new PrefilterPlan(bits, k);
+        double cost =
+            NANOS_PER_FILTER_BIT * Math.scalb(1.0, bits)
+                + NANOS_PER_POSITION * k * ((double) nA + nB)
+                + NANOS_PER_CANDIDATE * p.expectedFalseCandidates(nA, nB);
+        if (cost < bestCost) {
+          best = p;
+          bestCost = cost;
+        }
+      }
+    }
+    return best;
   }
 
-  /** ceil(log2(2n)) clamped to [FILTER_BITS_MIN, FILTER_BITS_MAX]. */
-  static int autoBits(long n) {
-    if (n <= 1) {
-      return PartyOptions.FILTER_BITS_MIN;
-    }
-    // 2n <= 2^L  <=>  n <= 2^(L-1); ceil(log2(n)) = 64 - nlz(n - 1) for n >= 2
-    int l = 1 + (64 - Long.numberOfLeadingZeros(n - 1));
-    return Math.max(PartyOptions.FILTER_BITS_MIN, Math.min(PartyOptions.FILTER_BITS_MAX, l));
+  /**
+   * The candidates of both parties that are not in the intersection, expected for sets of nA and nB
+   * keys with {@code common} in common: a key of A outside B is a candidate when its k positions
+   * are all set in B's filter, with probability (1 − e^(−k·nB/2^L))^k, and the other way round.
+   */
+  public double expectedCandidates(long nA, long nB, long common) {
+    return 2.0 * common + (nA - common) * falsePositive(nB) + (nB - common) * falsePositive(nA);
+  }
+
+  /** {@link #expectedCandidates} when no key is common. */
+  public double expectedFalseCandidates(long nA, long nB) {
+    return expectedCandidates(nA, nB, 0);
+  }
+
+  /**
+   * A bound on either party's candidates, to size the bins before anyone knows them: the smaller
+   * set all in common, plus the other keys' expected false candidates.
+   */
+  public long candidateBound(long nA, long nB) {
+    long common = Math.min(nA, nB);
+    double a = common + (nA - common) * falsePositive(nB);
+    double b = common + (nB - common) * falsePositive(nA);
+    return (long) Math.ceil(Math.max(a, b));
+  }
+
+  /**
+   * The probability that a key outside a set of n keys has all its k positions set in its filter.
+   */
+  double falsePositive(long n) {
+    return Math.pow(-Math.expm1(-hashes * (double) n / Math.scalb(1.0, filterBits)), hashes);
   }
 
   /** The filter's length in 64-bit words. */

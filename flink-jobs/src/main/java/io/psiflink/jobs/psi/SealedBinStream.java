@@ -21,13 +21,13 @@ import javax.crypto.spec.SecretKeySpec;
  * key (agreed in the signed control handshake, unknown to the relay) and the stream's context:
  * {@code K_dir = HMAC-SHA256(frameKey, "psi-flink frame key v1" ‖ 0x00 ‖ u16 len ‖ session (UTF-8)
  * ‖ i32 bin ‖ i32 attempt ‖ u8 dir)}, dir 0 for frames party A sends, 1 for party B's, bin -1 for
- * the control stream. Binding the context into the key does the work of associated data (the native
- * AEAD takes none): a frame sealed for another session, bin, attempt or direction does not open.
- * The frame type is inside the ciphertext. The nonce is {@code u8 dir ‖ 0x000000 ‖ u64 seq}, seq
- * counting the frames of one direction from 0, so a gap, a repeat or a swap fails the next open.
- * Once the bin's protocol instance is fixed, {@link #rekey} moves both directions to keys that also
- * bind the instance and the HELLO transcript, so frames of an earlier attempt cannot be replayed
- * into a later one even if the relay repeats an attempt number.
+ * the control stream and -2 for the pre-filter's. Binding the context into the key does the work of
+ * associated data (the native AEAD takes none): a frame sealed for another session, bin, attempt or
+ * direction does not open. The frame type is inside the ciphertext. The nonce is {@code u8 dir ‖
+ * 0x000000 ‖ u64 seq}, seq counting the frames of one direction from 0, so a gap, a repeat or a
+ * swap fails the next open. Once the bin's protocol instance is fixed, {@link #rekey} moves both
+ * directions to keys that also bind the instance and the HELLO transcript, so frames of an earlier
+ * attempt cannot be replayed into a later one even if the relay repeats an attempt number.
  *
  * <p>A frame that fails to open is a {@link PeerProtocolException}; the end of the stream is passed
  * on as null (callers know which frame they waited for, so a cut is refused there). Not
@@ -36,6 +36,9 @@ import javax.crypto.spec.SecretKeySpec;
 public final class SealedBinStream implements AutoCloseable {
   /** The bin of the control stream's frames (the session's setup rounds). */
   public static final int CONTROL = -1;
+
+  /** The bin of the pre-filter's AND stream (its own keys: never the control stream's). */
+  public static final int PREFILTER = -2;
 
   private static final String KEY_LABEL = "psi-flink frame key v1";
   private static final String INSTANCE_KEY_LABEL = "psi-flink frame key v1 instance";
@@ -173,7 +176,11 @@ public final class SealedBinStream implements AutoCloseable {
   }
 
   private String where() {
-    return bin == CONTROL ? "the control stream" : "bin " + bin + " attempt " + raw.attempt();
+    return switch (bin) {
+      case CONTROL -> "the control stream";
+      case PREFILTER -> "the prefilter stream";
+      default -> "bin " + bin + " attempt " + raw.attempt();
+    };
   }
 
   /** The direction of the frames {@code sender} sends: its party index (0 for A, 1 for B). */

@@ -23,31 +23,24 @@ import org.apache.flink.api.common.functions.RuntimeContext;
  * @param frameKey key sealing every bin frame (32 bytes)
  * @param setup this party's exported protocol setup, or null when every bin runs its own
  * @param filterKey the prefilter's position key (32 bytes), or null without a prefilter
- * @param maskSeed the prefilter's mask seed (32 bytes), or null without a prefilter
  */
 public record JobSecrets(
-    byte[] tokenKey,
-    byte[] binSeed,
-    byte[] frameKey,
-    byte[] setup,
-    byte[] filterKey,
-    byte[] maskSeed) {
+    byte[] tokenKey, byte[] binSeed, byte[] frameKey, byte[] setup, byte[] filterKey) {
   /** The distributed-cache name of the secret file. */
   public static final String CACHE_NAME = "psi-flink-session-secrets";
 
-  private static final int MAGIC = 0x50534b32; // "PSK2"
+  private static final int MAGIC = 0x50534b33; // "PSK3"
   private static final int MAX_FIELD = 64 << 20;
-  private static final int FIELDS = 6;
+  private static final int FIELDS = 5;
 
   /** The secrets of a session without a prefilter. */
   public JobSecrets(byte[] tokenKey, byte[] binSeed, byte[] frameKey, byte[] setup) {
-    this(tokenKey, binSeed, frameKey, setup, null, null);
+    this(tokenKey, binSeed, frameKey, setup, null);
   }
 
   /** The job's part of the handshake's secrets. */
   public static JobSecrets of(SessionSecrets s) {
-    return new JobSecrets(
-        s.tokenKey(), s.binSeed(), s.frameKey(), s.setup(), s.filterKey(), s.maskSeed());
+    return new JobSecrets(s.tokenKey(), s.binSeed(), s.frameKey(), s.setup(), s.filterKey());
   }
 
   public BinKeys binKeys() {
@@ -93,7 +86,7 @@ public record JobSecrets(
     ByteArrayOutputStream bytes = new ByteArrayOutputStream();
     try (DataOutputStream out = new DataOutputStream(bytes)) {
       out.writeInt(MAGIC);
-      for (byte[] b : new byte[][] {tokenKey, binSeed, frameKey, setup, filterKey, maskSeed}) {
+      for (byte[] b : new byte[][] {tokenKey, binSeed, frameKey, setup, filterKey}) {
         out.writeInt(b == null ? -1 : b.length);
         if (b != null) {
           out.write(b);
@@ -121,7 +114,7 @@ public record JobSecrets(
           in.readFully(f[i]);
         }
       }
-      return new JobSecrets(f[0], f[1], f[2], f[3], f[4], f[5]);
+      return new JobSecrets(f[0], f[1], f[2], f[3], f[4]);
     }
   }
 }

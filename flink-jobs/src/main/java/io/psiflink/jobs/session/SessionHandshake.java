@@ -221,8 +221,8 @@ public final class SessionHandshake {
 
       byte[] body = Frames.body(stream.receive(), Frames.HELLO, "waiting for the peer's HELLO");
       Hello peer = verify(body, session, me, facts);
-      int bins = agree(facts, peer);
       PrefilterPlan prefilter = agreePrefilter(facts, peer);
+      int bins = agree(facts, peer, prefilter);
 
       boolean a = facts.role().equals(Role.A);
       byte[] helloA = a ? hello : peer.bytes;
@@ -242,10 +242,8 @@ public final class SessionHandshake {
       byte[] binSeed = Hkdf.expand(prk, "bin seed", 16);
       // Seals every bin frame (and the setup rounds below) end to end: see SealedBinStream.
       byte[] frameKey = Hkdf.expand(prk, "bin frame key", 32);
-      // The prefilter's keys (FF1 key and hash key; the mask's AES-CTR key and IV): the helper
-      // never holds them, so it sees only masked bits at pseudorandom positions.
+      // The prefilter's position key (FF1 key and hash key): only the two parties hold it.
       byte[] filterKey = prefilter == null ? null : Hkdf.expand(prk, "prefilter filter key", 32);
-      byte[] maskSeed = prefilter == null ? null : Hkdf.expand(prk, "prefilter mask seed", 32);
       java.util.Arrays.fill(prk, (byte) 0);
 
       // A protocol whose setup depends on a bin's set runs it in every bin instead.
@@ -264,8 +262,7 @@ public final class SessionHandshake {
           peer.revealed,
           peer.named,
           prefilter,
-          filterKey,
-          maskSeed);
+          filterKey);
     } catch (GeneralSecurityException e) {
       throw new HandshakeException("key agreement failed: " + e.getMessage(), e);
     }
@@ -288,8 +285,13 @@ public final class SessionHandshake {
     }
   }
 
-  /** Checks both HELLOs describe the same join and returns the bin count m. */
-  private static int agree(LocalFacts me, Hello peer) throws HandshakeException {
+  /**
+   * Checks both HELLOs describe the same join and returns the bin count m: requested, or chosen
+   * from the larger size estimate (with a pre-filter, from the bound on the candidates: the bins
+   * hold only those).
+   */
+  private static int agree(LocalFacts me, Hello peer, PrefilterPlan prefilter)
+      throws HandshakeException {
     if (!peer.role.equals(me.role().peer())) {
       throw new HandshakeException(
           peer.role.equals(me.role())
@@ -364,9 +366,11 @@ public final class SessionHandshake {
     if (me.binsRequested() > 0 || peer.binsRequested > 0) {
       return Math.max(me.binsRequested(), peer.binsRequested);
     }
-    return BinPlan.autoBins(
-        Math.max(me.sizeEstimate(), peer.sizeEstimate),
-        Math.max(me.parallelism(), peer.parallelism));
+    long n = Math.max(me.sizeEstimate(), peer.sizeEstimate);
+    if (prefilter != null) {
+      n = prefilter.candidateBound(me.sizeEstimate(), peer.sizeEstimate);
+    }
+    return BinPlan.autoBins(n, Math.max(me.parallelism(), peer.parallelism));
   }
 
   /**

@@ -20,7 +20,6 @@ import java.util.List;
  *     filtered), in the peer's table order: all the peer tells of its schema
  * @param prefilter the agreed prefilter, or null when the session has none
  * @param filterKey the prefilter's position key (FF1 key ‖ hash key, 32 bytes), or null
- * @param maskSeed the prefilter's mask seed (AES-128 key ‖ CTR IV, 32 bytes), or null
  */
 public record SessionSecrets(
     byte[] tokenKey,
@@ -33,8 +32,7 @@ public record SessionSecrets(
     List<Column> peerRevealed,
     List<Column> peerNamed,
     PrefilterPlan prefilter,
-    byte[] filterKey,
-    byte[] maskSeed) {
+    byte[] filterKey) {
 
   /** Secrets of a session without a prefilter. */
   public SessionSecrets(
@@ -57,7 +55,6 @@ public record SessionSecrets(
         peerKeys,
         peerRevealed,
         peerNamed,
-        null,
         null,
         null);
   }

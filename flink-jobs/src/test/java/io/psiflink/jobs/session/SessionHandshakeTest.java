@@ -257,9 +257,9 @@ class SessionHandshakeTest {
   }
 
   /**
-   * With the same prefilter request both derive the same filter key and mask seed (32 bytes each,
-   * distinct from each other and the token key) and the same plan: the automatic L of 1000 rows is
-   * the least, 16, and k is 2; without a prefilter there are no such keys.
+   * With the same prefilter request both derive the same filter key (32 bytes, distinct from the
+   * token key) and the same plan: for 1000 rows the automatic L is the least, 16, with k = 2;
+   * without a prefilter there is no such key.
    */
   @Test
   void samePrefilterRequestsAgreeOnThePlanAndItsKeys() throws Exception {
@@ -279,15 +279,11 @@ class SessionHandshakeTest {
     assertEquals(new PrefilterPlan(16, 2), sa.prefilter());
     assertEquals(sa.prefilter(), sb.prefilter());
     assertArrayEquals(sa.filterKey(), sb.filterKey());
-    assertArrayEquals(sa.maskSeed(), sb.maskSeed());
     assertEquals(32, sa.filterKey().length);
-    assertEquals(32, sa.maskSeed().length);
-    assertFalse(Arrays.equals(sa.filterKey(), sa.maskSeed()));
     assertFalse(Arrays.equals(sa.filterKey(), sa.tokenKey()));
     // the job's secret file carries them to the task managers
     JobSecrets js = JobSecrets.decode(JobSecrets.of(sa).encode());
     assertArrayEquals(sa.filterKey(), js.filterKey());
-    assertArrayEquals(sa.maskSeed(), js.maskSeed());
 
     String plain = UUID.randomUUID().toString();
     var pa = party(plain, "party-a", Role.A, "party-b", null);
@@ -296,7 +292,6 @@ class SessionHandshakeTest {
     pb.get(60, TimeUnit.SECONDS);
     assertNull(none.prefilter());
     assertNull(none.filterKey());
-    assertNull(none.maskSeed());
   }
 
   /** Both jobs must ask for the same prefilter, filter size, hashes and helper. */

@@ -43,8 +43,14 @@ class PrefilterJoinTest {
       assertNotNull(s.prefilter(), "the summary has the prefilter's part");
       assertEquals(16, s.prefilter().filterBits());
       assertEquals(2, s.prefilter().filterHashes());
-      assertEquals(1L << 13, s.prefilter().bytesToHelper(), "2^16 bits = 8 KiB to the helper");
-      assertEquals(1L << 13, s.prefilter().bytesFromHelper());
+      // the helper takes nothing; it deals a 16-byte seed, and to A m_σ (2^16 bits = 8 KiB) too;
+      // the AND crosses between the parties as A's e and c and B's w, one chunk each (a type byte
+      // and 8 KiB)
+      boolean isA = s == a;
+      assertEquals(0, s.prefilter().bytesToHelper(), "the helper takes no data");
+      assertEquals(16 + (isA ? 1L << 13 : 0), s.prefilter().bytesFromHelper());
+      assertEquals((isA ? 2 : 1) * (1 + (1L << 13)), s.prefilter().bytesToPeer());
+      assertEquals((isA ? 1 : 2) * (1 + (1L << 13)), s.prefilter().bytesFromPeer());
       // the filter keeps the common keys and drops most of the rest (at most ~1 % false hits)
       assertTrue(
           s.prefilter().candidates() < s.rowsTokenized() / 4,
