@@ -102,6 +102,89 @@ class HelperServiceTest {
     }
   }
 
+  /**
+   * The seed reaches onSeed before any chunk, so a party can use it while m_σ streams in; B's
+   * onSeed may wait for A to be half way through (its work with A happens there); a runtime failure
+   * in a callback aborts the session and comes out of receive as it is.
+   */
+  @Test
+  void theSeedComesFirstAndCallbacksMayTakeTheirTime() throws Exception {
+    try (HelperBed bed = new HelperBed(pki)) {
+      bed.helper();
+      BridgeClient a = bed.client(HelperBed.A);
+      BridgeClient b = bed.client(HelperBed.B);
+      int bits = 23; // two chunks
+      java.util.concurrent.CountDownLatch aHalfWay = new java.util.concurrent.CountDownLatch(1);
+      java.util.List<String> eventsA = new java.util.concurrent.CopyOnWriteArrayList<>();
+      Future<HelperClient.Dealt> fa =
+          pool.submit(
+              () ->
+                  HelperClient.receive(
+                      a,
+                      bed.creds(HelperBed.A),
+                      HelperBed.request("seed-first", Role.A, bits, Duration.ofSeconds(20)),
+                      dealt -> eventsA.add("seed"),
+                      (c, words) -> {
+                        eventsA.add("chunk " + c);
+                        aHalfWay.countDown();
+                      }));
+      Future<HelperClient.Dealt> fb =
+          pool.submit(
+              () ->
+                  HelperClient.receive(
+                      b,
+                      bed.creds(HelperBed.B),
+                      HelperBed.request("seed-first", Role.B, bits, Duration.ofSeconds(2)),
+                      dealt -> {
+                        try {
+                          // longer than the no-progress timeout: the callback's own time
+                          Thread.sleep(3000);
+                          assertTrue(aHalfWay.await(20, TimeUnit.SECONDS), "A got no chunk");
+                        } catch (InterruptedException e) {
+                          throw new IllegalStateException(e);
+                        }
+                      },
+                      (c, words) -> {
+                        throw new AssertionError("B got a chunk");
+                      }));
+      fa.get(60, TimeUnit.SECONDS);
+      fb.get(60, TimeUnit.SECONDS);
+      assertEquals(java.util.List.of("seed", "chunk 0", "chunk 1"), eventsA);
+
+      Future<HelperClient.Dealt> failing =
+          pool.submit(
+              () ->
+                  HelperClient.receive(
+                      a,
+                      bed.creds(HelperBed.A),
+                      HelperBed.request("callback-fails", Role.A, 10, Duration.ofSeconds(5)),
+                      dealt -> {
+                        throw new IllegalStateException("the peer's job broke off");
+                      },
+                      (c, words) -> {}));
+      Future<HelperClient.Dealt> other =
+          pool.submit(
+              () ->
+                  HelperClient.receive(
+                      b,
+                      bed.creds(HelperBed.B),
+                      HelperBed.request("callback-fails", Role.B, 10, Duration.ofSeconds(5)),
+                      (c, words) -> {}));
+      java.util.concurrent.ExecutionException e =
+          org.junit.jupiter.api.Assertions.assertThrows(
+              java.util.concurrent.ExecutionException.class,
+              () -> failing.get(30, TimeUnit.SECONDS));
+      assertTrue(e.getCause() instanceof IllegalStateException, e.getCause().toString());
+      assertMentions(
+          (Exception)
+              org.junit.jupiter.api.Assertions.assertThrows(
+                      java.util.concurrent.ExecutionException.class,
+                      () -> other.get(30, TimeUnit.SECONDS))
+                  .getCause(),
+          "helper");
+    }
+  }
+
   @Test
   void everySessionGetsFreshSeeds() throws Exception {
     try (HelperBed bed = new HelperBed(pki)) {

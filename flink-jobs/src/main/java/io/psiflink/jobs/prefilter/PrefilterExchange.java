@@ -5,7 +5,6 @@ import io.psiflink.bridge.BridgeClient;
 import io.psiflink.bridge.BridgeException;
 import io.psiflink.bridge.BridgeStream;
 import io.psiflink.helper.CorrelationStreams;
-import io.psiflink.helper.DealtAnd;
 import io.psiflink.helper.HelperClient;
 import io.psiflink.helper.HelperException;
 import io.psiflink.helper.HelperRequest;
@@ -13,8 +12,6 @@ import io.psiflink.jobs.psi.BridgeEndpoint;
 import io.psiflink.jobs.psi.PeerProtocolException;
 import io.psiflink.jobs.psi.SealedBinStream;
 import io.psiflink.jobs.session.JobSecrets;
-import java.nio.ByteBuffer;
-import java.nio.ByteOrder;
 import java.util.Locale;
 import org.apache.flink.api.common.accumulators.LongCounter;
 import org.apache.flink.streaming.api.operators.AbstractStreamOperator;
@@ -43,12 +40,6 @@ public final class PrefilterExchange extends AbstractStreamOperator<long[]>
 
   /** The A-B stream of the AND. */
   static final String CHANNEL = "prefilter";
-
-  /** Frame types of the A-B stream: A's e, B's w, A's c (each one chunk of words). */
-  static final byte E = 1;
-
-  static final byte W = 2;
-  static final byte C = 3;
 
   /** Our own logger: the inherited LOG is Flink's (AbstractStreamOperator), logged at WARN. */
   private static final Logger LOG = LoggerFactory.getLogger(PrefilterExchange.class);
@@ -115,29 +106,20 @@ public final class PrefilterExchange extends AbstractStreamOperator<long[]>
     HelperRequest request =
         new HelperRequest(
             session, role, peer, helper, helperCertSha256, plan.filterBits(), bridge.pairTimeout());
-    And and = new And(chunks);
+    FilterAnd and;
     try (BridgeClient client = BridgeClient.connect(bridge.clientConfig())) {
       BridgeStream raw = client.open(session, CHANNEL);
       try (SealedBinStream peerStream =
           new SealedBinStream(raw, frameKey, SealedBinStream.PREFILTER, role)) {
-        and.stream = peerStream;
-        HelperClient.receive(
-            client,
-            bridge.credentials(),
-            request,
-            dealt -> {
-              and.streams = dealt.streams();
-              if (role.equals(Role.B)) {
-                and.runB(); // all of it: A's steps need only the helper's chunks and our answers
-              }
-            },
-            and::stepA);
-        if (and.done != chunks) {
+        and = new FilterAnd(peerStream, filter, plan.filterBits(), role);
+        // B runs all of its side in onSeed: A's steps need only the helper's chunks and B's answers
+        HelperClient.receive(client, bridge.credentials(), request, and::seed, and::chunk);
+        if (and.done() != chunks) {
           throw new PrefilterException(
               "party "
                   + role.label()
                   + ": the prefilter ended after "
-                  + and.done
+                  + and.done()
                   + " of "
                   + chunks
                   + " chunks",
@@ -148,15 +130,15 @@ public final class PrefilterExchange extends AbstractStreamOperator<long[]>
           throw new PeerProtocolException(
               "party " + role.peer().label() + " sent more than the prefilter's chunks");
         }
-      } catch (BridgeException | PeerProtocolException | AndFailure e) {
+      } catch (BridgeException | PeerProtocolException | FilterAnd.Failure e) {
         raw.abort("the prefilter failed at party " + role.label());
         throw e;
       } finally {
         raw.close();
       }
-    } catch (HelperException | BridgeException | PeerProtocolException | AndFailure e) {
+    } catch (HelperException | BridgeException | PeerProtocolException | FilterAnd.Failure e) {
       // the helper refused, vanished or never came, or the peer's job broke off: no AND, no join
-      Throwable cause = e instanceof AndFailure f ? f.getCause() : e;
+      Throwable cause = e instanceof FilterAnd.Failure f ? f.getCause() : e;
       throw new PrefilterException(
           "party "
               + role.label()
@@ -184,16 +166,16 @@ public final class PrefilterExchange extends AbstractStreamOperator<long[]>
         CorrelationStreams.SEED_BYTES + (role.equals(Role.A) ? 8 * (long) filter.length : 0);
     counter(PrefilterMetrics.BYTES_TO_HELPER).add(0);
     counter(PrefilterMetrics.BYTES_FROM_HELPER).add(fromHelper);
-    counter(PrefilterMetrics.BYTES_TO_PEER).add(and.sent);
-    counter(PrefilterMetrics.BYTES_FROM_PEER).add(and.received);
+    counter(PrefilterMetrics.BYTES_TO_PEER).add(and.sent());
+    counter(PrefilterMetrics.BYTES_FROM_PEER).add(and.received());
     LOG.info(
         "party {}: prefilter with helper '{}' done in {} ms ({} bytes to the peer, {} from it, {}"
             + " from the helper)",
         role.label(),
         helper,
         ms,
-        and.sent,
-        and.received,
+        and.sent(),
+        and.received(),
         fromHelper);
     filter = null;
   }
@@ -202,128 +184,6 @@ public final class PrefilterExchange extends AbstractStreamOperator<long[]>
     LongCounter c = new LongCounter();
     getRuntimeContext().addAccumulator(name, c);
     return c;
-  }
-
-  /** The AND's state: one chunk of scratch at a time, the filter changed in place to x · y. */
-  private final class And {
-    final int chunks;
-    SealedBinStream stream;
-    CorrelationStreams streams;
-    int done;
-    long sent;
-    long received;
-    final long[] a = new long[HelperClient.CHUNK_WORDS];
-    final long[] b = new long[HelperClient.CHUNK_WORDS];
-
-    And(int chunks) {
-      this.chunks = chunks;
-    }
-
-    /** A, chunk c of m_σ: send e, read w, compute c = x · (w ⊕ m_σ), send it; x becomes c. */
-    void stepA(int c, long[] mSigma) {
-      try {
-        int len = HelperClient.chunkWords(plan.filterBits(), c);
-        int off = c * HelperClient.CHUNK_WORDS;
-        if (streams == null || c != done || mSigma.length < len) {
-          throw new IllegalStateException("the helper's chunk " + c + " came out of order");
-        }
-        streams.expand(CorrelationStreams.SIGMA, off, a, len);
-        DealtAnd.maskChoice(a, slice(off, len), len); // a = e = x ⊕ σ
-        send(E, a, len);
-        long[] w = read(W, c, len);
-        DealtAnd.open(w, slice(off, len), mSigma, len); // w = c = x · (w ⊕ m_σ)
-        send(C, w, len);
-        System.arraycopy(w, 0, filter, off, len);
-        done++;
-      } catch (BridgeException | PeerProtocolException e) {
-        throw new AndFailure(e);
-      }
-    }
-
-    /**
-     * B, once its seed is known: per chunk read e, answer w, read c and check c ⊆ y; y becomes c.
-     */
-    void runB() {
-      try {
-        for (int c = 0; c < chunks; c++) {
-          int len = HelperClient.chunkWords(plan.filterBits(), c);
-          int off = c * HelperClient.CHUNK_WORDS;
-          long[] e = read(E, c, len);
-          streams.expand(CorrelationStreams.M0, off, a, len);
-          streams.expand(CorrelationStreams.M1, off, b, len);
-          DealtAnd.answer(e, slice(off, len), a, b, len); // e = w
-          send(W, e, len);
-          long[] and = read(C, c, len);
-          int bad = DealtAnd.firstOutside(and, slice(off, len), len);
-          if (bad >= 0) {
-            throw new PeerProtocolException(
-                "party A's AND of chunk "
-                    + c
-                    + " sets bits B's filter does not have (word "
-                    + bad
-                    + ")");
-          }
-          System.arraycopy(and, 0, filter, off, len);
-          done++;
-        }
-      } catch (BridgeException | PeerProtocolException e) {
-        throw new AndFailure(e);
-      }
-    }
-
-    /** The filter's words [off, off + len) as an array the steps may read. */
-    private long[] slice(int off, int len) {
-      long[] s = new long[len];
-      System.arraycopy(filter, off, s, 0, len);
-      return s;
-    }
-
-    private void send(byte type, long[] words, int len) throws BridgeException {
-      byte[] body = new byte[1 + 8 * len];
-      body[0] = type;
-      ByteBuffer.wrap(body, 1, 8 * len)
-          .order(ByteOrder.LITTLE_ENDIAN)
-          .asLongBuffer()
-          .put(words, 0, len);
-      stream.send(body);
-      sent += body.length;
-    }
-
-    private long[] read(byte type, int c, int len) throws BridgeException, PeerProtocolException {
-      byte[] f = stream.receive();
-      String what = new String[] {"", "e", "w", "c"}[type] + " of chunk " + c;
-      if (f == null) {
-        throw new PeerProtocolException(
-            "party " + role.peer().label() + " ended the prefilter stream before its " + what);
-      }
-      if (f[0] != type || f.length != 1 + 8 * len) {
-        throw new PeerProtocolException(
-            "party "
-                + role.peer().label()
-                + " sent a frame of type "
-                + f[0]
-                + " and "
-                + (f.length - 1)
-                + " bytes where its "
-                + what
-                + " ("
-                + 8 * len
-                + " bytes) belongs");
-      }
-      received += f.length;
-      long[] words = new long[len];
-      ByteBuffer.wrap(f, 1, 8 * len).order(ByteOrder.LITTLE_ENDIAN).asLongBuffer().get(words);
-      return words;
-    }
-  }
-
-  /** A failure inside a callback of the helper's client, carried out of it unchecked. */
-  private static final class AndFailure extends RuntimeException {
-    private static final long serialVersionUID = 1L;
-
-    AndFailure(Exception cause) {
-      super(cause.getMessage(), cause);
-    }
   }
 
   /** The pre-filter failed; the message names the helper or the peer and the cause. */

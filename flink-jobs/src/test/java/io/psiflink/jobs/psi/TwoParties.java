@@ -9,12 +9,12 @@ import java.nio.file.Path;
 import java.util.Set;
 
 /** A bridge relay on loopback with TLS, and a connected client for each of party-a and party-b. */
-final class TwoParties implements AutoCloseable {
-  final BridgeRelay relay;
-  final BridgeClient a;
-  final BridgeClient b;
+public final class TwoParties implements AutoCloseable {
+  public final BridgeRelay relay;
+  public final BridgeClient a;
+  public final BridgeClient b;
 
-  TwoParties(Path pkiDir) throws Exception {
+  public TwoParties(Path pkiDir) throws Exception {
     ThrowawayPki pki = ThrowawayPki.create(pkiDir, "relay", "party-a", "party-b");
     relay =
         BridgeRelay.start(

@@ -1,0 +1,208 @@
+package io.psiflink.jobs.prefilter;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.psiflink.api.Role;
+import io.psiflink.bridge.BridgeStream;
+import io.psiflink.helper.CorrelationStreams;
+import io.psiflink.helper.DealtAnd;
+import io.psiflink.helper.HelperClient;
+import io.psiflink.jobs.psi.PeerProtocolException;
+import io.psiflink.jobs.psi.SealedBinStream;
+import io.psiflink.jobs.psi.TwoParties;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.file.Files;
+import java.util.SplittableRandom;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+
+/**
+ * The AND between the two jobs over a real relay, with correlations dealt here as the helper deals
+ * them: both filters become x AND y (computed in the test); a peer that sends a c with bits outside
+ * B's filter, a frame of the wrong type or length, or ends early is refused naming it.
+ */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+class FilterAndTest {
+  static final int BITS = 23; // two chunks
+  static final int WORDS = 1 << (BITS - 6);
+  private TwoParties parties;
+  private final byte[] frameKey = new byte[32];
+  private final AtomicInteger sessions = new AtomicInteger();
+
+  @BeforeAll
+  void start() throws Exception {
+    parties = new TwoParties(Files.createTempDirectory("psi-filter-and-"));
+    new SplittableRandom(3).nextBytes(frameKey);
+  }
+
+  @AfterAll
+  void stop() throws Exception {
+    parties.close();
+  }
+
+  /** What the helper deals: A's seed and m_σ, B's seed. */
+  record Deal(HelperClient.Dealt a, long[] mSigma, HelperClient.Dealt b) {
+    static Deal of(SplittableRandom r) {
+      byte[] sa = new byte[16];
+      byte[] sb = new byte[16];
+      r.nextBytes(sa);
+      r.nextBytes(sb);
+      long[] m0 = new long[WORDS];
+      long[] m1 = new long[WORDS];
+      long[] sigma = new long[WORDS];
+      new CorrelationStreams(sb).expand(CorrelationStreams.M0, 0, m0, WORDS);
+      new CorrelationStreams(sb).expand(CorrelationStreams.M1, 0, m1, WORDS);
+      new CorrelationStreams(sa).expand(CorrelationStreams.SIGMA, 0, sigma, WORDS);
+      DealtAnd.dealChoice(m0, m1, sigma, WORDS);
+      return new Deal(new HelperClient.Dealt(sa), m0, new HelperClient.Dealt(sb));
+    }
+
+    /** A's side as the helper client drives it: the seed, then every chunk of m_σ. */
+    void driveA(FilterAnd and) {
+      and.seed(a);
+      for (int c = 0; c < HelperClient.chunks(BITS); c++) {
+        int len = HelperClient.chunkWords(BITS, c);
+        long[] chunk = new long[len];
+        System.arraycopy(mSigma, c * HelperClient.CHUNK_WORDS, chunk, 0, len);
+        and.chunk(c, chunk);
+      }
+    }
+  }
+
+  static long[] random(SplittableRandom r, double fill) {
+    long[] f = new long[WORDS];
+    for (int i = 0; i < WORDS * 64; i++) {
+      if (r.nextDouble() < fill) {
+        f[i >>> 6] |= 1L << i;
+      }
+    }
+    return f;
+  }
+
+  @Test
+  void bothFiltersBecomeTheirAnd() throws Exception {
+    SplittableRandom r = new SplittableRandom(1);
+    long[] x = random(r, 0.3);
+    long[] y = random(r, 0.6);
+    long[] expected = new long[WORDS];
+    for (int i = 0; i < WORDS; i++) {
+      expected[i] = x[i] & y[i];
+    }
+    Deal deal = Deal.of(r);
+    String session = "and-" + sessions.incrementAndGet();
+    CompletableFuture<FilterAnd> b =
+        CompletableFuture.supplyAsync(
+            () -> {
+              try (BridgeStream raw = parties.b.open(session, "prefilter");
+                  SealedBinStream s = new SealedBinStream(raw, frameKey, -2, Role.B)) {
+                FilterAnd and = new FilterAnd(s, y, BITS, Role.B);
+                and.seed(deal.b());
+                return and;
+              } catch (Exception e) {
+                throw new IllegalStateException(e);
+              }
+            });
+    FilterAnd a;
+    try (BridgeStream raw = parties.a.open(session, "prefilter");
+        SealedBinStream s = new SealedBinStream(raw, frameKey, -2, Role.A)) {
+      a = new FilterAnd(s, x, BITS, Role.A);
+      deal.driveA(a);
+    }
+    FilterAnd atB = b.get(30, TimeUnit.SECONDS);
+    assertArrayEquals(expected, x, "A's filter is x AND y");
+    assertArrayEquals(expected, y, "B's filter is x AND y");
+    assertEquals(2, a.done());
+    assertEquals(2, atB.done());
+    long chunkFrames = 2 * (1 + 8L * HelperClient.CHUNK_WORDS);
+    assertEquals(2 * chunkFrames, a.sent()); // e and c
+    assertEquals(chunkFrames, a.received()); // w
+    assertEquals(a.sent(), atB.received());
+  }
+
+  /** A peer A that sends what it likes in place of its c, after an honest e of chunk 0. */
+  private Throwable atBAgainst(java.util.function.Function<long[], byte[]> forgeC)
+      throws Exception {
+    SplittableRandom r = new SplittableRandom(2);
+    long[] x = random(r, 0.5);
+    long[] y = random(r, 0.5);
+    Deal deal = Deal.of(r);
+    String session = "hostile-" + sessions.incrementAndGet();
+    CompletableFuture<Throwable> b =
+        CompletableFuture.supplyAsync(
+            () -> {
+              try (BridgeStream raw = parties.b.open(session, "prefilter");
+                  SealedBinStream s = new SealedBinStream(raw, frameKey, -2, Role.B)) {
+                new FilterAnd(s, y, BITS, Role.B).seed(deal.b());
+                return null;
+              } catch (FilterAnd.Failure e) {
+                return e.getCause();
+              } catch (Exception e) {
+                return e;
+              }
+            });
+    try (BridgeStream raw = parties.a.open(session, "prefilter");
+        SealedBinStream s = new SealedBinStream(raw, frameKey, -2, Role.A)) {
+      int len = HelperClient.CHUNK_WORDS;
+      long[] e = new long[len];
+      new CorrelationStreams(deal.a().seed()).expand(CorrelationStreams.SIGMA, 0, e, len);
+      DealtAnd.maskChoice(e, x, len);
+      s.send(frame(FilterAnd.E, e, len));
+      s.receive(); // w
+      long[] notAnd = y.clone(); // B's own bits are fine ...
+      byte[] forged = forgeC.apply(notAnd);
+      if (forged != null) {
+        s.send(forged);
+      }
+      s.finish();
+      return b.get(30, TimeUnit.SECONDS);
+    }
+  }
+
+  static byte[] frame(byte type, long[] words, int len) {
+    byte[] body = new byte[1 + 8 * len];
+    body[0] = type;
+    ByteBuffer.wrap(body, 1, 8 * len)
+        .order(ByteOrder.LITTLE_ENDIAN)
+        .asLongBuffer()
+        .put(words, 0, len);
+    return body;
+  }
+
+  @Test
+  void aHostilePeersAnswersAreRefusedNamingThem() throws Exception {
+    // a c with a bit B does not have: A claims more than x AND y
+    Throwable e =
+        atBAgainst(
+            y -> {
+              int w = 0;
+              while (~y[w] == 0) {
+                w++;
+              }
+              y[w] |= Long.lowestOneBit(~y[w]);
+              return frame(FilterAnd.C, y, HelperClient.CHUNK_WORDS);
+            });
+    assertInstanceOf(PeerProtocolException.class, e, String.valueOf(e));
+    assertTrue(e.getMessage().contains("sets bits that B's filter does not have"), e.getMessage());
+    // a frame of the wrong type
+    e = atBAgainst(y -> frame(FilterAnd.E, y, HelperClient.CHUNK_WORDS));
+    assertInstanceOf(PeerProtocolException.class, e, String.valueOf(e));
+    assertTrue(e.getMessage().contains("where its c of chunk 0"), e.getMessage());
+    // a short frame
+    e = atBAgainst(y -> frame(FilterAnd.C, y, 7));
+    assertTrue(e.getMessage().contains("56 bytes where its c of chunk 0"), e.getMessage());
+    // the end of the stream instead of c
+    e = atBAgainst(y -> null);
+    assertTrue(
+        e.getMessage().contains("ended the prefilter stream before its c of chunk 0"),
+        e.getMessage());
+  }
+}
