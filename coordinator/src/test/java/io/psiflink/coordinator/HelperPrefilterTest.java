@@ -93,7 +93,7 @@ class HelperPrefilterTest {
 
   /**
    * A flink-run job section whose {@code flink} records its arguments (NUL-separated) in {@code
-   * flink-PARTY/args} and exits.
+   * flink-PARTY/args} and then sleeps (the launcher stops it when the coordinator closes).
    */
   CoordinatorConfig.Job recordingJob(String party) {
     try {
@@ -109,7 +109,10 @@ class HelperPrefilterTest {
               + home.resolve("args.tmp")
               + "\" \""
               + home.resolve("args")
-              + "\"\n");
+              + "\"\n"
+              // keeps "running": a job that ended at once could fail the session at the peer
+              // before the peer launched its own (the race this test is not about)
+              + "exec sleep 300\n");
       Files.setPosixFilePermissions(flink, PosixFilePermissions.fromString("rwxr-xr-x"));
       return new CoordinatorConfig.Job(
           JobMode.FLINK_RUN,

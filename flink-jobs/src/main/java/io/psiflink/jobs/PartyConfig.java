@@ -103,64 +103,6 @@ public record PartyConfig(
   public static final Duration DEFAULT_PAIR_TIMEOUT = PartyOptions.PAIR_TIMEOUT.defaultValue();
   public static final Duration DEFAULT_IDLE_TIMEOUT = PartyOptions.IDLE_TIMEOUT.defaultValue();
 
-  /** A session without a prefilter (what every caller before the prefilter built). */
-  public PartyConfig(
-      Role role,
-      String sql,
-      String table,
-      String out,
-      TableFormat outFormat,
-      String quarantine,
-      BadRowLimit maxBadRows,
-      CsvOptions csv,
-      String session,
-      BridgeEndpoint bridge,
-      String peer,
-      byte[] peerCertificateSha256,
-      int bins,
-      int sigma,
-      String protocol,
-      String protocolParams,
-      JoinMode mode,
-      int labelBytes,
-      int parallelism,
-      int maxAttempts,
-      String workDir,
-      PublicSize publicSize,
-      java.util.List<io.psiflink.api.Column> expectedColumns,
-      boolean insecureTestOnly) {
-    this(
-        role,
-        sql,
-        table,
-        out,
-        outFormat,
-        quarantine,
-        maxBadRows,
-        csv,
-        session,
-        bridge,
-        peer,
-        peerCertificateSha256,
-        bins,
-        sigma,
-        protocol,
-        protocolParams,
-        mode,
-        labelBytes,
-        parallelism,
-        maxAttempts,
-        workDir,
-        publicSize,
-        expectedColumns,
-        insecureTestOnly,
-        Prefilter.NONE,
-        0,
-        0,
-        null,
-        null);
-  }
-
   public PartyConfig {
     Objects.requireNonNull(role, "role");
     if (!role.equals(Role.A) && !role.equals(Role.B)) {

@@ -83,7 +83,12 @@ class PrefilterPipelineTest {
         dir.resolve("work").toString(),
         io.psiflink.api.PublicSize.DEFAULT,
         null,
-        true);
+        true,
+        io.psiflink.api.Prefilter.NONE,
+        0,
+        0,
+        null,
+        null);
   }
 
   private static long[] tokens(SplittableRandom r, int n) {
