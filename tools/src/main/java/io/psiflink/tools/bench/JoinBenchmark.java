@@ -498,12 +498,14 @@ public final class JoinBenchmark {
   }
 
   /**
-   * The bytes that crossed between organisations in one join: what A sent to and received from B
-   * (its summary counts both directions of every A-B stream), plus each party's traffic with the
-   * helper when there is one.
+   * The bytes that crossed between organisations in one join: what A sent to and received from B on
+   * the bins' streams and on the pre-filter's, plus each party's traffic with the helper when there
+   * is one.
    */
   static long bytesBetweenOrganisations(JsonNode summaryA, JsonNode summaryB) {
     long ab = summaryA.path("bytes_sent").asLong() + summaryA.path("bytes_received").asLong();
+    JsonNode p = summaryA.path("prefilter");
+    ab += p.path("bytes_to_peer").asLong() + p.path("bytes_from_peer").asLong();
     return ab + helperBytes(summaryA) + helperBytes(summaryB);
   }
 

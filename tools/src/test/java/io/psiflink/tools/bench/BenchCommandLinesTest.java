@@ -205,12 +205,13 @@ class BenchCommandLinesTest {
     var a =
         Json.parse(
             "{\"bytes_sent\": 100, \"bytes_received\": 50,"
-                + " \"prefilter\": {\"bytes_to_helper\": 7, \"bytes_from_helper\": 30}}");
+                + " \"prefilter\": {\"bytes_to_helper\": 7, \"bytes_from_helper\": 30,"
+                + " \"bytes_to_peer\": 1000, \"bytes_from_peer\": 500}}");
     var b =
         Json.parse(
             "{\"bytes_sent\": 50, \"bytes_received\": 100,"
                 + " \"prefilter\": {\"bytes_to_helper\": 7, \"bytes_from_helper\": 1}}");
-    assertEquals(195, JoinBenchmark.bytesBetweenOrganisations(a, b));
+    assertEquals(1695, JoinBenchmark.bytesBetweenOrganisations(a, b));
     var plain = Json.parse("{\"bytes_sent\": 100, \"bytes_received\": 50}");
     assertEquals(150, JoinBenchmark.bytesBetweenOrganisations(plain, plain));
   }
