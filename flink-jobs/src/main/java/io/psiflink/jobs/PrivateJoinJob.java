@@ -536,7 +536,8 @@ public final class PrivateJoinJob {
                     cfg.helper(),
                     cfg.helperCertificateSha256() == null
                         ? null
-                        : java.util.HexFormat.of().formatHex(cfg.helperCertificateSha256())))
+                        : java.util.HexFormat.of().formatHex(cfg.helperCertificateSha256()),
+                    cfg.maxAttempts()))
             .setParallelism(1)
             .setMaxParallelism(1);
     return tokenized

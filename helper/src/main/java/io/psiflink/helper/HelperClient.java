@@ -10,6 +10,7 @@ import java.security.KeyPair;
 import java.security.MessageDigest;
 import java.util.Arrays;
 import java.util.Objects;
+import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -151,7 +152,7 @@ public final class HelperClient {
       BridgeClient bridge,
       PartyCredentials me,
       HelperRequest request,
-      java.util.function.Consumer<Dealt> onSeed,
+      Consumer<Dealt> onSeed,
       ChunkSink sink)
       throws BridgeException, HelperException {
     Objects.requireNonNull(onSeed, "onSeed");
@@ -177,7 +178,7 @@ public final class HelperClient {
     private final BridgeStream stream;
     private final PartyCredentials me;
     private final HelperRequest request;
-    private final java.util.function.Consumer<Dealt> onSeed;
+    private final Consumer<Dealt> onSeed;
     private final ChunkSink sink;
     private final String helper;
     private volatile long lastProgress = System.nanoTime();
@@ -189,7 +190,7 @@ public final class HelperClient {
         BridgeStream stream,
         PartyCredentials me,
         HelperRequest request,
-        java.util.function.Consumer<Dealt> onSeed,
+        Consumer<Dealt> onSeed,
         ChunkSink sink) {
       this.stream = stream;
       this.me = me;

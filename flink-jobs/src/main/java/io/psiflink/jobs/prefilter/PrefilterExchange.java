@@ -4,6 +4,7 @@ import io.psiflink.api.Role;
 import io.psiflink.bridge.BridgeClient;
 import io.psiflink.bridge.BridgeException;
 import io.psiflink.bridge.BridgeStream;
+import io.psiflink.bridge.BridgeTimeoutException;
 import io.psiflink.helper.CorrelationStreams;
 import io.psiflink.helper.HelperClient;
 import io.psiflink.helper.HelperException;
@@ -52,6 +53,7 @@ public final class PrefilterExchange extends AbstractStreamOperator<long[]>
   private final String peer;
   private final String helper;
   private final String helperCertSha256;
+  private final int attempts;
 
   private transient long[] filter;
   private transient byte[] frameKey;
@@ -59,6 +61,8 @@ public final class PrefilterExchange extends AbstractStreamOperator<long[]>
   /**
    * @param helperCertSha256 the helper's certificate pin (hex), or null to accept any certificate
    *     of {@code helper} from a trusted CA
+   * @param attempts pair timeouts to wait for the peer's job to reach its pre-filter (as a bin
+   *     waits out a slower peer: the peer may still be tokenizing a larger table)
    */
   public PrefilterExchange(
       PrefilterPlan plan,
@@ -68,7 +72,8 @@ public final class PrefilterExchange extends AbstractStreamOperator<long[]>
       Role role,
       String peer,
       String helper,
-      String helperCertSha256) {
+      String helperCertSha256,
+      int attempts) {
     this.plan = plan;
     this.secretsName = secretsName;
     this.bridge = bridge;
@@ -77,6 +82,7 @@ public final class PrefilterExchange extends AbstractStreamOperator<long[]>
     this.peer = peer;
     this.helper = helper;
     this.helperCertSha256 = helperCertSha256;
+    this.attempts = attempts;
   }
 
   @Override
@@ -108,7 +114,7 @@ public final class PrefilterExchange extends AbstractStreamOperator<long[]>
             session, role, peer, helper, helperCertSha256, plan.filterBits(), bridge.pairTimeout());
     FilterAnd and;
     try (BridgeClient client = BridgeClient.connect(bridge.clientConfig())) {
-      BridgeStream raw = client.open(session, CHANNEL);
+      BridgeStream raw = openPeerStream(client);
       try (SealedBinStream peerStream =
           new SealedBinStream(raw, frameKey, SealedBinStream.PREFILTER, role)) {
         and = new FilterAnd(peerStream, filter, plan.filterBits(), role);
@@ -178,6 +184,29 @@ public final class PrefilterExchange extends AbstractStreamOperator<long[]>
         and.received(),
         fromHelper);
     filter = null;
+  }
+
+  /**
+   * The stream of the AND with the peer's job, which comes when its own filter is done: up to
+   * {@code attempts} pair timeouts, so a party with the smaller table waits out the other's
+   * tokenizing (both then reach the helper together).
+   */
+  private BridgeStream openPeerStream(BridgeClient client) throws BridgeException {
+    for (int attempt = 1; ; attempt++) {
+      try {
+        return client.open(session, CHANNEL);
+      } catch (BridgeTimeoutException e) {
+        if (attempt >= attempts) {
+          throw e;
+        }
+        LOG.info(
+            "party {}: the peer's job has not reached its pre-filter within {} (wait {} of {})",
+            role.label(),
+            bridge.pairTimeout(),
+            attempt,
+            attempts);
+      }
+    }
   }
 
   private LongCounter counter(String name) {
