@@ -81,56 +81,43 @@ final class Formats {
             }
           }
         });
-    // a join mode is its lower-case text too (both, labeled); anything else is Jackson's error
-    // naming the value, e.g. a peer's session with an unknown mode
-    m.addSerializer(
-        JoinMode.class,
-        new JsonSerializer<JoinMode>() {
-          @Override
-          public void serialize(JoinMode mode, JsonGenerator g, SerializerProvider p)
-              throws IOException {
-            g.writeString(mode.text());
-          }
-        });
-    m.addDeserializer(
-        JoinMode.class,
-        new JsonDeserializer<JoinMode>() {
-          @Override
-          public JoinMode deserialize(JsonParser p, DeserializationContext ctx) throws IOException {
-            String text = p.getValueAsString();
-            try {
-              return JoinMode.parse(text);
-            } catch (IllegalArgumentException | NullPointerException e) {
-              return (JoinMode)
-                  ctx.handleWeirdStringValue(JoinMode.class, text, "must be both or labeled");
-            }
-          }
-        });
-    // a prefilter is its lower-case text too (none, helper)
-    m.addSerializer(
-        Prefilter.class,
-        new JsonSerializer<Prefilter>() {
-          @Override
-          public void serialize(Prefilter p, JsonGenerator g, SerializerProvider sp)
-              throws IOException {
-            g.writeString(p.text());
-          }
-        });
-    m.addDeserializer(
-        Prefilter.class,
-        new JsonDeserializer<Prefilter>() {
-          @Override
-          public Prefilter deserialize(JsonParser p, DeserializationContext ctx)
-              throws IOException {
-            String text = p.getValueAsString();
-            try {
-              return Prefilter.parse(text);
-            } catch (IllegalArgumentException | NullPointerException e) {
-              return (Prefilter)
-                  ctx.handleWeirdStringValue(Prefilter.class, text, "must be none or helper");
-            }
-          }
-        });
+    // a join mode and a prefilter are their lower-case text too (both, labeled; none, helper);
+    // anything else is Jackson's error naming the value, e.g. a peer's session with an unknown mode
+    addTextEnum(m, JoinMode.class, JoinMode::text, JoinMode::parse, "must be both or labeled");
+    addTextEnum(m, Prefilter.class, Prefilter::text, Prefilter::parse, "must be none or helper");
     return m;
+  }
+
+  /**
+   * Writes {@code type} as {@code text} and reads it with {@code parse}; {@code expected} says what
+   * a bad value should be.
+   */
+  private static <E> void addTextEnum(
+      SimpleModule m,
+      Class<E> type,
+      java.util.function.Function<E, String> text,
+      java.util.function.Function<String, E> parse,
+      String expected) {
+    m.addSerializer(
+        type,
+        new JsonSerializer<E>() {
+          @Override
+          public void serialize(E value, JsonGenerator g, SerializerProvider p) throws IOException {
+            g.writeString(text.apply(value));
+          }
+        });
+    m.addDeserializer(
+        type,
+        new JsonDeserializer<E>() {
+          @Override
+          public E deserialize(JsonParser p, DeserializationContext ctx) throws IOException {
+            String value = p.getValueAsString();
+            try {
+              return parse.apply(value);
+            } catch (IllegalArgumentException | NullPointerException e) {
+              return type.cast(ctx.handleWeirdStringValue(type, value, expected));
+            }
+          }
+        });
   }
 }
