@@ -24,6 +24,8 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * The AND between the two jobs over a real relay, with correlations dealt here as the helper deals
@@ -33,7 +35,6 @@ import org.junit.jupiter.api.TestInstance;
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class FilterAndTest {
   static final int BITS = 23; // two chunks
-  static final int WORDS = 1 << (BITS - 6);
   private TwoParties parties;
   private final byte[] frameKey = new byte[32];
   private final AtomicInteger sessions = new AtomicInteger();
@@ -52,25 +53,30 @@ class FilterAndTest {
   /** What the helper deals: A's seed and m_σ, B's seed. */
   record Deal(HelperClient.Dealt a, long[] mSigma, HelperClient.Dealt b) {
     static Deal of(SplittableRandom r) {
+      return of(r, BITS);
+    }
+
+    static Deal of(SplittableRandom r, int bits) {
+      int words = words(bits);
       byte[] sa = new byte[16];
       byte[] sb = new byte[16];
       r.nextBytes(sa);
       r.nextBytes(sb);
-      long[] m0 = new long[WORDS];
-      long[] m1 = new long[WORDS];
-      long[] sigma = new long[WORDS];
-      new CorrelationStreams(sb).expand(CorrelationStreams.M0, 0, m0, WORDS);
-      new CorrelationStreams(sb).expand(CorrelationStreams.M1, 0, m1, WORDS);
-      new CorrelationStreams(sa).expand(CorrelationStreams.SIGMA, 0, sigma, WORDS);
-      DealtAnd.dealChoice(m0, m1, sigma, WORDS);
+      long[] m0 = new long[words];
+      long[] m1 = new long[words];
+      long[] sigma = new long[words];
+      new CorrelationStreams(sb).expand(CorrelationStreams.M0, 0, m0, words);
+      new CorrelationStreams(sb).expand(CorrelationStreams.M1, 0, m1, words);
+      new CorrelationStreams(sa).expand(CorrelationStreams.SIGMA, 0, sigma, words);
+      DealtAnd.dealChoice(m0, m1, sigma, words);
       return new Deal(new HelperClient.Dealt(sa), m0, new HelperClient.Dealt(sb));
     }
 
     /** A's side as the helper client drives it: the seed, then every chunk of m_σ. */
-    void driveA(FilterAnd and) {
+    void driveA(FilterAnd and, int bits) {
       and.seed(a);
-      for (int c = 0; c < HelperClient.chunks(BITS); c++) {
-        int len = HelperClient.chunkWords(BITS, c);
+      for (int c = 0; c < HelperClient.chunks(bits); c++) {
+        int len = HelperClient.chunkWords(bits, c);
         long[] chunk = new long[len];
         System.arraycopy(mSigma, c * HelperClient.CHUNK_WORDS, chunk, 0, len);
         and.chunk(c, chunk);
@@ -78,9 +84,17 @@ class FilterAndTest {
     }
   }
 
+  static int words(int bits) {
+    return Math.max(1, 1 << (bits - 6));
+  }
+
   static long[] random(SplittableRandom r, double fill) {
-    long[] f = new long[WORDS];
-    for (int i = 0; i < WORDS * 64; i++) {
+    return random(r, fill, BITS);
+  }
+
+  static long[] random(SplittableRandom r, double fill, int bits) {
+    long[] f = new long[words(bits)];
+    for (int i = 0; i < f.length * 64; i++) {
       if (r.nextDouble() < fill) {
         f[i >>> 6] |= 1L << i;
       }
@@ -88,23 +102,25 @@ class FilterAndTest {
     return f;
   }
 
-  @Test
-  void bothFiltersBecomeTheirAnd() throws Exception {
+  /** One partial chunk, two chunks, and more chunks than A sends ahead (FilterAnd.AHEAD). */
+  @ParameterizedTest
+  @ValueSource(ints = {12, BITS, 25})
+  void bothFiltersBecomeTheirAnd(int bits) throws Exception {
     SplittableRandom r = new SplittableRandom(1);
-    long[] x = random(r, 0.3);
-    long[] y = random(r, 0.6);
-    long[] expected = new long[WORDS];
-    for (int i = 0; i < WORDS; i++) {
+    long[] x = random(r, 0.3, bits);
+    long[] y = random(r, 0.6, bits);
+    long[] expected = new long[x.length];
+    for (int i = 0; i < x.length; i++) {
       expected[i] = x[i] & y[i];
     }
-    Deal deal = Deal.of(r);
+    Deal deal = Deal.of(r, bits);
     String session = "and-" + sessions.incrementAndGet();
     CompletableFuture<FilterAnd> b =
         CompletableFuture.supplyAsync(
             () -> {
               try (BridgeStream raw = parties.b.open(session, "prefilter");
                   SealedBinStream s = new SealedBinStream(raw, frameKey, -2, Role.B)) {
-                FilterAnd and = new FilterAnd(s, y, BITS, Role.B);
+                FilterAnd and = new FilterAnd(s, y, bits, Role.B);
                 and.seed(deal.b());
                 return and;
               } catch (Exception e) {
@@ -114,15 +130,16 @@ class FilterAndTest {
     FilterAnd a;
     try (BridgeStream raw = parties.a.open(session, "prefilter");
         SealedBinStream s = new SealedBinStream(raw, frameKey, -2, Role.A)) {
-      a = new FilterAnd(s, x, BITS, Role.A);
-      deal.driveA(a);
+      a = new FilterAnd(s, x, bits, Role.A);
+      deal.driveA(a, bits);
     }
     FilterAnd atB = b.get(30, TimeUnit.SECONDS);
     assertArrayEquals(expected, x, "A's filter is x AND y");
     assertArrayEquals(expected, y, "B's filter is x AND y");
-    assertEquals(2, a.done());
-    assertEquals(2, atB.done());
-    long chunkFrames = 2 * (1 + 8L * HelperClient.CHUNK_WORDS);
+    int chunks = HelperClient.chunks(bits);
+    assertEquals(chunks, a.done());
+    assertEquals(chunks, atB.done());
+    long chunkFrames = chunks + 8L * x.length; // a type byte per frame
     assertEquals(2 * chunkFrames, a.sent()); // e and c
     assertEquals(chunkFrames, a.received()); // w
     assertEquals(a.sent(), atB.received());
@@ -193,7 +210,7 @@ class FilterAndTest {
     assertInstanceOf(PeerProtocolException.class, e, String.valueOf(e));
     assertTrue(e.getMessage().contains("sets bits that B's filter does not have"), e.getMessage());
     // a frame of the wrong type
-    e = atBAgainst(y -> frame(FilterAnd.E, y, HelperClient.CHUNK_WORDS));
+    e = atBAgainst(y -> frame(FilterAnd.W, y, HelperClient.CHUNK_WORDS));
     assertInstanceOf(PeerProtocolException.class, e, String.valueOf(e));
     assertTrue(e.getMessage().contains("where its c of chunk 0"), e.getMessage());
     // a short frame
