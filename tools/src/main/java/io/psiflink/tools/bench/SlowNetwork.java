@@ -23,6 +23,7 @@ import java.util.concurrent.atomic.AtomicReference;
  * <pre>
  *   root namespace                                    | namespace psi-bench-PID
  *   party A ── lo ── relay ── lo ── DelayProxy(DELAY) ═veth+tbf═ forwarder ── lo ── party B
+ *                                                                         └─ lo ── helper
  * </pre>
  *
  * Party A and the relay stay in the root namespace; party B's JVM runs in the {@link ShapedLink}'s
@@ -120,14 +121,16 @@ public final class SlowNetwork implements AutoCloseable {
   }
 
   /**
-   * {@link LocalJoin}'s hooks for one run: party B in the namespace, its bridge connection through
-   * the forwarder and the delaying proxy to the relay.
+   * {@link LocalJoin}'s hooks for one run: party B and the helper in the namespace, their bridge
+   * connections through the forwarder and the delaying proxy to the relay. So every byte between A
+   * and either of them crosses the link, as between organisations; B's few bytes with the helper
+   * (a seed) cross it twice.
    */
   public LocalJoin.Hooks hooks() {
     return new LocalJoin.Hooks() {
       @Override
       public int bridgePort(Role party, int relayPort) {
-        if (!party.equals(Role.B)) {
+        if (!remote(party)) {
           return relayPort;
         }
         target.set(new InetSocketAddress(InetAddress.getLoopbackAddress(), relayPort));
@@ -136,7 +139,11 @@ public final class SlowNetwork implements AutoCloseable {
 
       @Override
       public List<String> launchPrefix(Role party) {
-        return party.equals(Role.B) ? link.exec() : List.of();
+        return remote(party) ? link.exec() : List.of();
+      }
+
+      private boolean remote(Role party) {
+        return party.equals(Role.B) || party.equals(Role.HELPER);
       }
     };
   }
@@ -179,7 +186,11 @@ public final class SlowNetwork implements AutoCloseable {
     n.put("delay_ms", Json.three(spec().delay().toNanos() / 1e6));
     n.put("tbf_burst_bytes", spec().tbfBurstBytes());
     n.put("tbf_limit_bytes", spec().tbfLimitBytes());
-    n.put("shaped", "party B in namespace " + link.namespace() + "; B <-> relay over veth + tbf");
+    n.put(
+        "shaped",
+        "party B and the helper in namespace "
+            + link.namespace()
+            + "; they <-> relay over veth + tbf");
     return n;
   }
 

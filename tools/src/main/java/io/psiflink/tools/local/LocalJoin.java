@@ -360,7 +360,14 @@ public final class LocalJoin {
         // the helper is a third organisation: its own JVM, its own certificate, next to the relay
         PartyCredentials ch = pki.credentials(HELPER);
         helperSha256 = sha256(ch);
-        helper = launchHelper(o, ch, relay.port(), work, log);
+        helper =
+            launchHelper(
+                o,
+                ch,
+                hooks.bridgePort(Role.HELPER, relay.port()),
+                hooks.launchPrefix(Role.HELPER),
+                work,
+                log);
         hooks.started(Role.HELPER, helper);
       }
       Process pa =
@@ -427,7 +434,12 @@ public final class LocalJoin {
    * and b as the only ones it serves.
    */
   private static Process launchHelper(
-      OptionValues o, PartyCredentials creds, int relayPort, Path work, PrintStream log)
+      OptionValues o,
+      PartyCredentials creds,
+      int relayPort,
+      List<String> prefix,
+      Path work,
+      PrintStream log)
       throws IOException {
     Path config = work.resolve("helper.yaml");
     Files.writeString(
@@ -438,7 +450,7 @@ public final class LocalJoin {
             o.get(PartyOptions.PAIR_TIMEOUT),
             o.get(PartyOptions.IDLE_TIMEOUT),
             o.has(PartyOptions.FILTER_BITS) ? o.get(PartyOptions.FILTER_BITS) : 0));
-    List<String> cmd = new ArrayList<>();
+    List<String> cmd = new ArrayList<>(prefix);
     cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
     cmd.add("-Xmx512m"); // it never holds a filter: chunk by chunk
     cmd.add("-Dlog4j2.configurationFile=log4j2.properties");
