@@ -46,10 +46,11 @@ with DAG(
         "label_bytes": Param(None, type=["null", "integer"], minimum=8, maximum=1048576,
                              description="labeled mode: the size every key's rows from B are "
                                          "padded to (default 128)"),
-        "prefilter": Param(None, type=["null", "string"], enum=[None, "none", "helper"],
+        "prefilter": Param(None, type=["null", "string"], enum=[None, "none", "helper", "auto"],
                            description="helper: a helper both coordinators registered "
                                        "pre-filters both tables (server-aided sample filter); "
-                                       "none (default)"),
+                                       "auto: the same if the jobs' cost model expects it to "
+                                       "save time; none (default)"),
         "helper": Param(None, type=["null", "string"],
                         description="prefilter helper: the helper's registered name"),
         "filter_bits": Param(None, type=["null", "integer"], minimum=16, maximum=36,

@@ -85,8 +85,9 @@ class PsiSubmitJoinOperator(BaseOperator):
     and refuses a mode that a dataset's ``revealIntersection: never`` forbids.
 
     ``prefilter``: ``helper`` has the registered helper ``helper`` pre-filter both tables (the
-    server-aided sample filter: the PSI runs on candidates only, same output), ``none`` (default)
-    not; ``filter_bits`` (2^L bits, 16..36) and ``filter_hashes`` (1..16) size its Bloom filter
+    server-aided sample filter: the PSI runs on candidates only, same output), ``auto`` lets the
+    jobs use it when their cost model expects it to save time, ``none`` (default) not;
+    ``filter_bits`` (2^L bits, 16..36) and ``filter_hashes`` (1..16) size its Bloom filter
     (default: chosen by the jobs). The coordinators refuse a helper either has not registered (or
     registered with another pin), and a pre-filter with mode labeled, a COUNT query or a dataset
     registered with ``revealIntersection: never``."""
@@ -148,6 +149,8 @@ class PsiSubmitJoinOperator(BaseOperator):
         pre = q.get("prefiltering") or {}
         if pre.get("prefilter") == "helper":
             shown += f", pre-filtered by helper {pre.get('helper')}"
+        elif pre.get("prefilter") == "auto":
+            shown += f", pre-filtered by helper {pre.get('helper')} if it pays"
         self.log.info("query %s submitted (mode %s); waiting for %s to approve it", q["id"], shown,
                       q.get("approver"))
         return q["id"]

@@ -184,10 +184,11 @@ public final class PartyOptions {
       new TypedOption<>(
           "prefilter",
           Prefilter.class,
-          "none|helper",
+          "none|helper|auto",
           "helper: a third organisation (--helper) combines both parties' masked Bloom filters of "
               + "their tokens, and the PSI runs only on the candidates (same output; the extra "
-              + "leakage is in docs/security.md)",
+              + "leakage is in docs/security.md); auto: the helper when the cost model expects it "
+              + "to save time (both sizes and --expected-overlap)",
           Prefilter.NONE,
           false,
           Prefilter::parse,
@@ -209,6 +210,36 @@ public final class PartyOptions {
               + "); 0 chooses L from both parties' sizes",
           0,
           0);
+
+  /**
+   * The share of the smaller table's keys the query expects the other table to hold too: what
+   * {@code --prefilter auto} assumes. 1 (the default) assumes the worst case for the filter.
+   */
+  public static final TypedOption<Double> EXPECTED_OVERLAP =
+      new TypedOption<>(
+          "expected-overlap",
+          Double.class,
+          "F",
+          "prefilter auto: the share (0 to 1) of the smaller table's keys expected in the "
+              + "intersection; 1, the default, assumes all",
+          1.0,
+          false,
+          PartyOptions::parseShare,
+          String::valueOf);
+
+  /** A share in [0, 1], as decimal text. */
+  static double parseShare(String text) {
+    double v;
+    try {
+      v = Double.parseDouble(text.trim());
+    } catch (NumberFormatException e) {
+      throw new IllegalArgumentException("must be a number from 0 to 1, not '" + text + "'");
+    }
+    if (!(v >= 0 && v <= 1)) {
+      throw new IllegalArgumentException("must lie in [0, 1], not " + text.trim());
+    }
+    return v;
+  }
 
   /** The largest {@link #FILTER_HASHES}. */
   public static final int FILTER_HASHES_MAX = 16;
@@ -322,6 +353,7 @@ public final class PartyOptions {
           PREFILTER,
           FILTER_BITS,
           FILTER_HASHES,
+          EXPECTED_OVERLAP,
           HELPER,
           HELPER_CERT_SHA256,
           PARALLELISM,

@@ -13,15 +13,27 @@ public enum Prefilter {
   /** Every token of both parties goes to the PSI. */
   NONE,
   /** A helper pre-filters both sets ({@code --helper} names it). */
-  HELPER;
+  HELPER,
+  /**
+   * The helper pre-filters both sets when the cost model expects that to save time, from both
+   * parties' public sizes and the overlap the query expects ({@code --expected-overlap}); else
+   * {@link #NONE}. Both jobs decide alike at their handshake (docs/benchmarks.md, "The automatic
+   * choice").
+   */
+  AUTO;
 
-  /** {@code none} or {@code helper} (any case). */
+  /** {@code none}, {@code helper} or {@code auto} (any case). */
   public static Prefilter parse(String text) {
     try {
       return valueOf(text.trim().toUpperCase(Locale.ROOT));
     } catch (IllegalArgumentException e) {
-      throw new IllegalArgumentException("must be none or helper, not '" + text + "'");
+      throw new IllegalArgumentException("must be none, helper or auto, not '" + text + "'");
     }
+  }
+
+  /** Whether a helper takes part, or may: {@link #HELPER} and {@link #AUTO} name one. */
+  public boolean namesHelper() {
+    return this != NONE;
   }
 
   /** The form {@link #parse} reads: the lower-case name. */

@@ -1,6 +1,7 @@
 package io.psiflink.coordinator;
 
 import io.psiflink.api.JoinMode;
+import io.psiflink.api.Prefilter;
 import io.psiflink.api.PublicSize;
 import io.psiflink.api.Role;
 import io.psiflink.query.OutputColumn;
@@ -137,7 +138,7 @@ record Disclosure(
                 p.helperCertSha256(),
                 p.filterBits(),
                 p.filterHashes(),
-                helperText(p.helper()))
+                helperText(p.helper(), p.prefilter()))
             : null;
     String modeText = modeText(mode, labelBytes, countOnly);
     List<String> keys = new java.util.ArrayList<>();
@@ -150,7 +151,11 @@ record Disclosure(
             + join
             + " on "
             + String.join(" AND ", keys)
-            + (helped ? ", pre-filtered by helper " + p.helper() : "")
+            + (helped
+                ? ", pre-filtered by helper "
+                    + p.helper()
+                    + (p.prefilter() == Prefilter.AUTO ? " if that saves time" : "")
+                : "")
             + ". "
             + modeText
             + " The peer learns "
@@ -170,8 +175,13 @@ record Disclosure(
   }
 
   /** What a pre-filter adds to what each party and the helper learn (docs/security.md). */
-  static String helperText(String helper) {
-    return "Pre-filter by helper "
+  static String helperText(String helper, Prefilter prefilter) {
+    return (prefilter == Prefilter.AUTO
+            ? "If the jobs' cost model expects it to save time (prefilter auto, decided at their"
+                + " handshake from both tables' public sizes, assuming every key of the smaller"
+                + " table may be common): "
+            : "")
+        + "Pre-filter by helper "
         + helper
         + " (server-aided sample filtering). Each party learns the other's candidate count"
         + " (rounded by its public-size policy) instead of its table size, and, for each of its"

@@ -84,7 +84,8 @@ final class Formats {
     // a join mode and a prefilter are their lower-case text too (both, labeled; none, helper);
     // anything else is Jackson's error naming the value, e.g. a peer's session with an unknown mode
     addTextEnum(m, JoinMode.class, JoinMode::text, JoinMode::parse, "must be both or labeled");
-    addTextEnum(m, Prefilter.class, Prefilter::text, Prefilter::parse, "must be none or helper");
+    addTextEnum(
+        m, Prefilter.class, Prefilter::text, Prefilter::parse, "must be none, helper or auto");
     return m;
   }
 

@@ -208,7 +208,7 @@ public final class Model {
 
     public Prefiltering {
       if (prefilter == null) {
-        throw new IllegalArgumentException("prefilter must be none or helper");
+        throw new IllegalArgumentException("prefilter must be none, helper or auto");
       }
       if (prefilter == Prefilter.NONE) {
         if (helper != null || helperCertSha256 != null || filterBits != 0 || filterHashes != 0) {
@@ -233,9 +233,12 @@ public final class Model {
       }
     }
 
-    /** Whether a helper pre-filters. */
+    /**
+     * Whether a helper pre-filters, or may ({@link Prefilter#AUTO}: the jobs decide at their
+     * handshake): either way both parties approve the helper and its leakage.
+     */
     public boolean helped() {
-      return prefilter == Prefilter.HELPER;
+      return prefilter.namesHelper();
     }
 
     static boolean validBits(int bits) {

@@ -2,7 +2,6 @@ package io.psiflink.coordinator;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.psiflink.api.JoinMode;
-import io.psiflink.api.Prefilter;
 import io.psiflink.api.Role;
 import io.psiflink.coordinator.Model.Approval;
 import io.psiflink.coordinator.Model.Dataset;
@@ -104,15 +103,11 @@ final class Offers {
     // the helper's pin comes from our registry; the peer's coordinator checks it against its own
     Prefiltering prefiltering = Prefiltering.NONE;
     CoordinatorConfig.Helper helper = null;
-    if (r.prefilter() == Prefilter.HELPER) {
+    if (r.prefilter().namesHelper()) {
       helper = HelperPolicy.registered(config, r.helper());
       prefiltering =
           new Prefiltering(
-              Prefilter.HELPER,
-              helper.name(),
-              helper.certSha256(),
-              r.filterBits(),
-              r.filterHashes());
+              r.prefilter(), helper.name(), helper.certSha256(), r.filterBits(), r.filterHashes());
     }
     // before the intersection policy: its refusals would not say that the pre-filter is why
     HelperPolicy.checkQuery(prefiltering, mode, countOnly);

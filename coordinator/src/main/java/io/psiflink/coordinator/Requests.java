@@ -226,7 +226,7 @@ final class Requests {
         prefilter = prefilterNode.isTextual() ? prefilterOrNull(prefilterNode.asText()) : null;
         if (prefilter == null) {
           throw ApiException.badRequest(
-              "prefilter", "must be none or helper, not " + prefilterNode);
+              "prefilter", "must be none, helper or auto, not " + prefilterNode);
         }
       }
       JsonNode helperNode = body.get("helper");
@@ -260,8 +260,9 @@ final class Requests {
         if (helper == null) {
           throw ApiException.badRequest(
               "helper",
-              "is required with prefilter helper: the name of a helper registered here"
-                  + " (GET /v1/helpers)");
+              "is required with prefilter "
+                  + prefilter.text()
+                  + ": the name of a helper registered here (GET /v1/helpers)");
         }
         if (mode == JoinMode.LABELED) {
           throw ApiException.badRequest("prefilter", PREFILTER_LABELED);
@@ -526,7 +527,9 @@ final class Requests {
     Prefilter prefilter = p != null && p.isTextual() ? prefilterOrNull(p.asText()) : null;
     if (prefilter == null) {
       throw refuse.refused(
-          "prefiltering.prefilter", p == null ? null : p.toString(), "must be none or helper");
+          "prefiltering.prefilter",
+          p == null ? null : p.toString(),
+          "must be none, helper or auto");
     }
     for (String f : List.of("filterBits", "filterHashes")) {
       JsonNode v = n.get(f);

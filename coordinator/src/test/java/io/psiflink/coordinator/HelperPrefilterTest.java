@@ -254,6 +254,43 @@ class HelperPrefilterTest {
     }
   }
 
+  /**
+   * prefilter auto: approved and launched as helper is (the helper may be used), the approval
+   * saying that the jobs decide, and both jobs told auto.
+   */
+  @Test
+  void anAutoPrefilterShowsTheHelperAsMaybeAndTheJobsDecide() throws Exception {
+    ObjectNode q = query("carol");
+    q.put("prefilter", "auto");
+    Reply submitted = alice.post("/v1/queries", q);
+    assertEquals(201, submitted.status(), submitted.toString());
+    String id = submitted.json().path("id").asText();
+    for (Client c : List.of(alice, bob)) {
+      JsonNode view = c.get("/v1/queries/" + id).json();
+      assertEquals("auto", view.path("prefiltering").path("prefilter").asText(), view.toString());
+      JsonNode d = view.path("disclosure");
+      assertTrue(
+          d.path("helper")
+              .path("text")
+              .asText()
+              .startsWith("If the jobs' cost model expects it to save time (prefilter auto"),
+          d.toString());
+      assertTrue(
+          d.path("summary").asText().contains("pre-filtered by helper carol if that saves time."),
+          d.toString());
+    }
+    Reply approved = bob.post("/v1/queries/" + id + "/approve", "{}");
+    assertEquals(200, approved.status(), approved.toString());
+    assertEquals(
+        "auto", approved.json().path("session").path("prefiltering").path("prefilter").asText());
+    for (String party : List.of("alice", "bob")) {
+      PartyConfiguration c = launched(party);
+      assertEquals(Prefilter.AUTO, c.get(PartyOptions.PREFILTER), party);
+      assertEquals("carol", c.get(PartyOptions.HELPER), party);
+      assertEquals(CAROL, c.get(PartyOptions.HELPER_CERT_SHA256), party);
+    }
+  }
+
   @Test
   void withoutAPrefilterTheJobsAreToldNone() throws Exception {
     ObjectNode q = Client.JSON.createObjectNode();
@@ -299,7 +336,7 @@ class HelperPrefilterTest {
         400, alice.post("/v1/queries", query("zed")), "helper", "zed", "not registered at alice");
     ObjectNode q = query("carol");
     q.put("prefilter", "sometimes");
-    refused(400, alice.post("/v1/queries", q), "prefilter", "none or helper", "sometimes");
+    refused(400, alice.post("/v1/queries", q), "prefilter", "none, helper or auto", "sometimes");
     q.put("prefilter", "helper");
     q.remove("helper");
     refused(400, alice.post("/v1/queries", q), "helper", "required with prefilter helper");

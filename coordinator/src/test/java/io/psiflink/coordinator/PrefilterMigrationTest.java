@@ -161,7 +161,7 @@ class PrefilterMigrationTest {
           {Prefilter.HELPER, "carol", PIN, 37, 0, "filterBits"},
           {Prefilter.HELPER, "carol", PIN, 0, 17, "filterHashes"},
           {Prefilter.HELPER, "carol", PIN, 0, -1, "filterHashes"},
-          {null, null, null, 0, 0, "none or helper"}
+          {null, null, null, 0, 0, "none, helper or auto"}
         }) {
       IllegalArgumentException e =
           assertThrows(

@@ -161,7 +161,7 @@ class PsiCliTest {
             "sometimes");
     assertEquals(2, usage.code(), usage.toString());
     assertTrue(usage.err().contains("--prefilter"), usage.err());
-    assertTrue(usage.err().contains("must be none or helper"), usage.err());
+    assertTrue(usage.err().contains("must be none, helper or auto"), usage.err());
   }
 
   @Test

@@ -56,7 +56,10 @@ import java.util.Objects;
  * @param prefilter whether a helper pre-filters both sets before the PSI ({@link Prefilter})
  * @param filterBits the prefilter's L (a filter of 2^L bits), 0 to choose it from both sizes
  * @param filterHashes the prefilter's k, 0 to choose it
- * @param helper the helper's party name (with {@link Prefilter#HELPER}), else null
+ * @param expectedOverlap {@link Prefilter#AUTO}: the share of the smaller table's keys the query
+ *     expects in the intersection, in [0, 1]
+ * @param helper the helper's party name (with {@link Prefilter#HELPER} or {@link Prefilter#AUTO}),
+ *     else null
  * @param helperCertificateSha256 the SHA-256 of the helper's certificate, or null to accept any
  *     certificate of {@code helper} from a trusted CA (only with {@code insecureTestOnly})
  */
@@ -88,6 +91,7 @@ public record PartyConfig(
     Prefilter prefilter,
     int filterBits,
     int filterHashes,
+    double expectedOverlap,
     String helper,
     byte[] helperCertificateSha256) {
 
@@ -166,6 +170,10 @@ public record PartyConfig(
               + " is given (tests only)");
     }
     Objects.requireNonNull(prefilter, "prefilter");
+    if (!(expectedOverlap >= 0 && expectedOverlap <= 1)) {
+      throw new IllegalArgumentException(
+          PartyOptions.EXPECTED_OVERLAP.flagName() + " must lie in [0, 1], not " + expectedOverlap);
+    }
     checkPrefilter(
         prefilter, filterBits, filterHashes, helper, helperCertificateSha256, insecureTestOnly);
   }
@@ -206,12 +214,14 @@ public record PartyConfig(
     if (helperCertificateSha256 != null && helperCertificateSha256.length != 32) {
       throw new IllegalArgumentException("the helper certificate's SHA-256 has 32 bytes");
     }
-    if (prefilter != Prefilter.HELPER) {
+    if (!prefilter.namesHelper()) {
       return;
     }
     if (helper == null || helper.isBlank()) {
       throw new IllegalArgumentException(
-          "--prefilter helper needs "
+          "--prefilter "
+              + prefilter.text()
+              + " needs "
               + PartyOptions.HELPER.flagName()
               + ": the party name of the helper that combines both filters");
     }
@@ -300,6 +310,7 @@ public record PartyConfig(
         c.get(PartyOptions.PREFILTER),
         c.get(PartyOptions.FILTER_BITS),
         c.get(PartyOptions.FILTER_HASHES),
+        c.get(PartyOptions.EXPECTED_OVERLAP),
         c.get(PartyOptions.HELPER),
         helperPin == null ? null : java.util.HexFormat.of().parseHex(helperPin));
   }

@@ -192,13 +192,17 @@ public final class PrivateJoinJob {
     }
     if (cfg.mode() == JoinMode.LABELED) {
       throw new IllegalArgumentException(
-          "--prefilter helper is refused with --mode labeled: B would learn its candidates, a "
-              + "superset of the intersection, which the labeled mode hides from B");
+          "--prefilter "
+              + cfg.prefilter().text()
+              + " is refused with --mode labeled: B would learn its candidates, a superset of the"
+              + " intersection, which the labeled mode hides from B");
     }
     if (query.countOnly()) {
       throw new IllegalArgumentException(
-          "--prefilter helper is refused with SELECT COUNT(...): A would learn its candidates, "
-              + "more than the count");
+          "--prefilter "
+              + cfg.prefilter().text()
+              + " is refused with SELECT COUNT(...): A would learn its candidates, more than the"
+              + " count");
     }
   }
 
@@ -230,7 +234,11 @@ public final class PrivateJoinJob {
                   namedColumns(plan.schema(), plan.view()),
                   cfg.peerCertificateSha256(),
                   new SessionHandshake.PrefilterRequest(
-                      cfg.prefilter(), cfg.filterBits(), cfg.filterHashes(), cfg.helper())));
+                      cfg.prefilter(),
+                      cfg.filterBits(),
+                      cfg.filterHashes(),
+                      cfg.helper(),
+                      SessionHandshake.PrefilterRequest.ppm(cfg.expectedOverlap()))));
     }
     LOG.info(
         "party {}: session {} agreed with '{}': {} bins, σ={}, protocol {}",

@@ -91,6 +91,7 @@ class JobGraphSecretsTest {
             prefilter ? io.psiflink.api.Prefilter.HELPER : io.psiflink.api.Prefilter.NONE,
             0,
             0,
+            1.0,
             prefilter ? "helper" : null,
             prefilter ? new byte[32] : null);
     SecureRandom r = new SecureRandom();

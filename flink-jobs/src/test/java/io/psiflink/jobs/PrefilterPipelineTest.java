@@ -87,6 +87,7 @@ class PrefilterPipelineTest {
         io.psiflink.api.Prefilter.NONE,
         0,
         0,
+        1.0,
         null,
         null);
   }

@@ -165,11 +165,12 @@ public final class PsiCli {
 
     @Option(
         names = "--prefilter",
-        paramLabel = "none|helper",
+        paramLabel = "none|helper|auto",
         converter = PrefilterConverter.class,
         description =
             "helper: a helper both coordinators registered pre-filters both tables (a server-aided"
-                + " sample filter), and the PSI runs on the candidates only; none (default)")
+                + " sample filter), and the PSI runs on the candidates only; auto: the same if the"
+                + " jobs' cost model expects it to save time; none (default)")
     Prefilter prefilter;
 
     @Option(
@@ -290,7 +291,7 @@ public final class PsiCli {
     }
   }
 
-  /** {@code --prefilter}: none or helper (Prefilter's words). */
+  /** {@code --prefilter}: none, helper or auto (Prefilter's words). */
   static final class PrefilterConverter implements ITypeConverter<Prefilter> {
     @Override
     public Prefilter convert(String text) {

@@ -35,18 +35,20 @@ public record PrefilterPlan(int filterBits, int hashes) implements Serializable 
   public static final int AUTO_MAX_HASHES = 4;
 
   /**
-   * The cost model of the automatic choice, in nanoseconds of this machine class (2 cores, P = 2):
-   * per filter bit (the helper's m_σ and the three A-B chunk streams, 4 bits on the wire per filter
-   * bit, the AND and the candidates' scan of the filter), per position computed (FF1 and the hash,
-   * both parties, two tasks each) and per candidate that goes on to the PSI (tokens spilled to the
-   * bins, the PSI at both parties and the lookups: the per-element time of a run without the
-   * filter). docs/benchmarks.md has the runs they come from (per filter bit: 14.7 s for the AND of
-   * 2^30 bits at 10^8 × 10^7; per candidate: the PSI phases of the run without the filter).
+   * The cost model of the automatic choices, in nanoseconds of wall time on this machine class (2
+   * cores, P = 2): per filter bit (the helper's m_σ and the three A-B chunk streams, 4 bits on the
+   * wire per filter bit, the AND and the candidates' scan of the filter), per position computed
+   * (FF1 and the hash, both parties, two tasks each), per key that goes on to the PSI (tokens
+   * spilled to the bins, the PSI at both parties and the lookups), and once per join with the
+   * filter (the helper's connection, the AND's stream, one more stage). docs/benchmarks.md has the
+   * runs they come from: per key, the time the filter saved end to end at 10^7 × 10^6 and 10^8 ×
+   * 10^7 per key it kept from the PSI; once, what it lost at 10^6 × 10^5.
    */
   static final double NANOS_PER_FILTER_BIT = 14;
 
   static final double NANOS_PER_POSITION = 15;
-  static final double NANOS_PER_CANDIDATE = 1500;
+  static final double NANOS_PER_CANDIDATE = 800;
+  static final double NANOS_PER_JOIN = 3e9;
 
   /**
    * The plan for the requested L and k (0: automatic) and the two parties' size estimates. The
@@ -67,10 +69,7 @@ public record PrefilterPlan(int filterBits, int hashes) implements Serializable 
     for (int bits = fromBits; bits <= toBits; bits++) {
       for (int k = fromHashes; k <= toHashes; k++) {
         PrefilterPlan p = new PrefilterPlan(bits, k);
-        double cost =
-            NANOS_PER_FILTER_BIT * Math.scalb(1.0, bits)
-                + NANOS_PER_POSITION * k * ((double) nA + nB)
-                + NANOS_PER_CANDIDATE * p.expectedFalseCandidates(nA, nB);
+        double cost = p.nanosWith(nA, nB, 0);
         if (cost < bestCost) {
           best = p;
           bestCost = cost;
@@ -78,6 +77,45 @@ public record PrefilterPlan(int filterBits, int hashes) implements Serializable 
       }
     }
     return best;
+  }
+
+  /**
+   * The model's time of the join's filter and PSI with this plan, for sets of nA and nB keys with
+   * {@code common} in common.
+   */
+  double nanosWith(long nA, long nB, long common) {
+    return NANOS_PER_JOIN
+        + NANOS_PER_FILTER_BIT * Math.scalb(1.0, filterBits)
+        + NANOS_PER_POSITION * hashes * ((double) nA + nB)
+        + NANOS_PER_CANDIDATE * expectedCandidates(nA, nB, common);
+  }
+
+  /** The model's time of the PSI without a filter: every key of both parties goes to it. */
+  static double nanosWithout(long nA, long nB) {
+    return NANOS_PER_CANDIDATE * ((double) nA + nB);
+  }
+
+  /**
+   * Whether the model expects this filter to save time ({@code --prefilter auto}) when {@code
+   * overlap} of the smaller set's keys are common.
+   */
+  public boolean pays(long nA, long nB, double overlap) {
+    return nanosWith(nA, nB, common(nA, nB, overlap)) < nanosWithout(nA, nB);
+  }
+
+  /** The model's two times, for the log of the automatic choice. */
+  public String describeChoice(long nA, long nB, double overlap) {
+    return String.format(
+        java.util.Locale.ROOT,
+        "model: %.1f s with a filter of 2^%d bits and k = %d, %.1f s without",
+        nanosWith(nA, nB, common(nA, nB, overlap)) / 1e9,
+        filterBits,
+        hashes,
+        nanosWithout(nA, nB) / 1e9);
+  }
+
+  private static long common(long nA, long nB, double overlap) {
+    return Math.round(overlap * Math.min(nA, nB));
   }
 
   /**

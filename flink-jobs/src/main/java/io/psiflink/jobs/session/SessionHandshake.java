@@ -42,6 +42,8 @@ import java.util.ArrayList;
 import java.util.HexFormat;
 import java.util.List;
 import javax.crypto.KeyAgreement;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The session's control handshake between the two parties' jobs, on the bridge stream (session,
@@ -64,6 +66,7 @@ import javax.crypto.KeyAgreement;
  * </ol>
  */
 public final class SessionHandshake {
+  private static final Logger LOG = LoggerFactory.getLogger(SessionHandshake.class);
   private static final String MAGIC = "psi-flink control v1";
 
   /** Longest HELLO accepted (its certificates make most of it). */
@@ -135,11 +138,13 @@ public final class SessionHandshake {
 
   /**
    * What this party asks of the prefilter: {@code filterBits} and {@code hashes} 0 for automatic,
-   * {@code helper} the helper's party name (null with {@link Prefilter#NONE}). Both parties' must
-   * be equal.
+   * {@code helper} the helper's party name (null with {@link Prefilter#NONE}), {@code overlapPpm}
+   * with {@link Prefilter#AUTO} the expected overlap in millionths (0 otherwise). Both parties'
+   * must be equal.
    */
-  public record PrefilterRequest(Prefilter prefilter, int filterBits, int hashes, String helper) {
-    public static final PrefilterRequest NONE = new PrefilterRequest(Prefilter.NONE, 0, 0, null);
+  public record PrefilterRequest(
+      Prefilter prefilter, int filterBits, int hashes, String helper, int overlapPpm) {
+    public static final PrefilterRequest NONE = new PrefilterRequest(Prefilter.NONE, 0, 0, null, 0);
 
     public PrefilterRequest {
       java.util.Objects.requireNonNull(prefilter, "prefilter");
@@ -148,6 +153,24 @@ public final class SessionHandshake {
         filterBits = 0;
         hashes = 0;
       }
+      if (prefilter != Prefilter.AUTO) {
+        overlapPpm = 0; // only auto reads it: a differing hint does not fail the handshake
+      }
+      if (overlapPpm < 0 || overlapPpm > PPM) {
+        throw new IllegalArgumentException("the expected overlap lies in [0, 1]");
+      }
+    }
+
+    /** A request with {@link Prefilter#HELPER} or {@link Prefilter#NONE}. */
+    public PrefilterRequest(Prefilter prefilter, int filterBits, int hashes, String helper) {
+      this(prefilter, filterBits, hashes, helper, 0);
+    }
+
+    static final int PPM = 1_000_000;
+
+    /** A share in [0, 1] in millionths, as the HELLO carries it. */
+    public static int ppm(double share) {
+      return (int) Math.round(share * PPM);
     }
 
     String describe() {
@@ -161,6 +184,9 @@ public final class SessionHandshake {
               + (filterBits == 0 ? "auto" : filterBits)
               + ", k "
               + (hashes == 0 ? "auto" : hashes)
+              + (prefilter == Prefilter.AUTO
+                  ? ", expected overlap " + overlapPpm / (double) PPM
+                  : "")
               + ")";
     }
   }
@@ -375,7 +401,9 @@ public final class SessionHandshake {
 
   /**
    * Checks both parties ask for the same prefilter and returns its plan (null without one): L and k
-   * from the requests or, when 0, from both size estimates by the same rule at both.
+   * from the requests or, when 0, from both size estimates by the same rule at both. With {@link
+   * Prefilter#AUTO} the plan only if the cost model expects it to save time at the requests'
+   * expected overlap ({@link PrefilterPlan#pays}), so both parties decide alike from public facts.
    */
   private static PrefilterPlan agreePrefilter(LocalFacts me, Hello peer) throws HandshakeException {
     PrefilterRequest mine = me.prefilter();
@@ -391,11 +419,23 @@ public final class SessionHandshake {
       return null;
     }
     boolean a = me.role().equals(Role.A);
-    return PrefilterPlan.choose(
-        mine.filterBits(),
-        mine.hashes(),
-        a ? me.sizeEstimate() : peer.sizeEstimate,
-        a ? peer.sizeEstimate : me.sizeEstimate());
+    long nA = a ? me.sizeEstimate() : peer.sizeEstimate;
+    long nB = a ? peer.sizeEstimate : me.sizeEstimate();
+    PrefilterPlan plan = PrefilterPlan.choose(mine.filterBits(), mine.hashes(), nA, nB);
+    if (mine.prefilter() != Prefilter.AUTO) {
+      return plan;
+    }
+    double overlap = mine.overlapPpm() / (double) PrefilterRequest.PPM;
+    boolean pays = plan.pays(nA, nB, overlap);
+    LOG.info(
+        "party {}: prefilter auto: {} ({}; sizes {} and {}, expected overlap {})",
+        me.role().label(),
+        pays ? "with the helper" : "without the helper",
+        plan.describeChoice(nA, nB, overlap),
+        nA,
+        nB,
+        overlap);
+    return pays ? plan : null;
   }
 
   private static byte[] encodeHello(LocalFacts f, byte[] dhPublic, List<X509Certificate> chain)
@@ -418,7 +458,8 @@ public final class SessionHandshake {
             .setPrefilter(f.prefilter().prefilter().text())
             .setFilterBits(f.prefilter().filterBits())
             .setFilterHashes(f.prefilter().hashes())
-            .setHelper(f.prefilter().helper() == null ? "" : f.prefilter().helper());
+            .setHelper(f.prefilter().helper() == null ? "" : f.prefilter().helper())
+            .setExpectedOverlapPpm(f.prefilter().overlapPpm());
     for (X509Certificate c : chain) {
       h.addCertificateChain(ByteString.copyFrom(c.getEncoded()));
     }
@@ -590,14 +631,21 @@ public final class SessionHandshake {
               + " hashes)");
     }
     String helper = h.getHelper();
-    if (p == Prefilter.HELPER && (helper.isEmpty() || helper.length() > 256)) {
+    if (p.namesHelper() && (helper.isEmpty() || helper.length() > 256)) {
       throw new PeerProtocolException(
           "the peer's HELLO names a helper of " + helper.length() + " characters (1 to 256)");
     }
     if (p == Prefilter.NONE && (bits != 0 || hashes != 0 || !helper.isEmpty())) {
       throw new PeerProtocolException("the peer's HELLO has filter options without a prefilter");
     }
-    return new PrefilterRequest(p, bits, hashes, p == Prefilter.NONE ? null : helper);
+    int overlap = h.getExpectedOverlapPpm();
+    if (overlap < 0 || overlap > PrefilterRequest.PPM || (p != Prefilter.AUTO && overlap != 0)) {
+      throw new PeerProtocolException(
+          "the peer's HELLO expects an overlap of "
+              + Integer.toUnsignedString(overlap)
+              + " millionths (0 to 1,000,000, and only with prefilter auto)");
+    }
+    return new PrefilterRequest(p, bits, hashes, p == Prefilter.NONE ? null : helper, overlap);
   }
 
   /** The signature of {@code hello} for {@code session} (package-private for tests). */

@@ -233,6 +233,11 @@ class SessionHandshakeTest {
 
   private static SessionHandshake.LocalFacts withPrefilter(
       SessionHandshake.LocalFacts f, SessionHandshake.PrefilterRequest p) {
+    return withPrefilter(f, p, f.sizeEstimate());
+  }
+
+  private static SessionHandshake.LocalFacts withPrefilter(
+      SessionHandshake.LocalFacts f, SessionHandshake.PrefilterRequest p, long sizeEstimate) {
     return new SessionHandshake.LocalFacts(
         f.role(),
         f.expectedPeer(),
@@ -243,7 +248,7 @@ class SessionHandshakeTest {
         f.labelBytes(),
         f.sigma(),
         f.binsRequested(),
-        f.sizeEstimate(),
+        sizeEstimate,
         f.parallelism(),
         f.keys(),
         f.revealed(),
@@ -258,7 +263,7 @@ class SessionHandshakeTest {
 
   /**
    * With the same prefilter request both derive the same filter key (32 bytes, distinct from the
-   * token key) and the same plan: for 1000 rows the automatic L is the least, 16, with k = 2;
+   * token key) and the same plan: for 1000 rows the automatic L is the least, 16, with k = 1;
    * without a prefilter there is no such key.
    */
   @Test
@@ -276,7 +281,7 @@ class SessionHandshakeTest {
             withPrefilter(facts(Role.B, "party-a", null), helper(0, 0, "helper")));
     SessionSecrets sa = a.get(60, TimeUnit.SECONDS);
     SessionSecrets sb = b.get(60, TimeUnit.SECONDS);
-    assertEquals(new PrefilterPlan(16, 2), sa.prefilter());
+    assertEquals(new PrefilterPlan(16, 1), sa.prefilter());
     assertEquals(sa.prefilter(), sb.prefilter());
     assertArrayEquals(sa.filterKey(), sb.filterKey());
     assertEquals(32, sa.filterKey().length);
@@ -292,6 +297,56 @@ class SessionHandshakeTest {
     pb.get(60, TimeUnit.SECONDS);
     assertNull(none.prefilter());
     assertNull(none.filterKey());
+  }
+
+  private static SessionHandshake.PrefilterRequest auto(double overlap) {
+    return new SessionHandshake.PrefilterRequest(
+        Prefilter.AUTO, 0, 0, "helper", SessionHandshake.PrefilterRequest.ppm(overlap));
+  }
+
+  /** Both parties' secrets with prefilter auto, A holding nA rows and B nB. */
+  private SessionSecrets[] auto(double overlapA, double overlapB, long nA, long nB)
+      throws Exception {
+    String session = UUID.randomUUID().toString();
+    var a =
+        party(
+            session, "party-a", withPrefilter(facts(Role.A, "party-b", null), auto(overlapA), nA));
+    var b =
+        party(
+            session, "party-b", withPrefilter(facts(Role.B, "party-a", null), auto(overlapB), nB));
+    return new SessionSecrets[] {a.get(60, TimeUnit.SECONDS), b.get(60, TimeUnit.SECONDS)};
+  }
+
+  /**
+   * With prefilter auto both decide alike, from the size estimates and the expected overlap: 10^8 ×
+   * 10^7 filters even if every key of the smaller table is common, 10^7 × 10^7 only when few are,
+   * 1000 × 1000 never; a different expected overlap fails the handshake.
+   */
+  @Test
+  void autoDecidesAlikeAtBothFromPublicFacts() throws Exception {
+    SessionSecrets[] unequal = auto(1.0, 1.0, 100_000_000, 10_000_000);
+    assertEquals(new PrefilterPlan(28, 2), unequal[0].prefilter());
+    assertEquals(unequal[0].prefilter(), unequal[1].prefilter());
+    assertArrayEquals(unequal[0].filterKey(), unequal[1].filterKey());
+
+    SessionSecrets[] few = auto(0.01, 0.01, 10_000_000, 10_000_000);
+    assertEquals(
+        PrefilterPlan.choose(0, 0, 10_000_000, 10_000_000), few[0].prefilter(), "1 % common");
+    assertEquals(few[0].prefilter(), few[1].prefilter());
+
+    for (SessionSecrets[] none :
+        List.of(auto(1.0, 1.0, 10_000_000, 10_000_000), auto(0, 0, 1000, 1000))) {
+      assertNull(none[0].prefilter());
+      assertNull(none[1].prefilter());
+      assertNull(none[0].filterKey(), "no filter, no filter key");
+    }
+
+    ExecutionException e =
+        assertThrows(ExecutionException.class, () -> auto(0.5, 0.01, 1000, 1000));
+    assertTrue(
+        e.getCause().getMessage().contains("expected overlap 0.5) here")
+            && e.getCause().getMessage().contains("expected overlap 0.01) at the peer"),
+        e.getCause().getMessage());
   }
 
   /** Both jobs must ask for the same prefilter, filter size, hashes and helper. */
@@ -331,6 +386,15 @@ class SessionHandshakeTest {
             SessionHello.newBuilder().setPrefilter("helper").setFilterHashes(99).setHelper("h"),
             SessionHello.newBuilder().setPrefilter("helper"),
             SessionHello.newBuilder().setPrefilter("sometimes"),
+            SessionHello.newBuilder().setPrefilter("auto"),
+            SessionHello.newBuilder()
+                .setPrefilter("auto")
+                .setHelper("h")
+                .setExpectedOverlapPpm(1_000_001),
+            SessionHello.newBuilder()
+                .setPrefilter("helper")
+                .setHelper("h")
+                .setExpectedOverlapPpm(5),
             SessionHello.newBuilder().setFilterBits(20))) {
       String session = UUID.randomUUID().toString();
       bad.setRole(io.psiflink.jobs.psi.ControlMessages.roleId(Role.B))

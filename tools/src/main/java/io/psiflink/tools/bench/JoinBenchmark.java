@@ -124,8 +124,9 @@ public final class JoinBenchmark {
           "prefilter",
           Prefilters.class,
           "F[,F...]",
-          "pre-filter, none|helper; each run joins once per value, to compare them (helper: a "
-              + "helper on this machine shrinks both sets before the PSI, see --filter-bits)",
+          "pre-filter, none|helper|auto; each run joins once per value, to compare them (helper: a "
+              + "helper on this machine shrinks both sets before the PSI, see --filter-bits; auto: "
+              + "the jobs decide, expecting the true --overlap)",
           Prefilters.parse("none"),
           false,
           Prefilters::parse,
@@ -346,6 +347,9 @@ public final class JoinBenchmark {
         opts.put("public-size", v.policy());
         opts.put("mode", v.mode().text());
         opts.put("prefilter", v.prefilter().text());
+        if (v.prefilter() == Prefilter.AUTO) {
+          opts.put(PartyOptions.EXPECTED_OVERLAP.name(), o.get(OVERLAP).toPlainString());
+        }
         for (TypedOption<?> k :
             List.of(BINS, SIGMA, PROTOCOL, PARTY_HEAP, LABEL_BYTES, FILTER_BITS, FILTER_HASHES)) {
           if (o.has(k)) {

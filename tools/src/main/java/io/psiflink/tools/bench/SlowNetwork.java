@@ -123,8 +123,8 @@ public final class SlowNetwork implements AutoCloseable {
   /**
    * {@link LocalJoin}'s hooks for one run: party B and the helper in the namespace, their bridge
    * connections through the forwarder and the delaying proxy to the relay. So every byte between A
-   * and either of them crosses the link, as between organisations; B's few bytes with the helper
-   * (a seed) cross it twice.
+   * and either of them crosses the link, as between organisations; B's few bytes with the helper (a
+   * seed) cross it twice.
    */
   public LocalJoin.Hooks hooks() {
     return new LocalJoin.Hooks() {

@@ -7,7 +7,6 @@ import io.psiflink.api.HostPort;
 import io.psiflink.api.OptionValues;
 import io.psiflink.api.PartyConfiguration;
 import io.psiflink.api.PartyOptions;
-import io.psiflink.api.Prefilter;
 import io.psiflink.api.PublicSize;
 import io.psiflink.api.Role;
 import io.psiflink.api.TableSchema;
@@ -130,6 +129,7 @@ public final class LocalJoin {
               PartyOptions.PREFILTER,
               PartyOptions.FILTER_BITS,
               PartyOptions.FILTER_HASHES,
+              PartyOptions.EXPECTED_OVERLAP,
               PartyOptions.PARALLELISM,
               PartyOptions.ATTEMPTS,
               PartyOptions.PAIR_TIMEOUT,
@@ -338,7 +338,8 @@ public final class LocalJoin {
     validate(o);
     Path work = o.has(WORK) ? Path.of(o.get(WORK)) : Files.createTempDirectory("psi-local-");
     Files.createDirectories(work);
-    boolean prefilter = o.get(PartyOptions.PREFILTER) == Prefilter.HELPER;
+    // with auto the helper is there for the jobs to use, if their handshake decides to
+    boolean prefilter = o.get(PartyOptions.PREFILTER).namesHelper();
     ThrowawayPki pki =
         prefilter
             ? ThrowawayPki.create(work.resolve("pki"), "party-a", "party-b", "bridge", HELPER)
@@ -643,13 +644,14 @@ public final class LocalJoin {
             .with(PartyOptions.INSECURE_TEST_ONLY, o.get(PartyOptions.INSECURE_TEST_ONLY))
             .with(PartyOptions.WORK, work.resolve("party-" + party.label()).toString())
             .with(PartyOptions.SUMMARY, work.resolve("summary-" + party.label() + ".json"));
-    if (o.get(PartyOptions.PREFILTER) == Prefilter.HELPER) {
+    if (o.get(PartyOptions.PREFILTER).namesHelper()) {
       c =
-          c.with(PartyOptions.PREFILTER, Prefilter.HELPER)
+          c.with(PartyOptions.PREFILTER, o.get(PartyOptions.PREFILTER))
               .with(PartyOptions.HELPER, HELPER)
               .with(PartyOptions.HELPER_CERT_SHA256, helperSha256);
       c = copy(o, c, PartyOptions.FILTER_BITS);
       c = copy(o, c, PartyOptions.FILTER_HASHES);
+      c = copy(o, c, PartyOptions.EXPECTED_OVERLAP);
     }
     // the options both parties share, as given
     for (TypedOption<?> shared :

@@ -2,6 +2,7 @@ package io.psiflink.tools.local;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -36,7 +37,8 @@ class PrefilterJoinTest {
   @Test
   void prefilteredJoinEqualsPlaintextJoin() throws Exception {
     JoinFixture f = JoinFixture.generate(3000, 2000, 0.01, 0.2, 0.05, 1414);
-    LocalJoin.Result r = joinAndCheck(f, dir.resolve("p"), true, "16");
+    LocalJoin.Result r =
+        joinAndCheck(f, dir.resolve("p"), Map.of("prefilter", "helper", "filter-bits", "16"));
     JobSummary a = JobSummary.fromJson(r.summaryA());
     JobSummary b = JobSummary.fromJson(r.summaryB());
     for (JobSummary s : List.of(a, b)) {
@@ -79,19 +81,31 @@ class PrefilterJoinTest {
   void prefilteredJoinEqualsPlaintextJoinAtEveryOverlap(
       int rowsA, int rowsB, double overlap, double dup) throws Exception {
     JoinFixture f = JoinFixture.generate(rowsA, rowsB, overlap, dup, 0.02, rowsA * 7L + rowsB);
-    joinAndCheck(f, dir.resolve("with"), true, "0");
-    joinAndCheck(f, dir.resolve("without"), false, "0");
+    joinAndCheck(f, dir.resolve("with"), Map.of("prefilter", "helper"));
+    joinAndCheck(f, dir.resolve("without"), Map.of());
   }
 
-  private LocalJoin.Result joinAndCheck(JoinFixture f, Path where, boolean prefilter, String bits)
+  /**
+   * {@code --prefilter auto} where the filter cannot pay (a few thousand rows: its fixed cost is
+   * more than the whole PSI): both jobs decide alike to join without it, exactly.
+   */
+  @Test
+  void autoJoinsWithoutTheFilterWhereItCannotPay() throws Exception {
+    JoinFixture f = JoinFixture.generate(3000, 2000, 0.01, 0.2, 0.05, 1415);
+    LocalJoin.Result r =
+        joinAndCheck(
+            f, dir.resolve("auto"), Map.of("prefilter", "auto", "expected-overlap", "0.01"));
+    assertNull(JobSummary.fromJson(r.summaryA()).prefilter(), r.summaryA());
+    assertNull(JobSummary.fromJson(r.summaryB()).prefilter(), r.summaryB());
+    assertNull(r.prefilterLine());
+  }
+
+  private LocalJoin.Result joinAndCheck(JoinFixture f, Path where, Map<String, String> prefilter)
       throws Exception {
     java.nio.file.Files.createDirectories(where);
     Map<String, String> opts =
         new java.util.HashMap<>(f.localJoinOptions(where, "csv", "2", "512m"));
-    if (prefilter) {
-      opts.put("prefilter", "helper");
-      opts.put("filter-bits", bits);
-    }
+    opts.putAll(prefilter);
     ByteArrayOutputStream log = new ByteArrayOutputStream();
     LocalJoin.Result r;
     try (PrintStream ps = new PrintStream(log, true, StandardCharsets.UTF_8)) {
