@@ -35,19 +35,22 @@ public record PrefilterPlan(int filterBits, int hashes) implements Serializable 
   public static final int AUTO_MAX_HASHES = 4;
 
   /**
-   * The cost model of the automatic choices, in nanoseconds of wall time on this machine class (2
-   * cores, P = 2): per filter bit (the helper's m_σ and the three A-B chunk streams, 4 bits on the
-   * wire per filter bit, the AND and the candidates' scan of the filter), per position computed
-   * (FF1 and the hash, both parties, two tasks each), per key that goes on to the PSI (tokens
-   * spilled to the bins, the PSI at both parties and the lookups), and once per join with the
-   * filter (the helper's connection, the AND's stream, one more stage). docs/benchmarks.md has the
-   * runs they come from: per key, the time the filter saved end to end at 10^7 × 10^6 and 10^8 ×
-   * 10^7 per key it kept from the PSI; once, what it lost at 10^6 × 10^5.
+   * The cost model of the automatic choices, in nanoseconds of wall time of both parties on one
+   * machine of this class (2 cores, P = 2): per filter bit (the helper's m_σ and the three A-B
+   * chunk streams, 4 bits on the wire per filter bit, and the AND), per position computed (FF1 and
+   * the hash), per row of either table with the filter (its positions set while tokenizing, the
+   * rows kept until the filter is known and scanned for candidates), per key that goes on to the
+   * PSI (tokens spilled to the bins, the PSI at both parties and the lookups), and once per join
+   * with the filter (the helper's connection, the AND's stream, one more stage).
+   * docs/benchmarks.md, "The automatic choice", has the runs they are fitted to: the time the
+   * filter saved or lost at 10^6 × 10^5, 10^7 × 10^6, 10^8 × 10^7 and 10^7 × 10^7 with 10 % and 50
+   * % in common.
    */
   static final double NANOS_PER_FILTER_BIT = 14;
 
   static final double NANOS_PER_POSITION = 15;
-  static final double NANOS_PER_CANDIDATE = 800;
+  static final double NANOS_PER_ROW = 700;
+  static final double NANOS_PER_CANDIDATE = 1400;
   static final double NANOS_PER_JOIN = 3e9;
 
   /**
@@ -86,7 +89,7 @@ public record PrefilterPlan(int filterBits, int hashes) implements Serializable 
   double nanosWith(long nA, long nB, long common) {
     return NANOS_PER_JOIN
         + NANOS_PER_FILTER_BIT * Math.scalb(1.0, filterBits)
-        + NANOS_PER_POSITION * hashes * ((double) nA + nB)
+        + (NANOS_PER_POSITION * hashes + NANOS_PER_ROW) * ((double) nA + nB)
         + NANOS_PER_CANDIDATE * expectedCandidates(nA, nB, common);
   }
 

@@ -263,7 +263,7 @@ class SessionHandshakeTest {
 
   /**
    * With the same prefilter request both derive the same filter key (32 bytes, distinct from the
-   * token key) and the same plan: for 1000 rows the automatic L is the least, 16, with k = 1;
+   * token key) and the same plan: for 1000 rows the automatic L is the least, 16, with k = 2;
    * without a prefilter there is no such key.
    */
   @Test
@@ -281,7 +281,7 @@ class SessionHandshakeTest {
             withPrefilter(facts(Role.B, "party-a", null), helper(0, 0, "helper")));
     SessionSecrets sa = a.get(60, TimeUnit.SECONDS);
     SessionSecrets sb = b.get(60, TimeUnit.SECONDS);
-    assertEquals(new PrefilterPlan(16, 1), sa.prefilter());
+    assertEquals(new PrefilterPlan(16, 2), sa.prefilter());
     assertEquals(sa.prefilter(), sb.prefilter());
     assertArrayEquals(sa.filterKey(), sb.filterKey());
     assertEquals(32, sa.filterKey().length);
