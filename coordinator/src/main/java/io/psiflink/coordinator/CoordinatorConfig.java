@@ -367,38 +367,6 @@ public record CoordinatorConfig(
         null);
   }
 
-  /** Without helpers. */
-  public CoordinatorConfig(
-      String party,
-      Listen listen,
-      Tls tls,
-      Database database,
-      Path tokensFile,
-      Peer peer,
-      Bridge bridge,
-      Duration approvalTtl,
-      Duration sweepInterval,
-      Defaults defaults,
-      List<String> protocols,
-      Job job,
-      Output output) {
-    this(
-        party,
-        listen,
-        tls,
-        database,
-        tokensFile,
-        peer,
-        bridge,
-        approvalTtl,
-        sweepInterval,
-        defaults,
-        protocols,
-        job,
-        output,
-        null);
-  }
-
   public CoordinatorConfig {
     require(party, "party");
     require(listen, "listen");

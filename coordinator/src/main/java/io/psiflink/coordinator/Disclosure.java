@@ -88,30 +88,6 @@ record Disclosure(
    * @param mySide this party's table in the query
    * @param r the query resolved against this party's registered schema and the peer's published one
    * @param labelBytes the label size of mode labeled (null in mode both)
-   */
-  static Disclosure of(
-      Role mySide,
-      ResolvedJoin r,
-      JoinMode mode,
-      Integer labelBytes,
-      String myDataset,
-      String myPolicy,
-      String peerDataset,
-      String peerPolicy) {
-    return of(
-        mySide,
-        r,
-        mode,
-        labelBytes,
-        Model.Prefiltering.NONE,
-        null,
-        myDataset,
-        myPolicy,
-        peerDataset,
-        peerPolicy);
-  }
-
-  /**
    * @param p the query's pre-filter
    * @param helper with a pre-filter: the helper as this party registered it (its description)
    */

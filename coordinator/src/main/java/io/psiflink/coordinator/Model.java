@@ -306,56 +306,6 @@ public final class Model {
         throw new IllegalArgumentException("a query's prefiltering is required (NONE for none)");
       }
     }
-
-    /** A query without a pre-filter. */
-    public QueryRecord(
-        String id,
-        Direction direction,
-        String requester,
-        String approver,
-        Role localSide,
-        String localDataset,
-        String peerDataset,
-        String sql,
-        String fingerprint,
-        int bins,
-        int sigma,
-        String protocol,
-        JoinMode mode,
-        Integer labelBytes,
-        String requesterEndpoint,
-        String requesterFingerprint,
-        QueryStatus status,
-        String statusReason,
-        long createdAt,
-        long expiresAt,
-        Long decidedAt,
-        Output output) {
-      this(
-          id,
-          direction,
-          requester,
-          approver,
-          localSide,
-          localDataset,
-          peerDataset,
-          sql,
-          fingerprint,
-          bins,
-          sigma,
-          protocol,
-          mode,
-          labelBytes,
-          Prefiltering.NONE,
-          requesterEndpoint,
-          requesterFingerprint,
-          status,
-          statusReason,
-          createdAt,
-          expiresAt,
-          decidedAt,
-          output);
-    }
   }
 
   /**
@@ -412,52 +362,6 @@ public final class Model {
     @JsonCreator
     public SessionRecord {}
 
-    /** A session without a pre-filter, in any state (stored sessions of before, tests). */
-    public SessionRecord(
-        String id,
-        String queryId,
-        String partyA,
-        String partyB,
-        int bins,
-        int sigma,
-        String protocol,
-        JoinMode mode,
-        Integer labelBytes,
-        String aEndpoint,
-        String aFingerprint,
-        String bEndpoint,
-        String bFingerprint,
-        SessionStatus status,
-        long createdAt,
-        Progress progress,
-        String error,
-        Result result,
-        Long startedAt,
-        Long endedAt) {
-      this(
-          id,
-          queryId,
-          partyA,
-          partyB,
-          bins,
-          sigma,
-          protocol,
-          mode,
-          labelBytes,
-          Prefiltering.NONE,
-          aEndpoint,
-          aFingerprint,
-          bEndpoint,
-          bFingerprint,
-          status,
-          createdAt,
-          progress,
-          error,
-          result,
-          startedAt,
-          endedAt);
-    }
-
     /** A new session: approved, no job launched yet. */
     public SessionRecord(
         String id,
@@ -497,40 +401,6 @@ public final class Model {
           null,
           null,
           null);
-    }
-
-    /** A new session without a pre-filter. */
-    public SessionRecord(
-        String id,
-        String queryId,
-        String partyA,
-        String partyB,
-        int bins,
-        int sigma,
-        String protocol,
-        JoinMode mode,
-        Integer labelBytes,
-        String aEndpoint,
-        String aFingerprint,
-        String bEndpoint,
-        String bFingerprint,
-        long createdAt) {
-      this(
-          id,
-          queryId,
-          partyA,
-          partyB,
-          bins,
-          sigma,
-          protocol,
-          mode,
-          labelBytes,
-          Prefiltering.NONE,
-          aEndpoint,
-          aFingerprint,
-          bEndpoint,
-          bFingerprint,
-          createdAt);
     }
 
     /** The public parameters of this session as a new one here (the peer's job state dropped). */

@@ -1346,6 +1346,7 @@ abstract class CoordinatorApiContract {
             "kkrt",
             io.psiflink.api.JoinMode.BOTH,
             null,
+            Model.Prefiltering.NONE,
             "alice.example:7443",
             "fp",
             Model.QueryStatus.PENDING,

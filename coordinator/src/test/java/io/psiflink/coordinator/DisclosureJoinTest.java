@@ -35,6 +35,8 @@ class DisclosureJoinTest {
         JoinQuery.parse(sql).resolve(A, B),
         mode,
         labelBytes,
+        Model.Prefiltering.NONE,
+        null,
         "mine",
         "rounded",
         "theirs",

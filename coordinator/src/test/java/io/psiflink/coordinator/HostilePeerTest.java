@@ -127,7 +127,8 @@ class HostilePeerTest {
             List.of("kkrt", "ecdh", "rr22"),
             job,
             new CoordinatorConfig.Output(
-                home.resolve("results").toString(), io.psiflink.api.OutputFormat.AVRO));
+                home.resolve("results").toString(), io.psiflink.api.OutputFormat.AVRO),
+            null);
     alice = CoordinatorServer.start(config);
     var trust =
         Tls.context(pkiDir.resolve("alice.pem"), pkiDir.resolve("alice.key"), pki.caCertificate());

@@ -67,6 +67,7 @@ class JobLauncherTest {
             null,
             null,
             job,
+            null,
             null);
     JobLauncher launcher =
         new JobLauncher(config, null, CoordinatorServer.mapper(), Clock.systemUTC(), (s, r) -> {});
@@ -81,6 +82,7 @@ class JobLauncherTest {
             "kkrt",
             io.psiflink.api.JoinMode.BOTH,
             null,
+            Model.Prefiltering.NONE,
             "alice.example:7443",
             FA,
             "bob.example:7443",
@@ -102,6 +104,7 @@ class JobLauncherTest {
             "kkrt",
             io.psiflink.api.JoinMode.BOTH,
             null,
+            Model.Prefiltering.NONE,
             "alice.example:7443",
             FA,
             Model.QueryStatus.APPROVED,
@@ -241,6 +244,7 @@ class JobLauncherTest {
             null,
             null,
             job,
+            null,
             null);
     JobLauncher launcher =
         new JobLauncher(config, null, CoordinatorServer.mapper(), Clock.systemUTC(), (s, r) -> {});
@@ -255,6 +259,7 @@ class JobLauncherTest {
             "ecdh",
             io.psiflink.api.JoinMode.BOTH,
             null,
+            Model.Prefiltering.NONE,
             "alice.example:7443",
             FA,
             "bob.example:7443",
@@ -276,6 +281,7 @@ class JobLauncherTest {
             "ecdh",
             io.psiflink.api.JoinMode.BOTH,
             null,
+            Model.Prefiltering.NONE,
             "alice.example:7443",
             FA,
             Model.QueryStatus.APPROVED,
@@ -333,6 +339,7 @@ class JobLauncherTest {
             "rr22",
             JoinMode.LABELED,
             4096,
+            Model.Prefiltering.NONE,
             "alice.example:7443",
             FA,
             "bob.example:7443",
@@ -375,6 +382,7 @@ class JobLauncherTest {
               null,
               null,
               job,
+              null,
               null);
       JobLauncher launcher =
           new JobLauncher(
@@ -395,6 +403,7 @@ class JobLauncherTest {
               "rr22",
               JoinMode.LABELED,
               4096,
+              Model.Prefiltering.NONE,
               "alice.example:7443",
               FA,
               Model.QueryStatus.APPROVED,
@@ -476,6 +485,7 @@ class JobLauncherTest {
               null,
               null,
               job,
+              null,
               null);
       JobLauncher launcher =
           new JobLauncher(
@@ -491,6 +501,7 @@ class JobLauncherTest {
               "kkrt",
               io.psiflink.api.JoinMode.BOTH,
               null,
+              Model.Prefiltering.NONE,
               "alice.example:7443",
               FA,
               "bob.example:7443",
@@ -512,6 +523,7 @@ class JobLauncherTest {
               "kkrt",
               io.psiflink.api.JoinMode.BOTH,
               null,
+              Model.Prefiltering.NONE,
               "alice.example:7443",
               FA,
               Model.QueryStatus.APPROVED,
@@ -584,6 +596,7 @@ class JobLauncherTest {
               null,
               null,
               job,
+              null,
               null);
       JobLauncher launcher =
           new JobLauncher(
@@ -712,6 +725,7 @@ class JobLauncherTest {
                     "rr22",
                     io.psiflink.api.JoinMode.BOTH,
                     null,
+                    Model.Prefiltering.NONE,
                     "alice.example:7443",
                     FA,
                     "bob.example:7443",

@@ -132,6 +132,7 @@ class RequestsTest {
             "kkrt",
             io.psiflink.api.JoinMode.BOTH,
             null,
+            Model.Prefiltering.NONE,
             "e",
             "fp",
             Model.QueryStatus.PENDING,

@@ -21,6 +21,7 @@ class SessionRolesTest {
           "kkrt",
           io.psiflink.api.JoinMode.BOTH,
           null,
+          Model.Prefiltering.NONE,
           "alice.example:7443",
           "fa",
           "bob.example:7443",
