@@ -185,8 +185,8 @@ public final class PartyOptions {
           "prefilter",
           Prefilter.class,
           "none|helper|auto",
-          "helper: a third organisation (--helper) combines both parties' masked Bloom filters of "
-              + "their tokens, and the PSI runs only on the candidates (same output; the extra "
+          "helper: a third organisation (--helper) deals the correlations with which both parties "
+              + "AND their Bloom filters of their tokens, and the PSI runs only on the candidates (same output; the extra "
               + "leakage is in docs/security.md); auto: the helper when the cost model expects it "
               + "to save time (both sizes and --expected-overlap)",
           Prefilter.NONE,

@@ -5,9 +5,10 @@ import java.util.Locale;
 /**
  * Whether the parties shrink their sets before the PSI. {@link #HELPER}: the server-aided sample
  * filter (Chen et al., "A Secure and Efficient Sample Filtering Protocol for Massive Data"): a
- * third organisation, the helper, combines both parties' permuted, masked Bloom filters of their
- * tokens, and each party runs the PSI only on its candidates, a superset of the intersection. The
- * join's output is the same; what each role learns in addition is in docs/security.md.
+ * third organisation, the helper, deals the random correlations with which both parties compute the
+ * AND of their Bloom filters of their tokens (it receives no data), and each party runs the PSI
+ * only on its candidates, a superset of the intersection. The join's output is the same; what each
+ * role learns in addition is in docs/security.md.
  */
 public enum Prefilter {
   /** Every token of both parties goes to the PSI. */

@@ -74,8 +74,9 @@ public record CoordinatorConfig(
     List<Helper> helpers) {
 
   /**
-   * A helper of the server-aided sample filter: a third organisation that combines both parties'
-   * masked Bloom filters and learns nothing of which keys they hold (docs/security.md).
+   * A helper of the server-aided sample filter: a third organisation that deals the random
+   * correlations with which both parties AND their Bloom filters; it receives no data and learns
+   * nothing of which keys they hold (docs/security.md).
    *
    * @param name the CN of its certificate, as queries name it
    * @param certSha256 the SHA-256 of its certificate (64 hex digits): the pin both parties' jobs

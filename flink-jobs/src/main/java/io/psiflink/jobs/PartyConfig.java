@@ -223,7 +223,7 @@ public record PartyConfig(
               + prefilter.text()
               + " needs "
               + PartyOptions.HELPER.flagName()
-              + ": the party name of the helper that combines both filters");
+              + ": the party name of the helper that deals the pre-filter's correlations");
     }
     if (!insecureTestOnly && helperCertificateSha256 == null) {
       throw new IllegalArgumentException(

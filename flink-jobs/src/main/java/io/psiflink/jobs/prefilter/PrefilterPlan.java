@@ -150,7 +150,9 @@ public record PrefilterPlan(int filterBits, int hashes) implements Serializable 
    * The probability that a key outside a set of n keys has all its k positions set in its filter.
    */
   double falsePositive(long n) {
-    return Math.pow(-Math.expm1(-hashes * (double) n / Math.scalb(1.0, filterBits)), hashes);
+    // StrictMath: both parties must reach the same L, k and auto decision bit for bit, on any JVM
+    return StrictMath.pow(
+        -StrictMath.expm1(-hashes * (double) n / Math.scalb(1.0, filterBits)), hashes);
   }
 
   /** The filter's length in 64-bit words. */
