@@ -51,6 +51,9 @@ with DAG(
                                        "pre-filters both tables (server-aided sample filter); "
                                        "auto: the same if the jobs' cost model expects it to "
                                        "save time; none (default)"),
+        "expected_overlap": Param(None, type=["null", "number"], minimum=0, maximum=1,
+                                  description="prefilter auto: the share of the smaller table's "
+                                              "keys expected in common (default: all)"),
         "helper": Param(None, type=["null", "string"],
                         description="prefilter helper: the helper's registered name"),
         "filter_bits": Param(None, type=["null", "integer"], minimum=16, maximum=36,
@@ -76,6 +79,8 @@ with DAG(
         helper="{{ params.helper or '' }}",
         filter_bits="{{ params.filter_bits or '' }}",
         filter_hashes="{{ params.filter_hashes or '' }}",
+        # not "or ''": an expected overlap of 0 is a value
+        expected_overlap="{{ '' if params.expected_overlap is none else params.expected_overlap }}",
     )
     wait = PsiJoinSensor(
         task_id="wait_for_join",

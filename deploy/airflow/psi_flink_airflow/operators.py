@@ -70,6 +70,19 @@ def _whole_number(name: str, value: int | str | None, what: str) -> int | None:
         raise AirflowFailException(f"{name} must be {what}, not '{value}'") from None
 
 
+def _share(name: str, value: float | str | None) -> float | None:
+    """A number in [0, 1] as given or rendered from a template ("" or None: not given)."""
+    if value is None or isinstance(value, (int, float)):
+        return value
+    text = str(value).strip()
+    if not text:
+        return None
+    try:
+        return float(text)
+    except ValueError:
+        raise AirflowFailException(f"{name} must be a number from 0 to 1, not '{value}'") from None
+
+
 def _label_bytes(value: int | str | None) -> int | None:
     """``label_bytes`` as given or rendered from a template ("" or None: not given)."""
     return _whole_number("label_bytes", value, "a whole number of bytes")
@@ -86,7 +99,9 @@ class PsiSubmitJoinOperator(BaseOperator):
 
     ``prefilter``: ``helper`` has the registered helper ``helper`` pre-filter both tables (the
     server-aided sample filter: the PSI runs on candidates only, same output), ``auto`` lets the
-    jobs use it when their cost model expects it to save time, ``none`` (default) not;
+    jobs use it when their cost model expects it to save time, assuming ``expected_overlap`` (the
+    share of the smaller table's keys expected in common, 0..1; default: all), ``none`` (default)
+    not;
     ``filter_bits`` (2^L bits, 16..36) and ``filter_hashes`` (1..16) size its Bloom filter
     (default: chosen by the jobs). The coordinators refuse a helper either has not registered (or
     registered with another pin), and a pre-filter with mode labeled, a COUNT query or a dataset
@@ -94,7 +109,7 @@ class PsiSubmitJoinOperator(BaseOperator):
 
     template_fields = ("sql", "local_dataset", "peer_dataset", "output_location",
                        "output_format", "protocol", "mode", "label_bytes", "prefilter", "helper",
-                       "filter_bits", "filter_hashes")
+                       "filter_bits", "filter_hashes", "expected_overlap")
     template_fields_renderers = {"sql": "sql"}
 
     def __init__(self, *, sql: str, local_dataset: str, peer_dataset: str,
@@ -102,8 +117,9 @@ class PsiSubmitJoinOperator(BaseOperator):
                  protocol: str | None = None, mode: str | None = None,
                  label_bytes: int | str | None = None, prefilter: str | None = None,
                  helper: str | None = None, filter_bits: int | str | None = None,
-                 filter_hashes: int | str | None = None, psi_conn_id: str = "psi_coordinator",
-                 **kwargs):
+                 filter_hashes: int | str | None = None,
+                 expected_overlap: float | str | None = None,
+                 psi_conn_id: str = "psi_coordinator", **kwargs):
         super().__init__(**kwargs)
         self.sql = sql
         self.local_dataset = local_dataset
@@ -117,6 +133,7 @@ class PsiSubmitJoinOperator(BaseOperator):
         self.helper = helper
         self.filter_bits = filter_bits
         self.filter_hashes = filter_hashes
+        self.expected_overlap = expected_overlap
         self.psi_conn_id = psi_conn_id
 
     def execute(self, context: Any) -> str:
@@ -140,7 +157,8 @@ class PsiSubmitJoinOperator(BaseOperator):
             q = client.submit(self.local_dataset, self.peer_dataset, self.sql, output,
                               protocol=protocol, mode=mode, labelBytes=label_bytes,
                               prefilter=prefilter, helper=helper, filterBits=filter_bits or None,
-                              filterHashes=filter_hashes or None)
+                              filterHashes=filter_hashes or None,
+                              expectedOverlap=_share("expected_overlap", self.expected_overlap))
         except CoordinatorError as e:
             raise _fail_or_retry(e) from e
         shown = q.get("mode", "both")

@@ -50,6 +50,15 @@ class SubmitOperatorTest(unittest.TestCase):
              "prefilter": "helper", "helper": "carol", "filterBits": 24, "filterHashes": 5},
             body)
 
+    def test_auto_sends_its_expected_overlap_even_zero(self):
+        body = self.run_operator(prefilter="auto", helper="carol", expected_overlap="0.05")
+        self.assertEqual("auto", body["prefilter"])
+        self.assertEqual(0.05, body["expectedOverlap"])
+        self.assertEqual(0.0, self.run_operator(prefilter="auto", helper="carol",
+                                                expected_overlap="0")["expectedOverlap"])
+        self.assertNotIn("expectedOverlap",
+                         self.run_operator(prefilter="auto", helper="carol", expected_overlap=""))
+
     def test_unset_filter_parameters_are_left_to_the_coordinator(self):
         body = self.run_operator(prefilter="helper", helper="carol", filter_bits="",
                                  filter_hashes=None)
@@ -83,7 +92,7 @@ class DagTest(unittest.TestCase):
         module = importlib.util.module_from_spec(spec)
         spec.loader.exec_module(module)
         dag = module.dag
-        for name in ("prefilter", "helper", "filter_bits", "filter_hashes"):
+        for name in ("prefilter", "helper", "filter_bits", "filter_hashes", "expected_overlap"):
             self.assertIn(name, dag.params)
             self.assertIsNone(dag.params[name])
         submit = dag.get_task("submit")

@@ -114,7 +114,7 @@ record Disclosure(
                 p.helperCertSha256(),
                 p.filterBits(),
                 p.filterHashes(),
-                helperText(p.helper(), p.prefilter()))
+                helperText(p))
             : null;
     String modeText = modeText(mode, labelBytes, countOnly);
     List<String> keys = new java.util.ArrayList<>();
@@ -151,14 +151,19 @@ record Disclosure(
   }
 
   /** What a pre-filter adds to what each party and the helper learn (docs/security.md). */
-  static String helperText(String helper, Prefilter prefilter) {
-    return (prefilter == Prefilter.AUTO
+  static String helperText(Model.Prefiltering p) {
+    return (p.prefilter() == Prefilter.AUTO
             ? "If the jobs' cost model expects it to save time (prefilter auto, decided at their"
-                + " handshake from both tables' public sizes, assuming every key of the smaller"
-                + " table may be common): "
+                + " handshake from both tables' public sizes, assuming "
+                + (p.expectedOverlapPpm() == Model.Prefiltering.ALL
+                    ? "every key of the smaller table may be common"
+                    : String.format(java.util.Locale.ROOT, "%.4g", 100 * p.expectedOverlap())
+                            .replaceAll("\\.?0+$", "")
+                        + " % of the smaller table's keys are common")
+                + "): "
             : "")
         + "Pre-filter by helper "
-        + helper
+        + p.helper()
         + " (server-aided sample filtering). Each party learns the other's candidate count"
         + " (rounded by its public-size policy) instead of its table size, and, for each of its"
         + " own Bloom filter positions, whether the other party's filter has it set too (a few"

@@ -9,6 +9,7 @@ import io.psiflink.api.JoinMode;
 import io.psiflink.api.OutputFormat;
 import io.psiflink.api.PartyConfiguration;
 import io.psiflink.api.PartyOptions;
+import io.psiflink.api.Prefilter;
 import io.psiflink.api.PublicSize;
 import io.psiflink.api.Role;
 import io.psiflink.connectors.JdbcTable;
@@ -282,6 +283,11 @@ final class JobLauncher implements AutoCloseable {
             .with(PartyOptions.HELPER_CERT_SHA256, helped ? helperPin(s) : null)
             .with(PartyOptions.FILTER_BITS, helped ? s.prefiltering().filterBits() : null)
             .with(PartyOptions.FILTER_HASHES, helped ? s.prefiltering().filterHashes() : null)
+            .with(
+                PartyOptions.EXPECTED_OVERLAP,
+                s.prefiltering().prefilter() == Prefilter.AUTO
+                    ? s.prefiltering().expectedOverlap()
+                    : null)
             .with(PartyOptions.PARALLELISM, job.parallelism())
             .with(PartyOptions.ATTEMPTS, job.attempts())
             .with(PartyOptions.PAIR_TIMEOUT, atLeastASecond(job.pairTimeout()))

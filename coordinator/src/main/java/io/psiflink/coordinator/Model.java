@@ -193,19 +193,37 @@ public final class Model {
    * Whether a query's parties shrink their sets before the PSI, and how: {@code prefilter} none, or
    * helper with the helper's name (its certificate's CN), the SHA-256 pin of its certificate (both
    * coordinators register the helper with this pin), and the filter's size 2^{@code filterBits} and
-   * hash count {@code filterHashes} (0: the jobs choose). The same in the query at both parties,
-   * the offer, the session and both jobs' command lines. The canonical constructor refuses an
-   * inconsistent one (a peer's session is read through it).
+   * hash count {@code filterHashes} (0: the jobs choose), and with auto the share of the smaller
+   * table's keys the query expects in common, in millionths ({@code expectedOverlapPpm}; {@link
+   * #ALL} otherwise). The same in the query at both parties, the offer, the session and both jobs'
+   * command lines. The canonical constructor refuses an inconsistent one (a peer's session is read
+   * through it).
    */
   public record Prefiltering(
       Prefilter prefilter,
       String helper,
       String helperCertSha256,
       int filterBits,
-      int filterHashes) {
-    /** No pre-filter. */
-    public static final Prefiltering NONE = new Prefiltering(Prefilter.NONE, null, null, 0, 0);
+      int filterHashes,
+      int expectedOverlapPpm) {
+    /** The expected overlap that assumes every key may be common: the default. */
+    public static final int ALL = 1_000_000;
 
+    /** No pre-filter. */
+    public static final Prefiltering NONE = new Prefiltering(Prefilter.NONE, null, null, 0, 0, ALL);
+
+    /** A pre-filter with the default expected overlap. */
+    public Prefiltering(
+        Prefilter prefilter,
+        String helper,
+        String helperCertSha256,
+        int filterBits,
+        int filterHashes) {
+      this(prefilter, helper, helperCertSha256, filterBits, filterHashes, ALL);
+    }
+
+    // the one constructor Jackson reads a peer's session with
+    @JsonCreator
     public Prefiltering {
       if (prefilter == null) {
         throw new IllegalArgumentException("prefilter must be none, helper or auto");
@@ -231,6 +249,18 @@ public final class Model {
           throw new IllegalArgumentException("filterHashes " + hashesRule());
         }
       }
+      if (prefilter != Prefilter.AUTO) {
+        expectedOverlapPpm = ALL; // only auto reads it (and a peer of before sends none)
+      }
+      if (expectedOverlapPpm < 0 || expectedOverlapPpm > ALL) {
+        throw new IllegalArgumentException(
+            "expectedOverlapPpm must lie in [0, " + ALL + "], not " + expectedOverlapPpm);
+      }
+    }
+
+    /** The expected overlap as a share in [0, 1], as the jobs' --expected-overlap takes it. */
+    public double expectedOverlap() {
+      return expectedOverlapPpm / (double) ALL;
     }
 
     /**

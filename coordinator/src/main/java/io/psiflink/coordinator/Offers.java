@@ -2,6 +2,7 @@ package io.psiflink.coordinator;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.psiflink.api.JoinMode;
+import io.psiflink.api.Prefilter;
 import io.psiflink.api.Role;
 import io.psiflink.coordinator.Model.Approval;
 import io.psiflink.coordinator.Model.Dataset;
@@ -107,7 +108,12 @@ final class Offers {
       helper = HelperPolicy.registered(config, r.helper());
       prefiltering =
           new Prefiltering(
-              r.prefilter(), helper.name(), helper.certSha256(), r.filterBits(), r.filterHashes());
+              r.prefilter(),
+              helper.name(),
+              helper.certSha256(),
+              r.filterBits(),
+              r.filterHashes(),
+              r.expectedOverlapPpm());
     }
     // before the intersection policy: its refusals would not say that the pre-filter is why
     HelperPolicy.checkQuery(prefiltering, mode, countOnly);
@@ -381,6 +387,9 @@ final class Offers {
       m.put("helperCertSha256", p.helperCertSha256());
       m.put("filterBits", p.filterBits());
       m.put("filterHashes", p.filterHashes());
+      if (p.prefilter() == Prefilter.AUTO) {
+        m.put("expectedOverlapPpm", p.expectedOverlapPpm());
+      }
     }
   }
 }

@@ -176,6 +176,8 @@ final class Requests {
    * @param helper prefilter helper: the helper's name (one this coordinator registered); else null
    * @param filterBits prefilter helper: log2 of the filter's size, 0 (default) for the jobs' choice
    * @param filterHashes prefilter helper: hash functions per key, 0 (default) for the jobs' choice
+   * @param expectedOverlapPpm prefilter auto: the share of the smaller table's keys expected in
+   *     common, in millionths ({@link Prefiltering#ALL}, the default, assumes all)
    */
   record Submission(
       String localDataset,
@@ -190,6 +192,7 @@ final class Requests {
       String helper,
       int filterBits,
       int filterHashes,
+      int expectedOverlapPpm,
       String sql,
       QueryForm query,
       Output output) {
@@ -243,6 +246,13 @@ final class Requests {
         throw ApiException.badRequest("filterBits", Prefiltering.bitsRule());
       }
       Integer filterHashes = intField(body, "filterHashes", 0, PartyOptions.FILTER_HASHES_MAX);
+      Integer overlapPpm = shareField(body, "expectedOverlap");
+      if (overlapPpm != null && prefilter != Prefilter.AUTO) {
+        // ignoring it would let the submitter believe it steers something
+        throw ApiException.badRequest(
+            "expectedOverlap",
+            "is an option of prefilter auto; this query's prefilter is " + prefilter.text());
+      }
       if (prefilter == Prefilter.NONE) {
         // ignoring any of them would let the submitter believe a helper filters
         for (String[] f :
@@ -293,6 +303,7 @@ final class Requests {
           helper,
           filterBits == null ? 0 : filterBits,
           filterHashes == null ? 0 : filterHashes,
+          overlapPpm == null ? Prefiltering.ALL : overlapPpm,
           hasSql ? body.get("sql").asText() : null,
           hasJson ? QueryForm.parse(body.get("query")) : null,
           output(body.get("output")));
@@ -531,7 +542,7 @@ final class Requests {
           p == null ? null : p.toString(),
           "must be none, helper or auto");
     }
-    for (String f : List.of("filterBits", "filterHashes")) {
+    for (String f : List.of("filterBits", "filterHashes", "expectedOverlapPpm")) {
       JsonNode v = n.get(f);
       if (v != null && !v.isNull() && !v.isInt()) {
         throw refuse.refused("prefiltering." + f, v.toString(), "must be an integer");
@@ -549,7 +560,8 @@ final class Requests {
           n.hasNonNull("helper") ? n.get("helper").asText() : null,
           n.hasNonNull("helperCertSha256") ? n.get("helperCertSha256").asText() : null,
           n.path("filterBits").asInt(0),
-          n.path("filterHashes").asInt(0));
+          n.path("filterHashes").asInt(0),
+          n.path("expectedOverlapPpm").asInt(Prefiltering.ALL));
     } catch (IllegalArgumentException e) {
       throw refuse.refused("prefiltering", n.toString(), e.getMessage());
     }
@@ -675,6 +687,18 @@ final class Requests {
   }
 
   /** An optional integer in [min, max]; null when absent. */
+  /** A share in [0, 1] given as a JSON number, in millionths; null when absent. */
+  private static Integer shareField(JsonNode body, String field) {
+    JsonNode n = body.get(field);
+    if (n == null || n.isNull()) {
+      return null;
+    }
+    if (!n.isNumber() || !(n.asDouble() >= 0 && n.asDouble() <= 1)) {
+      throw ApiException.badRequest(field, "must be a number in [0, 1]");
+    }
+    return (int) Math.round(n.asDouble() * Prefiltering.ALL);
+  }
+
   private static Integer intField(JsonNode body, String field, int min, int max) {
     JsonNode n = body.get(field);
     if (n == null || n.isNull()) {

@@ -141,14 +141,15 @@ public final class Store {
           + " local_dataset, peer_dataset, sql_text, fingerprint, bins, sigma, protocol,"
           + " requester_endpoint, requester_fingerprint, status, status_reason, created_at,"
           + " expires_at, decided_at, output_location, output_format, mode, label_bytes,"
-          + " prefilter, helper, helper_cert_sha256, filter_bits, filter_hashes";
+          + " prefilter, helper, helper_cert_sha256, filter_bits, filter_hashes,"
+          + " expected_overlap_ppm";
 
   public static void insertQuery(Connection c, QueryRecord q) throws SQLException {
     try (PreparedStatement ps =
         c.prepareStatement(
             "INSERT INTO queries ("
                 + QUERY_COLUMNS
-                + ") VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)")) {
+                + ") VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)")) {
       bind(
           ps,
           q.id(),
@@ -178,7 +179,8 @@ public final class Store {
           q.prefiltering().helper(),
           q.prefiltering().helperCertSha256(),
           q.prefiltering().filterBits(),
-          q.prefiltering().filterHashes());
+          q.prefiltering().filterHashes(),
+          q.prefiltering().expectedOverlapPpm());
       ps.executeUpdate();
     }
   }
@@ -291,14 +293,14 @@ public final class Store {
           + " protocol, a_endpoint, a_fingerprint, b_endpoint, b_fingerprint, status, created_at,"
           + " phase, bins_done, bins_total, error, result_location, result_format, rows_out,"
           + " started_at, ended_at, mode, label_bytes, prefilter, helper, helper_cert_sha256,"
-          + " filter_bits, filter_hashes";
+          + " filter_bits, filter_hashes, expected_overlap_ppm";
 
   public static void insertSession(Connection c, SessionRecord s) throws SQLException {
     try (PreparedStatement ps =
         c.prepareStatement(
             "INSERT INTO sessions ("
                 + SESSION_COLUMNS
-                + ") VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)")) {
+                + ") VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)")) {
       bind(
           ps,
           s.id(),
@@ -329,7 +331,8 @@ public final class Store {
           s.prefiltering().helper(),
           s.prefiltering().helperCertSha256(),
           s.prefiltering().filterBits(),
-          s.prefiltering().filterHashes());
+          s.prefiltering().filterHashes(),
+          s.prefiltering().expectedOverlapPpm());
       ps.executeUpdate();
     }
   }
@@ -552,14 +555,18 @@ public final class Store {
     }
   }
 
-  /** The five prefilter columns from {@code first} on (prefilter, helper, pin, bits, hashes). */
+  /**
+   * The six prefilter columns from {@code first} on (prefilter, helper, pin, bits, hashes, expected
+   * overlap).
+   */
   private static Model.Prefiltering prefiltering(ResultSet rs, int first) throws SQLException {
     return new Model.Prefiltering(
         io.psiflink.api.Prefilter.valueOf(rs.getString(first)),
         rs.getString(first + 1),
         rs.getString(first + 2),
         rs.getInt(first + 3),
-        rs.getInt(first + 4));
+        rs.getInt(first + 4),
+        rs.getInt(first + 5));
   }
 
   private static Integer getInt(ResultSet rs, int i) throws SQLException {

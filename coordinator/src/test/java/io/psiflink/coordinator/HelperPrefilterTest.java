@@ -233,7 +233,7 @@ class HelperPrefilterTest {
         Client.JSON.readTree(
             "{\"prefilter\":\"helper\",\"helper\":\"carol\",\"helperCertSha256\":\""
                 + CAROL
-                + "\",\"filterBits\":20,\"filterHashes\":3}"),
+                + "\",\"filterBits\":20,\"filterHashes\":3,\"expectedOverlapPpm\":1000000}"),
         session.path("prefiltering"),
         session.toString());
     String sid = session.path("id").asText();
@@ -256,18 +256,28 @@ class HelperPrefilterTest {
 
   /**
    * prefilter auto: approved and launched as helper is (the helper may be used), the approval
-   * saying that the jobs decide, and both jobs told auto.
+   * saying that the jobs decide and what overlap they assume, and both jobs told auto with it; an
+   * expected overlap without auto, or out of [0, 1], is refused naming the field.
    */
   @Test
   void anAutoPrefilterShowsTheHelperAsMaybeAndTheJobsDecide() throws Exception {
+    ObjectNode wrong = query("carol");
+    wrong.put("expectedOverlap", 0.05);
+    refused(400, alice.post("/v1/queries", wrong), "expectedOverlap", "option of prefilter auto");
+    wrong.put("prefilter", "auto");
+    wrong.put("expectedOverlap", 1.5);
+    refused(400, alice.post("/v1/queries", wrong), "expectedOverlap", "a number in [0, 1]");
+
     ObjectNode q = query("carol");
     q.put("prefilter", "auto");
+    q.put("expectedOverlap", 0.05);
     Reply submitted = alice.post("/v1/queries", q);
     assertEquals(201, submitted.status(), submitted.toString());
     String id = submitted.json().path("id").asText();
     for (Client c : List.of(alice, bob)) {
       JsonNode view = c.get("/v1/queries/" + id).json();
       assertEquals("auto", view.path("prefiltering").path("prefilter").asText(), view.toString());
+      assertEquals(50_000, view.path("prefiltering").path("expectedOverlapPpm").asInt());
       JsonNode d = view.path("disclosure");
       assertTrue(
           d.path("helper")
@@ -276,16 +286,24 @@ class HelperPrefilterTest {
               .startsWith("If the jobs' cost model expects it to save time (prefilter auto"),
           d.toString());
       assertTrue(
+          d.path("helper")
+              .path("text")
+              .asText()
+              .contains("assuming 5 % of the smaller table's keys are common): Pre-filter by"),
+          d.toString());
+      assertTrue(
           d.path("summary").asText().contains("pre-filtered by helper carol if that saves time."),
           d.toString());
     }
     Reply approved = bob.post("/v1/queries/" + id + "/approve", "{}");
     assertEquals(200, approved.status(), approved.toString());
-    assertEquals(
-        "auto", approved.json().path("session").path("prefiltering").path("prefilter").asText());
+    JsonNode sp = approved.json().path("session").path("prefiltering");
+    assertEquals("auto", sp.path("prefilter").asText(), sp.toString());
+    assertEquals(50_000, sp.path("expectedOverlapPpm").asInt(), sp.toString());
     for (String party : List.of("alice", "bob")) {
       PartyConfiguration c = launched(party);
       assertEquals(Prefilter.AUTO, c.get(PartyOptions.PREFILTER), party);
+      assertEquals(0.05, c.get(PartyOptions.EXPECTED_OVERLAP), party);
       assertEquals("carol", c.get(PartyOptions.HELPER), party);
       assertEquals(CAROL, c.get(PartyOptions.HELPER_CERT_SHA256), party);
     }
@@ -445,6 +463,13 @@ class HelperPrefilterTest {
     p.put("filterHashes", "many");
     o.set("prefiltering", p);
     refused(400, peerAtBob.post("/v1/peer/queries", o), "prefiltering.filterHashes");
+    p = carol();
+    p.put("prefilter", "auto");
+    p.put("expectedOverlapPpm", 2_000_000);
+    o.set("prefiltering", p);
+    refused(400, peerAtBob.post("/v1/peer/queries", o), "prefiltering", "expectedOverlapPpm");
+    p.put("expectedOverlapPpm", 0.5);
+    refused(400, peerAtBob.post("/v1/peer/queries", o), "prefiltering.expectedOverlapPpm");
     p = Client.JSON.createObjectNode();
     p.put("prefilter", "none");
     p.put("helper", "carol");
@@ -456,7 +481,7 @@ class HelperPrefilterTest {
             .map(JsonNode::asText)
             .filter(d -> d.contains("\"field\":\"prefiltering"))
             .count();
-    assertTrue(audited >= 6, "refusals audited: " + audited);
+    assertTrue(audited >= 8, "refusals audited: " + audited);
     // the well-formed one is stored with its helper
     o.set("prefiltering", carol());
     Reply ok = peerAtBob.post("/v1/peer/queries", o);

@@ -200,6 +200,14 @@ public final class PsiCli {
                 + "); default: chosen by the jobs")
     Integer filterHashes;
 
+    @Option(
+        names = "--expected-overlap",
+        paramLabel = "F",
+        description =
+            "prefilter auto: the share (0 to 1) of the smaller table's keys expected in common;"
+                + " default 1 (all may be)")
+    Double expectedOverlap;
+
     @Option(names = "--wait", description = "follow the query until its session ends")
     boolean await;
 
@@ -523,6 +531,9 @@ public final class PsiCli {
     }
     if (a.filterHashes != null) {
       q.put("filterHashes", a.filterHashes);
+    }
+    if (a.expectedOverlap != null) {
+      q.put("expectedOverlap", a.expectedOverlap);
     }
     if (a.output != null || a.format != null) {
       ObjectNode o = q.putObject("output");
