@@ -14,7 +14,7 @@ unreachable coordinator is retried.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Callable
 
 from airflow.sdk import BaseHook, BaseOperator, BaseSensorOperator, PokeReturnValue
 from airflow.sdk.exceptions import AirflowException, AirflowFailException
@@ -57,30 +57,29 @@ def _fail_or_retry(e: CoordinatorError) -> AirflowException:
     return AirflowException(str(e)) if e.transient else AirflowFailException(str(e))
 
 
-def _whole_number(name: str, value: int | str | None, what: str) -> int | None:
-    """An integer parameter as given or rendered from a template ("" or None: not given)."""
-    if value is None or isinstance(value, int):
+def _rendered(name: str, value: Any, parse: Callable[[str], Any], given: tuple[type, ...],
+              what: str) -> Any:
+    """A parameter as given (of the ``given`` types) or rendered from a template ("" or None: not
+    given), read with ``parse``; text it cannot read fails the task naming the parameter."""
+    if value is None or isinstance(value, given):
         return value
     text = str(value).strip()
     if not text:
         return None
     try:
-        return int(text)
+        return parse(text)
     except ValueError:
         raise AirflowFailException(f"{name} must be {what}, not '{value}'") from None
 
 
+def _whole_number(name: str, value: int | str | None, what: str) -> int | None:
+    """An integer parameter as given or rendered from a template ("" or None: not given)."""
+    return _rendered(name, value, int, (int,), what)
+
+
 def _share(name: str, value: float | str | None) -> float | None:
     """A number in [0, 1] as given or rendered from a template ("" or None: not given)."""
-    if value is None or isinstance(value, (int, float)):
-        return value
-    text = str(value).strip()
-    if not text:
-        return None
-    try:
-        return float(text)
-    except ValueError:
-        raise AirflowFailException(f"{name} must be a number from 0 to 1, not '{value}'") from None
+    return _rendered(name, value, float, (int, float), "a number from 0 to 1")
 
 
 def _label_bytes(value: int | str | None) -> int | None:
