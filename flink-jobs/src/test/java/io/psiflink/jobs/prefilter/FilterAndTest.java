@@ -3,6 +3,7 @@ package io.psiflink.jobs.prefilter;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.psiflink.api.Role;
@@ -122,6 +123,7 @@ class FilterAndTest {
                   SealedBinStream s = new SealedBinStream(raw, frameKey, -2, Role.B)) {
                 FilterAnd and = new FilterAnd(s, y, bits, Role.B);
                 and.seed(deal.b());
+                endBoth(s);
                 return and;
               } catch (Exception e) {
                 throw new IllegalStateException(e);
@@ -132,6 +134,7 @@ class FilterAndTest {
         SealedBinStream s = new SealedBinStream(raw, frameKey, -2, Role.A)) {
       a = new FilterAnd(s, x, bits, Role.A);
       deal.driveA(a, bits);
+      endBoth(s);
     }
     FilterAnd atB = b.get(30, TimeUnit.SECONDS);
     assertArrayEquals(expected, x, "A's filter is x AND y");
@@ -143,6 +146,15 @@ class FilterAndTest {
     assertEquals(2 * chunkFrames, a.sent()); // e and c
     assertEquals(chunkFrames, a.received()); // w
     assertEquals(a.sent(), atB.received());
+  }
+
+  /**
+   * As PrefilterExchange ends the stream: finish, then wait for the peer's finish. Closing a stream
+   * not finished both ways aborts it, which may overtake the last frames still in flight.
+   */
+  static void endBoth(SealedBinStream s) throws Exception {
+    s.finish();
+    assertNull(s.receive(), "nothing after the AND's frames");
   }
 
   /** A peer A that sends what it likes in place of its c, after an honest e of chunk 0. */
