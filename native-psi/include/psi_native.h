@@ -260,6 +260,33 @@ PSI_API psi_status psi_filter_positions_compute(const psi_filter_positions* f,
 PSI_API const char* psi_filter_positions_error(const psi_filter_positions* f);
 PSI_API void psi_filter_positions_free(psi_filter_positions* f);
 
+/* The token PRF (docs/private-join.md, step 2): each canonical key encoding m becomes the first 16
+ * bytes of HMAC-SHA256_k(m), k the session's 32-byte token key; batched, one call per few thousand
+ * keys.
+ *
+ *   psi_token_prf_create(key, key_len, &t, err, err_cap)
+ *       key_len must be PSI_TOKEN_KEY_BYTES (32). On failure *t is NULL and err gets the cause
+ *       (NUL-terminated, truncated to err_cap; err may be NULL).
+ *   psi_token_prf_compute(t, data, data_len, ends, count, out, out_len)
+ *       message i is data[ends[i-1], ends[i]) with ends[-1] = 0: ends must be non-decreasing and
+ *       ends[count-1] <= data_len; out_len must equal count * PSI_TOKEN_BYTES; out[16i, 16i+16)
+ *       gets message i's value. count may be 0 (the pointers may then be NULL).
+ *   psi_token_prf_error(t)   message of t's last failed call ("" if none); valid until the next
+ *       call on t.
+ *   psi_token_prf_free(t)    wipes the key's states; NULL allowed.
+ * Every function returns PSI_ERR_ARGUMENT for a NULL pointer or a bad length (nothing written to
+ * out). An object is not thread-safe (its error text); use one per thread. */
+#define PSI_TOKEN_KEY_BYTES 32
+#define PSI_TOKEN_BYTES 16
+typedef struct psi_token_prf psi_token_prf;
+PSI_API psi_status psi_token_prf_create(const uint8_t* key, size_t key_len, psi_token_prf** out,
+                                        char* err, size_t err_cap);
+PSI_API psi_status psi_token_prf_compute(const psi_token_prf* t, const uint8_t* data,
+                                         size_t data_len, const uint32_t* ends, size_t count,
+                                         uint8_t* out, size_t out_len);
+PSI_API const char* psi_token_prf_error(const psi_token_prf* t);
+PSI_API void psi_token_prf_free(psi_token_prf* t);
+
 #ifdef __cplusplus
 }
 #endif

@@ -13,6 +13,7 @@
 #include "../core/status.h"
 #include "../prefilter/positions.h"
 #include "../protocols/protocol.h"
+#include "../token/token_prf.h"
 #include "cpu.h"
 #include "psi_native.h"
 
@@ -510,3 +511,86 @@ const char* psi_filter_positions_error(const psi_filter_positions* f) {
 }
 
 void psi_filter_positions_free(psi_filter_positions* f) { delete f; }
+
+struct psi_token_prf {
+  std::unique_ptr<psi::TokenPrf> impl;
+  mutable std::string error;  // of the last failed call; the object is thread-confined anyway
+};
+
+psi_status psi_token_prf_create(const uint8_t* key, size_t key_len, psi_token_prf** out, char* err,
+                                size_t err_cap) {
+  try {
+    if (out == nullptr) {
+      copy_error(err, err_cap, "out must not be NULL");
+      return PSI_ERR_ARGUMENT;
+    }
+    *out = nullptr;
+    if (const char* missing = psi::missing_cpu_feature()) {
+      copy_error(
+          err, err_cap,
+          std::string("this CPU lacks the ") + missing + " instructions psi-native is built for");
+      return PSI_ERR_ARGUMENT;
+    }
+    std::unique_ptr<psi::TokenPrf> impl;
+    Status st = psi::TokenPrf::create(key, key_len, &impl);
+    if (!st.is_ok()) {
+      copy_error(err, err_cap, st.message());
+      return st.code();
+    }
+    auto t = std::make_unique<psi_token_prf>();
+    t->impl = std::move(impl);
+    *out = t.release();
+    return PSI_OK;
+  } catch (const std::bad_alloc&) {
+    copy_error(err, err_cap, "out of memory");
+    return PSI_ERR_NO_MEMORY;
+  } catch (...) {
+    copy_error(err, err_cap, "internal error");
+    return PSI_ERR_INTERNAL;
+  }
+}
+
+psi_status psi_token_prf_compute(const psi_token_prf* t, const uint8_t* data, size_t data_len,
+                                 const uint32_t* ends, size_t count, uint8_t* out, size_t out_len) {
+  if (t == nullptr) return PSI_ERR_ARGUMENT;
+  try {
+    t->error.clear();
+    std::string why;
+    if (count != 0 && (ends == nullptr || out == nullptr)) {
+      why = "ends and out must not be NULL";
+    } else if (count > SIZE_MAX / psi::TokenPrf::kOutBytes) {
+      why = "count " + std::to_string(count) + " overflows the output size";
+    } else if (out_len != count * psi::TokenPrf::kOutBytes) {
+      why = "out_len must equal count * 16 = " + std::to_string(count * psi::TokenPrf::kOutBytes) +
+            ", got " + std::to_string(out_len);
+    } else if (count != 0 && data == nullptr && ends[count - 1] != 0) {
+      why = "data must not be NULL";
+    } else {
+      uint32_t prev = 0;
+      for (size_t i = 0; i < count && why.empty(); ++i) {
+        if (ends[i] < prev || ends[i] > data_len) {
+          why = "ends[" + std::to_string(i) + "] = " + std::to_string(ends[i]) +
+                " is below ends[i-1] = " + std::to_string(prev) + " or beyond data_len " +
+                std::to_string(data_len);
+        }
+        prev = ends[i];
+      }
+    }
+    if (!why.empty()) {
+      t->error = "token PRF: " + why;
+      return PSI_ERR_ARGUMENT;
+    }
+    if (count != 0) t->impl->compute(data, ends, count, out);
+    return PSI_OK;
+  } catch (const std::bad_alloc&) {
+    return PSI_ERR_NO_MEMORY;
+  } catch (...) {
+    return PSI_ERR_INTERNAL;
+  }
+}
+
+const char* psi_token_prf_error(const psi_token_prf* t) {
+  return t == nullptr ? "" : t->error.c_str();
+}
+
+void psi_token_prf_free(psi_token_prf* t) { delete t; }

@@ -37,7 +37,7 @@ import io.psiflink.jobs.read.SizeEstimate;
 import io.psiflink.jobs.session.JobSecrets;
 import io.psiflink.jobs.session.SessionHandshake;
 import io.psiflink.jobs.session.SessionSecrets;
-import io.psiflink.jobs.token.TokenizeFunction;
+import io.psiflink.jobs.token.TokenizeOperator;
 import io.psiflink.query.ExpectedColumns;
 import io.psiflink.query.JoinKey;
 import io.psiflink.query.JoinQuery;
@@ -439,17 +439,18 @@ public final class PrivateJoinJob {
       rows = WhereFilter.apply(tEnv, rows, schema, view.wherePredicate());
     }
     SingleOutputStreamOperator<byte[]> tokenized =
-        rows.process(
-                new TokenizeFunction(
-                    name,
-                    KeyExpressions.fields(schema, view.keys()),
-                    keys.stream().map(Column::type).toArray(ColumnType[]::new),
-                    indices(schema, kept),
-                    keptCodec,
-                    JobSecrets.CACHE_NAME,
-                    secrets.bins(),
-                    keepNullKeys && !query.countOnly() ? output : null))
-            .name(JobMetricNames.tokenizeOperator(name));
+        rows.transform(
+            JobMetricNames.tokenizeOperator(name),
+            PrimitiveArrayTypeInfo.BYTE_PRIMITIVE_ARRAY_TYPE_INFO,
+            new TokenizeOperator(
+                name,
+                KeyExpressions.fields(schema, view.keys()),
+                keys.stream().map(Column::type).toArray(ColumnType[]::new),
+                indices(schema, kept),
+                keptCodec,
+                JobSecrets.CACHE_NAME,
+                secrets.bins(),
+                keepNullKeys && !query.countOnly() ? output : null));
     // With the prefilter only the candidates go on: they are the rows to intersect.
     DataStream<byte[]> toBins = tokenized;
     DataStream<byte[]> nonCandidates = null;
@@ -492,7 +493,7 @@ public final class PrivateJoinJob {
             .setParallelism(cfg.parallelism())
             .setMaxParallelism(maxParallelism);
     if (keepNullKeys) {
-      joined = joined.union(tokenized.getSideOutput(TokenizeFunction.NULL_KEY_ROWS));
+      joined = joined.union(tokenized.getSideOutput(TokenizeOperator.NULL_KEY_ROWS));
     }
     if (nonCandidates != null) {
       joined = joined.union(nonCandidates);

@@ -144,7 +144,7 @@ class PrefilterPipelineTest {
         common.add(hex(a[2 * i], a[2 * i + 1]));
       }
       byte[] row = kept.encode(Row.of("v" + i), new int[] {0});
-      records.add(TokenRecord.of(i % 5, a[2 * i], a[2 * i + 1], row, row.length));
+      records.add(TokenRecord.of(i % 5, a[2 * i], a[2 * i + 1], row, 0, row.length));
     }
     assertEquals(300, common.size());
 

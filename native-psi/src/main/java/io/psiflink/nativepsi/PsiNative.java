@@ -168,4 +168,15 @@ final class PsiNative {
   static native String psi_filter_positions_error(Pointer f);
 
   static native void psi_filter_positions_free(Pointer f);
+
+  static native int psi_token_prf_create(
+      byte[] key, long keyLen, PointerByReference out, byte[] err, long errCap);
+
+  /** data: dataLen bytes; ends: count message ends (uint32); out: outLen = count * 16 bytes. */
+  static native int psi_token_prf_compute(
+      Pointer t, byte[] data, long dataLen, int[] ends, long count, byte[] out, long outLen);
+
+  static native String psi_token_prf_error(Pointer t);
+
+  static native void psi_token_prf_free(Pointer t);
 }

@@ -16,8 +16,8 @@ public final class TokenRecord {
 
   private TokenRecord() {}
 
-  /** The record for the encoded row {@code row[0, len)}. */
-  public static byte[] of(int bin, long hi, long lo, byte[] row, int len) {
+  /** The record for the encoded row {@code row[off, off + len)}. */
+  public static byte[] of(int bin, long hi, long lo, byte[] row, int off, int len) {
     byte[] r = new byte[BIN_BYTES + Tokens.BYTES + Varint.size(len) + len];
     r[0] = (byte) (bin >>> 24);
     r[1] = (byte) (bin >>> 16);
@@ -25,7 +25,7 @@ public final class TokenRecord {
     r[3] = (byte) bin;
     Tokens.put(r, BIN_BYTES, hi, lo);
     int p = Varint.put(r, BIN_BYTES + Tokens.BYTES, len);
-    System.arraycopy(row, 0, r, p, len);
+    System.arraycopy(row, off, r, p, len);
     return r;
   }
 

@@ -28,7 +28,7 @@ import org.apache.flink.util.OutputTag;
  *
  * <p>At the output party of a LEFT or anti-join the other rows are certain non-matches and belong
  * to the output: they go to {@link #UNMATCHED_ROWS} as output rows, B's columns NULL (as {@link
- * io.psiflink.jobs.token.TokenizeFunction#NULL_KEY_ROWS} does for NULL keys).
+ * io.psiflink.jobs.token.TokenizeOperator#NULL_KEY_ROWS} does for NULL keys).
  */
 public final class CandidateSelect extends AbstractStreamOperator<byte[]>
     implements TwoInputStreamOperator<byte[], long[], byte[]>, InputSelectable, BoundedMultiInput {

@@ -12,12 +12,14 @@ class TokenRecordTest {
   @Test
   void theShuffledRecordCarriesTheBinAndExactlyTheBinsRecord() {
     for (int len : new int[] {0, 1, 127, 128, 300, 20_000}) {
-      byte[] buffer = new byte[len + 3]; // a reused encode buffer: only its first len bytes count
-      Arrays.fill(buffer, (byte) 7);
-      Arrays.fill(buffer, len, len + 3, (byte) 9);
-      byte[] row = Arrays.copyOf(buffer, len);
+      // a batch's buffer: only the row's len bytes from offset 3 count
+      byte[] buffer = new byte[len + 6];
+      Arrays.fill(buffer, 0, 3, (byte) 5);
+      Arrays.fill(buffer, 3, len + 3, (byte) 7);
+      Arrays.fill(buffer, len + 3, len + 6, (byte) 9);
+      byte[] row = Arrays.copyOfRange(buffer, 3, len + 3);
       for (int bin : new int[] {0, 1, 255, 256, 65_535}) {
-        byte[] r = TokenRecord.of(bin, 0x0123_4567_89ab_cdefL, -2L, buffer, len);
+        byte[] r = TokenRecord.of(bin, 0x0123_4567_89ab_cdefL, -2L, buffer, 3, len);
         assertEquals(bin, TokenRecord.bin(r));
         ByteArrayOutputStream viaRecord = new ByteArrayOutputStream();
         TokenRecord.appendTo(viaRecord, r);

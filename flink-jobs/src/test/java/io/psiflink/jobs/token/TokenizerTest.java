@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.psiflink.api.ColumnType;
@@ -124,28 +125,62 @@ class TokenizerTest {
     assertFalse(e.encode(Row.of(null, 1L)));
   }
 
+  /** The token of one key, through a batch of one. */
+  private static long[] token(Tokenizer t, byte[] m) {
+    t.clear();
+    t.add(m, m.length);
+    t.tokenize();
+    return new long[] {t.hi(0), t.lo(0), t.bin(0)};
+  }
+
   @Test
   void tokenIsTruncatedHmacWithTopBitClearAndBinInRange() throws Exception {
-    Tokenizer t = new Tokenizer(KEY, SEED, 37);
-    byte[] enc = "hello".getBytes();
-    t.tokenize(enc, enc.length);
+    try (Tokenizer t = new Tokenizer(KEY, SEED, 37)) {
+      byte[] enc = "hello".getBytes();
+      long[] tok = token(t, enc);
+      Mac mac = Mac.getInstance("HmacSHA256");
+      mac.init(new SecretKeySpec(KEY, "HmacSHA256"));
+      byte[] h = mac.doFinal(enc);
+      assertEquals(Tokenizer.be64(h, 0) & Long.MAX_VALUE, tok[0]);
+      assertEquals(Tokenizer.be64(h, 8), tok[1]);
+      assertFalse(Tokens.isDummy(tok[0]));
+      assertEquals(Long.remainderUnsigned(new SipHash(SEED).hash128(tok[0], tok[1]), 37), tok[2]);
+
+      // Bins spread evenly: 37 bins, 37,000 tokens, each bin within 25 % of 1,000.
+      int[] counts = new int[37];
+      for (int i = 0; i < 37_000; i++) {
+        counts[(int) token(t, Integer.toString(i).getBytes())[2]]++;
+      }
+      for (int c : counts) {
+        assertTrue(c > 750 && c < 1250, "bin count " + c);
+      }
+    }
+  }
+
+  /** Full batches and a partial one give each key the JDK's HMAC, in order. */
+  @Test
+  void batchesGiveEachKeyItsOwnToken() throws Exception {
     Mac mac = Mac.getInstance("HmacSHA256");
     mac.init(new SecretKeySpec(KEY, "HmacSHA256"));
-    byte[] h = mac.doFinal(enc);
-    assertEquals(Tokenizer.be64(h, 0) & Long.MAX_VALUE, t.hi());
-    assertEquals(Tokenizer.be64(h, 8), t.lo());
-    assertFalse(Tokens.isDummy(t.hi()));
-    assertEquals(Long.remainderUnsigned(new SipHash(SEED).hash128(t.hi(), t.lo()), 37), t.bin());
-
-    // Bins spread evenly: 37 bins, 37,000 tokens, each bin within 25 % of 1,000.
-    int[] counts = new int[37];
-    for (int i = 0; i < 37_000; i++) {
-      byte[] m = Integer.toString(i).getBytes();
-      t.tokenize(m, m.length);
-      counts[t.bin()]++;
-    }
-    for (int c : counts) {
-      assertTrue(c > 750 && c < 1250, "bin count " + c);
+    try (Tokenizer t = new Tokenizer(KEY, SEED, 8)) {
+      int n = 2 * Tokenizer.BATCH + 5;
+      int done = 0;
+      for (int i = 0; i < n; i++) {
+        byte[] m = msg(i % 200); // up to four SHA-256 blocks; the buffer grows past its start
+        if (t.add(m, m.length) || i == n - 1) {
+          t.tokenize();
+          for (int j = 0; j < t.size(); j++) {
+            byte[] h = mac.doFinal(msg((done + j) % 200));
+            assertEquals(Tokenizer.be64(h, 0) & Long.MAX_VALUE, t.hi(j), "key " + (done + j));
+            assertEquals(Tokenizer.be64(h, 8), t.lo(j), "key " + (done + j));
+          }
+          done += t.size();
+          t.clear();
+        }
+      }
+      assertEquals(n, done);
+      t.add(msg(3), 3);
+      assertThrows(IllegalStateException.class, () -> t.hi(0), "not tokenized yet");
     }
   }
 
@@ -153,12 +188,11 @@ class TokenizerTest {
   void differentSessionKeysGiveUnrelatedTokens() {
     byte[] other = KEY.clone();
     other[0] ^= 1;
-    Tokenizer t1 = new Tokenizer(KEY, SEED, 8);
-    Tokenizer t2 = new Tokenizer(other, SEED, 8);
-    byte[] m = "same key".getBytes();
-    t1.tokenize(m, m.length);
-    t2.tokenize(m, m.length);
-    assertNotEquals(t1.lo(), t2.lo());
+    try (Tokenizer t1 = new Tokenizer(KEY, SEED, 8);
+        Tokenizer t2 = new Tokenizer(other, SEED, 8)) {
+      byte[] m = "same key".getBytes();
+      assertNotEquals(token(t1, m)[1], token(t2, m)[1]);
+    }
   }
 
   private static byte[] msg(int n) {

@@ -7,24 +7,28 @@ import io.psiflink.jobs.bin.TokenRecord;
 import io.psiflink.jobs.payload.JoinKindOutput;
 import io.psiflink.jobs.psi.BinPsiOperator.PhaseClock;
 import io.psiflink.jobs.session.JobSecrets;
+import java.util.Arrays;
 import org.apache.flink.api.common.accumulators.LongCounter;
-import org.apache.flink.api.common.functions.OpenContext;
 import org.apache.flink.api.common.typeinfo.PrimitiveArrayTypeInfo;
 import org.apache.flink.metrics.Counter;
-import org.apache.flink.streaming.api.functions.ProcessFunction;
+import org.apache.flink.streaming.api.operators.AbstractStreamOperator;
+import org.apache.flink.streaming.api.operators.BoundedOneInput;
+import org.apache.flink.streaming.api.operators.OneInputStreamOperator;
+import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
 import org.apache.flink.types.Row;
-import org.apache.flink.util.Collector;
 import org.apache.flink.util.OutputTag;
 
 /**
  * Phase 2 and the first half of phase 3: turns each filtered row into its token, its bin and the
- * encoded columns the party keeps for the output. Rows with a NULL (or NaN) key are counted, never
- * tokenized: they cannot match. At the output party of a LEFT or anti-join they belong to the
- * output (SQL: no match exists for them): they go to {@link #NULL_KEY_ROWS} as output rows, B's
- * columns NULL.
+ * encoded columns the party keeps for the output ({@link TokenRecord}), {@value Tokenizer#BATCH}
+ * rows at a time (one native PRF call per batch; the rest at the end of the input). Rows with a
+ * NULL (or NaN) key are counted, never tokenized: they cannot match. At the output party of a LEFT
+ * or anti-join they belong to the output (SQL: no match exists for them): they go to {@link
+ * #NULL_KEY_ROWS} as output rows, B's columns NULL.
  */
-public final class TokenizeFunction extends ProcessFunction<Row, byte[]> {
-  private static final long serialVersionUID = 2L;
+public final class TokenizeOperator extends AbstractStreamOperator<byte[]>
+    implements OneInputStreamOperator<Row, byte[]>, BoundedOneInput {
+  private static final long serialVersionUID = 1L;
 
   /** The side output of the output rows of A's rows whose key is NULL (LEFT and anti-joins). */
   public static final OutputTag<byte[]> NULL_KEY_ROWS =
@@ -50,6 +54,10 @@ public final class TokenizeFunction extends ProcessFunction<Row, byte[]> {
   private transient KeyEncoder encoder;
   private transient Tokenizer tokenizer;
   private transient RowCodec.Out kept;
+  // the batch's kept columns: row i is keptData[keptEnds[i-1], keptEnds[i])
+  private transient byte[] keptData;
+  private transient int[] keptEnds;
+  private transient StreamRecord<byte[]> reuse;
   private transient Counter tokenized;
   private transient Counter nullKeys;
   private transient LongCounter tokenizedAcc;
@@ -61,24 +69,11 @@ public final class TokenizeFunction extends ProcessFunction<Row, byte[]> {
    * @param name the table's name in the query ("a" or "b"), prefix of the accumulators
    * @param secretsName the distributed-cache name of the session's {@link JobSecrets} (token key
    *     and bin seed), so that the keys never enter the job graph
-   */
-  public TokenizeFunction(
-      String name,
-      int[] keyFields,
-      ColumnType[] keyTypes,
-      int[] keptFields,
-      RowCodec keptCodec,
-      String secretsName,
-      int bins) {
-    this(name, keyFields, keyTypes, keptFields, keptCodec, secretsName, bins, null);
-  }
-
-  /**
    * @param nullKeyOutput for the output party of a LEFT or anti-join, per output column its source
    *     ({@code i >= 0} kept column i, negative a column of B): a row whose key is NULL is emitted
    *     to {@link #NULL_KEY_ROWS} as that output row with B's columns NULL; null to drop such rows
    */
-  public TokenizeFunction(
+  public TokenizeOperator(
       String name,
       int[] keyFields,
       ColumnType[] keyTypes,
@@ -98,13 +93,17 @@ public final class TokenizeFunction extends ProcessFunction<Row, byte[]> {
   }
 
   @Override
-  public void open(OpenContext openContext) throws java.io.IOException {
+  public void open() throws Exception {
+    super.open();
     encoder = new KeyEncoder(keyFields, keyTypes);
     JobSecrets secrets = JobSecrets.fromCache(getRuntimeContext(), secretsName);
     tokenizer = new Tokenizer(secrets.tokenKey(), secrets.binSeed(), bins);
     kept = new RowCodec.Out();
-    tokenized = getRuntimeContext().getMetricGroup().counter("rowsTokenized");
-    nullKeys = getRuntimeContext().getMetricGroup().counter("rowsWithNullKey");
+    keptData = new byte[Tokenizer.BATCH * 32];
+    keptEnds = new int[Tokenizer.BATCH];
+    reuse = new StreamRecord<>(null);
+    tokenized = getMetricGroup().counter("rowsTokenized");
+    nullKeys = getMetricGroup().counter("rowsWithNullKey");
     tokenizedAcc = new LongCounter();
     nullKeysAcc = new LongCounter();
     getRuntimeContext().addAccumulator(Accumulators.rowsTokenized(name), tokenizedAcc);
@@ -118,31 +117,72 @@ public final class TokenizeFunction extends ProcessFunction<Row, byte[]> {
   }
 
   @Override
-  public void processElement(Row row, Context ctx, Collector<byte[]> out) {
+  public void processElement(StreamRecord<Row> element) {
+    Row row = element.getValue();
+    kept.reset();
+    keptCodec.encode(row, keptFields, kept);
     if (!encoder.encode(row)) {
       nullKeys.inc();
       nullKeysAcc.add(1);
       if (nullKeyOutput != null) {
-        kept.reset();
-        keptCodec.encode(row, keptFields, kept);
-        ctx.output(
+        output.collect(
             NULL_KEY_ROWS,
-            JoinKindOutput.ownRow(keptCodec, nullKeyOutput, kept.array(), 0, kept.size(), starts));
+            new StreamRecord<>(
+                JoinKindOutput.ownRow(
+                    keptCodec, nullKeyOutput, kept.array(), 0, kept.size(), starts)));
         rowsOutAcc.add(1);
       }
       return;
     }
-    tokenizer.tokenize(encoder.buffer(), encoder.length());
-    kept.reset();
-    keptCodec.encode(row, keptFields, kept);
-    out.collect(
-        TokenRecord.of(tokenizer.bin(), tokenizer.hi(), tokenizer.lo(), kept.array(), kept.size()));
-    tokenized.inc();
-    tokenizedAcc.add(1);
+    // the row may be reused upstream (object reuse): keep its encodings, not the row
+    int i = tokenizer.size();
+    int from = i == 0 ? 0 : keptEnds[i - 1];
+    if (from + kept.size() > keptData.length) {
+      keptData = Arrays.copyOf(keptData, Math.max(keptData.length * 2, from + kept.size()));
+    }
+    System.arraycopy(kept.array(), 0, keptData, from, kept.size());
+    keptEnds[i] = from + kept.size();
+    if (tokenizer.add(encoder.buffer(), encoder.length())) {
+      flush();
+    }
+  }
+
+  private void flush() {
+    int n = tokenizer.size();
+    if (n == 0) {
+      return;
+    }
+    tokenizer.tokenize();
+    for (int i = 0, from = 0; i < n; from = keptEnds[i++]) {
+      output.collect(
+          reuse.replace(
+              TokenRecord.of(
+                  tokenizer.bin(i),
+                  tokenizer.hi(i),
+                  tokenizer.lo(i),
+                  keptData,
+                  from,
+                  keptEnds[i] - from)));
+    }
+    tokenizer.clear();
+    tokenized.inc(n);
+    tokenizedAcc.add(n);
   }
 
   @Override
-  public void close() {
-    new PhaseClock(getRuntimeContext()).mark(Accumulators.TOKENIZE_END);
+  public void endInput() {
+    flush();
+  }
+
+  @Override
+  public void close() throws Exception {
+    try {
+      new PhaseClock(getRuntimeContext()).mark(Accumulators.TOKENIZE_END);
+      if (tokenizer != null) {
+        tokenizer.close();
+      }
+    } finally {
+      super.close();
+    }
   }
 }
