@@ -127,8 +127,8 @@ TEST(TokenPrf, ABatchEqualsSingleCallsThroughTheCAbi) {
     ends.push_back(static_cast<uint32_t>(data.size()));
   }
   std::vector<uint8_t> out(16 * ends.size());
-  ASSERT_EQ(psi_token_prf_compute(t, data.data(), data.size(), ends.data(), ends.size(),
-                                  out.data(), out.size()),
+  ASSERT_EQ(psi_token_prf_compute(t, data.data(), data.size(), ends.data(), ends.size(), out.data(),
+                                  out.size()),
             PSI_OK)
       << psi_token_prf_error(t);
   size_t start = 0;

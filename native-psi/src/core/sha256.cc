@@ -92,15 +92,15 @@ struct ShaLanes {
 };
 
 PSI_SHA_TARGET ShaLanes sha_load(const uint32_t state[8]) {
-  __m128i tmp = _mm_loadu_si128(reinterpret_cast<const __m128i*>(state));      // DCBA
+  __m128i tmp = _mm_loadu_si128(reinterpret_cast<const __m128i*>(state));     // DCBA
   __m128i s1 = _mm_loadu_si128(reinterpret_cast<const __m128i*>(state + 4));  // HGFE
-  tmp = _mm_shuffle_epi32(tmp, 0xB1);                                           // CDAB
-  s1 = _mm_shuffle_epi32(s1, 0x1B);                                             // EFGH
-  return {_mm_alignr_epi8(tmp, s1, 8), _mm_blend_epi16(s1, tmp, 0xF0)};         // ABEF, CDGH
+  tmp = _mm_shuffle_epi32(tmp, 0xB1);                                         // CDAB
+  s1 = _mm_shuffle_epi32(s1, 0x1B);                                           // EFGH
+  return {_mm_alignr_epi8(tmp, s1, 8), _mm_blend_epi16(s1, tmp, 0xF0)};       // ABEF, CDGH
 }
 
 PSI_SHA_TARGET void sha_store(const ShaLanes& s, uint32_t state[8]) {
-  const __m128i tmp = _mm_shuffle_epi32(s.abef, 0x1B);  // FEBA
+  const __m128i tmp = _mm_shuffle_epi32(s.abef, 0x1B);   // FEBA
   const __m128i dchg = _mm_shuffle_epi32(s.cdgh, 0xB1);  // DCHG
   _mm_storeu_si128(reinterpret_cast<__m128i*>(state), _mm_blend_epi16(tmp, dchg, 0xF0));
   _mm_storeu_si128(reinterpret_cast<__m128i*>(state + 4), _mm_alignr_epi8(dchg, tmp, 8));
@@ -110,8 +110,8 @@ PSI_SHA_TARGET void sha_store(const ShaLanes& s, uint32_t state[8]) {
 PSI_SHA_TARGET void sha_group(ShaLanes& s, __m128i m[4], int g, const uint8_t* block) {
   const __m128i bswap = _mm_set_epi64x(0x0c0d0e0f08090a0bLL, 0x0405060700010203LL);
   if (g < 4) {
-    m[g] = _mm_shuffle_epi8(_mm_loadu_si128(reinterpret_cast<const __m128i*>(block + 16 * g)),
-                            bswap);
+    m[g] =
+        _mm_shuffle_epi8(_mm_loadu_si128(reinterpret_cast<const __m128i*>(block + 16 * g)), bswap);
   } else {
     // W[t..t+3] from W[t-16..t-1]: msg1 adds sigma0, alignr picks W[t-7..t-4], msg2 sigma1
     const __m128i w = _mm_add_epi32(_mm_sha256msg1_epu32(m[g & 3], m[(g + 1) & 3]),
@@ -128,8 +128,8 @@ PSI_SHA_TARGET void sha_group(ShaLanes& s, __m128i m[4], int g, const uint8_t* b
 }  // namespace
 
 __attribute__((target("sha,sse4.1,ssse3"))) void Sha256::compress_sha_ni(uint32_t state[8],
-                                                                          const uint8_t* blocks,
-                                                                          size_t n) {
+                                                                         const uint8_t* blocks,
+                                                                         size_t n) {
   ShaLanes s = sha_load(state);
   for (; n > 0; --n, blocks += 64) {
     const ShaLanes saved = s;

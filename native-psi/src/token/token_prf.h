@@ -1,8 +1,9 @@
 // token_prf.h — the token PRF of the private join (docs/private-join.md, step 2): for each
 // canonical key encoding m, HMAC-SHA256_k(m) truncated to its first 16 bytes, k the session's
-// 32-byte token key. Batched, so that the JVM pays one call per few thousand keys, and computed from
-// the key's two precomputed HMAC states (ipad and opad), so that a key of up to 55 bytes costs two
-// SHA-256 compressions (on SHA-NI where the CPU has it, sha256.h), two keys' chains interleaved.
+// 32-byte token key. Batched, so that the JVM pays one call per few thousand keys, and computed
+// from the key's two precomputed HMAC states (ipad and opad), so that a key of up to 55 bytes costs
+// two SHA-256 compressions (on SHA-NI where the CPU has it, sha256.h), two keys' chains
+// interleaved.
 //
 // The same function as javax.crypto.Mac "HmacSHA256" truncated (the Java side clears the top bit
 // of the result, as it always did, so tokens are unchanged). Thread-safe after construction (no

@@ -1,14 +1,9 @@
 package io.psiflink.connectors;
 
+import io.psiflink.connectors.row.Utf8;
 import java.io.Closeable;
 import java.io.IOException;
 import java.io.InputStream;
-import java.nio.ByteBuffer;
-import java.nio.charset.CharacterCodingException;
-import java.nio.charset.CharsetDecoder;
-import java.nio.charset.CodingErrorAction;
-import java.nio.charset.StandardCharsets;
-import java.util.ArrayList;
 import java.util.Arrays;
 
 /**
@@ -51,11 +46,7 @@ public final class CsvRecordReader implements Closeable {
   private final int delimiter;
   private final int quote;
   private final int maxRecordBytes;
-  private final CharsetDecoder utf8 =
-      StandardCharsets.UTF_8
-          .newDecoder()
-          .onMalformedInput(CodingErrorAction.REPORT)
-          .onUnmappableCharacter(CodingErrorAction.REPORT);
+  private final boolean lines;
 
   private final byte[] buf = new byte[64 * 1024];
   private int pos;
@@ -64,10 +55,14 @@ public final class CsvRecordReader implements Closeable {
   private boolean bomChecked;
   private long line = 1;
 
-  // state of the record being read
-  private final ArrayList<String> fields = new ArrayList<>();
-  private byte[] field = new byte[256];
-  private int fieldLen;
+  // state of the record being read: its fields' bytes back to back in data, field i at
+  // [starts[i], ends[i]) (CsvFields' entries), the current field from fieldStart on
+  private int[] starts = new int[16];
+  private int[] ends = new int[16];
+  private int fields;
+  private byte[] data = new byte[256];
+  private int dataLen;
+  private int fieldStart;
   private boolean fieldQuoted;
   // one byte beyond the limit, to see whether the cut falls inside a character
   private final byte[] raw = new byte[RAW_LIMIT + 1];
@@ -80,6 +75,15 @@ public final class CsvRecordReader implements Closeable {
    * @param skipBom whether a UTF-8 BOM at the start of {@code in} is dropped
    */
   public CsvRecordReader(InputStream in, CsvOptions options, boolean skipBom) {
+    this(in, options, skipBom, true);
+  }
+
+  /**
+   * @param lines whether the common record takes the one-pass path ({@link #line}); false only in
+   *     tests, which check that both paths read every input alike
+   */
+  CsvRecordReader(InputStream in, CsvOptions options, boolean skipBom, boolean lines) {
+    this.lines = lines;
     this.in = in;
     this.delimiter = options.delimiter();
     this.quote = options.quote();
@@ -96,8 +100,13 @@ public final class CsvRecordReader implements Closeable {
       return null;
     }
     long startLine = line;
-    fields.clear();
-    fieldLen = 0;
+    CsvRecord fast = lines ? line(startLine) : null;
+    if (fast != null) {
+      return fast;
+    }
+    fields = 0;
+    dataLen = 0;
+    fieldStart = 0;
     fieldQuoted = false;
     rawLen = 0;
     recordBytes = 0;
@@ -123,7 +132,7 @@ public final class CsvRecordReader implements Closeable {
             return finish(startLine, 2);
           } else if (b == quote) {
             if (state == UNQUOTED) {
-              return skipLine(startLine, "quote inside unquoted field " + (fields.size() + 1));
+              return skipLine(startLine, "quote inside unquoted field " + (fields + 1));
             }
             fieldQuoted = true;
             state = QUOTED;
@@ -137,7 +146,7 @@ public final class CsvRecordReader implements Closeable {
           if (b == quote) {
             state = QUOTE_IN_QUOTED;
           } else if (b < 0) {
-            fail("unterminated quoted field " + (fields.size() + 1));
+            fail("unterminated quoted field " + (fields + 1));
             return finish(startLine, 0);
           } else {
             append(b);
@@ -159,8 +168,7 @@ public final class CsvRecordReader implements Closeable {
             return finish(startLine, 2);
           } else {
             return skipLine(
-                startLine,
-                "unexpected character after the closing quote of field " + (fields.size() + 1));
+                startLine, "unexpected character after the closing quote of field " + (fields + 1));
           }
         }
         default -> throw new IllegalStateException("state " + state);
@@ -195,10 +203,10 @@ public final class CsvRecordReader implements Closeable {
       fail("record longer than " + maxRecordBytes + " bytes");
       return;
     }
-    if (fieldLen == field.length) {
-      field = Arrays.copyOf(field, Math.min(Math.max(16, field.length * 2), maxRecordBytes + 1));
+    if (dataLen == data.length) {
+      data = Arrays.copyOf(data, Math.min(Math.max(16, data.length * 2), maxRecordBytes + 1));
     }
-    field[fieldLen++] = (byte) b;
+    data[dataLen++] = (byte) b;
   }
 
   /**
@@ -224,42 +232,26 @@ public final class CsvRecordReader implements Closeable {
     System.arraycopy(buf, pos, raw, rawLen, r);
     rawLen += r;
     recordBytes += n;
-    if (fieldLen + n > field.length) {
-      field =
-          Arrays.copyOf(
-              field, Math.min(Math.max(fieldLen + n, field.length * 2), maxRecordBytes + 1));
+    if (dataLen + n > data.length) {
+      data =
+          Arrays.copyOf(data, Math.min(Math.max(dataLen + n, data.length * 2), maxRecordBytes + 1));
     }
-    System.arraycopy(buf, pos, field, fieldLen, n);
-    fieldLen += n;
+    System.arraycopy(buf, pos, data, dataLen, n);
+    dataLen += n;
     pos = i;
   }
 
   private void endField() {
     if (error == null) {
-      fields.add(decodeField());
+      int len = dataLen - fieldStart;
+      if (!Utf8.isValid(data, fieldStart, len)) {
+        fail("invalid UTF-8 in field " + (fields + 1));
+      } else {
+        addField(fieldStart, dataLen, len == 0 && !fieldQuoted);
+      }
     }
-    fieldLen = 0;
+    fieldStart = dataLen;
     fieldQuoted = false;
-  }
-
-  private String decodeField() {
-    if (fieldLen == 0) {
-      return fieldQuoted ? "" : null;
-    }
-    boolean ascii = true;
-    for (int i = 0; i < fieldLen && ascii; i++) {
-      ascii = field[i] >= 0;
-    }
-    if (ascii) {
-      return new String(field, 0, fieldLen, StandardCharsets.ISO_8859_1);
-    }
-    try {
-      utf8.reset();
-      return utf8.decode(ByteBuffer.wrap(field, 0, fieldLen)).toString();
-    } catch (CharacterCodingException e) {
-      fail("invalid UTF-8 in field " + (fields.size() + 1));
-      return null;
-    }
   }
 
   private CsvRecord finish(long startLine, int terminatorBytes) {
@@ -271,9 +263,74 @@ public final class CsvRecordReader implements Closeable {
         n--;
       }
     }
-    String rawText = new String(raw, 0, n, StandardCharsets.UTF_8);
-    String[] values = error == null ? fields.toArray(new String[0]) : null;
-    return new CsvRecord(startLine, values, error, rawText);
+    boolean ok = error == null;
+    return new CsvRecord(
+        startLine,
+        CsvFields.pack(data, ok ? dataLen : 0, starts, ends, ok ? fields : 0, raw, n),
+        error);
+  }
+
+  private void addField(int start, int end, boolean isNull) {
+    if (fields == ends.length) {
+      starts = Arrays.copyOf(starts, fields * 2);
+      ends = Arrays.copyOf(ends, fields * 2);
+    }
+    starts[fields] = start;
+    ends[fields++] = isNull ? CsvFields.nullAt(end) : end;
+  }
+
+  /**
+   * The common record in one pass: a whole line in the buffer, without quote or lone CR, valid
+   * UTF-8, within the record limit, packed as the line itself ({@link CsvFields#packLine}). Null
+   * (nothing consumed) for every other record: the state machine reads it, with the same result.
+   */
+  private CsvRecord line(long startLine) {
+    int from = pos;
+    int i = from;
+    int fieldFrom = from;
+    fields = 0;
+    int end;
+    while (true) {
+      if (i == limit) {
+        return null; // the line may go on beyond the buffer, or end the stream without LF
+      }
+      byte b = buf[i];
+      if (b == '\n') {
+        end = i;
+        break;
+      }
+      if (b == '\r') {
+        if (i + 1 < limit && buf[i + 1] == '\n') {
+          end = i++;
+          break;
+        }
+        return null;
+      }
+      if (b == quote) {
+        return null;
+      }
+      if (b == delimiter) {
+        addField(fieldFrom - from, i - from, i == fieldFrom);
+        fieldFrom = i + 1;
+      }
+      i++;
+    }
+    int len = end - from;
+    if (i + 1 - from > maxRecordBytes || !Utf8.isValid(buf, from, len)) {
+      return null;
+    }
+    addField(fieldFrom - from, len, end == fieldFrom);
+    int rawLen = Math.min(len, RAW_LIMIT);
+    if (rawLen < len) {
+      // cut on a character boundary: back off over UTF-8 continuation bytes
+      while (rawLen > 0 && (buf[from + rawLen] & 0xC0) == 0x80) {
+        rawLen--;
+      }
+    }
+    pos = i + 1;
+    line++;
+    return new CsvRecord(
+        startLine, CsvFields.packLine(buf, from, len, starts, ends, fields, rawLen), null);
   }
 
   private int consume() throws IOException {

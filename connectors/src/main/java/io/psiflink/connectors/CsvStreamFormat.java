@@ -2,17 +2,19 @@ package io.psiflink.connectors;
 
 import java.io.IOException;
 import java.util.List;
-import org.apache.flink.api.common.typeinfo.Types;
+import org.apache.flink.api.common.typeinfo.PrimitiveArrayTypeInfo;
 import org.apache.flink.api.java.typeutils.RowTypeInfo;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.core.fs.FSDataInputStream;
 import org.apache.flink.types.Row;
 
 /**
- * Reads one CSV file, {@code source}, as {@link SourceRecord}s whose payload is the field texts
- * ({@code String[]}); {@link PerFileFormat} makes one per file. The header row is checked against
- * the expected column names (trimmed, as {@link SchemaDiscovery} trims them) and not emitted. One
- * split per file: a record may span lines, so a file cannot be cut at an arbitrary offset.
+ * Reads one CSV file, {@code source}, as {@link SourceRecord}s whose payload is the record packed
+ * ({@link CsvFields}: fields and raw text in one array, no object per field; the record's raw text
+ * is in it, not in the SourceRecord); {@link PerFileFormat} makes one per file. The header row is
+ * checked against the expected column names (trimmed, as {@link SchemaDiscovery} trims them) and
+ * not emitted. One split per file: a record may span lines, so a file cannot be cut at an arbitrary
+ * offset.
  */
 final class CsvStreamFormat extends WholeFileFormat {
   private static final long serialVersionUID = 1L;
@@ -50,7 +52,7 @@ final class CsvStreamFormat extends WholeFileFormat {
 
   @Override
   public RowTypeInfo getProducedType() {
-    return SourceRecord.type(Types.OBJECT_ARRAY(Types.STRING));
+    return SourceRecord.type(PrimitiveArrayTypeInfo.BYTE_PRIMITIVE_ARRAY_TYPE_INFO);
   }
 
   private final class CsvReader implements Reader<Row> {
@@ -68,7 +70,7 @@ final class CsvStreamFormat extends WholeFileFormat {
       }
       return r.malformed()
           ? SourceRecord.bad(source, r.line(), r.error(), r.raw())
-          : SourceRecord.good(source, r.line(), r.raw(), r.fields());
+          : SourceRecord.good(source, r.line(), null, r.packed());
     }
 
     @Override

@@ -1,6 +1,7 @@
 package io.psiflink.connectors;
 
 import io.psiflink.api.ColumnType;
+import java.nio.charset.StandardCharsets;
 import java.util.Base64;
 
 /**
@@ -46,12 +47,45 @@ public final class CsvValues {
     return switch (type) {
       case STRING -> text;
       case BOOLEAN -> parseBoolean(text);
-      case INT -> toInt(parseInteger(text));
-      case BIGINT -> parseInteger(text);
-      case DOUBLE -> parseDouble(text);
+      case INT, BIGINT, DOUBLE -> {
+        byte[] b = text.getBytes(StandardCharsets.UTF_8);
+        yield parse(b, 0, b.length, type);
+      }
       case FLOAT -> parseFloat(text);
       case BYTES -> Base64.getDecoder().decode(text);
     };
+  }
+
+  /**
+   * The value of a non-NULL field from its UTF-8 bytes {@code b[from, to)}: exactly {@link
+   * #parse(String, ColumnType)} of their text, with no String made for a number (the CSV source's
+   * path, {@link CsvFieldDecoder}).
+   *
+   * @throws IllegalArgumentException if the text is not a value of the type
+   */
+  static Object parse(byte[] b, int from, int to, ColumnType type) {
+    if (from == to) {
+      return parse("", type);
+    }
+    return switch (type) {
+      case INT -> toInt(parseInteger(b, from, to));
+      case BIGINT -> parseInteger(b, from, to);
+      case DOUBLE -> {
+        double fast = fastDouble(b, from, to);
+        yield fast == fast ? fast : parseDouble(text(b, from, to));
+      }
+      default -> parse(text(b, from, to), type);
+    };
+  }
+
+  /** The text of UTF-8 bytes {@code b[from, to)}, ASCII without the decoder. */
+  static String text(byte[] b, int from, int to) {
+    for (int i = from; i < to; i++) {
+      if (b[i] < 0) {
+        return new String(b, from, to - from, StandardCharsets.UTF_8);
+      }
+    }
+    return new String(b, from, to - from, StandardCharsets.ISO_8859_1);
   }
 
   /**
@@ -141,21 +175,21 @@ public final class CsvValues {
   }
 
   /**
-   * {@code [+-]?[0-9]+} as a long in one pass (it runs for every integer field read).
+   * {@code [+-]?[0-9]+} of the bytes {@code b[from, to)} as a long in one pass (it runs for every
+   * integer field read).
    *
    * @throws IllegalArgumentException if not of that form or out of range
    */
-  static long parseInteger(String text) {
-    int n = text.length();
-    boolean negative = n > 0 && text.charAt(0) == '-';
-    int i = n > 0 && (negative || text.charAt(0) == '+') ? 1 : 0;
-    if (i == n) {
+  static long parseInteger(byte[] b, int from, int to) {
+    boolean negative = from < to && b[from] == '-';
+    int i = from < to && (negative || b[from] == '+') ? from + 1 : from;
+    if (i == to) {
       throw new NumberFormatException("not an integer");
     }
     // accumulate negatively: Long.MIN_VALUE has no positive counterpart
     long v = 0;
-    for (; i < n; i++) {
-      int d = text.charAt(i) - '0';
+    for (; i < to; i++) {
+      int d = b[i] - '0';
       if (d < 0 || d > 9) {
         throw new NumberFormatException("not an integer");
       }
@@ -184,20 +218,20 @@ public final class CsvValues {
   };
 
   /**
-   * {@code [+-]?[0-9]*\.?[0-9]*} with at most 15 digits in all, as a double; NaN when the text is
-   * not of that form. Both the digits (below 2^53) and the power of ten are exact doubles, so their
-   * quotient is the correctly rounded value, exactly what {@link Double#parseDouble} returns
-   * (Clinger's fast path); it spares the general conversion for the common field.
+   * {@code [+-]?[0-9]*\.?[0-9]*} with at most 15 digits in all, of the bytes {@code b[from, to)},
+   * as a double; NaN when they are not of that form. Both the digits (below 2^53) and the power of
+   * ten are exact doubles, so their quotient is the correctly rounded value, exactly what {@link
+   * Double#parseDouble} returns (Clinger's fast path); it spares the general conversion for the
+   * common field.
    */
-  static double fastDouble(String text) {
-    int n = text.length();
-    boolean negative = n > 0 && text.charAt(0) == '-';
-    int i = n > 0 && (negative || text.charAt(0) == '+') ? 1 : 0;
+  static double fastDouble(byte[] b, int from, int to) {
+    boolean negative = from < to && b[from] == '-';
+    int i = from < to && (negative || b[from] == '+') ? from + 1 : from;
     long m = 0;
     int digits = 0;
     int fraction = -1; // digits after the point; -1 before the point
-    for (; i < n; i++) {
-      char c = text.charAt(i);
+    for (; i < to; i++) {
+      int c = b[i];
       if (c >= '0' && c <= '9') {
         if (++digits > 15) {
           return Double.NaN;
@@ -219,11 +253,8 @@ public final class CsvValues {
     return negative ? -d : d;
   }
 
+  /** The slow path of {@link #fastDouble}: every decimal literal, NaN and the infinities. */
   private static double parseDouble(String text) {
-    double fast = fastDouble(text);
-    if (fast == fast) {
-      return fast;
-    }
     if (!isDecimal(text)) {
       return switch (text) {
         case "NaN" -> Double.NaN;

@@ -10,6 +10,14 @@ interface FieldDecoder extends Serializable {
    */
   Row decode(Object payload) throws RejectedRecord;
 
+  /**
+   * The record's raw text when the payload carries it (CSV), for a record rejected after it was
+   * read; null otherwise.
+   */
+  default String raw(Object payload) {
+    return null;
+  }
+
   /** The payload already is the typed row (the Avro reader converts while it decodes). */
   FieldDecoder PASS_THROUGH = payload -> (Row) payload;
 }

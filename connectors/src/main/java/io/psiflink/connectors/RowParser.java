@@ -90,11 +90,8 @@ final class RowParser extends ProcessFunction<Row, Row> {
           error = unencodableKey(row);
         }
         if (error != null) {
-          quarantine(
-              record,
-              error,
-              ctx,
-              SourceRecord.raw(record) != null ? SourceRecord.raw(record) : text(row));
+          String raw = raw(record);
+          quarantine(record, error, ctx, raw != null ? raw : text(row));
           return;
         }
         rowsRead.inc();
@@ -105,7 +102,14 @@ final class RowParser extends ProcessFunction<Row, Row> {
         error = e.getMessage();
       }
     }
-    quarantine(record, error, ctx, SourceRecord.raw(record));
+    quarantine(record, error, ctx, raw(record));
+  }
+
+  /** The record's raw text: in the SourceRecord, or (CSV) in its payload. */
+  private String raw(Row record) {
+    String raw = SourceRecord.raw(record);
+    Object payload = SourceRecord.payload(record);
+    return raw != null || payload == null ? raw : decoder.raw(payload);
   }
 
   private void quarantine(Row record, String error, Context ctx, String raw) {

@@ -9,9 +9,9 @@ import org.apache.flink.types.Row;
  * The record a table file format hands to {@link RowParser}: a row of (file, position, error, raw,
  * payload). The file is the path of the part file the record came from (one String instance per
  * file, so carrying it costs a reference), which a quarantined record reports. The payload is
- * format specific (CSV: the field texts as {@code String[]}; Avro: the already converted row);
- * error is set, and payload null, when the record is malformed. A plain {@link Row} with an
- * explicit {@link RowTypeInfo} keeps Flink's serializers typed (no Kryo).
+ * format specific (CSV: the record packed, {@link CsvFields}, raw text included, so raw is null;
+ * Avro: the already converted row); error is set, and payload null, when the record is malformed. A
+ * plain {@link Row} with an explicit {@link RowTypeInfo} keeps Flink's serializers typed (no Kryo).
  */
 final class SourceRecord {
   static final int FILE = 0;

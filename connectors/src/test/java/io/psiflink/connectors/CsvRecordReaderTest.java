@@ -240,4 +240,51 @@ class CsvRecordReaderTest {
       return super.read(b, off, Math.min(len, 1));
     }
   }
+
+  private static List<String> all(byte[] bytes, CsvOptions options, boolean lines)
+      throws IOException {
+    List<String> out = new ArrayList<>();
+    try (CsvRecordReader r =
+        new CsvRecordReader(new ByteArrayInputStream(bytes), options, true, lines)) {
+      CsvRecord rec;
+      while ((rec = r.next()) != null) {
+        out.add(rec.toString());
+      }
+    }
+    return out;
+  }
+
+  /**
+   * The one-pass path for plain lines reads every input exactly as the state machine alone does:
+   * random texts of quotes, CR, LF, delimiters, multi-byte and invalid UTF-8, longer than the 64
+   * KiB buffer (lines across its end), lines longer than 1 KiB and the smallest record limit.
+   */
+  @Test
+  void theOnePassPathReadsLikeTheStateMachine() throws IOException {
+    String[] pieces = {
+      "a", "bc", "7", "é", "\uD83D\uDE00", ",", ",", "\"", "\n", "\n", "\r\n", "\r", " ", ""
+    };
+    java.util.SplittableRandom r = new java.util.SplittableRandom(11);
+    for (int trial = 0; trial < 40; trial++) {
+      ByteArrayOutputStream text = new ByteArrayOutputStream();
+      int size = trial % 4 == 0 ? 150_000 : 2_000;
+      while (text.size() < size) {
+        if (r.nextInt(400) == 0) {
+          text.write(0xFF); // never valid in UTF-8
+        } else {
+          String piece = pieces[r.nextInt(pieces.length)];
+          if (trial % 4 == 1 && piece.contains("\n") && r.nextInt(200) != 0) {
+            continue; // long lines: past the raw text's 1 KiB and the record limit
+          }
+          text.writeBytes(piece.getBytes(StandardCharsets.UTF_8));
+        }
+      }
+      byte[] bytes = text.toByteArray();
+      for (CsvOptions options : List.of(CsvOptions.DEFAULT, new CsvOptions(',', '"', 1024))) {
+        List<String> lines = all(bytes, options, true);
+        assertEquals(all(bytes, options, false), lines, "trial " + trial + ", " + options);
+        assertTrue(lines.size() > (trial % 4 == 1 ? 0 : 50), "trial " + trial);
+      }
+    }
+  }
 }

@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.psiflink.api.ColumnType;
+import java.nio.charset.StandardCharsets;
 import java.util.SplittableRandom;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
@@ -92,16 +93,46 @@ class CsvValuesTest {
               t);
         }
       }
-      double fast = CsvValues.fastDouble(t);
+      double fast = fastDouble(t);
       if (fast == fast) {
         assertEquals(
             Double.doubleToRawLongBits(Double.parseDouble(t)), Double.doubleToRawLongBits(fast), t);
       }
+      // the CSV source's path: the field's bytes inside a record's, as parse(String) of its text
+      byte[] field = t.getBytes(StandardCharsets.UTF_8);
+      byte[] record = new byte[field.length + 4];
+      record[0] = record[1] = '7';
+      record[record.length - 2] = record[record.length - 1] = '9';
+      System.arraycopy(field, 0, record, 2, field.length);
+      for (ColumnType type : ColumnType.values()) {
+        Object viaString;
+        try {
+          viaString = CsvValues.parse(t, type);
+        } catch (IllegalArgumentException e) {
+          viaString = e.getClass();
+        }
+        Object viaBytes;
+        try {
+          viaBytes = CsvValues.parse(record, 2, 2 + field.length, type);
+        } catch (IllegalArgumentException e) {
+          viaBytes = e.getClass();
+        }
+        if (viaString instanceof byte[] bs) {
+          assertArrayEquals(bs, (byte[]) viaBytes, t);
+        } else {
+          assertEquals(viaString, viaBytes, type + " of " + t);
+        }
+      }
     }
-    assertEquals(0.1, CsvValues.fastDouble("0.1"));
-    assertEquals(-0.0, CsvValues.fastDouble("-0.0"));
-    assertTrue(Double.isNaN(CsvValues.fastDouble("1234567890.1234567"))); // 17 digits: slow path
+    assertEquals(0.1, fastDouble("0.1"));
+    assertEquals(-0.0, fastDouble("-0.0"));
+    assertTrue(Double.isNaN(fastDouble("1234567890.1234567"))); // 17 digits: slow path
     assertEquals(1234567890.1234567, CsvValues.parse("1234567890.1234567", ColumnType.DOUBLE));
+  }
+
+  private static double fastDouble(String t) {
+    byte[] b = t.getBytes(StandardCharsets.UTF_8);
+    return CsvValues.fastDouble(b, 0, b.length);
   }
 
   @Test

@@ -7,8 +7,8 @@ import java.util.Objects;
 
 /**
  * The token PRF of the private join ({@code psi_token_prf_*} in {@code psi_native.h};
- * docs/private-join.md, step 2): each canonical key encoding {@code m} becomes the first 16 bytes of
- * {@code HMAC-SHA256_k(m)}, {@code k} the session's 32-byte token key, exactly what {@code
+ * docs/private-join.md, step 2): each canonical key encoding {@code m} becomes the first 16 bytes
+ * of {@code HMAC-SHA256_k(m)}, {@code k} the session's 32-byte token key, exactly what {@code
  * javax.crypto.Mac} "HmacSHA256" gives, at about a tenth of its cost per key.
  *
  * <pre>{@code

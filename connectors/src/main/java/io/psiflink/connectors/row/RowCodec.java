@@ -1,7 +1,6 @@
 package io.psiflink.connectors.row;
 
 import io.psiflink.api.ColumnType;
-import java.io.ByteArrayOutputStream;
 import java.io.Serializable;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
@@ -162,26 +161,49 @@ public final class RowCodec implements Serializable {
     return ((long) getInt(b, p) << 32) | (getInt(b, p + 4) & 0xffffffffL);
   }
 
-  /** A growable byte buffer with the encodings used here. */
-  public static final class Out extends ByteArrayOutputStream {
-    public Out() {
-      super(32);
-    }
+  /**
+   * A growable byte buffer with the encodings used here; not synchronized (ByteArrayOutputStream
+   * is, and its per-byte lock showed in profiles of the tokenize step).
+   */
+  public static final class Out {
+    private byte[] buf = new byte[32];
+    private int size;
 
     /** The buffer itself (valid up to {@link #size()}), without the copy of toByteArray. */
     public byte[] array() {
       return buf;
     }
 
+    public int size() {
+      return size;
+    }
+
+    /** Empties the buffer, keeping its capacity. */
+    public void reset() {
+      size = 0;
+    }
+
+    public byte[] toByteArray() {
+      return Arrays.copyOf(buf, size);
+    }
+
+    private void ensure(int extra) {
+      if (size + extra > buf.length) {
+        buf = Arrays.copyOf(buf, Math.max(buf.length * 2, size + extra));
+      }
+    }
+
     void put(int b) {
-      write(b);
+      ensure(1);
+      buf[size++] = (byte) b;
     }
 
     void putInt(int x) {
-      write(x >>> 24);
-      write(x >>> 16);
-      write(x >>> 8);
-      write(x);
+      ensure(4);
+      buf[size++] = (byte) (x >>> 24);
+      buf[size++] = (byte) (x >>> 16);
+      buf[size++] = (byte) (x >>> 8);
+      buf[size++] = (byte) x;
     }
 
     void putLong(long x) {
@@ -190,8 +212,10 @@ public final class RowCodec implements Serializable {
     }
 
     void putBytes(byte[] b) {
-      Varint.write(this, b.length);
-      write(b, 0, b.length);
+      ensure(Varint.size(b.length) + b.length);
+      size = Varint.put(buf, size, b.length);
+      System.arraycopy(b, 0, buf, size, b.length);
+      size += b.length;
     }
   }
 }

@@ -26,7 +26,8 @@ public final class Utf8 {
     return -1;
   }
 
-  static boolean isValid(byte[] b, int off, int len) {
+  /** Whether {@code b[off, off + len)} is well-formed UTF-8 (the JDK's strict decoder's rules). */
+  public static boolean isValid(byte[] b, int off, int len) {
     int i = off;
     int end = off + len;
     while (i < end) {
