@@ -164,12 +164,18 @@ final class JobLauncher implements AutoCloseable {
       boolean outExisted = out != null && exists(out);
       int restPort = freePort();
       List<String> cmd = command(s, q, local, work, out, format, restPort);
+      ClassDataSharing cds =
+          job.mode() == JobMode.EMBEDDED
+              ? ClassDataSharing.of(jobClasspath(), "party-" + q.localSide().label())
+              : ClassDataSharing.off();
+      cmd.addAll(1, cds.jvmOptions()); // after the java executable
       ProcessBuilder pb =
           new ProcessBuilder(cmd)
               .redirectErrorStream(true)
               .redirectOutput(work.resolve("job.log").toFile());
       pb.environment().putAll(environment(local));
       Process p = pb.start();
+      cds.promoteOnExit(p);
       String rest =
           job.mode() == JobMode.EMBEDDED ? "http://127.0.0.1:" + restPort : job.flinkRestUrl();
       Run run =

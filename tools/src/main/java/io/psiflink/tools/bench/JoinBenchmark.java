@@ -12,6 +12,7 @@ import io.psiflink.api.Prefilter;
 import io.psiflink.api.PublicSize;
 import io.psiflink.api.TypedOption;
 import io.psiflink.connectors.TableFiles;
+import io.psiflink.coordinator.ClassDataSharing;
 import io.psiflink.coordinator.JvmOptions;
 import io.psiflink.tools.cli.ToolOptions;
 import io.psiflink.tools.local.LocalJoin;
@@ -618,6 +619,10 @@ public final class JoinBenchmark {
     cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
     cmd.add("-Xmx" + heap);
     cmd.addAll(JvmOptions.FLINK_JVM);
+    // the parties' JVMs map their classes from an archive (ClassDataSharing): so does this one
+    ClassDataSharing cds =
+        ClassDataSharing.of(System.getProperty("java.class.path"), "insecure-join");
+    cmd.addAll(cds.jvmOptions());
     cmd.add("-Dlog4j2.configurationFile=log4j2.properties");
     cmd.addAll(
         List.of(
@@ -648,6 +653,7 @@ public final class JoinBenchmark {
       }
     }
     int exit = p.waitFor();
+    cds.promote(exit);
     if (exit != 0 || json == null) {
       throw new IOException("the insecure Flink join failed (exit " + exit + ")");
     }

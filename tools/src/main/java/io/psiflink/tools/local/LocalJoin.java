@@ -21,6 +21,7 @@ import io.psiflink.connectors.CsvOptions;
 import io.psiflink.connectors.JdbcTable;
 import io.psiflink.connectors.SchemaDiscovery;
 import io.psiflink.connectors.TableException;
+import io.psiflink.coordinator.ClassDataSharing;
 import io.psiflink.coordinator.JvmOptions;
 import io.psiflink.jobs.JobSummary;
 import io.psiflink.query.JoinQuery;
@@ -684,6 +685,9 @@ public final class LocalJoin {
     cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
     cmd.add("-Xmx" + o.get(PARTY_HEAP));
     cmd.addAll(JvmOptions.FLINK_JVM);
+    ClassDataSharing cds =
+        ClassDataSharing.of(System.getProperty("java.class.path"), "party-" + party.role().label());
+    cmd.addAll(cds.jvmOptions());
     // Our console logging, even where Flink's test jars put a silencing log4j2-test.properties
     // first.
     cmd.add("-Dlog4j2.configurationFile=log4j2.properties");
@@ -697,6 +701,7 @@ public final class LocalJoin {
       pb.environment().put(JdbcTable.PASSWORD_ENV, password);
     }
     Process p = pb.start();
+    cds.promoteOnExit(p);
     pump(p.getInputStream(), "[" + party.role().label() + "] ", log);
     return p;
   }
