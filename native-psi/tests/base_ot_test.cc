@@ -11,25 +11,13 @@
 #include <utility>
 #include <vector>
 
+#include "hex.h"
+
 namespace psi {
 namespace {
 
-std::vector<uint8_t> from_hex(const std::string& h) {
-  std::vector<uint8_t> out(h.size() / 2);
-  for (size_t i = 0; i < out.size(); ++i)
-    out[i] = uint8_t(std::stoul(h.substr(2 * i, 2), nullptr, 16));
-  return out;
-}
-
-std::string to_hex(const uint8_t* p, size_t n) {
-  static const char* d = "0123456789abcdef";
-  std::string s;
-  for (size_t i = 0; i < n; ++i) {
-    s += d[p[i] >> 4];
-    s += d[p[i] & 15];
-  }
-  return s;
-}
+using test::from_hex;
+using test::to_hex;
 
 std::string block_hex(Block b) {
   uint8_t t[16];

@@ -13,20 +13,19 @@
 #include <vector>
 
 #include "core/sha256.h"
+#include "hex.h"
 #include "psi_native.h"
 
 using namespace psi;
 
 namespace {
 
-std::string hex(const uint8_t* p, size_t n) {
-  static const char* d = "0123456789abcdef";
-  std::string s;
-  for (size_t i = 0; i < n; ++i) {
-    s += d[p[i] >> 4];
-    s += d[p[i] & 15];
-  }
-  return s;
+using test::to_hex;
+
+// The PRF of one message, as a batch of one.
+void prf_one(const TokenPrf& prf, const uint8_t* m, size_t len, uint8_t out[16]) {
+  const uint32_t end = static_cast<uint32_t>(len);
+  prf.compute(m, &end, 1, out);
 }
 
 // SHA-256 of a message of at most 55 bytes with the given kernel (one padded block).
@@ -46,7 +45,7 @@ std::string sha256_short(const std::string& m, bool sha_ni) {
   uint8_t out[32];
   for (int i = 0; i < 8; ++i)
     for (int j = 0; j < 4; ++j) out[4 * i + j] = static_cast<uint8_t>(st[i] >> (24 - 8 * j));
-  return hex(out, 32);
+  return to_hex(out, 32);
 }
 
 std::vector<uint8_t> openssl_hmac16(const uint8_t* key, const uint8_t* m, size_t len) {
@@ -93,8 +92,8 @@ TEST(TokenPrf, KnownAnswer) {
   ASSERT_TRUE(TokenPrf::create(key, 32, &prf).is_ok());
   const std::string m = "psi-flink token";
   uint8_t out[16];
-  prf->compute_one(reinterpret_cast<const uint8_t*>(m.data()), m.size(), out);
-  EXPECT_EQ(hex(out, 16), "e6579e6266e7d7879b0411d5a3ef7079");
+  prf_one(*prf, reinterpret_cast<const uint8_t*>(m.data()), m.size(), out);
+  EXPECT_EQ(to_hex(out, 16), "e6579e6266e7d7879b0411d5a3ef7079");
 }
 
 TEST(TokenPrf, EqualsOpenSslHmacForEveryLengthUpTo300) {
@@ -107,8 +106,9 @@ TEST(TokenPrf, EqualsOpenSslHmacForEveryLengthUpTo300) {
   for (auto& b : m) b = static_cast<uint8_t>(rng());
   for (size_t len = 0; len <= m.size(); ++len) {
     uint8_t out[16];
-    prf->compute_one(m.data(), len, out);
-    EXPECT_EQ(hex(out, 16), hex(openssl_hmac16(key, m.data(), len).data(), 16)) << "len " << len;
+    prf_one(*prf, m.data(), len, out);
+    EXPECT_EQ(to_hex(out, 16), to_hex(openssl_hmac16(key, m.data(), len).data(), 16))
+        << "len " << len;
   }
 }
 
@@ -133,8 +133,8 @@ TEST(TokenPrf, ABatchEqualsSingleCallsThroughTheCAbi) {
       << psi_token_prf_error(t);
   size_t start = 0;
   for (size_t i = 0; i < ends.size(); ++i) {
-    EXPECT_EQ(hex(out.data() + 16 * i, 16),
-              hex(openssl_hmac16(key, data.data() + start, ends[i] - start).data(), 16));
+    EXPECT_EQ(to_hex(out.data() + 16 * i, 16),
+              to_hex(openssl_hmac16(key, data.data() + start, ends[i] - start).data(), 16));
     start = ends[i];
   }
   psi_token_prf_free(t);

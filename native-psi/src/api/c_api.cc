@@ -115,6 +115,62 @@ void copy_error(char* err, size_t cap, const std::string& msg) {
   err[n] = '\0';
 }
 
+// The keyed objects without a session (psi_filter_positions, psi_token_prf) are a handle holding
+// impl and the error text of its last failed call. create_handle is what creating one takes: out
+// and the CPU checked, impl made by make(&impl) (a Status), exceptions turned into codes and err.
+template <class Handle, class Make>
+psi_status create_handle(Handle** out, char* err, size_t err_cap, Make&& make) {
+  try {
+    if (out == nullptr) {
+      copy_error(err, err_cap, "out must not be NULL");
+      return PSI_ERR_ARGUMENT;
+    }
+    *out = nullptr;
+    if (const char* missing = psi::missing_cpu_feature()) {
+      copy_error(
+          err, err_cap,
+          std::string("this CPU lacks the ") + missing + " instructions psi-native is built for");
+      return PSI_ERR_ARGUMENT;
+    }
+    decltype(Handle::impl) impl;
+    Status st = make(&impl);
+    if (!st.is_ok()) {
+      copy_error(err, err_cap, st.message());
+      return st.code();
+    }
+    auto h = std::make_unique<Handle>();
+    h->impl = std::move(impl);
+    *out = h.release();
+    return PSI_OK;
+  } catch (const std::bad_alloc&) {
+    copy_error(err, err_cap, "out of memory");
+    return PSI_ERR_NO_MEMORY;
+  } catch (...) {
+    copy_error(err, err_cap, "internal error");
+    return PSI_ERR_INTERNAL;
+  }
+}
+
+// A call on such a handle: body() returns why its arguments are wrong (kept as the handle's error,
+// prefixed with what), or does the work and returns "".
+template <class Handle, class Body>
+psi_status call_handle(const Handle* h, const char* what, Body&& body) {
+  if (h == nullptr) return PSI_ERR_ARGUMENT;
+  try {
+    h->error.clear();
+    std::string why = body();
+    if (!why.empty()) {
+      h->error = std::string(what) + ": " + why;
+      return PSI_ERR_ARGUMENT;
+    }
+    return PSI_OK;
+  } catch (const std::bad_alloc&) {
+    return PSI_ERR_NO_MEMORY;
+  } catch (...) {
+    return PSI_ERR_INTERNAL;
+  }
+}
+
 }  // namespace
 
 extern "C" {
@@ -443,67 +499,33 @@ struct psi_filter_positions {
 psi_status psi_filter_positions_create(const uint8_t* key, size_t key_len, uint32_t filter_bits,
                                        uint32_t hashes, psi_filter_positions** out, char* err,
                                        size_t err_cap) {
-  try {
-    if (out == nullptr) {
-      copy_error(err, err_cap, "out must not be NULL");
-      return PSI_ERR_ARGUMENT;
-    }
-    *out = nullptr;
-    if (const char* missing = psi::missing_cpu_feature()) {
-      copy_error(
-          err, err_cap,
-          std::string("this CPU lacks the ") + missing + " instructions psi-native is built for");
-      return PSI_ERR_ARGUMENT;
-    }
-    std::unique_ptr<psi::FilterPositions> impl;
-    Status st = psi::FilterPositions::create(key, key_len, filter_bits, hashes, &impl);
-    if (!st.is_ok()) {
-      copy_error(err, err_cap, st.message());
-      return st.code();
-    }
-    auto f = std::make_unique<psi_filter_positions>();
-    f->impl = std::move(impl);
-    *out = f.release();
-    return PSI_OK;
-  } catch (const std::bad_alloc&) {
-    copy_error(err, err_cap, "out of memory");
-    return PSI_ERR_NO_MEMORY;
-  } catch (...) {
-    copy_error(err, err_cap, "internal error");
-    return PSI_ERR_INTERNAL;
-  }
+  return create_handle(out, err, err_cap, [&](std::unique_ptr<psi::FilterPositions>* impl) {
+    return psi::FilterPositions::create(key, key_len, filter_bits, hashes, impl);
+  });
 }
 
 psi_status psi_filter_positions_compute(const psi_filter_positions* f, const uint8_t* tokens,
                                         size_t count, size_t token_len, uint64_t* out,
                                         size_t out_len) {
-  if (f == nullptr) return PSI_ERR_ARGUMENT;
-  try {
-    f->error.clear();
+  return call_handle(f, "filter positions", [&]() -> std::string {
     const size_t k = f->impl->hashes();
-    std::string why;
     if (token_len != psi::FilterPositions::kTokenBytes) {
-      why = "token_len must be " + std::to_string(psi::FilterPositions::kTokenBytes) + ", got " +
-            std::to_string(token_len);
-    } else if (count != 0 && (tokens == nullptr || out == nullptr)) {
-      why = "tokens and out must not be NULL";
-    } else if (count > SIZE_MAX / token_len || count > SIZE_MAX / k) {
-      why = "count " + std::to_string(count) + " overflows the buffer sizes";
-    } else if (out_len != count * k) {
-      why = "out_len must equal count * hashes = " + std::to_string(count * k) + ", got " +
-            std::to_string(out_len);
+      return "token_len must be " + std::to_string(psi::FilterPositions::kTokenBytes) + ", got " +
+             std::to_string(token_len);
     }
-    if (!why.empty()) {
-      f->error = "filter positions: " + why;
-      return PSI_ERR_ARGUMENT;
+    if (count != 0 && (tokens == nullptr || out == nullptr)) {
+      return "tokens and out must not be NULL";
+    }
+    if (count > SIZE_MAX / token_len || count > SIZE_MAX / k) {
+      return "count " + std::to_string(count) + " overflows the buffer sizes";
+    }
+    if (out_len != count * k) {
+      return "out_len must equal count * hashes = " + std::to_string(count * k) + ", got " +
+             std::to_string(out_len);
     }
     if (count != 0) f->impl->positions(tokens, count, out);
-    return PSI_OK;
-  } catch (const std::bad_alloc&) {
-    return PSI_ERR_NO_MEMORY;
-  } catch (...) {
-    return PSI_ERR_INTERNAL;
-  }
+    return {};
+  });
 }
 
 const char* psi_filter_positions_error(const psi_filter_positions* f) {
@@ -519,74 +541,36 @@ struct psi_token_prf {
 
 psi_status psi_token_prf_create(const uint8_t* key, size_t key_len, psi_token_prf** out, char* err,
                                 size_t err_cap) {
-  try {
-    if (out == nullptr) {
-      copy_error(err, err_cap, "out must not be NULL");
-      return PSI_ERR_ARGUMENT;
-    }
-    *out = nullptr;
-    if (const char* missing = psi::missing_cpu_feature()) {
-      copy_error(
-          err, err_cap,
-          std::string("this CPU lacks the ") + missing + " instructions psi-native is built for");
-      return PSI_ERR_ARGUMENT;
-    }
-    std::unique_ptr<psi::TokenPrf> impl;
-    Status st = psi::TokenPrf::create(key, key_len, &impl);
-    if (!st.is_ok()) {
-      copy_error(err, err_cap, st.message());
-      return st.code();
-    }
-    auto t = std::make_unique<psi_token_prf>();
-    t->impl = std::move(impl);
-    *out = t.release();
-    return PSI_OK;
-  } catch (const std::bad_alloc&) {
-    copy_error(err, err_cap, "out of memory");
-    return PSI_ERR_NO_MEMORY;
-  } catch (...) {
-    copy_error(err, err_cap, "internal error");
-    return PSI_ERR_INTERNAL;
-  }
+  return create_handle(out, err, err_cap, [&](std::unique_ptr<psi::TokenPrf>* impl) {
+    return psi::TokenPrf::create(key, key_len, impl);
+  });
 }
 
 psi_status psi_token_prf_compute(const psi_token_prf* t, const uint8_t* data, size_t data_len,
                                  const uint32_t* ends, size_t count, uint8_t* out, size_t out_len) {
-  if (t == nullptr) return PSI_ERR_ARGUMENT;
-  try {
-    t->error.clear();
-    std::string why;
-    if (count != 0 && (ends == nullptr || out == nullptr)) {
-      why = "ends and out must not be NULL";
-    } else if (count > SIZE_MAX / psi::TokenPrf::kOutBytes) {
-      why = "count " + std::to_string(count) + " overflows the output size";
-    } else if (out_len != count * psi::TokenPrf::kOutBytes) {
-      why = "out_len must equal count * 16 = " + std::to_string(count * psi::TokenPrf::kOutBytes) +
-            ", got " + std::to_string(out_len);
-    } else if (count != 0 && data == nullptr && ends[count - 1] != 0) {
-      why = "data must not be NULL";
-    } else {
-      uint32_t prev = 0;
-      for (size_t i = 0; i < count && why.empty(); ++i) {
-        if (ends[i] < prev || ends[i] > data_len) {
-          why = "ends[" + std::to_string(i) + "] = " + std::to_string(ends[i]) +
-                " is below ends[i-1] = " + std::to_string(prev) + " or beyond data_len " +
-                std::to_string(data_len);
-        }
-        prev = ends[i];
-      }
+  return call_handle(t, "token PRF", [&]() -> std::string {
+    constexpr size_t kOut = psi::TokenPrf::kOutBytes;
+    if (count != 0 && (ends == nullptr || out == nullptr)) return "ends and out must not be NULL";
+    if (count > SIZE_MAX / kOut) {
+      return "count " + std::to_string(count) + " overflows the output size";
     }
-    if (!why.empty()) {
-      t->error = "token PRF: " + why;
-      return PSI_ERR_ARGUMENT;
+    if (out_len != count * kOut) {
+      return "out_len must equal count * 16 = " + std::to_string(count * kOut) + ", got " +
+             std::to_string(out_len);
+    }
+    if (count != 0 && data == nullptr && ends[count - 1] != 0) return "data must not be NULL";
+    uint32_t prev = 0;
+    for (size_t i = 0; i < count; ++i) {
+      if (ends[i] < prev || ends[i] > data_len) {
+        return "ends[" + std::to_string(i) + "] = " + std::to_string(ends[i]) +
+               " is below ends[i-1] = " + std::to_string(prev) + " or beyond data_len " +
+               std::to_string(data_len);
+      }
+      prev = ends[i];
     }
     if (count != 0) t->impl->compute(data, ends, count, out);
-    return PSI_OK;
-  } catch (const std::bad_alloc&) {
-    return PSI_ERR_NO_MEMORY;
-  } catch (...) {
-    return PSI_ERR_INTERNAL;
-  }
+    return {};
+  });
 }
 
 const char* psi_token_prf_error(const psi_token_prf* t) {

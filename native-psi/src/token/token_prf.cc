@@ -22,6 +22,31 @@ void store_be64(uint8_t* p, uint64_t x) {
   for (int i = 0; i < 8; ++i) p[i] = static_cast<uint8_t>(x >> (56 - 8 * i));
 }
 
+// The inner hash's last blocks into tail (128 bytes): the message's last rest bytes, 0x80, zeros
+// and the bit length of the ipad block and the len-byte message. Returns the blocks (1 or 2).
+size_t inner_tail(uint8_t* tail, const uint8_t* rest, size_t rest_len, size_t len) {
+  std::memset(tail, 0, 128);
+  std::memcpy(tail, rest, rest_len);
+  tail[rest_len] = 0x80;
+  const size_t blocks = rest_len < 56 ? 1 : 2;
+  store_be64(tail + 64 * blocks - 8, (uint64_t{64} + len) * 8);
+  return blocks;
+}
+
+// The outer hash's one block into block (64 bytes): the inner digest, 0x80, zeros and 768 bits
+// (the opad block and 32 bytes).
+void outer_block(uint8_t* block, const uint32_t inner_digest[8]) {
+  std::memset(block, 0, 64);
+  for (int i = 0; i < 8; ++i) store_be32(block + 4 * i, inner_digest[i]);
+  block[32] = 0x80;
+  store_be64(block + 56, (64 + 32) * 8);
+}
+
+// The first 16 bytes of the digest in state.
+void store_prefix(uint8_t* out, const uint32_t state[8]) {
+  for (int i = 0; i < 4; ++i) store_be32(out + 4 * i, state[i]);
+}
+
 }  // namespace
 
 Status TokenPrf::create(const uint8_t* key, size_t key_len, std::unique_ptr<TokenPrf>* out) {
@@ -53,70 +78,39 @@ TokenPrf::~TokenPrf() {
   sodium_memzero(outer_, sizeof outer_);
 }
 
-// scratch: 128 + 64 bytes, key-derived afterwards (the callers wipe it once per batch)
+// scratch: 128 + 64 bytes, key-derived afterwards (compute wipes it once per batch)
 void TokenPrf::one(const uint8_t* m, size_t len, uint8_t* out, uint8_t* scratch) const {
   uint32_t st[8];
   std::memcpy(st, inner_, sizeof st);
   const size_t full = len / 64;
   Sha256::compress(st, m, full);
-  // the tail, 0x80, zeros and the bit length of ipad block + message: one block or two
-  uint8_t* tail = scratch;
-  std::memset(tail, 0, 128);
-  const size_t rest = len - 64 * full;
-  std::memcpy(tail, m + 64 * full, rest);
-  tail[rest] = 0x80;
-  const size_t tail_blocks = rest < 56 ? 1 : 2;
-  store_be64(tail + 64 * tail_blocks - 8, (uint64_t{64} + len) * 8);
-  Sha256::compress(st, tail, tail_blocks);
-  // outer: the inner digest, 0x80, zeros and 768 bits (opad block + 32 bytes)
-  uint8_t* block = scratch + 128;
-  std::memset(block, 0, 64);
-  for (int i = 0; i < 8; ++i) store_be32(block + 4 * i, st[i]);
-  block[32] = 0x80;
-  store_be64(block + 56, (64 + 32) * 8);
+  Sha256::compress(st, scratch, inner_tail(scratch, m + 64 * full, len - 64 * full, len));
+  outer_block(scratch + 128, st);
   std::memcpy(st, outer_, sizeof st);
-  Sha256::compress(st, block, 1);
-  for (int i = 0; i < 4; ++i) store_be32(out + 4 * i, st[i]);
-}
-
-void TokenPrf::compute_one(const uint8_t* m, size_t len, uint8_t out[kOutBytes]) const {
-  uint8_t scratch[kScratchBytes];
-  one(m, len, out, scratch);
-  sodium_memzero(scratch, sizeof scratch);
+  Sha256::compress(st, scratch + 128, 1);
+  store_prefix(out, st);
 }
 
 // Two messages of at most 55 bytes each (one padded block): both chains interleaved.
-// scratch: 128 bytes, key-derived afterwards.
+// scratch: 192 bytes, key-derived afterwards.
 void TokenPrf::pair(const uint8_t* m0, size_t len0, const uint8_t* m1, size_t len1, uint8_t* out,
                     uint8_t* scratch) const {
   uint8_t* b0 = scratch;
   uint8_t* b1 = scratch + 64;
   uint32_t s0[8], s1[8];
-  std::memset(scratch, 0, 128);
-  std::memcpy(b0, m0, len0);
-  std::memcpy(b1, m1, len1);
-  b0[len0] = 0x80;
-  b1[len1] = 0x80;
-  store_be64(b0 + 56, (uint64_t{64} + len0) * 8);
-  store_be64(b1 + 56, (uint64_t{64} + len1) * 8);
+  // each tail is one block: b1's (128 bytes written) covers only the unused half of b0's
+  inner_tail(b0, m0, len0, len0);
+  inner_tail(b1, m1, len1, len1);
   std::memcpy(s0, inner_, sizeof s0);
   std::memcpy(s1, inner_, sizeof s1);
   Sha256::compress_pair(s0, b0, s1, b1);
-  std::memset(scratch, 0, 128);
-  for (int i = 0; i < 8; ++i) {
-    store_be32(b0 + 4 * i, s0[i]);
-    store_be32(b1 + 4 * i, s1[i]);
-  }
-  b0[32] = b1[32] = 0x80;
-  store_be64(b0 + 56, (64 + 32) * 8);
-  store_be64(b1 + 56, (64 + 32) * 8);
+  outer_block(b0, s0);
+  outer_block(b1, s1);
   std::memcpy(s0, outer_, sizeof s0);
   std::memcpy(s1, outer_, sizeof s1);
   Sha256::compress_pair(s0, b0, s1, b1);
-  for (int i = 0; i < 4; ++i) {
-    store_be32(out + 4 * i, s0[i]);
-    store_be32(out + kOutBytes + 4 * i, s1[i]);
-  }
+  store_prefix(out, s0);
+  store_prefix(out + kOutBytes, s1);
 }
 
 void TokenPrf::compute(const uint8_t* data, const uint32_t* ends, size_t count,

@@ -34,9 +34,6 @@ class TokenPrf {
   // The caller checks that ends is non-decreasing and within data (the C ABI does).
   void compute(const uint8_t* data, const uint32_t* ends, size_t count, uint8_t* out) const;
 
-  // One message: the first 16 bytes of HMAC-SHA256_k(m).
-  void compute_one(const uint8_t* m, size_t len, uint8_t out[kOutBytes]) const;
-
  private:
   static constexpr size_t kScratchBytes = 192;
   explicit TokenPrf(const uint8_t* key);
