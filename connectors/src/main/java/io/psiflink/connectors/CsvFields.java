@@ -1,5 +1,6 @@
 package io.psiflink.connectors;
 
+import io.psiflink.connectors.row.RowCodec;
 import java.nio.charset.StandardCharsets;
 
 /**
@@ -64,23 +65,23 @@ final class CsvFields {
   }
 
   static int count(byte[] p) {
-    return getInt(p, 0);
+    return RowCodec.getInt(p, 0);
   }
 
   static boolean isNull(byte[] p, int i) {
-    return (getInt(p, 4 * (1 + count(p) + i)) & NULL) != 0;
+    return (RowCodec.getInt(p, 4 * (1 + count(p) + i)) & NULL) != 0;
   }
 
   /** Where field i's bytes start in {@code p}. */
   static int start(byte[] p, int i) {
     int n = count(p);
-    return base(n) + getInt(p, 4 * (1 + i));
+    return base(n) + RowCodec.getInt(p, 4 * (1 + i));
   }
 
   /** Where field i's bytes end in {@code p} (exclusive). */
   static int end(byte[] p, int i) {
     int n = count(p);
-    return base(n) + (getInt(p, 4 * (1 + n + i)) & ~NULL);
+    return base(n) + (RowCodec.getInt(p, 4 * (1 + n + i)) & ~NULL);
   }
 
   /** Field i as text: null for NULL. */
@@ -105,8 +106,8 @@ final class CsvFields {
     int n = count(p);
     return new String(
         p,
-        base(n) + getInt(p, 4 * (1 + 2 * n)),
-        getInt(p, 4 * (2 + 2 * n)),
+        base(n) + RowCodec.getInt(p, 4 * (1 + 2 * n)),
+        RowCodec.getInt(p, 4 * (2 + 2 * n)),
         StandardCharsets.UTF_8);
   }
 
@@ -119,12 +120,5 @@ final class CsvFields {
     b[p + 1] = (byte) (x >>> 16);
     b[p + 2] = (byte) (x >>> 8);
     b[p + 3] = (byte) x;
-  }
-
-  private static int getInt(byte[] b, int p) {
-    return (b[p] & 0xff) << 24
-        | (b[p + 1] & 0xff) << 16
-        | (b[p + 2] & 0xff) << 8
-        | (b[p + 3] & 0xff);
   }
 }

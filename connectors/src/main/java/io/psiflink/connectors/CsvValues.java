@@ -78,14 +78,9 @@ public final class CsvValues {
     };
   }
 
-  /** The text of UTF-8 bytes {@code b[from, to)}, ASCII without the decoder. */
+  /** The text of UTF-8 bytes {@code b[from, to)} (the JDK copies ASCII without decoding it). */
   static String text(byte[] b, int from, int to) {
-    for (int i = from; i < to; i++) {
-      if (b[i] < 0) {
-        return new String(b, from, to - from, StandardCharsets.UTF_8);
-      }
-    }
-    return new String(b, from, to - from, StandardCharsets.ISO_8859_1);
+    return new String(b, from, to - from, StandardCharsets.UTF_8);
   }
 
   /**

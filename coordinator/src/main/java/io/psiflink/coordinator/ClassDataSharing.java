@@ -33,8 +33,6 @@ public final class ClassDataSharing {
   /** The system property naming the directory of the archives. */
   public static final String DIR_PROPERTY = "psi.cds.dir";
 
-  private static final List<String> QUIET = List.of("-Xlog:cds=off", "-Xlog:cds+dynamic=off");
-
   private final Path archive;
   private final Path dump;
 
@@ -104,14 +102,14 @@ public final class ClassDataSharing {
       return List.of();
     }
     if (dump == null) {
-      return concat("-XX:SharedArchiveFile=" + archive);
+      return withQuietLog("-XX:SharedArchiveFile=" + archive);
     }
     try {
       Files.createDirectories(dump.getParent());
     } catch (IOException e) {
       return List.of(); // no directory, no archive: the JVM runs as it would without
     }
-    return concat("-XX:ArchiveClassesAtExit=" + dump);
+    return withQuietLog("-XX:ArchiveClassesAtExit=" + dump);
   }
 
   /**
@@ -147,8 +145,8 @@ public final class ClassDataSharing {
     return archive;
   }
 
-  private static List<String> concat(String option) {
-    return java.util.stream.Stream.concat(java.util.stream.Stream.of(option), QUIET.stream())
-        .toList();
+  /** {@code option} and no CDS messages (an archive only saves time). */
+  private static List<String> withQuietLog(String option) {
+    return List.of(option, "-Xlog:cds=off", "-Xlog:cds+dynamic=off");
   }
 }
