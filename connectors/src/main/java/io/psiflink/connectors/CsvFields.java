@@ -1,6 +1,9 @@
 package io.psiflink.connectors;
 
 import io.psiflink.connectors.row.RowCodec;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
 
 /**
@@ -10,10 +13,14 @@ import java.nio.charset.StandardCharsets;
  *
  * <pre>
  * i32 n | n × i32 start | n × i32 end (bit 31 set: the field is NULL) | i32 rawFrom | i32 rawLen
- *       | bytes
+ *       | n × i64 value | bytes
  * </pre>
  *
- * Field i is bytes[start, end), valid UTF-8, unquoted. The raw text is bytes[rawFrom, rawFrom +
+ * The values are empty when read; {@link CsvFieldDecoder#check} fills them with each fixed-size
+ * field's value ({@link CsvValues#parseBits}), so that {@link CsvRecordView} reads numbers without
+ * parsing them again.
+ *
+ * <p>Field i is bytes[start, end), valid UTF-8, unquoted. The raw text is bytes[rawFrom, rawFrom +
  * rawLen): the record as read, at most its first {@link CsvRecordReader#RAW_LIMIT} bytes (cut on a
  * character boundary), for error reports. A record without quotes is packed as its line, the fields
  * and the raw text slices of it ({@link #packLine}); one with quotes as its unquoted fields back to
@@ -68,6 +75,21 @@ final class CsvFields {
     return RowCodec.getInt(p, 0);
   }
 
+  /** Field i's value as {@link CsvFieldDecoder#check} stored it. */
+  static long value(byte[] p, int i) {
+    return (long) LONG.get(p, valueAt(count(p), i));
+  }
+
+  static void setValue(byte[] p, int i, long value) {
+    LONG.set(p, valueAt(count(p), i), value);
+  }
+
+  /** Marks field i NULL (a quoted empty field of a type that has no empty value). */
+  static void setNull(byte[] p, int i) {
+    int at = 4 * (1 + count(p) + i);
+    putInt(p, at, RowCodec.getInt(p, at) | NULL);
+  }
+
   static boolean isNull(byte[] p, int i) {
     return (RowCodec.getInt(p, 4 * (1 + count(p) + i)) & NULL) != 0;
   }
@@ -111,14 +133,21 @@ final class CsvFields {
         StandardCharsets.UTF_8);
   }
 
-  private static int base(int n) {
-    return 4 * (3 + 2 * n);
+  private static int valueAt(int n, int i) {
+    return 4 * (3 + 2 * n) + 8 * i;
   }
 
-  private static void putInt(byte[] b, int p, int x) {
-    b[p] = (byte) (x >>> 24);
-    b[p + 1] = (byte) (x >>> 16);
-    b[p + 2] = (byte) (x >>> 8);
-    b[p + 3] = (byte) x;
+  private static int base(int n) {
+    return valueAt(n, n);
   }
+
+  private static final VarHandle LONG =
+      MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.BIG_ENDIAN);
+
+  private static void putInt(byte[] b, int p, int x) {
+    INT.set(b, p, x);
+  }
+
+  private static final VarHandle INT =
+      MethodHandles.byteArrayViewVarHandle(int[].class, ByteOrder.BIG_ENDIAN);
 }

@@ -4,6 +4,9 @@ import io.psiflink.connectors.row.Utf8;
 import java.io.Closeable;
 import java.io.IOException;
 import java.io.InputStream;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.nio.ByteOrder;
 import java.util.Arrays;
 
 /**
@@ -285,52 +288,109 @@ public final class CsvRecordReader implements Closeable {
    * (nothing consumed) for every other record: the state machine reads it, with the same result.
    */
   private CsvRecord line(long startLine) {
-    int from = pos;
-    int i = from;
+    final byte[] b = buf;
+    final int from = pos;
+    final int lim = limit;
     int fieldFrom = from;
     fields = 0;
-    int end;
-    while (true) {
-      if (i == limit) {
-        return null; // the line may go on beyond the buffer, or end the stream without LF
+    boolean ascii = true;
+    int end = -1; // where the line's terminator starts
+    int i = from;
+    // eight bytes at a time: the bytes that matter are rare (a delimiter per field, one LF)
+    final long delimiters = (delimiter & 0xFF) * ONES;
+    final long quotes = (quote & 0xFF) * ONES;
+    words:
+    for (; i + 8 <= lim; i += 8) {
+      long x = (long) WORD.get(b, i);
+      ascii &= (x & HIGHS) == 0; // bytes past the line's end may clear it: then only checked
+      long m = zeros(x ^ LFS) | zeros(x ^ CRS) | zeros(x ^ quotes) | zeros(x ^ delimiters);
+      for (; m != 0; m &= m - 1) {
+        int at = i + (Long.numberOfTrailingZeros(m) >>> 3);
+        int c = special(b, at, lim);
+        if (c == TERMINATOR) {
+          end = at;
+          break words;
+        }
+        if (c != FIELD_END) {
+          return null;
+        }
+        addField(fieldFrom - from, at - from, at == fieldFrom);
+        fieldFrom = at + 1;
       }
-      byte b = buf[i];
-      if (b == '\n') {
-        end = i;
-        break;
-      }
-      if (b == '\r') {
-        if (i + 1 < limit && buf[i + 1] == '\n') {
-          end = i++;
+    }
+    if (end < 0) {
+      for (; ; i++) {
+        if (i == lim) {
+          return null; // the line may go on beyond the buffer, or end the stream without LF
+        }
+        ascii &= b[i] >= 0;
+        int c = special(b, i, lim);
+        if (c == TERMINATOR) {
+          end = i;
           break;
         }
-        return null;
+        if (c == FIELD_END) {
+          addField(fieldFrom - from, i - from, i == fieldFrom);
+          fieldFrom = i + 1;
+        } else if (c != PLAIN) {
+          return null;
+        }
       }
-      if (b == quote) {
-        return null;
-      }
-      if (b == delimiter) {
-        addField(fieldFrom - from, i - from, i == fieldFrom);
-        fieldFrom = i + 1;
-      }
-      i++;
     }
+    int next = b[end] == '\n' ? end + 1 : end + 2; // LF or CRLF
     int len = end - from;
-    if (i + 1 - from > maxRecordBytes || !Utf8.isValid(buf, from, len)) {
+    if (next - from > maxRecordBytes || !(ascii || Utf8.isValid(b, from, len))) {
       return null;
     }
     addField(fieldFrom - from, len, end == fieldFrom);
     int rawLen = Math.min(len, RAW_LIMIT);
     if (rawLen < len) {
       // cut on a character boundary: back off over UTF-8 continuation bytes
-      while (rawLen > 0 && (buf[from + rawLen] & 0xC0) == 0x80) {
+      while (rawLen > 0 && (b[from + rawLen] & 0xC0) == 0x80) {
         rawLen--;
       }
     }
-    pos = i + 1;
+    pos = next;
     line++;
     return new CsvRecord(
-        startLine, CsvFields.packLine(buf, from, len, starts, ends, fields, rawLen), null);
+        startLine, CsvFields.packLine(b, from, len, starts, ends, fields, rawLen), null);
+  }
+
+  private static final int PLAIN = 0;
+  private static final int FIELD_END = 1;
+  private static final int TERMINATOR = 2;
+  private static final int NOT_PLAIN = 3;
+
+  /**
+   * What byte {@code at} is to a line without quotes: a field's end, the line's end (LF, or CR
+   * followed by LF), nothing special, or the end of the one-pass path (a quote, a lone CR, a CR at
+   * the buffer's end).
+   */
+  private int special(byte[] b, int at, int lim) {
+    int c = b[at];
+    if (c == '\n') {
+      return TERMINATOR;
+    }
+    if (c == '\r') {
+      return at + 1 < lim && b[at + 1] == '\n' ? TERMINATOR : NOT_PLAIN;
+    }
+    if (c == (byte) quote) {
+      return NOT_PLAIN;
+    }
+    return c == (byte) delimiter ? FIELD_END : PLAIN;
+  }
+
+  private static final VarHandle WORD =
+      MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
+  private static final long ONES = 0x0101_0101_0101_0101L;
+  private static final long HIGHS = 0x8080_8080_8080_8080L;
+  private static final long LOWS = 0x7F7F_7F7F_7F7F_7F7FL;
+  private static final long LFS = '\n' * ONES;
+  private static final long CRS = '\r' * ONES;
+
+  /** The high bit of each byte of {@code x} that is zero, and no other bit (no borrows). */
+  private static long zeros(long x) {
+    return ~(((x & LOWS) + LOWS) | x | LOWS);
   }
 
   private int consume() throws IOException {

@@ -1,6 +1,9 @@
 package io.psiflink.connectors;
 
 import io.psiflink.api.ColumnType;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
 import java.util.Base64;
 
@@ -58,8 +61,7 @@ public final class CsvValues {
 
   /**
    * The value of a non-NULL field from its UTF-8 bytes {@code b[from, to)}: exactly {@link
-   * #parse(String, ColumnType)} of their text, with no String made for a number (the CSV source's
-   * path, {@link CsvFieldDecoder}).
+   * #parse(String, ColumnType)} of their text, with no String made for a number.
    *
    * @throws IllegalArgumentException if the text is not a value of the type
    */
@@ -68,13 +70,48 @@ public final class CsvValues {
       return parse("", type);
     }
     return switch (type) {
+      case STRING -> text(b, from, to);
+      case BYTES -> parse(text(b, from, to), type);
+      default -> value(parseBits(b, from, to, type), type);
+    };
+  }
+
+  /**
+   * The value of a non-empty field from its UTF-8 bytes {@code b[from, to)}, for the fixed-size
+   * types as one long, exactly {@link #parse(String, ColumnType)}'s value: INT and BIGINT the
+   * number, DOUBLE its raw bits, FLOAT its raw bits in the low 32, BOOLEAN 0 or 1 ({@link #value}
+   * turns it back). STRING is 0; BYTES is 0 once the Base64 was checked. The CSV source's checking
+   * step ({@link CsvFieldDecoder#check}) stores it in the packed record.
+   *
+   * @throws IllegalArgumentException if the text is not a value of the type
+   */
+  static long parseBits(byte[] b, int from, int to, ColumnType type) {
+    return switch (type) {
       case INT -> toInt(parseInteger(b, from, to));
       case BIGINT -> parseInteger(b, from, to);
       case DOUBLE -> {
         double fast = fastDouble(b, from, to);
-        yield fast == fast ? fast : parseDouble(text(b, from, to));
+        yield Double.doubleToRawLongBits(fast == fast ? fast : parseDouble(text(b, from, to)));
       }
-      default -> parse(text(b, from, to), type);
+      case FLOAT -> Float.floatToRawIntBits(parseFloat(text(b, from, to))) & 0xFFFF_FFFFL;
+      case BOOLEAN -> parseBoolean(text(b, from, to)) ? 1 : 0;
+      case BYTES -> {
+        Base64.getDecoder().decode(text(b, from, to));
+        yield 0;
+      }
+      case STRING -> 0;
+    };
+  }
+
+  /** The value of a fixed-size type whose {@link #parseBits} are {@code bits}. */
+  static Object value(long bits, ColumnType type) {
+    return switch (type) {
+      case INT -> (int) bits;
+      case BIGINT -> bits;
+      case DOUBLE -> Double.longBitsToDouble(bits);
+      case FLOAT -> Float.intBitsToFloat((int) bits);
+      case BOOLEAN -> bits != 0;
+      case STRING, BYTES -> throw new IllegalArgumentException(type + " is not of fixed size");
     };
   }
 
@@ -183,6 +220,14 @@ public final class CsvValues {
     }
     // accumulate negatively: Long.MIN_VALUE has no positive counterpart
     long v = 0;
+    // the first 16 digits eight at a time (they cannot overflow), the rest one by one
+    for (int chunk = 0; chunk < 2 && to - i >= 8; chunk++, i += 8) {
+      long x = (long) WORD.get(b, i);
+      if (!eightDigits(x)) {
+        break;
+      }
+      v = v * 100_000_000 - eightDigitsValue(x);
+    }
     for (; i < to; i++) {
       int d = b[i] - '0';
       if (d < 0 || d > 9) {
@@ -197,6 +242,24 @@ public final class CsvValues {
       throw new NumberFormatException("out of range");
     }
     return negative ? v : -v;
+  }
+
+  private static final VarHandle WORD =
+      MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
+
+  /** Whether the eight bytes of {@code x} (first in the low byte) are all ASCII digits. */
+  private static boolean eightDigits(long x) {
+    long high = x & 0xF0F0_F0F0_F0F0_F0F0L; // 3 for '0' to '9'
+    long pastNine = ((x + 0x0606_0606_0606_0606L) & 0xF0F0_F0F0_F0F0_F0F0L) >>> 4; // 3 up to '9'
+    return (high | pastNine) == 0x3333_3333_3333_3333L;
+  }
+
+  /** The number that eight ASCII digits read as {@code x} (first in the low byte) spell. */
+  private static long eightDigitsValue(long x) {
+    long d = x - 0x3030_3030_3030_3030L;
+    d = (d * 10 + (d >>> 8)) & 0x00FF_00FF_00FF_00FFL; // 16-bit lane j: digits 2j, 2j + 1
+    d = (d * 100 + (d >>> 16)) & 0x0000_FFFF_0000_FFFFL; // 32-bit lane j: digits 4j to 4j + 3
+    return (d & 0xFFFF_FFFFL) * 10_000 + (d >>> 32);
   }
 
   private static int toInt(long v) {

@@ -11,18 +11,18 @@ import org.apache.flink.util.OutputTag;
  * {@link ReadCounts} on a side output, so that a {@link BadRowGate} can judge the table while the
  * job runs (accumulators are only seen after it finished).
  */
-final class ParseOperator extends ProcessOperator<Row, Row> implements BoundedOneInput {
+final class ParseOperator<T> extends ProcessOperator<Row, T> implements BoundedOneInput {
   private static final long serialVersionUID = 1L;
 
   private final OutputTag<ReadCounts> counts;
 
-  ParseOperator(RowParser parser, OutputTag<ReadCounts> counts) {
+  ParseOperator(RowParser<T> parser, OutputTag<ReadCounts> counts) {
     super(parser);
     this.counts = counts;
   }
 
   @Override
   public void endInput() {
-    output.collect(counts, new StreamRecord<>(((RowParser) userFunction).counts()));
+    output.collect(counts, new StreamRecord<>(((RowParser<?>) userFunction).counts()));
   }
 }

@@ -1,7 +1,10 @@
 package io.psiflink.connectors;
 
+import io.psiflink.api.ColumnType;
 import io.psiflink.api.JobMetricNames;
 import io.psiflink.api.JobMetricNames.Accumulators;
+import io.psiflink.connectors.row.RecordView;
+import io.psiflink.connectors.row.RowView;
 import io.psiflink.connectors.row.Utf8;
 import org.apache.flink.api.common.accumulators.LongCounter;
 import org.apache.flink.api.common.functions.OpenContext;
@@ -23,8 +26,14 @@ import org.apache.flink.util.OutputTag;
  * would look complete. They count as quarantined and, separately, as {@code
  * <name>.rowsWithNullKeyQuarantined}. So are rows whose string key has an unpaired surrogate (no
  * exact UTF-8 encoding, so no token of its own).
+ *
+ * <p>It emits typed {@code Row}s, or (CSV, for a consumer that only reads fields through a {@link
+ * RecordView}) the packed records themselves once checked: the same records pass and fail either
+ * way.
+ *
+ * @param <T> {@code Row}, or {@code byte[]} for packed CSV records
  */
-final class RowParser extends ProcessFunction<Row, Row> {
+final class RowParser<T> extends ProcessFunction<Row, T> {
   private static final long serialVersionUID = 1L;
 
   private final String name;
@@ -32,6 +41,13 @@ final class RowParser extends ProcessFunction<Row, Row> {
   private final OutputTag<BadRow> quarantine;
   private final int[] keyFields;
   private final String[] keyNames;
+  private final ColumnType[] keyTypes;
+
+  /** Reads the emitted records: a {@link RowView}, or the CSV decoder's view of packed records. */
+  private final RecordView<T> view;
+
+  /** Whether the records are emitted as the CSV decoder checked them, not as rows. */
+  private final boolean packed;
 
   private transient Counter rowsRead;
   private transient Counter rowsQuarantined;
@@ -42,18 +58,29 @@ final class RowParser extends ProcessFunction<Row, Row> {
   /**
    * @param keyFields positions of the key columns (a NULL there quarantines the row)
    * @param keyNames their names, for the reason
+   * @param keyTypes their types
+   * @param view a {@link RowView} to emit rows; {@link CsvFieldDecoder#view()} (the decoder being
+   *     that CSV decoder) to emit checked packed records
    */
   RowParser(
       String name,
       FieldDecoder decoder,
       OutputTag<BadRow> quarantine,
       int[] keyFields,
-      String[] keyNames) {
+      String[] keyNames,
+      ColumnType[] keyTypes,
+      RecordView<T> view) {
     this.name = name;
     this.decoder = decoder;
     this.quarantine = quarantine;
     this.keyFields = keyFields.clone();
     this.keyNames = keyNames.clone();
+    this.keyTypes = keyTypes.clone();
+    this.view = view;
+    this.packed = !(view instanceof RowView);
+    if (packed && !(decoder instanceof CsvFieldDecoder)) {
+      throw new IllegalArgumentException("only CSV records are emitted packed");
+    }
   }
 
   /** What this parallel instance has counted so far. */
@@ -78,25 +105,34 @@ final class RowParser extends ProcessFunction<Row, Row> {
   }
 
   @Override
-  public void processElement(Row record, Context ctx, Collector<Row> out) {
+  @SuppressWarnings("unchecked")
+  public void processElement(Row record, Context ctx, Collector<T> out) {
     String error = SourceRecord.error(record);
     if (error == null) {
       try {
-        Row row = decoder.decode(SourceRecord.payload(record));
-        error = nullKey(row);
+        Object payload = SourceRecord.payload(record);
+        T value;
+        if (packed) {
+          ((CsvFieldDecoder) decoder).check((byte[]) payload);
+          value = (T) payload;
+        } else {
+          value = (T) decoder.decode(payload);
+        }
+        view.set(value);
+        error = nullKey();
         if (error != null) {
           nullKeyAccumulator.add(1L);
-        } else {
-          error = unencodableKey(row);
+        } else if (value instanceof Row row) {
+          error = unencodableKey(row); // packed CSV strings are valid UTF-8: always exact
         }
         if (error != null) {
           String raw = raw(record);
-          quarantine(record, error, ctx, raw != null ? raw : text(row));
+          quarantine(record, error, ctx, raw != null ? raw : text((Row) value));
           return;
         }
         rowsRead.inc();
         readAccumulator.add(1L);
-        out.collect(row);
+        out.collect(value);
         return;
       } catch (RejectedRecord e) {
         error = e.getMessage();
@@ -137,14 +173,14 @@ final class RowParser extends ProcessFunction<Row, Row> {
     return Text.truncateUtf8(sb.toString(), BadRow.RAW_LIMIT);
   }
 
-  /** Why the row's key cannot match, or null if it can. */
-  private String nullKey(Row row) {
+  /** Why the viewed record's key cannot match, or null if it can. */
+  private String nullKey() {
     for (int i = 0; i < keyFields.length; i++) {
-      Object v = row.getField(keyFields[i]);
-      if (v == null) {
+      if (view.isNull(keyFields[i])) {
         return "column '" + keyNames[i] + "': NULL in a join key column (it can never match)";
       }
-      if ((v instanceof Double d && d.isNaN()) || (v instanceof Float f && f.isNaN())) {
+      if (keyTypes[i].keyClass() == ColumnType.KeyClass.FLOATING
+          && Double.isNaN(view.getDouble(keyFields[i]))) {
         return "column '" + keyNames[i] + "': NaN in a join key column (it can never match)";
       }
     }

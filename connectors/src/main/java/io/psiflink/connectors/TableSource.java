@@ -1,8 +1,13 @@
 package io.psiflink.connectors;
 
+import io.psiflink.api.ColumnType;
 import io.psiflink.api.TableSchema;
+import io.psiflink.connectors.row.RecordView;
+import io.psiflink.connectors.row.RowView;
+import java.util.Arrays;
 import java.util.List;
 import org.apache.flink.api.common.eventtime.WatermarkStrategy;
+import org.apache.flink.api.common.typeinfo.PrimitiveArrayTypeInfo;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
 import org.apache.flink.connector.file.src.FileSource;
 import org.apache.flink.core.fs.Path;
@@ -28,7 +33,7 @@ public final class TableSource {
   private TableSource() {}
 
   /** Reads with the default {@link CsvOptions}. */
-  public static SourceResult read(
+  public static SourceResult<Row> read(
       StreamExecutionEnvironment env, String name, String path, TableSchema schema)
       throws TableException {
     return read(env, name, path, schema, CsvOptions.DEFAULT);
@@ -41,7 +46,7 @@ public final class TableSource {
    * @param schema the columns to read, in file order for CSV (the header of every file must list
    *     exactly these names); for Avro a subset of each file's columns, found by name, in any order
    */
-  public static SourceResult read(
+  public static SourceResult<Row> read(
       StreamExecutionEnvironment env, String name, String path, TableSchema schema, CsvOptions csv)
       throws TableException {
     return read(env, name, path, schema, csv, List.of());
@@ -51,13 +56,43 @@ public final class TableSource {
    * Reads as the other {@code read}; {@code path} may also be a JDBC URL ({@link JdbcTable}), and
    * rows with a NULL (or NaN) in one of {@code keyColumns} are quarantined ({@link RowParser}).
    */
-  public static SourceResult read(
+  @SuppressWarnings("unchecked")
+  public static SourceResult<Row> read(
       StreamExecutionEnvironment env,
       String name,
       String path,
       TableSchema schema,
       CsvOptions csv,
       List<String> keyColumns)
+      throws TableException {
+    return (SourceResult<Row>) open(env, name, path, schema, csv, keyColumns, false);
+  }
+
+  /**
+   * Reads as {@link #read(StreamExecutionEnvironment, String, String, TableSchema, CsvOptions,
+   * List)}, for a consumer that reads the fields through the result's {@code view} and needs no
+   * {@code Row}: a CSV table's records then stay packed as read (checked, with their numbers
+   * parsed: no object per field); other formats give rows.
+   */
+  public static SourceResult<?> readRecords(
+      StreamExecutionEnvironment env,
+      String name,
+      String path,
+      TableSchema schema,
+      CsvOptions csv,
+      List<String> keyColumns)
+      throws TableException {
+    return open(env, name, path, schema, csv, keyColumns, true);
+  }
+
+  private static SourceResult<?> open(
+      StreamExecutionEnvironment env,
+      String name,
+      String path,
+      TableSchema schema,
+      CsvOptions csv,
+      List<String> keyColumns,
+      boolean packed)
       throws TableException {
     int[] keyFields = new int[keyColumns.size()];
     for (int i = 0; i < keyFields.length; i++) {
@@ -69,10 +104,11 @@ public final class TableSource {
                   () -> new TableException("key column '" + k + "' is not a column of " + schema));
     }
     String[] keyNames = keyColumns.toArray(String[]::new);
+    ColumnType[] keyTypes =
+        Arrays.stream(keyFields).mapToObj(f -> schema.column(f).type()).toArray(ColumnType[]::new);
     if (JdbcTable.isJdbc(path)) {
       JdbcTable table = JdbcTable.parse(path);
       return parsed(
-          env,
           name,
           table.toString(),
           schema,
@@ -81,8 +117,10 @@ public final class TableSource {
               WatermarkStrategy.noWatermarks(),
               "read " + name),
           FieldDecoder.PASS_THROUGH,
+          false,
           keyFields,
-          keyNames);
+          keyNames,
+          keyTypes);
     }
     TableFiles table = TableFiles.of(path);
     List<String> files = table.files();
@@ -128,39 +166,72 @@ public final class TableSource {
             .setFileEnumerator(ListedFileEnumerator::new)
             .build();
     return parsed(
-        env,
         name,
         path,
         schema,
         env.fromSource(source, WatermarkStrategy.noWatermarks(), "read " + name),
         decoder,
+        packed && decoder instanceof CsvFieldDecoder,
         keyFields,
-        keyNames);
+        keyNames,
+        keyTypes);
   }
 
-  private static SourceResult parsed(
-      StreamExecutionEnvironment env,
+  private static SourceResult<?> parsed(
       String name,
       String path,
       TableSchema schema,
       DataStreamSource<Row> records,
       FieldDecoder decoder,
+      boolean packed,
       int[] keyFields,
-      String[] keyNames) {
+      String[] keyNames,
+      ColumnType[] keyTypes) {
+    DataStream<Row> described =
+        records.setDescription(
+            "read " + name + " from " + path); // names over 80 characters get truncated
+    return packed
+        ? parsed(
+            described,
+            name,
+            decoder,
+            PrimitiveArrayTypeInfo.BYTE_PRIMITIVE_ARRAY_TYPE_INFO,
+            ((CsvFieldDecoder) decoder).view(),
+            keyFields,
+            keyNames,
+            keyTypes)
+        : parsed(
+            described,
+            name,
+            decoder,
+            FlinkTypes.rowType(schema),
+            new RowView(),
+            keyFields,
+            keyNames,
+            keyTypes);
+  }
+
+  private static <T> SourceResult<T> parsed(
+      DataStream<Row> records,
+      String name,
+      FieldDecoder decoder,
+      TypeInformation<T> type,
+      RecordView<T> view,
+      int[] keyFields,
+      String[] keyNames,
+      ColumnType[] keyTypes) {
     OutputTag<BadRow> quarantine =
         new OutputTag<>("quarantine-" + name, TypeInformation.of(BadRow.class));
     OutputTag<ReadCounts> counts =
         new OutputTag<>("counts-" + name, TypeInformation.of(ReadCounts.class));
-    SingleOutputStreamOperator<Row> rows =
-        records
-            .setDescription(
-                "read " + name + " from " + path) // names over 80 characters get truncated
-            .transform(
-                "parse " + name,
-                FlinkTypes.rowType(schema),
-                new ParseOperator(
-                    new RowParser(name, decoder, quarantine, keyFields, keyNames), counts));
+    SingleOutputStreamOperator<T> rows =
+        records.transform(
+            "parse " + name,
+            type,
+            new ParseOperator<>(
+                new RowParser<>(name, decoder, quarantine, keyFields, keyNames, keyTypes, view),
+                counts));
     DataStream<BadRow> bad = rows.getSideOutput(quarantine);
-    return new SourceResult(rows, bad, rows.getSideOutput(counts));
+    return new SourceResult<>(rows, view, bad, rows.getSideOutput(counts));
   }
 }

@@ -44,7 +44,8 @@ class BadRowGateTest {
 
   private List<Long> run(String limit, String quarantine) throws Exception {
     StreamExecutionEnvironment env = FLINK.batchEnv();
-    SourceResult r = TableSource.read(env, "t", table(), SCHEMA, CsvOptions.DEFAULT, List.of("k"));
+    SourceResult<Row> r =
+        TableSource.read(env, "t", table(), SCHEMA, CsvOptions.DEFAULT, List.of("k"));
     r.rows().sinkTo(new org.apache.flink.streaming.api.functions.sink.v2.DiscardingSink<>());
     DataStream<Long> written =
         quarantine == null ? null : QuarantineSink.writeFiles(r.quarantined(), quarantine);

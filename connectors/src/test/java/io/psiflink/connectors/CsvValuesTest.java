@@ -50,7 +50,7 @@ class CsvValuesTest {
   @Test
   void onePassNumberParsersAgreeWithTheJdk() {
     SplittableRandom r = new SplittableRandom(5);
-    String alphabet = "0123456789.-+e";
+    String alphabet = "0123456789.-+e/:"; // "/" and ":" border the digits
     for (int i = 0; i < 300_000; i++) {
       String t;
       switch (i % 3) {

@@ -127,8 +127,8 @@ class HdfsTableTest {
     TableSchema b = SchemaDiscovery.discover(avroPath);
 
     StreamExecutionEnvironment env = FLINK.batchEnv();
-    SourceResult ra = TableSource.read(env, "a", csvPath, typedA);
-    SourceResult rb = TableSource.read(env, "b", avroPath, b);
+    SourceResult<Row> ra = TableSource.read(env, "a", csvPath, typedA);
+    SourceResult<Row> rb = TableSource.read(env, "b", avroPath, b);
     TableSink.write(ra.rows(), typedA, root + "/out/a", TableFormat.AVRO);
     TableSink.write(rb.rows(), b, root + "/out/b", TableFormat.AVRO);
     TableSink.write(rb.rows(), b, root + "/out/b-csv", TableFormat.CSV);
@@ -183,7 +183,7 @@ class HdfsTableTest {
                 new Column("spend", ColumnType.BIGINT, true)));
 
     StreamExecutionEnvironment env = FLINK.batchEnv();
-    SourceResult r = TableSource.read(env, "parts", dir, schema);
+    SourceResult<Row> r = TableSource.read(env, "parts", dir, schema);
     CloseableIterator<Row> rows = r.rows().collectAsync();
     CloseableIterator<BadRow> bad = r.quarantined().collectAsync();
     env.execute("hdfs parts");
@@ -234,7 +234,7 @@ class HdfsTableTest {
     String out = root + "/out/p.parquet";
     StagedOutput staged = StagedOutput.prepare(out);
     StreamExecutionEnvironment env = FLINK.batchEnv();
-    SourceResult r = TableSource.read(env, "p", root + "/in/p", schema);
+    SourceResult<Row> r = TableSource.read(env, "p", root + "/in/p", schema);
     TableSink.write(r.rows(), schema, staged.stagingDir(), TableFormat.PARQUET);
     env.execute("hdfs parquet");
     assertTrue(

@@ -92,7 +92,7 @@ class JdbcSourceTest {
 
   private Outcome read(String location, TableSchema schema, List<String> keys) throws Exception {
     StreamExecutionEnvironment env = FLINK.batchEnv();
-    SourceResult read = TableSource.read(env, "t", location, schema, CsvOptions.DEFAULT, keys);
+    SourceResult<Row> read = TableSource.read(env, "t", location, schema, CsvOptions.DEFAULT, keys);
     // which parallel readers produced rows: the subtask index of the (chained) parser's map
     CloseableIterator<Integer> subtasks =
         read.rows()

@@ -103,7 +103,7 @@ class ParquetTableTest {
 
   private Outcome read(String path, TableSchema schema) throws Exception {
     StreamExecutionEnvironment env = FLINK.batchEnv();
-    SourceResult read = TableSource.read(env, "t", path, schema);
+    SourceResult<Row> read = TableSource.read(env, "t", path, schema);
     CloseableIterator<Row> rows = read.rows().collectAsync();
     CloseableIterator<BadRow> bad = read.quarantined().collectAsync();
     JobExecutionResult result = env.execute("read parquet");

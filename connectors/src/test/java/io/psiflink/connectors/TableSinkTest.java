@@ -149,7 +149,7 @@ class TableSinkTest {
     int n = 0;
     for (String d : List.of(avroDir, dir.resolve("out-csv").toString())) {
       for (String f : names(Path.of(d))) {
-        SourceResult r = TableSource.read(env2, "part" + n++, d + "/" + f, WIDE);
+        SourceResult<Row> r = TableSource.read(env2, "part" + n++, d + "/" + f, WIDE);
         back = back == null ? r.rows() : back.union(r.rows());
         backBad = backBad == null ? r.quarantined() : backBad.union(r.quarantined());
       }

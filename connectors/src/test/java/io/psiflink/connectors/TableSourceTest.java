@@ -53,7 +53,7 @@ class TableSourceTest {
   private Outcome run(String name, String path, TableSchema schema, CsvOptions csv)
       throws Exception {
     StreamExecutionEnvironment env = FLINK.batchEnv();
-    SourceResult read = TableSource.read(env, name, path, schema, csv);
+    SourceResult<Row> read = TableSource.read(env, name, path, schema, csv);
     assertEquals(FlinkTypes.rowType(schema), read.rows().getType());
     CloseableIterator<Row> rows = read.rows().collectAsync();
     CloseableIterator<BadRow> bad = read.quarantined().collectAsync();
@@ -461,7 +461,7 @@ class TableSourceTest {
             + "4,d,40,4.0,\n",
         StandardCharsets.UTF_8);
     StreamExecutionEnvironment env = FLINK.batchEnv();
-    SourceResult read =
+    SourceResult<Row> read =
         TableSource.read(
             env, "k", file.toString(), PEOPLE, CsvOptions.DEFAULT, List.of("name", "score"));
     CloseableIterator<Row> rows = read.rows().collectAsync();

@@ -19,6 +19,7 @@ import io.psiflink.connectors.StagedOutput;
 import io.psiflink.connectors.TableSink;
 import io.psiflink.connectors.TableSource;
 import io.psiflink.connectors.row.RowCodec;
+import io.psiflink.connectors.row.RowView;
 import io.psiflink.jobs.bin.BinRouting;
 import io.psiflink.jobs.bin.TokenRecord;
 import io.psiflink.jobs.filter.KeyExpressions;
@@ -410,8 +411,13 @@ public final class PrivateJoinJob {
         keepNullKeys
             ? List.of()
             : view.keys().stream().filter(JoinKey::plain).map(k -> k.columns().get(0)).toList();
-    SourceResult source =
-        TableSource.read(env, name, cfg.table(), schema, cfg.csv(), quarantineKeys);
+    // Without WHERE or key expressions the tokenizer is the rows' only reader: it reads their
+    // fields where they are (a CSV table's records stay packed as read, no object per field).
+    boolean sqlOnRows = view.computedKeys() || !view.wherePredicate().isEmpty();
+    SourceResult<?> source =
+        sqlOnRows
+            ? TableSource.read(env, name, cfg.table(), schema, cfg.csv(), quarantineKeys)
+            : TableSource.readRecords(env, name, cfg.table(), schema, cfg.csv(), quarantineKeys);
     DataStream<Long> written =
         quarantine == null
             ? null
@@ -426,31 +432,29 @@ public final class PrivateJoinJob {
             "party " + cfg.party() + ": table " + name,
             cfg.quarantine(),
             outputParty ? "; the output was not written" : "");
-    DataStream<Row> rows = source.rows();
-    if (view.computedKeys()) {
+    SourceResult<?> records = source;
+    if (sqlOnRows) {
+      @SuppressWarnings("unchecked")
+      DataStream<Row> rows = (DataStream<Row>) source.rows();
       StreamTableEnvironment tEnv =
           StreamTableEnvironment.create(
               env, EnvironmentSettings.newInstance().inBatchMode().build());
-      rows = KeyExpressions.apply(tEnv, rows, schema, view.wherePredicate(), view.keys(), keys);
-    } else if (!view.wherePredicate().isEmpty()) {
-      StreamTableEnvironment tEnv =
-          StreamTableEnvironment.create(
-              env, EnvironmentSettings.newInstance().inBatchMode().build());
-      rows = WhereFilter.apply(tEnv, rows, schema, view.wherePredicate());
+      rows =
+          view.computedKeys()
+              ? KeyExpressions.apply(tEnv, rows, schema, view.wherePredicate(), view.keys(), keys)
+              : WhereFilter.apply(tEnv, rows, schema, view.wherePredicate());
+      records = new SourceResult<>(rows, new RowView(), source.quarantined(), source.counts());
     }
     SingleOutputStreamOperator<byte[]> tokenized =
-        rows.transform(
-            JobMetricNames.tokenizeOperator(name),
-            PrimitiveArrayTypeInfo.BYTE_PRIMITIVE_ARRAY_TYPE_INFO,
-            new TokenizeOperator(
-                name,
-                KeyExpressions.fields(schema, view.keys()),
-                keys.stream().map(Column::type).toArray(ColumnType[]::new),
-                indices(schema, kept),
-                keptCodec,
-                JobSecrets.CACHE_NAME,
-                secrets.bins(),
-                keepNullKeys && !query.countOnly() ? output : null));
+        tokenize(
+            records,
+            name,
+            KeyExpressions.fields(schema, view.keys()),
+            keys.stream().map(Column::type).toArray(ColumnType[]::new),
+            indices(schema, kept),
+            keptCodec,
+            secrets.bins(),
+            keepNullKeys && !query.countOnly() ? output : null);
     // With the prefilter only the candidates go on: they are the rows to intersect.
     DataStream<byte[]> toBins = tokenized;
     DataStream<byte[]> nonCandidates = null;
@@ -504,6 +508,33 @@ public final class PrivateJoinJob {
       joined.sinkTo(new DiscardingSink<>()).name("no output at party " + role.label());
     }
     return env;
+  }
+
+  /** Phase 2: {@link TokenizeOperator} over the records {@code source.view()} reads. */
+  private static <T> SingleOutputStreamOperator<byte[]> tokenize(
+      SourceResult<T> source,
+      String name,
+      int[] keyFields,
+      ColumnType[] keyTypes,
+      int[] keptFields,
+      RowCodec keptCodec,
+      int bins,
+      int[] nullKeyOutput) {
+    return source
+        .rows()
+        .transform(
+            JobMetricNames.tokenizeOperator(name),
+            PrimitiveArrayTypeInfo.BYTE_PRIMITIVE_ARRAY_TYPE_INFO,
+            new TokenizeOperator<>(
+                name,
+                source.view(),
+                keyFields,
+                keyTypes,
+                keptFields,
+                keptCodec,
+                JobSecrets.CACHE_NAME,
+                bins,
+                nullKeyOutput));
   }
 
   /**

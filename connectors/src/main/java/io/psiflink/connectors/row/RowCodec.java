@@ -2,6 +2,9 @@ package io.psiflink.connectors.row;
 
 import io.psiflink.api.ColumnType;
 import java.io.Serializable;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 import java.util.List;
@@ -39,25 +42,35 @@ public final class RowCodec implements Serializable {
    * reuses one buffer instead of allocating per row.
    */
   public void encode(Row row, int[] fields, Out out) {
+    encode(new RowView().set(row), fields, out, new RecordView.Bytes());
+  }
+
+  /**
+   * Appends the encoding of field {@code fields[i]} of the viewed record for every i to {@code
+   * out}, the same bytes as for the {@code Row} of the same values; {@code bytes} is scratch space.
+   */
+  public void encode(RecordView<?> record, int[] fields, Out out, RecordView.Bytes bytes) {
     if (fields.length != types.length) {
       throw new IllegalArgumentException(
           "expected " + types.length + " fields, got " + fields.length);
     }
     for (int i = 0; i < fields.length; i++) {
-      Object v = row.getField(fields[i]);
-      if (v == null) {
+      int f = fields[i];
+      if (record.isNull(f)) {
         out.put(0);
         continue;
       }
       out.put(1);
       switch (types[i]) {
-        case BOOLEAN -> out.put(((Boolean) v) ? 1 : 0);
-        case INT -> out.putInt((Integer) v);
-        case BIGINT -> out.putLong((Long) v);
-        case FLOAT -> out.putInt(Float.floatToRawIntBits((Float) v));
-        case DOUBLE -> out.putLong(Double.doubleToRawLongBits((Double) v));
-        case STRING -> out.putBytes(((String) v).getBytes(StandardCharsets.UTF_8));
-        case BYTES -> out.putBytes((byte[]) v);
+        case BOOLEAN -> out.put(record.getBoolean(f) ? 1 : 0);
+        case INT -> out.putInt((int) record.getLong(f));
+        case BIGINT -> out.putLong(record.getLong(f));
+        case FLOAT -> out.putInt(Float.floatToRawIntBits(record.getFloat(f)));
+        case DOUBLE -> out.putLong(Double.doubleToRawLongBits(record.getDouble(f)));
+        case STRING, BYTES -> {
+          record.bytes(f, false, bytes);
+          out.putBytes(bytes.array(), bytes.offset(), bytes.length());
+        }
       }
     }
   }
@@ -150,16 +163,20 @@ public final class RowCodec implements Serializable {
     return types[i];
   }
 
+  /** The big-endian int at {@code b[p, p + 4)}. */
   public static int getInt(byte[] b, int p) {
-    return (b[p] & 0xff) << 24
-        | (b[p + 1] & 0xff) << 16
-        | (b[p + 2] & 0xff) << 8
-        | (b[p + 3] & 0xff);
+    return (int) INT.get(b, p);
   }
 
+  /** The big-endian long at {@code b[p, p + 8)}. */
   public static long getLong(byte[] b, int p) {
-    return ((long) getInt(b, p) << 32) | (getInt(b, p + 4) & 0xffffffffL);
+    return (long) LONG.get(b, p);
   }
+
+  private static final VarHandle INT =
+      MethodHandles.byteArrayViewVarHandle(int[].class, ByteOrder.BIG_ENDIAN);
+  private static final VarHandle LONG =
+      MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.BIG_ENDIAN);
 
   /**
    * A growable byte buffer with the encodings used here; not synchronized (ByteArrayOutputStream
@@ -211,11 +228,11 @@ public final class RowCodec implements Serializable {
       putInt((int) x);
     }
 
-    void putBytes(byte[] b) {
-      ensure(Varint.size(b.length) + b.length);
-      size = Varint.put(buf, size, b.length);
-      System.arraycopy(b, 0, buf, size, b.length);
-      size += b.length;
+    void putBytes(byte[] b, int off, int len) {
+      ensure(Varint.size(len) + len);
+      size = Varint.put(buf, size, len);
+      System.arraycopy(b, off, buf, size, len);
+      size += len;
     }
   }
 }

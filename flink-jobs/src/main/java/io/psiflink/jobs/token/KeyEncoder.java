@@ -1,8 +1,8 @@
 package io.psiflink.jobs.token;
 
 import io.psiflink.api.ColumnType;
-import io.psiflink.connectors.row.Utf8;
-import java.nio.charset.StandardCharsets;
+import io.psiflink.connectors.row.RecordView;
+import io.psiflink.connectors.row.RowView;
 import java.util.Arrays;
 import org.apache.flink.types.Row;
 
@@ -31,6 +31,7 @@ public final class KeyEncoder {
   private final ColumnType[] types;
   private byte[] buf = new byte[64];
   private int len;
+  private final RecordView.Bytes bytes = new RecordView.Bytes();
 
   /**
    * @param fields positions of the key columns in the row, in ON order; types their types
@@ -48,32 +49,35 @@ public final class KeyEncoder {
    * a string with an unpaired surrogate.
    */
   public boolean encode(Row row) {
+    return encode(new RowView().set(row));
+  }
+
+  /** Encodes the key of the viewed record, exactly as {@link #encode(Row)} of the same values. */
+  public boolean encode(RecordView<?> record) {
     len = 0;
     for (int i = 0; i < fields.length; i++) {
-      Object v = row.getField(fields[i]);
-      if (v == null) {
+      int f = fields[i];
+      if (record.isNull(f)) {
         return false;
       }
       ColumnType.KeyClass kc = types[i].keyClass();
       put((byte) (kc.ordinal() + 1));
       switch (kc) {
-        case INTEGER -> putLong(((Number) v).longValue());
+        case INTEGER -> putLong(record.getLong(f));
         case FLOATING -> {
-          double d = ((Number) v).doubleValue();
+          double d = record.getDouble(f);
           if (Double.isNaN(d)) {
             return false;
           }
           putLong(Double.doubleToLongBits(d == 0.0 ? 0.0 : d));
         }
-        case STRING -> {
-          String str = (String) v;
-          if (Utf8.unpairedSurrogate(str) >= 0) {
+        case STRING, BYTES -> {
+          if (!record.bytes(f, true, bytes)) {
             return false;
           }
-          putBytes(str.getBytes(StandardCharsets.UTF_8));
+          putBytes(bytes.array(), bytes.offset(), bytes.length());
         }
-        case BOOLEAN -> put((byte) (((Boolean) v) ? 1 : 0));
-        case BYTES -> putBytes((byte[]) v);
+        case BOOLEAN -> put((byte) (record.getBoolean(f) ? 1 : 0));
       }
     }
     return true;
@@ -105,14 +109,13 @@ public final class KeyEncoder {
     }
   }
 
-  private void putBytes(byte[] b) {
-    ensure(4 + b.length);
-    int n = b.length;
+  private void putBytes(byte[] b, int off, int n) {
+    ensure(4 + n);
     buf[len++] = (byte) (n >>> 24);
     buf[len++] = (byte) (n >>> 16);
     buf[len++] = (byte) (n >>> 8);
     buf[len++] = (byte) n;
-    System.arraycopy(b, 0, buf, len, n);
+    System.arraycopy(b, off, buf, len, n);
     len += n;
   }
 }

@@ -2,6 +2,7 @@ package io.psiflink.jobs.token;
 
 import io.psiflink.api.ColumnType;
 import io.psiflink.api.JobMetricNames.Accumulators;
+import io.psiflink.connectors.row.RecordView;
 import io.psiflink.connectors.row.RowCodec;
 import io.psiflink.jobs.bin.TokenRecord;
 import io.psiflink.jobs.payload.JoinKindOutput;
@@ -15,7 +16,6 @@ import org.apache.flink.streaming.api.operators.AbstractStreamOperator;
 import org.apache.flink.streaming.api.operators.BoundedOneInput;
 import org.apache.flink.streaming.api.operators.OneInputStreamOperator;
 import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
-import org.apache.flink.types.Row;
 import org.apache.flink.util.OutputTag;
 
 /**
@@ -26,14 +26,17 @@ import org.apache.flink.util.OutputTag;
  * or anti-join they belong to the output (SQL: no match exists for them): they go to {@link
  * #NULL_KEY_ROWS} as output rows, B's columns NULL.
  */
-public final class TokenizeOperator extends AbstractStreamOperator<byte[]>
-    implements OneInputStreamOperator<Row, byte[]>, BoundedOneInput {
+public final class TokenizeOperator<T> extends AbstractStreamOperator<byte[]>
+    implements OneInputStreamOperator<T, byte[]>, BoundedOneInput {
   private static final long serialVersionUID = 1L;
 
   /** The side output of the output rows of A's rows whose key is NULL (LEFT and anti-joins). */
   public static final OutputTag<byte[]> NULL_KEY_ROWS =
       new OutputTag<>(
           "rows with a NULL key", PrimitiveArrayTypeInfo.BYTE_PRIMITIVE_ARRAY_TYPE_INFO);
+
+  /** Reads the input records' fields: {@code Row}s or the CSV source's packed records. */
+  private final RecordView<T> view;
 
   private final int[] keyFields;
   private final ColumnType[] keyTypes;
@@ -54,6 +57,7 @@ public final class TokenizeOperator extends AbstractStreamOperator<byte[]>
   private transient KeyEncoder encoder;
   private transient Tokenizer tokenizer;
   private transient RowCodec.Out kept;
+  private transient RecordView.Bytes bytes;
   // the batch's kept columns: row i is keptData[keptEnds[i-1], keptEnds[i])
   private transient byte[] keptData;
   private transient int[] keptEnds;
@@ -67,6 +71,7 @@ public final class TokenizeOperator extends AbstractStreamOperator<byte[]>
 
   /**
    * @param name the table's name in the query ("a" or "b"), prefix of the accumulators
+   * @param view reads the fields of the input records (the source's {@code view})
    * @param secretsName the distributed-cache name of the session's {@link JobSecrets} (token key
    *     and bin seed), so that the keys never enter the job graph
    * @param nullKeyOutput for the output party of a LEFT or anti-join, per output column its source
@@ -75,6 +80,7 @@ public final class TokenizeOperator extends AbstractStreamOperator<byte[]>
    */
   public TokenizeOperator(
       String name,
+      RecordView<T> view,
       int[] keyFields,
       ColumnType[] keyTypes,
       int[] keptFields,
@@ -84,6 +90,7 @@ public final class TokenizeOperator extends AbstractStreamOperator<byte[]>
       int[] nullKeyOutput) {
     this.nullKeyOutput = nullKeyOutput == null ? null : nullKeyOutput.clone();
     this.name = name;
+    this.view = view;
     this.keyFields = keyFields.clone();
     this.keyTypes = keyTypes.clone();
     this.keptFields = keptFields.clone();
@@ -99,6 +106,7 @@ public final class TokenizeOperator extends AbstractStreamOperator<byte[]>
     JobSecrets secrets = JobSecrets.fromCache(getRuntimeContext(), secretsName);
     tokenizer = new Tokenizer(secrets.tokenKey(), secrets.binSeed(), bins);
     kept = new RowCodec.Out();
+    bytes = new RecordView.Bytes();
     keptData = new byte[Tokenizer.BATCH * 32];
     keptEnds = new int[Tokenizer.BATCH];
     reuse = new StreamRecord<>(null);
@@ -117,10 +125,10 @@ public final class TokenizeOperator extends AbstractStreamOperator<byte[]>
   }
 
   @Override
-  public void processElement(StreamRecord<Row> element) {
-    Row row = element.getValue();
+  public void processElement(StreamRecord<T> element) {
+    RecordView<T> row = view.set(element.getValue());
     kept.reset();
-    keptCodec.encode(row, keptFields, kept);
+    keptCodec.encode(row, keptFields, kept, bytes);
     if (!encoder.encode(row)) {
       nullKeys.inc();
       nullKeysAcc.add(1);
