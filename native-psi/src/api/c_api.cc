@@ -115,6 +115,18 @@ void copy_error(char* err, size_t cap, const std::string& msg) {
   err[n] = '\0';
 }
 
+// Whether this CPU has the instructions psi-native is built for; if not, err names the missing
+// ones.
+bool cpu_supported(char* err, size_t err_cap) {
+  if (const char* missing = psi::missing_cpu_feature()) {
+    copy_error(
+        err, err_cap,
+        std::string("this CPU lacks the ") + missing + " instructions psi-native is built for");
+    return false;
+  }
+  return true;
+}
+
 // The keyed objects without a session (psi_filter_positions, psi_token_prf) are a handle holding
 // impl and the error text of its last failed call. create_handle is what creating one takes: out
 // and the CPU checked, impl made by make(&impl) (a Status), exceptions turned into codes and err.
@@ -126,10 +138,7 @@ psi_status create_handle(Handle** out, char* err, size_t err_cap, Make&& make) {
       return PSI_ERR_ARGUMENT;
     }
     *out = nullptr;
-    if (const char* missing = psi::missing_cpu_feature()) {
-      copy_error(
-          err, err_cap,
-          std::string("this CPU lacks the ") + missing + " instructions psi-native is built for");
+    if (!cpu_supported(err, err_cap)) {
       return PSI_ERR_ARGUMENT;
     }
     decltype(Handle::impl) impl;
@@ -246,10 +255,7 @@ psi_status psi_session_create(const char* protocol, int role, const char* params
       return PSI_ERR_ARGUMENT;
     }
     *out = nullptr;
-    if (const char* missing = psi::missing_cpu_feature()) {
-      copy_error(
-          err, err_cap,
-          std::string("this CPU lacks the ") + missing + " instructions psi-native is built for");
+    if (!cpu_supported(err, err_cap)) {
       return PSI_ERR_ARGUMENT;
     }
     if (!sodium_ready()) {
