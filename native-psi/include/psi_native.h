@@ -74,7 +74,9 @@ typedef enum {
 typedef enum {
   PSI_ROLE_RECEIVER = 0, /* learns the intersection (KKRT: the cuckoo-hashing OPRF receiver) */
   PSI_ROLE_SENDER = 1,
-  PSI_ROLE_HELPER = 2 /* third party of server-aided / multi-party protocols */
+  PSI_ROLE_HELPER = 2,  /* third party of server-aided protocols */
+  PSI_ROLE_PARTY = 3,   /* party i of n of a multiparty protocol (parameters parties, index) */
+  PSI_ROLE_PROVIDER = 4 /* the outsourcing provider of a multiparty protocol: holds no set */
 } psi_role;
 
 typedef enum { PSI_PHASE_SETUP = 0, PSI_PHASE_ONLINE = 1 } psi_phase;
@@ -118,10 +120,11 @@ typedef enum {
 } psi_output;
 
 typedef struct {
-  const char* name;                      /* the name psi_session_create takes, e.g. "kkrt" */
-  const char* summary;                   /* one line for help texts and error messages */
-  uint32_t parties;                      /* parties taking part in one run (2 for kkrt and ecdh) */
-  uint32_t role_count;                   /* entries used in roles[] (<= PSI_PROTOCOL_MAX_ROLES) */
+  const char* name;    /* the name psi_session_create takes, e.g. "kkrt" */
+  const char* summary; /* one line for help texts and error messages */
+  uint32_t parties;    /* parties holding sets in one run (2 for kkrt and ecdh); 0: any number >= 2,
+                        * given by the "parties" parameter (mpsi) */
+  uint32_t role_count; /* entries used in roles[] (<= PSI_PROTOCOL_MAX_ROLES) */
   int32_t roles[PSI_PROTOCOL_MAX_ROLES]; /* psi_role values, see the conventions above */
   uint32_t outputs;                      /* PSI_OUTPUT_* bits the "output" parameter accepts */
   uint32_t default_output; /* the one PSI_OUTPUT_* bit used when "output" is not given */
@@ -141,7 +144,8 @@ PSI_API size_t psi_protocol_count(void);
 PSI_API psi_status psi_protocol_info(size_t index, psi_protocol_description* out, size_t out_size);
 PSI_API psi_status psi_protocol_info_by_name(const char* name, psi_protocol_description* out,
                                              size_t out_size);
-/* Name of a psi_role value: "receiver", "sender", "helper"; "unknown" for anything else. Static. */
+/* Name of a psi_role value: "receiver", "sender", "helper", "party", "provider"; "unknown" for
+ * anything else. Static. */
 PSI_API const char* psi_role_name(int role);
 
 /* Creates a session. protocol: a registered name (psi_protocol_info), e.g. "kkrt" or "ecdh"
@@ -166,6 +170,24 @@ PSI_API psi_status psi_set_input(psi_session* s, const uint8_t* elements, size_t
 
 PSI_API psi_status psi_round_feed(psi_session* s, int phase, uint32_t round, const uint8_t* data,
                                   size_t len, int last);
+/* Multiparty protocols ("mpsi"). Every message goes between one party and the provider. A party's
+ * session is driven like a two-party one, with the provider as its peer (rounds alternate: the
+ * party's are even, the provider's odd). The provider's rounds take one message from each of the n
+ * parties: psi_round_feed_from(s, phase, round, peer, ...) as psi_round_feed, for the message of
+ * party `peer` (0 .. n-1, its "index" parameter); the messages of different peers may be fed in
+ * any order and interleaved by chunks; the round's emit may start when every peer's message is
+ * complete (last=1 once per peer), and the message it emits goes unchanged to every party. The
+ * provider never calls psi_set_input. psi_round_feed on a provider session and
+ * psi_round_feed_from on any other session are PSI_ERR_ARGUMENT. */
+PSI_API psi_status psi_round_feed_from(psi_session* s, int phase, uint32_t round, uint32_t peer,
+                                       const uint8_t* data, size_t len, int last);
+/* The 32-byte secret the parties of a multiparty run share with each other and with nobody else
+ * (never with the provider): it keys the Bloom filter positions and the blinding of the joint
+ * decryption. Every party of a run passes the same secret before its first online round. On the
+ * provider's session, or on a two-party protocol's, it is PSI_ERR_STATE. */
+#define PSI_GROUP_SECRET_BYTES 32
+PSI_API psi_status psi_set_group_secret(psi_session* s, const uint8_t* key, size_t len);
+
 /* Writes at most cap bytes to out; *written gets the count, *done becomes 1 when the message is
  * complete (the call that sets done may write 0 or more bytes). */
 PSI_API psi_status psi_round_emit(psi_session* s, int phase, uint32_t round, uint8_t* out,

@@ -59,7 +59,7 @@ const char* output_value(uint32_t bit) {
 
 TEST(ProtocolInfo, IndexAndNameGiveTheSameEntries) {
   size_t n = psi_protocol_count();
-  ASSERT_EQ(3u, n);
+  ASSERT_EQ(4u, n);
   std::set<std::string> names;
   for (size_t i = 0; i < n; ++i) {
     psi_protocol_description by_index = info_at(i);
@@ -69,7 +69,7 @@ TEST(ProtocolInfo, IndexAndNameGiveTheSameEntries) {
     ASSERT_EQ(PSI_OK, psi_protocol_info_by_name(by_index.name, &by_name, sizeof by_name));
     EXPECT_EQ(0, std::memcmp(&by_index, &by_name, sizeof by_name)) << by_index.name;
   }
-  EXPECT_EQ((std::set<std::string>{"kkrt", "ecdh", "rr22"}), names);
+  EXPECT_EQ((std::set<std::string>{"kkrt", "ecdh", "rr22", "mpsi"}), names);
   EXPECT_STREQ("rr22", info_at(0).name);  // the order is fixed: index 0 is the default protocol
 }
 
@@ -163,7 +163,9 @@ TEST(ProtocolInfo, RoleNames) {
   EXPECT_STREQ("receiver", psi_role_name(PSI_ROLE_RECEIVER));
   EXPECT_STREQ("sender", psi_role_name(PSI_ROLE_SENDER));
   EXPECT_STREQ("helper", psi_role_name(PSI_ROLE_HELPER));
-  EXPECT_STREQ("unknown", psi_role_name(3));
+  EXPECT_STREQ("party", psi_role_name(PSI_ROLE_PARTY));
+  EXPECT_STREQ("provider", psi_role_name(PSI_ROLE_PROVIDER));
+  EXPECT_STREQ("unknown", psi_role_name(5));
   EXPECT_STREQ("unknown", psi_role_name(-1));
 }
 
@@ -172,6 +174,7 @@ TEST(ProtocolInfo, EveryDescriptionAgreesWithTheProtocolsBehaviour) {
   for (size_t i = 0; i < psi_protocol_count(); ++i) {
     psi_protocol_description d = info_at(i);
     SCOPED_TRACE(d.name);
+    if (d.parties != 2) continue;  // MultipartyDescriptionAgreesWithTheProtocolsBehaviour
     const std::string base = psi_test::sizes(8, 8);
     // every listed role creates a session; HELPER only if listed
     bool helper = false;
@@ -247,4 +250,49 @@ TEST(ProtocolInfo, EveryDescriptionAgreesWithTheProtocolsBehaviour) {
       psi_session_free(s);
     }
   }
+}
+
+// The multiparty entries (parties 0: any number, roles party and provider), against behaviour.
+TEST(ProtocolInfo, MultipartyDescriptionAgreesWithTheProtocolsBehaviour) {
+  size_t seen = 0;
+  for (size_t i = 0; i < psi_protocol_count(); ++i) {
+    psi_protocol_description d = info_at(i);
+    if (d.parties == 2) continue;
+    SCOPED_TRACE(d.name);
+    ++seen;
+    EXPECT_EQ(0u, d.parties);
+    ASSERT_EQ(2u, d.role_count);
+    EXPECT_EQ(PSI_ROLE_PARTY, d.roles[0]);
+    EXPECT_EQ(PSI_ROLE_PROVIDER, d.roles[1]);
+    const std::string party = "parties=3,index=0,set_size=8", provider = "parties=3,set_size=8";
+    EXPECT_EQ(PSI_OK, create(d, PSI_ROLE_PARTY, party));
+    EXPECT_EQ(PSI_OK, create(d, PSI_ROLE_PROVIDER, provider));
+    for (int role : {PSI_ROLE_RECEIVER, PSI_ROLE_SENDER, PSI_ROLE_HELPER})
+      EXPECT_EQ(PSI_ERR_ARGUMENT, create(d, role, party)) << psi_role_name(role);
+    for (uint32_t bit :
+         {PSI_OUTPUT_RECEIVER, PSI_OUTPUT_BOTH, PSI_OUTPUT_CARDINALITY, PSI_OUTPUT_LABELS}) {
+      const psi_status want = (d.outputs & bit) ? PSI_OK : PSI_ERR_ARGUMENT;
+      EXPECT_EQ(want, create(d, PSI_ROLE_PARTY, party + ",output=" + output_value(bit)));
+    }
+    EXPECT_NE(0u, d.default_output & d.outputs);
+    EXPECT_EQ(PSI_ERR_ARGUMENT, create(d, PSI_ROLE_PARTY, party + ",no_such_key=1"));
+    EXPECT_EQ(PSI_ERR_ARGUMENT,
+              create(d, PSI_ROLE_PROVIDER,
+                     "parties=3,fpr=0.5,set_size=" + std::to_string(d.max_set_size)));
+    EXPECT_EQ(PSI_OK, create(d, PSI_ROLE_PROVIDER,
+                             "parties=3,fpr=0.5,set_size=" + std::to_string(d.max_set_size - 1)));
+    for (uint32_t len :
+         {d.element_len_min, d.element_len_max, d.element_len_min - 1, d.element_len_max + 1}) {
+      if (len == 0) continue;
+      std::vector<uint8_t> seed(32, 3), elems(size_t(len) * 8, 0);
+      for (size_t k = 0; k < 8; ++k) elems[k * len] = uint8_t(k + 1);
+      psi_session* s = nullptr;
+      ASSERT_EQ(PSI_OK, psi_session_create(d.name, PSI_ROLE_PARTY, party.c_str(), seed.data(), 32,
+                                           &s, nullptr, 0));
+      const psi_status st = psi_set_input(s, elems.data(), 8, len);
+      EXPECT_EQ(len >= d.element_len_min && len <= d.element_len_max, st == PSI_OK) << len;
+      psi_session_free(s);
+    }
+  }
+  EXPECT_EQ(1u, seen);
 }

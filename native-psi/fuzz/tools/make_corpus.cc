@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "../ecdh_fuzz_common.h"
+#include "../mpsi_fuzz_common.h"
 #include "../round_fuzz_common.h"
 #include "core/prg.h"
 #include "ot/base_ot.h"
@@ -492,6 +493,33 @@ void labels() {
 
 }  // namespace
 
+// mpsi: the honest message of each target's round, from a real run of the targets' sets.
+void mpsi() {
+  const struct {
+    const char* target;
+    int phase;
+    uint32_t round;
+  } targets[] = {{"fuzz_mpsi_keys", PSI_PHASE_SETUP, 1},
+                 {"fuzz_mpsi_key_list", PSI_PHASE_SETUP, 2},
+                 {"fuzz_mpsi_ciphertexts", PSI_PHASE_ONLINE, 1},
+                 {"fuzz_mpsi_randomized", PSI_PHASE_ONLINE, 2},
+                 {"fuzz_mpsi_shares", PSI_PHASE_ONLINE, 3},
+                 {"fuzz_mpsi_differences", PSI_PHASE_ONLINE, 4}};
+  for (const auto& t : targets) {
+    psi_test::MpsiRun run = mpsi_fuzz::base_run();
+    Bytes honest;
+    run.tamper = [&](int ph, uint32_t r, int from, int to, std::vector<uint8_t>* chunk) {
+      if (mpsi_fuzz::is_target(ph, r, from, to, t.phase, t.round) && honest.empty())
+        honest = *chunk;
+    };
+    if (psi_test::run_mpsi(run).status != PSI_OK || honest.empty()) std::abort();
+    message_seeds(t.target, honest);
+    // a point set to the identity, and to a non-canonical encoding, in the first record
+    write(t.target, "identity_first", mutated(honest, {{0, to(honest, 0, fill(32, 0))}}));
+    write(t.target, "noncanonical_first", mutated(honest, {{0, to(honest, 0, noncanonical())}}));
+  }
+}
+
 int main(int argc, char** argv) {
   if (argc != 2) {
     std::fprintf(stderr, "usage: psi_fuzz_corpus DIR   (writes DIR/<fuzz target>/<seed>)\n");
@@ -506,6 +534,7 @@ int main(int argc, char** argv) {
   kkrt();
   rr22();
   labels();
+  mpsi();
   std::printf("wrote %zu seed files under %s\n", g_files, g_root.c_str());
   return 0;
 }

@@ -91,7 +91,8 @@ Status check_round(const psi_session* s, int phase, uint32_t round, bool emit) {
                                std::to_string(phase));
   const char* pname = phase == PSI_PHASE_SETUP ? "setup" : "online";
   if (s->finished) return psi::state_error("all rounds are done");
-  if (phase == PSI_PHASE_ONLINE && !s->input_set && s->phase == PSI_PHASE_ONLINE)
+  if (phase == PSI_PHASE_ONLINE && !s->input_set && s->phase == PSI_PHASE_ONLINE &&
+      s->proto->needs_input())
     return psi::state_error("online round before psi_set_input");
   if (phase == PSI_PHASE_SETUP && s->phase == PSI_PHASE_SETUP && !s->input_set &&
       s->proto->setup_needs_input())
@@ -241,6 +242,10 @@ const char* psi_role_name(int role) {
       return "sender";
     case PSI_ROLE_HELPER:
       return "helper";
+    case PSI_ROLE_PARTY:
+      return "party";
+    case PSI_ROLE_PROVIDER:
+      return "provider";
     default:
       return "unknown";
   }
@@ -266,7 +271,7 @@ psi_status psi_session_create(const char* protocol, int role, const char* params
       copy_error(err, err_cap, "seed must be 32 bytes, got " + std::to_string(seed_len));
       return PSI_ERR_ARGUMENT;
     }
-    if (role != PSI_ROLE_RECEIVER && role != PSI_ROLE_SENDER && role != PSI_ROLE_HELPER) {
+    if (role < PSI_ROLE_RECEIVER || role > PSI_ROLE_PROVIDER) {
       copy_error(err, err_cap, "unknown role " + std::to_string(role));
       return PSI_ERR_ARGUMENT;
     }
@@ -335,6 +340,29 @@ psi_status psi_round_feed(psi_session* s, int phase, uint32_t round, const uint8
         s->proto->feed(psi_phase(phase), round, psi::ByteView(data, len), last != 0));
     if (last) s->emitting = true;
     return Status::ok();
+  });
+}
+
+psi_status psi_round_feed_from(psi_session* s, int phase, uint32_t round, uint32_t peer,
+                               const uint8_t* data, size_t len, int last) {
+  return guarded(s, [&]() -> Status {
+    if (data == nullptr && len > 0) return psi::argument_error("data is NULL");
+    PSI_RETURN_IF_ERROR(check_round(s, phase, round, false));
+    (phase == PSI_PHASE_SETUP ? s->setup_started : s->online_started) = true;
+    bool complete = false;
+    PSI_RETURN_IF_ERROR(s->proto->feed_from(psi_phase(phase), round, peer, psi::ByteView(data, len),
+                                            last != 0, &complete));
+    if (complete) s->emitting = true;
+    return Status::ok();
+  });
+}
+
+psi_status psi_set_group_secret(psi_session* s, const uint8_t* key, size_t len) {
+  return guarded(s, [&]() -> Status {
+    if (key == nullptr) return psi::argument_error("key is NULL");
+    if (s->online_started)
+      return psi::state_error("psi_set_group_secret after the online rounds started");
+    return s->proto->set_group_secret(key, len);
   });
 }
 

@@ -51,6 +51,22 @@ class Protocol {
   // Whether this party's setup rounds need its input (a server whose setup message encodes its
   // set).
   virtual bool setup_needs_input() const { return false; }
+  // Whether this role holds a set at all (the multiparty provider does not: its online rounds need
+  // no psi_set_input).
+  virtual bool needs_input() const { return true; }
+  // Multiparty rounds whose owner takes one message from each of several peers (see
+  // psi_round_feed_from): *complete becomes true with the last chunk of the last peer's message.
+  virtual Status feed_from(psi_phase phase, uint32_t round, uint32_t peer, ByteView chunk,
+                           bool last, bool* complete) {
+    (void)phase, (void)round, (void)peer, (void)chunk, (void)last;
+    *complete = false;
+    return argument_error("this protocol's rounds take one peer's message: use psi_round_feed");
+  }
+  // The secret the parties of a multiparty run share with nobody else (psi_set_group_secret).
+  virtual Status set_group_secret(const uint8_t* key, size_t len) {
+    (void)key, (void)len;
+    return state_error("this protocol takes no group secret");
+  }
 };
 
 // The registry's self-descriptions (see psi_protocol_info in psi_native.h): static, immutable.

@@ -5,6 +5,7 @@
 
 #include "ecdh/ecdh_psi.h"
 #include "kkrt/kkrt_psi.h"
+#include "mpsi/mpsi_psi.h"
 #include "protocol.h"
 #include "rr22/rr22_psi.h"
 
@@ -65,6 +66,21 @@ const Entry kProtocols[] = {
       uint64_t(1) << 32,
       "receiver_size,sender_size,instance,output,label,fpr,filter"},
      make_ecdh},
+    {{"mpsi",
+      "Multiparty PSI through an outsourcing provider (Bloom filters, threshold exponential "
+      "ElGamal over ristretto255): n parties, the provider learns nothing",
+      0,
+      2,
+      {PSI_ROLE_PARTY, PSI_ROLE_PROVIDER, 0, 0},
+      PSI_OUTPUT_BOTH,
+      PSI_OUTPUT_BOTH,
+      0,
+      0,
+      1,
+      4096,
+      uint64_t(1) << 22,
+      "parties,index,set_size,fpr,instance,output"},
+     make_mpsi},
 };
 
 constexpr size_t kCount = sizeof kProtocols / sizeof kProtocols[0];

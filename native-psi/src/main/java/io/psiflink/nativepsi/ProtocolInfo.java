@@ -24,7 +24,8 @@ import java.util.stream.Collectors;
  *
  * @param name the name {@link PsiSession#create} takes, e.g. {@code kkrt}
  * @param summary one line for help texts and error messages
- * @param parties the number of parties in one run
+ * @param parties the number of parties holding sets in one run; 0 for a multiparty protocol, where
+ *     the {@code parties} parameter gives it
  * @param roles the protocol roles, {@link PsiRole#RECEIVER} first (two-party protocols: receiver,
  *     sender)
  * @param outputs the {@link PsiParams.Output} modes the protocol accepts; output bits this binding
@@ -66,9 +67,20 @@ public record ProtocolInfo(
     }
   }
 
-  /** Every protocol of the library, in the library's order (the first is the default one). */
+  /**
+   * Every two-party protocol of the library, in the library's order (the first is the default one):
+   * the protocols a two-party join may use. The multiparty ones are {@link #multiparty()}.
+   */
   public static List<ProtocolInfo> all() {
-    return Registry.ALL;
+    return Registry.TWO_PARTY;
+  }
+
+  /**
+   * The library's multiparty protocols (roles {@link PsiRole#PARTY} and {@link PsiRole#PROVIDER},
+   * {@link #parties()} 0: any number, given by the {@code parties} parameter).
+   */
+  public static List<ProtocolInfo> multiparty() {
+    return Registry.MULTIPARTY;
   }
 
   /** The default protocol: the library's first ({@code kkrt}). */
@@ -126,6 +138,9 @@ public record ProtocolInfo(
   /** Reads the library's table once (lazily: the holder is loaded on first use). */
   private static final class Registry {
     static final List<ProtocolInfo> ALL = load();
+    static final List<ProtocolInfo> TWO_PARTY = ALL.stream().filter(p -> p.parties() == 2).toList();
+    static final List<ProtocolInfo> MULTIPARTY =
+        ALL.stream().filter(p -> p.parties() != 2).toList();
 
     static List<ProtocolInfo> load() {
       long count = PsiNative.psi_protocol_count();

@@ -11,8 +11,12 @@ public enum PsiRole {
   RECEIVER(0),
   /** The other party of a two-party protocol. */
   SENDER(1),
-  /** Third party of server-aided and multi-party protocols. */
-  HELPER(2);
+  /** Third party of server-aided protocols. */
+  HELPER(2),
+  /** Party i of n of a multiparty protocol (parameters {@code parties}, {@code index}). */
+  PARTY(3),
+  /** The outsourcing provider of a multiparty protocol: holds no set, learns nothing. */
+  PROVIDER(4);
 
   private final int code;
 
@@ -25,7 +29,10 @@ public enum PsiRole {
     return code;
   }
 
-  /** The native library's name of the role: {@code receiver}, {@code sender}, {@code helper}. */
+  /**
+   * The native library's name of the role: {@code receiver}, {@code sender}, {@code helper}, {@code
+   * party}, {@code provider}.
+   */
   public String nativeName() {
     return PsiNative.psi_role_name(code);
   }

@@ -27,7 +27,13 @@ class ProtocolInfoTest {
   void listsTheLibrarysProtocolsInItsOrder() {
     List<ProtocolInfo> all = ProtocolInfo.all();
     assertEquals(List.of("rr22", "kkrt", "ecdh"), all.stream().map(ProtocolInfo::name).toList());
-    assertEquals(PsiNative.psi_protocol_count(), all.size());
+    assertEquals(PsiNative.psi_protocol_count(), all.size() + ProtocolInfo.multiparty().size());
+    assertEquals(
+        List.of("mpsi"), ProtocolInfo.multiparty().stream().map(ProtocolInfo::name).toList());
+    ProtocolInfo m = ProtocolInfo.multiparty().get(0);
+    assertEquals(0, m.parties());
+    assertEquals(List.of(PsiRole.PARTY, PsiRole.PROVIDER), m.roles());
+    assertTrue(ProtocolInfo.find("mpsi").isEmpty(), "not a two-party protocol");
     assertEquals("rr22, kkrt, ecdh", ProtocolInfo.knownNames());
     assertEquals("rr22", ProtocolInfo.defaultProtocol().name());
     assertThrows(UnsupportedOperationException.class, () -> all.add(all.get(0)));
@@ -145,6 +151,8 @@ class ProtocolInfoTest {
     assertEquals("receiver", PsiRole.RECEIVER.nativeName());
     assertEquals("sender", PsiRole.SENDER.nativeName());
     assertEquals("helper", PsiRole.HELPER.nativeName());
+    assertEquals("party", PsiRole.PARTY.nativeName());
+    assertEquals("provider", PsiRole.PROVIDER.nativeName());
     assertEquals(PsiRole.SENDER, PsiRole.of(1));
     assertThrows(IllegalArgumentException.class, () -> PsiRole.of(9));
   }

@@ -1,0 +1,7 @@
+// Fuzzes the provider's parse of party 0's decryption shares (mpsi online round 3).
+#include "mpsi_fuzz_common.h"
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  mpsi_fuzz::fuzz_round(PSI_PHASE_ONLINE, 3, data, size);
+  return 0;
+}
