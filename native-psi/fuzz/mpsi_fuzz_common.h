@@ -1,8 +1,8 @@
 // mpsi_fuzz_common.h — fuzzes one parser of the multiparty PSI ("mpsi"): three parties and the
 // provider run for real (small sets, a setup made once per process and imported for the online
 // targets), and the message of one round between party 0 and the provider is replaced by one made
-// of the fuzzer's bytes, so each target feeds hostile bytes to exactly one parser. Any status is fine except an internal error; a crash
-// or a sanitizer report is a bug.
+// of the fuzzer's bytes, so each target feeds hostile bytes to exactly one parser. Any status is
+// fine except an internal error; a crash or a sanitizer report is a bug.
 #pragma once
 
 #include <cstdlib>

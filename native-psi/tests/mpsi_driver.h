@@ -104,10 +104,11 @@ inline MpsiOutcome run_mpsi(const MpsiRun& run) {
       return out;
     }
     const auto& set = run.sets[p];
-    if (!as(int(p), [&] {
-          return psi_set_input(party[p], set.data(), set.size() / run.element_len,
-                               run.element_len);
-        }) ||
+    if (!as(int(p),
+            [&] {
+              return psi_set_input(party[p], set.data(), set.size() / run.element_len,
+                                   run.element_len);
+            }) ||
         !as(int(p), [&] {
           return psi_set_group_secret(party[p], run.group_secret.data(), run.group_secret.size());
         })) {
@@ -144,9 +145,8 @@ inline MpsiOutcome run_mpsi(const MpsiRun& run) {
       if (!provider_round) {
         // Each party emits its message of round r; it streams into the provider's round r + 1.
         for (size_t p = 0; p < n; ++p) {
-          if (r == 0 && !as(int(p), [&] {
-                return psi_round_feed(party[p], phase, 0, nullptr, 0, 1);
-              })) {
+          if (r == 0 &&
+              !as(int(p), [&] { return psi_round_feed(party[p], phase, 0, nullptr, 0, 1); })) {
             cleanup();
             return out;
           }
@@ -215,9 +215,8 @@ inline MpsiOutcome run_mpsi(const MpsiRun& run) {
     if (!as(int(p), [&] { return psi_result_size(party[p], &count); })) break;
     out.results[p].resize(count);
     size_t written = 0;
-    if (!as(int(p), [&] {
-          return psi_result_indices(party[p], out.results[p].data(), count, &written);
-        }))
+    if (!as(int(p),
+            [&] { return psi_result_indices(party[p], out.results[p].data(), count, &written); }))
       break;
   }
   cleanup();

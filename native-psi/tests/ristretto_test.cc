@@ -160,7 +160,8 @@ B32 s_base(const B32& k) {
 }
 B32 s_mul(const B32& k, const B32& p) {
   B32 r;
-  EXPECT_EQ(crypto_scalarmult_ristretto255(r.data(), k.data(), p.data()), 0) << hx(k) << " " << hx(p);
+  EXPECT_EQ(crypto_scalarmult_ristretto255(r.data(), k.data(), p.data()), 0)
+      << hx(k) << " " << hx(p);
   return r;
 }
 B32 s_add(const B32& p, const B32& q) {
@@ -489,8 +490,8 @@ TEST_F(RistrettoScalarMul, EdgeCaseScalars) {
       EXPECT_TRUE(point_is_identity(r)) << it;
       EXPECT_EQ(hx(enc(r)), hx(zero_enc)) << it;
     }
-    for (const Point& r : {point_mul(p, one.data()), fp.mul(one.data()), point_mul(p, l_plus_1.data()),
-                           fp.mul(l_plus_1.data())}) {
+    for (const Point& r : {point_mul(p, one.data()), fp.mul(one.data()),
+                           point_mul(p, l_plus_1.data()), fp.mul(l_plus_1.data())}) {
       EXPECT_TRUE(point_equal(r, p)) << it;
       EXPECT_EQ(hx(enc(r)), hx(ep)) << it;
     }
@@ -643,7 +644,8 @@ void check_batch(const std::vector<Point>& in, const Layout& lay, const std::str
     if (!hints) continue;
     std::memcpy(hint.data(), hints + i * lay.hint_stride, 32);
     if (lay.hint_offset >= 0)
-      for (size_t j = 0; j < 32; ++j) written[size_t(lay.hint_offset) + i * lay.hint_stride + j] = true;
+      for (size_t j = 0; j < 32; ++j)
+        written[size_t(lay.hint_offset) + i * lay.hint_stride + j] = true;
     Point a, b;
     ASSERT_TRUE(decode(got.data(), &a)) << what << " i=" << i;
     EXPECT_TRUE(decode_hinted(got.data(), hint.data(), &b))
@@ -670,12 +672,12 @@ void check_batch(const std::vector<Point>& in, const Layout& lay, const std::str
 TEST_F(RistrettoBatch, DoubleEncodeMatchesLibsodium) {
   std::mt19937_64 rng(8);
   const Layout layouts[] = {
-      {32, -1, 32},   // packed, separate hints
-      {32, -2, 0},    // no hints
-      {64, 32, 64},   // interleaved encoding, hint
-      {96, 40, 96},   // interleaved with gaps
-      {48, -2, 0},    // gaps, no hints
-      {32, -1, 80},   // separate hints with gaps
+      {32, -1, 32},  // packed, separate hints
+      {32, -2, 0},   // no hints
+      {64, 32, 64},  // interleaved encoding, hint
+      {96, 40, 96},  // interleaved with gaps
+      {48, -2, 0},   // gaps, no hints
+      {32, -1, 80},  // separate hints with gaps
   };
   for (size_t n : {0, 1, 2, 3, 7, 9, 64}) {
     const std::vector<Point> in = batch_inputs(n, rng);
@@ -772,8 +774,8 @@ TEST_F(RistrettoHints, NegatedHintRejected) {
   for (const B32& e : encs) {
     const B32 h = honest_hint(e);
     const B32 neg = sub256(b32(kPrimeHex), h);
-    EXPECT_FALSE(hinted_ok(e, neg)) << "encoding " << hx(e) << " honest hint " << hx(h)
-                                    << " negated hint " << hx(neg);
+    EXPECT_FALSE(hinted_ok(e, neg))
+        << "encoding " << hx(e) << " honest hint " << hx(h) << " negated hint " << hx(neg);
   }
 }
 

@@ -35,8 +35,8 @@ inline Fe fe_carry(const Fe& a) {
 }
 
 inline Fe fe_add(const Fe& a, const Fe& b) {
-  return fe_carry(Fe{{a.v[0] + b.v[0], a.v[1] + b.v[1], a.v[2] + b.v[2], a.v[3] + b.v[3],
-                      a.v[4] + b.v[4]}});
+  return fe_carry(
+      Fe{{a.v[0] + b.v[0], a.v[1] + b.v[1], a.v[2] + b.v[2], a.v[3] + b.v[3], a.v[4] + b.v[4]}});
 }
 
 // a - b + 4p, so that no limb goes negative for inputs below 2^53.
@@ -52,12 +52,10 @@ inline Fe fe_mul(const Fe& a, const Fe& b) {
   const uint64_t a0 = a.v[0], a1 = a.v[1], a2 = a.v[2], a3 = a.v[3], a4 = a.v[4];
   const uint64_t b0 = b.v[0], b1 = b.v[1], b2 = b.v[2], b3 = b.v[3], b4 = b.v[4];
   const uint64_t b1_19 = b1 * 19, b2_19 = b2 * 19, b3_19 = b3 * 19, b4_19 = b4 * 19;
-  u128 r0 = u128(a0) * b0 + u128(a1) * b4_19 + u128(a2) * b3_19 + u128(a3) * b2_19 +
-            u128(a4) * b1_19;
-  u128 r1 = u128(a0) * b1 + u128(a1) * b0 + u128(a2) * b4_19 + u128(a3) * b3_19 +
-            u128(a4) * b2_19;
-  u128 r2 =
-      u128(a0) * b2 + u128(a1) * b1 + u128(a2) * b0 + u128(a3) * b4_19 + u128(a4) * b3_19;
+  u128 r0 =
+      u128(a0) * b0 + u128(a1) * b4_19 + u128(a2) * b3_19 + u128(a3) * b2_19 + u128(a4) * b1_19;
+  u128 r1 = u128(a0) * b1 + u128(a1) * b0 + u128(a2) * b4_19 + u128(a3) * b3_19 + u128(a4) * b2_19;
+  u128 r2 = u128(a0) * b2 + u128(a1) * b1 + u128(a2) * b0 + u128(a3) * b4_19 + u128(a4) * b3_19;
   u128 r3 = u128(a0) * b3 + u128(a1) * b2 + u128(a2) * b1 + u128(a3) * b0 + u128(a4) * b4_19;
   u128 r4 = u128(a0) * b4 + u128(a1) * b3 + u128(a2) * b2 + u128(a3) * b1 + u128(a4) * b0;
   Fe r;
@@ -135,8 +133,9 @@ inline Fe fe_from_bytes(const uint8_t in[32]) {
     w[i] = 0;
     for (int j = 0; j < 8; ++j) w[i] |= uint64_t(in[8 * i + j]) << (8 * j);
   }
-  return Fe{{w[0] & kMask51, (w[0] >> 51 | w[1] << 13) & kMask51, (w[1] >> 38 | w[2] << 26) & kMask51,
-             (w[2] >> 25 | w[3] << 39) & kMask51, (w[3] >> 12) & kMask51}};
+  return Fe{{w[0] & kMask51, (w[0] >> 51 | w[1] << 13) & kMask51,
+             (w[1] >> 38 | w[2] << 26) & kMask51, (w[2] >> 25 | w[3] << 39) & kMask51,
+             (w[3] >> 12) & kMask51}};
 }
 
 // false when in is not the canonical encoding of a field element (>= p, or the top bit set).
@@ -176,17 +175,17 @@ inline Fe fe_abs(const Fe& a) {
 
 // a^(2^250 - 1), shared by inversion and the square root.
 inline Fe fe_pow2_250_1(const Fe& a, Fe* a11) {
-  Fe t0 = fe_sq(a);                     // 2
-  Fe t1 = fe_mul(a, fe_sqn(t0, 2));     // 9
-  *a11 = fe_mul(t0, t1);                // 11
-  Fe t2 = fe_mul(t1, fe_sq(*a11));      // 2^5 - 1
-  t2 = fe_mul(fe_sqn(t2, 5), t2);       // 2^10 - 1
-  Fe t3 = fe_mul(fe_sqn(t2, 10), t2);   // 2^20 - 1
-  t3 = fe_mul(fe_sqn(t3, 20), t3);      // 2^40 - 1
-  t3 = fe_mul(fe_sqn(t3, 10), t2);      // 2^50 - 1
-  Fe t4 = fe_mul(fe_sqn(t3, 50), t3);   // 2^100 - 1
-  t4 = fe_mul(fe_sqn(t4, 100), t4);     // 2^200 - 1
-  return fe_mul(fe_sqn(t4, 50), t3);    // 2^250 - 1
+  Fe t0 = fe_sq(a);                    // 2
+  Fe t1 = fe_mul(a, fe_sqn(t0, 2));    // 9
+  *a11 = fe_mul(t0, t1);               // 11
+  Fe t2 = fe_mul(t1, fe_sq(*a11));     // 2^5 - 1
+  t2 = fe_mul(fe_sqn(t2, 5), t2);      // 2^10 - 1
+  Fe t3 = fe_mul(fe_sqn(t2, 10), t2);  // 2^20 - 1
+  t3 = fe_mul(fe_sqn(t3, 20), t3);     // 2^40 - 1
+  t3 = fe_mul(fe_sqn(t3, 10), t2);     // 2^50 - 1
+  Fe t4 = fe_mul(fe_sqn(t3, 50), t3);  // 2^100 - 1
+  t4 = fe_mul(fe_sqn(t4, 100), t4);    // 2^200 - 1
+  return fe_mul(fe_sqn(t4, 50), t3);   // 2^250 - 1
 }
 
 // 1/a (0 for 0): a^(p-2) = a^(2^255 - 21).

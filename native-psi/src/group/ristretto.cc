@@ -190,12 +190,12 @@ bool read_s(const uint8_t in[32], Fe* s) { return fe_from_bytes_canonical(in, s)
 Point point_identity() { return Point{fe_zero(), fe_one(), fe_one(), fe_zero()}; }
 
 Point point_generator() {
-  static const Fe kBx{{0x62d608f25d51aULL, 0x412a4b4f6592aULL, 0x75b7171a4b31dULL, 0x1ff60527118feULL,
-                       0x216936d3cd6e5ULL}};
-  static const Fe kBy{{0x6666666666658ULL, 0x4ccccccccccccULL, 0x1999999999999ULL, 0x3333333333333ULL,
-                       0x6666666666666ULL}};
-  static const Fe kBt{{0x68ab3a5b7dda3ULL, 0x00eea2a5eadbbULL, 0x2af8df483c27eULL, 0x332b375274732ULL,
-                       0x67875f0fd78b7ULL}};
+  static const Fe kBx{{0x62d608f25d51aULL, 0x412a4b4f6592aULL, 0x75b7171a4b31dULL,
+                       0x1ff60527118feULL, 0x216936d3cd6e5ULL}};
+  static const Fe kBy{{0x6666666666658ULL, 0x4ccccccccccccULL, 0x1999999999999ULL,
+                       0x3333333333333ULL, 0x6666666666666ULL}};
+  static const Fe kBt{{0x68ab3a5b7dda3ULL, 0x00eea2a5eadbbULL, 0x2af8df483c27eULL,
+                       0x332b375274732ULL, 0x67875f0fd78b7ULL}};
   return Point{kBx, kBy, fe_one(), kBt};
 }
 

@@ -23,10 +23,10 @@ using group::double_encode_batch;
 using group::FixedBase;
 using group::Point;
 
-constexpr size_t kKeyRecord = 96;             // Y | R | z
-constexpr size_t kHinted = 64;                // point | hint
-constexpr size_t kCiphertext = 2 * kHinted;   // u | hint | v | hint
-constexpr size_t kBatch = 512;                // positions computed per step of a round
+constexpr size_t kKeyRecord = 96;            // Y | R | z
+constexpr size_t kHinted = 64;               // point | hint
+constexpr size_t kCiphertext = 2 * kHinted;  // u | hint | v | hint
+constexpr size_t kBatch = 512;               // positions computed per step of a round
 constexpr uint64_t kMaxBits = uint64_t(1) << 28;
 constexpr uint64_t kMaxSetSize = uint64_t(1) << 22;
 constexpr char kSetupMagic[4] = {'m', 'p', 's', '1'};
@@ -57,10 +57,12 @@ Status config_from_params(const Params& p, psi_role role, Config* c) {
   std::string output;
   PSI_RETURN_IF_ERROR(p.get_string("output", "both", &output));
   if (output != "both")
-    return argument_error("mpsi: output must be both (every party learns its own elements in "
-                          "the intersection)");
+    return argument_error(
+        "mpsi: output must be both (every party learns its own elements in "
+        "the intersection)");
   PSI_RETURN_IF_ERROR(p.get_double("fpr", std::ldexp(1.0, -40), &c->fpr));
-  if (!(c->fpr >= 1e-30 && c->fpr <= 0.5)) return argument_error("mpsi: fpr must be in [1e-30, 0.5]");
+  if (!(c->fpr >= 1e-30 && c->fpr <= 0.5))
+    return argument_error("mpsi: fpr must be in [1e-30, 0.5]");
   c->shape = mpsi::filter_shape(c->set_size, c->fpr);
   if (c->shape.bits > kMaxBits)
     return argument_error("mpsi: set_size " + std::to_string(c->set_size) + " at fpr " +
@@ -123,7 +125,8 @@ Scalar key_challenge(uint32_t n, uint32_t index, const uint8_t y[32], const uint
   crypto_generichash_blake2b_state st;
   static const char kDomain[] = "psi-flink mpsi key proof v1";
   uint8_t ctx[8];
-  for (int i = 0; i < 4; ++i) ctx[i] = uint8_t(n >> (8 * i)), ctx[4 + i] = uint8_t(index >> (8 * i));
+  for (int i = 0; i < 4; ++i)
+    ctx[i] = uint8_t(n >> (8 * i)), ctx[4 + i] = uint8_t(index >> (8 * i));
   uint8_t wide[64];
   crypto_generichash_blake2b_init(&st, nullptr, 0, sizeof wide);
   crypto_generichash_blake2b_update(&st, reinterpret_cast<const uint8_t*>(kDomain), sizeof kDomain);
@@ -338,10 +341,9 @@ class MpsiParty final : public Protocol {
         emitter_.reset(c_.shape.bits, kCiphertext);
         emitter_started_ = true;
       }
-      PSI_RETURN_IF_ERROR(emitter_.emit(out, cap, written, done,
-                                        [&](uint64_t first, size_t count, uint8_t* dst) {
-                                          return encrypt(first, count, dst);
-                                        }));
+      PSI_RETURN_IF_ERROR(emitter_.emit(
+          out, cap, written, done,
+          [&](uint64_t first, size_t count, uint8_t* dst) { return encrypt(first, count, dst); }));
       if (*done) emitter_started_ = false;
       return Status::ok();
     }
@@ -351,10 +353,9 @@ class MpsiParty final : public Protocol {
       blind_.reseed(blind_key());
       emitter_started_ = true;
     }
-    PSI_RETURN_IF_ERROR(emitter_.emit(out, cap, written, done,
-                                      [&](uint64_t first, size_t count, uint8_t* dst) {
-                                        return shares(first, count, dst);
-                                      }));
+    PSI_RETURN_IF_ERROR(emitter_.emit(
+        out, cap, written, done,
+        [&](uint64_t first, size_t count, uint8_t* dst) { return shares(first, count, dst); }));
     if (*done) {
       emitter_started_ = false;
       std::vector<uint8_t>().swap(in_);
@@ -541,9 +542,8 @@ class MpsiParty final : public Protocol {
     std::vector<uint8_t> enc(expect.size() * group::kPointBytes);
     double_encode_batch(expect.data(), expect.size(), enc.data(), group::kPointBytes, nullptr, 0);
     for (size_t i = 0; i < where.size(); ++i)
-      pass_[first + where[i]] =
-          ct_equal(enc.data() + i * group::kPointBytes, data + where[i] * group::kPointBytes,
-                   group::kPointBytes);
+      pass_[first + where[i]] = ct_equal(enc.data() + i * group::kPointBytes,
+                                         data + where[i] * group::kPointBytes, group::kPointBytes);
     return Status::ok();
   }
 
@@ -600,14 +600,14 @@ class MpsiProvider final : public Protocol {
                    bool* complete) override {
     *complete = false;
     if (peer >= c_.parties)
-      return argument_error("mpsi: peer " + std::to_string(peer) + " is not a party (parties=" +
-                            std::to_string(c_.parties) + ")");
+      return argument_error("mpsi: peer " + std::to_string(peer) +
+                            " is not a party (parties=" + std::to_string(c_.parties) + ")");
     if (phase != feed_phase_ || round != feed_round_) start_round(phase, round);
     if (peer_done_[peer])
       return state_error("mpsi: party " + std::to_string(peer) + "'s message of round " +
                          std::to_string(round) + " is complete already");
-    const std::string what = "party " + std::to_string(peer) + "'s round-" +
-                             std::to_string(round - 1) + " message";
+    const std::string what =
+        "party " + std::to_string(peer) + "'s round-" + std::to_string(round - 1) + " message";
     RecordReader& rd = readers_[peer];
     if (phase == PSI_PHASE_SETUP) {
       PSI_RETURN_IF_ERROR(rd.feed(chunk, what, [&](uint64_t, size_t, const uint8_t* data) {
@@ -667,8 +667,8 @@ class MpsiProvider final : public Protocol {
       emitter_started_ = true;
     }
     if (round == 1) {
-      PSI_RETURN_IF_ERROR(emitter_.emit(
-          out, cap, written, done, [&](uint64_t first, size_t count, uint8_t* dst) {
+      PSI_RETURN_IF_ERROR(
+          emitter_.emit(out, cap, written, done, [&](uint64_t first, size_t count, uint8_t* dst) {
             std::vector<Point> pts(count);
             for (size_t t = 0; t < count; ++t) {
               const Scalar r = random_scalar(prg_);
@@ -676,13 +676,12 @@ class MpsiProvider final : public Protocol {
               acc_v_[first + t] = group::point_mul(acc_v_[first + t], r.b);
               acc_u_[first + t] = group::point_identity();  // from here on: the sum of shares
             }
-            double_encode_batch(pts.data(), count, dst, kHinted, dst + group::kPointBytes,
-                                kHinted);
+            double_encode_batch(pts.data(), count, dst, kHinted, dst + group::kPointBytes, kHinted);
             return Status::ok();
           }));
     } else {
-      PSI_RETURN_IF_ERROR(emitter_.emit(
-          out, cap, written, done, [&](uint64_t first, size_t count, uint8_t* dst) {
+      PSI_RETURN_IF_ERROR(
+          emitter_.emit(out, cap, written, done, [&](uint64_t first, size_t count, uint8_t* dst) {
             std::vector<Point> pts(count);
             for (size_t t = 0; t < count; ++t)
               pts[t] = group::point_sub(acc_v_[first + t], acc_u_[first + t]);
@@ -730,8 +729,10 @@ class MpsiProvider final : public Protocol {
     peers_done_ = 0;
     const uint64_t m = c_.shape.bits;
     for (auto& rd : readers_) {
-      if (phase == PSI_PHASE_SETUP) rd.reset(1, kKeyRecord);
-      else rd.reset(m, round == 1 ? kCiphertext : kHinted);
+      if (phase == PSI_PHASE_SETUP)
+        rd.reset(1, kKeyRecord);
+      else
+        rd.reset(m, round == 1 ? kCiphertext : kHinted);
     }
     if (phase == PSI_PHASE_ONLINE && round == 1) {
       acc_u_.assign(m, group::point_identity());

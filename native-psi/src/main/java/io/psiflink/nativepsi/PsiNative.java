@@ -107,6 +107,11 @@ final class PsiNative {
   static native int psi_round_feed(
       Pointer s, int phase, int round, Pointer data, long len, int last);
 
+  static native int psi_round_feed_from(
+      Pointer s, int phase, int round, int peer, Pointer data, long len, int last);
+
+  static native int psi_set_group_secret(Pointer s, byte[] key, long len);
+
   /** written: 8-byte out buffer (size_t); done: 4-byte out buffer (int). */
   static native int psi_round_emit(
       Pointer s, int phase, int round, Pointer out, long cap, Pointer written, Pointer done);

@@ -214,6 +214,45 @@ public final class PsiSession implements AutoCloseable {
     Reference.reachabilityFence(t); // native code used its address; keep it alive until here
   }
 
+  /**
+   * Multiparty protocols, on the provider's session: feeds {@code len} bytes of party {@code
+   * peer}'s message to round {@code round} ({@code psi_round_feed_from}). The parties' messages may
+   * come in any order, interleaved by pieces; pass {@code last=true} once per party, on its final
+   * piece. The round's {@link #emit} may start when every party's message is complete, and its
+   * message goes unchanged to every party.
+   */
+  public void feedFrom(
+      PsiPhase phase, int round, int peer, byte[] buf, int off, int len, boolean last) {
+    Objects.requireNonNull(phase, "phase");
+    Objects.requireNonNull(buf, "buf");
+    Objects.checkFromIndexSize(off, len, buf.length);
+    Pointer s = open();
+    Memory t = transferBuffer(len);
+    int cap = (int) t.size();
+    do {
+      int piece = Math.min(len, cap);
+      if (piece > 0) {
+        t.write(0, buf, off, piece);
+      }
+      off += piece;
+      len -= piece;
+      check(
+          PsiNative.psi_round_feed_from(
+              s, phase.code(), round, peer, t, piece, last && len == 0 ? 1 : 0));
+    } while (len > 0);
+    Reference.reachabilityFence(t);
+  }
+
+  /**
+   * Multiparty protocols, on a party's session: the 32-byte secret the parties of a run share with
+   * each other and with nobody else, never with the provider ({@code psi_set_group_secret}); before
+   * the first online round.
+   */
+  public void setGroupSecret(byte[] secret) {
+    Objects.requireNonNull(secret, "secret");
+    check(PsiNative.psi_set_group_secret(open(), secret, secret.length));
+  }
+
   /** Feeds a whole array; see {@link #feed(PsiPhase, int, byte[], int, int, boolean)}. */
   public void feed(PsiPhase phase, int round, byte[] buf, boolean last) {
     feed(phase, round, buf, 0, buf.length, last);
