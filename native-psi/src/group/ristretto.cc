@@ -100,7 +100,7 @@ inline uint64_t ct_eq(int32_t a, int32_t b) {
 // table[j] = (j+1) * P; returns |b| * P negated when b < 0, identity for 0; constant time.
 Cached select_cached(const Cached table[8], int8_t b) {
   const uint64_t neg = uint64_t(uint8_t(b) >> 7);
-  const int32_t babs = b - ((-int32_t(neg) & b) << 1);
+  const int32_t babs = b - 2 * (-int32_t(neg) & b);  // |b|, without shifting a negative
   Cached t{fe_one(), fe_one(), fe_one(), fe_zero()};
   for (int j = 0; j < 8; ++j) {
     const uint64_t m = ct_eq(babs, j + 1);
@@ -118,7 +118,7 @@ Cached select_cached(const Cached table[8], int8_t b) {
 
 Precomp select_precomp(const Precomp* row, int8_t b) {
   const uint64_t neg = uint64_t(uint8_t(b) >> 7);
-  const int32_t babs = b - ((-int32_t(neg) & b) << 1);
+  const int32_t babs = b - 2 * (-int32_t(neg) & b);  // |b|, without shifting a negative
   Precomp t{fe_one(), fe_one(), fe_zero()};
   for (int j = 0; j < 8; ++j) {
     const uint64_t m = ct_eq(babs, j + 1);

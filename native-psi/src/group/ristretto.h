@@ -60,6 +60,8 @@ class FixedBase {
  public:
   explicit FixedBase(const Point& base);
   Point mul(const uint8_t scalar[kScalarBytes]) const;
+  // The precomputed table (for the batched code in ristretto_batch.cc): 256 entries, row-major.
+  const std::vector<Precomp>& table() const { return table_; }
 
  private:
   std::vector<Precomp> table_;  // 32 rows of 8: row i, column j = (j + 1) * 256^i * base
