@@ -13,6 +13,7 @@
 #include "../../core/bytes.h"
 #include "../../core/prg.h"
 #include "../../group/ristretto.h"
+#include "../../group/ristretto_batch.h"
 
 namespace psi {
 namespace {
@@ -486,13 +487,15 @@ class MpsiParty final : public Protocol {
   // Round 0: (2 rho' G, 2 rho' Y - [bit = 0] G) for each position, with hints.
   Status encrypt(uint64_t first, size_t count, uint8_t* dst) {
     const Constants& k = constants();
-    std::vector<Point> pts(2 * count);
+    std::vector<uint8_t> rho(count * 32);
+    for (size_t t = 0; t < count; ++t) store(random_scalar(prg_), &rho, t);
+    std::vector<Point> u(count), v(count), pts(2 * count);
+    group::fixed_base_mul_batch(k.g, rho.data(), count, u.data());
+    group::fixed_base_mul_batch(*fixed_y_, rho.data(), count, v.data());
+    secure_wipe(rho.data(), rho.size());
     for (size_t t = 0; t < count; ++t) {
-      const Scalar rho = random_scalar(prg_);
-      pts[2 * t] = k.g.mul(rho.b);
-      Point v = fixed_y_->mul(rho.b);
-      if (!bits_[first + t]) v = group::point_add(v, k.minus_half_g);
-      pts[2 * t + 1] = v;
+      pts[2 * t] = u[t];
+      pts[2 * t + 1] = bits_[first + t] ? v[t] : group::point_add(v[t], k.minus_half_g);
     }
     double_encode_batch(pts.data(), pts.size(), dst, kHinted, dst + group::kPointBytes, kHinted);
     return Status::ok();
@@ -501,7 +504,9 @@ class MpsiParty final : public Protocol {
   // Round 2: x_i/2 * u' (+ 2 d_j G from party 0) where the bit is set, else a random point.
   Status shares(uint64_t first, size_t count, uint8_t* dst) {
     const Constants& k = constants();
-    std::vector<Point> pts(count);
+    std::vector<Point> set_u, pts(count);
+    std::vector<size_t> set_at, unset_at;
+    std::vector<uint8_t> blinds, noise;
     for (size_t t = 0; t < count; ++t) {
       const uint64_t j = first + t;
       const uint8_t* rec = in_.data() + j * kHinted;
@@ -511,13 +516,28 @@ class MpsiParty final : public Protocol {
       Scalar d;
       if (c_.index == 0) d = random_scalar(blind_);
       if (bits_[j]) {
-        pts[t] = group::point_mul(u, x4_.b);
-        if (c_.index == 0) pts[t] = group::point_add(pts[t], k.g.mul(d.b));
+        set_u.push_back(u);
+        set_at.push_back(t);
+        if (c_.index == 0) append(d, &blinds);
       } else {
-        const Scalar noise = random_scalar(prg_);
-        pts[t] = k.g.mul(noise.b);
+        unset_at.push_back(t);
+        append(random_scalar(prg_), &noise);
       }
     }
+    std::vector<uint8_t> keys(set_u.size() * 32);
+    for (size_t i = 0; i < set_u.size(); ++i) std::memcpy(&keys[i * 32], x4_.b, 32);
+    std::vector<Point> shares(set_u.size()), extra(std::max(set_u.size(), unset_at.size()));
+    group::point_mul_batch(set_u.data(), keys.data(), set_u.size(), shares.data());
+    if (c_.index == 0) {
+      group::fixed_base_mul_batch(k.g, blinds.data(), set_u.size(), extra.data());
+      for (size_t i = 0; i < set_u.size(); ++i) shares[i] = group::point_add(shares[i], extra[i]);
+    }
+    for (size_t i = 0; i < set_u.size(); ++i) pts[set_at[i]] = shares[i];
+    group::fixed_base_mul_batch(k.g, noise.data(), unset_at.size(), extra.data());
+    for (size_t i = 0; i < unset_at.size(); ++i) pts[unset_at[i]] = extra[i];
+    secure_wipe(keys.data(), keys.size());
+    secure_wipe(blinds.data(), blinds.size());
+    secure_wipe(noise.data(), noise.size());
     double_encode_batch(pts.data(), count, dst, kHinted, dst + group::kPointBytes, kHinted);
     return Status::ok();
   }
@@ -525,7 +545,7 @@ class MpsiParty final : public Protocol {
   // Round 4: Q_j against -4 d_j G where this party's bit is set.
   Status check_differences(uint64_t first, size_t count, const uint8_t* data) {
     const Constants& k = constants();
-    std::vector<Point> expect;
+    std::vector<uint8_t> blinds;
     std::vector<uint64_t> where;
     for (size_t t = 0; t < count; ++t) {
       group::Fe s;
@@ -535,16 +555,27 @@ class MpsiParty final : public Protocol {
                           " is not a canonical ristretto255 encoding");
       const Scalar d = random_scalar(blind_);
       if (bits_[first + t]) {
-        expect.push_back(group::point_neg(group::point_dbl(k.g.mul(d.b))));
+        append(d, &blinds);
         where.push_back(t);
       }
     }
+    std::vector<Point> expect(where.size());
+    group::fixed_base_mul_batch(k.g, blinds.data(), where.size(), expect.data());
+    secure_wipe(blinds.data(), blinds.size());
+    for (Point& e : expect) e = group::point_neg(group::point_dbl(e));
     std::vector<uint8_t> enc(expect.size() * group::kPointBytes);
     double_encode_batch(expect.data(), expect.size(), enc.data(), group::kPointBytes, nullptr, 0);
     for (size_t i = 0; i < where.size(); ++i)
       pass_[first + where[i]] = ct_equal(enc.data() + i * group::kPointBytes,
                                          data + where[i] * group::kPointBytes, group::kPointBytes);
     return Status::ok();
+  }
+
+  static void store(const Scalar& s, std::vector<uint8_t>* out, size_t i) {
+    std::memcpy(out->data() + i * 32, s.b, 32);
+  }
+  static void append(const Scalar& s, std::vector<uint8_t>* out) {
+    out->insert(out->end(), s.b, s.b + 32);
   }
 
   Config c_;
@@ -670,12 +701,16 @@ class MpsiProvider final : public Protocol {
       PSI_RETURN_IF_ERROR(
           emitter_.emit(out, cap, written, done, [&](uint64_t first, size_t count, uint8_t* dst) {
             std::vector<Point> pts(count);
+            std::vector<uint8_t> r(count * 32);
             for (size_t t = 0; t < count; ++t) {
-              const Scalar r = random_scalar(prg_);
-              pts[t] = group::point_mul(acc_u_[first + t], r.b);
-              acc_v_[first + t] = group::point_mul(acc_v_[first + t], r.b);
-              acc_u_[first + t] = group::point_identity();  // from here on: the sum of shares
+              const Scalar s = random_scalar(prg_);
+              std::memcpy(&r[t * 32], s.b, 32);
             }
+            group::point_mul_batch(&acc_u_[first], r.data(), count, pts.data());
+            group::point_mul_batch(&acc_v_[first], r.data(), count, &acc_v_[first]);
+            secure_wipe(r.data(), r.size());
+            for (size_t t = 0; t < count; ++t)  // from here on: the sum of the shares
+              acc_u_[first + t] = group::point_identity();
             double_encode_batch(pts.data(), count, dst, kHinted, dst + group::kPointBytes, kHinted);
             return Status::ok();
           }));
