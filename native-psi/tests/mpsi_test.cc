@@ -212,6 +212,41 @@ TEST_F(Mpsi, FewerThanAllSharesDecryptNothing) {
   for (size_t p = 0; p < 4; ++p) EXPECT_TRUE(partial.results[p].empty()) << p;
 }
 
+// What the provider sees does not depend on the sets: a party's ciphertexts (round 0) and shares
+// (round 2) for an empty set and for a full one have the same frequency of ones at every bit of
+// every field of a record (within 6 standard deviations; the points are uniformly random group
+// elements either way, and a set position's share and an unset position's random point alike).
+TEST_F(Mpsi, TheProvidersViewIsIndependentOfTheSets) {
+  const size_t w = 400;
+  auto view = [&](bool full, uint32_t round, size_t record) {
+    Sets s = make_sets({full ? w : 0, w, w}, 0, 0, 16, full ? 21 : 22);
+    MpsiRun run = make_run(s, w, "fpr=1e-3");
+    std::vector<uint8_t> seen;
+    run.tamper = [&](int phase, uint32_t r, int from, int, std::vector<uint8_t>* chunk) {
+      if (phase == PSI_PHASE_ONLINE && r == round && from == 0)
+        seen.insert(seen.end(), chunk->begin(), chunk->end());
+    };
+    EXPECT_EQ(run_mpsi(run).status, PSI_OK);
+    // frequency of ones per bit of a record
+    std::vector<double> ones(record * 8, 0);
+    const size_t records = seen.size() / record;
+    for (size_t i = 0; i < records; ++i)
+      for (size_t b = 0; b < record * 8; ++b) ones[b] += (seen[i * record + b / 8] >> (b % 8)) & 1;
+    for (double& o : ones) o /= double(records);
+    return std::make_pair(ones, records);
+  };
+  for (auto [round, record] : {std::pair<uint32_t, size_t>{1, 128}, {3, 64}}) {
+    auto [empty, n1] = view(false, round, record);
+    auto [full, n2] = view(true, round, record);
+    ASSERT_EQ(n1, n2);
+    ASSERT_GT(n1, 5000u);
+    const double sigma = std::sqrt(0.25 / double(n1) * 2);
+    for (size_t b = 0; b < empty.size(); ++b)
+      EXPECT_LT(std::fabs(empty[b] - full[b]), 6 * sigma)
+          << "round " << round << " bit " << b << ": " << empty[b] << " against " << full[b];
+  }
+}
+
 TEST_F(Mpsi, BadInputAndMisuseAreClearErrors) {
   std::vector<uint8_t> seed(32, 1);
   char err[256];

@@ -153,14 +153,14 @@ Status check_key_record(const uint8_t rec[kKeyRecord], uint32_t n, uint32_t inde
   return Status::ok();
 }
 
-// Bit-exact emission of a message made of fixed-size records produced kBatch at a time.
+// Emits a message of fixed-size records: kBatch records computed at a time, copied out in the
+// caller's chunks.
 class BatchedEmitter {
  public:
   void reset(uint64_t records, size_t record_len) {
     records_ = records, record_len_ = record_len, next_ = 0, pos_ = 0;
     buf_.clear();
   }
-  uint64_t next() const { return next_; }
   // produce(first, count, dst) fills count records starting at record `first`.
   template <class Produce>
   Status emit(uint8_t* out, size_t cap, size_t* written, bool* done, Produce&& produce) {
@@ -197,7 +197,6 @@ class RecordReader {
     expected_ = expected, record_len_ = record_len, seen_ = 0;
     carry_.clear();
   }
-  uint64_t seen() const { return seen_; }
   // consume(first, count, data) handles count complete records starting at record `first`.
   template <class Consume>
   Status feed(ByteView chunk, const std::string& what, Consume&& consume) {
