@@ -729,6 +729,20 @@ int usage() {
   return 2;
 }
 
+// "K[,K...]", each in [lo, hi]; std::out_of_range or std::invalid_argument otherwise.
+std::vector<int> int_list(const std::string& v, int lo, int hi) {
+  std::vector<int> out;
+  for (size_t p = 0; p < v.size();) {
+    size_t c = v.find(',', p);
+    if (c == std::string::npos) c = v.size();
+    const int k = std::stoi(v.substr(p, c - p));
+    if (k < lo || k > hi) throw std::out_of_range("list value");
+    out.push_back(k);
+    p = c + 1;
+  }
+  return out;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -749,18 +763,9 @@ int main(int argc, char** argv) {
     try {
       if (a == "--protocol")
         o.protocol = next();
-      else if (a == "--log2n") {
-        o.log2n.clear();
-        std::string v = next();
-        for (size_t p = 0; p < v.size();) {
-          size_t c = v.find(',', p);
-          if (c == std::string::npos) c = v.size();
-          int k = std::stoi(v.substr(p, c - p));
-          if (k < 0 || k > 28) throw std::out_of_range("log2n");
-          o.log2n.push_back(k);
-          p = c + 1;
-        }
-      } else if (a == "--runs")
+      else if (a == "--log2n")
+        o.log2n = int_list(next(), 0, 28);
+      else if (a == "--runs")
         o.runs = std::max(1, std::stoi(next()));
       else if (a == "--overlap")
         o.overlap = std::stod(next());
@@ -776,18 +781,9 @@ int main(int argc, char** argv) {
         o.output = next();
       else if (a == "--labels")
         o.labels = uint32_t(std::stoul(next()));
-      else if (a == "--parties") {
-        o.parties.clear();
-        std::string v = next();
-        for (size_t p = 0; p < v.size();) {
-          size_t cpos = v.find(',', p);
-          if (cpos == std::string::npos) cpos = v.size();
-          int np = std::stoi(v.substr(p, cpos - p));
-          if (np < 2 || np > 64) throw std::out_of_range("parties");
-          o.parties.push_back(np);
-          p = cpos + 1;
-        }
-      } else if (a == "--fpr")
+      else if (a == "--parties")
+        o.parties = int_list(next(), 2, 64);
+      else if (a == "--fpr")
         o.fpr = std::stod(next());
       else if (a == "--sender-n")
         o.sender_n = std::stoull(next());

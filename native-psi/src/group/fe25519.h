@@ -48,16 +48,8 @@ inline Fe fe_sub(const Fe& a, const Fe& b) {
 
 inline Fe fe_neg(const Fe& a) { return fe_sub(fe_zero(), a); }
 
-inline Fe fe_mul(const Fe& a, const Fe& b) {
-  const uint64_t a0 = a.v[0], a1 = a.v[1], a2 = a.v[2], a3 = a.v[3], a4 = a.v[4];
-  const uint64_t b0 = b.v[0], b1 = b.v[1], b2 = b.v[2], b3 = b.v[3], b4 = b.v[4];
-  const uint64_t b1_19 = b1 * 19, b2_19 = b2 * 19, b3_19 = b3 * 19, b4_19 = b4 * 19;
-  u128 r0 =
-      u128(a0) * b0 + u128(a1) * b4_19 + u128(a2) * b3_19 + u128(a3) * b2_19 + u128(a4) * b1_19;
-  u128 r1 = u128(a0) * b1 + u128(a1) * b0 + u128(a2) * b4_19 + u128(a3) * b3_19 + u128(a4) * b2_19;
-  u128 r2 = u128(a0) * b2 + u128(a1) * b1 + u128(a2) * b0 + u128(a3) * b4_19 + u128(a4) * b3_19;
-  u128 r3 = u128(a0) * b3 + u128(a1) * b2 + u128(a2) * b1 + u128(a3) * b0 + u128(a4) * b4_19;
-  u128 r4 = u128(a0) * b4 + u128(a1) * b3 + u128(a2) * b2 + u128(a3) * b1 + u128(a4) * b0;
+// The 128-bit column sums of a product, carried down to limbs below 2^52.
+inline Fe fe_carry_wide(u128 r0, u128 r1, u128 r2, u128 r3, u128 r4) {
   Fe r;
   r1 += uint64_t(r0 >> 51), r.v[0] = uint64_t(r0) & kMask51;
   r2 += uint64_t(r1 >> 51), r.v[1] = uint64_t(r1) & kMask51;
@@ -70,6 +62,19 @@ inline Fe fe_mul(const Fe& a, const Fe& b) {
   return r;
 }
 
+inline Fe fe_mul(const Fe& a, const Fe& b) {
+  const uint64_t a0 = a.v[0], a1 = a.v[1], a2 = a.v[2], a3 = a.v[3], a4 = a.v[4];
+  const uint64_t b0 = b.v[0], b1 = b.v[1], b2 = b.v[2], b3 = b.v[3], b4 = b.v[4];
+  const uint64_t b1_19 = b1 * 19, b2_19 = b2 * 19, b3_19 = b3 * 19, b4_19 = b4 * 19;
+  u128 r0 =
+      u128(a0) * b0 + u128(a1) * b4_19 + u128(a2) * b3_19 + u128(a3) * b2_19 + u128(a4) * b1_19;
+  u128 r1 = u128(a0) * b1 + u128(a1) * b0 + u128(a2) * b4_19 + u128(a3) * b3_19 + u128(a4) * b2_19;
+  u128 r2 = u128(a0) * b2 + u128(a1) * b1 + u128(a2) * b0 + u128(a3) * b4_19 + u128(a4) * b3_19;
+  u128 r3 = u128(a0) * b3 + u128(a1) * b2 + u128(a2) * b1 + u128(a3) * b0 + u128(a4) * b4_19;
+  u128 r4 = u128(a0) * b4 + u128(a1) * b3 + u128(a2) * b2 + u128(a3) * b1 + u128(a4) * b0;
+  return fe_carry_wide(r0, r1, r2, r3, r4);
+}
+
 inline Fe fe_sq(const Fe& a) {
   const uint64_t a0 = a.v[0], a1 = a.v[1], a2 = a.v[2], a3 = a.v[3], a4 = a.v[4];
   const uint64_t d0 = a0 * 2, d1 = a1 * 2, d2 = a2 * 2 * 19, d4 = a4 * 19, d419 = d4 * 2;
@@ -79,16 +84,7 @@ inline Fe fe_sq(const Fe& a) {
   u128 r2 = u128(d0) * a2 + u128(a1) * a1 + u128(d419) * a3;
   u128 r3 = u128(d0) * a3 + u128(d1) * a2 + u128(a4) * d4;
   u128 r4 = u128(d0) * a4 + u128(d1) * a3 + u128(a2) * a2;
-  Fe r;
-  r1 += uint64_t(r0 >> 51), r.v[0] = uint64_t(r0) & kMask51;
-  r2 += uint64_t(r1 >> 51), r.v[1] = uint64_t(r1) & kMask51;
-  r3 += uint64_t(r2 >> 51), r.v[2] = uint64_t(r2) & kMask51;
-  r4 += uint64_t(r3 >> 51), r.v[3] = uint64_t(r3) & kMask51;
-  uint64_t c = uint64_t(r4 >> 51);
-  r.v[4] = uint64_t(r4) & kMask51;
-  r.v[0] += c * 19;
-  c = r.v[0] >> 51, r.v[0] &= kMask51, r.v[1] += c;
-  return r;
+  return fe_carry_wide(r0, r1, r2, r3, r4);
 }
 
 inline Fe fe_sqn(Fe a, int n) {

@@ -197,6 +197,23 @@ public final class PsiSession implements AutoCloseable {
    */
   public void feed(PsiPhase phase, int round, byte[] buf, int off, int len, boolean last) {
     Objects.requireNonNull(phase, "phase");
+    feedPieces(
+        buf,
+        off,
+        len,
+        last,
+        (s, t, piece, lastPiece) ->
+            PsiNative.psi_round_feed(s, phase.code(), round, t, piece, lastPiece));
+  }
+
+  /** One native feed call: (session, transfer buffer, bytes in it, last piece 0/1) -> status. */
+  @FunctionalInterface
+  private interface FeedCall {
+    int feed(Pointer session, Memory transfer, int piece, int last);
+  }
+
+  /** Copies buf[off, off+len) through the transfer buffer, one native call per piece. */
+  private void feedPieces(byte[] buf, int off, int len, boolean last, FeedCall call) {
     Objects.requireNonNull(buf, "buf");
     Objects.checkFromIndexSize(off, len, buf.length);
     Pointer s = open();
@@ -209,7 +226,7 @@ public final class PsiSession implements AutoCloseable {
       }
       off += piece;
       len -= piece;
-      check(PsiNative.psi_round_feed(s, phase.code(), round, t, piece, last && len == 0 ? 1 : 0));
+      check(call.feed(s, t, piece, last && len == 0 ? 1 : 0));
     } while (len > 0);
     Reference.reachabilityFence(t); // native code used its address; keep it alive until here
   }
@@ -224,23 +241,13 @@ public final class PsiSession implements AutoCloseable {
   public void feedFrom(
       PsiPhase phase, int round, int peer, byte[] buf, int off, int len, boolean last) {
     Objects.requireNonNull(phase, "phase");
-    Objects.requireNonNull(buf, "buf");
-    Objects.checkFromIndexSize(off, len, buf.length);
-    Pointer s = open();
-    Memory t = transferBuffer(len);
-    int cap = (int) t.size();
-    do {
-      int piece = Math.min(len, cap);
-      if (piece > 0) {
-        t.write(0, buf, off, piece);
-      }
-      off += piece;
-      len -= piece;
-      check(
-          PsiNative.psi_round_feed_from(
-              s, phase.code(), round, peer, t, piece, last && len == 0 ? 1 : 0));
-    } while (len > 0);
-    Reference.reachabilityFence(t);
+    feedPieces(
+        buf,
+        off,
+        len,
+        last,
+        (s, t, piece, lastPiece) ->
+            PsiNative.psi_round_feed_from(s, phase.code(), round, peer, t, piece, lastPiece));
   }
 
   /**
