@@ -641,7 +641,8 @@ int bench_mpsi(const Options& o) {
         char fpr[32];
         std::snprintf(fpr, sizeof fpr, "%.17g", o.fpr);
         r.params = "set_size=" + std::to_string(w) + ",fpr=" + fpr +
-                   ",instance=" + std::to_string(run + 1);
+                   ",instance=" + std::to_string(run + 1) +
+                   (o.params.empty() ? "" : "," + o.params);
         std::vector<uint8_t> shared(common * 16);
         prg.fill(shared.data(), shared.size());
         r.sets.resize(size_t(n));
@@ -725,7 +726,8 @@ int usage() {
       "       psi_bench cuckoo [--log2n K] [--trials T] [--runs R] [--json]\n"
       "       psi_bench gcs-size N QUERIES FPR   (ecdh setup message size, no group arithmetic)\n"
       "       psi_bench mpsi [--parties N[,N...]] [--log2n K[,K...]] [--fpr F] [--overlap F]\n"
-      "                      [--runs R] [--json]   (multiparty PSI, CPU seconds per role)\n");
+      "                      [--params fill=F] [--runs R] [--json]   (multiparty PSI, CPU seconds\n"
+      "                      per role)\n");
   return 2;
 }
 

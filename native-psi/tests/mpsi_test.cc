@@ -100,6 +100,11 @@ TEST_F(Mpsi, FilterShapeMeetsTheRateWithTheFewestPositions) {
   const auto paper = psi::mpsi::filter_shape(16384, 0.0065);
   EXPECT_EQ(paper.hashes, 7u);
   EXPECT_NEAR(double(paper.bits) / 16384, 10.49, 0.02);
+  // a sparser filter: fill 0.1 at 2^-40 takes k = 13 and 123.4 positions per element
+  const auto sparse = psi::mpsi::filter_shape(16384, std::ldexp(1.0, -40), 0.1);
+  EXPECT_EQ(sparse.hashes, 13u);
+  EXPECT_NEAR(double(sparse.bits) / 16384, 13 / -std::log(0.9), 0.01);
+  EXPECT_LE(std::pow(1 - std::exp(-13.0 * 16384 / double(sparse.bits)), 13), std::ldexp(1.0, -40));
 }
 
 TEST_F(Mpsi, IntersectionOfThreeFourAndFivePartiesAtEveryOverlap) {
@@ -125,6 +130,11 @@ TEST_F(Mpsi, UnequalSizesOtherElementLengthsAndTheExactDefaultRate) {
   MpsiRun exact = make_run(s, 40, "");
   exact.element_len = 33;
   MpsiOutcome o = run_mpsi(exact);
+  ASSERT_EQ(o.status, PSI_OK) << o.error;
+  for (size_t p = 0; p < 4; ++p) EXPECT_EQ(o.results[p], s.expect[p]);
+  MpsiRun sparse = make_run(s, 40, "fill=0.1");  // the same with filters filled to 10 %
+  sparse.element_len = 33;
+  o = run_mpsi(sparse);
   ASSERT_EQ(o.status, PSI_OK) << o.error;
   for (size_t p = 0; p < 4; ++p) EXPECT_EQ(o.results[p], s.expect[p]);
 
@@ -265,6 +275,10 @@ TEST_F(Mpsi, BadInputAndMisuseAreClearErrors) {
   EXPECT_EQ(psi_session_create("mpsi", PSI_ROLE_PARTY, "parties=1,index=0,set_size=4", seed.data(),
                                32, &s, err, sizeof err),
             PSI_ERR_ARGUMENT);
+  EXPECT_EQ(psi_session_create("mpsi", PSI_ROLE_PROVIDER, "parties=3,set_size=4,fill=0.6",
+                               seed.data(), 32, &s, err, sizeof err),
+            PSI_ERR_ARGUMENT);
+  EXPECT_NE(std::string(err).find("fill"), std::string::npos) << err;
   EXPECT_EQ(psi_session_create("mpsi", PSI_ROLE_PROVIDER, "parties=3,set_size=4194303,fpr=1e-30",
                                seed.data(), 32, &s, err, sizeof err),
             PSI_ERR_ARGUMENT);

@@ -79,7 +79,7 @@ const Entry kProtocols[] = {
       1,
       4096,
       uint64_t(1) << 22,
-      "parties,index,set_size,fpr,instance,output"},
+      "parties,index,set_size,fpr,fill,instance,output"},
      make_mpsi},
 };
 

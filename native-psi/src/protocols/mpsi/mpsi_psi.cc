@@ -64,7 +64,11 @@ Status config_from_params(const Params& p, psi_role role, Config* c) {
   PSI_RETURN_IF_ERROR(p.get_double("fpr", std::ldexp(1.0, -40), &c->fpr));
   if (!(c->fpr >= 1e-30 && c->fpr <= 0.5))
     return argument_error("mpsi: fpr must be in [1e-30, 0.5]");
-  c->shape = mpsi::filter_shape(c->set_size, c->fpr);
+  double fill = 0;
+  PSI_RETURN_IF_ERROR(p.get_double("fill", 0, &fill));
+  if (p.has("fill") && !(fill >= 0.01 && fill <= 0.5))
+    return argument_error("mpsi: fill must be in [0.01, 0.5]");
+  c->shape = mpsi::filter_shape(c->set_size, c->fpr, fill);
   if (c->shape.bits > kMaxBits)
     return argument_error("mpsi: set_size " + std::to_string(c->set_size) + " at fpr " +
                           std::to_string(c->fpr) + " needs a filter of " +
@@ -795,15 +799,21 @@ class MpsiProvider final : public Protocol {
 
 namespace mpsi {
 
-FilterShape filter_shape(uint64_t set_size, double fpr) {
-  FilterShape best;
+FilterShape filter_shape(uint64_t set_size, double fpr, double fill) {
   const double w = double(set_size);
+  // the fewest positions m giving fill f with k hashes: 1 - e^{-kw/m} = f
+  auto positions = [&](uint32_t k, double f) {
+    return uint64_t(std::max(1.0, std::ceil(-double(k) * w / std::log1p(-f))));
+  };
+  if (fill > 0) {
+    const uint32_t k = uint32_t(std::max(1.0, std::ceil(std::log(fpr) / std::log(fill))));
+    return FilterShape{positions(k, fill), k};
+  }
+  FilterShape best;
   for (uint32_t k = 1; k <= 128; ++k) {
-    // fill f with f^k = fpr, and the fewest positions m giving that fill: 1 - e^{-kw/m} = f.
-    const double f = std::pow(fpr, 1.0 / k);
+    const double f = std::pow(fpr, 1.0 / k);  // f^k = fpr
     if (!(f < 1)) continue;
-    const double m = std::ceil(-double(k) * w / std::log1p(-f));
-    const uint64_t bits = uint64_t(std::max(1.0, m));
+    const uint64_t bits = positions(k, f);
     if (best.bits == 0 || bits < best.bits) best = FilterShape{bits, k};
   }
   return best;

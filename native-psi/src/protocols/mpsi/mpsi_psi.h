@@ -55,14 +55,16 @@ namespace mpsi {
 
 // Bloom filter shape for `set_size` elements per party with a per-element false-positive rate of
 // at most `fpr`: the smallest number of positions over integer hash counts k, each with the fewest
-// positions m for which (1 - e^{-k w / m})^k <= fpr. An element one party lacks passes only when
-// that party's filter has all its k positions set, so the rate per element is that of one filter,
-// whatever n is.
+// positions m for which (1 - e^{-k w / m})^k <= fpr (a fill near 1/2). An element one party lacks
+// passes only when that party's filter has all its k positions set, so the rate per element is that
+// of one filter, whatever n is. With fill f in (0, 0.5]: the filters are filled to f instead,
+// k = ceil(log fpr / log f) and m as above: more positions, less for a party to read from the AND
+// of the filters (docs/protocols.md, "Leakage").
 struct FilterShape {
   uint64_t bits = 0;
   uint32_t hashes = 0;
 };
-FilterShape filter_shape(uint64_t set_size, double fpr);
+FilterShape filter_shape(uint64_t set_size, double fpr, double fill = 0);
 
 }  // namespace mpsi
 }  // namespace psi
