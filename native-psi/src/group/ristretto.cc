@@ -52,15 +52,6 @@ inline Completed add(const Point& p, const Cached& q) {
   return Completed{fe_sub(b, a), fe_add(b, a), fe_add(d, c), fe_sub(d, c)};
 }
 
-inline Completed sub(const Point& p, const Cached& q) {
-  const Fe a = fe_mul(fe_sub(p.Y, p.X), q.yplusx);
-  const Fe b = fe_mul(fe_add(p.Y, p.X), q.yminusx);
-  const Fe c = fe_mul(q.T2d, p.T);
-  const Fe zz = fe_mul(p.Z, q.Z);
-  const Fe d = fe_add(zz, zz);
-  return Completed{fe_sub(b, a), fe_add(b, a), fe_sub(d, c), fe_add(d, c)};
-}
-
 // Mixed addition with an affine precomputed point (Z = 1).
 inline Completed madd(const Point& p, const Precomp& q) {
   const Fe a = fe_mul(fe_sub(p.Y, p.X), q.yminusx);
@@ -200,7 +191,7 @@ Point point_generator() {
 }
 
 Point point_add(const Point& a, const Point& b) { return to_point(add(a, to_cached(b))); }
-Point point_sub(const Point& a, const Point& b) { return to_point(sub(a, to_cached(b))); }
+Point point_sub(const Point& a, const Point& b) { return point_add(a, point_neg(b)); }
 Point point_dbl(const Point& a) { return to_point(dbl(a.X, a.Y, a.Z)); }
 Point point_neg(const Point& a) { return Point{fe_neg(a.X), a.Y, a.Z, fe_neg(a.T)}; }
 

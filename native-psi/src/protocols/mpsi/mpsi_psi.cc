@@ -290,34 +290,29 @@ class MpsiParty final : public Protocol {
   }
 
   Status feed(psi_phase phase, uint32_t round, ByteView chunk, bool last) override {
-    if (phase == PSI_PHASE_SETUP) {
-      if (round == 0) return Status::ok();
-      return feed_key_list(chunk, last);
-    }
     if (round == 0) return Status::ok();
-    if (round == 2) {
-      if (in_.size() + chunk.size > c_.shape.bits * kHinted)
-        return peer_error("provider's round-1 message is longer than " +
-                          std::to_string(c_.shape.bits * kHinted) + " bytes");
-      in_.insert(in_.end(), chunk.data, chunk.data + chunk.size);
-      if (last && in_.size() != c_.shape.bits * kHinted)
-        return peer_error("provider's round-1 message has " + std::to_string(in_.size()) +
-                          " bytes, expected " + std::to_string(c_.shape.bits * kHinted));
-      return Status::ok();
+    if (phase != feed_phase_ || round != feed_round_) start_feed(phase, round);
+    const std::string what = phase == PSI_PHASE_SETUP
+                                 ? "provider's key list"
+                                 : "provider's round-" + std::to_string(round - 1) + " message";
+    if (phase == PSI_PHASE_SETUP || round == 2) {  // kept whole: the key list, u'
+      const size_t record = phase == PSI_PHASE_SETUP ? kKeyRecord : kHinted;
+      PSI_RETURN_IF_ERROR(
+          reader_.feed(chunk, what, [&](uint64_t, size_t count, const uint8_t* data) {
+            in_.insert(in_.end(), data, data + count * record);
+            return Status::ok();
+          }));
+      if (!last) return Status::ok();
+      PSI_RETURN_IF_ERROR(reader_.finish(what));
+      return phase == PSI_PHASE_SETUP ? check_key_list() : Status::ok();
     }
     // round 4: the blinded differences, checked as they arrive.
-    if (!reading_q_) {
-      reading_q_ = true;
-      q_reader_.reset(c_.shape.bits, group::kPointBytes);
-      blind_.reseed(blind_key());
-      pass_.assign(c_.shape.bits, 0);
-    }
-    PSI_RETURN_IF_ERROR(q_reader_.feed(chunk, "provider's round-3 message",
-                                       [&](uint64_t first, size_t count, const uint8_t* data) {
-                                         return check_differences(first, count, data);
-                                       }));
+    PSI_RETURN_IF_ERROR(
+        reader_.feed(chunk, what, [&](uint64_t first, size_t count, const uint8_t* data) {
+          return check_differences(first, count, data);
+        }));
     if (!last) return Status::ok();
-    PSI_RETURN_IF_ERROR(q_reader_.finish("provider's round-3 message"));
+    PSI_RETURN_IF_ERROR(reader_.finish(what));
     const uint32_t k = c_.shape.hashes;
     result_.clear();
     for (size_t e = 0; e < count_; ++e) {
@@ -422,15 +417,23 @@ class MpsiParty final : public Protocol {
     record_pos_ = 0;
   }
 
-  Status feed_key_list(ByteView chunk, bool last) {
-    const size_t want = size_t(c_.parties) * kKeyRecord;
-    if (in_.size() + chunk.size > want)
-      return peer_error("provider's key list is longer than " + std::to_string(want) + " bytes");
-    in_.insert(in_.end(), chunk.data, chunk.data + chunk.size);
-    if (!last) return Status::ok();
-    if (in_.size() != want)
-      return peer_error("provider's key list has " + std::to_string(in_.size()) +
-                        " bytes, expected " + std::to_string(want));
+  // The records of a feed round: the key list (setup round 2), u' (online round 2), the
+  // differences (online round 4), each of a known count.
+  void start_feed(psi_phase phase, uint32_t round) {
+    feed_phase_ = phase, feed_round_ = round;
+    if (phase == PSI_PHASE_SETUP) {
+      reader_.reset(c_.parties, kKeyRecord);
+    } else if (round == 2) {
+      reader_.reset(c_.shape.bits, kHinted);
+    } else {
+      reader_.reset(c_.shape.bits, group::kPointBytes);
+      blind_.reseed(blind_key());
+      pass_.assign(c_.shape.bits, 0);
+    }
+  }
+
+  // The complete key list in in_.
+  Status check_key_list() {
     if (std::memcmp(in_.data() + size_t(c_.index) * kKeyRecord, record_.data(), kKeyRecord) != 0)
       return peer_error("provider's key list does not hold this party's key at index " +
                         std::to_string(c_.index));
@@ -602,8 +605,9 @@ class MpsiParty final : public Protocol {
   std::vector<uint8_t> in_;
   BatchedEmitter emitter_;
   bool emitter_started_ = false;
-  RecordReader q_reader_;
-  bool reading_q_ = false;
+  RecordReader reader_;
+  psi_phase feed_phase_ = PSI_PHASE_SETUP;
+  uint32_t feed_round_ = 0;  // 0: no round fed yet (round 0 takes no message)
   std::vector<uint8_t> pass_;
   std::vector<uint64_t> result_;
 };
