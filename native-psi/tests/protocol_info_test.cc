@@ -40,6 +40,25 @@ psi_status create(const psi_protocol_description& d, int role, const std::string
   return st;
 }
 
+// Element lengths of a session of `d` for `role`: min and max accepted, outside refused (distinct
+// elements, count 8).
+void expect_element_lengths(const psi_protocol_description& d, int role,
+                            const std::string& params) {
+  for (uint32_t len :
+       {d.element_len_min, d.element_len_max, d.element_len_min - 1, d.element_len_max + 1}) {
+    if (len == 0) continue;
+    std::vector<uint8_t> seed(32, 3), elems(size_t(len) * 8, 0);
+    for (size_t k = 0; k < 8; ++k) elems[k * len] = uint8_t(k + 1);
+    psi_session* s = nullptr;
+    ASSERT_EQ(PSI_OK,
+              psi_session_create(d.name, role, params.c_str(), seed.data(), 32, &s, nullptr, 0));
+    psi_status st = psi_set_input(s, elems.data(), 8, len);
+    bool inside = len >= d.element_len_min && len <= d.element_len_max;
+    EXPECT_EQ(inside, st == PSI_OK) << "element_len " << len << ": " << psi_status_name(st);
+    psi_session_free(s);
+  }
+}
+
 const char* output_value(uint32_t bit) {
   switch (bit) {
     case PSI_OUTPUT_RECEIVER:
@@ -211,20 +230,7 @@ TEST(ProtocolInfo, EveryDescriptionAgreesWithTheProtocolsBehaviour) {
               create(d, PSI_ROLE_RECEIVER, psi_test::sizes(size_t(d.max_set_size), 8)));
     EXPECT_EQ(PSI_ERR_ARGUMENT,
               create(d, PSI_ROLE_RECEIVER, psi_test::sizes(8, size_t(d.max_set_size))));
-    // element lengths: min and max accepted, outside refused (distinct elements, count 8)
-    for (uint32_t len :
-         {d.element_len_min, d.element_len_max, d.element_len_min - 1, d.element_len_max + 1}) {
-      if (len == 0) continue;
-      std::vector<uint8_t> seed(32, 3), elems(size_t(len) * 8, 0);
-      for (size_t k = 0; k < 8; ++k) elems[k * len] = uint8_t(k + 1);
-      psi_session* s = nullptr;
-      ASSERT_EQ(PSI_OK, psi_session_create(d.name, PSI_ROLE_SENDER, base.c_str(), seed.data(), 32,
-                                           &s, nullptr, 0));
-      psi_status st = psi_set_input(s, elems.data(), 8, len);
-      bool inside = len >= d.element_len_min && len <= d.element_len_max;
-      EXPECT_EQ(inside, st == PSI_OK) << "element_len " << len << ": " << psi_status_name(st);
-      psi_session_free(s);
-    }
+    expect_element_lengths(d, PSI_ROLE_SENDER, base);
     // setup_needs_sender_set: the sender's first setup round before psi_set_input is refused
     // exactly when the description says so (the receiver's never is)
     for (int role : {PSI_ROLE_RECEIVER, PSI_ROLE_SENDER}) {
@@ -281,18 +287,7 @@ TEST(ProtocolInfo, MultipartyDescriptionAgreesWithTheProtocolsBehaviour) {
                      "parties=3,fpr=0.5,set_size=" + std::to_string(d.max_set_size)));
     EXPECT_EQ(PSI_OK, create(d, PSI_ROLE_PROVIDER,
                              "parties=3,fpr=0.5,set_size=" + std::to_string(d.max_set_size - 1)));
-    for (uint32_t len :
-         {d.element_len_min, d.element_len_max, d.element_len_min - 1, d.element_len_max + 1}) {
-      if (len == 0) continue;
-      std::vector<uint8_t> seed(32, 3), elems(size_t(len) * 8, 0);
-      for (size_t k = 0; k < 8; ++k) elems[k * len] = uint8_t(k + 1);
-      psi_session* s = nullptr;
-      ASSERT_EQ(PSI_OK, psi_session_create(d.name, PSI_ROLE_PARTY, party.c_str(), seed.data(), 32,
-                                           &s, nullptr, 0));
-      const psi_status st = psi_set_input(s, elems.data(), 8, len);
-      EXPECT_EQ(len >= d.element_len_min && len <= d.element_len_max, st == PSI_OK) << len;
-      psi_session_free(s);
-    }
+    expect_element_lengths(d, PSI_ROLE_PARTY, party);
   }
   EXPECT_EQ(1u, seen);
 }
