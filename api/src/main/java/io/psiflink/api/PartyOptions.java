@@ -19,11 +19,13 @@ public final class PartyOptions {
       new TypedOption<>(
           "party",
           Role.class,
-          "A|B",
-          "the party this job plays: A (table a; receives the PSI and writes the joined table) or B",
+          "A|B|Pi",
+          "the party this job plays: A (table a; receives the PSI and writes the joined table) or B;"
+              + " in an n-party join (--parties) P1..Pn, the i-th table of the query (P1 writes the"
+              + " joined table)",
           null,
           true,
-          Role::twoParty,
+          PartyOptions::role,
           Role::label);
 
   public static final TypedOption<String> TABLE =
@@ -109,8 +111,11 @@ public final class PartyOptions {
           .asRequired();
 
   public static final TypedOption<String> PEER =
-      TypedOption.text("peer", "NAME", "the peer's party name, as in its certificate", null)
-          .asRequired();
+      TypedOption.text(
+          "peer",
+          "NAME",
+          "the peer's party name, as in its certificate; required in a two-party join",
+          null);
 
   public static final TypedOption<String> PEER_CERT_SHA256 =
       new TypedOption<>(
@@ -273,6 +278,42 @@ public final class PartyOptions {
           PartyOptions::sha256Hex,
           s -> s);
 
+  public static final TypedOption<List<String>> PARTIES =
+      listOption(
+          "parties",
+          "NAME,...",
+          "n-party join: every party's name, as in its certificate, in the order of the query's"
+              + " tables (the first writes the joined table); not with --peer",
+          s -> s);
+
+  public static final TypedOption<List<String>> PARTY_CERT_SHA256S =
+      listOption(
+          "party-cert-sha256s",
+          "HEX,...",
+          "n-party join: per party of --parties the SHA-256 of its certificate as the session"
+              + " names it ('-' for this party's own); required unless --insecure-test-only",
+          s -> s.equals("-") ? s : sha256Hex(s));
+
+  public static final TypedOption<String> PROVIDER =
+      TypedOption.text(
+          "provider",
+          "NAME",
+          "n-party join: the outsourcing provider's party name, as in its certificate (it must"
+              + " chain to --ca)",
+          null);
+
+  public static final TypedOption<String> PROVIDER_CERT_SHA256 =
+      new TypedOption<>(
+          "provider-cert-sha256",
+          String.class,
+          "HEX",
+          "n-party join: the SHA-256 of the provider's certificate; required unless"
+              + " --insecure-test-only",
+          null,
+          false,
+          PartyOptions::sha256Hex,
+          s -> s);
+
   public static final TypedOption<Integer> PARALLELISM =
       TypedOption.integer(
           "parallelism",
@@ -356,6 +397,10 @@ public final class PartyOptions {
           EXPECTED_OVERLAP,
           HELPER,
           HELPER_CERT_SHA256,
+          PARTIES,
+          PARTY_CERT_SHA256S,
+          PROVIDER,
+          PROVIDER_CERT_SHA256,
           PARALLELISM,
           ATTEMPTS,
           WORK,
@@ -415,6 +460,50 @@ public final class PartyOptions {
           return Duration.ofSeconds(v);
         },
         d -> Long.toString(d.toSeconds()));
+  }
+
+  /**
+   * A party's label: A or B, or Pi of an n-party join, read as party i of {@link #MAX_PARTIES}
+   * until the job counts its {@link #PARTIES}.
+   */
+  private static Role role(String text) {
+    String t = text.trim();
+    if (t.length() > 1 && (t.charAt(0) == 'P' || t.charAt(0) == 'p')) {
+      return Role.parse(t, MAX_PARTIES);
+    }
+    return Role.twoParty(t);
+  }
+
+  /** The most parties of an n-party join. */
+  public static final int MAX_PARTIES = 64;
+
+  /** A comma-separated list, each item read by {@code item}. */
+  private static TypedOption<List<String>> listOption(
+      String name,
+      String label,
+      String description,
+      java.util.function.UnaryOperator<String> item) {
+    @SuppressWarnings("unchecked")
+    Class<List<String>> type = (Class<List<String>>) (Class<?>) List.class;
+    return new TypedOption<>(
+        name,
+        type,
+        label,
+        description,
+        null,
+        false,
+        s -> {
+          List<String> items = new java.util.ArrayList<>();
+          for (String part : s.split(",", -1)) {
+            String p = part.trim();
+            if (p.isEmpty()) {
+              throw new IllegalArgumentException("has an empty item: '" + s + "'");
+            }
+            items.add(item.apply(p));
+          }
+          return List.copyOf(items);
+        },
+        l -> String.join(",", l));
   }
 
   /** A SHA-256 in hex (64 digits, as the coordinator's session records carry it), lower case. */

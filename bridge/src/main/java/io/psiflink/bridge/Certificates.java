@@ -84,17 +84,11 @@ final class Certificates {
    * challenge).
    */
   static boolean keysMatch(PrivateKey key, PublicKey publicKey) {
-    String algorithm =
-        switch (key.getAlgorithm()) {
-          case "EC" -> "SHA256withECDSA";
-          case "RSA" -> "SHA256withRSA";
-          case "Ed25519", "EdDSA" -> "Ed25519";
-          default -> null;
-        };
-    if (algorithm == null || !key.getAlgorithm().equals(publicKey.getAlgorithm())) {
+    if (!key.getAlgorithm().equals(publicKey.getAlgorithm())) {
       return false;
     }
     try {
+      String algorithm = HelloCrypto.signatureAlgorithm(key);
       byte[] challenge = new byte[32];
       new SecureRandom().nextBytes(challenge);
       Signature signer = Signature.getInstance(algorithm);

@@ -17,6 +17,7 @@ import io.psiflink.jobs.psi.BridgeEndpoint;
 import io.psiflink.nativepsi.ProtocolInfo;
 import io.psiflink.query.ExpectedColumns;
 import java.time.Duration;
+import java.util.List;
 import java.util.Objects;
 
 /**
@@ -62,6 +63,8 @@ import java.util.Objects;
  *     else null
  * @param helperCertificateSha256 the SHA-256 of the helper's certificate, or null to accept any
  *     certificate of {@code helper} from a trusted CA (only with {@code insecureTestOnly})
+ * @param group the parties and provider of an n-party join (then {@code role} is party i of n and
+ *     {@code peer} is null), or null for a two-party join
  */
 public record PartyConfig(
     Role role,
@@ -93,7 +96,51 @@ public record PartyConfig(
     int filterHashes,
     double expectedOverlap,
     String helper,
-    byte[] helperCertificateSha256) {
+    byte[] helperCertificateSha256,
+    Group group) {
+
+  /**
+   * The group of an n-party join: every party's name in index order (the query's table order), the
+   * SHA-256 of each one's certificate as the session names it (null entries: not pinned; this
+   * party's own is never used), and the outsourcing provider's name and pin.
+   */
+  public record Group(
+      List<String> parties, List<byte[]> pins, String provider, byte[] providerPin) {
+    public Group {
+      parties = List.copyOf(parties);
+      pins = java.util.Collections.unmodifiableList(new java.util.ArrayList<>(pins));
+      Objects.requireNonNull(provider, "provider");
+      if (parties.size() < 3 || parties.size() > PartyOptions.MAX_PARTIES) {
+        throw new IllegalArgumentException(
+            PartyOptions.PARTIES.flagName()
+                + " names "
+                + parties.size()
+                + " parties; an n-party join has 3 to "
+                + PartyOptions.MAX_PARTIES
+                + " (two parties: --peer)");
+      }
+      if (new java.util.HashSet<>(parties).size() != parties.size()) {
+        throw new IllegalArgumentException(
+            PartyOptions.PARTIES.flagName() + " names a party twice: " + parties);
+      }
+      if (pins.size() != parties.size()) {
+        throw new IllegalArgumentException(
+            PartyOptions.PARTY_CERT_SHA256S.flagName()
+                + " has "
+                + pins.size()
+                + " entries for "
+                + parties.size()
+                + " parties");
+      }
+    }
+
+    public int size() {
+      return parties.size();
+    }
+  }
+
+  /** The protocol of an n-party join. */
+  public static final String MULTIPARTY_PROTOCOL = "mpsi";
 
   public static final int DEFAULT_SIGMA = PartyOptions.SIGMA.defaultValue();
 
@@ -109,15 +156,24 @@ public record PartyConfig(
 
   public PartyConfig {
     Objects.requireNonNull(role, "role");
-    if (!role.equals(Role.A) && !role.equals(Role.B)) {
+    if (group == null && !role.equals(Role.A) && !role.equals(Role.B)) {
       throw new IllegalArgumentException(
-          "a job plays party A or B of a two-party join, not " + role);
+          "a job plays party A or B of a two-party join, not "
+              + role
+              + " (an n-party join names its parties with "
+              + PartyOptions.PARTIES.flagName()
+              + ")");
+    }
+    if (group != null) {
+      checkGroup(role, group, mode, prefilter, insecureTestOnly);
     }
     Objects.requireNonNull(sql, "sql");
     Objects.requireNonNull(table, "table");
     Objects.requireNonNull(session, "session");
     Objects.requireNonNull(bridge, "bridge");
-    Objects.requireNonNull(peer, "peer");
+    if (group == null) {
+      Objects.requireNonNull(peer, "peer");
+    }
     Objects.requireNonNull(workDir, "workDir");
     Objects.requireNonNull(maxBadRows, "maxBadRows");
     Objects.requireNonNull(csv, "csv");
@@ -137,10 +193,21 @@ public record PartyConfig(
     if (peerCertificateSha256 != null && peerCertificateSha256.length != 32) {
       throw new IllegalArgumentException("the peer certificate's SHA-256 has 32 bytes");
     }
-    if (role.equals(Role.A) && out == null) {
-      throw new IllegalArgumentException("party A needs an output directory");
+    if (role.index() == 0 && out == null) {
+      throw new IllegalArgumentException(
+          "party " + role.label() + " writes the joined table: it needs --out");
     }
-    ProtocolInfo.byName(protocol); // an unknown name fails here, naming the known ones
+    if (group == null) {
+      ProtocolInfo.byName(protocol); // an unknown name fails here, naming the known ones
+    } else if (ProtocolInfo.multiparty().stream().noneMatch(p -> p.name().equals(protocol))) {
+      throw new IllegalArgumentException(
+          "an n-party join runs a multiparty protocol ("
+              + String.join(
+                  ", ", ProtocolInfo.multiparty().stream().map(ProtocolInfo::name).toList())
+              + "), not '"
+              + protocol
+              + "'");
+    }
     if (bins < 0 || sigma < 1 || sigma > 128 || parallelism < 1 || maxAttempts < 1) {
       throw new IllegalArgumentException(
           "bins >= 0, 1 <= sigma <= 128, parallelism >= 1 and attempts >= 1 are required");
@@ -159,7 +226,7 @@ public record PartyConfig(
               + INSECURE_FLAG
               + " is given (tests only)");
     }
-    if (!insecureTestOnly && peerCertificateSha256 == null) {
+    if (group == null && !insecureTestOnly && peerCertificateSha256 == null) {
       throw new IllegalArgumentException(
           "no pin of the peer's certificate (--peer-cert-sha256): "
               + "any certificate the trusted CAs issued for '"
@@ -176,6 +243,48 @@ public record PartyConfig(
     }
     checkPrefilter(
         prefilter, filterBits, filterHashes, helper, helperCertificateSha256, insecureTestOnly);
+  }
+
+  /** An n-party job: its index among the parties, the mpsi options it supports, the pins. */
+  private static void checkGroup(
+      Role role, Group group, JoinMode mode, Prefilter prefilter, boolean insecureTestOnly) {
+    if (!role.isParty() || role.parties() != group.size()) {
+      throw new IllegalArgumentException(
+          "party "
+              + role.label()
+              + " is not one of the "
+              + group.size()
+              + " parties of "
+              + PartyOptions.PARTIES.flagName());
+    }
+    if (mode != JoinMode.BOTH || prefilter != Prefilter.NONE) {
+      throw new IllegalArgumentException(
+          "an n-party join runs with every party learning the intersection, without a prefilter"
+              + " (--mode both, --prefilter none)");
+    }
+    if (insecureTestOnly) {
+      return;
+    }
+    if (group.providerPin() == null) {
+      throw new IllegalArgumentException(
+          "no pin of the provider's certificate ("
+              + PartyOptions.PROVIDER_CERT_SHA256.flagName()
+              + "); refused unless "
+              + INSECURE_FLAG
+              + " is given (tests only)");
+    }
+    for (int i = 0; i < group.size(); i++) {
+      if (i != role.index() && group.pins().get(i) == null) {
+        throw new IllegalArgumentException(
+            "no pin of the certificate of party '"
+                + group.parties().get(i)
+                + "' ("
+                + PartyOptions.PARTY_CERT_SHA256S.flagName()
+                + "); refused unless "
+                + INSECURE_FLAG
+                + " is given (tests only)");
+      }
+    }
   }
 
   /**
@@ -237,7 +346,7 @@ public record PartyConfig(
     }
   }
 
-  /** The role's label, {@code A} or {@code B}. */
+  /** The role's label: {@code A} or {@code B}, or {@code Pi} in an n-party join. */
   public String party() {
     return role.label();
   }
@@ -251,6 +360,18 @@ public record PartyConfig(
    */
   public static PartyConfig of(PartyConfiguration c) {
     Role role = require(c, PartyOptions.PARTY);
+    Group group = group(c);
+    if (group != null) {
+      if (role.parties() == 2) {
+        throw new IllegalArgumentException(
+            "in an n-party join --party is P1..P" + group.size() + ", not " + role.label());
+      }
+      if (role.index() >= group.size()) {
+        throw new IllegalArgumentException(
+            "--party " + role.label() + ": the join has " + group.size() + " parties");
+      }
+      role = Role.party(role.index(), group.size());
+    }
     HostPort hostPort = require(c, PartyOptions.BRIDGE);
     BridgeEndpoint bridge =
         new BridgeEndpoint(
@@ -293,11 +414,13 @@ public record PartyConfig(
         CsvOptions.of(c.get(PartyOptions.CSV_DELIMITER), c.get(PartyOptions.CSV_QUOTE)),
         require(c, PartyOptions.SESSION),
         bridge,
-        require(c, PartyOptions.PEER),
+        group == null ? require(c, PartyOptions.PEER) : null,
         pin == null ? null : java.util.HexFormat.of().parseHex(pin),
         c.get(PartyOptions.BINS),
         c.get(PartyOptions.SIGMA),
-        c.get(PartyOptions.PROTOCOL),
+        group != null && !c.has(PartyOptions.PROTOCOL)
+            ? MULTIPARTY_PROTOCOL
+            : c.get(PartyOptions.PROTOCOL),
         c.get(PartyOptions.PROTOCOL_PARAMS),
         c.get(PartyOptions.MODE),
         c.get(PartyOptions.LABEL_BYTES),
@@ -312,7 +435,45 @@ public record PartyConfig(
         c.get(PartyOptions.FILTER_HASHES),
         c.get(PartyOptions.EXPECTED_OVERLAP),
         c.get(PartyOptions.HELPER),
-        helperPin == null ? null : java.util.HexFormat.of().parseHex(helperPin));
+        helperPin == null ? null : java.util.HexFormat.of().parseHex(helperPin),
+        group);
+  }
+
+  /** The n-party group of the options, or null without {@code --parties}. */
+  private static Group group(PartyConfiguration c) {
+    List<String> parties = c.get(PartyOptions.PARTIES);
+    if (parties == null) {
+      for (TypedOption<?> o :
+          List.of(
+              PartyOptions.PARTY_CERT_SHA256S,
+              PartyOptions.PROVIDER,
+              PartyOptions.PROVIDER_CERT_SHA256)) {
+        if (c.has(o)) {
+          throw new IllegalArgumentException(
+              o.flagName() + " is for an n-party join (" + PartyOptions.PARTIES.flagName() + ")");
+        }
+      }
+      return null;
+    }
+    if (c.has(PartyOptions.PEER) || c.has(PartyOptions.PEER_CERT_SHA256)) {
+      throw new IllegalArgumentException(
+          "an n-party join (" + PartyOptions.PARTIES.flagName() + ") has no --peer");
+    }
+    List<String> pinTexts = c.get(PartyOptions.PARTY_CERT_SHA256S);
+    List<byte[]> pins = new java.util.ArrayList<>();
+    for (int i = 0; i < parties.size(); i++) {
+      String t = pinTexts == null || i >= pinTexts.size() ? "-" : pinTexts.get(i);
+      pins.add(t.equals("-") ? null : java.util.HexFormat.of().parseHex(t));
+    }
+    if (pinTexts != null && pinTexts.size() != parties.size()) {
+      pins.add(null); // the group names the mismatch
+    }
+    String providerPin = c.get(PartyOptions.PROVIDER_CERT_SHA256);
+    return new Group(
+        parties,
+        pins,
+        require(c, PartyOptions.PROVIDER),
+        providerPin == null ? null : java.util.HexFormat.of().parseHex(providerPin));
   }
 
   /**

@@ -31,6 +31,7 @@ import io.psiflink.jobs.prefilter.PrefilterMetrics;
 import io.psiflink.jobs.prefilter.PrefilterPlan;
 import io.psiflink.jobs.psi.BinContext;
 import io.psiflink.jobs.psi.BinPsiOperator;
+import io.psiflink.jobs.psi.PairBins;
 import io.psiflink.jobs.psi.ProtocolChoice;
 import io.psiflink.jobs.read.PublicRowCount;
 import io.psiflink.jobs.read.RowCount;
@@ -95,6 +96,9 @@ public final class PrivateJoinJob {
    * {@link #execute} (the job runs; its outputs are committed or removed).
    */
   public static JobSummary run(PartyConfig cfg) throws Exception {
+    if (cfg.group() != null) {
+      return GroupJoinJob.run(cfg);
+    }
     long start = System.currentTimeMillis();
     Plan plan = plan(cfg);
     SessionSecrets secrets = handshake(cfg, plan);
@@ -276,8 +280,33 @@ public final class PrivateJoinJob {
       long start,
       long handshakeDone)
       throws Exception {
-    StagedOutput staged = plan.staged();
-    StagedOutput quarantine = plan.quarantine();
+    return execute(
+        cfg,
+        plan.staged(),
+        plan.quarantine(),
+        plan.role().table(),
+        secrets.bins(),
+        secrets.prefilter(),
+        env,
+        start,
+        handshakeDone);
+  }
+
+  /**
+   * {@link #execute(PartyConfig, Plan, StreamExecutionEnvironment, SessionSecrets, long, long)} for
+   * any join: {@code name} is the party's table in the query, {@code prefilter} null without one.
+   */
+  static JobSummary execute(
+      PartyConfig cfg,
+      StagedOutput staged,
+      StagedOutput quarantine,
+      String name,
+      int bins,
+      PrefilterPlan prefilter,
+      StreamExecutionEnvironment env,
+      long start,
+      long handshakeDone)
+      throws Exception {
     long jobStart = System.currentTimeMillis();
     JobExecutionResult result;
     try {
@@ -303,16 +332,7 @@ public final class PrivateJoinJob {
       staged.commit();
     }
     long end = System.currentTimeMillis();
-    return summarize(
-        cfg,
-        plan.role().table(),
-        secrets.bins(),
-        secrets.prefilter(),
-        result,
-        start,
-        handshakeDone,
-        jobStart,
-        end);
+    return summarize(cfg, name, bins, prefilter, result, start, handshakeDone, jobStart, end);
   }
 
   /** This party's role in the session. */
@@ -402,11 +422,97 @@ public final class PrivateJoinJob {
     StreamExecutionEnvironment env =
         StreamExecutionEnvironment.getExecutionEnvironment(flinkConfig(cfg));
     env.registerCachedFile(secretFileUri, JobSecrets.CACHE_NAME);
-    String name = role.table();
+    // the output party of a LEFT or anti-join outputs its rows whose key is NULL
+    boolean keepNullKeys = outputParty && view.kind().emitsUnmatched();
+    Front front =
+        front(
+            cfg,
+            env,
+            role.table(),
+            schema,
+            view,
+            keptCodec,
+            secrets.bins(),
+            keepNullKeys,
+            keepNullKeys && !query.countOnly() ? output : null,
+            quarantine);
+    SingleOutputStreamOperator<byte[]> tokenized = front.tokenized();
+    // With the prefilter only the candidates go on: they are the rows to intersect.
+    DataStream<byte[]> toBins = tokenized;
+    DataStream<byte[]> nonCandidates = null;
+    PrefilterPlan prefilter = secrets.prefilter();
+    if (prefilter != null) {
+      SingleOutputStreamOperator<byte[]> candidates =
+          prefilter(cfg, prefilter, tokenized, keptCodec, keepNullKeys ? output : null);
+      if (keepNullKeys) {
+        nonCandidates = candidates.getSideOutput(CandidateSelect.UNMATCHED_ROWS);
+      }
+      toBins = candidates;
+    }
+    DataStream<Long> total = total(cfg, toBins, front, prefilter != null);
+    int maxParallelism = KeyGroupRangeAssignment.computeDefaultMaxParallelism(cfg.parallelism());
+    BinRouting routing = new BinRouting(secrets.bins(), maxParallelism, cfg.parallelism());
+    DataStream<byte[]> joined =
+        toBins
+            .keyBy(r -> routing.key(TokenRecord.bin(r)), Types.INT)
+            .connect(total.broadcast())
+            .transform(
+                JobMetricNames.PSI_OPERATOR,
+                PrimitiveArrayTypeInfo.BYTE_PRIMITIVE_ARRAY_TYPE_INFO,
+                new BinPsiOperator(new PairBins(ctx, JobSecrets.CACHE_NAME), cfg.bridge(), routing))
+            // explicit, so the adaptive batch scheduler cannot shrink the bins processed at once,
+            // and
+            // the routing's assumptions hold
+            .setParallelism(cfg.parallelism())
+            .setMaxParallelism(maxParallelism);
+    if (keepNullKeys) {
+      joined = joined.union(tokenized.getSideOutput(TokenizeOperator.NULL_KEY_ROWS));
+    }
+    if (nonCandidates != null) {
+      joined = joined.union(nonCandidates);
+    }
+    if (outputParty) {
+      TableSink.writeEncoded(joined, outSchema, staged.stagingDir(), cfg.outFormat());
+    } else {
+      joined.sinkTo(new DiscardingSink<>()).name("no output at party " + role.label());
+    }
+    return env;
+  }
+
+  /**
+   * What phases 1 and 2 give the bins: the tokenized rows, the bad-row gate and the source's
+   * counts.
+   */
+  record Front(
+      SingleOutputStreamOperator<byte[]> tokenized,
+      DataStream<Long> gate,
+      SourceResult<?> source) {}
+
+  /**
+   * Phases 1 and 2 of one party's job, the same for every join: read and quarantine, judge the bad
+   * rows, WHERE and computed keys with Flink SQL, tokenize.
+   *
+   * @param name the party's table in the query, for operator and metric names
+   * @param keepNullKeys whether rows with a NULL key stay (the output party of a LEFT or
+   *     anti-join): then {@code nullKeyOutput} maps them to output rows, or is null for a count
+   */
+  static Front front(
+      PartyConfig cfg,
+      StreamExecutionEnvironment env,
+      String name,
+      TableSchema schema,
+      PartyView view,
+      RowCodec keptCodec,
+      int bins,
+      boolean keepNullKeys,
+      int[] nullKeyOutput,
+      StagedOutput quarantine)
+      throws Exception {
+    List<Column> keys = KeyExpressions.columns(schema, view.keys());
+    List<Column> kept = columns(schema, view.revealedColumns());
     // Rows with a NULL key column are quarantined while reading, where their file and line are
     // known; not at the output party of a LEFT or anti-join, whose output they belong to, and not
     // for the columns of a computed key (COALESCE(k, '') is not NULL).
-    boolean keepNullKeys = outputParty && view.kind().emitsUnmatched();
     List<String> quarantineKeys =
         keepNullKeys
             ? List.of()
@@ -431,7 +537,7 @@ public final class PrivateJoinJob {
             cfg.maxBadRows(),
             "party " + cfg.party() + ": table " + name,
             cfg.quarantine(),
-            outputParty ? "; the output was not written" : "");
+            cfg.role().index() == 0 ? "; the output was not written" : "");
     SourceResult<?> records = source;
     if (sqlOnRows) {
       @SuppressWarnings("unchecked")
@@ -453,61 +559,28 @@ public final class PrivateJoinJob {
             keys.stream().map(Column::type).toArray(ColumnType[]::new),
             indices(schema, kept),
             keptCodec,
-            secrets.bins(),
-            keepNullKeys && !query.countOnly() ? output : null);
-    // With the prefilter only the candidates go on: they are the rows to intersect.
-    DataStream<byte[]> toBins = tokenized;
-    DataStream<byte[]> nonCandidates = null;
-    PrefilterPlan prefilter = secrets.prefilter();
-    if (prefilter != null) {
-      SingleOutputStreamOperator<byte[]> candidates =
-          prefilter(cfg, prefilter, tokenized, keptCodec, keepNullKeys ? output : null);
-      if (keepNullKeys) {
-        nonCandidates = candidates.getSideOutput(CandidateSelect.UNMATCHED_ROWS);
-      }
-      toBins = candidates;
-    }
-    // n, the size the peer learns: by the party's public size policy, from the rows to intersect
-    // and every record read (the bins wait for it, and so for the bad-row gate)
-    DataStream<Long> total =
-        toBins
-            .transform("count rows", Types.LONG, new RowCount<byte[]>())
-            .union(gate)
-            .global()
-            .connect(source.counts().global())
-            .transform(
-                "public size " + cfg.publicSize(),
-                Types.LONG,
-                new PublicRowCount(cfg.publicSize(), prefilter != null))
-            .setParallelism(1)
-            .setMaxParallelism(1);
-    int maxParallelism = KeyGroupRangeAssignment.computeDefaultMaxParallelism(cfg.parallelism());
-    BinRouting routing = new BinRouting(secrets.bins(), maxParallelism, cfg.parallelism());
-    DataStream<byte[]> joined =
-        toBins
-            .keyBy(r -> routing.key(TokenRecord.bin(r)), Types.INT)
-            .connect(total.broadcast())
-            .transform(
-                JobMetricNames.PSI_OPERATOR,
-                PrimitiveArrayTypeInfo.BYTE_PRIMITIVE_ARRAY_TYPE_INFO,
-                new BinPsiOperator(ctx, JobSecrets.CACHE_NAME, cfg.bridge(), routing))
-            // explicit, so the adaptive batch scheduler cannot shrink the bins processed at once,
-            // and
-            // the routing's assumptions hold
-            .setParallelism(cfg.parallelism())
-            .setMaxParallelism(maxParallelism);
-    if (keepNullKeys) {
-      joined = joined.union(tokenized.getSideOutput(TokenizeOperator.NULL_KEY_ROWS));
-    }
-    if (nonCandidates != null) {
-      joined = joined.union(nonCandidates);
-    }
-    if (outputParty) {
-      TableSink.writeEncoded(joined, outSchema, staged.stagingDir(), cfg.outFormat());
-    } else {
-      joined.sinkTo(new DiscardingSink<>()).name("no output at party " + role.label());
-    }
-    return env;
+            bins,
+            nullKeyOutput);
+    return new Front(tokenized, gate, source);
+  }
+
+  /**
+   * n, the size the peers learn: by the party's public size policy, from the rows to intersect and
+   * every record read (the bins wait for it, and so for the bad-row gate).
+   */
+  static DataStream<Long> total(
+      PartyConfig cfg, DataStream<byte[]> toBins, Front front, boolean prefiltered) {
+    return toBins
+        .transform("count rows", Types.LONG, new RowCount<byte[]>())
+        .union(front.gate())
+        .global()
+        .connect(front.source().counts().global())
+        .transform(
+            "public size " + cfg.publicSize(),
+            Types.LONG,
+            new PublicRowCount(cfg.publicSize(), prefiltered))
+        .setParallelism(1)
+        .setMaxParallelism(1);
   }
 
   /** Phase 2: {@link TokenizeOperator} over the records {@code source.view()} reads. */
@@ -741,13 +814,13 @@ public final class PrivateJoinJob {
   }
 
   /** The columns of this party's table the query names, in table order (stars expand in it). */
-  private static List<Column> namedColumns(TableSchema schema, PartyView view) {
+  static List<Column> namedColumns(TableSchema schema, PartyView view) {
     Set<String> named = new HashSet<>(view.neededColumns());
     named.addAll(view.filterColumns());
     return schema.columns().stream().filter(c -> named.contains(c.name())).toList();
   }
 
-  private static List<Column> columns(TableSchema schema, List<String> names) {
+  static List<Column> columns(TableSchema schema, List<String> names) {
     return names.stream().map(n -> schema.column(schema.indexOf(n).orElseThrow())).toList();
   }
 

@@ -93,7 +93,8 @@ class JobGraphSecretsTest {
             0,
             1.0,
             prefilter ? "helper" : null,
-            prefilter ? new byte[32] : null);
+            prefilter ? new byte[32] : null,
+            null);
     SecureRandom r = new SecureRandom();
     byte[] tokenKey = bytes(r, 32);
     byte[] binSeed = bytes(r, 16);

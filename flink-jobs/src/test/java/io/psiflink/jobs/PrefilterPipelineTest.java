@@ -89,6 +89,7 @@ class PrefilterPipelineTest {
         0,
         1.0,
         null,
+        null,
         null);
   }
 
@@ -175,7 +176,7 @@ class PrefilterPipelineTest {
 
     PartyConfig cfg = config();
     Path secrets =
-        new JobSecrets(new byte[32], new byte[16], new byte[32], null, filterKey)
+        new JobSecrets(new byte[32], new byte[16], new byte[32], null, filterKey, null)
             .writeTo(PrivateJoinJob.secretDir(cfg));
 
     // 1. the partial filters OR to A's whole filter

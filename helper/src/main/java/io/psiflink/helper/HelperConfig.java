@@ -7,17 +7,13 @@ import io.psiflink.api.HostPort;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.time.format.DateTimeParseException;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 
 /**
  * The helper service's configuration (YAML, docs/operations.md "Running a helper"):
@@ -68,7 +64,6 @@ public record HelperConfig(
           "maxSessions",
           "partyCas");
   private static final Set<String> TLS_KEYS = Set.of("certificate", "privateKey", "trustedCa");
-  private static final Pattern DURATION = Pattern.compile("(\\d{1,9})(ms|s|m|h)");
 
   public HelperConfig {
     Objects.requireNonNull(relay, "relay");
@@ -244,23 +239,7 @@ public record HelperConfig(
 
   /** Parses 500ms, 30s, 10m, 1h or ISO-8601. */
   static Duration parseDuration(String text) {
-    String t = text.trim().toLowerCase(Locale.ROOT);
-    Matcher m = DURATION.matcher(t);
-    if (m.matches()) {
-      long n = Long.parseLong(m.group(1));
-      return switch (m.group(2)) {
-        case "ms" -> Duration.ofMillis(n);
-        case "s" -> Duration.ofSeconds(n);
-        case "m" -> Duration.ofMinutes(n);
-        default -> Duration.ofHours(n);
-      };
-    }
-    try {
-      return Duration.parse(text.trim());
-    } catch (DateTimeParseException e) {
-      throw new IllegalArgumentException(
-          "'" + text + "' is not a duration (500ms, 30s, 10m, 1h or ISO-8601 such as PT10M)");
-    }
+    return io.psiflink.bridge.Durations.parse(text);
   }
 
   private static void unknownKeys(JsonNode node, Set<String> known, String prefix) {

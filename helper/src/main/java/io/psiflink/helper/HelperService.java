@@ -1,12 +1,10 @@
 package io.psiflink.helper;
 
 import io.psiflink.api.Role;
-import io.psiflink.bridge.BridgeClient;
-import io.psiflink.bridge.BridgeClientConfig;
 import io.psiflink.bridge.BridgeException;
 import io.psiflink.bridge.BridgeStream;
+import io.psiflink.bridge.CalleeRuntime;
 import io.psiflink.bridge.IncomingCall;
-import io.psiflink.bridge.Listening;
 import io.psiflink.bridge.PartyCredentials;
 import io.psiflink.bridge.PartyTrust;
 import java.security.KeyPair;
@@ -16,12 +14,7 @@ import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
-import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
@@ -50,23 +43,17 @@ import org.slf4j.LoggerFactory;
  */
 public final class HelperService implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(HelperService.class);
-  private static final Duration MAX_BACKOFF = Duration.ofSeconds(30);
 
   private final HelperConfig config;
   private final PartyCredentials self;
   private final Map<String, PartyTrust> partyTrust;
-  private final BridgeClient client;
-  private final ExecutorService pool;
-  private final ScheduledExecutorService timer;
   private final SecureRandom random = new SecureRandom();
 
   /** Sessions with at least one party arrived, running or not; guarded by itself. */
   private final Map<String, Meeting> meetings = new HashMap<>();
 
-  private final Set<BridgeStream> open = ConcurrentHashMap.newKeySet();
-  private volatile Listening listening;
-  private volatile boolean closed;
-  private long backoffMillis = 500;
+  /** The client, threads, timer and open streams; set once started. */
+  private volatile CalleeRuntime runtime;
 
   /** One party's verified arrival. */
   private static final class Arrival {
@@ -126,28 +113,10 @@ public final class HelperService implements AutoCloseable {
   }
 
   private HelperService(
-      HelperConfig config,
-      PartyCredentials self,
-      Map<String, PartyTrust> partyTrust,
-      BridgeClient client) {
+      HelperConfig config, PartyCredentials self, Map<String, PartyTrust> partyTrust) {
     this.config = config;
     this.self = self;
     this.partyTrust = partyTrust;
-    this.client = client;
-    this.pool =
-        Executors.newCachedThreadPool(
-            r -> {
-              Thread t = new Thread(r, "psi-helper-session");
-              t.setDaemon(true);
-              return t;
-            });
-    this.timer =
-        Executors.newSingleThreadScheduledExecutor(
-            r -> {
-              Thread t = new Thread(r, "psi-helper-timer");
-              t.setDaemon(true);
-              return t;
-            });
   }
 
   /**
@@ -161,18 +130,16 @@ public final class HelperService implements AutoCloseable {
         PartyCredentials.load(config.certificate(), config.privateKey(), config.trustedCa());
     Map<String, PartyTrust> partyTrust = new HashMap<>();
     config.partyCas().forEach((party, ca) -> partyTrust.put(party, PartyTrust.load(ca, List.of())));
-    BridgeClient client =
-        BridgeClient.connect(
-            BridgeClientConfig.defaults(config.relay().host(), config.relay().port(), self)
-                .withPairTimeout(config.idleTimeout())
-                .withIdleTimeout(config.idleTimeout()));
-    HelperService service = new HelperService(config, self, Map.copyOf(partyTrust), client);
-    try {
-      service.listening = client.listen(service::onCall, service::onDropped);
-    } catch (BridgeException | RuntimeException e) {
-      service.close();
-      throw e;
-    }
+    HelperService service = new HelperService(config, self, Map.copyOf(partyTrust));
+    service.runtime =
+        CalleeRuntime.connect(
+            self,
+            config.relay().host(),
+            config.relay().port(),
+            config.idleTimeout(),
+            "helper '" + self.partyName() + "'",
+            "psi-helper");
+    service.runtime.listen(service::serve);
     LOG.info(
         "helper '{}' listens on relay {} for parties {} (max filter bits {}, session timeout {},"
             + " at most {} sessions)",
@@ -192,86 +159,16 @@ public final class HelperService implements AutoCloseable {
 
   /** Whether the Listen call is open (false while reconnecting after a drop, and after close). */
   public boolean isListening() {
-    Listening l = listening;
-    return !closed && l != null && l.isOpen();
+    return runtime.isListening();
   }
 
   @Override
   public void close() {
-    if (closed) {
+    if (runtime.isClosed()) {
       return;
     }
-    closed = true;
-    Listening l = listening;
-    if (l != null) {
-      l.close();
-    }
-    for (BridgeStream s : open) {
-      s.abort("helper '" + self.partyName() + "' is shutting down");
-    }
-    timer.shutdownNow();
-    pool.shutdownNow();
-    try {
-      pool.awaitTermination(5, TimeUnit.SECONDS);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-    }
-    client.close();
+    runtime.close();
     LOG.info("helper '{}' stopped", self.partyName());
-  }
-
-  // ---- listening -----------------------------------------------------------------------------
-
-  private void onCall(IncomingCall call) {
-    if (closed) {
-      return;
-    }
-    try {
-      pool.execute(() -> serve(call));
-    } catch (RejectedExecutionException e) {
-      // closing
-    }
-  }
-
-  private void onDropped(BridgeException why) {
-    if (closed) {
-      return;
-    }
-    LOG.warn(
-        "helper '{}' lost its Listen call ({}); listening again",
-        self.partyName(),
-        why.getMessage());
-    scheduleRelisten();
-  }
-
-  private synchronized void scheduleRelisten() {
-    long delay = backoffMillis;
-    backoffMillis = Math.min(backoffMillis * 2, MAX_BACKOFF.toMillis());
-    try {
-      timer.schedule(this::relisten, delay, TimeUnit.MILLISECONDS);
-    } catch (RejectedExecutionException e) {
-      // closing
-    }
-  }
-
-  private void relisten() {
-    if (closed) {
-      return;
-    }
-    try {
-      listening = client.listen(this::onCall, this::onDropped);
-      synchronized (this) {
-        backoffMillis = 500;
-      }
-      LOG.info("helper '{}' listens on relay {} again", self.partyName(), config.relay());
-    } catch (BridgeException | RuntimeException e) {
-      LOG.warn(
-          "helper '{}' cannot listen on relay {} yet: {}",
-          self.partyName(),
-          config.relay(),
-          e.getMessage());
-      scheduleRelisten();
-    }
   }
 
   // ---- one party's arrival -------------------------------------------------------------------
@@ -279,7 +176,7 @@ public final class HelperService implements AutoCloseable {
   private void serve(IncomingCall call) {
     BridgeStream stream;
     try {
-      stream = client.open(call.session(), call.channel());
+      stream = runtime.accept(call);
     } catch (BridgeException | RuntimeException e) {
       LOG.warn(
           "session {}: cannot open the stream '{}' called for: {}",
@@ -288,7 +185,6 @@ public final class HelperService implements AutoCloseable {
           e.getMessage());
       return;
     }
-    open.add(stream);
     boolean handedOver = false;
     try {
       Role role = HelperWire.roleOfChannel(call.channel());
@@ -329,7 +225,7 @@ public final class HelperService implements AutoCloseable {
       stream.close();
     } finally {
       if (!handedOver) {
-        open.remove(stream);
+        runtime.release(stream);
       }
     }
   }
@@ -369,8 +265,12 @@ public final class HelperService implements AutoCloseable {
         Meeting created = m;
         try {
           m.expiry =
-              timer.schedule(
-                  () -> expire(created), config.sessionTimeout().toNanos(), TimeUnit.NANOSECONDS);
+              runtime
+                  .timer()
+                  .schedule(
+                      () -> expire(created),
+                      config.sessionTimeout().toNanos(),
+                      TimeUnit.NANOSECONDS);
         } catch (RejectedExecutionException e) {
           throw new Refusal("the helper is shutting down");
         }
@@ -407,7 +307,7 @@ public final class HelperService implements AutoCloseable {
             + "') did not reach the helper within "
             + config.sessionTimeout();
     present.stream.abort("helper '" + self.partyName() + "': " + why);
-    open.remove(present.stream);
+    runtime.release(present.stream);
     logSession(m, present.hello.filterBits(), "failed: " + why, 0);
   }
 
@@ -454,7 +354,7 @@ public final class HelperService implements AutoCloseable {
       m.a.stream.close();
       m.b.stream.close();
     } catch (Fault f) {
-      if (closed) { // close() aborted both streams already: no party is at fault
+      if (runtime.isClosed()) { // close() aborted both streams already: no party is at fault
         outcome = "failed: helper shutting down";
         return;
       }
@@ -471,8 +371,8 @@ public final class HelperService implements AutoCloseable {
       synchronized (meetings) {
         meetings.remove(m.session, m);
       }
-      open.remove(m.a.stream);
-      open.remove(m.b.stream);
+      runtime.release(m.a.stream);
+      runtime.release(m.b.stream);
       logSession(m, bits, outcome, out);
     }
   }

@@ -1,54 +1,37 @@
 package io.psiflink.helper;
 
 import com.google.protobuf.ByteString;
-import com.google.protobuf.InvalidProtocolBufferException;
 import io.psiflink.api.Role;
 import io.psiflink.bridge.BridgeException;
+import io.psiflink.bridge.HelloCrypto;
 import io.psiflink.bridge.PartyCredentials;
 import io.psiflink.bridge.PartyTrust;
 import io.psiflink.helper.proto.v1.HelperHello;
 import io.psiflink.helper.proto.v1.PartyHello;
 import io.psiflink.helper.proto.v1.Signed;
-import java.io.ByteArrayInputStream;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
 import java.security.GeneralSecurityException;
-import java.security.KeyFactory;
 import java.security.KeyPair;
-import java.security.KeyPairGenerator;
 import java.security.MessageDigest;
 import java.security.PrivateKey;
-import java.security.PublicKey;
-import java.security.Signature;
-import java.security.cert.CertificateFactory;
 import java.security.cert.X509Certificate;
-import java.security.spec.X509EncodedKeySpec;
-import java.util.Arrays;
-import java.util.HexFormat;
-import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import javax.crypto.Cipher;
-import javax.crypto.KeyAgreement;
-import javax.crypto.Mac;
 import javax.crypto.spec.GCMParameterSpec;
 import javax.crypto.spec.SecretKeySpec;
 
 /**
  * The helper protocol's messages and cryptography, shared by {@link HelperClient} (the party) and
- * {@link HelperService} (the helper); helper.proto describes the wire. The helper module has its
- * own small copy of the house handshake pieces (signed hellos, X25519, HKDF) rather than depending
- * on the Flink job's: the job's session handshake carries the join's facts, this one the filter's.
+ * {@link HelperService} (the helper); helper.proto describes the wire. The handshake's cryptography
+ * (signed hellos, certificate chains, X25519, HKDF) is the bridge's {@link HelloCrypto}, shared
+ * with the provider of the multiparty join; the messages and labels here are the filter's.
  */
 final class HelperWire {
   static final String MAGIC = "psi-flink helper v1";
   static final String CHUNK_AAD = "psi-flink helper v1 chunk";
-  static final int MAX_HELLO_BYTES = 1 << 20;
-  static final int MAX_SIGNATURE_BYTES = 4096;
-  static final int MAX_CERTIFICATES = 8;
-  static final int MAX_CERTIFICATE_BYTES = 64 * 1024;
-  static final int MAX_DH_BYTES = 64;
   static final int TAG_BYTES = 16;
 
   /**
@@ -106,11 +89,7 @@ final class HelperWire {
   record HelperHelloView(byte[] dhPublic, byte[] helloBytes) {}
 
   static KeyPair x25519() {
-    try {
-      return KeyPairGenerator.getInstance("X25519").generateKeyPair();
-    } catch (GeneralSecurityException e) {
-      throw new IllegalStateException("X25519 unavailable in this JVM", e);
-    }
+    return HelloCrypto.x25519();
   }
 
   // ---- party side ----------------------------------------------------------------------------
@@ -126,7 +105,7 @@ final class HelperWire {
             .setHelper(request.helperParty())
             .setFilterBits(request.filterBits())
             .setDhPublic(ByteString.copyFrom(dhPublic));
-    addChain(h::addCertificateChain, me.chain());
+    HelloCrypto.addChain(h::addCertificateChain, me.chain());
     return h.build().toByteArray();
   }
 
@@ -142,19 +121,10 @@ final class HelperWire {
     } catch (BridgeException e) {
       throw new WireException("the helper's certificate is not acceptable: " + e.getMessage(), e);
     }
-    byte[] pin = request.helperCertPin();
-    if (pin != null) {
-      byte[] actual = sha256(leaf);
-      if (!MessageDigest.isEqual(actual, pin)) {
-        throw new WireException(
-            "the certificate of helper '"
-                + request.helperParty()
-                + "' (SHA-256 "
-                + HexFormat.of().formatHex(actual)
-                + ") is not the pinned one ("
-                + request.helperCertSha256()
-                + ")");
-      }
+    try {
+      HelloCrypto.checkPin(leaf, request.helperCertPin(), "helper '" + request.helperParty() + "'");
+    } catch (HelloCrypto.Rejected e) {
+      throw new WireException(e.getMessage(), e);
     }
     verifySignature(leaf, "helper hello", request.session(), signed, "the helper's HELLO");
     if (!h.getSession().equals(request.session())
@@ -260,7 +230,7 @@ final class HelperWire {
             .setFilterBits(party.filterBits())
             .setDhPublic(ByteString.copyFrom(dhPublic))
             .setPartyHelloSha256(ByteString.copyFrom(party.helloSha256()));
-    addChain(h::addCertificateChain, helper.chain());
+    HelloCrypto.addChain(h::addCertificateChain, helper.chain());
     return h.build().toByteArray();
   }
 
@@ -268,57 +238,28 @@ final class HelperWire {
 
   /** Signed{hello, signature over the labelled transcript}, encoded. */
   static byte[] sign(PartyCredentials me, String label, String session, byte[] hello) {
-    try {
-      Signature s = Signature.getInstance(algorithm(me.certificate().getPublicKey()));
-      s.initSign(me.privateKey());
-      s.update(signedBytes(label, session, hello));
-      return Signed.newBuilder()
-          .setHello(ByteString.copyFrom(hello))
-          .setSignature(ByteString.copyFrom(s.sign()))
-          .build()
-          .toByteArray();
-    } catch (GeneralSecurityException e) {
-      throw new IllegalStateException("cannot sign with the key of '" + me.partyName() + "'", e);
-    }
+    return Signed.newBuilder()
+        .setHello(ByteString.copyFrom(hello))
+        .setSignature(ByteString.copyFrom(HelloCrypto.sign(me, MAGIC, label, session, hello)))
+        .build()
+        .toByteArray();
   }
 
   /** The stream's 32-byte frame key (see helper.proto). */
   static byte[] frameKey(
       PrivateKey mine, byte[] theirPublic, String session, byte[] partyHello, byte[] helperHello)
       throws WireException {
-    byte[] secret;
     try {
-      KeyAgreement ka = KeyAgreement.getInstance("X25519");
-      ka.init(mine);
-      PublicKey theirs =
-          KeyFactory.getInstance("X25519").generatePublic(new X509EncodedKeySpec(theirPublic));
-      ka.doPhase(theirs, true);
-      secret = ka.generateSecret();
-    } catch (GeneralSecurityException | RuntimeException e) {
-      throw new WireException("the peer's X25519 key is not usable", e);
-    }
-    byte[] s = session.getBytes(StandardCharsets.UTF_8);
-    MessageDigest salt = digest();
-    salt.update(MAGIC.getBytes(StandardCharsets.US_ASCII));
-    salt.update((byte) 0);
-    salt.update(ByteBuffer.allocate(2).putShort((short) s.length).array());
-    salt.update(s);
-    salt.update(ByteBuffer.allocate(4).putInt(partyHello.length).array());
-    salt.update(partyHello);
-    salt.update(ByteBuffer.allocate(4).putInt(helperHello.length).array());
-    salt.update(helperHello);
-    try {
-      byte[] prk = hmac(salt.digest(), secret);
-      byte[] okm =
-          hmac(
-              prk,
-              concat(
-                  "psi-flink helper frame key v1".getBytes(StandardCharsets.US_ASCII),
-                  new byte[] {1}));
-      Arrays.fill(prk, (byte) 0);
-      return okm; // HKDF-Expand with one block: 32 bytes
-    } finally {
-      Arrays.fill(secret, (byte) 0);
+      return HelloCrypto.transcriptKey(
+          mine,
+          theirPublic,
+          MAGIC,
+          session,
+          partyHello,
+          helperHello,
+          "psi-flink helper frame key v1");
+    } catch (HelloCrypto.Rejected e) {
+      throw new WireException(e.getMessage(), e);
     }
   }
 
@@ -397,173 +338,70 @@ final class HelperWire {
   }
 
   static byte[] sha(byte[] bytes) {
-    return digest().digest(bytes);
+    return HelloCrypto.sha256().digest(bytes);
   }
 
   // ---- internals -----------------------------------------------------------------------------
 
-  private interface Parser<T> {
-    T parse(byte[] bytes) throws InvalidProtocolBufferException;
-  }
-
-  private static <T> T parse(byte[] bytes, Parser<T> parser, String what) throws WireException {
+  private static <T> T parse(byte[] bytes, HelloCrypto.Parser<T> parser, String what)
+      throws WireException {
     try {
-      return parser.parse(bytes);
-    } catch (InvalidProtocolBufferException e) {
-      throw new WireException("the " + what + " is not a psiflink.helper.v1 message");
+      return HelloCrypto.parse(bytes, parser, what, "psiflink.helper.v1");
+    } catch (HelloCrypto.Rejected e) {
+      throw new WireException(e.getMessage(), e);
     }
   }
 
   private static Signed parseSigned(byte[] frame, String what) throws WireException {
-    if (frame.length > MAX_HELLO_BYTES + MAX_SIGNATURE_BYTES + 64) {
-      throw new WireException(what + " has " + frame.length + " bytes, at most " + MAX_HELLO_BYTES);
+    try {
+      return HelloCrypto.parseSigned(
+          frame,
+          Signed::parseFrom,
+          Signed::getHello,
+          Signed::getSignature,
+          what,
+          "psiflink.helper.v1");
+    } catch (HelloCrypto.Rejected e) {
+      throw new WireException(e.getMessage(), e);
     }
-    Signed s = parse(frame, Signed::parseFrom, "signed HELLO");
-    if (s.getHello().size() > MAX_HELLO_BYTES
-        || s.getSignature().isEmpty()
-        || s.getSignature().size() > MAX_SIGNATURE_BYTES) {
-      throw new WireException(
-          what
-              + " has a hello of "
-              + s.getHello().size()
-              + " bytes and a signature of "
-              + s.getSignature().size()
-              + " bytes (at most "
-              + MAX_HELLO_BYTES
-              + " and 1 to "
-              + MAX_SIGNATURE_BYTES
-              + ")");
-    }
-    return s;
   }
 
-  private static X509Certificate leaf(List<ByteString> chain, String what) throws WireException {
-    if (chain.isEmpty() || chain.size() > MAX_CERTIFICATES) {
-      throw new WireException(
-          what + " carries " + chain.size() + " certificates, 1 to " + MAX_CERTIFICATES);
-    }
-    ByteString der = chain.get(0);
-    if (der.size() > MAX_CERTIFICATE_BYTES) {
-      throw new WireException(
-          what
-              + " carries a certificate of "
-              + der.size()
-              + " bytes, at most "
-              + MAX_CERTIFICATE_BYTES);
-    }
+  private static X509Certificate leaf(java.util.List<ByteString> chain, String what)
+      throws WireException {
     try {
-      return (X509Certificate)
-          CertificateFactory.getInstance("X.509")
-              .generateCertificate(new ByteArrayInputStream(der.toByteArray()));
-    } catch (GeneralSecurityException | RuntimeException e) {
-      throw new WireException(what + " carries an unreadable certificate");
+      return HelloCrypto.leaf(chain, what);
+    } catch (HelloCrypto.Rejected e) {
+      throw new WireException(e.getMessage(), e);
     }
   }
 
   private static void verifySignature(
       X509Certificate leaf, String label, String session, Signed signed, String what)
       throws WireException {
-    boolean ok;
     try {
-      Signature v = Signature.getInstance(algorithm(leaf.getPublicKey()));
-      v.initVerify(leaf.getPublicKey());
-      v.update(signedBytes(label, session, signed.getHello().toByteArray()));
-      ok = v.verify(signed.getSignature().toByteArray());
-    } catch (GeneralSecurityException | IllegalArgumentException e) {
-      ok = false;
-    }
-    if (!ok) {
-      throw new WireException(
-          "the signature of " + what + " does not verify with its certificate's key");
-    }
-  }
-
-  private static byte[] signedBytes(String label, String session, byte[] hello) {
-    byte[] magic = MAGIC.getBytes(StandardCharsets.US_ASCII);
-    byte[] l = label.getBytes(StandardCharsets.US_ASCII);
-    byte[] s = session.getBytes(StandardCharsets.UTF_8);
-    return ByteBuffer.allocate(magic.length + 1 + l.length + 1 + 2 + s.length + hello.length)
-        .put(magic)
-        .put((byte) 0)
-        .put(l)
-        .put((byte) 0)
-        .putShort((short) s.length)
-        .put(s)
-        .put(hello)
-        .array();
-  }
-
-  private static String algorithm(PublicKey key) throws GeneralSecurityException {
-    return switch (key.getAlgorithm()) {
-      case "EC" -> "SHA256withECDSA";
-      case "RSA" -> "SHA256withRSA";
-      case "Ed25519", "EdDSA" -> "Ed25519";
-      default ->
-          throw new GeneralSecurityException("unsupported key algorithm " + key.getAlgorithm());
-    };
-  }
-
-  private static byte[] dh(ByteString key) throws WireException {
-    if (key.isEmpty() || key.size() > MAX_DH_BYTES) {
-      throw new WireException("the HELLO's X25519 key has " + key.size() + " bytes");
-    }
-    return key.toByteArray();
-  }
-
-  private static void addChain(
-      java.util.function.Consumer<ByteString> add, List<X509Certificate> chain) {
-    try {
-      for (X509Certificate c : chain) {
-        add.accept(ByteString.copyFrom(c.getEncoded()));
-      }
-    } catch (GeneralSecurityException e) {
-      throw new IllegalStateException("cannot encode a certificate", e);
-    }
-  }
-
-  private static byte[] sha256(X509Certificate cert) throws WireException {
-    try {
-      return PartyTrust.sha256(cert);
-    } catch (BridgeException e) {
+      HelloCrypto.verify(
+          leaf,
+          MAGIC,
+          label,
+          session,
+          signed.getHello().toByteArray(),
+          signed.getSignature().toByteArray(),
+          what);
+    } catch (HelloCrypto.Rejected e) {
       throw new WireException(e.getMessage(), e);
     }
   }
 
-  private static MessageDigest digest() {
+  private static byte[] dh(ByteString key) throws WireException {
     try {
-      return MessageDigest.getInstance("SHA-256");
-    } catch (GeneralSecurityException e) {
-      throw new IllegalStateException("SHA-256 unavailable in this JVM", e);
+      return HelloCrypto.dhPublic(key);
+    } catch (HelloCrypto.Rejected e) {
+      throw new WireException(e.getMessage(), e);
     }
-  }
-
-  private static byte[] hmac(byte[] key, byte[] data) {
-    try {
-      Mac mac = Mac.getInstance("HmacSHA256");
-      mac.init(new SecretKeySpec(key, "HmacSHA256"));
-      return mac.doFinal(data);
-    } catch (GeneralSecurityException e) {
-      throw new IllegalStateException("HmacSHA256 unavailable in this JVM", e);
-    }
-  }
-
-  private static byte[] concat(byte[] a, byte[] b) {
-    byte[] out = Arrays.copyOf(a, a.length + b.length);
-    System.arraycopy(b, 0, out, a.length, b.length);
-    return out;
   }
 
   /** A peer's text for a message: at most 40 characters, control characters escaped. */
   static String quoted(String s) {
-    StringBuilder b = new StringBuilder("'");
-    s.codePoints()
-        .limit(40)
-        .forEach(
-            c ->
-                b.append(
-                    Character.isISOControl(c)
-                        ? "\\u" + Integer.toHexString(c)
-                        : Character.toString(c)));
-    return b.append(s.codePointCount(0, s.length()) > 40 ? "...'" : "'").toString();
+    return HelloCrypto.quoted(s);
   }
 }

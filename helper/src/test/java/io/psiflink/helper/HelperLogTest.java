@@ -4,23 +4,16 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.psiflink.bridge.LogCapture;
 import io.psiflink.bridge.ThrowawayPki;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Set;
-import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-import org.apache.logging.log4j.Level;
-import org.apache.logging.log4j.LogManager;
-import org.apache.logging.log4j.core.LogEvent;
-import org.apache.logging.log4j.core.LoggerContext;
-import org.apache.logging.log4j.core.appender.AbstractAppender;
-import org.apache.logging.log4j.core.config.LoggerConfig;
-import org.apache.logging.log4j.core.config.Property;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -42,29 +35,16 @@ class HelperLogTest {
   @Test
   void aSessionsLogLinesCarryNoNumberButLAndByteCounts() throws Exception {
     ThrowawayPki pki = HelperBed.pki(dir);
-    List<String> lines = new CopyOnWriteArrayList<>();
-    LoggerContext ctx = (LoggerContext) LogManager.getContext(false);
-    LoggerConfig helperLogs = ctx.getConfiguration().getLoggerConfig("io.psiflink.helper");
-    AbstractAppender capture =
-        new AbstractAppender("capture-helper", null, null, true, Property.EMPTY_ARRAY) {
-          @Override
-          public void append(LogEvent event) {
-            lines.add(event.getMessage().getFormattedMessage());
-          }
-        };
-    capture.start();
-    helperLogs.addAppender(capture, Level.ALL, null);
-    ctx.updateLoggers();
     int bits = 12;
     String session = "log-session";
-    try (HelperBed bed = new HelperBed(pki)) {
+    List<String> lines;
+    try (LogCapture logs = new LogCapture("io.psiflink.helper");
+        HelperBed bed = new HelperBed(pki)) {
       bed.helper();
       HelperServiceTest.assertDeals(
           pool, bed, bed.client(HelperBed.A), bed.client(HelperBed.B), session, bits);
       bed.close();
-    } finally {
-      helperLogs.removeAppender("capture-helper");
-      ctx.updateLoggers();
+      lines = logs.lines();
     }
     List<String> about = lines.stream().filter(l -> l.contains(session)).toList();
     assertEquals(1, about.size(), "one line per session: " + about);

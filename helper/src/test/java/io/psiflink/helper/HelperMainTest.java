@@ -4,16 +4,12 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.psiflink.api.Role;
+import io.psiflink.bridge.ServiceProcess;
 import io.psiflink.bridge.ThrowawayPki;
-import java.io.BufferedReader;
-import java.io.InputStreamReader;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.List;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -28,54 +24,25 @@ import org.junit.jupiter.api.io.TempDir;
 class HelperMainTest {
   @TempDir Path dir;
 
-  private static Process start(Path config) throws Exception {
-    return new ProcessBuilder(
-            Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-            "-Xmx128m",
-            "-cp",
-            System.getProperty("java.class.path"),
-            HelperMain.class.getName(),
-            config.toString())
-        .redirectErrorStream(true)
-        .start();
-  }
-
-  /** Collects the process's output lines; completes {@code seen} on the first with {@code text}. */
-  private static List<String> collect(Process p, String text, CompletableFuture<String> seen) {
-    List<String> lines = new CopyOnWriteArrayList<>();
-    Thread t =
-        new Thread(
-            () -> {
-              try (BufferedReader r =
-                  new BufferedReader(
-                      new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8))) {
-                for (String line; (line = r.readLine()) != null; ) {
-                  lines.add(line);
-                  if (line.contains(text)) {
-                    seen.complete(line);
-                  }
-                }
-              } catch (Exception e) {
-                // the process ended
-              }
-            });
-    t.setDaemon(true);
-    t.start();
-    return lines;
+  /** HelperMain on {@code config}; its output collected, {@code seen} as the first with text. */
+  private static ServiceProcess start(Path config, String text, CompletableFuture<String> seen)
+      throws Exception {
+    return ServiceProcess.start(HelperMain.class, config, text, seen);
   }
 
   @Test
   void aBadConfigExitsTwoNamingTheKey() throws Exception {
     Path config = dir.resolve("helper.yaml");
     Files.writeString(config, "relay: localhost:1\nrelayTimeout: 5s\n");
-    Process p = start(config);
-    List<String> out = collect(p, "", new CompletableFuture<>());
+    ServiceProcess sp = start(config, "", new CompletableFuture<>());
+    Process p = sp.process();
     assertTrue(p.waitFor(30, TimeUnit.SECONDS));
     assertEquals(2, p.exitValue());
     Thread.sleep(100);
     assertTrue(
-        out.stream().anyMatch(l -> l.contains("psi helper:") && l.contains("'relayTimeout'")),
-        String.join("\n", out));
+        sp.lines().stream()
+            .anyMatch(l -> l.contains("psi helper:") && l.contains("'relayTimeout'")),
+        sp.output());
   }
 
   @Test
@@ -84,9 +51,9 @@ class HelperMainTest {
     try (HelperBed bed = new HelperBed(pki)) {
       Path config = dir.resolve("helper.yaml");
       Files.writeString(config, bed.config(Duration.ofMinutes(1)).toYaml());
-      Process p = start(config);
       CompletableFuture<String> listening = new CompletableFuture<>();
-      List<String> out = collect(p, "listens on relay", listening);
+      ServiceProcess sp = start(config, "listens on relay", listening);
+      Process p = sp.process();
       try {
         listening.get(30, TimeUnit.SECONDS);
         assertEquals(1, bed.relay.listeningParties());
@@ -94,8 +61,8 @@ class HelperMainTest {
         assertTrue(p.waitFor(20, TimeUnit.SECONDS), "stopped on SIGTERM");
         Thread.sleep(500);
         assertTrue(
-            out.stream().anyMatch(l -> l.contains("helper 'helper' stopped")),
-            "exit " + p.exitValue() + ":\n" + String.join("\n", out));
+            sp.lines().stream().anyMatch(l -> l.contains("helper 'helper' stopped")),
+            "exit " + p.exitValue() + ":\n" + sp.output());
       } finally {
         p.destroyForcibly();
       }
@@ -109,9 +76,8 @@ class HelperMainTest {
     try (HelperBed bed = new HelperBed(pki)) {
       Path config = dir.resolve("helper.yaml");
       Files.writeString(config, bed.config(Duration.ofMinutes(1)).toYaml());
-      Process p = start(config);
       CompletableFuture<String> listening = new CompletableFuture<>();
-      collect(p, "listens on relay", listening);
+      Process p = start(config, "listens on relay", listening).process();
       try {
         listening.get(30, TimeUnit.SECONDS);
         int bits = 24; // 4 chunks

@@ -3,17 +3,13 @@ package io.psiflink.query;
 import io.psiflink.api.Role;
 import io.psiflink.api.TableSchema;
 import java.io.Serializable;
-import java.nio.charset.StandardCharsets;
-import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
-import java.util.HexFormat;
 import java.util.List;
 import java.util.Objects;
 
 /**
  * A private join query between party A's table {@code a} and party B's table {@code b}, parsed by
  * Calcite and checked to be inside the supported subset, but not yet checked against schemas.
- * Immutable and serializable.
+ * Immutable and serializable. A join of three or more tables is a {@link MultiJoinQuery}.
  *
  * <h2>The subset</h2>
  *
@@ -81,31 +77,20 @@ import java.util.Objects;
  * gives {@code email, b_email}); an {@code AS} name is never changed, so repeating one is an error.
  * If the names are still not unique after this, resolution fails and asks for an {@code AS} name.
  */
-public final class JoinQuery implements Serializable {
+public final class JoinQuery extends SqlQuery implements Serializable {
   private static final long serialVersionUID = 1L;
 
   /** The two parties of a join query, in table order: A (table {@code a}), then B. */
   public static final List<Role> PARTIES = List.of(Role.A, Role.B);
 
-  private final String sql;
-  private final ParsedQuery parsed;
-  private final String fingerprint;
-
   private JoinQuery(String sql, ParsedQuery parsed) {
-    this.sql = sql;
-    this.parsed = parsed;
-    this.fingerprint = sha256(parsed.canonical());
+    super(sql, parsed);
   }
 
   /** Parses and checks a query; the message of the exception says what is wrong and where. */
   public static JoinQuery parse(String sql) throws QueryException {
     Objects.requireNonNull(sql, "sql");
     return new JoinQuery(sql, QueryParser.parse(sql));
-  }
-
-  /** The query text as given. */
-  public String sql() {
-    return sql;
   }
 
   /**
@@ -270,39 +255,5 @@ public final class JoinQuery implements Serializable {
     }
     out.removeIf(Objects::isNull);
     return java.util.List.copyOf(out);
-  }
-
-  /** The canonical text the fingerprint is computed from. */
-  String canonical() {
-    return parsed.canonical();
-  }
-
-  ParsedQuery parsed() {
-    return parsed;
-  }
-
-  private static String sha256(String s) {
-    try {
-      return HexFormat.of()
-          .formatHex(
-              MessageDigest.getInstance("SHA-256").digest(s.getBytes(StandardCharsets.UTF_8)));
-    } catch (NoSuchAlgorithmException e) {
-      throw new IllegalStateException(e);
-    }
-  }
-
-  @Override
-  public boolean equals(Object o) {
-    return o instanceof JoinQuery other && sql.equals(other.sql);
-  }
-
-  @Override
-  public int hashCode() {
-    return sql.hashCode();
-  }
-
-  @Override
-  public String toString() {
-    return sql;
   }
 }

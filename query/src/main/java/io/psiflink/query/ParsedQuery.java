@@ -3,13 +3,15 @@ package io.psiflink.query;
 import io.psiflink.api.Role;
 import java.io.Serializable;
 import java.util.List;
+import java.util.stream.IntStream;
 
 /**
- * The parts of a join query as written, before resolution against schemas. Unqualified column
- * references have a null qualifier: which table they belong to is decided by {@link Resolver}.
+ * The parts of a join query as written, before resolution against schemas: a two-party query
+ * ({@link JoinQuery}) or an n-party one ({@link MultiJoinQuery}). Unqualified column references
+ * have a null qualifier: which table they belong to is decided by {@link Resolver}.
  *
- * @param qualifierA how table {@code a} is referred to in the query (its alias, or {@code a})
- * @param qualifierB how table {@code b} is referred to in the query
+ * @param tables the tables' names in party order ({@code a}, {@code b} for two parties)
+ * @param qualifiers how each table is referred to in the query (its alias, or its name)
  * @param kind the join kind as written: INNER or LEFT for {@code a [LEFT] JOIN b}, SEMI for {@code
  *     EXISTS}/{@code IN}, ANTI for {@code NOT EXISTS}/{@code NOT IN} (a LEFT JOIN may still become
  *     an inner or anti-join by its WHERE: {@link Resolver})
@@ -21,11 +23,14 @@ import java.util.List;
  * @param onConditions the other AND-ed conditions of ON or of the subquery's WHERE
  * @param onSpan the ON condition (or the subquery) as written, for messages
  * @param where the conjuncts of the (outer) WHERE in order, without the subquery
+ * @param keys for an n-party join, each party's key expressions in key order (the ON equalities
+ *     checked to join every table on the same key); empty for two parties, whose keys are the
+ *     equalities of {@code on} that compare the tables
  * @param canonical the canonical text the fingerprint is computed from
  */
 record ParsedQuery(
-    String qualifierA,
-    String qualifierB,
+    List<String> tables,
+    List<String> qualifiers,
     JoinKind kind,
     boolean notIn,
     List<Item> select,
@@ -34,18 +39,45 @@ record ParsedQuery(
     List<Conjunct> onConditions,
     SourceSpan onSpan,
     List<Conjunct> where,
+    List<List<Expr>> keys,
     String canonical)
     implements Serializable {
 
   ParsedQuery {
+    tables = List.copyOf(tables);
+    qualifiers = List.copyOf(qualifiers);
+    keys = keys.stream().map(List::copyOf).toList();
     select = List.copyOf(select);
     on = List.copyOf(on);
     onConditions = List.copyOf(onConditions);
     where = List.copyOf(where);
   }
 
+  /** Party {@code index} of {@code parties}: {@link Role#A} and {@link Role#B} when two. */
+  static Role party(int index, int parties) {
+    return parties == 2 ? (index == 0 ? Role.A : Role.B) : Role.party(index, parties);
+  }
+
+  /** The parties, in table order. */
+  List<Role> parties() {
+    return IntStream.range(0, tables.size()).mapToObj(i -> party(i, tables.size())).toList();
+  }
+
   String qualifier(Role side) {
-    return Role.A.equals(side) ? qualifierA : qualifierB;
+    return qualifiers.get(side.index());
+  }
+
+  String qualifierA() {
+    return qualifiers.get(0);
+  }
+
+  String qualifierB() {
+    return qualifiers.get(1);
+  }
+
+  /** The name of {@code side}'s table. */
+  String table(Role side) {
+    return tables.get(side.index());
   }
 
   /**

@@ -9,10 +9,11 @@ import java.util.Objects;
  * What one party needs to run its half of a join query, derived from the query and its own schema
  * only.
  *
- * @param side the party
+ * @param side the party: A or B, or party i of n for an n-party join ({@link MultiJoinQuery})
  * @param keyColumns the columns this side's join keys use, in {@code ON} order, one entry per use
  *     (a column may repeat); when every key is a column this is one entry per equality, position
- *     {@code i} of A's list pairing with position {@code i} of B's
+ *     {@code i} of A's list pairing with position {@code i} of B's (for n parties: each key's
+ *     columns, in key order)
  * @param revealedColumns this side's columns that appear in {@code SELECT} (stars expanded),
  *     deduplicated, in order of first appearance
  * @param wherePredicate Flink SQL text of this side's {@code WHERE} conjuncts joined by {@code
@@ -26,7 +27,8 @@ import java.util.Objects;
  * @param kind what A outputs ({@link JoinKind}), after WHERE: a LEFT JOIN whose WHERE rejects b's
  *     NULLs is INNER, one with {@code WHERE b.k IS NULL} is ANTI
  * @param keys this side's join keys ({@link JoinKey}), one per equality in order: position {@code
- *     i} of A's list pairs with position {@code i} of B's, and the join key is their tuple
+ *     i} of A's list pairs with position {@code i} of B's, and the join key is their tuple (for n
+ *     parties: one per key column, in key order)
  * @param notes how the query was read where SQL's rules changed its join kind, for the plan and the
  *     log (e.g. a LEFT JOIN that runs as an inner join)
  */

@@ -8,6 +8,9 @@ import io.psiflink.query.ParsedQuery.Equality;
 import io.psiflink.query.ParsedQuery.Item;
 import io.psiflink.query.ParsedQuery.Ref;
 import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Collection;
+import java.util.Comparator;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.LinkedHashSet;
@@ -16,14 +19,15 @@ import java.util.Map;
 import java.util.Set;
 
 /**
- * Resolves a parsed query against the schemas of both tables ({@link JoinQuery#resolve}) or against
- * one party's own schema only ({@link JoinQuery#view}); in the latter case the other schema is null
- * and unqualified names missing from the known schema are taken to be the other table's.
+ * Resolves a parsed query against the schemas of all its tables ({@link JoinQuery#resolve}, {@link
+ * MultiJoinQuery#resolve}) or against one party's own schema only ({@link JoinQuery#view}, {@link
+ * MultiJoinQuery#view}); in the latter case the other schemas are null and unqualified names
+ * missing from the known schema are taken to be another table's (the other table's, of two).
  */
 final class Resolver {
   private final ParsedQuery q;
-  private final TableSchema schemaA;
-  private final TableSchema schemaB;
+  private final List<Role> parties;
+  private final List<TableSchema> schemas; // in party order; null where unknown
 
   private final List<KeyPair> on = new ArrayList<>();
   private final List<OutputColumn> output = new ArrayList<>();
@@ -37,11 +41,11 @@ final class Resolver {
   private final List<String> notes = new ArrayList<>();
   private JoinKind kind;
 
-  private Resolver(ParsedQuery q, TableSchema schemaA, TableSchema schemaB) {
+  private Resolver(ParsedQuery q, List<TableSchema> schemas) {
     this.q = q;
-    this.schemaA = schemaA;
-    this.schemaB = schemaB;
-    for (Role s : JoinQuery.PARTIES) {
+    this.parties = q.parties();
+    this.schemas = new ArrayList<>(schemas);
+    for (Role s : parties) {
       keys.put(s, new ArrayList<>());
       revealed.put(s, new LinkedHashSet<>());
       predicates.put(s, new ArrayList<>());
@@ -52,7 +56,7 @@ final class Resolver {
 
   static ResolvedJoin resolve(JoinQuery query, ParsedQuery q, TableSchema a, TableSchema b)
       throws QueryException {
-    Resolver r = new Resolver(q, a, b);
+    Resolver r = new Resolver(q, Arrays.asList(a, b));
     r.run();
     return new ResolvedJoin(
         query,
@@ -64,19 +68,27 @@ final class Resolver {
         r.view(Role.B));
   }
 
+  static ResolvedMultiJoin resolve(MultiJoinQuery query, ParsedQuery q, List<TableSchema> schemas)
+      throws QueryException {
+    Resolver r = new Resolver(q, schemas);
+    r.run();
+    return new ResolvedMultiJoin(query, r.output, r.parties.stream().map(r::view).toList());
+  }
+
   static PartyView view(ParsedQuery q, Role side, TableSchema own) throws QueryException {
-    Resolver r =
-        new Resolver(q, Role.A.equals(side) ? own : null, Role.B.equals(side) ? own : null);
+    TableSchema[] schemas = new TableSchema[q.tables().size()];
+    schemas[side.index()] = own;
+    Resolver r = new Resolver(q, Arrays.asList(schemas));
     r.run();
     return r.view(side);
   }
 
   private boolean full() {
-    return schemaA != null && schemaB != null;
+    return !schemas.contains(null);
   }
 
   private TableSchema schema(Role side) {
-    return Role.A.equals(side) ? schemaA : schemaB;
+    return side == null ? null : schemas.get(side.index());
   }
 
   private boolean has(Role side, String column) {
@@ -86,7 +98,16 @@ final class Resolver {
 
   private String name(Role side) {
     String qualifier = q.qualifier(side);
-    return qualifier.equals(side.table()) ? side.table() : side.table() + " (" + qualifier + ")";
+    String table = q.table(side);
+    return qualifier.equals(table) ? table : table + " (" + qualifier + ")";
+  }
+
+  /** The tables of {@code sides} in party order; null, a table a view does not know, last. */
+  private List<String> tables(Collection<Role> sides) {
+    return sides.stream()
+        .sorted(Comparator.nullsLast(Comparator.comparingInt(Role::index)))
+        .map(s -> s == null ? "another table" : q.table(s))
+        .toList();
   }
 
   private Role sideOf(Ref ref, String clause) throws QueryException {
@@ -105,45 +126,51 @@ final class Resolver {
       }
       return s;
     }
-    boolean inA = has(Role.A, ref.column());
-    boolean inB = has(Role.B, ref.column());
+    List<Role> holders = parties.stream().filter(s -> has(s, ref.column())).toList();
     if (full()) {
-      if (inA && inB) {
+      if (holders.size() > 1) {
         throw new QueryException(
             clause,
             "column "
                 + ref.column()
-                + " is ambiguous: both a and b"
+                + " is ambiguous: "
+                + SqlReader.both(tables(holders))
                 + " have it; write "
-                + q.qualifierA()
-                + "."
-                + ref.column()
-                + " or "
-                + q.qualifierB()
-                + "."
-                + ref.column(),
+                + SqlReader.or(
+                    holders.stream().map(s -> q.qualifier(s) + "." + ref.column()).toList()),
             ref.span());
       }
-      if (!inA && !inB) {
+      if (holders.isEmpty()) {
         throw new QueryException(
             clause,
             "no column "
                 + ref.column()
-                + " in a or b; a has columns "
-                + schemaA.names()
-                + ", b has columns "
-                + schemaB.names(),
+                + " in "
+                + SqlReader.or(q.tables())
+                + "; "
+                + String.join(
+                    ", ",
+                    parties.stream()
+                        .map(s -> q.table(s) + " has columns " + schema(s).names())
+                        .toList()),
             ref.span());
       }
-      return inA ? Role.A : Role.B;
+      return holders.get(0);
     }
-    Role own = schemaA != null ? Role.A : Role.B;
-    return has(own, ref.column()) ? own : own.peer();
+    Role own = parties.stream().filter(s -> schema(s) != null).findFirst().orElseThrow();
+    if (has(own, ref.column())) {
+      return own;
+    }
+    return parties.size() == 2 ? own.peer() : null; // null: another table's, not known which
   }
 
   private void run() throws QueryException {
     kind = q.kind();
-    readOn();
+    if (q.keys().isEmpty()) {
+      readOn();
+    } else {
+      readKeys();
+    }
     readWhere();
     readSelect();
   }
@@ -160,7 +187,7 @@ final class Resolver {
       sides.add(sideOf(r, clause));
     }
     if (sides.size() > 1) {
-      throw QueryParser.mixedKey(clause, x.span());
+      throw SqlReader.mixedKey(clause, x.span(), tables(sides));
     }
     return sides.iterator().next();
   }
@@ -172,11 +199,13 @@ final class Resolver {
     }
     if (sides.size() > 1) {
       throw inWhere
-          ? QueryParser.mixesTables(c.span())
+          ? SqlReader.mixesTables(c.span(), tables(sides))
           : new QueryException(
               clause,
-              "this condition uses columns of both a and b; besides the key equalities each"
-                  + " AND-ed condition may use the columns of only one table",
+              "this condition uses columns of "
+                  + SqlReader.both(tables(sides))
+                  + "; besides the key equalities each AND-ed condition may use the columns of"
+                  + " only one table",
               c.span());
     }
     return sides.iterator().next();
@@ -205,36 +234,11 @@ final class Resolver {
       }
       ParsedQuery.Expr xa = Role.A.equals(l) ? e.left() : e.right();
       ParsedQuery.Expr xb = Role.A.equals(l) ? e.right() : e.left();
-      if (full() && xa.column() != null && xb.column() != null) {
-        Column ca = schemaA.column(schemaA.indexOf(xa.column().column()).orElseThrow());
-        Column cb = schemaB.column(schemaB.indexOf(xb.column().column()).orElseThrow());
-        if (ca.type().keyClass() != cb.type().keyClass()) {
-          throw new QueryException(
-              clause,
-              "a."
-                  + ca.name()
-                  + " ("
-                  + ca.type().sqlName()
-                  + ") = b."
-                  + cb.name()
-                  + " ("
-                  + cb.type().sqlName()
-                  + "): types do not compare",
-              e.span());
-        }
-      }
-      JoinKey ka = key(xa);
-      JoinKey kb = key(xb);
+      checkTypes(clause, e, Role.A, xa, Role.B, xb);
+      JoinKey ka = addKey(Role.A, xa);
+      JoinKey kb = addKey(Role.B, xb);
       on.add(new KeyPair(ka.name(), kb.name()));
       pairs.add(new ParsedQuery.Expr[] {xa, xb});
-      joinKeys.get(Role.A).add(ka);
-      joinKeys.get(Role.B).add(kb);
-      for (Ref ref : xa.refs()) {
-        keys.get(Role.A).add(ref.column());
-      }
-      for (Ref ref : xb.refs()) {
-        keys.get(Role.B).add(ref.column());
-      }
       for (Ref ref : xb.strictRefs()) {
         strictKeyColumnsB.add(ref.column());
       }
@@ -277,13 +281,75 @@ final class Resolver {
     }
   }
 
-  private static JoinKey key(ParsedQuery.Expr x) {
-    if (x.column() != null) {
-      return JoinKey.column(x.column().column());
+  /**
+   * The keys of an n-party join, checked by the parser to join every table on the same key: each
+   * equality's tables must exist with those columns, and their key types must compare.
+   */
+  private void readKeys() throws QueryException {
+    for (Equality e : q.on()) {
+      Role l = sideOf(e.left(), "ON");
+      Role r = sideOf(e.right(), "ON");
+      boolean leftFirst = l.index() < r.index();
+      checkTypes(
+          "ON",
+          e,
+          leftFirst ? l : r,
+          leftFirst ? e.left() : e.right(),
+          leftFirst ? r : l,
+          leftFirst ? e.right() : e.left());
     }
-    List<String> columns =
-        new ArrayList<>(new LinkedHashSet<>(x.refs().stream().map(Ref::column).toList()));
-    return new JoinKey(x.flinkSql(), x.flinkSql(), columns, false);
+    for (Role s : parties) {
+      for (ParsedQuery.Expr x : q.keys().get(s.index())) {
+        addKey(s, x);
+      }
+    }
+  }
+
+  /** Where both schemas are known, that the key columns {@code x} and {@code y} compare. */
+  private void checkTypes(
+      String clause, Equality e, Role sx, ParsedQuery.Expr x, Role sy, ParsedQuery.Expr y)
+      throws QueryException {
+    TableSchema tx = schema(sx);
+    TableSchema ty = schema(sy);
+    if (tx == null || ty == null || x.column() == null || y.column() == null) {
+      return;
+    }
+    Column cx = tx.column(tx.indexOf(x.column().column()).orElseThrow());
+    Column cy = ty.column(ty.indexOf(y.column().column()).orElseThrow());
+    if (cx.type().keyClass() != cy.type().keyClass()) {
+      throw new QueryException(
+          clause,
+          q.table(sx)
+              + "."
+              + cx.name()
+              + " ("
+              + cx.type().sqlName()
+              + ") = "
+              + q.table(sy)
+              + "."
+              + cy.name()
+              + " ("
+              + cy.type().sqlName()
+              + "): types do not compare",
+          e.span());
+    }
+  }
+
+  /** Adds {@code x} to {@code side}'s join keys. */
+  private JoinKey addKey(Role side, ParsedQuery.Expr x) {
+    JoinKey k;
+    if (x.column() != null) {
+      k = JoinKey.column(x.column().column());
+    } else {
+      List<String> columns =
+          new ArrayList<>(new LinkedHashSet<>(x.refs().stream().map(Ref::column).toList()));
+      k = new JoinKey(x.flinkSql(), x.flinkSql(), columns, false);
+    }
+    joinKeys.get(side).add(k);
+    for (Ref ref : x.refs()) {
+      keys.get(side).add(ref.column());
+    }
+    return k;
   }
 
   /** A condition of ON (or of the subquery's WHERE) on one table: that table's filter. */
@@ -370,6 +436,9 @@ final class Resolver {
     List<Conjunct> rejecting = new ArrayList<>();
     for (Conjunct c : q.where()) {
       Role side = sideOf(c, "WHERE", true);
+      if (side == null) {
+        continue; // another table's, in a view of one of n parties
+      }
       if (Role.A.equals(side)) {
         filter(side, c);
         continue;
@@ -430,7 +499,7 @@ final class Resolver {
 
   /** COUNT(DISTINCT ...) must name exactly the join key columns of one table. */
   private void readCount() throws QueryException {
-    for (Role s : JoinQuery.PARTIES) {
+    for (Role s : parties) {
       for (JoinKey k : joinKeys.get(s)) {
         if (!k.plain()) {
           throw new QueryException(
@@ -494,7 +563,7 @@ final class Resolver {
         List<Role> sides =
             item.starSide() != null
                 ? List.of(item.starSide())
-                : subquery ? List.of(Role.A) : JoinQuery.PARTIES;
+                : subquery ? List.of(Role.A) : parties;
         for (Role s : sides) {
           if (schema(s) != null) {
             for (String col : schema(s).names()) {
@@ -528,7 +597,7 @@ final class Resolver {
           throw new QueryException(
               "SELECT", "output name " + base + " is used twice; choose another AS name", o.span());
         }
-        name = o.side().table() + "_" + base;
+        name = q.table(o.side()) + "_" + base;
       }
       if (!names.add(name)) {
         throw new QueryException(

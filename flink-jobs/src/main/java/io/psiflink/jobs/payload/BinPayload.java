@@ -41,7 +41,8 @@ public final class BinPayload {
    * Party B: sends the columns of {@code keys} (intersecting, in token order); returns the rows
    * sent.
    */
-  public long send(SealedBinStream stream, BinTable table, int[] keys) throws BridgeException {
+  public static long send(SealedBinStream stream, BinTable table, int[] keys)
+      throws BridgeException {
     ByteArrayOutputStream plain = new ByteArrayOutputStream(PAYLOAD_FRAME_BYTES + 4096);
     byte[] head = new byte[KEY_HEADER_BYTES];
     long rows = 0;
@@ -82,6 +83,17 @@ public final class BinPayload {
    */
   public BinOutput receive(SealedBinStream stream, BinTable table, int[] keys)
       throws BridgeException, PeerProtocolException {
+    return join(table, keys, receiveRows(stream, table, keys, ctx.peerCodec()));
+  }
+
+  /**
+   * Receives a peer's columns (rows of {@code peerCodec}) up to PAYLOAD_END and checks all of them
+   * ({@link #decode}): the rows of the n-party join's output party come from every other party this
+   * way.
+   */
+  public static PeerRows receiveRows(
+      SealedBinStream stream, BinTable table, int[] keys, RowCodec peerCodec)
+      throws BridgeException, PeerProtocolException {
     ByteArrayOutputStream plain = new ByteArrayOutputStream();
     PayloadEnd end;
     while (true) {
@@ -110,7 +122,7 @@ public final class BinPayload {
               + " intersecting keys, this party found "
               + keys.length);
     }
-    return decode(plain.toByteArray(), table, keys, end.getKeys(), end.getRows());
+    return decode(plain.toByteArray(), table, keys, end.getKeys(), end.getRows(), peerCodec);
   }
 
   /**
@@ -118,9 +130,10 @@ public final class BinPayload {
    * each with at least one well-formed row (strings valid UTF-8: they go to the output as they
    * are), and the totals must match the peer's summary.
    */
-  private Join decode(byte[] b, BinTable table, int[] keys, long tokens, long peerRows)
+  private static PeerRows decode(
+      byte[] b, BinTable table, int[] keys, long tokens, long peerRows, RowCodec peerCodec)
       throws PeerProtocolException {
-    int arity = ctx.peerCodec().arity();
+    int arity = peerCodec.arity();
     if (peerRows < 0 || peerRows > b.length / (arity + 1)) { // a row takes arity + 1 bytes or more
       throw new PeerProtocolException(
           "peer's summary claims "
@@ -129,7 +142,7 @@ public final class BinPayload {
               + b.length
               + " bytes");
     }
-    PeerRowsReader reader = reader(b, table.distinct(), (int) peerRows);
+    PeerRowsReader reader = new PeerRowsReader(peerCodec, b, table.distinct(), (int) peerRows);
     long seenTokens = 0;
     try {
       for (int p = 0; p < b.length; seenTokens++) {
@@ -159,7 +172,7 @@ public final class BinPayload {
               + " and "
               + peerRows);
     }
-    return join(table, keys, reader.done());
+    return reader.done();
   }
 
   /** The arity of the peer's revealed rows. */
@@ -169,7 +182,7 @@ public final class BinPayload {
 
   /** A reader of the peer's rows in {@code b}; see {@link PeerRowsReader}. */
   PeerRowsReader reader(byte[] b, int distinct, int maxRows) {
-    return new PeerRowsReader(b, distinct, maxRows);
+    return new PeerRowsReader(ctx.peerCodec(), b, distinct, maxRows);
   }
 
   /** The join of this party's rows of {@code keys} with the peer's rows of each. */
@@ -185,7 +198,8 @@ public final class BinPayload {
    * Reads and checks the peer's rows of one key after another out of one buffer (the payload, or
    * the labels of a labeled run), recording where each column lies: nothing is copied.
    */
-  final class PeerRowsReader {
+  static final class PeerRowsReader {
+    private final RowCodec codec;
     private final byte[] b;
     private final int arity;
     private final int maxRows;
@@ -198,9 +212,10 @@ public final class BinPayload {
      * @param distinct the keys of this party's bin (indices u range over them)
      * @param maxRows the most rows the buffer can hold, which bounds what is allocated
      */
-    PeerRowsReader(byte[] b, int distinct, int maxRows) {
+    PeerRowsReader(RowCodec codec, byte[] b, int distinct, int maxRows) {
+      this.codec = codec;
       this.b = b;
-      this.arity = ctx.peerCodec().arity();
+      this.arity = codec.arity();
       this.maxRows = maxRows;
       this.columns = new int[maxRows * (arity + 1)];
       this.first = new int[distinct];
@@ -224,7 +239,7 @@ public final class BinPayload {
         if (len > end - p) {
           throw new PeerProtocolException("peer's rows truncated in a row");
         }
-        ctx.peerCodec().columns(b, p, len, columns, rows * (arity + 1), true);
+        codec.columns(b, p, len, columns, rows * (arity + 1), true);
         p += len;
       }
       return p;
@@ -244,7 +259,7 @@ public final class BinPayload {
    * payload[columns[r·(k+1)+c], columns[r·(k+1)+c+1])} for a peer arity k; the rows of key u are
    * {@code first[u]} on, {@code count[u]} of them.
    */
-  record PeerRows(byte[] payload, int arity, int[] columns, int[] first, int[] count) {}
+  public record PeerRows(byte[] payload, int arity, int[] columns, int[] first, int[] count) {}
 
   /**
    * The rows of the join for one bin: for every intersecting key, own rows × peer rows, each the

@@ -217,7 +217,7 @@ public final class BinExchange {
         rowsOut = output.rows();
       } else {
         output = BinOutput.NONE;
-        rowsOut = columns ? payload.send(stream, table, keys) : 0;
+        rowsOut = columns ? BinPayload.send(stream, table, keys) : 0;
       }
     }
     done(stream, ctx.psiRole());

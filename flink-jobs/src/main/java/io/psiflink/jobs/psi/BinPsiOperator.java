@@ -4,12 +4,9 @@ import io.psiflink.api.JobMetricNames;
 import io.psiflink.api.JobMetricNames.Accumulators;
 import io.psiflink.bridge.BridgeClient;
 import io.psiflink.bridge.BridgeException;
-import io.psiflink.bridge.BridgeStream;
 import io.psiflink.jobs.bin.BinRouting;
 import io.psiflink.jobs.bin.BinTable;
 import io.psiflink.jobs.bin.TokenRecord;
-import io.psiflink.jobs.session.BinKeys;
-import io.psiflink.jobs.session.JobSecrets;
 import io.psiflink.nativepsi.PsiException;
 import java.io.ByteArrayOutputStream;
 import java.security.SecureRandom;
@@ -62,12 +59,11 @@ public final class BinPsiOperator extends AbstractStreamOperator<byte[]>
   /** Rows are appended to state in chunks of about this many bytes. */
   private static final int CHUNK_BYTES = 128 * 1024;
 
-  private final BinContext ctx;
-  private final String secretsName;
+  private final BinProtocol protocol;
   private final BridgeEndpoint bridge;
   private final BinRouting routing;
 
-  private transient BinKeys keys;
+  private transient BinProtocol.Runner runner;
 
   private transient ListState<byte[]> chunks;
   private transient Map<Integer, ByteArrayOutputStream> buffers;
@@ -84,14 +80,12 @@ public final class BinPsiOperator extends AbstractStreamOperator<byte[]>
   private transient MailboxExecutor mailbox;
 
   /**
-   * @param secretsName the distributed-cache name of the session's {@link JobSecrets}, read in
-   *     {@link #open}: the keys are never fields of the operator, so never in the job graph
+   * @param protocol what each bin runs; it reads the session's keys in {@link #open}: they are
+   *     never fields of the operator, so never in the job graph
    * @param routing how the input is keyed: records carry {@code routing.key(bin)} as their key
    */
-  public BinPsiOperator(
-      BinContext ctx, String secretsName, BridgeEndpoint bridge, BinRouting routing) {
-    this.ctx = ctx;
-    this.secretsName = secretsName;
+  public BinPsiOperator(BinProtocol protocol, BridgeEndpoint bridge, BinRouting routing) {
+    this.protocol = protocol;
     this.bridge = bridge;
     this.routing = routing;
   }
@@ -111,7 +105,7 @@ public final class BinPsiOperator extends AbstractStreamOperator<byte[]>
               .getMailboxExecutorFactory()
               .createExecutor(getOperatorConfig().getChainIndex());
     }
-    keys = JobSecrets.fromCache(getRuntimeContext(), secretsName).binKeys();
+    runner = protocol.open(getRuntimeContext(), new SecureRandom());
     chunks =
         getPartitionedState(
             new ListStateDescriptor<>(
@@ -211,8 +205,6 @@ public final class BinPsiOperator extends AbstractStreamOperator<byte[]>
     // what the bins announce in HELLO and pad to, for the summary (the same on every subtask)
     clock.maximum(Accumulators.ROWS_ANNOUNCED, totalRows);
     List<Integer> owned = ownedBins();
-    SecureRandom random = new SecureRandom();
-    BinExchange exchange = new BinExchange(ctx, keys, random);
     long psiNanos = 0;
     long payloadNanos = 0;
     ExecutorService network =
@@ -226,7 +218,7 @@ public final class BinPsiOperator extends AbstractStreamOperator<byte[]>
               return t;
             });
     // B of a labeled join learns nothing of the intersection: its logs say nothing of it either
-    boolean learns = ctx.learnsIntersection();
+    boolean learns = protocol.learnsIntersection();
     try (BridgeClient client = BridgeClient.connect(bridge.clientConfig())) {
       int done = 0;
       for (int bin : owned) {
@@ -238,7 +230,7 @@ public final class BinPsiOperator extends AbstractStreamOperator<byte[]>
         }
         BinTable table = new BinTable(list);
         long start = System.nanoTime();
-        BinExchange.BinResult result = exchangeWithRetries(client, exchange, network, bin, table);
+        BinExchange.BinResult result = exchangeWithRetries(client, network, bin, table);
         BinExchange.BinStats stats = result.stats();
         long emitStart = System.nanoTime();
         result.output().emitTo(row -> output.collect(new StreamRecord<>(row)));
@@ -258,7 +250,7 @@ public final class BinPsiOperator extends AbstractStreamOperator<byte[]>
         LOG.info(
             "party {} bin {} done ({} of {} on this subtask): {} rows, {} distinct keys, {}, "
                 + "{} rows out, {} bytes sent, {} received, {} ms",
-            ctx.party(),
+            protocol.party(),
             bin,
             done,
             owned.size(),
@@ -285,8 +277,7 @@ public final class BinPsiOperator extends AbstractStreamOperator<byte[]>
    * connection is back.
    */
   private BinExchange.BinResult exchangeWithRetries(
-      BridgeClient client, BinExchange exchange, ExecutorService network, int bin, BinTable table)
-      throws Exception {
+      BridgeClient client, ExecutorService network, int bin, BinTable table) throws Exception {
     Executor next = network;
     for (int attempt = 1; ; attempt++) {
       int a = attempt;
@@ -294,7 +285,7 @@ public final class BinPsiOperator extends AbstractStreamOperator<byte[]>
           CompletableFuture.supplyAsync(
               () -> {
                 try {
-                  return attempt(client, exchange, bin, table, a);
+                  return runner.run(client, bin, table, totalRows, a);
                 } catch (Exception e) {
                   throw new java.util.concurrent.CompletionException(e);
                 }
@@ -306,41 +297,21 @@ public final class BinPsiOperator extends AbstractStreamOperator<byte[]>
       } catch (BridgeException | PeerProtocolException | PsiException failed) {
         e = failed;
       }
-      if (attempt >= ctx.maxAttempts()) {
+      if (attempt >= protocol.maxAttempts()) {
         throw new BinFailedException(bin, attempt, e);
       }
       retries.inc();
       clock.add(Accumulators.BIN_RETRIES, 1);
       LOG.warn(
           "party {} bin {} attempt {} of {} failed, retrying the bin alone: {}",
-          ctx.party(),
+          protocol.party(),
           bin,
           attempt,
-          ctx.maxAttempts(),
+          protocol.maxAttempts(),
           e.getMessage());
       next =
           CompletableFuture.delayedExecutor(
               Math.min(10_000, 1_000L << attempt), TimeUnit.MILLISECONDS, network);
-    }
-  }
-
-  /** One attempt, on the network thread: the stream is aborted if it fails. */
-  private BinExchange.BinResult attempt(
-      BridgeClient client, BinExchange exchange, int bin, BinTable table, int attempt)
-      throws Exception {
-    String channel = "bin-" + bin;
-    BridgeStream stream = null;
-    try {
-      stream = client.open(ctx.session(), channel);
-      BinExchange.BinResult r = exchange.exchange(stream, bin, table, totalRows);
-      stream.close();
-      return r;
-    } catch (BridgeException | PeerProtocolException | PsiException e) {
-      if (stream != null) {
-        stream.abort("bin " + bin + " failed at party " + ctx.party() + ": " + e.getMessage());
-        stream.close();
-      }
-      throw e;
     }
   }
 

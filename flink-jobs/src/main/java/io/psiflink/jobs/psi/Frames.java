@@ -17,7 +17,8 @@ import io.psiflink.nativepsi.PsiPhase;
  *       emitted in that round (opaque);
  *   <li>PAYLOAD: a chunk of revealed columns (opaque, {@link BinPayload}); PAYLOAD_END: a {@code
  *       PayloadEnd};
- *   <li>DONE: a {@code Done}: the output party has everything for this bin.
+ *   <li>DONE: a {@code Done}: the output party has everything for this bin;
+ *   <li>GROUP_KEYS: a {@code GroupKeys} on the pairwise control stream of an n-party session.
  * </ul>
  *
  * Control bodies are parsed and checked by {@link ControlMessages}.
@@ -31,6 +32,9 @@ public final class Frames {
 
   /** The nonce a HELLO committed to, sent once both HELLOs arrived. */
   public static final byte REVEAL = FrameType.REVEAL_VALUE;
+
+  /** The group's keys, from the output party of an n-party session to each other party. */
+  public static final byte GROUP_KEYS = FrameType.GROUP_KEYS_VALUE;
 
   /** Header length of a PSI frame. */
   public static final int PSI_HEADER = 4;

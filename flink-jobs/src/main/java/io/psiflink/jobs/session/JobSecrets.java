@@ -23,24 +23,31 @@ import org.apache.flink.api.common.functions.RuntimeContext;
  * @param frameKey key sealing every bin frame (32 bytes)
  * @param setup this party's exported protocol setup, or null when every bin runs its own
  * @param filterKey the prefilter's position key (32 bytes), or null without a prefilter
+ * @param group an n-party join's keys for the bins ({@code GroupBins}: the group secret, the link
+ *     to the provider, the pairs' frame keys), encoded; null in a two-party join
  */
 public record JobSecrets(
-    byte[] tokenKey, byte[] binSeed, byte[] frameKey, byte[] setup, byte[] filterKey) {
+    byte[] tokenKey,
+    byte[] binSeed,
+    byte[] frameKey,
+    byte[] setup,
+    byte[] filterKey,
+    byte[] group) {
   /** The distributed-cache name of the secret file. */
   public static final String CACHE_NAME = "psi-flink-session-secrets";
 
-  private static final int MAGIC = 0x50534b33; // "PSK3"
+  private static final int MAGIC = 0x50534b34; // "PSK4"
   private static final int MAX_FIELD = 64 << 20;
-  private static final int FIELDS = 5;
+  private static final int FIELDS = 6;
 
   /** The secrets of a session without a prefilter. */
   public JobSecrets(byte[] tokenKey, byte[] binSeed, byte[] frameKey, byte[] setup) {
-    this(tokenKey, binSeed, frameKey, setup, null);
+    this(tokenKey, binSeed, frameKey, setup, null, null);
   }
 
   /** The job's part of the handshake's secrets. */
   public static JobSecrets of(SessionSecrets s) {
-    return new JobSecrets(s.tokenKey(), s.binSeed(), s.frameKey(), s.setup(), s.filterKey());
+    return new JobSecrets(s.tokenKey(), s.binSeed(), s.frameKey(), s.setup(), s.filterKey(), null);
   }
 
   public BinKeys binKeys() {
@@ -86,7 +93,7 @@ public record JobSecrets(
     ByteArrayOutputStream bytes = new ByteArrayOutputStream();
     try (DataOutputStream out = new DataOutputStream(bytes)) {
       out.writeInt(MAGIC);
-      for (byte[] b : new byte[][] {tokenKey, binSeed, frameKey, setup, filterKey}) {
+      for (byte[] b : new byte[][] {tokenKey, binSeed, frameKey, setup, filterKey, group}) {
         out.writeInt(b == null ? -1 : b.length);
         if (b != null) {
           out.write(b);
@@ -114,7 +121,7 @@ public record JobSecrets(
           in.readFully(f[i]);
         }
       }
-      return new JobSecrets(f[0], f[1], f[2], f[3], f[4]);
+      return new JobSecrets(f[0], f[1], f[2], f[3], f[4], f[5]);
     }
   }
 }

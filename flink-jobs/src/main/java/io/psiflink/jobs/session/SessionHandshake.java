@@ -93,10 +93,71 @@ public final class SessionHandshake {
       List<Column> revealed,
       List<Column> named,
       byte[] peerCertificateSha256,
-      PrefilterRequest prefilter) {
+      PrefilterRequest prefilter,
+      Multiparty multiparty) {
 
     public LocalFacts {
       prefilter = prefilter == null ? PrefilterRequest.NONE : prefilter;
+    }
+
+    /** Facts of a two-party session. */
+    public LocalFacts(
+        Role role,
+        String expectedPeer,
+        String fingerprint,
+        String protocol,
+        String protocolParams,
+        JoinMode mode,
+        int labelBytes,
+        int sigma,
+        int binsRequested,
+        long sizeEstimate,
+        int parallelism,
+        List<Column> keys,
+        List<Column> revealed,
+        List<Column> named,
+        byte[] peerCertificateSha256,
+        PrefilterRequest prefilter) {
+      this(
+          role,
+          expectedPeer,
+          fingerprint,
+          protocol,
+          protocolParams,
+          mode,
+          labelBytes,
+          sigma,
+          binsRequested,
+          sizeEstimate,
+          parallelism,
+          keys,
+          revealed,
+          named,
+          peerCertificateSha256,
+          prefilter,
+          null);
+    }
+
+    /** The same facts for the pairwise handshake with another expected peer. */
+    public LocalFacts withPeer(String peer, byte[] peerSha256) {
+      return new LocalFacts(
+          role,
+          peer,
+          fingerprint,
+          protocol,
+          protocolParams,
+          mode,
+          labelBytes,
+          sigma,
+          binsRequested,
+          sizeEstimate,
+          parallelism,
+          keys,
+          revealed,
+          named,
+          peerSha256,
+          prefilter,
+          multiparty);
     }
 
     /** Facts of a session without a prefilter. */
@@ -132,7 +193,19 @@ public final class SessionHandshake {
           revealed,
           named,
           peerCertificateSha256,
-          PrefilterRequest.NONE);
+          PrefilterRequest.NONE,
+          null);
+    }
+  }
+
+  /**
+   * The group of an n-party session, which every pairwise HELLO names so that all parties know they
+   * are in the same one: every party's name in index order and the provider's.
+   */
+  public record Multiparty(List<String> parties, String provider) {
+    public Multiparty {
+      parties = List.copyOf(parties);
+      java.util.Objects.requireNonNull(provider, "provider");
     }
   }
 
@@ -191,7 +264,7 @@ public final class SessionHandshake {
     }
   }
 
-  private record Hello(
+  record Hello(
       Role role,
       String fingerprint,
       String protocol,
@@ -207,7 +280,11 @@ public final class SessionHandshake {
       byte[] dhPublic,
       List<X509Certificate> chain,
       byte[] bytes,
-      PrefilterRequest prefilter) {}
+      PrefilterRequest prefilter,
+      Multiparty multiparty) {}
+
+  /** The peer's verified HELLO and the pseudorandom key of both HELLOs' X25519 agreement. */
+  record Exchange(Hello peer, byte[] prk) {}
 
   private SessionHandshake() {}
 
@@ -232,6 +309,46 @@ public final class SessionHandshake {
   static SessionSecrets run(
       BridgeStream stream, String session, PartyCredentials me, LocalFacts facts)
       throws BridgeException, PeerProtocolException, HandshakeException {
+    Exchange x = exchangeHellos(stream, session, me, facts);
+    Hello peer = x.peer();
+    PrefilterPlan prefilter = agreePrefilter(facts, peer);
+    int bins = agree(facts, peer, prefilter);
+    byte[] prk = x.prk();
+    byte[] tokenKey = Hkdf.expand(prk, "token key", 32);
+    byte[] binSeed = Hkdf.expand(prk, "bin seed", 16);
+    // Seals every bin frame (and the setup rounds below) end to end: see SealedBinStream.
+    byte[] frameKey = Hkdf.expand(prk, "bin frame key", 32);
+    // The prefilter's position key (FF1 key and hash key): only the two parties hold it.
+    byte[] filterKey = prefilter == null ? null : Hkdf.expand(prk, "prefilter filter key", 32);
+    java.util.Arrays.fill(prk, (byte) 0);
+
+    // A protocol whose setup depends on a bin's set runs it in every bin instead.
+    byte[] setup =
+        ProtocolInfo.byName(facts.protocol()).setupNeedsSenderSet()
+            ? null
+            : runSetup(stream, facts, frameKey);
+    return new SessionSecrets(
+        tokenKey,
+        binSeed,
+        frameKey,
+        setup,
+        bins,
+        facts.expectedPeer(),
+        peer.keys,
+        peer.revealed,
+        peer.named,
+        prefilter,
+        filterKey);
+  }
+
+  /**
+   * Sends this party's signed HELLO, verifies the peer's ({@link #verify}) and derives the
+   * pseudorandom key of their X25519 agreement, salted with the hash of both HELLOs in party order:
+   * the part every handshake shares, two-party or pairwise in an n-party session.
+   */
+  static Exchange exchangeHellos(
+      BridgeStream stream, String session, PartyCredentials me, LocalFacts facts)
+      throws BridgeException, PeerProtocolException, HandshakeException {
     try {
       KeyPairGenerator g = KeyPairGenerator.getInstance("X25519");
       KeyPair dh = g.generateKeyPair();
@@ -247,48 +364,18 @@ public final class SessionHandshake {
 
       byte[] body = Frames.body(stream.receive(), Frames.HELLO, "waiting for the peer's HELLO");
       Hello peer = verify(body, session, me, facts);
-      PrefilterPlan prefilter = agreePrefilter(facts, peer);
-      int bins = agree(facts, peer, prefilter);
-
-      boolean a = facts.role().equals(Role.A);
-      byte[] helloA = a ? hello : peer.bytes;
-      byte[] helloB = a ? peer.bytes : hello;
+      boolean first = facts.role().index() < peer.role.index();
       MessageDigest sha = MessageDigest.getInstance("SHA-256");
       sha.update(MAGIC.getBytes(StandardCharsets.US_ASCII));
       sha.update(session.getBytes(StandardCharsets.UTF_8));
-      sha.update(helloA);
-      sha.update(helloB);
+      sha.update(first ? hello : peer.bytes);
+      sha.update(first ? peer.bytes : hello);
       KeyAgreement ka = KeyAgreement.getInstance("X25519");
       ka.init(dh.getPrivate());
       ka.doPhase(
           KeyFactory.getInstance("X25519").generatePublic(new X509EncodedKeySpec(peer.dhPublic)),
           true);
-      byte[] prk = Hkdf.extract(sha.digest(), ka.generateSecret());
-      byte[] tokenKey = Hkdf.expand(prk, "token key", 32);
-      byte[] binSeed = Hkdf.expand(prk, "bin seed", 16);
-      // Seals every bin frame (and the setup rounds below) end to end: see SealedBinStream.
-      byte[] frameKey = Hkdf.expand(prk, "bin frame key", 32);
-      // The prefilter's position key (FF1 key and hash key): only the two parties hold it.
-      byte[] filterKey = prefilter == null ? null : Hkdf.expand(prk, "prefilter filter key", 32);
-      java.util.Arrays.fill(prk, (byte) 0);
-
-      // A protocol whose setup depends on a bin's set runs it in every bin instead.
-      byte[] setup =
-          ProtocolInfo.byName(facts.protocol()).setupNeedsSenderSet()
-              ? null
-              : runSetup(stream, facts, frameKey);
-      return new SessionSecrets(
-          tokenKey,
-          binSeed,
-          frameKey,
-          setup,
-          bins,
-          facts.expectedPeer(),
-          peer.keys,
-          peer.revealed,
-          peer.named,
-          prefilter,
-          filterKey);
+      return new Exchange(peer, Hkdf.extract(sha.digest(), ka.generateSecret()));
     } catch (GeneralSecurityException e) {
       throw new HandshakeException("key agreement failed: " + e.getMessage(), e);
     }
@@ -316,13 +403,21 @@ public final class SessionHandshake {
    * from the larger size estimate (with a pre-filter, from the bound on the candidates: the bins
    * hold only those).
    */
-  private static int agree(LocalFacts me, Hello peer, PrefilterPlan prefilter)
-      throws HandshakeException {
-    if (!peer.role.equals(me.role().peer())) {
+  static int agree(LocalFacts me, Hello peer, PrefilterPlan prefilter) throws HandshakeException {
+    Role expected = expectedPeerRole(me);
+    if (!peer.role.equals(expected)) {
       throw new HandshakeException(
           peer.role.equals(me.role())
               ? "both jobs play party " + me.role().label()
-              : "the peer plays " + peer.role.label() + ", expected " + me.role().peer().label());
+              : "the peer plays " + peer.role.label() + ", expected " + expected.label());
+    }
+    if (!java.util.Objects.equals(peer.multiparty, me.multiparty())) {
+      throw new HandshakeException(
+          "the parties name different groups: "
+              + describe(me.multiparty())
+              + " here, "
+              + describe(peer.multiparty)
+              + " at the peer");
     }
     if (!peer.fingerprint.equals(me.fingerprint())) {
       throw new HandshakeException(
@@ -364,15 +459,21 @@ public final class SessionHandshake {
       Column mine = me.keys().get(i);
       Column theirs = peer.keys.get(i);
       if (mine.type().keyClass() != theirs.type().keyClass()) {
-        boolean meA = me.role().equals(Role.A);
-        Column a = meA ? mine : theirs;
-        Column b = meA ? theirs : mine;
+        boolean meFirst = me.role().index() < peer.role.index();
+        Column a = meFirst ? mine : theirs;
+        Column b = meFirst ? theirs : mine;
+        String qa =
+            me.multiparty() == null ? "a." : "party " + (meFirst ? me.role() : peer.role) + " ";
+        String qb =
+            me.multiparty() == null ? "b." : "party " + (meFirst ? peer.role : me.role()) + " ";
         throw new HandshakeException(
-            "ON: a."
+            "ON: "
+                + qa
                 + a.name()
                 + " ("
                 + a.type().sqlName()
-                + ") = b."
+                + ") = "
+                + qb
                 + b.name()
                 + " ("
                 + b.type().sqlName()
@@ -438,6 +539,25 @@ public final class SessionHandshake {
     return pays ? plan : null;
   }
 
+  /** The role the peer of {@code me} plays: the other of A and B, or its index in the group. */
+  private static Role expectedPeerRole(LocalFacts me) throws HandshakeException {
+    if (me.multiparty() == null) {
+      return me.role().peer();
+    }
+    List<String> parties = me.multiparty().parties();
+    int i = parties.indexOf(me.expectedPeer());
+    if (i < 0) {
+      throw new HandshakeException("'" + me.expectedPeer() + "' is not a party of the session");
+    }
+    return Role.party(i, parties.size());
+  }
+
+  private static String describe(Multiparty m) {
+    return m == null
+        ? "a two-party join"
+        : "parties " + m.parties() + " with provider '" + m.provider() + "'";
+  }
+
   private static byte[] encodeHello(LocalFacts f, byte[] dhPublic, List<X509Certificate> chain)
       throws GeneralSecurityException {
     SessionHello.Builder h =
@@ -460,6 +580,9 @@ public final class SessionHandshake {
             .setFilterHashes(f.prefilter().hashes())
             .setHelper(f.prefilter().helper() == null ? "" : f.prefilter().helper())
             .setExpectedOverlapPpm(f.prefilter().overlapPpm());
+    if (f.multiparty() != null) {
+      h.addAllParties(f.multiparty().parties()).setProvider(f.multiparty().provider());
+    }
     for (X509Certificate c : chain) {
       h.addCertificateChain(ByteString.copyFrom(c.getEncoded()));
     }
@@ -581,6 +704,7 @@ public final class SessionHandshake {
                 + "(at most 256 bytes and 64/4096/4096)");
       }
       PrefilterRequest prefilter = prefilterOf(h);
+      Multiparty multiparty = multipartyOf(h);
       return new Hello(
           role,
           h.getFingerprint(),
@@ -597,7 +721,8 @@ public final class SessionHandshake {
           h.getDhPublic().toByteArray(),
           chain,
           hello,
-          prefilter);
+          prefilter,
+          multiparty);
     } catch (GeneralSecurityException e) {
       throw new HandshakeException("the peer's HELLO does not verify: " + e.getMessage(), e);
     }
@@ -647,6 +772,31 @@ public final class SessionHandshake {
     }
     return new PrefilterRequest(p, bits, hashes, p == Prefilter.NONE ? null : helper, overlap);
   }
+
+  /** The peer's group of an n-party session (null for a two-party HELLO), sizes checked. */
+  private static Multiparty multipartyOf(SessionHello h) throws PeerProtocolException {
+    if (h.getPartiesCount() == 0 && h.getProvider().isEmpty()) {
+      return null;
+    }
+    if (h.getPartiesCount() < 2
+        || h.getPartiesCount() > MAX_PARTIES
+        || h.getProvider().isEmpty()
+        || h.getProvider().length() > 256
+        || h.getPartiesList().stream().anyMatch(p -> p.isEmpty() || p.length() > 256)) {
+      throw new PeerProtocolException(
+          "the peer's HELLO names "
+              + h.getPartiesCount()
+              + " parties and a provider of "
+              + h.getProvider().length()
+              + " characters (2 to "
+              + MAX_PARTIES
+              + " parties, names of 1 to 256 characters)");
+    }
+    return new Multiparty(h.getPartiesList(), h.getProvider());
+  }
+
+  /** The most parties an n-party HELLO may name. */
+  public static final int MAX_PARTIES = 64;
 
   /** The signature of {@code hello} for {@code session} (package-private for tests). */
   static byte[] sign(PartyCredentials me, String session, byte[] hello)

@@ -213,6 +213,9 @@ public final class LocalJoin {
    *     a failed join
    */
   static int execute(String[] args, PrintStream out, PrintStream err, Hooks hooks) {
+    if (LocalGroupJoin.isGroupJoin(args)) {
+      return LocalGroupJoin.execute(args, out, err);
+    }
     if (CommandLineSyntax.wantsHelp(args)) {
       out.print(SYNTAX.usage());
       return 0;
@@ -254,7 +257,7 @@ public final class LocalJoin {
     }
   }
 
-  private static String firstLine(String message) {
+  static String firstLine(String message) {
     if (message == null) {
       return "failed";
     }
@@ -263,7 +266,7 @@ public final class LocalJoin {
   }
 
   /** Appends the stack trace to the run's log file; false when it cannot be written. */
-  private static boolean logTrace(Path logFile, Throwable t) {
+  static boolean logTrace(Path logFile, Throwable t) {
     try (PrintWriter w =
         new PrintWriter(
             Files.newBufferedWriter(
@@ -502,12 +505,12 @@ public final class LocalJoin {
   }
 
   /** A path as a YAML double-quoted scalar. */
-  private static String quotedYaml(String s) {
+  static String quotedYaml(String s) {
     return "\"" + s.replace("\\", "\\\\").replace("\"", "\\\"") + "\"";
   }
 
   /** Stops the helper: SIGTERM (it ends its sessions and exits), then by force. */
-  private static void stop(Process helper) {
+  static void stop(Process helper) {
     helper.destroy();
     try {
       if (!helper.waitFor(10, TimeUnit.SECONDS)) {
@@ -681,9 +684,24 @@ public final class LocalJoin {
   private static Process launch(
       OptionValues o, PartyConfiguration party, List<String> prefix, PrintStream log)
       throws IOException {
+    return launch(
+        o.get(PARTY_HEAP),
+        JdbcTable.password(o.get(party.role().equals(Role.A) ? A : B)),
+        party,
+        prefix,
+        log);
+  }
+
+  /**
+   * Starts one party's JVM ({@code PartyMain}) with the given heap; a JDBC password goes to its
+   * environment.
+   */
+  static Process launch(
+      String heap, String password, PartyConfiguration party, List<String> prefix, PrintStream log)
+      throws IOException {
     List<String> cmd = new ArrayList<>(prefix);
     cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
-    cmd.add("-Xmx" + o.get(PARTY_HEAP));
+    cmd.add("-Xmx" + heap);
     cmd.addAll(JvmOptions.FLINK_JVM);
     ClassDataSharing cds =
         ClassDataSharing.of(System.getProperty("java.class.path"), "party-" + party.role().label());
@@ -696,7 +714,6 @@ public final class LocalJoin {
     cmd.add("io.psiflink.jobs.PartyMain");
     cmd.addAll(party.toArgs());
     ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true);
-    String password = JdbcTable.password(o.get(party.role().equals(Role.A) ? A : B));
     if (password != null) {
       pb.environment().put(JdbcTable.PASSWORD_ENV, password);
     }
@@ -719,7 +736,7 @@ public final class LocalJoin {
     return (out.endsWith("/") ? out.substring(0, out.length() - 1) : out) + ".quarantine";
   }
 
-  private static void pump(InputStream in, String prefix, PrintStream log) {
+  static void pump(InputStream in, String prefix, PrintStream log) {
     Thread t =
         new Thread(
             () -> {
