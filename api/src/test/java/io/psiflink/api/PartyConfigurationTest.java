@@ -189,6 +189,22 @@ class PartyConfigurationTest {
                 default -> new PublicSize(PublicSize.Policy.DECLARED, r.nextLong(1L << 50));
               });
     }
+    if (r.nextInt(3) == 0) { // an n-party job's options
+      int n = 3 + r.nextInt(4);
+      List<String> names = new java.util.ArrayList<>();
+      List<String> pins = new java.util.ArrayList<>();
+      for (int i = 0; i < n; i++) {
+        names.add("org-" + i + (r.nextBoolean() ? ".example" : ""));
+        byte[] b = new byte[32];
+        r.nextBytes(b);
+        pins.add(r.nextBoolean() ? "-" : java.util.HexFormat.of().formatHex(b));
+      }
+      c =
+          c.with(PartyOptions.PARTY, Role.parse("P" + (1 + r.nextInt(n)), PartyOptions.MAX_PARTIES))
+              .with(PartyOptions.PARTIES, names)
+              .with(PartyOptions.PARTY_CERT_SHA256S, pins)
+              .with(PartyOptions.PROVIDER, "provider." + r.nextInt(9));
+    }
     return c.with(PartyOptions.INSECURE_TEST_ONLY, r.nextBoolean());
   }
 
@@ -205,15 +221,7 @@ class PartyConfigurationTest {
   void aMissingRequiredOptionIsNamed() {
     for (String required :
         List.of(
-            "--party",
-            "--table",
-            "--sql",
-            "--session",
-            "--bridge",
-            "--cert",
-            "--key",
-            "--ca",
-            "--peer")) {
+            "--party", "--table", "--sql", "--session", "--bridge", "--cert", "--key", "--ca")) {
       List<String> args = minimal();
       int i = args.indexOf(required);
       args.remove(i + 1);

@@ -4,11 +4,13 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.psiflink.api.PartyOptions;
 import io.psiflink.api.PublicSize;
 import io.psiflink.connectors.BadRowLimit;
 import io.psiflink.connectors.TableFormat;
 import io.psiflink.query.ExpectedColumns;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 
@@ -226,5 +228,74 @@ class PartyMainTest {
                     count, io.psiflink.query.JoinQuery.parse(count.sql())));
     assertTrue(
         e.getMessage().contains("refused with SELECT COUNT(...): A would learn"), e.getMessage());
+  }
+
+  /** An n-party job's options: P1..Pn of --parties, every peer and the provider pinned. */
+  private static Map<String, String> group(String party) {
+    Map<String, String> a = base();
+    a.remove("peer");
+    a.remove("peer-cert-sha256");
+    a.put("party", party);
+    a.put("sql", "SELECT a.x FROM a JOIN b ON a.k = b.k JOIN c ON a.k = c.k");
+    a.put("parties", "org-1,org-2,org-3");
+    a.put("party-cert-sha256s", "-," + "cd".repeat(32) + "," + "ef".repeat(32));
+    a.put("provider", "prov");
+    a.put("provider-cert-sha256", "01".repeat(32));
+    return a;
+  }
+
+  @Test
+  void anNPartyJobPlaysPartyIOfTheGroup() {
+    PartyConfig c = PartyMain.config(group("P1"));
+    assertEquals(io.psiflink.api.Role.party(0, 3), c.role());
+    assertEquals("mpsi", c.protocol());
+    assertEquals(List.of("org-1", "org-2", "org-3"), c.group().parties());
+    assertEquals(null, c.group().pins().get(0));
+    assertEquals(null, c.peer());
+    Map<String, String> p3 = group("P3");
+    p3.remove("out");
+    p3.put("party-cert-sha256s", "ab".repeat(32) + "," + "cd".repeat(32) + ",-");
+    assertEquals(io.psiflink.api.Role.party(2, 3), PartyMain.config(p3).role());
+  }
+
+  @Test
+  void anNPartyJobRefusesWhatItCannotRun() {
+    for (Map.Entry<String, String> bad :
+        List.of(
+            Map.entry("party", "A"), // a two-party role
+            Map.entry("party", "P4"), // not one of three
+            Map.entry("parties", "org-1,org-2"), // two parties: --peer
+            Map.entry("parties", "org-1,org-2,org-2"), // a party twice
+            Map.entry("mode", "labeled"),
+            Map.entry("protocol", "kkrt"),
+            Map.entry("peer", "org-2"))) {
+      Map<String, String> a = group("P1");
+      a.put(bad.getKey(), bad.getValue());
+      assertThrows(IllegalArgumentException.class, () -> PartyMain.config(a), bad.toString());
+    }
+    Map<String, String> noOut = group("P1");
+    noOut.remove("out");
+    IllegalArgumentException e =
+        assertThrows(IllegalArgumentException.class, () -> PartyMain.config(noOut));
+    assertTrue(e.getMessage().contains("P1 writes the joined table"), e.getMessage());
+    // pins: every other party's and the provider's, unless the test flag
+    Map<String, String> unpinned = group("P2");
+    unpinned.remove("out");
+    unpinned.put("party-cert-sha256s", "ab".repeat(32) + ",-," + "ef".repeat(32));
+    assertEquals(null, PartyMain.config(unpinned).group().pins().get(1));
+    unpinned.put("party-cert-sha256s", "ab".repeat(32) + ",-,-");
+    e = assertThrows(IllegalArgumentException.class, () -> PartyMain.config(unpinned));
+    assertTrue(e.getMessage().contains("party 'org-3'"), e.getMessage());
+    unpinned.put(PartyOptions.INSECURE_TEST_ONLY.name(), "true");
+    assertEquals(null, PartyMain.config(unpinned).group().pins().get(2));
+  }
+
+  @Test
+  void aTwoPartyJobStillNeedsItsPeer() {
+    Map<String, String> a = base();
+    a.remove("peer");
+    IllegalArgumentException e =
+        assertThrows(IllegalArgumentException.class, () -> PartyMain.config(a));
+    assertTrue(e.getMessage().contains("--peer"), e.getMessage());
   }
 }

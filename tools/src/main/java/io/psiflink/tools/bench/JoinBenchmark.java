@@ -264,6 +264,10 @@ public final class JoinBenchmark {
   private JoinBenchmark() {}
 
   public static void main(String[] args) throws Exception {
+    if (GroupJoinBenchmark.wanted(args)) {
+      GroupJoinBenchmark.main(args);
+      return;
+    }
     ToolOptions.Parsed parsed =
         ToolOptions.parse(SYNTAX, "psi bench join", args, System.out, System.err);
     if (parsed.done()) {

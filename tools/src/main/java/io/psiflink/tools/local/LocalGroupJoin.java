@@ -141,7 +141,7 @@ public final class LocalGroupJoin {
     }
     Path logFile = work.resolve(LocalJoin.LOG_FILE);
     try {
-      Result r = run(tables, o, err);
+      Result r = run(tables, o, err, LocalJoin.Hooks.NONE);
       if (o.get(LocalJoin.JSON)) {
         out.println(r.toJson());
       } else {
@@ -191,6 +191,13 @@ public final class LocalGroupJoin {
   /** Options held in a map, as {@link LocalJoin#options}; the tables apart. */
   public static Result run(List<Table> tables, Map<String, String> opts, PrintStream log)
       throws Exception {
+    return run(tables, opts, log, LocalJoin.Hooks.NONE);
+  }
+
+  /** As {@link #run(List, Map, PrintStream)}; {@code hooks} sees every JVM start. */
+  public static Result run(
+      List<Table> tables, Map<String, String> opts, PrintStream log, LocalJoin.Hooks hooks)
+      throws Exception {
     List<String> args = new ArrayList<>();
     new java.util.TreeMap<>(opts)
         .forEach(
@@ -202,10 +209,11 @@ public final class LocalGroupJoin {
                 args.add(v);
               }
             });
-    return run(tables, SYNTAX.parse(args.toArray(String[]::new)), log);
+    return run(tables, SYNTAX.parse(args.toArray(String[]::new)), log, hooks);
   }
 
-  static Result run(List<Table> given, OptionValues o, PrintStream log) throws Exception {
+  static Result run(List<Table> given, OptionValues o, PrintStream log, LocalJoin.Hooks hooks)
+      throws Exception {
     List<Table> tables = validate(given, o);
     int n = tables.size();
     Path work =
@@ -231,6 +239,7 @@ public final class LocalGroupJoin {
         BridgeRelay.start(RelayConfig.defaults(pki.credentials("bridge"), allowed))) {
       PartyCredentials pc = pki.credentials(PROVIDER);
       provider = launchProvider(o, pc, names, relay.port(), work, log);
+      hooks.started(Role.PROVIDER, provider);
       List<String> pins = new ArrayList<>();
       for (String name : names) {
         pins.add(LocalJoin.sha256(pki.credentials(name)));
@@ -249,6 +258,7 @@ public final class LocalGroupJoin {
                 relay.port(),
                 work);
         processes.add(LocalJoin.launch(o.get(LocalJoin.PARTY_HEAP), null, c, List.of(), log));
+        hooks.started(Role.party(i, n), processes.get(i));
       }
       int[] exits = waitForAll(processes, log);
       double seconds = (System.nanoTime() - start) / 1e9;

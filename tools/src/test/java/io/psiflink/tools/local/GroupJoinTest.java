@@ -202,4 +202,55 @@ class GroupJoinTest {
     assertTrue(e.getMessage().contains("[a, b, c]"), e.getMessage());
     assertTrue(e.getMessage().contains("[a, b, z]"), e.getMessage());
   }
+
+  /**
+   * A party or the provider that vanishes fails the join at every party with an error naming what
+   * is missing, within the timeouts: never a hang.
+   */
+  @ParameterizedTest(name = "{0} vanishes")
+  @CsvSource({"P3", "provider"})
+  void aVanishingRoleFailsTheJoinWithinTheTimeouts(String who) throws Exception {
+    Tables t = generate(new int[] {200, 200, 200}, 0.5, 0, 3);
+    List<LocalGroupJoin.Table> tables = new ArrayList<>();
+    for (int i = 0; i < 3; i++) {
+      tables.add(new LocalGroupJoin.Table(NAMES[i], t.paths().get(i).toString()));
+    }
+    Map<String, String> opts = new HashMap<>();
+    opts.put("sql", sql(3, new int[3]));
+    opts.put("out", dir.resolve("out").toString());
+    opts.put("party-heap", "384m");
+    opts.put("sigma", "20");
+    opts.put("insecure-test-only", "true");
+    opts.put("pair-timeout", "5");
+    opts.put("idle-timeout", "5");
+    opts.put("attempts", "1");
+    opts.put("work", dir.resolve("work").toString());
+    ByteArrayOutputStream log = new ByteArrayOutputStream();
+    long start = System.nanoTime();
+    try (PrintStream ps = new PrintStream(log, true, StandardCharsets.UTF_8)) {
+      LocalJoin.Hooks kill =
+          new LocalJoin.Hooks() {
+            @Override
+            public void started(io.psiflink.api.Role role, Process process) {
+              if (role.label().equals(who)) {
+                process.destroyForcibly();
+              }
+            }
+          };
+      java.io.IOException e =
+          org.junit.jupiter.api.Assertions.assertThrows(
+              java.io.IOException.class, () -> LocalGroupJoin.run(tables, opts, ps, kill));
+      assertTrue(e.getMessage().contains("the join failed"), e.getMessage());
+    }
+    double seconds = (System.nanoTime() - start) / 1e9;
+    String text = log.toString(StandardCharsets.UTF_8);
+    // P1 says why in one line: the missing party's stream, or the provider not on the relay
+    String why =
+        who.equals("provider") ? "'provider' is not connected to the relay" : "group-control-P3";
+    assertTrue(
+        text.lines().anyMatch(l -> l.startsWith("[P1] psi party P1 failed") && l.contains(why)),
+        text);
+    assertTrue(seconds < 120, "failed after " + seconds + " s");
+    assertTrue(!Files.exists(dir.resolve("out")), "no output after a failed join");
+  }
 }
