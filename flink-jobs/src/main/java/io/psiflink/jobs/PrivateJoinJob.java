@@ -362,7 +362,6 @@ public final class PrivateJoinJob {
       throws Exception {
     Role role = role(cfg);
     boolean outputParty = isOutputParty(role);
-    List<Column> keys = KeyExpressions.columns(schema, view.keys());
     List<Column> kept = columns(schema, view.revealedColumns());
     // Both parties resolve the whole query against their own schema and the columns the peer's half
     // references: this checks types across the tables and catches an unqualified name both tables
@@ -461,8 +460,7 @@ public final class PrivateJoinJob {
                 PrimitiveArrayTypeInfo.BYTE_PRIMITIVE_ARRAY_TYPE_INFO,
                 new BinPsiOperator(new PairBins(ctx, JobSecrets.CACHE_NAME), cfg.bridge(), routing))
             // explicit, so the adaptive batch scheduler cannot shrink the bins processed at once,
-            // and
-            // the routing's assumptions hold
+            // and the routing's assumptions hold
             .setParallelism(cfg.parallelism())
             .setMaxParallelism(maxParallelism);
     if (keepNullKeys) {

@@ -40,6 +40,13 @@ final class QueryParser extends SqlReader {
               + " reveals; a JOIN, LEFT JOIN, EXISTS or NOT EXISTS keeps to A's rows",
           "JOIN and LEFT JOIN with equalities in ON are supported");
 
+  /**
+   * A third table: a two-party query has two; more are an n-party join ({@link MultiJoinQuery}).
+   */
+  private static final String MORE_TABLES =
+      "exactly two tables, a and b, may be joined here; three or more tables are an n-party join"
+          + " (./psi local --table NAME=PATH for each)";
+
   private QueryParser(String sql) {
     super(sql, 2, FORM);
     tables.set(0, "a");
@@ -118,12 +125,10 @@ final class QueryParser extends SqlReader {
           src.span(from));
     }
     if (join.getLeft() instanceof SqlJoin inner) {
-      throw new QueryException(
-          "FROM", "exactly two tables, a and b, may be joined", src.after(inner, join.getRight()));
+      throw new QueryException("FROM", MORE_TABLES, src.after(inner, join.getRight()));
     }
     if (join.getRight() instanceof SqlJoin) {
-      throw new QueryException(
-          "FROM", "exactly two tables, a and b, may be joined", src.span(join.getRight()));
+      throw new QueryException("FROM", MORE_TABLES, src.span(join.getRight()));
     }
     checkJoin(join, "a", "b");
     String[] left = table(join.getLeft());

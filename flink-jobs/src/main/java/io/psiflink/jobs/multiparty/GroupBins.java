@@ -32,9 +32,9 @@ import org.apache.flink.api.common.functions.RuntimeContext;
  *
  * <ol>
  *   <li>the multiparty PSI with the provider ({@link ProviderLink#runBin}): every party feeds its
- *       distinct tokens of the bin, the provider pads nothing and learns nothing, and every party
- *       learns which of its tokens all n parties hold; the set size is the largest public bound of
- *       the parties' sizes;
+ *       distinct tokens of the bin, padded with random dummies to the set size (the largest of the
+ *       parties' public bounds); the provider learns nothing of them, and every party learns which
+ *       of its tokens all n parties hold;
  *   <li>every other party sends the output party its revealed columns of those keys ({@link
  *       BinPayload}, sealed under their pair's frame key, on stream {@code
  *       group-payload-<bin>-P<j+1>}); the output party checks that each sent exactly its own

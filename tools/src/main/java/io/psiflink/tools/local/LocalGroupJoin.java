@@ -60,6 +60,15 @@ public final class LocalGroupJoin {
               + " and a local or hdfs:// .csv/.avro/.parquet file or directory of part files",
           null);
 
+  static final TypedOption<String> SQL =
+      PartyOptions.SQL.describedAs(
+          "the join: SELECT ... FROM a JOIN b ON ... JOIN c ON ... [WHERE ...]");
+  static final TypedOption<String> OUT =
+      LocalJoin.OUT.describedAs("where P1 (the query's first table) writes the joined table");
+  static final TypedOption<String> QUARANTINE =
+      LocalJoin.QUARANTINE.describedAs(
+          "where the parties' quarantined rows go, DIR/<table> (default: <out>.quarantine)");
+
   /** The command line of the n-party form of {@code ./psi local}. */
   static final CommandLineSyntax SYNTAX =
       new CommandLineSyntax(
@@ -69,11 +78,11 @@ public final class LocalGroupJoin {
               + " loopback; the party of the query's first table writes the joined table.",
           List.of(
               TABLE,
-              PartyOptions.SQL,
-              LocalJoin.OUT,
+              SQL,
+              OUT,
               PartyOptions.FORMAT,
               PartyOptions.MAX_BAD_ROWS,
-              LocalJoin.QUARANTINE,
+              QUARANTINE,
               PartyOptions.BINS,
               PartyOptions.SIGMA,
               PartyOptions.PROTOCOL_PARAMS,
@@ -240,6 +249,7 @@ public final class LocalGroupJoin {
       PartyCredentials pc = pki.credentials(PROVIDER);
       provider = launchProvider(o, pc, names, relay.port(), work, log);
       hooks.started(Role.PROVIDER, provider);
+      awaitListening(relay, provider);
       List<String> pins = new ArrayList<>();
       for (String name : names) {
         pins.add(LocalJoin.sha256(pki.credentials(name)));
@@ -288,6 +298,28 @@ public final class LocalGroupJoin {
       }
     }
   }
+
+  /**
+   * Waits until the provider listens on the relay: the parties call it right after their handshake,
+   * sooner than a JVM starts.
+   */
+  private static void awaitListening(BridgeRelay relay, Process provider)
+      throws IOException, InterruptedException {
+    long deadline = System.nanoTime() + PROVIDER_START.toNanos();
+    while (relay.listeningParties() == 0) {
+      if (!provider.isAlive()) {
+        throw new IOException(
+            "the provider exited with status " + provider.exitValue() + "; see its log above");
+      }
+      if (System.nanoTime() > deadline) {
+        throw new IOException(
+            "the provider does not listen on the relay " + PROVIDER_START.toSeconds() + " s on");
+      }
+      Thread.sleep(50);
+    }
+  }
+
+  private static final Duration PROVIDER_START = Duration.ofSeconds(60);
 
   /**
    * Checks, before anything starts, the tables against the query: each table the query names is
@@ -407,14 +439,9 @@ public final class LocalGroupJoin {
             PartyOptions.ATTEMPTS,
             PartyOptions.IDLE_TIMEOUT,
             PartyOptions.PAIR_TIMEOUT)) {
-      c = copy(o, c, shared);
+      c = LocalJoin.copy(o, c, shared);
     }
     return c;
-  }
-
-  private static <T> PartyConfiguration copy(
-      OptionValues from, PartyConfiguration to, TypedOption<T> option) {
-    return from.has(option) ? to.with(option, from.get(option)) : to;
   }
 
   /** Starts the provider service in its own JVM with a config written for this run. */
@@ -429,17 +456,9 @@ public final class LocalGroupJoin {
     Path config = work.resolve("provider.yaml");
     Files.writeString(
         config, providerConfig(relayPort, creds, parties, o.get(PartyOptions.IDLE_TIMEOUT)));
-    List<String> cmd = new ArrayList<>();
-    cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
-    cmd.add("-Xmx1g");
-    cmd.add("-Dlog4j2.configurationFile=log4j2.properties");
-    cmd.add("-cp");
-    cmd.add(System.getProperty("java.class.path"));
-    cmd.add("io.psiflink.provider.ProviderMain");
-    cmd.add(config.toString());
-    Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
-    LocalJoin.pump(p.getInputStream(), "[provider] ", log);
-    return p;
+    // its native sessions' memory is off-heap
+    return LocalJoin.launchService(
+        "io.psiflink.provider.ProviderMain", config, "512m", List.of(), PROVIDER, log);
   }
 
   /**

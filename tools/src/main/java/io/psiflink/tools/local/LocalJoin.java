@@ -455,16 +455,27 @@ public final class LocalJoin {
             o.get(PartyOptions.PAIR_TIMEOUT),
             o.get(PartyOptions.IDLE_TIMEOUT),
             o.has(PartyOptions.FILTER_BITS) ? o.get(PartyOptions.FILTER_BITS) : 0));
+    // it never holds a filter: chunk by chunk
+    return launchService("io.psiflink.helper.HelperMain", config, "512m", prefix, "helper", log);
+  }
+
+  /**
+   * Starts a third organisation's service ({@code mainClass CONFIG}, the helper or the provider) in
+   * its own JVM on this class path, its output in {@code log} prefixed with {@code [name]}.
+   */
+  static Process launchService(
+      String mainClass, Path config, String heap, List<String> prefix, String name, PrintStream log)
+      throws IOException {
     List<String> cmd = new ArrayList<>(prefix);
     cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
-    cmd.add("-Xmx512m"); // it never holds a filter: chunk by chunk
+    cmd.add("-Xmx" + heap);
     cmd.add("-Dlog4j2.configurationFile=log4j2.properties");
     cmd.add("-cp");
     cmd.add(System.getProperty("java.class.path"));
-    cmd.add("io.psiflink.helper.HelperMain");
+    cmd.add(mainClass);
     cmd.add(config.toString());
     Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
-    pump(p.getInputStream(), "[helper] ", log);
+    pump(p.getInputStream(), "[" + name + "] ", log);
     return p;
   }
 
@@ -676,7 +687,7 @@ public final class LocalJoin {
     return c;
   }
 
-  private static <T> PartyConfiguration copy(
+  static <T> PartyConfiguration copy(
       OptionValues from, PartyConfiguration to, TypedOption<T> option) {
     return from.has(option) ? to.with(option, from.get(option)) : to;
   }

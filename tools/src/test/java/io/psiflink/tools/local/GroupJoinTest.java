@@ -228,11 +228,18 @@ class GroupJoinTest {
     ByteArrayOutputStream log = new ByteArrayOutputStream();
     long start = System.nanoTime();
     try (PrintStream ps = new PrintStream(log, true, StandardCharsets.UTF_8)) {
+      // the provider once it listens and the parties start; a party as soon as it starts
       LocalJoin.Hooks kill =
           new LocalJoin.Hooks() {
+            private Process provider;
+
             @Override
             public void started(io.psiflink.api.Role role, Process process) {
-              if (role.label().equals(who)) {
+              if (role.equals(io.psiflink.api.Role.PROVIDER)) {
+                provider = process;
+              } else if (who.equals("provider") && role.index() == 0) {
+                provider.destroyForcibly();
+              } else if (role.label().equals(who)) {
                 process.destroyForcibly();
               }
             }
