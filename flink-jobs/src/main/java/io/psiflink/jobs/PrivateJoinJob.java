@@ -243,7 +243,8 @@ public final class PrivateJoinJob {
                       cfg.filterBits(),
                       cfg.filterHashes(),
                       cfg.helper(),
-                      SessionHandshake.PrefilterRequest.ppm(cfg.expectedOverlap()))));
+                      SessionHandshake.PrefilterRequest.ppm(cfg.expectedOverlap())),
+                  null));
     }
     LOG.info(
         "party {}: session {} agreed with '{}': {} bins, σ={}, protocol {}",

@@ -19,6 +19,7 @@ import io.psiflink.jobs.psi.Frames;
 import io.psiflink.jobs.psi.PeerProtocolException;
 import io.psiflink.jobs.psi.SealedBinStream;
 import io.psiflink.jobs.session.JobSecrets;
+import io.psiflink.jobs.session.TaskKeys;
 import io.psiflink.provider.BinOutcome;
 import io.psiflink.provider.ProviderException;
 import io.psiflink.provider.ProviderLink;

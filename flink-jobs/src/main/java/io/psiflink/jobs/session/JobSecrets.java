@@ -94,10 +94,7 @@ public record JobSecrets(
     try (DataOutputStream out = new DataOutputStream(bytes)) {
       out.writeInt(MAGIC);
       for (byte[] b : new byte[][] {tokenKey, binSeed, frameKey, setup, filterKey, group}) {
-        out.writeInt(b == null ? -1 : b.length);
-        if (b != null) {
-          out.write(b);
-        }
+        writeField(out, b);
       }
     } catch (IOException e) {
       throw new IllegalStateException(e);
@@ -112,16 +109,31 @@ public record JobSecrets(
       }
       byte[][] f = new byte[FIELDS][];
       for (int i = 0; i < FIELDS; i++) {
-        int n = in.readInt();
-        if (n < -1 || n > MAX_FIELD) {
-          throw new IOException("session secret file is corrupt (field length " + n + ")");
-        }
-        if (n >= 0) {
-          f[i] = new byte[n];
-          in.readFully(f[i]);
-        }
+        f[i] = readField(in, MAX_FIELD);
       }
       return new JobSecrets(f[0], f[1], f[2], f[3], f[4], f[5]);
     }
+  }
+
+  /** One field of a secret file: its length (-1 for null), then its bytes. */
+  static void writeField(DataOutputStream out, byte[] b) throws IOException {
+    out.writeInt(b == null ? -1 : b.length);
+    if (b != null) {
+      out.write(b);
+    }
+  }
+
+  /** A field {@link #writeField} wrote, at most {@code max} bytes. */
+  static byte[] readField(DataInputStream in, int max) throws IOException {
+    int n = in.readInt();
+    if (n < -1 || n > max) {
+      throw new IOException("session secret file is corrupt (field length " + n + ")");
+    }
+    if (n < 0) {
+      return null;
+    }
+    byte[] b = new byte[n];
+    in.readFully(b);
+    return b;
   }
 }

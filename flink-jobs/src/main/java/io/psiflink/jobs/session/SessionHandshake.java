@@ -75,7 +75,8 @@ public final class SessionHandshake {
   /**
    * This party's side of the facts both must agree on. {@code peerCertificateSha256}: the SHA-256
    * of the peer's certificate (DER) as the session names it, or null to accept any certificate of
-   * {@code expectedPeer} from a trusted CA.
+   * {@code expectedPeer} from a trusted CA. {@code multiparty}: the group of an n-party session,
+   * null in a two-party one.
    */
   public record LocalFacts(
       Role role,
@@ -98,44 +99,6 @@ public final class SessionHandshake {
 
     public LocalFacts {
       prefilter = prefilter == null ? PrefilterRequest.NONE : prefilter;
-    }
-
-    /** Facts of a two-party session. */
-    public LocalFacts(
-        Role role,
-        String expectedPeer,
-        String fingerprint,
-        String protocol,
-        String protocolParams,
-        JoinMode mode,
-        int labelBytes,
-        int sigma,
-        int binsRequested,
-        long sizeEstimate,
-        int parallelism,
-        List<Column> keys,
-        List<Column> revealed,
-        List<Column> named,
-        byte[] peerCertificateSha256,
-        PrefilterRequest prefilter) {
-      this(
-          role,
-          expectedPeer,
-          fingerprint,
-          protocol,
-          protocolParams,
-          mode,
-          labelBytes,
-          sigma,
-          binsRequested,
-          sizeEstimate,
-          parallelism,
-          keys,
-          revealed,
-          named,
-          peerCertificateSha256,
-          prefilter,
-          null);
     }
 
     /** The same facts for the pairwise handshake with another expected peer. */

@@ -254,7 +254,8 @@ class SessionHandshakeTest {
         f.revealed(),
         f.named(),
         f.peerCertificateSha256(),
-        p);
+        p,
+        null);
   }
 
   private static SessionHandshake.PrefilterRequest helper(int bits, int hashes, String name) {

@@ -122,7 +122,7 @@ public final class GroupJoinBenchmark {
     List<JsonNode> lastSummaries = List.of();
     for (int r = 0; r < seconds.length; r++) {
       Path run = work.resolve("run-" + r);
-      deleteTree(run);
+      JoinBenchmark.deleteTree(run);
       Map<String, String> opts = new HashMap<>();
       opts.put("sql", sql);
       opts.put("out", run.resolve("out").toString());
@@ -159,7 +159,7 @@ public final class GroupJoinBenchmark {
       }
       lastSummaries = s;
     }
-    double median = median(seconds);
+    double median = JoinBenchmark.median(seconds);
     ObjectNode report = Json.object();
     report.put("parties", n);
     report.put("rows_per_party", rows);
@@ -287,22 +287,5 @@ public final class GroupJoinBenchmark {
       throw new IOException("the join has " + rows + " rows, the plaintext join " + common);
     }
     return rows;
-  }
-
-  private static double median(double[] v) {
-    double[] s = v.clone();
-    Arrays.sort(s);
-    return s.length % 2 == 1 ? s[s.length / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
-  }
-
-  private static void deleteTree(Path p) throws IOException {
-    if (!Files.exists(p)) {
-      return;
-    }
-    try (Stream<Path> s = Files.walk(p)) {
-      for (Path x : s.sorted(java.util.Comparator.reverseOrder()).toList()) {
-        Files.delete(x);
-      }
-    }
   }
 }

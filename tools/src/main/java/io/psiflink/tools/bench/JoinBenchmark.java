@@ -668,7 +668,7 @@ public final class JoinBenchmark {
         seconds, RowDigest.parse(r.path("digest").asText()), r.path("joinOperator").asText());
   }
 
-  private static void deleteTree(Path p) throws IOException {
+  static void deleteTree(Path p) throws IOException {
     if (!Files.exists(p)) {
       return;
     }
@@ -679,7 +679,7 @@ public final class JoinBenchmark {
     }
   }
 
-  private static double median(double[] v) {
+  static double median(double[] v) {
     double[] s = v.clone();
     Arrays.sort(s);
     return s.length % 2 == 1 ? s[s.length / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;

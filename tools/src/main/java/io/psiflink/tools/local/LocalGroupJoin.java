@@ -207,18 +207,7 @@ public final class LocalGroupJoin {
   public static Result run(
       List<Table> tables, Map<String, String> opts, PrintStream log, LocalJoin.Hooks hooks)
       throws Exception {
-    List<String> args = new ArrayList<>();
-    new java.util.TreeMap<>(opts)
-        .forEach(
-            (k, v) -> {
-              args.add("--" + k);
-              boolean flag =
-                  SYNTAX.options().stream().anyMatch(x -> x.name().equals(k) && x.isFlag());
-              if (!flag) {
-                args.add(v);
-              }
-            });
-    return run(tables, SYNTAX.parse(args.toArray(String[]::new)), log, hooks);
+    return run(tables, LocalJoin.options(SYNTAX, opts), log, hooks);
   }
 
   static Result run(List<Table> given, OptionValues o, PrintStream log, LocalJoin.Hooks hooks)

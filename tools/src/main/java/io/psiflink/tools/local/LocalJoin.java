@@ -321,13 +321,18 @@ public final class LocalJoin {
 
   /** Options held in a map (name without dashes to text), read as their command line would be. */
   static OptionValues options(Map<String, String> opts) {
+    return options(SYNTAX, opts);
+  }
+
+  /** {@link #options(Map)} for the command line {@code syntax}. */
+  static OptionValues options(CommandLineSyntax syntax, Map<String, String> opts) {
     List<String> args = new ArrayList<>();
     new java.util.TreeMap<>(opts)
         .forEach(
             (k, v) -> {
               args.add("--" + k);
               boolean flag =
-                  SYNTAX.options().stream().anyMatch(o -> o.name().equals(k) && o.isFlag());
+                  syntax.options().stream().anyMatch(o -> o.name().equals(k) && o.isFlag());
               if (flag && !v.equals("true")) {
                 throw new UsageException("--" + k + " takes no value");
               }
@@ -335,7 +340,7 @@ public final class LocalJoin {
                 args.add(v);
               }
             });
-    return SYNTAX.parse(args.toArray(String[]::new));
+    return syntax.parse(args.toArray(String[]::new));
   }
 
   static Result run(OptionValues o, PrintStream log, Hooks hooks) throws Exception {

@@ -1,4 +1,4 @@
-package io.psiflink.jobs.multiparty;
+package io.psiflink.jobs.session;
 
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
@@ -10,8 +10,9 @@ import java.util.Collections;
 import java.util.List;
 
 /**
- * What the bins of an n-party join need of the session's secrets ({@link GroupBins}), as they
- * travel in the job's secret file ({@link io.psiflink.jobs.session.JobSecrets#group()}).
+ * What the bins of an n-party join need of the session's secrets ({@link
+ * io.psiflink.jobs.multiparty.GroupBins}), as they travel in the job's secret file ({@link
+ * JobSecrets#group()}).
  *
  * @param groupSecret the parties' group secret of the protocol (32 bytes)
  * @param link the link to the provider ({@link io.psiflink.provider.ProviderLink#toBytes()})
@@ -27,11 +28,11 @@ public record TaskKeys(byte[] groupSecret, byte[] link, List<byte[]> pairKeys) {
   public byte[] encode() {
     ByteArrayOutputStream bytes = new ByteArrayOutputStream();
     try (DataOutputStream out = new DataOutputStream(bytes)) {
-      write(out, groupSecret);
-      write(out, link);
+      JobSecrets.writeField(out, groupSecret);
+      JobSecrets.writeField(out, link);
       out.writeInt(pairKeys.size());
       for (byte[] k : pairKeys) {
-        write(out, k);
+        JobSecrets.writeField(out, k);
       }
     } catch (IOException e) {
       throw new IllegalStateException(e);
@@ -44,37 +45,17 @@ public record TaskKeys(byte[] groupSecret, byte[] link, List<byte[]> pairKeys) {
       throw new IOException("the session secret file holds no keys of an n-party join");
     }
     try (DataInputStream in = new DataInputStream(new ByteArrayInputStream(bytes))) {
-      byte[] secret = read(in);
-      byte[] link = read(in);
+      byte[] secret = JobSecrets.readField(in, MAX_FIELD);
+      byte[] link = JobSecrets.readField(in, MAX_FIELD);
       int n = in.readInt();
       if (n < 0 || n > 1024) {
         throw new IOException("session secret file is corrupt (" + n + " pair keys)");
       }
       List<byte[]> keys = new ArrayList<>();
       for (int i = 0; i < n; i++) {
-        keys.add(read(in));
+        keys.add(JobSecrets.readField(in, MAX_FIELD));
       }
       return new TaskKeys(secret, link, keys);
     }
-  }
-
-  private static void write(DataOutputStream out, byte[] b) throws IOException {
-    out.writeInt(b == null ? -1 : b.length);
-    if (b != null) {
-      out.write(b);
-    }
-  }
-
-  private static byte[] read(DataInputStream in) throws IOException {
-    int n = in.readInt();
-    if (n < -1 || n > MAX_FIELD) {
-      throw new IOException("session secret file is corrupt (field length " + n + ")");
-    }
-    if (n < 0) {
-      return null;
-    }
-    byte[] b = new byte[n];
-    in.readFully(b);
-    return b;
   }
 }
