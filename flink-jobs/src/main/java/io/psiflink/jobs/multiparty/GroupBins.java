@@ -7,15 +7,13 @@ import io.psiflink.bridge.BridgeStream;
 import io.psiflink.connectors.row.RowCodec;
 import io.psiflink.jobs.bin.BinPlan;
 import io.psiflink.jobs.bin.BinTable;
-import io.psiflink.jobs.control.v1.Done;
 import io.psiflink.jobs.payload.BinOutput;
 import io.psiflink.jobs.payload.BinPayload;
 import io.psiflink.jobs.payload.GroupJoin;
+import io.psiflink.jobs.psi.BinExchange;
 import io.psiflink.jobs.psi.BinExchange.BinResult;
 import io.psiflink.jobs.psi.BinExchange.BinStats;
 import io.psiflink.jobs.psi.BinProtocol;
-import io.psiflink.jobs.psi.ControlMessages;
-import io.psiflink.jobs.psi.Frames;
 import io.psiflink.jobs.psi.PeerProtocolException;
 import io.psiflink.jobs.psi.SealedBinStream;
 import io.psiflink.jobs.session.JobSecrets;
@@ -39,7 +37,8 @@ import org.apache.flink.api.common.functions.RuntimeContext;
  *   <li>every other party sends the output party its revealed columns of those keys ({@link
  *       BinPayload}, sealed under their pair's frame key, on stream {@code
  *       group-payload-<bin>-P<j+1>}); the output party checks that each sent exactly its own
- *       intersecting keys, answers DONE to all, and emits the n-way product ({@link GroupJoin}).
+ *       intersecting keys, answers DONE to all ({@link BinExchange#done}: nothing after DONE fails
+ *       the bin), and emits the n-way product ({@link GroupJoin}).
  * </ol>
  *
  * A failure at any party fails the attempt at all of them (the provider aborts every party's bin
@@ -180,14 +179,7 @@ public final class GroupBins implements BinProtocol {
     BridgeStream raw = client.open(session, payloadChannel(bin, role.index()));
     try (SealedBinStream stream = new SealedBinStream(raw, keys.pairKeys().get(0), bin, Role.B)) {
       long rows = BinPayload.send(stream, table, intersecting);
-      ControlMessages.parse(
-          Done.parser(),
-          Frames.body(stream.receive(), Frames.DONE, "waiting for the output party's DONE"),
-          "the output party's DONE");
-      raw.finish();
-      if (stream.receive() != null) {
-        throw new PeerProtocolException("the output party sent frames after DONE");
-      }
+      BinExchange.done(stream, false);
       raw.close();
       return rows;
     } catch (BridgeException | PeerProtocolException | RuntimeException e) {
@@ -225,13 +217,7 @@ public final class GroupBins implements BinProtocol {
       }
       GroupJoin join = new GroupJoin(table, intersecting, ownCodec, rows, outParty, outColumn);
       for (SealedBinStream s : streams) {
-        s.send(Frames.DONE, Done.getDefaultInstance());
-      }
-      for (int j = 0; j < raws.size(); j++) {
-        raws.get(j).finish();
-        if (streams.get(j).receive() != null) {
-          throw new PeerProtocolException("party P" + (j + 2) + " sent frames after its columns");
-        }
+        BinExchange.done(s, true);
       }
       raws.forEach(BridgeStream::close);
       return join;

@@ -220,7 +220,7 @@ public final class BinExchange {
         rowsOut = columns ? BinPayload.send(stream, table, keys) : 0;
       }
     }
-    done(stream, ctx.psiRole());
+    done(stream, ctx.psiRole() == PsiRole.RECEIVER);
     // B of a labeled run does not know how many keys intersect: it counts none
     long intersecting = ctx.cardinality() ? Math.max(cardinality, 0) : mine.length;
     return new BinResult(
@@ -296,13 +296,13 @@ public final class BinExchange {
   }
 
   /**
-   * Ends the bin: A sends DONE once it has everything (its output checked); B waits for it. No
-   * failure after DONE may retry the bin, or A's rows would be emitted twice; the peer needs
-   * nothing more.
+   * Ends the bin: the output party sends DONE once it has everything (its output checked); the
+   * other waits for it. No failure after DONE may retry the bin, or the output party's rows would
+   * be emitted twice (and the peer, done, would not come back); the peer needs nothing more.
    */
-  private static void done(SealedBinStream stream, PsiRole role)
+  public static void done(SealedBinStream stream, boolean outputParty)
       throws BridgeException, PeerProtocolException {
-    if (role == PsiRole.RECEIVER) {
+    if (outputParty) {
       stream.send(Frames.DONE, Done.getDefaultInstance());
       stream.finish();
     } else {
