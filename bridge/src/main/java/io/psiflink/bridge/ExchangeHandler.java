@@ -90,6 +90,9 @@ final class ExchangeHandler implements ServerCallHandler<Frames.Parsed, Frame> {
     if (pin == null) {
       return true;
     }
+    if (pin.equals(SessionPins.NOT_IN_SESSION)) {
+      return false;
+    }
     try {
       return actual != null
           && java.security.MessageDigest.isEqual(actual, java.util.HexFormat.of().parseHex(pin));

@@ -155,6 +155,14 @@ class PartyTrustTest {
     try (TestBed bed = new TestBed(pkiA, d -> relay(d, true), right)) {
       exchange(bed, genuineB(), "pinned");
     }
+    // a session that B is no party of: B's genuine certificate is refused for it
+    SessionPins without =
+        (session, party) -> party.equals(TestBed.B) ? SessionPins.NOT_IN_SESSION : pinA;
+    try (TestBed bed = new TestBed(pkiA, d -> relay(d, true), without)) {
+      BridgeClient b =
+          bed.client(genuineB(), c -> c.withPairTimeout(java.time.Duration.ofSeconds(5)));
+      assertThrows(BridgeException.class, () -> b.open("pinned", "c"));
+    }
   }
 
   @Test

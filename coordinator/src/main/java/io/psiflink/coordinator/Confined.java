@@ -40,6 +40,15 @@ final class Confined {
     return s != null && HEX64.matcher(s).matches();
   }
 
+  /**
+   * A free text another organisation sent (a reason), at most 500 characters with control
+   * characters replaced, before it is stored or shown.
+   */
+  static String shortText(String s) {
+    String t = s.length() > 500 ? s.substring(0, 500) + "..." : s;
+    return t.replaceAll("\\p{Cntrl}", "?");
+  }
+
   /** Whether {@code s} is a bridge endpoint {@code host:port} with a port in 1..65535. */
   static boolean isEndpoint(String s) {
     if (s == null || !ENDPOINT.matcher(s).matches()) {

@@ -3,6 +3,7 @@ package io.psiflink.coordinator;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import java.time.Clock;
 import java.util.List;
+import java.util.Map;
 
 /**
  * The coordinator's logic, independent of HTTP, wired from its parts: the dataset registry, query
@@ -31,6 +32,19 @@ import java.util.List;
  *
  * <h2>Parts</h2>
  *
+ * <h2>n-party joins</h2>
+ *
+ * The same protocol with P1 (the submitter, who writes the result) in the requester's place and
+ * every other party an approver: P1 offers the query to each ({@code POST /v1/peer/group-queries}),
+ * each validates it independently and its owner votes ({@code POST
+ * /v1/peer/group-queries/{id}/decision} at P1); once every party approved, P1 creates the session
+ * (every party's job certificate pin, the provider's) and tells each party ({@code .../outcome}),
+ * which launches its job; one rejection ends it for all. Polls in both directions cover a lost
+ * call. Parts: {@link GroupOffers} (P1), {@link GroupApprovals} (the others), {@link GroupQueries},
+ * {@link GroupSessions}, {@link GroupPolicy} (validation, disclosure).
+ *
+ * <h2>Parts</h2>
+ *
  * {@link DatasetRegistry} (this party's datasets and what the peer sees of them), {@link Offers}
  * (the requester's side), {@link Approvals} (the approver's side), {@link Queries} (both sides'
  * views and shared transitions), {@link Sessions} (jobs, cancel, abort, result), {@link Sweeper}
@@ -46,14 +60,24 @@ public final class Coordinator {
   private final Offers offers;
   private final Approvals approvals;
   private final Sweeper sweeper;
+  private final GroupQueries groupQueries;
+  private final GroupSessions groupSessions;
+  private final GroupOffers groupOffers;
+  private final GroupApprovals groupApprovals;
 
-  Coordinator(CoordinatorConfig config, Db db, PeerClient peer, ObjectMapper json, Clock clock) {
+  Coordinator(
+      CoordinatorConfig config,
+      Db db,
+      Map<String, PeerClient> organisations,
+      ObjectMapper json,
+      Clock clock) {
     // the certificate this party's jobs present (job.certificate defaults to bridge.certificate)
     this.ctx =
         new Context(
             config,
             db,
-            peer,
+            organisations.get(config.peer().name()),
+            Map.copyOf(organisations),
             json,
             clock,
             Tls.fingerprint(
@@ -65,8 +89,22 @@ public final class Coordinator {
     PeerDatasets peerDatasets = new PeerDatasets(ctx);
     this.offers = new Offers(ctx, registry, peerDatasets, peerInput, queries, sessions);
     this.approvals = new Approvals(ctx, registry, peerDatasets, peerInput, queries, sessions);
-    this.sweeper = new Sweeper(ctx, queries, offers, sessions);
+    this.groupQueries = new GroupQueries(ctx);
+    this.groupSessions = new GroupSessions(ctx, registry, sessions.launcher());
+    this.groupOffers = new GroupOffers(ctx, registry, peerDatasets, groupQueries, groupSessions);
+    this.groupApprovals = new GroupApprovals(ctx, registry, peerInput, groupQueries, groupSessions);
+    this.sweeper =
+        new Sweeper(
+            ctx,
+            queries,
+            offers,
+            sessions,
+            groupQueries,
+            groupOffers,
+            groupApprovals,
+            groupSessions);
     sessions.recover();
+    groupSessions.recover();
   }
 
   DatasetRegistry registry() {
@@ -80,6 +118,40 @@ public final class Coordinator {
   /** The helpers registered here ({@code GET /v1/helpers}): name, pin and description. */
   List<CoordinatorConfig.Helper> helpers() {
     return ctx.config().helpers();
+  }
+
+  /** The providers registered here ({@code GET /v1/providers}): name, pin and description. */
+  List<CoordinatorConfig.Provider> providers() {
+    return ctx.config().providers();
+  }
+
+  /**
+   * Whether organisation {@code label} (a peer token's label) may call the two-party peer API: any
+   * peer token when this coordinator has one peer; with further peers, only the peer's.
+   */
+  boolean twoPartyCaller(String label) {
+    return ctx.config().peers().isEmpty() || ctx.config().peer().name().equals(label);
+  }
+
+  /** Whether {@code label} names an organisation of this coordinator (peer or peers). */
+  boolean isOrganisation(String label) {
+    return ctx.config().organisation(label).isPresent();
+  }
+
+  GroupQueries groupQueries() {
+    return groupQueries;
+  }
+
+  GroupOffers groupOffers() {
+    return groupOffers;
+  }
+
+  GroupApprovals groupApprovals() {
+    return groupApprovals;
+  }
+
+  GroupSessions groupSessions() {
+    return groupSessions;
   }
 
   Queries queries() {

@@ -29,6 +29,10 @@ import java.util.Objects;
  * approvalTtl: PT24H
  * helpers:
  *   - {name: carol, certSha256: "5f...e1", description: "Carol Ltd's sample filter"}
+ * peers:      # further organisations, for n-party joins
+ *   - {name: dave, url: "https://dave.example:8443", tokenFile: dave-token, jobCa: dave-ca.pem}
+ * providers:  # outsourcing providers of n-party joins
+ *   - {name: olivia, certSha256: "9a...07", description: "Olivia plc's MPSI provider"}
  * </pre>
  *
  * @param party this party's name (one party per coordinator)
@@ -55,6 +59,14 @@ import java.util.Objects;
  * @param helpers the helpers this party may use for a query's pre-filter ({@code prefilter:
  *     helper}); a query may name only a helper registered here, and the peer's coordinator must
  *     have registered it with the same pin. The relay this coordinator runs admits them (pinned).
+ * @param peers further organisations this party joins with in n-party joins, besides {@code peer}
+ *     (which may be one of an n-party join's parties too); each with its coordinator's URL, the
+ *     token this coordinator presents to it, and the CA of its job certificates ({@code jobCa}, for
+ *     the relay). With peers, every peer token this coordinator accepts must be labelled with the
+ *     name of the organisation it was issued to: the label says who calls.
+ * @param providers the outsourcing providers an n-party join may name, as helpers are registered: a
+ *     query names one registered at every party's coordinator with the same pin; the relay this
+ *     coordinator runs admits them (pinned)
  */
 @JsonIgnoreProperties(ignoreUnknown = false)
 public record CoordinatorConfig(
@@ -71,7 +83,55 @@ public record CoordinatorConfig(
     List<String> protocols,
     Job job,
     Output output,
-    List<Helper> helpers) {
+    List<Helper> helpers,
+    List<Peer> peers,
+    List<Provider> providers) {
+
+  /**
+   * The outsourcing provider of n-party joins (./psi provider): it combines the parties' encrypted
+   * filters and holds no data; it learns nothing of which keys they hold (docs/security.md).
+   *
+   * @param name the CN of its certificate, as queries name it
+   * @param certSha256 the SHA-256 of its certificate: the pin every party's job and the relay check
+   * @param description shown at approval (who runs it, under which agreement)
+   */
+  public record Provider(String name, String certSha256, String description) implements Registered {
+    public Provider {
+      certSha256 = pin("providers", name, certSha256);
+      description = description == null ? "" : description.strip();
+    }
+  }
+
+  /** A service another organisation runs for this party's joins, registered with its pin. */
+  public interface Registered {
+    String name();
+
+    String certSha256();
+
+    String description();
+  }
+
+  /** A registered service's pin in lower case, with its name checked ({@code section}: helpers). */
+  private static String pin(String section, String name, String certSha256) {
+    if (name == null || !Requests.PARTY_NAME.matcher(name).matches()) {
+      throw new IllegalArgumentException(
+          "config: "
+              + section
+              + ": name must be a certificate CN ("
+              + Requests.PARTY_NAME.pattern()
+              + "), not "
+              + (name == null ? "missing" : "'" + name + "'"));
+    }
+    if (certSha256 == null || !certSha256.matches("[0-9a-fA-F]{64}")) {
+      throw new IllegalArgumentException(
+          "config: "
+              + section
+              + ": "
+              + name
+              + ": certSha256 (the SHA-256 of its certificate, 64 hex digits) is required");
+    }
+    return certSha256.toLowerCase(java.util.Locale.ROOT);
+  }
 
   /**
    * A helper of the server-aided sample filter: a third organisation that deals the random
@@ -83,23 +143,9 @@ public record CoordinatorConfig(
    *     and the relay check, and the peer's coordinator must have registered the same
    * @param description shown at approval (who runs it, under which agreement)
    */
-  public record Helper(String name, String certSha256, String description) {
+  public record Helper(String name, String certSha256, String description) implements Registered {
     public Helper {
-      if (name == null || !Requests.PARTY_NAME.matcher(name).matches()) {
-        throw new IllegalArgumentException(
-            "config: helpers: name must be a certificate CN ("
-                + Requests.PARTY_NAME.pattern()
-                + "), not "
-                + (name == null ? "missing" : "'" + name + "'"));
-      }
-      if (certSha256 == null || !certSha256.matches("[0-9a-fA-F]{64}")) {
-        throw new IllegalArgumentException(
-            "config: helpers: "
-                + name
-                + ": certSha256 (the SHA-256 of the helper's certificate, 64 hex digits) is"
-                + " required");
-      }
-      certSha256 = certSha256.toLowerCase(java.util.Locale.ROOT);
+      certSha256 = pin("helpers", name, certSha256);
       description = description == null ? "" : description.strip();
     }
   }
@@ -110,7 +156,21 @@ public record CoordinatorConfig(
 
   public record Database(String url, String user, String password) {}
 
-  public record Peer(String name, String url, Path tokenFile) {}
+  /**
+   * Another organisation's coordinator.
+   *
+   * @param jobCa the CA(s) of its job certificates (optional; for the relay, as relay.peerCa is for
+   *     {@code peer})
+   */
+  public record Peer(String name, String url, Path tokenFile, Path jobCa) {
+    public Peer(String name, String url, Path tokenFile) {
+      this(name, url, tokenFile, null);
+    }
+
+    Peer relativeTo(Path dir) {
+      return new Peer(name, url, dir.resolve(tokenFile), jobCa == null ? null : dir.resolve(jobCa));
+    }
+  }
 
   /**
    * @param endpoint host:port of this party's bridge endpoint; when this party is A (the output
@@ -368,6 +428,41 @@ public record CoordinatorConfig(
         null);
   }
 
+  /** Two-party only: no further organisations, no providers. */
+  public CoordinatorConfig(
+      String party,
+      Listen listen,
+      Tls tls,
+      Database database,
+      Path tokensFile,
+      Peer peer,
+      Bridge bridge,
+      Duration approvalTtl,
+      Duration sweepInterval,
+      Defaults defaults,
+      List<String> protocols,
+      Job job,
+      Output output,
+      List<Helper> helpers) {
+    this(
+        party,
+        listen,
+        tls,
+        database,
+        tokensFile,
+        peer,
+        bridge,
+        approvalTtl,
+        sweepInterval,
+        defaults,
+        protocols,
+        job,
+        output,
+        helpers,
+        null,
+        null);
+  }
+
   public CoordinatorConfig {
     require(party, "party");
     require(listen, "listen");
@@ -428,14 +523,41 @@ public record CoordinatorConfig(
     }
     output = output == null ? new Output(null, null) : output;
     helpers = helpers == null ? List.of() : List.copyOf(helpers);
-    java.util.Set<String> helperNames = new java.util.HashSet<>();
+    peers = peers == null ? List.of() : List.copyOf(peers);
+    providers = providers == null ? List.of() : List.copyOf(providers);
+    // one name, one organisation: a party, a helper or a provider, never two of them
+    java.util.Set<String> parties = new java.util.HashSet<>(List.of(party, peer.name()));
+    for (Peer p : peers) {
+      require(p.name(), "peers: name");
+      require(p.url(), "peers: " + p.name() + ": url");
+      require(p.tokenFile(), "peers: " + p.name() + ": tokenFile");
+      if (!Requests.PARTY_NAME.matcher(p.name()).matches()) {
+        throw new IllegalArgumentException(
+            "config: peers: name must be a certificate CN (" + Requests.PARTY_NAME.pattern() + ")");
+      }
+      if (!parties.add(p.name())) {
+        throw new IllegalArgumentException(
+            "config: peers: " + p.name() + " is this party, the peer, or listed twice");
+      }
+    }
+    java.util.Set<String> services = new java.util.HashSet<>();
     for (Helper h : helpers) {
-      if (h.name().equals(party) || h.name().equals(peer.name())) {
+      if (parties.contains(h.name())) {
         throw new IllegalArgumentException(
             "config: helpers: " + h.name() + " is a party of this coordinator, not a helper");
       }
-      if (!helperNames.add(h.name())) {
+      if (!services.add(h.name())) {
         throw new IllegalArgumentException("config: helpers: " + h.name() + " is listed twice");
+      }
+    }
+    for (Provider p : providers) {
+      if (parties.contains(p.name())) {
+        throw new IllegalArgumentException(
+            "config: providers: " + p.name() + " is a party of this coordinator, not a provider");
+      }
+      if (!services.add(p.name())) {
+        throw new IllegalArgumentException(
+            "config: providers: " + p.name() + " is a helper too, or listed twice");
       }
     }
     if (job != null && job.certificate() == null) {
@@ -497,7 +619,7 @@ public record CoordinatorConfig(
             dir.resolve(tls.trustedCa())),
         new Database(url, database.user(), database.password()),
         dir.resolve(tokensFile),
-        new Peer(peer.name(), peer.url(), dir.resolve(peer.tokenFile())),
+        peer.relativeTo(dir),
         new Bridge(
             bridge.endpoint(),
             dir.resolve(bridge.certificate()),
@@ -521,7 +643,27 @@ public record CoordinatorConfig(
                 ? output.directory()
                 : dir.resolve(output.directory()).toString(),
             output.format()),
-        helpers);
+        helpers,
+        peers.stream().map(p -> p.relativeTo(dir)).toList(),
+        providers);
+  }
+
+  /** The organisations this party joins with: the peer, then the further peers. */
+  public List<Peer> organisations() {
+    List<Peer> all = new java.util.ArrayList<>();
+    all.add(peer);
+    all.addAll(peers);
+    return List.copyOf(all);
+  }
+
+  /** The organisation called {@code name} ({@link #organisations()}), if any. */
+  public java.util.Optional<Peer> organisation(String name) {
+    return organisations().stream().filter(p -> p.name().equals(name)).findFirst();
+  }
+
+  /** The registered provider called {@code name}, if any. */
+  public java.util.Optional<Provider> provider(String name) {
+    return providers.stream().filter(p -> p.name().equals(name)).findFirst();
   }
 
   /** The registered helper called {@code name}, if any. */

@@ -78,14 +78,24 @@ public final class CoordinatorServer implements AutoCloseable {
     Db db = new Db(config.database().url(), config.database().user(), config.database().password());
     db.migrate();
     Tokens tokens = Tokens.load(config.tokensFile());
-    String peerToken = readToken(config);
+    if (!config.peers().isEmpty()) {
+      tokens.requirePeerLabels(
+          config.organisations().stream()
+              .map(CoordinatorConfig.Peer::name)
+              .collect(java.util.stream.Collectors.toSet()),
+          config.tokensFile().toString());
+    }
+
     SSLContext tls =
         Tls.context(
             config.tls().certificate(), config.tls().privateKey(), config.tls().trustedCa());
     ObjectMapper json = mapper();
-    PeerClient peer = new PeerClient(tls, config.peer().url(), peerToken, json);
+    Map<String, PeerClient> organisations = new java.util.HashMap<>();
+    for (CoordinatorConfig.Peer p : config.organisations()) {
+      organisations.put(p.name(), new PeerClient(tls, p.url(), readToken(p), json));
+    }
     BridgeRelay relay = startRelay(config, db);
-    Coordinator coordinator = new Coordinator(config, db, peer, json, clock);
+    Coordinator coordinator = new Coordinator(config, db, organisations, json, clock);
     HttpApi api = new HttpApi(coordinator, tokens, json);
 
     QueuedThreadPool threads = new QueuedThreadPool(32, 2);
@@ -164,27 +174,51 @@ public final class CoordinatorServer implements AutoCloseable {
   }
 
   /**
-   * The names the relay admits: both parties' and every registered helper's (a helper connects to
-   * the relay as a client with its certificate, pinned by relayTrust).
+   * The names the relay admits: every organisation's (this party, the peer, the further peers),
+   * every registered helper's and provider's (a helper or provider connects to the relay as a
+   * client with its certificate, pinned by relayTrust).
    */
   static Set<String> allowedParties(CoordinatorConfig config) {
     Set<String> names = new java.util.LinkedHashSet<>();
     names.add(config.party());
-    names.add(config.peer().name());
+    config.organisations().forEach(p -> names.add(p.name()));
     config.helpers().forEach(h -> names.add(h.name()));
+    config.providers().forEach(p -> names.add(p.name()));
     return Set.copyOf(names);
   }
 
   /**
    * The relay's session pins: a stream of a session recorded here is admitted only with the
-   * certificate the session names for its party (aFingerprint, bFingerprint); a session not (yet)
-   * recorded here, e.g. while a lost decision callback waits for the sweeper, gets the CA tie
-   * alone.
+   * certificate the session names for its party (aFingerprint, bFingerprint; an n-party session's
+   * parties' pins and its provider's), and never for a name that is not the session's; a session
+   * not (yet) recorded here, e.g. while a lost decision callback waits for the sweeper, gets the CA
+   * tie alone.
    */
   static SessionPins sessionPins(Db db) {
     return (session, party) -> {
       if (!Confined.isUuid(session)) {
         return null;
+      }
+      // an n-party session: each party's pin as the session names it, the provider's
+      java.util.Optional<String> group =
+          db.tx(c -> GroupStore.session(c, session))
+              .map(
+                  s -> {
+                    String pin =
+                        s.parties().stream()
+                            .filter(p -> p.party().equals(party))
+                            .map(Model.GroupMember::fingerprint)
+                            .findFirst()
+                            .orElse(null);
+                    return pin != null
+                        ? pin
+                        : db.tx(c -> GroupStore.query(c, s.queryId()))
+                            .filter(q -> q.provider().equals(party))
+                            .map(Model.GroupQueryRecord::providerCertSha256)
+                            .orElse(SessionPins.NOT_IN_SESSION);
+                  });
+      if (group.isPresent()) {
+        return group.get();
       }
       return db.tx(c -> Store.session(c, session))
           .map(
@@ -195,7 +229,7 @@ public final class CoordinatorServer implements AutoCloseable {
                           ? s.bFingerprint()
                           : party.equals(s.prefiltering().helper())
                               ? s.prefiltering().helperCertSha256()
-                              : null)
+                              : SessionPins.NOT_IN_SESSION)
           .orElse(null);
     };
   }
@@ -221,16 +255,30 @@ public final class CoordinatorServer implements AutoCloseable {
     Map<String, PartyTrust> trust = new java.util.HashMap<>();
     trust.put(config.party(), own);
     trust.put(config.peer().name(), peer);
-    // a helper speaks only with the very certificate both coordinators registered
+    for (CoordinatorConfig.Peer p : config.peers()) {
+      if (p.jobCa() == null) {
+        LOG.warn(
+            "peers: {} has no jobCa: the relay admits a certificate with CN {} from any CA in {}",
+            p.name(),
+            p.name(),
+            r.trustedCa());
+      }
+      trust.put(
+          p.name(), PartyTrust.load(p.jobCa() != null ? p.jobCa() : r.trustedCa(), List.of()));
+    }
+    // a helper or provider speaks only with the very certificate the coordinators registered
     config.helpers().forEach(h -> trust.put(h.name(), PartyTrust.pinned(List.of(h.certSha256()))));
+    config
+        .providers()
+        .forEach(p -> trust.put(p.name(), PartyTrust.pinned(List.of(p.certSha256()))));
     return Map.copyOf(trust);
   }
 
-  private static String readToken(CoordinatorConfig config) throws IOException {
-    String t = Files.readString(config.peer().tokenFile(), StandardCharsets.UTF_8).strip();
+  private static String readToken(CoordinatorConfig.Peer peer) throws IOException {
+    String t = Files.readString(peer.tokenFile(), StandardCharsets.UTF_8).strip();
     if (t.isEmpty()) {
       throw new IllegalArgumentException(
-          "peer.tokenFile " + config.peer().tokenFile() + " is empty");
+          "the token file of " + peer.name() + ", " + peer.tokenFile() + ", is empty");
     }
     return t;
   }

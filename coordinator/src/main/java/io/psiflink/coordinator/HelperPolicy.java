@@ -58,20 +58,7 @@ final class HelperPolicy {
    * here).
    */
   static Helper registered(CoordinatorConfig config, String name) {
-    return config
-        .helper(name)
-        .orElseThrow(
-            () ->
-                ApiException.badRequest(
-                    "helper",
-                    "helper "
-                        + name
-                        + " is not registered at "
-                        + config.party()
-                        + (config.helpers().isEmpty()
-                            ? " (it registers none)"
-                            : "; it registers "
-                                + config.helpers().stream().map(Helper::name).toList())));
+    return Registrations.registered(config.party(), config.helpers(), "helper", name);
   }
 
   /**
@@ -79,33 +66,7 @@ final class HelperPolicy {
    * another pin, is refused (422, field {@code helper}) naming the helper.
    */
   static Helper approve(CoordinatorConfig config, Prefiltering p) {
-    Helper h =
-        config
-            .helper(p.helper())
-            .orElseThrow(
-                () ->
-                    new ApiException(
-                            422,
-                            "helper: helper "
-                                + p.helper()
-                                + " is not registered at "
-                                + config.party()
-                                + ": its coordinator approves only helpers it registered")
-                        .with("field", "helper"));
-    if (!h.certSha256().equals(p.helperCertSha256())) {
-      throw new ApiException(
-              422,
-              "helper: helper "
-                  + p.helper()
-                  + " is registered at "
-                  + config.party()
-                  + " with another certificate pin ("
-                  + h.certSha256()
-                  + ", not "
-                  + p.helperCertSha256()
-                  + ")")
-          .with("field", "helper");
-    }
-    return h;
+    return Registrations.approve(
+        config.party(), config.helpers(), "helper", p.helper(), p.helperCertSha256());
   }
 }

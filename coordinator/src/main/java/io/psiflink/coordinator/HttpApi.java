@@ -112,6 +112,16 @@ final class HttpApi extends Handler.Abstract {
         200,
         (p, q, b) -> Map.of("helpers", coordinator.helpers()));
 
+    // the providers an n-party query may name, with the pins every party must have too
+    add(
+        "GET",
+        "/v1/providers",
+        Kind.PARTY,
+        200,
+        (p, q, b) -> Map.of("providers", coordinator.providers()));
+
+    addGroupRoutes();
+
     add(
         "GET",
         "/v1/queries",
@@ -210,6 +220,131 @@ final class HttpApi extends Handler.Abstract {
         });
   }
 
+  /**
+   * The routes of n-party joins: this party's ({@code /v1/group-...}) and the other parties'
+   * coordinators' ({@code /v1/peer/group-...}), where the caller is the organisation its token is
+   * labelled with.
+   */
+  private void addGroupRoutes() {
+    GroupQueries queries = coordinator.groupQueries();
+    GroupOffers offers = coordinator.groupOffers();
+    GroupApprovals approvals = coordinator.groupApprovals();
+    GroupSessions sessions = coordinator.groupSessions();
+    PeerInput peerInput = coordinator.peerInput();
+    add(
+        "GET",
+        "/v1/group-queries",
+        Kind.PARTY,
+        200,
+        (p, q, b) -> Map.of("queries", queries.list(queryStatus(q.getValue("status")))));
+    addCaller(
+        "POST",
+        "/v1/group-queries",
+        Kind.PARTY,
+        201,
+        (w, p, q, b) -> offers.submit(GroupRequests.Submission.parse(b), w.label()));
+    add("GET", "/v1/group-queries/{id}", Kind.PARTY, 200, (p, q, b) -> queries.view(p.get(0)));
+    addCaller(
+        "POST",
+        "/v1/group-queries/{id}/approve",
+        Kind.PARTY,
+        200,
+        (w, p, q, b) ->
+            approvals.decide(p.get(0), Decision.APPROVED, Requests.reason(b), w.label()));
+    addCaller(
+        "POST",
+        "/v1/group-queries/{id}/reject",
+        Kind.PARTY,
+        200,
+        (w, p, q, b) ->
+            approvals.decide(p.get(0), Decision.REJECTED, Requests.reason(b), w.label()));
+    add(
+        "GET",
+        "/v1/group-sessions",
+        Kind.PARTY,
+        200,
+        (p, q, b) -> Map.of("sessions", sessions.list()));
+    add("GET", "/v1/group-sessions/{id}", Kind.PARTY, 200, (p, q, b) -> sessions.get(p.get(0)));
+    addCaller(
+        "POST",
+        "/v1/group-sessions/{id}/cancel",
+        Kind.PARTY,
+        200,
+        (w, p, q, b) -> sessions.cancel(p.get(0), w.label()));
+    add(
+        "GET",
+        "/v1/group-sessions/{id}/result",
+        Kind.PARTY,
+        200,
+        (p, q, b) -> sessions.result(p.get(0)));
+
+    addCaller(
+        "POST",
+        "/v1/peer/group-queries",
+        Kind.PEER,
+        201,
+        (w, p, q, b) ->
+            approvals.receive(
+                w.label(),
+                GroupRequests.Offer.parse(
+                    b,
+                    (field, value, why) ->
+                        peerInput.refused(w.label(), field, value, "query", null, why))));
+    addCaller(
+        "GET",
+        "/v1/peer/group-queries/{id}",
+        Kind.PEER,
+        200,
+        (w, p, q, b) -> queries.peerView(peerId(w, p.get(0), "query"), w.label()));
+    addCaller(
+        "POST",
+        "/v1/peer/group-queries/{id}/decision",
+        Kind.PEER,
+        200,
+        (w, p, q, b) -> {
+          String id = peerId(w, p.get(0), "query");
+          return offers.vote(
+              id,
+              w.label(),
+              GroupRequests.Vote.parse(
+                  b,
+                  (field, value, why) ->
+                      peerInput.refused(w.label(), field, value, "query", id, why)));
+        });
+    addCaller(
+        "POST",
+        "/v1/peer/group-queries/{id}/outcome",
+        Kind.PEER,
+        200,
+        (w, p, q, b) -> approvals.outcome(peerId(w, p.get(0), "query"), w.label(), b));
+    addCaller(
+        "POST",
+        "/v1/peer/group-sessions/{id}/abort",
+        Kind.PEER,
+        200,
+        (w, p, q, b) -> {
+          String id = peerId(w, p.get(0), "session");
+          return sessions.peerAbort(
+              id,
+              w.label(),
+              Requests.PeerAbort.parse(
+                      b,
+                      (field, value, why) ->
+                          peerInput.refused(w.label(), field, value, "session", id, why))
+                  .category());
+        });
+  }
+
+  /** An id another organisation sent in a path: a canonical UUID, else refused (audited). */
+  private String peerId(Principal who, String id, String objectType) {
+    if (!Confined.isUuid(id)) {
+      throw coordinator
+          .peerInput()
+          .refused(who.label(), "id", id, objectType, null, "must be a UUID in canonical form");
+    }
+    return id;
+  }
+
   private void add(String method, String path, Kind kind, int status, Action action) {
     addCaller(method, path, kind, status, (w, p, q, b) -> action.run(p, q, b));
   }
@@ -242,6 +377,24 @@ final class HttpApi extends Handler.Abstract {
               who.kind() == Kind.PEER
                   ? "the peer coordinator may only call /v1/peer/..."
                   : "/v1/peer/... is for the peer coordinator only");
+        }
+        // with further organisations, each calls as itself: the two-party API is the peer's,
+        // an n-party join's is its parties' (each route checks who calls)
+        if (who.kind() == Kind.PEER
+            && m.route().path().matches("/v1/peer/(queries|sessions)(/.*)?")
+            && !coordinator.twoPartyCaller(who.label())) {
+          throw new ApiException(
+              403,
+              "the two-party peer API is for this coordinator's peer only; n-party joins use"
+                  + " /v1/peer/group-...");
+        }
+        if (who.kind() == Kind.PEER
+            && m.route().path().startsWith("/v1/peer/group-")
+            && !coordinator.isOrganisation(who.label())) {
+          throw new ApiException(
+              403,
+              "an n-party join's coordinators call with a peer token labelled with the calling"
+                  + " organisation's name; this token's label names none");
         }
       }
       JsonNode body = readBody(request, method);

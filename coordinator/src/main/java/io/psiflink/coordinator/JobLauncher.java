@@ -67,6 +67,7 @@ final class JobLauncher implements AutoCloseable {
 
   /** One running job. */
   private static final class Run {
+    final Launch launch;
     final String session;
     final Process process;
     final FlinkProgress progress;
@@ -74,8 +75,9 @@ final class JobLauncher implements AutoCloseable {
     final boolean outExisted;
     volatile boolean stopped;
 
-    Run(String session, Process process, FlinkProgress progress, String out, boolean outExisted) {
-      this.session = session;
+    Run(Launch launch, Process process, FlinkProgress progress, String out, boolean outExisted) {
+      this.launch = launch;
+      this.session = launch.session();
       this.process = process;
       this.progress = progress;
       this.out = out;
@@ -102,13 +104,96 @@ final class JobLauncher implements AutoCloseable {
   }
 
   /**
-   * Starts this party's job of session {@code s}, unless it was started before (only a {@code
-   * created} session moves to {@code running}, in one transaction with its audit entry).
+   * What a session's job needs to launch, whichever kind of session it is.
+   *
+   * @param table where the session's job state is kept
+   * @param role this party's role (P1 of an n-party join, like A, writes the joined table)
+   * @param requested the output the query asked for (null: the defaults)
+   * @param detail the kind's own fields of the job.started audit entry
+   * @param options the kind's job options, given the work directory, output location and format
+   * @param peerAbort tells the other parties' coordinators that this job ended early
+   */
+  record Launch(
+      String session,
+      Store.SessionTable table,
+      Role role,
+      Dataset local,
+      Model.Output requested,
+      Map<String, Object> detail,
+      Options options,
+      PeerAbort peerAbort) {}
+
+  /** A session kind's job options. */
+  @FunctionalInterface
+  interface Options {
+    PartyConfiguration of(Path work, String out, OutputFormat format);
+  }
+
+  /**
+   * Starts this party's job of two-party session {@code s}, unless it was started before (only a
+   * {@code created} session moves to {@code running}, in one transaction with its audit entry).
    */
   void launch(SessionRecord s, QueryRecord q, Dataset local) {
-    Role role = q.localSide();
-    // Our directories are named by the session id, which the peer's coordinator may have chosen:
-    // each is checked to be a direct child of its base (Confined), whatever the id holds.
+    Map<String, Object> detail = new LinkedHashMap<>();
+    detail.put("joinMode", s.mode().text());
+    if (s.prefiltering().helped()) {
+      detail.put("helper", s.prefiltering().helper());
+    }
+    Launch l =
+        new Launch(
+            s.id(),
+            Store.SessionTable.TWO_PARTY,
+            q.localSide(),
+            local,
+            q.output(),
+            detail,
+            (work, out, format) -> partyConfiguration(s, q, local, work, out, format),
+            peerAbort);
+    try {
+      helperPin(s); // a helper unregistered since the approval: no job
+    } catch (IllegalArgumentException e) {
+      refuse(l, e);
+      return;
+    }
+    start(l, s.aEndpoint());
+  }
+
+  /** Starts this party's job of n-party session {@code s}, as {@link #launch} does. */
+  void launchGroup(
+      Model.GroupSessionRecord s, Model.GroupQueryRecord q, Dataset local, PeerAbort abort) {
+    Map<String, Object> detail = new LinkedHashMap<>();
+    detail.put("joinMode", "group");
+    detail.put("parties", q.parties().stream().map(Model.GroupMember::party).toList());
+    detail.put("provider", q.provider());
+    Launch l =
+        new Launch(
+            s.id(),
+            Store.SessionTable.GROUP,
+            q.role(),
+            local,
+            q.output(),
+            detail,
+            (work, out, format) -> groupConfiguration(s, q, local, work, out, format),
+            abort);
+    try {
+      providerPin(q); // a provider unregistered since the approval: no job
+    } catch (IllegalArgumentException e) {
+      refuse(l, e);
+      return;
+    }
+    start(l, s.endpoint());
+  }
+
+  private void refuse(Launch l, IllegalArgumentException e) {
+    LOG.error("{}: refusing to launch session {}: {}", config.party(), l.session(), e.getMessage());
+    fail(l, "refusing to launch: " + e.getMessage(), null);
+  }
+
+  private void start(Launch l, String bridge) {
+    Role role = l.role();
+    String id = l.session();
+    // Our directories are named by the session id, which another party's coordinator may have
+    // chosen: each is checked to be a direct child of its base (Confined), whatever the id holds.
     String out;
     Path work;
     try {
@@ -116,31 +201,26 @@ final class JobLauncher implements AutoCloseable {
       out =
           !receivesRows(role)
               ? null
-              : q.output() != null && q.output().location() != null
-                  ? q.output().location()
-                  : Confined.under(config.output().directory(), s.id());
-      work = Confined.under(job.workDir(), s.id());
-      helperPin(s); // a helper unregistered since the approval: no job
+              : l.requested() != null && l.requested().location() != null
+                  ? l.requested().location()
+                  : Confined.under(config.output().directory(), id);
+      work = Confined.under(job.workDir(), id);
     } catch (IllegalArgumentException e) {
-      LOG.error("{}: refusing to launch session {}: {}", config.party(), s.id(), e.getMessage());
-      fail(s.id(), "refusing to launch: " + e.getMessage(), null);
+      refuse(l, e);
       return;
     }
     OutputFormat format =
         !receivesRows(role)
             ? null
-            : q.output() != null && q.output().format() != null
-                ? q.output().format()
+            : l.requested() != null && l.requested().format() != null
+                ? l.requested().format()
                 : config.output().format();
     Map<String, Object> detail = new LinkedHashMap<>();
     detail.put("mode", job.mode().text());
-    detail.put("joinMode", s.mode().text());
-    if (s.prefiltering().helped()) {
-      detail.put("helper", s.prefiltering().helper());
-    }
-    detail.put("party", q.localSide().label());
-    detail.put("dataset", local.name());
-    detail.put("bridge", s.aEndpoint());
+    detail.putAll(l.detail());
+    detail.put("party", role.label());
+    detail.put("dataset", l.local().name());
+    detail.put("bridge", bridge);
     detail.put("workDir", work.toString());
     if (out != null) {
       detail.put("output", JdbcTable.redact(out));
@@ -149,11 +229,10 @@ final class JobLauncher implements AutoCloseable {
     boolean started =
         db.tx(
             c -> {
-              if (!Store.startSession(c, s.id(), now)) {
+              if (!Store.startSession(c, l.table(), id, now)) {
                 return false;
               }
-              Store.audit(
-                  c, now, config.party(), "job.started", "session", s.id(), Store.json(detail));
+              Store.audit(c, now, config.party(), "job.started", "session", id, Store.json(detail));
               return true;
             });
     if (!started) {
@@ -163,45 +242,41 @@ final class JobLauncher implements AutoCloseable {
       Files.createDirectories(work);
       boolean outExisted = out != null && exists(out);
       int restPort = freePort();
-      List<String> cmd = command(s, q, local, work, out, format, restPort);
+      List<String> cmd = command(l.options().of(work, out, format), restPort);
       ClassDataSharing cds =
           job.mode() == JobMode.EMBEDDED
-              ? ClassDataSharing.of(jobClasspath(), "party-" + q.localSide().label())
+              ? ClassDataSharing.of(jobClasspath(), "party-" + role.label())
               : ClassDataSharing.off();
       cmd.addAll(1, cds.jvmOptions()); // after the java executable
       ProcessBuilder pb =
           new ProcessBuilder(cmd)
               .redirectErrorStream(true)
               .redirectOutput(work.resolve("job.log").toFile());
-      pb.environment().putAll(environment(local));
+      pb.environment().putAll(environment(l.local()));
       Process p = pb.start();
       cds.promoteOnExit(p);
       String rest =
           job.mode() == JobMode.EMBEDDED ? "http://127.0.0.1:" + restPort : job.flinkRestUrl();
       Run run =
           new Run(
-              s.id(),
-              p,
-              rest == null ? null : new FlinkProgress(rest, q.localSide(), s.id(), json),
-              out,
-              outExisted);
-      runs.put(s.id(), run);
-      Thread t = new Thread(() -> follow(run, role, format, work), "job-" + s.id());
+              l, p, rest == null ? null : new FlinkProgress(rest, role, id, json), out, outExisted);
+      runs.put(id, run);
+      Thread t = new Thread(() -> follow(run, format, work), "job-" + id);
       t.setDaemon(true);
       t.start();
       LOG.info(
           "{}: launched the job of session {} (party {}, {}), log {}",
           config.party(),
-          s.id(),
-          q.localSide().label(),
+          id,
+          role.label(),
           job.mode(),
           work.resolve("job.log"));
     } catch (IOException | RuntimeException e) {
-      fail(s.id(), "cannot launch the job: " + e.getMessage(), null);
+      fail(l, "cannot launch the job: " + e.getMessage(), null);
     }
   }
 
-  /** The job's command line. */
+  /** The job's command line for two-party session {@code s}. */
   List<String> command(
       SessionRecord s,
       QueryRecord q,
@@ -210,6 +285,11 @@ final class JobLauncher implements AutoCloseable {
       String out,
       OutputFormat format,
       int restPort) {
+    return command(partyConfiguration(s, q, local, work, out, format), restPort);
+  }
+
+  /** The job's command line: PartyMain with {@code options}. */
+  private List<String> command(PartyConfiguration options, int restPort) {
     List<String> cmd = new ArrayList<>();
     if (job.mode() == JobMode.EMBEDDED) {
       cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
@@ -233,7 +313,7 @@ final class JobLauncher implements AutoCloseable {
       cmd.add(PARTY_MAIN);
       cmd.add(job.jobJar().toString());
     }
-    cmd.addAll(partyConfiguration(s, q, local, work, out, format).toArgs());
+    cmd.addAll(options.toArgs());
     return cmd;
   }
 
@@ -241,67 +321,115 @@ final class JobLauncher implements AutoCloseable {
   PartyConfiguration partyConfiguration(
       SessionRecord s, QueryRecord q, Dataset local, Path work, String out, OutputFormat format) {
     Role role = q.localSide();
-    boolean receives = receivesRows(role);
     boolean helped = s.prefiltering().helped();
-    PartyConfiguration c =
-        PartyConfiguration.empty()
-            .with(PartyOptions.PARTY, role)
-            // a password in a JDBC location goes to the child's environment (environment()), never
-            // on the command line where ps shows it
-            .with(PartyOptions.TABLE, JdbcTable.withoutPassword(local.location()))
-            .with(PartyOptions.SQL, q.sql())
-            .with(PartyOptions.OUT, receives ? out : null)
-            .with(PartyOptions.FORMAT, receives ? format : null)
-            .with(PartyOptions.QUARANTINE, work.resolve("quarantine").toString())
-            .with(PartyOptions.SESSION, s.id())
-            .with(PartyOptions.BRIDGE, HostPort.parse(s.aEndpoint()))
-            .with(PartyOptions.CERT, job.certificate())
-            .with(PartyOptions.KEY, job.privateKey())
-            .with(PartyOptions.CA, job.trustedCa())
-            .with(PartyOptions.PEER, config.peer().name())
-            // the peer job must present the very certificate the peer's coordinator put in the
-            // session
-            .with(PartyOptions.PEER_CERT_SHA256, s.fingerprint(role.peer()))
-            .with(PartyOptions.BINS, s.bins())
-            .with(PartyOptions.SIGMA, s.sigma())
-            // what the peer learns of our size, as registered with the dataset (and published)
-            .with(
-                PartyOptions.PUBLIC_SIZE,
-                local.publicSize() == null
-                    ? PublicSize.DEFAULT
-                    : PublicSize.parse(local.publicSize()))
-            // the job refuses files whose columns differ from the registered ones
-            .with(
-                PartyOptions.EXPECTED_COLUMNS,
-                local.schema().isEmpty()
-                    ? null
-                    : ExpectedColumns.format(
-                        local.schema().stream()
-                            .map(c2 -> new Column(c2.name(), ColumnType.valueOf(c2.type()), true))
-                            .toList()))
-            .with(PartyOptions.PROTOCOL, s.protocol())
-            // who learns the intersection: the session's, so both jobs run the same mode
-            .with(PartyOptions.MODE, s.mode())
-            .with(PartyOptions.LABEL_BYTES, s.mode() == JoinMode.LABELED ? s.labelBytes() : null)
-            // the pre-filter: the session's helper and filter, the helper's pin from our registry
-            .with(PartyOptions.PREFILTER, s.prefiltering().prefilter())
-            .with(PartyOptions.HELPER, helped ? s.prefiltering().helper() : null)
-            .with(PartyOptions.HELPER_CERT_SHA256, helped ? helperPin(s) : null)
-            .with(PartyOptions.FILTER_BITS, helped ? s.prefiltering().filterBits() : null)
-            .with(PartyOptions.FILTER_HASHES, helped ? s.prefiltering().filterHashes() : null)
-            .with(
-                PartyOptions.EXPECTED_OVERLAP,
-                s.prefiltering().prefilter() == Prefilter.AUTO
-                    ? s.prefiltering().expectedOverlap()
-                    : null)
-            .with(PartyOptions.PARALLELISM, job.parallelism())
-            .with(PartyOptions.ATTEMPTS, job.attempts())
-            .with(PartyOptions.PAIR_TIMEOUT, atLeastASecond(job.pairTimeout()))
-            .with(PartyOptions.IDLE_TIMEOUT, atLeastASecond(job.idleTimeout()))
-            .with(PartyOptions.MAX_BAD_ROWS, job.maxBadRows())
-            .with(PartyOptions.WORK, work.resolve("flink").toString())
-            .with(PartyOptions.SUMMARY, work.resolve("summary.json"));
-    return c;
+    return common(
+            role, local, q.sql(), s.id(), s.aEndpoint(), s.bins(), s.sigma(), work, out, format)
+        .with(PartyOptions.PEER, config.peer().name())
+        // the peer job must present the very certificate the peer's coordinator put in the
+        // session
+        .with(PartyOptions.PEER_CERT_SHA256, s.fingerprint(role.peer()))
+        .with(PartyOptions.PROTOCOL, s.protocol())
+        // who learns the intersection: the session's, so both jobs run the same mode
+        .with(PartyOptions.MODE, s.mode())
+        .with(PartyOptions.LABEL_BYTES, s.mode() == JoinMode.LABELED ? s.labelBytes() : null)
+        // the pre-filter: the session's helper and filter, the helper's pin from our registry
+        .with(PartyOptions.PREFILTER, s.prefiltering().prefilter())
+        .with(PartyOptions.HELPER, helped ? s.prefiltering().helper() : null)
+        .with(PartyOptions.HELPER_CERT_SHA256, helped ? helperPin(s) : null)
+        .with(PartyOptions.FILTER_BITS, helped ? s.prefiltering().filterBits() : null)
+        .with(PartyOptions.FILTER_HASHES, helped ? s.prefiltering().filterHashes() : null)
+        .with(
+            PartyOptions.EXPECTED_OVERLAP,
+            s.prefiltering().prefilter() == Prefilter.AUTO
+                ? s.prefiltering().expectedOverlap()
+                : null);
+  }
+
+  /**
+   * This party's job options for n-party session {@code s}: the parties' names and certificate pins
+   * from the session (every party's coordinator put its own there), the provider's pin from our
+   * registry.
+   */
+  PartyConfiguration groupConfiguration(
+      Model.GroupSessionRecord s,
+      Model.GroupQueryRecord q,
+      Dataset local,
+      Path work,
+      String out,
+      OutputFormat format) {
+    List<String> pins = new ArrayList<>();
+    for (int i = 0; i < s.parties().size(); i++) {
+      pins.add(i == q.localIndex() ? "-" : s.parties().get(i).fingerprint());
+    }
+    return common(
+            q.role(), local, q.sql(), s.id(), s.endpoint(), q.bins(), q.sigma(), work, out, format)
+        .with(PartyOptions.PARTIES, s.parties().stream().map(Model.GroupMember::party).toList())
+        .with(PartyOptions.PARTY_CERT_SHA256S, pins)
+        .with(PartyOptions.PROVIDER, q.provider())
+        .with(PartyOptions.PROVIDER_CERT_SHA256, providerPin(q));
+  }
+
+  /** The options every party's job gets, whichever kind of session. */
+  private PartyConfiguration common(
+      Role role,
+      Dataset local,
+      String sql,
+      String session,
+      String bridge,
+      int bins,
+      int sigma,
+      Path work,
+      String out,
+      OutputFormat format) {
+    boolean receives = receivesRows(role);
+    return PartyConfiguration.empty()
+        .with(PartyOptions.PARTY, role)
+        // a password in a JDBC location goes to the child's environment (environment()), never
+        // on the command line where ps shows it
+        .with(PartyOptions.TABLE, JdbcTable.withoutPassword(local.location()))
+        .with(PartyOptions.SQL, sql)
+        .with(PartyOptions.OUT, receives ? out : null)
+        .with(PartyOptions.FORMAT, receives ? format : null)
+        .with(PartyOptions.QUARANTINE, work.resolve("quarantine").toString())
+        .with(PartyOptions.SESSION, session)
+        .with(PartyOptions.BRIDGE, HostPort.parse(bridge))
+        .with(PartyOptions.CERT, job.certificate())
+        .with(PartyOptions.KEY, job.privateKey())
+        .with(PartyOptions.CA, job.trustedCa())
+        .with(PartyOptions.BINS, bins)
+        .with(PartyOptions.SIGMA, sigma)
+        // what the others learn of our size, as registered with the dataset (and published)
+        .with(
+            PartyOptions.PUBLIC_SIZE,
+            local.publicSize() == null ? PublicSize.DEFAULT : PublicSize.parse(local.publicSize()))
+        // the job refuses files whose columns differ from the registered ones
+        .with(
+            PartyOptions.EXPECTED_COLUMNS,
+            local.schema().isEmpty()
+                ? null
+                : ExpectedColumns.format(
+                    local.schema().stream()
+                        .map(c2 -> new Column(c2.name(), ColumnType.valueOf(c2.type()), true))
+                        .toList()))
+        .with(PartyOptions.PARALLELISM, job.parallelism())
+        .with(PartyOptions.ATTEMPTS, job.attempts())
+        .with(PartyOptions.PAIR_TIMEOUT, atLeastASecond(job.pairTimeout()))
+        .with(PartyOptions.IDLE_TIMEOUT, atLeastASecond(job.idleTimeout()))
+        .with(PartyOptions.MAX_BAD_ROWS, job.maxBadRows())
+        .with(PartyOptions.WORK, work.resolve("flink").toString())
+        .with(PartyOptions.SUMMARY, work.resolve("summary.json"));
+  }
+
+  /**
+   * The pin of an n-party query's provider as this coordinator registers it: every party's
+   * coordinator checked it at the approval; a provider removed since, or registered with another
+   * certificate, gets no job.
+   *
+   * @throws IllegalArgumentException naming the provider
+   */
+  String providerPin(Model.GroupQueryRecord q) {
+    return Registrations.pinAtLaunch(
+        config.providers(), "provider", q.provider(), q.providerCertSha256());
   }
 
   /**
@@ -313,23 +441,9 @@ final class JobLauncher implements AutoCloseable {
    */
   String helperPin(SessionRecord s) {
     Model.Prefiltering p = s.prefiltering();
-    if (!p.helped()) {
-      return null;
-    }
-    CoordinatorConfig.Helper h =
-        config
-            .helper(p.helper())
-            .orElseThrow(
-                () ->
-                    new IllegalArgumentException(
-                        "the session's helper " + p.helper() + " is no longer registered here"));
-    if (!h.certSha256().equals(p.helperCertSha256())) {
-      throw new IllegalArgumentException(
-          "the session's helper "
-              + p.helper()
-              + " is registered here with another certificate pin than the approved one");
-    }
-    return h.certSha256();
+    return p.helped()
+        ? Registrations.pinAtLaunch(config.helpers(), "helper", p.helper(), p.helperCertSha256())
+        : null;
   }
 
   private static Duration atLeastASecond(Duration d) {
@@ -374,27 +488,30 @@ final class JobLauncher implements AutoCloseable {
             + JvmOptions.JOB_CLASSPATH_PROPERTY);
   }
 
-  /** Whether {@code role}'s job writes the joined table: A's, the receiver of the PSI. */
+  /**
+   * Whether {@code role}'s job writes the joined table: A's, the receiver of the PSI, or P1's of an
+   * n-party join.
+   */
   static boolean receivesRows(Role role) {
-    return Role.A.equals(role);
+    return role.isParty() && role.index() == 0;
   }
 
   /** Polls the job's progress until its process ends, then records how it ended. */
-  private void follow(Run run, Role role, OutputFormat format, Path work) {
+  private void follow(Run run, OutputFormat format, Path work) {
     Progress last = new Progress(Phase.HANDSHAKE, 0, null);
     try {
       while (!run.process.waitFor(1, TimeUnit.SECONDS)) {
         Progress p = run.progress == null ? null : run.progress.poll();
         if (p != null && !p.equals(last) && !run.stopped) {
           last = p;
-          db.tx(c -> Store.progress(c, run.session, p));
+          db.tx(c -> Store.progress(c, run.launch.table(), run.session, p));
         }
       }
       int code = run.process.exitValue();
       if (run.stopped) {
         removeOutput(run);
       } else if (code == 0) {
-        succeed(run, role, format, work);
+        succeed(run, format, work);
       } else {
         if (run.progress != null && job.mode() == JobMode.FLINK_RUN) {
           // the client is gone; its job may still run on the cluster
@@ -405,19 +522,19 @@ final class JobLauncher implements AutoCloseable {
               code,
               run.progress.cancel(Duration.ofSeconds(30)));
         }
-        fail(run.session, errorOf(work.resolve("job.log"), code), run);
+        fail(run.launch, errorOf(work.resolve("job.log"), code), run);
       }
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
     } catch (RuntimeException e) {
       LOG.error("following the job of session {} failed", run.session, e);
-      fail(run.session, "the coordinator lost track of the job: " + e.getMessage(), run);
+      fail(run.launch, "the coordinator lost track of the job: " + e.getMessage(), run);
     } finally {
       runs.remove(run.session);
     }
   }
 
-  private void succeed(Run run, Role role, OutputFormat format, Path work) {
+  private void succeed(Run run, OutputFormat format, Path work) {
     String summary;
     JsonNode s;
     try {
@@ -425,7 +542,7 @@ final class JobLauncher implements AutoCloseable {
       s = json.readTree(summary);
     } catch (IOException e) {
       fail(
-          run.session,
+          run.launch,
           "the job ended without its summary ("
               + work.resolve("summary.json")
               + "): "
@@ -434,13 +551,21 @@ final class JobLauncher implements AutoCloseable {
       return;
     }
     long rowsOut = s.path("rows_out").asLong();
-    Result result = receivesRows(role) ? new Result(run.out, format, rowsOut) : null;
+    Result result = receivesRows(run.launch.role()) ? new Result(run.out, format, rowsOut) : null;
     Progress done = new Progress(Phase.DONE, s.path("bins_done").asLong(), s.path("bins").asLong());
     long now = clock.millis();
     db.tx(
         c -> {
           if (Store.endSession(
-              c, run.session, SessionStatus.SUCCEEDED, null, done, result, summary, now)) {
+              c,
+              run.launch.table(),
+              run.session,
+              SessionStatus.SUCCEEDED,
+              null,
+              done,
+              result,
+              summary,
+              now)) {
             Map<String, Object> d = new LinkedHashMap<>();
             d.put("rowsRead", s.path("rows_read").asLong());
             // absent where the job did not learn it (B in the labeled mode): never a made-up 0
@@ -475,14 +600,18 @@ final class JobLauncher implements AutoCloseable {
         });
   }
 
-  /** Records the failure, removes partial output and tells the peer (its job would wait). */
-  private void fail(String session, String error, Run run) {
+  /**
+   * Records the failure, removes partial output and tells the other parties (their jobs would
+   * wait).
+   */
+  private void fail(Launch l, String error, Run run) {
+    String session = l.session();
     long now = clock.millis();
     boolean ended =
         db.tx(
             c -> {
               if (!Store.endSession(
-                  c, session, SessionStatus.FAILED, error, null, null, null, now)) {
+                  c, l.table(), session, SessionStatus.FAILED, error, null, null, null, now)) {
                 return false;
               }
               Store.audit(c, now, config.party(), "job.failed", "session", session, error);
@@ -492,8 +621,8 @@ final class JobLauncher implements AutoCloseable {
       removeOutput(run);
     }
     if (ended) {
-      // the peer learns the category only; the error text stays here
-      peerAbort.abort(session, AbortCategory.ofJobError(error));
+      // the others learn the category only; the error text stays here
+      l.peerAbort().abort(session, AbortCategory.ofJobError(error));
     }
   }
 

@@ -483,6 +483,117 @@ public final class Model {
    */
   public record Progress(Phase phase, long binsDone, Long binsTotal) {}
 
+  /**
+   * A party of an n-party join: its organisation, its dataset (the table of its index in the
+   * query's FROM), and the SHA-256 of the certificate its job presents (null until it approved;
+   * P1's from the submission).
+   */
+  public record GroupMember(String party, String dataset, String fingerprint) {
+    GroupMember withFingerprint(String fp) {
+      return new GroupMember(party, dataset, fp);
+    }
+  }
+
+  /**
+   * An n-party query (three or more organisations), as seen by this coordinator. Party i holds the
+   * i-th table of the query's FROM; P1, the first, submitted it (the requester), writes the result
+   * and collects every other party's decision.
+   *
+   * @param localIndex this party's index (0: P1)
+   * @param parties the parties in the query's order, with their datasets
+   * @param requesterEndpoint P1's bridge endpoint: every party's job dials it
+   * @param status pending until every party approved (approved), one rejected or refused, or the
+   *     deadline passed
+   * @param output at P1: where its job writes the joined table (null: the defaults)
+   */
+  public record GroupQueryRecord(
+      String id,
+      Direction direction,
+      String requester,
+      int localIndex,
+      String sql,
+      String fingerprint,
+      int bins,
+      int sigma,
+      String provider,
+      String providerCertSha256,
+      List<GroupMember> parties,
+      String requesterEndpoint,
+      QueryStatus status,
+      String statusReason,
+      long createdAt,
+      long expiresAt,
+      Long decidedAt,
+      Output output) {
+    public GroupQueryRecord {
+      parties = List.copyOf(parties);
+    }
+
+    /** This party's entry. */
+    public GroupMember local() {
+      return parties.get(localIndex);
+    }
+
+    /** This party's role: P{localIndex + 1} of n. */
+    public Role role() {
+      return Role.party(localIndex, parties.size());
+    }
+  }
+
+  /** One party's decision on an n-party query, with its job's certificate pin when it approved. */
+  public record GroupDecision(
+      String party, Decision decision, String reason, String fingerprint, long decidedAt) {}
+
+  /**
+   * The session of an n-party query, which P1 creates once every party approved: its public
+   * parameters (P1's bridge endpoint, every party's certificate pin; the rest is the query's) and
+   * this party's job.
+   */
+  public record GroupSessionRecord(
+      String id,
+      String queryId,
+      String endpoint,
+      List<GroupMember> parties,
+      SessionStatus status,
+      long createdAt,
+      Progress progress,
+      String error,
+      Result result,
+      Long startedAt,
+      Long endedAt) {
+    public GroupSessionRecord {
+      parties = parties == null ? null : List.copyOf(parties);
+    }
+
+    /** A new session: every party approved, no job launched yet. */
+    public GroupSessionRecord(
+        String id, String queryId, String endpoint, List<GroupMember> parties, long createdAt) {
+      this(
+          id,
+          queryId,
+          endpoint,
+          parties,
+          SessionStatus.CREATED,
+          createdAt,
+          null,
+          null,
+          null,
+          null,
+          null);
+    }
+
+    /**
+     * Its public parameters as a new session (what P1 sends; another party's job state dropped).
+     */
+    public GroupSessionRecord fresh() {
+      return new GroupSessionRecord(id, queryId, endpoint, parties, createdAt);
+    }
+
+    public boolean ended() {
+      return status.ended();
+    }
+  }
+
   /** The joined table party A wrote: location, format and rows. */
   public record Result(String location, OutputFormat format, Long rowsOut) {}
 

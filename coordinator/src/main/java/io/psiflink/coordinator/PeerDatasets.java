@@ -22,13 +22,18 @@ final class PeerDatasets {
    * log).
    */
   PublishedDataset fetch(String name, String field, boolean forPeer) {
+    return fetch(ctx.peerName(), name, field, forPeer);
+  }
+
+  /** As above, from organisation {@code org}'s coordinator (an n-party join's party). */
+  PublishedDataset fetch(String org, String name, String field, boolean forPeer) {
     try {
-      JsonNode n = ctx.peer().get("/v1/peer/datasets/" + PeerClient.segment(name));
+      JsonNode n = ctx.organisation(org).get("/v1/peer/datasets/" + PeerClient.segment(name));
       return ctx.json().treeToValue(n, PublishedDataset.class);
     } catch (PeerClient.PeerError e) {
       if (e.status == 404) {
         throw new ApiException(
-                422, field + ": the peer " + ctx.peerName() + " has no published dataset " + name)
+                422, field + ": the peer " + org + " has no published dataset " + name)
             .with("field", field);
       }
       if (forPeer) {
@@ -36,7 +41,9 @@ final class PeerDatasets {
       }
       throw new ApiException(
               502,
-              "the peer coordinator answered "
+              "the coordinator of "
+                  + org
+                  + " answered "
                   + e.status
                   + " for dataset "
                   + name
@@ -47,7 +54,7 @@ final class PeerDatasets {
       if (forPeer) {
         throw cannotFetchForPeer(name, field, e);
       }
-      throw new ApiException(502, "cannot reach the peer coordinator: " + e.getMessage())
+      throw new ApiException(502, "cannot reach the coordinator of " + org + ": " + e.getMessage())
           .with("field", field);
     }
   }

@@ -74,13 +74,19 @@ final class PeerInput {
 
   /** Logs and audits a refused value of the peer; the caller throws the answer. */
   ApiException refused(String field, String value, String objectType, String objectId, String why) {
+    return refused(ctx.peerName(), field, value, objectType, objectId, why);
+  }
+
+  /** As above, for a value organisation {@code from} sent (an n-party join's party). */
+  ApiException refused(
+      String from, String field, String value, String objectType, String objectId, String why) {
     // shortened, control characters escaped: the value is the peer's, it goes into our log
     String shown =
         value == null
             ? "null"
             : (value.length() > 80 ? value.substring(0, 80) + "..." : value)
                 .replaceAll("\\p{Cntrl}", "?");
-    LOG.warn("refused from the peer {}: {} {} ({})", ctx.peerName(), field, why, shown);
+    LOG.warn("refused from {}: {} {} ({})", from, field, why, shown);
     Map<String, Object> d = new LinkedHashMap<>();
     d.put("field", field);
     d.put("value", shown);
@@ -88,7 +94,7 @@ final class PeerInput {
     // the object is the refused id itself when the id is what was refused
     ctx.audit(
         ctx.now(),
-        ctx.peerName(),
+        from,
         "peer.refused",
         objectType,
         objectId != null ? objectId : shown,

@@ -309,7 +309,7 @@ final class Requests {
           output(body.get("output")));
     }
 
-    private static Output output(JsonNode n) {
+    static Output output(JsonNode n) {
       if (n == null || n.isNull()) {
         return null;
       }
@@ -680,7 +680,7 @@ final class Requests {
     }
   }
 
-  private static void object(JsonNode body) {
+  static void object(JsonNode body) {
     if (body == null || !body.isObject()) {
       throw ApiException.badRequest("body", "must be a JSON object");
     }
@@ -699,7 +699,7 @@ final class Requests {
     return (int) Math.round(n.asDouble() * Prefiltering.ALL);
   }
 
-  private static Integer intField(JsonNode body, String field, int min, int max) {
+  static Integer intField(JsonNode body, String field, int min, int max) {
     JsonNode n = body.get(field);
     if (n == null || n.isNull()) {
       return null;

@@ -55,6 +55,11 @@ final class Sessions {
             });
   }
 
+  /** The launcher of this party's jobs, which n-party sessions share (null: none). */
+  JobLauncher launcher() {
+    return launcher;
+  }
+
   /** Launches the jobs of sessions approved but not launched (the sweeper; none without a job). */
   void launchCreated() {
     if (launcher != null) {

@@ -337,11 +337,36 @@ public final class Store {
     }
   }
 
+  /**
+   * The tables of sessions, which share their job state columns: one launcher follows the jobs of
+   * both.
+   */
+  public enum SessionTable {
+    /** Two-party sessions. */
+    TWO_PARTY("sessions"),
+    /** n-party sessions. */
+    GROUP("group_sessions");
+
+    final String table;
+
+    SessionTable(String table) {
+      this.table = table;
+    }
+  }
+
   /** created → running (the job is launched); false if the session was not {@code created}. */
   public static boolean startSession(Connection c, String id, long at) throws SQLException {
+    return startSession(c, SessionTable.TWO_PARTY, id, at);
+  }
+
+  /** As above, in the sessions table {@code t}. */
+  public static boolean startSession(Connection c, SessionTable t, String id, long at)
+      throws SQLException {
     try (PreparedStatement ps =
         c.prepareStatement(
-            "UPDATE sessions SET status = ?,"
+            "UPDATE "
+                + t.table
+                + " SET status = ?,"
                 + " phase = ?, bins_done = 0, started_at = ? WHERE id = ? AND status = ?")) {
       bind(
           ps,
@@ -356,9 +381,17 @@ public final class Store {
 
   /** Records a running job's progress; false if it is no longer running. */
   public static boolean progress(Connection c, String id, Model.Progress p) throws SQLException {
+    return progress(c, SessionTable.TWO_PARTY, id, p);
+  }
+
+  /** As above, in the sessions table {@code t}. */
+  public static boolean progress(Connection c, SessionTable t, String id, Model.Progress p)
+      throws SQLException {
     try (PreparedStatement ps =
         c.prepareStatement(
-            "UPDATE sessions SET phase = ?, bins_done = ?,"
+            "UPDATE "
+                + t.table
+                + " SET phase = ?, bins_done = ?,"
                 + " bins_total = ? WHERE id = ? AND status = ?")) {
       bind(ps, p.phase().name(), p.binsDone(), p.binsTotal(), id, SessionStatus.RUNNING.name());
       return ps.executeUpdate() == 1;
@@ -379,9 +412,27 @@ public final class Store {
       String summaryJson,
       long at)
       throws SQLException {
+    return endSession(
+        c, SessionTable.TWO_PARTY, id, status, error, progress, result, summaryJson, at);
+  }
+
+  /** As above, in the sessions table {@code t}. */
+  public static boolean endSession(
+      Connection c,
+      SessionTable t,
+      String id,
+      SessionStatus status,
+      String error,
+      Model.Progress progress,
+      Model.Result result,
+      String summaryJson,
+      long at)
+      throws SQLException {
     try (PreparedStatement ps =
         c.prepareStatement(
-            "UPDATE sessions SET status = ?, error = ?,"
+            "UPDATE "
+                + t.table
+                + " SET status = ?, error = ?,"
                 + " phase = COALESCE(?, phase), bins_done = COALESCE(?, bins_done),"
                 + " bins_total = COALESCE(?, bins_total), result_location = ?, result_format = ?,"
                 + " rows_out = ?, summary_json = ?, ended_at = ?"
@@ -407,8 +458,13 @@ public final class Store {
 
   /** The job summary JSON a session ended with (null if none). */
   public static String sessionSummary(Connection c, String id) throws SQLException {
+    return sessionSummary(c, SessionTable.TWO_PARTY, id);
+  }
+
+  /** As above, in the sessions table {@code t}. */
+  public static String sessionSummary(Connection c, SessionTable t, String id) throws SQLException {
     try (PreparedStatement ps =
-        c.prepareStatement("SELECT summary_json FROM sessions WHERE id = ?")) {
+        c.prepareStatement("SELECT summary_json FROM " + t.table + " WHERE id = ?")) {
       ps.setString(1, id);
       try (ResultSet rs = ps.executeQuery()) {
         return rs.next() ? rs.getString(1) : null;
@@ -530,7 +586,7 @@ public final class Store {
 
   // ------------------------------------------------------------------ helpers
 
-  private static void bind(PreparedStatement ps, Object... args) throws SQLException {
+  static void bind(PreparedStatement ps, Object... args) throws SQLException {
     for (int i = 0; i < args.length; i++) {
       Object a = args[i];
       if (a == null) {
@@ -569,12 +625,12 @@ public final class Store {
         rs.getInt(first + 5));
   }
 
-  private static Integer getInt(ResultSet rs, int i) throws SQLException {
+  static Integer getInt(ResultSet rs, int i) throws SQLException {
     int v = rs.getInt(i);
     return rs.wasNull() ? null : v;
   }
 
-  private static Long getLong(ResultSet rs, int i) throws SQLException {
+  static Long getLong(ResultSet rs, int i) throws SQLException {
     long v = rs.getLong(i);
     return rs.wasNull() ? null : v;
   }
@@ -587,7 +643,7 @@ public final class Store {
     }
   }
 
-  private static <T> T fromJson(String s, TypeReference<T> type) {
+  static <T> T fromJson(String s, TypeReference<T> type) {
     try {
       return JSON.readValue(s, type);
     } catch (JsonProcessingException e) {

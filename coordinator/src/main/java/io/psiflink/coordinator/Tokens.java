@@ -90,6 +90,27 @@ public final class Tokens {
     return Optional.ofNullable(p);
   }
 
+  /**
+   * Checks that every peer token names a known organisation (a coordinator with further peers tells
+   * its callers apart by the label alone).
+   *
+   * @throws IllegalArgumentException naming the first label that names none
+   */
+  void requirePeerLabels(java.util.Set<String> organisations, String source) {
+    for (Principal p : byHash.values()) {
+      if (p.kind() == Kind.PEER && !organisations.contains(p.label())) {
+        throw new IllegalArgumentException(
+            source
+                + ": the peer token labelled '"
+                + p.label()
+                + "' names no organisation of this coordinator "
+                + organisations.stream().sorted().toList()
+                + "; with peers configured, a peer token's label is the name of the organisation"
+                + " it was issued to");
+      }
+    }
+  }
+
   /** A new random token (256 bits, base64url without padding). */
   public static String newToken() {
     byte[] b = new byte[TOKEN_BYTES];

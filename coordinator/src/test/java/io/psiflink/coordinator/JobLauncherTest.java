@@ -732,4 +732,128 @@ class JobLauncherTest {
                     FB,
                     0L)));
   }
+
+  /**
+   * An n-party job: its role, every party's name and pin from the session (its own "-"), P1's
+   * bridge, and the provider's pin from this coordinator's registry; a provider unregistered since
+   * the approval, or registered with another pin, gets no job.
+   */
+  @Test
+  void anNPartyJobGetsTheSessionsPinsAndTheRegistrysProviderPin() {
+    String pin = "0e".repeat(32);
+    List<Model.GroupMember> members =
+        List.of(
+            new Model.GroupMember("alice", "ta", FA),
+            new Model.GroupMember("bob", "tb", FB),
+            new Model.GroupMember("carol", "tc", "cc".repeat(32)));
+    Model.GroupQueryRecord q =
+        new Model.GroupQueryRecord(
+            "q1",
+            Model.Direction.INCOMING,
+            "alice",
+            1,
+            "SELECT a.v, b.v, c.v FROM a JOIN b ON a.k = b.k JOIN c ON a.k = c.k",
+            "f",
+            3,
+            40,
+            "olivia",
+            pin,
+            members,
+            "alice.example:7443",
+            Model.QueryStatus.APPROVED,
+            null,
+            0,
+            1,
+            null,
+            null);
+    Model.GroupSessionRecord s =
+        new Model.GroupSessionRecord("s1", "q1", "alice.example:7443", members, 0);
+    Dataset d =
+        new Dataset(
+            "tb",
+            "/data/tb.csv",
+            io.psiflink.api.OutputFormat.CSV,
+            List.of(),
+            List.of("k"),
+            List.of("v"),
+            List.of(),
+            Model.DatasetStatus.ACTIVE,
+            0,
+            null,
+            null,
+            Model.RevealIntersection.ALLOWED);
+    java.util.function.Function<List<CoordinatorConfig.Provider>, JobLauncher> launcher =
+        providers ->
+            new JobLauncher(
+                new CoordinatorConfig(
+                    "bob",
+                    new CoordinatorConfig.Listen("127.0.0.1", 0),
+                    new CoordinatorConfig.Tls(
+                        dir.resolve("a.pem"), dir.resolve("a.key"), dir.resolve("c")),
+                    null,
+                    dir.resolve("tokens"),
+                    new CoordinatorConfig.Peer("alice", "https://alice", dir),
+                    new CoordinatorConfig.Bridge("bob.example:7443", dir.resolve("bridge.pem")),
+                    null,
+                    null,
+                    null,
+                    null,
+                    new CoordinatorConfig.Job(
+                        JobMode.EMBEDDED,
+                        null,
+                        1,
+                        dir.resolve("w"),
+                        dir.resolve("job.pem"),
+                        dir.resolve("job.key"),
+                        dir.resolve("ca.pem"),
+                        null,
+                        null,
+                        null,
+                        null,
+                        1,
+                        Duration.ofSeconds(30),
+                        Duration.ofSeconds(45)),
+                    null,
+                    null,
+                    List.of(
+                        new CoordinatorConfig.Peer(
+                            "carol", "https://carol", dir.resolve("t"), null)),
+                    providers),
+                null,
+                CoordinatorServer.mapper(),
+                Clock.systemUTC(),
+                (x, r) -> {});
+    String args =
+        String.join(
+            " ",
+            launcher
+                .apply(List.of(new CoordinatorConfig.Provider("olivia", pin, "o")))
+                .groupConfiguration(s, q, d, dir.resolve("w/s1"), null, null)
+                .toArgs());
+    for (String expected :
+        List.of(
+            "--party P2",
+            "--parties alice,bob,carol",
+            "--party-cert-sha256s " + FA + ",-," + "cc".repeat(32),
+            "--provider olivia",
+            "--provider-cert-sha256 " + pin,
+            "--bridge alice.example:7443",
+            "--session s1",
+            "--bins 3")) {
+      assertTrue(args.contains(expected), expected + " in " + args);
+    }
+    assertTrue(!args.contains("--out") && !args.contains("--peer "), args);
+    IllegalArgumentException gone =
+        org.junit.jupiter.api.Assertions.assertThrows(
+            IllegalArgumentException.class, () -> launcher.apply(List.of()).providerPin(q));
+    assertTrue(gone.getMessage().contains("provider olivia is no longer registered"));
+    IllegalArgumentException other =
+        org.junit.jupiter.api.Assertions.assertThrows(
+            IllegalArgumentException.class,
+            () ->
+                launcher
+                    .apply(List.of(new CoordinatorConfig.Provider("olivia", "0f".repeat(32), "")))
+                    .providerPin(q));
+    assertTrue(other.getMessage().contains("another certificate pin"), other.getMessage());
+  }
 }

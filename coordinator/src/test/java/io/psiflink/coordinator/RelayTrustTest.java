@@ -251,6 +251,7 @@ class RelayTrustTest {
     var pins = CoordinatorServer.sessionPins(db);
     org.junit.jupiter.api.Assertions.assertEquals(carolPin, pins.pin(sid, "carol"));
     org.junit.jupiter.api.Assertions.assertEquals("aa".repeat(32), pins.pin(sid, "alice"));
-    org.junit.jupiter.api.Assertions.assertNull(pins.pin(sid, "dave"));
+    org.junit.jupiter.api.Assertions.assertEquals(
+        io.psiflink.bridge.SessionPins.NOT_IN_SESSION, pins.pin(sid, "dave"));
   }
 }

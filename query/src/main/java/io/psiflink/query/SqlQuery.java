@@ -37,6 +37,11 @@ abstract class SqlQuery implements Serializable {
     return parsed;
   }
 
+  /** Whether SELECT has a {@code *} or {@code t.*}, which expands to whatever a table holds. */
+  public boolean selectsStar() {
+    return parsed.select().stream().anyMatch(ParsedQuery.Item::star);
+  }
+
   private static String sha256(String s) {
     try {
       return HexFormat.of()

@@ -1,6 +1,7 @@
 package io.psiflink.coordinator.cli;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.psiflink.api.JoinMode;
 import io.psiflink.api.OutputFormat;
@@ -20,6 +21,7 @@ import java.time.ZoneOffset;
 import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -39,10 +41,20 @@ import picocli.CommandLine.TypeConversionException;
  * {@code ./psi serve | submit | approve | reject | status | cancel | result}: runs a coordinator,
  * or talks to a running one over HTTPS with a party token. The command line is picocli's, one
  * subcommand per command, each with its generated {@code --help}.
+ *
+ * <p>{@code submit} with three or more {@code --party ORG=DATASET} submits an n-party query ({@code
+ * /v1/group-queries}); the other commands take the id of a two-party or an n-party query or
+ * session: they make the two-party call, and on its 404 the n-party one if the id is an n-party
+ * object at this coordinator.
  */
 public final class PsiCli {
   private static final DateTimeFormatter TIME =
       DateTimeFormatter.ofPattern("HH:mm:ss").withZone(ZoneOffset.UTC);
+
+  // the resources an id is looked up under: two-party sessions, n-party queries and sessions
+  private static final String SESSIONS = "/v1/sessions/";
+  private static final String GROUP_QUERIES = "/v1/group-queries/";
+  private static final String GROUP_SESSIONS = "/v1/group-sessions/";
 
   /** Where a client command finds its coordinator; each falls back to an environment variable. */
   static final class Connection {
@@ -82,24 +94,71 @@ public final class PsiCli {
     boolean help;
   }
 
-  /** {@code ./psi submit}: a new query at this party's coordinator. */
+  /**
+   * {@code ./psi submit}: a new query at this party's coordinator, of two parties ({@code --dataset
+   * --peer-dataset}) or of three or more ({@code --party} each, {@link #check} tells them apart).
+   */
   @Command(
       name = "submit",
-      description = "Submits a query to your coordinator; the peer's approver decides on it.")
+      description = {
+        "Submits a query to your coordinator; the peer's approver decides on it.",
+        "With three or more --party ORG=DATASET, an n-party query: you are P1 (the first --party,"
+            + " the query's first table) and receive the joined table; every other party's"
+            + " approver decides on it."
+      },
+      // the two forms; picocli's own synopsis would show --dataset and --peer-dataset optional
+      customSynopsis = {
+        "./psi submit --dataset D --peer-dataset P --sql SQL [OPTIONS]",
+        "       ./psi submit --party ORG=DATASET --party ORG=DATASET --party ORG=DATASET..."
+            + " --sql SQL",
+        "                    --provider NAME [--output DIR] [--format avro|csv] [--bins M]"
+            + " [--sigma S]",
+        "                    [--wait]"
+      })
   static final class Submit {
+    /** The options of a two-party query only, refused with {@code --party}. */
+    static final List<String> TWO_PARTY_ONLY =
+        List.of(
+            "--dataset",
+            "--peer-dataset",
+            "--role",
+            "--protocol",
+            "--mode",
+            "--label-bytes",
+            "--prefilter",
+            "--helper",
+            "--filter-bits",
+            "--filter-hashes",
+            "--expected-overlap");
+
     @Option(
         names = "--dataset",
-        required = true,
         paramLabel = "D",
-        description = "your registered dataset")
+        description = "your registered dataset (a two-party query: required)")
     String dataset;
 
     @Option(
         names = "--peer-dataset",
-        required = true,
         paramLabel = "P",
-        description = "the peer's registered dataset")
+        description = "the peer's registered dataset (a two-party query: required)")
     String peerDataset;
+
+    @Option(
+        names = "--party",
+        paramLabel = "ORG=DATASET",
+        converter = PartyConverter.class,
+        description =
+            "an n-party query: a party and its dataset, one per table of the query's FROM in that"
+                + " order, three or more; the first is you (P1)")
+    List<PartyArg> parties;
+
+    @Option(
+        names = "--provider",
+        paramLabel = "NAME",
+        description =
+            "an n-party query: the outsourcing provider, one every party's coordinator registered"
+                + " (GET /v1/providers); required with --party")
+    String provider;
 
     @Option(
         names = "--sql",
@@ -118,10 +177,12 @@ public final class PsiCli {
     Role role;
 
     @Option(
-        names = "--output",
+        names = {"--output", "--out"},
         paramLabel = "DIR",
-        description = "where party A writes the joined table")
-    Path output;
+        description =
+            "where party A (P1 of an n-party query) writes the joined table: a path, made absolute"
+                + " here, or a URI such as hdfs://nn/psi/out, passed as it is")
+    String output;
 
     @Option(
         names = "--format",
@@ -218,11 +279,92 @@ public final class PsiCli {
         usageHelp = true,
         description = "print this help and exit")
     boolean help;
+
+    /** The parties of an n-party query, in order; empty for a two-party one. */
+    List<PartyArg> parties() {
+      return parties == null ? List.of() : List.copyOf(parties);
+    }
+
+    boolean group() {
+      return !parties().isEmpty();
+    }
+
+    /**
+     * Refuses a command line that is neither form: picocli cannot require an option of one form
+     * only, so the forms are told apart here, each naming what to give or drop.
+     *
+     * @param r the parse result of this command
+     * @throws ParameterException naming the option
+     */
+    void check(ParseResult r) {
+      CommandLine cl = r.commandSpec().commandLine();
+      if (!group()) {
+        if (provider != null) {
+          throw new ParameterException(
+              cl,
+              "--provider is the provider of an n-party query, which names its parties with"
+                  + " three or more --party ORG=DATASET");
+        }
+        if (dataset == null) {
+          throw new ParameterException(
+              cl,
+              "Missing required option: '--dataset=D' (or, for an n-party query, three or more"
+                  + " --party ORG=DATASET)");
+        }
+        if (peerDataset == null) {
+          throw new ParameterException(
+              cl,
+              "Missing required option: '--peer-dataset=P' (or, for an n-party query, three or"
+                  + " more --party ORG=DATASET)");
+        }
+        return;
+      }
+      List<String> given = TWO_PARTY_ONLY.stream().filter(r::hasMatchedOption).toList();
+      if (!given.isEmpty()) {
+        throw new ParameterException(
+            cl,
+            "--party (an n-party query) does not take "
+                + String.join(", ", given)
+                + ": "
+                + (given.size() == 1 ? "it is an option" : "they are options")
+                + " of a two-party query (--dataset, --peer-dataset)");
+      }
+      if (parties().size() < 3) {
+        throw new ParameterException(
+            cl,
+            "--party: an n-party query names three or more parties, one --party ORG=DATASET per"
+                + " table of the query's FROM, you first (a query of two parties takes --dataset"
+                + " and --peer-dataset)");
+      }
+      if (provider == null) {
+        throw new ParameterException(
+            cl,
+            "Missing required option: '--provider=NAME' (an n-party query's outsourcing"
+                + " provider, GET /v1/providers)");
+      }
+    }
+  }
+
+  /** {@code --party ORG=DATASET}: a party of an n-party query and its dataset. */
+  record PartyArg(String party, String dataset) {}
+
+  /** {@code --party}: ORG=DATASET, split at the first {@code =}. */
+  static final class PartyConverter implements ITypeConverter<PartyArg> {
+    @Override
+    public PartyArg convert(String text) {
+      int eq = text.indexOf('=');
+      if (eq <= 0 || eq == text.length() - 1) {
+        throw new TypeConversionException("must be ORG=DATASET, not '" + text + "'");
+      }
+      return new PartyArg(text.substring(0, eq), text.substring(eq + 1));
+    }
   }
 
   /** {@code ./psi approve} and {@code ./psi reject}: this party's decision on a query. */
   static class Decide {
-    @Parameters(paramLabel = "QUERY_ID", description = "the query the other party submitted")
+    @Parameters(
+        paramLabel = "QUERY_ID",
+        description = "the query another party submitted (two-party or n-party)")
     String queryId;
 
     @Option(names = "--reason", paramLabel = "TEXT", description = "why, for the other party")
@@ -239,13 +381,22 @@ public final class PsiCli {
 
   @Command(
       name = "approve",
-      description = "Approves a query the other party submitted; its session's jobs start.")
+      description =
+          "Approves a query another party submitted; its session's jobs start (an n-party"
+              + " query's once every party approved).")
   static final class Approve extends Decide {
-    @Option(names = "--wait", description = "follow the session until it ends")
+    @Option(
+        names = "--wait",
+        description =
+            "follow the session until it ends (an n-party query: first wait for the other"
+                + " parties' decisions)")
     boolean await;
   }
 
-  @Command(name = "reject", description = "Rejects a query the other party submitted.")
+  @Command(
+      name = "reject",
+      description =
+          "Rejects a query another party submitted (an n-party query ends for every party).")
   static final class Reject extends Decide {}
 
   /** A command about one query or session. */
@@ -261,7 +412,8 @@ public final class PsiCli {
 
   @Command(
       name = "status",
-      description = "A query's or session's status, phase and bins done/total.")
+      description =
+          "A query's or session's status, phase and bins done/total (two-party or n-party).")
   static final class Status extends ById {
     @Parameters(paramLabel = "ID", description = "a query or a session id")
     String id;
@@ -272,13 +424,18 @@ public final class PsiCli {
 
   @Command(
       name = "cancel",
-      description = "Stops a session's jobs (yours, and through your coordinator the peer's).")
+      description =
+          "Stops a session's jobs (yours, and through your coordinator the peer's; of an n-party"
+              + " session every party's, through P1's coordinator).")
   static final class Cancel extends ById {
     @Parameters(paramLabel = "SESSION_ID", description = "the session")
     String sessionId;
   }
 
-  @Command(name = "result", description = "Where the joined table is (party A, after success).")
+  @Command(
+      name = "result",
+      description =
+          "Where the joined table is (party A, or P1 of an n-party query, after success).")
   static final class Result extends ById {
     @Parameters(paramLabel = "SESSION_ID", description = "the session")
     String sessionId;
@@ -391,6 +548,9 @@ public final class PsiCli {
     while (r.hasSubcommand()) {
       r = r.subcommand();
     }
+    if (r.commandSpec().userObject() instanceof Submit s) {
+      s.check(r);
+    }
     return r.commandSpec().userObject();
   }
 
@@ -406,17 +566,7 @@ public final class PsiCli {
     try {
       r = cl.parseArgs(argv);
     } catch (ParameterException e) {
-      CommandLine failed = e.getCommandLine();
-      String synopsis = failed.getHelp().synopsis(0).replaceAll("\\s+", " ").trim();
-      err.println(
-          "psi "
-              + (failed == cl ? cmd : failed.getCommandName())
-              + ": "
-              + e.getMessage()
-              + " (usage: "
-              + synopsis
-              + "; --help lists the options)");
-      return 2;
+      return usageError(cl, cmd, e);
     }
     if (CommandLine.printHelpIfRequested(
         r.asCommandLineList(), out, err, CommandLine.Help.Ansi.OFF)) {
@@ -427,6 +577,13 @@ public final class PsiCli {
       return 2;
     }
     Object command = r.subcommand().commandSpec().userObject();
+    if (command instanceof Submit s) {
+      try {
+        s.check(r.subcommand());
+      } catch (ParameterException e) {
+        return usageError(cl, cmd, e);
+      }
+    }
     try {
       if (command instanceof CoordinatorMain.Serve s) {
         CoordinatorMain.serve(s.config(), out);
@@ -467,6 +624,21 @@ public final class PsiCli {
     }
   }
 
+  /** A wrong command line: one line naming what is wrong, with the command's synopsis; exit 2. */
+  private int usageError(CommandLine cl, String cmd, ParameterException e) {
+    CommandLine failed = e.getCommandLine();
+    String synopsis = failed.getHelp().synopsis(0).replaceAll("\\s+", " ").trim();
+    err.println(
+        "psi "
+            + (failed == cl ? cmd : failed.getCommandName())
+            + ": "
+            + e.getMessage()
+            + " (usage: "
+            + synopsis
+            + "; --help lists the options)");
+    return 2;
+  }
+
   private ApiClient client(Connection a) {
     String url = a.coordinator != null ? a.coordinator.toString() : env.get("PSI_COORDINATOR");
     if (url == null || url.isBlank()) {
@@ -496,6 +668,9 @@ public final class PsiCli {
   }
 
   private int submit(Submit a) throws ApiError, InterruptedException {
+    if (a.group()) {
+      return submitGroup(a);
+    }
     ObjectNode q = ApiClient.JSON.createObjectNode();
     q.put("localDataset", required("--dataset", a.dataset));
     q.put("peerDataset", required("--peer-dataset", a.peerDataset));
@@ -535,15 +710,7 @@ public final class PsiCli {
     if (a.expectedOverlap != null) {
       q.put("expectedOverlap", a.expectedOverlap);
     }
-    if (a.output != null || a.format != null) {
-      ObjectNode o = q.putObject("output");
-      if (a.output != null) {
-        o.put("location", a.output.toAbsolutePath().toString());
-      }
-      if (a.format != null) {
-        o.put("format", a.format.text());
-      }
-    }
+    putOutput(q, a);
     ApiClient c = client(a.connection);
     JsonNode r = c.post("/v1/queries", q);
     String id = r.path("id").asText();
@@ -572,6 +739,105 @@ public final class PsiCli {
     return follow(c, query.path("session").path("id").asText());
   }
 
+  /** The output of a query, if the command line gives one. */
+  private static void putOutput(ObjectNode q, Submit a) {
+    if (a.output != null || a.format != null) {
+      ObjectNode o = q.putObject("output");
+      if (a.output != null) {
+        o.put("location", location(a.output));
+      }
+      if (a.format != null) {
+        o.put("format", a.format.text());
+      }
+    }
+  }
+
+  /**
+   * An output location as the coordinator needs it: a URI ({@code hdfs://nn/out}) as it is, a path
+   * made absolute (the coordinator does not run in the caller's directory).
+   */
+  static String location(String text) {
+    return text.matches("[A-Za-z][A-Za-z0-9+.-]*://.*")
+        ? text
+        : Path.of(text).toAbsolutePath().toString();
+  }
+
+  /** The body of {@code POST /v1/group-queries} for an n-party {@code submit}. */
+  static ObjectNode groupRequest(Submit a) {
+    ObjectNode q = ApiClient.JSON.createObjectNode();
+    q.put("sql", required("--sql", a.sql));
+    ArrayNode parties = q.putArray("parties");
+    for (PartyArg p : a.parties()) {
+      parties.addObject().put("party", p.party()).put("dataset", p.dataset());
+    }
+    q.put("provider", required("--provider", a.provider));
+    if (a.bins != null) {
+      q.put("bins", a.bins);
+    }
+    if (a.sigma != null) {
+      q.put("sigma", a.sigma);
+    }
+    putOutput(q, a);
+    return q;
+  }
+
+  private int submitGroup(Submit a) throws ApiError, InterruptedException {
+    ApiClient c = client(a.connection);
+    JsonNode r = c.post("/v1/group-queries", groupRequest(a));
+    String id = r.path("id").asText();
+    out.println(
+        "query "
+            + id
+            + " submitted: "
+            + r.path("status").asText()
+            + " (waiting for "
+            + String.join(", ", undecided(r))
+            + " to approve)");
+    printGroupDisclosure(r);
+    if (!a.await) {
+      return 0;
+    }
+    return followGroupQuery(c, awaitDecisions(c, r), "submit");
+  }
+
+  /** Polls an n-party query until it is no longer pending. */
+  private static JsonNode awaitDecisions(ApiClient c, JsonNode query)
+      throws ApiError, InterruptedException {
+    JsonNode q = query;
+    while (q.path("status").asText().equals("pending")) {
+      Thread.sleep(1000);
+      q = c.get(GROUP_QUERIES + q.path("id").asText());
+    }
+    return q;
+  }
+
+  /** Follows the session of an n-party query that is no longer pending; 1 unless it succeeded. */
+  private int followGroupQuery(ApiClient c, JsonNode query, String cmd)
+      throws ApiError, InterruptedException {
+    if (!query.path("status").asText().equals("approved")) {
+      err.println(
+          "psi "
+              + cmd
+              + ": query "
+              + query.path("id").asText()
+              + " was "
+              + query.path("status").asText()
+              + reason(query));
+      return 1;
+    }
+    return follow(c, GROUP_SESSIONS, query.path("session").path("id").asText());
+  }
+
+  /** The parties of an n-party query that P1 has no decision of yet (at P1: who to wait for). */
+  private static List<String> undecided(JsonNode query) {
+    Set<String> decided = new HashSet<>();
+    query.path("decisions").forEach(d -> decided.add(d.path("party").asText()));
+    List<String> out = new ArrayList<>();
+    query.path("parties").forEach(p -> out.add(p.path("party").asText()));
+    out.removeAll(decided);
+    return out;
+  }
+
   private int decide(Decide a, Connection connection, boolean approve, boolean await)
       throws ApiError, InterruptedException {
     String id = a.queryId;
@@ -580,7 +846,17 @@ public final class PsiCli {
       body.put("reason", a.reason);
     }
     ApiClient c = client(connection);
-    JsonNode r = c.post("/v1/queries/" + id + (approve ? "/approve" : "/reject"), body);
+    String verb = approve ? "/approve" : "/reject";
+    Answer answer =
+        twoPartyOrGroup(
+            c,
+            () -> c.post("/v1/queries/" + id + verb, body),
+            GROUP_QUERIES + id,
+            () -> c.post(GROUP_QUERIES + id + verb, body));
+    JsonNode r = answer.body();
+    if (answer.group()) {
+      return decidedGroup(c, r, await);
+    }
     String session = r.path("session").path("id").asText(null);
     out.println(
         "query "
@@ -592,12 +868,85 @@ public final class PsiCli {
     return await && session != null ? follow(c, session) : 0;
   }
 
+  /** What this party's decision on an n-party query gave, and with --wait its session's end. */
+  private int decidedGroup(ApiClient c, JsonNode r, boolean await)
+      throws ApiError, InterruptedException {
+    String id = r.path("id").asText();
+    String status = r.path("status").asText();
+    String session = r.path("session").path("id").asText(null);
+    out.println(
+        "query "
+            + id
+            + " "
+            + (status.equals("pending") ? "approved here" : status)
+            + (session != null
+                ? "; session " + session + " (its jobs start now)"
+                : status.equals("pending")
+                    ? "; waiting for the other parties ("
+                        + r.path("requester").asText()
+                        + ", P1, creates the session once every party approved)"
+                    : reason(r)));
+    printGroupDisclosure(r);
+    if (!await || !(status.equals("pending") || status.equals("approved"))) {
+      return 0;
+    }
+    return followGroupQuery(c, awaitDecisions(c, r), "approve");
+  }
+
+  /** A call of the API. */
+  @FunctionalInterface
+  private interface Call {
+    JsonNode run() throws ApiError;
+  }
+
+  /** The answer of a call, and whether the id was an n-party object's. */
+  private record Answer(boolean group, JsonNode body) {}
+
+  /**
+   * Makes the two-party call; on its 404, the n-party call if {@code groupObject} exists here. Two
+   * ids never name a two-party and an n-party object at once (both are random UUIDs), and a 404 of
+   * the two-party call may mean something else than an unknown id (a result at party B): looking
+   * the n-party object up first keeps that error when the id is not an n-party one.
+   */
+  private static Answer twoPartyOrGroup(ApiClient c, Call twoParty, String groupObject, Call group)
+      throws ApiError {
+    try {
+      return new Answer(false, twoParty.run());
+    } catch (ApiError e) {
+      if (e.status != 404) {
+        throw e;
+      }
+      if (find(c, groupObject) == null) {
+        throw e;
+      }
+      return new Answer(true, group.run());
+    }
+  }
+
+  /** The object at {@code path}, or null if the coordinator answers 404. */
+  private static JsonNode find(ApiClient c, String path) throws ApiError {
+    try {
+      return c.get(path);
+    } catch (ApiError e) {
+      if (e.status == 404) {
+        return null;
+      }
+      throw e;
+    }
+  }
+
   /** Shows a session's progress until it ends; 0 if it succeeded. */
   private int follow(ApiClient c, String session) throws ApiError, InterruptedException {
+    return follow(c, SESSIONS, session);
+  }
+
+  /** As above, for a session under {@code sessions} (two-party or n-party). */
+  private int follow(ApiClient c, String sessions, String session)
+      throws ApiError, InterruptedException {
     ProgressView view = new ProgressView(out, System.console() != null, "session");
     JsonNode s;
     while (true) {
-      s = c.get("/v1/sessions/" + session);
+      s = c.get(sessions + session);
       view.update(s, "");
       if (Set.of("succeeded", "failed", "cancelled").contains(s.path("status").asText())) {
         break;
@@ -612,26 +961,41 @@ public final class PsiCli {
   private int status(Status a) throws ApiError {
     String id = a.id;
     ApiClient c = client(a.connection);
-    JsonNode session = null;
-    JsonNode query = null;
-    try {
-      session = c.get("/v1/sessions/" + id);
-    } catch (ApiError e) {
-      if (e.status != 404) {
-        throw e;
+    // a two-party session or query, else an n-party one
+    boolean group = false;
+    JsonNode session = find(c, SESSIONS + id);
+    JsonNode query = session == null ? find(c, "/v1/queries/" + id) : null;
+    if (session == null && query == null) {
+      group = true;
+      session = find(c, GROUP_SESSIONS + id);
+      query = session == null ? find(c, GROUP_QUERIES + id) : null;
+      if (session == null && query == null) {
+        throw new ApiError(404, null, "no query or session " + id + " at this coordinator");
       }
-      try {
-        query = c.get("/v1/queries/" + id);
-      } catch (ApiError e2) {
-        if (e2.status == 404) {
-          throw new ApiError(404, e2.body, "no query or session " + id + " at this coordinator");
-        }
-        throw e2;
-      }
+    }
+    if (query != null) {
       session = query.path("session").isObject() ? query.path("session") : null;
     }
     if (a.json) {
       out.println(query != null ? query.toPrettyString() : session.toPrettyString());
+      return 0;
+    }
+    if (group) {
+      if (query != null) {
+        printGroupQuery(query);
+      } else {
+        out.printf(
+            Locale.ROOT,
+            "n-party session of query %s: %s; every job dials P1's bridge endpoint %s%n",
+            session.path("queryId").asText(),
+            parties(session),
+            session.path("endpoint").asText());
+      }
+      if (session != null) {
+        printSession(session);
+      } else {
+        out.println("no session yet (P1 creates it once every party approved)");
+      }
       return 0;
     }
     if (query != null) {
@@ -739,14 +1103,136 @@ public final class PsiCli {
     }
   }
 
+  /** An n-party query as {@code status} shows it: its parties, decisions and disclosure. */
+  private void printGroupQuery(JsonNode q) {
+    String id = q.path("id").asText();
+    String status = q.path("status").asText();
+    out.printf(
+        Locale.ROOT,
+        "query %s: %s%s (n-party join of %d parties, this party is %s; submitted by %s)%n",
+        id,
+        status,
+        reason(q),
+        q.path("parties").size(),
+        q.path("role").asText(),
+        q.path("requester").asText());
+    out.println("parties: " + parties(q));
+    List<String> decisions = new ArrayList<>();
+    for (JsonNode d : q.path("decisions")) {
+      String why = d.path("reason").asText("");
+      decisions.add(
+          d.path("party").asText()
+              + " "
+              + d.path("decision").asText()
+              + (why.isEmpty() ? "" : " (" + why + ")"));
+    }
+    out.println("decisions: " + (decisions.isEmpty() ? "none yet" : String.join(", ", decisions)));
+    if (status.equals("pending")) {
+      boolean p1 = q.path("localIndex").asInt() == 0;
+      boolean decidedHere = !p1 && q.path("decisions").size() > 0;
+      out.println(
+          p1
+              ? "waiting for " + String.join(", ", undecided(q))
+              : decidedHere
+                  ? "waiting for the other parties (P1, "
+                      + q.path("requester").asText()
+                      + ", collects their decisions)"
+                  : "waiting for this party's decision: ./psi approve|reject " + id);
+    }
+    printGroupDisclosure(q);
+  }
+
+  /** Every party of an n-party query or session: {@code P1 alice (purchases), ...}. */
+  private static String parties(JsonNode queryOrSession) {
+    List<String> ps = new ArrayList<>();
+    int i = 0;
+    for (JsonNode p : queryOrSession.path("parties")) {
+      ps.add("P" + ++i + " " + p.path("party").asText() + " (" + p.path("dataset").asText() + ")");
+    }
+    return String.join(", ", ps);
+  }
+
+  /**
+   * What the approval of an n-party query shows (GroupPolicy.disclosure): each party's table as far
+   * as this coordinator knows it, the provider, and who learns what.
+   */
+  private void printGroupDisclosure(JsonNode query) {
+    JsonNode d = query.path("disclosure");
+    if (!d.isObject()) {
+      return;
+    }
+    out.println("join: " + d.path("join").asText());
+    String self = d.path("thisParty").asText();
+    for (JsonNode t : d.path("parties")) {
+      StringBuilder sb =
+          new StringBuilder(
+              String.format(
+                  Locale.ROOT,
+                  "%s %s%s: table %s (%s)",
+                  t.path("role").asText(),
+                  t.path("party").asText(),
+                  t.path("role").asText().equals(self) ? " (this party)" : "",
+                  t.path("table").asText(),
+                  t.path("dataset").asText()));
+      // the other parties' views are known at P1 only
+      if (t.has("joinKey")) {
+        sb.append(", join key ").append(words(t.path("joinKey")));
+        sb.append(", reveals ").append(words(t.path("revealed")));
+        if (t.hasNonNull("where")) {
+          sb.append(", where ").append(t.path("where").asText());
+        }
+      }
+      if (t.has("publicSize")) {
+        sb.append(", public size ").append(t.path("publicSize").asText());
+      }
+      out.println(sb);
+    }
+    JsonNode p = d.path("provider");
+    out.printf(
+        Locale.ROOT,
+        "provider: %s%s, certificate SHA-256 %s%n",
+        p.path("name").asText(),
+        p.path("description").asText("").isEmpty()
+            ? ""
+            : " (" + p.path("description").asText() + ")",
+        p.path("certSha256").asText());
+    out.println(d.path("output").asText());
+    d.path("learns")
+        .fields()
+        .forEachRemaining(e -> out.println(e.getKey() + " learns " + e.getValue().asText()));
+  }
+
+  /** A JSON array of strings as {@code [a, b]}. */
+  private static String words(JsonNode array) {
+    List<String> w = new ArrayList<>();
+    array.forEach(n -> w.add(n.asText()));
+    return w.toString();
+  }
+
   private int cancel(Cancel a) throws ApiError {
-    JsonNode s = client(a.connection).post("/v1/sessions/" + a.sessionId + "/cancel", null);
+    ApiClient c = client(a.connection);
+    String id = a.sessionId;
+    JsonNode s =
+        twoPartyOrGroup(
+                c,
+                () -> c.post(SESSIONS + id + "/cancel", null),
+                GROUP_SESSIONS + id,
+                () -> c.post(GROUP_SESSIONS + id + "/cancel", null))
+            .body();
     printSession(s);
     return 0;
   }
 
   private int result(Result a) throws ApiError {
-    JsonNode r = client(a.connection).get("/v1/sessions/" + a.sessionId + "/result");
+    ApiClient c = client(a.connection);
+    String id = a.sessionId;
+    JsonNode r =
+        twoPartyOrGroup(
+                c,
+                () -> c.get(SESSIONS + id + "/result"),
+                GROUP_SESSIONS + id,
+                () -> c.get(GROUP_SESSIONS + id + "/result"))
+            .body();
     if (a.json) {
       out.println(r.toPrettyString());
     } else {

@@ -6,6 +6,8 @@ import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import io.psiflink.api.JoinMode;
 import io.psiflink.api.OutputFormat;
 import io.psiflink.api.Role;
@@ -15,6 +17,8 @@ import java.io.PrintStream;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
@@ -83,7 +87,7 @@ class PsiCliCommandLineTest {
     assertEquals("customers", s.peerDataset);
     assertEquals(SQL, s.sql);
     assertEquals(Role.B, s.role);
-    assertEquals(Path.of("out/joined"), s.output);
+    assertEquals("out/joined", s.output);
     assertEquals(OutputFormat.CSV, s.format);
     assertEquals(64, s.bins);
     assertEquals(40, s.sigma);
@@ -128,6 +132,155 @@ class PsiCliCommandLineTest {
     assertEquals(JoinMode.BOTH, lower.mode);
     assertEquals(Role.A, lower.role);
     assertEquals(OutputFormat.AVRO, lower.format);
+  }
+
+  private static final String SQL3 =
+      "SELECT a.spend, b.email, c.policy FROM a JOIN b ON a.card = b.card"
+          + " JOIN c ON a.card = c.card";
+
+  @Test
+  void anNPartySubmitParsesToItsPartiesInOrderAndItsRequest() throws Exception {
+    PsiCli.Submit s =
+        assertInstanceOf(
+            PsiCli.Submit.class,
+            PsiCli.parse(
+                "submit",
+                "--sql",
+                SQL3,
+                "--party",
+                "alice=purchases",
+                "--party",
+                "bob=customers",
+                "--party=carol=claims.2026",
+                "--provider",
+                "olivia",
+                "--out",
+                "hdfs://nn:8020/psi/joined",
+                "--format",
+                "csv",
+                "--bins",
+                "64",
+                "--sigma",
+                "60",
+                "--wait"));
+    assertTrue(s.group());
+    assertEquals(
+        List.of(
+            new PsiCli.PartyArg("alice", "purchases"),
+            new PsiCli.PartyArg("bob", "customers"),
+            new PsiCli.PartyArg("carol", "claims.2026")),
+        s.parties());
+    assertEquals("olivia", s.provider);
+    assertTrue(s.await);
+    // the body of POST /v1/group-queries: parties in the order given, a URI output as it is
+    assertEquals(
+        new ObjectMapper()
+            .readTree(
+                "{\"sql\": \""
+                    + SQL3
+                    + "\", \"parties\": [{\"party\": \"alice\", \"dataset\": \"purchases\"},"
+                    + " {\"party\": \"bob\", \"dataset\": \"customers\"},"
+                    + " {\"party\": \"carol\", \"dataset\": \"claims.2026\"}],"
+                    + " \"provider\": \"olivia\", \"bins\": 64, \"sigma\": 60,"
+                    + " \"output\": {\"location\": \"hdfs://nn:8020/psi/joined\", \"format\":"
+                    + " \"csv\"}}"),
+        PsiCli.groupRequest(s));
+    // only what was given: the coordinator's defaults for the rest; a path made absolute
+    PsiCli.Submit d =
+        (PsiCli.Submit)
+            PsiCli.parse(
+                "submit",
+                "--party",
+                "alice=a",
+                "--party",
+                "bob=b",
+                "--party",
+                "carol=c",
+                "--party",
+                "dave=d",
+                "--sql",
+                SQL3,
+                "--provider=olivia",
+                "--output",
+                "out/joined");
+    assertEquals(4, d.parties().size());
+    assertEquals(List.of("sql", "parties", "provider", "output"), names(PsiCli.groupRequest(d)));
+    assertEquals(
+        Path.of("out/joined").toAbsolutePath().toString(),
+        PsiCli.groupRequest(d).path("output").path("location").asText());
+    assertFalse(PsiCli.groupRequest(d).path("output").has("format"));
+    // a two-party submit is not an n-party one
+    assertFalse(
+        ((PsiCli.Submit)
+                PsiCli.parse("submit", "--dataset", "x", "--peer-dataset", "y", "--sql", SQL))
+            .group());
+  }
+
+  /** The field names of a JSON object, in order. */
+  private static List<String> names(JsonNode n) {
+    List<String> out = new ArrayList<>();
+    n.fieldNames().forEachRemaining(out::add);
+    return out;
+  }
+
+  @Test
+  void anNPartySubmitRefusesTheTwoPartyOptionsAndTooFewParties() {
+    String[] three = {
+      "submit", "--sql", SQL3, "--party", "alice=a", "--party", "bob=b", "--party", "carol=c"
+    };
+    // each two-party option, named
+    for (String[] extra :
+        new String[][] {
+          {"--dataset", "a"},
+          {"--peer-dataset", "b"},
+          {"--role", "A"},
+          {"--protocol", "rr22"},
+          {"--mode", "labeled"},
+          {"--label-bytes", "512"},
+          {"--prefilter", "helper"},
+          {"--helper", "carol"},
+          {"--filter-bits", "20"},
+          {"--filter-hashes", "2"},
+          {"--expected-overlap", "0.5"}
+        }) {
+      Run r = run(concat(three, "--provider", "olivia", extra[0], extra[1]));
+      assertFails(r, extra[0]);
+      assertTrue(
+          r.err().contains("--party (an n-party query) does not take " + extra[0] + ":"), r.err());
+    }
+    Run two = run(concat(three, "--provider", "olivia", "--dataset", "a", "--peer-dataset", "b"));
+    assertFails(two, "does not take --dataset, --peer-dataset: they are options of a two-party");
+    // two parties are a two-party query
+    Run few =
+        run(
+            "submit",
+            "--sql",
+            SQL,
+            "--party",
+            "alice=a",
+            "--party",
+            "bob=b",
+            "--provider",
+            "olivia");
+    assertFails(few, "--party: an n-party query names three or more parties");
+    assertFails(run(three), "--provider");
+    assertFails(run(concat(three, "--provider", "olivia", "--party", "dave")), "ORG=DATASET");
+    assertFails(run(concat(three, "--provider", "olivia", "--party", "=d")), "--party");
+    assertFails(run(concat(three, "--provider", "olivia", "--party", "dave=")), "--party");
+    // --provider belongs to the n-party form
+    assertFails(
+        run("submit", "--dataset", "x", "--peer-dataset", "y", "--sql", SQL, "--provider", "o"),
+        "--provider is the provider of an n-party query");
+    // --help still wins over a command line that is neither form
+    Run help = run("submit", "--party", "alice=a", "--help");
+    assertEquals(0, help.code(), help.toString());
+    assertTrue(help.out().contains("--party=ORG=DATASET"), help.out());
+  }
+
+  private static String[] concat(String[] a, String... b) {
+    String[] out = Arrays.copyOf(a, a.length + b.length);
+    System.arraycopy(b, 0, out, a.length, b.length);
+    return out;
   }
 
   @Test
@@ -183,6 +336,8 @@ class PsiCliCommandLineTest {
                     "--mode",
                     "--label-bytes",
                     "--wait",
+                    "--party",
+                    "--provider",
                     "--coordinator",
                     "--token-file",
                     "--ca"),
