@@ -240,6 +240,9 @@ public record CoordinatorConfig(
    * @param classpath embedded: the jars (and class directories) the party JVM runs, flink-jobs with
    *     its dependencies; the coordinator's own class path holds no Flink runtime (default: the
    *     system property {@value JvmOptions#JOB_CLASSPATH_PROPERTY}, which ./psi serve sets)
+   * @param maxConcurrentJobs how many of this party's jobs run at once (default 4); further
+   *     approved sessions wait in a queue, oldest first (party A's coordinator starts both jobs of
+   *     a two-party session once both have a free slot)
    */
   public record Job(
       JobMode mode,
@@ -257,7 +260,8 @@ public record CoordinatorConfig(
       Duration pairTimeout,
       Duration idleTimeout,
       String maxBadRows,
-      List<Path> classpath) {
+      List<Path> classpath,
+      Integer maxConcurrentJobs) {
     public Job {
       mode = mode == null ? JobMode.EMBEDDED : mode;
       javaHeap = javaHeap == null ? "2g" : javaHeap;
@@ -276,6 +280,10 @@ public record CoordinatorConfig(
         throw new IllegalArgumentException("config: job.parallelism and job.attempts must be >= 1");
       }
       classpath = classpath == null ? List.of() : List.copyOf(classpath);
+      maxConcurrentJobs = maxConcurrentJobs == null ? 4 : maxConcurrentJobs;
+      if (maxConcurrentJobs < 1) {
+        throw new IllegalArgumentException("config: job.maxConcurrentJobs must be >= 1");
+      }
       if (maxBadRows != null) {
         try {
           BadRowLimit.parse(maxBadRows);
@@ -283,6 +291,44 @@ public record CoordinatorConfig(
           throw new IllegalArgumentException("config: job.maxBadRows: " + e.getMessage(), e);
         }
       }
+    }
+
+    /** A job section with the default number of concurrent jobs. */
+    public Job(
+        JobMode mode,
+        String javaHeap,
+        Integer parallelism,
+        Path workDir,
+        Path certificate,
+        Path privateKey,
+        Path trustedCa,
+        Path flinkHome,
+        Path jobJar,
+        String flinkRestUrl,
+        Path flinkConfDir,
+        Integer attempts,
+        Duration pairTimeout,
+        Duration idleTimeout,
+        String maxBadRows,
+        List<Path> classpath) {
+      this(
+          mode,
+          javaHeap,
+          parallelism,
+          workDir,
+          certificate,
+          privateKey,
+          trustedCa,
+          flinkHome,
+          jobJar,
+          flinkRestUrl,
+          flinkConfDir,
+          attempts,
+          pairTimeout,
+          idleTimeout,
+          maxBadRows,
+          classpath,
+          null);
     }
 
     /** A job section whose embedded party JVM runs the default class path. */
@@ -372,7 +418,8 @@ public record CoordinatorConfig(
           pairTimeout,
           idleTimeout,
           maxBadRows,
-          classpath.stream().map(dir::resolve).toList());
+          classpath.stream().map(dir::resolve).toList(),
+          maxConcurrentJobs);
     }
   }
 
@@ -578,7 +625,8 @@ public record CoordinatorConfig(
               job.pairTimeout(),
               job.idleTimeout(),
               job.maxBadRows(),
-              job.classpath());
+              job.classpath(),
+              job.maxConcurrentJobs());
     }
   }
 

@@ -151,8 +151,14 @@ final class HttpApi extends Handler.Abstract {
         (w, p, q, b) ->
             approvals.decide(p.get(0), Decision.REJECTED, Requests.reason(b), w.label()));
 
-    add("GET", "/v1/sessions", Kind.PARTY, 200, (p, q, b) -> Map.of("sessions", sessions.list()));
-    add("GET", "/v1/sessions/{id}", Kind.PARTY, 200, (p, q, b) -> sessions.get(p.get(0)));
+    add(
+        "GET",
+        "/v1/sessions",
+        Kind.PARTY,
+        200,
+        (p, q, b) ->
+            Map.of("sessions", sessions.list().stream().map(x -> sessions.view(x.id())).toList()));
+    add("GET", "/v1/sessions/{id}", Kind.PARTY, 200, (p, q, b) -> sessions.view(p.get(0)));
     addCaller(
         "POST",
         "/v1/sessions/{id}/cancel",
@@ -206,6 +212,13 @@ final class HttpApi extends Handler.Abstract {
           String id = peerInput.id("id", p.get(0), "query");
           return offers.peerDecision(id, Requests.PeerDecision.parse(b, json));
         });
+    // party A's coordinator starts B's job when both have a free job slot (409 busy: queued)
+    add(
+        "POST",
+        "/v1/peer/sessions/{id}/start",
+        Kind.PEER,
+        200,
+        (p, q, b) -> sessions.peerStart(sessions.peerSessionId(peerInput, p.get(0))));
     add(
         "POST",
         "/v1/peer/sessions/{id}/abort",

@@ -91,16 +91,31 @@ final class JobLauncher implements AutoCloseable {
   private final ObjectMapper json;
   private final Clock clock;
   private final PeerAbort peerAbort;
+  private final Runnable jobEnded;
   private final Map<String, Run> runs = new ConcurrentHashMap<>();
 
   JobLauncher(
       CoordinatorConfig config, Db db, ObjectMapper json, Clock clock, PeerAbort peerAbort) {
+    this(config, db, json, clock, peerAbort, () -> {});
+  }
+
+  /**
+   * @param jobEnded runs after each job's end is recorded (its slot is free)
+   */
+  JobLauncher(
+      CoordinatorConfig config,
+      Db db,
+      ObjectMapper json,
+      Clock clock,
+      PeerAbort peerAbort,
+      Runnable jobEnded) {
     this.config = config;
     this.job = config.job();
     this.db = db;
     this.json = json;
     this.clock = clock;
     this.peerAbort = peerAbort;
+    this.jobEnded = jobEnded;
   }
 
   /**
@@ -531,6 +546,11 @@ final class JobLauncher implements AutoCloseable {
       fail(run.launch, "the coordinator lost track of the job: " + e.getMessage(), run);
     } finally {
       runs.remove(run.session);
+      try {
+        jobEnded.run();
+      } catch (RuntimeException e) {
+        LOG.warn("after the job of session {}: {}", run.session, e.getMessage());
+      }
     }
   }
 

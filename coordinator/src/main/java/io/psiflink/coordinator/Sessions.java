@@ -26,13 +26,27 @@ final class Sessions {
   /** Null when the config has no job section: sessions are recorded, nothing is launched. */
   private final JobLauncher launcher;
 
+  private final JobSlots slots;
+
   Sessions(Context ctx, DatasetRegistry registry) {
     this.ctx = ctx;
     this.registry = registry;
+    this.slots = new JobSlots(ctx);
     this.launcher =
         ctx.config().job() == null
             ? null
-            : new JobLauncher(ctx.config(), ctx.db(), ctx.json(), ctx.clock(), this::abortAtPeer);
+            : new JobLauncher(
+                ctx.config(), ctx.db(), ctx.json(), ctx.clock(), this::abortAtPeer, this::jobEnded);
+  }
+
+  /** A job ended: its slot is free for the oldest queued session. */
+  private void jobEnded() {
+    launchCreated();
+  }
+
+  /** This party's job slots, which n-party sessions share. */
+  JobSlots slots() {
+    return slots;
   }
 
   /**
@@ -60,7 +74,10 @@ final class Sessions {
     return launcher;
   }
 
-  /** Launches the jobs of sessions approved but not launched (the sweeper; none without a job). */
+  /**
+   * Launches the jobs of sessions approved but not launched, oldest first, as far as job slots are
+   * free (the sweeper, and a job's end; none without a job).
+   */
   void launchCreated() {
     if (launcher != null) {
       for (SessionRecord s : ctx.db().tx(c -> Store.sessionsWithStatus(c, SessionStatus.CREATED))) {
@@ -69,7 +86,13 @@ final class Sessions {
     }
   }
 
-  /** Launches this party's job of a session (no-op without a job config, or if launched). */
+  /**
+   * Launches this party's job of a session (no-op without a job config, or if launched). Party A's
+   * coordinator starts both jobs: when it has a free job slot it asks B's coordinator to start B's
+   * ({@code POST /v1/peer/sessions/{id}/start}), and starts its own once B's runs; a busy B leaves
+   * the session queued at both. So neither job waits for a peer that is queued, and each
+   * coordinator runs at most {@code job.maxConcurrentJobs} jobs.
+   */
   void launch(String sessionId) {
     if (launcher == null) {
       return;
@@ -80,20 +103,125 @@ final class Sessions {
         return;
       }
       QueryRecord q = ctx.db().tx(c -> Store.query(c, s.queryId())).orElseThrow();
-      Dataset local = registry.active(q.localDataset()).orElse(null);
-      if (local == null) {
-        end(
-            sessionId,
-            SessionStatus.FAILED,
-            "dataset " + q.localDataset() + " is no longer active at " + ctx.party(),
-            "job.failed");
-        abortAtPeer(sessionId, AbortCategory.DATASET_UNAVAILABLE);
-        return;
+      if (!q.localSide().equals(Role.A) || !slots.reserve()) {
+        return; // B's job starts when A's coordinator asks; or queued until a slot is free
       }
-      launcher.launch(s, q, local);
+      try {
+        Dataset local = activeOrFail(s, q);
+        if (local == null || !peerStarted(s)) {
+          return;
+        }
+        launcher.launch(s, q, local);
+      } finally {
+        slots.release();
+      }
     } catch (RuntimeException e) {
       LOG.error("cannot launch the job of session {}", sessionId, e);
     }
+  }
+
+  /**
+   * Party A's coordinator asks to start B's job of session {@code id} ({@code id} checked and
+   * known): started (or nothing to start: no job here), or 409 while this coordinator's job slots
+   * are all taken or the session cannot start here.
+   */
+  SessionRecord peerStart(String id) {
+    SessionRecord s = get(id);
+    if (launcher == null) {
+      return s;
+    }
+    QueryRecord q = ctx.db().tx(c -> Store.query(c, s.queryId())).orElseThrow();
+    if (s.status() == SessionStatus.CREATED && q.localSide().equals(Role.B)) {
+      if (!slots.reserve()) {
+        throw ApiException.conflict("busy: every job slot of " + ctx.party() + " is taken")
+            .with("busy", true);
+      }
+      try {
+        Dataset local = activeOrFail(s, q);
+        if (local != null) {
+          launcher.launch(s, q, local);
+        }
+      } finally {
+        slots.release();
+      }
+    }
+    SessionRecord now = get(id);
+    if (now.status() != SessionStatus.RUNNING) {
+      throw ApiException.conflict("session " + id + " is " + now.status().wire() + " here")
+          .with("sessionStatus", now.status().wire());
+    }
+    return now;
+  }
+
+  /** Whether B's coordinator started B's job (a busy or unreachable B: not yet). */
+  private boolean peerStarted(SessionRecord s) {
+    try {
+      ctx.peer().post("/v1/peer/sessions/" + PeerClient.segment(s.id()) + "/start", Map.of());
+      return true;
+    } catch (PeerClient.PeerError e) {
+      if (e.status != 409 || e.body == null || !e.body.path("busy").asBoolean()) {
+        LOG.warn("{} did not start session {}: {}", ctx.peerName(), s.id(), e.getMessage());
+      }
+      return false;
+    } catch (IOException e) {
+      LOG.warn("cannot ask {} to start session {}: {}", ctx.peerName(), s.id(), e.getMessage());
+      return false;
+    }
+  }
+
+  /** This party's dataset of the session, or null after failing the session (it was retired). */
+  private Dataset activeOrFail(SessionRecord s, QueryRecord q) {
+    Dataset local = registry.active(q.localDataset()).orElse(null);
+    if (local == null) {
+      end(
+          s.id(),
+          SessionStatus.FAILED,
+          "dataset " + q.localDataset() + " is no longer active at " + ctx.party(),
+          "job.failed");
+      abortAtPeer(s.id(), AbortCategory.DATASET_UNAVAILABLE);
+    }
+    return local;
+  }
+
+  /**
+   * Where a session not launched yet waits: at A, its place among the sessions queued for a job
+   * slot (oldest first); at B, for A's coordinator to start it. Null once launched (or without a
+   * job here).
+   */
+  Map<String, Object> queue(SessionRecord s) {
+    if (launcher == null || s.status() != SessionStatus.CREATED) {
+      return null;
+    }
+    QueryRecord q = ctx.db().tx(c -> Store.query(c, s.queryId())).orElseThrow();
+    Map<String, Object> m = new LinkedHashMap<>();
+    if (!q.localSide().equals(Role.A)) {
+      m.put("waitingFor", s.partyA());
+      return m;
+    }
+    List<String> queued =
+        ctx.db().tx(c -> Store.sessionsWithStatus(c, SessionStatus.CREATED)).stream()
+            .filter(x -> x.partyA().equals(ctx.party()))
+            .map(SessionRecord::id)
+            .toList();
+    m.put("position", queued.indexOf(s.id()) + 1);
+    m.put("of", queued.size());
+    m.put("jobSlots", ctx.config().job().maxConcurrentJobs());
+    return m;
+  }
+
+  /**
+   * A session as the API shows it: the record, and while it is queued where it waits ({@code
+   * queue}, absent otherwise: the session a query view embeds or a peer sends is the same).
+   */
+  Map<String, Object> view(String id) {
+    SessionRecord s = get(id);
+    @SuppressWarnings("unchecked")
+    Map<String, Object> m = ctx.json().convertValue(s, LinkedHashMap.class);
+    Map<String, Object> queue = queue(s);
+    if (queue != null) {
+      m.put("queue", queue);
+    }
+    return m;
   }
 
   private boolean end(String id, SessionStatus status, String error, String action) {

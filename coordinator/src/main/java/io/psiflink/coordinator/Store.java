@@ -456,6 +456,22 @@ public final class Store {
     }
   }
 
+  /** How many sessions of either kind have a running job here. */
+  public static int runningJobs(Connection c) throws SQLException {
+    int n = 0;
+    for (SessionTable t : SessionTable.values()) {
+      try (PreparedStatement ps =
+          c.prepareStatement("SELECT COUNT(*) FROM " + t.table + " WHERE status = ?")) {
+        ps.setString(1, SessionStatus.RUNNING.name());
+        try (ResultSet rs = ps.executeQuery()) {
+          rs.next();
+          n += rs.getInt(1);
+        }
+      }
+    }
+    return n;
+  }
+
   /** The job summary JSON a session ended with (null if none). */
   public static String sessionSummary(Connection c, String id) throws SQLException {
     return sessionSummary(c, SessionTable.TWO_PARTY, id);

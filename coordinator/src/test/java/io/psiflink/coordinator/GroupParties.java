@@ -138,7 +138,8 @@ public final class GroupParties implements AutoCloseable {
               job.pairTimeout(),
               job.idleTimeout(),
               job.maxBadRows(),
-              job.classpath());
+              job.classpath(),
+              job.maxConcurrentJobs());
     } else {
       bridge =
           new CoordinatorConfig.Bridge(

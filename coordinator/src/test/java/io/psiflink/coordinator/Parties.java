@@ -204,7 +204,8 @@ public final class Parties implements AutoCloseable {
               job.pairTimeout(),
               job.idleTimeout(),
               job.maxBadRows(),
-              job.classpath()),
+              job.classpath(),
+              job.maxConcurrentJobs()),
           new CoordinatorConfig.Output(
               home.resolve("results").toString(), io.psiflink.api.OutputFormat.AVRO),
           helpers.apply(party));

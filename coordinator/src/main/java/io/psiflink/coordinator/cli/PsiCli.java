@@ -1088,6 +1088,20 @@ public final class PsiCli {
               ", ran %.1f s",
               (s.path("endedAt").asLong() - s.path("startedAt").asLong()) / 1000.0));
     }
+    JsonNode queue = s.path("queue");
+    if (queue.path("position").isInt()) {
+      sb.append(
+          String.format(
+              Locale.ROOT,
+              ", queued: %d of %d waiting for one of %d job slots",
+              queue.path("position").asInt(),
+              queue.path("of").asInt(),
+              queue.path("jobSlots").asInt()));
+    } else if (queue.path("waitingFor").isTextual()) {
+      sb.append(", queued: waiting for ")
+          .append(queue.path("waitingFor").asText())
+          .append("'s coordinator to start it");
+    }
     out.println(sb);
     if (s.path("error").isTextual()) {
       out.println("error: " + s.path("error").asText());

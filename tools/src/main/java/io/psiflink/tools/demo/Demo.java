@@ -7,10 +7,7 @@ import io.psiflink.api.CommandLineSyntax;
 import io.psiflink.api.OptionValues;
 import io.psiflink.api.Role;
 import io.psiflink.api.TypedOption;
-import io.psiflink.bridge.ThrowawayPki;
-import io.psiflink.coordinator.CoordinatorConfig;
 import io.psiflink.coordinator.CoordinatorServer;
-import io.psiflink.coordinator.Tokens;
 import io.psiflink.coordinator.cli.ApiClient;
 import io.psiflink.coordinator.cli.ProgressView;
 import io.psiflink.tools.bench.GeneratedTables;
@@ -18,10 +15,9 @@ import io.psiflink.tools.bench.GeneratorSpec;
 import io.psiflink.tools.bench.RowDigest;
 import io.psiflink.tools.bench.TableGenerator;
 import io.psiflink.tools.cli.ToolOptions;
+import io.psiflink.tools.local.LocalCoordinators;
 import java.io.IOException;
 import java.io.PrintStream;
-import java.net.ServerSocket;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -48,7 +44,7 @@ import org.apache.flink.types.Row;
  */
 public final class Demo {
   private static final ObjectMapper JSON = new ObjectMapper();
-  static final String SQL =
+  public static final String SQL =
       "SELECT a.id, a.spend, b.email_domain, b.country FROM a JOIN b"
           + " ON a.card = b.card AND a.zip = b.zip"
           + " WHERE a.spend > 100 AND b.country IN ('DE', 'FR', 'NL', 'AT')";
@@ -152,54 +148,21 @@ public final class Demo {
         tables.b(),
         tables.seconds());
 
-    ThrowawayPki.create(work.resolve("pki"), "alice", "bob", "relay-alice", "relay-bob");
-    int[] ports = {freePort(), freePort(), freePort(), freePort()};
-    String aliceToken = Tokens.newToken();
-    String bobToken = Tokens.newToken();
-    String aliceToBob = Tokens.newToken();
-    String bobToAlice = Tokens.newToken();
-    Path aliceYaml =
-        writeConfig(
-            work,
-            "alice",
-            "bob",
-            ports[0],
-            ports[1],
-            ports[2],
-            aliceToken,
-            bobToAlice,
-            aliceToBob,
-            parallelism,
-            heap);
-    Path bobYaml =
-        writeConfig(
-            work,
-            "bob",
-            "alice",
-            ports[1],
-            ports[0],
-            ports[3],
-            bobToken,
-            aliceToBob,
-            bobToAlice,
-            parallelism,
-            heap);
-    Path ca = work.resolve("pki/ca.pem");
-
-    try (CoordinatorServer aliceServer =
-            CoordinatorServer.start(CoordinatorConfig.load(aliceYaml));
-        CoordinatorServer bobServer = CoordinatorServer.start(CoordinatorConfig.load(bobYaml))) {
+    try (LocalCoordinators coordinators =
+        LocalCoordinators.start(work, new LocalCoordinators.Jobs(parallelism, heap, null))) {
+      CoordinatorServer aliceServer = coordinators.alice;
+      CoordinatorServer bobServer = coordinators.bob;
+      Path aliceYaml = coordinators.aliceYaml;
+      Path bobYaml = coordinators.bobYaml;
       // Ctrl-C: stop the coordinators, and with them the jobs' JVMs they launched
       Runtime.getRuntime()
           .addShutdownHook(
               new Thread(
                   () -> {
-                    for (CoordinatorServer s : List.of(aliceServer, bobServer)) {
-                      try {
-                        s.close();
-                      } catch (Exception e) {
-                        // exiting anyway
-                      }
+                    try {
+                      coordinators.close();
+                    } catch (Exception e) {
+                      // exiting anyway
                     }
                   },
                   "psi-demo-stop"));
@@ -212,8 +175,8 @@ public final class Demo {
           bobServer.port(),
           aliceYaml,
           bobYaml);
-      ApiClient alice = new ApiClient("https://localhost:" + aliceServer.port(), aliceToken, ca);
-      ApiClient bob = new ApiClient("https://localhost:" + bobServer.port(), bobToken, ca);
+      ApiClient alice = coordinators.aliceApi;
+      ApiClient bob = coordinators.bobApi;
 
       alice.post(
           "/v1/datasets",
@@ -380,7 +343,7 @@ public final class Demo {
   }
 
   /** The oracle: the SQL's inner join with both WHERE conjuncts over the generated rows. */
-  static RowDigest plaintextJoin(GeneratorSpec spec) {
+  public static RowDigest plaintextJoin(GeneratorSpec spec) {
     Map<List<Object>, List<Row>> b = new HashMap<>();
     TableGenerator.forEachRow(
         spec,
@@ -414,7 +377,7 @@ public final class Demo {
   }
 
   /** The rows of the Avro part files A wrote (columns id, spend, email_domain, country). */
-  static RowDigest readAvro(Path dir) throws IOException {
+  public static RowDigest readAvro(Path dir) throws IOException {
     RowDigest d = new RowDigest();
     List<Path> parts;
     try (Stream<Path> s = Files.list(dir)) {
@@ -442,7 +405,8 @@ public final class Demo {
     return o == null ? null : o.toString();
   }
 
-  private static ObjectNode dataset(
+  /** A CSV dataset keyed by (card, zip), as the demo registers its generated tables. */
+  public static ObjectNode dataset(
       String name, Path csv, List<String> reveal, List<String> filter) {
     ObjectNode n = JSON.createObjectNode();
     n.put("name", name);
@@ -452,82 +416,5 @@ public final class Demo {
     n.set("revealColumns", JSON.valueToTree(reveal));
     n.set("filterColumns", JSON.valueToTree(filter));
     return n;
-  }
-
-  /**
-   * One party's coordinator config (YAML, as a party would write it; docs/coordinator.md), its
-   * tokens file and the token it presents to the peer.
-   */
-  private static Path writeConfig(
-      Path work,
-      String party,
-      String peer,
-      int port,
-      int peerPort,
-      int relayPort,
-      String partyToken,
-      String inboundPeerToken,
-      String outboundPeerToken,
-      int parallelism,
-      String heap)
-      throws IOException {
-    Path home = work.resolve(party);
-    Files.createDirectories(home);
-    Files.write(
-        home.resolve("tokens"),
-        List.of(
-            Tokens.line(partyToken, Tokens.Kind.PARTY, party + "-demo"),
-            Tokens.line(inboundPeerToken, Tokens.Kind.PEER, peer + "-coordinator")));
-    Files.writeString(home.resolve("peer-token"), outboundPeerToken + "\n");
-    // the party token, for trying ./psi status|result against this coordinator by hand
-    Files.writeString(home.resolve("party-token"), partyToken + "\n");
-    String yaml =
-        String.join(
-            "\n",
-            "party: " + party,
-            "listen: {host: 127.0.0.1, port: " + port + "}",
-            "tls: {certificate: ../pki/"
-                + party
-                + ".pem, privateKey: ../pki/"
-                + party
-                + ".key,"
-                + " trustedCa: ../pki/ca.pem}",
-            "database: {url: \"jdbc:sqlite:coordinator.db\"}",
-            "tokensFile: tokens",
-            "peer: {name: "
-                + peer
-                + ", url: \"https://localhost:"
-                + peerPort
-                + "\","
-                + " tokenFile: peer-token}",
-            "bridge:",
-            "  endpoint: \"127.0.0.1:" + relayPort + "\"",
-            "  certificate: ../pki/" + party + ".pem",
-            "  relay: {listen: \"127.0.0.1:"
-                + relayPort
-                + "\", certificate: ../pki/relay-"
-                + party
-                + ".pem, privateKey: ../pki/relay-"
-                + party
-                + ".key, trustedCa: ../pki/ca.pem}",
-            "job: {mode: embedded, javaHeap: "
-                + heap
-                + ", parallelism: "
-                + parallelism
-                + ", workDir: work, privateKey: ../pki/"
-                + party
-                + ".key,"
-                + " trustedCa: ../pki/ca.pem}",
-            "output: {directory: results, format: avro}",
-            "");
-    Path file = home.resolve("coordinator.yaml");
-    Files.writeString(file, yaml, StandardCharsets.UTF_8);
-    return file;
-  }
-
-  private static int freePort() throws IOException {
-    try (ServerSocket s = new ServerSocket(0)) {
-      return s.getLocalPort();
-    }
   }
 }
