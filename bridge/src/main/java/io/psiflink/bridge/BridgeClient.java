@@ -104,22 +104,45 @@ public final class BridgeClient implements AutoCloseable {
       }
     }
     StreamKey key = new StreamKey(session, channel);
-    if (closed.get()) {
-      throw new BridgeException(
-          "client of party '" + partyName() + "' is closed; cannot open " + key.describe());
-    }
-    ClientStream stream = new ClientStream(this, key, callee, this.channel);
-    streams.add(stream);
-    boolean paired = false;
-    try {
-      stream.start();
-      stream.awaitPaired(config.pairTimeout());
-      paired = true;
-      return stream;
-    } finally {
-      if (!paired) {
-        streams.remove(stream);
+    // a relay that is down (restarting with its coordinator) is dialled again until the pair
+    // timeout: nothing was exchanged yet, so the stream is opened afresh
+    long deadline = System.nanoTime() + config.pairTimeout().toNanos();
+    long backoffMs = 100;
+    while (true) {
+      if (closed.get()) {
+        throw new BridgeException(
+            "client of party '" + partyName() + "' is closed; cannot open " + key.describe());
       }
+      ClientStream stream = new ClientStream(this, key, callee, this.channel);
+      streams.add(stream);
+      boolean paired = false;
+      try {
+        stream.start();
+        stream.awaitPaired(config.pairTimeout(), deadline);
+        paired = true;
+        return stream;
+      } catch (BridgeUnreachableException e) {
+        if (System.nanoTime() + backoffMs * 1_000_000 >= deadline) {
+          throw e;
+        }
+        LOG.info("{}; dialling again in {} ms", e.getMessage(), backoffMs);
+        sleep(backoffMs);
+        this.channel.resetConnectBackoff();
+        backoffMs = Math.min(2 * backoffMs, 2000);
+      } finally {
+        if (!paired) {
+          streams.remove(stream);
+        }
+      }
+    }
+  }
+
+  private static void sleep(long ms) throws BridgeException {
+    try {
+      Thread.sleep(ms);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new BridgeException("interrupted while waiting to dial the relay again", e);
     }
   }
 

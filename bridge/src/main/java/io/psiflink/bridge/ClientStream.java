@@ -99,7 +99,11 @@ final class ClientStream implements BridgeStream {
    * thrown.
    */
   void awaitPaired(Duration pairTimeout) throws BridgeException {
-    long deadline = System.nanoTime() + pairTimeout.toNanos();
+    awaitPaired(pairTimeout, System.nanoTime() + pairTimeout.toNanos());
+  }
+
+  /** As above, by {@code deadline} (System.nanoTime()), naming {@code pairTimeout} if it passes. */
+  void awaitPaired(Duration pairTimeout, long deadline) throws BridgeException {
     try {
       while (true) {
         Inbound event = poll(deadline, "waiting for the peer to open stream " + key.describe());

@@ -11,6 +11,8 @@ record Failure(Kind kind, String message, Throwable cause) {
   enum Kind {
     PEER,
     TIMEOUT,
+    /** The relay was not reachable (or shutting down) before pairing: safe to open again. */
+    UNREACHABLE,
     OTHER
   }
 
@@ -18,6 +20,7 @@ record Failure(Kind kind, String message, Throwable cause) {
     return switch (kind) {
       case PEER -> new BridgePeerException(message, cause);
       case TIMEOUT -> new BridgeTimeoutException(message, cause);
+      case UNREACHABLE -> new BridgeUnreachableException(message, cause);
       case OTHER -> new BridgeException(message, cause);
     };
   }
@@ -65,7 +68,10 @@ record Failure(Kind kind, String message, Throwable cause) {
   private static Failure unavailable(
       String desc, String at, Throwable cause, boolean paired, String relay) {
     if (desc.equals(StreamPair.SHUTTING_DOWN)) {
-      return new Failure(Kind.OTHER, "relay " + relay + " is shutting down" + at, cause);
+      return new Failure(
+          paired ? Kind.OTHER : Kind.UNREACHABLE,
+          "relay " + relay + " is shutting down" + at,
+          cause);
     }
     Throwable untrusted = find(cause, java.security.cert.CertificateException.class);
     if (untrusted != null) {
@@ -94,7 +100,7 @@ record Failure(Kind kind, String message, Throwable cause) {
     }
     String detail = cause != null ? rootMessage(cause) : desc;
     return new Failure(
-        Kind.OTHER,
+        paired ? Kind.OTHER : Kind.UNREACHABLE,
         (paired ? "lost connection to relay " : "cannot reach relay ") + relay + ": " + detail + at,
         cause);
   }

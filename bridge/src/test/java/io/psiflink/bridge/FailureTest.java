@@ -176,9 +176,47 @@ class FailureTest {
       Exception e = blocked.get(5, TimeUnit.SECONDS);
       assertFalse(e instanceof BridgePeerException, "the relay, not the peer, went away: " + e);
       assertMentions(e, "relay", "shutting down", "bin-8");
-      BridgeException reopen = assertThrows(BridgeException.class, () -> a.open("s", "bin-9"));
+      // a relay that stays down: dialled again until the pair timeout, then the clear error
+      BridgeClient late =
+          bed.client(TestBed.A, c -> c.withPairTimeout(java.time.Duration.ofSeconds(2)));
+      long start = System.nanoTime();
+      BridgeException reopen = assertThrows(BridgeException.class, () -> late.open("s", "bin-9"));
       assertMentions(reopen, "cannot reach relay 127.0.0.1:" + bed.relay.port());
-      assertInstanceOf(BridgeException.class, reopen);
+      assertInstanceOf(BridgeUnreachableException.class, reopen);
+      assertTrue(elapsedMs(start) >= 1000, "gave up after " + elapsedMs(start) + " ms");
+    } finally {
+      bed.close();
+    }
+  }
+
+  /**
+   * A relay that restarts (with its coordinator) while a party dials it: the stream opens once the
+   * relay is back, within the pair timeout, and pairs and carries frames as ever.
+   */
+  @Test
+  void aStreamOpenedWhileTheRelayRestartsOpensOnceItIsBack() throws Exception {
+    TestBed bed = new TestBed(pki);
+    int port = bed.relay.port();
+    bed.relay.close();
+    try {
+      BridgeClient a =
+          bed.client(TestBed.A, c -> c.withPairTimeout(java.time.Duration.ofSeconds(30)));
+      BridgeClient b =
+          bed.client(TestBed.B, c -> c.withPairTimeout(java.time.Duration.ofSeconds(30)));
+      Future<BridgeStream> sa = pool.submit(() -> a.open("s", "bin-1"));
+      Future<BridgeStream> sb = pool.submit(() -> b.open("s", "bin-1"));
+      Thread.sleep(1500); // both dial a relay that is down
+      try (BridgeRelay again =
+          BridgeRelay.start(
+              RelayConfig.defaults(
+                      pki.credentials(TestBed.RELAY), java.util.Set.of(TestBed.A, TestBed.B))
+                  .withPort(port),
+              null)) {
+        BridgeStream x = sa.get(20, TimeUnit.SECONDS);
+        BridgeStream y = sb.get(20, TimeUnit.SECONDS);
+        x.send(new byte[] {1, 2, 3});
+        org.junit.jupiter.api.Assertions.assertArrayEquals(new byte[] {1, 2, 3}, y.receive());
+      }
     } finally {
       bed.close();
     }

@@ -240,6 +240,10 @@ public record CoordinatorConfig(
    * @param classpath embedded: the jars (and class directories) the party JVM runs, flink-jobs with
    *     its dependencies; the coordinator's own class path holds no Flink runtime (default: the
    *     system property {@value JvmOptions#JOB_CLASSPATH_PROPERTY}, which ./psi serve sets)
+   * @param onShutdown what a coordinator that shuts down does with the jobs it runs: {@code stop}
+   *     them (default; the other party's job fails too), or {@code leave} them running, to be
+   *     re-attached when the coordinator starts again (a coordinator that is killed leaves them
+   *     either way)
    * @param maxConcurrentJobs how many of this party's jobs run at once (default 4); further
    *     approved sessions wait in a queue, oldest first (party A's coordinator starts both jobs of
    *     a two-party session once both have a free slot)
@@ -261,7 +265,8 @@ public record CoordinatorConfig(
       Duration idleTimeout,
       String maxBadRows,
       List<Path> classpath,
-      Integer maxConcurrentJobs) {
+      Integer maxConcurrentJobs,
+      String onShutdown) {
     public Job {
       mode = mode == null ? JobMode.EMBEDDED : mode;
       javaHeap = javaHeap == null ? "2g" : javaHeap;
@@ -281,6 +286,11 @@ public record CoordinatorConfig(
       }
       classpath = classpath == null ? List.of() : List.copyOf(classpath);
       maxConcurrentJobs = maxConcurrentJobs == null ? 4 : maxConcurrentJobs;
+      onShutdown = onShutdown == null ? "stop" : onShutdown;
+      if (!onShutdown.equals("stop") && !onShutdown.equals("leave")) {
+        throw new IllegalArgumentException(
+            "config: job.onShutdown must be stop or leave, not " + onShutdown);
+      }
       if (maxConcurrentJobs < 1) {
         throw new IllegalArgumentException("config: job.maxConcurrentJobs must be >= 1");
       }
@@ -328,7 +338,13 @@ public record CoordinatorConfig(
           idleTimeout,
           maxBadRows,
           classpath,
+          null,
           null);
+    }
+
+    /** Whether a coordinator that shuts down leaves its jobs running (job.onShutdown: leave). */
+    public boolean leavesJobs() {
+      return onShutdown.equals("leave");
     }
 
     /** A job section whose embedded party JVM runs the default class path. */
@@ -419,7 +435,8 @@ public record CoordinatorConfig(
           idleTimeout,
           maxBadRows,
           classpath.stream().map(dir::resolve).toList(),
-          maxConcurrentJobs);
+          maxConcurrentJobs,
+          onShutdown);
     }
   }
 
@@ -626,7 +643,8 @@ public record CoordinatorConfig(
               job.idleTimeout(),
               job.maxBadRows(),
               job.classpath(),
-              job.maxConcurrentJobs());
+              job.maxConcurrentJobs(),
+              job.onShutdown());
     }
   }
 

@@ -54,29 +54,21 @@ final class GroupSessions {
     return Store.json(m);
   }
 
-  /** Sessions whose job ran when this coordinator stopped have lost it: they fail. */
+  /**
+   * Sessions whose job ran when this coordinator stopped: re-attached if the job outlived it, else
+   * failed (as for two parties, Sessions.recover).
+   */
   void recover() {
-    long now = ctx.now();
-    ctx.db()
-        .tx(
-            c -> {
-              for (GroupSessionRecord s : GroupStore.sessions(c, SessionStatus.RUNNING)) {
-                String error = "the coordinator of " + ctx.party() + " restarted while the job ran";
-                if (Store.endSession(
-                    c,
-                    SessionTable.GROUP,
-                    s.id(),
-                    SessionStatus.FAILED,
-                    error,
-                    null,
-                    null,
-                    null,
-                    now)) {
-                  Store.audit(c, now, ctx.party(), "job.failed", "session", s.id(), error);
-                }
-              }
-              return null;
-            });
+    for (GroupSessionRecord s : ctx.db().tx(c -> GroupStore.sessions(c, SessionStatus.RUNNING))) {
+      GroupQueryRecord q = query(s);
+      Dataset local = ctx.db().tx(c -> Store.dataset(c, q.local().dataset())).orElse(null);
+      if (launcher == null || !launcher.reattach(launcher.group(s, q, local, this::abortOthers))) {
+        String error = "the coordinator of " + ctx.party() + " restarted while the job ran";
+        if (end(s.id(), SessionStatus.FAILED, error, "job.failed", null)) {
+          abortOthers(s.id(), AbortCategory.INTERNAL);
+        }
+      }
+    }
   }
 
   /** Launches the jobs of sessions created but not launched (the sweeper). */

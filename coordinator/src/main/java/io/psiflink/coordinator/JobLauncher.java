@@ -65,20 +65,44 @@ final class JobLauncher implements AutoCloseable {
     void abort(String sessionId, AbortCategory category);
   }
 
+  /**
+   * How a session's job runs, recorded at its launch (Store.setJobProcess) so that a restarted
+   * coordinator can re-attach to it: the process (the job's JVM, or the {@code flink run} client),
+   * the REST URL of its progress, its output and work directory.
+   */
+  record JobProcess(
+      long pid, String rest, String out, OutputFormat format, boolean outExisted, String work) {}
+
   /** One running job. */
   private static final class Run {
     final Launch launch;
     final String session;
-    final Process process;
+    final ProcessHandle process;
+
+    /** The launched process, for its exit status (null for one re-attached after a restart). */
+    final Process child;
+
     final FlinkProgress progress;
     final String out;
     final boolean outExisted;
     volatile boolean stopped;
 
-    Run(Launch launch, Process process, FlinkProgress progress, String out, boolean outExisted) {
+    /** Left running at a shutdown: nothing more is recorded for it here. */
+    volatile boolean detached;
+
+    volatile Thread follower;
+
+    Run(
+        Launch launch,
+        ProcessHandle process,
+        Process child,
+        FlinkProgress progress,
+        String out,
+        boolean outExisted) {
       this.launch = launch;
       this.session = launch.session();
       this.process = process;
+      this.child = child;
       this.progress = progress;
       this.out = out;
       this.outExisted = outExisted;
@@ -149,21 +173,7 @@ final class JobLauncher implements AutoCloseable {
    * {@code created} session moves to {@code running}, in one transaction with its audit entry).
    */
   void launch(SessionRecord s, QueryRecord q, Dataset local) {
-    Map<String, Object> detail = new LinkedHashMap<>();
-    detail.put("joinMode", s.mode().text());
-    if (s.prefiltering().helped()) {
-      detail.put("helper", s.prefiltering().helper());
-    }
-    Launch l =
-        new Launch(
-            s.id(),
-            Store.SessionTable.TWO_PARTY,
-            q.localSide(),
-            local,
-            q.output(),
-            detail,
-            (work, out, format) -> partyConfiguration(s, q, local, work, out, format),
-            peerAbort);
+    Launch l = twoParty(s, q, local);
     try {
       helperPin(s); // a helper unregistered since the approval: no job
     } catch (IllegalArgumentException e) {
@@ -173,23 +183,46 @@ final class JobLauncher implements AutoCloseable {
     start(l, s.aEndpoint());
   }
 
-  /** Starts this party's job of n-party session {@code s}, as {@link #launch} does. */
-  void launchGroup(
+  /** The launch of this party's job of two-party session {@code s}. */
+  Launch twoParty(SessionRecord s, QueryRecord q, Dataset local) {
+    Map<String, Object> detail = new LinkedHashMap<>();
+    detail.put("joinMode", s.mode().text());
+    if (s.prefiltering().helped()) {
+      detail.put("helper", s.prefiltering().helper());
+    }
+    return new Launch(
+        s.id(),
+        Store.SessionTable.TWO_PARTY,
+        q.localSide(),
+        local,
+        q.output(),
+        detail,
+        (work, out, format) -> partyConfiguration(s, q, local, work, out, format),
+        peerAbort);
+  }
+
+  /** The launch of this party's job of n-party session {@code s}. */
+  Launch group(
       Model.GroupSessionRecord s, Model.GroupQueryRecord q, Dataset local, PeerAbort abort) {
     Map<String, Object> detail = new LinkedHashMap<>();
     detail.put("joinMode", "group");
     detail.put("parties", q.parties().stream().map(Model.GroupMember::party).toList());
     detail.put("provider", q.provider());
-    Launch l =
-        new Launch(
-            s.id(),
-            Store.SessionTable.GROUP,
-            q.role(),
-            local,
-            q.output(),
-            detail,
-            (work, out, format) -> groupConfiguration(s, q, local, work, out, format),
-            abort);
+    return new Launch(
+        s.id(),
+        Store.SessionTable.GROUP,
+        q.role(),
+        local,
+        q.output(),
+        detail,
+        (work, out, format) -> groupConfiguration(s, q, local, work, out, format),
+        abort);
+  }
+
+  /** Starts this party's job of n-party session {@code s}, as {@link #launch} does. */
+  void launchGroup(
+      Model.GroupSessionRecord s, Model.GroupQueryRecord q, Dataset local, PeerAbort abort) {
+    Launch l = group(s, q, local, abort);
     try {
       providerPin(q); // a provider unregistered since the approval: no job
     } catch (IllegalArgumentException e) {
@@ -272,13 +305,13 @@ final class JobLauncher implements AutoCloseable {
       cds.promoteOnExit(p);
       String rest =
           job.mode() == JobMode.EMBEDDED ? "http://127.0.0.1:" + restPort : job.flinkRestUrl();
-      Run run =
-          new Run(
-              l, p, rest == null ? null : new FlinkProgress(rest, role, id, json), out, outExisted);
-      runs.put(id, run);
-      Thread t = new Thread(() -> follow(run, format, work), "job-" + id);
-      t.setDaemon(true);
-      t.start();
+      JobProcess jp = new JobProcess(p.pid(), rest, out, format, outExisted, work.toString());
+      db.tx(
+          c -> {
+            Store.setJobProcess(c, l.table(), id, Store.json(jp));
+            return null;
+          });
+      follow(l, p.toHandle(), p, jp);
       LOG.info(
           "{}: launched the job of session {} (party {}, {}), log {}",
           config.party(),
@@ -511,18 +544,101 @@ final class JobLauncher implements AutoCloseable {
     return role.isParty() && role.index() == 0;
   }
 
+  /** Follows a job's process on a thread of its own until it ends. */
+  private void follow(Launch l, ProcessHandle handle, Process child, JobProcess jp) {
+    String rest = jp.rest();
+    Run run =
+        new Run(
+            l,
+            handle,
+            child,
+            rest == null ? null : new FlinkProgress(rest, l.role(), l.session(), json),
+            jp.out(),
+            jp.outExisted());
+    runs.put(l.session(), run);
+    Thread t = new Thread(() -> follow(run, jp.format(), Path.of(jp.work())), "job-" + l.session());
+    t.setDaemon(true);
+    run.follower = t;
+    t.start();
+  }
+
+  /**
+   * Re-attaches to the job of a session that was running when this coordinator stopped, if its
+   * process outlived the coordinator (job.onShutdown: leave, or a coordinator killed): it is
+   * followed to its end as if launched here. False if it is gone (or its process id now names
+   * another process), or was never recorded.
+   */
+  boolean reattach(Launch l) {
+    String recorded = db.tx(c -> Store.jobProcess(c, l.table(), l.session()));
+    if (recorded == null) {
+      return false;
+    }
+    JobProcess jp;
+    try {
+      jp = json.readValue(recorded, JobProcess.class);
+    } catch (IOException e) {
+      LOG.warn("session {}: unreadable job process record: {}", l.session(), e.getMessage());
+      return false;
+    }
+    // a process id may have been reused since: the process must still be this session's job
+    ProcessHandle h =
+        ProcessHandle.of(jp.pid())
+            .filter(ProcessHandle::isAlive)
+            .filter(p -> commandLine(p).contains(l.session()))
+            .orElse(null);
+    if (h == null) {
+      return false;
+    }
+    follow(l, h, null, jp);
+    db.tx(
+        c -> {
+          Store.audit(
+              c,
+              clock.millis(),
+              config.party(),
+              "job.reattached",
+              "session",
+              l.session(),
+              Store.json(Map.of("pid", jp.pid())));
+          return null;
+        });
+    LOG.info(
+        "{}: re-attached to the job of session {} (pid {})", config.party(), l.session(), jp.pid());
+    return true;
+  }
+
+  /**
+   * A process's whole command line: from /proc on Linux (ProcessHandle.Info cuts it at 4096
+   * characters, and a job's session id comes after its class path), else as Info has it.
+   */
+  private static String commandLine(ProcessHandle p) {
+    try {
+      byte[] raw = Files.readAllBytes(Path.of("/proc", Long.toString(p.pid()), "cmdline"));
+      return new String(raw, StandardCharsets.UTF_8).replace('\0', ' ');
+    } catch (IOException | UnsupportedOperationException e) {
+      return p.info().commandLine().orElse("");
+    }
+  }
+
   /** Polls the job's progress until its process ends, then records how it ended. */
   private void follow(Run run, OutputFormat format, Path work) {
     Progress last = new Progress(Phase.HANDSHAKE, 0, null);
     try {
-      while (!run.process.waitFor(1, TimeUnit.SECONDS)) {
+      while (!ended(run.process)) {
         Progress p = run.progress == null ? null : run.progress.poll();
-        if (p != null && !p.equals(last) && !run.stopped) {
+        if (p != null && !p.equals(last) && !run.stopped && !run.detached) {
           last = p;
           db.tx(c -> Store.progress(c, run.launch.table(), run.session, p));
         }
       }
-      int code = run.process.exitValue();
+      if (run.detached) {
+        return;
+      }
+      // a re-attached job's exit status is not ours to read: its summary says it succeeded
+      int code =
+          run.child != null
+              ? run.child.exitValue()
+              : Files.exists(work.resolve("summary.json")) ? 0 : 1;
       if (run.stopped) {
         removeOutput(run);
       } else if (code == 0) {
@@ -546,11 +662,25 @@ final class JobLauncher implements AutoCloseable {
       fail(run.launch, "the coordinator lost track of the job: " + e.getMessage(), run);
     } finally {
       runs.remove(run.session);
-      try {
-        jobEnded.run();
-      } catch (RuntimeException e) {
-        LOG.warn("after the job of session {}: {}", run.session, e.getMessage());
+      if (!run.detached) {
+        try {
+          jobEnded.run();
+        } catch (RuntimeException e) {
+          LOG.warn("after the job of session {}: {}", run.session, e.getMessage());
+        }
       }
+    }
+  }
+
+  /** Waits up to a second for {@code p} to end; whether it has. */
+  private static boolean ended(ProcessHandle p) throws InterruptedException {
+    try {
+      p.onExit().get(1, TimeUnit.SECONDS);
+      return true;
+    } catch (java.util.concurrent.TimeoutException e) {
+      return false;
+    } catch (java.util.concurrent.ExecutionException e) {
+      return !p.isAlive();
     }
   }
 
@@ -668,15 +798,17 @@ final class JobLauncher implements AutoCloseable {
     removeOutput(run);
   }
 
-  private static void destroy(Process p) {
+  private static void destroy(ProcessHandle p) {
     // flink run's client may have children; the embedded JVM needs no graceful stop: its work
     // directory is per session and the output is removed
     p.descendants().forEach(ProcessHandle::destroyForcibly);
     p.destroyForcibly();
     try {
-      p.waitFor(15, TimeUnit.SECONDS);
+      p.onExit().get(15, TimeUnit.SECONDS);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
+    } catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException e) {
+      LOG.warn("process {} did not end within 15 s of its kill", p.pid());
     }
   }
 
@@ -730,11 +862,28 @@ final class JobLauncher implements AutoCloseable {
     }
   }
 
+  /**
+   * On shutdown: stops the jobs this coordinator runs, or (job.onShutdown: leave) leaves them
+   * running and stops following them; a restarted coordinator re-attaches to them.
+   */
   @Override
   public void close() {
     for (Run r : runs.values()) {
-      r.stopped = true;
-      destroy(r.process);
+      if (job.leavesJobs()) {
+        r.detached = true;
+        Thread t = r.follower;
+        if (t != null) {
+          t.interrupt();
+        }
+        LOG.info(
+            "{}: leaving the job of session {} running (pid {})",
+            config.party(),
+            r.session,
+            r.process.pid());
+      } else {
+        r.stopped = true;
+        destroy(r.process);
+      }
     }
   }
 }

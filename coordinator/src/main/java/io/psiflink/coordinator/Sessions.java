@@ -50,23 +50,26 @@ final class Sessions {
   }
 
   /**
-   * Sessions whose job ran when this coordinator stopped have lost their job (a child JVM, or the
-   * flink client it followed): they are failed, and the peer's job fails through the bridge.
+   * Sessions whose job ran when this coordinator stopped: a job whose process outlived the
+   * coordinator (job.onShutdown: leave, or a coordinator killed) is re-attached and followed to its
+   * end; one that is gone (a child JVM stopped with the coordinator, or the flink client it
+   * followed) fails its session, and the peer's job fails through the bridge.
    */
   void recover() {
-    long now = ctx.now();
-    ctx.db()
-        .tx(
-            c -> {
-              for (SessionRecord s : Store.sessionsWithStatus(c, SessionStatus.RUNNING)) {
-                String error = "the coordinator of " + ctx.party() + " restarted while the job ran";
-                if (Store.endSession(
-                    c, s.id(), SessionStatus.FAILED, error, null, null, null, now)) {
-                  Store.audit(c, now, ctx.party(), "job.failed", "session", s.id(), error);
-                }
-              }
-              return null;
-            });
+    for (SessionRecord s : ctx.db().tx(c -> Store.sessionsWithStatus(c, SessionStatus.RUNNING))) {
+      QueryRecord q = ctx.db().tx(c -> Store.query(c, s.queryId())).orElseThrow();
+      Dataset local = ctx.db().tx(c -> Store.dataset(c, q.localDataset())).orElse(null);
+      if (launcher == null || !launcher.reattach(launcher.twoParty(s, q, local))) {
+        lost(s.id());
+      }
+    }
+  }
+
+  private void lost(String id) {
+    String error = "the coordinator of " + ctx.party() + " restarted while the job ran";
+    if (end(id, SessionStatus.FAILED, error, "job.failed")) {
+      abortAtPeer(id, AbortCategory.INTERNAL);
+    }
   }
 
   /** The launcher of this party's jobs, which n-party sessions share (null: none). */

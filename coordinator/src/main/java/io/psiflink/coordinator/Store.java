@@ -456,6 +456,27 @@ public final class Store {
     }
   }
 
+  /** Records how a session's job runs (JSON; JobLauncher.JobProcess), for a re-attach. */
+  public static void setJobProcess(Connection c, SessionTable t, String id, String json)
+      throws SQLException {
+    try (PreparedStatement ps =
+        c.prepareStatement("UPDATE " + t.table + " SET job_process = ? WHERE id = ?")) {
+      bind(ps, json, id);
+      ps.executeUpdate();
+    }
+  }
+
+  /** How a session's job runs, as recorded at its launch (null if not recorded). */
+  public static String jobProcess(Connection c, SessionTable t, String id) throws SQLException {
+    try (PreparedStatement ps =
+        c.prepareStatement("SELECT job_process FROM " + t.table + " WHERE id = ?")) {
+      ps.setString(1, id);
+      try (ResultSet rs = ps.executeQuery()) {
+        return rs.next() ? rs.getString(1) : null;
+      }
+    }
+  }
+
   /** How many sessions of either kind have a running job here. */
   public static int runningJobs(Connection c) throws SQLException {
     int n = 0;

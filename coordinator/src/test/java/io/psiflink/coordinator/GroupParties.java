@@ -139,7 +139,8 @@ public final class GroupParties implements AutoCloseable {
               job.idleTimeout(),
               job.maxBadRows(),
               job.classpath(),
-              job.maxConcurrentJobs());
+              job.maxConcurrentJobs(),
+              job.onShutdown());
     } else {
       bridge =
           new CoordinatorConfig.Bridge(

@@ -205,7 +205,8 @@ public final class Parties implements AutoCloseable {
               job.idleTimeout(),
               job.maxBadRows(),
               job.classpath(),
-              job.maxConcurrentJobs()),
+              job.maxConcurrentJobs(),
+              job.onShutdown()),
           new CoordinatorConfig.Output(
               home.resolve("results").toString(), io.psiflink.api.OutputFormat.AVRO),
           helpers.apply(party));

@@ -42,7 +42,8 @@ class JobQueueTest {
             Duration.ofSeconds(60),
             JoinTables.MAX_BAD_ROWS,
             JoinTables.jobClasspath(),
-            1);
+            1,
+            null);
     try (Parties parties =
         new Parties(
             dir.resolve("parties"),
