@@ -98,7 +98,9 @@ public final class CoordinatorServer implements AutoCloseable {
     Coordinator coordinator = new Coordinator(config, db, organisations, json, clock);
     HttpApi api = new HttpApi(coordinator, tokens, json);
 
-    QueuedThreadPool threads = new QueuedThreadPool(32, 2);
+    // room for the party's requests and the peers' calls back at once: HttpApi lets at most
+    // MAX_CHANGES party changes (which call peers) hold a thread
+    QueuedThreadPool threads = new QueuedThreadPool(8 * HttpApi.MAX_CHANGES, 2);
     threads.setName("coordinator-" + config.party());
     Server server = new Server(threads);
     SslContextFactory.Server ssl = new SslContextFactory.Server();

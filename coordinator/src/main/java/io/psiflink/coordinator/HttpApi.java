@@ -15,6 +15,7 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.eclipse.jetty.http.HttpHeader;
@@ -64,6 +65,13 @@ final class HttpApi extends Handler.Abstract {
     }
   }
 
+  /** Party changes (submit, approve, cancel, ...) running at once; see handle(). */
+  static final int MAX_CHANGES = 32;
+
+  private static final int CHANGE_WAIT_SECONDS = 60;
+
+  private final java.util.concurrent.Semaphore changes =
+      new java.util.concurrent.Semaphore(MAX_CHANGES, true);
   private final Coordinator coordinator;
   private final Tokens tokens;
   private final ObjectMapper json;
@@ -151,13 +159,7 @@ final class HttpApi extends Handler.Abstract {
         (w, p, q, b) ->
             approvals.decide(p.get(0), Decision.REJECTED, Requests.reason(b), w.label()));
 
-    add(
-        "GET",
-        "/v1/sessions",
-        Kind.PARTY,
-        200,
-        (p, q, b) ->
-            Map.of("sessions", sessions.list().stream().map(x -> sessions.view(x.id())).toList()));
+    add("GET", "/v1/sessions", Kind.PARTY, 200, (p, q, b) -> Map.of("sessions", sessions.views()));
     add("GET", "/v1/sessions/{id}", Kind.PARTY, 200, (p, q, b) -> sessions.view(p.get(0)));
     addCaller(
         "POST",
@@ -411,8 +413,22 @@ final class HttpApi extends Handler.Abstract {
         }
       }
       JsonNode body = readBody(request, method);
-      result =
-          m.route().action().run(who, m.params(), Request.extractQueryParameters(request), body);
+      // a party's changes may call the other coordinators, whose calls back need threads here:
+      // at most MAX_CHANGES of them hold a thread at once, so peers' calls are never starved
+      boolean change = m.route().kind() == Kind.PARTY && !method.equals("GET");
+      if (change && !changes.tryAcquire(CHANGE_WAIT_SECONDS, TimeUnit.SECONDS)) {
+        throw new ApiException(
+            503,
+            "the coordinator is busy with " + MAX_CHANGES + " changes at once; try again shortly");
+      }
+      try {
+        result =
+            m.route().action().run(who, m.params(), Request.extractQueryParameters(request), body);
+      } finally {
+        if (change) {
+          changes.release();
+        }
+      }
       status = m.route().status();
     } catch (ApiException e) {
       status = e.status();

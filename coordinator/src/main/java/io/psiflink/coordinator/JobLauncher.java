@@ -587,6 +587,16 @@ final class JobLauncher implements AutoCloseable {
             .filter(p -> commandLine(p).contains(l.session()))
             .orElse(null);
     if (h == null) {
+      if (job.mode() == JobMode.FLINK_RUN && jp.rest() != null) {
+        // the client is gone, and with it the commit of the output: a job it left on the cluster
+        // could only run on into nothing
+        LOG.info(
+            "{}: the client of session {} is gone; cancelling its job on the cluster: {}",
+            config.party(),
+            l.session(),
+            new FlinkProgress(jp.rest(), l.role(), l.session(), json)
+                .cancel(Duration.ofSeconds(30)));
+      }
       return false;
     }
     follow(l, h, null, jp);

@@ -44,11 +44,6 @@ final class Sessions {
     launchCreated();
   }
 
-  /** This party's job slots, which n-party sessions share. */
-  JobSlots slots() {
-    return slots;
-  }
-
   /**
    * Sessions whose job ran when this coordinator stopped: a job whose process outlived the
    * coordinator (job.onShutdown: leave, or a coordinator killed) is re-attached and followed to its
@@ -188,28 +183,30 @@ final class Sessions {
 
   /**
    * Where a session not launched yet waits: at A, its place among the sessions queued for a job
-   * slot (oldest first); at B, for A's coordinator to start it. Null once launched (or without a
-   * job here).
+   * slot ({@code queued}: their ids, oldest first); at B, for A's coordinator to start it. Null
+   * once launched (or without a job here).
    */
-  Map<String, Object> queue(SessionRecord s) {
+  private Map<String, Object> queue(SessionRecord s, List<String> queued) {
     if (launcher == null || s.status() != SessionStatus.CREATED) {
       return null;
     }
-    QueryRecord q = ctx.db().tx(c -> Store.query(c, s.queryId())).orElseThrow();
     Map<String, Object> m = new LinkedHashMap<>();
-    if (!q.localSide().equals(Role.A)) {
+    if (!s.partyA().equals(ctx.party())) {
       m.put("waitingFor", s.partyA());
       return m;
     }
-    List<String> queued =
-        ctx.db().tx(c -> Store.sessionsWithStatus(c, SessionStatus.CREATED)).stream()
-            .filter(x -> x.partyA().equals(ctx.party()))
-            .map(SessionRecord::id)
-            .toList();
     m.put("position", queued.indexOf(s.id()) + 1);
     m.put("of", queued.size());
     m.put("jobSlots", ctx.config().job().maxConcurrentJobs());
     return m;
+  }
+
+  /** The sessions queued here for a job slot (this party is A), oldest first. */
+  private static List<String> queuedAtA(List<SessionRecord> all, String party) {
+    return all.stream()
+        .filter(x -> x.status() == SessionStatus.CREATED && x.partyA().equals(party))
+        .map(SessionRecord::id)
+        .toList();
   }
 
   /**
@@ -218,9 +215,25 @@ final class Sessions {
    */
   Map<String, Object> view(String id) {
     SessionRecord s = get(id);
+    List<String> queued =
+        s.status() == SessionStatus.CREATED
+            ? queuedAtA(
+                ctx.db().tx(c -> Store.sessionsWithStatus(c, SessionStatus.CREATED)), ctx.party())
+            : List.of();
+    return view(s, queued);
+  }
+
+  /** Every session as the API shows it (one read of the sessions). */
+  List<Map<String, Object>> views() {
+    List<SessionRecord> all = list();
+    List<String> queued = queuedAtA(all, ctx.party());
+    return all.stream().map(s -> view(s, queued)).toList();
+  }
+
+  private Map<String, Object> view(SessionRecord s, List<String> queued) {
     @SuppressWarnings("unchecked")
     Map<String, Object> m = ctx.json().convertValue(s, LinkedHashMap.class);
-    Map<String, Object> queue = queue(s);
+    Map<String, Object> queue = queue(s, queued);
     if (queue != null) {
       m.put("queue", queue);
     }

@@ -45,6 +45,52 @@ public final class JoinTables {
         .toList();
   }
 
+  /**
+   * An embedded job section for coordinators in tests: parallelism 1, this JVM's class path, the
+   * fixture's bad-row limit; its key paths are placeholders that Parties fills in per party.
+   *
+   * @param maxConcurrentJobs job slots (null: the default)
+   * @param onShutdown stop or leave (null: the default)
+   */
+  public static io.psiflink.coordinator.CoordinatorConfig.Job embeddedJob(
+      Path dir,
+      String heap,
+      int attempts,
+      Duration timeout,
+      Integer maxConcurrentJobs,
+      String onShutdown) {
+    return new io.psiflink.coordinator.CoordinatorConfig.Job(
+        io.psiflink.coordinator.JobMode.EMBEDDED,
+        heap,
+        1,
+        null,
+        null,
+        dir.resolve("unused.key"),
+        dir.resolve("unused.pem"),
+        null,
+        null,
+        null,
+        null,
+        attempts,
+        timeout,
+        timeout,
+        MAX_BAD_ROWS,
+        jobClasspath(),
+        maxConcurrentJobs,
+        onShutdown);
+  }
+
+  /** The actions of {@code c}'s audit log on {@code objectId}, oldest first. */
+  public static List<String> auditActions(Client c, String objectId) {
+    List<String> out = new ArrayList<>();
+    for (JsonNode e : c.get("/v1/audit").json().path("entries")) {
+      if (e.path("objectId").asText().equals(objectId)) {
+        out.add(e.path("action").asText());
+      }
+    }
+    return out;
+  }
+
   public final Path a;
   public final Path b;
 

@@ -305,6 +305,92 @@ class CoordinatorFlinkRunIT {
     assertEquals(409, result.status(), result.toString());
   }
 
+  /**
+   * Alice's coordinator (and the relay it runs), restarted while its {@code flink run} client and
+   * the cluster's job run, with {@code job.onShutdown: leave}: the client dials the relay again,
+   * the restarted coordinator re-attaches to the client and follows the cluster's job through its
+   * REST API, and the session completes with the plaintext join.
+   */
+  @Test
+  void aCoordinatorRestartedWhileItsFlinkJobRunsReattachesToIt() throws Exception {
+    CoordinatorConfig leave = leavingJobs(parties.aliceConfig);
+    parties.stopAlice();
+    parties.startAlice(leave);
+    alice = parties.aliceApi();
+    try {
+      Path out = dir.resolve("restarted");
+      String session =
+          JoinTables.submitAndApprove(alice, bob, "purchases", "customers", out.toString());
+      long deadline = System.nanoTime() + JOB_TIMEOUT.toNanos();
+      String state = null;
+      while (!"RUNNING".equals(state) && System.nanoTime() < deadline) {
+        Thread.sleep(200);
+        state = flinkState("alice", "A", session);
+      }
+      assertEquals("RUNNING", state, clientLogs(session));
+      parties.stopAlice();
+      Thread.sleep(1000);
+      parties.startAlice(leave);
+      alice = parties.aliceApi();
+      JsonNode a =
+          JoinTables.awaitEnd(
+              alice, session, new ArrayList<>(), JOB_TIMEOUT, () -> clientLogs(session));
+      JsonNode b =
+          JoinTables.awaitEnd(
+              bob, session, new ArrayList<>(), JOB_TIMEOUT, () -> clientLogs(session));
+      assertEquals("succeeded", a.path("status").asText(), a + "\n" + clientLogs(session));
+      assertEquals("succeeded", b.path("status").asText(), b + "\n" + clientLogs(session));
+      assertEquals("FINISHED", flinkState("alice", "A", session));
+      tables.assertOutputIsThePlaintextJoin(out);
+      assertTrue(
+          alice.get("/v1/audit").raw().contains("job.reattached"), "re-attached, not relaunched");
+    } finally {
+      parties.stopAlice();
+      parties.startAlice();
+      alice = parties.aliceApi();
+    }
+  }
+
+  /** {@code c} with {@code job.onShutdown: leave}. */
+  private static CoordinatorConfig leavingJobs(CoordinatorConfig c) {
+    CoordinatorConfig.Job j = c.job();
+    return new CoordinatorConfig(
+        c.party(),
+        c.listen(),
+        c.tls(),
+        c.database(),
+        c.tokensFile(),
+        c.peer(),
+        c.bridge(),
+        c.approvalTtl(),
+        c.sweepInterval(),
+        c.defaults(),
+        c.protocols(),
+        new CoordinatorConfig.Job(
+            j.mode(),
+            j.javaHeap(),
+            j.parallelism(),
+            j.workDir(),
+            j.certificate(),
+            j.privateKey(),
+            j.trustedCa(),
+            j.flinkHome(),
+            j.jobJar(),
+            j.flinkRestUrl(),
+            j.flinkConfDir(),
+            j.attempts(),
+            j.pairTimeout(),
+            j.idleTimeout(),
+            j.maxBadRows(),
+            j.classpath(),
+            j.maxConcurrentJobs(),
+            "leave"),
+        c.output(),
+        c.helpers(),
+        c.peers(),
+        c.providers());
+  }
+
   @Test
   void tablesAndOutputOnHdfs() throws Exception {
     String out = hdfsUri + "/alice/out/joined";

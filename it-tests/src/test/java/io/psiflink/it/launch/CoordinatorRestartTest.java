@@ -5,7 +5,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.psiflink.coordinator.Client;
-import io.psiflink.coordinator.CoordinatorConfig;
 import io.psiflink.coordinator.Parties;
 import io.psiflink.it.JoinTables;
 import java.nio.file.Files;
@@ -24,38 +23,6 @@ import org.junit.jupiter.api.Test;
 class CoordinatorRestartTest {
   private static final Duration JOB_TIMEOUT = Duration.ofSeconds(240);
 
-  private static CoordinatorConfig.Job job(Path dir, String onShutdown) {
-    return new CoordinatorConfig.Job(
-        io.psiflink.coordinator.JobMode.EMBEDDED,
-        "512m",
-        1,
-        null,
-        null,
-        dir.resolve("unused.key"),
-        dir.resolve("unused.pem"),
-        null,
-        null,
-        null,
-        null,
-        3,
-        Duration.ofSeconds(90),
-        Duration.ofSeconds(90),
-        JoinTables.MAX_BAD_ROWS,
-        JoinTables.jobClasspath(),
-        null,
-        onShutdown);
-  }
-
-  private static List<String> actions(Client c, String objectId) {
-    List<String> out = new ArrayList<>();
-    for (JsonNode e : c.get("/v1/audit").json().path("entries")) {
-      if (e.path("objectId").asText().equals(objectId)) {
-        out.add(e.path("action").asText());
-      }
-    }
-    return out;
-  }
-
   @Test
   void aJobLeftRunningAtShutdownIsReattachedAndCompletesExactly() throws Exception {
     Path dir = Files.createTempDirectory("psi-restart-leave-");
@@ -65,7 +32,7 @@ class CoordinatorRestartTest {
             party -> "jdbc:sqlite:" + dir.resolve(party + ".db"),
             Duration.ofHours(1),
             Duration.ofSeconds(2),
-            job(dir, "leave"))) {
+            JoinTables.embeddedJob(dir, "512m", 3, Duration.ofSeconds(90), null, "leave"))) {
       JoinTables tables = new JoinTables(dir);
       tables.register(parties.aliceApi(), parties.bobApi());
       Path out = dir.resolve("joined");
@@ -85,7 +52,7 @@ class CoordinatorRestartTest {
       assertEquals("succeeded", a.path("status").asText(), a.toString());
       assertEquals("succeeded", b.path("status").asText(), b.toString());
       tables.assertOutputIsThePlaintextJoin(out);
-      List<String> seen = actions(alice, session);
+      List<String> seen = JoinTables.auditActions(alice, session);
       assertTrue(seen.contains("job.reattached"), seen.toString());
       assertEquals("job.succeeded", seen.get(seen.indexOf("job.reattached") + 1), seen.toString());
     }
@@ -100,7 +67,7 @@ class CoordinatorRestartTest {
             party -> "jdbc:sqlite:" + dir.resolve(party + ".db"),
             Duration.ofHours(1),
             Duration.ofSeconds(2),
-            job(dir, null))) {
+            JoinTables.embeddedJob(dir, "512m", 3, Duration.ofSeconds(90), null, null))) {
       JoinTables tables = new JoinTables(dir);
       tables.register(parties.aliceApi(), parties.bobApi());
       Path out = dir.resolve("joined");

@@ -54,23 +54,7 @@ class GroupJoinLaunchTest {
   void start() throws Exception {
     dir = Files.createTempDirectory("psi-group-launch-");
     CoordinatorConfig.Job job =
-        new CoordinatorConfig.Job(
-            io.psiflink.coordinator.JobMode.EMBEDDED,
-            "512m",
-            1,
-            null,
-            null,
-            dir.resolve("unused.key"),
-            dir.resolve("unused.pem"),
-            null,
-            null,
-            null,
-            null,
-            2,
-            Duration.ofSeconds(90),
-            Duration.ofSeconds(90),
-            null,
-            JoinTables.jobClasspath());
+        JoinTables.embeddedJob(dir, "512m", 2, Duration.ofSeconds(90), null, null);
     parties = new GroupParties(dir.resolve("parties"), NAMES, n -> job, null);
     PartyCredentials p = parties.pki.credentials(GroupParties.PROVIDER);
     provider =

@@ -48,23 +48,7 @@ class JobLaunchTest {
     // jobs may start far apart on a loaded machine (cancel and failure do not wait for them: the
     // coordinators tell each other)
     CoordinatorConfig.Job job =
-        new CoordinatorConfig.Job(
-            io.psiflink.coordinator.JobMode.EMBEDDED,
-            "768m",
-            1,
-            null,
-            null,
-            dir.resolve("unused.key"),
-            dir.resolve("unused.pem"),
-            null,
-            null,
-            null,
-            null,
-            2,
-            Duration.ofSeconds(90),
-            Duration.ofSeconds(90),
-            JoinTables.MAX_BAD_ROWS,
-            JoinTables.jobClasspath());
+        JoinTables.embeddedJob(dir, "768m", 2, Duration.ofSeconds(90), null, null);
     parties =
         new Parties(
             dir.resolve("parties"),
@@ -83,16 +67,6 @@ class JobLaunchTest {
     if (parties != null) {
       parties.close();
     }
-  }
-
-  private static List<String> actions(Client c, String objectId) {
-    List<String> out = new ArrayList<>();
-    for (JsonNode e : c.get("/v1/audit").json().path("entries")) {
-      if (e.path("objectId").asText().equals(objectId)) {
-        out.add(e.path("action").asText());
-      }
-    }
-    return out;
   }
 
   @Test
@@ -135,8 +109,10 @@ class JobLaunchTest {
     assertEquals(a, alice.get("/v1/queries/" + queryId).json().path("session"));
     assertEquals(
         List.of("session.created", "job.started", "job.succeeded", "result.written"),
-        actions(alice, session));
-    assertEquals(List.of("session.created", "job.started", "job.succeeded"), actions(bob, session));
+        JoinTables.auditActions(alice, session));
+    assertEquals(
+        List.of("session.created", "job.started", "job.succeeded"),
+        JoinTables.auditActions(bob, session));
     Reply again = alice.post("/v1/sessions/" + session + "/cancel", "{}");
     assertEquals(409, again.status(), again.toString());
     assertTrue(again.error().contains("already ended: succeeded"), again.error());
@@ -209,8 +185,9 @@ class JobLaunchTest {
     assertTrue(result.error().contains("cancelled"), result.error());
     assertEquals(409, alice.post("/v1/sessions/" + session + "/cancel", "{}").status());
     assertTrue(
-        actions(alice, session).contains("job.cancelled"), actions(alice, session).toString());
-    assertTrue(actions(bob, session).contains("session.aborted_by_peer"));
+        JoinTables.auditActions(alice, session).contains("job.cancelled"),
+        JoinTables.auditActions(alice, session).toString());
+    assertTrue(JoinTables.auditActions(bob, session).contains("session.aborted_by_peer"));
   }
 
   @Test
@@ -235,7 +212,7 @@ class JobLaunchTest {
     Reply result = alice.get("/v1/sessions/" + session + "/result");
     assertEquals(409, result.status());
     assertTrue(result.error().toLowerCase(Locale.ROOT).contains("failed"), result.error());
-    assertNotNull(actions(alice, session));
-    assertTrue(actions(alice, session).contains("job.failed"));
+    assertNotNull(JoinTables.auditActions(alice, session));
+    assertTrue(JoinTables.auditActions(alice, session).contains("job.failed"));
   }
 }

@@ -25,25 +25,7 @@ class JobQueueTest {
   void sessionsBeyondTheJobSlotsWaitInLineAndAllCompleteExactly() throws Exception {
     Path dir = Files.createTempDirectory("psi-queue-test-");
     CoordinatorConfig.Job job =
-        new CoordinatorConfig.Job(
-            io.psiflink.coordinator.JobMode.EMBEDDED,
-            "512m",
-            1,
-            null,
-            null,
-            dir.resolve("unused.key"),
-            dir.resolve("unused.pem"),
-            null,
-            null,
-            null,
-            null,
-            2,
-            Duration.ofSeconds(60),
-            Duration.ofSeconds(60),
-            JoinTables.MAX_BAD_ROWS,
-            JoinTables.jobClasspath(),
-            1,
-            null);
+        JoinTables.embeddedJob(dir, "512m", 2, Duration.ofSeconds(60), 1, null);
     try (Parties parties =
         new Parties(
             dir.resolve("parties"),

@@ -11,7 +11,6 @@ import io.psiflink.tools.cli.ToolOptions;
 import io.psiflink.tools.demo.Demo;
 import io.psiflink.tools.local.LocalCoordinators;
 import java.io.PrintStream;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -82,8 +81,11 @@ public final class CoordinatorLoad {
         o.has(WORK)
             ? o.get(WORK)
             : Path.of(System.getProperty("java.io.tmpdir"), "psi-bench-coordinator");
-    JoinBenchmark.deleteTree(work);
-    Files.createDirectories(work);
+    for (String mine : List.of("api", "sessions", "tables")) {
+      JoinBenchmark.deleteTree(work.resolve(mine)); // what a run before left; nothing else
+    }
+    // before any logger exists: the coordinators log to a file, stdout holds the report only
+    LocalCoordinators.logToFile(work, work.resolve("coordinators.log"));
     PrintStream log = System.err;
     GeneratorSpec spec = GeneratorSpec.of(o.get(ROWS), 0.5);
     GeneratedTables tables = TableGenerator.generate(spec, work.resolve("tables"));
@@ -185,6 +187,7 @@ public final class CoordinatorLoad {
                   long t0 = System.nanoTime();
                   Op op;
                   String detail = "";
+                  String label = null; // reads per path: a list and one object cost differently
                   int status;
                   try {
                     if (pick < 60) {
@@ -197,6 +200,7 @@ public final class CoordinatorLoad {
                         "/v1/helpers"
                       };
                       detail = paths[r.nextInt(paths.length)];
+                      label = "read " + detail.replaceAll("\\?.*", "");
                       (r.nextBoolean() ? c.aliceApi : c.bobApi).get(detail);
                     } else if (pick < 85) {
                       op = submit;
@@ -224,7 +228,11 @@ public final class CoordinatorLoad {
                     status = e.status;
                     detail = e.getMessage();
                   }
-                  tally.record(op, status, (System.nanoTime() - t0) / 1e6, detail);
+                  tally.record(
+                      label == null ? op : new Op(label, op.expected()),
+                      status,
+                      (System.nanoTime() - t0) / 1e6,
+                      detail);
                 }
                 return null;
               }));

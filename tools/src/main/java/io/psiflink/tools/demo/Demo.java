@@ -98,26 +98,12 @@ public final class Demo {
       return;
     }
     // before any logger exists: the coordinators' logs go to a file, the terminal shows the demo
-    Path log4j = work.resolve("log4j2-demo.properties");
     try {
-      Files.writeString(
-          log4j,
-          String.join(
-              "\n",
-              "status = error",
-              "appender.file.type = File",
-              "appender.file.name = file",
-              "appender.file.fileName = " + work.resolve("demo.log"),
-              "appender.file.layout.type = PatternLayout",
-              "appender.file.layout.pattern = %d{HH:mm:ss.SSS} %-5p %c{1} - %m%n",
-              "rootLogger.level = INFO",
-              "rootLogger.appenderRef.file.ref = file",
-              ""));
+      LocalCoordinators.logToFile(work, work.resolve("demo.log"));
     } catch (IOException e) {
       System.err.println("psi demo: cannot write to " + work + ": " + e.getMessage());
       System.exit(1);
     }
-    System.setProperty("log4j2.configurationFile", log4j.toString());
     int code;
     try {
       code = new Demo().run(rows, overlap, parallelism, heap, work);

@@ -177,6 +177,29 @@ public final class LocalCoordinators implements AutoCloseable {
     return file;
   }
 
+  /**
+   * Sends this JVM's logging (the coordinators', the relay's) to {@code logFile}, so that the
+   * terminal (and stdout's report) shows the tool's own output; call before any logger exists.
+   */
+  public static void logToFile(Path work, Path logFile) throws IOException {
+    Files.createDirectories(work);
+    Path log4j = work.resolve("log4j2-local.properties");
+    Files.writeString(
+        log4j,
+        String.join(
+            "\n",
+            "status = error",
+            "appender.file.type = File",
+            "appender.file.name = file",
+            "appender.file.fileName = " + logFile,
+            "appender.file.layout.type = PatternLayout",
+            "appender.file.layout.pattern = %d{HH:mm:ss.SSS} %-5p %c{1} - %m%n",
+            "rootLogger.level = INFO",
+            "rootLogger.appenderRef.file.ref = file",
+            ""));
+    System.setProperty("log4j2.configurationFile", log4j.toString());
+  }
+
   private static int freePort() throws IOException {
     try (ServerSocket s = new ServerSocket(0)) {
       return s.getLocalPort();
