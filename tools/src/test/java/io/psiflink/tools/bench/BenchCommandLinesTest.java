@@ -313,4 +313,27 @@ class BenchCommandLinesTest {
         "lots");
     assertFails(InsecureFlinkJoin.SYNTAX, "--extra", "--a", "a", "--b", "b", "--extra", "1");
   }
+
+  @Test
+  void benchCoordinatorParsesToTypedValuesWithItsDefaults() {
+    OptionValues o =
+        CoordinatorLoad.SYNTAX.parse(
+            "--clients", "50", "--seconds", "10", "--sessions", "0", "--job-slots", "3", "--json");
+    assertEquals(50, o.get(CoordinatorLoad.CLIENTS));
+    assertEquals(10, o.get(CoordinatorLoad.SECONDS));
+    assertEquals(0, o.get(CoordinatorLoad.SESSIONS));
+    assertEquals(3, o.get(CoordinatorLoad.JOB_SLOTS));
+    assertTrue(o.get(CoordinatorLoad.JSON_OUT));
+    // docs/operations.md's form: the defaults
+    OptionValues d = CoordinatorLoad.SYNTAX.parse();
+    assertEquals(100, d.get(CoordinatorLoad.CLIENTS));
+    assertEquals(60, d.get(CoordinatorLoad.SECONDS));
+    assertEquals(20, d.get(CoordinatorLoad.SESSIONS));
+    assertEquals(2, d.get(CoordinatorLoad.JOB_SLOTS));
+    assertEquals(2000L, d.get(CoordinatorLoad.ROWS));
+    IllegalArgumentException e =
+        org.junit.jupiter.api.Assertions.assertThrows(
+            IllegalArgumentException.class, () -> CoordinatorLoad.SYNTAX.parse("--job-slots", "0"));
+    assertTrue(e.getMessage().contains("--job-slots"), e.getMessage());
+  }
 }
