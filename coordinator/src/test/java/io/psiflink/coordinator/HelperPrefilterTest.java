@@ -532,11 +532,14 @@ class HelperPrefilterTest {
     r = peerAtAlice.post("/v1/peer/queries/" + id + "/decision", decision);
     refused(400, r, "does not match the submitted query");
     assertEquals("pending", alice.get("/v1/queries/" + id).json().path("status").asText());
-    // the one alice submitted is accepted
+    // the one alice submitted is accepted, and stored with its helper (bob's coordinator never
+    // made this session: alice's job waits for bob's to start, JobQueueTest)
     s.set("prefiltering", carol());
     r = peerAtAlice.post("/v1/peer/queries/" + id + "/decision", decision);
     assertEquals(200, r.status(), r.toString());
-    assertEquals("carol", launched("alice").get(PartyOptions.HELPER));
+    JsonNode stored = alice.get("/v1/sessions/" + s.path("id").asText()).json();
+    assertEquals("carol", stored.path("prefiltering").path("helper").asText(), stored.toString());
+    assertEquals("created", stored.path("status").asText(), stored.toString());
   }
 
   /**

@@ -199,6 +199,9 @@ class HostilePeerTest {
     } else if (path.startsWith("/v1/peer/sessions/") && path.endsWith("/abort")) {
       aborts.add(body);
       answer = Map.of("status", "failed");
+    } else if (path.startsWith("/v1/peer/sessions/") && path.endsWith("/start")) {
+      // party A's coordinator starts B's job first: this peer's starts at once
+      answer = Map.of("status", "running");
     } else {
       status = 404;
       answer = Map.of("error", "no such endpoint");
