@@ -634,7 +634,7 @@ final class JobLauncher implements AutoCloseable {
   private void follow(Run run, OutputFormat format, Path work) {
     Progress last = new Progress(Phase.HANDSHAKE, 0, null);
     try {
-      while (!ended(run.process)) {
+      while (!ended(run)) {
         Progress p = run.progress == null ? null : run.progress.poll();
         if (p != null && !p.equals(last) && !run.stopped && !run.detached) {
           last = p;
@@ -682,8 +682,15 @@ final class JobLauncher implements AutoCloseable {
     }
   }
 
-  /** Waits up to a second for {@code p} to end; whether it has. */
-  private static boolean ended(ProcessHandle p) throws InterruptedException {
+  /**
+   * Waits up to a second for the job's process to end; whether it has. A child's own wait, which
+   * records its exit status (the handle of a child may report its end before the status is there).
+   */
+  private static boolean ended(Run run) throws InterruptedException {
+    if (run.child != null) {
+      return run.child.waitFor(1, TimeUnit.SECONDS);
+    }
+    ProcessHandle p = run.process;
     try {
       p.onExit().get(1, TimeUnit.SECONDS);
       return true;
