@@ -7,7 +7,6 @@ import io.psiflink.coordinator.Model.GroupDecision;
 import io.psiflink.coordinator.Model.GroupMember;
 import io.psiflink.coordinator.Model.GroupQueryRecord;
 import io.psiflink.coordinator.Model.GroupSessionRecord;
-import io.psiflink.coordinator.Model.Phase;
 import io.psiflink.coordinator.Model.QueryStatus;
 import io.psiflink.coordinator.Model.SessionStatus;
 import java.sql.Connection;
@@ -230,9 +229,6 @@ final class GroupStore {
       List<GroupSessionRecord> out = new ArrayList<>();
       try (ResultSet rs = ps.executeQuery()) {
         while (rs.next()) {
-          String phase = rs.getString(7);
-          Long done = Store.getLong(rs, 8);
-          String location = rs.getString(11);
           out.add(
               new GroupSessionRecord(
                   rs.getString(1),
@@ -241,15 +237,9 @@ final class GroupStore {
                   Store.fromJson(rs.getString(4), MEMBERS),
                   SessionStatus.valueOf(rs.getString(5)),
                   rs.getLong(6),
-                  phase == null
-                      ? null
-                      : new Model.Progress(
-                          Phase.valueOf(phase), done == null ? 0 : done, Store.getLong(rs, 9)),
+                  Store.jobProgress(rs, 7),
                   rs.getString(10),
-                  location == null
-                      ? null
-                      : new Model.Result(
-                          location, Formats.stored(rs.getString(12)), Store.getLong(rs, 13)),
+                  Store.jobResult(rs, 11),
                   Store.getLong(rs, 14),
                   Store.getLong(rs, 15)));
         }

@@ -538,10 +538,6 @@ public final class Store {
       List<SessionRecord> out = new ArrayList<>();
       try (ResultSet rs = ps.executeQuery()) {
         while (rs.next()) {
-          String phase = rs.getString(14);
-          Long done = getLong(rs, 15);
-          Long total = getLong(rs, 16);
-          String location = rs.getString(18);
           out.add(
               new SessionRecord(
                   rs.getString(1),
@@ -560,20 +556,39 @@ public final class Store {
                   rs.getString(11),
                   SessionStatus.valueOf(rs.getString(12)),
                   rs.getLong(13),
-                  phase == null
-                      ? null
-                      : new Model.Progress(Phase.valueOf(phase), done == null ? 0 : done, total),
+                  jobProgress(rs, 14),
                   rs.getString(17),
-                  location == null
-                      ? null
-                      : new Model.Result(
-                          location, Formats.stored(rs.getString(19)), getLong(rs, 20)),
+                  jobResult(rs, 18),
                   getLong(rs, 21),
                   getLong(rs, 22)));
         }
       }
       return out;
     }
+  }
+
+  /**
+   * A job's progress from the columns phase, bins_done, bins_total from {@code first} on (both
+   * session tables have them); null before the job ran.
+   */
+  static Model.Progress jobProgress(ResultSet rs, int first) throws SQLException {
+    String phase = rs.getString(first);
+    Long done = getLong(rs, first + 1);
+    return phase == null
+        ? null
+        : new Model.Progress(Phase.valueOf(phase), done == null ? 0 : done, getLong(rs, first + 2));
+  }
+
+  /**
+   * A job's result from the columns result_location, result_format, rows_out from {@code first} on;
+   * null unless it wrote one.
+   */
+  static Model.Result jobResult(ResultSet rs, int first) throws SQLException {
+    String location = rs.getString(first);
+    return location == null
+        ? null
+        : new Model.Result(
+            location, Formats.stored(rs.getString(first + 1)), getLong(rs, first + 2));
   }
 
   // ------------------------------------------------------------------ audit log (append-only)
