@@ -52,6 +52,9 @@ public final class JobMetricNames {
     public static final String BINS_DONE = "binsDone";
     public static final String BIN_RETRIES = "binRetries";
 
+    /** Bins a resumed run took from the first run's journal instead of running them again. */
+    public static final String BINS_RESUMED = "binsResumed";
+
     /** Keys of this party found in the intersection. */
     public static final String INTERSECTING = "intersecting";
 

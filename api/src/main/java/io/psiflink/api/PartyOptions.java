@@ -361,6 +361,12 @@ public final class PartyOptions {
               + "columns differ",
           null);
 
+  public static final TypedOption<Boolean> RESUME =
+      TypedOption.flag(
+          "resume",
+          "resume the failed run of --session whose state is in --work: bins party A committed"
+              + " are not redone, the rest run with fresh randomness");
+
   public static final TypedOption<Boolean> INSECURE_TEST_ONLY =
       TypedOption.flag(
           "insecure-test-only", "accept σ < 40 and no --peer-cert-sha256: for tests only");
@@ -409,6 +415,7 @@ public final class PartyOptions {
           SUMMARY,
           PUBLIC_SIZE,
           EXPECTED_COLUMNS,
+          RESUME,
           INSECURE_TEST_ONLY);
 
   /** The job's command line. */

@@ -167,6 +167,12 @@ final class HttpApi extends Handler.Abstract {
         Kind.PARTY,
         200,
         (w, p, q, b) -> sessions.cancel(p.get(0), w.label()));
+    addCaller(
+        "POST",
+        "/v1/sessions/{id}/resume",
+        Kind.PARTY,
+        200,
+        (w, p, q, b) -> sessions.resume(p.get(0), w.label()));
     add("GET", "/v1/sessions/{id}/result", Kind.PARTY, 200, (p, q, b) -> sessions.result(p.get(0)));
 
     add(
@@ -221,6 +227,12 @@ final class HttpApi extends Handler.Abstract {
         Kind.PEER,
         200,
         (p, q, b) -> sessions.peerStart(sessions.peerSessionId(peerInput, p.get(0))));
+    add(
+        "POST",
+        "/v1/peer/sessions/{id}/resume",
+        Kind.PEER,
+        200,
+        (p, q, b) -> sessions.peerResume(sessions.peerSessionId(peerInput, p.get(0))));
     add(
         "POST",
         "/v1/peer/sessions/{id}/abort",

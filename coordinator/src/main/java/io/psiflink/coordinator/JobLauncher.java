@@ -390,7 +390,9 @@ final class JobLauncher implements AutoCloseable {
             PartyOptions.EXPECTED_OVERLAP,
             s.prefiltering().prefilter() == Prefilter.AUTO
                 ? s.prefiltering().expectedOverlap()
-                : null);
+                : null)
+        // a resumed session: the job skips the bins A's job committed in the run before
+        .with(PartyOptions.RESUME, db.tx(c -> Store.sessionResumes(c, s.id())) > 0);
   }
 
   /**
@@ -701,6 +703,25 @@ final class JobLauncher implements AutoCloseable {
     }
   }
 
+  /**
+   * A job that succeeded leaves nothing to resume: party B's job keeps its resume state (the
+   * session's token key) in case A fails after it, which this coordinator drops now; a session
+   * whose A fails after B's job succeeded is submitted again instead (docs/operations.md).
+   */
+  private static void forgetResumeState(Path work) {
+    Path dir = work.resolve("flink").resolve("resume");
+    try (var files = Files.list(dir)) {
+      for (Path f : (Iterable<Path>) files::iterator) {
+        Files.deleteIfExists(f);
+      }
+      Files.deleteIfExists(dir);
+    } catch (java.nio.file.NoSuchFileException e) {
+      // a job that kept none
+    } catch (IOException e) {
+      LOG.warn("cannot remove the resume state in {}: {}", dir, e.toString());
+    }
+  }
+
   private void succeed(Run run, OutputFormat format, Path work) {
     String summary;
     JsonNode s;
@@ -719,6 +740,7 @@ final class JobLauncher implements AutoCloseable {
     }
     long rowsOut = s.path("rows_out").asLong();
     Result result = receivesRows(run.launch.role()) ? new Result(run.out, format, rowsOut) : null;
+    forgetResumeState(work);
     Progress done = new Progress(Phase.DONE, s.path("bins_done").asLong(), s.path("bins").asLong());
     long now = clock.millis();
     db.tx(

@@ -277,6 +277,98 @@ final class Sessions {
     return get(id);
   }
 
+  /**
+   * Resumes a failed session ({@code POST /v1/sessions/{id}/resume}, at either party): the peer's
+   * coordinator agrees first (its side must have failed too), then both create the session again
+   * and launch as usual, A's coordinator starting both jobs; the jobs run with {@code --resume}, so
+   * the bins A's job committed are not redone. Only a failed session resumes: a cancelled one was
+   * ended on purpose, a succeeded one is done.
+   *
+   * @param principal the label of the token that resumed (audited)
+   */
+  SessionRecord resume(String id, String principal) {
+    SessionRecord s = get(id);
+    if (s.status() != SessionStatus.FAILED) {
+      throw ApiException.conflict(
+              "session "
+                  + id
+                  + " is "
+                  + s.status().wire()
+                  + ": only a failed session can be resumed (a cancelled or succeeded one is"
+                  + " submitted again)")
+          .with("sessionStatus", s.status().wire());
+    }
+    try {
+      ctx.peer().post("/v1/peer/sessions/" + PeerClient.segment(id) + "/resume", Map.of());
+    } catch (PeerClient.PeerError e) {
+      // the peer's words are not repeated: only its status, as one of ours
+      String theirs = e.body == null ? "" : e.body.path("sessionStatus").asText("");
+      boolean known =
+          java.util.Arrays.stream(SessionStatus.values()).anyMatch(x -> x.wire().equals(theirs));
+      throw ApiException.conflict(
+              ctx.peerName()
+                  + " does not resume session "
+                  + id
+                  + " (HTTP "
+                  + e.status
+                  + (known ? ", the session is " + theirs + " there" : "")
+                  + ")")
+          .with("peerSessionStatus", known ? theirs : null);
+    } catch (IOException e) {
+      throw new ApiException(
+          503,
+          "cannot reach " + ctx.peerName() + " to resume session " + id + ": " + e.getMessage());
+    }
+    resumeHere(id, principal);
+    launchCreated();
+    return get(id);
+  }
+
+  /**
+   * The peer's coordinator resumes session {@code id} ({@code id} checked and known): this side
+   * must have failed too (or be resumed already: a repeated call is answered alike). A side whose
+   * job succeeded has forgotten the keys a resumed run needs: the query is submitted again.
+   */
+  SessionRecord peerResume(String id) {
+    SessionRecord s = get(id);
+    if (s.status() == SessionStatus.CREATED && ctx.db().tx(c -> Store.sessionResumes(c, id)) > 0) {
+      return s;
+    }
+    if (s.status() != SessionStatus.FAILED) {
+      throw ApiException.conflict(
+              "session "
+                  + id
+                  + " is "
+                  + s.status().wire()
+                  + " at "
+                  + ctx.party()
+                  + ": only a failed session can be resumed")
+          .with("sessionStatus", s.status().wire());
+    }
+    resumeHere(id, "peer " + ctx.peerName());
+    launchCreated();
+    return get(id);
+  }
+
+  private void resumeHere(String id, String principal) {
+    long now = ctx.now();
+    ctx.db()
+        .tx(
+            c -> {
+              if (Store.resumeSession(c, id, SessionStatus.FAILED)) {
+                Store.audit(
+                    c,
+                    now,
+                    ctx.party(),
+                    "session.resumed",
+                    "session",
+                    id,
+                    principalDetail(principal, "resume " + Store.sessionResumes(c, id)));
+              }
+              return null;
+            });
+  }
+
   /** A session id the peer sends: a canonical UUID (else refused, audited) of a known session. */
   String peerSessionId(PeerInput peerInput, String id) {
     peerInput.id("id", id, "session");

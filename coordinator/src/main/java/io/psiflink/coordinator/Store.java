@@ -456,6 +456,43 @@ public final class Store {
     }
   }
 
+  /**
+   * A failed two-party session is created again, to be launched with {@code --resume}: its error,
+   * end, result and progress are cleared and its resume count goes up. False unless it was one of
+   * {@code from}.
+   */
+  public static boolean resumeSession(Connection c, String id, SessionStatus... from)
+      throws SQLException {
+    String in = String.join(", ", java.util.Collections.nCopies(from.length, "?"));
+    try (PreparedStatement ps =
+        c.prepareStatement(
+            "UPDATE sessions SET status = ?, error = NULL, ended_at = NULL, started_at = NULL,"
+                + " result_location = NULL, result_format = NULL, rows_out = NULL,"
+                + " summary_json = NULL, job_process = NULL, bins_done = 0,"
+                + " resumes = resumes + 1 WHERE id = ? AND status IN ("
+                + in
+                + ")")) {
+      Object[] args = new Object[2 + from.length];
+      args[0] = SessionStatus.CREATED.name();
+      args[1] = id;
+      for (int i = 0; i < from.length; i++) {
+        args[2 + i] = from[i].name();
+      }
+      bind(ps, args);
+      return ps.executeUpdate() == 1;
+    }
+  }
+
+  /** How often two-party session {@code id} was resumed (0: a first run). */
+  public static int sessionResumes(Connection c, String id) throws SQLException {
+    try (PreparedStatement ps = c.prepareStatement("SELECT resumes FROM sessions WHERE id = ?")) {
+      bind(ps, id);
+      try (ResultSet rs = ps.executeQuery()) {
+        return rs.next() ? rs.getInt(1) : 0;
+      }
+    }
+  }
+
   /** Records how a session's job runs (JSON; JobLauncher.JobProcess), for a re-attach. */
   public static void setJobProcess(Connection c, SessionTable t, String id, String json)
       throws SQLException {

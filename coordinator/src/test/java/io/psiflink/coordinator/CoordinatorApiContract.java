@@ -1203,6 +1203,47 @@ abstract class CoordinatorApiContract {
     return approved.json().path("session").path("id").asText();
   }
 
+  /**
+   * A session that failed at both parties is resumed from either: both create it again (audited),
+   * to launch with --resume; a session not failed at both is refused, naming where it stands.
+   */
+  @Test
+  void aFailedSessionIsResumedAtBothPartiesAndOnlyAFailedOne() throws Exception {
+    String sid = approvedSession();
+    refused(409, bob.post("/v1/sessions/" + sid + "/resume", "{}"), "only a failed session");
+    Client bobAsPeer = parties.client(parties.alice, "Bearer " + parties.bobToAlice);
+    Client aliceAsPeer = parties.client(parties.bob, "Bearer " + parties.aliceToBob);
+    String abort = "{\"category\":\"protocol_error\"}";
+    assertEquals(200, bobAsPeer.post("/v1/peer/sessions/" + sid + "/abort", abort).status());
+    // failed at alice only: bob's side (created) is not resumed, and says where it stands
+    refused(
+        409, alice.post("/v1/sessions/" + sid + "/resume", "{}"), "the session is created there");
+    assertEquals(200, aliceAsPeer.post("/v1/peer/sessions/" + sid + "/abort", abort).status());
+    assertEquals("failed", alice.get("/v1/sessions/" + sid).json().path("status").asText());
+
+    Reply r = bob.post("/v1/sessions/" + sid + "/resume", "{}");
+    assertEquals(200, r.status(), r.toString());
+    for (Client c : List.of(alice, bob)) {
+      JsonNode s = c.get("/v1/sessions/" + sid).json();
+      assertEquals("created", s.path("status").asText(), s.toString());
+      for (String f : List.of("error", "result", "startedAt", "endedAt")) {
+        assertTrue(s.path(f).isNull(), f + " in " + s);
+      }
+      assertTrue(actions(c).contains("session.resumed " + sid), actions(c).toString());
+    }
+    assertTrue(auditDetail(bob, "session.resumed", sid).contains("resume 1"));
+    // a repeated call from the peer is answered alike; a peer token cannot resume for a party
+    assertEquals(200, aliceAsPeer.post("/v1/peer/sessions/" + sid + "/resume", "{}").status());
+    refused(403, aliceAsPeer.post("/v1/sessions/" + sid + "/resume", "{}"), "peer");
+    refused(404, alice.post("/v1/sessions/nope/resume", "{}"), "nope");
+
+    // cancelled on purpose: not resumed, at either party
+    assertEquals(200, alice.post("/v1/sessions/" + sid + "/cancel", "{}").status());
+    refused(409, alice.post("/v1/sessions/" + sid + "/resume", "{}"), "is cancelled");
+    refused(
+        409, bob.post("/v1/sessions/" + sid + "/resume", "{}"), "the session is cancelled there");
+  }
+
   @Test
   void cancellingASessionEndsItAtBothParties() throws Exception {
     // no job section in this configuration: sessions stay created (JobLaunchTest runs jobs)

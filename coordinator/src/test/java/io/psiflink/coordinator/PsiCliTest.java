@@ -253,6 +253,10 @@ class PsiCliTest {
     Run again = run(aliceEnv, "cancel", session);
     assertEquals(1, again.code());
     assertTrue(again.err().contains("already ended: cancelled"), again.err());
+    // failed at bob, cancelled at alice: bob asks, alice's side does not resume
+    Run resume = run(bobEnv, "resume", session);
+    assertEquals(1, resume.code());
+    assertTrue(resume.err().contains("the session is cancelled there"), resume.err());
   }
 
   @Test

@@ -65,6 +65,8 @@ import java.util.Objects;
  *     certificate of {@code helper} from a trusted CA (only with {@code insecureTestOnly})
  * @param group the parties and provider of an n-party join (then {@code role} is party i of n and
  *     {@code peer} is null), or null for a two-party join
+ * @param resume whether this run resumes the failed run of the same session whose state is in
+ *     {@code workDir} ({@link io.psiflink.jobs.session.ResumeState})
  */
 public record PartyConfig(
     Role role,
@@ -97,7 +99,8 @@ public record PartyConfig(
     double expectedOverlap,
     String helper,
     byte[] helperCertificateSha256,
-    Group group) {
+    Group group,
+    boolean resume) {
 
   /**
    * The group of an n-party join: every party's name in index order (the query's table order), the
@@ -166,6 +169,11 @@ public record PartyConfig(
     }
     if (group != null) {
       checkGroup(role, group, mode, prefilter, insecureTestOnly);
+      if (resume) {
+        throw new IllegalArgumentException(
+            PartyOptions.RESUME.flagName()
+                + " resumes a two-party join; run an n-party join again");
+      }
     }
     Objects.requireNonNull(sql, "sql");
     Objects.requireNonNull(table, "table");
@@ -436,7 +444,8 @@ public record PartyConfig(
         c.get(PartyOptions.EXPECTED_OVERLAP),
         c.get(PartyOptions.HELPER),
         helperPin == null ? null : java.util.HexFormat.of().parseHex(helperPin),
-        group);
+        group,
+        c.get(PartyOptions.RESUME));
   }
 
   /** The n-party group of the options, or null without {@code --parties}. */

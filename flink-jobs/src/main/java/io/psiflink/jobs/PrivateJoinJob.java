@@ -40,6 +40,7 @@ import io.psiflink.jobs.session.JobSecrets;
 import io.psiflink.jobs.session.SessionHandshake;
 import io.psiflink.jobs.session.SessionSecrets;
 import io.psiflink.jobs.token.TokenizeOperator;
+import io.psiflink.jobs.write.BinJournal;
 import io.psiflink.query.ExpectedColumns;
 import io.psiflink.query.JoinKey;
 import io.psiflink.query.JoinQuery;
@@ -49,6 +50,7 @@ import io.psiflink.query.ResolvedJoin;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.BitSet;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -57,6 +59,7 @@ import java.util.Set;
 import org.apache.flink.api.common.BatchShuffleMode;
 import org.apache.flink.api.common.JobExecutionResult;
 import org.apache.flink.api.common.RuntimeExecutionMode;
+import org.apache.flink.api.common.functions.FilterFunction;
 import org.apache.flink.api.common.typeinfo.PrimitiveArrayTypeInfo;
 import org.apache.flink.api.common.typeinfo.Types;
 import org.apache.flink.configuration.Configuration;
@@ -101,7 +104,9 @@ public final class PrivateJoinJob {
     }
     long start = System.currentTimeMillis();
     Plan plan = plan(cfg);
-    SessionSecrets secrets = handshake(cfg, plan);
+    RunResume resume = RunResume.prepare(cfg, plan.query().fingerprint());
+    SessionSecrets secrets = handshake(cfg, plan, resume.handshake());
+    secrets = resume.afterHandshake(secrets, plan.query().fingerprint());
     long handshakeDone = System.currentTimeMillis();
     // The keys reach the task managers in a file of the distributed cache, never in the job graph
     // (which the JobManager keeps, its HA store too); the file is deleted when the job ends.
@@ -116,8 +121,17 @@ public final class PrivateJoinJob {
               secrets,
               secretFile.toUri().toString(),
               plan.staged(),
-              plan.quarantine());
-      return execute(cfg, plan, env, secrets, start, handshakeDone);
+              plan.quarantine(),
+              resume.journal());
+      JobSummary summary;
+      try {
+        summary = execute(cfg, plan, env, secrets, start, handshakeDone);
+      } catch (Exception e) {
+        resume.failed();
+        throw e;
+      }
+      resume.finish();
+      return summary;
     } finally {
       try {
         Files.deleteIfExists(secretFile);
@@ -211,8 +225,12 @@ public final class PrivateJoinJob {
     }
   }
 
-  /** Step 2: the signed control handshake with the peer's job over the bridge. */
-  static SessionSecrets handshake(PartyConfig cfg, Plan plan) throws Exception {
+  /**
+   * Step 2: the signed control handshake with the peer's job over the bridge; {@code resume} says
+   * whether it resumes an earlier run.
+   */
+  static SessionSecrets handshake(PartyConfig cfg, Plan plan, SessionHandshake.Resume resume)
+      throws Exception {
     PartyCredentials me = cfg.bridge().credentials();
     JoinQuery query = plan.query();
     SessionSecrets secrets;
@@ -244,7 +262,8 @@ public final class PrivateJoinJob {
                       cfg.filterHashes(),
                       cfg.helper(),
                       SessionHandshake.PrefilterRequest.ppm(cfg.expectedOverlap())),
-                  null));
+                  null),
+              resume);
     }
     LOG.info(
         "party {}: session {} agreed with '{}': {} bins, σ={}, protocol {}",
@@ -359,7 +378,8 @@ public final class PrivateJoinJob {
       SessionSecrets secrets,
       String secretFileUri,
       StagedOutput staged,
-      StagedOutput quarantine)
+      StagedOutput quarantine,
+      BinJournal journal)
       throws Exception {
     Role role = role(cfg);
     boolean outputParty = isOutputParty(role);
@@ -452,6 +472,12 @@ public final class PrivateJoinJob {
     DataStream<Long> total = total(cfg, toBins, front, prefilter != null);
     int maxParallelism = KeyGroupRangeAssignment.computeDefaultMaxParallelism(cfg.parallelism());
     BinRouting routing = new BinRouting(secrets.bins(), maxParallelism, cfg.parallelism());
+    BitSet resumed = secrets.resumedBins() == null ? new BitSet() : secrets.resumedBins();
+    if (!resumed.isEmpty()) {
+      // the rows of committed bins count in n (the padding must be the first run's) but go no
+      // further: neither party spills or intersects them again
+      toBins = toBins.filter(new SkipBins(resumed)).name("skip the bins committed earlier");
+    }
     DataStream<byte[]> joined =
         toBins
             .keyBy(r -> routing.key(TokenRecord.bin(r)), Types.INT)
@@ -459,7 +485,12 @@ public final class PrivateJoinJob {
             .transform(
                 JobMetricNames.PSI_OPERATOR,
                 PrimitiveArrayTypeInfo.BYTE_PRIMITIVE_ARRAY_TYPE_INFO,
-                new BinPsiOperator(new PairBins(ctx, JobSecrets.CACHE_NAME), cfg.bridge(), routing))
+                new BinPsiOperator(
+                    new PairBins(ctx, JobSecrets.CACHE_NAME),
+                    cfg.bridge(),
+                    routing,
+                    journal,
+                    resumed))
             // explicit, so the adaptive batch scheduler cannot shrink the bins processed at once,
             // and the routing's assumptions hold
             .setParallelism(cfg.parallelism())
@@ -659,6 +690,21 @@ public final class PrivateJoinJob {
             PrimitiveArrayTypeInfo.BYTE_PRIMITIVE_ARRAY_TYPE_INFO,
             new CandidateSelect(plan, JobSecrets.CACHE_NAME, keptCodec, unmatchedOutput))
         .setParallelism(tokenized.getParallelism());
+  }
+
+  /** Drops the rows of the bins an earlier run committed. */
+  static final class SkipBins implements FilterFunction<byte[]> {
+    private static final long serialVersionUID = 1L;
+    private final BitSet skip;
+
+    SkipBins(BitSet skip) {
+      this.skip = (BitSet) skip.clone();
+    }
+
+    @Override
+    public boolean filter(byte[] r) {
+      return !skip.get(TokenRecord.bin(r));
+    }
   }
 
   /** The job failed because more rows were quarantined than {@code --max-bad-rows} allows. */

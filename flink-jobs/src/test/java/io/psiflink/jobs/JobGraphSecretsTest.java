@@ -94,7 +94,8 @@ class JobGraphSecretsTest {
             1.0,
             prefilter ? "helper" : null,
             prefilter ? new byte[32] : null,
-            null);
+            null,
+            false);
     SecureRandom r = new SecureRandom();
     byte[] tokenKey = bytes(r, 32);
     byte[] binSeed = bytes(r, 16);
@@ -148,6 +149,7 @@ class JobGraphSecretsTest {
             secrets,
             file.toUri().toString(),
             staged,
+            null,
             null);
     StreamGraph streamGraph = env.getStreamGraph();
     JobGraph jobGraph = streamGraph.getJobGraph();

@@ -90,7 +90,8 @@ class PrefilterPipelineTest {
         1.0,
         null,
         null,
-        null);
+        null,
+        false);
   }
 
   private static long[] tokens(SplittableRandom r, int n) {

@@ -38,9 +38,9 @@ import picocli.CommandLine.ParseResult;
 import picocli.CommandLine.TypeConversionException;
 
 /**
- * {@code ./psi serve | submit | approve | reject | status | cancel | result}: runs a coordinator,
- * or talks to a running one over HTTPS with a party token. The command line is picocli's, one
- * subcommand per command, each with its generated {@code --help}.
+ * {@code ./psi serve | submit | approve | reject | status | cancel | resume | result}: runs a
+ * coordinator, or talks to a running one over HTTPS with a party token. The command line is
+ * picocli's, one subcommand per command, each with its generated {@code --help}.
  *
  * <p>{@code submit} with three or more {@code --party ORG=DATASET} submits an n-party query ({@code
  * /v1/group-queries}); the other commands take the id of a two-party or an n-party query or
@@ -433,6 +433,16 @@ public final class PsiCli {
   }
 
   @Command(
+      name = "resume",
+      description =
+          "Resumes a failed two-party session where it stopped: both coordinators create it again"
+              + " and its jobs skip the bins party A's job committed (docs/operations.md).")
+  static final class Resume extends ById {
+    @Parameters(paramLabel = "SESSION_ID", description = "the session")
+    String sessionId;
+  }
+
+  @Command(
       name = "result",
       description =
           "Where the joined table is (party A, or P1 of an n-party query, after success).")
@@ -520,6 +530,7 @@ public final class PsiCli {
     cl.addSubcommand("reject", new Reject());
     cl.addSubcommand("status", new Status());
     cl.addSubcommand("cancel", new Cancel());
+    cl.addSubcommand("resume", new Resume());
     cl.addSubcommand("result", new Result());
     cl.addSubcommand("help", new HelpCommand());
     // a SQL text or a reason starting with @ is a value, not a file of arguments
@@ -603,6 +614,10 @@ public final class PsiCli {
       }
       if (command instanceof Cancel c) {
         return cancel(c);
+      }
+      if (command instanceof Resume rs) {
+        printSession(client(rs.connection).post(SESSIONS + rs.sessionId + "/resume", null));
+        return 0;
       }
       if (command instanceof Result res) {
         return result(res);

@@ -7,6 +7,7 @@ import io.psiflink.bridge.BridgeException;
 import io.psiflink.jobs.bin.BinRouting;
 import io.psiflink.jobs.bin.BinTable;
 import io.psiflink.jobs.bin.TokenRecord;
+import io.psiflink.jobs.write.BinJournal;
 import io.psiflink.nativepsi.PsiException;
 import java.io.ByteArrayOutputStream;
 import java.security.SecureRandom;
@@ -46,6 +47,11 @@ import org.slf4j.LoggerFactory;
  * party emits the joined rows in {@link io.psiflink.connectors.row.RowCodec} encoding, for {@link
  * io.psiflink.connectors.TableSink#writeEncoded}; party B emits nothing.
  *
+ * <p>Resuming: with a {@link BinJournal} (the output party of a resumable run) each bin's rows are
+ * committed to it as the bin completes. A resumed run skips the bins the earlier run committed
+ * ({@code resumed}, the same at both parties; their rows never reach this operator): the output
+ * party emits their rows from the journal, the other party nothing.
+ *
  * <p>Threads: keyed state and the output belong to the task's mailbox thread, which loads each bin,
  * and emits its rows; the bin's network exchange ({@link BinExchange#exchange}, blocking on the
  * bridge's queues) runs on a dedicated thread meanwhile, and the mailbox thread yields to other
@@ -62,6 +68,8 @@ public final class BinPsiOperator extends AbstractStreamOperator<byte[]>
   private final BinProtocol protocol;
   private final BridgeEndpoint bridge;
   private final BinRouting routing;
+  private final BinJournal journal;
+  private final java.util.BitSet resumed;
 
   private transient BinProtocol.Runner runner;
 
@@ -85,9 +93,24 @@ public final class BinPsiOperator extends AbstractStreamOperator<byte[]>
    * @param routing how the input is keyed: records carry {@code routing.key(bin)} as their key
    */
   public BinPsiOperator(BinProtocol protocol, BridgeEndpoint bridge, BinRouting routing) {
+    this(protocol, bridge, routing, null, new java.util.BitSet());
+  }
+
+  /**
+   * @param journal where the output party commits each completed bin's rows, or null
+   * @param resumed the bins an earlier run of the session committed: not run again
+   */
+  public BinPsiOperator(
+      BinProtocol protocol,
+      BridgeEndpoint bridge,
+      BinRouting routing,
+      BinJournal journal,
+      java.util.BitSet resumed) {
     this.protocol = protocol;
     this.bridge = bridge;
     this.routing = routing;
+    this.journal = journal;
+    this.resumed = (java.util.BitSet) resumed.clone();
   }
 
   @Override
@@ -222,6 +245,23 @@ public final class BinPsiOperator extends AbstractStreamOperator<byte[]>
     try (BridgeClient client = BridgeClient.connect(bridge.clientConfig())) {
       int done = 0;
       for (int bin : owned) {
+        if (resumed.get(bin)) {
+          long rows = journal == null ? 0 : journal.replay(bin, this::emit);
+          rowsOut.inc(rows);
+          binsDone.inc();
+          clock.add(Accumulators.ROWS_OUT, rows);
+          clock.add(Accumulators.BINS_DONE, 1);
+          clock.add(Accumulators.BINS_RESUMED, 1);
+          done++;
+          LOG.info(
+              "party {} bin {} done ({} of {} on this subtask): committed by an earlier run, {}",
+              protocol.party(),
+              bin,
+              done,
+              owned.size(),
+              journal == null ? "skipped" : rows + " rows out of the journal");
+          continue;
+        }
         setCurrentKey(routing.key(bin));
         List<byte[]> list = new ArrayList<>();
         Iterable<byte[]> stored = chunks.get();
@@ -233,7 +273,20 @@ public final class BinPsiOperator extends AbstractStreamOperator<byte[]>
         BinExchange.BinResult result = exchangeWithRetries(client, network, bin, table);
         BinExchange.BinStats stats = result.stats();
         long emitStart = System.nanoTime();
-        result.output().emitTo(row -> output.collect(new StreamRecord<>(row)));
+        if (journal == null) {
+          result.output().emitTo(this::emit);
+        } else {
+          try (BinJournal.Entry entry = journal.open(bin)) {
+            result
+                .output()
+                .emitTo(
+                    row -> {
+                      entry.add(row);
+                      emit(row);
+                    });
+            entry.commit();
+          }
+        }
         psiNanos += stats.psiNanos();
         payloadNanos += stats.payloadNanos() + (System.nanoTime() - emitStart);
         chunks.clear();
@@ -269,6 +322,10 @@ public final class BinPsiOperator extends AbstractStreamOperator<byte[]>
     clock.add(Accumulators.PSI_MS, psiNanos / 1_000_000);
     clock.add(Accumulators.PAYLOAD_MS, payloadNanos / 1_000_000);
     clock.mark(Accumulators.PSI_END);
+  }
+
+  private void emit(byte[] row) {
+    output.collect(new StreamRecord<>(row));
   }
 
   /**

@@ -227,6 +227,29 @@ public final class SessionHandshake {
     }
   }
 
+  /**
+   * A resumed run's part of the handshake ({@link ResumeState}): the tag both parties must send
+   * alike, the bin count of the first run, and (party A's, else null) the bins A committed.
+   */
+  public record Resume(byte[] tag, int bins, java.util.BitSet done) {
+    /** A first run. */
+    public static final Resume NONE = new Resume(new byte[0], 0, null);
+
+    public boolean resumes() {
+      return tag.length > 0;
+    }
+
+    byte[] doneBytes() {
+      if (done == null) {
+        return new byte[0];
+      }
+      byte[] b = new byte[(bins + 7) / 8];
+      byte[] set = done.toByteArray();
+      System.arraycopy(set, 0, b, 0, Math.min(set.length, b.length));
+      return b;
+    }
+  }
+
   record Hello(
       Role role,
       String fingerprint,
@@ -244,7 +267,9 @@ public final class SessionHandshake {
       List<X509Certificate> chain,
       byte[] bytes,
       PrefilterRequest prefilter,
-      Multiparty multiparty) {}
+      Multiparty multiparty,
+      byte[] resumeTag,
+      byte[] resumedBins) {}
 
   /** The peer's verified HELLO and the pseudorandom key of both HELLOs' X25519 agreement. */
   record Exchange(Hello peer, byte[] prk) {}
@@ -254,9 +279,21 @@ public final class SessionHandshake {
   public static SessionSecrets run(
       BridgeClient client, String session, PartyCredentials me, LocalFacts facts)
       throws BridgeException, PeerProtocolException, HandshakeException {
+    return run(client, session, me, facts, Resume.NONE);
+  }
+
+  /**
+   * The handshake of a first run ({@link Resume#NONE}) or of a resumed one: then both parties must
+   * resume the same run, the bin count is the first run's, and the secrets name the bins A
+   * committed ({@link SessionSecrets#resumedBins}). The keys are fresh either way: the caller takes
+   * the token key and bin seed of its {@link ResumeState}.
+   */
+  public static SessionSecrets run(
+      BridgeClient client, String session, PartyCredentials me, LocalFacts facts, Resume resume)
+      throws BridgeException, PeerProtocolException, HandshakeException {
     try (BridgeStream stream = client.open(session, "control")) {
       try {
-        SessionSecrets s = run(stream, session, me, facts);
+        SessionSecrets s = run(stream, session, me, facts, resume);
         stream.finish();
         if (stream.receive() != null) {
           throw new PeerProtocolException("peer sent frames after the setup");
@@ -272,10 +309,17 @@ public final class SessionHandshake {
   static SessionSecrets run(
       BridgeStream stream, String session, PartyCredentials me, LocalFacts facts)
       throws BridgeException, PeerProtocolException, HandshakeException {
-    Exchange x = exchangeHellos(stream, session, me, facts);
+    return run(stream, session, me, facts, Resume.NONE);
+  }
+
+  static SessionSecrets run(
+      BridgeStream stream, String session, PartyCredentials me, LocalFacts facts, Resume resume)
+      throws BridgeException, PeerProtocolException, HandshakeException {
+    Exchange x = exchangeHellos(stream, session, me, facts, resume);
     Hello peer = x.peer();
     PrefilterPlan prefilter = agreePrefilter(facts, peer);
     int bins = agree(facts, peer, prefilter);
+    java.util.BitSet resumed = agreeResume(facts, resume, peer, bins, session);
     byte[] prk = x.prk();
     byte[] tokenKey = Hkdf.expand(prk, "token key", 32);
     byte[] binSeed = Hkdf.expand(prk, "bin seed", 16);
@@ -301,7 +345,70 @@ public final class SessionHandshake {
         peer.revealed,
         peer.named,
         prefilter,
-        filterKey);
+        filterKey,
+        resumed);
+  }
+
+  /**
+   * A resumed run's check of the peer's HELLO: both resume (equal tags, compared in constant time),
+   * with the first run's bin count; returns the bins A committed (from A's HELLO at B), or null in
+   * a first run.
+   */
+  static java.util.BitSet agreeResume(
+      LocalFacts me, Resume resume, Hello peer, int bins, String session)
+      throws HandshakeException, PeerProtocolException {
+    boolean peerResumes = peer.resumeTag.length > 0;
+    if (!resume.resumes() && !peerResumes) {
+      return null;
+    }
+    if (!resume.resumes()) {
+      throw new HandshakeException(
+          "the peer resumes an earlier run of session '"
+              + session
+              + "', this party starts a new one: resume both or neither");
+    }
+    if (!peerResumes) {
+      throw new HandshakeException(
+          "this party resumes an earlier run of session '"
+              + session
+              + "', the peer starts a new one: resume both or neither");
+    }
+    if (!MessageDigest.isEqual(resume.tag(), peer.resumeTag)) {
+      throw new HandshakeException(
+          "the parties resume different runs of session '"
+              + session
+              + "' (their resume states hold other keys): delete both work directories' states and"
+              + " run the join again");
+    }
+    if (bins != resume.bins()) {
+      throw new HandshakeException(
+          "the resumed run agreed on " + bins + " bins, the first run on " + resume.bins());
+    }
+    if (me.role().index() == 0) {
+      return resume.done() == null ? new java.util.BitSet() : resume.done();
+    }
+    byte[] b = peer.resumedBins;
+    if (b.length != (bins + 7) / 8) {
+      throw new PeerProtocolException(
+          "the peer's HELLO names committed bins in "
+              + b.length
+              + " bytes, for "
+              + bins
+              + " bins "
+              + (bins + 7) / 8);
+    }
+    java.util.BitSet done = java.util.BitSet.valueOf(b);
+    if (done.length() > bins) {
+      throw new PeerProtocolException(
+          "the peer's HELLO names bin " + (done.length() - 1) + " committed, of " + bins);
+    }
+    return done;
+  }
+
+  static Exchange exchangeHellos(
+      BridgeStream stream, String session, PartyCredentials me, LocalFacts facts)
+      throws BridgeException, PeerProtocolException, HandshakeException {
+    return exchangeHellos(stream, session, me, facts, Resume.NONE);
   }
 
   /**
@@ -310,12 +417,12 @@ public final class SessionHandshake {
    * the part every handshake shares, two-party or pairwise in an n-party session.
    */
   static Exchange exchangeHellos(
-      BridgeStream stream, String session, PartyCredentials me, LocalFacts facts)
+      BridgeStream stream, String session, PartyCredentials me, LocalFacts facts, Resume resume)
       throws BridgeException, PeerProtocolException, HandshakeException {
     try {
       KeyPairGenerator g = KeyPairGenerator.getInstance("X25519");
       KeyPair dh = g.generateKeyPair();
-      byte[] hello = encodeHello(facts, dh.getPublic().getEncoded(), me.chain());
+      byte[] hello = encodeHello(facts, resume, dh.getPublic().getEncoded(), me.chain());
       byte[] signature = sign(me, session, hello);
       stream.send(
           Frames.of(
@@ -521,7 +628,8 @@ public final class SessionHandshake {
         : "parties " + m.parties() + " with provider '" + m.provider() + "'";
   }
 
-  private static byte[] encodeHello(LocalFacts f, byte[] dhPublic, List<X509Certificate> chain)
+  private static byte[] encodeHello(
+      LocalFacts f, Resume resume, byte[] dhPublic, List<X509Certificate> chain)
       throws GeneralSecurityException {
     SessionHello.Builder h =
         SessionHello.newBuilder()
@@ -542,7 +650,9 @@ public final class SessionHandshake {
             .setFilterBits(f.prefilter().filterBits())
             .setFilterHashes(f.prefilter().hashes())
             .setHelper(f.prefilter().helper() == null ? "" : f.prefilter().helper())
-            .setExpectedOverlapPpm(f.prefilter().overlapPpm());
+            .setExpectedOverlapPpm(f.prefilter().overlapPpm())
+            .setResumeTag(ByteString.copyFrom(resume.tag()))
+            .setResumedBins(ByteString.copyFrom(resume.doneBytes()));
     if (f.multiparty() != null) {
       h.addAllParties(f.multiparty().parties()).setProvider(f.multiparty().provider());
     }
@@ -668,6 +778,16 @@ public final class SessionHandshake {
       }
       PrefilterRequest prefilter = prefilterOf(h);
       Multiparty multiparty = multipartyOf(h);
+      if (h.getResumeTag().size() > 64 || h.getResumedBins().size() > BinPlan.MAX_BINS / 8 + 1) {
+        throw new PeerProtocolException(
+            "the peer's HELLO has a resume tag of "
+                + h.getResumeTag().size()
+                + " bytes and "
+                + h.getResumedBins().size()
+                + " bytes of committed bins (at most 64 and "
+                + (BinPlan.MAX_BINS / 8 + 1)
+                + ")");
+      }
       return new Hello(
           role,
           h.getFingerprint(),
@@ -685,7 +805,9 @@ public final class SessionHandshake {
           chain,
           hello,
           prefilter,
-          multiparty);
+          multiparty,
+          h.getResumeTag().toByteArray(),
+          h.getResumedBins().toByteArray());
     } catch (GeneralSecurityException e) {
       throw new HandshakeException("the peer's HELLO does not verify: " + e.getMessage(), e);
     }

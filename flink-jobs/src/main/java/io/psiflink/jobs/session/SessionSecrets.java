@@ -20,6 +20,8 @@ import java.util.List;
  *     filtered), in the peer's table order: all the peer tells of its schema
  * @param prefilter the agreed prefilter, or null when the session has none
  * @param filterKey the prefilter's position key (FF1 key ‖ hash key, 32 bytes), or null
+ * @param resumedBins in a resumed run the bins party A committed in an earlier one (both parties
+ *     skip them), else null
  */
 public record SessionSecrets(
     byte[] tokenKey,
@@ -32,7 +34,56 @@ public record SessionSecrets(
     List<Column> peerRevealed,
     List<Column> peerNamed,
     PrefilterPlan prefilter,
-    byte[] filterKey) {
+    byte[] filterKey,
+    java.util.BitSet resumedBins) {
+
+  /** Secrets of a first run. */
+  public SessionSecrets(
+      byte[] tokenKey,
+      byte[] binSeed,
+      byte[] frameKey,
+      byte[] setup,
+      int bins,
+      String peerParty,
+      List<Column> peerKeys,
+      List<Column> peerRevealed,
+      List<Column> peerNamed,
+      PrefilterPlan prefilter,
+      byte[] filterKey) {
+    this(
+        tokenKey,
+        binSeed,
+        frameKey,
+        setup,
+        bins,
+        peerParty,
+        peerKeys,
+        peerRevealed,
+        peerNamed,
+        prefilter,
+        filterKey,
+        null);
+  }
+
+  /**
+   * The secrets of a resumed run: the token key, bin seed and prefilter key of the first run (rows
+   * must land in the bins they were committed under), this run's fresh frame key and setup.
+   */
+  public SessionSecrets resumedWith(ResumeState state) {
+    return new SessionSecrets(
+        state.tokenKey(),
+        state.binSeed(),
+        frameKey,
+        setup,
+        bins,
+        peerParty,
+        peerKeys,
+        peerRevealed,
+        peerNamed,
+        prefilter,
+        state.filterKey(),
+        resumedBins);
+  }
 
   /** Secrets of a session without a prefilter. */
   public SessionSecrets(

@@ -101,12 +101,20 @@ class SessionHandshakeTest {
 
   private CompletableFuture<SessionSecrets> party(
       String session, String name, SessionHandshake.LocalFacts facts) {
+    return party(session, name, facts, SessionHandshake.Resume.NONE);
+  }
+
+  private CompletableFuture<SessionSecrets> party(
+      String session,
+      String name,
+      SessionHandshake.LocalFacts facts,
+      SessionHandshake.Resume resume) {
     PartyCredentials me = pki.credentials(name);
     return CompletableFuture.supplyAsync(
         () -> {
           try (BridgeClient client =
               BridgeClient.connect(BridgeClientConfig.defaults("127.0.0.1", relay.port(), me))) {
-            return SessionHandshake.run(client, session, me, facts);
+            return SessionHandshake.run(client, session, me, facts, resume);
           } catch (Exception e) {
             throw new IllegalStateException(e.getMessage(), e);
           }
@@ -123,6 +131,101 @@ class SessionHandshakeTest {
     assertArrayEquals(sa.tokenKey(), sb.tokenKey());
     assertArrayEquals(sa.binSeed(), sb.binSeed());
     assertArrayEquals(sa.frameKey(), sb.frameKey());
+  }
+
+  /**
+   * A resumed run: both parties send the tag of the same first run; B learns the bins A committed
+   * from A's signed HELLO; the frame key is fresh (the token key and bin seed come from the state,
+   * which the caller swaps in).
+   */
+  @Test
+  void aResumedRunAgreesOnTheCommittedBinsWithFreshFrameKeys() throws Exception {
+    String session = UUID.randomUUID().toString();
+    ResumeState state = state(session, 1);
+    java.util.BitSet done = new java.util.BitSet();
+    done.set(0);
+    done.set(2);
+    var first =
+        List.of(
+            party(session, "party-a", facts(Role.A, "party-b", null)),
+            party(session, "party-b", facts(Role.B, "party-a", null)));
+    byte[] firstFrameKey = first.get(0).get(60, TimeUnit.SECONDS).frameKey();
+    first.get(1).get(60, TimeUnit.SECONDS);
+    var a =
+        party(
+            session,
+            "party-a",
+            facts(Role.A, "party-b", null),
+            new SessionHandshake.Resume(state.tag(), 4, done));
+    var b =
+        party(
+            session,
+            "party-b",
+            facts(Role.B, "party-a", null),
+            new SessionHandshake.Resume(state.tag(), 4, null));
+    SessionSecrets sa = a.get(60, TimeUnit.SECONDS);
+    SessionSecrets sb = b.get(60, TimeUnit.SECONDS);
+    assertEquals(done, sa.resumedBins());
+    assertEquals(done, sb.resumedBins());
+    assertArrayEquals(sa.frameKey(), sb.frameKey());
+    assertFalse(Arrays.equals(firstFrameKey, sa.frameKey()), "a resumed run reuses a frame key");
+    SessionSecrets resumed = sb.resumedWith(state);
+    assertArrayEquals(state.tokenKey(), resumed.tokenKey());
+    assertArrayEquals(state.binSeed(), resumed.binSeed());
+    assertArrayEquals(sb.frameKey(), resumed.frameKey());
+  }
+
+  @Test
+  void aRunResumedByOnePartyOnlyOrWithAnotherStateIsRefused() throws Exception {
+    String session = UUID.randomUUID().toString();
+    var a =
+        party(
+            session,
+            "party-a",
+            facts(Role.A, "party-b", null),
+            new SessionHandshake.Resume(state(session, 1).tag(), 4, new java.util.BitSet()));
+    var b = party(session, "party-b", facts(Role.B, "party-a", null));
+    ExecutionException ea =
+        assertThrows(ExecutionException.class, () -> a.get(60, TimeUnit.SECONDS));
+    assertTrue(
+        ea.getCause().getMessage().contains("the peer starts a new one: resume both or neither"),
+        ea.getCause().getMessage());
+    ExecutionException eb =
+        assertThrows(ExecutionException.class, () -> b.get(60, TimeUnit.SECONDS));
+    assertTrue(
+        eb.getCause().getMessage().contains("the peer resumes an earlier run"),
+        eb.getCause().getMessage());
+
+    String other = UUID.randomUUID().toString();
+    var a2 =
+        party(
+            other,
+            "party-a",
+            facts(Role.A, "party-b", null),
+            new SessionHandshake.Resume(state(other, 1).tag(), 4, new java.util.BitSet()));
+    var b2 =
+        party(
+            other,
+            "party-b",
+            facts(Role.B, "party-a", null),
+            new SessionHandshake.Resume(state(other, 2).tag(), 4, null));
+    ExecutionException e2 =
+        assertThrows(ExecutionException.class, () -> b2.get(60, TimeUnit.SECONDS));
+    assertTrue(
+        e2.getCause().getMessage().contains("the parties resume different runs"),
+        e2.getCause().getMessage());
+    assertThrows(ExecutionException.class, () -> a2.get(60, TimeUnit.SECONDS));
+  }
+
+  /** A first run's state with keys drawn from {@code seed}. */
+  private static ResumeState state(String session, int seed) {
+    java.util.Random r = new java.util.Random(seed);
+    byte[] token = new byte[32];
+    byte[] bin = new byte[16];
+    r.nextBytes(token);
+    r.nextBytes(bin);
+    return new ResumeState(
+        session, "A", "party-b", "query-fingerprint", 4, token, bin, null, "files:x");
   }
 
   @Test

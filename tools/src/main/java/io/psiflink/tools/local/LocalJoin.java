@@ -213,6 +213,22 @@ public final class LocalJoin {
    *     a failed join
    */
   static int execute(String[] args, PrintStream out, PrintStream err, Hooks hooks) {
+    if (args.length > 0 && args[0].equals("--resume")) {
+      if (args.length != 2) {
+        err.println(
+            "psi local: --resume WORKDIR takes the work directory of the run and nothing else");
+        return 2;
+      }
+      try {
+        Path resumed = Path.of(args[1]);
+        args = LocalRunFile.read(resumed).args().toArray(String[]::new);
+        LocalRunFile.checkResumable(resumed);
+      } catch (IOException e) {
+        err.println("psi local: " + e.getMessage());
+        return 2;
+      }
+      hooks = LocalRunFile.resuming(hooks);
+    }
     if (LocalGroupJoin.isGroupJoin(args)) {
       return LocalGroupJoin.execute(args, out, err);
     }
@@ -312,6 +328,11 @@ public final class LocalJoin {
     default List<String> launchPrefix(Role party) {
       return List.of();
     }
+
+    /** Whether the run resumes the failed run of its work directory ({@code --resume}). */
+    default boolean resuming() {
+      return false;
+    }
   }
 
   public static Result run(Map<String, String> opts, PrintStream log, Hooks hooks)
@@ -353,7 +374,19 @@ public final class LocalJoin {
         prefilter
             ? ThrowawayPki.create(work.resolve("pki"), "party-a", "party-b", "bridge", HELPER)
             : ThrowawayPki.create(work.resolve("pki"), "party-a", "party-b", "bridge");
-    String session = "local-" + UUID.randomUUID();
+    // a run over files keeps its command line and session in the work directory: --resume
+    // restarts it there; one over a JDBC table cannot be resumed (and its URL is not kept)
+    boolean resume = hooks.resuming();
+    String session;
+    if (resume) {
+      session = LocalRunFile.read(work).session();
+      LocalRunFile.checkResumable(work);
+    } else {
+      session = "local-" + UUID.randomUUID();
+      if (!JdbcTable.isJdbc(o.get(A)) && !JdbcTable.isJdbc(o.get(B))) {
+        new LocalRunFile(o.toArgs(), session).write(work);
+      }
+    }
     long start = System.nanoTime();
     Process helper = null;
     try (BridgeRelay relay =
@@ -392,7 +425,8 @@ public final class LocalJoin {
                   session,
                   hooks.bridgePort(Role.A, relay.port()),
                   work,
-                  helperSha256),
+                  helperSha256,
+                  resume),
               hooks.launchPrefix(Role.A),
               log);
       hooks.started(Role.A, pa);
@@ -408,7 +442,8 @@ public final class LocalJoin {
                   session,
                   hooks.bridgePort(Role.B, relay.port()),
                   work,
-                  helperSha256),
+                  helperSha256,
+                  resume),
               hooks.launchPrefix(Role.B),
               log);
       hooks.started(Role.B, pb);
@@ -422,8 +457,13 @@ public final class LocalJoin {
                 + ea
                 + ", party B exit "
                 + eb
-                + "); see the party logs above");
+                + "); see the party logs above"
+                + (LocalRunFile.resumable(work)
+                    ? "; resume it with ./psi local --resume " + work
+                    : ""));
       }
+      // A committed the output: B's state (kept in case A died before that) goes too
+      LocalRunFile.finished(work);
       return new Result(
           Files.readString(work.resolve("summary-A.json")),
           Files.readString(work.resolve("summary-B.json")),
@@ -625,7 +665,8 @@ public final class LocalJoin {
       String session,
       int port,
       Path work,
-      String helperSha256) {
+      String helperSha256,
+      boolean resume) {
     boolean a = party.equals(Role.A);
     // a JDBC password goes to the party's environment, not its command line (ps shows that)
     String table = o.get(a ? A : B);
@@ -663,7 +704,8 @@ public final class LocalJoin {
             // lets tests use σ < 40
             .with(PartyOptions.INSECURE_TEST_ONLY, o.get(PartyOptions.INSECURE_TEST_ONLY))
             .with(PartyOptions.WORK, work.resolve("party-" + party.label()).toString())
-            .with(PartyOptions.SUMMARY, work.resolve("summary-" + party.label() + ".json"));
+            .with(PartyOptions.SUMMARY, work.resolve("summary-" + party.label() + ".json"))
+            .with(PartyOptions.RESUME, resume);
     if (o.get(PartyOptions.PREFILTER).namesHelper()) {
       c =
           c.with(PartyOptions.PREFILTER, o.get(PartyOptions.PREFILTER))

@@ -58,7 +58,7 @@ class LocalJoinCommandLineTest {
     String pinB = LocalJoin.sha256(cb);
 
     PartyConfiguration a =
-        LocalJoin.partyConfiguration(o, Role.A, ca, "party-b", pinB, "s1", 4711, work, null);
+        LocalJoin.partyConfiguration(o, Role.A, ca, "party-b", pinB, "s1", 4711, work, null, false);
     PartyConfiguration intendedA =
         PartyConfiguration.empty()
             .with(PartyOptions.PARTY, Role.A)
@@ -86,7 +86,7 @@ class LocalJoinCommandLineTest {
     assertEquals(intendedA, PartyConfiguration.parse(a.toArgs()));
 
     PartyConfiguration b =
-        LocalJoin.partyConfiguration(o, Role.B, cb, "party-a", pinA, "s1", 4712, work, null);
+        LocalJoin.partyConfiguration(o, Role.B, cb, "party-a", pinA, "s1", 4712, work, null, false);
     PartyConfiguration parsedB = PartyConfiguration.parse(b.toArgs());
     assertEquals(Role.B, parsedB.role());
     // the password stays off the command line (the party's environment carries it)
@@ -140,7 +140,8 @@ class LocalJoinCommandLineTest {
               "s1",
               4711,
               work,
-              pinHelper);
+              pinHelper,
+              false);
       PartyConfig job = PartyConfig.of(PartyConfiguration.parse(c.toArgs()));
       assertEquals(io.psiflink.api.Prefilter.HELPER, job.prefilter());
       assertEquals(LocalJoin.HELPER, job.helper());
@@ -162,7 +163,8 @@ class LocalJoinCommandLineTest {
                         "s1",
                         1,
                         work,
-                        null)
+                        null,
+                        false)
                     .toArgs()));
     assertEquals(io.psiflink.api.Prefilter.NONE, plain.prefilter());
     assertEquals(null, plain.helper());
