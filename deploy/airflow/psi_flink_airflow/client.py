@@ -108,3 +108,6 @@ class CoordinatorClient:
 
     def cancel(self, session_id: str) -> dict[str, Any]:
         return self._call("POST", f"/v1/sessions/{session_id}/cancel")
+
+    def resume(self, session_id: str) -> dict[str, Any]:
+        return self._call("POST", f"/v1/sessions/{session_id}/resume")

@@ -7,9 +7,10 @@ submits a query twice:
 * ``PsiJoinSensor`` waits for the other party's approval and for the session's job, logs its
   progress, and returns the result's location (party A) or the session (party B).
 
-A coordinator error that retrying cannot fix (an invalid query, a rejection, a failed job) fails
-the task at once with the coordinator's words (``AirflowFailException``: no retries); an
-unreachable coordinator is retried.
+A coordinator error that retrying cannot fix (an invalid query, a rejection) fails the task at once
+with the coordinator's words (``AirflowFailException``: no retries); an unreachable coordinator is
+retried. A session whose job failed is retried by **resuming** it (up to ``max_resumes`` times):
+the bins party A's job committed are not run again (docs/operations.md).
 """
 
 from __future__ import annotations
@@ -177,16 +178,20 @@ class PsiJoinSensor(BaseSensorOperator):
     """Waits for query ``query_id``: the peer's decision, then its session's job. Logs the job's
     phase and bins done. Returns the result (location, format, rowsOut) at party A, the session
     at party B. Up to ``max_unreachable`` consecutive pokes may fail to reach the coordinator
-    before the task fails (and is retried by Airflow)."""
+    before the task fails (and is retried by Airflow). A session that failed is resumed where it
+    stopped, up to ``max_resumes`` times in all (the coordinator counts them, so a retried or
+    rescheduled task does not start over); either party's sensor may resume it, and the other
+    then sees it created again."""
 
     template_fields = ("query_id",)
 
     def __init__(self, *, query_id: str, psi_conn_id: str = "psi_coordinator",
-                 max_unreachable: int = 10, **kwargs):
+                 max_unreachable: int = 10, max_resumes: int = 2, **kwargs):
         super().__init__(**kwargs)
         self.query_id = query_id
         self.psi_conn_id = psi_conn_id
         self.max_unreachable = max_unreachable
+        self.max_resumes = max_resumes
         self._unreachable = 0
 
     def poke(self, context: Any) -> bool | PokeReturnValue:
@@ -231,7 +236,24 @@ class PsiJoinSensor(BaseSensorOperator):
                               result.get("rowsOut"), result.get("location"))
                 return PokeReturnValue(is_done=True, xcom_value=result)
             return PokeReturnValue(is_done=True, xcom_value=s)
+        if job == "failed" and s.get("resumes", 0) < self.max_resumes:
+            return self._resume(client, s)
         if job in ("failed", "cancelled"):
             raise AirflowFailException(
                 f"session {s['id']} {job}: {s.get('error') or 'no error recorded'}")
         raise AirflowFailException(f"session {s['id']} has an unknown status '{job}'")
+
+    def _resume(self, client: CoordinatorClient, s: dict[str, Any]) -> bool:
+        n = s.get("resumes", 0) + 1
+        self.log.warning("session %s failed (%s); resuming it (%d of at most %d)", s["id"],
+                         s.get("error") or "no error recorded", n, self.max_resumes)
+        try:
+            client.resume(s["id"])
+        except CoordinatorError as e:
+            if e.transient:
+                raise
+            # the other party's sensor may have resumed it first: then it is no longer failed
+            if client.session(s["id"]).get("status") == "failed":
+                raise AirflowFailException(f"session {s['id']} failed and cannot be resumed: {e}") \
+                    from e
+        return False

@@ -20,6 +20,12 @@ import org.slf4j.LoggerFactory;
 final class Sessions {
   private static final Logger LOG = LoggerFactory.getLogger(Sessions.class);
 
+  /**
+   * How often a session may be resumed here: each resume runs bins again, which lets a modified
+   * peer job put other keys in them (docs/security.md); beyond it the query is approved again.
+   */
+  static final int MAX_RESUMES = 3;
+
   private final Context ctx;
   private final DatasetRegistry registry;
 
@@ -220,19 +226,22 @@ final class Sessions {
             ? queuedAtA(
                 ctx.db().tx(c -> Store.sessionsWithStatus(c, SessionStatus.CREATED)), ctx.party())
             : List.of();
-    return view(s, queued);
+    return view(s, queued, ctx.db().tx(c -> Store.sessionResumes(c, id)));
   }
 
-  /** Every session as the API shows it (one read of the sessions). */
+  /** Every session as the API shows it (one read of the sessions, one of their resume counts). */
   List<Map<String, Object>> views() {
     List<SessionRecord> all = list();
     List<String> queued = queuedAtA(all, ctx.party());
-    return all.stream().map(s -> view(s, queued)).toList();
+    Map<String, Integer> resumes = ctx.db().tx(Store::sessionResumes);
+    return all.stream().map(s -> view(s, queued, resumes.getOrDefault(s.id(), 0))).toList();
   }
 
-  private Map<String, Object> view(SessionRecord s, List<String> queued) {
+  private Map<String, Object> view(SessionRecord s, List<String> queued, int resumes) {
     @SuppressWarnings("unchecked")
     Map<String, Object> m = ctx.json().convertValue(s, LinkedHashMap.class);
+    // how often it was resumed (POST .../resume): the Airflow sensor resumes up to its limit
+    m.put("resumes", resumes);
     Map<String, Object> queue = queue(s, queued);
     if (queue != null) {
       m.put("queue", queue);
@@ -298,6 +307,7 @@ final class Sessions {
                   + " submitted again)")
           .with("sessionStatus", s.status().wire());
     }
+    checkResumeLimit(id);
     try {
       ctx.peer().post("/v1/peer/sessions/" + PeerClient.segment(id) + "/resume", Map.of());
     } catch (PeerClient.PeerError e) {
@@ -350,7 +360,22 @@ final class Sessions {
     return get(id);
   }
 
+  /** Refuses a session resumed {@link #MAX_RESUMES} times here. */
+  private void checkResumeLimit(String id) {
+    if (ctx.db().tx(c -> Store.sessionResumes(c, id)) >= MAX_RESUMES) {
+      throw ApiException.conflict(
+          "session "
+              + id
+              + " was resumed "
+              + MAX_RESUMES
+              + " times at "
+              + ctx.party()
+              + ", the most it allows: submit the query again");
+    }
+  }
+
   private void resumeHere(String id, String principal) {
+    checkResumeLimit(id);
     long now = ctx.now();
     ctx.db()
         .tx(

@@ -24,6 +24,7 @@ import java.sql.SQLException;
 import java.sql.Types;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 
 /**
@@ -491,6 +492,19 @@ public final class Store {
         return rs.next() ? rs.getInt(1) : 0;
       }
     }
+  }
+
+  /** Every two-party session's resume count that is not 0, by id. */
+  public static Map<String, Integer> sessionResumes(Connection c) throws SQLException {
+    Map<String, Integer> m = new java.util.HashMap<>();
+    try (PreparedStatement ps =
+            c.prepareStatement("SELECT id, resumes FROM sessions WHERE resumes > 0");
+        ResultSet rs = ps.executeQuery()) {
+      while (rs.next()) {
+        m.put(rs.getString(1), rs.getInt(2));
+      }
+    }
+    return m;
   }
 
   /** Records how a session's job runs (JSON; JobLauncher.JobProcess), for a re-attach. */

@@ -1230,6 +1230,7 @@ abstract class CoordinatorApiContract {
         assertTrue(s.path(f).isNull(), f + " in " + s);
       }
       assertTrue(actions(c).contains("session.resumed " + sid), actions(c).toString());
+      assertEquals(1, s.path("resumes").asInt(), s.toString());
     }
     assertTrue(auditDetail(bob, "session.resumed", sid).contains("resume 1"));
     // a repeated call from the peer is answered alike; a peer token cannot resume for a party

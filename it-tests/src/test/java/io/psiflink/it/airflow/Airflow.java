@@ -80,6 +80,23 @@ final class Airflow {
     return airflow(List.of("dags", "test", dag, "-c", confJson), e, 600);
   }
 
+  /**
+   * The operators' unit tests (deploy/airflow/tests: what they send and how the sensor resumes a
+   * failed session, against a stubbed HTTP call) with this venv's Python and Airflow.
+   */
+  Run unitTests() throws Exception {
+    return run(
+        List.of(
+            venv.resolve("bin/python").toString(),
+            "-m",
+            "unittest",
+            "discover",
+            "-s",
+            deploy.resolve("tests").toString()),
+        Map.of("PYTHONPATH", deploy.toString(), "AIRFLOW_HOME", home.toString()),
+        300);
+  }
+
   private Run airflow(List<String> args, Map<String, String> env, int timeoutSeconds)
       throws Exception {
     List<String> cmd = new ArrayList<>();

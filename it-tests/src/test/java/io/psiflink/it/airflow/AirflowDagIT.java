@@ -205,6 +205,13 @@ class AirflowDagIT {
   }
 
   @Test
+  void theOperatorsUnitTestsPass() throws Exception {
+    Airflow.Run run = airflow.unitTests();
+    assertEquals(0, run.exit(), Airflow.tail(run.log()));
+    assertTrue(run.log().contains("OK"), Airflow.tail(run.log()));
+  }
+
+  @Test
   void invalidQueryFailsAtSubmitWithTheCoordinatorsError() throws Exception {
     // bob lets alice filter on country, not see it
     Airflow.Run run =
