@@ -547,7 +547,7 @@ public final class JoinBenchmark {
             Math.round(selectivity * rowsB));
   }
 
-  private static GeneratedTables generated(GeneratorSpec spec, Path dir, PrintStream log)
+  static GeneratedTables generated(GeneratorSpec spec, Path dir, PrintStream log)
       throws IOException {
     Path marker = dir.resolve("expected-join-rows");
     if (Files.exists(marker)) {
@@ -571,7 +571,7 @@ public final class JoinBenchmark {
   }
 
   /** {@code csv} cut into {@code parts} CSV files with a header each, in {@code dir} (reused). */
-  private static Path parts(Path csv, Path dir, int parts, PrintStream log) throws IOException {
+  static Path parts(Path csv, Path dir, int parts, PrintStream log) throws IOException {
     Path done = dir.resolve("_SUCCESS");
     if (!Files.exists(done)) {
       log.println("== cutting " + csv + " into " + parts + " parts");

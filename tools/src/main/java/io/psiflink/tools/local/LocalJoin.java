@@ -205,6 +205,11 @@ public final class LocalJoin {
     System.exit(execute(args, System.out, System.err, Hooks.NONE));
   }
 
+  /** {@code ./psi local --resume work}, its output and the parties' logs on {@code log}. */
+  public static int resumeMain(Path work, PrintStream log) {
+    return execute(new String[] {"--resume", work.toString()}, log, log, Hooks.NONE);
+  }
+
   /**
    * {@code ./psi local}: parses, validates the join up front, runs both parties. A problem is one
    * line on {@code err}, naming the log file that has its stack trace.

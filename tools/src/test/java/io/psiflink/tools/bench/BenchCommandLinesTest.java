@@ -336,4 +336,24 @@ class BenchCommandLinesTest {
             IllegalArgumentException.class, () -> CoordinatorLoad.SYNTAX.parse("--job-slots", "0"));
     assertTrue(e.getMessage().contains("--job-slots"), e.getMessage());
   }
+
+  @Test
+  void benchResumeParsesToTypedValuesWithItsDefaults() {
+    OptionValues o =
+        ResumeBenchmark.SYNTAX.parse("--rows", "1e7", "--kill", "B", "--at", "0.25", "--runs", "3");
+    assertEquals(10_000_000L, o.get(ResumeBenchmark.ROWS));
+    assertEquals(io.psiflink.api.Role.B, o.get(ResumeBenchmark.KILL));
+    assertEquals(0.25, o.get(ResumeBenchmark.AT));
+    assertEquals(3, o.get(ResumeBenchmark.RUNS));
+    OptionValues d = ResumeBenchmark.SYNTAX.parse();
+    assertEquals(1_000_000L, d.get(ResumeBenchmark.ROWS));
+    assertEquals(io.psiflink.api.Role.A, d.get(ResumeBenchmark.KILL));
+    assertEquals(0.5, d.get(ResumeBenchmark.AT));
+    for (String[] wrong : new String[][] {{"--at", "0"}, {"--kill", "C"}, {"--runs", "0"}}) {
+      IllegalArgumentException e =
+          org.junit.jupiter.api.Assertions.assertThrows(
+              IllegalArgumentException.class, () -> ResumeBenchmark.SYNTAX.parse(wrong));
+      assertTrue(e.getMessage().contains(wrong[0]), e.getMessage());
+    }
+  }
 }
