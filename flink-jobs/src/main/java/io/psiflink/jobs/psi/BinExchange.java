@@ -211,6 +211,15 @@ public final class BinExchange {
       int[] keys = table.byToken(mine);
       // a semi- or anti-join needs no columns of B: B sends none (not even its row counts)
       boolean columns = ctx.kind().peerColumns();
+      if (columns) {
+        // marks the phase in the log (fault drills stop a party here); says nothing of the result
+        LOG.info(
+            "party {} bin {}: PSI done in {} ms, payload next ({} B's columns)",
+            ctx.party(),
+            bin,
+            (psiDone - started) / 1_000_000,
+            receiver ? "receiving" : "sending");
+      }
       if (receiver) {
         BinOutput matched = columns ? payload.receive(stream, table, keys) : BinOutput.NONE;
         output = JoinKindOutput.of(ctx.kind(), ctx.ownCodec(), ctx.output(), table, keys, matched);

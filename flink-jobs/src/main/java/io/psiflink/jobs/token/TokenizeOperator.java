@@ -29,6 +29,8 @@ import org.apache.flink.util.OutputTag;
 public final class TokenizeOperator<T> extends AbstractStreamOperator<byte[]>
     implements OneInputStreamOperator<T, byte[]>, BoundedOneInput {
   private static final long serialVersionUID = 1L;
+  private static final org.slf4j.Logger LOG =
+      org.slf4j.LoggerFactory.getLogger(TokenizeOperator.class);
 
   /** The side output of the output rows of A's rows whose key is NULL (LEFT and anti-joins). */
   public static final OutputTag<byte[]> NULL_KEY_ROWS =
@@ -102,6 +104,12 @@ public final class TokenizeOperator<T> extends AbstractStreamOperator<byte[]>
   @Override
   public void open() throws Exception {
     super.open();
+    // marks the phase in the log (fault drills stop a party here)
+    LOG.info(
+        "table {}: tokenizing on subtask {} of {}",
+        name,
+        getRuntimeContext().getTaskInfo().getIndexOfThisSubtask() + 1,
+        getRuntimeContext().getTaskInfo().getNumberOfParallelSubtasks());
     encoder = new KeyEncoder(keyFields, keyTypes);
     JobSecrets secrets = JobSecrets.fromCache(getRuntimeContext(), secretsName);
     tokenizer = new Tokenizer(secrets.tokenKey(), secrets.binSeed(), bins);

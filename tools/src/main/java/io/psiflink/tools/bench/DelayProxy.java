@@ -16,6 +16,7 @@ import java.util.ArrayDeque;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Set;
+import java.util.SplittableRandom;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
@@ -35,6 +36,10 @@ import java.util.function.Supplier;
  * too, and a direction's queue holds at most {@code maxQueuedBytes} (then its reader stops reading,
  * and TCP pushes back on the sender).
  *
+ * <p>With {@link Faults} it also injects faults: it resets connections at seeded random points of
+ * the byte stream, and adds a random jitter to the delay ({@code ./psi bench join --drop-every}, a
+ * fault drill).
+ *
  * <p>As a program ({@link #main}), it runs until its standard input closes (its parent died or
  * closed it), so that a proxy started in a network namespace never outlives the benchmark.
  */
@@ -50,13 +55,26 @@ public final class DelayProxy implements AutoCloseable {
   private final int maxQueuedBytes;
   private final Set<Socket> open = ConcurrentHashMap.newKeySet();
   private final AtomicLong forwarded = new AtomicLong();
+  private final Faults faults;
+  private final Faults.DropSchedule drops;
+  private final SplittableRandom jitterRandom;
+  private volatile boolean dropsEnabled = true;
 
   private DelayProxy(
-      ServerSocket server, Supplier<InetSocketAddress> target, Duration delay, int maxQueuedBytes) {
+      ServerSocket server,
+      Supplier<InetSocketAddress> target,
+      Duration delay,
+      int maxQueuedBytes,
+      Faults faults) {
     this.server = server;
     this.target = target;
     this.delayNanos = delay.toNanos();
     this.maxQueuedBytes = maxQueuedBytes;
+    this.faults = faults;
+    this.drops =
+        faults.drops() ? new Faults.DropSchedule(faults.dropEveryBytes(), faults.seed()) : null;
+    // its own stream, so that the jitter does not move the drop points of a seed
+    this.jitterRandom = new SplittableRandom(faults.seed() ^ 0x5DEECE66DL);
   }
 
   /**
@@ -71,6 +89,17 @@ public final class DelayProxy implements AutoCloseable {
       Duration delay,
       int maxQueuedBytes)
       throws IOException {
+    return start(listen, target, delay, maxQueuedBytes, Faults.NONE);
+  }
+
+  /** {@link #start(InetSocketAddress, Supplier, Duration, int)} injecting {@code faults}. */
+  public static DelayProxy start(
+      InetSocketAddress listen,
+      Supplier<InetSocketAddress> target,
+      Duration delay,
+      int maxQueuedBytes,
+      Faults faults)
+      throws IOException {
     if (delay.isNegative()) {
       throw new IllegalArgumentException("negative delay " + delay);
     }
@@ -79,7 +108,7 @@ public final class DelayProxy implements AutoCloseable {
     }
     ServerSocket s = new ServerSocket();
     s.bind(listen, 50);
-    DelayProxy p = new DelayProxy(s, target, delay, maxQueuedBytes);
+    DelayProxy p = new DelayProxy(s, target, delay, maxQueuedBytes, faults);
     daemon(p::accept, "delay-proxy accept " + s.getLocalSocketAddress());
     return p;
   }
@@ -92,6 +121,33 @@ public final class DelayProxy implements AutoCloseable {
   /** Bytes forwarded so far, both directions. */
   public long bytesForwarded() {
     return forwarded.get();
+  }
+
+  /** The connections it reset on purpose so far ({@link Faults#dropEveryBytes()}). */
+  public long connectionsDropped() {
+    return drops == null ? 0 : drops.drops();
+  }
+
+  /**
+   * Turns the drops off (bytes forwarded meanwhile do not count towards the next drop point) or on
+   * again, e.g. while measuring the link.
+   */
+  public void dropsEnabled(boolean on) {
+    dropsEnabled = on;
+  }
+
+  /**
+   * Where its drops fell so far, each as the bytes it had forwarded (both directions, all
+   * connections) when it reset the connection. What was still in the reset socket's send buffer is
+   * lost, as on a real network.
+   */
+  public List<Long> dropPoints() {
+    return drops == null ? List.of() : drops.points();
+  }
+
+  /** The faults it injects. */
+  public Faults faults() {
+    return faults;
   }
 
   /** Stops listening and drops every connection. */
@@ -141,6 +197,18 @@ public final class DelayProxy implements AutoCloseable {
       this.b = b;
     }
 
+    /** A network fault: both ends get a reset (RST), not an orderly close. */
+    synchronized void reset() {
+      for (Socket s : new Socket[] {a, b}) {
+        try {
+          s.setSoLinger(true, 0);
+        } catch (IOException e) {
+          // already closed
+        }
+      }
+      end(true);
+    }
+
     synchronized void end(boolean failed) {
       if (failed || ++ended == 2) {
         closeQuietly(a);
@@ -151,8 +219,23 @@ public final class DelayProxy implements AutoCloseable {
     }
   }
 
-  /** A chunk read at {@code arrived} (System.nanoTime), or the end of the stream (data null). */
-  private record Chunk(long arrived, byte[] data) {}
+  /**
+   * A chunk to forward at {@code due} (System.nanoTime: when it was read, plus the delay and its
+   * jitter), or the end of the stream (data null).
+   */
+  private record Chunk(long due, byte[] data) {}
+
+  /** When a chunk read now is due. */
+  private long due() {
+    long now = System.nanoTime();
+    long j = faults.jitter().toNanos();
+    if (j == 0) {
+      return now + delayNanos;
+    }
+    synchronized (jitterRandom) {
+      return now + delayNanos + jitterRandom.nextLong(j + 1);
+    }
+  }
 
   /** The chunks in flight in one direction, at most {@code maxQueuedBytes} of them. */
   private final class Queue {
@@ -228,9 +311,9 @@ public final class DelayProxy implements AutoCloseable {
                 byte[] buf = new byte[CHUNK];
                 int n;
                 while ((n = in.read(buf)) > 0) {
-                  q.put(new Chunk(System.nanoTime(), Arrays.copyOf(buf, n)));
+                  q.put(new Chunk(due(), Arrays.copyOf(buf, n)));
                 }
-                q.put(new Chunk(System.nanoTime(), null));
+                q.put(new Chunk(due(), null));
               } catch (IOException | InterruptedException e) {
                 // the connection broke: drop it, and wake the writer, which waits for chunks
                 c.end(true);
@@ -246,14 +329,24 @@ public final class DelayProxy implements AutoCloseable {
                 OutputStream out = to.getOutputStream();
                 while (true) {
                   Chunk k = q.take();
-                  long wait = k.arrived() + delayNanos - System.nanoTime();
+                  // in order: a chunk due before the one ahead of it (jitter) waits for it
+                  long wait = k.due() - System.nanoTime();
                   while (wait > 0) {
                     TimeUnit.NANOSECONDS.sleep(wait);
-                    wait = k.arrived() + delayNanos - System.nanoTime();
+                    wait = k.due() - System.nanoTime();
                   }
                   if (k.data() == null) {
                     to.shutdownOutput();
                     failed = false;
+                    return;
+                  }
+                  long cut = drops == null || !dropsEnabled ? -1 : drops.take(k.data().length);
+                  if (cut >= 0) {
+                    // the drop point falls in this chunk: what comes before it, then a reset
+                    out.write(k.data(), 0, (int) cut);
+                    out.flush();
+                    forwarded.addAndGet(cut);
+                    c.reset();
                     return;
                   }
                   out.write(k.data());

@@ -24,6 +24,7 @@ import java.math.BigDecimal;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
@@ -146,6 +147,41 @@ public final class JoinBenchmark {
           false,
           NetSpec::parse,
           NetSpec::text);
+  static final TypedOption<Long> DROP_EVERY =
+      new TypedOption<>(
+          "drop-every",
+          Long.class,
+          "BYTES",
+          "fault drill: B's connections to the bridge are reset at seeded random points, one per "
+              + "BYTES between the parties on average (e.g. 64MB; the bins hit retry alone, see "
+              + "--attempts; through --net's link, else on loopback; docs/operations.md)",
+          null,
+          false,
+          JoinBenchmark::dropEvery,
+          String::valueOf);
+  static final TypedOption<Long> DROP_SEED =
+      ToolOptions.anyLong("drop-seed", "S", "the seed of --drop-every's drop points", 1L);
+  static final TypedOption<Duration> JITTER =
+      new TypedOption<>(
+          "jitter",
+          Duration.class,
+          "DURATION",
+          "fault drill: every chunk between the parties waits a further random 0..DURATION, "
+              + "order kept (e.g. 5ms)",
+          null,
+          false,
+          Faults::parseJitter,
+          d -> d.toNanos() % 1_000_000 == 0 ? d.toMillis() + "ms" : d.toNanos() / 1000 + "us");
+  static final TypedOption<Integer> ATTEMPTS = PartyOptions.ATTEMPTS;
+  static final TypedOption<Duration> PAIR_TIMEOUT = PartyOptions.PAIR_TIMEOUT;
+  static final TypedOption<Duration> IDLE_TIMEOUT = PartyOptions.IDLE_TIMEOUT;
+
+  /** {@code --drop-every}: a byte count, as {@link Faults} accepts it. */
+  private static Long dropEvery(String text) {
+    long v = Faults.parseBytes(text);
+    new Faults(v, Duration.ZERO, 0); // checks the range
+    return v;
+  }
 
   /** The command line of {@code ./psi bench join}. */
   static final CommandLineSyntax SYNTAX =
@@ -174,7 +210,13 @@ public final class JoinBenchmark {
               PREFILTER,
               FILTER_BITS,
               FILTER_HASHES,
-              NET));
+              NET,
+              DROP_EVERY,
+              DROP_SEED,
+              JITTER,
+              ATTEMPTS,
+              PAIR_TIMEOUT,
+              IDLE_TIMEOUT));
 
   /** The modes of {@code --mode}, in the order given (at least one, each once). */
   record Modes(List<JoinMode> modes) {
@@ -297,12 +339,18 @@ public final class JoinBenchmark {
     double selectivity = o.get(WHERE_SELECTIVITY);
     PrintStream log = System.err;
 
+    Faults faults =
+        new Faults(
+            o.has(DROP_EVERY) ? o.get(DROP_EVERY) : 0,
+            o.has(JITTER) ? o.get(JITTER) : Duration.ZERO,
+            o.get(DROP_SEED));
     // the link first: a missing tool or privilege fails before anything is generated
     SlowNetwork net = null;
+    FaultyLoopback loopback = null;
     JsonNode netMeasured = null;
     if (o.has(NET)) {
       try {
-        net = SlowNetwork.start(o.get(NET), log);
+        net = SlowNetwork.start(o.get(NET), faults, log);
         netMeasured = net.measure(log);
       } catch (IOException e) {
         if (net != null) {
@@ -312,8 +360,16 @@ public final class JoinBenchmark {
         System.exit(2);
         return;
       }
+    } else if (!faults.equals(Faults.NONE)) {
+      loopback = FaultyLoopback.start(Duration.ZERO, faults);
     }
-    LocalJoin.Hooks hooks = net == null ? LocalJoin.Hooks.NONE : net.hooks();
+    if (!faults.equals(Faults.NONE)) {
+      log.println("== fault drill: " + faults.text() + " between party B and the relay");
+    }
+    LocalJoin.Hooks hooks =
+        net != null ? net.hooks() : loopback != null ? loopback.hooks() : LocalJoin.Hooks.NONE;
+    // per run (of the first variant): connections reset, and each party's bin retries
+    List<long[]> faultsByRun = new ArrayList<>();
     Path data =
         work.resolve(
             String.format(Locale.ROOT, "data-%d-%d-%s-%d", rows, rowsB, overlapText, spec.seed()));
@@ -356,7 +412,17 @@ public final class JoinBenchmark {
           opts.put(PartyOptions.EXPECTED_OVERLAP.name(), o.get(OVERLAP).toPlainString());
         }
         for (TypedOption<?> k :
-            List.of(BINS, SIGMA, PROTOCOL, PARTY_HEAP, LABEL_BYTES, FILTER_BITS, FILTER_HASHES)) {
+            List.of(
+                BINS,
+                SIGMA,
+                PROTOCOL,
+                PARTY_HEAP,
+                LABEL_BYTES,
+                FILTER_BITS,
+                FILTER_HASHES,
+                ATTEMPTS,
+                PAIR_TIMEOUT,
+                IDLE_TIMEOUT)) {
           if (o.has(k)) {
             opts.put(k.name(), k.print(o.get(k)));
           }
@@ -369,10 +435,41 @@ public final class JoinBenchmark {
             rows,
             rowsB,
             v.text());
-        LocalJoin.Result res = LocalJoin.run(opts, log, hooks);
+        long droppedBefore = dropped(net, loopback);
+        LocalJoin.Result res;
+        try {
+          res = LocalJoin.run(opts, log, hooks);
+        } catch (Exception e) {
+          // a drill's clear error: what failed, after how many resets; the party logs say why
+          System.err.printf(
+              Locale.ROOT,
+              "psi bench join: run %d, %s: %s%s%n",
+              r + 1,
+              v.text(),
+              String.valueOf(e.getMessage()).lines().findFirst().orElse(e.toString()),
+              faults.equals(Faults.NONE)
+                  ? ""
+                  : " (" + (dropped(net, loopback) - droppedBefore) + " connections reset)");
+          if (net != null) {
+            net.close();
+          }
+          if (loopback != null) {
+            loopback.close();
+          }
+          System.exit(1);
+          return;
+        }
         secureByVariant.get(v)[r] = res.seconds();
         JsonNode summaryA = Json.parse(res.summaryA());
         JsonNode summaryB = Json.parse(res.summaryB());
+        if (v == variants.get(0)) {
+          faultsByRun.add(
+              new long[] {
+                dropped(net, loopback) - droppedBefore,
+                summaryA.path("bin_retries").asLong(),
+                summaryB.path("bin_retries").asLong()
+              });
+        }
         bytesByVariant.put(v, bytesBetweenOrganisations(summaryA, summaryB));
         prefilterByVariant.put(v, prefilterFigures(summaryA, summaryB));
         secureRuns.add(res.toJson());
@@ -409,6 +506,9 @@ public final class JoinBenchmark {
     if (net != null) {
       net.close();
     }
+    if (loopback != null) {
+      loopback.close();
+    }
     double secureMedian = median(secure);
     double insecureMedian = insecure.length == 0 ? Double.NaN : median(insecure);
     if (o.get(JSON)) {
@@ -437,6 +537,22 @@ public final class JoinBenchmark {
         ObjectNode netJson = net.toJson();
         netJson.set("measured", netMeasured);
         n.set("net", netJson);
+      }
+      if (faults.equals(Faults.NONE)) {
+        n.putNull("faults");
+      } else {
+        ObjectNode fj = n.putObject("faults");
+        fj.put("spec", faults.text());
+        fj.put("drop_every_bytes", faults.dropEveryBytes());
+        fj.put("drop_seed", faults.seed());
+        fj.put("jitter_ms", Json.three(faults.jitter().toNanos() / 1e6));
+        ArrayNode byRun = fj.putArray("runs");
+        for (long[] f : faultsByRun) {
+          ObjectNode x = byRun.addObject();
+          x.put("connections_reset", f[0]);
+          x.put("bin_retries_a", f[1]);
+          x.put("bin_retries_b", f[2]);
+        }
       }
       ObjectNode byPolicy = n.putObject("secure_seconds_median_by_public_size");
       ObjectNode byMode = n.putObject("secure_seconds_median_by_mode");
@@ -484,6 +600,19 @@ public final class JoinBenchmark {
             "  between the parties: --net %s (measured: %s)%n",
             o.get(NET).text(),
             netMeasured);
+      }
+      if (!faults.equals(Faults.NONE)) {
+        for (int i = 0; i < faultsByRun.size(); i++) {
+          long[] f = faultsByRun.get(i);
+          System.out.printf(
+              Locale.ROOT,
+              "  faults, run %d: %s: %d connections reset, bin retries: party A %d, party B %d%n",
+              i + 1,
+              faults.text(),
+              f[0],
+              f[1],
+              f[2]);
+        }
       }
       Variant first = variants.get(0);
       double firstMedian = median(secureByVariant.get(first));
@@ -677,6 +806,12 @@ public final class JoinBenchmark {
         Files.delete(x);
       }
     }
+  }
+
+  private static long dropped(SlowNetwork net, FaultyLoopback loopback) {
+    return net != null
+        ? net.connectionsDropped()
+        : loopback != null ? loopback.connectionsDropped() : 0;
   }
 
   static double median(double[] v) {

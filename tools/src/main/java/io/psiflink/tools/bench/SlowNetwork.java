@@ -32,7 +32,8 @@ import java.util.concurrent.atomic.AtomicReference;
  * the namespace) carries it over the veth pair to a {@link DelayProxy} in this JVM that holds each
  * byte for DELAY in each direction and hands it to the relay. Every byte between A and B thus
  * crosses the pair once (at RATE, each direction on its own tbf) and the delay once; neither
- * party's local traffic is shaped.
+ * party's local traffic is shaped. With {@link Faults} the delaying proxy also resets B's
+ * connections at random points and adds jitter ({@code --drop-every}, {@code --jitter}).
  */
 public final class SlowNetwork implements AutoCloseable {
   private final ShapedLink link;
@@ -54,8 +55,24 @@ public final class SlowNetwork implements AutoCloseable {
     this.target = target;
   }
 
+  /** Whether this machine can make the link: root, and iproute2's {@code ip} and {@code tc}. */
+  public static boolean available() {
+    try {
+      ShapedLink.tool("tc");
+      ShapedLink.tool("ip");
+      return "0".equals(ShapedLink.run(List.of("id", "-u")).trim());
+    } catch (IOException e) {
+      return false;
+    }
+  }
+
   /** Sets up the link, the delaying proxy and the forwarder in the namespace. */
   public static SlowNetwork start(NetSpec spec, PrintStream log) throws IOException {
+    return start(spec, Faults.NONE, log);
+  }
+
+  /** {@link #start(NetSpec, PrintStream)} with a delaying proxy that injects {@code faults}. */
+  public static SlowNetwork start(NetSpec spec, Faults faults, PrintStream log) throws IOException {
     ShapedLink link = ShapedLink.create(spec, log);
     DelayProxy delay = null;
     Process fwd = null;
@@ -67,7 +84,8 @@ public final class SlowNetwork implements AutoCloseable {
               new InetSocketAddress(InetAddress.getByName(link.rootAddress()), 0),
               target::get,
               spec.delay(),
-              DelayProxy.DEFAULT_MAX_QUEUED_BYTES);
+              DelayProxy.DEFAULT_MAX_QUEUED_BYTES,
+              faults);
       List<String> cmd = jvmIn(link, DelayProxy.class);
       cmd.addAll(
           List.of(
@@ -115,6 +133,11 @@ public final class SlowNetwork implements AutoCloseable {
     return link.spec();
   }
 
+  /** B's connections the delaying proxy reset on purpose so far. */
+  public long connectionsDropped() {
+    return delay.connectionsDropped();
+  }
+
   /** The namespace party B runs in. */
   public String namespace() {
     return link.namespace();
@@ -154,6 +177,8 @@ public final class SlowNetwork implements AutoCloseable {
    */
   public JsonNode measure(PrintStream log) throws IOException, InterruptedException {
     long bytes = Math.max(1 << 20, Math.min(256L << 20, spec().rateBytesPerSecond() * 2));
+    // the link as it is, without drops: a drop would break the probe's connection
+    delay.dropsEnabled(false);
     try (NetProbe.Server server = new NetProbe.Server()) {
       target.set(server.address());
       List<String> cmd = jvmIn(link, NetProbe.class);
@@ -175,6 +200,8 @@ public final class SlowNetwork implements AutoCloseable {
           m.path("b_to_a_bits_per_second").asDouble() / 1e6,
           spec().text().split(",")[0]);
       return m;
+    } finally {
+      delay.dropsEnabled(true);
     }
   }
 

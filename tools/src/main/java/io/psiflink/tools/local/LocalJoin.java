@@ -338,6 +338,14 @@ public final class LocalJoin {
     default boolean resuming() {
       return false;
     }
+
+    /**
+     * How long a party may run on after its peer failed before it is stopped: long enough to notice
+     * through the bridge (fault drills lengthen it to see the party fail on its own).
+     */
+    default Duration survivorGrace() {
+      return SURVIVOR_GRACE;
+    }
   }
 
   public static Result run(Map<String, String> opts, PrintStream log, Hooks hooks)
@@ -452,7 +460,7 @@ public final class LocalJoin {
               hooks.launchPrefix(Role.B),
               log);
       hooks.started(Role.B, pb);
-      int[] exits = waitForBoth(pa, pb, log);
+      int[] exits = waitForBoth(pa, pb, log, hooks.survivorGrace());
       int ea = exits[0];
       int eb = exits[1];
       double seconds = (System.nanoTime() - start) / 1e9;
@@ -819,11 +827,10 @@ public final class LocalJoin {
   }
 
   /**
-   * Waits for both parties. When one fails, the other gets {@link #SURVIVOR_GRACE} to notice
-   * through the bridge and fail on its own, then is stopped: it would otherwise wait out its
-   * timeouts.
+   * Waits for both parties. When one fails, the other gets {@code grace} to notice through the
+   * bridge and fail on its own, then is stopped: it would otherwise wait out its timeouts.
    */
-  private static int[] waitForBoth(Process pa, Process pb, PrintStream log)
+  private static int[] waitForBoth(Process pa, Process pb, PrintStream log, Duration grace)
       throws InterruptedException {
     try {
       CompletableFuture.anyOf(pa.onExit(), pb.onExit()).join();
@@ -832,12 +839,12 @@ public final class LocalJoin {
               ? pa
               : !pb.isAlive() && pb.exitValue() != 0 ? pb : null;
       Process other = failed == pa ? pb : pa;
-      if (failed != null && !other.waitFor(SURVIVOR_GRACE.toSeconds(), TimeUnit.SECONDS)) {
+      if (failed != null && !other.waitFor(grace.toMillis(), TimeUnit.MILLISECONDS)) {
         log.println(
             "psi local: party "
                 + (other == pa ? Role.A : Role.B)
                 + " still runs "
-                + SURVIVOR_GRACE.toSeconds()
+                + grace.toSeconds()
                 + " s after its peer failed; stopping it");
         other.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
       }

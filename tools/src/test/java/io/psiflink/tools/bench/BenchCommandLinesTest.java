@@ -91,6 +91,66 @@ class BenchCommandLinesTest {
     assertEquals(List.of(PublicSize.ROUNDED), d.get(JoinBenchmark.PUBLIC_SIZE).policies());
     // no --net: the parties talk over loopback, unshaped, as before
     assertFalse(d.has(JoinBenchmark.NET));
+    // no fault drill
+    assertFalse(d.has(JoinBenchmark.DROP_EVERY));
+    assertFalse(d.has(JoinBenchmark.JITTER));
+    assertEquals(1L, d.get(JoinBenchmark.DROP_SEED));
+    assertFalse(d.has(JoinBenchmark.ATTEMPTS));
+  }
+
+  @Test
+  void benchJoinsFaultDrillOptionsParseToTypedValues() {
+    OptionValues o =
+        JoinBenchmark.SYNTAX.parse(
+            "--rows",
+            "1e6",
+            "--overlap",
+            "0.5",
+            "--net",
+            "100mbit,10ms",
+            "--drop-every",
+            "64MB",
+            "--drop-seed",
+            "7",
+            "--jitter",
+            "2ms",
+            "--attempts",
+            "5",
+            "--pair-timeout",
+            "30",
+            "--idle-timeout",
+            "45");
+    assertEquals(64_000_000L, o.get(JoinBenchmark.DROP_EVERY));
+    assertEquals(7L, o.get(JoinBenchmark.DROP_SEED));
+    assertEquals(java.time.Duration.ofMillis(2), o.get(JoinBenchmark.JITTER));
+    assertEquals(5, o.get(JoinBenchmark.ATTEMPTS));
+    assertEquals(java.time.Duration.ofSeconds(30), o.get(JoinBenchmark.PAIR_TIMEOUT));
+    assertEquals(java.time.Duration.ofSeconds(45), o.get(JoinBenchmark.IDLE_TIMEOUT));
+    // what the parties get: the printed values parse back to the same
+    assertEquals("2ms", JoinBenchmark.JITTER.print(o.get(JoinBenchmark.JITTER)));
+    assertEquals(
+        64L << 20,
+        JoinBenchmark.SYNTAX
+            .parse("--rows", "10", "--overlap", "0.5", "--drop-every", "64MiB")
+            .get(JoinBenchmark.DROP_EVERY));
+    // drops closer than a handshake, a size without a number: one line naming the option
+    UsageException e =
+        assertThrows(
+            UsageException.class,
+            () ->
+                JoinBenchmark.SYNTAX.parse(
+                    "--rows", "10", "--overlap", "0.5", "--drop-every", "1000"));
+    assertTrue(e.getMessage().contains("--drop-every"), e.getMessage());
+    e =
+        assertThrows(
+            UsageException.class,
+            () ->
+                JoinBenchmark.SYNTAX.parse(
+                    "--rows", "10", "--overlap", "0.5", "--drop-every", "often"));
+    assertTrue(e.getMessage().contains("'often'"), e.getMessage());
+    assertThrows(
+        UsageException.class,
+        () -> JoinBenchmark.SYNTAX.parse("--rows", "10", "--overlap", "0.5", "--jitter", "2"));
   }
 
   @Test
@@ -240,7 +300,13 @@ class BenchCommandLinesTest {
         "--prefilter",
         "--filter-bits",
         "--filter-hashes",
-        "--net");
+        "--net",
+        "--drop-every",
+        "--drop-seed",
+        "--jitter",
+        "--attempts",
+        "--pair-timeout",
+        "--idle-timeout");
     assertHelpLists(
         TableGenerator.SYNTAX,
         "--rows",

@@ -2,6 +2,7 @@ package io.psiflink.tools.bench;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -14,6 +15,9 @@ import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
 import java.util.Random;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
@@ -180,6 +184,165 @@ class DelayProxyTest {
         }
       }
     }
+  }
+
+  /**
+   * Sends {@code data} through a proxy with {@code faults}, one connection after another, each
+   * resending from where the server's bytes stopped (as a retried bin starts again); checks that
+   * each connection delivered an intact piece of the data and ended, by the proxy's drop or by the
+   * data's end. Returns the proxy's drop points.
+   */
+  private static List<Long> sendThroughDrops(byte[] data, Faults faults) throws Exception {
+    List<Long> lengths = new ArrayList<>();
+    try (ServerSocket server = listen();
+        DelayProxy p =
+            DelayProxy.start(
+                ANY,
+                () -> (InetSocketAddress) server.getLocalSocketAddress(),
+                Duration.ZERO,
+                DelayProxy.DEFAULT_MAX_QUEUED_BYTES,
+                faults)) {
+      int offset = 0;
+      while (offset < data.length) {
+        int from = offset;
+        CompletableFuture<Long> received =
+            CompletableFuture.supplyAsync(
+                () -> {
+                  try (Socket s = server.accept()) {
+                    InputStream in = s.getInputStream();
+                    byte[] buf = new byte[8192];
+                    long n = 0;
+                    try {
+                      for (int k; (k = in.read(buf)) > 0; n += k) {
+                        // what arrives is exactly what was sent, from where this connection began
+                        assertArrayEquals(
+                            Arrays.copyOfRange(data, from + (int) n, from + (int) n + k),
+                            Arrays.copyOf(buf, k));
+                      }
+                    } catch (IOException reset) {
+                      // the proxy's reset: the bytes counted so far are what got through
+                    }
+                    return n;
+                  } catch (IOException e) {
+                    throw new RuntimeException(e);
+                  }
+                });
+        try (Socket c = new Socket()) {
+          c.connect(p.address());
+          c.setSoTimeout(20_000);
+          try {
+            c.getOutputStream().write(data, from, data.length - from);
+            c.shutdownOutput();
+            // the server's end of stream, or the reset: never a hang
+            assertEquals(-1, c.getInputStream().read());
+          } catch (java.net.SocketTimeoutException e) {
+            throw new AssertionError("the client hangs after a drop", e);
+          } catch (IOException reset) {
+            // the client sees the drop as a reset
+          }
+        }
+        long n = received.get(30, TimeUnit.SECONDS);
+        lengths.add(n);
+        offset += (int) n;
+      }
+      List<Long> points = p.dropPoints();
+      assertEquals(lengths.size() - 1, points.size(), "a drop per connection but the last");
+      for (int k = 0; k < points.size(); k++) {
+        // sequential connections: the k-th carried the bytes between two drop points; the server
+        // got them all but what the reset discarded from the proxy's send buffer
+        long carried = points.get(k) - (k == 0 ? 0 : points.get(k - 1));
+        assertTrue(lengths.get(k) <= carried, lengths + " against the drops at " + points);
+      }
+      // the last connection ended with the data, in order, and nothing was lost on it
+      long last = lengths.get(lengths.size() - 1);
+      assertEquals(
+          (points.isEmpty() ? 0 : points.get(points.size() - 1)) + last, p.bytesForwarded());
+      return points;
+    }
+  }
+
+  @Test
+  void dropsResetConnectionsAtSeededPointsOnePerEveryBytesAndLoseNothingBeforeThem()
+      throws Exception {
+    byte[] data = random(3 << 20, 3);
+    long every = 256 * 1024;
+    List<Long> first = sendThroughDrops(data, new Faults(every, Duration.ZERO, 42));
+    // 3 MiB sent and more resent: a drop per ~256 KiB, each gap within [every/2, 3every/2]
+    assertTrue(first.size() >= 8, "only " + first.size() + " drops: " + first);
+    for (int k = 0; k < first.size(); k++) {
+      long gap = first.get(k) - (k == 0 ? 0 : first.get(k - 1));
+      assertTrue(gap >= every / 2 && gap <= every * 3 / 2, "gap " + gap + " in " + first);
+    }
+    // the seed fixes the points: the same again, and others with another seed
+    // the seed fixes the points: the same again (as far as both got: what a reset loses is resent,
+    // so the number of drops may differ), and others with another seed
+    List<Long> again = sendThroughDrops(data, new Faults(every, Duration.ZERO, 42));
+    int n = Math.min(first.size(), again.size());
+    assertEquals(first.subList(0, n), again.subList(0, n));
+    assertNotEquals(
+        first.get(0), sendThroughDrops(data, new Faults(every, Duration.ZERO, 43)).get(0));
+  }
+
+  @Test
+  void jitterDelaysEachChunkRandomlyWithinItsBoundAndKeepsTheOrder() throws Exception {
+    Duration delay = Duration.ofMillis(10);
+    Duration jitter = Duration.ofMillis(30);
+    try (ServerSocket server = listen();
+        DelayProxy p =
+            DelayProxy.start(
+                ANY,
+                () -> (InetSocketAddress) server.getLocalSocketAddress(),
+                delay,
+                DelayProxy.DEFAULT_MAX_QUEUED_BYTES,
+                new Faults(0, jitter, 7))) {
+      CompletableFuture<Void> echo =
+          serveOnce(server, s -> s.getInputStream().transferTo(s.getOutputStream()));
+      try (Socket c = new Socket()) {
+        c.connect(p.address());
+        c.setTcpNoDelay(true);
+        c.setSoTimeout(10_000);
+        double min = Double.MAX_VALUE;
+        double max = 0;
+        for (int round = 0; round < 20; round++) {
+          long t0 = System.nanoTime();
+          // three writes in a row: each its own chunk, each its own jitter, in order on arrival
+          for (int k = 0; k < 3; k++) {
+            c.getOutputStream().write(3 * round + k);
+          }
+          for (int k = 0; k < 3; k++) {
+            assertEquals(3 * round + k, c.getInputStream().read());
+          }
+          double ms = (System.nanoTime() - t0) / 1e6;
+          min = Math.min(min, ms);
+          max = Math.max(max, ms);
+          // two delays at least; at most two delays and two jitters, and a loaded machine's noise
+          assertTrue(ms >= 20, "round trip " + ms + " ms under 2 x 10 ms");
+          assertTrue(ms < 20 + 60 + 500, "round trip " + ms + " ms");
+        }
+        // uniform jitter of 0..30 ms each way: 20 round trips within 2 ms of each other are not
+        assertTrue(max - min > 2, "no jitter: round trips from " + min + " to " + max + " ms");
+        c.shutdownOutput();
+        assertEquals(-1, c.getInputStream().read());
+      }
+      echo.get(10, TimeUnit.SECONDS);
+      assertEquals(0, p.connectionsDropped());
+    }
+  }
+
+  @Test
+  void faultsRejectWhatCannotBeMeantAndParseSizes() {
+    assertEquals(64_000_000L, Faults.parseBytes("64MB"));
+    assertEquals(64L << 20, Faults.parseBytes("64MiB"));
+    assertEquals(32_000_000L, Faults.parseBytes("32e6"));
+    assertEquals(1_000L, Faults.parseBytes("1_000"));
+    assertEquals(Duration.ofMillis(5), Faults.parseJitter("5ms"));
+    IllegalArgumentException e =
+        assertThrows(IllegalArgumentException.class, () -> Faults.parseBytes("lots"));
+    assertTrue(e.getMessage().contains("'lots'"), e.getMessage());
+    // drops closer than the session handshake's bytes would never let a join start
+    assertThrows(IllegalArgumentException.class, () -> new Faults(1000, Duration.ZERO, 1));
+    assertThrows(IllegalArgumentException.class, () -> new Faults(0, Duration.ofSeconds(11), 1));
+    assertThrows(IllegalArgumentException.class, () -> Faults.parseJitter("5 parsecs"));
   }
 
   @Test
