@@ -7,13 +7,18 @@
 # directly by tests that need clusters without the rest of the end-to-end script:
 #
 #   deploy/local-cluster/flink-clusters.sh start --work DIR --hadoop-lib DIR \
-#       [--parallelism P] [--tm-memory SIZE] [--conf KEY=VALUE]... PARTY...
+#       [--parallelism P] [--taskmanagers N] [--slots S] [--tm-memory SIZE] [--conf KEY=VALUE]... \
+#       PARTY...
 #   deploy/local-cluster/flink-clusters.sh stop --work DIR PARTY...
 #
 # start: prints the distribution's path as FLINK_HOME=... and, per party, writes DIR/flink-PARTY/conf
-# (the FLINK_CONF_DIR of its clients) and DIR/flink-PARTY/rest.url once the cluster has a TaskManager;
+# (the FLINK_CONF_DIR of its clients) and DIR/flink-PARTY/rest.url once all its TaskManagers are in;
 # the clusters keep running after the script returns. stop: stops them (also the daemons whose stop
 # failed, from the pid files of their own pid dir). --conf: extra Flink options for every cluster.
+# --taskmanagers: TaskManager processes per cluster (default 1), each with --slots slots (default
+# ceil(P/N), so a job of parallelism P fills every TaskManager); config.yaml's
+# taskmanager.load-balance.mode: SLOTS spreads a job's slots over all of them. Their pids are the
+# lines of DIR/flink-PARTY/pid/*taskexecutor.pid, in start order.
 #
 # Environment: PSI_FLINK_CACHE (default /tmp/psi-flink-2.3.0): venv and assembled distribution;
 # PSI_FLINK_HOME: use this Flink 2.3 distribution instead of the PyPI one.
@@ -23,7 +28,9 @@ CLUSTERS_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 
 declare -A rest            # party -> REST port of its cluster (start_clusters)
 clusters=()                # conf dirs of the clusters started here
-cluster_parallelism=2      # slots per TaskManager and parallelism.default
+cluster_parallelism=2      # parallelism.default
+cluster_taskmanagers=1     # TaskManager processes per cluster
+cluster_slots=""           # slots per TaskManager; empty: ceil(parallelism / taskmanagers)
 cluster_tm_memory=1600m    # taskmanager.memory.process.size
 cluster_extra_conf=()      # KEY: VALUE lines added to every cluster's config
 
@@ -82,7 +89,7 @@ hadoop_classpath() { # hadoop_classpath DIR
 
 # deploy/flink/config.yaml with the lines of the keys in the overlay replaced (flat keys, one per line)
 make_conf() { # make_conf PARTY_DIR RPC_PORT REST_PORT
-  local dir="$1" conf="$1/conf" line
+  local dir="$1" conf="$1/conf" line i
   mkdir -p "$conf" "$dir/log" "$dir/pid" "$dir/tmp" "$dir/rocksdb"
   cp "$FLINK_HOME"/conf/log4j*.properties "$conf/"
   cat >"$dir/overlay.yaml" <<EOF
@@ -99,7 +106,7 @@ taskmanager.rpc.port: 0
 jobmanager.memory.process.size: 1024m
 taskmanager.memory.process.size: $cluster_tm_memory
 taskmanager.memory.managed.fraction: 0.3
-taskmanager.numberOfTaskSlots: $cluster_parallelism
+taskmanager.numberOfTaskSlots: $(slots_per_tm)
 parallelism.default: $cluster_parallelism
 state.backend.rocksdb.localdir: $dir/rocksdb
 io.tmp.dirs: $dir/tmp
@@ -112,16 +119,28 @@ EOF
            !($1 in over) { print }' "$dir/overlay.yaml" "$CLUSTERS_ROOT/deploy/flink/config.yaml" >"$conf/config.yaml"
   cat "$dir/overlay.yaml" >>"$conf/config.yaml"
   printf 'localhost:%s\n' "$3" >"$conf/masters"
-  printf 'localhost\n' >"$conf/workers"
+  # one line per TaskManager: start-cluster.sh starts (and stop-cluster.sh stops) one
+  # taskmanager.sh per line, all on this host
+  : >"$conf/workers"
+  for ((i = 0; i < cluster_taskmanagers; i++)); do printf 'localhost\n' >>"$conf/workers"; done
 }
 
-wait_cluster() { # wait_cluster PARTY_DIR PARTY: until the REST API reports a registered TaskManager
+slots_per_tm() {
+  if [[ -n "$cluster_slots" ]]; then
+    echo "$cluster_slots"
+  else
+    echo $(((cluster_parallelism + cluster_taskmanagers - 1) / cluster_taskmanagers))
+  fi
+}
+
+wait_cluster() { # wait_cluster PARTY_DIR PARTY: until the REST API reports all its TaskManagers
   local dir="$1" party="$2" i
   for ((i = 0; i < 240; i++)); do
-    if python3 - "${rest[$party]}" <<'EOF' 2>/dev/null
+    if python3 - "${rest[$party]}" "$cluster_taskmanagers" "$((cluster_taskmanagers * $(slots_per_tm)))" <<'EOF' 2>/dev/null
 import json, sys, urllib.request
 o = json.load(urllib.request.urlopen("http://localhost:%s/overview" % sys.argv[1], timeout=2))
-sys.exit(0 if o.get("taskmanagers", 0) >= 1 and o.get("slots-total", 0) >= 1 else 1)
+sys.exit(0 if o.get("taskmanagers", 0) >= int(sys.argv[2])
+         and o.get("slots-total", 0) >= int(sys.argv[3]) else 1)
 EOF
     then return 0; fi
     sleep 0.5
@@ -130,8 +149,16 @@ EOF
   die "the Flink cluster of party $party did not come up within 120 s"
 }
 
-# Starts one cluster per party in WORK/flink-PARTY (at the same time) and waits until each has a
-# TaskManager; fills rest[PARTY], appends to clusters and writes WORK/flink-PARTY/rest.url.
+check_cluster_shape() { # the numbers of --parallelism, --taskmanagers and --slots
+  [[ "$cluster_parallelism" =~ ^[1-9][0-9]*$ ]] || die "--parallelism must be a positive integer"
+  [[ "$cluster_taskmanagers" =~ ^[1-9][0-9]*$ ]] || die "--taskmanagers must be a positive integer"
+  [[ -z "$cluster_slots" || "$cluster_slots" =~ ^[1-9][0-9]*$ ]] || die "--slots must be a positive integer"
+  ((cluster_taskmanagers * $(slots_per_tm) >= cluster_parallelism)) ||
+    die "$cluster_taskmanagers TaskManager(s) with $(slots_per_tm) slot(s) each cannot run parallelism $cluster_parallelism"
+}
+
+# Starts one cluster per party in WORK/flink-PARTY (at the same time) and waits until each has all
+# its TaskManagers; fills rest[PARTY], appends to clusters and writes WORK/flink-PARTY/rest.url.
 start_clusters() { # start_clusters WORK PARTY...
   local work="$1" party rpc_port rest_port used_ports=" "
   shift
@@ -184,15 +211,18 @@ if [[ "${BASH_SOURCE[0]}" == "$0" ]]; then
       --work) work="$2"; shift 2 ;;
       --hadoop-lib) hadoop_lib="$2"; shift 2 ;;
       --parallelism) cluster_parallelism="$2"; shift 2 ;;
+      --taskmanagers) cluster_taskmanagers="$2"; shift 2 ;;
+      --slots) cluster_slots="$2"; shift 2 ;;
       --tm-memory) cluster_tm_memory="$2"; shift 2 ;;
       --conf) cluster_extra_conf+=("${2%%=*}: ${2#*=}"); shift 2 ;;
-      -h|--help) sed -n '2,19p' "${BASH_SOURCE[0]}"; exit 0 ;;
+      -h|--help) sed -n '2,23p' "${BASH_SOURCE[0]}"; exit 0 ;;
       -*) die "unknown argument '$1' (see --help)" ;;
       *) parties+=("$1"); shift ;;
     esac
   done
   [[ "$action" == start || "$action" == stop ]] || die "start or stop? (see --help)"
   [[ -n "$work" ]] || die "--work DIR is required"
+  check_cluster_shape
   ((${#parties[@]})) || die "name at least one party"
   mkdir -p "$work"
   work="$(cd "$work" && pwd)"

@@ -8,8 +8,8 @@
 #   party_job_args P PIN
 #
 # P: A or B; PIN: the SHA-256 (hex) of the peer's certificate. Reads hdfs_uri, session, relay_port,
-# work (with pki/ and tables/query.sql in it), parallelism and out (party A's output); sets the
-# array party_args.
+# work (with pki/ and tables/query.sql in it), parallelism, out (party A's output) and, if set,
+# bins (the bin count m; otherwise the job chooses it); sets the array party_args.
 party_job_args() {
   local P="$1" pin="$2" p peer table
   p="$(tr 'A-Z' 'a-z' <<<"$P")"
@@ -24,4 +24,5 @@ party_job_args() {
     --cert "$work/pki/party-$p.pem" --key "$work/pki/party-$p.key" --ca "$work/pki/ca.pem"
     --peer "$peer" --parallelism "$parallelism" --work "$work/client-$p"
     --summary "$work/summary-$P.json")
+  if [[ -n "${bins:-}" ]]; then party_args+=(--bins "$bins"); fi
 }
