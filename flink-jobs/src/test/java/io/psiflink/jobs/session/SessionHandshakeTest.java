@@ -217,6 +217,56 @@ class SessionHandshakeTest {
     assertThrows(ExecutionException.class, () -> a2.get(60, TimeUnit.SECONDS));
   }
 
+  /**
+   * Party A's committed bins as B reads them from A's HELLO: exactly ceil(m / 8) bytes, bits < m.
+   */
+  @Test
+  void committedBinsFromThePeerAreCheckedAgainstTheBinCount() throws Exception {
+    ResumeState state = state("s", 1);
+    SessionHandshake.Resume mine = new SessionHandshake.Resume(state.tag(), 12, null);
+    SessionHandshake.LocalFacts b = facts(Role.B, "party-a", null);
+    assertEquals(
+        java.util.BitSet.valueOf(new byte[] {0x05, 0x08}),
+        SessionHandshake.agreeResume(
+            b, mine, hello(state.tag(), new byte[] {0x05, 0x08}), 12, "s"));
+    for (byte[] wrong : new byte[][] {{0x05}, {0x05, 0x08, 0}, {0x05, 0x10}}) {
+      io.psiflink.jobs.psi.PeerProtocolException e =
+          assertThrows(
+              io.psiflink.jobs.psi.PeerProtocolException.class,
+              () -> SessionHandshake.agreeResume(b, mine, hello(state.tag(), wrong), 12, "s"));
+      assertTrue(e.getMessage().contains("committed"), e.getMessage());
+    }
+    SessionHandshake.HandshakeException other =
+        assertThrows(
+            SessionHandshake.HandshakeException.class,
+            () -> SessionHandshake.agreeResume(b, mine, hello(state.tag(), new byte[2]), 13, "s"));
+    assertTrue(other.getMessage().contains("13 bins"), other.getMessage());
+  }
+
+  private static SessionHandshake.Hello hello(byte[] tag, byte[] committed) {
+    List<Column> keys = List.of(new Column("k", ColumnType.STRING, true));
+    return new SessionHandshake.Hello(
+        Role.A,
+        "query-fingerprint",
+        "kkrt",
+        JoinMode.BOTH,
+        PartyOptions.DEFAULT_LABEL_BYTES,
+        40,
+        4,
+        1000,
+        1,
+        keys,
+        List.of(),
+        keys,
+        new byte[0],
+        List.of(),
+        new byte[0],
+        SessionHandshake.PrefilterRequest.NONE,
+        null,
+        tag,
+        committed);
+  }
+
   /** A first run's state with keys drawn from {@code seed}. */
   private static ResumeState state(String session, int seed) {
     java.util.Random r = new java.util.Random(seed);

@@ -106,6 +106,11 @@ record LocalRunFile(List<String> args, String session) {
       }
 
       @Override
+      public java.time.Duration survivorGrace() {
+        return hooks.survivorGrace();
+      }
+
+      @Override
       public boolean resuming() {
         return true;
       }

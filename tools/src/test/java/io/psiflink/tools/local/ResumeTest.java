@@ -46,11 +46,27 @@ class ResumeTest {
     killedAtHalfThenResumed(Role.B);
   }
 
+  /**
+   * With the helper's pre-filter: the resumed run keeps the first run's filter key, so its
+   * candidates fall in the bins they were committed under.
+   */
+  @Test
+  @EnabledIfSystemProperty(named = "psi.large", matches = "true")
+  void aPrefilteredRunIsResumedExactly() throws Exception {
+    killedAtHalfThenResumed(Role.A, Map.of("prefilter", "helper"));
+  }
+
   private void killedAtHalfThenResumed(Role victim) throws Exception {
+    killedAtHalfThenResumed(victim, Map.of());
+  }
+
+  private void killedAtHalfThenResumed(Role victim, Map<String, String> more) throws Exception {
     JoinFixture f = JoinFixture.generate(20_000, 20_000, 0.5, 0.05, 0.01, 21);
     Map<String, String> opts = f.localJoinOptions(dir, "csv", Integer.toString(BINS), "512m");
-    opts.put("pair-timeout", "5");
-    opts.put("idle-timeout", "5");
+    opts.putAll(more);
+    // long enough for both JVMs to start on a busy machine; the survivor of the kill waits as long
+    opts.put("pair-timeout", "15");
+    opts.put("idle-timeout", "15");
     opts.put("attempts", "2");
     AtomicReference<Process> process = new AtomicReference<>();
     AtomicInteger done = new AtomicInteger();
