@@ -38,6 +38,9 @@ final class JdbcSplitReader implements SplitReader<Row, JdbcSplit> {
   /** Rows the driver fetches per round trip, and rows per batch handed to the task thread. */
   static final int BATCH_ROWS = 2_000;
 
+  private static final org.slf4j.Logger LOG =
+      org.slf4j.LoggerFactory.getLogger(JdbcSplitReader.class);
+
   /**
    * How long a split of which no row went on yet waits for its server to be reachable again (a
    * restart, a failover) before the read fails.
@@ -106,6 +109,13 @@ final class JdbcSplitReader implements SplitReader<Row, JdbcSplit> {
                   + e.getMessage(),
               e);
         }
+        LOG.warn(
+            "lost the connection to the PostgreSQL server while reading {} before any row of the"
+                + " split went on: {}; reading it again from its start over a new connection"
+                + " (attempt {})",
+            current != null ? source : table,
+            e.getMessage(),
+            attempt + 1);
         restartSplit();
         try {
           Thread.sleep(Math.min(2_000, 100L << Math.min(attempt, 5)));
