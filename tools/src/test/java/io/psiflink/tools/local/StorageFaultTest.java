@@ -10,6 +10,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.condition.EnabledIfSystemProperty;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -21,6 +22,12 @@ import org.junit.jupiter.params.provider.ValueSource;
  * small tmpfs (so these need root; skipped otherwise), filled by the job or remounted read-only or
  * unmounted under it.
  */
+@EnabledIfSystemProperty(
+    named = "psi.large",
+    matches = "true",
+    disabledReason =
+        "fault drills: a two-party join each, minutes in all; ./psi test --large runs them (the"
+            + " connectors' own tests check the same faults fast)")
 class StorageFaultTest {
   @TempDir Path dir;
 
