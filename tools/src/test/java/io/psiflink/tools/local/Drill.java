@@ -20,6 +20,13 @@ import org.apache.flink.types.Row;
 
 /** One fault drill's run of {@code ./psi local} and the checks every drill makes of its result. */
 record Drill(Exception error, String log, double seconds) {
+  /**
+   * How long a drill may take to end: generous, as two parties' JVMs and Flink clusters start on a
+   * loaded 2-core machine in 1-2 minutes (60-140 s measured at load average 20), but bounded, so a
+   * hang fails the drill.
+   */
+  static final double BOUND_SECONDS = 300;
+
   /** Runs the join; its failure is the result, not thrown. */
   static Drill run(Map<String, String> opts, LocalJoin.Hooks hooks) {
     ByteArrayOutputStream log = new ByteArrayOutputStream();

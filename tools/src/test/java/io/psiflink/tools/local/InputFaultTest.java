@@ -158,7 +158,7 @@ class InputFaultTest {
     Drill d = Drill.run(opts, LocalJoin.Hooks.NONE);
     d.assertFailedClearly(
         "B",
-        120,
+        Drill.BOUND_SECONDS,
         damaged.toString(),
         format.equals("avro") ? "is truncated or corrupt" : "CRC checksum verification failed");
     Drill.assertNoOutput(dir.resolve("out"));
@@ -224,7 +224,7 @@ class InputFaultTest {
       assertEquals(null, restart.get());
       d.assertFailedClearly(
           "B",
-          120,
+          Drill.BOUND_SECONDS,
           "lost the connection to the PostgreSQL server while reading",
           "jdbc:postgresql://" + pg.address() + "/drill",
           "of the split's rows");

@@ -46,7 +46,7 @@ class StorageFaultTest {
     try (Tmpfs disk = Tmpfs.mount(spill, "36m")) {
       d = Drill.run(opts, LocalJoin.Hooks.NONE);
     }
-    d.assertFailedClearly("B", 120, "No space left on device");
+    d.assertFailedClearly("B", Drill.BOUND_SECONDS, "No space left on device");
     assertTrue(d.error().getMessage().contains("its spill"), d.error().getMessage());
     assertTrue(d.error().getMessage().contains(" is in " + spill + ","), d.error().getMessage());
     // A fails on its own when its bins find no peer, or ./psi local stops it, saying so, when it
@@ -105,7 +105,7 @@ class StorageFaultTest {
       assertTrue(pause.hit(0), "the fault never ran at the commit:\n" + d.log());
       d.assertFailedClearly(
           "A",
-          120,
+          Drill.BOUND_SECONDS,
           "cannot commit the output '" + out + "'",
           fault.equals("read-only") ? "Read-only file system" : "is gone");
       assertTrue(d.error().getMessage().contains("party B exit 0"), d.error().getMessage());
