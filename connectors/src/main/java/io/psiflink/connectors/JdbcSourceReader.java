@@ -91,6 +91,18 @@ final class JdbcSourceReader
       return connection;
     }
 
+    /** Closes the connection, quietly (it is gone), so that the next {@link #get} opens anew. */
+    synchronized void reset() {
+      if (connection != null) {
+        try {
+          connection.close();
+        } catch (SQLException ignored) {
+          // a lost connection may fail to close; it is dropped either way
+        }
+        connection = null;
+      }
+    }
+
     @Override
     public synchronized void close() throws SQLException {
       if (connection != null) {

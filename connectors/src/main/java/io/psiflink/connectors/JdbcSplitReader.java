@@ -27,10 +27,25 @@ import org.apache.flink.types.Row;
  * <p>Each row becomes a {@link SourceRecord}: a value that cannot be read as its column's type, or
  * a NULL in a NOT NULL column, makes a malformed record naming the split, so that {@link RowParser}
  * quarantines it. Not thread-safe: the fetcher calls it from one thread.
+ *
+ * <p>A lost connection (the server restarted, a network cut) is survived only where that is exact:
+ * a split of which no row went on yet is read again from its start over a new connection, waiting
+ * up to {@link #RECONNECT_WINDOW} for the server; a split cut after some of its rows went on fails
+ * the read, naming the server, the split and the rows read, since its rest cannot be read from the
+ * same snapshot and re-reading it would repeat rows downstream already has.
  */
 final class JdbcSplitReader implements SplitReader<Row, JdbcSplit> {
   /** Rows the driver fetches per round trip, and rows per batch handed to the task thread. */
   static final int BATCH_ROWS = 2_000;
+
+  private static final org.slf4j.Logger LOG =
+      org.slf4j.LoggerFactory.getLogger(JdbcSplitReader.class);
+
+  /**
+   * How long a split of which no row went on yet waits for its server to be reachable again (a
+   * restart, a failover) before the read fails.
+   */
+  static final java.time.Duration RECONNECT_WINDOW = java.time.Duration.ofSeconds(30);
 
   private final JdbcTable table;
   private final TableSchema schema;
@@ -54,28 +69,125 @@ final class JdbcSplitReader implements SplitReader<Row, JdbcSplit> {
 
   @Override
   public RecordsWithSplitIds<Row> fetch() throws IOException {
+    long deadline = 0;
+    for (int attempt = 1; ; attempt++) {
+      // rows of the current split handed over by earlier fetches; this fetch's batch is not yet
+      long handedOver = rows == null ? 0 : position;
+      try {
+        return fetchBatch();
+      } catch (SQLException e) {
+        if (!lostConnection(e)) {
+          throw new IOException(e.getMessage(), e);
+        }
+        if (handedOver > 0) {
+          throw new IOException(
+              "lost the connection to the PostgreSQL server while reading "
+                  + source
+                  + " after "
+                  + handedOver
+                  + " of the split's rows: "
+                  + e.getMessage()
+                  + "; the split cannot resume where it stopped (its snapshot ended with the"
+                  + " connection and its first rows already went on), so the read fails: run the"
+                  + " join again once the server is back",
+              e);
+        }
+        // No row of the split went on yet: reading it again from its start, over a new
+        // connection, reads each of its rows exactly once.
+        long now = System.nanoTime();
+        if (deadline == 0) {
+          deadline = now + RECONNECT_WINDOW.toNanos();
+        } else if (now > deadline) {
+          throw new IOException(
+              "cannot read "
+                  + (current != null ? source : table)
+                  + ": the PostgreSQL server is unreachable for "
+                  + RECONNECT_WINDOW.toSeconds()
+                  + " s ("
+                  + attempt
+                  + " attempts): "
+                  + e.getMessage(),
+              e);
+        }
+        LOG.warn(
+            "lost the connection to the PostgreSQL server while reading {} before any row of the"
+                + " split went on: {}; reading it again from its start over a new connection"
+                + " (attempt {})",
+            current != null ? source : table,
+            e.getMessage(),
+            attempt + 1);
+        restartSplit();
+        try {
+          Thread.sleep(Math.min(2_000, 100L << Math.min(attempt, 5)));
+        } catch (InterruptedException ie) {
+          Thread.currentThread().interrupt();
+          throw new IOException("interrupted while waiting for the PostgreSQL server of " + table);
+        }
+      }
+    }
+  }
+
+  private RecordsWithSplitIds<Row> fetchBatch() throws SQLException {
     RecordsBySplits.Builder<Row> batch = new RecordsBySplits.Builder<>();
+    if (rows == null) {
+      JdbcSplit next = pending.poll();
+      if (next == null) {
+        return batch.build(); // nothing assigned: the fetcher goes idle
+      }
+      open(next);
+    }
+    for (int n = 0; n < BATCH_ROWS; n++) {
+      if (!rows.next()) {
+        String id = current.id();
+        finishSplit();
+        batch.addFinishedSplit(id);
+        break;
+      }
+      position++;
+      batch.add(current.id(), record());
+    }
+    return batch.build();
+  }
+
+  /**
+   * Whether {@code e} says the connection is gone (SQLSTATE class 08, or the server shutting down
+   * or starting up: 57P01, 57P02, 57P03), rather than that the query is wrong.
+   */
+  static boolean lostConnection(SQLException e) {
+    for (Throwable t = e; t != null; t = t.getCause()) {
+      if (t instanceof SQLException s && s.getSQLState() != null) {
+        String state = s.getSQLState();
+        if (state.startsWith("08") || state.startsWith("57P")) {
+          return true;
+        }
+      }
+    }
+    return false;
+  }
+
+  /** Drops the dead connection and puts the current split (if any) back first, unread. */
+  private void restartSplit() {
+    closeQuietly();
+    if (current != null) {
+      pending.addFirst(current);
+    }
+    rows = null;
+    statement = null;
+    current = null;
+    position = 0;
+    connection.reset();
+  }
+
+  private void closeQuietly() {
     try {
-      if (rows == null) {
-        JdbcSplit next = pending.poll();
-        if (next == null) {
-          return batch.build(); // nothing assigned: the fetcher goes idle
-        }
-        open(next);
+      if (rows != null) {
+        rows.close();
       }
-      for (int n = 0; n < BATCH_ROWS; n++) {
-        if (!rows.next()) {
-          String id = current.id();
-          finishSplit();
-          batch.addFinishedSplit(id);
-          break;
-        }
-        position++;
-        batch.add(current.id(), record());
+      if (statement != null) {
+        statement.close();
       }
-      return batch.build();
-    } catch (SQLException e) {
-      throw new IOException(e.getMessage(), e);
+    } catch (SQLException ignored) {
+      // the connection is gone; so are its statement and cursor
     }
   }
 
@@ -119,9 +231,18 @@ final class JdbcSplitReader implements SplitReader<Row, JdbcSplit> {
   }
 
   private void finishSplit() throws SQLException {
-    rows.close();
-    statement.close();
-    connection.get().commit();
+    try {
+      rows.close();
+      statement.close();
+      connection.get().commit();
+    } catch (SQLException e) {
+      if (!lostConnection(e)) {
+        throw e;
+      }
+      // every row of the split arrived (the cursor said so); ending its read-only transaction
+      // does not matter: the next split reconnects
+      connection.reset();
+    }
     rows = null;
     statement = null;
     current = null;

@@ -88,10 +88,25 @@ final class ParquetStreamFormat extends WholeFileFormat {
   public Reader<Row> createReader(
       Configuration config, FSDataInputStream stream, long fileLen, long splitEnd)
       throws IOException {
-    ParquetFileReader reader =
-        ParquetFileReader.open(
-            new ParquetColumns.FlinkInputFile(stream, fileLen),
-            ParquetReadOptions.builder().build());
+    ParquetFileReader reader;
+    try {
+      // the pages' CRCs (which parquet-mr writes by default) are checked, so flipped bytes in a
+      // page fail the read instead of changing values
+      reader =
+          ParquetFileReader.open(
+              new ParquetColumns.FlinkInputFile(stream, fileLen),
+              ParquetReadOptions.builder().usePageChecksumVerification(true).build());
+    } catch (IOException | RuntimeException e) {
+      // e.g. a truncated file: no footer, no magic number at its tail
+      throw new IOException(
+          "cannot read the Parquet file '"
+              + source
+              + "' ("
+              + fileLen
+              + " bytes; truncated or not Parquet?): "
+              + e.getMessage(),
+          e);
+    }
     try {
       MessageType fileSchema = reader.getFooter().getFileMetaData().getSchema();
       int[] positions = fieldPositions(reader.getFooter(), schema, source);
@@ -157,7 +172,7 @@ final class ParquetStreamFormat extends WholeFileFormat {
         }
         g = records.read();
         left--;
-      } catch (ParquetDecodingException | IllegalArgumentException e) {
+      } catch (IOException | ParquetDecodingException | IllegalArgumentException e) {
         throw new IOException(
             "cannot decode Parquet record "
                 + (number + 1)

@@ -103,17 +103,36 @@ public final class StagedOutput {
   /**
    * Marks the staged output complete and moves it to the target.
    *
-   * @throws TableException if the target appeared meanwhile (and is not empty) or the rename fails;
-   *     the staged output then stays where it is, named in the message
+   * <p>The staging directory must exist: the sinks create it while the job's graph is built ({@link
+   * TableSink#prepareDirectory}), so an empty result is an empty directory there. One that is gone
+   * at commit (its file system unmounted, remounted or cleaned up meanwhile) is an error, not an
+   * empty result: creating it here would publish an empty output as a complete one.
+   *
+   * @throws TableException if the staging directory is gone, the target appeared meanwhile (and is
+   *     not empty) or the marker or the rename fails; the message names the target, the staging
+   *     directory and the cause, and the target is not created (the staged files stay where they
+   *     are)
    */
   public void commit() throws TableException {
     Path s = new Path(staging);
-    Path t = new Path(stripSlash(target));
+    boolean staged;
+    try {
+      staged = s.getFileSystem().exists(s);
+    } catch (IOException e) {
+      throw failure(e);
+    }
+    if (!staged) {
+      throw new TableException(
+          "cannot commit the output '"
+              + target
+              + "': its staging directory '"
+              + staging
+              + "' is gone (was its file system unmounted or cleaned up while the job ran?);"
+              + " nothing was committed");
+    }
     try {
       FileSystem fs = s.getFileSystem();
-      if (!fs.exists(s) && !fs.mkdirs(s)) {
-        throw new TableException("cannot create '" + staging + "'");
-      }
+      Path t = new Path(stripSlash(target));
       TableSink.markComplete(staging);
       if (!replace) {
         checkTarget(fs, t, target);
@@ -124,11 +143,20 @@ public final class StagedOutput {
       if (!fs.rename(s, t)) {
         throw new TableException("cannot rename '" + staging + "' to '" + target + "'");
       }
-    } catch (IOException e) {
-      throw new TableException(
-          "cannot move the output from '" + staging + "' to '" + target + "': " + e.getMessage(),
-          e);
+    } catch (IOException | TableException e) {
+      throw failure(e);
     }
+  }
+
+  private TableException failure(Exception e) {
+    return new TableException(
+        "cannot commit the output '"
+            + target
+            + "' (staged in '"
+            + staging
+            + "', which stays there): "
+            + e.getMessage(),
+        e);
   }
 
   /** Removes the staging directory, if any; best effort (a failure is only returned). */

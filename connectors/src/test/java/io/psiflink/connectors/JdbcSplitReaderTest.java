@@ -133,6 +133,57 @@ class JdbcSplitReaderTest {
     }
   }
 
+  /**
+   * A server restart: between splits the next split reconnects and every row is read exactly once;
+   * in the middle of a split, after rows of it went on, the read fails naming the server.
+   */
+  @Test
+  void aServerRestartBetweenSplitsIsSurvivedAndOneMidSplitFailsNamingTheServer() throws Exception {
+    JdbcTable table = JdbcTable.parse(JdbcTable.withTable(url, "t"));
+    try (JdbcSourceReader.SharedConnection shared = new JdbcSourceReader.SharedConnection(table)) {
+      JdbcSplitReader reader = new JdbcSplitReader(table, SCHEMA, shared);
+      reader.handleSplitsChanges(
+          new SplitsAddition<>(
+              List.of(new JdbcSplit("0", "\"id\" <= 2500"), new JdbcSplit("1", "\"id\" > 2500"))));
+      Drained first = drain(reader, 1);
+      assertEquals(List.of("0"), first.finished());
+      Connection before = shared.get();
+      pg.restart();
+      Drained second = drain(reader, 1);
+      assertEquals(List.of("1"), second.finished());
+      assertTrue(before.isClosed(), "the lost connection was dropped");
+      Set<String> seen = new HashSet<>();
+      for (Drained d : List.of(first, second)) {
+        for (Row r : d.records()) {
+          // the raw text of bad rows and the id of good ones; each row once
+          String key =
+              SourceRecord.error(r) != null
+                  ? SourceRecord.raw(r)
+                  : ((Row) SourceRecord.payload(r)).getField(0).toString();
+          assertTrue(seen.add(key), "read twice: " + key);
+        }
+      }
+      assertEquals(5000, seen.size());
+      reader.close();
+
+      JdbcSplitReader cut = new JdbcSplitReader(table, SCHEMA, shared);
+      cut.handleSplitsChanges(new SplitsAddition<>(List.of(new JdbcSplit("2", "true"))));
+      RecordsWithSplitIds<Row> batch = cut.fetch();
+      assertEquals("2", batch.nextSplit());
+      batch.recycle();
+      pg.restart();
+      long start = System.nanoTime();
+      IOException e = assertThrows(IOException.class, cut::fetch);
+      assertTrue((System.nanoTime() - start) / 1e9 < 10, "took too long to fail");
+      assertTrue(
+          e.getMessage().startsWith("lost the connection to the PostgreSQL server while reading")
+              && e.getMessage().contains(pg.address())
+              && e.getMessage().contains("(split 2: true) after 2000 of the split's rows"),
+          e.getMessage());
+      cut.close();
+    }
+  }
+
   @Test
   void aSplitThatCannotBeReadFailsNamingItWithoutThePassword() throws Exception {
     JdbcTable table = JdbcTable.parse(JdbcTable.withTable(url, "t"));

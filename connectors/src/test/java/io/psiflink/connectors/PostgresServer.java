@@ -200,6 +200,32 @@ public final class PostgresServer implements AutoCloseable {
     }
   }
 
+  /** Where clients reach the server: {@code 127.0.0.1:<port>}. */
+  public String address() {
+    return "127.0.0.1:" + port;
+  }
+
+  /**
+   * Restarts the server ({@code pg_ctl restart -m fast}, same options): its open connections are
+   * terminated (SQLSTATE 57P01) and it refuses new ones until it is back; returns once it accepts
+   * connections again.
+   */
+  public void restart() throws IOException, InterruptedException {
+    pg(
+        List.of(
+            bin.resolve("pg_ctl").toString(),
+            "-D",
+            dir.resolve("data").toString(),
+            "-l",
+            dir.resolve("log").toString(),
+            "-w",
+            "-t",
+            "60",
+            "-m",
+            "fast",
+            "restart"));
+  }
+
   @Override
   public void close() throws Exception {
     try {

@@ -134,6 +134,27 @@ class StagedOutputTest {
     assertEquals(List.of("other"), visible(dir.resolve("late")));
   }
 
+  /**
+   * A staging directory gone at the commit (its file system unmounted or cleaned up under the job)
+   * is an error, not an empty output published as complete.
+   */
+  @Test
+  void aStagingDirectoryGoneAtTheCommitIsAnErrorNotAnEmptyOutput() throws Exception {
+    String target = dir.resolve("gone").toString();
+    StagedOutput out = StagedOutput.prepare(target);
+    write(out, TableFormat.CSV, -1);
+    try (Stream<Path> files = Files.walk(Path.of(out.stagingDir()))) {
+      files.sorted(java.util.Comparator.reverseOrder()).forEach(f -> f.toFile().delete());
+    }
+    TableException e = assertThrows(TableException.class, out::commit);
+    assertTrue(
+        e.getMessage().contains("cannot commit the output '" + target + "'")
+            && e.getMessage().contains("'" + out.stagingDir() + "' is gone"),
+        e.getMessage());
+    assertFalse(Files.exists(Path.of(target)), "an output appeared");
+    assertFalse(Files.exists(Path.of(out.stagingDir())), "the commit made a staging directory");
+  }
+
   @Test
   void aReplacingOutputReplacesThePreviousRun() throws Exception {
     Path q = Files.createDirectories(dir.resolve("quarantine"));

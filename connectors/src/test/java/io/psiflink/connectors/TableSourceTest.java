@@ -387,6 +387,66 @@ class TableSourceTest {
     assertEquals(99L, (Long) out.result().getAccumulatorResult("avrodir.rowsRead"));
   }
 
+  /**
+   * A damaged part of an Avro or Parquet table fails the read naming the file, never drops its
+   * records: an Avro file cut inside a block (which Avro's own reader takes for a shorter file), a
+   * Parquet page with overwritten bytes (its CRC no longer matches).
+   */
+  @org.junit.jupiter.params.ParameterizedTest(name = "{0}")
+  @org.junit.jupiter.params.provider.EnumSource(
+      value = TableFormat.class,
+      names = {"AVRO", "PARQUET"})
+  void aDamagedPartFailsTheReadNamingTheFile(TableFormat format) throws Exception {
+    TableSchema schema =
+        new TableSchema(
+            List.of(
+                new Column("id", ColumnType.BIGINT, false),
+                new Column("name", ColumnType.STRING, true)));
+    Path table = Files.createDirectories(dir.resolve("damaged"));
+    for (int part = 0; part < 3; part++) {
+      Path file = table.resolve("part-" + part + format.extension());
+      try (org.apache.flink.core.fs.FSDataOutputStream out =
+          org.apache.flink.core.fs.FileSystem.getLocalFileSystem()
+              .create(
+                  new org.apache.flink.core.fs.Path(file.toUri()),
+                  org.apache.flink.core.fs.FileSystem.WriteMode.NO_OVERWRITE)) {
+        var w =
+            (format == TableFormat.AVRO
+                    ? AvroRowBulkWriter.factory(schema)
+                    : ParquetRowBulkWriter.factory(schema))
+                .create(out);
+        for (long id = 0; id < 500; id++) {
+          w.addElement(Row.of(part * 1000 + id, "name " + id));
+        }
+        w.finish();
+      }
+    }
+    Path damaged = table.resolve("part-1" + format.extension());
+    try (java.io.RandomAccessFile f = new java.io.RandomAccessFile(damaged.toFile(), "rw")) {
+      if (format == TableFormat.AVRO) {
+        f.setLength(f.length() * 2 / 3);
+      } else {
+        f.seek(100); // past the magic and the first page's header
+        f.write(new byte[] {0x55, 0x55, 0x55, 0x55});
+      }
+    }
+    Exception e =
+        assertThrows(Exception.class, () -> run("t", table.toString(), schema, CsvOptions.DEFAULT));
+    StringBuilder chain = new StringBuilder();
+    for (Throwable t = e; t != null; t = t.getCause()) {
+      chain.append(t.getMessage()).append('\n');
+    }
+    assertTrue(
+        chain.toString().contains("'" + damaged + "'")
+            && chain
+                .toString()
+                .contains(
+                    format == TableFormat.AVRO
+                        ? "is truncated or corrupt"
+                        : "CRC checksum verification failed"),
+        chain.toString());
+  }
+
   @Test
   void everyPartIsCheckedAtSubmission() throws Exception {
     Path table = Files.createDirectories(dir.resolve("mismatch"));

@@ -12,6 +12,32 @@ public final class Errors {
    * failed.", "Recovery is suppressed...") and without repeats.
    */
   public static String explain(Throwable t) {
+    return explain(t, null);
+  }
+
+  /**
+   * {@link #explain(Throwable)}, and when a disk was full (the chain says "No space left on
+   * device", which the JDK and RocksDB say without the path), which directories hold what this
+   * party writes: its spill in {@code workDir} (RocksDB's state, Flink's io.tmp.dirs, when run
+   * locally; null if unknown), else its outputs.
+   */
+  public static String explain(Throwable t, String workDir) {
+    String line = chain(t);
+    if (!line.contains(NO_SPACE)) {
+      return line;
+    }
+    return line
+        + " (a disk is full: "
+        + (workDir == null
+            ? "this party's spill directories (RocksDB's local dir, Flink's io.tmp.dirs)"
+            : "this party's work directory " + workDir + " (its spill: RocksDB, io.tmp.dirs)")
+        + " or its output's or quarantine's file system)";
+  }
+
+  /** What the JDK (ENOSPC) and RocksDB say when a write finds its disk full. */
+  static final String NO_SPACE = "No space left on device";
+
+  private static String chain(Throwable t) {
     List<String> parts = new ArrayList<>();
     for (Throwable c = t; c != null && parts.size() < 8; c = c.getCause()) {
       String m = c.getMessage();

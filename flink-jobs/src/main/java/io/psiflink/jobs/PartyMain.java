@@ -48,7 +48,13 @@ public final class PartyMain {
       }
       System.exit(0);
     } catch (Throwable t) {
-      System.err.println("psi party " + cfg.party() + " failed: " + Errors.explain(t));
+      // the work directory holds the spill only where the job runs embedded (as in flinkConfig)
+      String spill =
+          org.apache.flink.streaming.api.environment.StreamExecutionEnvironment
+                  .areExplicitEnvironmentsAllowed()
+              ? cfg.workDir()
+              : null;
+      System.err.println("psi party " + cfg.party() + " failed: " + Errors.explain(t, spill));
       org.slf4j.LoggerFactory.getLogger(PartyMain.class).error("party {} failed", cfg.party(), t);
       System.exit(1);
     }

@@ -426,6 +426,8 @@ public final class LocalJoin {
                 log);
         hooks.started(Role.HELPER, helper);
       }
+      FailureLine failA = new FailureLine(log);
+      FailureLine failB = new FailureLine(log);
       Process pa =
           launch(
               o,
@@ -441,7 +443,7 @@ public final class LocalJoin {
                   helperSha256,
                   resume),
               hooks.launchPrefix(Role.A),
-              log);
+              failA);
       hooks.started(Role.A, pa);
       Process pb =
           launch(
@@ -458,7 +460,7 @@ public final class LocalJoin {
                   helperSha256,
                   resume),
               hooks.launchPrefix(Role.B),
-              log);
+              failB);
       hooks.started(Role.B, pb);
       int[] exits = waitForBoth(pa, pb, log, hooks.survivorGrace());
       int ea = exits[0];
@@ -471,6 +473,8 @@ public final class LocalJoin {
                 + ", party B exit "
                 + eb
                 + "); see the party logs above"
+                + failA.diagnosis(Role.A, work)
+                + failB.diagnosis(Role.B, work)
                 + (LocalRunFile.resumable(work)
                     ? "; resume it with ./psi local --resume " + work
                     : ""));
@@ -485,6 +489,42 @@ public final class LocalJoin {
       if (helper != null) {
         stop(helper);
       }
+    }
+  }
+
+  /**
+   * One party's console, passed on to the run's log, keeping the party's failure line ("psi party X
+   * failed: ...") to say what it means for this run: a full disk is named by its directory here,
+   * where the parties' work directories are known.
+   */
+  private static final class FailureLine extends PrintStream {
+    private volatile String failure;
+
+    FailureLine(PrintStream log) {
+      super(log, true, StandardCharsets.UTF_8);
+    }
+
+    @Override
+    public void println(String line) {
+      if (failure == null && line.contains("psi party ") && line.contains(" failed: ")) {
+        failure = line;
+      }
+      super.println(line);
+    }
+
+    /** What the run's error adds about {@code party}'s failure: "" or "; party X ...". */
+    String diagnosis(Role party, Path work) {
+      String f = failure;
+      if (f == null || !f.contains("No space left on device")) {
+        return "";
+      }
+      return "; party "
+          + party.label()
+          + " found a disk full (No space left on device): its spill (RocksDB's state, Flink's"
+          + " io.tmp.dirs) is in "
+          + work.resolve("party-" + party.label())
+          + ", and it also writes its quarantine"
+          + (party.equals(Role.A) ? " and the output" : "");
     }
   }
 
