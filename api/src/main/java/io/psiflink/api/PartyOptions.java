@@ -367,6 +367,12 @@ public final class PartyOptions {
           "resume the failed run of --session whose state is in --work: bins party A committed"
               + " are not redone, the rest run with fresh randomness");
 
+  public static final TypedOption<Boolean> NO_RESUME =
+      TypedOption.flag(
+          "no-resume",
+          "keep no resume state or journal: the session's token key never reaches the disk, and a"
+              + " failed run is run again instead of resumed");
+
   public static final TypedOption<Boolean> INSECURE_TEST_ONLY =
       TypedOption.flag(
           "insecure-test-only", "accept σ < 40 and no --peer-cert-sha256: for tests only");
@@ -416,6 +422,7 @@ public final class PartyOptions {
           PUBLIC_SIZE,
           EXPECTED_COLUMNS,
           RESUME,
+          NO_RESUME,
           INSECURE_TEST_ONLY);
 
   /** The job's command line. */

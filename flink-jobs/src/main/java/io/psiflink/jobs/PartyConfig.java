@@ -67,6 +67,8 @@ import java.util.Objects;
  *     {@code peer} is null), or null for a two-party join
  * @param resume whether this run resumes the failed run of the same session whose state is in
  *     {@code workDir} ({@link io.psiflink.jobs.session.ResumeState})
+ * @param resumable whether this run keeps what a resume needs (its state and, at party A, the
+ *     journal of committed bins); false with {@code --no-resume}
  */
 public record PartyConfig(
     Role role,
@@ -100,7 +102,8 @@ public record PartyConfig(
     String helper,
     byte[] helperCertificateSha256,
     Group group,
-    boolean resume) {
+    boolean resume,
+    boolean resumable) {
 
   /**
    * The group of an n-party join: every party's name in index order (the query's table order), the
@@ -174,6 +177,13 @@ public record PartyConfig(
             PartyOptions.RESUME.flagName()
                 + " resumes a two-party join; run an n-party join again");
       }
+    }
+    if (resume && !resumable) {
+      throw new IllegalArgumentException(
+          PartyOptions.RESUME.flagName()
+              + " and "
+              + PartyOptions.NO_RESUME.flagName()
+              + " contradict each other");
     }
     Objects.requireNonNull(sql, "sql");
     Objects.requireNonNull(table, "table");
@@ -445,7 +455,8 @@ public record PartyConfig(
         c.get(PartyOptions.HELPER),
         helperPin == null ? null : java.util.HexFormat.of().parseHex(helperPin),
         group,
-        c.get(PartyOptions.RESUME));
+        c.get(PartyOptions.RESUME),
+        !c.get(PartyOptions.NO_RESUME));
   }
 
   /** The n-party group of the options, or null without {@code --parties}. */

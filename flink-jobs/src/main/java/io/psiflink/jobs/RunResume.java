@@ -45,7 +45,8 @@ final class RunResume {
    * @throws IOException naming the cause when the run cannot be resumed
    */
   static RunResume prepare(PartyConfig cfg, String fingerprint) throws IOException, TableException {
-    String input = InputFingerprint.of(cfg.table());
+    // --no-resume: as a table that cannot be resumed, nothing is kept
+    String input = cfg.resumable() ? InputFingerprint.of(cfg.table()) : "not resumable";
     boolean outputParty = cfg.role().equals(Role.A);
     BinJournal journal =
         outputParty && InputFingerprint.resumable(input)

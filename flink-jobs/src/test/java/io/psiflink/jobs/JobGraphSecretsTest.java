@@ -95,7 +95,8 @@ class JobGraphSecretsTest {
             prefilter ? "helper" : null,
             prefilter ? new byte[32] : null,
             null,
-            false);
+            false,
+            true);
     SecureRandom r = new SecureRandom();
     byte[] tokenKey = bytes(r, 32);
     byte[] binSeed = bytes(r, 16);

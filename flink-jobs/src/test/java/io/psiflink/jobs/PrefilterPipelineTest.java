@@ -91,7 +91,8 @@ class PrefilterPipelineTest {
         null,
         null,
         null,
-        false);
+        false,
+        true);
   }
 
   private static long[] tokens(SplittableRandom r, int n) {

@@ -24,10 +24,11 @@ import java.util.regex.Pattern;
 
 /**
  * {@code ./psi bench resume}: what resuming a failed run saves. Per run, on the same generated
- * tables: the whole join uninterrupted; the join with one party's JVM killed (SIGKILL) once it has
- * finished a given share of its bins; then that run resumed ({@code ./psi local --resume}). The
- * resumed output is checked against the uninterrupted one (row count and digest). Reports the
- * medians and the time saved: the uninterrupted run's time minus the resumed run's.
+ * tables: the whole join uninterrupted, with and without what makes it resumable ({@code
+ * --no-resume}); the join with one party's JVM killed (SIGKILL) once it has finished a given share
+ * of its bins; then that run resumed ({@code ./psi local --resume}). The resumed output is checked
+ * against the uninterrupted one (row count and digest). Reports the medians and the time saved: the
+ * uninterrupted run's time minus the resumed run's.
  */
 public final class ResumeBenchmark {
   static final TypedOption<Long> ROWS =
@@ -96,6 +97,7 @@ public final class ResumeBenchmark {
     Path partsB =
         JoinBenchmark.parts(tables.b(), data.resolve("b-parts-" + parallelism), parallelism, log);
 
+    double[] plain = new double[runs];
     double[] full = new double[runs];
     double[] killed = new double[runs];
     double[] resumed = new double[runs];
@@ -125,6 +127,14 @@ public final class ResumeBenchmark {
       opts.put("work", work.resolve("full").toString());
       full[r] = LocalJoin.run(opts, log).seconds();
       RowDigest expected = JoinBenchmark.digestAvro(out);
+
+      // the same without resume state and journal: what being resumable costs a run
+      log.printf(Locale.ROOT, "== run %d of %d: uninterrupted, --no-resume%n", r + 1, runs);
+      JoinBenchmark.deleteTree(out);
+      opts.put(PartyOptions.NO_RESUME.name(), "true");
+      plain[r] = LocalJoin.run(opts, log).seconds();
+      opts.remove(PartyOptions.NO_RESUME.name());
+      correct &= JoinBenchmark.digestAvro(out).equals(expected);
 
       log.printf(
           Locale.ROOT,
@@ -206,6 +216,7 @@ public final class ResumeBenchmark {
       }
       correct &= ok;
     }
+    double p = JoinBenchmark.median(plain);
     double f = JoinBenchmark.median(full);
     double k = JoinBenchmark.median(killed);
     double s = JoinBenchmark.median(resumed);
@@ -218,6 +229,7 @@ public final class ResumeBenchmark {
       n.put("runs", runs);
       n.put("bins_committed_before_the_kill", committed[runs - 1]);
       n.put("uninterrupted_seconds_median", Json.three(f));
+      n.put("uninterrupted_no_resume_seconds_median", Json.three(p));
       n.put("killed_run_seconds_median", Json.three(k));
       n.put("resumed_seconds_median", Json.three(s));
       n.put("saved_seconds", Json.three(f - s));
@@ -228,7 +240,8 @@ public final class ResumeBenchmark {
           Locale.ROOT,
           "resume: %,d x %,d rows, %d bins, party %s killed at %.0f %% (%d bins committed): "
               + "uninterrupted %.1f s, killed run %.1f s, resumed %.1f s (median of %d): resuming"
-              + " saves %.1f s (%.0f %%) against running again; result %s%n",
+              + " saves %.1f s (%.0f %%) against running again; without resume state and journal"
+              + " (--no-resume) the uninterrupted run took %.1f s; result %s%n",
           rows,
           rows,
           bins,
@@ -241,6 +254,7 @@ public final class ResumeBenchmark {
           runs,
           f - s,
           100 * (f - s) / f,
+          p,
           correct ? "correct" : "WRONG");
     }
     System.exit(correct ? 0 : 1);

@@ -141,6 +141,7 @@ public final class LocalJoin {
               WORK,
               PARTY_HEAP,
               JSON,
+              PartyOptions.NO_RESUME,
               PartyOptions.INSECURE_TEST_ONLY));
 
   /** The file, in the run's work directory, that gets the stack trace of a failed run. */
@@ -396,7 +397,9 @@ public final class LocalJoin {
       LocalRunFile.checkResumable(work);
     } else {
       session = "local-" + UUID.randomUUID();
-      if (!JdbcTable.isJdbc(o.get(A)) && !JdbcTable.isJdbc(o.get(B))) {
+      if (!JdbcTable.isJdbc(o.get(A))
+          && !JdbcTable.isJdbc(o.get(B))
+          && !o.get(PartyOptions.NO_RESUME)) {
         new LocalRunFile(o.toArgs(), session).write(work);
       }
     }
@@ -781,7 +784,8 @@ public final class LocalJoin {
             PartyOptions.PARALLELISM,
             PartyOptions.ATTEMPTS,
             PartyOptions.IDLE_TIMEOUT,
-            PartyOptions.PAIR_TIMEOUT)) {
+            PartyOptions.PAIR_TIMEOUT,
+            PartyOptions.NO_RESUME)) {
       c = copy(o, c, shared);
     }
     return c;

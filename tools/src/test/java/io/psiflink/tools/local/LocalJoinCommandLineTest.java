@@ -112,6 +112,62 @@ class LocalJoinCommandLineTest {
 
   /** --prefilter helper: both parties get the helper's name, its pin, L and k; the job takes it. */
   @Test
+  void noResumeReachesBothPartiesAndAResumedRunIsOneOfTheTwo() throws Exception {
+    ThrowawayPki pki = ThrowawayPki.create(dir.resolve("pki"), "party-a", "party-b", "bridge");
+    PartyCredentials ca = pki.credentials("party-a");
+    PartyCredentials cb = pki.credentials("party-b");
+    Map<String, String> m = new HashMap<>();
+    m.put("a", "/data/a.csv");
+    m.put("b", "/data/b.csv");
+    m.put("sql", "SELECT a.x, b.y FROM a JOIN b ON a.k = b.k");
+    m.put("out", "/r/out");
+    Path work = dir.resolve("work");
+    for (boolean keep : List.of(true, false)) {
+      if (!keep) {
+        m.put("no-resume", "true");
+      }
+      for (Role role : List.of(Role.A, Role.B)) {
+        PartyConfig job =
+            PartyConfig.of(
+                PartyConfiguration.parse(
+                    LocalJoin.partyConfiguration(
+                            LocalJoin.options(m),
+                            role,
+                            role.equals(Role.A) ? ca : cb,
+                            role.equals(Role.A) ? "party-b" : "party-a",
+                            LocalJoin.sha256(role.equals(Role.A) ? cb : ca),
+                            "s1",
+                            1,
+                            work,
+                            null,
+                            false)
+                        .toArgs()));
+        assertEquals(keep, job.resumable(), role + " " + m);
+        assertFalse(job.resume());
+      }
+    }
+    IllegalArgumentException both =
+        org.junit.jupiter.api.Assertions.assertThrows(
+            IllegalArgumentException.class,
+            () ->
+                PartyConfig.of(
+                    PartyConfiguration.parse(
+                        LocalJoin.partyConfiguration(
+                                LocalJoin.options(m),
+                                Role.A,
+                                ca,
+                                "party-b",
+                                LocalJoin.sha256(cb),
+                                "s1",
+                                1,
+                                work,
+                                null,
+                                true)
+                            .toArgs())));
+    assertTrue(both.getMessage().contains("contradict"), both.getMessage());
+  }
+
+  @Test
   void thePrefilterReachesBothPartiesWithTheHelpersPin() throws Exception {
     ThrowawayPki pki =
         ThrowawayPki.create(dir.resolve("pki"), "party-a", "party-b", "bridge", LocalJoin.HELPER);
