@@ -190,6 +190,11 @@ final class JobLauncher implements AutoCloseable {
     if (s.prefiltering().helped()) {
       detail.put("helper", s.prefiltering().helper());
     }
+    // a resumed session: the job skips the bins A's job committed in the run before
+    boolean resume = db.tx(c -> Store.sessionResumes(c, s.id())) > 0;
+    if (resume) {
+      detail.put("resume", true);
+    }
     return new Launch(
         s.id(),
         Store.SessionTable.TWO_PARTY,
@@ -197,7 +202,7 @@ final class JobLauncher implements AutoCloseable {
         local,
         q.output(),
         detail,
-        (work, out, format) -> partyConfiguration(s, q, local, work, out, format),
+        (work, out, format) -> partyConfiguration(s, q, local, work, out, format, resume),
         peerAbort);
   }
 
@@ -333,7 +338,7 @@ final class JobLauncher implements AutoCloseable {
       String out,
       OutputFormat format,
       int restPort) {
-    return command(partyConfiguration(s, q, local, work, out, format), restPort);
+    return command(partyConfiguration(s, q, local, work, out, format, false), restPort);
   }
 
   /** The job's command line: PartyMain with {@code options}. */
@@ -367,7 +372,13 @@ final class JobLauncher implements AutoCloseable {
 
   /** This party's job options for session {@code s}: the job parses them back (PartyMain). */
   PartyConfiguration partyConfiguration(
-      SessionRecord s, QueryRecord q, Dataset local, Path work, String out, OutputFormat format) {
+      SessionRecord s,
+      QueryRecord q,
+      Dataset local,
+      Path work,
+      String out,
+      OutputFormat format,
+      boolean resume) {
     Role role = q.localSide();
     boolean helped = s.prefiltering().helped();
     return common(
@@ -391,8 +402,7 @@ final class JobLauncher implements AutoCloseable {
             s.prefiltering().prefilter() == Prefilter.AUTO
                 ? s.prefiltering().expectedOverlap()
                 : null)
-        // a resumed session: the job skips the bins A's job committed in the run before
-        .with(PartyOptions.RESUME, db.tx(c -> Store.sessionResumes(c, s.id())) > 0);
+        .with(PartyOptions.RESUME, resume);
   }
 
   /**

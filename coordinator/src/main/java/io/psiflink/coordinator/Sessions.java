@@ -240,8 +240,11 @@ final class Sessions {
   private Map<String, Object> view(SessionRecord s, List<String> queued, int resumes) {
     @SuppressWarnings("unchecked")
     Map<String, Object> m = ctx.json().convertValue(s, LinkedHashMap.class);
-    // how often it was resumed (POST .../resume): the Airflow sensor resumes up to its limit
-    m.put("resumes", resumes);
+    // how often it was resumed (POST .../resume; absent before the first): the Airflow sensor
+    // resumes up to its limit
+    if (resumes > 0) {
+      m.put("resumes", resumes);
+    }
     Map<String, Object> queue = queue(s, queued);
     if (queue != null) {
       m.put("queue", queue);

@@ -324,6 +324,14 @@ class JobLauncherTest {
             && !parsed.has(PartyOptions.FORMAT)
             && !parsed.has(PartyOptions.EXPECTED_COLUMNS)
             && !parsed.has(PartyOptions.MAX_BAD_ROWS));
+    assertTrue(!parsed.get(PartyOptions.RESUME), "a first run does not resume");
+    // a resumed session's job resumes, in the same work directory
+    PartyConfiguration resumed =
+        PartyConfiguration.parse(
+            launcher.partyConfiguration(s, q, d, dir.resolve("w/s2"), null, null, true).toArgs());
+    assertTrue(resumed.get(PartyOptions.RESUME));
+    assertEquals(parsed.get(PartyOptions.WORK), resumed.get(PartyOptions.WORK));
+    assertEquals(parsed.get(PartyOptions.SESSION), resumed.get(PartyOptions.SESSION));
   }
 
   @Test
