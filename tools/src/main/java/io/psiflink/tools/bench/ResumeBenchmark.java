@@ -113,10 +113,8 @@ public final class ResumeBenchmark {
       opts.put("out", out.toString());
       opts.put("parallelism", Integer.toString(parallelism));
       opts.put("party-heap", o.get(JoinBenchmark.PARTY_HEAP));
-      // the killed party's peer gives up soon: its wait is not what is measured
-      opts.put(PartyOptions.PAIR_TIMEOUT.name(), "10");
-      opts.put(PartyOptions.IDLE_TIMEOUT.name(), "10");
-      opts.put(PartyOptions.ATTEMPTS.name(), "2");
+      // the default timeouts: a bin of 10^7 rows may keep the bridge quiet for a while; the killed
+      // party's peer is stopped by ./psi local soon after the kill anyway
       if (o.has(JoinBenchmark.BINS)) {
         opts.put("bins", Integer.toString(o.get(JoinBenchmark.BINS)));
       }
