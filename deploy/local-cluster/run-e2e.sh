@@ -441,8 +441,9 @@ python3 - "$work/distribution.json" <<'EOF' >&2
 import json, sys
 for party, d in sorted(json.load(open(sys.argv[1])).items()):
     tms = sorted({s["taskmanager"] for s in d["subtasks"]})
-    print("[e2e] party %s: PSI subtasks on %d TaskManager(s) %s; bins done per TaskManager log %s"
-          % (party, len(tms), tms, [(l["resource_id"], l["bins_done"]) for l in d["taskmanager_logs"]]))
+    print("[e2e] party %s: PSI subtasks on %d TaskManager(s) %s; bins done over the bridge (and taken "
+          "from the journal) per TaskManager log %s" % (party, len(tms), tms,
+          [(l["resource_id"], l["bins_done"], l["bins_resumed"]) for l in d["taskmanager_logs"]]))
 EOF
 
 # --- 6. compare with the plaintext join -----------------------------------------------------------
