@@ -9,7 +9,9 @@
 #
 # P: A or B; PIN: the SHA-256 (hex) of the peer's certificate. Reads hdfs_uri, session, relay_port,
 # work (with pki/ and tables/query.sql in it), parallelism, out (party A's output) and, if set,
-# bins (the bin count m; otherwise the job chooses it); sets the array party_args.
+# bins (the bin count m; otherwise the job chooses it) and resume (1: resume the failed run of
+# $session, whose state is in the same client work directory and whose journal is beside the same
+# $out); sets the array party_args.
 party_job_args() {
   local P="$1" pin="$2" p peer table
   p="$(tr 'A-Z' 'a-z' <<<"$P")"
@@ -25,4 +27,5 @@ party_job_args() {
     --peer "$peer" --parallelism "$parallelism" --work "$work/client-$p"
     --summary "$work/summary-$P.json")
   if [[ -n "${bins:-}" ]]; then party_args+=(--bins "$bins"); fi
+  if [[ "${resume:-0}" == 1 ]]; then party_args+=(--resume); fi
 }

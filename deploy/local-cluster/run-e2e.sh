@@ -17,7 +17,8 @@
 #       --hadoop-lib deploy/target/hadoop-lib \
 #       --classpath "it-tests/target/test-classes:$(cat it-tests/target/test-classpath.txt)" \
 #       [--rows N] [--parallelism P] [--taskmanagers N] [--slots S] [--bins M] [--conf KEY=VALUE]...
-#       [--kill-taskmanager a|b] [--runs R] [--tm-memory SIZE] [--work DIR] [--report FILE] [--keep]
+#       [--kill-taskmanager a|b] [--runs R] [--recover resume|rerun] [--tm-memory SIZE] [--work DIR]
+#       [--report FILE] [--keep]
 #
 # --rows: rows per table (default 20000); --parallelism: the jobs' parallelism (default 2);
 # --taskmanagers: TaskManager processes per cluster (default 1) with --slots slots each (default
@@ -31,14 +32,24 @@
 # log, how many bins it finished over the bridge ("party X bin N done" lines).
 #
 # --runs R: when a run of the join fails, cancel what still runs of it on both clusters, wait for
-# free slots, and run both jobs again with a new session id, up to R runs in all (default 1). Every
-# run is a line of WORK/runs.json.
+# free slots, and run both jobs again, up to R runs in all (default 1). --recover says how:
+#   resume (default): the same session id, client work directories and --out, with --resume: the
+#     bins party A's job committed to its journal (beside --out, on HDFS) are skipped, the others
+#     run with fresh randomness; when a party has no resume state (the run failed before its
+#     handshake, or A succeeded) it falls back to a rerun;
+#   rerun: a new session id and output, from scratch; the abandoned run's resume states and journal
+#     are removed once the join succeeded.
+# Every run is a line of WORK/runs.json (session, how it recovered, exit statuses, times, and for a
+# resumed run the bins skipped: from each party's client log and from its TaskManagers' logs). Once
+# the join succeeded, the script removes party B's resume state as a launcher does (party A's job
+# removes its own state and journal) and fails if any resume state or journal is left.
 #
 # --kill-taskmanager PARTY: the TaskManager drill. Once one of that party's TaskManagers has logged a
 # finished bin with more bins of its subtask to go (mid-PSI), it is killed with SIGKILL and, as a
 # process supervisor would (Kubernetes, systemd), started again 5 s later (PSI_E2E_TM_RESTART_S);
-# the join must still complete exactly (give --runs 2). WORK/kill.json records which one and when;
-# the script fails if no TaskManager was killed (the join ended first).
+# the join must still complete exactly (give --runs 2: by resume unless --recover rerun).
+# WORK/kill.json records which one and when; the script fails if no TaskManager was killed (the join
+# ended first).
 #
 # Environment: PSI_FLINK_CACHE (default /tmp/psi-flink-2.3.0): venv and assembled distribution;
 # PSI_FLINK_HOME: use this Flink 2.3 distribution instead of the PyPI one.
@@ -54,6 +65,7 @@ slots=""
 bins=""
 kill_party=""
 runs=1
+recover=resume
 extra_conf=()
 tm_memory=1600m
 jar=""
@@ -80,6 +92,7 @@ while (($#)); do
     --conf) extra_conf+=("${2%%=*}: ${2#*=}"); shift 2 ;;
     --kill-taskmanager) kill_party="$2"; shift 2 ;;
     --runs) runs="$2"; shift 2 ;;
+    --recover) recover="$2"; shift 2 ;;
     --tm-memory) tm_memory="$2"; shift 2 ;;
     --jar) jar="$2"; shift 2 ;;
     --hadoop-lib) hadoop_lib="$2"; shift 2 ;;
@@ -87,7 +100,7 @@ while (($#)); do
     --work) work="$2"; shift 2 ;;
     --report) report="$2"; shift 2 ;;
     --keep) keep=1; shift ;;
-    -h|--help) sed -n '2,47p' "${BASH_SOURCE[0]}"; exit 0 ;;
+    -h|--help) sed -n '2,55p' "${BASH_SOURCE[0]}"; exit 0 ;;
     *) die "unknown argument '$1' (see --help)" ;;
   esac
 done
@@ -95,6 +108,7 @@ done
 [[ "$parallelism" =~ ^[0-9]+$ && "$parallelism" -gt 0 ]] || die "--parallelism must be a positive integer"
 [[ -z "$bins" || "$bins" =~ ^[1-9][0-9]*$ ]] || die "--bins must be a positive integer"
 [[ "$runs" =~ ^[1-9][0-9]*$ ]] || die "--runs must be a positive integer"
+[[ "$recover" == resume || "$recover" == rerun ]] || die "--recover: resume or rerun, not '$recover'"
 [[ -z "$kill_party" || "$kill_party" == a || "$kill_party" == b ]] || die "--kill-taskmanager: a or b, not '$kill_party'"
 cluster_parallelism="$parallelism"
 cluster_taskmanagers="$taskmanagers"
@@ -184,6 +198,14 @@ start_clusters "$work" a b
 say "both clusters up ($((SECONDS - t_start)) s so far)"
 
 # --- the TaskManager drill -------------------------------------------------------------------------
+# Lines of a party's TaskManager logs (every TaskManager it had, the killed one's too) with TEXT
+# (and TEXT2 after it, if given).
+tm_log_count() { # tm_log_count PARTY TEXT [TEXT2]
+  local n
+  n="$(cat "$work/flink-$1"/log/*taskexecutor-*.log* 2>/dev/null | grep -F -- "$2" |
+    grep -cF -- "${3:-$2}" || true)"
+  echo "${n:-0}"
+}
 # Kills (SIGKILL) the first TaskManager of PARTY whose log shows a finished bin with more bins of its
 # subtask to go, so the kill lands mid-PSI. TaskManager i (0, 1, ...) is line i+1 of the pid file and
 # writes log ...-taskexecutor-i-HOST.log (flink-daemon.sh numbers them in start order).
@@ -203,9 +225,11 @@ kill_taskmanager_mid_psi() { # kill_taskmanager_mid_psi PARTY T_RUN
         pid="${tm_pids[$i]}"
         kill -9 "$pid"
         say "drill: killed TaskManager $i of party $1 (pid $pid, SIGKILL) $((SECONDS - $2)) s after flink run, mid-PSI"
-        printf '{"party":"%s","taskmanager":%d,"pid":%d,"log":"%s","seconds_after_run":%d,"resource_id":"%s"}\n' \
+        # a_bins_done: bins party A's TaskManagers had finished (and committed) at the kill
+        printf '{"party":"%s","taskmanager":%d,"pid":%d,"log":"%s","seconds_after_run":%d,"resource_id":"%s","a_bins_done":%d}\n' \
           "$1" "$i" "$pid" "$log" "$((SECONDS - $2))" \
-          "$(grep -m 1 -o 'ResourceID: [^ ]*' "$log" | cut -d' ' -f2)" >"$work/kill.json"
+          "$(grep -m 1 -o 'ResourceID: [^ ]*' "$log" | cut -d' ' -f2)" \
+          "$(tm_log_count a "party A bin " "done (")" >"$work/kill.json"
         sleep "${PSI_E2E_TM_RESTART_S:-5}"
         FLINK_CONF_DIR="$dir/conf" "$FLINK_HOME/bin/taskmanager.sh" start >>"$dir/start.log" 2>&1
         say "drill: started a TaskManager of party $1 again in place of the killed one"
@@ -231,7 +255,7 @@ run_party() { # run_party A|B
 }
 # One attempt at the join: both parties' `flink run` with the current $session and $out; sets
 # rc_a and rc_b (0, the client's exit status, or "cancelled"/"killed").
-join_once() { # join_once LAST (1: no rerun follows)
+join_once() { # join_once LAST (1: no other run follows)
   local last="$1"
   say "flink run: party A and party B (session $session)"
   run_party A & pid_a=$!; pids+=("$pid_a")
@@ -242,8 +266,8 @@ join_once() { # join_once LAST (1: no rerun follows)
     if [[ -z "$rc_b" ]] && ! kill -0 "$pid_b" 2>/dev/null; then wait "$pid_b" && rc_b=0 || rc_b=$?; fi
     if [[ "${rc_a:-0}" != 0 || "${rc_b:-0}" != 0 ]]; then
       # The other party notices through the bridge, but only when its bins run out of attempts
-      # (pair timeouts). With a rerun to come its job is cancelled at once, which ends its client;
-      # otherwise it gets a grace period, then its client is stopped.
+      # (pair timeouts). With another run to come (resume or rerun) its job is cancelled at once,
+      # which ends its client; otherwise it gets a grace period, then its client is stopped.
       ((last)) || cancel_jobs
       for _ in $(seq 1 120); do
         [[ -n "$rc_a" && -n "$rc_b" ]] && break
@@ -274,7 +298,7 @@ EOF
 }
 
 # Waits (up to 180 s) until each cluster has `parallelism` free slots and no longer lists the
-# TaskManager the drill killed: a rerun's slots come from live TaskManagers.
+# TaskManager the drill killed: the next run's slots come from live TaskManagers.
 wait_capacity() {
   local killed=""
   [[ -s "$work/kill.json" ]] && killed="$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["resource_id"])' "$work/kill.json")"
@@ -297,23 +321,63 @@ while True:
 EOF
 }
 
+# Whether party P's client work directory holds a resume state (written after its handshake).
+has_resume_state() { compgen -G "$work/client-$1/resume/*.state" >/dev/null; }
+# From a party's client log of a resumed run, "N M": N of the M bins were committed by the failed
+# run and skipped (RunResume: "session S resumed: N of M bins committed earlier are skipped");
+# "null null" when the log has no such line.
+resumed_bins() { # resumed_bins CLIENT_LOG
+  local nm
+  nm="$(grep -F "session $session resumed: " "$1" 2>/dev/null | tail -n 1 |
+    sed -E 's/.* resumed: ([0-9]+) of ([0-9]+) bins.*/\1 \2/' || true)"
+  echo "${nm:-null null}"
+}
+
 t_run=$SECONDS
 runs_log="$work/runs.json"
 : >"$runs_log"
+session="e2e-$(date -u +%Y%m%d%H%M%S)-$RANDOM"
+out="$hdfs_uri/party-a/out/joined-$session"
+resume=0             # party_job_args adds --resume
+how=first            # how this run came about: first, resume or rerun
+abandoned=()         # --journal OUT SESSION of each run given up for a rerun (for E2eTool forget)
 for ((run = 1; run <= runs; run++)); do
-  session="e2e-$(date -u +%Y%m%d%H%M%S)-$RANDOM"
-  out="$hdfs_uri/party-a/out/joined-$session"
+  if ((run > 1)); then
+    if [[ "$recover" == resume ]] && has_resume_state a && has_resume_state b; then
+      # the same session, --work and --out: the jobs find their state and A's journal
+      resume=1 how=resume
+    else
+      [[ "$recover" == rerun ]] ||
+        say "a party has no resume state of session $session (failed before its handshake, or A succeeded): rerunning"
+      abandoned+=(--journal "$out" "$session")
+      session="e2e-$(date -u +%Y%m%d%H%M%S)-$RANDOM"
+      out="$hdfs_uri/party-a/out/joined-$session"
+      resume=0 how=rerun
+    fi
+  fi
   t_this=$SECONDS
+  skipped_tm_a0="$(tm_log_count a "committed by an earlier run")"
+  skipped_tm_b0="$(tm_log_count b "committed by an earlier run")"
   if [[ -n "$kill_party" && $run == 1 ]]; then
     kill_taskmanager_mid_psi "$kill_party" "$t_run" & pids+=($!)
   fi
   join_once "$((run == runs))"
-  printf '{"run":%d,"session":"%s","party_a":"%s","party_b":"%s","seconds":%d,"ended_after_run_s":%d}\n' \
-    "$run" "$session" "$rc_a" "$rc_b" "$((SECONDS - t_this))" "$((SECONDS - t_run))" >>"$runs_log"
+  t_end=$((SECONDS - t_run))
+  # flink run's own log (log4j-cli.properties: not appended) is where the job's client logs
+  for P in A B; do
+    p="$(tr 'A-Z' 'a-z' <<<"$P")"
+    cp "$work/run-$P.log" "$work/run-$P.$run.log"
+    cat "$work/flink-$p"/log/flink-*-client-*.log >"$work/client-$P.$run.log" 2>/dev/null || true
+  done
+  read -r skipped_a bins_a <<<"$(resumed_bins "$work/client-A.$run.log")"
+  read -r skipped_b _ <<<"$(resumed_bins "$work/client-B.$run.log")"
+  printf '{"run":%d,"session":"%s","recover":"%s","party_a":"%s","party_b":"%s","seconds":%d,"ended_after_run_s":%d,"bins":%s,"bins_skipped_a":%s,"bins_skipped_b":%s,"tm_bins_skipped_a":%d,"tm_bins_skipped_b":%d}\n' \
+    "$run" "$session" "$how" "$rc_a" "$rc_b" "$((SECONDS - t_this))" "$t_end" "$bins_a" "$skipped_a" \
+    "$skipped_b" "$(($(tm_log_count a "committed by an earlier run") - skipped_tm_a0))" \
+    "$(($(tm_log_count b "committed by an earlier run") - skipped_tm_b0))" >>"$runs_log"
   [[ "$rc_a" == 0 && "$rc_b" == 0 ]] && break
-  for P in A B; do cp "$work/run-$P.log" "$work/run-$P.$run.log"; done
   if ((run < runs)); then
-    say "run $run failed (party A: $rc_a, party B: $rc_b) after $((SECONDS - t_this)) s; rerunning both jobs with a new session"
+    say "run $run failed (party A: $rc_a, party B: $rc_b) after $((SECONDS - t_this)) s; $([[ "$recover" == resume ]] && echo "resuming session $session" || echo "rerunning both jobs with a new session")"
     wait_capacity
   fi
 done
@@ -330,6 +394,15 @@ if [[ -n "$kill_party" && ! -s "$work/kill.json" ]]; then
   die "the drill killed no TaskManager of party $kill_party: the join ended before one was mid-PSI (more rows or --bins)"
 fi
 
+# --- nothing left to resume -----------------------------------------------------------------------
+# As a launcher does once the session succeeded at both: party B's job keeps its resume state after
+# its own success (A commits after it), so it goes now; so do the states and journal of any run
+# abandoned for a rerun. Party A's job removed its own state and journal.
+java -Xmx256m -cp "$helper_cp" io.psiflink.it.cluster.E2eTool forget "${abandoned[@]}" \
+  "$work/client-a" "$work/client-b" >"$work/forget.log" 2>&1 || { cat "$work/forget.log" >&2; die "cannot remove the resume states"; }
+left="$(compgen -G "$work/client-[ab]/resume/*.state" || true)"
+[[ -z "$left" ]] || die "resume state left after the join: $left"
+
 # --- where the bins ran: the PSI operator's subtasks (REST) and each TaskManager's finished bins ----
 python3 - "$work" "${rest[a]}" "${rest[b]}" >"$work/distribution.json" <<'EOF' || die "cannot read where the bins ran from the clusters' REST APIs"
 import glob, json, os, re, sys, urllib.request
@@ -338,7 +411,7 @@ def get(port, path):
     return json.load(urllib.request.urlopen("http://localhost:%s%s" % (port, path), timeout=10))
 out = {}
 for party, port in (("a", sys.argv[2]), ("b", sys.argv[3])):
-    # the run that succeeded (earlier runs of a rerun failed or were cancelled)
+    # the run that succeeded (earlier runs failed or were cancelled)
     jobs = [j for j in get(port, "/jobs/overview")["jobs"] if j["state"] == "FINISHED"]
     if len(jobs) != 1:
         sys.exit("party %s: expected one finished job on its cluster, found %d" % (party, len(jobs)))
@@ -355,7 +428,9 @@ for party, port in (("a", sys.argv[2]), ("b", sys.argv[3])):
         text = open(log, errors="replace").read()
         rid = re.search(r"ResourceID: (\S+)", text)
         logs.append({"log": os.path.basename(log), "resource_id": rid.group(1) if rid else None,
-                     "bins_done": len(re.findall(r"party \S+ bin \d+ done \(", text)),
+                     # over the bridge; a resumed run's bins committed earlier are counted apart
+                     "bins_done": len(re.findall(r"party \S+ bin \d+ done \((?!.*committed by an earlier run)", text)),
+                     "bins_resumed": len(re.findall(r"party \S+ bin \d+ done \(.*committed by an earlier run", text)),
                      "bin_retries": len(re.findall(r"retrying the bin alone", text))})
     out[party] = {"job": job["jid"], "state": job["state"], "vertex": psi[0]["name"],
                   "parallelism": psi[0]["parallelism"], "subtasks": subtasks, "taskmanager_logs": logs,
@@ -366,24 +441,34 @@ python3 - "$work/distribution.json" <<'EOF' >&2
 import json, sys
 for party, d in sorted(json.load(open(sys.argv[1])).items()):
     tms = sorted({s["taskmanager"] for s in d["subtasks"]})
-    print("[e2e] party %s: PSI subtasks on %d TaskManager(s) %s; bins done per TaskManager log %s"
-          % (party, len(tms), tms, [(l["resource_id"], l["bins_done"]) for l in d["taskmanager_logs"]]))
+    print("[e2e] party %s: PSI subtasks on %d TaskManager(s) %s; bins done over the bridge (and taken "
+          "from the journal) per TaskManager log %s" % (party, len(tms), tms,
+          [(l["resource_id"], l["bins_done"], l["bins_resumed"]) for l in d["taskmanager_logs"]]))
 EOF
 
 # --- 6. compare with the plaintext join -----------------------------------------------------------
 say "reading $out back and comparing it with the plaintext join"
 java -Xmx2g -cp "$helper_cp" io.psiflink.it.cluster.E2eTool check --rows "$rows" --out "$out" \
   --report "$report" >"$work/check.log" 2>&1 || { cat "$work/check.log" >&2; die "the output differs from the plaintext join (report: $report)"; }
+python3 -c 'import json,sys; j=json.load(open(sys.argv[1]))["resume_journals"]; sys.exit("resume journal left beside the output: %s" % j if j else 0)' "$report" ||
+  die "a resume journal is left on HDFS (report: $report)"
 
 # --- 7. summary -----------------------------------------------------------------------------------
-python3 - "$report" "$work/summary-A.json" "$work/summary-B.json" "$t_join" "$((SECONDS - t_start))" "$runs_log" <<'EOF'
-import json, sys
+python3 - "$report" "$work/summary-A.json" "$work/summary-B.json" "$t_join" "$((SECONDS - t_start))" "$runs_log" "$work/kill.json" <<'EOF'
+import json, os, sys
 rep = json.load(open(sys.argv[1]))
 a, b = json.load(open(sys.argv[2])), json.load(open(sys.argv[3]))
 runs = [json.loads(l) for l in open(sys.argv[6]) if l.strip()]
 print("cluster e2e: OK - %d rows per side, %d joined rows equal the plaintext join; "
       "flink run of both parties %s s (%d run(s)), whole run %s s" % (rep["rows_per_side"],
       rep["output_rows"], sys.argv[4], len(runs), sys.argv[5]))
+if os.path.exists(sys.argv[7]) and os.path.getsize(sys.argv[7]) > 0:
+    kill, last = json.load(open(sys.argv[7])), runs[-1]
+    print("  drill: TaskManager %d of party %s killed %d s after flink run; %s: %d s, "
+          "kill -> end %d s%s" % (kill["taskmanager"], kill["party"], kill["seconds_after_run"],
+          last["recover"], last["seconds"], last["ended_after_run_s"] - kill["seconds_after_run"],
+          "" if last["bins_skipped_a"] is None else
+          ", %s of %s bins committed before were skipped" % (last["bins_skipped_a"], last["bins"])))
 for name, s in (("A", a), ("B", b)):
     print("  party %s: %s" % (name, json.dumps(s, sort_keys=True)[:400]))
 EOF

@@ -41,7 +41,7 @@ class JobCommandLinesTest {
     Files.createDirectories(work.resolve("tables"));
     Files.writeString(work.resolve("tables/query.sql"), sql);
     for (Role role : List.of(Role.A, Role.B)) {
-      List<String> args = scriptArgs(role.label());
+      List<String> args = scriptArgs(role.label(), false);
       String p = role.table();
       String peer = role.equals(Role.A) ? "party-b" : "party-a";
       PartyConfiguration intended =
@@ -63,18 +63,27 @@ class JobCommandLinesTest {
               .with(PartyOptions.WORK, work.resolve("client-" + p).toString())
               .with(PartyOptions.SUMMARY, work.resolve("summary-" + role.label() + ".json"));
       assertEquals(intended, PartyConfiguration.parse(args), String.join(" ", args));
+      // run-e2e.sh's resume of a failed run: the same command line and --resume
+      List<String> resumed = scriptArgs(role.label(), true);
+      assertEquals(
+          intended.with(PartyOptions.RESUME, true),
+          PartyConfiguration.parse(resumed),
+          String.join(" ", resumed));
     }
   }
 
-  /** Runs party_job_args of party-args.sh the way run-e2e.sh does, and returns the array. */
-  private List<String> scriptArgs(String party) throws Exception {
+  /**
+   * Runs party_job_args of party-args.sh the way run-e2e.sh does (for a resumed run with {@code
+   * resume}), and returns the array.
+   */
+  private List<String> scriptArgs(String party, boolean resume) throws Exception {
     String script =
         String.join(
             "\n",
             "set -euo pipefail",
             ". \"$1\"",
             "hdfs_uri=hdfs://nn:8020 session=e2e-1 relay_port=7443 parallelism=3",
-            "work=\"$2\" out=hdfs://nn:8020/party-a/out/j",
+            "work=\"$2\" out=hdfs://nn:8020/party-a/out/j resume=\"$5\"",
             "party_job_args \"$3\" \"$4\"",
             "printf '%s\\0' \"${party_args[@]}\"");
     Process proc =
@@ -86,7 +95,8 @@ class JobCommandLinesTest {
                 DEPLOY.resolve("local-cluster/party-args.sh").toString(),
                 work.toString(),
                 party,
-                PIN)
+                PIN,
+                resume ? "1" : "0")
             .redirectError(ProcessBuilder.Redirect.INHERIT)
             .start();
     byte[] out = proc.getInputStream().readAllBytes();

@@ -3,6 +3,8 @@ package io.psiflink.it.cluster;
 import io.psiflink.bridge.BridgeRelay;
 import io.psiflink.bridge.RelayConfig;
 import io.psiflink.bridge.ThrowawayPki;
+import io.psiflink.jobs.session.ResumeState;
+import io.psiflink.jobs.write.BinJournal;
 import io.psiflink.tools.bench.GeneratorSpec;
 import io.psiflink.tools.bench.TableGenerator;
 import java.io.IOException;
@@ -44,7 +46,12 @@ import org.apache.hadoop.hdfs.MiniDFSCluster;
  *       /party-b/tables/b.csv}), and the query both run into DIR/query.sql;
  *   <li>{@code check --rows N --out URI --report F}: reads party A's Avro output from HDFS and
  *       compares it, as a multiset of rows, with {@link JoinOracle}; writes a JSON report and exits
- *       1 when they differ.
+ *       1 when they differ; the report also lists what is left to resume beside the output (hidden
+ *       {@code .<name>.resume-*} journal directories in its parent);
+ *   <li>{@code forget [--journal OUT SESSION]... WORKDIR...}: what a launcher does once the join
+ *       succeeded at both parties: removes the resume state in each party's client work directory
+ *       ({@link ResumeState#forget}; party B keeps it after its own success) and the journal of
+ *       each abandoned run (a failed run that was rerun under a new session instead of resumed).
  * </ul>
  */
 public final class E2eTool {
@@ -52,7 +59,11 @@ public final class E2eTool {
 
   public static void main(String[] args) throws Exception {
     if (args.length == 0) {
-      fail("usage: E2eTool hdfs|relay|tables|check [options]");
+      fail("usage: E2eTool hdfs|relay|tables|check|forget [options]");
+    }
+    if (args[0].equals("forget")) {
+      forget(args);
+      return;
     }
     Map<String, String> o = options(args);
     switch (args[0]) {
@@ -193,10 +204,55 @@ public final class E2eTool {
     rep.put("success_marker", success);
     rep.put("columns", fields == null ? List.of() : fields);
     rep.put("examples", examples);
+    rep.put("resume_journals", resumeJournals(fs, dir));
     String json = json(rep);
     writeAtomically(report, json);
     System.out.println(json);
     return ok;
+  }
+
+  /**
+   * The resume journals beside {@code out}: hidden directories of its parent named {@code
+   * .<name>.resume-<hash>} (docs/operations.md), of any session. Listed by name, not through the
+   * job's BinJournal, so that a journal the job failed to remove, or put elsewhere, shows.
+   */
+  static List<String> resumeJournals(FileSystem fs, org.apache.hadoop.fs.Path out)
+      throws IOException {
+    List<String> left = new ArrayList<>();
+    org.apache.hadoop.fs.Path parent = out.getParent();
+    if (parent == null || !fs.exists(parent)) {
+      return left;
+    }
+    for (FileStatus st : fs.listStatus(parent)) {
+      String name = st.getPath().getName();
+      if (st.isDirectory() && name.startsWith(".") && name.contains(".resume-")) {
+        left.add(st.getPath().toString());
+      }
+    }
+    return left;
+  }
+
+  /** {@code forget [--journal OUT SESSION]... WORKDIR...}: see the class comment. */
+  static void forget(String[] args) throws IOException {
+    List<Path> workDirs = new ArrayList<>();
+    for (int i = 1; i < args.length; i++) {
+      if (args[i].equals("--journal")) {
+        if (i + 2 >= args.length) {
+          fail("--journal takes the output and the session of the abandoned run");
+        }
+        BinJournal journal = BinJournal.of(args[i + 1], args[i + 2]);
+        journal.delete();
+        System.out.println("removed the journal of abandoned session " + args[i + 2]);
+        i += 2;
+      } else {
+        workDirs.add(Path.of(args[i]));
+      }
+    }
+    for (Path w : workDirs) {
+      if (ResumeState.forget(w)) {
+        System.out.println("removed the resume state in " + w);
+      }
+    }
   }
 
   // ------------------------------------------------------------------------------------------------
