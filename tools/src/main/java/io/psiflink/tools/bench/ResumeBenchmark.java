@@ -8,8 +8,7 @@ import io.psiflink.api.Role;
 import io.psiflink.api.TypedOption;
 import io.psiflink.tools.cli.ToolOptions;
 import io.psiflink.tools.local.LocalJoin;
-import java.io.ByteArrayOutputStream;
-import java.io.OutputStream;
+import io.psiflink.tools.local.LogLines;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
@@ -150,7 +149,7 @@ public final class ResumeBenchmark {
       AtomicReference<Process> process = new AtomicReference<>();
       PrintStream watched =
           new PrintStream(
-              lines(
+              LogLines.tap(
                   log,
                   line -> {
                     Matcher m = AGREED.matcher(line);
@@ -190,23 +189,27 @@ public final class ResumeBenchmark {
       bins = agreed.get();
 
       log.printf(Locale.ROOT, "== run %d of %d: resumed%n", r + 1, runs);
-      ByteArrayOutputStream second = new ByteArrayOutputStream();
-      PrintStream both = new PrintStream(tee(log, second), true, StandardCharsets.UTF_8);
+      AtomicInteger fromJournal = new AtomicInteger();
+      PrintStream counted =
+          new PrintStream(
+              LogLines.tap(
+                  log,
+                  l -> {
+                    if (l.startsWith("[A]") && l.contains("committed by an earlier run")) {
+                      fromJournal.incrementAndGet();
+                    }
+                  }),
+              true,
+              StandardCharsets.UTF_8);
       start = System.nanoTime();
-      int exit = LocalJoin.resumeMain(runWork, both);
+      int exit = LocalJoin.resumeMain(runWork, counted);
       resumed[r] = (System.nanoTime() - start) / 1e9;
       if (exit != 0) {
         log.println("the resumed run failed (exit " + exit + ")");
         System.exit(1);
         return;
       }
-      committed[r] =
-          (int)
-              second
-                  .toString(StandardCharsets.UTF_8)
-                  .lines()
-                  .filter(l -> l.startsWith("[A]") && l.contains("committed by an earlier run"))
-                  .count();
+      committed[r] = fromJournal.get();
       RowDigest got = JoinBenchmark.digestAvro(out);
       boolean ok = got.equals(expected) && got.count() == tables.expectedJoinRows();
       if (!ok) {
@@ -256,32 +259,5 @@ public final class ResumeBenchmark {
           correct ? "correct" : "WRONG");
     }
     System.exit(correct ? 0 : 1);
-  }
-
-  private static OutputStream tee(OutputStream a, OutputStream b) {
-    return new OutputStream() {
-      @Override
-      public synchronized void write(int c) throws java.io.IOException {
-        a.write(c);
-        b.write(c);
-      }
-    };
-  }
-
-  /** Copies to {@code copy} and hands each complete line to {@code each}. */
-  private static OutputStream lines(OutputStream copy, java.util.function.Consumer<String> each) {
-    ByteArrayOutputStream line = new ByteArrayOutputStream();
-    return new OutputStream() {
-      @Override
-      public synchronized void write(int c) throws java.io.IOException {
-        copy.write(c);
-        if (c != '\n') {
-          line.write(c);
-          return;
-        }
-        each.accept(line.toString(StandardCharsets.UTF_8));
-        line.reset();
-      }
-    };
   }
 }

@@ -145,26 +145,16 @@ class PeerVanishingTest {
     Predicate<String> marker = phase.marker.get();
     ByteArrayOutputStream log = new ByteArrayOutputStream();
     OutputStream watcher =
-        new OutputStream() {
-          private final ByteArrayOutputStream line = new ByteArrayOutputStream();
-
-          @Override
-          public synchronized void write(int c) {
-            log.write(c);
-            if (c != '\n') {
-              line.write(c);
-              return;
-            }
-            String l = line.toString(StandardCharsets.UTF_8);
-            line.reset();
-            Process victim = parties.get(phase.victim);
-            if (killedAt.get() == 0 && victim != null && marker.test(l)) {
-              victim.destroyForcibly(); // SIGKILL: no shutdown hook, no goodbye on the bridge
-              killedAt.set(System.nanoTime());
-              killLine.set(l);
-            }
-          }
-        };
+        LogLines.tap(
+            log,
+            l -> {
+              Process victim = parties.get(phase.victim);
+              if (killedAt.get() == 0 && victim != null && marker.test(l)) {
+                victim.destroyForcibly(); // SIGKILL: no shutdown hook, no goodbye on the bridge
+                killedAt.set(System.nanoTime());
+                killLine.set(l);
+              }
+            });
     LocalJoin.Hooks hooks =
         new LocalJoin.Hooks() {
           @Override

@@ -139,27 +139,18 @@ class PrefilterJoinTest {
     ByteArrayOutputStream captured = new ByteArrayOutputStream();
     // kills the helper when a party logs that its exchange starts
     OutputStream watch =
-        new OutputStream() {
-          private final StringBuilder line = new StringBuilder();
-
-          @Override
-          public synchronized void write(int c) {
-            captured.write(c);
-            if (c != '\n') {
-              line.append((char) c);
-              return;
-            }
-            if (line.indexOf("[A] ") >= 0
-                && line.indexOf("prefilter with helper 'helper': 2^26 bits") >= 0
-                && helper.get() != null) {
-              // a second later the helper holds A's stream (A logs before it connects): the
-              // session is under way, and the 2^26-bit exchange takes seconds
-              Process h = helper.get();
-              CompletableFuture.delayedExecutor(1, TimeUnit.SECONDS).execute(h::destroyForcibly);
-            }
-            line.setLength(0);
-          }
-        };
+        LogLines.tap(
+            captured,
+            line -> {
+              if (line.contains("[A] ")
+                  && line.contains("prefilter with helper 'helper': 2^26 bits")
+                  && helper.get() != null) {
+                // a second later the helper holds A's stream (A logs before it connects): the
+                // session is under way, and the 2^26-bit exchange takes seconds
+                Process h = helper.get();
+                CompletableFuture.delayedExecutor(1, TimeUnit.SECONDS).execute(h::destroyForcibly);
+              }
+            });
     LocalJoin.Hooks hooks =
         new LocalJoin.Hooks() {
           @Override

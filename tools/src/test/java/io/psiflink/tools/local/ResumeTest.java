@@ -72,7 +72,7 @@ class ResumeTest {
     AtomicInteger done = new AtomicInteger();
     ByteArrayOutputStream first = new ByteArrayOutputStream();
     OutputStream killer =
-        lines(
+        LogLines.tap(
             first,
             line -> {
               Matcher m = BIN_DONE.matcher(line);
@@ -161,24 +161,5 @@ class ResumeTest {
 
   private static int count(String text, String prefix, String needle) {
     return (int) text.lines().filter(l -> l.startsWith(prefix) && l.contains(needle)).count();
-  }
-
-  /** An output stream that copies to {@code copy} and hands each complete line to {@code each}. */
-  private static OutputStream lines(
-      ByteArrayOutputStream copy, java.util.function.Consumer<String> each) {
-    return new OutputStream() {
-      private final ByteArrayOutputStream line = new ByteArrayOutputStream();
-
-      @Override
-      public synchronized void write(int c) {
-        copy.write(c);
-        if (c != '\n') {
-          line.write(c);
-          return;
-        }
-        each.accept(line.toString(StandardCharsets.UTF_8));
-        line.reset();
-      }
-    };
   }
 }
