@@ -122,7 +122,8 @@ class JobGraphSecretsTest {
             peerRevealed,
             peerNamed,
             prefilter ? new io.psiflink.jobs.prefilter.PrefilterPlan(16, 2) : null,
-            prefilter ? filterKey : null);
+            prefilter ? filterKey : null,
+            null);
     // B's table has w, A's has v
     if (sendsColumns) {
       Files.writeString(table, "k,w\n1,x\n2,y\n");

@@ -37,34 +37,6 @@ public record SessionSecrets(
     byte[] filterKey,
     java.util.BitSet resumedBins) {
 
-  /** Secrets of a first run. */
-  public SessionSecrets(
-      byte[] tokenKey,
-      byte[] binSeed,
-      byte[] frameKey,
-      byte[] setup,
-      int bins,
-      String peerParty,
-      List<Column> peerKeys,
-      List<Column> peerRevealed,
-      List<Column> peerNamed,
-      PrefilterPlan prefilter,
-      byte[] filterKey) {
-    this(
-        tokenKey,
-        binSeed,
-        frameKey,
-        setup,
-        bins,
-        peerParty,
-        peerKeys,
-        peerRevealed,
-        peerNamed,
-        prefilter,
-        filterKey,
-        null);
-  }
-
   /**
    * The secrets of a resumed run: the token key, bin seed and prefilter key of the first run (rows
    * must land in the bins they were committed under), this run's fresh frame key and setup.
@@ -83,30 +55,5 @@ public record SessionSecrets(
         prefilter,
         state.filterKey(),
         resumedBins);
-  }
-
-  /** Secrets of a session without a prefilter. */
-  public SessionSecrets(
-      byte[] tokenKey,
-      byte[] binSeed,
-      byte[] frameKey,
-      byte[] setup,
-      int bins,
-      String peerParty,
-      List<Column> peerKeys,
-      List<Column> peerRevealed,
-      List<Column> peerNamed) {
-    this(
-        tokenKey,
-        binSeed,
-        frameKey,
-        setup,
-        bins,
-        peerParty,
-        peerKeys,
-        peerRevealed,
-        peerNamed,
-        null,
-        null);
   }
 }
