@@ -11,6 +11,7 @@ import io.psiflink.api.PartyConfiguration;
 import io.psiflink.api.PartyOptions;
 import io.psiflink.api.Prefilter;
 import io.psiflink.api.PublicSize;
+import io.psiflink.api.ResumeDirectory;
 import io.psiflink.api.Role;
 import io.psiflink.connectors.JdbcTable;
 import io.psiflink.coordinator.CoordinatorConfig.Job;
@@ -476,7 +477,7 @@ final class JobLauncher implements AutoCloseable {
         .with(PartyOptions.PAIR_TIMEOUT, atLeastASecond(job.pairTimeout()))
         .with(PartyOptions.IDLE_TIMEOUT, atLeastASecond(job.idleTimeout()))
         .with(PartyOptions.MAX_BAD_ROWS, job.maxBadRows())
-        .with(PartyOptions.WORK, work.resolve("flink").toString())
+        .with(PartyOptions.WORK, jobWorkDir(work).toString())
         .with(PartyOptions.SUMMARY, work.resolve("summary.json"));
   }
 
@@ -719,17 +720,16 @@ final class JobLauncher implements AutoCloseable {
    * whose A fails after B's job succeeded is submitted again instead (docs/operations.md).
    */
   private static void forgetResumeState(Path work) {
-    Path dir = work.resolve("flink").resolve("resume");
-    try (var files = Files.list(dir)) {
-      for (Path f : (Iterable<Path>) files::iterator) {
-        Files.deleteIfExists(f);
-      }
-      Files.deleteIfExists(dir);
-    } catch (java.nio.file.NoSuchFileException e) {
-      // a job that kept none
+    try {
+      ResumeDirectory.forget(jobWorkDir(work));
     } catch (IOException e) {
-      LOG.warn("cannot remove the resume state in {}: {}", dir, e.toString());
+      LOG.warn("cannot remove the resume state of {}: {}", jobWorkDir(work), e.toString());
     }
+  }
+
+  /** The job's own work directory (--work) within a session's. */
+  private static Path jobWorkDir(Path sessionWork) {
+    return sessionWork.resolve("flink");
   }
 
   private void succeed(Run run, OutputFormat format, Path work) {

@@ -1,5 +1,6 @@
 package io.psiflink.jobs.session;
 
+import io.psiflink.api.ResumeDirectory;
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.DataInputStream;
@@ -61,7 +62,7 @@ public record ResumeState(
       byte[] h =
           MessageDigest.getInstance("SHA-256").digest(session.getBytes(StandardCharsets.UTF_8));
       // the session id comes from a coordinator or the command line: never a path of its own
-      return workDir.resolve("resume").resolve(HexFormat.of().formatHex(h, 0, 16) + ".state");
+      return ResumeDirectory.of(workDir).resolve(HexFormat.of().formatHex(h, 0, 16) + ".state");
     } catch (GeneralSecurityException e) {
       throw new IllegalStateException(e);
     }
@@ -156,23 +157,9 @@ public record ResumeState(
     return Files.deleteIfExists(file(workDir, session));
   }
 
-  /**
-   * Removes every resume state in a party's work directory: its launcher's call once the session
-   * succeeded at both parties (or was abandoned). True if there was one.
-   */
+  /** Removes every resume state in a party's work directory ({@link ResumeDirectory#forget}). */
   public static boolean forget(Path workDir) throws IOException {
-    Path dir = workDir.resolve("resume");
-    if (!Files.isDirectory(dir)) {
-      return false;
-    }
-    boolean any = false;
-    try (var files = Files.list(dir)) {
-      for (Path f : (Iterable<Path>) files::iterator) {
-        any |= Files.deleteIfExists(f);
-      }
-    }
-    Files.deleteIfExists(dir);
-    return any;
+    return ResumeDirectory.forget(workDir);
   }
 
   /**
