@@ -21,14 +21,22 @@ import org.apache.flink.core.fs.Path;
  * @param format the format of every file, by extension ({@link TableFormat#fromPath})
  * @param files the file paths, sorted by name; never empty
  * @param lengths the byte length of each file when it was listed, in the order of {@code files}
+ * @param modified each file's modification time (epoch ms) when it was listed, in the same order
  */
-public record TableFiles(TableFormat format, List<String> files, List<Long> lengths) {
+public record TableFiles(
+    TableFormat format, List<String> files, List<Long> lengths, List<Long> modified) {
   public TableFiles {
     files = List.copyOf(files);
     lengths = List.copyOf(lengths);
-    if (files.isEmpty() || files.size() != lengths.size()) {
+    modified = List.copyOf(modified);
+    if (files.isEmpty() || files.size() != lengths.size() || files.size() != modified.size()) {
       throw new IllegalArgumentException(
-          files.size() + " files with " + lengths.size() + " lengths; need at least one file");
+          files.size()
+              + " files with "
+              + lengths.size()
+              + " lengths and "
+              + modified.size()
+              + " times; need at least one file");
     }
   }
 
@@ -52,7 +60,11 @@ public record TableFiles(TableFormat format, List<String> files, List<Long> leng
       throw new TableException("cannot read table '" + path + "': " + e.getMessage(), e);
     }
     if (!status.isDir()) {
-      return new TableFiles(format(path), List.of(path), List.of(status.getLen()));
+      return new TableFiles(
+          format(path),
+          List.of(path),
+          List.of(status.getLen()),
+          List.of(status.getModificationTime()));
     }
 
     List<FileStatus> parts = new ArrayList<>();
@@ -72,6 +84,7 @@ public record TableFiles(TableFormat format, List<String> files, List<Long> leng
     TableFormat format = null;
     List<String> files = new ArrayList<>();
     List<Long> lengths = new ArrayList<>();
+    List<Long> modified = new ArrayList<>();
     for (FileStatus e : parts) {
       String name = e.getPath().getName();
       TableFormat f;
@@ -105,8 +118,9 @@ public record TableFiles(TableFormat format, List<String> files, List<Long> leng
       // have qualified), so that errors and quarantined rows show the user's own spelling
       files.add(new Path(p, name).toString());
       lengths.add(e.getLen());
+      modified.add(e.getModificationTime());
     }
-    return new TableFiles(format, files, lengths);
+    return new TableFiles(format, files, lengths, modified);
   }
 
   /** Whether a file name is a data file rather than a hidden, in-progress or marker file. */

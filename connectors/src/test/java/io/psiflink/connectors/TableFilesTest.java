@@ -31,7 +31,13 @@ class TableFilesTest {
   void aFileIsItself() throws Exception {
     Path f = write(dir.resolve("t.Avro"), "12345");
     TableFiles t = TableFiles.of(f.toString());
-    assertEquals(new TableFiles(TableFormat.AVRO, List.of(f.toString()), List.of(5L)), t);
+    assertEquals(
+        new TableFiles(
+            TableFormat.AVRO,
+            List.of(f.toString()),
+            List.of(5L),
+            List.of(java.nio.file.Files.getLastModifiedTime(f).toMillis())),
+        t);
     assertEquals(5L, t.bytes());
   }
 
