@@ -82,7 +82,8 @@ final class Airflow {
 
   /**
    * The operators' unit tests (deploy/airflow/tests: what they send and how the sensor resumes a
-   * failed session, against a stubbed HTTP call) with this venv's Python and Airflow.
+   * failed session, with the client's HTTP call replaced by a recorder) with this venv's Python and
+   * Airflow.
    */
   Run unitTests() throws Exception {
     return run(
