@@ -86,7 +86,8 @@ public final class StagedOutput {
     }
   }
 
-  private static String stripSlash(String p) {
+  /** An output path without its trailing slash (the root stays {@code /}). */
+  public static String stripSlash(String p) {
     return p.length() > 1 && p.endsWith("/") ? p.substring(0, p.length() - 1) : p;
   }
 

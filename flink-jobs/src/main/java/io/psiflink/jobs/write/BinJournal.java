@@ -1,5 +1,6 @@
 package io.psiflink.jobs.write;
 
+import io.psiflink.connectors.StagedOutput;
 import java.io.BufferedInputStream;
 import java.io.BufferedOutputStream;
 import java.io.DataInputStream;
@@ -49,8 +50,7 @@ public final class BinJournal implements Serializable {
 
   /** The journal of {@code session}'s output {@code out}. */
   public static BinJournal of(String out, String session) {
-    Path t =
-        new Path(out.endsWith("/") && out.length() > 1 ? out.substring(0, out.length() - 1) : out);
+    Path t = new Path(StagedOutput.stripSlash(out));
     if (t.getParent() == null) {
       throw new IllegalArgumentException("output '" + out + "' is a root directory");
     }
