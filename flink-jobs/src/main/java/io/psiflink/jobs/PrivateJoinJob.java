@@ -27,6 +27,7 @@ import io.psiflink.jobs.filter.WhereFilter;
 import io.psiflink.jobs.prefilter.BloomPartial;
 import io.psiflink.jobs.prefilter.CandidateSelect;
 import io.psiflink.jobs.prefilter.PrefilterExchange;
+import io.psiflink.jobs.prefilter.PrefilterLink;
 import io.psiflink.jobs.prefilter.PrefilterMetrics;
 import io.psiflink.jobs.prefilter.PrefilterPlan;
 import io.psiflink.jobs.psi.BinContext;
@@ -656,12 +657,23 @@ public final class PrivateJoinJob {
       RowCodec keptCodec,
       int[] unmatchedOutput) {
     String name = cfg.role().table();
+    PrefilterLink link =
+        new PrefilterLink(
+            cfg.bridge(),
+            cfg.session(),
+            cfg.role(),
+            cfg.peer(),
+            cfg.helper(),
+            cfg.helperCertificateSha256() == null
+                ? null
+                : java.util.HexFormat.of().formatHex(cfg.helperCertificateSha256()),
+            cfg.maxAttempts());
     DataStream<long[]> partial =
         tokenized
             .transform(
                 "prefilter: Bloom filter of " + name,
                 PrimitiveArrayTypeInfo.LONG_PRIMITIVE_ARRAY_TYPE_INFO,
-                new BloomPartial(plan, JobSecrets.CACHE_NAME))
+                new BloomPartial(plan, JobSecrets.CACHE_NAME, link))
             .setParallelism(tokenized.getParallelism());
     DataStream<long[]> combined =
         partial
@@ -669,18 +681,7 @@ public final class PrivateJoinJob {
             .transform(
                 "prefilter: exchange with helper " + cfg.helper(),
                 PrimitiveArrayTypeInfo.LONG_PRIMITIVE_ARRAY_TYPE_INFO,
-                new PrefilterExchange(
-                    plan,
-                    JobSecrets.CACHE_NAME,
-                    cfg.bridge(),
-                    cfg.session(),
-                    cfg.role(),
-                    cfg.peer(),
-                    cfg.helper(),
-                    cfg.helperCertificateSha256() == null
-                        ? null
-                        : java.util.HexFormat.of().formatHex(cfg.helperCertificateSha256()),
-                    cfg.maxAttempts()))
+                new PrefilterExchange(plan, JobSecrets.CACHE_NAME, link))
             .setParallelism(1)
             .setMaxParallelism(1);
     return tokenized

@@ -121,7 +121,7 @@ class JobGraphSecretsTest {
             List.of(k),
             peerRevealed,
             peerNamed,
-            prefilter ? new io.psiflink.jobs.prefilter.PrefilterPlan(16, 2) : null,
+            prefilter ? new io.psiflink.jobs.prefilter.PrefilterPlan(16, 2, Role.A) : null,
             prefilter ? filterKey : null,
             null);
     // B's table has w, A's has v

@@ -49,7 +49,7 @@ class PrefilterPipelineTest {
   @TempDir Path dir;
 
   private static final int P = 2;
-  private static final PrefilterPlan PLAN = new PrefilterPlan(16, 2);
+  private static final PrefilterPlan PLAN = new PrefilterPlan(16, 2, Role.A);
 
   private PartyConfig config() {
     return new PartyConfig(
@@ -193,7 +193,7 @@ class PrefilterPipelineTest {
             .transform(
                 "partial",
                 PrimitiveArrayTypeInfo.LONG_PRIMITIVE_ARRAY_TYPE_INFO,
-                new BloomPartial(PLAN, JobSecrets.CACHE_NAME))
+                new BloomPartial(PLAN, JobSecrets.CACHE_NAME, null))
             .setParallelism(P)
             .executeAndCollect()) {
       while (it.hasNext()) {

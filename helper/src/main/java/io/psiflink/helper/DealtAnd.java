@@ -6,6 +6,12 @@ package io.psiflink.helper;
  * m_σ) to A; then A sends e = x ⊕ σ, B answers w = y ⊕ m_{1⊕e}, and A computes c = x · (w ⊕ m_σ) =
  * x · y, which it sends to B. All arrays are 64-bit words of the same filter chunk; each method
  * works on {@code words} words and writes its result over its first argument.
+ *
+ * <p>The same random OTs serve the other direction too, without a word more from the helper (the
+ * reversal of a random OT: m_σ ⊕ r·σ = m0 for r = m0 ⊕ m1): B can choose with r = m0 ⊕ m1 and its
+ * output m_r = m0, and A answer with the messages (m_σ, m_σ ⊕ σ). So whichever party's filter is
+ * ready first can send its e while the other still builds its own ({@link #reverseChooser}, {@link
+ * #reverseSender}).
  */
 public final class DealtAnd {
   private DealtAnd() {}
@@ -29,6 +35,20 @@ public final class DealtAnd {
     for (int i = 0; i < words; i++) {
       long e1 = e[i];
       e[i] = y[i] ^ m1[i] ^ (e1 & (m0[i] ^ m1[i]));
+    }
+  }
+
+  /** B choosing (the reversal): m1 becomes its choice string r = m0 ⊕ m1; m0 is its m_r. */
+  public static void reverseChooser(long[] m0, long[] m1, int words) {
+    for (int i = 0; i < words; i++) {
+      m1[i] ^= m0[i];
+    }
+  }
+
+  /** A answering (the reversal): sigma becomes its message n1 = m_σ ⊕ σ; m_σ is its n0. */
+  public static void reverseSender(long[] mSigma, long[] sigma, int words) {
+    for (int i = 0; i < words; i++) {
+      sigma[i] ^= mSigma[i];
     }
   }
 

@@ -8,6 +8,7 @@ import io.psiflink.bridge.BridgeTimeoutException;
 import io.psiflink.bridge.PartyCredentials;
 import java.security.KeyPair;
 import java.security.MessageDigest;
+import java.time.Duration;
 import java.util.Arrays;
 import java.util.Objects;
 import java.util.function.Consumer;
@@ -132,7 +133,8 @@ public final class HelperClient {
    *     'h' is not connected to the relay", or it did not open the stream in time)
    * @throws HelperException if the helper refuses or aborts the session (e.g. the other party did
    *     not arrive within the helper's session timeout), sends anything that does not verify or
-   *     open, or makes no progress within {@code request.timeout()}
+   *     open, or makes no progress within {@code request.timeout()} (party B, which sees nothing
+   *     while A receives m_σ after B's seed: that timeout plus a second per MiB of m_σ)
    */
   public static Dealt receive(
       BridgeClient bridge, PartyCredentials me, HelperRequest request, ChunkSink sink)
@@ -182,6 +184,10 @@ public final class HelperClient {
     private final ChunkSink sink;
     private final String helper;
     private volatile long lastProgress = System.nanoTime();
+
+    /** The no-progress limit: the request's timeout, longer for B's wait for the end. */
+    private volatile Duration limit;
+
     private volatile boolean inCallback;
     private volatile boolean timedOut;
     private volatile boolean done;
@@ -198,6 +204,7 @@ public final class HelperClient {
       this.onSeed = onSeed;
       this.sink = sink;
       this.helper = "helper '" + request.helperParty() + "'";
+      this.limit = request.timeout();
     }
 
     Dealt run(KeyPair dh, byte[] hello, byte[] signed) throws HelperException {
@@ -238,6 +245,10 @@ public final class HelperClient {
         boolean a = request.role().equals(Role.A);
         if (a) {
           receiveChunks(in);
+        } else {
+          // B sees nothing while the helper deals A's 2^L bits: allow for them at 1 MiB/s
+          limit = request.timeout().plusSeconds(1L << Math.max(0, request.filterBits() - 23));
+          lastProgress = System.nanoTime();
         }
         try {
           stream.finish(); // the acknowledgement: this party has all it was dealt
@@ -387,7 +398,7 @@ public final class HelperClient {
       return new HelperException(
           helper
               + " made no progress for "
-              + request.timeout()
+              + limit
               + " (waiting for "
               + what
               + "; the helper deals once both parties have arrived)");
@@ -395,18 +406,14 @@ public final class HelperClient {
 
     /** Aborts the stream once the helper made no progress for the request's timeout. */
     private void watch() {
-      long limit = request.timeout().toNanos();
       long tick = Math.max(10, Math.min(1000, request.timeout().toMillis() / 10));
       try {
         while (!done) {
           Thread.sleep(tick);
-          if (!done && !inCallback && System.nanoTime() - lastProgress > limit) {
+          Duration now = limit;
+          if (!done && !inCallback && System.nanoTime() - lastProgress > now.toNanos()) {
             timedOut = true;
-            stream.abort(
-                "party '"
-                    + me.partyName()
-                    + "' got nothing from the helper for "
-                    + request.timeout());
+            stream.abort("party '" + me.partyName() + "' got nothing from the helper for " + now);
             return;
           }
         }

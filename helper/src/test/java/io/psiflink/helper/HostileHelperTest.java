@@ -59,7 +59,8 @@ class HostileHelperTest {
     FOREIGN_SIGNATURE,
     WRONG_NAME_CERTIFICATE,
     TOO_MANY_CHUNKS,
-    A_CHUNK_TO_B
+    A_CHUNK_TO_B,
+    SILENT_AFTER_SEED_TO_B
   }
 
   /**
@@ -154,7 +155,10 @@ class HostileHelperTest {
             fakeHelper(helper, bed.creds(HelperBed.X), bed.creds(HelperBed.X), how);
         default -> fakeHelper(helper, h, h, how);
       }
-      Role role = how == Misbehaviour.A_CHUNK_TO_B ? Role.B : Role.A;
+      Role role =
+          how == Misbehaviour.A_CHUNK_TO_B || how == Misbehaviour.SILENT_AFTER_SEED_TO_B
+              ? Role.B
+              : Role.A;
       return failure(party(bed, role, "hostile-" + how, timeout));
     }
   }
@@ -229,6 +233,19 @@ class HostileHelperTest {
         against(Misbehaviour.SILENT_AFTER_SEED, Duration.ofSeconds(2)),
         "helper 'helper' made no progress for PT2S",
         "chunk 0 of 1");
+  }
+
+  /**
+   * B sees nothing while the helper deals A's m_σ after B's seed: it allows a second per MiB of m_σ
+   * beyond its timeout (at least one second), then fails.
+   */
+  @Test
+  void aHelperSilentAfterBsSeedFailsBWithinItsTimeoutAndAllowance() throws Exception {
+    long start = System.nanoTime();
+    HelperException e = against(Misbehaviour.SILENT_AFTER_SEED_TO_B, Duration.ofSeconds(2));
+    long ms = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
+    assertMentions(e, "helper 'helper' made no progress for PT3S", "the end of the stream");
+    assertTrue(ms >= 3_000 && ms < 10_000, "failed after " + ms + " ms, not after 3 s");
   }
 
   @Test

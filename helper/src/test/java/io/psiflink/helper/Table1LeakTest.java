@@ -91,4 +91,54 @@ class Table1LeakTest {
     c[3] |= ~y[3] & - ~y[3];
     assertEquals(~y[3] == 0 ? -1 : 3, DealtAnd.firstOutside(c, y, WORDS));
   }
+
+  /**
+   * The same dealing reversed (DealtAnd.reverseChooser/reverseSender): B chooses with r = m0 ⊕ m1
+   * and m_r = m0, A answers with (m_σ, m_σ ⊕ σ); B gets x·y, and where y = 0 what B holds about x
+   * is padded by σ, which B does not know.
+   */
+  @Test
+  void theReversedDealtAndGivesBOnlyTheAndAndAOnlyAPad() {
+    SplittableRandom r = new SplittableRandom(4);
+    long[] x = random(r, 0.3);
+    long[] y = random(r, 0.6);
+    byte[] seedA = new byte[16];
+    byte[] seedB = new byte[16];
+    r.nextBytes(seedA);
+    r.nextBytes(seedB);
+    long[] m0 = new long[WORDS];
+    long[] m1 = new long[WORDS];
+    long[] sigma = new long[WORDS];
+    new CorrelationStreams(seedB).expand(CorrelationStreams.M0, 0, m0, WORDS);
+    new CorrelationStreams(seedB).expand(CorrelationStreams.M1, 0, m1, WORDS);
+    new CorrelationStreams(seedA).expand(CorrelationStreams.SIGMA, 0, sigma, WORDS);
+    long[] mSigma = m0.clone();
+    DealtAnd.dealChoice(mSigma, m1, sigma, WORDS);
+    // B: r = m0 ⊕ m1, e = y ⊕ r
+    long[] choice = m1.clone();
+    DealtAnd.reverseChooser(m0, choice, WORDS);
+    long[] e = choice.clone();
+    DealtAnd.maskChoice(e, y, WORDS);
+    // A: (n0, n1) = (m_σ, m_σ ⊕ σ), w = x ⊕ n_{1⊕e}
+    long[] n1 = sigma.clone();
+    DealtAnd.reverseSender(mSigma, n1, WORDS);
+    long[] w = e.clone();
+    DealtAnd.answer(w, x, mSigma, n1, WORDS);
+    // B: c = y · (w ⊕ m0)
+    long[] c = w.clone();
+    DealtAnd.open(c, y, m0, WORDS);
+    int agree = 0;
+    int zeros = 0;
+    for (int i = 0; i < WORDS; i++) {
+      assertEquals(x[i] & y[i], c[i], "word " + i);
+    }
+    assertEquals(-1, DealtAnd.firstOutside(c, x, WORDS));
+    for (int i = 0; i < WORDS * 64; i++) {
+      if ((y[i >>> 6] >>> i & 1) == 0) {
+        zeros++;
+        agree += (int) (((w[i >>> 6] ^ m0[i >>> 6]) >>> i & 1) ^ (x[i >>> 6] >>> i & 1)) ^ 1;
+      }
+    }
+    assertTrue(Math.abs(agree - zeros / 2.0) < 8 * Math.sqrt(zeros / 4.0), agree + " of " + zeros);
+  }
 }

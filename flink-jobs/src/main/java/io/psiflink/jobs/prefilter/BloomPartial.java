@@ -14,6 +14,9 @@ import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
  * FilterPositions}, in batches), set in a filter of 2^L bits; at the end of input the filter's
  * pieces that have a set bit ({@link FilterChunks}) go to {@link PrefilterExchange}, which ORs
  * them. The filter is allocated at the first token, so a subtask without tokens costs nothing.
+ *
+ * <p>Subtask 0 also receives, from its start, what the AND needs from the helper and the peer
+ * ({@link PrefilterPrefetch}), and sends it on after its pieces.
  */
 public final class BloomPartial extends AbstractStreamOperator<long[]>
     implements OneInputStreamOperator<byte[], long[]>, BoundedOneInput {
@@ -27,20 +30,24 @@ public final class BloomPartial extends AbstractStreamOperator<long[]>
 
   private final PrefilterPlan plan;
   private final String secretsName;
+  private final PrefilterLink link;
 
   private transient FilterPositions positions;
   private transient long[] filter;
   private transient byte[] batch;
   private transient long[] out;
   private transient int pending;
+  private transient PrefilterPrefetch prefetch;
 
   /**
    * @param secretsName the distributed-cache name of the session's {@link JobSecrets} (the filter
    *     key is read in open(), never part of the job graph)
+   * @param link where subtask 0 reaches the helper and the peer; null for the filter alone
    */
-  public BloomPartial(PrefilterPlan plan, String secretsName) {
+  public BloomPartial(PrefilterPlan plan, String secretsName, PrefilterLink link) {
     this.plan = plan;
     this.secretsName = secretsName;
+    this.link = link;
   }
 
   @Override
@@ -53,6 +60,13 @@ public final class BloomPartial extends AbstractStreamOperator<long[]>
     positions = FilterPositions.create(secrets.filterKey(), plan.filterBits(), plan.hashes());
     batch = new byte[BATCH * Tokens.BYTES];
     out = new long[BATCH * plan.hashes()];
+    if (link != null && getRuntimeContext().getTaskInfo().getIndexOfThisSubtask() == 0) {
+      try {
+        prefetch = PrefilterPrefetch.start(link, plan, secrets.frameKey());
+      } catch (io.psiflink.bridge.BridgeException e) {
+        throw link.failed(e);
+      }
+    }
   }
 
   @Override
@@ -76,23 +90,31 @@ public final class BloomPartial extends AbstractStreamOperator<long[]>
   }
 
   @Override
-  public void endInput() {
+  public void endInput() throws Exception {
     flush();
-    if (filter == null) {
-      return;
-    }
-    for (int from = 0; from < filter.length; from += FilterChunks.WORDS) {
-      int len = Math.min(FilterChunks.WORDS, filter.length - from);
-      if (FilterChunks.anySet(filter, from, len)) {
-        output.collect(new StreamRecord<>(FilterChunks.of(filter, from, len)));
+    if (filter != null) {
+      for (int from = 0; from < filter.length; from += FilterChunks.WORDS) {
+        int len = Math.min(FilterChunks.WORDS, filter.length - from);
+        if (FilterChunks.anySet(filter, from, len)) {
+          output.collect(new StreamRecord<>(FilterChunks.of(filter, from, len)));
+        }
       }
+      filter = null; // the exchange holds the union now
     }
-    filter = null; // the exchange holds the union now
+    if (prefetch != null) {
+      prefetch.emit(r -> output.collect(new StreamRecord<>(r)));
+      prefetch.close();
+      prefetch = null;
+    }
   }
 
   @Override
   public void close() throws Exception {
     try {
+      if (prefetch != null) {
+        prefetch.close();
+        prefetch = null;
+      }
       if (positions != null) {
         positions.close();
         positions = null;

@@ -2,6 +2,7 @@ package io.psiflink.jobs.prefilter;
 
 import io.psiflink.api.Role;
 import io.psiflink.bridge.BridgeException;
+import io.psiflink.bridge.BridgeTimeoutException;
 import io.psiflink.helper.CorrelationStreams;
 import io.psiflink.helper.DealtAnd;
 import io.psiflink.helper.HelperClient;
@@ -9,20 +10,27 @@ import io.psiflink.jobs.psi.PeerProtocolException;
 import io.psiflink.jobs.psi.SealedBinStream;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
+import java.util.function.IntFunction;
 
 /**
- * One party's side of the pre-filter's AND over its stream with the peer's job, chunk by chunk of
- * {@link HelperClient#CHUNK_WORDS} words, the filter changed in place to x · y (docs/security.md,
- * "Pre-filtering with a helper"). A: per chunk send e = x ⊕ σ (needs only σ's seed, so up to {@link
- * #AHEAD} chunks ahead), and per chunk of m_σ ({@link #chunk}) read w, compute c = x · (w ⊕ m_σ)
- * and send it. B: once its seed is known ({@link #seed}), answer each e with w = y ⊕ m_{1⊕e} and
- * check each c ⊆ y, in the order they come. Sending ahead keeps the link busy both ways instead of
- * one round trip per chunk. Every frame from the peer is checked (type, order, length; c against
- * y); a failure is thrown as {@link Failure}, unchecked, because these run as the helper client's
- * callbacks. Not thread-safe.
+ * One party's side of the pre-filter's AND with the peer's job, chunk by chunk of {@link
+ * HelperClient#CHUNK_WORDS} words, the filter f changed in place to x · y (docs/security.md,
+ * "Pre-filtering with a helper"). One random OT per filter bit, dealt by the helper: the party
+ * whose filter is ready first, the chooser ({@link PrefilterPlan#chooser}), sends e = f ⊕ r for its
+ * whole filter ({@link #sendChoices}), which the other party, the sender, takes in while it still
+ * reads its table ({@link #receiveChoices}, on {@link PrefilterPrefetch}'s stream). Once the
+ * sender's filter is ready it answers each e with w = f ⊕ n_{1⊕e}; the chooser computes c = f · (w
+ * ⊕ m_r) = x · y and sends it, and the sender checks c ⊆ f ({@link #run}, on the exchange's
+ * stream). So once the later filter is ready, one filter's worth of bits crosses each way at the
+ * same time.
+ *
+ * <p>A chooses with the helper's (r, m_r) = (σ, m_σ) and answers with (n0, n1) = (m_σ, m_σ ⊕ σ); B
+ * chooses with (m0 ⊕ m1, m0) and answers with (m0, m1) ({@link DealtAnd}: a random OT reversed is a
+ * random OT). Every frame from the peer is checked (type, order, length; c against the sender's
+ * filter). Not thread-safe.
  */
 final class FilterAnd {
-  /** Frame types of the stream: A's e, B's w, A's c (each one chunk of words). */
+  /** Frame types: the chooser's e (on the choices' stream), the sender's w, the chooser's c. */
   static final byte E = 1;
 
   static final byte W = 2;
@@ -31,31 +39,45 @@ final class FilterAnd {
   private static final String[] NAMES = {"", "e", "w", "c"};
 
   /**
-   * A's e frames sent before it reads the w of the first of them. B answers every e at once, so up
-   * to AHEAD + 1 of its w frames wait for A: no more than the stream's inbound window holds
-   * (ClientStream.INBOUND_WINDOW), so B never blocks on them while A is still sending.
+   * The sender's w frames sent before it reads the c of the first of them. The chooser answers
+   * every w at once, so up to AHEAD + 1 of its c frames wait for the sender: no more than the
+   * stream's inbound window holds (ClientStream.INBOUND_WINDOW), so the chooser never blocks on
+   * them while the sender is still sending.
    */
   static final int AHEAD = 3;
 
-  private final SealedBinStream stream;
   private final long[] filter;
   private final int filterBits;
   private final Role role;
-  private final long[] a = new long[HelperClient.CHUNK_WORDS];
-  private final long[] b = new long[HelperClient.CHUNK_WORDS];
-  private CorrelationStreams streams;
+  private final boolean chooser;
   private final int chunks;
+  private final CorrelationStreams streams;
+  private final IntFunction<long[]> mSigma;
+
   private int done;
-  private int eDone;
   private long sent;
   private long received;
 
-  FilterAnd(SealedBinStream stream, long[] filter, int filterBits, Role role) {
-    this.stream = stream;
+  /**
+   * @param filter this party's filter, complete; becomes x · y
+   * @param chooser the party that chooses ({@link PrefilterPlan#chooser})
+   * @param dealt this party's seed from the helper
+   * @param mSigma at A, chunk c of m_σ (handed over: this class may change it); unused at B
+   */
+  FilterAnd(
+      long[] filter,
+      int filterBits,
+      Role role,
+      Role chooser,
+      HelperClient.Dealt dealt,
+      IntFunction<long[]> mSigma) {
     this.filter = filter;
     this.filterBits = filterBits;
     this.role = role;
+    this.chooser = role.equals(chooser);
     this.chunks = HelperClient.chunks(filterBits);
+    this.streams = dealt.streams();
+    this.mSigma = mSigma;
   }
 
   /** The chunks done so far. */
@@ -63,7 +85,7 @@ final class FilterAnd {
     return done;
   }
 
-  /** Frame bytes sent to and received from the peer (type byte and words). */
+  /** Frame bytes sent to and received from the peer (type byte and words), on both streams. */
   long sent() {
     return sent;
   }
@@ -72,117 +94,115 @@ final class FilterAnd {
     return received;
   }
 
-  /** This party's dealt seed: A sends its first e frames; B runs its whole side now. */
-  void seed(HelperClient.Dealt dealt) {
-    streams = dealt.streams();
-    try {
-      if (role.equals(Role.B)) {
-        runB();
-      } else {
-        sendE(Math.min(chunks, AHEAD));
-      }
-    } catch (BridgeException | PeerProtocolException e) {
-      throw new Failure(e);
-    }
+  /** Whether this party chooses (sends e and c) rather than answers (w). */
+  boolean chooses() {
+    return chooser;
   }
 
-  /** A, chunk c of m_σ: read w, compute c = x · (w ⊕ m_σ), send it; x becomes c. */
-  void chunk(int c, long[] mSigma) {
-    try {
+  /** The chooser: e = f ⊕ r of every chunk. */
+  void sendChoices(SealedBinStream stream) throws BridgeException {
+    if (!chooser) {
+      throw new IllegalStateException("only the chooser sends choices");
+    }
+    for (int c = 0; c < chunks; c++) {
       int len = HelperClient.chunkWords(filterBits, c);
-      int off = c * HelperClient.CHUNK_WORDS;
-      if (streams == null || c != done || mSigma.length < len || !role.equals(Role.A)) {
-        throw new IllegalStateException("chunk " + c + " of m_σ came out of order");
-      }
-      sendE(Math.min(chunks, c + 1 + AHEAD));
-      long[] w = read(W, c, len);
-      long[] x = slice(off, len);
-      DealtAnd.open(w, x, mSigma, len); // w = c = x · (w ⊕ m_σ)
-      send(C, w, len);
-      System.arraycopy(w, 0, filter, off, len);
-      done++;
-    } catch (BridgeException | PeerProtocolException e) {
-      throw new Failure(e);
-    }
-  }
-
-  /** A: sends e = x ⊕ σ of the chunks before {@code upTo} not yet sent. */
-  private void sendE(int upTo) throws BridgeException {
-    for (; eDone < upTo; eDone++) {
-      int len = HelperClient.chunkWords(filterBits, eDone);
-      int off = eDone * HelperClient.CHUNK_WORDS;
-      streams.expand(CorrelationStreams.SIGMA, off, a, len);
-      DealtAnd.maskChoice(a, slice(off, len), len); // a = e = x ⊕ σ
-      send(E, a, len);
+      long[] e = choice(c, len);
+      DealtAnd.maskChoice(e, slice(c, len), len); // e = f ⊕ r
+      sent += send(stream, E, e, len);
     }
   }
 
   /**
-   * B: answers each e with w and checks each c ⊆ y (y becomes c), in A's order: c of a chunk only
-   * after its e, each kind in chunk order.
+   * The sender: the chooser's e of every chunk (2^L bits), waiting up to {@code waits} idle
+   * timeouts for the first while the chooser still reads its table.
    */
-  private void runB() throws BridgeException, PeerProtocolException {
-    while (done < chunks) {
-      byte[] f = stream.receive();
-      boolean e = f != null && f.length > 0 && f[0] == E && eDone < chunks;
-      boolean c = f != null && f.length > 0 && f[0] == C && done < eDone;
-      int chunk = e ? eDone : done;
-      int len = HelperClient.chunkWords(filterBits, chunk);
-      if (!(e || c) || f.length != 1 + 8 * len) {
-        String expected =
-            done == eDone
-                ? NAMES[E] + " of chunk " + eDone
-                : NAMES[C]
-                    + " of chunk "
-                    + done
-                    + (eDone < chunks ? " (or e of chunk " + eDone + ")" : "");
-        throw new PeerProtocolException(
-            f == null
-                ? "party A ended the prefilter stream before its " + expected
-                : "party A sent a frame of type "
-                    + (f.length > 0 ? f[0] : -1)
-                    + " and "
-                    + Math.max(0, f.length - 1)
-                    + " bytes where its "
-                    + (e || c
-                        ? NAMES[f[0]] + " of chunk " + chunk + " (" + 8 * len + " bytes)"
-                        : expected)
-                    + " belongs");
-      }
-      received += f.length;
-      long[] words = words(f, len);
-      int off = chunk * HelperClient.CHUNK_WORDS;
-      long[] y = slice(off, len);
-      if (e) {
-        streams.expand(CorrelationStreams.M0, off, a, len);
-        streams.expand(CorrelationStreams.M1, off, b, len);
-        DealtAnd.answer(words, y, a, b, len); // words = w
-        send(W, words, len);
-        eDone++;
-      } else {
-        int bad = DealtAnd.firstOutside(words, y, len);
-        if (bad >= 0) {
-          throw new PeerProtocolException(
-              "party A's AND of chunk "
-                  + chunk
-                  + " sets bits that B's filter does not have (word "
-                  + bad
-                  + "): not x AND y");
-        }
-        System.arraycopy(words, 0, filter, off, len);
+  static long[][] receiveChoices(SealedBinStream stream, int filterBits, Role role, int waits)
+      throws BridgeException, PeerProtocolException {
+    long[][] choices = new long[HelperClient.chunks(filterBits)][];
+    for (int c = 0; c < choices.length; c++) {
+      choices[c] = read(stream, E, c, filterBits, role, c == 0 ? waits : 1);
+    }
+    return choices;
+  }
+
+  /**
+   * The rest once this party's filter is complete: the chooser reads each w and sends c = f · (w ⊕
+   * m_r); the sender answers each of {@code choices} with w and checks each c ⊆ f, {@link #AHEAD}
+   * chunks behind.
+   *
+   * @param choices the chooser's e ({@link #receiveChoices}) at the sender; null at the chooser
+   */
+  void run(SealedBinStream stream, long[][] choices) throws BridgeException, PeerProtocolException {
+    if (chooser != (choices == null)) {
+      throw new IllegalStateException("the sender answers the choices; the chooser has none");
+    }
+    if (chooser) {
+      for (int c = 0; c < chunks; c++) {
+        int len = HelperClient.chunkWords(filterBits, c);
+        long[] w = read(stream, W, c, 1);
+        DealtAnd.open(w, slice(c, len), chosen(c, len), len); // w = c = f · (w ⊕ m_r)
+        sent += send(stream, C, w, len);
+        System.arraycopy(w, 0, filter, c * HelperClient.CHUNK_WORDS, len);
         done++;
       }
+      return;
+    }
+    for (long[] e : choices) {
+      received += 1 + 8L * e.length; // taken in earlier, on the choices' stream
+    }
+    for (int c = 0; c < chunks; c++) {
+      int len = HelperClient.chunkWords(filterBits, c);
+      long[][] n = messages(c, len);
+      long[] w = choices[c];
+      choices[c] = null;
+      DealtAnd.answer(w, slice(c, len), n[0], n[1], len); // w = f ⊕ n_{1⊕e}
+      sent += send(stream, W, w, len);
+      if (c >= AHEAD) {
+        check(stream, c - AHEAD);
+      }
+    }
+    while (done < chunks) {
+      check(stream, done);
     }
   }
 
-  /** A copy of the filter's words [off, off + len). */
-  private long[] slice(int off, int len) {
+  /** The sender: c of chunk {@code c} must lie within this party's filter; f becomes c. */
+  private void check(SealedBinStream stream, int c) throws BridgeException, PeerProtocolException {
+    int len = HelperClient.chunkWords(filterBits, c);
+    long[] words = read(stream, C, c, 1);
+    int bad = DealtAnd.firstOutside(words, slice(c, len), len);
+    if (bad >= 0) {
+      throw new PeerProtocolException(
+          "party "
+              + role.peer().label()
+              + "'s AND of chunk "
+              + c
+              + " sets bits that "
+              + role.label()
+              + "'s filter does not have (word "
+              + bad
+              + "): not x AND y");
+    }
+    System.arraycopy(words, 0, filter, c * HelperClient.CHUNK_WORDS, len);
+    done++;
+  }
+
+  /** A copy of chunk c of the filter. */
+  private long[] slice(int c, int len) {
     long[] s = new long[len];
-    System.arraycopy(filter, off, s, 0, len);
+    System.arraycopy(filter, c * HelperClient.CHUNK_WORDS, s, 0, len);
     return s;
   }
 
-  private void send(byte type, long[] words, int len) throws BridgeException {
+  private long[] read(SealedBinStream stream, byte type, int c, int waits)
+      throws BridgeException, PeerProtocolException {
+    long[] words = read(stream, type, c, filterBits, role, waits);
+    received += 1 + 8L * words.length;
+    return words;
+  }
+
+  private static int send(SealedBinStream stream, byte type, long[] words, int len)
+      throws BridgeException {
     byte[] body = new byte[1 + 8 * len];
     body[0] = type;
     ByteBuffer.wrap(body, 1, 8 * len)
@@ -190,46 +210,90 @@ final class FilterAnd {
         .asLongBuffer()
         .put(words, 0, len);
     stream.send(body);
-    sent += body.length;
+    return body.length;
   }
 
-  private long[] read(byte type, int c, int len) throws BridgeException, PeerProtocolException {
-    byte[] f = stream.receive();
+  /** The peer's frame of {@code type} for chunk c, waiting up to {@code waits} idle timeouts. */
+  private static long[] read(
+      SealedBinStream stream, byte type, int c, int filterBits, Role role, int waits)
+      throws BridgeException, PeerProtocolException {
+    int len = HelperClient.chunkWords(filterBits, c);
     String what = NAMES[type] + " of chunk " + c;
+    byte[] f;
+    for (int wait = 1; ; wait++) {
+      try {
+        f = stream.receive();
+        break;
+      } catch (BridgeTimeoutException e) {
+        if (wait >= waits) {
+          throw e;
+        }
+      }
+    }
     if (f == null) {
       throw new PeerProtocolException(
           "party " + role.peer().label() + " ended the prefilter stream before its " + what);
     }
-    if (f[0] != type || f.length != 1 + 8 * len) {
+    if (f.length == 0 || f[0] != type || f.length != 1 + 8 * len) {
       throw new PeerProtocolException(
           "party "
               + role.peer().label()
               + " sent a frame of type "
-              + f[0]
+              + (f.length > 0 ? f[0] : -1)
               + " and "
-              + (f.length - 1)
+              + Math.max(0, f.length - 1)
               + " bytes where its "
               + what
               + " ("
               + 8 * len
               + " bytes) belongs");
     }
-    received += f.length;
-    return words(f, len);
-  }
-
-  private static long[] words(byte[] f, int len) {
     long[] words = new long[len];
     ByteBuffer.wrap(f, 1, 8 * len).order(ByteOrder.LITTLE_ENDIAN).asLongBuffer().get(words);
     return words;
   }
 
-  /** A failure inside a callback of the helper's client, carried out of it unchecked. */
-  static final class Failure extends RuntimeException {
-    private static final long serialVersionUID = 1L;
+  // ---- this party's strings of the dealt OTs, per chunk ---------------------------------------
 
-    Failure(Exception cause) {
-      super(cause.getMessage(), cause);
+  private long[] expand(int stream, int c, int len) {
+    long[] out = new long[len];
+    streams.expand(stream, (long) c * HelperClient.CHUNK_WORDS, out, len);
+    return out;
+  }
+
+  /** The chooser's r: σ at A, m0 ⊕ m1 at B. */
+  private long[] choice(int c, int len) {
+    if (role.equals(Role.A)) {
+      return expand(CorrelationStreams.SIGMA, c, len);
     }
+    long[] r = expand(CorrelationStreams.M1, c, len);
+    DealtAnd.reverseChooser(expand(CorrelationStreams.M0, c, len), r, len);
+    return r;
+  }
+
+  /** The chooser's m_r: m_σ at A, m0 at B. */
+  private long[] chosen(int c, int len) {
+    return role.equals(Role.A) ? dealt(c, len) : expand(CorrelationStreams.M0, c, len);
+  }
+
+  /** The sender's (n0, n1): (m_σ, m_σ ⊕ σ) at A, (m0, m1) at B. */
+  private long[][] messages(int c, int len) {
+    if (role.equals(Role.A)) {
+      long[] n0 = dealt(c, len);
+      long[] n1 = expand(CorrelationStreams.SIGMA, c, len);
+      DealtAnd.reverseSender(n0, n1, len);
+      return new long[][] {n0, n1};
+    }
+    return new long[][] {
+      expand(CorrelationStreams.M0, c, len), expand(CorrelationStreams.M1, c, len)
+    };
+  }
+
+  private long[] dealt(int c, int len) {
+    long[] words = mSigma.apply(c);
+    if (words == null || words.length < len) {
+      throw new IllegalStateException("chunk " + c + " of m_σ is missing");
+    }
+    return words;
   }
 }

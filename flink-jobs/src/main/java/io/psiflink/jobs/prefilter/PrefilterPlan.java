@@ -1,15 +1,23 @@
 package io.psiflink.jobs.prefilter;
 
 import io.psiflink.api.PartyOptions;
+import io.psiflink.api.Role;
 import java.io.Serializable;
+import java.util.Objects;
 
 /**
  * The prefilter's agreed shape: a Bloom filter of 2^{@code filterBits} bits with {@code hashes}
- * positions per token. Both parties compute it from the same public facts (the requests and both
- * size estimates of the handshake), so it needs no extra round. Immutable.
+ * positions per token, and the party that chooses in the AND ({@link FilterAnd}): the one with the
+ * smaller size estimate (A on a tie), whose filter is ready first, so it sends its half while the
+ * other still reads its table. Both parties compute it from the same public facts (the requests and
+ * both size estimates of the handshake), so it needs no extra round. Immutable.
  */
-public record PrefilterPlan(int filterBits, int hashes) implements Serializable {
+public record PrefilterPlan(int filterBits, int hashes, Role chooser) implements Serializable {
   public PrefilterPlan {
+    Objects.requireNonNull(chooser, "chooser");
+    if (!chooser.equals(Role.A) && !chooser.equals(Role.B)) {
+      throw new IllegalArgumentException("the chooser is party A or B, not " + chooser.label());
+    }
     if (filterBits < PartyOptions.FILTER_BITS_MIN || filterBits > PartyOptions.FILTER_BITS_MAX) {
       throw new IllegalArgumentException(
           "filter bits must lie in ["
@@ -44,7 +52,9 @@ public record PrefilterPlan(int filterBits, int hashes) implements Serializable 
    * with the filter (the helper's connection, the AND's stream, one more stage).
    * docs/benchmarks.md, "The automatic choice", has the runs they are fitted to: the time the
    * filter saved or lost at 10^6 × 10^5, 10^7 × 10^6, 10^8 × 10^7 and 10^7 × 10^7 with 10 % and 50
-   * % in common.
+   * % in common. The per-bit cost was fitted while the whole AND ran after both parties'
+   * tokenizing; since the helper's bits and the chooser's e cross during it, it overstates the
+   * filter's cost (refitting it is left to the next runs of those joins).
    */
   static final double NANOS_PER_FILTER_BIT = 14;
 
@@ -63,6 +73,7 @@ public record PrefilterPlan(int filterBits, int hashes) implements Serializable 
     if (nA < 0 || nB < 0) {
       throw new IllegalArgumentException("size estimates are not negative");
     }
+    Role chooser = nB < nA ? Role.B : Role.A;
     PrefilterPlan best = null;
     double bestCost = Double.POSITIVE_INFINITY;
     int fromBits = requestedBits != 0 ? requestedBits : PartyOptions.FILTER_BITS_MIN;
@@ -71,7 +82,7 @@ public record PrefilterPlan(int filterBits, int hashes) implements Serializable 
     int toHashes = requestedHashes != 0 ? requestedHashes : AUTO_MAX_HASHES;
     for (int bits = fromBits; bits <= toBits; bits++) {
       for (int k = fromHashes; k <= toHashes; k++) {
-        PrefilterPlan p = new PrefilterPlan(bits, k);
+        PrefilterPlan p = new PrefilterPlan(bits, k, chooser);
         double cost = p.nanosWith(nA, nB, 0);
         if (cost < bestCost) {
           best = p;

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.psiflink.api.Role;
 import java.util.SplittableRandom;
 import org.junit.jupiter.api.Test;
 
@@ -38,7 +39,7 @@ class PrefilterPlanTest {
   void theFalsePositiveRateIsTheSimulatedOne() {
     int[][] cases = {{16, 1, 30_000}, {16, 2, 30_000}, {18, 3, 40_000}, {20, 2, 800_000}};
     for (int[] c : cases) {
-      PrefilterPlan p = new PrefilterPlan(c[0], c[1]);
+      PrefilterPlan p = new PrefilterPlan(c[0], c[1], Role.A);
       double expected = p.falsePositive(c[2]);
       double sim = simulatedFalsePositive(c[0], c[1], c[2], c[0] * 7L + c[1]);
       // 200,000 trials: 6 standard deviations of the binomial
@@ -85,12 +86,13 @@ class PrefilterPlanTest {
     // model: 14 ns x 2^28 = 3.8 s of filter, and (with no key in common) A's 10^8 keys pass with
     // (1 - e^(-2/26.8))^2 = 0.52 %, B's 10^7 with (1 - e^(-2 * 0.373))^2 = 27.5 %: 3.27 * 10^6
     // false candidates, 4.6 s; 2^29 costs 3.8 s more in filter and saves 3.0 s of candidates
-    assertEquals(new PrefilterPlan(28, 2), PrefilterPlan.choose(0, 0, 100_000_000, 10_000_000));
+    assertEquals(
+        new PrefilterPlan(28, 2, Role.B), PrefilterPlan.choose(0, 0, 100_000_000, 10_000_000));
     // small sets: the least filter
     assertEquals(16, PrefilterPlan.choose(0, 0, 1000, 1000).filterBits());
     // 10^9 x 10^9: the automatic cap, 3 hashes
     assertEquals(
-        new PrefilterPlan(PrefilterPlan.AUTO_MAX_BITS, 3),
+        new PrefilterPlan(PrefilterPlan.AUTO_MAX_BITS, 3, Role.A),
         PrefilterPlan.choose(0, 0, 1_000_000_000, 1_000_000_000));
     // sets far beyond what any filter of the cap can tell apart: every filter passes everything,
     // so the cheapest one is taken (the model's answer; the user should not pre-filter these)
@@ -104,18 +106,26 @@ class PrefilterPlanTest {
     }
   }
 
+  /** The party with the smaller table has its filter first: it chooses; A on a tie. */
+  @Test
+  void theSmallerPartyChooses() {
+    assertEquals(Role.B, PrefilterPlan.choose(0, 0, 100_000_000, 10_000_000).chooser());
+    assertEquals(Role.A, PrefilterPlan.choose(0, 0, 10_000_000, 100_000_000).chooser());
+    assertEquals(Role.A, PrefilterPlan.choose(24, 2, 1_000, 1_000).chooser());
+  }
+
   @Test
   void requestsWin() {
-    assertEquals(new PrefilterPlan(24, 2), PrefilterPlan.choose(24, 2, 5, 7));
+    assertEquals(new PrefilterPlan(24, 2, Role.A), PrefilterPlan.choose(24, 2, 5, 7));
     assertEquals(5, PrefilterPlan.choose(0, 5, 40_000, 7).hashes());
     assertEquals(36, PrefilterPlan.choose(36, 0, 10, 10).filterBits());
-    assertEquals(1L << 18, new PrefilterPlan(24, 1).words());
-    assertEquals(1L << 21, new PrefilterPlan(24, 1).bytes());
+    assertEquals(1L << 18, new PrefilterPlan(24, 1, Role.A).words());
+    assertEquals(1L << 21, new PrefilterPlan(24, 1, Role.A).bytes());
   }
 
   @Test
   void theCandidateBoundHoldsTheIntersectionAndTheExpectedFalseCandidates() {
-    PrefilterPlan p = new PrefilterPlan(28, 2);
+    PrefilterPlan p = new PrefilterPlan(28, 2, Role.A);
     long bound = p.candidateBound(100_000_000, 10_000_000);
     // B's 10^7 keys could all be common; A's other 9 * 10^7 keys add (1 - e^-(2/26.8))^2 each
     double fpA = Math.pow(1 - Math.exp(-2 * 1e7 / Math.pow(2, 28)), 2);
@@ -125,10 +135,11 @@ class PrefilterPlanTest {
 
   @Test
   void outOfRangeIsRefused() {
-    assertThrows(IllegalArgumentException.class, () -> new PrefilterPlan(15, 2));
-    assertThrows(IllegalArgumentException.class, () -> new PrefilterPlan(37, 2));
-    assertThrows(IllegalArgumentException.class, () -> new PrefilterPlan(20, 0));
-    assertThrows(IllegalArgumentException.class, () -> new PrefilterPlan(20, 17));
+    assertThrows(IllegalArgumentException.class, () -> new PrefilterPlan(15, 2, Role.A));
+    assertThrows(IllegalArgumentException.class, () -> new PrefilterPlan(37, 2, Role.A));
+    assertThrows(IllegalArgumentException.class, () -> new PrefilterPlan(20, 0, Role.A));
+    assertThrows(IllegalArgumentException.class, () -> new PrefilterPlan(20, 17, Role.A));
+    assertThrows(IllegalArgumentException.class, () -> new PrefilterPlan(20, 2, Role.HELPER));
     assertThrows(IllegalArgumentException.class, () -> PrefilterPlan.choose(0, 0, -1, 3));
   }
 }

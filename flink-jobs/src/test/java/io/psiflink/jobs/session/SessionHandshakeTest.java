@@ -435,7 +435,7 @@ class SessionHandshakeTest {
             withPrefilter(facts(Role.B, "party-a", null), helper(0, 0, "helper")));
     SessionSecrets sa = a.get(60, TimeUnit.SECONDS);
     SessionSecrets sb = b.get(60, TimeUnit.SECONDS);
-    assertEquals(new PrefilterPlan(16, 2), sa.prefilter());
+    assertEquals(new PrefilterPlan(16, 2, Role.A), sa.prefilter());
     assertEquals(sa.prefilter(), sb.prefilter());
     assertArrayEquals(sa.filterKey(), sb.filterKey());
     assertEquals(32, sa.filterKey().length);
@@ -479,7 +479,7 @@ class SessionHandshakeTest {
   @Test
   void autoDecidesAlikeAtBothFromPublicFacts() throws Exception {
     SessionSecrets[] unequal = auto(1.0, 1.0, 100_000_000, 10_000_000);
-    assertEquals(new PrefilterPlan(28, 2), unequal[0].prefilter());
+    assertEquals(new PrefilterPlan(28, 2, Role.B), unequal[0].prefilter());
     assertEquals(unequal[0].prefilter(), unequal[1].prefilter());
     assertArrayEquals(unequal[0].filterKey(), unequal[1].filterKey());
 

@@ -15,8 +15,6 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.condition.EnabledIfSystemProperty;
@@ -46,13 +44,13 @@ class PrefilterJoinTest {
       assertEquals(16, s.prefilter().filterBits());
       assertEquals(2, s.prefilter().filterHashes());
       // the helper takes nothing; it deals a 16-byte seed, and to A m_σ (2^16 bits = 8 KiB) too;
-      // the AND crosses between the parties as A's e and c and B's w, one chunk each (a type byte
-      // and 8 KiB)
+      // the AND crosses between the parties as the chooser's e and c and the other's w, one
+      // chunk each (a type byte and 8 KiB); B, the smaller table, chooses
       boolean isA = s == a;
       assertEquals(0, s.prefilter().bytesToHelper(), "the helper takes no data");
       assertEquals(16 + (isA ? 1L << 13 : 0), s.prefilter().bytesFromHelper());
-      assertEquals((isA ? 2 : 1) * (1 + (1L << 13)), s.prefilter().bytesToPeer());
-      assertEquals((isA ? 1 : 2) * (1 + (1L << 13)), s.prefilter().bytesFromPeer());
+      assertEquals((isA ? 1 : 2) * (1 + (1L << 13)), s.prefilter().bytesToPeer());
+      assertEquals((isA ? 2 : 1) * (1 + (1L << 13)), s.prefilter().bytesFromPeer());
       // the filter keeps the common keys and drops most of the rest (at most ~1 % false hits)
       assertTrue(
           s.prefilter().candidates() < s.rowsTokenized() / 4,
@@ -122,8 +120,9 @@ class PrefilterJoinTest {
   }
 
   /**
-   * The helper's JVM is killed while it holds A's session: A's table is small and B's large, so A
-   * reaches the helper before B, and the helper is killed a second after A logs its exchange. Both
+   * The helper's JVM is killed as a party's job starts: each party receives the helper's
+   * correlations from its job's start, and the first to log that it does so (before it connects)
+   * has the helper killed at once, so the helper is gone before it could have dealt to both. Both
    * parties fail, naming the helper, within the timeouts (10 s here) plus the job's start and stop,
    * not after minutes; no joined table appears.
    */
@@ -132,23 +131,19 @@ class PrefilterJoinTest {
     JoinFixture f = JoinFixture.generate(300, 300_000, 0.1, 0.0, 0.0, 99);
     Map<String, String> opts = new java.util.HashMap<>(f.localJoinOptions(dir, "csv", "2", "512m"));
     opts.put("prefilter", "helper");
-    opts.put("filter-bits", "26"); // 8 MiB each way: the exchange is under way when it dies
+    opts.put("filter-bits", "26"); // 8 MiB to A: the dealing takes a while
     opts.put("pair-timeout", "10");
     opts.put("idle-timeout", "10");
     AtomicReference<Process> helper = new AtomicReference<>();
     ByteArrayOutputStream captured = new ByteArrayOutputStream();
-    // kills the helper when a party logs that its exchange starts
     OutputStream watch =
         LogLines.tap(
             captured,
             line -> {
-              if (line.contains("[A] ")
-                  && line.contains("prefilter with helper 'helper': 2^26 bits")
-                  && helper.get() != null) {
-                // a second later the helper holds A's stream (A logs before it connects): the
-                // session is under way, and the 2^26-bit exchange takes seconds
-                Process h = helper.get();
-                CompletableFuture.delayedExecutor(1, TimeUnit.SECONDS).execute(h::destroyForcibly);
+              Process h = helper.get();
+              if (line.contains("receiving the pre-filter's correlations from helper 'helper'")
+                  && h != null) {
+                h.destroyForcibly();
               }
             });
     LocalJoin.Hooks hooks =
