@@ -11,7 +11,6 @@ import java.security.MessageDigest;
 import java.time.Duration;
 import java.util.Arrays;
 import java.util.Objects;
-import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -126,7 +125,9 @@ public final class HelperClient {
    * i = bit (i &amp; 63) of word i &gt;&gt;&gt; 6; the array may be reused after return); for party
    * B the sink is never called. Blocks until the helper has dealt to both parties (B's call returns
    * once A has received all of m_σ too). Nothing reaches the sink unless it opened under this
-   * stream's key as exactly that chunk.
+   * stream's key as exactly that chunk. While the sink runs, the no-progress timeout waits (it is
+   * the caller's work); a runtime exception it throws aborts the stream and comes out of this call
+   * as it is.
    *
    * @return this party's seed
    * @throws BridgeException if the relay cannot give this party a stream to the helper (e.g. "party
@@ -139,25 +140,6 @@ public final class HelperClient {
   public static Dealt receive(
       BridgeClient bridge, PartyCredentials me, HelperRequest request, ChunkSink sink)
       throws BridgeException, HelperException {
-    return receive(bridge, me, request, dealt -> {}, sink);
-  }
-
-  /**
-   * As {@link #receive(BridgeClient, PartyCredentials, HelperRequest, ChunkSink)}, and hands this
-   * party's seed to {@code onSeed} as soon as it arrives, before any chunk, on the caller's thread:
-   * so A can use σ while m_σ streams in, and B can run its side of the AND with A before the
-   * helper's end of session (which waits for A). While {@code onSeed} or {@code sink} runs, the
-   * no-progress timeout waits (they are the caller's work, with timeouts of their own); a runtime
-   * exception they throw aborts the stream and comes out of this call as it is.
-   */
-  public static Dealt receive(
-      BridgeClient bridge,
-      PartyCredentials me,
-      HelperRequest request,
-      Consumer<Dealt> onSeed,
-      ChunkSink sink)
-      throws BridgeException, HelperException {
-    Objects.requireNonNull(onSeed, "onSeed");
     Objects.requireNonNull(bridge, "bridge");
     Objects.requireNonNull(me, "me");
     Objects.requireNonNull(request, "request");
@@ -172,7 +154,7 @@ public final class HelperClient {
     byte[] signed = HelperWire.sign(me, "party hello", request.session(), hello);
     BridgeStream stream =
         bridge.open(request.session(), HelperWire.channel(request.role()), request.helperParty());
-    return new Session(stream, me, request, onSeed, sink).run(dh, hello, signed);
+    return new Session(stream, me, request, sink).run(dh, hello, signed);
   }
 
   /** One party's session with the helper: the stream and its watchdog. */
@@ -180,7 +162,6 @@ public final class HelperClient {
     private final BridgeStream stream;
     private final PartyCredentials me;
     private final HelperRequest request;
-    private final Consumer<Dealt> onSeed;
     private final ChunkSink sink;
     private final String helper;
     private volatile long lastProgress = System.nanoTime();
@@ -192,16 +173,10 @@ public final class HelperClient {
     private volatile boolean timedOut;
     private volatile boolean done;
 
-    Session(
-        BridgeStream stream,
-        PartyCredentials me,
-        HelperRequest request,
-        Consumer<Dealt> onSeed,
-        ChunkSink sink) {
+    Session(BridgeStream stream, PartyCredentials me, HelperRequest request, ChunkSink sink) {
       this.stream = stream;
       this.me = me;
       this.request = request;
-      this.onSeed = onSeed;
       this.sink = sink;
       this.helper = "helper '" + request.helperParty() + "'";
       this.limit = request.timeout();
@@ -240,8 +215,6 @@ public final class HelperClient {
         HelperWire.ChunkCipher in = new HelperWire.ChunkCipher(key);
         Arrays.fill(key, (byte) 0);
         seed = receiveSeed(in);
-        Dealt dealt = new Dealt(seed);
-        callback(() -> onSeed.accept(dealt));
         boolean a = request.role().equals(Role.A);
         if (a) {
           receiveChunks(in);

@@ -3,6 +3,7 @@ package io.psiflink.jobs.prefilter;
 import io.psiflink.api.Role;
 import io.psiflink.bridge.BridgeClient;
 import io.psiflink.bridge.BridgeException;
+import io.psiflink.bridge.BridgeStream;
 import io.psiflink.helper.CorrelationStreams;
 import io.psiflink.helper.HelperClient;
 import io.psiflink.jobs.psi.PeerProtocolException;
@@ -115,7 +116,8 @@ public final class PrefilterExchange extends AbstractStreamOperator<long[]>
             });
     try (BridgeClient client = BridgeClient.connect(link.bridge().clientConfig())) {
       if (chooses) {
-        try (SealedBinStream s = stream(client, PrefilterLink.CHOICES_CHANNEL)) {
+        try (BridgeStream raw = link.open(client, PrefilterLink.CHOICES_CHANNEL);
+            SealedBinStream s = sealed(raw)) {
           and.sendChoices(s);
           s.finish();
           if (s.receive() != null) {
@@ -124,7 +126,8 @@ public final class PrefilterExchange extends AbstractStreamOperator<long[]>
           }
         }
       }
-      try (SealedBinStream s = stream(client, PrefilterLink.AND_CHANNEL)) {
+      try (BridgeStream raw = link.open(client, PrefilterLink.AND_CHANNEL);
+          SealedBinStream s = sealed(raw)) {
         try {
           and.run(s, chooses ? null : choices);
           s.finish();
@@ -133,7 +136,7 @@ public final class PrefilterExchange extends AbstractStreamOperator<long[]>
                 "party " + role.peer().label() + " sent more than the prefilter's chunks");
           }
         } catch (BridgeException | PeerProtocolException e) {
-          s.raw().abort("the prefilter failed at party " + role.label());
+          raw.abort("the prefilter failed at party " + role.label());
           throw e;
         }
       }
@@ -175,9 +178,8 @@ public final class PrefilterExchange extends AbstractStreamOperator<long[]>
     filter = null;
   }
 
-  private SealedBinStream stream(BridgeClient client, String channel) throws BridgeException {
-    return new SealedBinStream(
-        link.open(client, channel), frameKey, SealedBinStream.PREFILTER, link.role());
+  private SealedBinStream sealed(BridgeStream raw) {
+    return new SealedBinStream(raw, frameKey, SealedBinStream.PREFILTER, link.role());
   }
 
   private LongCounter counter(String name) {

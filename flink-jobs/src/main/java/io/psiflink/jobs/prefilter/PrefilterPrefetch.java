@@ -3,6 +3,7 @@ package io.psiflink.jobs.prefilter;
 import io.psiflink.api.Role;
 import io.psiflink.bridge.BridgeClient;
 import io.psiflink.bridge.BridgeException;
+import io.psiflink.bridge.BridgeStream;
 import io.psiflink.helper.HelperClient;
 import io.psiflink.helper.HelperException;
 import io.psiflink.jobs.psi.PeerProtocolException;
@@ -79,12 +80,9 @@ final class PrefilterPrefetch implements AutoCloseable {
   }
 
   private void receiveChoices(byte[] frameKey) {
-    try (SealedBinStream s =
-        new SealedBinStream(
-            link.open(client, PrefilterLink.CHOICES_CHANNEL),
-            frameKey,
-            SealedBinStream.PREFILTER,
-            link.role())) {
+    try (BridgeStream raw = link.open(client, PrefilterLink.CHOICES_CHANNEL);
+        SealedBinStream s =
+            new SealedBinStream(raw, frameKey, SealedBinStream.PREFILTER, link.role())) {
       choicesStream = s;
       long[][] e = FilterAnd.receiveChoices(s, plan.filterBits(), link.role(), link.attempts());
       if (s.receive() != null) {
