@@ -33,6 +33,23 @@ class Table1LeakTest {
     return out;
   }
 
+  /** What the helper deals from fresh seeds: m0, m1 (B's), σ and m_σ (A's). */
+  static long[][] deal(SplittableRandom r) {
+    byte[] seedA = new byte[16];
+    byte[] seedB = new byte[16];
+    r.nextBytes(seedA);
+    r.nextBytes(seedB);
+    long[] m0 = new long[WORDS];
+    long[] m1 = new long[WORDS];
+    long[] sigma = new long[WORDS];
+    new CorrelationStreams(seedB).expand(CorrelationStreams.M0, 0, m0, WORDS);
+    new CorrelationStreams(seedB).expand(CorrelationStreams.M1, 0, m1, WORDS);
+    new CorrelationStreams(seedA).expand(CorrelationStreams.SIGMA, 0, sigma, WORDS);
+    long[] mSigma = m0.clone();
+    DealtAnd.dealChoice(mSigma, m1, sigma, WORDS);
+    return new long[][] {m0, m1, sigma, mSigma};
+  }
+
   @Test
   void table1GivesEachPartyTheOthersWholeFilter() {
     SplittableRandom r = new SplittableRandom(1);
@@ -50,21 +67,11 @@ class Table1LeakTest {
     SplittableRandom r = new SplittableRandom(2);
     long[] x = random(r, 0.3);
     long[] y = random(r, 0.6);
-    byte[] seedA = new byte[16];
-    byte[] seedB = new byte[16];
-    r.nextBytes(seedA);
-    r.nextBytes(seedB);
-    // the helper
-    CorrelationStreams a = new CorrelationStreams(seedA);
-    CorrelationStreams b = new CorrelationStreams(seedB);
-    long[] m0 = new long[WORDS];
-    long[] m1 = new long[WORDS];
-    long[] sigma = new long[WORDS];
-    b.expand(CorrelationStreams.M0, 0, m0, WORDS);
-    b.expand(CorrelationStreams.M1, 0, m1, WORDS);
-    a.expand(CorrelationStreams.SIGMA, 0, sigma, WORDS);
-    long[] mSigma = m0.clone();
-    DealtAnd.dealChoice(mSigma, m1, sigma, WORDS);
+    long[][] deal = deal(r);
+    long[] m0 = deal[0];
+    long[] m1 = deal[1];
+    long[] sigma = deal[2];
+    long[] mSigma = deal[3];
     // A -> B: e; B -> A: w; A: c
     long[] e = sigma.clone();
     DealtAnd.maskChoice(e, x, WORDS);
@@ -102,18 +109,11 @@ class Table1LeakTest {
     SplittableRandom r = new SplittableRandom(4);
     long[] x = random(r, 0.3);
     long[] y = random(r, 0.6);
-    byte[] seedA = new byte[16];
-    byte[] seedB = new byte[16];
-    r.nextBytes(seedA);
-    r.nextBytes(seedB);
-    long[] m0 = new long[WORDS];
-    long[] m1 = new long[WORDS];
-    long[] sigma = new long[WORDS];
-    new CorrelationStreams(seedB).expand(CorrelationStreams.M0, 0, m0, WORDS);
-    new CorrelationStreams(seedB).expand(CorrelationStreams.M1, 0, m1, WORDS);
-    new CorrelationStreams(seedA).expand(CorrelationStreams.SIGMA, 0, sigma, WORDS);
-    long[] mSigma = m0.clone();
-    DealtAnd.dealChoice(mSigma, m1, sigma, WORDS);
+    long[][] deal = deal(r);
+    long[] m0 = deal[0];
+    long[] m1 = deal[1];
+    long[] sigma = deal[2];
+    long[] mSigma = deal[3];
     // B: r = m0 ⊕ m1, e = y ⊕ r
     long[] choice = m1.clone();
     DealtAnd.reverseChooser(m0, choice, WORDS);
