@@ -50,6 +50,22 @@ class Table1LeakTest {
     return new long[][] {m0, m1, sigma, mSigma};
   }
 
+  /**
+   * Where the chooser's filter bit is 0, what it holds about the other's bit (w ⊕ m_r) agrees with
+   * that bit as a fair coin would: within 8 standard deviations of half.
+   */
+  static void assertPaddedWhereZero(long[] chooser, long[] w, long[] mr, long[] other) {
+    int agree = 0;
+    int zeros = 0;
+    for (int i = 0; i < WORDS * 64; i++) {
+      if ((chooser[i >>> 6] >>> i & 1) == 0) {
+        zeros++;
+        agree += (int) (((w[i >>> 6] ^ mr[i >>> 6]) >>> i & 1) ^ (other[i >>> 6] >>> i & 1)) ^ 1;
+      }
+    }
+    assertTrue(Math.abs(agree - zeros / 2.0) < 8 * Math.sqrt(zeros / 4.0), agree + " of " + zeros);
+  }
+
   @Test
   void table1GivesEachPartyTheOthersWholeFilter() {
     SplittableRandom r = new SplittableRandom(1);
@@ -84,16 +100,7 @@ class Table1LeakTest {
     }
     assertEquals(-1, DealtAnd.firstOutside(c, y, WORDS));
     // Where x = 0, what A holds about y (w ⊕ m_σ) is y ⊕ m0 ⊕ m1: a pad A does not know.
-    int agree = 0;
-    int zeros = 0;
-    for (int i = 0; i < WORDS * 64; i++) {
-      if ((x[i >>> 6] >>> i & 1) == 0) {
-        zeros++;
-        agree += (int) (((w[i >>> 6] ^ mSigma[i >>> 6]) >>> i & 1) ^ (y[i >>> 6] >>> i & 1)) ^ 1;
-      }
-    }
-    // a fair coin's agreement with y: within 8 standard deviations of half
-    assertTrue(Math.abs(agree - zeros / 2.0) < 8 * Math.sqrt(zeros / 4.0), agree + " of " + zeros);
+    assertPaddedWhereZero(x, w, mSigma, y);
     // a forged c (a bit outside y) is caught by B
     c[3] |= ~y[3] & - ~y[3];
     assertEquals(~y[3] == 0 ? -1 : 3, DealtAnd.firstOutside(c, y, WORDS));
@@ -127,18 +134,10 @@ class Table1LeakTest {
     // B: c = y · (w ⊕ m0)
     long[] c = w.clone();
     DealtAnd.open(c, y, m0, WORDS);
-    int agree = 0;
-    int zeros = 0;
     for (int i = 0; i < WORDS; i++) {
       assertEquals(x[i] & y[i], c[i], "word " + i);
     }
     assertEquals(-1, DealtAnd.firstOutside(c, x, WORDS));
-    for (int i = 0; i < WORDS * 64; i++) {
-      if ((y[i >>> 6] >>> i & 1) == 0) {
-        zeros++;
-        agree += (int) (((w[i >>> 6] ^ m0[i >>> 6]) >>> i & 1) ^ (x[i >>> 6] >>> i & 1)) ^ 1;
-      }
-    }
-    assertTrue(Math.abs(agree - zeros / 2.0) < 8 * Math.sqrt(zeros / 4.0), agree + " of " + zeros);
+    assertPaddedWhereZero(y, w, m0, x);
   }
 }

@@ -1,5 +1,6 @@
 package io.psiflink.jobs.prefilter;
 
+import io.psiflink.bridge.BridgeException;
 import io.psiflink.jobs.session.JobSecrets;
 import io.psiflink.jobs.token.Tokens;
 import io.psiflink.nativepsi.FilterPositions;
@@ -63,7 +64,7 @@ public final class BloomPartial extends AbstractStreamOperator<long[]>
     if (link != null && getRuntimeContext().getTaskInfo().getIndexOfThisSubtask() == 0) {
       try {
         prefetch = PrefilterPrefetch.start(link, plan, secrets.frameKey());
-      } catch (io.psiflink.bridge.BridgeException e) {
+      } catch (BridgeException e) {
         throw link.failed(e);
       }
     }
@@ -93,12 +94,7 @@ public final class BloomPartial extends AbstractStreamOperator<long[]>
   public void endInput() throws Exception {
     flush();
     if (filter != null) {
-      for (int from = 0; from < filter.length; from += FilterChunks.WORDS) {
-        int len = Math.min(FilterChunks.WORDS, filter.length - from);
-        if (FilterChunks.anySet(filter, from, len)) {
-          output.collect(new StreamRecord<>(FilterChunks.of(filter, from, len)));
-        }
-      }
+      FilterChunks.forEachSetPiece(filter, p -> output.collect(new StreamRecord<>(p)));
       filter = null; // the exchange holds the union now
     }
     if (prefetch != null) {

@@ -51,6 +51,16 @@ public final class FilterChunks {
     System.arraycopy(c, 1, filter, off, c.length - 1);
   }
 
+  /** Hands each piece of {@code filter} that has a set bit to {@code out}, in order. */
+  public static void forEachSetPiece(long[] filter, java.util.function.Consumer<long[]> out) {
+    for (int from = 0; from < filter.length; from += WORDS) {
+      int len = Math.min(WORDS, filter.length - from);
+      if (anySet(filter, from, len)) {
+        out.accept(of(filter, from, len));
+      }
+    }
+  }
+
   /** Whether {@code words[from, from + len)} has a set bit. */
   public static boolean anySet(long[] words, int from, int len) {
     for (int i = from; i < from + len; i++) {

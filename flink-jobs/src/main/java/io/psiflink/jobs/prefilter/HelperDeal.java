@@ -75,19 +75,6 @@ final class HelperDeal implements AutoCloseable {
     }
   }
 
-  /** The deal's failure if it failed already, else null (also while it is under way). */
-  Throwable failure() {
-    if (!result.isCompletedExceptionally()) {
-      return null;
-    }
-    try {
-      result.join();
-      return null;
-    } catch (java.util.concurrent.CompletionException e) {
-      return e.getCause();
-    }
-  }
-
   /** Chunk c of m_σ (party A, after {@link #await}); the caller's to change. */
   long[] chunk(int c) {
     long[] words = chunks[c];

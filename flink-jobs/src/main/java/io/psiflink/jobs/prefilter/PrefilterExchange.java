@@ -94,12 +94,13 @@ public final class PrefilterExchange extends AbstractStreamOperator<long[]>
         plan.hashes(),
         String.format(Locale.ROOT, "%.3f", 100 * fill));
     boolean chooses = role.equals(plan.chooser());
+    if (seed == null) {
+      throw new IllegalStateException("the pre-filter's exchange got no seed from its prefetch");
+    }
     for (int c = 0; c < mSigma.length; c++) {
-      if (seed == null
-          || (role.equals(Role.A) && mSigma[c] == null)
-          || (!chooses && choices[c] == null)) {
+      if ((role.equals(Role.A) && mSigma[c] == null) || (!chooses && choices[c] == null)) {
         throw new IllegalStateException(
-            "the pre-filter's exchange lacks what its prefetch received (seed, chunk " + c + ")");
+            "the pre-filter's exchange lacks chunk " + c + " of what its prefetch received");
       }
     }
     FilterAnd and =
@@ -146,12 +147,7 @@ public final class PrefilterExchange extends AbstractStreamOperator<long[]>
     }
     choices = null;
     mSigma = null;
-    for (int from = 0; from < filter.length; from += FilterChunks.WORDS) {
-      int len = Math.min(FilterChunks.WORDS, filter.length - from);
-      if (FilterChunks.anySet(filter, from, len)) {
-        output.collect(new StreamRecord<>(FilterChunks.of(filter, from, len)));
-      }
-    }
+    FilterChunks.forEachSetPiece(filter, p -> output.collect(new StreamRecord<>(p)));
     long ms = System.currentTimeMillis() - start;
     // the job's metrics (Flink's REST API, the coordinator's progress): this party's own facts
     long fillPpm = Math.round(fill * 1e6);
@@ -161,7 +157,7 @@ public final class PrefilterExchange extends AbstractStreamOperator<long[]>
     getMetricGroup().gauge("prefilterMillis", () -> ms);
     counter(PrefilterMetrics.MILLIS).add(ms);
     long fromHelper =
-        CorrelationStreams.SEED_BYTES + (link.role().equals(Role.A) ? 8 * (long) filter.length : 0);
+        CorrelationStreams.SEED_BYTES + (role.equals(Role.A) ? 8 * (long) filter.length : 0);
     counter(PrefilterMetrics.BYTES_TO_HELPER).add(0);
     counter(PrefilterMetrics.BYTES_FROM_HELPER).add(fromHelper);
     counter(PrefilterMetrics.BYTES_TO_PEER).add(and.sent());
@@ -169,7 +165,7 @@ public final class PrefilterExchange extends AbstractStreamOperator<long[]>
     LOG.info(
         "party {}: prefilter with helper '{}' done in {} ms ({} bytes to the peer, {} from it, {}"
             + " from the helper)",
-        link.role().label(),
+        role.label(),
         link.helper(),
         ms,
         and.sent(),

@@ -101,7 +101,7 @@ final class PrefilterPrefetch implements AutoCloseable {
    * chunk of e.
    *
    * @throws PrefilterExchange.PrefilterException if the helper or the peer failed, naming it (the
-   *     helper first: a peer whose helper failed aborts too)
+   *     helper's deal is awaited first: a peer whose helper failed aborts too)
    */
   void emit(Consumer<long[]> out)
       throws PrefilterExchange.PrefilterException, InterruptedException {
@@ -113,8 +113,7 @@ final class PrefilterPrefetch implements AutoCloseable {
     } catch (HelperException | BridgeException ex) {
       throw link.failed(ex);
     } catch (ExecutionException ex) {
-      Throwable helper = deal.failure();
-      throw link.failed(helper != null ? helper : ex.getCause());
+      throw link.failed(ex.getCause());
     }
     out.accept(Received.seed(dealt.seed()));
     if (link.role().equals(Role.A)) {
