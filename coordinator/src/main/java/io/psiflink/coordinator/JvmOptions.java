@@ -1,15 +1,19 @@
 package io.psiflink.coordinator;
 
+import io.psiflink.connectors.JdbcTable;
+import io.psiflink.connectors.TableFiles;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
 import java.util.List;
 
 /**
  * JVM options of the JVMs that run Flink jobs: the garbage collector, and what Flink needs on Java
  * 17 (the same opens Flink's own scripts pass). They live in the resource {@code
- * flink-jvm-options}, which {@code ./psi} reads too.
+ * flink-jvm-options}, which {@code ./psi} reads too. {@link #forTables} adds the JIT's setting,
+ * which depends on how much the JVM will read.
  */
 public final class JvmOptions {
   public static final List<String> FLINK_JVM = load();
@@ -27,7 +31,51 @@ public final class JvmOptions {
    */
   public static final String JOB_CLASSPATH_PROPERTY = "psi.job.classpath";
 
+  /**
+   * Tables up to this many bytes are joined by a JVM with the client compiler (C1) only. A small
+   * join is over before C2's compilations pay for themselves: on the 2-core machine C2 took half of
+   * the CPU of a 10^5-row demo (three JVMs; 44 s, with C1 only 29 s) and a 10^6-row join took 37 s
+   * against 24 s with C1 only; at 10^7 rows (about 550 MB a table) both took the same time, and at
+   * 10^8 C1 alone was 1.8x slower (docs/benchmarks.md, "JIT").
+   */
+  public static final long C1_ONLY_MAX_BYTES = 256L << 20;
+
+  /** The option that stops HotSpot's tiered compilation at C1. */
+  public static final String C1_ONLY = "-XX:TieredStopAtLevel=1";
+
   private JvmOptions() {}
+
+  /**
+   * {@link #FLINK_JVM} for a JVM that reads {@code tables} (paths or JDBC URLs): with {@link
+   * #C1_ONLY} when the files of each are at most {@link #C1_ONLY_MAX_BYTES} (so the insecure
+   * baseline, which reads both parties' tables, runs as the parties' JVMs do). A table whose size
+   * is unknown (a database, a path that cannot be listed here) counts as large: C2 then, as by
+   * default.
+   */
+  public static List<String> forTables(List<String> tables) {
+    for (String table : tables) {
+      long bytes = fileBytes(table);
+      if (bytes < 0 || bytes > C1_ONLY_MAX_BYTES) {
+        return FLINK_JVM;
+      }
+    }
+    List<String> options = new ArrayList<>(FLINK_JVM);
+    options.add(C1_ONLY);
+    return List.copyOf(options);
+  }
+
+  /** The byte length of a table's files, or -1 when it is unknown. */
+  private static long fileBytes(String table) {
+    if (table == null || JdbcTable.isJdbc(table)) {
+      return -1;
+    }
+    try {
+      return TableFiles.of(table).bytes();
+    } catch (Exception e) {
+      // the job itself reports a table it cannot read; here only the JIT's setting depends on it
+      return -1;
+    }
+  }
 
   private static List<String> load() {
     try (InputStream in = JvmOptions.class.getResourceAsStream("flink-jvm-options")) {

@@ -225,10 +225,20 @@ final class GroupJoinJob {
     RowCodec keptCodec = new RowCodec(kept.stream().map(Column::type).toList());
     StreamExecutionEnvironment env =
         StreamExecutionEnvironment.getExecutionEnvironment(PrivateJoinJob.flinkConfig(cfg));
-    env.registerCachedFile(secretFile.toUri().toString(), JobSecrets.CACHE_NAME);
+    String secretsName = JobSecrets.ship(env, secretFile);
     PrivateJoinJob.Front front =
         PrivateJoinJob.front(
-            cfg, env, name, schema, view, keptCodec, secrets.bins(), false, null, quarantine);
+            cfg,
+            env,
+            name,
+            schema,
+            view,
+            keptCodec,
+            secrets.bins(),
+            false,
+            null,
+            quarantine,
+            secretsName);
     DataStream<Long> total = PrivateJoinJob.total(cfg, front.tokenized(), front, false);
     int maxParallelism = KeyGroupRangeAssignment.computeDefaultMaxParallelism(cfg.parallelism());
     BinRouting routing = new BinRouting(secrets.bins(), maxParallelism, cfg.parallelism());
@@ -243,7 +253,7 @@ final class GroupJoinJob {
             output == null ? List.of() : output.peerCodecs(),
             output == null ? new int[0] : output.party(),
             output == null ? new int[0] : output.column(),
-            JobSecrets.CACHE_NAME);
+            secretsName);
     DataStream<byte[]> joined =
         front
             .tokenized()

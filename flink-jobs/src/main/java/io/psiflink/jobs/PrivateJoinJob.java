@@ -120,7 +120,7 @@ public final class PrivateJoinJob {
               plan.schema(),
               plan.view(),
               secrets,
-              secretFile.toUri().toString(),
+              secretFile,
               plan.staged(),
               plan.quarantine(),
               resume.journal());
@@ -368,8 +368,8 @@ public final class PrivateJoinJob {
 
   /**
    * Step 3: builds this party's Flink job after the handshake. The job graph holds no secret: the
-   * functions read the session's keys from the distributed-cache file {@code secretFileUri}
-   * (registered here as {@link JobSecrets#CACHE_NAME}) when they open.
+   * functions read the session's keys from the file {@code secretFile} ({@link JobSecrets#ship})
+   * when they open.
    */
   static StreamExecutionEnvironment pipeline(
       PartyConfig cfg,
@@ -377,7 +377,7 @@ public final class PrivateJoinJob {
       TableSchema schema,
       PartyView view,
       SessionSecrets secrets,
-      String secretFileUri,
+      Path secretFile,
       StagedOutput staged,
       StagedOutput quarantine,
       BinJournal journal)
@@ -442,7 +442,7 @@ public final class PrivateJoinJob {
 
     StreamExecutionEnvironment env =
         StreamExecutionEnvironment.getExecutionEnvironment(flinkConfig(cfg));
-    env.registerCachedFile(secretFileUri, JobSecrets.CACHE_NAME);
+    String secretsName = JobSecrets.ship(env, secretFile);
     // the output party of a LEFT or anti-join outputs its rows whose key is NULL
     boolean keepNullKeys = outputParty && view.kind().emitsUnmatched();
     Front front =
@@ -456,7 +456,8 @@ public final class PrivateJoinJob {
             secrets.bins(),
             keepNullKeys,
             keepNullKeys && !query.countOnly() ? output : null,
-            quarantine);
+            quarantine,
+            secretsName);
     SingleOutputStreamOperator<byte[]> tokenized = front.tokenized();
     // With the prefilter only the candidates go on: they are the rows to intersect.
     DataStream<byte[]> toBins = tokenized;
@@ -464,7 +465,8 @@ public final class PrivateJoinJob {
     PrefilterPlan prefilter = secrets.prefilter();
     if (prefilter != null) {
       SingleOutputStreamOperator<byte[]> candidates =
-          prefilter(cfg, prefilter, tokenized, keptCodec, keepNullKeys ? output : null);
+          prefilter(
+              cfg, prefilter, tokenized, keptCodec, keepNullKeys ? output : null, secretsName);
       if (keepNullKeys) {
         nonCandidates = candidates.getSideOutput(CandidateSelect.UNMATCHED_ROWS);
       }
@@ -487,11 +489,7 @@ public final class PrivateJoinJob {
                 JobMetricNames.PSI_OPERATOR,
                 PrimitiveArrayTypeInfo.BYTE_PRIMITIVE_ARRAY_TYPE_INFO,
                 new BinPsiOperator(
-                    new PairBins(ctx, JobSecrets.CACHE_NAME),
-                    cfg.bridge(),
-                    routing,
-                    journal,
-                    resumed))
+                    new PairBins(ctx, secretsName), cfg.bridge(), routing, journal, resumed))
             // explicit, so the adaptive batch scheduler cannot shrink the bins processed at once,
             // and the routing's assumptions hold
             .setParallelism(cfg.parallelism())
@@ -537,7 +535,8 @@ public final class PrivateJoinJob {
       int bins,
       boolean keepNullKeys,
       int[] nullKeyOutput,
-      StagedOutput quarantine)
+      StagedOutput quarantine,
+      String secretsName)
       throws Exception {
     List<Column> keys = KeyExpressions.columns(schema, view.keys());
     List<Column> kept = columns(schema, view.revealedColumns());
@@ -590,6 +589,7 @@ public final class PrivateJoinJob {
             keys.stream().map(Column::type).toArray(ColumnType[]::new),
             indices(schema, kept),
             keptCodec,
+            secretsName,
             bins,
             nullKeyOutput);
     return new Front(tokenized, gate, source);
@@ -622,6 +622,7 @@ public final class PrivateJoinJob {
       ColumnType[] keyTypes,
       int[] keptFields,
       RowCodec keptCodec,
+      String secretsName,
       int bins,
       int[] nullKeyOutput) {
     return source
@@ -636,7 +637,7 @@ public final class PrivateJoinJob {
                 keyTypes,
                 keptFields,
                 keptCodec,
-                JobSecrets.CACHE_NAME,
+                secretsName,
                 bins,
                 nullKeyOutput));
   }
@@ -655,7 +656,8 @@ public final class PrivateJoinJob {
       PrefilterPlan plan,
       DataStream<byte[]> tokenized,
       RowCodec keptCodec,
-      int[] unmatchedOutput) {
+      int[] unmatchedOutput,
+      String secretsName) {
     String name = cfg.role().table();
     PrefilterLink link =
         new PrefilterLink(
@@ -673,7 +675,7 @@ public final class PrivateJoinJob {
             .transform(
                 "prefilter: Bloom filter of " + name,
                 PrimitiveArrayTypeInfo.LONG_PRIMITIVE_ARRAY_TYPE_INFO,
-                new BloomPartial(plan, JobSecrets.CACHE_NAME, link))
+                new BloomPartial(plan, secretsName, link))
             .setParallelism(tokenized.getParallelism());
     DataStream<long[]> combined =
         partial
@@ -681,7 +683,7 @@ public final class PrivateJoinJob {
             .transform(
                 "prefilter: exchange with helper " + cfg.helper(),
                 PrimitiveArrayTypeInfo.LONG_PRIMITIVE_ARRAY_TYPE_INFO,
-                new PrefilterExchange(plan, JobSecrets.CACHE_NAME, link))
+                new PrefilterExchange(plan, secretsName, link))
             .setParallelism(1)
             .setMaxParallelism(1);
     return tokenized
@@ -689,7 +691,7 @@ public final class PrivateJoinJob {
         .transform(
             "prefilter: candidates of " + name,
             PrimitiveArrayTypeInfo.BYTE_PRIMITIVE_ARRAY_TYPE_INFO,
-            new CandidateSelect(plan, JobSecrets.CACHE_NAME, keptCodec, unmatchedOutput))
+            new CandidateSelect(plan, secretsName, keptCodec, unmatchedOutput))
         .setParallelism(tokenized.getParallelism());
   }
 

@@ -18,6 +18,7 @@ import io.psiflink.jobs.psi.BridgeEndpoint;
 import io.psiflink.jobs.session.JobSecrets;
 import io.psiflink.jobs.session.SessionSecrets;
 import io.psiflink.query.JoinQuery;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermission;
@@ -35,8 +36,9 @@ import org.junit.jupiter.params.ParameterizedTest;
 /**
  * The session's secrets never enter the Flink job (the JobManager keeps the job graph, in its HA
  * store too): the job graph that PrivateJoinJob builds, serialised as Flink ships it, holds none of
- * the token key, bin seed, frame key or protocol setup, only the name of the distributed-cache file
- * that carries them; that file is readable by its owner alone and holds exactly the secrets.
+ * the token key, bin seed, frame key or protocol setup, only the name of the file that carries them
+ * (its path on the embedded MiniCluster, else its distributed-cache name); that file is readable by
+ * its owner alone and holds exactly the secrets.
  */
 class JobGraphSecretsTest {
   @TempDir Path dir;
@@ -144,21 +146,15 @@ class JobGraphSecretsTest {
 
     StreamExecutionEnvironment env =
         PrivateJoinJob.pipeline(
-            cfg,
-            query,
-            schema,
-            query.view(role, schema),
-            secrets,
-            file.toUri().toString(),
-            staged,
-            null,
-            null);
+            cfg, query, schema, query.view(role, schema), secrets, file, staged, null, null);
     StreamGraph streamGraph = env.getStreamGraph();
     JobGraph jobGraph = streamGraph.getJobGraph();
-    assertTrue(
-        jobGraph.getUserArtifacts().containsKey(JobSecrets.CACHE_NAME),
-        "the secrets travel in the distributed cache");
     byte[] shipped = InstantiationUtil.serializeObject(jobGraph);
+    // the embedded MiniCluster's tasks read the file where it is (JobSecrets.ship)
+    assertTrue(jobGraph.getUserArtifacts().isEmpty(), "no file in the distributed cache");
+    assertTrue(
+        contains(shipped, file.toAbsolutePath().toString().getBytes(StandardCharsets.UTF_8)),
+        "the job graph names the secret file");
     // Flink 2 may submit a batch job's stream graph itself (adaptive graph): check it too
     streamGraph.serializeUserDefinedInstances();
     byte[] shippedStreamGraph = InstantiationUtil.serializeObject(streamGraph);

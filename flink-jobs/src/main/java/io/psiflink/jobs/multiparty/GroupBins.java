@@ -64,8 +64,8 @@ public final class GroupBins implements BinProtocol {
    *     (index 0 unused); elsewhere empty
    * @param outParty at the output party, per output column the party that supplies it
    * @param outColumn per output column its index among that party's revealed columns
-   * @param secretsName the distributed-cache name of the session's {@link JobSecrets}, whose {@link
-   *     JobSecrets#group()} holds the {@link TaskKeys}
+   * @param secretsName where the tasks read the session's {@link JobSecrets} ({@link
+   *     JobSecrets#ship}), whose {@link JobSecrets#group()} holds the {@link TaskKeys}
    */
   public GroupBins(
       String session,
@@ -107,7 +107,7 @@ public final class GroupBins implements BinProtocol {
 
   @Override
   public Runner open(RuntimeContext rc, SecureRandom random) throws Exception {
-    TaskKeys keys = TaskKeys.decode(JobSecrets.fromCache(rc, secretsName).group());
+    TaskKeys keys = TaskKeys.decode(JobSecrets.read(rc, secretsName).group());
     ProviderLink link = ProviderLink.fromBytes(keys.link());
     return (client, bin, table, ownRows, attempt) ->
         run(keys, link, client, bin, table, ownRows, attempt, random);

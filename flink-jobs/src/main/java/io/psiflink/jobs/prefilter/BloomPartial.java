@@ -41,8 +41,8 @@ public final class BloomPartial extends AbstractStreamOperator<long[]>
   private transient PrefilterPrefetch prefetch;
 
   /**
-   * @param secretsName the distributed-cache name of the session's {@link JobSecrets} (the filter
-   *     key is read in open(), never part of the job graph)
+   * @param secretsName where the tasks read the session's {@link JobSecrets} (the filter key, read
+   *     in open(), never part of the job graph; {@link JobSecrets#ship})
    * @param link where subtask 0 reaches the helper and the peer; null for the filter alone
    */
   public BloomPartial(PrefilterPlan plan, String secretsName, PrefilterLink link) {
@@ -54,7 +54,7 @@ public final class BloomPartial extends AbstractStreamOperator<long[]>
   @Override
   public void open() throws Exception {
     super.open();
-    JobSecrets secrets = JobSecrets.fromCache(getRuntimeContext(), secretsName);
+    JobSecrets secrets = JobSecrets.read(getRuntimeContext(), secretsName);
     if (secrets.filterKey() == null) {
       throw new IllegalStateException("the session's secrets hold no prefilter key");
     }

@@ -75,7 +75,7 @@ public final class CandidateSelect extends AbstractStreamOperator<byte[]>
   @Override
   public void open() throws Exception {
     super.open();
-    JobSecrets secrets = JobSecrets.fromCache(getRuntimeContext(), secretsName);
+    JobSecrets secrets = JobSecrets.read(getRuntimeContext(), secretsName);
     if (secrets.filterKey() == null) {
       throw new IllegalStateException("the session's secrets hold no prefilter key");
     }

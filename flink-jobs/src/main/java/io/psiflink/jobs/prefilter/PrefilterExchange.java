@@ -57,7 +57,7 @@ public final class PrefilterExchange extends AbstractStreamOperator<long[]>
   @Override
   public void open() throws Exception {
     super.open();
-    frameKey = JobSecrets.fromCache(getRuntimeContext(), secretsName).frameKey();
+    frameKey = JobSecrets.read(getRuntimeContext(), secretsName).frameKey();
     filter = new long[Math.toIntExact(plan.words())];
     int chunks = HelperClient.chunks(plan.filterBits());
     mSigma = new long[chunks][];

@@ -17,7 +17,8 @@ public final class PairBins implements BinProtocol {
   private final String secretsName;
 
   /**
-   * @param secretsName the distributed-cache name of the session's {@link JobSecrets}
+   * @param secretsName where the tasks read the session's {@link JobSecrets} ({@link
+   *     JobSecrets#ship})
    */
   public PairBins(BinContext ctx, String secretsName) {
     this.ctx = ctx;
@@ -41,8 +42,7 @@ public final class PairBins implements BinProtocol {
 
   @Override
   public Runner open(RuntimeContext rc, SecureRandom random) throws Exception {
-    BinExchange exchange =
-        new BinExchange(ctx, JobSecrets.fromCache(rc, secretsName).binKeys(), random);
+    BinExchange exchange = new BinExchange(ctx, JobSecrets.read(rc, secretsName).binKeys(), random);
     return (client, bin, table, ownRows, attempt) -> run(exchange, client, bin, table, ownRows);
   }
 

@@ -3,20 +3,21 @@ package io.psiflink.jobs.session;
 import java.io.ByteArrayOutputStream;
 import java.io.DataInputStream;
 import java.io.DataOutputStream;
-import java.io.File;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.util.Arrays;
 import org.apache.flink.api.common.functions.RuntimeContext;
+import org.apache.flink.streaming.api.environment.LocalStreamEnvironment;
+import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 
 /**
  * The session's secrets as one party's Flink job needs them: the token key, the bin seed, the bin
  * frame key and this party's protocol setup. They never enter the job graph (which the JobManager
- * keeps, in its HA store too): the job writes them to a file readable only by its user, ships that
- * through Flink's distributed cache under {@link #CACHE_NAME}, and the functions read it when they
- * open; the job graph carries only the name. The job deletes its file when it ends.
+ * keeps, in its HA store too): the job writes them to a file readable only by its user, {@link
+ * #ship}s that to its tasks, and the functions read it when they open; the job graph carries only
+ * the file's name. The job deletes its file when it ends.
  *
  * @param tokenKey HMAC key of the token PRF (32 bytes)
  * @param binSeed SipHash key of the bin hash (16 bytes)
@@ -78,10 +79,29 @@ public record JobSecrets(
     return file;
   }
 
-  /** Reads the secrets from the distributed cache of a running function or operator. */
-  public static JobSecrets fromCache(RuntimeContext rc, String name) throws IOException {
-    File f = rc.getDistributedCache().getFile(name);
-    byte[] bytes = Files.readAllBytes(f.toPath());
+  /**
+   * Makes the secret file {@code file} readable by the tasks of the job {@code env} builds, and
+   * returns the name under which they {@link #read} it: through Flink's distributed cache as {@link
+   * #CACHE_NAME}, or, where the job runs on a MiniCluster of this JVM, as the file's absolute path.
+   * Such a JVM ends with its job, and the cache would hold its exit for 5 s: Flink deletes a job's
+   * cached files 5 s after the job and waits for that when the JVM shuts down.
+   */
+  public static String ship(StreamExecutionEnvironment env, Path file) {
+    if (env instanceof LocalStreamEnvironment) {
+      return file.toAbsolutePath().toString();
+    }
+    env.registerCachedFile(file.toUri().toString(), CACHE_NAME);
+    return CACHE_NAME;
+  }
+
+  /**
+   * Reads the secrets in a running function or operator, from where {@link #ship} put them: the
+   * distributed cache, or a local file when {@code name} is an absolute path.
+   */
+  public static JobSecrets read(RuntimeContext rc, String name) throws IOException {
+    Path path =
+        name.startsWith("/") ? Path.of(name) : rc.getDistributedCache().getFile(name).toPath();
+    byte[] bytes = Files.readAllBytes(path);
     try {
       return decode(bytes);
     } finally {

@@ -74,8 +74,8 @@ public final class TokenizeOperator<T> extends AbstractStreamOperator<byte[]>
   /**
    * @param name the table's name in the query ("a" or "b"), prefix of the accumulators
    * @param view reads the fields of the input records (the source's {@code view})
-   * @param secretsName the distributed-cache name of the session's {@link JobSecrets} (token key
-   *     and bin seed), so that the keys never enter the job graph
+   * @param secretsName where the tasks read the session's {@link JobSecrets} (token key and bin
+   *     seed; {@link JobSecrets#ship}), so that the keys never enter the job graph
    * @param nullKeyOutput for the output party of a LEFT or anti-join, per output column its source
    *     ({@code i >= 0} kept column i, negative a column of B): a row whose key is NULL is emitted
    *     to {@link #NULL_KEY_ROWS} as that output row with B's columns NULL; null to drop such rows
@@ -111,7 +111,7 @@ public final class TokenizeOperator<T> extends AbstractStreamOperator<byte[]>
         getRuntimeContext().getTaskInfo().getIndexOfThisSubtask() + 1,
         getRuntimeContext().getTaskInfo().getNumberOfParallelSubtasks());
     encoder = new KeyEncoder(keyFields, keyTypes);
-    JobSecrets secrets = JobSecrets.fromCache(getRuntimeContext(), secretsName);
+    JobSecrets secrets = JobSecrets.read(getRuntimeContext(), secretsName);
     tokenizer = new Tokenizer(secrets.tokenKey(), secrets.binSeed(), bins);
     kept = new RowCodec.Out();
     bytes = new RecordView.Bytes();

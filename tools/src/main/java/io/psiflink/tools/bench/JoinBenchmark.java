@@ -751,7 +751,8 @@ public final class JoinBenchmark {
     List<String> cmd = new ArrayList<>();
     cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
     cmd.add("-Xmx" + heap);
-    cmd.addAll(JvmOptions.FLINK_JVM);
+    // C1 only where both parties' JVMs have it
+    cmd.addAll(JvmOptions.forTables(List.of(tables.a().toString(), tables.b().toString())));
     // the parties' JVMs map their classes from an archive (ClassDataSharing): so does this one
     ClassDataSharing cds =
         ClassDataSharing.of(System.getProperty("java.class.path"), "insecure-join");

@@ -817,7 +817,7 @@ public final class LocalJoin {
     List<String> cmd = new ArrayList<>(prefix);
     cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
     cmd.add("-Xmx" + heap);
-    cmd.addAll(JvmOptions.FLINK_JVM);
+    cmd.addAll(JvmOptions.forTables(List.of(party.get(PartyOptions.TABLE))));
     ClassDataSharing cds =
         ClassDataSharing.of(System.getProperty("java.class.path"), "party-" + party.role().label());
     cmd.addAll(cds.jvmOptions());

@@ -1,0 +1,62 @@
+package io.psiflink.coordinator;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.RandomAccessFile;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** The JIT's setting follows the size of what the JVM reads; an unknown size keeps C2. */
+class JvmOptionsTest {
+  @TempDir Path dir;
+
+  @Test
+  void smallTablesGetC1AloneOnTopOfTheFlinkOptions() throws Exception {
+    Path a = csv("a.csv", 1000);
+    Path parts = Files.createDirectories(dir.resolve("b"));
+    Files.writeString(parts.resolve("part-0.csv"), "k,v\n1,x\n");
+    Files.writeString(parts.resolve("part-1.csv"), "k,v\n2,y\n");
+    List<String> options = JvmOptions.forTables(List.of(a.toString(), parts.toString()));
+    assertEquals(JvmOptions.FLINK_JVM, options.subList(0, JvmOptions.FLINK_JVM.size()));
+    assertEquals(
+        List.of(JvmOptions.C1_ONLY), options.subList(JvmOptions.FLINK_JVM.size(), options.size()));
+    assertTrue(JvmOptions.FLINK_JVM.contains("-XX:+UseParallelGC"), "the file's options are read");
+  }
+
+  @Test
+  void aLargeOrUnknownTableKeepsC2() throws Exception {
+    Path small = csv("small.csv", 10);
+    Path large = dir.resolve("large.csv");
+    try (RandomAccessFile f = new RandomAccessFile(large.toFile(), "rw")) {
+      f.setLength(JvmOptions.C1_ONLY_MAX_BYTES + 1); // sparse: no disk needed
+    }
+    Path limit = dir.resolve("limit.csv");
+    try (RandomAccessFile f = new RandomAccessFile(limit.toFile(), "rw")) {
+      f.setLength(JvmOptions.C1_ONLY_MAX_BYTES);
+    }
+    assertTrue(JvmOptions.forTables(List.of(limit.toString())).contains(JvmOptions.C1_ONLY));
+    for (List<String> tables :
+        List.of(
+            List.of(large.toString()),
+            // the insecure baseline reads both parties' tables: C1 only if both parties have it
+            List.of(small.toString(), large.toString()),
+            List.of("jdbc:postgresql://db.example:5432/crm?table=customers"),
+            List.of(dir.resolve("missing.csv").toString()))) {
+      assertEquals(JvmOptions.FLINK_JVM, JvmOptions.forTables(tables), tables.toString());
+      assertFalse(JvmOptions.forTables(tables).contains(JvmOptions.C1_ONLY));
+    }
+  }
+
+  private Path csv(String name, int rows) throws Exception {
+    StringBuilder b = new StringBuilder("k,v\n");
+    for (int i = 0; i < rows; i++) {
+      b.append(i).append(",x\n");
+    }
+    return Files.writeString(dir.resolve(name), b);
+  }
+}
