@@ -35,8 +35,8 @@ public final class JvmOptions {
    * Tables up to this many bytes are joined by a JVM with the client compiler (C1) only. A small
    * join is over before C2's compilations pay for themselves: on the 2-core machine C2 took half of
    * the CPU of a 10^5-row demo (three JVMs; 44 s, with C1 only 29 s) and a 10^6-row join took 37 s
-   * against 24 s with C1 only; at 10^7 rows (about 550 MB a table) both took the same time, and at
-   * 10^8 C1 alone was 1.8x slower (docs/benchmarks.md, "JIT").
+   * against 24 s with C1 only; at 10^7 rows (420-490 MB a table) both took the same time, and at
+   * 10^8 C1 alone was 1.8x slower (docs/benchmarks.md, "the JIT and the exit").
    */
   public static final long C1_ONLY_MAX_BYTES = 256L << 20;
 
