@@ -16,6 +16,24 @@ package io.psiflink.helper;
 public final class DealtAnd {
   private DealtAnd() {}
 
+  /**
+   * The helper's deal of {@code words} words from word {@code first} of the filter: m0 and m1 from
+   * B's streams {@code ofB}, σ from A's {@code ofA}, then m0 becomes m_σ ({@link #dealChoice}).
+   */
+  public static void deal(
+      CorrelationStreams ofA,
+      CorrelationStreams ofB,
+      long first,
+      long[] m0,
+      long[] m1,
+      long[] sigma,
+      int words) {
+    ofB.expand(CorrelationStreams.M0, first, m0, words);
+    ofB.expand(CorrelationStreams.M1, first, m1, words);
+    ofA.expand(CorrelationStreams.SIGMA, first, sigma, words);
+    dealChoice(m0, m1, sigma, words);
+  }
+
   /** The helper: m0 becomes m_σ = σ ? m1 : m0, bitwise. */
   public static void dealChoice(long[] m0, long[] m1, long[] sigma, int words) {
     for (int i = 0; i < words; i++) {

@@ -398,10 +398,7 @@ public final class HelperService implements AutoCloseable {
       for (int c = 0; c < chunks; c++) {
         int n = HelperClient.chunkWords(bits, c);
         long first = (long) c * HelperClient.CHUNK_WORDS;
-        ofB.expand(CorrelationStreams.M0, first, m0, n);
-        ofB.expand(CorrelationStreams.M1, first, m1, n);
-        ofA.expand(CorrelationStreams.SIGMA, first, sigma, n);
-        DealtAnd.dealChoice(m0, m1, sigma, n); // m0 becomes m_σ
+        DealtAnd.deal(ofA, ofB, first, m0, m1, sigma, n); // m0 becomes m_σ
         send(m.a, m.a.cipher.seal(HelperWire.TO_PARTY, c, HelperWire.toBytes(m0, n)));
         sent += n * 8L;
       }

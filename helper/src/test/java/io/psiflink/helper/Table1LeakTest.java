@@ -39,14 +39,13 @@ class Table1LeakTest {
     byte[] seedB = new byte[16];
     r.nextBytes(seedA);
     r.nextBytes(seedB);
-    long[] m0 = new long[WORDS];
+    CorrelationStreams ofB = new CorrelationStreams(seedB);
+    long[] mSigma = new long[WORDS];
     long[] m1 = new long[WORDS];
     long[] sigma = new long[WORDS];
-    new CorrelationStreams(seedB).expand(CorrelationStreams.M0, 0, m0, WORDS);
-    new CorrelationStreams(seedB).expand(CorrelationStreams.M1, 0, m1, WORDS);
-    new CorrelationStreams(seedA).expand(CorrelationStreams.SIGMA, 0, sigma, WORDS);
-    long[] mSigma = m0.clone();
-    DealtAnd.dealChoice(mSigma, m1, sigma, WORDS);
+    DealtAnd.deal(new CorrelationStreams(seedA), ofB, 0, mSigma, m1, sigma, WORDS);
+    long[] m0 = new long[WORDS]; // B's m0, which the deal turned into A's m_σ
+    ofB.expand(CorrelationStreams.M0, 0, m0, WORDS);
     return new long[][] {m0, m1, sigma, mSigma};
   }
 

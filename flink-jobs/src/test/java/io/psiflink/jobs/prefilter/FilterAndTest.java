@@ -67,10 +67,8 @@ class FilterAndTest {
       long[] m0 = new long[words];
       long[] m1 = new long[words];
       long[] sigma = new long[words];
-      new CorrelationStreams(sb).expand(CorrelationStreams.M0, 0, m0, words);
-      new CorrelationStreams(sb).expand(CorrelationStreams.M1, 0, m1, words);
-      new CorrelationStreams(sa).expand(CorrelationStreams.SIGMA, 0, sigma, words);
-      DealtAnd.dealChoice(m0, m1, sigma, words);
+      DealtAnd.deal(
+          new CorrelationStreams(sa), new CorrelationStreams(sb), 0, m0, m1, sigma, words);
       return new Deal(new HelperClient.Dealt(sa), m0, new HelperClient.Dealt(sb));
     }
 
