@@ -57,6 +57,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.function.Supplier;
 import org.apache.flink.api.common.BatchShuffleMode;
 import org.apache.flink.api.common.JobExecutionResult;
 import org.apache.flink.api.common.RuntimeExecutionMode;
@@ -67,6 +68,7 @@ import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.CoreOptions;
 import org.apache.flink.configuration.ExecutionOptions;
 import org.apache.flink.configuration.PipelineOptions;
+import org.apache.flink.configuration.SecurityOptions;
 import org.apache.flink.configuration.StateBackendOptions;
 import org.apache.flink.runtime.state.KeyGroupRangeAssignment;
 import org.apache.flink.streaming.api.datastream.DataStream;
@@ -572,12 +574,14 @@ public final class PrivateJoinJob {
     if (sqlOnRows) {
       @SuppressWarnings("unchecked")
       DataStream<Row> rows = (DataStream<Row>) source.rows();
-      StreamTableEnvironment tEnv =
-          StreamTableEnvironment.create(
-              env, EnvironmentSettings.newInstance().inBatchMode().build());
+      Supplier<StreamTableEnvironment> tEnv =
+          () ->
+              StreamTableEnvironment.create(
+                  env, EnvironmentSettings.newInstance().inBatchMode().build());
       rows =
           view.computedKeys()
-              ? KeyExpressions.apply(tEnv, rows, schema, view.wherePredicate(), view.keys(), keys)
+              ? KeyExpressions.apply(
+                  tEnv.get(), rows, schema, view.wherePredicate(), view.keys(), keys)
               : WhereFilter.apply(tEnv, rows, schema, view.wherePredicate());
       records = new SourceResult<>(rows, new RowView(), source.quarantined(), source.counts());
     }
@@ -767,6 +771,9 @@ public final class PrivateJoinJob {
     // Shuffled records are mostly random tokens and ciphertext: compressing them only costs CPU.
     conf.setString("taskmanager.network.compression.codec", "NONE");
     conf.setString("taskmanager.numberOfTaskSlots", Integer.toString(cfg.parallelism()));
+    // Delegation tokens carry a login to remote task managers; in this JVM's own MiniCluster the
+    // tasks use the JVM's login itself, and obtaining tokens cost the start about 0.3 s.
+    conf.set(SecurityOptions.DELEGATION_TOKENS_ENABLED, false);
     // Whoever launches this JVM may set further options of the embedded MiniCluster as system
     // properties psi.flink.<key>: the coordinator pins its REST endpoint to a loopback port it
     // chose, to read the job's status and metrics from Flink.

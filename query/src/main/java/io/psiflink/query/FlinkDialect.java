@@ -7,6 +7,8 @@ import org.apache.calcite.sql.SqlIdentifier;
 import org.apache.calcite.sql.SqlNode;
 import org.apache.calcite.sql.SqlTypeNameSpec;
 import org.apache.calcite.sql.SqlWriter;
+import org.apache.calcite.sql.parser.SqlParseException;
+import org.apache.calcite.sql.parser.SqlParser;
 import org.apache.calcite.sql.parser.SqlParserPos;
 import org.apache.calcite.sql.validate.SqlValidator;
 import org.apache.calcite.util.Litmus;
@@ -54,6 +56,16 @@ public final class FlinkDialect extends SqlDialect {
                     .withClauseStartsLine(false)
                     .withIndentation(0))
         .getSql();
+  }
+
+  /**
+   * Parses an expression written in this dialect, such as {@link PartyView#wherePredicate()}, with
+   * the lexical rules the query was read by.
+   *
+   * @throws SqlParseException when {@code text} is not one expression
+   */
+  public static SqlNode parseExpression(String text) throws SqlParseException {
+    return SqlParser.create(text, SqlReader.CONFIG).parseExpression();
   }
 
   /** An identifier quoted for Flink SQL. */

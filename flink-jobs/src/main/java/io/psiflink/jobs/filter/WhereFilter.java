@@ -5,8 +5,10 @@ import io.psiflink.connectors.FlinkTypes;
 import io.psiflink.query.FlinkDialect;
 import io.psiflink.query.QueryException;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.Set;
 import java.util.UUID;
+import java.util.function.Supplier;
 import org.apache.flink.api.common.functions.MapFunction;
 import org.apache.flink.api.java.typeutils.RowTypeInfo;
 import org.apache.flink.streaming.api.datastream.DataStream;
@@ -16,9 +18,10 @@ import org.apache.flink.types.Row;
 import org.apache.flink.types.RowKind;
 
 /**
- * Applies a party's WHERE predicate ({@link PartyView#wherePredicate()}) to its rows with Flink's
- * own SQL engine, as part of a DataStream batch job: the rows become a temporary view, the
- * predicate is planned by Flink's SQL planner and the filtered rows come back as a DataStream.
+ * Applies a party's WHERE predicate ({@link PartyView#wherePredicate()}) to its rows, as part of a
+ * DataStream batch job: by {@link RowPredicate} when the predicate is of its simple forms, else
+ * with Flink's own SQL engine (the rows become a temporary view, the predicate is planned by
+ * Flink's SQL planner and the filtered rows come back as a DataStream).
  */
 public final class WhereFilter {
   private WhereFilter() {}
@@ -26,7 +29,8 @@ public final class WhereFilter {
   /**
    * Filters {@code rows} by {@code predicate}.
    *
-   * @param tEnv the table environment of the job's {@code StreamExecutionEnvironment}
+   * @param tEnv the table environment of the job's {@code StreamExecutionEnvironment}, created only
+   *     when the planner is needed (it takes seconds)
    * @param rows rows of {@code schema}, positional, values of the types {@link
    *     io.psiflink.api.ColumnType#flinkType()} names
    * @param schema the columns of {@code rows}; the predicate refers to them by name
@@ -38,7 +42,10 @@ public final class WhereFilter {
    *     (unknown column or function, type error, not a boolean), thrown while the job is built
    */
   public static DataStream<Row> apply(
-      StreamTableEnvironment tEnv, DataStream<Row> rows, TableSchema schema, String predicate)
+      Supplier<StreamTableEnvironment> tEnv,
+      DataStream<Row> rows,
+      TableSchema schema,
+      String predicate)
       throws QueryException {
     Objects.requireNonNull(tEnv, "tEnv");
     Objects.requireNonNull(rows, "rows");
@@ -46,14 +53,30 @@ public final class WhereFilter {
     if (predicate == null || predicate.isBlank()) {
       return rows;
     }
-    RowTypeInfo rowType = FlinkTypes.rowType(schema);
-    DataStream<Row> typed = rows;
-    if (!rowType.schemaEquals(rows.getType())) { // equals() ignores field names
-      typed =
-          rows.map(new Positional(schema.names().toArray(new String[0]), false))
-              .returns(rowType)
-              .name("as " + schema);
+    Optional<RowPredicate> direct = RowPredicate.compile(schema, predicate);
+    if (direct.isPresent()) {
+      return typed(rows, schema).filter(direct.get()).name("WHERE " + predicate);
     }
+    return planned(tEnv.get(), rows, schema, predicate);
+  }
+
+  /** {@code rows} as rows of {@code FlinkTypes.rowType(schema)}, its field names included. */
+  private static DataStream<Row> typed(DataStream<Row> rows, TableSchema schema) {
+    RowTypeInfo rowType = FlinkTypes.rowType(schema);
+    if (rowType.schemaEquals(rows.getType())) { // equals() ignores field names
+      return rows;
+    }
+    return rows.map(new Positional(schema.names().toArray(new String[0]), false))
+        .returns(rowType)
+        .name("as " + schema);
+  }
+
+  /** {@link #apply} by Flink's SQL planner, whatever the predicate's form. */
+  static DataStream<Row> planned(
+      StreamTableEnvironment tEnv, DataStream<Row> rows, TableSchema schema, String predicate)
+      throws QueryException {
+    RowTypeInfo rowType = FlinkTypes.rowType(schema);
+    DataStream<Row> typed = typed(rows, schema);
     String view = "psi_where_" + UUID.randomUUID().toString().replace("-", "");
     UnicodeNormalization.register(tEnv);
     tEnv.createTemporaryView(view, tEnv.fromDataStream(typed));

@@ -31,9 +31,10 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 /**
- * Runs WHERE predicates, parsed from join queries, through Flink's SQL engine on a MiniCluster in
- * BATCH mode (the local environment starts one for the job), and compares the surviving rows with
- * the same predicate evaluated in plain Java.
+ * Runs WHERE predicates, parsed from join queries, through {@link WhereFilter} (by {@link
+ * RowPredicate} or Flink's SQL engine, as their form decides) on a MiniCluster in BATCH mode (the
+ * local environment starts one for the job), and compares the surviving rows with the same
+ * predicate evaluated in plain Java.
  */
 class WhereFilterTest {
   static final TableSchema A =
@@ -166,14 +167,14 @@ class WhereFilterTest {
                   + ") AND b.country = 'DE'");
       String predicate = q.view(Role.A, A).wherePredicate();
       flinkText.put(where, predicate);
-      DataStream<Row> filtered = WhereFilter.apply(tEnv, source, A, predicate);
+      DataStream<Row> filtered = WhereFilter.apply(() -> tEnv, source, A, predicate);
       assertEquals(FlinkTypes.rowType(A), filtered.getType());
       results.put(where, filtered.collectAsync());
     }
     // Rows whose type names the fields differently (f0, f1, ...) are re-typed to the schema.
     RowTypeInfo otherNames = new RowTypeInfo(FlinkTypes.rowType(A).getFieldTypes());
     DataStream<Row> renamed = source.map(r -> r).returns(otherNames);
-    DataStream<Row> renamedFiltered = WhereFilter.apply(tEnv, renamed, A, "`n` > 50");
+    DataStream<Row> renamedFiltered = WhereFilter.apply(() -> tEnv, renamed, A, "`n` > 50");
     assertEquals(FlinkTypes.rowType(A), renamedFiltered.getType());
     CloseableIterator<Row> renamedResult = renamedFiltered.collectAsync();
 
@@ -230,11 +231,11 @@ class WhereFilterTest {
   @Test
   void emptyPredicateReturnsTheStreamItself() throws Exception {
     DataStream<Row> source = env.fromData(rows(3), FlinkTypes.rowType(A));
-    assertSame(source, WhereFilter.apply(tEnv, source, A, ""));
+    assertSame(source, WhereFilter.apply(() -> tEnv, source, A, ""));
     assertSame(
         source,
         WhereFilter.apply(
-            tEnv,
+            () -> tEnv,
             source,
             A,
             JoinQuery.parse("SELECT a.id FROM a JOIN b ON a.id = b.id WHERE b.v > 1")
@@ -257,7 +258,9 @@ class WhereFilterTest {
               .wherePredicate();
       QueryException e =
           assertThrows(
-              QueryException.class, () -> WhereFilter.apply(tEnv, source, A, predicate), bad[0]);
+              QueryException.class,
+              () -> WhereFilter.apply(() -> tEnv, source, A, predicate),
+              bad[0]);
       assertEquals("WHERE", e.clause());
       assertTrue(e.getMessage().contains(predicate), e.getMessage());
       assertTrue(e.getMessage().toUpperCase().contains(bad[1].toUpperCase()), e.getMessage());
