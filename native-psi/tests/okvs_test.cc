@@ -77,6 +77,27 @@ TEST(OkvsTest, RoundTripLarge) {
   round_trip((1ull << 17) + 3, 9);                             // 3 bins, unequal
 }
 
+// encode(keys, value_of, ...) maps each key to value_of.encrypt(key), exactly as encode() with
+// those values in an array does (same rows, same rng draws: the same P), for one and several bins.
+TEST(OkvsTest, ValuesComputedFromTheKeys) {
+  for (uint64_t n : {0ull, 1000ull, (1ull << 17) + 3, 1ull << 18}) {
+    SCOPED_TRACE("n=" + std::to_string(n));
+    Okvs okvs(n, seed_of(21));
+    auto keys = random_blocks(n, 31);
+    const Aes128 value_of(make_block(0x7a1ull, 0x5eedull));
+    std::vector<Block> vals(n);
+    value_of.encrypt_blocks(keys.data(), vals.data(), n);
+    std::vector<Block> P(okvs.size()), Q(okvs.size());
+    Prg rng_p(seed_of(22)), rng_q(seed_of(22));
+    ASSERT_TRUE(okvs.encode(keys.data(), value_of, n, P.data(), rng_p).is_ok());
+    ASSERT_TRUE(okvs.encode(keys.data(), vals.data(), n, Q.data(), rng_q).is_ok());
+    ASSERT_EQ(0, std::memcmp(P.data(), Q.data(), P.size() * sizeof(Block)));
+    std::vector<Block> out(n);
+    okvs.decode(P.data(), keys.data(), n, out.data());
+    for (size_t i = 0; i < n; ++i) ASSERT_TRUE(eq(out[i], value_of.encrypt(keys[i]))) << i;
+  }
+}
+
 TEST(OkvsTest, FewerKeysThanCapacity) {
   for (uint64_t n : {5000ull, 200000ull})  // one bin, several bins
     for (size_t count : {size_t(0), size_t(1), size_t(1234)}) {

@@ -179,18 +179,29 @@ class OutputHash {
   }
   // o[i] becomes the tag; proofs (if not null) get the first 8 bytes of the proof.
   void finish(const Block* xs, Block* o, size_t n, uint64_t* proofs) const {
+    bind(xs, o, n);
+    tag(o, o, n, proofs);
+  }
+  // The two halves of finish(): o[i] becomes z = o ^ E(x); then tags[i] = H(z[i]) (tags may be
+  // z) and the proofs. A caller that holds z in place of x can defer the second half.
+  void bind(const Block* xs, Block* o, size_t n) const {
     Block e[kBatch];
     for (size_t i0 = 0; i0 < n; i0 += kBatch) {
       const size_t c = std::min(kBatch, n - i0);
       elem_.encrypt_blocks(xs + i0, e, c);
-      for (size_t i = 0; i < c; ++i) e[i] ^= o[i0 + i];
+      for (size_t i = 0; i < c; ++i) o[i0 + i] ^= e[i];
+    }
+  }
+  void tag(const Block* z, Block* tags, size_t n, uint64_t* proofs) const {
+    for (size_t i0 = 0; i0 < n; i0 += kBatch) {
+      const size_t c = std::min(kBatch, n - i0);
       if (proofs) {
         Block p[kBatch];
-        for (size_t i = 0; i < c; ++i) p[i] = e[i] ^ proof_tweak_;
+        for (size_t i = 0; i < c; ++i) p[i] = z[i0 + i] ^ proof_tweak_;
         hash_.hash_blocks(p, p, c);
         for (size_t i = 0; i < c; ++i) proofs[i0 + i] = block_lo(p[i]);
       }
-      hash_.hash_blocks(e, o + i0, c);
+      hash_.hash_blocks(z + i0, tags + i0, c);
     }
   }
 
@@ -482,10 +493,8 @@ class Rr22Receiver final : public Rr22Base {
   Status encode_set() {
     iknp_.reset();
     const uint64_t n = cfg_.receiver_size;
-    std::vector<Block> values(n);
-    value_.encrypt_blocks(elements_.data(), values.data(), n);
     P_.resize(okvs_->size());
-    Status s = okvs_->encode(elements_.data(), values.data(), n, P_.data(), rng_);
+    Status s = okvs_->encode(elements_.data(), value_, n, P_.data(), rng_);
     if (!s.is_ok())
       return Status(s.code(), where("receiver", PSI_PHASE_ONLINE, 0) + ": " + s.message());
     return Status::ok();
@@ -553,30 +562,39 @@ class Rr22Receiver final : public Rr22Base {
       secure_wipe(F.data(), F.size() * sizeof(Block));
       return Status::ok();
     }
-    const uint32_t L = cfg_.mask_bytes;
-    item_mask_.assign(n * L, 0);
-    if (cfg_.output_both) item_proof_.assign(n, 0);
+    // While P is held (the receiver's peak of memory) each element is replaced by its bound
+    // output z, which is all the masks and proofs need: they take memory only once P is gone.
     parallel_for(cfg_.threads, n, kMaskChunk, [&](size_t b, size_t e) {
       std::vector<Block> o(std::min<size_t>(kMaskChunk, e - b));
       for (uint64_t i0 = b; i0 < e; i0 += kMaskChunk) {
         const size_t c = size_t(std::min<uint64_t>(kMaskChunk, e - i0));
         okvs_->decode(P_.data(), &elements_[i0], c, o.data());
-        out_hash_.finish(&elements_[i0], o.data(), c,
-                         cfg_.output_both ? &item_proof_[i0] : nullptr);
-        for (size_t k = 0; k < c; ++k) std::memcpy(&item_mask_[(i0 + k) * L], &o[k], L);
+        out_hash_.bind(&elements_[i0], o.data(), c);
+        std::memcpy(&elements_[i0], o.data(), c * sizeof(Block));
       }
     });
     secure_wipe(P_.data(), P_.size() * sizeof(Block));
     BigBlocks().swap(P_);
+    const uint32_t L = cfg_.mask_bytes;
+    item_mask_.resize(n * L);
+    if (cfg_.output_both) item_proof_.assign(n, 0);
+    parallel_for(cfg_.threads, n, kMaskChunk, [&](size_t b, size_t e) {
+      std::vector<Block> o(std::min<size_t>(kMaskChunk, e - b));
+      for (uint64_t i0 = b; i0 < e; i0 += kMaskChunk) {
+        const size_t c = size_t(std::min<uint64_t>(kMaskChunk, e - i0));
+        out_hash_.tag(&elements_[i0], o.data(), c, cfg_.output_both ? &item_proof_[i0] : nullptr);
+        for (size_t k = 0; k < c; ++k) std::memcpy(&item_mask_[(i0 + k) * L], &o[k], L);
+      }
+    });
+    secure_wipe(elements_.data(), elements_.size() * sizeof(Block));
     std::vector<Block>().swap(elements_);
-    uint64_t cap = 16;
-    while (cap < 2 * n) cap <<= 1;
-    lookup_.assign(cap, 0);
-    lookup_mask_ = cap - 1;
+    // 1.5 slots per item (load 2/3: about 2 probes per lookup), not the next power of two above
+    // 2n, which is up to 4n slots: at 2^24 items 192 instead of 256 MiB at the end's peak
+    lookup_.assign(std::max<uint64_t>(16, n + n / 2 + 1), 0);
     for (uint64_t i = 0; i < n; ++i) {
       const uint64_t key = mask_key(&item_mask_[i * L]);
-      uint64_t slot = key & lookup_mask_;
-      while (lookup_[slot]) slot = (slot + 1) & lookup_mask_;
+      uint64_t slot = home_slot(key);
+      while (lookup_[slot]) slot = next_slot(slot);
       lookup_[slot] = (key >> 32) << 32 | (i + 1);
     }
     matched_.assign((n + 63) / 64, 0);
@@ -584,6 +602,10 @@ class Rr22Receiver final : public Rr22Base {
     masks_in_.reset(cfg_.mask_bytes, cfg_.sender_size);
     return Status::ok();
   }
+
+  // A mask key's first slot: its low 32 bits scaled to the table; then the next, cyclically.
+  uint64_t home_slot(uint64_t key) const { return ((key & 0xFFFFFFFFu) * lookup_.size()) >> 32; }
+  uint64_t next_slot(uint64_t slot) const { return slot + 1 == lookup_.size() ? 0 : slot + 1; }
 
   uint64_t mask_key(const uint8_t* m) const {
     uint64_t k = 0;
@@ -599,11 +621,11 @@ class Rr22Receiver final : public Rr22Base {
     for (size_t k0 = 0; k0 < count; k0 += kStep) {
       const size_t c = std::min(kStep, count - k0);
       for (size_t k = 0; k < c; ++k)
-        __builtin_prefetch(&lookup_[mask_key(m + (k0 + k) * L) & lookup_mask_]);
+        __builtin_prefetch(&lookup_[home_slot(mask_key(m + (k0 + k) * L))]);
       for (size_t k = 0; k < c; ++k) {
         const uint8_t* mk = m + (k0 + k) * L;
         const uint64_t key = mask_key(mk), want = key >> 32;
-        for (uint64_t slot = key & lookup_mask_; lookup_[slot]; slot = (slot + 1) & lookup_mask_) {
+        for (uint64_t slot = home_slot(key); lookup_[slot]; slot = next_slot(slot)) {
           const uint64_t e = lookup_[slot];
           if ((e >> 32) != want) continue;
           const uint64_t item = (e & 0xFFFFFFFF) - 1;
@@ -667,7 +689,6 @@ class Rr22Receiver final : public Rr22Base {
   std::vector<uint8_t> item_mask_;
   std::vector<uint64_t> item_proof_;
   std::vector<uint64_t> lookup_;
-  uint64_t lookup_mask_ = 0;
   RecordStream masks_in_;
   LabelReceiver labels_in_;  // output=labels: round 4's parser
   bool labels_done_ = false;
@@ -771,7 +792,6 @@ class Rr22Sender final : public Rr22Base {
   // Duplicates are refused up front (equal elements would give equal outputs); then the secret
   // order of the outputs.
   Status prepare_online() override {
-    const uint64_t n = cfg_.sender_size;
     PSI_RETURN_IF_ERROR(check_distinct());
     delta_ = load_block(s_);
     out_.clear();
@@ -787,9 +807,6 @@ class Rr22Sender final : public Rr22Base {
       out_.resize(out_.size() + vole_[p]->message_bytes());
     }
     pending_.resize(std::min<size_t>(cfg_.threads, std::max<size_t>(pieces_.size(), 1)));
-    order_.resize(n);
-    for (uint64_t i = 0; i < n; ++i) order_[i] = uint32_t(i);
-    for (uint64_t i = n; i > 1; --i) std::swap(order_[i - 1], order_[rng_.uniform(i)]);
     K_.resize(okvs_->size());
     masked_in_.reset(16, K_.size());
     out_pos_ = 0;
@@ -907,7 +924,12 @@ class Rr22Sender final : public Rr22Base {
         }));
     if (!last) return Status::ok();
     PSI_RETURN_IF_ERROR(masked_in_.finish(at));
-    if (cfg_.output_both) proofs_.assign(cfg_.sender_size, 0);
+    // the order of round 3, drawn only now: 4 bytes per element less during the VOLE
+    const uint64_t n = cfg_.sender_size;
+    order_.resize(n);
+    for (uint64_t i = 0; i < n; ++i) order_[i] = uint32_t(i);
+    for (uint64_t i = n; i > 1; --i) std::swap(order_[i - 1], order_[rng_.uniform(i)]);
+    if (cfg_.output_both) proofs_.assign(n, 0);
     if (cfg_.output_labels) labels_.start(cfg_.instance.data(), "rr22", &rng_);
     masks_done_ = 0;
     out_.clear();
