@@ -113,31 +113,16 @@ public final class RowPredicate implements FilterFunction<Row> {
     return b ? Boolean.TRUE : Boolean.FALSE;
   }
 
-  private record And(Cond[] parts) implements Cond {
+  /** AND ({@code and}) or OR of the parts: FALSE (TRUE) if one is, else UNKNOWN if one is. */
+  private record Junction(Cond[] parts, boolean and) implements Cond {
     @Override
     public Boolean test(Row row) {
-      Boolean out = Boolean.TRUE;
+      Boolean decisive = of(!and);
+      Boolean out = of(and);
       for (Cond c : parts) {
         Boolean b = c.test(row);
-        if (b == Boolean.FALSE) {
-          return Boolean.FALSE;
-        }
-        if (b == null) {
-          out = null;
-        }
-      }
-      return out;
-    }
-  }
-
-  private record Or(Cond[] parts) implements Cond {
-    @Override
-    public Boolean test(Row row) {
-      Boolean out = Boolean.FALSE;
-      for (Cond c : parts) {
-        Boolean b = c.test(row);
-        if (b == Boolean.TRUE) {
-          return Boolean.TRUE;
+        if (b == decisive) {
+          return decisive;
         }
         if (b == null) {
           out = null;
@@ -336,7 +321,7 @@ public final class RowPredicate implements FilterFunction<Row> {
           for (int i = 0; i < parts.length; i++) {
             parts[i] = cond(ops.get(i), negated);
           }
-          return (call.getKind() == SqlKind.AND) != negated ? new And(parts) : new Or(parts);
+          return new Junction(parts, (call.getKind() == SqlKind.AND) != negated);
         }
         case NOT -> {
           return cond(ops.get(0), !negated);
@@ -377,7 +362,7 @@ public final class RowPredicate implements FilterFunction<Row> {
           boolean not = between.isNegated() != negated;
           Cond lo = compare(ops.get(0), ops.get(1), not ? Op.LT : Op.GE);
           Cond hi = compare(ops.get(0), ops.get(2), not ? Op.GT : Op.LE);
-          return not ? new Or(new Cond[] {lo, hi}) : new And(new Cond[] {lo, hi});
+          return new Junction(new Cond[] {lo, hi}, !not);
         }
         default -> throw UNSUPPORTED;
       }
