@@ -789,8 +789,8 @@ class Rr22Sender final : public Rr22Base {
     return Status::ok();
   }
 
-  // Duplicates are refused up front (equal elements would give equal outputs); then the secret
-  // order of the outputs.
+  // Duplicates are refused up front (equal elements would give equal outputs); the secret order of
+  // the outputs is drawn after round 2 (absorb_masked).
   Status prepare_online() override {
     PSI_RETURN_IF_ERROR(check_distinct());
     delta_ = load_block(s_);

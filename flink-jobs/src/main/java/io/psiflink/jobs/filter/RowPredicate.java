@@ -164,7 +164,9 @@ public final class RowPredicate implements FilterFunction<Row> {
     }
   }
 
-  /** The comparisons, as an integer sign ({@link Long#compare} etc.) or DOUBLE's own operators. */
+  /**
+   * The comparisons, on the sign of a comparison ({@link Long#compare}, {@link #compareDoubles}).
+   */
   private enum Op {
     EQ,
     NE,
@@ -289,9 +291,6 @@ public final class RowPredicate implements FilterFunction<Row> {
     return a == b ? 0 : Double.compare(a, b);
   }
 
-  /** A literal's value: {@link BigDecimal} (exact), {@link Double}, {@link String}, Boolean. */
-  private record Literal(Object value) {}
-
   private static final class Compiler {
     private final TableSchema schema;
 
@@ -395,9 +394,9 @@ public final class RowPredicate implements FilterFunction<Row> {
         require(type != ColumnType.STRING || op == Op.EQ || op == Op.NE);
         return new Columns(f, g, op, type.keyClass());
       }
-      Object v = literal(right).value();
+      Object v = literal(right);
       if (integer(type) && v instanceof BigDecimal exact) {
-        boolean fits = exact.stripTrailingZeros().scale() <= 0 && fitsLong(exact);
+        boolean fits = isLong(exact);
         return new IntegerVsExact(f, op, exact, fits ? exact.longValueExact() : 0, fits);
       }
       if (integer(type) && v instanceof Double d) {
@@ -421,23 +420,24 @@ public final class RowPredicate implements FilterFunction<Row> {
       ColumnType type = type(f);
       Set<Object> values = new HashSet<>();
       for (SqlNode item : list) {
-        Object v = literal(item).value();
+        Object v = literal(item);
         if (integer(type) && v instanceof BigDecimal exact) {
-          require(exact.stripTrailingZeros().scale() <= 0 && fitsLong(exact));
+          require(isLong(exact));
           long x = exact.longValueExact();
           require(type == ColumnType.BIGINT || x == (int) x);
           values.add(x);
         } else if (type == ColumnType.STRING && v instanceof String s) {
           values.add(s);
         } else {
-          // DOUBLE (Calcite's search arguments order NaN and -0.0 otherwise), BOOLEAN, mixed kinds
+          // DOUBLE and BOOLEAN lists, and literals of another kind than the column
           throw UNSUPPORTED;
         }
       }
       return new In(f, Set.copyOf(values), negated);
     }
 
-    private static Literal literal(SqlNode node) throws Unsupported {
+    /** A literal's value: {@link BigDecimal} (exact), {@link Double}, {@link String}, Boolean. */
+    private static Object literal(SqlNode node) throws Unsupported {
       boolean minus = false;
       while (node instanceof SqlBasicCall c
           && (c.getKind() == SqlKind.MINUS_PREFIX || c.getKind() == SqlKind.PLUS_PREFIX)) {
@@ -453,23 +453,23 @@ public final class RowPredicate implements FilterFunction<Row> {
           v = v.negate();
         }
         if (num.isExact()) {
-          return new Literal(v);
+          return v;
         }
         double d = v.doubleValue();
         require(Double.isFinite(d));
-        return new Literal(d);
+        return d;
       }
       require(!minus);
       if (node instanceof SqlCharStringLiteral s) {
         // 'DE ' is a CHAR(3), which Flink compares with its blanks padded ("DE" < 'DE ' is false)
         String v = s.getValueAs(String.class);
         require(!v.endsWith(" "));
-        return new Literal(v);
+        return v;
       }
       if (node instanceof SqlLiteral lit
           && lit.getTypeName() == SqlTypeName.BOOLEAN
           && lit.getValue() != null) {
-        return new Literal(lit.getValue());
+        return lit.getValue();
       }
       throw UNSUPPORTED;
     }
@@ -487,8 +487,10 @@ public final class RowPredicate implements FilterFunction<Row> {
       return t == ColumnType.INT || t == ColumnType.BIGINT;
     }
 
-    private static boolean fitsLong(BigDecimal v) {
-      return v.compareTo(BigDecimal.valueOf(Long.MIN_VALUE)) >= 0
+    /** Whether {@code v} is an integer in BIGINT's range. */
+    private static boolean isLong(BigDecimal v) {
+      return v.stripTrailingZeros().scale() <= 0
+          && v.compareTo(BigDecimal.valueOf(Long.MIN_VALUE)) >= 0
           && v.compareTo(BigDecimal.valueOf(Long.MAX_VALUE)) <= 0;
     }
 
