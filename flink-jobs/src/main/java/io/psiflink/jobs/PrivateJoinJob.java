@@ -68,6 +68,7 @@ import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.CoreOptions;
 import org.apache.flink.configuration.ExecutionOptions;
 import org.apache.flink.configuration.PipelineOptions;
+import org.apache.flink.configuration.RestartStrategyOptions;
 import org.apache.flink.configuration.SecurityOptions;
 import org.apache.flink.configuration.StateBackendOptions;
 import org.apache.flink.runtime.state.KeyGroupRangeAssignment;
@@ -760,6 +761,11 @@ public final class PrivateJoinJob {
     // instead of after it wrote and sorted every row on disk (a blocking exchange).
     conf.set(ExecutionOptions.BATCH_SHUFFLE_MODE, BatchShuffleMode.ALL_EXCHANGES_HYBRID_FULL);
     conf.set(CoreOptions.DEFAULT_PARALLELISM, cfg.parallelism());
+    // A failed bin is retried inside the job; a restarted task would replay bridge streams its
+    // peer has closed, and a restarted output subtask commit its part files again
+    // (docs/operations.md). The job fails instead and is resumed or rerun: on the embedded
+    // MiniCluster too, whose default would restart it.
+    conf.set(RestartStrategyOptions.RESTART_STRATEGY, "none");
     if (onCluster) {
       return conf;
     }

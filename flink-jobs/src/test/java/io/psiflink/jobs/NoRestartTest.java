@@ -1,0 +1,66 @@
+package io.psiflink.jobs;
+
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.file.Path;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import org.apache.flink.api.common.functions.RichMapFunction;
+import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+import org.apache.flink.streaming.api.functions.sink.v2.DiscardingSink;
+import org.apache.flink.util.ExceptionUtils;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+/**
+ * A party's job is never restarted by Flink (a restarted task would replay bridge streams its peer
+ * has closed, and commit its output again): a task that fails in its first attempt fails the job,
+ * on the party JVM's embedded MiniCluster as under {@code flink run}, where a restart would have
+ * let it succeed.
+ */
+class NoRestartTest {
+  @TempDir Path dir;
+
+  /** Fails in the first attempt of its task, succeeds in any later one. */
+  static final class FailsFirstAttempt extends RichMapFunction<Long, Long> {
+    @Override
+    public Long map(Long x) {
+      if (getRuntimeContext().getTaskInfo().getAttemptNumber() == 0) {
+        throw new IllegalStateException("first attempt fails on purpose");
+      }
+      return x;
+    }
+  }
+
+  @ParameterizedTest(name = "on a cluster: {0}")
+  @ValueSource(booleans = {false, true})
+  void aFailedTaskFailsTheJob(boolean onCluster) throws Exception {
+    Map<String, String> o = new HashMap<>();
+    o.put("party", "A");
+    o.put("table", dir.resolve("a.csv").toString());
+    o.put("sql", "SELECT a.x FROM a JOIN b ON a.k = b.k");
+    o.put("out", dir.resolve("out").toString());
+    o.put("session", "s");
+    o.put("bridge", "127.0.0.1:1");
+    o.put("cert", "c");
+    o.put("key", "k");
+    o.put("ca", "ca");
+    o.put("peer", "party-b");
+    o.put("peer-cert-sha256", "ab".repeat(32));
+    o.put("work", dir.resolve("work").toString());
+    PartyConfig cfg = PartyMain.config(o);
+    // the job-level options of flink run are a subset of the embedded ones; both run here on a
+    // local MiniCluster started with them
+    StreamExecutionEnvironment env =
+        StreamExecutionEnvironment.getExecutionEnvironment(
+            PrivateJoinJob.flinkConfig(cfg, onCluster));
+    env.fromData(List.of(1L, 2L, 3L)).map(new FailsFirstAttempt()).sinkTo(new DiscardingSink<>());
+    Exception e = assertThrows(Exception.class, () -> env.execute("no-restart"));
+    assertTrue(
+        ExceptionUtils.findThrowableWithMessage(e, "first attempt fails on purpose").isPresent(),
+        "the job fails with its task's cause: " + e);
+  }
+}
