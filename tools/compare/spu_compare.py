@@ -32,7 +32,7 @@ import time
 
 # The child each SecretFlow party runs (in the venv's Python): argv rank port0 port1 input output.
 THEIR_PARTY = r"""
-import os, sys, time
+import os, sys
 rank, p0, p1, inp, out = int(sys.argv[1]), sys.argv[2], sys.argv[3], sys.argv[4], sys.argv[5]
 os.sched_setaffinity(0, {rank % os.cpu_count()})
 import spu.libspu as libspu
@@ -69,11 +69,14 @@ def generate(work, rows, overlap, seed):
     """Writes a.csv and b.csv; returns (the plaintext join's rows as a sorted list, the shared keys)."""
     rnd = random.Random(seed)
     common = int(rows * overlap)
-    keys = set()
+    # a list in drawing order (a set's order changes with Python's string hashing per process), so
+    # that one seed gives the same tables every time
+    keys, seen = [], set()
     while len(keys) < 2 * rows - common:
-        keys.add("%016x" % rnd.getrandbits(64))
-    keys = list(keys)
-    rnd.shuffle(keys)
+        k = "%016x" % rnd.getrandbits(64)
+        if k not in seen:
+            seen.add(k)
+            keys.append(k)
     shared = keys[:common]
     a_keys = shared + keys[common:rows]
     b_keys = shared + keys[rows:]

@@ -4,7 +4,6 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.file.Path;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import org.apache.flink.api.common.functions.RichMapFunction;
@@ -38,18 +37,9 @@ class NoRestartTest {
   @ParameterizedTest(name = "on a cluster: {0}")
   @ValueSource(booleans = {false, true})
   void aFailedTaskFailsTheJob(boolean onCluster) throws Exception {
-    Map<String, String> o = new HashMap<>();
-    o.put("party", "A");
+    Map<String, String> o = PartyMainTest.base();
     o.put("table", dir.resolve("a.csv").toString());
-    o.put("sql", "SELECT a.x FROM a JOIN b ON a.k = b.k");
     o.put("out", dir.resolve("out").toString());
-    o.put("session", "s");
-    o.put("bridge", "127.0.0.1:1");
-    o.put("cert", "c");
-    o.put("key", "k");
-    o.put("ca", "ca");
-    o.put("peer", "party-b");
-    o.put("peer-cert-sha256", "ab".repeat(32));
     o.put("work", dir.resolve("work").toString());
     PartyConfig cfg = PartyMain.config(o);
     // the job-level options of flink run are a subset of the embedded ones; both run here on a

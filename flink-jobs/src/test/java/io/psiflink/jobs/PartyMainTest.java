@@ -16,7 +16,8 @@ import org.junit.jupiter.api.Test;
 
 /** The command line of one party: tables, output format, bad-row limit. */
 class PartyMainTest {
-  private static Map<String, String> base() {
+  /** A valid command line of party A, as a map (also for other tests of the job's options). */
+  static Map<String, String> base() {
     Map<String, String> a = new HashMap<>();
     a.put("party", "A");
     a.put("table", "/data/a.csv");
