@@ -46,6 +46,14 @@ public record Faults(long dropEveryBytes, Duration jitter, long seed) {
   }
 
   /**
+   * No fault at all, whatever the seed (the command line's default seed is 1, not {@link #NONE}'s):
+   * then no proxy stands between party B and the relay.
+   */
+  public boolean isNone() {
+    return dropEveryBytes == 0 && jitter.isZero();
+  }
+
+  /**
    * A byte count such as {@code 32MB} (powers of 1000), {@code 32MiB} (of 1024), {@code 32e6} or
    * {@code 33554432}; the message names what is wrong.
    */

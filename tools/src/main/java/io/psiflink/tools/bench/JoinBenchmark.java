@@ -184,6 +184,14 @@ public final class JoinBenchmark {
   }
 
   /** The command line of {@code ./psi bench join}. */
+  /** The fault drill of a command line: {@code isNone()} without --drop-every and --jitter. */
+  static Faults faults(OptionValues o) {
+    return new Faults(
+        o.has(DROP_EVERY) ? o.get(DROP_EVERY) : 0,
+        o.has(JITTER) ? o.get(JITTER) : Duration.ZERO,
+        o.get(DROP_SEED));
+  }
+
   static final CommandLineSyntax SYNTAX =
       new CommandLineSyntax(
           "./psi bench join",
@@ -339,11 +347,7 @@ public final class JoinBenchmark {
     double selectivity = o.get(WHERE_SELECTIVITY);
     PrintStream log = System.err;
 
-    Faults faults =
-        new Faults(
-            o.has(DROP_EVERY) ? o.get(DROP_EVERY) : 0,
-            o.has(JITTER) ? o.get(JITTER) : Duration.ZERO,
-            o.get(DROP_SEED));
+    Faults faults = faults(o);
     // the link first: a missing tool or privilege fails before anything is generated
     SlowNetwork net = null;
     FaultyLoopback loopback = null;
@@ -360,10 +364,10 @@ public final class JoinBenchmark {
         System.exit(2);
         return;
       }
-    } else if (!faults.equals(Faults.NONE)) {
+    } else if (!faults.isNone()) {
       loopback = FaultyLoopback.start(Duration.ZERO, faults);
     }
-    if (!faults.equals(Faults.NONE)) {
+    if (!faults.isNone()) {
       log.println("== fault drill: " + faults.text() + " between party B and the relay");
     }
     LocalJoin.Hooks hooks =
@@ -447,7 +451,7 @@ public final class JoinBenchmark {
               r + 1,
               v.text(),
               String.valueOf(e.getMessage()).lines().findFirst().orElse(e.toString()),
-              faults.equals(Faults.NONE)
+              faults.isNone()
                   ? ""
                   : " (" + (dropped(net, loopback) - droppedBefore) + " connections reset)");
           if (net != null) {
@@ -538,7 +542,7 @@ public final class JoinBenchmark {
         netJson.set("measured", netMeasured);
         n.set("net", netJson);
       }
-      if (faults.equals(Faults.NONE)) {
+      if (faults.isNone()) {
         n.putNull("faults");
       } else {
         ObjectNode fj = n.putObject("faults");
@@ -601,7 +605,7 @@ public final class JoinBenchmark {
             o.get(NET).text(),
             netMeasured);
       }
-      if (!faults.equals(Faults.NONE)) {
+      if (!faults.isNone()) {
         for (int i = 0; i < faultsByRun.size(); i++) {
           long[] f = faultsByRun.get(i);
           System.out.printf(
@@ -798,7 +802,7 @@ public final class JoinBenchmark {
         seconds, RowDigest.parse(r.path("digest").asText()), r.path("joinOperator").asText());
   }
 
-  static void deleteTree(Path p) throws IOException {
+  public static void deleteTree(Path p) throws IOException {
     if (!Files.exists(p)) {
       return;
     }

@@ -52,7 +52,7 @@ public final class ResumeBenchmark {
       new CommandLineSyntax(
           "./psi bench resume",
           "Times a private join uninterrupted, killed at a share of its bins, and resumed, on the"
-              + " same generated tables (50 % overlap); checks the resumed output.",
+              + " same generated tables (half of the keys shared); checks the resumed output.",
           List.of(
               ROWS,
               KILL,

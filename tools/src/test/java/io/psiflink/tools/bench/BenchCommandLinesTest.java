@@ -95,6 +95,8 @@ class BenchCommandLinesTest {
     assertFalse(d.has(JoinBenchmark.DROP_EVERY));
     assertFalse(d.has(JoinBenchmark.JITTER));
     assertEquals(1L, d.get(JoinBenchmark.DROP_SEED));
+    // so no proxy between party B and the relay (until 2026-12-01 the default seed made one)
+    assertTrue(JoinBenchmark.faults(d).isNone());
     assertFalse(d.has(JoinBenchmark.ATTEMPTS));
   }
 
@@ -126,6 +128,11 @@ class BenchCommandLinesTest {
     assertEquals(5, o.get(JoinBenchmark.ATTEMPTS));
     assertEquals(java.time.Duration.ofSeconds(30), o.get(JoinBenchmark.PAIR_TIMEOUT));
     assertEquals(java.time.Duration.ofSeconds(45), o.get(JoinBenchmark.IDLE_TIMEOUT));
+    assertFalse(JoinBenchmark.faults(o).isNone());
+    assertFalse(
+        JoinBenchmark.faults(
+                JoinBenchmark.SYNTAX.parse("--rows", "10", "--overlap", "0.5", "--jitter", "1ms"))
+            .isNone());
     // what the parties get: the printed values parse back to the same
     assertEquals("2ms", JoinBenchmark.JITTER.print(o.get(JoinBenchmark.JITTER)));
     assertEquals(
