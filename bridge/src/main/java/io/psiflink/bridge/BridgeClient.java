@@ -28,29 +28,39 @@ public final class BridgeClient implements AutoCloseable {
   private final BridgeClientConfig config;
   private final ManagedChannel channel;
   private final ScheduledExecutorService timer;
+  private final EventLoops loops;
   private final Set<ClientStream> streams = ConcurrentHashMap.newKeySet();
   private final Set<Listening> listeners = ConcurrentHashMap.newKeySet();
   private final AtomicBoolean closed = new AtomicBoolean();
 
   private BridgeClient(
-      BridgeClientConfig config, ManagedChannel channel, ScheduledExecutorService timer) {
+      BridgeClientConfig config,
+      ManagedChannel channel,
+      ScheduledExecutorService timer,
+      EventLoops loops) {
     this.config = config;
     this.channel = channel;
     this.timer = timer;
+    this.loops = loops;
   }
 
   public static BridgeClient connect(BridgeClientConfig config) throws BridgeException {
     var tls = TlsContexts.forClient(config.self());
     ManagedChannel channel;
+    // one connection, one network thread, stopped by close()
+    EventLoops loops = new EventLoops("psi-bridge-client", 1);
     try {
       channel =
           NettyChannelBuilder.forAddress(config.host(), config.port())
+              .eventLoopGroup(loops.group())
+              .channelType(loops.socketChannel())
               .sslContext(tls)
               .maxInboundMessageSize(config.maxFrameBytes() + Frames.MAX_OVERHEAD)
               .keepAliveTime(BridgeProtocol.KEEPALIVE_TIME.toMillis(), TimeUnit.MILLISECONDS)
               .keepAliveTimeout(BridgeProtocol.KEEPALIVE_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS)
               .build();
     } catch (RuntimeException e) {
+      loops.close();
       throw new BridgeException(
           "cannot set up a connection to relay "
               + config.host()
@@ -67,7 +77,7 @@ public final class BridgeClient implements AutoCloseable {
         config.self().partyName(),
         config.host(),
         config.port());
-    return new BridgeClient(config, channel, timer);
+    return new BridgeClient(config, channel, timer, loops);
   }
 
   /**
@@ -206,6 +216,7 @@ public final class BridgeClient implements AutoCloseable {
       Thread.currentThread().interrupt();
     } finally {
       timer.shutdownNow();
+      loops.close();
     }
   }
 
@@ -214,6 +225,7 @@ public final class BridgeClient implements AutoCloseable {
     closed.set(true);
     channel.shutdownNow();
     timer.shutdownNow();
+    loops.close();
   }
 
   BridgeClientConfig config() {

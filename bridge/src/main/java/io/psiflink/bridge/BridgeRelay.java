@@ -27,6 +27,8 @@ public final class BridgeRelay implements AutoCloseable {
   private final ListenRegistry listeners;
   private final RelayCounters counters;
   private final ScheduledExecutorService timer;
+  private final EventLoops boss;
+  private final EventLoops workers;
   private final AtomicBoolean closed = new AtomicBoolean();
 
   private BridgeRelay(
@@ -34,7 +36,11 @@ public final class BridgeRelay implements AutoCloseable {
       PairingRegistry registry,
       ListenRegistry listeners,
       RelayCounters counters,
-      ScheduledExecutorService timer) {
+      ScheduledExecutorService timer,
+      EventLoops boss,
+      EventLoops workers) {
+    this.boss = boss;
+    this.workers = workers;
     this.listeners = listeners;
     this.server = server;
     this.port = server.getPort(); // kept: the server cannot be asked once terminated
@@ -70,8 +76,14 @@ public final class BridgeRelay implements AutoCloseable {
                 new ExchangeHandler(registry, partyKey, certKey, pins, tracerKey))
             .addMethod(BridgeProtocol.LISTEN, listeners)
             .build();
+    // the network threads stop with the relay (close())
+    EventLoops boss = new EventLoops("psi-bridge-relay-accept", 1);
+    EventLoops workers = new EventLoops("psi-bridge-relay", 0);
     Server server =
         NettyServerBuilder.forAddress(new InetSocketAddress(config.bindHost(), config.port()))
+            .bossEventLoopGroup(boss.group())
+            .workerEventLoopGroup(workers.group())
+            .channelType(boss.serverChannel())
             .sslContext(tls)
             .addService(
                 ServerInterceptors.intercept(
@@ -90,6 +102,8 @@ public final class BridgeRelay implements AutoCloseable {
       server.start();
     } catch (IOException | RuntimeException e) {
       timer.shutdownNow();
+      boss.close();
+      workers.close();
       throw new BridgeException(
           "relay cannot listen on "
               + config.bindHost()
@@ -106,7 +120,7 @@ public final class BridgeRelay implements AutoCloseable {
         server.getPort(),
         config.server().partyName(),
         config.allowedParties());
-    return new BridgeRelay(server, registry, listeners, counters, timer);
+    return new BridgeRelay(server, registry, listeners, counters, timer, boss, workers);
   }
 
   /** The bound port (the actual one when the configuration asked for 0). */
@@ -142,6 +156,8 @@ public final class BridgeRelay implements AutoCloseable {
       Thread.currentThread().interrupt();
     } finally {
       timer.shutdownNow();
+      boss.close();
+      workers.close();
     }
     LOG.info("bridge relay on port {} stopped", port);
   }
