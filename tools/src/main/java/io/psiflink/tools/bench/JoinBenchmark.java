@@ -183,7 +183,6 @@ public final class JoinBenchmark {
     return v;
   }
 
-  /** The command line of {@code ./psi bench join}. */
   /** The fault drill of a command line: {@code isNone()} without --drop-every and --jitter. */
   static Faults faults(OptionValues o) {
     return new Faults(
@@ -192,6 +191,7 @@ public final class JoinBenchmark {
         o.get(DROP_SEED));
   }
 
+  /** The command line of {@code ./psi bench join}. */
   static final CommandLineSyntax SYNTAX =
       new CommandLineSyntax(
           "./psi bench join",
