@@ -26,7 +26,6 @@ import io.psiflink.coordinator.JvmOptions;
 import io.psiflink.jobs.JobSummary;
 import io.psiflink.query.JoinQuery;
 import io.psiflink.query.QueryException;
-import io.psiflink.tools.bench.JoinBenchmark;
 import io.psiflink.tools.bench.Json;
 import java.io.BufferedReader;
 import java.io.IOException;
@@ -45,7 +44,6 @@ import java.util.Map;
 import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -381,37 +379,15 @@ public final class LocalJoin {
   }
 
   static Result run(OptionValues o, PrintStream log, Hooks hooks) throws Exception {
-    boolean madeWork = !o.has(WORK);
-    Path work = madeWork ? Files.createTempDirectory("psi-local-") : Path.of(o.get(WORK));
+    validate(o);
+    Path work = o.has(WORK) ? Path.of(o.get(WORK)) : Files.createTempDirectory("psi-local-");
     Files.createDirectories(work);
     // with auto the helper is there for the jobs to use, if their handshake decides to
     boolean prefilter = o.get(PartyOptions.PREFILTER).namesHelper();
-    // The certificates are made while the join is validated (Calcite's parser, the tables'
-    // schemas), on the core that would be idle until the parties start: about 0.15 s of a small
-    // join. An invalid join still leaves nothing behind and starts no party.
-    CompletableFuture<ThrowawayPki> made =
-        CompletableFuture.supplyAsync(() -> throwawayPki(work, prefilter));
-    try {
-      validate(o);
-    } catch (InvalidJoinException e) {
-      try {
-        made.join();
-      } catch (RuntimeException ignored) {
-        // the join's own error is the one to report
-      }
-      try {
-        JoinBenchmark.deleteTree(madeWork ? work : work.resolve("pki"));
-      } catch (IOException ignored) {
-        // as above
-      }
-      throw e;
-    }
-    ThrowawayPki pki;
-    try {
-      pki = made.join();
-    } catch (CompletionException e) {
-      throw e.getCause() instanceof Exception c ? c : e;
-    }
+    ThrowawayPki pki =
+        prefilter
+            ? ThrowawayPki.create(work.resolve("pki"), "party-a", "party-b", "bridge", HELPER)
+            : ThrowawayPki.create(work.resolve("pki"), "party-a", "party-b", "bridge");
     // a run over files keeps its command line and session in the work directory: --resume
     // restarts it there; one over a JDBC table cannot be resumed (and its URL is not kept)
     boolean resume = hooks.resuming();
@@ -517,13 +493,6 @@ public final class LocalJoin {
         stop(helper);
       }
     }
-  }
-
-  /** The run's throwaway CA and certificates, in {@code work/pki}. */
-  private static ThrowawayPki throwawayPki(Path work, boolean prefilter) {
-    return prefilter
-        ? ThrowawayPki.create(work.resolve("pki"), "party-a", "party-b", "bridge", HELPER)
-        : ThrowawayPki.create(work.resolve("pki"), "party-a", "party-b", "bridge");
   }
 
   /**
