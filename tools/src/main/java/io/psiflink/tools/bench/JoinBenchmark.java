@@ -802,7 +802,7 @@ public final class JoinBenchmark {
         seconds, RowDigest.parse(r.path("digest").asText()), r.path("joinOperator").asText());
   }
 
-  public static void deleteTree(Path p) throws IOException {
+  static void deleteTree(Path p) throws IOException {
     if (!Files.exists(p)) {
       return;
     }
