@@ -1,5 +1,6 @@
 package io.psiflink.bridge;
 
+import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.io.Reader;
 import java.io.UncheckedIOException;
@@ -10,16 +11,18 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.PosixFilePermissions;
+import java.security.GeneralSecurityException;
+import java.security.KeyFactory;
 import java.security.PrivateKey;
 import java.security.cert.CertificateEncodingException;
 import java.security.cert.CertificateException;
+import java.security.cert.CertificateFactory;
 import java.security.cert.X509Certificate;
+import java.security.spec.PKCS8EncodedKeySpec;
 import java.util.ArrayList;
 import java.util.Base64;
 import java.util.List;
 import org.bouncycastle.asn1.pkcs.PrivateKeyInfo;
-import org.bouncycastle.cert.X509CertificateHolder;
-import org.bouncycastle.cert.jcajce.JcaX509CertificateConverter;
 import org.bouncycastle.openssl.PEMEncryptedKeyPair;
 import org.bouncycastle.openssl.PEMKeyPair;
 import org.bouncycastle.openssl.PEMParser;
@@ -28,7 +31,9 @@ import org.bouncycastle.pkcs.PKCS8EncryptedPrivateKeyInfo;
 
 /**
  * Reading and writing PEM files. Uses the JDK's default providers; no global BouncyCastle provider
- * is installed.
+ * is installed, and BouncyCastle's parser is used only for the private key formats the JDK does not
+ * read (its jar is signed: its classes are verified as they load and cannot be in a class-data
+ * sharing archive, about 0.25 s of a cold JVM's start).
  */
 final class PemFiles {
   private PemFiles() {}
@@ -36,12 +41,15 @@ final class PemFiles {
   /** All certificates in a PEM file, in file order (other PEM objects are skipped). */
   static List<X509Certificate> readCertificates(Path file) {
     List<X509Certificate> certs = new ArrayList<>();
-    try (Reader reader = Files.newBufferedReader(file, StandardCharsets.US_ASCII);
-        PEMParser parser = new PEMParser(reader)) {
-      JcaX509CertificateConverter converter = new JcaX509CertificateConverter();
-      for (Object o = parser.readObject(); o != null; o = parser.readObject()) {
-        if (o instanceof X509CertificateHolder holder) {
-          certs.add(converter.getCertificate(holder));
+    try {
+      CertificateFactory factory = null;
+      for (Block b : blocks(file)) {
+        if (b.label().equals("CERTIFICATE") || b.label().equals("X509 CERTIFICATE")) {
+          if (factory == null) {
+            factory = CertificateFactory.getInstance("X.509");
+          }
+          certs.add(
+              (X509Certificate) factory.generateCertificate(new ByteArrayInputStream(b.der())));
         }
       }
     } catch (IOException e) {
@@ -61,6 +69,37 @@ final class PemFiles {
    * The private key in a PEM file: PKCS#8 ("BEGIN PRIVATE KEY"), or the traditional EC/RSA formats.
    */
   static PrivateKey readPrivateKey(Path file) {
+    try {
+      // the common case with the JDK alone; BouncyCastle reads the rest
+      for (Block b : blocks(file)) {
+        if (b.label().endsWith("PRIVATE KEY")) {
+          PrivateKey key = b.label().equals("PRIVATE KEY") ? pkcs8(b.der()) : null;
+          if (key != null) {
+            return key;
+          }
+          break;
+        }
+      }
+    } catch (IOException e) {
+      throw new UncheckedIOException(
+          "cannot read private key from " + file + ": " + e.getMessage(), e);
+    }
+    return readPrivateKeyWithBouncyCastle(file);
+  }
+
+  /** An unencrypted PKCS#8 key of an algorithm the hello can sign with, or null. */
+  private static PrivateKey pkcs8(byte[] der) {
+    for (String algorithm : new String[] {"EC", "RSA", "Ed25519"}) {
+      try {
+        return KeyFactory.getInstance(algorithm).generatePrivate(new PKCS8EncodedKeySpec(der));
+      } catch (GeneralSecurityException | RuntimeException e) {
+        // another algorithm's key, or not one at all: the next, then BouncyCastle, say which
+      }
+    }
+    return null;
+  }
+
+  private static PrivateKey readPrivateKeyWithBouncyCastle(Path file) {
     try (Reader reader = Files.newBufferedReader(file, StandardCharsets.US_ASCII);
         PEMParser parser = new PEMParser(reader)) {
       JcaPEMKeyConverter converter = new JcaPEMKeyConverter();
@@ -69,7 +108,8 @@ final class PemFiles {
           return converter.getPrivateKey(info);
         }
         if (o instanceof PEMKeyPair pair) {
-          return converter.getKeyPair(pair).getPrivate();
+          // not getKeyPair: a traditional EC key may leave out its public key
+          return converter.getPrivateKey(pair.getPrivateKeyInfo());
         }
         if (o instanceof PEMEncryptedKeyPair || o instanceof PKCS8EncryptedPrivateKeyInfo) {
           throw new IllegalArgumentException(
@@ -82,6 +122,45 @@ final class PemFiles {
     }
     throw new IllegalArgumentException("no PEM private key (BEGIN PRIVATE KEY) found in " + file);
   }
+
+  /** A PEM object: the X of "-----BEGIN X-----" and its decoded contents. */
+  private record Block(String label, byte[] der) {}
+
+  /**
+   * The PEM objects of a file, in order. Text between objects is ignored, as are the headers of an
+   * object (traditional encrypted keys have them; those go to BouncyCastle, which reads them).
+   */
+  private static List<Block> blocks(Path file) throws IOException {
+    List<Block> blocks = new ArrayList<>();
+    String label = null;
+    StringBuilder base64 = new StringBuilder();
+    for (String raw : Files.readAllLines(file, StandardCharsets.US_ASCII)) {
+      String line = raw.strip();
+      if (label == null) {
+        if (line.startsWith(BEGIN) && line.endsWith(DASHES) && line.length() > BEGIN.length() + 5) {
+          label = line.substring(BEGIN.length(), line.length() - DASHES.length());
+          base64.setLength(0);
+        }
+      } else if (line.equals(END + label + DASHES)) {
+        try {
+          blocks.add(new Block(label, Base64.getDecoder().decode(base64.toString())));
+        } catch (IllegalArgumentException e) {
+          throw new IOException("the PEM object " + label + " is not valid base64", e);
+        }
+        label = null;
+      } else if (line.indexOf(':') < 0) {
+        base64.append(line);
+      }
+    }
+    if (label != null) {
+      throw new IOException("the PEM object " + label + " has no END line");
+    }
+    return blocks;
+  }
+
+  private static final String BEGIN = "-----BEGIN ";
+  private static final String END = "-----END ";
+  private static final String DASHES = "-----";
 
   static void writeCertificates(Path file, List<X509Certificate> certs) throws IOException {
     StringBuilder pem = new StringBuilder();
