@@ -5,6 +5,7 @@ import java.io.IOException;
 import java.io.Reader;
 import java.io.UncheckedIOException;
 import java.io.Writer;
+import java.nio.charset.CharacterCodingException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.Files;
@@ -93,7 +94,7 @@ final class PemFiles {
       try {
         return KeyFactory.getInstance(algorithm).generatePrivate(new PKCS8EncodedKeySpec(der));
       } catch (GeneralSecurityException | RuntimeException e) {
-        // another algorithm's key, or not one at all: the next, then BouncyCastle, say which
+        // another algorithm's key, or none: BouncyCastle reads (or names) what none of these does
       }
     }
     return null;
@@ -134,7 +135,14 @@ final class PemFiles {
     List<Block> blocks = new ArrayList<>();
     String label = null;
     StringBuilder base64 = new StringBuilder();
-    for (String raw : Files.readAllLines(file, StandardCharsets.US_ASCII)) {
+    List<String> lines;
+    try {
+      lines = Files.readAllLines(file, StandardCharsets.US_ASCII);
+    } catch (CharacterCodingException e) {
+      throw new IOException(
+          "it is not a PEM file (not ASCII text; DER must be converted to PEM)", e);
+    }
+    for (String raw : lines) {
       String line = raw.strip();
       if (label == null) {
         if (line.startsWith(BEGIN) && line.endsWith(DASHES) && line.length() > BEGIN.length() + 5) {

@@ -169,6 +169,11 @@ class PemFilesTest {
         assertThrows(IllegalArgumentException.class, () -> PemFiles.readCertificates(notACert));
     assertTrue(i.getMessage().startsWith("invalid certificate in "), i.getMessage());
 
+    Path der = dir.resolve("ca.der");
+    Files.write(der, PemFiles.readCertificates(pki.caCertificate()).get(0).getEncoded());
+    e = assertThrows(UncheckedIOException.class, () -> PemFiles.readCertificates(der));
+    assertTrue(e.getMessage().contains("ca.der: it is not a PEM file"), e.getMessage());
+
     Path keyOnly = dir.resolve("key-only.pem");
     Files.copy(pki.credentials("party-a").privateKeyPem(), keyOnly);
     i = assertThrows(IllegalArgumentException.class, () -> PemFiles.readCertificates(keyOnly));
