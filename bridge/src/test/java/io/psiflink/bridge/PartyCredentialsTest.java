@@ -18,6 +18,7 @@ import java.security.KeyPairGenerator;
 import java.security.cert.X509Certificate;
 import java.util.Date;
 import java.util.List;
+import java.util.Set;
 import org.bouncycastle.asn1.x500.X500Name;
 import org.bouncycastle.cert.jcajce.JcaX509CertificateConverter;
 import org.bouncycastle.cert.jcajce.JcaX509v3CertificateBuilder;
@@ -68,6 +69,23 @@ class PartyCredentialsTest {
     assertEquals(
         List.of(List.of(2, "localhost"), List.of(7, "127.0.0.1")),
         cert.getSubjectAlternativeNames().stream().map(l -> List.copyOf(l)).toList());
+    assertEquals(-1, cert.getBasicConstraints(), "not a CA");
+    assertArrayEquals(
+        new boolean[] {true, false, false, false, false, false, false, false, false},
+        cert.getKeyUsage(),
+        "digitalSignature only");
+    X509Certificate ca = a.chain().get(1);
+    assertEquals(0, ca.getBasicConstraints(), "a CA of path length 0");
+    assertTrue(ca.getKeyUsage()[5] && ca.getKeyUsage()[6], "keyCertSign and cRLSign");
+    cert.verify(ca.getPublicKey());
+    assertEquals(ca.getSubjectX500Principal(), cert.getIssuerX500Principal());
+    // the leaf's authority key identifier is the CA's subject key identifier (DER around both)
+    byte[] ski = ca.getExtensionValue("2.5.29.14");
+    byte[] aki = cert.getExtensionValue("2.5.29.35");
+    assertArrayEquals(
+        java.util.Arrays.copyOfRange(ski, ski.length - 20, ski.length),
+        java.util.Arrays.copyOfRange(aki, aki.length - 20, aki.length));
+    assertEquals(Set.of("2.5.29.19", "2.5.29.15"), cert.getCriticalExtensionOIDs());
   }
 
   @Test
