@@ -1,7 +1,5 @@
 package io.psiflink.bridge;
 
-import java.nio.charset.Charset;
-import java.nio.charset.StandardCharsets;
 import java.security.GeneralSecurityException;
 import java.security.InvalidAlgorithmParameterException;
 import java.security.PrivateKey;
@@ -16,10 +14,8 @@ import java.security.cert.PKIXParameters;
 import java.security.cert.PKIXReason;
 import java.security.cert.TrustAnchor;
 import java.security.cert.X509Certificate;
-import java.util.Arrays;
 import java.util.Date;
 import java.util.HashSet;
-import java.util.HexFormat;
 import java.util.List;
 import java.util.Set;
 
@@ -46,14 +42,14 @@ final class Certificates {
 
   /** The first CN of a DER-encoded X.500 Name, or null; IllegalArgumentException if not DER. */
   static String commonName(byte[] name) {
-    Der rdns = new Der(name, 0, 0, name.length).enter(0x30); // Name ::= SEQUENCE OF RDN
+    DerReader rdns = DerReader.of(name).enter(0x30); // Name ::= SEQUENCE OF RDN
     while (rdns.more()) {
-      Der rdn = rdns.enter(0x31); // SET OF AttributeTypeAndValue
+      DerReader rdn = rdns.enter(0x31); // SET OF AttributeTypeAndValue
       while (rdn.more()) {
-        Der ava = rdn.enter(0x30);
-        Der type = ava.enter(0x06);
+        DerReader ava = rdn.enter(0x30);
+        DerReader type = ava.enter(0x06);
         int tag = ava.peekTag();
-        Der value = ava.enter(tag);
+        DerReader value = ava.enter(tag);
         if (type.is(CN_OID)) {
           return value.string(tag);
         }
@@ -64,79 +60,6 @@ final class Certificates {
 
   /** The content octets of the OID 2.5.4.3 (id-at-commonName). */
   private static final byte[] CN_OID = {0x55, 0x04, 0x03};
-
-  /** A cursor over DER content octets: definite lengths only, every length checked. */
-  private static final class Der {
-    private final byte[] b;
-    private final int tagAt; // where this element's tag is (its contents follow the header)
-    private final int start;
-    private final int end;
-    private int pos;
-
-    Der(byte[] b, int tagAt, int start, int end) {
-      this.b = b;
-      this.tagAt = tagAt;
-      this.start = start;
-      this.end = end;
-      this.pos = start;
-    }
-
-    boolean more() {
-      return pos < end;
-    }
-
-    int peekTag() {
-      if (pos >= end) {
-        throw new IllegalArgumentException("truncated DER");
-      }
-      return b[pos] & 0xff;
-    }
-
-    /** The contents of the next element, which must have tag {@code tag}. */
-    Der enter(int tag) {
-      if (peekTag() != tag || (tag & 0x1f) == 0x1f) {
-        throw new IllegalArgumentException("unexpected DER tag " + peekTag());
-      }
-      int tagAt = pos++;
-      if (pos >= end) {
-        throw new IllegalArgumentException("truncated DER");
-      }
-      int first = b[pos++] & 0xff;
-      long length = first;
-      if (first >= 0x80) {
-        int n = first & 0x7f;
-        if (n == 0 || n > 3 || end - pos < n) {
-          throw new IllegalArgumentException("unsupported DER length");
-        }
-        length = 0;
-        for (int i = 0; i < n; i++) {
-          length = (length << 8) | (b[pos++] & 0xff);
-        }
-      }
-      if (length > end - pos) {
-        throw new IllegalArgumentException("DER length beyond its container");
-      }
-      Der inner = new Der(b, tagAt, pos, pos + (int) length);
-      pos += (int) length;
-      return inner;
-    }
-
-    boolean is(byte[] content) {
-      return Arrays.equals(b, start, end, content, 0, content.length);
-    }
-
-    /** A string value by its ASN.1 type; any other type as "#" and its DER in hex. */
-    String string(int tag) {
-      return switch (tag) {
-        case 0x0c -> new String(b, start, end - start, StandardCharsets.UTF_8);
-        case 0x12, 0x13, 0x14, 0x16, 0x1a -> // Numeric, Printable, T61, IA5, Visible
-            new String(b, start, end - start, StandardCharsets.ISO_8859_1);
-        case 0x1e -> new String(b, start, end - start, StandardCharsets.UTF_16BE); // BMPString
-        case 0x1c -> new String(b, start, end - start, Charset.forName("UTF-32BE")); // Universal
-        default -> "#" + HexFormat.of().formatHex(b, tagAt, end);
-      };
-    }
-  }
 
   /**
    * Checks, with PKIX and without revocation, that {@code cert} chains to one of {@code trustedCas}

@@ -207,8 +207,8 @@ final class PemFiles {
   }
 
   private static void appendPem(StringBuilder out, String type, byte[] der) {
-    out.append("-----BEGIN ").append(type).append("-----\n");
+    out.append(BEGIN).append(type).append(DASHES).append('\n');
     out.append(Base64.getMimeEncoder(64, new byte[] {'\n'}).encodeToString(der)).append('\n');
-    out.append("-----END ").append(type).append("-----\n");
+    out.append(END).append(type).append(DASHES).append('\n');
   }
 }

@@ -12,14 +12,6 @@ import javax.net.ssl.SSLException;
  * CAs.
  */
 final class TlsContexts {
-  /**
-   * The type of the in-memory key store netty hands the private key to. The JDK's default, PKCS12,
-   * encrypts a key as it is stored with 10,000 rounds of PBKDF2 and decrypts it with as many: about
-   * 0.6 s of a cold JVM's start, for a store that is never written anywhere and whose password is
-   * empty. JKS's key protection costs nothing measurable.
-   */
-  static final String IN_MEMORY_KEY_STORE = "JKS";
-
   private TlsContexts() {}
 
   /** The relay's server context; clients must present a certificate signed by a trusted CA. */
@@ -27,7 +19,7 @@ final class TlsContexts {
     try {
       return GrpcSslContexts.configure(
               SslContextBuilder.forServer(server.privateKey(), chain(server)))
-          .keyStoreType(IN_MEMORY_KEY_STORE)
+          .keyStoreType(PartyCredentials.IN_MEMORY_KEY_STORE)
           .trustManager(server.trustedCas().toArray(X509Certificate[]::new))
           .clientAuth(ClientAuth.REQUIRE)
           .build();
@@ -49,7 +41,7 @@ final class TlsContexts {
     try {
       return GrpcSslContexts.forClient()
           .keyManager(self.privateKey(), chain(self))
-          .keyStoreType(IN_MEMORY_KEY_STORE)
+          .keyStoreType(PartyCredentials.IN_MEMORY_KEY_STORE)
           .trustManager(self.trustedCas().toArray(X509Certificate[]::new))
           .build();
     } catch (SSLException | RuntimeException e) {

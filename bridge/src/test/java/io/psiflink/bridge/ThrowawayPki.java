@@ -172,12 +172,10 @@ public final class ThrowawayPki {
 
   /** RFC 5280's key identifier (method 1): SHA-1 of the subjectPublicKey bits. */
   private static byte[] keyIdentifier(PublicKey key) throws GeneralSecurityException {
-    byte[] spki = key.getEncoded(); // SEQUENCE { AlgorithmIdentifier, BIT STRING }
-    int[] outer = Der.header(spki, 0);
-    int[] algorithm = Der.header(spki, outer[0]);
-    int[] bits = Der.header(spki, algorithm[0] + algorithm[1]);
-    return MessageDigest.getInstance("SHA-1")
-        .digest(Arrays.copyOfRange(spki, bits[0] + 1, bits[0] + bits[1])); // after unused bits
+    DerReader spki = DerReader.of(key.getEncoded()).enter(0x30);
+    spki.enter(0x30); // the AlgorithmIdentifier
+    byte[] bits = spki.enter(0x03).contents(); // the BIT STRING: unused bits, then the key
+    return MessageDigest.getInstance("SHA-1").digest(Arrays.copyOfRange(bits, 1, bits.length));
   }
 
   /** An X.509 v3 certificate signed with ECDSA and SHA-256, parsed back by the JDK. */
@@ -301,20 +299,6 @@ public final class ThrowawayPki {
       for (int g = groups - 1; g >= 0; g--) {
         out.write((int) ((v >>> (7 * g)) & 0x7f) | (g > 0 ? 0x80 : 0));
       }
-    }
-
-    /** {where the contents start, their length} of the element at {@code at}. */
-    static int[] header(byte[] der, int at) {
-      int first = der[at + 1] & 0xff;
-      if (first < 0x80) {
-        return new int[] {at + 2, first};
-      }
-      int n = first & 0x7f;
-      int length = 0;
-      for (int i = 0; i < n; i++) {
-        length = (length << 8) | (der[at + 2 + i] & 0xff);
-      }
-      return new int[] {at + 2 + n, length};
     }
   }
 }

@@ -30,9 +30,7 @@ final class Tls {
     PartyCredentials creds = PartyCredentials.load(chain, key, ca);
     try {
       char[] pw = new char[0];
-      // Held in memory only: PKCS12 would encrypt the key with 10,000 rounds of PBKDF2 and decrypt
-      // it with as many (about 0.6 s of a cold JVM) to protect it with an empty password.
-      KeyStore ks = KeyStore.getInstance("JKS");
+      KeyStore ks = KeyStore.getInstance(PartyCredentials.IN_MEMORY_KEY_STORE);
       ks.load(null, null);
       ks.setKeyEntry(
           "coordinator", creds.privateKey(), pw, creds.chain().toArray(new X509Certificate[0]));
