@@ -90,7 +90,7 @@ hadoop_classpath() { # hadoop_classpath DIR
 # deploy/flink/config.yaml with the lines of the keys in the overlay replaced (flat keys, one per line)
 make_conf() { # make_conf PARTY_DIR RPC_PORT REST_PORT
   local dir="$1" conf="$1/conf" line i
-  mkdir -p "$conf" "$dir/log" "$dir/pid" "$dir/tmp" "$dir/rocksdb"
+  mkdir -p "$conf" "$dir/log" "$dir/pid" "$dir/tmp"
   cp "$FLINK_HOME"/conf/log4j*.properties "$conf/"
   cat >"$dir/overlay.yaml" <<EOF
 jobmanager.rpc.address: localhost
@@ -108,7 +108,6 @@ taskmanager.memory.process.size: $cluster_tm_memory
 taskmanager.memory.managed.fraction: 0.3
 taskmanager.numberOfTaskSlots: $(slots_per_tm)
 parallelism.default: $cluster_parallelism
-state.backend.rocksdb.localdir: $dir/rocksdb
 io.tmp.dirs: $dir/tmp
 env.pid.dir: $dir/pid
 env.log.dir: $dir/log

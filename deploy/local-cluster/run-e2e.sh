@@ -24,7 +24,7 @@
 # --taskmanagers: TaskManager processes per cluster (default 1) with --slots slots each (default
 # ceil(P/N)); --bins: the bin count (default: the job chooses); --conf: a Flink option for both
 # clusters (e.g. restart-strategy.type=fixed-delay); --tm-memory: taskmanager.memory.process.size of
-# each TaskManager (default 1600m; give 10^6 rows 3g); --keep: keep HDFS data, tables and RocksDB
+# each TaskManager (default 1600m; give 10^6 rows 3g); --keep: keep HDFS data, tables and spill
 # directories after success (logs are always kept in the work directory).
 #
 # After the join the script writes WORK/distribution.json: per party, where the PSI operator's
@@ -147,7 +147,7 @@ cleanup() {
   if ((rc != 0)); then
     say "FAILED (exit $rc) after $((SECONDS - t_start)) s; logs in $work (flink-{a,b}/log, *.log)"
   elif ((keep == 0)); then
-    rm -rf "$work/hdfs" "$work/tables" "$work"/flink-*/tmp "$work"/flink-*/rocksdb
+    rm -rf "$work/hdfs" "$work/tables" "$work"/flink-*/tmp
   fi
   exit "$rc"
 }

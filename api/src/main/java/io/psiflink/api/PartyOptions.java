@@ -329,7 +329,7 @@ public final class PartyOptions {
       TypedOption.text(
           "work",
           "DIR",
-          "local directory for RocksDB and spill files (default: $TMPDIR/psi-flink-<party>)",
+          "local directory for spill files (default: $TMPDIR/psi-flink-<party>)",
           null);
 
   public static final TypedOption<Duration> PAIR_TIMEOUT =

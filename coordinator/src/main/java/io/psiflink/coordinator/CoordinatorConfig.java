@@ -223,7 +223,8 @@ public record CoordinatorConfig(
    *     $flinkHome/bin/flink run jobJar} against a real cluster)
    * @param javaHeap heap of the embedded child JVM (default 2g)
    * @param parallelism Flink parallelism of the job (default 2)
-   * @param workDir per-session work directories (RocksDB, logs, summaries; default {@code work})
+   * @param workDir per-session work directories (spill files, logs, summaries; default {@code
+   *     work})
    * @param certificate the certificate the job presents on the bridge (default:
    *     bridge.certificate); its CN must be this party's name
    * @param privateKey the job's key (read by the job only)

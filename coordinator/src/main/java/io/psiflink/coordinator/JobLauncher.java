@@ -347,7 +347,7 @@ final class JobLauncher implements AutoCloseable {
     List<String> cmd = new ArrayList<>();
     if (job.mode() == JobMode.EMBEDDED) {
       cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
-      cmd.add("-Xmx" + job.javaHeap());
+      cmd.addAll(JvmOptions.heap(job.javaHeap()));
       cmd.addAll(JvmOptions.forTables(List.of(options.get(PartyOptions.TABLE))));
       // the job's console logging, even where a test jar puts a silencing log4j2-test first
       cmd.add("-Dlog4j2.configurationFile=log4j2.properties");

@@ -52,6 +52,25 @@ class JvmOptionsTest {
     }
   }
 
+  @Test
+  void theYoungGenerationIsCappedWhereTheCapBinds() {
+    assertEquals(List.of("-Xmx6g", JvmOptions.YOUNG_CAP), JvmOptions.heap("6g"));
+    assertEquals(List.of("-Xmx2g", JvmOptions.YOUNG_CAP), JvmOptions.heap("2g"));
+    assertEquals(List.of("-Xmx1537M", JvmOptions.YOUNG_CAP), JvmOptions.heap("1537M"));
+    // a third of these is at most the cap already (and a cap as large as the heap makes a warning)
+    assertEquals(List.of("-Xmx1536m"), JvmOptions.heap("1536m"));
+    assertEquals(List.of("-Xmx512m"), JvmOptions.heap("512m"));
+    assertEquals(List.of("-Xmx1g"), JvmOptions.heap("1g"));
+    assertEquals(6L << 30, JvmOptions.heapBytes("6G"));
+    assertEquals(2048L << 10, JvmOptions.heapBytes("2048k"));
+    assertEquals(123456789L, JvmOptions.heapBytes("123456789"));
+    // not a size: passed on as given, for the JVM to refuse
+    for (String bad : new String[] {"", "6gb", "-1g", "g", "999999999999g", "1.5g"}) {
+      assertEquals(-1, JvmOptions.heapBytes(bad), bad);
+      assertEquals(List.of("-Xmx" + bad), JvmOptions.heap(bad));
+    }
+  }
+
   private Path csv(String name, int rows) throws Exception {
     StringBuilder b = new StringBuilder("k,v\n");
     for (int i = 0; i < rows; i++) {

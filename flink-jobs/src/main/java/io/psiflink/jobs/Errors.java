@@ -17,25 +17,36 @@ public final class Errors {
 
   /**
    * {@link #explain(Throwable)}, and when a disk was full (the chain says "No space left on
-   * device", which the JDK and RocksDB say without the path), which directories hold what this
-   * party writes: its spill in {@code workDir} (RocksDB's state, Flink's io.tmp.dirs, when run
+   * device", which the JDK says without the path), which directories hold what this party writes:
+   * its spill in {@code workDir} (the bins' spill files and Flink's, in io.tmp.dirs, when run
    * locally; null if unknown), else its outputs.
    */
   public static String explain(Throwable t, String workDir) {
     String line = chain(t);
-    if (!line.contains(NO_SPACE)) {
+    boolean shuffle = !line.contains(NO_SPACE) && line.contains(NO_SHUFFLE_TIER);
+    if (!line.contains(NO_SPACE) && !shuffle) {
       return line;
     }
     return line
-        + " (a disk is full: "
+        + " ("
+        + (shuffle
+            ? NO_SPACE + ": Flink's shuffle keeps part of its disk free and found too little; "
+            : "")
+        + "a disk is full: "
         + (workDir == null
-            ? "this party's spill directories (RocksDB's local dir, Flink's io.tmp.dirs)"
-            : "this party's work directory " + workDir + " (its spill: RocksDB, io.tmp.dirs)")
+            ? "this party's spill directories (Flink's io.tmp.dirs)"
+            : "this party's work directory " + workDir + " (its spill, in io.tmp.dirs)")
         + " or its output's or quarantine's file system)";
   }
 
-  /** What the JDK (ENOSPC) and RocksDB say when a write finds its disk full. */
+  /** What the JDK (ENOSPC) says when a write finds its disk full. */
   static final String NO_SPACE = "No space left on device";
+
+  /**
+   * What Flink's hybrid shuffle says when it has no tier left for its data: its disk tier refuses a
+   * new segment once the disk's free space falls below a reserve, before the disk is full.
+   */
+  static final String NO_SHUFFLE_TIER = "Failed to choose a storage tier";
 
   private static String chain(Throwable t) {
     List<String> parts = new ArrayList<>();

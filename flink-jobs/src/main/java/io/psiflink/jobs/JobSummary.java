@@ -22,13 +22,13 @@ import java.util.Map;
  * quarantined ones; rowsWithNullKey: rows quarantined for a NULL key, a part of rowsQuarantined),
  * PSI totals, bytes on the bridge, and wall-clock seconds per phase. Phases: handshake (key
  * agreement and protocol setup), tokenize (read, filter, tokenize), binSpill (shuffle to bins,
- * append to RocksDB), psi and lookupPayload (the bins' PSI rounds, and their reverse lookup,
- * payload exchange and join; the wall time of the bin stage is split between the two in proportion
- * to the time the bins spent in each), write (until the job finished). publicSize: the party's
- * {@link PublicSize} policy; rowsDisclosed: the n its bins announced to the peer and padded to (all
- * the peer learns of its size); intersectingKeys: null (left out of the JSON) for a party that does
- * not learn the intersection (B in the labeled mode). prefilter: with {@code --prefilter helper}
- * ({@link PrefilterSummary}), else null (left out of the JSON).
+ * append to the bins' spill), psi and lookupPayload (the bins' PSI rounds, and their reverse
+ * lookup, payload exchange and join; the wall time of the bin stage is split between the two in
+ * proportion to the time the bins spent in each), write (until the job finished). publicSize: the
+ * party's {@link PublicSize} policy; rowsDisclosed: the n its bins announced to the peer and padded
+ * to (all the peer learns of its size); intersectingKeys: null (left out of the JSON) for a party
+ * that does not learn the intersection (B in the labeled mode). prefilter: with {@code --prefilter
+ * helper} ({@link PrefilterSummary}), else null (left out of the JSON).
  */
 @JsonNaming(PropertyNamingStrategies.SnakeCaseStrategy.class)
 @JsonPropertyOrder({

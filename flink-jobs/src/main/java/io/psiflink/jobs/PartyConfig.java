@@ -47,7 +47,7 @@ import java.util.Objects;
  * @param labelBytes the labeled mode's public label size (B's rows of one key, padded)
  * @param parallelism Flink parallelism of the job (and bins processed at once)
  * @param maxAttempts attempts per bin before the job fails
- * @param workDir local directory for Flink's RocksDB and spill files
+ * @param workDir local directory for the bins' and Flink's spill files
  * @param publicSize what the peer learns of this party's size ({@link PublicSize})
  * @param expectedColumns the registered columns of this party's dataset (names and types, in
  *     order), or null when there is no registry (e.g. {@code ./psi local}): the job refuses to

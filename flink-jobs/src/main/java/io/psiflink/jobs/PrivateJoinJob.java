@@ -85,8 +85,8 @@ import org.slf4j.LoggerFactory;
 /**
  * One party's private join job (phases 1-6 of DESIGN.md): handshake with the peer's job over the
  * bridge, then one Flink batch job: read and quarantine, WHERE with Flink SQL, tokenize, shuffle to
- * bins kept in RocksDB, PSI per bin with the peer, reverse lookup and payload, and (party A) write
- * the joined rows.
+ * bins kept in a local spill file, PSI per bin with the peer, reverse lookup and payload, and
+ * (party A) write the joined rows.
  */
 public final class PrivateJoinJob {
   private static final Logger LOG = LoggerFactory.getLogger(PrivateJoinJob.class);
@@ -740,24 +740,23 @@ public final class PrivateJoinJob {
   /**
    * The job's Flink configuration. {@code onCluster}: the job runs inside {@code flink run} (a
    * context environment submits it to a running cluster); then only job-level options are set, and
-   * the cluster-level ones (RocksDB and spill directories, slots, network compression) come from
-   * the cluster's config.yaml (deploy/flink/config.yaml): paths of the client's machine mean
-   * nothing on the task managers, and a job cannot change a running task manager anyway.
+   * the cluster-level ones (spill directories, slots, network compression) come from the cluster's
+   * config.yaml (deploy/flink/config.yaml): paths of the client's machine mean nothing on the task
+   * managers, and a job cannot change a running task manager anyway.
    */
   static Configuration flinkConfig(PartyConfig cfg, boolean onCluster) throws java.io.IOException {
     Configuration conf = new Configuration();
     conf.set(ExecutionOptions.RUNTIME_MODE, RuntimeExecutionMode.BATCH);
-    // Bins are keyed state in RocksDB: BATCH mode would otherwise sort the input and keep one key's
-    // state on the heap.
-    conf.set(StateBackendOptions.STATE_BACKEND, "rocksdb");
+    // The bins' rows go to a spill file of their operator (BinSpill), not to keyed state: the
+    // bins' input is keyed only to route each bin to its subtask. BATCH mode would sort a keyed
+    // input first (all of it, on disk) unless told not to; a cluster configured for RocksDB would
+    // load and open RocksDB for a state nobody uses.
+    conf.set(StateBackendOptions.STATE_BACKEND, "hashmap");
     conf.set(ExecutionOptions.USE_BATCH_STATE_BACKEND, false);
     conf.set(ExecutionOptions.SORT_INPUTS, false);
-    // Bin rows are random tokens and encoded columns, written once and read once: compressing
-    // them in every flush and compaction only costs CPU.
-    conf.setString("state.backend.rocksdb.compression.per.level", "NO_COMPRESSION");
     // No operator keeps a record after passing it on, so chained operators need not copy them.
     conf.set(PipelineOptions.OBJECT_REUSE, true);
-    // Hybrid shuffle: the bins' operator takes rows (into RocksDB) while tokenization still runs,
+    // Hybrid shuffle: the bins' operator takes rows (into its spill) while tokenization still runs,
     // instead of after it wrote and sorted every row on disk (a blocking exchange).
     conf.set(ExecutionOptions.BATCH_SHUFFLE_MODE, BatchShuffleMode.ALL_EXCHANGES_HYBRID_FULL);
     conf.set(CoreOptions.DEFAULT_PARALLELISM, cfg.parallelism());
@@ -770,9 +769,7 @@ public final class PrivateJoinJob {
       return conf;
     }
     Path work = Path.of(cfg.workDir());
-    Files.createDirectories(work.resolve("rocksdb"));
     Files.createDirectories(work.resolve("tmp"));
-    conf.setString("state.backend.rocksdb.localdir", work.resolve("rocksdb").toString());
     conf.setString("io.tmp.dirs", work.resolve("tmp").toString());
     // Shuffled records are mostly random tokens and ciphertext: compressing them only costs CPU.
     conf.setString("taskmanager.network.compression.codec", "NONE");

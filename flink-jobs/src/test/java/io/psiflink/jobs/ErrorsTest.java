@@ -23,21 +23,31 @@ class ErrorsTest {
 
   @Test
   void aFullDiskNamesTheDirectoriesThatHoldTheSpill() {
-    // as Flink reports RocksDB's native library failing to unpack into a full io.tmp.dirs
+    // as a bin's spill reports a write into a full io.tmp.dirs
     Throwable t =
         new RuntimeException(
-            "Could not load the native RocksDB library",
+            "cannot write the bins' spill file /w/party-B/tmp/psi-bins-1.spill",
             new IOException("No space left on device"));
     assertEquals(
-        "Could not load the native RocksDB library: No space left on device (a disk is full:"
-            + " this party's work directory /w/party-B (its spill: RocksDB, io.tmp.dirs) or its"
+        "cannot write the bins' spill file /w/party-B/tmp/psi-bins-1.spill: No space left on"
+            + " device (a disk is full: this party's work directory /w/party-B (its spill, in"
+            + " io.tmp.dirs) or its"
             + " output's or quarantine's file system)",
         Errors.explain(t, "/w/party-B"));
     assertEquals(
-        "Could not load the native RocksDB library: No space left on device (a disk is full:"
-            + " this party's spill directories (RocksDB's local dir, Flink's io.tmp.dirs) or its"
+        "cannot write the bins' spill file /w/party-B/tmp/psi-bins-1.spill: No space left on"
+            + " device (a disk is full: this party's spill directories (Flink's io.tmp.dirs) or its"
             + " output's or quarantine's file system)",
         Errors.explain(t));
+    // the hybrid shuffle refuses a nearly full disk before any write fails
+    assertEquals(
+        "Failed to choose a storage tier to start a new segment. (No space left on device: Flink's"
+            + " shuffle keeps part of its disk free and found too little; a disk is full: this"
+            + " party's work directory /w/party-B (its spill, in io.tmp.dirs) or its output's or"
+            + " quarantine's file system)",
+        Errors.explain(
+            new IOException("Failed to choose a storage tier to start a new segment."),
+            "/w/party-B"));
     assertEquals("boom", Errors.explain(new IOException("boom"), "/w"));
   }
 }

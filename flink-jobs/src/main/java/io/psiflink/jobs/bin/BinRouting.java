@@ -50,6 +50,11 @@ public final class BinRouting implements Serializable {
     }
   }
 
+  /** The bin count m. */
+  public int bins() {
+    return keys.length;
+  }
+
   /** The key that routes bin {@code bin} to its subtask. */
   public int key(int bin) {
     return keys[bin];

@@ -2,7 +2,6 @@ package io.psiflink.jobs.bin;
 
 import io.psiflink.connectors.row.Varint;
 import io.psiflink.jobs.token.Tokens;
-import java.io.ByteArrayOutputStream;
 
 /**
  * One tokenized row as it is shuffled to its bin: the bin (4 bytes, big-endian), then exactly the
@@ -12,7 +11,8 @@ import java.io.ByteArrayOutputStream;
  * stage.
  */
 public final class TokenRecord {
-  private static final int BIN_BYTES = 4;
+  /** The bin's bytes before the bin's record: {@code record[BIN_BYTES..]} is what a bin stores. */
+  public static final int BIN_BYTES = 4;
 
   private TokenRecord() {}
 
@@ -34,10 +34,5 @@ public final class TokenRecord {
         | (record[1] & 0xff) << 16
         | (record[2] & 0xff) << 8
         | (record[3] & 0xff);
-  }
-
-  /** Appends the bin's part of the record to a chunk of the bin (see {@link BinTable}). */
-  public static void appendTo(ByteArrayOutputStream chunk, byte[] record) {
-    chunk.write(record, BIN_BYTES, record.length - BIN_BYTES);
   }
 }

@@ -5,17 +5,14 @@ import io.psiflink.api.JobMetricNames.Accumulators;
 import io.psiflink.bridge.BridgeClient;
 import io.psiflink.bridge.BridgeException;
 import io.psiflink.jobs.bin.BinRouting;
+import io.psiflink.jobs.bin.BinSpill;
 import io.psiflink.jobs.bin.BinTable;
 import io.psiflink.jobs.bin.TokenRecord;
 import io.psiflink.jobs.write.BinJournal;
 import io.psiflink.nativepsi.PsiException;
-import java.io.ByteArrayOutputStream;
+import java.io.File;
 import java.security.SecureRandom;
-import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
-import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
 import java.util.concurrent.ExecutorService;
@@ -24,9 +21,6 @@ import java.util.concurrent.TimeUnit;
 import org.apache.flink.api.common.accumulators.LongCounter;
 import org.apache.flink.api.common.accumulators.LongMaximum;
 import org.apache.flink.api.common.operators.MailboxExecutor;
-import org.apache.flink.api.common.state.ListState;
-import org.apache.flink.api.common.state.ListStateDescriptor;
-import org.apache.flink.api.common.typeinfo.PrimitiveArrayTypeInfo;
 import org.apache.flink.metrics.Counter;
 import org.apache.flink.runtime.state.KeyGroupRangeAssignment;
 import org.apache.flink.streaming.api.operators.AbstractStreamOperator;
@@ -37,22 +31,22 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Phases 4 to 6 for the bins of one subtask. Input 1: tokenized rows keyed by bin, appended in
- * chunks to keyed list state (RocksDB in psi-flink's configuration, so a party's set need not fit
- * in memory). Input 2: the party's total row count n, broadcast, which fixes the public padded bin
- * size. Once both inputs end, the subtask runs its bins in ascending order, one PSI exchange per
- * bin over the bridge. Ascending order on both sides cannot deadlock, whatever the two jobs'
- * parallelism: the smallest unfinished bin is always being worked on by both parties. A bin that
- * fails is retried alone, as a new attempt on the bridge; other bins are not redone. The output
- * party emits the joined rows in {@link io.psiflink.connectors.row.RowCodec} encoding, for {@link
- * io.psiflink.connectors.TableSink#writeEncoded}; party B emits nothing.
+ * Phases 4 to 6 for the bins of one subtask. Input 1: tokenized rows keyed by bin (the key only
+ * routes them here), appended to the subtask's {@link BinSpill}, a local file, so a party's set
+ * need not fit in memory. Input 2: the party's total row count n, broadcast, which fixes the public
+ * padded bin size. Once both inputs end, the subtask runs its bins in ascending order, one PSI
+ * exchange per bin over the bridge. Ascending order on both sides cannot deadlock, whatever the two
+ * jobs' parallelism: the smallest unfinished bin is always being worked on by both parties. A bin
+ * that fails is retried alone, as a new attempt on the bridge; other bins are not redone. The
+ * output party emits the joined rows in {@link io.psiflink.connectors.row.RowCodec} encoding, for
+ * {@link io.psiflink.connectors.TableSink#writeEncoded}; party B emits nothing.
  *
  * <p>Resuming: with a {@link BinJournal} (the output party of a resumable run) each bin's rows are
  * committed to it as the bin completes. A resumed run skips the bins the earlier run committed
  * ({@code resumed}, the same at both parties; their rows never reach this operator): the output
  * party emits their rows from the journal, the other party nothing.
  *
- * <p>Threads: keyed state and the output belong to the task's mailbox thread, which loads each bin,
+ * <p>Threads: the spill and the output belong to the task's mailbox thread, which loads each bin,
  * and emits its rows; the bin's network exchange ({@link BinExchange#exchange}, blocking on the
  * bridge's queues) runs on a dedicated thread meanwhile, and the mailbox thread yields to other
  * mail (cancellation, metrics) until it completes. Retries wait on a delayed executor, not a sleep.
@@ -62,9 +56,6 @@ public final class BinPsiOperator extends AbstractStreamOperator<byte[]>
   private static final long serialVersionUID = 1L;
   private static final Logger LOG = LoggerFactory.getLogger(BinPsiOperator.class);
 
-  /** Rows are appended to state in chunks of about this many bytes. */
-  private static final int CHUNK_BYTES = 128 * 1024;
-
   private final BinProtocol protocol;
   private final BridgeEndpoint bridge;
   private final BinRouting routing;
@@ -73,8 +64,7 @@ public final class BinPsiOperator extends AbstractStreamOperator<byte[]>
 
   private transient BinProtocol.Runner runner;
 
-  private transient ListState<byte[]> chunks;
-  private transient Map<Integer, ByteArrayOutputStream> buffers;
+  private transient BinSpill spill;
   private transient long totalRows;
   private transient int totalsSeen;
   private transient boolean input1Done;
@@ -129,11 +119,9 @@ public final class BinPsiOperator extends AbstractStreamOperator<byte[]>
               .createExecutor(getOperatorConfig().getChainIndex());
     }
     runner = protocol.open(getRuntimeContext(), new SecureRandom());
-    chunks =
-        getPartitionedState(
-            new ListStateDescriptor<>(
-                "bin-chunks", PrimitiveArrayTypeInfo.BYTE_PRIMITIVE_ARRAY_TYPE_INFO));
-    buffers = new HashMap<>();
+    File[] dirs = getContainingTask().getEnvironment().getIOManager().getSpillingDirectories();
+    int subtask = getRuntimeContext().getTaskInfo().getIndexOfThisSubtask();
+    spill = new BinSpill(dirs[subtask % dirs.length].toPath(), routing.bins());
     // the coordinator's progress reader (FlinkProgress) finds these by the same names
     var metrics = getMetricGroup().addGroup(JobMetricNames.PSI_GROUP);
     binsDone = metrics.counter(JobMetricNames.BINS_DONE);
@@ -146,26 +134,14 @@ public final class BinPsiOperator extends AbstractStreamOperator<byte[]>
     clock = new PhaseClock(getRuntimeContext());
   }
 
-  /**
-   * Rows reach keyed state in chunks, so the key is set once per chunk ({@link #processElement1}),
-   * not by Flink for every row: serializing the RocksDB key of each row cost a third of the time
-   * this operator spent taking rows in.
-   */
+  /** The operator keeps no keyed state: Flink need not set (and serialize) each row's key. */
   @Override
   public void setKeyContextElement1(StreamRecord record) {}
 
   @Override
   public void processElement1(StreamRecord<byte[]> element) throws Exception {
     byte[] r = element.getValue();
-    int bin = TokenRecord.bin(r);
-    ByteArrayOutputStream buf =
-        buffers.computeIfAbsent(bin, b -> new ByteArrayOutputStream(CHUNK_BYTES + 1024));
-    TokenRecord.appendTo(buf, r);
-    if (buf.size() >= CHUNK_BYTES) {
-      setCurrentKey(routing.key(bin));
-      chunks.add(buf.toByteArray());
-      buf.reset();
-    }
+    spill.add(TokenRecord.bin(r), r, TokenRecord.BIN_BYTES, r.length - TokenRecord.BIN_BYTES);
   }
 
   @Override
@@ -182,20 +158,20 @@ public final class BinPsiOperator extends AbstractStreamOperator<byte[]>
       input2Done = true;
     }
     if (input1Done && input2Done) {
-      flushBuffers();
+      clock.mark(Accumulators.SPILL_END);
       runBins();
     }
   }
 
-  private void flushBuffers() throws Exception {
-    for (Map.Entry<Integer, ByteArrayOutputStream> e : new TreeMap<>(buffers).entrySet()) {
-      if (e.getValue().size() > 0) {
-        setCurrentKey(routing.key(e.getKey()));
-        chunks.add(e.getValue().toByteArray());
+  @Override
+  public void close() throws Exception {
+    try {
+      if (spill != null) {
+        spill.close();
       }
+    } finally {
+      super.close();
     }
-    buffers = null;
-    clock.mark(Accumulators.SPILL_END);
   }
 
   /** The bins this subtask owns, ascending; checks that Flink routes their keys here. */
@@ -262,13 +238,7 @@ public final class BinPsiOperator extends AbstractStreamOperator<byte[]>
               journal == null ? "skipped" : rows + " rows out of the journal");
           continue;
         }
-        setCurrentKey(routing.key(bin));
-        List<byte[]> list = new ArrayList<>();
-        Iterable<byte[]> stored = chunks.get();
-        if (stored != null) {
-          stored.forEach(list::add);
-        }
-        BinTable table = new BinTable(list);
+        BinTable table = new BinTable(spill.read(bin));
         long start = System.nanoTime();
         BinExchange.BinResult result = exchangeWithRetries(client, network, bin, table);
         BinExchange.BinStats stats = result.stats();
@@ -289,7 +259,6 @@ public final class BinPsiOperator extends AbstractStreamOperator<byte[]>
         }
         psiNanos += stats.psiNanos();
         payloadNanos += stats.payloadNanos() + (System.nanoTime() - emitStart);
-        chunks.clear();
         binsDone.inc();
         bytesSent.inc(stats.bytesSent());
         bytesReceived.inc(stats.bytesReceived());

@@ -754,7 +754,7 @@ public final class JoinBenchmark {
       throws IOException, InterruptedException {
     List<String> cmd = new ArrayList<>();
     cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
-    cmd.add("-Xmx" + heap);
+    cmd.addAll(JvmOptions.heap(heap));
     // C1 only where both parties' JVMs have it
     cmd.addAll(JvmOptions.forTables(List.of(tables.a().toString(), tables.b().toString())));
     // the parties' JVMs map their classes from an archive (ClassDataSharing): so does this one

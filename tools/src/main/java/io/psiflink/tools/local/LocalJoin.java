@@ -523,7 +523,7 @@ public final class LocalJoin {
       }
       return "; party "
           + party.label()
-          + " found a disk full (No space left on device): its spill (RocksDB's state, Flink's"
+          + " found a disk full (No space left on device): its spill (the bins' and Flink's, in"
           + " io.tmp.dirs) is in "
           + work.resolve("party-" + party.label())
           + ", and it also writes its quarantine"
@@ -816,7 +816,7 @@ public final class LocalJoin {
       throws IOException {
     List<String> cmd = new ArrayList<>(prefix);
     cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
-    cmd.add("-Xmx" + heap);
+    cmd.addAll(JvmOptions.heap(heap));
     cmd.addAll(JvmOptions.forTables(List.of(party.get(PartyOptions.TABLE))));
     ClassDataSharing cds =
         ClassDataSharing.of(System.getProperty("java.class.path"), "party-" + party.role().label());

@@ -33,14 +33,15 @@ class StorageFaultTest {
 
   @Test
   void aSpillDiskThatFillsUpFailsBothPartiesNamingIt() throws Exception {
-    JoinFixture f = JoinFixture.generate(20_000, 20_000, 0.5, 0.0, 0.01, 31);
+    JoinFixture f = JoinFixture.generate(20_000, 600_000, 0.5, 0.0, 0.01, 31);
     Map<String, String> opts = f.localJoinOptions(dir, "csv", "4", "512m");
     // the peer notices within these (the defaults suit real networks, not a drill)
     opts.put("pair-timeout", "8");
     opts.put("idle-timeout", "8");
-    // B's work directory holds its spill: RocksDB's files and Flink's io.tmp.dirs (hybrid shuffle
-    // files, and what Flink unpacks there: its RPC system, ~25 MB, and RocksDB's native library);
-    // 30 MB hold the job's start, not its data (~15 MB more for 20k rows)
+    // B's work directory holds its spill, Flink's io.tmp.dirs: the bins' spill files, the hybrid
+    // shuffle's files, and what Flink unpacks there (its RPC system, ~25 MB); 36 MB hold the job's
+    // start, not B's 600k rows (some 30 MB in each of the shuffle and the bins' spill): whichever
+    // finds the disk full first fails the job
     Path spill = dir.resolve("work/party-B");
     Drill d;
     try (Tmpfs disk = Tmpfs.mount(spill, "36m")) {
