@@ -43,6 +43,8 @@ public final class JvmOptions {
   /** The option that stops HotSpot's tiered compilation at C1. */
   public static final String C1_ONLY = "-XX:TieredStopAtLevel=1";
 
+  private static final long YOUNG_CAP_MIB = 512;
+
   /**
    * The young generation's largest size. The parallel collector grows it towards a third of the
    * heap (2 GiB of a 6 GiB party), and each of its pages costs a page fault and the kernel's
@@ -50,9 +52,7 @@ public final class JvmOptions {
    * half of each party's peak RSS (2.7 against 1.3 GiB), and the larger young generation saved
    * nothing (docs/benchmarks.md, issue 19's eighth step).
    */
-  public static final String YOUNG_CAP = "-XX:MaxNewSize=512m";
-
-  private static final long YOUNG_CAP_BYTES = 512L << 20;
+  public static final String YOUNG_CAP = "-XX:MaxNewSize=" + YOUNG_CAP_MIB + "m";
 
   private JvmOptions() {}
 
@@ -84,7 +84,9 @@ public final class JvmOptions {
    */
   public static List<String> heap(String size) {
     long bytes = heapBytes(size);
-    return bytes > 3 * YOUNG_CAP_BYTES ? List.of("-Xmx" + size, YOUNG_CAP) : List.of("-Xmx" + size);
+    return bytes > 3 * (YOUNG_CAP_MIB << 20)
+        ? List.of("-Xmx" + size, YOUNG_CAP)
+        : List.of("-Xmx" + size);
   }
 
   /** The bytes of a heap size as -Xmx takes it, or -1 if it is not one (the JVM says why). */

@@ -23,8 +23,9 @@ public final class Errors {
    */
   public static String explain(Throwable t, String workDir) {
     String line = chain(t);
-    boolean shuffle = !line.contains(NO_SPACE) && line.contains(NO_SHUFFLE_TIER);
-    if (!line.contains(NO_SPACE) && !shuffle) {
+    boolean full = line.contains(NO_SPACE);
+    boolean shuffle = !full && line.contains(NO_SHUFFLE_TIER);
+    if (!full && !shuffle) {
       return line;
     }
     return line

@@ -101,11 +101,6 @@ public final class BinSpill implements Closeable {
     return out;
   }
 
-  /** Bytes written to the file so far. */
-  public long bytesWritten() {
-    return end;
-  }
-
   /** Deletes the file. */
   @Override
   public void close() throws IOException {
