@@ -649,9 +649,9 @@ public final class PrivateJoinJob {
 
   /**
    * The server-aided sample filter between tokenize and the bins: per subtask a Bloom filter of the
-   * tokens ({@link BloomPartial}, chained to the tokenizer), one exchange with the helper for the
-   * OR of them ({@link PrefilterExchange}), then the tokens whose positions are all set in the
-   * combined filter ({@link CandidateSelect}).
+   * tokens ({@link BloomPartial}, chained to the tokenizer, which passes the rows on in batches),
+   * one exchange with the helper for the OR of them ({@link PrefilterExchange}), then the tokens
+   * whose positions are all set in the combined filter ({@link CandidateSelect}).
    *
    * @param unmatchedOutput the output party's column sources when non-candidates belong to the
    *     output (LEFT and anti-joins), else null
@@ -675,15 +675,15 @@ public final class PrivateJoinJob {
                 ? null
                 : java.util.HexFormat.of().formatHex(cfg.helperCertificateSha256()),
             cfg.maxAttempts());
-    DataStream<long[]> partial =
+    SingleOutputStreamOperator<byte[]> kept =
         tokenized
             .transform(
                 "prefilter: Bloom filter of " + name,
-                PrimitiveArrayTypeInfo.LONG_PRIMITIVE_ARRAY_TYPE_INFO,
+                PrimitiveArrayTypeInfo.BYTE_PRIMITIVE_ARRAY_TYPE_INFO,
                 new BloomPartial(plan, secretsName, link))
             .setParallelism(tokenized.getParallelism());
     DataStream<long[]> combined =
-        partial
+        kept.getSideOutput(BloomPartial.FILTER_PIECES)
             .global()
             .transform(
                 "prefilter: exchange with helper " + cfg.helper(),
@@ -691,8 +691,7 @@ public final class PrivateJoinJob {
                 new PrefilterExchange(plan, secretsName, link))
             .setParallelism(1)
             .setMaxParallelism(1);
-    return tokenized
-        .connect(combined.broadcast())
+    return kept.connect(combined.broadcast())
         .transform(
             "prefilter: candidates of " + name,
             PrimitiveArrayTypeInfo.BYTE_PRIMITIVE_ARRAY_TYPE_INFO,

@@ -188,14 +188,7 @@ class PrefilterPipelineTest {
     long[] union = new long[fa.length];
     int pieces = 0;
     try (var it =
-        env.fromData(records, PrimitiveArrayTypeInfo.BYTE_PRIMITIVE_ARRAY_TYPE_INFO)
-            .rebalance()
-            .transform(
-                "partial",
-                PrimitiveArrayTypeInfo.LONG_PRIMITIVE_ARRAY_TYPE_INFO,
-                new BloomPartial(PLAN, JobSecrets.CACHE_NAME, null))
-            .setParallelism(P)
-            .executeAndCollect()) {
+        partial(env, records).getSideOutput(BloomPartial.FILTER_PIECES).executeAndCollect()) {
       while (it.hasNext()) {
         FilterChunks.orInto(it.next(), union);
         pieces++;
@@ -215,11 +208,7 @@ class PrefilterPipelineTest {
             .returns(PrimitiveArrayTypeInfo.LONG_PRIMITIVE_ARRAY_TYPE_INFO)
             .setParallelism(1);
     SingleOutputStreamOperator<byte[]> selected =
-        env.fromData(records, PrimitiveArrayTypeInfo.BYTE_PRIMITIVE_ARRAY_TYPE_INFO)
-            .rebalance()
-            .map(x -> x)
-            .returns(PrimitiveArrayTypeInfo.BYTE_PRIMITIVE_ARRAY_TYPE_INFO)
-            .setParallelism(P)
+        partial(env, records)
             .connect(late.broadcast())
             .transform(
                 "candidates",
@@ -254,6 +243,18 @@ class PrefilterPipelineTest {
     assertEquals(6000, candidates + unmatched, "every row is a candidate or an unmatched row");
     assertEquals(6000 - candidates, unmatchedValues.size());
     assertTrue(unmatchedValues.stream().allMatch(v -> v.matches("v[0-9]+\\|null")));
+  }
+
+  /** The records, spread over P subtasks of {@link BloomPartial} without a helper. */
+  private static SingleOutputStreamOperator<byte[]> partial(
+      StreamExecutionEnvironment env, List<byte[]> records) {
+    return env.fromData(records, PrimitiveArrayTypeInfo.BYTE_PRIMITIVE_ARRAY_TYPE_INFO)
+        .rebalance()
+        .transform(
+            "partial",
+            PrimitiveArrayTypeInfo.BYTE_PRIMITIVE_ARRAY_TYPE_INFO,
+            new BloomPartial(PLAN, JobSecrets.CACHE_NAME, null))
+        .setParallelism(P);
   }
 
   /** Holds the combined filter back, so that the tokens are there long before it. */

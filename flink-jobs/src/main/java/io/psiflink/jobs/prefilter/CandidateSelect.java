@@ -7,6 +7,7 @@ import io.psiflink.jobs.payload.JoinKindOutput;
 import io.psiflink.jobs.session.JobSecrets;
 import io.psiflink.jobs.token.Tokens;
 import io.psiflink.nativepsi.FilterPositions;
+import java.util.Arrays;
 import org.apache.flink.api.common.accumulators.LongCounter;
 import org.apache.flink.api.common.typeinfo.PrimitiveArrayTypeInfo;
 import org.apache.flink.streaming.api.operators.AbstractStreamOperator;
@@ -20,11 +21,14 @@ import org.apache.flink.util.OutputTag;
 /**
  * Keeps this party's tokenized rows whose k filter positions are all set in the combined filter F =
  * B'_A AND B'_B: the candidates, a superset of the rows whose key the peer holds (a Bloom filter
- * has no false negatives). Input 1: the tokenized rows ({@link io.psiflink.jobs.bin.TokenRecord});
- * input 2: F's pieces with a set bit, broadcast from {@link PrefilterExchange}. The operator reads
- * input 2 to its end before input 1 ({@link InputSelectable}): Flink's "broadcast side first" of
- * BATCH mode needs sorted inputs, which this job turns off, so the order is enforced here, and a
- * row arriving before F is complete fails the job rather than being judged by half a filter.
+ * has no false negatives). Input 1: the tokenized rows ({@link io.psiflink.jobs.bin.TokenRecord})
+ * in {@link KeptBatch}es from {@link BloomPartial}; input 2: F's pieces with a set bit, broadcast
+ * from {@link PrefilterExchange}. A row whose first position is clear in F (nearly every row that
+ * is no candidate) is judged by that alone; only the others have their k positions computed. The
+ * operator reads input 2 to its end before input 1 ({@link InputSelectable}): Flink's "broadcast
+ * side first" of BATCH mode needs sorted inputs, which this job turns off, so the order is enforced
+ * here, and a row arriving before F is complete fails the job rather than being judged by half a
+ * filter.
  *
  * <p>At the output party of a LEFT or anti-join the other rows are certain non-matches and belong
  * to the output: they go to {@link #UNMATCHED_ROWS} as output rows, B's columns NULL (as {@link
@@ -52,6 +56,7 @@ public final class CandidateSelect extends AbstractStreamOperator<byte[]>
   private transient FilterPositions positions;
   private transient long[] filter;
   private transient boolean filterComplete;
+  private transient KeptBatch.Rows kept;
   private transient byte[][] records;
   private transient byte[] batch;
   private transient long[] out;
@@ -81,6 +86,7 @@ public final class CandidateSelect extends AbstractStreamOperator<byte[]>
     }
     positions = FilterPositions.create(secrets.filterKey(), plan.filterBits(), plan.hashes());
     filter = new long[Math.toIntExact(plan.words())];
+    kept = new KeptBatch.Rows();
     records = new byte[BloomPartial.BATCH][];
     batch = new byte[BloomPartial.BATCH * Tokens.BYTES];
     out = new long[BloomPartial.BATCH * plan.hashes()];
@@ -110,11 +116,28 @@ public final class CandidateSelect extends AbstractStreamOperator<byte[]>
       throw new IllegalStateException(
           "a tokenized row reached the candidate selection before the combined filter was complete");
     }
-    byte[] r = element.getValue();
-    System.arraycopy(r, TOKEN_OFFSET, batch, pending * Tokens.BYTES, Tokens.BYTES);
-    records[pending] = r;
-    if (++pending == records.length) {
-      flush();
+    byte[] b = element.getValue();
+    KeptBatch.Rows rows = kept.read(b);
+    long[] first = rows.positions;
+    int n = rows.count;
+    // the bits first, into the positions' array: independent loads, their cache misses overlap
+    for (int i = 0; i < n; i++) {
+      long p = first[i];
+      first[i] = filter[(int) (p >>> 6)] & (1L << p);
+    }
+    for (int i = 0; i < n; i++) {
+      int off = rows.offsets[i];
+      int len = rows.lengths[i];
+      if (first[i] != 0) {
+        byte[] r = Arrays.copyOfRange(b, off, off + len);
+        System.arraycopy(r, TOKEN_OFFSET, batch, pending * Tokens.BYTES, Tokens.BYTES);
+        records[pending] = r;
+        if (++pending == records.length) {
+          flush();
+        }
+      } else if (unmatchedOutput != null) {
+        unmatched(b, off, off + len);
+      }
     }
   }
 
@@ -131,16 +154,21 @@ public final class CandidateSelect extends AbstractStreamOperator<byte[]>
         candidates.add(1);
         output.collect(new StreamRecord<>(r));
       } else if (unmatchedOutput != null) {
-        long len = Varint.read(r, TOKEN_OFFSET + Tokens.BYTES, r.length);
-        output.collect(
-            UNMATCHED_ROWS,
-            new StreamRecord<>(
-                JoinKindOutput.ownRow(
-                    keptCodec, unmatchedOutput, r, Varint.next(len), Varint.value(len), starts)));
-        rowsOut.add(1);
+        unmatched(r, 0, r.length);
       }
     }
     pending = 0;
+  }
+
+  /** The output row of the record {@code b[off, end)}, which is no candidate. */
+  private void unmatched(byte[] b, int off, int end) {
+    long len = Varint.read(b, off + TOKEN_OFFSET + Tokens.BYTES, end);
+    output.collect(
+        UNMATCHED_ROWS,
+        new StreamRecord<>(
+            JoinKindOutput.ownRow(
+                keptCodec, unmatchedOutput, b, Varint.next(len), Varint.value(len), starts)));
+    rowsOut.add(1);
   }
 
   @Override
