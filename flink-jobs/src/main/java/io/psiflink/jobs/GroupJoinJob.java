@@ -12,8 +12,8 @@ import io.psiflink.connectors.SchemaDiscovery;
 import io.psiflink.connectors.StagedOutput;
 import io.psiflink.connectors.TableSink;
 import io.psiflink.connectors.row.RowCodec;
+import io.psiflink.jobs.bin.BinBatcher;
 import io.psiflink.jobs.bin.BinRouting;
-import io.psiflink.jobs.bin.TokenRecord;
 import io.psiflink.jobs.filter.KeyExpressions;
 import io.psiflink.jobs.multiparty.GroupBins;
 import io.psiflink.jobs.psi.BinPsiOperator;
@@ -36,7 +36,6 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import org.apache.flink.api.common.typeinfo.PrimitiveArrayTypeInfo;
-import org.apache.flink.api.common.typeinfo.Types;
 import org.apache.flink.runtime.state.KeyGroupRangeAssignment;
 import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
@@ -255,9 +254,7 @@ final class GroupJoinJob {
             output == null ? new int[0] : output.column(),
             secretsName);
     DataStream<byte[]> joined =
-        front
-            .tokenized()
-            .keyBy(r -> routing.key(TokenRecord.bin(r)), Types.INT)
+        BinBatcher.keyedBatches(front.tokenized(), routing)
             .connect(total.broadcast())
             .transform(
                 JobMetricNames.PSI_OPERATOR,

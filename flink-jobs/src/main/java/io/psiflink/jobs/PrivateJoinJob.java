@@ -20,6 +20,7 @@ import io.psiflink.connectors.TableSink;
 import io.psiflink.connectors.TableSource;
 import io.psiflink.connectors.row.RowCodec;
 import io.psiflink.connectors.row.RowView;
+import io.psiflink.jobs.bin.BinBatcher;
 import io.psiflink.jobs.bin.BinRouting;
 import io.psiflink.jobs.bin.TokenRecord;
 import io.psiflink.jobs.filter.KeyExpressions;
@@ -485,8 +486,7 @@ public final class PrivateJoinJob {
       toBins = toBins.filter(new SkipBins(resumed)).name("skip the bins committed earlier");
     }
     DataStream<byte[]> joined =
-        toBins
-            .keyBy(r -> routing.key(TokenRecord.bin(r)), Types.INT)
+        BinBatcher.keyedBatches(toBins, routing)
             .connect(total.broadcast())
             .transform(
                 JobMetricNames.PSI_OPERATOR,

@@ -60,6 +60,19 @@ public final class BinRouting implements Serializable {
     return keys[bin];
   }
 
+  /** The operator's parallelism p. */
+  public int parallelism() {
+    return parallelism;
+  }
+
+  /** The subtask that runs bin {@code bin}. */
+  public int subtask(int bin) {
+    if (bin < 0 || bin >= keys.length) {
+      throw new IllegalArgumentException("bin " + bin + " of " + keys.length);
+    }
+    return bin % parallelism;
+  }
+
   /** The bins subtask {@code subtask} runs, ascending. */
   public List<Integer> binsOf(int subtask) {
     List<Integer> out = new ArrayList<>();

@@ -1,6 +1,7 @@
 package io.psiflink.jobs.prefilter;
 
 import io.psiflink.bridge.BridgeException;
+import io.psiflink.jobs.bin.RowBatch;
 import io.psiflink.jobs.session.JobSecrets;
 import io.psiflink.jobs.token.Tokens;
 import io.psiflink.nativepsi.FilterPositions;
@@ -17,8 +18,8 @@ import org.apache.flink.util.OutputTag;
  * FilterPositions}, in batches), set in a filter of 2^L bits; at the end of input the filter's
  * pieces that have a set bit ({@link FilterChunks}) go to {@link PrefilterExchange}, which ORs
  * them, on the side output {@link #FILTER_PIECES}. The rows themselves go on to {@link
- * CandidateSelect}, packed with their first position ({@link KeptBatch}). The filter is allocated
- * at the first token, so a subtask without tokens costs nothing.
+ * CandidateSelect}, packed with their first position ({@link RowBatch}). The filter is allocated at
+ * the first token, so a subtask without tokens costs nothing.
  *
  * <p>Subtask 0 also receives, from its start, what the AND needs from the helper and the peer
  * ({@link PrefilterPrefetch}), and sends it on after its pieces.
@@ -48,7 +49,7 @@ public final class BloomPartial extends AbstractStreamOperator<byte[]>
   private transient byte[] batch;
   private transient byte[][] records;
   private transient long[] out;
-  private transient KeptBatch.Writer kept;
+  private transient RowBatch.Writer kept;
   private transient int pending;
   private transient PrefilterPrefetch prefetch;
 
@@ -74,7 +75,7 @@ public final class BloomPartial extends AbstractStreamOperator<byte[]>
     batch = new byte[BATCH * Tokens.BYTES];
     records = new byte[BATCH][];
     out = new long[BATCH * plan.hashes()];
-    kept = new KeptBatch.Writer();
+    kept = new RowBatch.Writer();
     if (link != null && getRuntimeContext().getTaskInfo().getIndexOfThisSubtask() == 0) {
       try {
         prefetch = PrefilterPrefetch.start(link, plan, secrets.frameKey());
@@ -105,7 +106,7 @@ public final class BloomPartial extends AbstractStreamOperator<byte[]>
     int k = plan.hashes();
     FilterChunks.set(filter, out, pending * k);
     for (int i = 0; i < pending; i++) {
-      if (kept.add(out[i * k], records[i])) {
+      if (kept.add(out[i * k], records[i], 0, records[i].length)) {
         output.collect(new StreamRecord<>(kept.take()));
       }
       records[i] = null;

@@ -3,6 +3,7 @@ package io.psiflink.jobs.prefilter;
 import io.psiflink.api.JobMetricNames.Accumulators;
 import io.psiflink.connectors.row.RowCodec;
 import io.psiflink.connectors.row.Varint;
+import io.psiflink.jobs.bin.RowBatch;
 import io.psiflink.jobs.payload.JoinKindOutput;
 import io.psiflink.jobs.session.JobSecrets;
 import io.psiflink.jobs.token.Tokens;
@@ -22,13 +23,13 @@ import org.apache.flink.util.OutputTag;
  * Keeps this party's tokenized rows whose k filter positions are all set in the combined filter F =
  * B'_A AND B'_B: the candidates, a superset of the rows whose key the peer holds (a Bloom filter
  * has no false negatives). Input 1: the tokenized rows ({@link io.psiflink.jobs.bin.TokenRecord})
- * in {@link KeptBatch}es from {@link BloomPartial}; input 2: F's pieces with a set bit, broadcast
- * from {@link PrefilterExchange}. A row whose first position is clear in F (nearly every row that
- * is no candidate) is judged by that alone; only the others have their k positions computed. The
- * operator reads input 2 to its end before input 1 ({@link InputSelectable}): Flink's "broadcast
- * side first" of BATCH mode needs sorted inputs, which this job turns off, so the order is enforced
- * here, and a row arriving before F is complete fails the job rather than being judged by half a
- * filter.
+ * in {@link RowBatch}es (tag: the first filter position) from {@link BloomPartial}; input 2: F's
+ * pieces with a set bit, broadcast from {@link PrefilterExchange}. A row whose first position is
+ * clear in F (nearly every row that is no candidate) is judged by that alone; only the others have
+ * their k positions computed. The operator reads input 2 to its end before input 1 ({@link
+ * InputSelectable}): Flink's "broadcast side first" of BATCH mode needs sorted inputs, which this
+ * job turns off, so the order is enforced here, and a row arriving before F is complete fails the
+ * job rather than being judged by half a filter.
  *
  * <p>At the output party of a LEFT or anti-join the other rows are certain non-matches and belong
  * to the output: they go to {@link #UNMATCHED_ROWS} as output rows, B's columns NULL (as {@link
@@ -56,7 +57,7 @@ public final class CandidateSelect extends AbstractStreamOperator<byte[]>
   private transient FilterPositions positions;
   private transient long[] filter;
   private transient boolean filterComplete;
-  private transient KeptBatch.Rows kept;
+  private transient RowBatch.Rows kept;
   private transient byte[][] records;
   private transient byte[] batch;
   private transient long[] out;
@@ -86,7 +87,7 @@ public final class CandidateSelect extends AbstractStreamOperator<byte[]>
     }
     positions = FilterPositions.create(secrets.filterKey(), plan.filterBits(), plan.hashes());
     filter = new long[Math.toIntExact(plan.words())];
-    kept = new KeptBatch.Rows();
+    kept = new RowBatch.Rows();
     records = new byte[BloomPartial.BATCH][];
     batch = new byte[BloomPartial.BATCH * Tokens.BYTES];
     out = new long[BloomPartial.BATCH * plan.hashes()];
@@ -117,10 +118,10 @@ public final class CandidateSelect extends AbstractStreamOperator<byte[]>
           "a tokenized row reached the candidate selection before the combined filter was complete");
     }
     byte[] b = element.getValue();
-    KeptBatch.Rows rows = kept.read(b);
-    long[] first = rows.positions;
+    RowBatch.Rows rows = kept.read(b);
+    long[] first = rows.tags;
     int n = rows.count;
-    // the bits first, into the positions' array: independent loads, their cache misses overlap
+    // the first bits, over the positions: independent loads, whose cache misses overlap
     for (int i = 0; i < n; i++) {
       long p = first[i];
       first[i] = filter[(int) (p >>> 6)] & (1L << p);

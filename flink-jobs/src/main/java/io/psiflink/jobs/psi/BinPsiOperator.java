@@ -7,7 +7,7 @@ import io.psiflink.bridge.BridgeException;
 import io.psiflink.jobs.bin.BinRouting;
 import io.psiflink.jobs.bin.BinSpill;
 import io.psiflink.jobs.bin.BinTable;
-import io.psiflink.jobs.bin.TokenRecord;
+import io.psiflink.jobs.bin.RowBatch;
 import io.psiflink.jobs.write.BinJournal;
 import io.psiflink.nativepsi.PsiException;
 import java.io.File;
@@ -31,15 +31,16 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Phases 4 to 6 for the bins of one subtask. Input 1: tokenized rows keyed by bin (the key only
- * routes them here), appended to the subtask's {@link BinSpill}, a local file, so a party's set
- * need not fit in memory. Input 2: the party's total row count n, broadcast, which fixes the public
- * padded bin size. Once both inputs end, the subtask runs its bins in ascending order, one PSI
- * exchange per bin over the bridge. Ascending order on both sides cannot deadlock, whatever the two
- * jobs' parallelism: the smallest unfinished bin is always being worked on by both parties. A bin
- * that fails is retried alone, as a new attempt on the bridge; other bins are not redone. The
- * output party emits the joined rows in {@link io.psiflink.connectors.row.RowCodec} encoding, for
- * {@link io.psiflink.connectors.TableSink#writeEncoded}; party B emits nothing.
+ * Phases 4 to 6 for the bins of one subtask. Input 1: tokenized rows in {@link RowBatch}es of this
+ * subtask's bins ({@link io.psiflink.jobs.bin.BinBatcher}; the key only routes them here), each row
+ * appended to the subtask's {@link BinSpill}, a local file, so a party's set need not fit in
+ * memory. Input 2: the party's total row count n, broadcast, which fixes the public padded bin
+ * size. Once both inputs end, the subtask runs its bins in ascending order, one PSI exchange per
+ * bin over the bridge. Ascending order on both sides cannot deadlock, whatever the two jobs'
+ * parallelism: the smallest unfinished bin is always being worked on by both parties. A bin that
+ * fails is retried alone, as a new attempt on the bridge; other bins are not redone. The output
+ * party emits the joined rows in {@link io.psiflink.connectors.row.RowCodec} encoding, for {@link
+ * io.psiflink.connectors.TableSink#writeEncoded}; party B emits nothing.
  *
  * <p>Resuming: with a {@link BinJournal} (the output party of a resumable run) each bin's rows are
  * committed to it as the bin completes. A resumed run skips the bins the earlier run committed
@@ -65,6 +66,7 @@ public final class BinPsiOperator extends AbstractStreamOperator<byte[]>
   private transient BinProtocol.Runner runner;
 
   private transient BinSpill spill;
+  private transient RowBatch.Rows rows;
   private transient long totalRows;
   private transient int totalsSeen;
   private transient boolean input1Done;
@@ -80,7 +82,8 @@ public final class BinPsiOperator extends AbstractStreamOperator<byte[]>
   /**
    * @param protocol what each bin runs; it reads the session's keys in {@link #open}: they are
    *     never fields of the operator, so never in the job graph
-   * @param routing how the input is keyed: records carry {@code routing.key(bin)} as their key
+   * @param routing how the input is keyed: a batch carries {@code routing.key(bin)} of its first
+   *     bin as its key
    */
   public BinPsiOperator(BinProtocol protocol, BridgeEndpoint bridge, BinRouting routing) {
     this(protocol, bridge, routing, null, new java.util.BitSet());
@@ -122,6 +125,7 @@ public final class BinPsiOperator extends AbstractStreamOperator<byte[]>
     File[] dirs = getContainingTask().getEnvironment().getIOManager().getSpillingDirectories();
     int subtask = getRuntimeContext().getTaskInfo().getIndexOfThisSubtask();
     spill = new BinSpill(dirs[subtask % dirs.length].toPath(), routing.bins());
+    rows = new RowBatch.Rows();
     // the coordinator's progress reader (FlinkProgress) finds these by the same names
     var metrics = getMetricGroup().addGroup(JobMetricNames.PSI_GROUP);
     binsDone = metrics.counter(JobMetricNames.BINS_DONE);
@@ -140,8 +144,11 @@ public final class BinPsiOperator extends AbstractStreamOperator<byte[]>
 
   @Override
   public void processElement1(StreamRecord<byte[]> element) throws Exception {
-    byte[] r = element.getValue();
-    spill.add(TokenRecord.bin(r), r, TokenRecord.BIN_BYTES, r.length - TokenRecord.BIN_BYTES);
+    byte[] b = element.getValue();
+    RowBatch.Rows r = rows.read(b);
+    for (int i = 0; i < r.count; i++) {
+      spill.add((int) r.tags[i], b, r.offsets[i], r.lengths[i]);
+    }
   }
 
   @Override

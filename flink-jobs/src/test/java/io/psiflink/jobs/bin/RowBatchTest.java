@@ -1,4 +1,4 @@
-package io.psiflink.jobs.prefilter;
+package io.psiflink.jobs.bin;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -11,25 +11,25 @@ import java.util.List;
 import java.util.SplittableRandom;
 import org.junit.jupiter.api.Test;
 
-/** Rows packed by {@link KeptBatch.Writer} read back as written, batch by batch. */
-class KeptBatchTest {
+/** Rows packed by {@link RowBatch.Writer} read back as written, batch by batch. */
+class RowBatchTest {
   @Test
   void rowsComeBackWithTheirPositionsInOrder() {
     SplittableRandom r = new SplittableRandom(5);
     List<byte[]> records = new ArrayList<>();
-    List<Long> positions = new ArrayList<>();
+    List<Long> tags = new ArrayList<>();
     for (int i = 0; i < 20_000; i++) {
       // mostly small rows, some larger than a batch, some empty
       int size = i % 997 == 0 ? 100_000 + r.nextInt(50_000) : i % 101 == 0 ? 0 : r.nextInt(300);
       byte[] rec = new byte[size];
       r.nextBytes(rec);
       records.add(rec);
-      positions.add(i % 3 == 0 ? 0xffffffffL - i : r.nextLong(1L << 32));
+      tags.add(i % 3 == 0 ? 0xffffffffL - i : r.nextLong(1L << 32));
     }
-    KeptBatch.Writer w = new KeptBatch.Writer();
+    RowBatch.Writer w = new RowBatch.Writer();
     List<byte[]> batches = new ArrayList<>();
     for (int i = 0; i < records.size(); i++) {
-      if (w.add(positions.get(i), records.get(i))) {
+      if (w.add(tags.get(i), records.get(i), 0, records.get(i).length)) {
         batches.add(w.take());
       }
     }
@@ -39,13 +39,13 @@ class KeptBatchTest {
     assertTrue(w.isEmpty());
     assertTrue(batches.size() > 100, "many batches: " + batches.size());
 
-    KeptBatch.Rows rows = new KeptBatch.Rows();
+    RowBatch.Rows rows = new RowBatch.Rows();
     int i = 0;
     for (byte[] b : batches) {
       rows.read(b);
       assertTrue(rows.count > 0);
       for (int j = 0; j < rows.count; j++, i++) {
-        assertEquals(positions.get(i), rows.positions[j], "position of row " + i);
+        assertEquals(tags.get(i), rows.tags[j], "tag of row " + i);
         int off = rows.offsets[j];
         assertArrayEquals(
             records.get(i), Arrays.copyOfRange(b, off, off + rows.lengths[j]), "row " + i);
@@ -55,12 +55,12 @@ class KeptBatchTest {
   }
 
   @Test
-  void aTruncatedBatchAndAPositionBeyondThirtyTwoBitsAreRejected() {
-    KeptBatch.Writer w = new KeptBatch.Writer();
-    w.add(7, new byte[40]);
-    w.add(9, new byte[40]);
+  void aTruncatedBatchAndATagBeyondThirtyTwoBitsAreRejected() {
+    RowBatch.Writer w = new RowBatch.Writer();
+    w.add(7, new byte[40], 0, 40);
+    w.add(9, new byte[40], 0, 40);
     byte[] b = w.take();
-    KeptBatch.Rows rows = new KeptBatch.Rows();
+    RowBatch.Rows rows = new RowBatch.Rows();
     assertEquals(2, rows.read(b).count);
     for (int cut = 1; cut < b.length; cut++) {
       byte[] t = Arrays.copyOf(b, cut);
@@ -70,7 +70,7 @@ class KeptBatchTest {
         assertThrows(IllegalArgumentException.class, () -> rows.read(t), "cut at " + cut);
       }
     }
-    assertThrows(IllegalArgumentException.class, () -> w.add(1L << 32, new byte[1]));
-    assertThrows(IllegalArgumentException.class, () -> w.add(-1, new byte[1]));
+    assertThrows(IllegalArgumentException.class, () -> w.add(1L << 32, new byte[1], 0, 1));
+    assertThrows(IllegalArgumentException.class, () -> w.add(-1, new byte[1], 0, 1));
   }
 }
