@@ -215,7 +215,8 @@ public final class RowCodec implements Serializable {
       buf[size++] = (byte) b;
     }
 
-    void putInt(int x) {
+    /** Appends {@code x}, big-endian. */
+    public void putInt(int x) {
       ensure(4);
       buf[size++] = (byte) (x >>> 24);
       buf[size++] = (byte) (x >>> 16);
@@ -228,7 +229,8 @@ public final class RowCodec implements Serializable {
       putInt((int) x);
     }
 
-    void putBytes(byte[] b, int off, int len) {
+    /** Appends {@code b[off, off + len)} after its varint length. */
+    public void putBytes(byte[] b, int off, int len) {
       ensure(Varint.size(len) + len);
       size = Varint.put(buf, size, len);
       System.arraycopy(b, off, buf, size, len);

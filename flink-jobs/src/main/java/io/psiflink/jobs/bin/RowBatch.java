@@ -1,5 +1,6 @@
 package io.psiflink.jobs.bin;
 
+import io.psiflink.connectors.row.RowCodec;
 import io.psiflink.connectors.row.Varint;
 import java.util.Arrays;
 
@@ -23,16 +24,12 @@ public final class RowBatch {
     if (batch.length < 4) {
       throw new IllegalArgumentException("a batch of " + batch.length + " bytes has no row");
     }
-    return (batch[0] & 0xff) << 24
-        | (batch[1] & 0xff) << 16
-        | (batch[2] & 0xff) << 8
-        | (batch[3] & 0xff);
+    return RowCodec.getInt(batch, 0);
   }
 
   /** Packs rows into batches of about {@link #TARGET_BYTES}. Not thread-safe. */
   public static final class Writer {
-    private byte[] buf = new byte[TARGET_BYTES + 256];
-    private int len;
+    private RowCodec.Out buf = new RowCodec.Out();
 
     /**
      * Appends a row: {@code tag} (an unsigned 32-bit value) and {@code src[off, off + n)}.
@@ -43,31 +40,22 @@ public final class RowBatch {
       if (tag >>> 32 != 0) {
         throw new IllegalArgumentException("a row's tag beyond 32 bits: " + tag);
       }
-      int need = 4 + Varint.size(n) + n;
-      if (len + need > buf.length) {
-        buf = Arrays.copyOf(buf, Math.max(2 * buf.length, len + need));
-      }
-      int p = len;
-      buf[p] = (byte) (tag >>> 24);
-      buf[p + 1] = (byte) (tag >>> 16);
-      buf[p + 2] = (byte) (tag >>> 8);
-      buf[p + 3] = (byte) tag;
-      p = Varint.put(buf, p + 4, n);
-      System.arraycopy(src, off, buf, p, n);
-      len = p + n;
-      return len >= TARGET_BYTES;
+      buf.putInt((int) tag);
+      buf.putBytes(src, off, n);
+      return buf.size() >= TARGET_BYTES;
     }
 
     public boolean isEmpty() {
-      return len == 0;
+      return buf.size() == 0;
     }
 
     /** The batch so far, exactly sized; the writer starts a new one. */
     public byte[] take() {
-      byte[] b = Arrays.copyOf(buf, len);
-      len = 0;
-      if (buf.length > 2 * TARGET_BYTES) {
-        buf = new byte[TARGET_BYTES + 256]; // a huge row does not keep its buffer
+      byte[] b = buf.toByteArray();
+      if (buf.array().length > 2 * TARGET_BYTES) {
+        buf = new RowCodec.Out(); // a huge row does not keep its buffer
+      } else {
+        buf.reset();
       }
       return b;
     }
@@ -101,11 +89,7 @@ public final class RowBatch {
         if (batch.length - p < 4) {
           throw new IllegalArgumentException("a row's tag truncated");
         }
-        tags[n] =
-            (batch[p] & 0xffL) << 24
-                | (batch[p + 1] & 0xffL) << 16
-                | (batch[p + 2] & 0xffL) << 8
-                | (batch[p + 3] & 0xffL);
+        tags[n] = Integer.toUnsignedLong(RowCodec.getInt(batch, p));
         long len = Varint.read(batch, p + 4, batch.length);
         int off = Varint.next(len);
         int size = Varint.value(len);
