@@ -56,6 +56,20 @@ INSTANTIATE_TEST_SUITE_P(
                       Case{1 << 18, 1 << 18, 1 << 17}, Case{1 << 18, 1 << 18, 0},
                       Case{1 << 18, 1 << 18, 1 << 18}));
 
+// The receiver's table keys each mask by its first 36 bits and confirms a hit against the whole
+// mask: masks of 13 bytes (sigma 80 at these sizes) and of fewer than 8 (sigma 16, tiny sets).
+TEST(Rr22, MasksOfEveryLengthMatchExactly) {
+  for (const Case c : {Case{3000, 2500, 1200}, Case{7, 5, 3}, Case{40, 40, 40}}) {
+    for (const char* sigma : {"sigma=80", "sigma=16"}) {
+      Sets s = make_sets(c.na, c.nb, c.common, c.na + c.nb + 11);
+      Outcome o = run(s, c.na, c.nb, std::string("output=both,") + sigma);
+      ASSERT_EQ(o.status, PSI_OK) << o.error;
+      EXPECT_EQ(o.receiver, s.expect_a) << sigma << " " << c.na;
+      EXPECT_EQ(o.sender, s.expect_b) << sigma << " " << c.na;
+    }
+  }
+}
+
 TEST(Rr22, ReceiverOnlyOutputLeavesSenderEmpty) {
   Sets s = make_sets(500, 700, 123, 5);
   Outcome o = run(s, 500, 700, "output=receiver");

@@ -146,9 +146,11 @@ struct VoleRun {
 };
 
 // One VOLE with simulated correlated OTs (t random, q = t ^ r * Delta: the COT definition),
-// the message passed through `tamper`.
+// the message passed through `tamper`. With `x`, the receiver runs finish_masked on a copy of it
+// and a, c are read back from its outputs (a = masked ^ x, c = the copy).
 VoleRun run_vole(uint64_t m, uint64_t seed,
-                 const std::function<void(std::vector<uint8_t>*)>& tamper = nullptr) {
+                 const std::function<void(std::vector<uint8_t>*)>& tamper = nullptr,
+                 const std::vector<Block>* x = nullptr) {
   const LpnShape shape = lpn_shape(m);
   Prg rr(make_block(seed, 1)), rs(make_block(seed, 2)), ot(make_block(seed, 3));
   const Block code_seed = make_block(seed, 4), tweak = make_block(seed, 5);
@@ -174,7 +176,13 @@ VoleRun run_vole(uint64_t m, uint64_t seed,
   if (tamper) tamper(&msg);
   out.a.resize(m);
   out.c.resize(m);
-  out.status = rcv.finish(t.data(), ByteView(msg), out.a.data(), out.c.data());
+  if (x == nullptr) {
+    out.status = rcv.finish(t.data(), ByteView(msg), out.a.data(), out.c.data());
+    return out;
+  }
+  out.c = *x;
+  out.status = rcv.finish_masked(t.data(), ByteView(msg), out.c.data(), out.a.data());
+  for (size_t i = 0; i < m; ++i) out.a[i] ^= (*x)[i];
   return out;
 }
 
@@ -197,6 +205,22 @@ TEST_P(SilentVoleSizes, CorrelationHoldsAtEveryIndex) {
   for (uint64_t i = 0; i < m; i += step)
     ASSERT_TRUE(block_equal(v.c[i], v.b[i] ^ ref_mul(v.a[i], v.delta))) << i;
   EXPECT_LT(zeros, m);  // a is not all zero
+}
+
+// finish_masked (the PSI receiver's P + a and P := c in one pass) gives the same a and c as
+// finish from the same randomness, whatever x holds.
+TEST(SilentVole, FinishMaskedIsFinishWithTheMaskApplied) {
+  for (uint64_t m : {uint64_t(1000), uint64_t(70000)}) {
+    Prg prg(make_block(m, 99));
+    std::vector<Block> x(m);
+    prg.fill(x.data(), m * sizeof(Block));
+    const VoleRun plain = run_vole(m, m + 7), fused = run_vole(m, m + 7, nullptr, &x);
+    ASSERT_TRUE(plain.status.is_ok() && fused.status.is_ok());
+    for (size_t i = 0; i < m; ++i) {
+      ASSERT_TRUE(block_equal(plain.a[i], fused.a[i])) << i;
+      ASSERT_TRUE(block_equal(plain.c[i], fused.c[i])) << i;
+    }
+  }
 }
 
 INSTANTIATE_TEST_SUITE_P(SilentVole, SilentVoleSizes,

@@ -104,6 +104,11 @@ void SilentVoleReceiver::choices(uint8_t* out) const {
 }
 
 Status SilentVoleReceiver::finish(const Block* t, ByteView msg, Block* a, Block* c) {
+  std::memset(c, 0, shape_.m * sizeof(Block));
+  return finish_masked(t, msg, c, a);
+}
+
+Status SilentVoleReceiver::finish_masked(const Block* t, ByteView msg, Block* x, Block* masked) {
   if (msg.size != message_bytes())
     return peer_error("silent VOLE message: " + std::to_string(msg.size) + " bytes, expected " +
                       std::to_string(message_bytes()) + " (" + std::to_string(shape_.t) +
@@ -142,8 +147,10 @@ Status SilentVoleReceiver::finish(const Block* t, ByteView msg, Block* a, Block*
   secure_wipe(alpha_.data(), alpha_.size() * sizeof(uint64_t));
   secure_wipe(beta_.data(), beta_.size() * sizeof(Block));
   code_.dual_encode2(e.get(), w.get());
-  std::memcpy(a, e.get(), shape_.m * sizeof(Block));
-  std::memcpy(c, w.get(), shape_.m * sizeof(Block));
+  for (size_t i = 0; i < shape_.m; ++i) {
+    masked[i] = x[i] ^ e[i];
+    x[i] = w[i];
+  }
   return Status::ok();
 }
 

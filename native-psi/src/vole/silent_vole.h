@@ -55,6 +55,10 @@ class SilentVoleReceiver {
   // t: the cot_count() IKNP outputs for choices(); msg: the sender's message (exactly
   // message_bytes(), else PSI_ERR_PEER_MESSAGE). Writes a and c (shape.m Blocks each).
   Status finish(const Block* t, ByteView msg, Block* a, Block* c);
+  // finish() fused with the PSI receiver's use of it, in one pass and without a and c buffers:
+  // masked[i] = x[i] ^ a[i], then x[i] = c[i] (shape.m Blocks each; x is the OKVS, masked the
+  // message P + a).
+  Status finish_masked(const Block* t, ByteView msg, Block* x, Block* masked);
 
  private:
   LpnShape shape_;

@@ -365,12 +365,23 @@ class Rr22Receiver final : public Rr22Base {
     }
     if (round == 2) {
       PSI_RETURN_IF_ERROR(vole_in_.append(chunk, at));
-      if (!last) return Status::ok();
+      if (!last) {
+        // The message is complete before its end is signalled: the sender encodes its last piece
+        // between the two. The first pieces' P + a are computed in that time and wait in out_.
+        if (vole_in_.data().size() != vole_bytes_ || masked_early_) return Status::ok();
+        masked_early_ = true;
+        out_.clear();
+        out_pos_ = 0;
+        bool more = false;
+        return next_masked_piece(&more);
+      }
       if (vole_in_.data().size() != vole_bytes_)
         return peer_error(at + ": message ended after " + std::to_string(vole_in_.data().size()) +
                           " of " + std::to_string(vole_bytes_) + " bytes");
-      out_.clear();
-      out_pos_ = 0;
+      if (!masked_early_) {
+        out_.clear();
+        out_pos_ = 0;
+      }
       return Status::ok();
     }
     // Round 4. This party's own outputs wait until the sender's arrive: computing them earlier
@@ -516,20 +527,13 @@ class Rr22Receiver final : public Rr22Base {
       for (size_t j = b; j < e; ++j) {
         const size_t q = q0 + j;
         const Piece& p = pieces_[q];
-        std::vector<Block> c(p.shape.m);
         // vector storage is 16-byte aligned and every piece starts at a multiple of 16 bytes
-        Block* a = reinterpret_cast<Block*>(out_.data() + 16 * (p.offset - first));
-        st[j] = vole_[q]->finish(
+        Block* masked = reinterpret_cast<Block*>(out_.data() + 16 * (p.offset - first));
+        st[j] = vole_[q]->finish_masked(
             cots_[q].data(),
-            ByteView(vole_in_.data().data() + p.msg_offset, vole_[q]->message_bytes()), a,
-            c.data());
+            ByteView(vole_in_.data().data() + p.msg_offset, vole_[q]->message_bytes()),
+            P_.data() + p.offset, masked);
         if (!st[j].is_ok()) continue;
-        Block* P = P_.data() + p.offset;
-        for (uint64_t i = 0; i < p.shape.m; ++i) {
-          a[i] ^= P[i];
-          P[i] = c[i];
-        }
-        secure_wipe(c.data(), c.size() * sizeof(Block));
         secure_wipe(cots_[q].data(), cots_[q].size() * sizeof(Block));
         std::vector<Block>().swap(cots_[q]);
         vole_[q].reset();
@@ -588,14 +592,20 @@ class Rr22Receiver final : public Rr22Base {
     });
     secure_wipe(elements_.data(), elements_.size() * sizeof(Block));
     std::vector<Block>().swap(elements_);
-    // 1.5 slots per item (load 2/3: about 2 probes per lookup), not the next power of two above
-    // 2n, which is up to 4n slots: at 2^24 items 192 instead of 256 MiB at the end's peak
-    lookup_.assign(std::max<uint64_t>(16, n + n / 2 + 1), 0);
+    // 1.5 home slots per item (load 2/3), in home order (below): at 2^24 items 192 MiB
+    homes_ = std::max<uint64_t>(16, n + n / 2 + 1);
+    lookup_.assign(homes_ + 64, 0);
+    constexpr uint64_t kAhead = 16;
     for (uint64_t i = 0; i < n; ++i) {
-      const uint64_t key = mask_key(&item_mask_[i * L]);
-      uint64_t slot = home_slot(key);
-      while (lookup_[slot]) slot = next_slot(slot);
-      lookup_[slot] = (key >> 32) << 32 | (i + 1);
+      if (i + kAhead < n)
+        __builtin_prefetch(&lookup_[home_slot(key_of(&item_mask_[(i + kAhead) * L]))]);
+      const uint64_t key = key_of(&item_mask_[i * L]), home = home_slot(key);
+      uint64_t in = key << kItemBits | (i + 1);
+      uint64_t slot = home;
+      while (lookup_[slot] && home_slot(lookup_[slot] >> kItemBits) <= home) ++slot;
+      for (; lookup_[slot]; ++slot) std::swap(in, lookup_[slot]);  // the run moves up one
+      lookup_[slot] = in;
+      if (slot + 1 == lookup_.size()) lookup_.resize(lookup_.size() + 64);  // the last stays empty
     }
     matched_.assign((n + 63) / 64, 0);
     if (cfg_.output_both) claim_item_.assign(cfg_.sender_size, kNone);
@@ -603,36 +613,44 @@ class Rr22Receiver final : public Rr22Base {
     return Status::ok();
   }
 
-  // A mask key's first slot: its low 32 bits scaled to the table; then the next, cyclically.
-  uint64_t home_slot(uint64_t key) const { return ((key & 0xFFFFFFFFu) * lookup_.size()) >> 32; }
-  uint64_t next_slot(uint64_t slot) const { return slot + 1 == lookup_.size() ? 0 : slot + 1; }
-
-  uint64_t mask_key(const uint8_t* m) const {
+  // The masks' table: 8-byte slots, each the low 36 bits of a mask (its key) above its element + 1
+  // (28 bits; 0: empty). Linear probing without wrap-around, each run of slots kept in order of the
+  // keys' homes (as Robin Hood hashing keeps it), so that a lookup stops at the first slot whose
+  // home lies past its own: about 2 slots, one cache line, at load 2/3, where scanning on to the
+  // run's end took about 5. A key's home: its low 32 bits scaled to homes_. The table's last slot
+  // is always empty. A slot whose key matches is confirmed against the element's whole mask.
+  static constexpr uint32_t kItemBits = 28;  // rr22 sets are below 2^28
+  static constexpr uint64_t kKeyMask = (uint64_t(1) << (64 - kItemBits)) - 1;
+  uint64_t key_of(const void* mask) const {
     uint64_t k = 0;
-    std::memcpy(&k, m, std::min<uint32_t>(8, cfg_.mask_bytes));
-    return k;
+    std::memcpy(&k, mask, std::min<uint32_t>(8, cfg_.mask_bytes));
+    return k & kKeyMask;
   }
+  uint64_t home_slot(uint64_t key) const { return ((key & 0xFFFFFFFFu) * homes_) >> 32; }
 
-  // Checks masks number g0 .. g0+count-1 (contiguous at m): prefetch the slots, probe, verify the
-  // candidates' full masks. Colliding fingerprints cost time but never hide a match.
+  // Checks masks number g0 .. g0+count-1 (contiguous at m): prefetch the slots, probe, compare.
   void check_masks(uint64_t g0, const uint8_t* m, size_t count) {
     const uint32_t L = cfg_.mask_bytes;
     constexpr size_t kStep = 32;
+    uint64_t key[kStep];
     for (size_t k0 = 0; k0 < count; k0 += kStep) {
       const size_t c = std::min(kStep, count - k0);
-      for (size_t k = 0; k < c; ++k)
-        __builtin_prefetch(&lookup_[home_slot(mask_key(m + (k0 + k) * L))]);
       for (size_t k = 0; k < c; ++k) {
-        const uint8_t* mk = m + (k0 + k) * L;
-        const uint64_t key = mask_key(mk), want = key >> 32;
-        for (uint64_t slot = home_slot(key); lookup_[slot]; slot = next_slot(slot)) {
-          const uint64_t e = lookup_[slot];
-          if ((e >> 32) != want) continue;
-          const uint64_t item = (e & 0xFFFFFFFF) - 1;
-          if (std::memcmp(&item_mask_[item * L], mk, L) == 0) {
-            matched_[item / 64] |= uint64_t(1) << (item % 64);
-            if (cfg_.output_both) claim_item_[g0 + k0 + k] = uint32_t(item);
+        key[k] = key_of(m + (k0 + k) * L);
+        __builtin_prefetch(&lookup_[home_slot(key[k])]);
+      }
+      for (size_t k = 0; k < c; ++k) {
+        const uint64_t home = home_slot(key[k]);
+        for (uint64_t slot = home; lookup_[slot]; ++slot) {
+          const uint64_t e = lookup_[slot], ekey = e >> kItemBits;
+          if (ekey != key[k]) {
+            if (home_slot(ekey) > home) break;
+            continue;
           }
+          const uint64_t item = (e & ((uint64_t(1) << kItemBits) - 1)) - 1;
+          if (std::memcmp(&item_mask_[item * L], m + (k0 + k) * L, L) != 0) continue;
+          matched_[item / 64] |= uint64_t(1) << (item % 64);
+          if (cfg_.output_both) claim_item_[g0 + k0 + k] = uint32_t(item);
         }
       }
     }
@@ -684,11 +702,13 @@ class Rr22Receiver final : public Rr22Base {
   uint64_t vole_bytes_ = 0;
   MessageBuffer vole_in_;
   size_t next_piece_ = 0;
+  bool masked_early_ = false;  // round 2's first P + a computed before the message's end
   bool own_ready_ = false;
   BigBlocks P_;  // the OKVS; piece by piece replaced by the VOLE's c
   std::vector<uint8_t> item_mask_;
   std::vector<uint64_t> item_proof_;
   std::vector<uint64_t> lookup_;
+  uint64_t homes_ = 0;
   RecordStream masks_in_;
   LabelReceiver labels_in_;  // output=labels: round 4's parser
   bool labels_done_ = false;
@@ -1038,9 +1058,14 @@ class Rr22Sender final : public Rr22Base {
     if (bad)
       return peer_error(at + ": " + std::to_string(bad) + " of " + std::to_string(count) +
                         " claimed positions carry no valid proof of a match");
+    // Ascending through a bitmap of the elements: n/8 bytes, no sort of the matches
+    std::vector<uint64_t> hit((ns + 63) / 64, 0);
+    for (uint32_t p : found) hit[order_[p] / 64] |= uint64_t(1) << (order_[p] % 64);
     result_.clear();
-    for (uint32_t p : found) result_.push_back(order_[p]);
-    std::sort(result_.begin(), result_.end());
+    result_.reserve(found.size());
+    for (uint64_t w = 0; w < hit.size(); ++w)
+      for (uint64_t bits = hit[w]; bits; bits &= bits - 1)
+        result_.push_back(64 * w + uint64_t(__builtin_ctzll(bits)));
     std::vector<uint32_t>().swap(order_);
     out_.clear();
     out_pos_ = 0;
