@@ -619,6 +619,10 @@ class Rr22Receiver final : public Rr22Base {
   // home lies past its own: about 2 slots, one cache line, at load 2/3, where scanning on to the
   // run's end took about 5. A key's home: its low 32 bits scaled to homes_. The table's last slot
   // is always empty. A slot whose key matches is confirmed against the element's whole mask.
+  // The low `bytes` bytes of x at w, least significant first (put_u32 and put_u64's order).
+  static void store_le(uint8_t* w, uint64_t x, int bytes) {
+    for (int i = 0; i < bytes; ++i) w[i] = uint8_t(x >> (8 * i));
+  }
   static constexpr uint32_t kItemBits = 28;  // rr22 sets are below 2^28
   static constexpr uint64_t kKeyMask = (uint64_t(1) << (64 - kItemBits)) - 1;
   uint64_t key_of(const void* mask) const {
@@ -679,12 +683,15 @@ class Rr22Receiver final : public Rr22Base {
       // Claims: u32 count | count x (u32 position | u64 proof), ascending positions, each once.
       uint32_t count = 0;
       for (uint32_t item : claim_item_) count += item != kNone;
-      out_.reserve(4 + size_t(count) * kClaimBytes);
-      put_u32(&out_, count);
+      out_.resize(4 + size_t(count) * kClaimBytes);
+      uint8_t* w = out_.data();
+      store_le(w, count, 4);
+      w += 4;
       for (uint64_t pos = 0; pos < claim_item_.size(); ++pos) {
         if (claim_item_[pos] == kNone) continue;
-        put_u32(&out_, uint32_t(pos));
-        put_u64(&out_, item_proof_[claim_item_[pos]]);
+        store_le(w, pos, 4);
+        store_le(w + 4, item_proof_[claim_item_[pos]], 8);
+        w += kClaimBytes;
       }
       std::vector<uint32_t>().swap(claim_item_);
       secure_wipe(item_proof_.data(), item_proof_.size() * sizeof(uint64_t));
