@@ -613,16 +613,17 @@ class Rr22Receiver final : public Rr22Base {
     return Status::ok();
   }
 
+  // The low `bytes` bytes of x at w, least significant first (put_u32 and put_u64's order).
+  static void store_le(uint8_t* w, uint64_t x, int bytes) {
+    for (int i = 0; i < bytes; ++i) w[i] = uint8_t(x >> (8 * i));
+  }
+
   // The masks' table: 8-byte slots, each the low 36 bits of a mask (its key) above its element + 1
   // (28 bits; 0: empty). Linear probing without wrap-around, each run of slots kept in order of the
   // keys' homes (as Robin Hood hashing keeps it), so that a lookup stops at the first slot whose
   // home lies past its own: about 2 slots, one cache line, at load 2/3, where scanning on to the
   // run's end took about 5. A key's home: its low 32 bits scaled to homes_. The table's last slot
   // is always empty. A slot whose key matches is confirmed against the element's whole mask.
-  // The low `bytes` bytes of x at w, least significant first (put_u32 and put_u64's order).
-  static void store_le(uint8_t* w, uint64_t x, int bytes) {
-    for (int i = 0; i < bytes; ++i) w[i] = uint8_t(x >> (8 * i));
-  }
   static constexpr uint32_t kItemBits = 28;  // rr22 sets are below 2^28
   static constexpr uint64_t kKeyMask = (uint64_t(1) << (64 - kItemBits)) - 1;
   uint64_t key_of(const void* mask) const {
