@@ -54,6 +54,14 @@ struct Rr22Config {
   std::array<uint8_t, 32> instance{};
 };
 
+// out = the indices of the set bits of `bits` (bit i of word i/64), ascending: a result without a
+// sort.
+void set_bits_ascending(const std::vector<uint64_t>& bits, std::vector<uint64_t>* out) {
+  out->clear();
+  for (uint64_t w = 0; w < bits.size(); ++w)
+    for (uint64_t b = bits[w]; b; b &= b - 1) out->push_back(64 * w + uint64_t(__builtin_ctzll(b)));
+}
+
 // Runs fn(begin, end) over [0, count) in up to `threads` contiguous parts, the first on the calling
 // thread. An exception on a worker is carried to the caller (the ABI layer turns it into a status):
 // none may escape a thread, which would end the process (and a JVM with it).
@@ -613,11 +621,6 @@ class Rr22Receiver final : public Rr22Base {
     return Status::ok();
   }
 
-  // The low `bytes` bytes of x at w, least significant first (put_u32 and put_u64's order).
-  static void store_le(uint8_t* w, uint64_t x, int bytes) {
-    for (int i = 0; i < bytes; ++i) w[i] = uint8_t(x >> (8 * i));
-  }
-
   // The masks' table: 8-byte slots, each the low 36 bits of a mask (its key) above its element + 1
   // (28 bits; 0: empty). Linear probing without wrap-around, each run of slots kept in order of the
   // keys' homes (as Robin Hood hashing keeps it), so that a lookup stops at the first slot whose
@@ -670,11 +673,7 @@ class Rr22Receiver final : public Rr22Base {
 
   Status masks_done(const std::string& at) {
     PSI_RETURN_IF_ERROR(masks_in_.finish(at));
-    // Ascending by construction: no sort.
-    result_.clear();
-    for (uint64_t w = 0; w < matched_.size(); ++w)
-      for (uint64_t bits = matched_[w]; bits; bits &= bits - 1)
-        result_.push_back(64 * w + uint64_t(__builtin_ctzll(bits)));
+    set_bits_ascending(matched_, &result_);
     std::vector<uint64_t>().swap(matched_);
     std::vector<uint8_t>().swap(item_mask_);
     std::vector<uint64_t>().swap(lookup_);
@@ -684,15 +683,12 @@ class Rr22Receiver final : public Rr22Base {
       // Claims: u32 count | count x (u32 position | u64 proof), ascending positions, each once.
       uint32_t count = 0;
       for (uint32_t item : claim_item_) count += item != kNone;
-      out_.resize(4 + size_t(count) * kClaimBytes);
-      uint8_t* w = out_.data();
-      store_le(w, count, 4);
-      w += 4;
+      out_.reserve(4 + size_t(count) * kClaimBytes);
+      put_u32(&out_, count);
       for (uint64_t pos = 0; pos < claim_item_.size(); ++pos) {
         if (claim_item_[pos] == kNone) continue;
-        store_le(w, pos, 4);
-        store_le(w + 4, item_proof_[claim_item_[pos]], 8);
-        w += kClaimBytes;
+        put_u32(&out_, uint32_t(pos));
+        put_u64(&out_, item_proof_[claim_item_[pos]]);
       }
       std::vector<uint32_t>().swap(claim_item_);
       secure_wipe(item_proof_.data(), item_proof_.size() * sizeof(uint64_t));
@@ -1069,11 +1065,7 @@ class Rr22Sender final : public Rr22Base {
     // Ascending through a bitmap of the elements: n/8 bytes, no sort of the matches
     std::vector<uint64_t> hit((ns + 63) / 64, 0);
     for (uint32_t p : found) hit[order_[p] / 64] |= uint64_t(1) << (order_[p] % 64);
-    result_.clear();
-    result_.reserve(found.size());
-    for (uint64_t w = 0; w < hit.size(); ++w)
-      for (uint64_t bits = hit[w]; bits; bits &= bits - 1)
-        result_.push_back(64 * w + uint64_t(__builtin_ctzll(bits)));
+    set_bits_ascending(hit, &result_);
     std::vector<uint32_t>().swap(order_);
     out_.clear();
     out_pos_ = 0;
