@@ -636,17 +636,22 @@ class Rr22Receiver final : public Rr22Base {
   }
   uint64_t home_slot(uint64_t key) const { return ((key & 0xFFFFFFFFu) * homes_) >> 32; }
 
-  // Checks masks number g0 .. g0+count-1 (contiguous at m): prefetch the slots, probe, compare.
+  // Checks masks number g0 .. g0+count-1 (contiguous at m), a batch at a time in three passes so
+  // that each pass's random reads were prefetched by the one before: the slots, then the masks of
+  // the elements whose keys match, then the whole-mask compares.
   void check_masks(uint64_t g0, const uint8_t* m, size_t count) {
     const uint32_t L = cfg_.mask_bytes;
-    constexpr size_t kStep = 32;
+    constexpr size_t kStep = 64;
     uint64_t key[kStep];
+    Candidate cand[kMaxCandidates];
     for (size_t k0 = 0; k0 < count; k0 += kStep) {
       const size_t c = std::min(kStep, count - k0);
+      const uint8_t* mb = m + k0 * L;
       for (size_t k = 0; k < c; ++k) {
-        key[k] = key_of(m + (k0 + k) * L);
+        key[k] = key_of(mb + k * L);
         __builtin_prefetch(&lookup_[home_slot(key[k])]);
       }
+      size_t nc = 0;
       for (size_t k = 0; k < c; ++k) {
         const uint64_t home = home_slot(key[k]);
         for (uint64_t slot = home; lookup_[slot]; ++slot) {
@@ -655,13 +660,40 @@ class Rr22Receiver final : public Rr22Base {
             if (home_slot(ekey) > home) break;
             continue;
           }
-          const uint64_t item = (e & ((uint64_t(1) << kItemBits) - 1)) - 1;
-          if (std::memcmp(&item_mask_[item * L], m + (k0 + k) * L, L) != 0) continue;
-          matched_[item / 64] |= uint64_t(1) << (item % 64);
-          if (cfg_.output_both) claim_item_[g0 + k0 + k] = uint32_t(item);
+          const uint32_t item = uint32_t((e & ((uint64_t(1) << kItemBits) - 1)) - 1);
+          __builtin_prefetch(&item_mask_[size_t(item) * L]);
+          if (nc == kMaxCandidates) confirm(g0 + k0, mb, cand, &nc);
+          cand[nc++] = Candidate{uint32_t(k), item};
         }
       }
+      confirm(g0 + k0, mb, cand, &nc);
     }
+  }
+  // A mask (index k of its batch) whose key is element `item`'s.
+  struct Candidate {
+    uint32_t k, item;
+  };
+  static constexpr size_t kMaxCandidates = 256;  // about one per mask of a batch is expected
+  // The candidates whose whole masks are equal are matches.
+  void confirm(uint64_t g0, const uint8_t* mb, const Candidate* cand, size_t* nc) {
+    const uint32_t L = cfg_.mask_bytes;
+    for (size_t j = 0; j < *nc; ++j) {
+      const uint64_t item = cand[j].item;
+      if (!same_mask(&item_mask_[item * L], mb + size_t(cand[j].k) * L, L)) continue;
+      matched_[item / 64] |= uint64_t(1) << (item % 64);
+      if (cfg_.output_both) claim_item_[g0 + cand[j].k] = uint32_t(item);
+    }
+    *nc = 0;
+  }
+  // a == b over L bytes without a call: two 8-byte words, overlapping when L < 16.
+  static bool same_mask(const uint8_t* a, const uint8_t* b, uint32_t L) {
+    if (L < 8) return std::memcmp(a, b, L) == 0;
+    uint64_t a0, b0, a1, b1;
+    std::memcpy(&a0, a, 8);
+    std::memcpy(&b0, b, 8);
+    std::memcpy(&a1, a + L - 8, 8);
+    std::memcpy(&b1, b + L - 8, 8);
+    return ((a0 ^ b0) | (a1 ^ b1)) == 0;
   }
 
   Status absorb_masks(ByteView chunk, bool last, const std::string& at) {
