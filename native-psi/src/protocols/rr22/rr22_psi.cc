@@ -10,7 +10,6 @@
 #include "../../core/aes.h"
 #include "../../core/gf128.h"
 #include "../../core/prg.h"
-#include "../../cuckoo/cuckoo.h"  // detail::HugePageAllocator
 #include "../../okvs/okvs.h"
 #include "../../ot/base_ot.h"
 #include "../../vole/iknp.h"
@@ -32,9 +31,13 @@ constexpr size_t kBatch = 1024;     // elements hashed / decoded at a time
 // keys per call lets the OKVS use its tables for the dense part.
 constexpr size_t kMaskChunk = 1u << 15;
 
-// The OKVS-sized vectors (tens to hundreds of MB) in transparent huge pages: fewer page faults,
-// fewer TLB misses on decode's random reads.
-using BigBlocks = std::vector<Block, detail::HugePageAllocator<Block>>;
+// The OKVS-sized vectors (tens to hundreds of MB, allocated once per run) on ordinary pages, not
+// transparent huge pages: on the reference VMs, whose host takes back the guest's free memory
+// (virtio-balloon free page reporting), faulting in a huge page that was not freed moments before
+// ran at 150-900 MB/s against ~2 GB/s for ordinary pages, which outweighed the TLB misses THP saves
+// on decode (2^24 x 2^24: 12.9-13.2 s against 15.4 s). The VOLE's piece buffers keep THP: each
+// piece gets back the pages the previous one freed (silent_vole.cc).
+using BigBlocks = std::vector<Block>;
 
 std::string where(const char* who, psi_phase phase, uint32_t round) {
   return std::string("rr22 ") + who + (phase == PSI_PHASE_SETUP ? " setup" : " online") +
