@@ -619,7 +619,14 @@ class Rr22Receiver final : public Rr22Base {
       if (slot + 1 == lookup_.size()) lookup_.resize(lookup_.size() + 64);  // the last stays empty
     }
     matched_.assign((n + 63) / 64, 0);
-    if (cfg_.output_both) claim_item_.assign(cfg_.sender_size, kNone);
+    out_.clear();
+    out_pos_ = 0;
+    if (cfg_.output_both) {
+      // The claims are written as the matches are found (positions ascend), the count at the end.
+      // Reserved for the most there can be: address space only until written.
+      out_.reserve(4 + kClaimBytes * size_t(std::min(n, cfg_.sender_size)));
+      put_u32(&out_, 0);
+    }
     masks_in_.reset(cfg_.mask_bytes, cfg_.sender_size);
     return Status::ok();
   }
@@ -665,6 +672,7 @@ class Rr22Receiver final : public Rr22Base {
           }
           const uint32_t item = uint32_t((e & ((uint64_t(1) << kItemBits) - 1)) - 1);
           __builtin_prefetch(&item_mask_[size_t(item) * L]);
+          if (cfg_.output_both) __builtin_prefetch(&item_proof_[item]);
           if (nc == kMaxCandidates) confirm(g0 + k0, mb, cand, &nc);
           cand[nc++] = Candidate{uint32_t(k), item};
         }
@@ -684,7 +692,13 @@ class Rr22Receiver final : public Rr22Base {
       const uint64_t item = cand[j].item;
       if (!same_mask(&item_mask_[item * L], mb + size_t(cand[j].k) * L, L)) continue;
       matched_[item / 64] |= uint64_t(1) << (item % 64);
-      if (cfg_.output_both) claim_item_[g0 + cand[j].k] = uint32_t(item);
+      const uint64_t pos = g0 + cand[j].k;
+      // a position claimed once, even if two elements' whole masks were equal
+      if (cfg_.output_both && pos + 1 != claimed_end_) {
+        put_u32(&out_, uint32_t(pos));
+        put_u64(&out_, item_proof_[item]);
+        claimed_end_ = pos + 1;
+      }
     }
     *nc = 0;
   }
@@ -712,20 +726,11 @@ class Rr22Receiver final : public Rr22Base {
     std::vector<uint64_t>().swap(matched_);
     std::vector<uint8_t>().swap(item_mask_);
     std::vector<uint64_t>().swap(lookup_);
-    out_.clear();
-    out_pos_ = 0;
     if (cfg_.output_both) {
       // Claims: u32 count | count x (u32 position | u64 proof), ascending positions, each once.
-      uint32_t count = 0;
-      for (uint32_t item : claim_item_) count += item != kNone;
-      out_.reserve(4 + size_t(count) * kClaimBytes);
-      put_u32(&out_, count);
-      for (uint64_t pos = 0; pos < claim_item_.size(); ++pos) {
-        if (claim_item_[pos] == kNone) continue;
-        put_u32(&out_, uint32_t(pos));
-        put_u64(&out_, item_proof_[claim_item_[pos]]);
-      }
-      std::vector<uint32_t>().swap(claim_item_);
+      std::vector<uint8_t> count;
+      put_u32(&count, uint32_t((out_.size() - 4) / kClaimBytes));
+      std::memcpy(out_.data(), count.data(), 4);
       secure_wipe(item_proof_.data(), item_proof_.size() * sizeof(uint64_t));
       std::vector<uint64_t>().swap(item_proof_);
     }
@@ -751,9 +756,8 @@ class Rr22Receiver final : public Rr22Base {
   RecordStream masks_in_;
   LabelReceiver labels_in_;  // output=labels: round 4's parser
   bool labels_done_ = false;
-  static constexpr uint32_t kNone = 0xFFFFFFFFu;
-  std::vector<uint64_t> matched_;     // bit i: element i matched
-  std::vector<uint32_t> claim_item_;  // output=both: the element matched at each sender position
+  std::vector<uint64_t> matched_;  // bit i: element i matched
+  uint64_t claimed_end_ = 0;       // output=both: 1 + the last position claimed (0: none yet)
 };
 
 // ---------------------------------------------------------------------------------------------
