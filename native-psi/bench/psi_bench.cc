@@ -192,20 +192,21 @@ Measure run_once(const Options& o, uint64_t n, uint64_t seed) {
     m.error = err;
     return m;
   }
-  if (psi_set_input(pa.s, a.data(), n, 16) != PSI_OK ||
-      psi_set_input(pb.s, b.data(), n, 16) != PSI_OK) {
-    m.error = std::string("set_input: ") + psi_session_error(pa.s) + psi_session_error(pb.s);
-    return m;
-  }
-  if (L && psi_set_labels(pb.s, labels.data(), n, L) != PSI_OK) {
-    m.error = std::string("set_labels: ") + psi_session_error(pb.s);
-    return m;
-  }
-  std::vector<uint8_t>().swap(a);  // the sessions hold their own copies
-  std::vector<uint8_t>().swap(b);
-  std::vector<uint8_t>().swap(labels);
   Channel ab(16), ba(16);
-  std::thread ta(drive, &pa, &ab, &ba, true), tb(drive, &pb, &ba, &ab, true);
+  // Each party gives its input in its own thread, as it would in its own process.
+  auto party = [&](PartyRun* p, std::vector<uint8_t>* input, Channel* out, Channel* in) {
+    if (psi_set_input(p->s, input->data(), n, 16) != PSI_OK ||
+        (p == &pb && L && psi_set_labels(pb.s, labels.data(), n, L) != PSI_OK)) {
+      p->error = std::string("input: ") + psi_session_error(p->s);
+      out->close();
+      in->close();
+      return;
+    }
+    std::vector<uint8_t>().swap(*input);  // the session holds its own copy
+    if (p == &pb) std::vector<uint8_t>().swap(labels);
+    drive(p, out, in, true);
+  };
+  std::thread ta(party, &pa, &a, &ab, &ba), tb(party, &pb, &b, &ba, &ab);
   ta.join();
   tb.join();
   m.seconds = since(t0);
