@@ -35,8 +35,9 @@ class Okvs {
   // array of count values is ever held (16 bytes per key less at the peak of VOLE-based PSI).
   Status encode(const Block* keys, const Aes128& value_of, size_t count, Block* P, Prg& rng) const;
   // out[i] = decode(P, keys[i]) for i < count; P has size() Blocks. Any count, any keys.
-  // Memory-bound (3 random reads of P per key): for large n keep P in transparent huge pages
-  // (detail::HugePageAllocator of cuckoo.h) and pass large batches. Thread-safe (const, no state).
+  // Memory-bound (3 random reads of P per key): pass large batches. Transparent huge pages
+  // (detail::HugePageAllocator of cuckoo.h) save TLB misses but can cost more to fault in than
+  // they save (rr22_psi.cc, BigBlocks). Thread-safe (const, no state).
   void decode(const Block* P, const Block* keys, size_t count, Block* out) const;
   // Slow reference for tests: the row of `key` as the sorted list of selected positions.
   void row(Block key, uint64_t* positions, size_t cap, size_t* count) const;

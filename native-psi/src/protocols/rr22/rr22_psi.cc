@@ -32,11 +32,11 @@ constexpr size_t kBatch = 1024;     // elements hashed / decoded at a time
 constexpr size_t kMaskChunk = 1u << 15;
 
 // The OKVS-sized vectors (tens to hundreds of MB, allocated once per run) on ordinary pages, not
-// transparent huge pages: on the reference VMs, whose host takes back the guest's free memory
-// (virtio-balloon free page reporting), faulting in a huge page that was not freed moments before
-// ran at 150-900 MB/s against ~2 GB/s for ordinary pages, which outweighed the TLB misses THP saves
-// on decode (2^24 x 2^24: 12.9-13.2 s against 15.4 s). The VOLE's piece buffers keep THP: each
-// piece gets back the pages the previous one freed (silent_vole.cc).
+// transparent huge pages: on the reference VMs (virtio-balloon; the host seems to take back free
+// guest memory) faulting in a huge page that was not freed moments before ran at 150-900 MB/s,
+// against ~2 GB/s for ordinary pages, which outweighed the TLB misses THP saves on decode
+// (2^24 x 2^24: 14.7-15.8 s against 18.5-19.4 s). The VOLE's piece buffers keep THP: each piece
+// gets back the pages the one before freed (silent_vole.cc).
 using BigBlocks = std::vector<Block>;
 
 std::string where(const char* who, psi_phase phase, uint32_t round) {
