@@ -645,7 +645,9 @@ public final class ProviderService implements AutoCloseable {
     } finally {
       synchronized (meetings) {
         meetings.remove(m.key, m);
-        if (!outcome.equals("ok") && kept != null) {
+        // A session whose end was cut short by close() stays for close() to end and log, whichever
+        // of the two takes the lock first.
+        if (!outcome.equals("ok") && kept != null && !runtime.isClosed()) {
           sessions.remove(m.session, kept);
         }
       }
