@@ -30,6 +30,7 @@ constexpr size_t kBatch = 1024;     // elements hashed / decoded at a time
 // Outputs computed per step: the sender's per refill of its round-3 message. Decoding this many
 // keys per call lets the OKVS use its tables for the dense part.
 constexpr size_t kMaskChunk = 1u << 15;
+constexpr size_t kFirstMasks = 4 * kBatch;  // the sender's first step of round 3
 
 // The OKVS-sized vectors (tens to hundreds of MB, allocated once per run) on ordinary pages, not
 // transparent huge pages: on the reference VMs (virtio-balloon; the host seems to take back free
@@ -799,9 +800,10 @@ class Rr22Sender final : public Rr22Base {
             return Status::ok();
           },
           [this] { return encode_last_piece(); });
+    // Not prepared here once the setup reply is written: the caller sends it only when this call
+    // returns, so the receiver would wait for the duplicate check and the allocations. They run
+    // when round 1 starts (absorb_matrix), during the receiver's OKVS encoding.
     emit_from_buffer(out_, &out_pos_, out, cap, written, done);
-    // The setup reply has gone: prepare (duplicate check, order) while the receiver finishes.
-    if (phase == PSI_PHASE_SETUP && *done) return ready_hook();
     return Status::ok();
   }
 
@@ -993,8 +995,8 @@ class Rr22Sender final : public Rr22Base {
     if (!last) return Status::ok();
     PSI_RETURN_IF_ERROR(masked_in_.finish(at));
     // not earlier: held during the receiver's VOLE it raised the peak RSS (2^24: 1,597 MiB, not
-    // 1,475)
-    if (cfg_.output_both) proofs_.assign(cfg_.sender_size, 0);
+    // 1,475); reserved only, its pages are touched chunk by chunk as the outputs are computed
+    if (cfg_.output_both) proofs_.reserve(cfg_.sender_size);
     if (cfg_.output_labels) labels_.start(cfg_.instance.data(), "rr22", &rng_);
     masks_done_ = 0;
     out_.clear();
@@ -1009,7 +1011,8 @@ class Rr22Sender final : public Rr22Base {
     *done = false;
     while (cap > 0) {
       if (out_pos_ == out_.size()) {
-        if (masks_done_ == cfg_.sender_size) break;
+        // One step per call: what is computed goes out before the next step is computed.
+        if (masks_done_ == cfg_.sender_size || *written > 0) break;
         fill_masks();
       }
       const size_t n = std::min(cap, out_.size() - out_pos_);
@@ -1038,8 +1041,10 @@ class Rr22Sender final : public Rr22Base {
     // Large labels: fewer elements per step, so the buffer stays near 8 MB per thread.
     const size_t per_thread =
         lab ? std::clamp<size_t>((size_t(8) << 20) / L, kBatch, kMaskChunk) : kMaskChunk;
-    const size_t count =
-        size_t(std::min<uint64_t>(per_thread * cfg_.threads, cfg_.sender_size - first));
+    // The first step is small: the receiver starts on its own outputs when the first bytes arrive.
+    const size_t count = size_t(std::min<uint64_t>(
+        first == 0 ? kFirstMasks : per_thread * cfg_.threads, cfg_.sender_size - first));
+    if (cfg_.output_both) proofs_.resize(first + count);
 
     out_.resize(count * L);
     out_pos_ = 0;
