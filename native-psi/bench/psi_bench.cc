@@ -32,15 +32,17 @@ double since(Clock::time_point t) {
   return std::chrono::duration<double>(Clock::now() - t).count();
 }
 
-// One direction of the in-memory link: at most `cap` chunks in flight (back-pressure).
+// One direction of the in-memory link: at most `cap` bytes in flight (back-pressure; a chunk is
+// taken whenever the link is empty). In bytes, not chunks: emits return steps of any size.
 class Channel {
  public:
   explicit Channel(size_t cap) : cap_(cap) {}
   void push(std::vector<uint8_t> chunk, bool last) {
     std::unique_lock<std::mutex> l(m_);
-    cv_.wait(l, [&] { return q_.size() < cap_ || closed_; });
+    cv_.wait(l, [&] { return q_.empty() || in_flight_ + chunk.size() <= cap_ || closed_; });
     if (closed_) return;
     bytes_ += chunk.size();
+    in_flight_ += chunk.size();
     q_.push_back({std::move(chunk), last});
     cv_.notify_all();
   }
@@ -50,6 +52,7 @@ class Channel {
     if (q_.empty()) return false;
     *chunk = std::move(q_.front().data);
     *last = q_.front().last;
+    in_flight_ -= chunk->size();
     q_.pop_front();
     cv_.notify_all();
     return true;
@@ -72,6 +75,7 @@ class Channel {
   std::deque<Item> q_;
   bool closed_ = false;
   uint64_t bytes_ = 0;
+  size_t in_flight_ = 0;
 };
 
 struct PartyRun {
@@ -192,7 +196,7 @@ Measure run_once(const Options& o, uint64_t n, uint64_t seed) {
     m.error = err;
     return m;
   }
-  Channel ab(16), ba(16);
+  Channel ab(size_t(16) << 20), ba(size_t(16) << 20);  // 16 MiB each way
   // Each party gives its input in its own thread, as it would in its own process.
   auto party = [&](PartyRun* p, std::vector<uint8_t>* input, Channel* out, Channel* in) {
     if (psi_set_input(p->s, input->data(), n, 16) != PSI_OK ||
