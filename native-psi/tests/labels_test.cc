@@ -145,6 +145,16 @@ TEST_P(Labels, TinyChunksAndThreadsGiveTheSameLabels) {
   }
 }
 
+// rr22's receiver works on its elements in the order of the OKVS bins (several above 2^16
+// elements) and maps its result back: the labels still come in its input order.
+TEST(LabelsRr22, SeveralOkvsBinsGiveTheLabelsInInputOrder) {
+  Labelled t = make(size_t(1) << 17, 5000, 3000, 24, 31);
+  Outcome o = run(kRr22, t);
+  ASSERT_EQ(o.status, PSI_OK) << o.error;
+  EXPECT_EQ(o.receiver, t.s.expect_a);
+  EXPECT_EQ(o.labels, t.expect);
+}
+
 TEST_P(Labels, BytesDoNotDependOnTheOverlap) {
   for (size_t L : {size_t(1), size_t(40)}) {
     Labelled none = make(3000, 3000, 0, L, 21), all = make(3000, 3000, 3000, L, 22);

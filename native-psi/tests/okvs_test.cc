@@ -142,6 +142,27 @@ TEST(OkvsTest, DecodeMatchesRowOracle) {
   }
 }
 
+// bins_of() names the bin whose columns a key's row selects: the sparse columns (the smallest
+// positions of a row) of the keys of bin b all lie below those of bin b + 1.
+TEST(OkvsTest, BinsOfAreTheRowsBins) {
+  const uint64_t n = 300000;
+  Okvs okvs(n, seed_of(41));
+  ASSERT_GE(okvs.bins(), 4u);
+  auto keys = random_blocks(5000, 42);
+  std::vector<uint16_t> bin(keys.size());
+  okvs.bins_of(keys.data(), keys.size(), bin.data());
+  std::vector<uint64_t> lo(okvs.bins(), ~uint64_t(0)), hi(okvs.bins(), 0);
+  for (size_t i = 0; i < keys.size(); ++i) {
+    ASSERT_LT(bin[i], okvs.bins());
+    uint64_t pos[128];
+    size_t count = 0;
+    okvs.row(keys[i], pos, 128, &count);
+    lo[bin[i]] = std::min(lo[bin[i]], pos[0]);
+    hi[bin[i]] = std::max(hi[bin[i]], pos[0]);
+  }
+  for (uint64_t b = 1; b < okvs.bins(); ++b) EXPECT_LT(hi[b - 1], lo[b]) << "bin " << b;
+}
+
 TEST(OkvsTest, DecodeIsLinearInP) {
   const uint64_t n = 3000;
   Okvs okvs(n, seed_of(9));

@@ -169,6 +169,17 @@ TEST(Rr22, DuplicateInputsAreRejectedNotAnswered) {
   EXPECT_NE(o.error.find("7 and 9"), std::string::npos) << o.error;
 }
 
+// Above 2^16 elements the OKVS has several bins and the receiver works on its elements in bin
+// order: a duplicate is still named by its input indices.
+TEST(Rr22, ReceiverDuplicateNamedByInputIndicesAcrossBins) {
+  const size_t n = size_t(1) << 17;
+  Sets s = make_sets(n, 1000, 10, 23);
+  std::copy(s.a.begin() + 16 * 70000, s.a.begin() + 16 * 70001, s.a.begin() + 16 * 123456);
+  Outcome o = run(s, n, 1000, "");
+  EXPECT_EQ(o.status, PSI_ERR_INPUT) << o.error;
+  EXPECT_NE(o.error.find("input indices 70000 and 123456"), std::string::npos) << o.error;
+}
+
 TEST(Rr22, BadParametersAreArgumentErrors) {
   Sets s = make_sets(10, 10, 1, 23);
   for (const char* p :

@@ -435,6 +435,17 @@ Okvs Okvs::with_sparse_columns_for_test(uint64_t n, Block seed, uint64_t sparse_
 
 uint64_t Okvs::size() const { return bins_ * (sparse_ + dense_); }
 uint64_t Okvs::capacity() const { return n_; }
+uint64_t Okvs::bins() const { return bins_; }
+
+void Okvs::bins_of(const Block* keys, size_t count, uint16_t* out) const {
+  Block h[64];
+  for (size_t off = 0; off < count; off += 64) {
+    const size_t nb = std::min<size_t>(64, count - off);
+    bin_hash_.encrypt_blocks(keys + off, h, nb);
+    for (size_t i = 0; i < nb; ++i)
+      out[off + i] = static_cast<uint16_t>(mulhi64(block_lo(h[i]), bins_));
+  }
+}
 
 void Okvs::row(Block key, uint64_t* positions, size_t cap, size_t* count) const {
   Row r;

@@ -39,6 +39,11 @@ class Okvs {
   // (detail::HugePageAllocator of cuckoo.h) save TLB misses but can cost more to fault in than
   // they save (rr22_psi.cc, BigBlocks). Thread-safe (const, no state).
   void decode(const Block* P, const Block* keys, size_t count, Block* out) const;
+  // Keys go to bins() bins (fewer than 2^16) by a keyed hash; a key's row selects columns of its
+  // bin only. out[i] = the bin of keys[i]. Decoding keys in bin order reads P one bin's columns at
+  // a time, which is 2-3x faster than random order once P exceeds the caches.
+  uint64_t bins() const;
+  void bins_of(const Block* keys, size_t count, uint16_t* out) const;
   // Slow reference for tests: the row of `key` as the sorted list of selected positions.
   void row(Block key, uint64_t* positions, size_t cap, size_t* count) const;
 
