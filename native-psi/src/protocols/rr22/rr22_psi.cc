@@ -590,15 +590,11 @@ class Rr22Receiver final : public Rr22Base {
       if (std::memcmp(&elements_[items[k - 1]], &elements_[items[k]], 16) == 0)
         j1 = items[k - 1], j2 = items[k];
     if (j1 == j2) return input_error("duplicate elements in the input");
-    uint64_t i1 = 0, i2 = 0;
-    std::vector<uint64_t> at = bin_starts();
-    for (uint64_t i = 0; i < bin_of_.size(); ++i) {
-      const uint64_t item = at[bin_of_[i]]++;
-      if (item == j1) i1 = i;
-      if (item == j2) i2 = i;
-    }
-    return input_error("duplicate element at input indices " + std::to_string(i1) + " and " +
-                       std::to_string(i2));
+    std::vector<uint64_t> bits((elements_.size() + 63) / 64, 0), inputs;
+    for (uint64_t j : {j1, j2}) bits[j / 64] |= uint64_t(1) << (j % 64);
+    each_input_index(bits, [&](uint64_t i, uint64_t) { inputs.push_back(i); });
+    return input_error("duplicate element at input indices " + std::to_string(inputs[0]) + " and " +
+                       std::to_string(inputs[1]));
   }
 
   // Round 2: the next pieces' P + a (up to `threads` pieces at once); P's range then holds c.
