@@ -43,6 +43,21 @@ public final class JvmOptions {
   /** The option that stops HotSpot's tiered compilation at C1. */
   public static final String C1_ONLY = "-XX:TieredStopAtLevel=1";
 
+  /**
+   * HotSpot's thresholds for compiling a method with C2 (Tier4*), thirty times their defaults, for
+   * JVMs of larger tables: C2 then compiles what runs per row (which reaches them within the first
+   * rows of such a table) and leaves to C1 the code that runs per batch, per bin or once, whose
+   * C2 compilations took about a fifth of each party's CPU at 10^7 rows. At 10^7 rows a private
+   * join took 0.90x as long with ten times the defaults and 0.93x that again with thirty; a
+   * hundred times was slower (docs/benchmarks.md, issue 19's eleventh step).
+   */
+  public static final List<String> C2_LATE =
+      List.of(
+          "-XX:Tier4InvocationThreshold=150000",
+          "-XX:Tier4MinInvocationThreshold=18000",
+          "-XX:Tier4CompileThreshold=450000",
+          "-XX:Tier4BackEdgeThreshold=1200000");
+
   private static final long YOUNG_CAP_MIB = 512;
 
   /**
@@ -57,21 +72,24 @@ public final class JvmOptions {
   private JvmOptions() {}
 
   /**
-   * {@link #FLINK_JVM} for a JVM that reads {@code tables} (paths or JDBC URLs): with {@link
-   * #C1_ONLY} when the files of each are at most {@link #C1_ONLY_MAX_BYTES} (so the insecure
-   * baseline, which reads both parties' tables, runs as the parties' JVMs do). A table whose size
-   * is unknown (a database, a path that cannot be listed here) counts as large: C2 then, as by
-   * default.
+   * {@link #FLINK_JVM} for a JVM that reads {@code tables} (paths or JDBC URLs), with the JIT's
+   * setting: {@link #C1_ONLY} when the files of each are at most {@link #C1_ONLY_MAX_BYTES}, else
+   * {@link #C2_LATE} (so the insecure baseline, which reads both parties' tables, runs as the
+   * parties' JVMs do). A table whose size is unknown (a database, a path that cannot be listed
+   * here) counts as large.
    */
   public static List<String> forTables(List<String> tables) {
+    List<String> options = new ArrayList<>(FLINK_JVM);
+    boolean small = true;
     for (String table : tables) {
       long bytes = fileBytes(table);
-      if (bytes < 0 || bytes > C1_ONLY_MAX_BYTES) {
-        return FLINK_JVM;
-      }
+      small &= bytes >= 0 && bytes <= C1_ONLY_MAX_BYTES;
     }
-    List<String> options = new ArrayList<>(FLINK_JVM);
-    options.add(C1_ONLY);
+    if (small) {
+      options.add(C1_ONLY);
+    } else {
+      options.addAll(C2_LATE);
+    }
     return List.copyOf(options);
   }
 

@@ -5,13 +5,14 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.RandomAccessFile;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** The JIT's setting follows the size of what the JVM reads; an unknown size keeps C2. */
+/** The JIT's setting follows the size of what the JVM reads; an unknown size counts as large. */
 class JvmOptionsTest {
   @TempDir Path dir;
 
@@ -29,7 +30,7 @@ class JvmOptionsTest {
   }
 
   @Test
-  void aLargeOrUnknownTableKeepsC2() throws Exception {
+  void aLargeOrUnknownTableGetsC2Late() throws Exception {
     Path small = csv("small.csv", 10);
     Path large = dir.resolve("large.csv");
     try (RandomAccessFile f = new RandomAccessFile(large.toFile(), "rw")) {
@@ -47,8 +48,27 @@ class JvmOptionsTest {
             List.of(small.toString(), large.toString()),
             List.of("jdbc:postgresql://db.example:5432/crm?table=customers"),
             List.of(dir.resolve("missing.csv").toString()))) {
-      assertEquals(JvmOptions.FLINK_JVM, JvmOptions.forTables(tables), tables.toString());
-      assertFalse(JvmOptions.forTables(tables).contains(JvmOptions.C1_ONLY));
+      List<String> options = JvmOptions.forTables(tables);
+      assertEquals(JvmOptions.FLINK_JVM, options.subList(0, JvmOptions.FLINK_JVM.size()));
+      assertEquals(
+          JvmOptions.C2_LATE,
+          options.subList(JvmOptions.FLINK_JVM.size(), options.size()),
+          tables.toString());
+      assertFalse(options.contains(JvmOptions.C1_ONLY));
+    }
+  }
+
+  @Test
+  void thisJvmAcceptsTheJitOptions() throws Exception {
+    // a misspelt -XX option stops a JVM before it runs anything: every large join would fail
+    for (List<String> jit : List.of(JvmOptions.C2_LATE, List.of(JvmOptions.C1_ONLY))) {
+      List<String> cmd = new java.util.ArrayList<>();
+      cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+      cmd.addAll(jit);
+      cmd.add("-version");
+      Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
+      String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+      assertEquals(0, p.waitFor(), out);
     }
   }
 
