@@ -46,10 +46,10 @@ public final class JvmOptions {
   /**
    * HotSpot's thresholds for compiling a method with C2 (Tier4*), thirty times their defaults, for
    * JVMs of larger tables: C2 then compiles what runs per row (which reaches them within the first
-   * rows of such a table) and leaves to C1 the code that runs per batch, per bin or once, whose
-   * C2 compilations took about a fifth of each party's CPU at 10^7 rows. At 10^7 rows a private
-   * join took 0.90x as long with ten times the defaults and 0.93x that again with thirty; a
-   * hundred times was slower (docs/benchmarks.md, issue 19's eleventh step).
+   * rows of such a table) and leaves to C1 the code that runs per batch, per bin or once, whose C2
+   * compilations took about a fifth of each party's CPU at 10^7 rows. At 10^7 rows a private join
+   * took 0.90x as long with ten times the defaults and 0.94x that again with thirty; a hundred
+   * times was slower (docs/benchmarks.md, issue 19's eleventh step).
    */
   public static final List<String> C2_LATE =
       List.of(
