@@ -79,17 +79,16 @@ public final class JvmOptions {
    * here) counts as large.
    */
   public static List<String> forTables(List<String> tables) {
-    List<String> options = new ArrayList<>(FLINK_JVM);
-    boolean small = true;
+    List<String> jit = List.of(C1_ONLY);
     for (String table : tables) {
       long bytes = fileBytes(table);
-      small &= bytes >= 0 && bytes <= C1_ONLY_MAX_BYTES;
+      if (bytes < 0 || bytes > C1_ONLY_MAX_BYTES) {
+        jit = C2_LATE; // the other tables' sizes no longer matter: none is listed
+        break;
+      }
     }
-    if (small) {
-      options.add(C1_ONLY);
-    } else {
-      options.addAll(C2_LATE);
-    }
+    List<String> options = new ArrayList<>(FLINK_JVM);
+    options.addAll(jit);
     return List.copyOf(options);
   }
 

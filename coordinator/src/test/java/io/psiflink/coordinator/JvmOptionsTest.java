@@ -8,6 +8,7 @@ import java.io.RandomAccessFile;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -62,7 +63,7 @@ class JvmOptionsTest {
   void thisJvmAcceptsTheJitOptions() throws Exception {
     // a misspelt -XX option stops a JVM before it runs anything: every large join would fail
     for (List<String> jit : List.of(JvmOptions.C2_LATE, List.of(JvmOptions.C1_ONLY))) {
-      List<String> cmd = new java.util.ArrayList<>();
+      List<String> cmd = new ArrayList<>();
       cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
       cmd.addAll(jit);
       cmd.add("-version");
