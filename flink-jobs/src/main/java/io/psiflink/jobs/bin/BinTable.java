@@ -8,20 +8,25 @@ import java.util.List;
 
 /**
  * One bin's rows, as this party collected them: the distinct tokens (the set fed to PSI) and, for
- * each, the chain of encoded rows that carry it (for the reverse lookup). Built from the chunks the
- * bin kept in keyed state; each chunk is a run of records {@code hi(8) lo(8) varint len, row
- * bytes}.
+ * each, the encoded rows that carry it (for the reverse lookup). Built from the chunks the bin kept
+ * in keyed state; each chunk is a run of records {@code hi(8) lo(8) varint len, row bytes}.
+ *
+ * <p>Distinct tokens are numbered in token order (unsigned, hi then lo), and a token's rows are
+ * kept together in arrival order: the payload step walks the intersecting tokens in token order on
+ * both sides (B sends its columns so), and then reads this table's arrays front to back instead of
+ * once per key at a random place in a table far larger than the caches. The numbering is local:
+ * every protocol sends its elements in a secret random order, whatever the input order.
  */
 public final class BinTable {
   private final List<byte[]> chunks;
   private final int records;
+  // the rows in token order: record k lies at rowOff[k], rowLen[k] of chunk chunkOf[k]
   private final int[] chunkOf;
   private final int[] rowOff;
   private final int[] rowLen;
-  private final int[] next; // next record with the same token, or -1
   private final long[] uniqueHi;
   private final long[] uniqueLo;
-  private final int[] head; // first record of each distinct token
+  private final int[] first; // the records of distinct token u: first[u] .. first[u + 1] - 1
   private final int unique;
 
   public BinTable(List<byte[]> chunks) {
@@ -34,12 +39,11 @@ public final class BinTable {
       }
     }
     records = n;
-    chunkOf = new int[n];
-    rowOff = new int[n];
-    rowLen = new int[n];
-    next = new int[n];
     long[] hi = new long[n];
     long[] lo = new long[n];
+    int[] chunkIn = new int[n];
+    int[] offIn = new int[n];
+    int[] lenIn = new int[n];
     int r = 0;
     for (int c = 0; c < chunks.size(); c++) {
       byte[] b = chunks.get(c);
@@ -47,47 +51,102 @@ public final class BinTable {
         long row = rowAt(b, q);
         hi[r] = Tokens.hiAt(b, q);
         lo[r] = Tokens.loAt(b, q);
-        chunkOf[r] = c;
-        rowOff[r] = Varint.next(row);
-        rowLen[r] = Varint.value(row);
-        q = rowOff[r] + rowLen[r];
+        chunkIn[r] = c;
+        offIn[r] = Varint.next(row);
+        lenIn[r] = Varint.value(row);
+        q = offIn[r] + lenIn[r];
       }
     }
-    // Open addressing over the distinct tokens; chains link the records of one token.
-    int cap = Integer.highestOneBit(Math.max(4, n * 2 - 1)) << 1;
-    int[] slots = new int[cap]; // distinct-token index per slot, or -1
-    Arrays.fill(slots, -1);
-    int[] lastOf = new int[n];
+    int[] order = sortByToken(hi, lo);
+    chunkOf = new int[n];
+    rowOff = new int[n];
+    rowLen = new int[n];
     long[] uHi = new long[n];
     long[] uLo = new long[n];
-    int[] heads = new int[n];
+    int[] starts = new int[n + 1];
     int u = 0;
-    for (int i = 0; i < n; i++) {
-      next[i] = -1;
-      int s = (int) (mix(hi[i], lo[i]) & (cap - 1));
-      while (true) {
-        int k = slots[s];
-        if (k < 0) {
-          slots[s] = u;
-          uHi[u] = hi[i];
-          uLo[u] = lo[i];
-          heads[u] = i;
-          lastOf[u] = i;
-          u++;
-          break;
-        }
-        if (uHi[k] == hi[i] && uLo[k] == lo[i]) {
-          next[lastOf[k]] = i;
-          lastOf[k] = i;
-          break;
-        }
-        s = (s + 1) & (cap - 1);
+    for (int k = 0; k < n; k++) {
+      int i = order[k];
+      chunkOf[k] = chunkIn[i];
+      rowOff[k] = offIn[i];
+      rowLen[k] = lenIn[i];
+      if (u == 0 || hi[i] != uHi[u - 1] || lo[i] != uLo[u - 1]) {
+        uHi[u] = hi[i];
+        uLo[u] = lo[i];
+        starts[u++] = k;
       }
     }
+    starts[u] = n;
     unique = u;
-    uniqueHi = Arrays.copyOf(uHi, u);
-    uniqueLo = Arrays.copyOf(uLo, u);
-    head = Arrays.copyOf(heads, u);
+    uniqueHi = u == n ? uHi : Arrays.copyOf(uHi, u);
+    uniqueLo = u == n ? uLo : Arrays.copyOf(uLo, u);
+    first = u == n ? starts : Arrays.copyOf(starts, u + 1);
+  }
+
+  /**
+   * The record indices ordered by token, equal tokens in index order. Tokens are uniform (PRF
+   * outputs), so one counting pass on their top bits leaves buckets of one or two records, sorted
+   * in place; a bucket that holds many (one key on many rows) is sorted in full unless in order.
+   */
+  static int[] sortByToken(long[] hi, long[] lo) {
+    int n = hi.length;
+    int bits = Math.max(1, Math.min(24, 31 - Integer.numberOfLeadingZeros(Math.max(1, n))));
+    int shift = 64 - bits;
+    int[] end = new int[(1 << bits) + 1];
+    for (int i = 0; i < n; i++) {
+      end[(int) (hi[i] >>> shift) + 1]++;
+    }
+    for (int b = 0; b < 1 << bits; b++) {
+      end[b + 1] += end[b];
+    }
+    int[] order = new int[n];
+    for (int i = 0; i < n; i++) {
+      order[end[(int) (hi[i] >>> shift)]++] = i; // afterwards end[b] is where bucket b ends
+    }
+    for (int b = 0, from = 0; b < 1 << bits; from = end[b++]) {
+      int to = end[b];
+      if (to - from < 2) {
+        continue;
+      }
+      if (to - from <= 32) {
+        for (int k = from + 1; k < to; k++) { // insertion sort: stable, buckets are tiny
+          int x = order[k];
+          int j = k - 1;
+          while (j >= from && compare(hi, lo, order[j], x) > 0) {
+            order[j + 1] = order[j];
+            j--;
+          }
+          order[j + 1] = x;
+        }
+      } else if (!sorted(hi, lo, order, from, to)) {
+        int[] run =
+            Arrays.stream(order, from, to)
+                .boxed()
+                .sorted((x, y) -> compare(hi, lo, x, y))
+                .mapToInt(Integer::intValue)
+                .toArray();
+        System.arraycopy(run, 0, order, from, run.length);
+      }
+    }
+    return order;
+  }
+
+  private static boolean sorted(long[] hi, long[] lo, int[] order, int from, int to) {
+    for (int k = from + 1; k < to; k++) {
+      if (compare(hi, lo, order[k - 1], order[k]) > 0) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  /** Token order (unsigned), then index: a total order, so sorting by it is stable. */
+  private static int compare(long[] hi, long[] lo, int a, int b) {
+    int c = Long.compareUnsigned(hi[a], hi[b]);
+    if (c == 0) {
+      c = Long.compareUnsigned(lo[a], lo[b]);
+    }
+    return c != 0 ? c : Integer.compare(a, b);
   }
 
   /** The row of the record at {@code p}: its length and offset, packed as {@link Varint#read}. */
@@ -95,61 +154,22 @@ public final class BinTable {
     return Varint.read(chunk, p + Tokens.BYTES, chunk.length);
   }
 
-  private static long mix(long a, long b) {
-    long h = a * 0x9E3779B97F4A7C15L ^ b;
-    h ^= h >>> 32;
-    return h * 0xD6E8FEB86659FD93L;
-  }
-
   /**
    * The given distinct-token indices ordered by token, ascending: the order in which B sends the
-   * columns of the intersecting keys, so that A matches them to its own keys by walking both lists
-   * instead of looking each token up in a table far larger than the caches.
+   * columns of the intersecting keys. Indices are numbered in token order, so this is their
+   * ascending order.
    */
   public int[] byToken(long[] indices) {
-    int n = indices.length;
-    if (n > 0 && Integer.highestOneBit(unique) >= 1 << INDEX_BITS) {
-      return Arrays.stream(indices)
-          .mapToInt(i -> (int) i)
-          .boxed()
-          .sorted(this::compareTokens)
-          .mapToInt(Integer::intValue)
-          .toArray();
+    int[] order = new int[indices.length];
+    boolean ascending = true;
+    for (int k = 0; k < order.length; k++) {
+      order[k] = Math.toIntExact(indices[k]);
+      ascending &= k == 0 || order[k - 1] < order[k];
     }
-    // Sort (top bits of hi, index) packed in one long with the JDK's primitive sort; real
-    // tokens have hi >= 0. Equal top bits are rare and are put in full token order after.
-    long[] packed = new long[n];
-    for (int k = 0; k < n; k++) {
-      int u = (int) indices[k];
-      packed[k] = (uniqueHi[u] & ~INDEX_MASK) | u;
-    }
-    Arrays.sort(packed);
-    int[] order = new int[n];
-    for (int k = 0; k < n; k++) {
-      order[k] = (int) (packed[k] & INDEX_MASK);
-    }
-    for (int k = 1; k < n; k++) { // insertion sort fixes the runs of equal prefixes
-      int u = order[k];
-      int j = k - 1;
-      while (j >= 0
-          && (packed[j] & ~INDEX_MASK) == (uniqueHi[u] & ~INDEX_MASK)
-          && compareTokens(order[j], u) > 0) {
-        order[j + 1] = order[j];
-        packed[j + 1] = packed[j];
-        j--;
-      }
-      order[j + 1] = u;
-      packed[j + 1] = (uniqueHi[u] & ~INDEX_MASK) | u;
+    if (!ascending) {
+      Arrays.sort(order);
     }
     return order;
-  }
-
-  private static final int INDEX_BITS = 26;
-  private static final long INDEX_MASK = (1L << INDEX_BITS) - 1;
-
-  private int compareTokens(int a, int b) {
-    int c = Long.compareUnsigned(uniqueHi[a], uniqueHi[b]);
-    return c != 0 ? c : Long.compareUnsigned(uniqueLo[a], uniqueLo[b]);
   }
 
   /** Rows in the bin. */
@@ -195,20 +215,16 @@ public final class BinTable {
     return e;
   }
 
-  /** Calls {@code visitor} for every row carrying distinct token {@code u}. */
+  /** Calls {@code visitor} for every row carrying distinct token {@code u}, in arrival order. */
   public void forEachRow(int u, RowVisitor visitor) {
-    for (int r = head[u]; r >= 0; r = next[r]) {
-      visitor.visit(chunks.get(chunkOf[r]), rowOff[r], rowLen[r]);
+    for (int k = first[u], end = first[u + 1]; k < end; k++) {
+      visitor.visit(chunks.get(chunkOf[k]), rowOff[k], rowLen[k]);
     }
   }
 
   /** Number of rows carrying distinct token {@code u}. */
   public int rowCount(int u) {
-    int c = 0;
-    for (int r = head[u]; r >= 0; r = next[r]) {
-      c++;
-    }
-    return c;
+    return first[u + 1] - first[u];
   }
 
   /** Receives one encoded row: {@code len} bytes at {@code off} of {@code buf}. */

@@ -135,4 +135,42 @@ class BinTableTest {
     assertArrayEquals(expected, t.byToken(some));
     assertArrayEquals(new int[0], t.byToken(new long[0]));
   }
+
+  @Test
+  void distinctTokensAreNumberedInTokenOrderWithEachKeysRowsInArrivalOrder() {
+    // Many rows on few keys (buckets far larger than the sort's small case, two heavy keys
+    // sharing their top bits), keys with the top bit set and equal hi, and unique keys.
+    SplittableRandom r = new SplittableRandom(11);
+    long[][] keys = new long[400][];
+    for (int i = 0; i < keys.length; i++) {
+      long hi = i < 4 ? 0x7000_0000_0000_0000L | i : r.nextLong();
+      keys[i] = new long[] {i % 5 == 0 ? 42 : hi, r.nextLong()};
+    }
+    Map<String, List<String>> oracle = new HashMap<>();
+    ByteArrayOutputStream chunk = new ByteArrayOutputStream();
+    List<byte[]> chunks = new ArrayList<>();
+    for (int i = 0; i < 20000; i++) {
+      long[] k = keys[i % 3 == 0 ? r.nextInt(4) : r.nextInt(keys.length)];
+      String row = "r" + i;
+      BinChunks.append(chunk, k[0], k[1], row.getBytes());
+      oracle.computeIfAbsent(k[0] + ":" + k[1], x -> new ArrayList<>()).add(row);
+      if (chunk.size() > 4000) {
+        chunks.add(chunk.toByteArray());
+        chunk.reset();
+      }
+    }
+    chunks.add(chunk.toByteArray());
+    BinTable t = new BinTable(chunks);
+    assertEquals(oracle.size(), t.distinct());
+    for (int u = 0; u < t.distinct(); u++) {
+      if (u > 0) {
+        int c = Long.compareUnsigned(t.hi(u - 1), t.hi(u));
+        assertTrue(c < 0 || c == 0 && Long.compareUnsigned(t.lo(u - 1), t.lo(u)) < 0, "at " + u);
+      }
+      List<String> rows = new ArrayList<>();
+      t.forEachRow(u, (b, off, len) -> rows.add(new String(b, off, len)));
+      assertEquals(oracle.get(t.hi(u) + ":" + t.lo(u)), rows);
+    }
+    assertArrayEquals(new int[] {1, 3, 7}, t.byToken(new long[] {7, 1, 3}));
+  }
 }
