@@ -161,14 +161,10 @@ public final class BinTable {
    */
   public int[] byToken(long[] indices) {
     int[] order = new int[indices.length];
-    boolean ascending = true;
     for (int k = 0; k < order.length; k++) {
       order[k] = Math.toIntExact(indices[k]);
-      ascending &= k == 0 || order[k - 1] < order[k];
     }
-    if (!ascending) {
-      Arrays.sort(order);
-    }
+    Arrays.sort(order); // results come ascending: the sort finds one run
     return order;
   }
 

@@ -14,6 +14,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.SplittableRandom;
+import java.util.function.IntFunction;
 import org.junit.jupiter.api.Test;
 
 class BinTableTest {
@@ -21,32 +22,13 @@ class BinTableTest {
   void groupsRowsByTokenAcrossChunksAndPadsWithDistinctDummies() {
     SplittableRandom r = new SplittableRandom(5);
     Map<String, List<String>> oracle = new HashMap<>();
-    List<byte[]> chunks = new ArrayList<>();
-    ByteArrayOutputStream chunk = new ByteArrayOutputStream();
     long[][] keys = new long[300][];
     for (int i = 0; i < keys.length; i++) {
       keys[i] = new long[] {r.nextLong() & Long.MAX_VALUE, r.nextLong()};
     }
-    for (int i = 0; i < 2000; i++) {
-      long[] k = keys[r.nextInt(keys.length)];
-      String row = "row" + i;
-      BinChunks.append(chunk, k[0], k[1], row.getBytes());
-      oracle.computeIfAbsent(k[0] + ":" + k[1], x -> new ArrayList<>()).add(row);
-      if (chunk.size() > 1000) {
-        chunks.add(chunk.toByteArray());
-        chunk.reset();
-      }
-    }
-    chunks.add(chunk.toByteArray());
-    BinTable t = new BinTable(chunks);
+    BinTable t = new BinTable(chunks(2000, 1000, i -> keys[r.nextInt(keys.length)], oracle));
     assertEquals(2000, t.rows());
-    assertEquals(oracle.size(), t.distinct());
-    for (int u = 0; u < t.distinct(); u++) {
-      List<String> rows = new ArrayList<>();
-      t.forEachRow(u, (b, off, len) -> rows.add(new String(b, off, len)));
-      assertEquals(oracle.get(t.hi(u) + ":" + t.lo(u)), rows);
-      assertEquals(rows.size(), t.rowCount(u));
-    }
+    assertRowsAsIn(oracle, t);
 
     int bound = t.distinct() + 50;
     byte[] e = t.elements(bound, Role.B, new java.security.SecureRandom());
@@ -147,30 +129,51 @@ class BinTableTest {
       keys[i] = new long[] {i % 5 == 0 ? 42 : hi, r.nextLong()};
     }
     Map<String, List<String>> oracle = new HashMap<>();
-    ByteArrayOutputStream chunk = new ByteArrayOutputStream();
+    BinTable t =
+        new BinTable(
+            chunks(
+                20000,
+                4000,
+                i -> keys[i % 3 == 0 ? r.nextInt(4) : r.nextInt(keys.length)],
+                oracle));
+    assertRowsAsIn(oracle, t);
+    for (int u = 1; u < t.distinct(); u++) {
+      int c = Long.compareUnsigned(t.hi(u - 1), t.hi(u));
+      assertTrue(c < 0 || c == 0 && Long.compareUnsigned(t.lo(u - 1), t.lo(u)) < 0, "at " + u);
+    }
+    assertArrayEquals(new int[] {1, 3, 7}, t.byToken(new long[] {7, 1, 3}));
+  }
+
+  /**
+   * Chunks of about {@code chunkBytes} holding rows "r0", "r1", ... on the keys {@code keyOf} gives
+   * them, in that order; each key's rows, in order, are added to {@code oracle}.
+   */
+  private static List<byte[]> chunks(
+      int rows, int chunkBytes, IntFunction<long[]> keyOf, Map<String, List<String>> oracle) {
     List<byte[]> chunks = new ArrayList<>();
-    for (int i = 0; i < 20000; i++) {
-      long[] k = keys[i % 3 == 0 ? r.nextInt(4) : r.nextInt(keys.length)];
+    ByteArrayOutputStream chunk = new ByteArrayOutputStream();
+    for (int i = 0; i < rows; i++) {
+      long[] k = keyOf.apply(i);
       String row = "r" + i;
       BinChunks.append(chunk, k[0], k[1], row.getBytes());
       oracle.computeIfAbsent(k[0] + ":" + k[1], x -> new ArrayList<>()).add(row);
-      if (chunk.size() > 4000) {
+      if (chunk.size() > chunkBytes) {
         chunks.add(chunk.toByteArray());
         chunk.reset();
       }
     }
     chunks.add(chunk.toByteArray());
-    BinTable t = new BinTable(chunks);
+    return chunks;
+  }
+
+  /** The table holds the oracle's keys, each with its rows in order. */
+  private static void assertRowsAsIn(Map<String, List<String>> oracle, BinTable t) {
     assertEquals(oracle.size(), t.distinct());
     for (int u = 0; u < t.distinct(); u++) {
-      if (u > 0) {
-        int c = Long.compareUnsigned(t.hi(u - 1), t.hi(u));
-        assertTrue(c < 0 || c == 0 && Long.compareUnsigned(t.lo(u - 1), t.lo(u)) < 0, "at " + u);
-      }
       List<String> rows = new ArrayList<>();
       t.forEachRow(u, (b, off, len) -> rows.add(new String(b, off, len)));
       assertEquals(oracle.get(t.hi(u) + ":" + t.lo(u)), rows);
+      assertEquals(rows.size(), t.rowCount(u));
     }
-    assertArrayEquals(new int[] {1, 3, 7}, t.byToken(new long[] {7, 1, 3}));
   }
 }
