@@ -21,11 +21,13 @@ import org.apache.flink.core.fs.Path;
  */
 public final class StagedOutput {
   private final String target;
+  private final Path path;
   private final String staging;
   private final boolean replace;
 
-  private StagedOutput(String target, String staging, boolean replace) {
+  private StagedOutput(String target, Path path, String staging, boolean replace) {
     this.target = target;
+    this.path = path;
     this.staging = staging;
     this.replace = replace;
   }
@@ -43,7 +45,7 @@ public final class StagedOutput {
    *     be created
    */
   public static StagedOutput prepare(String target, boolean replace) throws TableException {
-    Path t = new Path(stripSlash(target));
+    Path t = qualified(new Path(stripSlash(target)));
     if (t.getParent() == null) {
       throw new TableException("output '" + target + "' is a root directory; name a new directory");
     }
@@ -61,7 +63,23 @@ public final class StagedOutput {
       throw new TableException("cannot prepare output '" + target + "': " + e.getMessage(), e);
     }
     Path staging = new Path(t.getParent(), "." + t.getName() + ".staging-" + UUID.randomUUID());
-    return new StagedOutput(target, staging.toString(), replace);
+    return new StagedOutput(target, t, staging.toString(), replace);
+  }
+
+  /**
+   * A relative path qualified against its file system's working directory (the JVM's for a local
+   * path), so that its parent, where the staging directory goes, is never empty: {@code --out out}
+   * stages in {@code ./.out.staging-*}.
+   */
+  private static Path qualified(Path p) throws TableException {
+    if (p.isAbsolute()) {
+      return p;
+    }
+    try {
+      return p.makeQualified(p.getFileSystem());
+    } catch (IOException e) {
+      throw new TableException("cannot resolve output '" + p + "': " + e.getMessage(), e);
+    }
   }
 
   private static void checkTarget(FileSystem fs, Path t, String target)
@@ -133,15 +151,14 @@ public final class StagedOutput {
     }
     try {
       FileSystem fs = s.getFileSystem();
-      Path t = new Path(stripSlash(target));
       TableSink.markComplete(staging);
       if (!replace) {
-        checkTarget(fs, t, target);
+        checkTarget(fs, path, target);
       }
-      if (fs.exists(t) && !fs.delete(t, replace)) {
+      if (fs.exists(path) && !fs.delete(path, replace)) {
         throw new TableException("cannot remove the directory '" + target + "'");
       }
-      if (!fs.rename(s, t)) {
+      if (!fs.rename(s, path)) {
         throw new TableException("cannot rename '" + staging + "' to '" + target + "'");
       }
     } catch (IOException | TableException e) {

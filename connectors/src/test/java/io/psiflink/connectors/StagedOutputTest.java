@@ -165,4 +165,28 @@ class StagedOutputTest {
     assertFalse(Files.exists(q.resolve("part-old.csv")));
     assertSameRows(rows(), TableReader.readAll(q.toString(), TableFormat.CSV, SCHEMA).rows());
   }
+
+  /** {@code --out out}: a relative name without a parent commits into the working directory. */
+  @Test
+  void aRelativeTargetWithoutAParentCommitsInTheWorkingDirectory() throws Exception {
+    String name = "staged-output-test-" + java.util.UUID.randomUUID();
+    Path target = Path.of(name).toAbsolutePath();
+    try {
+      StagedOutput out = StagedOutput.prepare(name);
+      // staged beside the target: a local path qualified as file:/...
+      assertEquals(
+          target.getParent(),
+          Path.of(new org.apache.flink.core.fs.Path(out.stagingDir()).toUri()).getParent());
+      write(out, TableFormat.CSV, -1);
+      out.commit();
+      assertSameRows(
+          rows(), TableReader.readAll(target.toString(), TableFormat.CSV, SCHEMA).rows());
+    } finally {
+      if (Files.exists(target)) {
+        try (Stream<Path> files = Files.walk(target)) {
+          files.sorted(java.util.Comparator.reverseOrder()).forEach(f -> f.toFile().delete());
+        }
+      }
+    }
+  }
 }
