@@ -312,7 +312,8 @@ public final class LocalGroupJoin {
 
   /**
    * Checks, before anything starts, the tables against the query: each table the query names is
-   * given once, readable, with a schema, and the query resolves against all of them.
+   * given once, readable, with a schema, and the query resolves against all of them; and the output
+   * is new or empty.
    *
    * @return the tables in the query's order (party order)
    */
@@ -339,6 +340,7 @@ public final class LocalGroupJoin {
         }
       }
     }
+    LocalJoin.outputFree(o.get(LocalJoin.OUT));
     MultiJoinQuery query;
     try {
       query = MultiJoinQuery.parse(o.get(PartyOptions.SQL));

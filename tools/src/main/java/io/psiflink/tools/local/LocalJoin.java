@@ -20,6 +20,7 @@ import io.psiflink.bridge.ThrowawayPki;
 import io.psiflink.connectors.CsvOptions;
 import io.psiflink.connectors.JdbcTable;
 import io.psiflink.connectors.SchemaDiscovery;
+import io.psiflink.connectors.StagedOutput;
 import io.psiflink.connectors.TableException;
 import io.psiflink.coordinator.ClassDataSharing;
 import io.psiflink.coordinator.JvmOptions;
@@ -636,14 +637,16 @@ public final class LocalJoin {
 
   /**
    * Checks, before any party starts, what would otherwise fail in both parties' JVMs: the SQL, the
-   * tables (present, readable, with a schema) and the query against both schemas.
+   * tables (present, readable, with a schema), the query against both schemas and the output (new
+   * or empty: party A would find it taken only after both JVMs started, and B wait for A in vain).
    *
-   * @throws InvalidJoinException one line naming the clause and position, or the table
+   * @throws InvalidJoinException one line naming the clause and position, the table or the output
    */
   static void validate(OptionValues o) throws InvalidJoinException {
     // the cheap checks first: a missing local file needs neither the SQL parser nor a file system
     readable(o, Role.A);
     readable(o, Role.B);
+    outputFree(o.get(OUT));
     JoinQuery query;
     try {
       query = JoinQuery.parse(o.get(PartyOptions.SQL));
@@ -656,6 +659,15 @@ public final class LocalJoin {
       query.resolve(a, b);
     } catch (QueryException e) {
       throw new InvalidJoinException("invalid query for tables a and b: " + e.getMessage(), e);
+    }
+  }
+
+  /** The output is new or an empty directory, as the party that writes it requires. */
+  static void outputFree(String out) throws InvalidJoinException {
+    try {
+      StagedOutput.prepare(out);
+    } catch (TableException e) {
+      throw new InvalidJoinException(e.getMessage(), e);
     }
   }
 

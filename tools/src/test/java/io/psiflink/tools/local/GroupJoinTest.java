@@ -203,6 +203,30 @@ class GroupJoinTest {
     assertTrue(e.getMessage().contains("[a, b, z]"), e.getMessage());
   }
 
+  /** An output directory that is not empty is refused before anything starts. */
+  @Test
+  void anOutputThatIsNotEmptyIsRefused() throws Exception {
+    Tables t = generate(new int[] {10, 10, 10}, 0.5, 0, 1);
+    List<LocalGroupJoin.Table> tables = new ArrayList<>();
+    for (int i = 0; i < 3; i++) {
+      tables.add(new LocalGroupJoin.Table(NAMES[i], t.paths().get(i).toString()));
+    }
+    Path out = Files.createDirectories(dir.resolve("out"));
+    Files.writeString(out.resolve("earlier.csv"), "1\n");
+    Map<String, String> opts = new HashMap<>();
+    opts.put("sql", sql(3, new int[3]));
+    opts.put("out", out.toString());
+    LocalJoin.InvalidJoinException e =
+        org.junit.jupiter.api.Assertions.assertThrows(
+            LocalJoin.InvalidJoinException.class,
+            () -> LocalGroupJoin.run(tables, opts, System.err));
+    assertTrue(
+        e.getMessage().contains("'" + out + "' already exists and is not empty"), e.getMessage());
+    try (var files = Files.list(out)) {
+      assertEquals(List.of(out.resolve("earlier.csv")), files.toList());
+    }
+  }
+
   /**
    * A party or the provider that vanishes fails the join at every party with an error naming what
    * is missing, within the timeouts: never a hang.

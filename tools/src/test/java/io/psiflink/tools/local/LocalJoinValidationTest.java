@@ -89,7 +89,9 @@ class LocalJoinValidationTest {
     // nothing of a party's run: no certificates, no party work directory, no output
     assertFalse(Files.exists(o.log().getParent().resolve("pki")));
     assertFalse(Files.exists(o.log().getParent().resolve("party-A")));
-    assertFalse(Files.exists(o.log().getParent().getParent().resolve("out")));
+    Path out = o.log().getParent().getParent().resolve("out");
+    assertTrue(
+        !Files.exists(out) || contents(out).equals(List.of(EARLIER)), "an output was written");
     // (seconds, not the 15 s and more of two parties failing; generous for a loaded test machine)
     assertTrue(o.seconds() < 10, "took " + o.seconds() + " s");
   }
@@ -126,6 +128,23 @@ class LocalJoinValidationTest {
     }
     Outcome o = run(locked.toString(), "SELECT a.id FROM a JOIN b ON a.k = b.k");
     assertRefusedBeforeAnyParty(o, "table a (" + locked + "): not readable");
+  }
+
+  private static final String EARLIER = "part-of-an-earlier-run.csv";
+
+  private static List<String> contents(Path d) throws Exception {
+    try (var s = Files.list(d)) {
+      return s.map(p -> p.getFileName().toString()).sorted().toList();
+    }
+  }
+
+  @Test
+  void anOutputThatIsNotEmptyIsOneLineNamingIt() throws Exception {
+    Path out = Files.createDirectories(dir.resolve("out"));
+    Files.writeString(out.resolve(EARLIER), "1\n");
+    Outcome o = run(dir.resolve("a.csv").toString(), "SELECT a.spend FROM a JOIN b ON a.k = b.k");
+    assertRefusedBeforeAnyParty(
+        o, "output directory '" + out + "' already exists and is not empty", EARLIER);
   }
 
   @Test
