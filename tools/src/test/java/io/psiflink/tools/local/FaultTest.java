@@ -9,6 +9,7 @@ import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
@@ -65,20 +66,30 @@ class FaultTest {
   void aPartyFailingAtStartStopsTheRunLongBeforeThePairTimeout() throws Exception {
     Map<String, String> opts =
         JoinFixture.generate(100, 100, 0.5, 0.0, 0.0, 13).localJoinOptions(dir, "csv", "4", "512m");
-    // A fails at its start (its output exists), which no up-front check of ./psi local catches:
-    // a missing table, as this test used before, is now refused before any party starts
-    java.nio.file.Files.createDirectories(dir.resolve("out"));
-    java.nio.file.Files.writeString(dir.resolve("out/earlier-result.csv"), "x\n");
+    // A fails at its start: its output is taken after ./psi local's own checks passed (as by a
+    // run started meanwhile), which only A can find
+    Path out = dir.resolve("out");
+    LocalJoin.Hooks takeOutput =
+        new LocalJoin.Hooks() {
+          @Override
+          public int bridgePort(Role party, int relayPort) throws IOException {
+            if (party.equals(Role.A)) {
+              Files.createDirectories(out);
+              Files.writeString(out.resolve("earlier-result.csv"), "x\n");
+            }
+            return relayPort;
+          }
+        };
     opts.put("pair-timeout", "300");
     ByteArrayOutputStream log = new ByteArrayOutputStream();
     long start = System.nanoTime();
     try (PrintStream ps = new PrintStream(log, true, StandardCharsets.UTF_8)) {
-      Exception e = assertThrows(Exception.class, () -> LocalJoin.run(opts, ps));
+      Exception e = assertThrows(Exception.class, () -> LocalJoin.run(opts, ps, takeOutput));
       assertTrue(e.getMessage().contains("party A exit 1"), e.getMessage());
     }
     double seconds = (System.nanoTime() - start) / 1e9;
     String text = log.toString(StandardCharsets.UTF_8);
-    assertTrue(text.contains(dir.resolve("out").toString()), text);
+    assertTrue(text.contains(out + "' already exists and is not empty"), text);
     assertTrue(text.contains("party B still runs"), text);
     assertTrue(seconds < 60, "took " + seconds + " s");
   }
