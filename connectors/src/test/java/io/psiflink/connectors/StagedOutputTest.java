@@ -143,9 +143,7 @@ class StagedOutputTest {
     String target = dir.resolve("gone").toString();
     StagedOutput out = StagedOutput.prepare(target);
     write(out, TableFormat.CSV, -1);
-    try (Stream<Path> files = Files.walk(Path.of(out.stagingDir()))) {
-      files.sorted(java.util.Comparator.reverseOrder()).forEach(f -> f.toFile().delete());
-    }
+    deleteTree(Path.of(out.stagingDir()));
     TableException e = assertThrows(TableException.class, out::commit);
     assertTrue(
         e.getMessage().contains("cannot commit the output '" + target + "'")
@@ -183,10 +181,14 @@ class StagedOutputTest {
           rows(), TableReader.readAll(target.toString(), TableFormat.CSV, SCHEMA).rows());
     } finally {
       if (Files.exists(target)) {
-        try (Stream<Path> files = Files.walk(target)) {
-          files.sorted(java.util.Comparator.reverseOrder()).forEach(f -> f.toFile().delete());
-        }
+        deleteTree(target);
       }
+    }
+  }
+
+  private static void deleteTree(Path root) throws Exception {
+    try (Stream<Path> files = Files.walk(root)) {
+      files.sorted(java.util.Comparator.reverseOrder()).forEach(f -> f.toFile().delete());
     }
   }
 }
