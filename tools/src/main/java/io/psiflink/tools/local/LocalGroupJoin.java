@@ -232,6 +232,7 @@ public final class LocalGroupJoin {
     String session = "local-" + UUID.randomUUID();
     long start = System.nanoTime();
     List<Process> processes = new ArrayList<>();
+    List<LocalJoin.FailureLine> consoles = new ArrayList<>();
     Process provider = null;
     try (BridgeRelay relay =
         BridgeRelay.start(RelayConfig.defaults(pki.credentials("bridge"), allowed))) {
@@ -256,20 +257,31 @@ public final class LocalGroupJoin {
                 session,
                 relay.port(),
                 work);
-        processes.add(LocalJoin.launch(o.get(LocalJoin.PARTY_HEAP), null, c, List.of(), log));
+        LocalJoin.FailureLine console = new LocalJoin.FailureLine(log);
+        consoles.add(console);
+        processes.add(LocalJoin.launch(o.get(LocalJoin.PARTY_HEAP), null, c, List.of(), console));
         hooks.started(Role.party(i, n), processes.get(i));
       }
       int[] exits = waitForAll(processes, log);
       double seconds = (System.nanoTime() - start) / 1e9;
       List<String> failed = new ArrayList<>();
+      StringBuilder causes = new StringBuilder();
       for (int i = 0; i < n; i++) {
         if (exits[i] != 0) {
           failed.add("P" + (i + 1) + " exit " + exits[i]);
         }
+        String cause = consoles.get(i).cause();
+        if (cause != null) {
+          causes.append("; ").append(cause);
+        }
       }
       if (!failed.isEmpty()) {
         throw new IOException(
-            "the join failed (" + String.join(", ", failed) + "); see the party logs above");
+            "the join failed ("
+                + String.join(", ", failed)
+                + ")"
+                + causes
+                + "; see the party logs above");
       }
       List<String> summaries = new ArrayList<>();
       for (int i = 0; i < n; i++) {

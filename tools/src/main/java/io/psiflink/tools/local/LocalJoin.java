@@ -17,6 +17,7 @@ import io.psiflink.bridge.PartyCredentials;
 import io.psiflink.bridge.PartyTrust;
 import io.psiflink.bridge.RelayConfig;
 import io.psiflink.bridge.ThrowawayPki;
+import io.psiflink.connectors.BadRowGate;
 import io.psiflink.connectors.CsvOptions;
 import io.psiflink.connectors.JdbcTable;
 import io.psiflink.connectors.SchemaDiscovery;
@@ -476,10 +477,12 @@ public final class LocalJoin {
                 + ea
                 + ", party B exit "
                 + eb
-                + "); see the party logs above"
+                + ")"
                 + failA.diagnosis(Role.A, work)
                 + failB.diagnosis(Role.B, work)
-                + (LocalRunFile.resumable(work)
+                + "; see the party logs above"
+                // a refused input fails again the same way: no resume to offer
+                + (LocalRunFile.resumable(work) && !failA.refusedInput() && !failB.refusedInput()
                     ? "; resume it with ./psi local --resume " + work
                     : ""));
       }
@@ -498,10 +501,10 @@ public final class LocalJoin {
 
   /**
    * One party's console, passed on to the run's log, keeping the party's failure line ("psi party X
-   * failed: ...") to say what it means for this run: a full disk is named by its directory here,
-   * where the parties' work directories are known.
+   * failed: ...") for the run's error, whose last line should name the cause: what the party said,
+   * or for a full disk its directory, which is known here.
    */
-  private static final class FailureLine extends PrintStream {
+  static final class FailureLine extends PrintStream {
     private volatile String failure;
 
     FailureLine(PrintStream log) {
@@ -516,11 +519,26 @@ public final class LocalJoin {
       super.println(line);
     }
 
+    /** The party's own account of its failure ("party X failed: ..."), or null. */
+    String cause() {
+      String f = failure;
+      return f == null ? null : f.substring(f.indexOf("psi party ") + "psi ".length());
+    }
+
+    /** Whether the party refused its input (more bad rows than allowed). */
+    boolean refusedInput() {
+      String f = failure;
+      return f != null && f.contains(BadRowGate.MARKER);
+    }
+
     /** What the run's error adds about {@code party}'s failure: "" or "; party X ...". */
     String diagnosis(Role party, Path work) {
       String f = failure;
-      if (f == null || !f.contains("No space left on device")) {
+      if (f == null) {
         return "";
+      }
+      if (!f.contains("No space left on device")) {
+        return "; " + cause();
       }
       return "; party "
           + party.label()

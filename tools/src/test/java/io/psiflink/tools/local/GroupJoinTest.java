@@ -251,6 +251,7 @@ class GroupJoinTest {
     opts.put("work", dir.resolve("work").toString());
     ByteArrayOutputStream log = new ByteArrayOutputStream();
     long start = System.nanoTime();
+    java.io.IOException e;
     try (PrintStream ps = new PrintStream(log, true, StandardCharsets.UTF_8)) {
       // the provider once it listens and the parties start; a party as soon as it starts
       LocalJoin.Hooks kill =
@@ -268,7 +269,7 @@ class GroupJoinTest {
               }
             }
           };
-      java.io.IOException e =
+      e =
           org.junit.jupiter.api.Assertions.assertThrows(
               java.io.IOException.class, () -> LocalGroupJoin.run(tables, opts, ps, kill));
       assertTrue(e.getMessage().contains("the join failed"), e.getMessage());
@@ -281,6 +282,9 @@ class GroupJoinTest {
     assertTrue(
         text.lines().anyMatch(l -> l.startsWith("[P1] psi party P1 failed") && l.contains(why)),
         text);
+    // and so does the run's error, the line a user reads
+    assertTrue(e.getMessage().contains("; party P1 failed: "), e.getMessage());
+    assertTrue(e.getMessage().contains(why), e.getMessage());
     assertTrue(seconds < 120, "failed after " + seconds + " s");
     assertTrue(!Files.exists(dir.resolve("out")), "no output after a failed join");
   }

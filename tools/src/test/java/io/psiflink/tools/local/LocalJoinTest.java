@@ -110,6 +110,46 @@ class LocalJoinTest {
     assertEquals(List.of("1|x;y|ten", "3|w|dreissig", "3|w|thirty"), rows);
   }
 
+  /**
+   * A party that fails on its own (more bad rows than --max-bad-rows allows): the run's error, the
+   * one line a user reads, names the party and its reason, not only exit codes, and offers no
+   * resume, which would refuse the same input again.
+   */
+  @Test
+  void aPartysFailureIsNamedInTheRunsError() throws Exception {
+    java.nio.file.Files.writeString(
+        dir.resolve("a.csv"), "id,v\n1,x\n2,y,extra\n,nokey\n3,z\n", StandardCharsets.UTF_8);
+    java.nio.file.Files.writeString(
+        dir.resolve("b.csv"), "id,w\n1,one\n3,three\n", StandardCharsets.UTF_8);
+    Map<String, String> opts =
+        Map.of(
+            "a", dir.resolve("a.csv").toString(),
+            "b", dir.resolve("b.csv").toString(),
+            "sql", "SELECT a.v, b.w FROM a JOIN b ON a.id = b.id",
+            "out", dir.resolve("out").toString(),
+            "max-bad-rows", "1",
+            "party-heap", "512m",
+            "work", dir.resolve("work").toString());
+    LocalJoin.Hooks quickStop =
+        new LocalJoin.Hooks() {
+          @Override
+          public java.time.Duration survivorGrace() {
+            return java.time.Duration.ofSeconds(2); // B waits for a peer that is gone
+          }
+        };
+    Exception e =
+        org.junit.jupiter.api.Assertions.assertThrows(
+            Exception.class,
+            () -> LocalJoin.run(opts, new PrintStream(new ByteArrayOutputStream()), quickStop));
+    String m = e.getMessage();
+    assertTrue(m.startsWith("the join failed (party A exit 1, party B exit "), m);
+    assertTrue(
+        m.contains("; party A failed: too many bad rows: party A: table a: 2 of 4 records"), m);
+    assertTrue(m.contains("more than --max-bad-rows 1 allows"), m);
+    assertTrue(m.endsWith("; see the party logs above"), m); // no resume: it would fail alike
+    assertTrue(!java.nio.file.Files.exists(dir.resolve("out")), "no output after a failed join");
+  }
+
   private void joinAndCheck(JoinFixture f, String bFormat, String bins, String heap)
       throws Exception {
     Map<String, String> opts = f.localJoinOptions(dir, bFormat, bins, heap);
