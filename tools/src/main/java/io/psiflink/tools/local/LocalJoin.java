@@ -46,6 +46,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -467,7 +468,7 @@ public final class LocalJoin {
               hooks.launchPrefix(Role.B),
               failB);
       hooks.started(Role.B, pb);
-      int[] exits = waitForBoth(pa, pb, log, hooks.survivorGrace());
+      int[] exits = waitForBoth(pa, failA, pb, failB, log, hooks.survivorGrace());
       int ea = exits[0];
       int eb = exits[1];
       double seconds = (System.nanoTime() - start) / 1e9;
@@ -506,6 +507,7 @@ public final class LocalJoin {
    */
   static final class FailureLine extends PrintStream {
     private volatile String failure;
+    private final CountDownLatch seen = new CountDownLatch(1);
 
     FailureLine(PrintStream log) {
       super(log, true, StandardCharsets.UTF_8);
@@ -515,8 +517,14 @@ public final class LocalJoin {
     public void println(String line) {
       if (failure == null && line.contains("psi party ") && line.contains(" failed: ")) {
         failure = line;
+        seen.countDown();
       }
       super.println(line);
+    }
+
+    /** Whether the failure line came, waiting at most {@code max} for it (the console's last). */
+    boolean awaitFailure(Duration max) throws InterruptedException {
+      return seen.await(max.toMillis(), TimeUnit.MILLISECONDS);
     }
 
     /** The party's own account of its failure ("party X failed: ..."), or null. */
@@ -904,7 +912,8 @@ public final class LocalJoin {
    * Waits for both parties. When one fails, the other gets {@code grace} to notice through the
    * bridge and fail on its own, then is stopped: it would otherwise wait out its timeouts.
    */
-  private static int[] waitForBoth(Process pa, Process pb, PrintStream log, Duration grace)
+  private static int[] waitForBoth(
+      Process pa, FailureLine failA, Process pb, FailureLine failB, PrintStream log, Duration grace)
       throws InterruptedException {
     try {
       CompletableFuture.anyOf(pa.onExit(), pb.onExit()).join();
@@ -913,13 +922,20 @@ public final class LocalJoin {
               ? pa
               : !pb.isAlive() && pb.exitValue() != 0 ? pb : null;
       Process other = failed == pa ? pb : pa;
-      if (failed != null && !other.waitFor(grace.toMillis(), TimeUnit.MILLISECONDS)) {
+      // A party that refused its input failed before any bin: its peer waits for bins that never
+      // come, with nothing to notice through the bridge until its pair timeout.
+      boolean refused =
+          failed != null
+              && (failed == pa ? failA : failB).awaitFailure(Duration.ofSeconds(1))
+              && (failed == pa ? failA : failB).refusedInput();
+      if (failed != null && !other.waitFor(refused ? 0 : grace.toMillis(), TimeUnit.MILLISECONDS)) {
         log.println(
             "psi local: party "
                 + (other == pa ? Role.A : Role.B)
-                + " still runs "
-                + grace.toSeconds()
-                + " s after its peer failed; stopping it");
+                + (refused
+                    ? " waits for a peer that refused its input"
+                    : " still runs " + grace.toSeconds() + " s after its peer failed")
+                + "; stopping it");
         other.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
       }
       return new int[] {pa.waitFor(), pb.waitFor()};
