@@ -269,10 +269,11 @@ public final class LocalGroupJoin {
       for (int i = 0; i < n; i++) {
         if (exits[i] != 0) {
           failed.add("P" + (i + 1) + " exit " + exits[i]);
-        }
-        String cause = consoles.get(i).cause();
-        if (cause != null) {
-          causes.append("; ").append(cause);
+          consoles.get(i).awaitEnd(LocalJoin.CONSOLE_END); // its failure line read
+          String cause = consoles.get(i).cause();
+          if (cause != null) {
+            causes.append("; ").append(cause);
+          }
         }
       }
       if (!failed.isEmpty()) {

@@ -56,6 +56,9 @@ import java.util.concurrent.TimeUnit;
  * run. Party A (table {@code a}) writes the joined table.
  */
 public final class LocalJoin {
+  /** How long an exited party's console may take to be read to its end. */
+  static final Duration CONSOLE_END = Duration.ofSeconds(2);
+
   /** How long a party may run on after its peer failed (see {@link #waitForBoth}). */
   private static final Duration SURVIVOR_GRACE = Duration.ofSeconds(15);
 
@@ -473,6 +476,8 @@ public final class LocalJoin {
       int eb = exits[1];
       double seconds = (System.nanoTime() - start) / 1e9;
       if (ea != 0 || eb != 0) {
+        failA.awaitEnd(CONSOLE_END);
+        failB.awaitEnd(CONSOLE_END);
         throw new IOException(
             "the join failed (party A exit "
                 + ea
@@ -507,7 +512,7 @@ public final class LocalJoin {
    */
   static final class FailureLine extends PrintStream {
     private volatile String failure;
-    private final CountDownLatch seen = new CountDownLatch(1);
+    private final CountDownLatch end = new CountDownLatch(1);
 
     FailureLine(PrintStream log) {
       super(log, true, StandardCharsets.UTF_8);
@@ -517,14 +522,21 @@ public final class LocalJoin {
     public void println(String line) {
       if (failure == null && line.contains("psi party ") && line.contains(" failed: ")) {
         failure = line;
-        seen.countDown();
       }
       super.println(line);
     }
 
-    /** Whether the failure line came, waiting at most {@code max} for it (the console's last). */
-    boolean awaitFailure(Duration max) throws InterruptedException {
-      return seen.await(max.toMillis(), TimeUnit.MILLISECONDS);
+    /** The party's console ended (its JVM exited): every line it wrote has been read. */
+    void ended() {
+      end.countDown();
+    }
+
+    /**
+     * Waits at most {@code max} for the console's end, so that a party that has exited has its
+     * failure line read (the console is read on a thread of its own); whether it ended.
+     */
+    boolean awaitEnd(Duration max) throws InterruptedException {
+      return end.await(max.toMillis(), TimeUnit.MILLISECONDS);
     }
 
     /** The party's own account of its failure ("party X failed: ..."), or null. */
@@ -901,6 +913,10 @@ public final class LocalJoin {
                 }
               } catch (IOException e) {
                 log.println(prefix + "(log lost: " + e.getMessage() + ")");
+              } finally {
+                if (log instanceof FailureLine console) {
+                  console.ended();
+                }
               }
             },
             "log " + prefix.trim());
@@ -926,7 +942,7 @@ public final class LocalJoin {
       // come, with nothing to notice through the bridge until its pair timeout.
       boolean refused =
           failed != null
-              && (failed == pa ? failA : failB).awaitFailure(Duration.ofSeconds(1))
+              && (failed == pa ? failA : failB).awaitEnd(CONSOLE_END)
               && (failed == pa ? failA : failB).refusedInput();
       if (failed != null && !other.waitFor(refused ? 0 : grace.toMillis(), TimeUnit.MILLISECONDS)) {
         log.println(
