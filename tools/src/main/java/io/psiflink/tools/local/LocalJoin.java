@@ -471,7 +471,7 @@ public final class LocalJoin {
               hooks.launchPrefix(Role.B),
               failB);
       hooks.started(Role.B, pb);
-      int[] exits = waitForBoth(pa, failA, pb, failB, log, hooks.survivorGrace());
+      int[] exits = waitForBoth(pa, pb, log, hooks.survivorGrace());
       int ea = exits[0];
       int eb = exits[1];
       double seconds = (System.nanoTime() - start) / 1e9;
@@ -928,8 +928,7 @@ public final class LocalJoin {
    * Waits for both parties. When one fails, the other gets {@code grace} to notice through the
    * bridge and fail on its own, then is stopped: it would otherwise wait out its timeouts.
    */
-  private static int[] waitForBoth(
-      Process pa, FailureLine failA, Process pb, FailureLine failB, PrintStream log, Duration grace)
+  private static int[] waitForBoth(Process pa, Process pb, PrintStream log, Duration grace)
       throws InterruptedException {
     try {
       CompletableFuture.anyOf(pa.onExit(), pb.onExit()).join();
@@ -938,20 +937,13 @@ public final class LocalJoin {
               ? pa
               : !pb.isAlive() && pb.exitValue() != 0 ? pb : null;
       Process other = failed == pa ? pb : pa;
-      // A party that refused its input failed before any bin: its peer waits for bins that never
-      // come, with nothing to notice through the bridge until its pair timeout.
-      boolean refused =
-          failed != null
-              && (failed == pa ? failA : failB).awaitEnd(CONSOLE_END)
-              && (failed == pa ? failA : failB).refusedInput();
-      if (failed != null && !other.waitFor(refused ? 0 : grace.toMillis(), TimeUnit.MILLISECONDS)) {
+      if (failed != null && !other.waitFor(grace.toMillis(), TimeUnit.MILLISECONDS)) {
         log.println(
             "psi local: party "
                 + (other == pa ? Role.A : Role.B)
-                + (refused
-                    ? " waits for a peer that refused its input"
-                    : " still runs " + grace.toSeconds() + " s after its peer failed")
-                + "; stopping it");
+                + " still runs "
+                + grace.toSeconds()
+                + " s after its peer failed; stopping it");
         other.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
       }
       return new int[] {pa.waitFor(), pb.waitFor()};
