@@ -8,6 +8,7 @@ import io.psiflink.api.HostPort;
 import io.psiflink.api.JoinMode;
 import io.psiflink.api.OutputFormat;
 import io.psiflink.api.PartyConfiguration;
+import io.psiflink.api.PartyFailure;
 import io.psiflink.api.PartyOptions;
 import io.psiflink.api.Prefilter;
 import io.psiflink.api.PublicSize;
@@ -890,11 +891,9 @@ final class JobLauncher implements AutoCloseable {
     String found = null;
     try {
       for (String line : Files.readAllLines(log, StandardCharsets.UTF_8)) {
-        int i = line.indexOf(" failed: ");
-        if (line.startsWith("psi party ") && i > 0) {
-          found = line.substring(i + " failed: ".length());
-        } else if (line.startsWith("psi party: ")) {
-          found = line.substring("psi party: ".length());
+        String reason = PartyFailure.reason(line);
+        if (reason != null) {
+          found = reason;
         }
       }
     } catch (IOException | java.io.UncheckedIOException e) {

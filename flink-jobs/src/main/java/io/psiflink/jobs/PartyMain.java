@@ -2,6 +2,7 @@ package io.psiflink.jobs;
 
 import io.psiflink.api.CommandLineSyntax;
 import io.psiflink.api.PartyConfiguration;
+import io.psiflink.api.PartyFailure;
 import io.psiflink.api.PartyOptions;
 import io.psiflink.api.UsageException;
 import java.nio.charset.StandardCharsets;
@@ -34,9 +35,8 @@ public final class PartyMain {
       cfg = PartyConfig.of(c);
     } catch (IllegalArgumentException e) {
       System.err.println(
-          "psi party: "
-              + e.getMessage()
-              + (e instanceof UsageException ? " (--help lists the options)" : ""));
+          PartyFailure.commandLineLine(
+              e.getMessage() + (e instanceof UsageException ? " (--help lists the options)" : "")));
       System.exit(2);
       return;
     }
@@ -54,7 +54,7 @@ public final class PartyMain {
                   .areExplicitEnvironmentsAllowed()
               ? cfg.workDir()
               : null;
-      System.err.println("psi party " + cfg.party() + " failed: " + Errors.explain(t, spill));
+      System.err.println(PartyFailure.line(cfg.party(), Errors.explain(t, spill)));
       org.slf4j.LoggerFactory.getLogger(PartyMain.class).error("party {} failed", cfg.party(), t);
       System.exit(1);
     }

@@ -6,6 +6,7 @@ import io.psiflink.api.CommandLineSyntax;
 import io.psiflink.api.HostPort;
 import io.psiflink.api.OptionValues;
 import io.psiflink.api.PartyConfiguration;
+import io.psiflink.api.PartyFailure;
 import io.psiflink.api.PartyOptions;
 import io.psiflink.api.PublicSize;
 import io.psiflink.api.Role;
@@ -435,8 +436,8 @@ public final class LocalJoin {
                 log);
         hooks.started(Role.HELPER, helper);
       }
-      FailureLine failA = new FailureLine(log);
-      FailureLine failB = new FailureLine(log);
+      FailureLine failA = new FailureLine(log, Role.A.label());
+      FailureLine failB = new FailureLine(log, Role.B.label());
       Process pa =
           launch(
               o,
@@ -506,22 +507,27 @@ public final class LocalJoin {
   }
 
   /**
-   * One party's console, passed on to the run's log, keeping the party's failure line ("psi party X
-   * failed: ...") for the run's error, whose last line should name the cause: what the party said,
-   * or for a full disk its directory, which is known here.
+   * One party's console (its lines prefixed "[LABEL] "), passed on to the run's log, keeping the
+   * reason of the party's failure line ({@link PartyFailure}) for the run's error, whose last line
+   * should name the cause: what the party said, or for a full disk its directory, which is known
+   * here.
    */
   static final class FailureLine extends PrintStream {
-    private volatile String failure;
+    private final String label;
+    private final String prefix;
+    private volatile String reason;
     private final CountDownLatch end = new CountDownLatch(1);
 
-    FailureLine(PrintStream log) {
+    FailureLine(PrintStream log, String label) {
       super(log, true, StandardCharsets.UTF_8);
+      this.label = label;
+      this.prefix = "[" + label + "] ";
     }
 
     @Override
     public void println(String line) {
-      if (failure == null && line.contains("psi party ") && line.contains(" failed: ")) {
-        failure = line;
+      if (reason == null && line.startsWith(prefix)) {
+        reason = PartyFailure.reason(line.substring(prefix.length()));
       }
       super.println(line);
     }
@@ -532,32 +538,32 @@ public final class LocalJoin {
     }
 
     /**
-     * Waits at most {@code max} for the console's end, so that a party that has exited has its
-     * failure line read (the console is read on a thread of its own); whether it ended.
+     * Waits at most {@code max} for the console's end, so that the failure line of a party that has
+     * exited is read (the console is read on a thread of its own).
      */
-    boolean awaitEnd(Duration max) throws InterruptedException {
-      return end.await(max.toMillis(), TimeUnit.MILLISECONDS);
+    void awaitEnd(Duration max) throws InterruptedException {
+      end.await(max.toMillis(), TimeUnit.MILLISECONDS);
     }
 
-    /** The party's own account of its failure ("party X failed: ..."), or null. */
+    /** The party's own account of its failure ("party X failed: ...", redacted), or null. */
     String cause() {
-      String f = failure;
-      return f == null ? null : f.substring(f.indexOf("psi party ") + "psi ".length());
+      String r = reason;
+      return r == null ? null : "party " + label + " failed: " + JdbcTable.redact(r);
     }
 
     /** Whether the party refused its input (more bad rows than allowed). */
     boolean refusedInput() {
-      String f = failure;
-      return f != null && f.contains(BadRowGate.MARKER);
+      String r = reason;
+      return r != null && r.contains(BadRowGate.MARKER);
     }
 
     /** What the run's error adds about {@code party}'s failure: "" or "; party X ...". */
     String diagnosis(Role party, Path work) {
-      String f = failure;
-      if (f == null) {
+      String r = reason;
+      if (r == null) {
         return "";
       }
-      if (!f.contains("No space left on device")) {
+      if (!r.contains("No space left on device")) {
         return "; " + cause();
       }
       return "; party "
