@@ -1,5 +1,6 @@
-// aes.h — AES-128 with AES-NI: keyed encryption for PRGs and fixed-key use as a correlation-robust
-// hash. Encryption only (no decryption is needed anywhere). Known-answer tests: tests/aes_test.cc.
+// aes.h — AES-128 with AES-NI (batches on VAES when the CPU has it): keyed encryption for PRGs and
+// fixed-key use as a correlation-robust hash. Encryption only (no decryption is needed anywhere).
+// Known-answer tests: tests/aes_test.cc.
 #pragma once
 
 #include <cstddef>

@@ -4,6 +4,7 @@
 #include <array>
 #include <cstring>
 #include <exception>
+#include <memory>
 #include <string>
 #include <thread>
 
@@ -37,8 +38,26 @@ constexpr size_t kFirstMasks = 4 * kBatch;  // the sender's first step of round 
 // guest memory) faulting in a huge page that was not freed moments before ran at 150-900 MB/s,
 // against ~2 GB/s for ordinary pages, which outweighed the TLB misses THP saves on decode
 // (2^24 x 2^24: 14.7-15.8 s against 18.5-19.4 s). The VOLE's piece buffers keep THP: each piece
-// gets back the pages the one before freed (silent_vole.cc).
-using BigBlocks = std::vector<Block>;
+// gets back the pages the one before freed (silent_vole.cc). resize() leaves new elements
+// uninitialised (Uninit): every element of these is written before it is read or sent (the OKVS
+// encoding writes all of P, the VOLE all of b), and zeroing them first was a pass over tens of MB
+// on the receiver's critical path.
+template <typename T>
+struct Uninit : std::allocator<T> {
+  template <typename U>
+  struct rebind {
+    using other = Uninit<U>;
+  };
+  template <typename U>
+  void construct(U* p) noexcept {
+    ::new (static_cast<void*>(p)) U;
+  }
+  template <typename U, typename... Args>
+  void construct(U* p, Args&&... args) {
+    ::new (static_cast<void*>(p)) U(std::forward<Args>(args)...);
+  }
+};
+using BigBlocks = std::vector<Block, Uninit<Block>>;
 
 std::string where(const char* who, psi_phase phase, uint32_t round) {
   return std::string("rr22 ") + who + (phase == PSI_PHASE_SETUP ? " setup" : " online") +
@@ -64,6 +83,19 @@ void set_bits_ascending(const std::vector<uint64_t>& bits, std::vector<uint64_t>
   out->clear();
   for (uint64_t w = 0; w < bits.size(); ++w)
     for (uint64_t b = bits[w]; b; b &= b - 1) out->push_back(64 * w + uint64_t(__builtin_ctzll(b)));
+}
+
+// dst[0 .. L) = the first L bytes of *b (L <= 16), without a call for the usual 8 <= L: two
+// overlapping 8-byte copies (a memcpy of a length known only at run time is a call per mask). b
+// points into an array: loads from a Block just stored in a register spill would stall.
+inline void put_mask(uint8_t* dst, const Block* b, uint32_t L) {
+  const uint8_t* src = reinterpret_cast<const uint8_t*>(b);
+  if (L < 8) {
+    std::memcpy(dst, src, L);
+    return;
+  }
+  std::memcpy(dst, src, 8);
+  std::memcpy(dst + L - 8, src + L - 8, 8);
 }
 
 // Runs fn(begin, end) over [0, count) in up to `threads` contiguous parts, the first on the calling
@@ -673,26 +705,12 @@ class Rr22Receiver final : public Rr22Base {
       for (uint64_t i0 = b; i0 < e; i0 += kMaskChunk) {
         const size_t c = size_t(std::min<uint64_t>(kMaskChunk, e - i0));
         out_hash_.tag(&elements_[i0], o.data(), c, cfg_.output_both ? &item_proof_[i0] : nullptr);
-        for (size_t k = 0; k < c; ++k) std::memcpy(&item_mask_[(i0 + k) * L], &o[k], L);
+        for (size_t k = 0; k < c; ++k) put_mask(&item_mask_[(i0 + k) * L], &o[k], L);
       }
     });
     secure_wipe(elements_.data(), elements_.size() * sizeof(Block));
     std::vector<Block>().swap(elements_);
-    // 1.5 home slots per item (load 2/3), in home order (below): at 2^24 items 192 MiB
-    homes_ = std::max<uint64_t>(16, n + n / 2 + 1);
-    lookup_.assign(homes_ + 64, 0);
-    constexpr uint64_t kAhead = 16;
-    for (uint64_t i = 0; i < n; ++i) {
-      if (i + kAhead < n)
-        __builtin_prefetch(&lookup_[home_slot(key_of(&item_mask_[(i + kAhead) * L]))]);
-      const uint64_t key = key_of(&item_mask_[i * L]), home = home_slot(key);
-      uint64_t in = key << kItemBits | (i + 1);
-      uint64_t slot = home;
-      while (lookup_[slot] && home_slot(lookup_[slot] >> kItemBits) <= home) ++slot;
-      for (; lookup_[slot]; ++slot) std::swap(in, lookup_[slot]);  // the run moves up one
-      lookup_[slot] = in;
-      if (slot + 1 == lookup_.size()) lookup_.resize(lookup_.size() + 64);  // the last stays empty
-    }
+    build_lookup(n);
     matched_.assign((n + 63) / 64, 0);
     out_.clear();
     out_pos_ = 0;
@@ -706,6 +724,52 @@ class Rr22Receiver final : public Rr22Base {
     return Status::ok();
   }
 
+  // The masks' table (below) of this party's n masks. Inserted one by one in the masks' order,
+  // every insertion missed the cache (random homes in 12 MiB at 2^20: 20 ns a mask). Instead the
+  // entries are distributed by the top bits of their keys, which orders their homes, into up to
+  // 4096 buckets (a counting sort: 8 bytes per mask for the moment, once the elements are gone),
+  // and each bucket is placed by a counting sort of its homes, within its few KiB of the table: in
+  // home order, each entry at its home or right after the entries placed before it. That is the
+  // table's invariant.
+  void build_lookup(uint64_t n) {
+    const uint32_t L = cfg_.mask_bytes;
+    // 1.5 home slots per item (load 2/3): at 2^24 items 192 MiB
+    homes_ = std::max<uint64_t>(16, n + n / 2 + 1);
+    lookup_.assign(homes_ + 64, 0);
+    uint32_t bits = 0;
+    while (bits < 12 && (uint64_t(64) << bits) < homes_) ++bits;
+    const uint32_t shift = 32 - bits;
+    std::vector<uint64_t> at((size_t(1) << bits) + 1, 0);
+    for (uint64_t i = 0; i < n; ++i)
+      ++at[((key_of(&item_mask_[i * L]) & 0xFFFFFFFFu) >> shift) + 1];
+    for (size_t b = 1; b < at.size(); ++b) at[b] += at[b - 1];
+    std::unique_ptr<uint64_t[]> entries(new uint64_t[n]);  // each written below: not zeroed
+    {
+      std::vector<uint64_t> next(at.begin(), at.end() - 1);
+      for (uint64_t i = 0; i < n; ++i) {
+        const uint64_t key = key_of(&item_mask_[i * L]);
+        entries[next[(key & 0xFFFFFFFFu) >> shift]++] = key << kItemBits | (i + 1);
+      }
+    }
+    // Bucket b holds the keys whose low 32 bits lie in [b, b + 1) << shift, so homes in [h0, h1].
+    std::vector<uint64_t> first(((homes_ + 1) >> bits) + 2);
+    uint64_t free_slot = 0;  // the first slot after everything placed so far
+    for (size_t b = 0; b + 1 < at.size(); ++b) {
+      const uint64_t h0 = home_slot(uint64_t(b) << shift);
+      const uint64_t h1 = home_slot(((uint64_t(b) + 1) << shift) - 1);
+      std::fill(first.begin(), first.begin() + (h1 - h0 + 1), 0);
+      for (uint64_t e = at[b]; e < at[b + 1]; ++e) ++first[home_slot(entries[e] >> kItemBits) - h0];
+      for (uint64_t h = h0; h <= h1; ++h) {
+        const uint64_t count = first[h - h0];
+        first[h - h0] = std::max(h, free_slot);
+        if (count) free_slot = first[h - h0] + count;
+      }
+      if (free_slot + 1 > lookup_.size()) lookup_.resize(free_slot + 64);  // the last stays empty
+      for (uint64_t e = at[b]; e < at[b + 1]; ++e)
+        lookup_[first[home_slot(entries[e] >> kItemBits) - h0]++] = entries[e];
+    }
+  }
+
   // The masks' table: 8-byte slots, each the low 36 bits of a mask (its key) above its element + 1
   // (28 bits; 0: empty). Linear probing without wrap-around, each run of slots kept in order of the
   // keys' homes (as Robin Hood hashing keeps it), so that a lookup stops at the first slot whose
@@ -716,7 +780,10 @@ class Rr22Receiver final : public Rr22Base {
   static constexpr uint64_t kKeyMask = (uint64_t(1) << (64 - kItemBits)) - 1;
   uint64_t key_of(const void* mask) const {
     uint64_t k = 0;
-    std::memcpy(&k, mask, std::min<uint32_t>(8, cfg_.mask_bytes));
+    if (cfg_.mask_bytes >= 8)
+      std::memcpy(&k, mask, 8);  // a copy of constant length: no call
+    else
+      std::memcpy(&k, mask, cfg_.mask_bytes);
     return k & kKeyMask;
   }
   uint64_t home_slot(uint64_t key) const { return ((key & 0xFFFFFFFFu) * homes_) >> 32; }
@@ -1145,7 +1212,7 @@ class Rr22Sender final : public Rr22Base {
           labels_.direct_records(&o[k0], &order_[first + b + k0], c, &out_[(b + k0) * L]);
           secure_wipe(&o[k0], c * sizeof(Block));
         } else {
-          for (size_t k = 0; k < c; ++k) std::memcpy(&out_[(b + k0 + k) * L], &o[k0 + k], L);
+          for (size_t k = 0; k < c; ++k) put_mask(&out_[(b + k0 + k) * L], &o[k0 + k], L);
         }
       }
     });
