@@ -108,13 +108,6 @@ void LabelSender::start(const uint8_t instance[32], const std::string& domain, P
 
 // The labels are read in the records' (secret, random) order: their first cache lines are
 // prefetched a batch ahead, while the batch's keys are derived.
-void LabelSender::prefetch_labels(const uint32_t* elems, size_t n) const {
-  const size_t L = layout_.label_len, lines = std::min<size_t>(2, (L + 63) / 64);
-  for (size_t i = 0; i < n; ++i)
-    for (size_t l = 0; l < lines; ++l)
-      __builtin_prefetch(&labels_[size_t(elems[i]) * L + std::min(64 * l, L - 1)]);
-}
-
 void LabelSender::direct_records(const Block* F, const uint32_t* elems, size_t n,
                                  uint8_t* out) const {
   const size_t T = layout_.tag_bytes, L = layout_.label_len, R = layout_.key_record_bytes();

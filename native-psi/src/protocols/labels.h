@@ -22,6 +22,7 @@
 // or taken twice) is PSI_ERR_PEER_MESSAGE, never a wrong label.
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -30,6 +31,7 @@
 #include "../core/aes.h"
 #include "../core/block.h"
 #include "../core/bytes.h"
+#include "../core/prefetch.h"
 #include "../core/prg.h"
 #include "../core/status.h"
 
@@ -105,7 +107,12 @@ class LabelSender {
   void clear();
 
  private:
-  void prefetch_labels(const uint32_t* elems, size_t n) const;
+  PSI_PREFETCHER void prefetch_labels(const uint32_t* elems, size_t n) const {
+    const size_t L = layout_.label_len, lines = std::min<size_t>(2, (L + 63) / 64);
+    for (size_t i = 0; i < n; ++i)
+      for (size_t l = 0; l < lines; ++l)
+        __builtin_prefetch(&labels_[size_t(elems[i]) * L + std::min(64 * l, L - 1)]);
+  }
 
   LabelLayout layout_;
   bool set_ = false;
