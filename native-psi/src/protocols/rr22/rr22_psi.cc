@@ -7,6 +7,7 @@
 #include <memory>
 #include <string>
 #include <thread>
+#include <utility>
 
 #include "../../core/aes.h"
 #include "../../core/gf128.h"
