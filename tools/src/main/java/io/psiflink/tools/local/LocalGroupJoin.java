@@ -257,7 +257,7 @@ public final class LocalGroupJoin {
                 session,
                 relay.port(),
                 work);
-        LocalJoin.FailureLine console = new LocalJoin.FailureLine(log, c.role().label());
+        LocalJoin.FailureLine console = new LocalJoin.FailureLine(log, c.role());
         consoles.add(console);
         processes.add(LocalJoin.launch(o.get(LocalJoin.PARTY_HEAP), null, c, List.of(), console));
         hooks.started(Role.party(i, n), processes.get(i));

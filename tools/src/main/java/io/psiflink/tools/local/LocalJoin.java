@@ -436,8 +436,8 @@ public final class LocalJoin {
                 log);
         hooks.started(Role.HELPER, helper);
       }
-      FailureLine failA = new FailureLine(log, Role.A.label());
-      FailureLine failB = new FailureLine(log, Role.B.label());
+      FailureLine failA = new FailureLine(log, Role.A);
+      FailureLine failB = new FailureLine(log, Role.B);
       Process pa =
           launch(
               o,
@@ -485,8 +485,8 @@ public final class LocalJoin {
                 + ", party B exit "
                 + eb
                 + ")"
-                + failA.diagnosis(Role.A, work)
-                + failB.diagnosis(Role.B, work)
+                + failA.diagnosis(work)
+                + failB.diagnosis(work)
                 + "; see the party logs above"
                 // a refused input fails again the same way: no resume to offer
                 + (LocalRunFile.resumable(work) && !failA.refusedInput() && !failB.refusedInput()
@@ -513,15 +513,15 @@ public final class LocalJoin {
    * here.
    */
   static final class FailureLine extends PrintStream {
-    private final String label;
+    private final Role party;
     private final String prefix;
     private volatile String reason;
     private final CountDownLatch end = new CountDownLatch(1);
 
-    FailureLine(PrintStream log, String label) {
+    FailureLine(PrintStream log, Role party) {
       super(log, true, StandardCharsets.UTF_8);
-      this.label = label;
-      this.prefix = "[" + label + "] ";
+      this.party = party;
+      this.prefix = "[" + party.label() + "] ";
     }
 
     @Override
@@ -548,7 +548,7 @@ public final class LocalJoin {
     /** The party's own account of its failure ("party X failed: ...", redacted), or null. */
     String cause() {
       String r = reason;
-      return r == null ? null : "party " + label + " failed: " + JdbcTable.redact(r);
+      return r == null ? null : "party " + party.label() + " failed: " + JdbcTable.redact(r);
     }
 
     /** Whether the party refused its input (more bad rows than allowed). */
@@ -557,8 +557,8 @@ public final class LocalJoin {
       return r != null && r.contains(BadRowGate.MARKER);
     }
 
-    /** What the run's error adds about {@code party}'s failure: "" or "; party X ...". */
-    String diagnosis(Role party, Path work) {
+    /** What the run's error adds about this party's failure: "" or "; party X ...". */
+    String diagnosis(Path work) {
       String r = reason;
       if (r == null) {
         return "";
