@@ -5,6 +5,7 @@ import io.psiflink.api.PartyConfiguration;
 import io.psiflink.api.PartyFailure;
 import io.psiflink.api.PartyOptions;
 import io.psiflink.api.UsageException;
+import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -22,10 +23,28 @@ public final class PartyMain {
   private PartyMain() {}
 
   public static void main(String[] args) {
+    System.exit(run(args, System.out, System.err));
+  }
+
+  /**
+   * Runs the party as {@link #main} does, writing to {@code out} and {@code err} instead of the
+   * console and returning the exit code instead of exiting: 0 done, 1 the join failed (the cause in
+   * one line on {@code err}), 2 a wrong command line. {@code ./psi local} runs both parties of a
+   * small join this way, on threads of its own JVM.
+   */
+  public static int run(String[] args, PrintStream out, PrintStream err) {
+    return run(args, out, err, null);
+  }
+
+  /**
+   * {@link #run(String[], PrintStream, PrintStream)} on a cluster shared with the peer's job in
+   * this JVM (null: the one of its own its job starts).
+   */
+  public static int run(
+      String[] args, PrintStream out, PrintStream err, SharedMiniCluster cluster) {
     if (CommandLineSyntax.wantsHelp(args)) {
-      System.out.print(PartyConfiguration.usage());
-      System.exit(0);
-      return;
+      out.print(PartyConfiguration.usage());
+      return 0;
     }
     PartyConfig cfg;
     Path summaryFile;
@@ -34,29 +53,31 @@ public final class PartyMain {
       summaryFile = c.get(PartyOptions.SUMMARY);
       cfg = PartyConfig.of(c);
     } catch (IllegalArgumentException e) {
-      System.err.println(
+      err.println(
           PartyFailure.commandLineLine(
               e.getMessage() + (e instanceof UsageException ? " (--help lists the options)" : "")));
-      System.exit(2);
-      return;
+      return 2;
     }
     try {
-      JobSummary s = PrivateJoinJob.run(cfg);
-      System.out.println(s.describe());
+      JobSummary s = PrivateJoinJob.run(cfg, cluster);
+      out.println(s.describe());
       if (summaryFile != null) {
         Files.writeString(summaryFile, s.toJson(), StandardCharsets.UTF_8);
       }
-      System.exit(0);
+      return 0;
     } catch (Throwable t) {
-      // the work directory holds the spill only where the job runs embedded (as in flinkConfig)
+      // the work directory holds the spill only where the job runs embedded (as in flinkConfig);
+      // on a shared cluster the run's, which holds both parties'
       String spill =
-          org.apache.flink.streaming.api.environment.StreamExecutionEnvironment
-                  .areExplicitEnvironmentsAllowed()
-              ? cfg.workDir()
-              : null;
-      System.err.println(PartyFailure.line(cfg.party(), Errors.explain(t, spill)));
+          cluster != null
+              ? cluster.workDir().toString()
+              : org.apache.flink.streaming.api.environment.StreamExecutionEnvironment
+                      .areExplicitEnvironmentsAllowed()
+                  ? cfg.workDir()
+                  : null;
+      err.println(PartyFailure.line(cfg.party(), Errors.explain(t, spill)));
       org.slf4j.LoggerFactory.getLogger(PartyMain.class).error("party {} failed", cfg.party(), t);
-      System.exit(1);
+      return 1;
     }
   }
 

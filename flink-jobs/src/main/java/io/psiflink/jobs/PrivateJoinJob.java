@@ -58,6 +58,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.ExecutionException;
 import java.util.function.Supplier;
 import org.apache.flink.api.common.BatchShuffleMode;
 import org.apache.flink.api.common.JobExecutionResult;
@@ -72,6 +73,7 @@ import org.apache.flink.configuration.PipelineOptions;
 import org.apache.flink.configuration.RestartStrategyOptions;
 import org.apache.flink.configuration.SecurityOptions;
 import org.apache.flink.configuration.StateBackendOptions;
+import org.apache.flink.core.execution.JobClient;
 import org.apache.flink.runtime.state.KeyGroupRangeAssignment;
 import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.datastream.SingleOutputStreamOperator;
@@ -80,6 +82,7 @@ import org.apache.flink.streaming.api.functions.sink.v2.DiscardingSink;
 import org.apache.flink.table.api.EnvironmentSettings;
 import org.apache.flink.table.api.bridge.java.StreamTableEnvironment;
 import org.apache.flink.types.Row;
+import org.apache.flink.util.ExceptionUtils;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -104,6 +107,14 @@ public final class PrivateJoinJob {
    * {@link #execute} (the job runs; its outputs are committed or removed).
    */
   public static JobSummary run(PartyConfig cfg) throws Exception {
+    return run(cfg, null);
+  }
+
+  /**
+   * {@link #run(PartyConfig)} on {@code cluster}, shared with the peer's job in this JVM ({@code
+   * ./psi local}); null for the cluster of its own that {@code env.execute} starts.
+   */
+  static JobSummary run(PartyConfig cfg, SharedMiniCluster cluster) throws Exception {
     if (cfg.group() != null) {
       return GroupJoinJob.run(cfg);
     }
@@ -127,7 +138,8 @@ public final class PrivateJoinJob {
               secretFile,
               plan.staged(),
               plan.quarantine(),
-              resume.journal());
+              resume.journal(),
+              cluster);
       JobSummary summary;
       try {
         summary = execute(cfg, plan, env, secrets, start, handshakeDone);
@@ -335,7 +347,7 @@ public final class PrivateJoinJob {
     long jobStart = System.currentTimeMillis();
     JobExecutionResult result;
     try {
-      result = env.execute(JobMetricNames.jobName(cfg.role(), cfg.session()));
+      result = runToEnd(env, JobMetricNames.jobName(cfg.role(), cfg.session()));
     } catch (Exception e) {
       java.util.Optional<String> tooMany = BadRowGate.failure(e);
       if (tooMany.isPresent() && quarantine != null) {
@@ -358,6 +370,26 @@ public final class PrivateJoinJob {
     }
     long end = System.currentTimeMillis();
     return summarize(cfg, name, bins, prefilter, result, start, handshakeDone, jobStart, end);
+  }
+
+  /**
+   * Runs the job to its end as {@code env.execute} does, except that an interrupt of the waiting
+   * thread cancels the job, which {@code env.execute} would leave running: {@code ./psi local}
+   * stops a party that runs on a thread of its JVM this way.
+   */
+  static JobExecutionResult runToEnd(StreamExecutionEnvironment env, String name) throws Exception {
+    JobClient job = env.executeAsync(name);
+    try {
+      return job.getJobExecutionResult().get();
+    } catch (InterruptedException e) {
+      job.cancel();
+      Thread.currentThread().interrupt();
+      throw e;
+    } catch (ExecutionException e) {
+      // as env.execute: the job's own exception, not the future's wrapper
+      ExceptionUtils.rethrowException(ExceptionUtils.stripExecutionException(e));
+      throw e; // not reached
+    }
   }
 
   /** This party's role in the session. */
@@ -384,7 +416,8 @@ public final class PrivateJoinJob {
       Path secretFile,
       StagedOutput staged,
       StagedOutput quarantine,
-      BinJournal journal)
+      BinJournal journal,
+      SharedMiniCluster cluster)
       throws Exception {
     Role role = role(cfg);
     boolean outputParty = isOutputParty(role);
@@ -445,7 +478,9 @@ public final class PrivateJoinJob {
             view.kind());
 
     StreamExecutionEnvironment env =
-        StreamExecutionEnvironment.getExecutionEnvironment(flinkConfig(cfg));
+        cluster == null
+            ? StreamExecutionEnvironment.getExecutionEnvironment(flinkConfig(cfg))
+            : cluster.environment(flinkConfig(cfg));
     String secretsName = JobSecrets.ship(env, secretFile);
     // the output party of a LEFT or anti-join outputs its rows whose key is NULL
     boolean keepNullKeys = outputParty && view.kind().emitsUnmatched();
@@ -744,6 +779,16 @@ public final class PrivateJoinJob {
    * managers, and a job cannot change a running task manager anyway.
    */
   static Configuration flinkConfig(PartyConfig cfg, boolean onCluster) throws java.io.IOException {
+    return flinkConfig(cfg.parallelism(), Path.of(cfg.workDir()), onCluster);
+  }
+
+  /**
+   * {@link #flinkConfig(PartyConfig, boolean)} of a job of {@code parallelism} whose embedded
+   * cluster spills to {@code workDir} (unused {@code onCluster}); also a {@link
+   * SharedMiniCluster}'s, with the parallelism of both its jobs.
+   */
+  static Configuration flinkConfig(int parallelism, Path workDir, boolean onCluster)
+      throws java.io.IOException {
     Configuration conf = new Configuration();
     conf.set(ExecutionOptions.RUNTIME_MODE, RuntimeExecutionMode.BATCH);
     // The bins' rows go to a spill file of their operator (BinSpill), not to keyed state: the
@@ -758,7 +803,7 @@ public final class PrivateJoinJob {
     // Hybrid shuffle: the bins' operator takes rows (into its spill) while tokenization still runs,
     // instead of after it wrote and sorted every row on disk (a blocking exchange).
     conf.set(ExecutionOptions.BATCH_SHUFFLE_MODE, BatchShuffleMode.ALL_EXCHANGES_HYBRID_FULL);
-    conf.set(CoreOptions.DEFAULT_PARALLELISM, cfg.parallelism());
+    conf.set(CoreOptions.DEFAULT_PARALLELISM, parallelism);
     // A failed bin is retried inside the job; a restarted task would replay bridge streams its
     // peer has closed, and a restarted output subtask commit its part files again
     // (docs/operations.md). The job fails instead and is resumed or rerun: on the embedded
@@ -767,12 +812,11 @@ public final class PrivateJoinJob {
     if (onCluster) {
       return conf;
     }
-    Path work = Path.of(cfg.workDir());
-    Files.createDirectories(work.resolve("tmp"));
-    conf.setString("io.tmp.dirs", work.resolve("tmp").toString());
+    Files.createDirectories(workDir.resolve("tmp"));
+    conf.setString("io.tmp.dirs", workDir.resolve("tmp").toString());
     // Shuffled records are mostly random tokens and ciphertext: compressing them only costs CPU.
     conf.setString("taskmanager.network.compression.codec", "NONE");
-    conf.setString("taskmanager.numberOfTaskSlots", Integer.toString(cfg.parallelism()));
+    conf.setString("taskmanager.numberOfTaskSlots", Integer.toString(parallelism));
     // Delegation tokens carry a login to remote task managers; in this JVM's own MiniCluster the
     // tasks use the JVM's login itself, and obtaining tokens cost the start about 0.3 s.
     conf.set(SecurityOptions.DELEGATION_TOKENS_ENABLED, false);

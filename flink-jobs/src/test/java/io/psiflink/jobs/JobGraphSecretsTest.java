@@ -146,7 +146,7 @@ class JobGraphSecretsTest {
 
     StreamExecutionEnvironment env =
         PrivateJoinJob.pipeline(
-            cfg, query, schema, query.view(role, schema), secrets, file, staged, null, null);
+            cfg, query, schema, query.view(role, schema), secrets, file, staged, null, null, null);
     StreamGraph streamGraph = env.getStreamGraph();
     JobGraph jobGraph = streamGraph.getJobGraph();
     byte[] shipped = InstantiationUtil.serializeObject(jobGraph);

@@ -1,5 +1,6 @@
 package io.psiflink.jobs.session;
 
+import io.psiflink.jobs.SharedMiniCluster;
 import java.io.ByteArrayOutputStream;
 import java.io.DataInputStream;
 import java.io.DataOutputStream;
@@ -82,12 +83,13 @@ public record JobSecrets(
   /**
    * Makes the secret file {@code file} readable by the tasks of the job {@code env} builds, and
    * returns the name under which they {@link #read} it: through Flink's distributed cache as {@link
-   * #CACHE_NAME}, or, where the job runs on a MiniCluster of this JVM, as the file's absolute path.
-   * Such a JVM ends with its job, and the cache would hold its exit for 5 s: Flink deletes a job's
-   * cached files 5 s after the job and waits for that when the JVM shuts down.
+   * #CACHE_NAME}, or, where the job runs on a MiniCluster of this JVM (a local environment, or a
+   * {@link SharedMiniCluster}'s), as the file's absolute path. Such a JVM ends with its job, and
+   * the cache would hold its exit for 5 s: Flink deletes a job's cached files 5 s after the job and
+   * waits for that when the JVM shuts down.
    */
   public static String ship(StreamExecutionEnvironment env, Path file) {
-    if (env instanceof LocalStreamEnvironment) {
+    if (env instanceof LocalStreamEnvironment || env instanceof SharedMiniCluster.Environment) {
       return file.toAbsolutePath().toString();
     }
     env.registerCachedFile(file.toUri().toString(), CACHE_NAME);

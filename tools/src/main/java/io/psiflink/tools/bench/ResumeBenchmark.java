@@ -112,6 +112,8 @@ public final class ResumeBenchmark {
       opts.put("out", out.toString());
       opts.put("parallelism", Integer.toString(parallelism));
       opts.put("party-heap", o.get(JoinBenchmark.PARTY_HEAP));
+      // a party's JVM is killed, and the runs compared are made alike
+      opts.put("party-jvms", "true");
       // the default timeouts: a bin of 10^7 rows may keep the bridge quiet for a while; the killed
       // party's peer is stopped by ./psi local soon after the kill anyway
       if (o.has(JoinBenchmark.BINS)) {

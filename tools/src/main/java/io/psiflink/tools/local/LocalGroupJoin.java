@@ -239,7 +239,7 @@ public final class LocalGroupJoin {
       PartyCredentials pc = pki.credentials(PROVIDER);
       provider = launchProvider(o, pc, names, relay.port(), work, log);
       hooks.started(Role.PROVIDER, provider);
-      awaitListening(relay, provider);
+      LocalJoin.awaitListening(relay, provider, "provider");
       List<String> pins = new ArrayList<>();
       for (String name : names) {
         pins.add(LocalJoin.sha256(pki.credentials(name)));
@@ -300,28 +300,6 @@ public final class LocalGroupJoin {
       }
     }
   }
-
-  /**
-   * Waits until the provider listens on the relay: the parties call it right after their handshake,
-   * sooner than a JVM starts.
-   */
-  private static void awaitListening(BridgeRelay relay, Process provider)
-      throws IOException, InterruptedException {
-    long deadline = System.nanoTime() + PROVIDER_START.toNanos();
-    while (relay.listeningParties() == 0) {
-      if (!provider.isAlive()) {
-        throw new IOException(
-            "the provider exited with status " + provider.exitValue() + "; see its log above");
-      }
-      if (System.nanoTime() > deadline) {
-        throw new IOException(
-            "the provider does not listen on the relay " + PROVIDER_START.toSeconds() + " s on");
-      }
-      Thread.sleep(50);
-    }
-  }
-
-  private static final Duration PROVIDER_START = Duration.ofSeconds(60);
 
   /**
    * Checks, before anything starts, the tables against the query: each table the query names is

@@ -27,6 +27,8 @@ import io.psiflink.connectors.TableException;
 import io.psiflink.coordinator.ClassDataSharing;
 import io.psiflink.coordinator.JvmOptions;
 import io.psiflink.jobs.JobSummary;
+import io.psiflink.jobs.PartyMain;
+import io.psiflink.jobs.SharedMiniCluster;
 import io.psiflink.query.JoinQuery;
 import io.psiflink.query.QueryException;
 import io.psiflink.tools.bench.Json;
@@ -51,10 +53,11 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 
 /**
- * {@code ./psi local}: runs both parties of a private join on this machine. Each party is its own
- * JVM running its own Flink job on an embedded MiniCluster; they talk through a real bridge relay
- * over mutually authenticated TLS on loopback, with certificates from a throwaway CA made for the
- * run. Party A (table {@code a}) writes the joined table.
+ * {@code ./psi local}: runs both parties of a private join on this machine. Each party runs its own
+ * Flink job on an embedded MiniCluster, in a JVM of its own, or for small tables on a thread of
+ * this JVM ({@link #partiesOnThreads}); they talk through a real bridge relay over mutually
+ * authenticated TLS on loopback, with certificates from a throwaway CA made for the run. Party A
+ * (table {@code a}) writes the joined table.
  */
 public final class LocalJoin {
   /** How long an exited party's console may take to be read to its end. */
@@ -105,7 +108,13 @@ public final class LocalJoin {
               + "(default: a new temporary directory)",
           null);
   static final TypedOption<String> PARTY_HEAP =
-      TypedOption.text("party-heap", "SIZE", "the heap of each party's JVM (-Xmx)", "6g");
+      TypedOption.text(
+          "party-heap", "SIZE", "the heap of each party's JVM (-Xmx), with --party-jvms", "6g");
+  static final TypedOption<Boolean> PARTY_JVMS =
+      TypedOption.flag(
+          "party-jvms",
+          "run each party in a JVM of its own, also when both tables are files of at most 256 MiB"
+              + " (their parties run on threads of this JVM unless this is given)");
   static final TypedOption<Boolean> JSON =
       TypedOption.flag("json", "print both parties' summaries as JSON instead of one line");
 
@@ -113,9 +122,9 @@ public final class LocalJoin {
   static final CommandLineSyntax SYNTAX =
       new CommandLineSyntax(
           "./psi local",
-          "Runs a private join on this machine: party A and party B each run their own Flink job in "
-              + "their own JVM and talk through a bridge relay over TLS on loopback; A writes the "
-              + "joined table.",
+          "Runs a private join on this machine: party A and party B each run their own Flink job, "
+              + "on threads of this JVM for small tables or in JVMs of their own, and talk through a "
+              + "bridge relay over TLS on loopback; A writes the joined table.",
           List.of(
               A,
               B,
@@ -147,6 +156,7 @@ public final class LocalJoin {
               B_PUBLIC_SIZE,
               WORK,
               PARTY_HEAP,
+              PARTY_JVMS,
               JSON,
               PartyOptions.NO_RESUME,
               PartyOptions.INSECURE_TEST_ONLY));
@@ -389,6 +399,34 @@ public final class LocalJoin {
     validate(o);
     Path work = o.has(WORK) ? Path.of(o.get(WORK)) : Files.createTempDirectory("psi-local-");
     Files.createDirectories(work);
+    if (!partiesOnThreads(o, hooks)) {
+      return run(o, work, null, log, hooks);
+    }
+    // both parties' jobs run on one cluster, which starts while the certificates are made, the
+    // relay starts and the parties plan and shake hands
+    try (SharedMiniCluster cluster =
+        SharedMiniCluster.start(2 * o.get(PartyOptions.PARALLELISM), work)) {
+      return run(o, work, cluster, log, hooks);
+    }
+  }
+
+  /** A party's work directory ({@code --work} of its job) in the run's. */
+  static Path partyWork(Path work, Role party) {
+    return work.resolve("party-" + party.label());
+  }
+
+  /**
+   * The directory whose {@code tmp} holds a party's spill: its work directory, or the run's where
+   * both parties' jobs run on {@code cluster}.
+   */
+  static Path spillHome(Path work, SharedMiniCluster cluster, Role party) {
+    return cluster != null ? cluster.workDir() : partyWork(work, party);
+  }
+
+  /** Runs both parties: on threads of this JVM with their jobs on {@code cluster}, else in JVMs. */
+  private static Result run(
+      OptionValues o, Path work, SharedMiniCluster cluster, PrintStream log, Hooks hooks)
+      throws Exception {
     // with auto the helper is there for the jobs to use, if their handshake decides to
     boolean prefilter = o.get(PartyOptions.PREFILTER).namesHelper();
     ThrowawayPki pki =
@@ -435,43 +473,51 @@ public final class LocalJoin {
                 work,
                 log);
         hooks.started(Role.HELPER, helper);
+        awaitListening(relay, helper, "helper");
       }
       FailureLine failA = new FailureLine(log, Role.A);
       FailureLine failB = new FailureLine(log, Role.B);
-      Process pa =
-          launch(
+      PartyConfiguration confA =
+          partyConfiguration(
               o,
-              partyConfiguration(
-                  o,
-                  Role.A,
-                  ca,
-                  "party-b",
-                  sha256(cb),
-                  session,
-                  hooks.bridgePort(Role.A, relay.port()),
-                  work,
-                  helperSha256,
-                  resume),
-              hooks.launchPrefix(Role.A),
-              failA);
-      hooks.started(Role.A, pa);
-      Process pb =
-          launch(
+              Role.A,
+              ca,
+              "party-b",
+              sha256(cb),
+              session,
+              hooks.bridgePort(Role.A, relay.port()),
+              work,
+              helperSha256,
+              resume);
+      PartyConfiguration confB =
+          partyConfiguration(
               o,
-              partyConfiguration(
-                  o,
-                  Role.B,
-                  cb,
-                  "party-a",
-                  sha256(ca),
-                  session,
-                  hooks.bridgePort(Role.B, relay.port()),
-                  work,
-                  helperSha256,
-                  resume),
-              hooks.launchPrefix(Role.B),
-              failB);
-      hooks.started(Role.B, pb);
+              Role.B,
+              cb,
+              "party-a",
+              sha256(ca),
+              session,
+              hooks.bridgePort(Role.B, relay.port()),
+              work,
+              helperSha256,
+              resume);
+      RunningParty pa;
+      RunningParty pb;
+      if (cluster != null) {
+        log.println(
+            "psi local: both parties run on threads of this JVM (tables of at most "
+                + (JvmOptions.C1_ONLY_MAX_BYTES >> 20)
+                + " MiB; --party-jvms gives each a JVM of its own)");
+        pa = PartyThread.start(confA, cluster, failA);
+        pb = PartyThread.start(confB, cluster, failB);
+      } else {
+        Process a = launch(o, confA, hooks.launchPrefix(Role.A), failA);
+        hooks.started(Role.A, a);
+        pa = new PartyProcess(a);
+        Process b = launch(o, confB, hooks.launchPrefix(Role.B), failB);
+        hooks.started(Role.B, b);
+        pb = new PartyProcess(b);
+      }
       int[] exits = waitForBoth(pa, pb, log, hooks.survivorGrace());
       int ea = exits[0];
       int eb = exits[1];
@@ -485,8 +531,8 @@ public final class LocalJoin {
                 + ", party B exit "
                 + eb
                 + ")"
-                + failA.diagnosis(work)
-                + failB.diagnosis(work)
+                + failA.diagnosis(spillHome(work, cluster, Role.A))
+                + failB.diagnosis(spillHome(work, cluster, Role.B))
                 + "; see the party logs above"
                 // a refused input fails again the same way: no resume to offer
                 + (LocalRunFile.resumable(work) && !failA.refusedInput() && !failB.refusedInput()
@@ -532,6 +578,41 @@ public final class LocalJoin {
       super.println(line);
     }
 
+    /**
+     * A console for a party that runs on a thread of this JVM: its lines reach this stream
+     * prefixed, as a party JVM's lines do through {@link #pump}.
+     */
+    PrintStream lines() {
+      return new PrintStream(
+          new java.io.OutputStream() {
+            private final java.io.ByteArrayOutputStream line = new java.io.ByteArrayOutputStream();
+
+            @Override
+            public synchronized void write(int b) {
+              if (b == '\n') {
+                flushLine();
+              } else {
+                line.write(b);
+              }
+            }
+
+            // not flush(): PrintStream flushes after every write, mid-line too
+            @Override
+            public synchronized void close() {
+              if (line.size() > 0) {
+                flushLine();
+              }
+            }
+
+            private void flushLine() {
+              FailureLine.this.println(prefix + line.toString(StandardCharsets.UTF_8));
+              line.reset();
+            }
+          },
+          true,
+          StandardCharsets.UTF_8);
+    }
+
     /** The party's console ended (its JVM exited): every line it wrote has been read. */
     void ended() {
       end.countDown();
@@ -557,8 +638,11 @@ public final class LocalJoin {
       return r != null && r.contains(BadRowGate.MARKER);
     }
 
-    /** What the run's error adds about this party's failure: "" or "; party X ...". */
-    String diagnosis(Path work) {
+    /**
+     * What the run's error adds about this party's failure: "" or "; party X ...". {@code
+     * spillHome}: where its spill is, under tmp ({@link #spillHome}).
+     */
+    String diagnosis(Path spillHome) {
       String r = reason;
       if (r == null) {
         return "";
@@ -570,11 +654,34 @@ public final class LocalJoin {
           + party.label()
           + " found a disk full (No space left on device): its spill (the bins' and Flink's, in"
           + " io.tmp.dirs) is in "
-          + work.resolve("party-" + party.label())
+          + spillHome
           + ", and it also writes its quarantine"
           + (party.equals(Role.A) ? " and the output" : "");
     }
   }
+
+  /**
+   * Waits until {@code service} (the helper, the provider: the relay's only listening party in a
+   * local run) listens on the relay: a party calls it right after its handshake, and would find it
+   * not connected, sooner than a JVM starts.
+   */
+  static void awaitListening(BridgeRelay relay, Process service, String name)
+      throws IOException, InterruptedException {
+    long deadline = System.nanoTime() + SERVICE_START.toNanos();
+    while (relay.listeningParties() == 0) {
+      if (!service.isAlive()) {
+        throw new IOException(
+            "the " + name + " exited with status " + service.exitValue() + "; see its log above");
+      }
+      if (System.nanoTime() > deadline) {
+        throw new IOException(
+            "the " + name + " does not listen on the relay " + SERVICE_START.toSeconds() + " s on");
+      }
+      Thread.sleep(50);
+    }
+  }
+
+  private static final Duration SERVICE_START = Duration.ofSeconds(60);
 
   /** The helper's party name (its certificate's CN) in a local run. */
   static final String HELPER = "helper";
@@ -815,7 +922,7 @@ public final class LocalJoin {
                     : o.has(PartyOptions.PUBLIC_SIZE) ? o.get(PartyOptions.PUBLIC_SIZE) : null)
             // lets tests use σ < 40
             .with(PartyOptions.INSECURE_TEST_ONLY, o.get(PartyOptions.INSECURE_TEST_ONLY))
-            .with(PartyOptions.WORK, work.resolve("party-" + party.label()).toString())
+            .with(PartyOptions.WORK, partyWork(work, party).toString())
             .with(PartyOptions.SUMMARY, work.resolve("summary-" + party.label() + ".json"))
             .with(PartyOptions.RESUME, resume);
     if (o.get(PartyOptions.PREFILTER).namesHelper()) {
@@ -931,32 +1038,137 @@ public final class LocalJoin {
   }
 
   /**
+   * Whether both parties run on threads of this JVM instead of a JVM each. A small join's CPU went
+   * largely to the second and third JVMs' start, class loading and compiling the same code again
+   * (docs/benchmarks.md, issue 19's fifteenth step). Only where both tables are files of at most
+   * {@link JvmOptions#C1_ONLY_MAX_BYTES} (whose party JVMs would run C1 alone, as ./psi runs this
+   * one) and no party needs a process: --party-jvms, or a command line prefix to launch it under.
+   */
+  static boolean partiesOnThreads(OptionValues o, Hooks hooks) {
+    return !o.get(PARTY_JVMS)
+        && hooks.launchPrefix(Role.A).isEmpty()
+        && hooks.launchPrefix(Role.B).isEmpty()
+        && JvmOptions.forTables(List.of(table(o, Role.A), table(o, Role.B)))
+            .contains(JvmOptions.C1_ONLY);
+  }
+
+  /** A running party: a JVM of its own, or a thread of this one. */
+  interface RunningParty {
+    /** The party's exit code when it ends: 0 done, 1 failed, 2 a wrong command line. */
+    CompletableFuture<Integer> exit();
+
+    /** Stops the party by force; returns when it ended, or after at most {@link #STOP_WAIT}. */
+    void stop() throws InterruptedException;
+
+    Duration STOP_WAIT = Duration.ofSeconds(10);
+  }
+
+  /** A party in a JVM of its own. */
+  record PartyProcess(Process process) implements RunningParty {
+    @Override
+    public CompletableFuture<Integer> exit() {
+      return process.onExit().thenApply(Process::exitValue);
+    }
+
+    @Override
+    public void stop() throws InterruptedException {
+      process.destroyForcibly().waitFor(STOP_WAIT.toMillis(), TimeUnit.MILLISECONDS);
+    }
+  }
+
+  /**
+   * A party on a thread of this JVM, running {@code PartyMain} as its JVM would, its console the
+   * party's {@link FailureLine} (its log lines go to this JVM's log, as the relay's).
+   */
+  static final class PartyThread implements RunningParty {
+    private final CompletableFuture<Integer> exit = new CompletableFuture<>();
+    private final Thread thread;
+
+    private PartyThread(PartyConfiguration party, SharedMiniCluster cluster, FailureLine console) {
+      String[] args = party.toArgs().toArray(String[]::new);
+      thread =
+          new Thread(
+              () -> {
+                PrintStream lines = console.lines();
+                try {
+                  exit.complete(PartyMain.run(args, lines, lines, cluster));
+                } catch (Throwable t) {
+                  lines.println(PartyFailure.line(party.role().label(), t.toString()));
+                  exit.complete(1);
+                } finally {
+                  lines.close();
+                  console.ended();
+                }
+              },
+              "psi party " + party.role().label());
+      // a party stopped by force must not keep this JVM from exiting
+      thread.setDaemon(true);
+    }
+
+    static PartyThread start(
+        PartyConfiguration party, SharedMiniCluster cluster, FailureLine console) {
+      PartyThread t = new PartyThread(party, cluster, console);
+      t.thread.start();
+      return t;
+    }
+
+    @Override
+    public CompletableFuture<Integer> exit() {
+      return exit;
+    }
+
+    /** Interrupts the party: its job is cancelled (PrivateJoinJob.runToEnd). */
+    @Override
+    public void stop() throws InterruptedException {
+      thread.interrupt();
+      thread.join(STOP_WAIT.toMillis());
+    }
+  }
+
+  /**
    * Waits for both parties. When one fails, the other gets {@code grace} to notice through the
    * bridge and fail on its own, then is stopped: it would otherwise wait out its timeouts.
+   *
+   * @return both exit codes; 1 for a party that a stop did not end
    */
-  private static int[] waitForBoth(Process pa, Process pb, PrintStream log, Duration grace)
+  private static int[] waitForBoth(
+      RunningParty pa, RunningParty pb, PrintStream log, Duration grace)
       throws InterruptedException {
     try {
-      CompletableFuture.anyOf(pa.onExit(), pb.onExit()).join();
-      Process failed =
-          !pa.isAlive() && pa.exitValue() != 0
-              ? pa
-              : !pb.isAlive() && pb.exitValue() != 0 ? pb : null;
-      Process other = failed == pa ? pb : pa;
-      if (failed != null && !other.waitFor(grace.toMillis(), TimeUnit.MILLISECONDS)) {
+      CompletableFuture.anyOf(pa.exit(), pb.exit()).join();
+      RunningParty failed = failed(pa) ? pa : failed(pb) ? pb : null;
+      RunningParty other = failed == pa ? pb : pa;
+      if (failed != null && !ends(other, grace)) {
         log.println(
             "psi local: party "
                 + (other == pa ? Role.A : Role.B)
                 + " still runs "
                 + grace.toSeconds()
                 + " s after its peer failed; stopping it");
-        other.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
+        other.stop();
+        return new int[] {pa.exit().getNow(1), pb.exit().getNow(1)};
       }
-      return new int[] {pa.waitFor(), pb.waitFor()};
+      return new int[] {pa.exit().join(), pb.exit().join()};
     } catch (InterruptedException e) {
-      pa.destroyForcibly();
-      pb.destroyForcibly();
+      pa.stop();
+      pb.stop();
       throw e;
+    }
+  }
+
+  private static boolean failed(RunningParty p) {
+    return p.exit().isDone() && p.exit().join() != 0;
+  }
+
+  /** Whether {@code p} ends within {@code max}. */
+  private static boolean ends(RunningParty p, Duration max) throws InterruptedException {
+    try {
+      p.exit().get(max.toMillis(), TimeUnit.MILLISECONDS);
+      return true;
+    } catch (java.util.concurrent.TimeoutException e) {
+      return false;
+    } catch (java.util.concurrent.ExecutionException e) {
+      return true;
     }
   }
 }

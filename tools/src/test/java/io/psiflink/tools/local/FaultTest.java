@@ -29,6 +29,8 @@ class FaultTest {
   void connectionCutMidBinRetriesTheBinAndTheJoinIsExact() throws Exception {
     JoinFixture f = JoinFixture.generate(40_000, 40_000, 0.5, 0.1, 0.01, 11);
     Map<String, String> opts = f.localJoinOptions(dir, "csv", "4", "512m");
+    // the parties' own log lines (the retry) reach the run's log from their JVMs' consoles
+    opts.put("party-jvms", "true");
     ByteArrayOutputStream log = new ByteArrayOutputStream();
     AtomicReference<CuttingProxy> proxy = new AtomicReference<>();
     LocalJoin.Result r;

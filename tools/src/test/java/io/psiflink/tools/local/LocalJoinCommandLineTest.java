@@ -282,4 +282,49 @@ class LocalJoinCommandLineTest {
       assertTrue(LocalJoin.SYNTAX.usage().contains(option), option);
     }
   }
+
+  /**
+   * Both parties run on threads of ./psi local's JVM exactly when both tables are files of at most
+   * 256 MiB and nothing asks for a process: --party-jvms, or a launch prefix.
+   */
+  @Test
+  void partiesRunOnThreadsOnlyForSmallFileTablesAndNoProcessAsked() throws Exception {
+    Path small = dir.resolve("small.csv");
+    java.nio.file.Files.writeString(small, "id\n1\n");
+    Path big = dir.resolve("big.csv");
+    try (java.io.RandomAccessFile f = new java.io.RandomAccessFile(big.toFile(), "rw")) {
+      f.setLength(io.psiflink.coordinator.JvmOptions.C1_ONLY_MAX_BYTES + 1); // sparse
+    }
+    Path limit = dir.resolve("limit.csv");
+    try (java.io.RandomAccessFile f = new java.io.RandomAccessFile(limit.toFile(), "rw")) {
+      f.setLength(io.psiflink.coordinator.JvmOptions.C1_ONLY_MAX_BYTES);
+    }
+    String jdbc = "jdbc:postgresql://db:5432/crm?user=psi&table=t";
+    LocalJoin.Hooks prefixed =
+        new LocalJoin.Hooks() {
+          @Override
+          public List<String> launchPrefix(Role party) {
+            return party.equals(Role.B) ? List.of("nice") : List.of();
+          }
+        };
+    String s = small.toString();
+    assertTrue(onThreads(s, limit.toString(), Map.of(), LocalJoin.Hooks.NONE));
+    assertFalse(onThreads(s, big.toString(), Map.of(), LocalJoin.Hooks.NONE));
+    assertFalse(onThreads(big.toString(), s, Map.of(), LocalJoin.Hooks.NONE));
+    assertFalse(onThreads(s, jdbc, Map.of(), LocalJoin.Hooks.NONE));
+    assertFalse(
+        onThreads(s, dir.resolve("missing.csv").toString(), Map.of(), LocalJoin.Hooks.NONE));
+    assertFalse(onThreads(s, s, Map.of("party-jvms", "true"), LocalJoin.Hooks.NONE));
+    assertFalse(onThreads(s, s, Map.of(), prefixed));
+  }
+
+  private static boolean onThreads(
+      String a, String b, Map<String, String> more, LocalJoin.Hooks hooks) {
+    Map<String, String> m = new HashMap<>(more);
+    m.put("a", a);
+    m.put("b", b);
+    m.put("sql", "SELECT a.id FROM a JOIN b ON a.id = b.id");
+    m.put("out", "/tmp/out");
+    return LocalJoin.partiesOnThreads(LocalJoin.options(m), hooks);
+  }
 }

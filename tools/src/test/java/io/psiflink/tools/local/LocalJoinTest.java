@@ -3,6 +3,7 @@ package io.psiflink.tools.local;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.psiflink.api.Role;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
@@ -16,33 +17,43 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
 /**
- * End to end: both parties as separate JVMs, each with its own Flink MiniCluster, over the real
- * bridge with TLS on loopback; the joined rows must equal the plaintext join computed in the test.
+ * End to end: both parties, on threads of this JVM with their jobs on one MiniCluster (small
+ * tables) or as separate JVMs each with its own ({@code --party-jvms}), over the real bridge with
+ * TLS on loopback; the joined rows must equal the plaintext join computed in the test.
  */
 class LocalJoinTest {
   @TempDir Path dir;
 
-  @ParameterizedTest(name = "{0} x {1} rows, overlap {2}, dup {3}, nulls {4}, b as {5}")
+  @ParameterizedTest(
+      name = "{0} x {1} rows, overlap {2}, dup {3}, nulls {4}, b as {5}, a JVM per party: {6}")
   @CsvSource({
-    "2000, 3000, 0.5, 0.2, 0.05, csv",
-    "1500, 1500, 0.0, 0.1, 0.0, csv",
-    "1500, 1500, 1.0, 0.0, 0.0, csv",
-    "20, 5000, 0.01, 0.3, 0.1, avro",
+    "2000, 3000, 0.5, 0.2, 0.05, csv, false",
+    "2000, 3000, 0.5, 0.2, 0.05, csv, true",
+    "1500, 1500, 0.0, 0.1, 0.0, csv, false",
+    "1500, 1500, 1.0, 0.0, 0.0, csv, false",
+    "20, 5000, 0.01, 0.3, 0.1, avro, true",
     // an empty CSV has no values to infer types from: Avro carries them
-    "1000, 0, 0.5, 0.0, 0.0, avro"
+    "1000, 0, 0.5, 0.0, 0.0, avro, false"
   })
   void privateJoinEqualsPlaintextJoin(
-      int rowsA, int rowsB, double overlap, double dup, double nulls, String bFormat)
+      int rowsA,
+      int rowsB,
+      double overlap,
+      double dup,
+      double nulls,
+      String bFormat,
+      boolean partyJvms)
       throws Exception {
     JoinFixture f = JoinFixture.generate(rowsA, rowsB, overlap, dup, nulls, rowsA * 31L + rowsB);
-    joinAndCheck(f, bFormat, "4", "512m");
+    joinAndCheck(f, bFormat, "4", "512m", partyJvms);
   }
 
   /** The largest case; minutes on a 2-core machine, so only with ./psi test --large. */
   @Test
   @EnabledIfSystemProperty(named = "psi.large", matches = "true")
   void millionRowsPerSide() throws Exception {
-    joinAndCheck(JoinFixture.generate(1_000_000, 1_000_000, 0.5, 0.1, 0.01, 7), "csv", "8", "3g");
+    joinAndCheck(
+        JoinFixture.generate(1_000_000, 1_000_000, 0.5, 0.1, 0.01, 7), "csv", "8", "3g", false);
   }
 
   /** Other CSV dialects reach both parties: ';' at A, tab at B, Parquet out by extension. */
@@ -150,17 +161,33 @@ class LocalJoinTest {
     assertTrue(!java.nio.file.Files.exists(dir.resolve("out")), "no output after a failed join");
   }
 
-  private void joinAndCheck(JoinFixture f, String bFormat, String bins, String heap)
-      throws Exception {
+  private void joinAndCheck(
+      JoinFixture f, String bFormat, String bins, String heap, boolean partyJvms) throws Exception {
     Map<String, String> opts = f.localJoinOptions(dir, bFormat, bins, heap);
+    if (partyJvms) {
+      opts.put("party-jvms", "true");
+    }
     ByteArrayOutputStream log = new ByteArrayOutputStream();
+    List<Role> jvms = new java.util.concurrent.CopyOnWriteArrayList<>();
+    LocalJoin.Hooks seeJvms =
+        new LocalJoin.Hooks() {
+          @Override
+          public void started(Role party, Process process) {
+            jvms.add(party);
+          }
+        };
     LocalJoin.Result r;
     try (PrintStream ps = new PrintStream(log, true, StandardCharsets.UTF_8)) {
-      r = LocalJoin.run(opts, ps);
+      r = LocalJoin.run(opts, ps, seeJvms);
     } catch (Exception e) {
       System.err.println(log.toString(StandardCharsets.UTF_8));
       throw e;
     }
+    String text = log.toString(StandardCharsets.UTF_8);
+    assertEquals(partyJvms ? List.of(Role.A, Role.B) : List.of(), jvms, "the parties' JVMs");
+    assertEquals(!partyJvms, text.contains("both parties run on threads of this JVM"), text);
+    // either way each party's summary reaches the log, prefixed with its party
+    assertTrue(text.contains("[A] party A: ") && text.contains("[B] party B: "), text);
     List<String> expected = f.expected();
     List<String> actual =
         JoinFixture.readAvro(dir.resolve("out"), List.of("id", "spend", "email", "bid"));

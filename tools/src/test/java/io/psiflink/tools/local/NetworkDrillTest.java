@@ -40,6 +40,8 @@ class NetworkDrillTest {
     Map<String, String> opts = f.localJoinOptions(dir, "csv", "16", "512m");
     // five attempts: a bin's retry may be hit by the next reset too
     opts.put("attempts", "5");
+    // the parties' own log lines (the retries) reach the run's log from their JVMs' consoles
+    opts.put("party-jvms", "true");
     return opts;
   }
 

@@ -136,6 +136,7 @@ class PeerVanishingTest {
     opts.put("pair-timeout", Integer.toString(TIMEOUT));
     opts.put("idle-timeout", Integer.toString(TIMEOUT));
     opts.put("attempts", Integer.toString(ATTEMPTS));
+    opts.put("party-jvms", "true"); // a party's JVM is killed
     Map<Role, Process> parties = new java.util.concurrent.ConcurrentHashMap<>();
     AtomicLong killedAt = new AtomicLong();
     AtomicLong survivorEndedAt = new AtomicLong();

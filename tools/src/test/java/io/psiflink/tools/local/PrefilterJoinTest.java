@@ -132,6 +132,8 @@ class PrefilterJoinTest {
     Map<String, String> opts = new java.util.HashMap<>(f.localJoinOptions(dir, "csv", "2", "512m"));
     opts.put("prefilter", "helper");
     opts.put("filter-bits", "26"); // 8 MiB to A: the dealing takes a while
+    // the parties' own log lines (which say when to kill) come from their JVMs' consoles
+    opts.put("party-jvms", "true");
     opts.put("pair-timeout", "10");
     opts.put("idle-timeout", "10");
     AtomicReference<Process> helper = new AtomicReference<>();

@@ -68,6 +68,7 @@ class ResumeTest {
     opts.put("pair-timeout", "15");
     opts.put("idle-timeout", "15");
     opts.put("attempts", "2");
+    opts.put("party-jvms", "true"); // a party's JVM is killed
     AtomicReference<Process> process = new AtomicReference<>();
     AtomicInteger done = new AtomicInteger();
     ByteArrayOutputStream first = new ByteArrayOutputStream();

@@ -1,0 +1,182 @@
+package io.psiflink.jobs;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
+import org.apache.flink.client.deployment.executors.PipelineExecutorUtils;
+import org.apache.flink.configuration.Configuration;
+import org.apache.flink.configuration.DeploymentOptions;
+import org.apache.flink.configuration.RestOptions;
+import org.apache.flink.core.execution.JobClient;
+import org.apache.flink.core.execution.PipelineExecutor;
+import org.apache.flink.core.execution.PipelineExecutorFactory;
+import org.apache.flink.core.execution.PipelineExecutorServiceLoader;
+import org.apache.flink.runtime.minicluster.MiniCluster;
+import org.apache.flink.runtime.minicluster.MiniClusterConfiguration;
+import org.apache.flink.runtime.minicluster.MiniClusterJobClient;
+import org.apache.flink.runtime.minicluster.RpcServiceSharing;
+import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+import org.apache.flink.streaming.api.graph.StreamGraph;
+import org.apache.flink.util.ExceptionUtils;
+
+/**
+ * One embedded Flink MiniCluster for the jobs of both parties when {@code ./psi local} runs them on
+ * threads of its JVM, started on a thread of its own before the jobs exist. A MiniCluster's start
+ * took about 0.6 s of CPU (two actor systems, Flink's RPC classes unpacked and loaded, a REST
+ * endpoint, the network buffers): one cluster instead of two, started while the join is checked and
+ * the relay starts, made a 10^6-row join 7 % faster (docs/benchmarks.md, issue 19's fifteenth
+ * step).
+ *
+ * <p>Its configuration is a party job's ({@link PrivateJoinJob#flinkConfig(int, Path, boolean)})
+ * with the slots of both jobs; each job takes at most its parallelism of them (one slot sharing
+ * group), so neither party's job waits for the other's slots. Both jobs spill to the one {@code
+ * workDir/tmp}. The jobs leave the cluster running; {@link #close} shuts it down and with it any
+ * job still running.
+ */
+public final class SharedMiniCluster implements AutoCloseable {
+  /** How long {@link #close} waits for the cluster's shutdown. */
+  private static final Duration CLOSE_WAIT = Duration.ofSeconds(30);
+
+  private final Path workDir;
+  private final MiniCluster cluster;
+  private final CompletableFuture<Void> started = new CompletableFuture<>();
+
+  private SharedMiniCluster(int slots, Path workDir) throws java.io.IOException {
+    this.workDir = workDir;
+    Configuration conf = PrivateJoinJob.flinkConfig(slots, workDir, false);
+    // as Flink's PerJobMiniClusterFactory configures the cluster of a local environment
+    if (!conf.contains(RestOptions.BIND_PORT)) {
+      conf.set(RestOptions.BIND_PORT, "0");
+    }
+    this.cluster =
+        new MiniCluster(
+            new MiniClusterConfiguration.Builder()
+                .setConfiguration(conf)
+                .setNumTaskManagers(1)
+                .setRpcServiceSharing(RpcServiceSharing.SHARED)
+                .setNumSlotsPerTaskManager(slots)
+                .build());
+  }
+
+  /**
+   * Starts, on a thread of its own, a cluster of {@code slots} task slots (the sum of its jobs'
+   * parallelism) that spills to {@code workDir/tmp}; returns at once.
+   */
+  public static SharedMiniCluster start(int slots, Path workDir) throws java.io.IOException {
+    SharedMiniCluster c = new SharedMiniCluster(slots, workDir);
+    Thread t = new Thread(c::startCluster, "psi MiniCluster start");
+    t.setDaemon(true);
+    t.start();
+    return c;
+  }
+
+  /** The directory whose {@code tmp} holds the jobs' spill (Flink's io.tmp.dirs). */
+  public Path workDir() {
+    return workDir;
+  }
+
+  /**
+   * The environment of a job whose configuration is {@code conf} ({@link
+   * PrivateJoinJob#flinkConfig(PartyConfig)}; its cluster options do not apply here): its {@code
+   * executeAsync} submits the job to this cluster once it has started.
+   */
+  StreamExecutionEnvironment environment(Configuration conf) {
+    Configuration env = new Configuration(conf);
+    // what a local environment sets
+    env.set(DeploymentOptions.TARGET, "local");
+    env.set(DeploymentOptions.ATTACHED, true);
+    PipelineExecutor executor =
+        (pipeline, c, classLoader) -> {
+          // as Flink's LocalExecutor, the cluster being this one
+          StreamGraph graph = PipelineExecutorUtils.getStreamGraph(pipeline, c);
+          graph.serializeUserDefinedInstances();
+          awaitStart();
+          return cluster
+              .submitJob(graph)
+              .thenApply(
+                  submitted ->
+                      (JobClient)
+                          new MiniClusterJobClient(
+                              submitted.getJobID(),
+                              cluster,
+                              classLoader,
+                              MiniClusterJobClient.JobFinalizationBehavior.NOTHING));
+        };
+    PipelineExecutorFactory factory =
+        new PipelineExecutorFactory() {
+          @Override
+          public String getName() {
+            return "local";
+          }
+
+          @Override
+          public boolean isCompatibleWith(Configuration c) {
+            return true;
+          }
+
+          @Override
+          public PipelineExecutor getExecutor(Configuration c) {
+            return executor;
+          }
+        };
+    return new Environment(
+        new PipelineExecutorServiceLoader() {
+          @Override
+          public PipelineExecutorFactory getExecutorFactory(Configuration c) {
+            return factory;
+          }
+
+          @Override
+          public Stream<String> getExecutorNames() {
+            return Stream.of(factory.getName());
+          }
+        },
+        env);
+  }
+
+  private void startCluster() {
+    try {
+      cluster.start();
+      started.complete(null);
+    } catch (Throwable t) {
+      started.completeExceptionally(t);
+    }
+  }
+
+  /** Returns once the cluster runs; throws why it could not start. */
+  private void awaitStart() throws Exception {
+    try {
+      started.get();
+    } catch (ExecutionException e) {
+      ExceptionUtils.rethrowException(e.getCause());
+    }
+  }
+
+  /**
+   * Shuts the cluster down, cancelling any job still on it, and waits for that (a start still under
+   * way first ends).
+   */
+  @Override
+  public void close() throws Exception {
+    long deadline = System.nanoTime() + CLOSE_WAIT.toNanos();
+    try {
+      started.get(CLOSE_WAIT.toMillis(), TimeUnit.MILLISECONDS);
+    } catch (ExecutionException e) {
+      // it did not start; what it started is shut down below
+    }
+    cluster.closeAsync().get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+  }
+
+  /**
+   * The environment of a job on a shared cluster: like a {@code LocalStreamEnvironment}'s, its job
+   * runs on a MiniCluster of this JVM (see {@code JobSecrets.ship}).
+   */
+  public static final class Environment extends StreamExecutionEnvironment {
+    private Environment(PipelineExecutorServiceLoader loader, Configuration conf) {
+      super(loader, conf, null);
+    }
+  }
+}
