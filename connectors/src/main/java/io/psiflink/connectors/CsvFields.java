@@ -144,10 +144,11 @@ final class CsvFields {
   private static final VarHandle LONG =
       MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.BIG_ENDIAN);
 
+  /** Big-endian, byte by byte: see {@link RowCodec#getInt}. */
   private static void putInt(byte[] b, int p, int x) {
-    INT.set(b, p, x);
+    b[p] = (byte) (x >>> 24);
+    b[p + 1] = (byte) (x >>> 16);
+    b[p + 2] = (byte) (x >>> 8);
+    b[p + 3] = (byte) x;
   }
-
-  private static final VarHandle INT =
-      MethodHandles.byteArrayViewVarHandle(int[].class, ByteOrder.BIG_ENDIAN);
 }

@@ -21,6 +21,9 @@ public final class BinBatcher extends AbstractStreamOperator<byte[]>
 
   private final BinRouting routing;
   private transient Batches batches;
+  // made once: a lambda capturing this, made per row, cost C1-compiled code a method handle's
+  // allocation each (about a tenth of tokenizing at 10^6 rows)
+  private transient Consumer<byte[]> emit;
 
   public BinBatcher(BinRouting routing) {
     this.routing = routing;
@@ -44,16 +47,17 @@ public final class BinBatcher extends AbstractStreamOperator<byte[]>
   public void open() throws Exception {
     super.open();
     batches = new Batches(routing);
+    emit = b -> output.collect(new StreamRecord<>(b));
   }
 
   @Override
   public void processElement(StreamRecord<byte[]> element) {
-    batches.add(element.getValue(), b -> output.collect(new StreamRecord<>(b)));
+    batches.add(element.getValue(), emit);
   }
 
   @Override
   public void endInput() {
-    batches.flush(b -> output.collect(new StreamRecord<>(b)));
+    batches.flush(emit);
   }
 
   /** The batching itself, apart from Flink. Not thread-safe. */

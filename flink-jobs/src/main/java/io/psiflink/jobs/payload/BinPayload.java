@@ -46,18 +46,18 @@ public final class BinPayload {
     ByteArrayOutputStream plain = new ByteArrayOutputStream(PAYLOAD_FRAME_BYTES + 4096);
     byte[] head = new byte[KEY_HEADER_BYTES];
     long rows = 0;
+    BinTable.RowVisitor write =
+        (buf, off, len) -> {
+          Varint.write(plain, len);
+          plain.write(buf, off, len);
+        };
     for (int u : keys) {
       Tokens.put(head, 0, table.hi(u), table.lo(u));
       int count = table.rowCount(u);
       ByteBuffer.wrap(head, Tokens.BYTES, 4).putInt(count);
       plain.write(head, 0, head.length);
       rows += count;
-      table.forEachRow(
-          u,
-          (buf, off, len) -> {
-            Varint.write(plain, len);
-            plain.write(buf, off, len);
-          });
+      table.forEachRow(u, write);
       if (plain.size() >= PAYLOAD_FRAME_BYTES) {
         sendChunk(stream, plain);
       }
@@ -291,34 +291,39 @@ public final class BinPayload {
       int stride = peer.arity() + 1;
       int[] pc = peer.columns();
       byte[] pb = peer.payload();
-      for (int u : keys) {
-        table.forEachRow(
-            u,
-            (buf, off, len) -> {
-              ownCodec.columns(buf, off, len, own, 0, false);
-              for (int r = peer.first()[u], end = r + peer.count()[u]; r < end; r++) {
-                int base = r * stride;
-                int size = 0;
-                for (int s : output) {
-                  size += s >= 0 ? own[s + 1] - own[s] : pc[base - s] - pc[base - 1 - s];
-                }
-                byte[] row = new byte[size];
-                int p = 0;
-                for (int s : output) {
-                  if (s >= 0) {
-                    int n = own[s + 1] - own[s];
-                    System.arraycopy(buf, own[s], row, p, n);
-                    p += n;
-                  } else {
-                    int from = pc[base - 1 - s];
-                    int n = pc[base - s] - from;
-                    System.arraycopy(pb, from, row, p, n);
-                    p += n;
-                  }
-                }
-                out.accept(row);
+      // one visitor for all keys, told the key: a lambda capturing the key, made per key, cost
+      // C1-compiled code a method handle's allocation each
+      int[] key = new int[1];
+      BinTable.RowVisitor join =
+          (buf, off, len) -> {
+            int u = key[0];
+            ownCodec.columns(buf, off, len, own, 0, false);
+            for (int r = peer.first()[u], end = r + peer.count()[u]; r < end; r++) {
+              int base = r * stride;
+              int size = 0;
+              for (int s : output) {
+                size += s >= 0 ? own[s + 1] - own[s] : pc[base - s] - pc[base - 1 - s];
               }
-            });
+              byte[] row = new byte[size];
+              int p = 0;
+              for (int s : output) {
+                if (s >= 0) {
+                  int n = own[s + 1] - own[s];
+                  System.arraycopy(buf, own[s], row, p, n);
+                  p += n;
+                } else {
+                  int from = pc[base - 1 - s];
+                  int n = pc[base - s] - from;
+                  System.arraycopy(pb, from, row, p, n);
+                  p += n;
+                }
+              }
+              out.accept(row);
+            }
+          };
+      for (int u : keys) {
+        key[0] = u;
+        table.forEachRow(u, join);
       }
     }
   }
