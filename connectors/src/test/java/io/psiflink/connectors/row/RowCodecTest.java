@@ -22,6 +22,20 @@ class RowCodecTest {
           ColumnType.STRING,
           ColumnType.BYTES);
 
+  /** getInt against the JDK's big-endian ByteBuffer, at every offset and sign. */
+  @Test
+  void getIntReadsBigEndianAsByteBufferDoes() {
+    SplittableRandom r = new SplittableRandom(3);
+    for (int k = 0; k < 1000; k++) {
+      byte[] b = new byte[12];
+      for (int i = 0; i < b.length; i++) {
+        b[i] = (byte) r.nextInt(256);
+      }
+      int off = r.nextInt(9);
+      assertEquals(java.nio.ByteBuffer.wrap(b).getInt(off), RowCodec.getInt(b, off));
+    }
+  }
+
   @Test
   void roundTripsEveryTypeAndNull() {
     RowCodec c = new RowCodec(ALL);

@@ -170,15 +170,11 @@ public final class TokenizeOperator<T> extends AbstractStreamOperator<byte[]>
     }
     tokenizer.tokenize();
     for (int i = 0, from = 0; i < n; from = keptEnds[i++]) {
+      long hi = tokenizer.hi(i);
+      long lo = tokenizer.lo(i);
       output.collect(
           reuse.replace(
-              TokenRecord.of(
-                  tokenizer.bin(i),
-                  tokenizer.hi(i),
-                  tokenizer.lo(i),
-                  keptData,
-                  from,
-                  keptEnds[i] - from)));
+              TokenRecord.of(tokenizer.binOf(hi, lo), hi, lo, keptData, from, keptEnds[i] - from)));
     }
     tokenizer.clear();
     tokenized.inc(n);

@@ -112,11 +112,15 @@ public final class Tokenizer implements AutoCloseable {
     return i;
   }
 
+  /** The big-endian long at {@code b[off, off + 8)}; unrolled: the client compiler keeps loops. */
   static long be64(byte[] b, int off) {
-    long x = 0;
-    for (int i = 0; i < 8; i++) {
-      x = (x << 8) | (b[off + i] & 0xffL);
-    }
-    return x;
+    return (b[off] & 0xffL) << 56
+        | (b[off + 1] & 0xffL) << 48
+        | (b[off + 2] & 0xffL) << 40
+        | (b[off + 3] & 0xffL) << 32
+        | (b[off + 4] & 0xffL) << 24
+        | (b[off + 5] & 0xffL) << 16
+        | (b[off + 6] & 0xffL) << 8
+        | (b[off + 7] & 0xffL);
   }
 }

@@ -45,10 +45,20 @@ public final class Tokens {
   }
 
   public static void put(byte[] dst, int off, long hi, long lo) {
-    for (int i = 0; i < 8; i++) {
-      dst[off + i] = (byte) (hi >>> (56 - 8 * i));
-      dst[off + 8 + i] = (byte) (lo >>> (56 - 8 * i));
-    }
+    put64(dst, off, hi);
+    put64(dst, off + 8, lo);
+  }
+
+  /** Big-endian; unrolled: the client compiler, which runs small joins, keeps loops. */
+  private static void put64(byte[] dst, int off, long x) {
+    dst[off] = (byte) (x >>> 56);
+    dst[off + 1] = (byte) (x >>> 48);
+    dst[off + 2] = (byte) (x >>> 40);
+    dst[off + 3] = (byte) (x >>> 32);
+    dst[off + 4] = (byte) (x >>> 24);
+    dst[off + 5] = (byte) (x >>> 16);
+    dst[off + 6] = (byte) (x >>> 8);
+    dst[off + 7] = (byte) x;
   }
 
   public static long hiAt(byte[] src, int off) {

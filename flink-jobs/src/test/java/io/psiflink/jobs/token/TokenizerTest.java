@@ -27,6 +27,29 @@ class TokenizerTest {
     }
   }
 
+  /** The unrolled byte order helpers against the JDK's big-endian ByteBuffer, at every offset. */
+  @Test
+  void bigEndianLongsReadAndWriteAsByteBufferDoes() {
+    java.util.SplittableRandom r = new java.util.SplittableRandom(5);
+    for (int k = 0; k < 1000; k++) {
+      byte[] b = new byte[24];
+      for (int i = 0; i < b.length; i++) {
+        b[i] = (byte) r.nextInt(256);
+      }
+      int off = r.nextInt(9);
+      java.nio.ByteBuffer bb = java.nio.ByteBuffer.wrap(b);
+      assertEquals(bb.getLong(off), Tokenizer.be64(b, off));
+      long hi = r.nextLong();
+      long lo = r.nextLong();
+      byte[] put = new byte[24];
+      Tokens.put(put, off, hi, lo);
+      assertEquals(hi, java.nio.ByteBuffer.wrap(put).getLong(off));
+      assertEquals(lo, java.nio.ByteBuffer.wrap(put).getLong(off + 8));
+      assertEquals(hi, Tokens.hiAt(put, off));
+      assertEquals(lo, Tokens.loAt(put, off));
+    }
+  }
+
   @Test
   void sipHashMatchesReferenceVectors() {
     // Reference vectors of SipHash-2-4 (key 00..0f, message 00..len-1) from the SipHash paper's
