@@ -26,9 +26,9 @@ import org.apache.flink.util.ExceptionUtils;
  * One embedded Flink MiniCluster for the jobs of both parties when {@code ./psi local} runs them on
  * threads of its JVM, started on a thread of its own before the jobs exist. A MiniCluster's start
  * took about 0.6 s of CPU (two actor systems, Flink's RPC classes unpacked and loaded, a REST
- * endpoint, the network buffers): one cluster instead of two, started while the join is checked and
- * the relay starts, made a 10^6-row join 7 % faster (docs/benchmarks.md, issue 19's fifteenth
- * step).
+ * endpoint, the network buffers): one cluster instead of two, started while the run's certificates
+ * are made, the relay starts and the parties plan and shake hands, made a 10^6-row join 7 % faster
+ * (docs/benchmarks.md, issue 19's fifteenth step).
  *
  * <p>Its configuration is a party job's ({@link PrivateJoinJob#flinkConfig(int, Path, boolean)})
  * with the slots of both jobs; each job takes at most its parallelism of them (one slot sharing

@@ -341,12 +341,15 @@ public final class LocalJoin {
       return relayPort;
     }
 
-    /** Called once the party's JVM runs. */
+    /**
+     * Called once the party's JVM runs: only where each party has one (a test that stops a party's
+     * JVM passes --party-jvms).
+     */
     default void started(Role party, Process process) {}
 
     /**
      * What the party's JVM command line starts with, e.g. {@code ip netns exec NS} to run it in a
-     * network namespace ({@code ./psi bench join --net}).
+     * network namespace ({@code ./psi bench join --net}); a prefix gives each party a JVM.
      */
     default List<String> launchPrefix(Role party) {
       return List.of();
