@@ -409,7 +409,27 @@ public final class LocalJoin {
     // relay starts and the parties plan and shake hands
     try (SharedMiniCluster cluster =
         SharedMiniCluster.start(2 * o.get(PartyOptions.PARALLELISM), work)) {
-      return run(o, work, cluster, log, hooks);
+      Result r = run(o, work, cluster, log, hooks);
+      markClassDataSharing();
+      return r;
+    }
+  }
+
+  /**
+   * Where ./psi, when this JVM writes its class-data sharing archive at its exit, wants a file
+   * created if the archive will hold what a join of parties on this JVM's threads loads: it keeps
+   * the archive only then, not one of a --help or a run with a JVM per party (cds_promote).
+   */
+  static final String CDS_MARK_PROPERTY = "psi.cds.mark";
+
+  private static void markClassDataSharing() {
+    String mark = System.getProperty(CDS_MARK_PROPERTY);
+    if (mark != null) {
+      try {
+        Files.writeString(Path.of(mark), "");
+      } catch (IOException | RuntimeException e) {
+        // then the archive is not kept, and a later run writes one: slower, not wrong
+      }
     }
   }
 
