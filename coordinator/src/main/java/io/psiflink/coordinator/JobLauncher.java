@@ -697,16 +697,23 @@ final class JobLauncher implements AutoCloseable {
   }
 
   /**
-   * Waits up to a second for the job's process to end; whether it has. A child's own wait, which
-   * records its exit status (the handle of a child may report its end before the status is there).
+   * How often a job's progress is read from Flink while it runs. A small join's job runs for about
+   * a second: read once a second, its phases could pass unseen between two reads.
+   */
+  static final Duration PROGRESS_POLL = Duration.ofMillis(250);
+
+  /**
+   * Waits up to {@link #PROGRESS_POLL} for the job's process to end; whether it has. A child's own
+   * wait, which records its exit status (the handle of a child may report its end before the status
+   * is there).
    */
   private static boolean ended(Run run) throws InterruptedException {
     if (run.child != null) {
-      return run.child.waitFor(1, TimeUnit.SECONDS);
+      return run.child.waitFor(PROGRESS_POLL.toMillis(), TimeUnit.MILLISECONDS);
     }
     ProcessHandle p = run.process;
     try {
-      p.onExit().get(1, TimeUnit.SECONDS);
+      p.onExit().get(PROGRESS_POLL.toMillis(), TimeUnit.MILLISECONDS);
       return true;
     } catch (java.util.concurrent.TimeoutException e) {
       return false;
