@@ -81,17 +81,13 @@ public final class Tokenizer implements AutoCloseable {
     return be64(out, checked(i) * TokenPrf.OUT_BYTES + 8);
   }
 
-  /** The bin of key {@code i}'s token: {@code SipHash_s(token) mod m}, in [0, m). */
-  public int bin(int i) {
-    return binOf(hi(i), lo(i));
-  }
-
   /** Empties the batch. */
   public void clear() {
     count = 0;
     tokenized = false;
   }
 
+  /** The bin of a token: {@code SipHash_s(token) mod m}, in [0, m). */
   public int binOf(long tokenHi, long tokenLo) {
     return (int) Long.remainderUnsigned(binHash.hash128(tokenHi, tokenLo), bins);
   }

@@ -153,7 +153,7 @@ class TokenizerTest {
     t.clear();
     t.add(m, m.length);
     t.tokenize();
-    return new long[] {t.hi(0), t.lo(0), t.bin(0)};
+    return new long[] {t.hi(0), t.lo(0), t.binOf(t.hi(0), t.lo(0))};
   }
 
   @Test
