@@ -9,7 +9,6 @@ import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.condition.EnabledIfSystemProperty;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -31,30 +30,50 @@ import org.junit.jupiter.params.provider.ValueSource;
 class StorageFaultTest {
   @TempDir Path dir;
 
-  @Test
-  void aSpillDiskThatFillsUpFailsBothPartiesNamingIt() throws Exception {
+  /**
+   * {@code party JVMs}: B's work directory is a small disk. {@code threads}: both jobs run on one
+   * MiniCluster that spills to the run's work/tmp, and that is the small disk; whichever party
+   * finds it full first fails naming it.
+   */
+  @ParameterizedTest(name = "{0}")
+  @ValueSource(strings = {"party JVMs", "threads"})
+  void aSpillDiskThatFillsUpFailsBothPartiesNamingIt(String mode) throws Exception {
     JoinFixture f = JoinFixture.generate(20_000, 600_000, 0.5, 0.0, 0.01, 31);
     Map<String, String> opts = f.localJoinOptions(dir, "csv", "4", "512m");
     // the peer notices within these (the defaults suit real networks, not a drill)
     opts.put("pair-timeout", "8");
     opts.put("idle-timeout", "8");
-    // B's work directory holds its spill, Flink's io.tmp.dirs: the bins' spill files, the hybrid
-    // shuffle's files, and what Flink unpacks there (its RPC system, ~25 MB); 36 MB hold the job's
-    // start, not B's 600k rows (some 30 MB in each of the shuffle and the bins' spill): whichever
-    // finds the disk full first fails the job
-    Path spill = dir.resolve("work/party-B");
+    boolean jvms = mode.equals("party JVMs");
+    if (jvms) {
+      opts.put("party-jvms", "true");
+    }
+    // the spill is Flink's io.tmp.dirs, <home>/tmp: the bins' spill files, the shuffle's files,
+    // and what Flink unpacks there (its RPC system, ~25 MB); 36 MB hold the job's start, not B's
+    // 600k rows (some 30 MB in each of the shuffle and the bins' spill): whichever finds the disk
+    // full first fails its job
+    Path home = jvms ? dir.resolve("work/party-B") : dir.resolve("work");
     Drill d;
-    try (Tmpfs disk = Tmpfs.mount(spill, "36m")) {
+    try (Tmpfs disk = Tmpfs.mount(jvms ? home : home.resolve("tmp"), "36m")) {
       d = Drill.run(opts, LocalJoin.Hooks.NONE);
     }
-    d.assertFailedClearly("B", Drill.BOUND_SECONDS, "No space left on device");
+    String full = "No space left on device";
+    String failed =
+        jvms
+                || d.log()
+                    .lines()
+                    .anyMatch(l -> l.startsWith("[B] psi party B failed: ") && l.contains(full))
+            ? "B"
+            : "A";
+    d.assertFailedClearly(failed, Drill.BOUND_SECONDS, full);
     assertTrue(d.error().getMessage().contains("its spill"), d.error().getMessage());
-    assertTrue(d.error().getMessage().contains(" is in " + spill + ","), d.error().getMessage());
-    // A fails on its own when its bins find no peer, or ./psi local stops it, saying so, when it
-    // is still busy with its own rows
+    assertTrue(d.error().getMessage().contains(" is in " + home + ","), d.error().getMessage());
+    // the peer fails on its own when its bins find no peer, or ./psi local stops it, saying so,
+    // when it is still busy with its own rows
+    String peer = failed.equals("A") ? "B" : "A";
     assertTrue(
-        d.log().contains("[A] psi party A failed: ")
-            || d.log().contains("psi local: party A still runs 15 s after its peer failed"),
+        d.log().contains("[" + peer + "] psi party " + peer + " failed: ")
+            || d.log()
+                .contains("psi local: party " + peer + " still runs 15 s after its peer failed"),
         d.log());
     Drill.assertNoOutput(dir.resolve("out"));
     Drill.assertQuarantineCompleteOrAbsent(dir.resolve("out.quarantine/a"), Drill.nullKeysOfA(f));
