@@ -47,13 +47,12 @@ class StorageFaultTest {
     if (jvms) {
       opts.put("party-jvms", "true");
     }
-    // the spill is Flink's io.tmp.dirs, <home>/tmp: the bins' spill files, the shuffle's files,
-    // and what Flink unpacks there (its RPC system, ~25 MB); 36 MB hold the job's start, not B's
-    // 600k rows (some 30 MB in each of the shuffle and the bins' spill): whichever finds the disk
-    // full first fails its job
+    // the spill is Flink's io.tmp.dirs, <home>/tmp: the bins' spill files and the shuffle's
+    // files; 16 MB hold the job's start, not B's 600k rows (some 30 MB in each of the shuffle and
+    // the bins' spill): whichever finds the disk full first fails its job
     Path home = jvms ? dir.resolve("work/party-B") : dir.resolve("work");
     Drill d;
-    try (Tmpfs disk = Tmpfs.mount(jvms ? home : home.resolve("tmp"), "36m")) {
+    try (Tmpfs disk = Tmpfs.mount(jvms ? home : home.resolve("tmp"), "16m")) {
       d = Drill.run(opts, LocalJoin.Hooks.NONE);
     }
     String full = "No space left on device";
