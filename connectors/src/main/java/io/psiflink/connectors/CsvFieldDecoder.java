@@ -34,16 +34,16 @@ final class CsvFieldDecoder implements FieldDecoder {
     }
     for (int i = 0; i < n; i++) {
       Column c = schema.column(i);
-      if (!CsvFields.isNull(p, i)) {
-        int from = CsvFields.start(p, i);
-        int to = CsvFields.end(p, i);
+      if (!CsvFields.isNull(p, n, i)) {
+        int from = CsvFields.start(p, n, i);
+        int to = CsvFields.end(p, n, i);
         if (from == to) {
           if (CsvValues.parse("", c.type()) == null) {
             CsvFields.setNull(p, i);
           }
         } else if (c.type() != ColumnType.STRING) {
           try {
-            CsvFields.setValue(p, i, CsvValues.parseBits(p, from, to, c.type()));
+            CsvFields.setValue(p, n, i, CsvValues.parseBits(p, from, to, c.type()));
           } catch (IllegalArgumentException e) {
             throw new RejectedRecord(
                 "column '"
@@ -55,7 +55,7 @@ final class CsvFieldDecoder implements FieldDecoder {
           }
         }
       }
-      if (CsvFields.isNull(p, i) && !c.nullable()) {
+      if (!c.nullable() && CsvFields.isNull(p, n, i)) {
         throw new RejectedRecord("column '" + c.name() + "': NULL in a NOT NULL column");
       }
     }
@@ -65,15 +65,16 @@ final class CsvFieldDecoder implements FieldDecoder {
   public Row decode(Object payload) throws RejectedRecord {
     byte[] p = (byte[]) payload;
     check(p);
-    Row row = new Row(schema.size());
-    for (int i = 0; i < schema.size(); i++) {
-      if (!CsvFields.isNull(p, i)) {
+    int n = schema.size(); // check found as many fields
+    Row row = new Row(n);
+    for (int i = 0; i < n; i++) {
+      if (!CsvFields.isNull(p, n, i)) {
         ColumnType type = schema.column(i).type();
         row.setField(
             i,
             type == ColumnType.STRING || type == ColumnType.BYTES
-                ? CsvValues.parse(p, CsvFields.start(p, i), CsvFields.end(p, i), type)
-                : CsvValues.value(CsvFields.value(p, i), type));
+                ? CsvValues.parse(p, CsvFields.start(p, n, i), CsvFields.end(p, n, i), type)
+                : CsvValues.value(CsvFields.value(p, n, i), type));
       }
     }
     return row;

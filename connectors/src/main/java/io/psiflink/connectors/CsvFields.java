@@ -1,9 +1,6 @@
 package io.psiflink.connectors;
 
 import io.psiflink.connectors.row.RowCodec;
-import java.lang.invoke.MethodHandles;
-import java.lang.invoke.VarHandle;
-import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
 
 /**
@@ -75,13 +72,19 @@ final class CsvFields {
     return RowCodec.getInt(p, 0);
   }
 
-  /** Field i's value as {@link CsvFieldDecoder#check} stored it. */
-  static long value(byte[] p, int i) {
-    return (long) LONG.get(p, valueAt(count(p), i));
+  /**
+   * Field i's value as {@link CsvFieldDecoder#check} stored it, of a record of {@code n} fields.
+   * Two ints, not a VarHandle: C1 reaches a VarHandle through method handles.
+   */
+  static long value(byte[] p, int n, int i) {
+    int at = valueAt(n, i);
+    return (long) RowCodec.getInt(p, at) << 32 | (RowCodec.getInt(p, at + 4) & 0xffff_ffffL);
   }
 
-  static void setValue(byte[] p, int i, long value) {
-    LONG.set(p, valueAt(count(p), i), value);
+  static void setValue(byte[] p, int n, int i, long value) {
+    int at = valueAt(n, i);
+    putInt(p, at, (int) (value >>> 32));
+    putInt(p, at + 4, (int) value);
   }
 
   /** Marks field i NULL (a quoted empty field of a type that has no empty value). */
@@ -90,28 +93,31 @@ final class CsvFields {
     putInt(p, at, RowCodec.getInt(p, at) | NULL);
   }
 
-  static boolean isNull(byte[] p, int i) {
-    return (RowCodec.getInt(p, 4 * (1 + count(p) + i)) & NULL) != 0;
+  /**
+   * Whether field i of a record of {@code n} fields ({@link #count}) is NULL. Readers of several
+   * fields read n once: these run for every field of every row, on C1 in small joins.
+   */
+  static boolean isNull(byte[] p, int n, int i) {
+    return (RowCodec.getInt(p, 4 * (1 + n + i)) & NULL) != 0;
   }
 
-  /** Where field i's bytes start in {@code p}. */
-  static int start(byte[] p, int i) {
-    int n = count(p);
+  /** Where field i's bytes start in {@code p}, a record of {@code n} fields. */
+  static int start(byte[] p, int n, int i) {
     return base(n) + RowCodec.getInt(p, 4 * (1 + i));
   }
 
-  /** Where field i's bytes end in {@code p} (exclusive). */
-  static int end(byte[] p, int i) {
-    int n = count(p);
+  /** Where field i's bytes end in {@code p}, a record of {@code n} fields (exclusive). */
+  static int end(byte[] p, int n, int i) {
     return base(n) + (RowCodec.getInt(p, 4 * (1 + n + i)) & ~NULL);
   }
 
   /** Field i as text: null for NULL. */
   static String text(byte[] p, int i) {
-    if (isNull(p, i)) {
+    int n = count(p);
+    if (isNull(p, n, i)) {
       return null;
     }
-    return CsvValues.text(p, start(p, i), end(p, i));
+    return CsvValues.text(p, start(p, n, i), end(p, n, i));
   }
 
   /** Every field as text. */
@@ -140,9 +146,6 @@ final class CsvFields {
   private static int base(int n) {
     return valueAt(n, n);
   }
-
-  private static final VarHandle LONG =
-      MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.BIG_ENDIAN);
 
   /** Big-endian, byte by byte: see {@link RowCodec#getInt}. */
   private static void putInt(byte[] b, int p, int x) {

@@ -17,6 +17,8 @@ public final class CsvRecordView extends RecordView<byte[]> {
 
   private final ColumnType[] types;
   private transient byte[] p;
+  // p's field count, read once per record
+  private transient int n;
 
   CsvRecordView(TableSchema schema) {
     types = schema.columns().stream().map(Column::type).toArray(ColumnType[]::new);
@@ -25,40 +27,41 @@ public final class CsvRecordView extends RecordView<byte[]> {
   @Override
   public CsvRecordView set(byte[] record) {
     p = record;
+    n = CsvFields.count(record);
     return this;
   }
 
   @Override
   public boolean isNull(int field) {
-    return CsvFields.isNull(p, field);
+    return CsvFields.isNull(p, n, field);
   }
 
   @Override
   public boolean getBoolean(int field) {
-    return CsvFields.value(p, field) != 0;
+    return CsvFields.value(p, n, field) != 0;
   }
 
   @Override
   public long getLong(int field) {
-    return CsvFields.value(p, field);
+    return CsvFields.value(p, n, field);
   }
 
   @Override
   public float getFloat(int field) {
-    return Float.intBitsToFloat((int) CsvFields.value(p, field));
+    return Float.intBitsToFloat((int) CsvFields.value(p, n, field));
   }
 
   @Override
   public double getDouble(int field) {
     return types[field] == ColumnType.FLOAT
         ? getFloat(field)
-        : Double.longBitsToDouble(CsvFields.value(p, field));
+        : Double.longBitsToDouble(CsvFields.value(p, n, field));
   }
 
   @Override
   public boolean bytes(int field, boolean exact, Bytes to) {
-    int from = CsvFields.start(p, field);
-    int end = CsvFields.end(p, field);
+    int from = CsvFields.start(p, n, field);
+    int end = CsvFields.end(p, n, field);
     if (types[field] == ColumnType.BYTES) {
       byte[] b = Base64.getDecoder().decode(CsvValues.text(p, from, end));
       to.set(b, 0, b.length);
