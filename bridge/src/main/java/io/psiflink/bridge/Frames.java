@@ -94,7 +94,8 @@ final class Frames {
       return new Parsed(null, "empty frame");
     }
     try {
-      CodedInputStream in = CodedInputStream.newInstance(message);
+      // over an array protobuf takes as immutable: only then does aliasing not copy the bytes
+      CodedInputStream in = UnsafeByteOperations.unsafeWrap(message).newCodedInput();
       in.enableAliasing(true);
       return new Parsed(Frame.parseFrom(in), null);
     } catch (IOException e) { // InvalidProtocolBufferException: the array holds the whole message

@@ -36,6 +36,15 @@ class FramesTest {
     assertEquals("bin 3 failed: é", abort.getAbort().getReason());
   }
 
+  /** A DATA frame's payload is read in place: the message array is not copied while parsing. */
+  @Test
+  void parsingAliasesTheMessage() {
+    byte[] message = Frames.data(new byte[] {1, 2, 3}, 0, 3).toByteArray();
+    Frame f = Frames.parse(message).frame();
+    message[message.length - 1] = 7;
+    assertEquals(7, f.getData().byteAt(2));
+  }
+
   /** The wire form is protobuf's, as its encoding spec gives it (field 1, length-delimited). */
   @Test
   void dataFrameIsTheProtobufEncodingOfFieldOne() throws Exception {

@@ -28,8 +28,16 @@ final class SourceRecord {
         new String[] {"file", "position", "error", "raw", "payload"});
   }
 
+  /**
+   * One per record read: set field by field, as {@code Row.of} would first copy a varargs array.
+   */
   static Row good(String file, long position, String raw, Object payload) {
-    return Row.of(file, position, null, raw, payload);
+    Row r = new Row(5);
+    r.setField(FILE, file);
+    r.setField(POSITION, position);
+    r.setField(RAW, raw);
+    r.setField(PAYLOAD, payload);
+    return r;
   }
 
   static Row bad(String file, long position, String error, String raw) {
