@@ -8,11 +8,12 @@ import org.apache.flink.runtime.rpc.exceptions.RpcLoaderException;
 
 /**
  * Flink's RPC system (Pekko) from the class path: the tools' JVMs have {@code flink-rpc-akka} on
- * it, so a MiniCluster of theirs ({@code ./psi local} on threads, the insecure baseline) loads
- * Pekko's classes from there, through class-data sharing, instead of Flink's own loader copying the
- * 24 MB jar inside its loader jar to io.tmp.dirs and loading it through a class loader of its own
- * at every start (about 0.12 CPU-s of a 10^6-row join's 7; docs/benchmarks.md). The party JVMs and
- * {@code flink run} keep Flink's loader: their class path is the job's, which does not carry Pekko.
+ * it, so a MiniCluster of theirs ({@code ./psi local}'s, on its threads or in the party JVMs it
+ * starts on its class path; the insecure baseline's) loads Pekko's classes from there, through
+ * class-data sharing, instead of Flink's own loader copying the 24 MB jar inside its loader jar to
+ * io.tmp.dirs and loading it through a class loader of its own at every start (about 0.12 CPU-s of
+ * a 10^6-row join's 7; docs/benchmarks.md). The coordinator's party JVMs and {@code flink run} keep
+ * Flink's loader: their class path is the job's, which does not carry Pekko.
  */
 public final class ClassPathRpcSystemLoader implements RpcSystemLoader {
   @Override
