@@ -74,13 +74,12 @@ final class CsvFields {
 
   /**
    * Field i's value as {@link CsvFieldDecoder#check} stored it, of a record of {@code n} fields.
-   * Two ints, not a VarHandle: C1 reaches a VarHandle through method handles.
    */
   static long value(byte[] p, int n, int i) {
-    int at = valueAt(n, i);
-    return (long) RowCodec.getInt(p, at) << 32 | (RowCodec.getInt(p, at + 4) & 0xffff_ffffL);
+    return RowCodec.getLong(p, valueAt(n, i));
   }
 
+  /** Stores field i's value big-endian, as {@link #value} reads it: two ints, not a VarHandle. */
   static void setValue(byte[] p, int n, int i, long value) {
     int at = valueAt(n, i);
     putInt(p, at, (int) (value >>> 32));

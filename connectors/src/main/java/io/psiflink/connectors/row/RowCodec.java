@@ -2,9 +2,6 @@ package io.psiflink.connectors.row;
 
 import io.psiflink.api.ColumnType;
 import java.io.Serializable;
-import java.lang.invoke.MethodHandles;
-import java.lang.invoke.VarHandle;
-import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 import java.util.List;
@@ -172,13 +169,10 @@ public final class RowCodec implements Serializable {
     return (b[p] << 24) | (b[p + 1] & 0xff) << 16 | (b[p + 2] & 0xff) << 8 | (b[p + 3] & 0xff);
   }
 
-  /** The big-endian long at {@code b[p, p + 8)}. */
+  /** The big-endian long at {@code b[p, p + 8)}: two {@link #getInt}s, for C1 as they are. */
   public static long getLong(byte[] b, int p) {
-    return (long) LONG.get(b, p);
+    return (long) getInt(b, p) << 32 | (getInt(b, p + 4) & 0xffff_ffffL);
   }
-
-  private static final VarHandle LONG =
-      MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.BIG_ENDIAN);
 
   /**
    * A growable byte buffer with the encodings used here; not synchronized (ByteArrayOutputStream

@@ -36,6 +36,20 @@ class RowCodecTest {
     }
   }
 
+  /** getLong against the JDK's big-endian ByteBuffer, at every offset and sign. */
+  @Test
+  void getLongReadsBigEndianAsByteBufferDoes() {
+    SplittableRandom r = new SplittableRandom(5);
+    for (int k = 0; k < 1000; k++) {
+      byte[] b = new byte[16];
+      for (int i = 0; i < b.length; i++) {
+        b[i] = (byte) r.nextInt(256);
+      }
+      int off = r.nextInt(9);
+      assertEquals(java.nio.ByteBuffer.wrap(b).getLong(off), RowCodec.getLong(b, off));
+    }
+  }
+
   @Test
   void roundTripsEveryTypeAndNull() {
     RowCodec c = new RowCodec(ALL);
