@@ -79,17 +79,15 @@ public final class TableSink {
 
   /**
    * Writes rows given in {@link RowCodec} encoding of the schema's column types, as {@code write}
-   * does Rows. Avro output is transcoded from the encoding without decoding values.
+   * does Rows. Avro and CSV output are written from the encoding (a STRING's bytes are copied as
+   * they are).
    */
   public static DataStreamSink<byte[]> writeEncoded(
       DataStream<byte[]> rows, TableSchema schema, String dir, TableFormat format)
       throws TableException {
     BulkWriter.Factory<byte[]> writer =
         switch (format) {
-          case CSV ->
-              new DecodingFactory(
-                  CsvBulkWriter.factory(schema, CsvOptions.DEFAULT),
-                  new RowCodec(schema.columns().stream().map(Column::type).toList()));
+          case CSV -> CsvBulkWriter.encodedFactory(schema, CsvOptions.DEFAULT);
           case AVRO -> AvroRowBulkWriter.encodedFactory(schema);
           case PARQUET ->
               new DecodingFactory(
@@ -121,7 +119,7 @@ public final class TableSink {
     return rows.sinkTo(sink).name(what).setDescription(what + " to " + dir);
   }
 
-  /** Decodes {@link RowCodec} rows for a writer of Rows. */
+  /** Decodes {@link RowCodec} rows for a writer of Rows (Parquet). */
   private static final class DecodingFactory implements BulkWriter.Factory<byte[]> {
     private static final long serialVersionUID = 1L;
 

@@ -135,8 +135,11 @@ public final class RowCodec implements Serializable {
     starts[at + types.length] = end;
   }
 
-  /** The value of column i, which starts at {@code p} of a row {@link #columns} checked. */
-  private Object value(byte[] src, int p, int i) {
+  /**
+   * The value of column i, which starts at {@code p} (its presence byte) of a row {@link #columns}
+   * checked.
+   */
+  public Object value(byte[] src, int p, int i) {
     if (src[p++] == 0) {
       return null;
     }
