@@ -2,9 +2,7 @@ package io.psiflink.jobs.write;
 
 import io.psiflink.connectors.StagedOutput;
 import java.io.BufferedInputStream;
-import java.io.BufferedOutputStream;
 import java.io.DataInputStream;
-import java.io.DataOutputStream;
 import java.io.EOFException;
 import java.io.IOException;
 import java.io.Serializable;
@@ -150,8 +148,11 @@ public final class BinJournal implements Serializable {
     private final Path tmp;
     private final FileSystem fs;
     private final FSDataOutputStream raw;
-    private final DataOutputStream out;
     private final CRC32C crc = new CRC32C();
+    // an own buffer, checksummed when drained: a DataOutputStream over a CheckedOutputStream and a
+    // BufferedOutputStream updated the CRC per byte of each length and took a lock per write
+    private final byte[] buf = new byte[1 << 16];
+    private int pos;
     private long rows;
     private boolean closed;
 
@@ -165,17 +166,14 @@ public final class BinJournal implements Serializable {
       // hidden, so that a run that dies leaves nothing committed listing would take
       this.tmp = new Path(d, ".bin-" + bin + "." + UUID.randomUUID() + ".tmp");
       this.raw = fs.create(tmp, FileSystem.WriteMode.NO_OVERWRITE);
-      this.out =
-          new DataOutputStream(
-              new java.util.zip.CheckedOutputStream(new BufferedOutputStream(raw, 1 << 16), crc));
-      out.writeInt(MAGIC);
-      out.writeInt(bin);
+      putInt(MAGIC);
+      putInt(bin);
     }
 
     public void add(byte[] row) {
       try {
-        out.writeInt(row.length);
-        out.write(row);
+        putInt(row.length);
+        put(row);
         rows++;
       } catch (IOException e) {
         throw new java.io.UncheckedIOException(
@@ -185,14 +183,16 @@ public final class BinJournal implements Serializable {
 
     /** Syncs the rows and renames the file into place: from here on the bin is done. */
     public void commit() throws IOException {
-      out.writeInt(-1);
-      out.writeLong(rows);
-      out.flush();
+      putInt(-1);
+      putInt((int) (rows >>> 32));
+      putInt((int) rows);
+      drain();
       int sum = (int) crc.getValue();
-      new DataOutputStream(raw).writeInt(sum);
+      raw.write(
+          new byte[] {(byte) (sum >>> 24), (byte) (sum >>> 16), (byte) (sum >>> 8), (byte) sum});
       raw.flush();
       raw.sync();
-      out.close();
+      raw.close();
       closed = true;
       Path target = new Path(dir, "bin-" + bin);
       if (!fs.rename(tmp, target)) {
@@ -208,11 +208,40 @@ public final class BinJournal implements Serializable {
       }
       closed = true;
       try {
-        out.close();
+        raw.close();
         fs.delete(tmp, false);
       } catch (IOException e) {
         // a leftover hidden file is ignored by every later run
       }
+    }
+
+    private void putInt(int v) throws IOException {
+      if (buf.length - pos < 4) {
+        drain();
+      }
+      buf[pos++] = (byte) (v >>> 24);
+      buf[pos++] = (byte) (v >>> 16);
+      buf[pos++] = (byte) (v >>> 8);
+      buf[pos++] = (byte) v;
+    }
+
+    private void put(byte[] b) throws IOException {
+      if (b.length > buf.length - pos) {
+        drain();
+        if (b.length > buf.length) {
+          crc.update(b, 0, b.length);
+          raw.write(b);
+          return;
+        }
+      }
+      System.arraycopy(b, 0, buf, pos, b.length);
+      pos += b.length;
+    }
+
+    private void drain() throws IOException {
+      crc.update(buf, 0, pos);
+      raw.write(buf, 0, pos);
+      pos = 0;
     }
   }
 

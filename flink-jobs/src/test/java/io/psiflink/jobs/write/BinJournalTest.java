@@ -50,6 +50,41 @@ class BinJournalTest {
     assertEquals(new BitSet(), j.committed(8));
   }
 
+  /** The file format, byte by byte, and rows across many buffers of the writer. */
+  @Test
+  void fileLayoutIsTheDocumentedOne() throws Exception {
+    BinJournal j = BinJournal.of(dir.resolve("out").toString(), "s");
+    try (BinJournal.Entry e = j.open(3)) {
+      e.add(new byte[] {7, 8});
+      e.commit();
+    }
+    java.nio.ByteBuffer want = java.nio.ByteBuffer.allocate(34);
+    want.putInt(0x50534a31).putInt(3).putInt(2).put(new byte[] {7, 8}).putInt(-1).putLong(1);
+    java.util.zip.CRC32C crc = new java.util.zip.CRC32C();
+    crc.update(want.array(), 0, want.position());
+    want.putInt((int) crc.getValue());
+    assertArrayEquals(
+        java.util.Arrays.copyOf(want.array(), want.position()),
+        Files.readAllBytes(Path.of(j.dir(), "bin-3")));
+
+    java.util.SplittableRandom r = new java.util.SplittableRandom(3);
+    List<byte[]> rows = new ArrayList<>();
+    for (int i = 0; i < 3000; i++) {
+      byte[] row = new byte[r.nextInt(i % 500 == 0 ? 100_000 : 200)];
+      r.nextBytes(row);
+      rows.add(row);
+    }
+    try (BinJournal.Entry e = j.open(4)) {
+      rows.forEach(e::add);
+      e.commit();
+    }
+    List<byte[]> back = new ArrayList<>();
+    assertEquals(rows.size(), j.replay(4, back::add));
+    for (int i = 0; i < rows.size(); i++) {
+      assertArrayEquals(rows.get(i), back.get(i), "row " + i);
+    }
+  }
+
   @Test
   void aTornOrAlteredFileIsAnErrorNamingIt() throws Exception {
     BinJournal j = BinJournal.of(dir.resolve("out").toString(), "s");
