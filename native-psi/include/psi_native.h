@@ -247,6 +247,11 @@ PSI_API psi_status psi_aead_open(const uint8_t* key, size_t key_len, const uint8
                                  size_t nonce_len, const uint8_t* sealed, size_t len, uint8_t* out,
                                  size_t cap, size_t* written);
 
+/* Fresh random bytes from the operating system (libsodium's randombytes_buf, which reads
+ * getrandom(2)): fills out[0, len), e.g. the dummy elements that pad a party's set and must look
+ * like tokens. Thread-safe. A NULL out with len > 0 is PSI_ERR_ARGUMENT; len 0 writes nothing. */
+PSI_API psi_status psi_random_bytes(uint8_t* out, size_t len);
+
 /* Bloom filter positions of the server-aided prefilter (docs/protocols.md, "Prefilter positions
  * (FF1)"): the k positions of a 16-byte token t in a filter of 2^L bits are
  * p_j(t) = FF1_K1(h_j(t)), j < k, with h a keyed hash (AES-128 under K2) of t to k L-bit values and

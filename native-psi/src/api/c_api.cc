@@ -522,6 +522,14 @@ psi_status psi_aead_open(const uint8_t* key, size_t key_len, const uint8_t* nonc
   return PSI_OK;
 }
 
+psi_status psi_random_bytes(uint8_t* out, size_t len) {
+  if (len == 0) return PSI_OK;
+  if (out == nullptr) return PSI_ERR_ARGUMENT;
+  if (!sodium_ready()) return PSI_ERR_INTERNAL;
+  randombytes_buf(out, len);
+  return PSI_OK;
+}
+
 // ---------------------------------------------------------------------------------------------------
 // Prefilter positions. No session: a key, L and k; the object only adds the error text.
 

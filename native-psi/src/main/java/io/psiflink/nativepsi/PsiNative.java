@@ -156,6 +156,8 @@ final class PsiNative {
       long cap,
       Pointer written);
 
+  static native int psi_random_bytes(byte[] out, long len);
+
   /** err: a byte buffer for the NUL-terminated cause; out: the new object. */
   static native int psi_filter_positions_create(
       byte[] key,

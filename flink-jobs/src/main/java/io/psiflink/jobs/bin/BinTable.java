@@ -3,6 +3,7 @@ package io.psiflink.jobs.bin;
 import io.psiflink.api.Role;
 import io.psiflink.connectors.row.Varint;
 import io.psiflink.jobs.token.Tokens;
+import io.psiflink.nativepsi.RandomBytes;
 import java.util.Arrays;
 import java.util.List;
 
@@ -188,12 +189,12 @@ public final class BinTable {
 
   /**
    * The PSI input: the distinct tokens, 16 bytes each, then dummies up to {@code bound} elements,
-   * drawn at random in this party's half of the dummy domain ({@link Tokens}). Call once per bin
-   * attempt: every call draws new dummies.
+   * drawn at random ({@link RandomBytes}) in this party's half of the dummy domain ({@link
+   * Tokens}). Call once per bin attempt: every call draws new dummies.
    *
    * @param self whose dummies to make, {@link Role#A}'s or {@link Role#B}'s (they never collide)
    */
-  public byte[] elements(long bound, Role self, java.security.SecureRandom random) {
+  public byte[] elements(long bound, Role self) {
     if (unique > bound) {
       throw new IllegalStateException("more distinct tokens than the bound");
     }
@@ -203,7 +204,7 @@ public final class BinTable {
     }
     int first = unique * Tokens.BYTES;
     byte[] r = new byte[e.length - first];
-    random.nextBytes(r);
+    RandomBytes.fill(r);
     System.arraycopy(r, 0, e, first, r.length);
     for (int p = first; p < e.length; p += Tokens.BYTES) {
       Tokens.put(e, p, Tokens.dummyHi(self, Tokens.hiAt(e, p)), Tokens.loAt(e, p));

@@ -110,7 +110,7 @@ public final class GroupBins implements BinProtocol {
     TaskKeys keys = TaskKeys.decode(JobSecrets.read(rc, secretsName).group());
     ProviderLink link = ProviderLink.fromBytes(keys.link());
     return (client, bin, table, ownRows, attempt) ->
-        run(keys, link, client, bin, table, ownRows, attempt, random);
+        run(keys, link, client, bin, table, ownRows, attempt);
   }
 
   /** The payload stream of the output party and party {@code j}. */
@@ -125,8 +125,7 @@ public final class GroupBins implements BinProtocol {
       int bin,
       BinTable table,
       long ownRows,
-      int attempt,
-      SecureRandom random)
+      int attempt)
       throws BridgeException, PeerProtocolException {
     long started = System.nanoTime();
     long bound = BinPlan.bound(ownRows, bins, sigma);
@@ -144,7 +143,7 @@ public final class GroupBins implements BinProtocol {
               attempt,
               bound,
               keys.groupSecret(),
-              table.elements(table.distinct(), Role.A, random),
+              table.elements(table.distinct(), Role.A),
               table.distinct());
     } catch (ProviderException e) {
       throw new PeerProtocolException("bin " + bin + " with the provider: " + e.getMessage());

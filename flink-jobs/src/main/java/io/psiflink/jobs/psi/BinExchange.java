@@ -151,7 +151,7 @@ public final class BinExchange {
     byte[] peerLabels = null;
     try (PsiSession s = PsiSession.create(ctx.protocol(), ctx.psiRole(), params)) {
       // the input first: a per-bin setup (ECDH) is made of the sender's set
-      s.setInput(table.elements(ownBound, self, random), ownBound, 16);
+      s.setInput(table.elements(ownBound, self), ownBound, 16);
       if (labels != null) {
         s.setLabels(labels, ownBound, ctx.labelBytes());
         java.util.Arrays.fill(labels, (byte) 0);

@@ -31,7 +31,7 @@ class BinTableTest {
     assertRowsAsIn(oracle, t);
 
     int bound = t.distinct() + 50;
-    byte[] e = t.elements(bound, Role.B, new java.security.SecureRandom());
+    byte[] e = t.elements(bound, Role.B);
     Set<String> distinct = new HashSet<>();
     for (int i = 0; i < bound; i++) {
       long hi = Tokens.hiAt(e, i * 16);
@@ -53,12 +53,11 @@ class BinTableTest {
     }
     BinTable t = new BinTable(List.of(chunk.toByteArray()));
     int bound = 4000;
-    java.security.SecureRandom random = new java.security.SecureRandom();
     Set<String> seen = new HashSet<>();
     long[] orHi = new long[2];
     for (Role owner : List.of(Role.A, Role.B)) {
       for (int attempt = 0; attempt < 2; attempt++) {
-        byte[] e = t.elements(bound, owner, random);
+        byte[] e = t.elements(bound, owner);
         for (int i = 0; i < t.distinct(); i++) { // the real tokens first, unchanged
           assertTrue(real.contains(Tokens.hiAt(e, i * 16) + ":" + Tokens.loAt(e, i * 16)));
         }
@@ -84,7 +83,7 @@ class BinTableTest {
   void emptyBinIsAllDummies() {
     BinTable t = new BinTable(List.of());
     assertEquals(0, t.distinct());
-    byte[] e = t.elements(4, Role.A, new java.security.SecureRandom());
+    byte[] e = t.elements(4, Role.A);
     assertEquals(64, e.length);
     assertTrue(Tokens.isDummy(Tokens.hiAt(e, 0)));
   }
