@@ -8,6 +8,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 import org.apache.flink.api.common.BatchShuffleMode;
 import org.apache.flink.client.deployment.executors.PipelineExecutorUtils;
+import org.apache.flink.configuration.ClusterOptions;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.DeploymentOptions;
 import org.apache.flink.configuration.ExecutionOptions;
@@ -23,6 +24,7 @@ import org.apache.flink.runtime.minicluster.RpcServiceSharing;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.streaming.api.graph.StreamGraph;
 import org.apache.flink.util.ExceptionUtils;
+import org.apache.flink.util.FileUtils;
 
 /**
  * One embedded Flink MiniCluster for the jobs of both parties when {@code ./psi local} runs them on
@@ -53,13 +55,18 @@ public final class SharedMiniCluster implements AutoCloseable {
   private static final BatchShuffleMode SHUFFLE = BatchShuffleMode.ALL_EXCHANGES_BLOCKING;
 
   private final Path workDir;
+  // the cluster's working directory goes in here: a directory of this cluster alone
+  private final Path clusterDir;
   private final MiniCluster cluster;
   private final CompletableFuture<Void> started = new CompletableFuture<>();
+  private volatile boolean shutDownForExit;
 
   private SharedMiniCluster(int slots, Path workDir) throws java.io.IOException {
     this.workDir = workDir;
     Configuration conf = PrivateJoinJob.flinkConfig(slots, workDir, false);
     conf.set(ExecutionOptions.BATCH_SHUFFLE_MODE, SHUFFLE);
+    this.clusterDir = workDir.resolve("tmp").resolve("cluster-" + java.util.UUID.randomUUID());
+    conf.set(ClusterOptions.PROCESS_WORKING_DIR_BASE, clusterDir.toString());
     // as Flink's PerJobMiniClusterFactory configures the cluster of a local environment
     if (!conf.contains(RestOptions.BIND_PORT)) {
       conf.set(RestOptions.BIND_PORT, "0");
@@ -170,11 +177,27 @@ public final class SharedMiniCluster implements AutoCloseable {
   }
 
   /**
+   * Ends the cluster of a JVM that exits next, its jobs done: starts its shutdown and removes its
+   * working directory (empty directories once the jobs ended), but does not wait the ~50 ms its
+   * actor systems and services take to stop, which the exit ends anyway; {@link #close} then
+   * returns at once. Flink's own removal of the directory tolerates this one.
+   */
+  public void shutDownForExit() throws Exception {
+    awaitStart();
+    shutDownForExit = true;
+    cluster.closeAsync();
+    FileUtils.deleteDirectory(clusterDir.toFile());
+  }
+
+  /**
    * Shuts the cluster down, cancelling any job still on it, and waits for that (a start still under
    * way first ends).
    */
   @Override
   public void close() throws Exception {
+    if (shutDownForExit) {
+      return;
+    }
     long deadline = System.nanoTime() + CLOSE_WAIT.toNanos();
     try {
       started.get(CLOSE_WAIT.toMillis(), TimeUnit.MILLISECONDS);
@@ -182,6 +205,8 @@ public final class SharedMiniCluster implements AutoCloseable {
       // it did not start; what it started is shut down below
     }
     cluster.closeAsync().get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+    // Flink removes its working directory, not the directory it is in
+    FileUtils.deleteDirectory(clusterDir.toFile());
   }
 
   /**

@@ -185,6 +185,11 @@ public final class LocalJoin {
      */
     public String prefilterLine() {
       try {
+        // the tree first: binding a summary builds Jackson's deserializers, ~10 ms at the end of
+        // every run, and most runs have no prefilter
+        if (!Json.parse(summaryA).has("prefilter") || !Json.parse(summaryB).has("prefilter")) {
+          return null;
+        }
         JobSummary a = JobSummary.fromJson(summaryA);
         JobSummary b = JobSummary.fromJson(summaryB);
         if (a.prefilter() == null || b.prefilter() == null) {
@@ -220,7 +225,7 @@ public final class LocalJoin {
   private LocalJoin() {}
 
   public static void main(String[] args) {
-    System.exit(execute(args, System.out, System.err, Hooks.NONE));
+    System.exit(execute(args, System.out, System.err, Hooks.EXIT));
   }
 
   /** {@code ./psi local --resume work}, its output and the parties' logs on {@code log}. */
@@ -336,6 +341,23 @@ public final class LocalJoin {
   public interface Hooks {
     Hooks NONE = new Hooks() {};
 
+    /** {@link #main}'s: the JVM exits once the run returned. */
+    Hooks EXIT =
+        new Hooks() {
+          @Override
+          public boolean exitsAfterRun() {
+            return true;
+          }
+        };
+
+    /**
+     * Whether the JVM exits once the run returned: then a run that succeeded does not wait for the
+     * shutdown of its parties' shared cluster ({@link SharedMiniCluster#shutDownForExit}).
+     */
+    default boolean exitsAfterRun() {
+      return false;
+    }
+
     /** The port {@code party} should dial to reach the relay listening on {@code relayPort}. */
     default int bridgePort(Role party, int relayPort) throws IOException {
       return relayPort;
@@ -411,6 +433,9 @@ public final class LocalJoin {
         SharedMiniCluster.start(2 * o.get(PartyOptions.PARALLELISM), work)) {
       Result r = run(o, work, cluster, log, hooks);
       markClassDataSharing();
+      if (hooks.exitsAfterRun()) {
+        cluster.shutDownForExit();
+      }
       return r;
     }
   }

@@ -114,6 +114,11 @@ record LocalRunFile(List<String> args, String session) {
       public boolean resuming() {
         return true;
       }
+
+      @Override
+      public boolean exitsAfterRun() {
+        return hooks.exitsAfterRun();
+      }
     };
   }
 
