@@ -238,9 +238,11 @@ final class GroupJoinJob {
             null,
             quarantine,
             secretsName);
-    DataStream<Long> total = PrivateJoinJob.total(cfg, front.tokenized(), front, false);
     int maxParallelism = KeyGroupRangeAssignment.computeDefaultMaxParallelism(cfg.parallelism());
     BinRouting routing = new BinRouting(secrets.bins(), maxParallelism, cfg.parallelism());
+    BinBatcher.Batched batched =
+        BinBatcher.keyedBatches(front.tokenized(), routing, new java.util.BitSet());
+    DataStream<Long> total = PrivateJoinJob.total(cfg, batched.rows(), front, false);
     GroupBins bins =
         new GroupBins(
             cfg.session(),
@@ -254,7 +256,8 @@ final class GroupJoinJob {
             output == null ? new int[0] : output.column(),
             secretsName);
     DataStream<byte[]> joined =
-        BinBatcher.keyedBatches(front.tokenized(), routing)
+        batched
+            .batches()
             .connect(total.broadcast())
             .transform(
                 JobMetricNames.PSI_OPERATOR,

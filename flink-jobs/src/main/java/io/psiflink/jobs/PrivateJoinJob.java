@@ -22,7 +22,6 @@ import io.psiflink.connectors.row.RowCodec;
 import io.psiflink.connectors.row.RowView;
 import io.psiflink.jobs.bin.BinBatcher;
 import io.psiflink.jobs.bin.BinRouting;
-import io.psiflink.jobs.bin.TokenRecord;
 import io.psiflink.jobs.filter.KeyExpressions;
 import io.psiflink.jobs.filter.WhereFilter;
 import io.psiflink.jobs.prefilter.BloomPartial;
@@ -36,7 +35,6 @@ import io.psiflink.jobs.psi.BinPsiOperator;
 import io.psiflink.jobs.psi.PairBins;
 import io.psiflink.jobs.psi.ProtocolChoice;
 import io.psiflink.jobs.read.PublicRowCount;
-import io.psiflink.jobs.read.RowCount;
 import io.psiflink.jobs.read.SizeEstimate;
 import io.psiflink.jobs.session.JobSecrets;
 import io.psiflink.jobs.session.SessionHandshake;
@@ -64,7 +62,6 @@ import java.util.function.Supplier;
 import org.apache.flink.api.common.BatchShuffleMode;
 import org.apache.flink.api.common.JobExecutionResult;
 import org.apache.flink.api.common.RuntimeExecutionMode;
-import org.apache.flink.api.common.functions.FilterFunction;
 import org.apache.flink.api.common.typeinfo.PrimitiveArrayTypeInfo;
 import org.apache.flink.api.common.typeinfo.Types;
 import org.apache.flink.configuration.Configuration;
@@ -514,17 +511,16 @@ public final class PrivateJoinJob {
       }
       toBins = candidates;
     }
-    DataStream<Long> total = total(cfg, toBins, front, prefilter != null);
     int maxParallelism = KeyGroupRangeAssignment.computeDefaultMaxParallelism(cfg.parallelism());
     BinRouting routing = new BinRouting(secrets.bins(), maxParallelism, cfg.parallelism());
     BitSet resumed = secrets.resumedBins() == null ? new BitSet() : secrets.resumedBins();
-    if (!resumed.isEmpty()) {
-      // the rows of committed bins count in n (the padding must be the first run's) but go no
-      // further: neither party spills or intersects them again
-      toBins = toBins.filter(new SkipBins(resumed)).name("skip the bins committed earlier");
-    }
+    // the rows of committed bins count in n (the padding must be the first run's) but go no
+    // further: neither party spills or intersects them again
+    BinBatcher.Batched batched = BinBatcher.keyedBatches(toBins, routing, resumed);
+    DataStream<Long> total = total(cfg, batched.rows(), front, prefilter != null);
     DataStream<byte[]> joined =
-        BinBatcher.keyedBatches(toBins, routing)
+        batched
+            .batches()
             .connect(total.broadcast())
             .transform(
                 JobMetricNames.PSI_OPERATOR,
@@ -639,14 +635,13 @@ public final class PrivateJoinJob {
   }
 
   /**
-   * n, the size the peers learn: by the party's public size policy, from the rows to intersect and
-   * every record read (the bins wait for it, and so for the bad-row gate).
+   * n, the size the peers learn: by the party's public size policy, from the rows to intersect
+   * ({@code rows}: the counts of {@link BinBatcher#keyedBatches}) and every record read (the bins
+   * wait for it, and so for the bad-row gate).
    */
   static DataStream<Long> total(
-      PartyConfig cfg, DataStream<byte[]> toBins, Front front, boolean prefiltered) {
-    return toBins
-        .transform("count rows", Types.LONG, new RowCount<byte[]>())
-        .union(front.gate())
+      PartyConfig cfg, DataStream<Long> rows, Front front, boolean prefiltered) {
+    return rows.union(front.gate())
         .global()
         .connect(front.source().counts().global())
         .transform(
@@ -735,21 +730,6 @@ public final class PrivateJoinJob {
             PrimitiveArrayTypeInfo.BYTE_PRIMITIVE_ARRAY_TYPE_INFO,
             new CandidateSelect(plan, secretsName, keptCodec, unmatchedOutput))
         .setParallelism(tokenized.getParallelism());
-  }
-
-  /** Drops the rows of the bins an earlier run committed. */
-  static final class SkipBins implements FilterFunction<byte[]> {
-    private static final long serialVersionUID = 1L;
-    private final BitSet skip;
-
-    SkipBins(BitSet skip) {
-      this.skip = (BitSet) skip.clone();
-    }
-
-    @Override
-    public boolean filter(byte[] r) {
-      return !skip.get(TokenRecord.bin(r));
-    }
   }
 
   /** The job failed because more rows were quarantined than {@code --max-bad-rows} allows. */
