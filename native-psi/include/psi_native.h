@@ -314,6 +314,17 @@ PSI_API psi_status psi_token_prf_compute(const psi_token_prf* t, const uint8_t* 
 PSI_API const char* psi_token_prf_error(const psi_token_prf* t);
 PSI_API void psi_token_prf_free(psi_token_prf* t);
 
+/* The bins of tokens (docs/private-join.md, step 3), batched beside the token PRF: token i is
+ * tokens[16i, 16i+16) as psi_token_prf_compute wrote it; with hi its first 8 bytes big-endian, top
+ * bit cleared, and lo its last 8 big-endian, out[i] = SipHash-2-4_key(le64(hi) || le64(lo)) mod
+ * bins. key: PSI_BIN_KEY_BYTES (16), the session's bin key (SipHash's k0 || k1, little-endian).
+ * key_len must be 16, bins > 0, out_len must equal count; count may be 0 (tokens and out may then
+ * be NULL). PSI_ERR_ARGUMENT for a NULL pointer or a bad length (nothing written). Stateless and
+ * thread-safe. */
+#define PSI_BIN_KEY_BYTES 16
+PSI_API psi_status psi_token_bins(const uint8_t* key, size_t key_len, const uint8_t* tokens,
+                                  size_t count, uint32_t bins, uint32_t* out, size_t out_len);
+
 #ifdef __cplusplus
 }
 #endif

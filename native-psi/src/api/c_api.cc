@@ -13,6 +13,7 @@
 #include "../core/status.h"
 #include "../prefilter/positions.h"
 #include "../protocols/protocol.h"
+#include "../token/token_bins.h"
 #include "../token/token_prf.h"
 #include "cpu.h"
 #include "psi_native.h"
@@ -613,6 +614,16 @@ psi_status psi_token_prf_compute(const psi_token_prf* t, const uint8_t* data, si
     if (count != 0) t->impl->compute(data, ends, count, out);
     return {};
   });
+}
+
+psi_status psi_token_bins(const uint8_t* key, size_t key_len, const uint8_t* tokens, size_t count,
+                          uint32_t bins, uint32_t* out, size_t out_len) {
+  if (key == nullptr || key_len != PSI_BIN_KEY_BYTES || bins == 0 || out_len != count)
+    return PSI_ERR_ARGUMENT;
+  if (count == 0) return PSI_OK;
+  if (tokens == nullptr || out == nullptr || count > SIZE_MAX / 16) return PSI_ERR_ARGUMENT;
+  psi::token_bins(key, tokens, count, bins, out);
+  return PSI_OK;
 }
 
 const char* psi_token_prf_error(const psi_token_prf* t) {

@@ -183,6 +183,9 @@ final class PsiNative {
   static native int psi_token_prf_compute(
       Pointer t, byte[] data, long dataLen, int[] ends, long count, byte[] out, long outLen);
 
+  static native int psi_token_bins(
+      byte[] key, long keyLen, byte[] tokens, long count, int bins, int[] out, long outLen);
+
   static native String psi_token_prf_error(Pointer t);
 
   static native void psi_token_prf_free(Pointer t);

@@ -174,7 +174,7 @@ public final class TokenizeOperator<T> extends AbstractStreamOperator<byte[]>
       long lo = tokenizer.lo(i);
       output.collect(
           reuse.replace(
-              TokenRecord.of(tokenizer.binOf(hi, lo), hi, lo, keptData, from, keptEnds[i] - from)));
+              TokenRecord.of(tokenizer.bin(i), hi, lo, keptData, from, keptEnds[i] - from)));
     }
     tokenizer.clear();
     tokenized.inc(n);

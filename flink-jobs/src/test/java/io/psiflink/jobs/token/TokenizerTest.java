@@ -153,7 +153,30 @@ class TokenizerTest {
     t.clear();
     t.add(m, m.length);
     t.tokenize();
-    return new long[] {t.hi(0), t.lo(0), t.binOf(t.hi(0), t.lo(0))};
+    return new long[] {t.hi(0), t.lo(0), t.bin(0)};
+  }
+
+  /** Every token's bin in full batches is SipHash of its halves mod m (the Java oracle). */
+  @Test
+  void binsOfBatchesAreSipHashOfTheTokens() {
+    for (int m : new int[] {1, 4, 37, 1 << 20}) {
+      try (Tokenizer t = new Tokenizer(KEY, SEED, m)) {
+        SipHash h = new SipHash(SEED);
+        int key = 0;
+        for (int batch = 0; batch < 3; batch++) {
+          t.clear();
+          while (!t.add(Integer.toString(key).getBytes(), Integer.toString(key).length())) {
+            key++;
+          }
+          key++;
+          t.tokenize();
+          assertEquals(Tokenizer.BATCH, t.size());
+          for (int i = 0; i < t.size(); i++) {
+            assertEquals(Long.remainderUnsigned(h.hash128(t.hi(i), t.lo(i)), m), t.bin(i));
+          }
+        }
+      }
+    }
   }
 
   @Test

@@ -1,8 +1,8 @@
 package io.psiflink.jobs.token;
 
 /**
- * SipHash-2-4 with 64-bit output (Aumasson and Bernstein), a keyed PRF; used as the keyed bin hash
- * {@code h_s(token)}. Allocation-free; not thread-safe only in the sense that it holds no state.
+ * SipHash-2-4 with 64-bit output (Aumasson and Bernstein), a keyed PRF: the keyed bin hash {@code
+ * h_s(token)} in Java, the oracle of the native one ({@code TokenBins}) that the tokenizer calls.
  */
 public final class SipHash {
   private final long k0;
