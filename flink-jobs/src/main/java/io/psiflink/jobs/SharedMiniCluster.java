@@ -201,12 +201,17 @@ public final class SharedMiniCluster implements AutoCloseable {
    * Ends the cluster of a JVM that exits next, its jobs done: starts its shutdown and removes its
    * working directory (empty directories once the jobs ended), but does not wait the ~50 ms its
    * actor systems and services take to stop, which the exit ends anyway; {@link #close} then
-   * returns at once. Flink's own removal of the directory tolerates this one.
+   * returns at once. Flink's own removal of the directory tolerates this one, and the shutdown's
+   * end removes it again should it have written there meanwhile (if the JVM still runs then).
    */
   public void shutDownForExit() throws Exception {
     awaitStart();
     shutDownForExit = true;
-    cluster.closeAsync();
+    cluster.closeAsync().whenComplete((ignored, failure) -> deleteClusterDirQuietly());
+    deleteClusterDirQuietly();
+  }
+
+  private void deleteClusterDirQuietly() {
     try {
       FileUtils.deleteDirectory(clusterDir.toFile());
     } catch (java.io.IOException e) {
