@@ -21,12 +21,8 @@ public final class SipHash {
 
   /** SipHash-2-4 of an arbitrary message. */
   public long hash(byte[] m, int off, int len) {
-    long v0 = 0x736f6d6570736575L ^ k0;
-    long v1 = 0x646f72616e646f6dL ^ k1;
-    long v2 = 0x6c7967656e657261L ^ k0;
-    long v3 = 0x7465646279746573L ^ k1;
+    long[] v = initial();
     int end = off + (len & ~7);
-    long[] v = {v0, v1, v2, v3};
     for (int i = off; i < end; i += 8) {
       compress(v, le64(m, i));
     }
@@ -38,51 +34,22 @@ public final class SipHash {
     return finish(v);
   }
 
-  /** SipHash-2-4 of the 16-byte message {@code le64(a) || le64(b)}, without allocation. */
+  /** SipHash-2-4 of the 16-byte message {@code le64(a) || le64(b)}. */
   public long hash128(long a, long b) {
-    long v0 = 0x736f6d6570736575L ^ k0;
-    long v1 = 0x646f72616e646f6dL ^ k1;
-    long v2 = 0x6c7967656e657261L ^ k0;
-    long v3 = 0x7465646279746573L ^ k1;
-    for (int w = 0; w < 3; w++) {
-      long x = w == 0 ? a : w == 1 ? b : 16L << 56;
-      v3 ^= x;
-      for (int r = 0; r < 2; r++) {
-        v0 += v1;
-        v1 = Long.rotateLeft(v1, 13);
-        v1 ^= v0;
-        v0 = Long.rotateLeft(v0, 32);
-        v2 += v3;
-        v3 = Long.rotateLeft(v3, 16);
-        v3 ^= v2;
-        v0 += v3;
-        v3 = Long.rotateLeft(v3, 21);
-        v3 ^= v0;
-        v2 += v1;
-        v1 = Long.rotateLeft(v1, 17);
-        v1 ^= v2;
-        v2 = Long.rotateLeft(v2, 32);
-      }
-      v0 ^= x;
-    }
-    v2 ^= 0xff;
-    for (int r = 0; r < 4; r++) {
-      v0 += v1;
-      v1 = Long.rotateLeft(v1, 13);
-      v1 ^= v0;
-      v0 = Long.rotateLeft(v0, 32);
-      v2 += v3;
-      v3 = Long.rotateLeft(v3, 16);
-      v3 ^= v2;
-      v0 += v3;
-      v3 = Long.rotateLeft(v3, 21);
-      v3 ^= v0;
-      v2 += v1;
-      v1 = Long.rotateLeft(v1, 17);
-      v1 ^= v2;
-      v2 = Long.rotateLeft(v2, 32);
-    }
-    return v0 ^ v1 ^ v2 ^ v3;
+    long[] v = initial();
+    compress(v, a);
+    compress(v, b);
+    compress(v, 16L << 56);
+    return finish(v);
+  }
+
+  private long[] initial() {
+    return new long[] {
+      0x736f6d6570736575L ^ k0,
+      0x646f72616e646f6dL ^ k1,
+      0x6c7967656e657261L ^ k0,
+      0x7465646279746573L ^ k1
+    };
   }
 
   private static void compress(long[] v, long m) {

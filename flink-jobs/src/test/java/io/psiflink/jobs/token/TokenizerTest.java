@@ -62,7 +62,7 @@ class TokenizerTest {
   }
 
   @Test
-  void sipHashFastPathEqualsGeneralPath() {
+  void sipHashOfTwoWordsEqualsThatOfTheirLittleEndianBytes() {
     SipHash h = new SipHash(SEED);
     java.util.SplittableRandom r = new java.util.SplittableRandom(7);
     for (int i = 0; i < 1000; i++) {
